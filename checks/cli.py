@@ -1,0 +1,220 @@
+"""The ``checks`` command. Plugins are loaded before click parses, so their commands and actions exist.
+
+Exceptions end here: :func:`checks.exitcodes.exit_code_for` maps them to exit codes;
+user mistakes print one ``checks: error:`` block, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from checks import plugins
+from checks.errors import ChecksError, UsageError
+from checks.exitcodes import ExitCode, exit_code_for
+from checks.redact import credential_options, redact
+
+
+def _early_plugin_args(argv: Sequence[str]) -> list[str]:
+    """The ``-p`` values, read before click parses (like pytest), stopping at the subcommand."""
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-p" and i + 1 < len(argv):
+            out.append(argv[i + 1])
+            i += 2
+            continue
+        if arg.startswith("-p") and len(arg) > 2:
+            out.append(arg[2:].lstrip("="))
+        elif not arg.startswith("-"):
+            break
+        elif arg in ("--config",):
+            i += 1
+        i += 1
+    return out
+
+
+class App:
+    """What every command needs: the registry and the global options."""
+
+    def __init__(self, registry: plugins.Registry, config_path: str | None):
+        self.registry = registry
+        self.config_path = config_path
+
+    def config(self, decision_log: str | None = None):
+        from checks import config as config_mod
+
+        path = Path(self.config_path) if self.config_path else None
+        cfg = config_mod.load(path, cwd=Path.cwd(), sections=self.registry.config_sections)
+        if decision_log:
+            import attrs
+
+            cfg = attrs.evolve(cfg, decision_log=decision_log)
+        return cfg
+
+
+def _run_command(action) -> click.Command:
+    def callback(dry_run: bool, output_format: str, decision_log: str | None, **options):
+        from checks import output, runner
+
+        app: App = click.get_current_context().find_object(App)
+        result = runner.run(
+            app.registry, action.name, options, app.config(decision_log), dry_run=dry_run, cwd=os.getcwd()
+        )
+        if output_format == "json":
+            _echo(output.as_json(result))
+        elif output_format == "junit":
+            _echo(output.as_junit(result))
+        else:
+            from rich.console import Console
+
+            console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False)
+            output.human(result, console)
+        raise SystemExit(int(result.exit_code))
+
+    params = [
+        *action.params,
+        click.Option(["--dry-run"], is_flag=True, help="Evaluate the rules and print the plan; change nothing."),
+        click.Option(
+            ["--format", "output_format"],
+            type=click.Choice(["human", "json", "junit"]),
+            default="human",
+            show_default=True,
+            help="Output format.",
+        ),
+        click.Option(["--decision-log"], default=None, help="Append the decision record here instead of rules.toml's decision_log."),
+    ]
+    return click.Command(action.name, callback=callback, params=params, help=action.help)
+
+
+class _RunGroup(click.Group):
+    """``checks run ACTION``: one subcommand per action contributed by the plugins."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(ctx.find_object(App).registry.actions)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        action = ctx.find_object(App).registry.actions.get(name)
+        return _run_command(action) if action else None
+
+
+class _RedactingStream:
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(redact(text))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+
+def _echo(text: str, err: bool = False) -> None:
+    click.echo(redact(text), err=err)
+
+
+def build_cli(registry: plugins.Registry) -> click.Group:
+    @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
+    @click.option("-p", "plugin_args", multiple=True, metavar="NAME", help="Load plugin NAME (entry point or module); -p no:NAME blocks it.")
+    @click.option("--config", "config_path", default=None, metavar="PATH", help="rules.toml to use (default: the nearest one from the working directory).")
+    @click.pass_context
+    def cli(ctx: click.Context, plugin_args, config_path):
+        """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
+        ctx.obj = App(registry, config_path)
+
+    cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
+
+    @cli.command("rules")
+    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+    def rules_cmd(output_format):
+        """List every rule: code, name, severity, actions, plugin."""
+        rules = registry.rules.values()
+        if output_format == "json":
+            rows = [
+                {"code": r.code, "name": r.name, "severity": r.severity.value, "actions": list(r.actions),
+                 "required": r.required, "plugin": r.plugin, "summary": r.summary}
+                for r in rules
+            ]
+            click.echo(json.dumps(rows, indent=2))
+            return
+        rows = [("CODE", "NAME", "SEVERITY", "ACTIONS", "PLUGIN")]
+        rows += [(r.code + ("*" if r.required else ""), r.name, r.severity.value, ",".join(r.actions), r.plugin) for r in rules]
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        click.echo("(* required: cannot be ignored, only waived)")
+
+    @cli.command("rule")
+    @click.argument("code")
+    def rule_cmd(code):
+        """Explain rule CODE (markdown): what it does, why, a failing and a passing example."""
+        rule = registry.rules.get(code.upper())
+        if rule is None:
+            by_name = {r.name: r for r in registry.rules.values()}
+            rule = by_name.get(code)
+        if rule is None:
+            raise UsageError(f"unknown rule {code!r}: `checks rules` lists the codes")
+        click.echo(rule.explain(), nl=False)
+
+    @cli.command("plugins")
+    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+    def plugins_cmd(output_format):
+        """List loaded plugins: name, distribution, version, hooks."""
+        infos = list(registry.infos.values())
+        if output_format == "json":
+            click.echo(json.dumps([{"name": i.name, "module": i.module, "distribution": i.distribution,
+                                    "version": i.version, "hooks": list(i.hooks)} for i in infos], indent=2))
+            return
+        for i in infos:
+            click.echo(f"{i.name}  {i.distribution or '-'} {i.version or '-'}  module={i.module}  hooks={','.join(i.hooks)}")
+
+    for _name, _result in plugins._call_each(registry.pm, "checks_commands", cli=cli):
+        pass
+    return cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``checks`` script; returns (and, as a script, exits with) the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        bad = credential_options(args)
+        if bad:
+            raise UsageError(
+                f"{', '.join(bad)}: credentials are never accepted as command-line options "
+                f"(they end up in shell history and process lists); set them in the environment instead"
+            )
+        registry = plugins.load(_early_plugin_args(args))
+        cli = build_cli(registry)
+        cli.main(args, prog_name="checks", standalone_mode=False)
+        code = ExitCode.OK
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.USAGE_ERROR)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.Abort:
+        _echo("checks: aborted", err=True)
+        code = ExitCode.USAGE_ERROR
+    except click.ClickException as exc:
+        _echo(f"checks: error: {exc.format_message()}", err=True)
+        code = ExitCode.USAGE_ERROR
+    except ChecksError as exc:
+        _echo(f"checks: error: {exc}", err=True)
+        code = exit_code_for(exc)
+    except Exception as exc:
+        import traceback
+
+        _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
+        code = exit_code_for(exc)
+    sys.stdout.flush()
+    if argv is None:
+        raise SystemExit(int(code))
+    return int(code)

@@ -1,0 +1,53 @@
+"""The framework's own rules (family ``CK``): waiver hygiene, bound to every action."""
+
+from __future__ import annotations
+
+from checks.model import Severity, rule
+from checks.plugins import hookimpl
+
+#: CK rules gate whatever action runs
+ALL_ACTIONS = ("*",)
+
+
+@rule(
+    "CK001",
+    "waiver-expired",
+    actions=ALL_ACTIONS,
+    required=True,
+    why="A waiver is a promise to fix something by a date. Once the date has passed, the "
+    "exception it grants must be renewed on purpose or removed, never kept by inertia.",
+    example_fail='[[waivers]]\nrule = "TA301"\ntarget = "Nori"\nreason = "float noise"\n'
+    'owner = "ana"\nexpires = 2020-01-31',
+    example_pass='[[waivers]]\nrule = "TA301"\ntarget = "Nori"\nreason = "float noise"\n'
+    'owner = "ana"\nexpires = 2099-01-31',
+)
+def waiver_expired(ctx):
+    """Every waiver in rules.toml must carry an ``expires`` date that has not passed."""
+    for waiver in ctx.waiver_report.expired:
+        yield (
+            f"waiver for {waiver.rule} on {waiver.target!r} (owner {waiver.owner}) expired on "
+            f"{waiver.expires.isoformat()}: renew 'expires' with a reason or remove the waiver"
+        )
+
+
+@rule(
+    "CK002",
+    "waiver-unused",
+    actions=ALL_ACTIONS,
+    severity=Severity.WARNING,
+    why="A waiver that matches nothing hides nothing today but would silently hide a "
+    "future failure; like ruff's RUF100 it is reported so it can be removed.",
+    example_fail='[[waivers]]\nrule = "TA301"\ntarget = "NoSuchMethod"\n...',
+    example_pass='[[waivers]]\nrule = "TA301"\ntarget = "Nori"   # and TA301 fails for Nori\n...',
+)
+def waiver_unused(ctx):
+    """A waiver whose rule ran in this action but matched no finding, or that names no known rule."""
+    for waiver in ctx.waiver_report.unused:
+        yield f"waiver for {waiver.rule} on {waiver.target!r} matched no finding: remove it"
+    for waiver in ctx.waiver_report.unknown:
+        yield f"waiver names {waiver.rule}, which no loaded plugin defines: fix the code or remove it"
+
+
+@hookimpl
+def checks_rules():
+    return [waiver_expired, waiver_unused]

@@ -1,0 +1,122 @@
+"""The hook specifications: the whole plugin API of arena-checks.
+
+Every hook is prefixed ``checks_``. A plugin implements any subset of them with
+``@checks.hookimpl``; an implementation may accept any subset of the documented
+arguments (pluggy passes only what it asks for). The built-in ``tabarena_checks`` and
+``hfmigrate_checks`` plugins use exactly these hooks, through the same ``checks``
+entry-point group a third party would.
+
+The full reference, with examples, is ``docs/hooks.md``; ``tests/test_docs.py`` fails
+when a hook here is missing there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    import click
+
+    from checks.config import Config
+    from checks.context import RunContext
+    from checks.model import Action, Rule
+
+hookspec = pluggy.HookspecMarker("checks")
+
+# -------------------------------------------------------------------------
+# Configuration hooks: called once, after the plugins are loaded and before
+# any rules.toml is read.
+# -------------------------------------------------------------------------
+
+
+@hookspec
+def checks_config_sections() -> Mapping[str, type]:
+    """Declare the settings a plugin reads from ``[arenas.<name>]`` in rules.toml.
+
+    :return: a mapping from arena name to a frozen attrs class. The keys of that arena's
+        table other than ``select``, ``ignore`` and ``rules`` are structured into the
+        class with extra keys forbidden, so a misspelt setting is an error with its path.
+        The instance is available to rules and actions as ``ctx.settings`` when the
+        action's arena matches. Two plugins may not claim the same arena name.
+
+    Use in plugins: return ``{"beyondarena": BeyondArenaSettings}``.
+    """
+
+
+@hookspec
+def checks_adjust_config(config: Config) -> Config | None:
+    """Adjust the loaded configuration before any run uses it.
+
+    :param config: the configuration as parsed (or as adjusted by earlier plugins).
+    :return: a new :class:`~checks.config.Config` (build it with ``attrs.evolve``) or
+        ``None`` to keep it. Implementations are called one by one in registration order,
+        each seeing the previous result. Required rules stay required whatever is
+        returned: the runner re-checks them after this hook.
+
+    Use in plugins: add a default waiver, extend ``ignore`` for an arena, tighten a
+    severity.
+    """
+
+
+# -------------------------------------------------------------------------
+# Registration hooks: what a plugin contributes.
+# -------------------------------------------------------------------------
+
+
+@hookspec
+def checks_rules() -> Iterable[Rule]:
+    """Contribute rules.
+
+    :return: an iterable of :class:`~checks.Rule` (usually made with ``@checks.rule``).
+        Codes must be unique across all plugins; a clash is an error naming both
+        plugins. Each implementation is called on its own, so a plugin that raises here
+        is reported by name.
+
+    Use in plugins: return module-level rules; bind a rule to an action another plugin
+    defines by naming that action in ``actions=``.
+    """
+
+
+@hookspec
+def checks_actions() -> Iterable[Action]:
+    """Contribute actions, the things ``checks run ACTION`` may execute once its rules pass.
+
+    :return: an iterable of :class:`~checks.Action`. Names must be unique across
+        plugins. Each action becomes ``checks run <name>`` with its ``params`` as options.
+
+    Use in plugins: return an action whose ``gather`` builds the facts its rules read,
+    ``plan`` lists what it would do and ``execute`` does it.
+    """
+
+
+@hookspec
+def checks_commands(cli: click.Group) -> None:
+    """Add command-line commands next to ``run``, ``rules``, ``rule`` and ``plugins``.
+
+    :param cli: the root ``checks`` click group; call ``cli.add_command(...)``.
+    :return: nothing.
+
+    Use in plugins: add a group such as ``checks tabarena ...``. Keep heavy imports
+    inside the command functions so ``checks --version`` stays fast.
+    """
+
+
+# -------------------------------------------------------------------------
+# Run hooks: called by the runner around one ``checks run`` invocation.
+# -------------------------------------------------------------------------
+
+
+@hookspec
+def checks_run_finished(ctx: RunContext, record: Mapping[str, Any]) -> None:
+    """Observe a finished run, after its decision record was written.
+
+    :param ctx: the run context (action, options, facts, verdicts).
+    :param record: the decision record exactly as appended to the log (secrets redacted).
+    :return: nothing. A raising implementation is reported as an internal error but
+        cannot change what already happened.
+
+    Use in plugins: notify a channel, export metrics, keep a second audit trail.
+    """

@@ -1,0 +1,195 @@
+"""The records the framework passes around: rules, findings, verdicts and actions.
+
+Everything here is a frozen attrs class so that a rule cannot change what another rule
+or the runner sees.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:  # pragma: no cover
+    import click
+
+    from checks.context import RunContext
+
+RULE_CODE = re.compile(r"^[A-Z]{2,4}[0-9]{3}$")
+KEBAB_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+ACTION_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+class Severity(str, enum.Enum):
+    """How much a failing rule matters; only ``error`` blocks an action."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Outcome(str, enum.Enum):
+    """What happened when a rule was evaluated."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    #: every finding of a failing rule was covered by a valid waiver
+    WAIVED = "waived"
+    #: the rule raised; this always blocks (fail closed)
+    CRASHED = "crashed"
+
+
+def _check_code(instance: object, attribute: attrs.Attribute, value: str) -> None:
+    if not isinstance(value, str) or not RULE_CODE.match(value):
+        msg = (
+            f"'{attribute.name}' must be 2-4 capital letters and 3 digits, like 'TA101' "
+            f"(got {value!r})"
+        )
+        raise ValueError(msg)
+
+
+def _check_kebab(instance: object, attribute: attrs.Attribute, value: str) -> None:
+    if not isinstance(value, str) or not KEBAB_NAME.match(value):
+        msg = f"'{attribute.name}' must be a kebab-case name like 'method-not-suite' (got {value!r})"
+        raise ValueError(msg)
+
+
+@attrs.frozen
+class Finding:
+    """One problem a rule found.
+
+    ``target`` is what a waiver selector is matched against; it defaults to the run's
+    target. ``path`` and ``line`` locate the problem for editors and CI annotations.
+    """
+
+    message: str
+    target: str | None = None
+    path: str | None = None
+    line: int | None = None
+
+
+CheckFn = Callable[["RunContext"], "Iterable[Finding | str] | None"]
+
+
+@attrs.frozen
+class Rule:
+    """A gate: a stable code, a name, the actions it guards and the function that judges.
+
+    ``check`` receives the run context and yields findings (or plain message strings);
+    yielding nothing means the rule passed. It must not write anything.
+    """
+
+    code: str = attrs.field(validator=_check_code)
+    name: str = attrs.field(validator=_check_kebab)
+    summary: str
+    check: CheckFn = attrs.field(repr=False)
+    actions: tuple[str, ...] = attrs.field(converter=tuple)
+    severity: Severity = attrs.field(default=Severity.ERROR, converter=Severity)
+    required: bool = False
+    why: str = ""
+    example_fail: str = ""
+    example_pass: str = ""
+    #: filled in by the plugin manager: the plugin that contributed the rule
+    plugin: str = ""
+
+    def explain(self) -> str:
+        """Markdown in the spirit of ``ruff rule``: what, why, a failing and a passing example."""
+        parts = [
+            f"# {self.name} ({self.code})",
+            "",
+            f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}."
+            + (" Required: cannot be ignored, only waived." if self.required else ""),
+            f"From plugin: {self.plugin or 'unknown'}.",
+            "",
+            "## What it does",
+            self.summary,
+        ]
+        if self.why:
+            parts += ["", "## Why is this bad?", self.why]
+        if self.example_fail:
+            parts += ["", "## Example (fails)", "```", self.example_fail.strip("\n"), "```"]
+        if self.example_pass:
+            parts += ["", "## Example (passes)", "```", self.example_pass.strip("\n"), "```"]
+        return "\n".join(parts) + "\n"
+
+
+def rule(
+    code: str,
+    name: str,
+    *,
+    actions: Sequence[str],
+    severity: Severity | str = Severity.ERROR,
+    required: bool = False,
+    why: str = "",
+    example_fail: str = "",
+    example_pass: str = "",
+) -> Callable[[CheckFn], Rule]:
+    """Turn a check function into a :class:`Rule`; its docstring's first paragraph is the summary."""
+
+    def wrap(fn: CheckFn) -> Rule:
+        doc = (fn.__doc__ or "").strip()
+        summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip() or name
+        return Rule(
+            code=code,
+            name=name,
+            summary=summary,
+            check=fn,
+            actions=tuple(actions),
+            severity=severity,
+            required=required,
+            why=why,
+            example_fail=example_fail,
+            example_pass=example_pass,
+        )
+
+    return wrap
+
+
+@attrs.frozen
+class Verdict:
+    """The judgement of one rule in one run."""
+
+    code: str
+    name: str
+    severity: Severity
+    outcome: Outcome
+    findings: tuple[Finding, ...] = ()
+    #: waiver ids that covered findings of this rule
+    waivers: tuple[str, ...] = ()
+    plugin: str = ""
+
+    @property
+    def blocks(self) -> bool:
+        if self.outcome is Outcome.CRASHED:
+            return True
+        return self.outcome is Outcome.FAILED and self.severity is Severity.ERROR
+
+    @property
+    def message(self) -> str:
+        return "; ".join(f.message for f in self.findings)
+
+
+@attrs.frozen
+class Action:
+    """Something the runner may execute once the rules bound to it pass.
+
+    ``gather(ctx)`` builds the facts object the rules read (computed once, lazily where
+    useful); ``plan(ctx)`` lists what would happen; ``execute(ctx)`` does it and returns
+    a short summary. ``target(ctx)`` names what the action acts on, for waivers and the
+    decision record; ``inputs(ctx)`` maps input names to digests.
+    """
+
+    name: str = attrs.field(validator=attrs.validators.matches_re(ACTION_NAME))
+    help: str
+    gather: Callable[["RunContext"], Any]
+    plan: Callable[["RunContext"], Iterable[str]]
+    execute: Callable[["RunContext"], str | None]
+    params: tuple["click.Parameter", ...] = attrs.field(default=(), converter=tuple)
+    target: Callable[["RunContext"], str] = lambda ctx: ctx.action
+    inputs: Callable[["RunContext"], Mapping[str, str]] = lambda ctx: {}
+    #: the rules.toml arena section that applies (``[arenas.<arena>]``)
+    arena: str | None = None
+    plugin: str = ""

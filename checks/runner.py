@@ -1,0 +1,238 @@
+"""Evaluate the rules bound to an action, gate it, execute it, and record the decision."""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from checks import config as config_mod
+from checks import records
+from checks.config import Config, Waiver
+from checks.context import RunContext, WaiverReport
+from checks.errors import ChecksError, ConfigError, NoRulesSelected
+from checks.exitcodes import ExitCode
+from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict
+from checks.plugins import Registry, _call_each
+
+FRAMEWORK_PREFIX = "CK"
+
+
+@attrs.frozen
+class RunResult:
+    """What one ``checks run`` produced."""
+
+    action: str
+    target: str
+    verdicts: tuple[Verdict, ...]
+    outcome: str  # ran | dry-run | blocked | failed
+    exit_code: ExitCode
+    plan: tuple[str, ...] = ()
+    summary: str = ""
+    error: str = ""
+    record: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+def bound_to(rule: Rule, action: str) -> bool:
+    return "*" in rule.actions or action in rule.actions
+
+
+def effective(rule: Rule, config: Config, arena: str | None) -> tuple[Severity, bool]:
+    """The rule's severity and required flag after rules.toml (global, then the arena's section)."""
+    severity, required = rule.severity, rule.required
+    for settings in (config.rules.get(rule.code), config.arena(arena).rules.get(rule.code)):
+        if settings is not None:
+            severity = settings.severity or severity
+            required = required or settings.required
+    return severity, required
+
+
+def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> list[tuple[Rule, Severity]]:
+    """The rules that gate ``action`` under ``config``, with their effective severity.
+
+    Required rules are always kept; ignoring one by its exact code, or lowering its
+    severity below ``error``, is a configuration error.
+    """
+    arena = config.arena(action.arena)
+    select = arena.select if arena.select is not None else config.select
+    ignore = (*config.ignore, *arena.ignore)
+    chosen = []
+    for rule in rules.values():
+        if not bound_to(rule, action.name):
+            continue
+        severity, required = effective(rule, config, action.arena)
+        if required:
+            if rule.code in ignore:
+                raise ConfigError(
+                    f"{config.path}: ignore: {rule.code} ({rule.name}) is a required rule and cannot be "
+                    f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
+                )
+            if severity is not Severity.ERROR:
+                raise ConfigError(
+                    f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
+                    f"its severity must stay 'error' (got {severity.value!r})"
+                )
+            chosen.append((rule, severity))
+        elif config_mod.is_selected(rule.code, select, ignore):
+            chosen.append((rule, severity))
+    return chosen
+
+
+def _findings(result: Iterable[Finding | str] | None) -> tuple[Finding, ...]:
+    if result is None:
+        return ()
+    if isinstance(result, (str, Finding)):
+        result = [result]
+    out = []
+    for item in result:
+        if isinstance(item, str):
+            out.append(Finding(item))
+        elif isinstance(item, Finding):
+            out.append(item)
+        else:
+            raise TypeError(f"a rule must yield checks.Finding or str (got {item!r})")
+    return tuple(out)
+
+
+def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]:
+    return [w for w in waivers if w.rule == code and fnmatch.fnmatchcase(target, w.target)]
+
+
+def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_codes: Iterable[str]) -> list[Verdict]:
+    """Evaluate each rule on its own (a raising rule cannot hide the others), apply waivers, sort by code."""
+    waivers = [*ctx.config.waivers, *ctx.extra_waivers]
+    report = ctx.waiver_report
+    report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
+    live = [w for w in waivers if not w.expired(ctx.today)]
+    framework, domain = [], []
+    for rule, severity in chosen:
+        (framework if rule.code.startswith(FRAMEWORK_PREFIX) else domain).append((rule, severity))
+    verdicts = []
+    matched: set[str] = set()
+    for rule, severity in sorted(domain, key=lambda p: p[0].code):
+        verdicts.append(_judge(rule, severity, ctx, live, matched))
+    evaluated = {r.code for r, _ in domain}
+    known = set(known_codes)
+    report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
+    report.unknown = [w for w in ctx.config.waivers if w.rule not in known]
+    for rule, severity in framework:
+        verdicts.append(_judge(rule, severity, ctx, [], matched))
+    return sorted(verdicts, key=lambda v: v.code)
+
+
+def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str]) -> Verdict:
+    base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
+    try:
+        findings = _findings(rule.check(ctx))
+    except Exception as exc:  # fail closed: a crashed rule blocks
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        message = f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
+        return Verdict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(Finding(message),), **base)
+    if not findings:
+        return Verdict(severity=severity, outcome=Outcome.PASSED, **base)
+    used: list[str] = []
+    all_waived = True
+    for finding in findings:
+        hits = _matching(waivers, rule.code, finding.target or ctx.target)
+        if hits:
+            for w in hits:
+                matched.add(w.id)
+                if w.id not in used:
+                    used.append(w.id)
+                    ctx.waiver_report.used.setdefault(rule.code, []).append(w.id)
+        else:
+            all_waived = False
+    outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
+    return Verdict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used), **base)
+
+
+def run(
+    registry: Registry,
+    action_name: str,
+    options: Mapping[str, Any],
+    config: Config,
+    *,
+    dry_run: bool = False,
+    today: dt.date | None = None,
+    cwd: str = ".",
+) -> RunResult:
+    """Run one action: gather facts, evaluate, decide, execute unless blocked, record.
+
+    A decision record is appended for every run that reached evaluation, whatever its
+    outcome.
+    """
+    if action_name not in registry.actions:
+        known = ", ".join(registry.actions) or "none"
+        raise ChecksError(f"unknown action {action_name!r} (known: {known})")
+    action = registry.actions[action_name]
+    for _plugin, result in _call_each(registry.pm, "checks_adjust_config", config=config):
+        if result is not None:
+            if not isinstance(result, Config):
+                raise ChecksError(f"plugin {_plugin!r}: checks_adjust_config must return a Config or None")
+            config = result
+    chosen = select_rules(registry.rules, action, config)
+    if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
+        raise NoRulesSelected(
+            f"no rule is selected for action {action_name!r}: check 'select'/'ignore' in "
+            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
+        )
+    ctx = RunContext(
+        action=action_name,
+        options=dict(options),
+        config=config,
+        settings=config.arena(action.arena).settings,
+        dry_run=dry_run,
+        today=today or dt.date.today(),
+    )
+    started = dt.datetime.now(dt.timezone.utc)
+    ctx.facts = action.gather(ctx)
+    ctx.target = action.target(ctx)
+    verdicts = evaluate(chosen, ctx, registry.rules)
+    ctx.verdicts = verdicts
+    crashed = any(v.outcome is Outcome.CRASHED for v in verdicts)
+    blocked = any(v.blocks for v in verdicts)
+    plan: tuple[str, ...] = ()
+    summary, error = "", ""
+    if blocked:
+        outcome, code = "blocked", ExitCode.INTERNAL_ERROR if crashed else ExitCode.BLOCKED
+    elif dry_run:
+        plan = tuple(action.plan(ctx))
+        outcome, code = "dry-run", ExitCode.OK
+    else:
+        try:
+            summary = action.execute(ctx) or ""
+            outcome, code = "ran", ExitCode.OK
+        except ChecksError as exc:
+            outcome, code, error = "failed", ExitCode.ACTION_FAILED, str(exc)
+        except Exception as exc:
+            outcome, code = "failed", ExitCode.INTERNAL_ERROR
+            error = f"internal error in action {action_name!r}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+    finished = dt.datetime.now(dt.timezone.utc)
+    record = records.build(
+        ctx=ctx,
+        action=action,
+        verdicts=verdicts,
+        outcome=outcome,
+        started=started,
+        finished=finished,
+        versions=registry.distributions(),
+        error=error,
+    )
+    records.append(records.log_path(config, cwd), record)
+    _call_each(registry.pm, "checks_run_finished", ctx=ctx, record=record)
+    return RunResult(
+        action=action_name,
+        target=ctx.target,
+        verdicts=tuple(verdicts),
+        outcome=outcome,
+        exit_code=code,
+        plan=plan,
+        summary=summary,
+        error=error,
+        record=record,
+    )
+

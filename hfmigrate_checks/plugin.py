@@ -1,0 +1,1 @@
+"""The Hugging Face migration plugin: registered through the ``checks`` entry point."""

@@ -1,0 +1,113 @@
+"""The MethodMetadata record arena-checks works with, whichever way it was read.
+
+It mirrors TabArena's ``MethodMetadata`` fields (minus the runtime-only ``artifact_dir``
+and ``cache_root``) as a frozen attrs class, so it can be built from an imported
+TabArena object or from a statically parsed ``info.py`` without importing TabArena.
+Validation of field values is the job of the rules, not of this record: a bad
+``info.py`` must still load so every problem can be reported at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+#: every field, in TabArena's declaration order (runtime paths excluded)
+FIELDS = (
+    "method",
+    "suite",
+    "method_type",
+    "ag_key",
+    "model_key",
+    "config_default",
+    "can_hpo",
+    "compute",
+    "is_bag",
+    "has_raw",
+    "has_processed",
+    "has_results",
+    "name",
+    "name_suffix",
+    "method_class",
+    "tags",
+    "cache_type",
+    "cache_kwargs",
+    "date",
+    "date_introduced",
+    "reference_url",
+    "display_name",
+    "verified",
+    "validation_protocol",
+)
+#: the constructor used in info.py decides method_type / method_class
+CONSTRUCTORS = ("config", "baseline", "system", "portfolio")
+
+
+@attrs.frozen
+class MethodMetadata:
+    """A method's declared metadata. ``declared`` lists the fields info.py set explicitly."""
+
+    method: str
+    suite: str | None = None
+    method_type: str = "config"
+    ag_key: str | None = None
+    model_key: str | None = None
+    config_default: str | None = None
+    can_hpo: bool | None = None
+    compute: str = "cpu"
+    is_bag: bool = False
+    has_raw: bool = True
+    has_processed: bool = True
+    has_results: bool = True
+    name: str | None = None
+    name_suffix: str | None = None
+    method_class: str = "model"
+    tags: tuple[str, ...] = ()
+    cache_type: str | None = None
+    cache_kwargs: dict[str, Any] | None = None
+    date: str | None = None
+    date_introduced: str | None = None
+    reference_url: str | None = None
+    display_name: str | None = None
+    verified: bool = True
+    validation_protocol: str | None = None
+    #: how it was declared: "config", "baseline", "system", "portfolio" or "direct"
+    constructor: str = "direct"
+    #: fields set explicitly in the source
+    declared: frozenset[str] = frozenset()
+    #: where it came from, e.g. "models/nori/info.py:12" or "pkg.mod:var"
+    source: str = ""
+    #: the variable name it is bound to in info.py (for register and the log)
+    variable: str | None = None
+
+    @property
+    def effective_suite(self) -> str:
+        """TabArena defaults ``suite`` to ``method`` when unset."""
+        return self.suite or self.method
+
+    @property
+    def effective_model_key(self) -> str | None:
+        return self.model_key or self.ag_key
+
+    @property
+    def effective_can_hpo(self) -> bool:
+        return self.method_type == "config" if self.can_hpo is None else bool(self.can_hpo)
+
+    @property
+    def effective_cache_type(self) -> str:
+        """``r2`` when cache_kwargs holds bucket and prefix and no type is set; else the type or ``local``."""
+        if self.cache_type:
+            return self.cache_type
+        kw = self.cache_kwargs or {}
+        return "r2" if kw.get("bucket") and kw.get("prefix") else "local"
+
+    def as_yaml_dict(self) -> dict[str, Any]:
+        """Every field for metadata.yaml (keys sorted by the writer), with defaults resolved."""
+        out = {f: getattr(self, f) for f in FIELDS}
+        out["suite"] = self.effective_suite
+        out["model_key"] = self.effective_model_key
+        out["can_hpo"] = self.effective_can_hpo
+        out["cache_type"] = self.effective_cache_type
+        out["tags"] = sorted(set(self.tags))
+        return out

@@ -1,0 +1,1 @@
+"""The TabArena plugin: registered through the ``checks`` entry point like any third party."""
