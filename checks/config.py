@@ -120,6 +120,14 @@ def _structure_selectors(value: Any, _type: type) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _structure_severity(value: Any, _type: type) -> Severity:
+    try:
+        return Severity(value)
+    except ValueError:
+        allowed = ", ".join(repr(s.value) for s in Severity)
+        raise ValueError(f"expected one of {allowed} (got {value!r})") from None
+
+
 def _structure_bool(value: Any, _type: type) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"expected true or false (got {value!r})")
@@ -130,9 +138,12 @@ def make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     conv.register_structure_hook(str, _structure_str)
     conv.register_structure_hook(bool, _structure_bool)
+    conv.register_structure_hook(Severity, _structure_severity)
     conv.register_structure_hook(dt.date, _structure_date)
-    conv.register_structure_hook(tuple[str, ...], _structure_selectors)
-    conv.register_structure_hook(tuple[str, ...] | None, lambda v, t: _structure_selectors(v, t))
+    conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _structure_selectors)
+    conv.register_structure_hook_func(
+        lambda t: t == (tuple[str, ...] | None), lambda v, t: None if v is None else _structure_selectors(v, t)
+    )
     return conv
 
 

@@ -1,0 +1,265 @@
+"""The runner gates actions: isolation, order, waivers, required rules, exit codes, outputs, records."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from checks import records
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+
+NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def toy(tmp_path, *args, env=None, config=None, plugins=("toy_plugin",)):
+    if config is not None:
+        (tmp_path / "rules.toml").write_text(config)
+    argv = []
+    for p in plugins:
+        argv += ["-p", p]
+    argv += ["run", "toy", "--marker", str(tmp_path / "marker"), *args]
+    return run_cli(argv, env={**NO_AUTOLOAD, **(env or {})}, cwd=tmp_path)
+
+
+def log(tmp_path):
+    return records.read(tmp_path / ".checks" / "decisions.jsonl")
+
+
+def test_passing_run_executes_the_action(tmp_path):
+    res = toy(tmp_path)
+    assert res.exit_code == ExitCode.OK, res.stderr
+    assert (tmp_path / "marker").read_text() == "ran\n"
+    assert "action ran" in res.stdout
+
+
+def test_error_verdict_blocks_and_action_never_runs(tmp_path):
+    res = toy(tmp_path, "--fail")
+    assert res.exit_code == ExitCode.BLOCKED
+    assert not (tmp_path / "marker").exists()
+    assert "asked to fail" in res.stdout
+
+
+def test_crashing_rule_does_not_hide_others_and_blocks(tmp_path):
+    res = toy(tmp_path, "--crash", "--fail", "--warn", "--format", "json")
+    assert res.exit_code == ExitCode.INTERNAL_ERROR
+    assert not (tmp_path / "marker").exists()
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert verdicts["TOY002"]["outcome"] == "crashed"
+    assert "RuntimeError: boom from TOY002" in verdicts["TOY002"]["message"]
+    assert verdicts["TOY001"]["outcome"] == "failed"
+    assert verdicts["TOY003"]["outcome"] == "failed" and verdicts["TOY003"]["severity"] == "warning"
+    assert verdicts["TOY004"]["outcome"] == "passed"
+
+
+def test_warning_alone_does_not_block(tmp_path):
+    res = toy(tmp_path, "--warn")
+    assert res.exit_code == ExitCode.OK
+    assert (tmp_path / "marker").exists()
+
+
+def test_verdict_order_is_by_code_whatever_the_load_order(tmp_path):
+    orders = []
+    for plugins in (("toy_plugin", "toy_second"), ("toy_second", "toy_plugin")):
+        res = toy(tmp_path, "--format", "json", plugins=plugins)
+        orders.append([v["code"] for v in json.loads(res.stdout)["verdicts"]])
+    assert orders[0] == orders[1]
+    assert orders[0] == sorted(orders[0])
+    assert orders[0][:2] == ["CK001", "CK002"] and "TOY000" in orders[0]
+
+
+def test_dry_run_prints_plan_and_changes_nothing(tmp_path):
+    res = toy(tmp_path, "--dry-run")
+    assert res.exit_code == ExitCode.OK
+    assert "plan: would write" in res.stdout
+    assert not (tmp_path / "marker").exists()
+    assert log(tmp_path)[-1]["outcome"] == "dry-run"
+
+
+def test_action_failure_exit_code(tmp_path):
+    res = toy(tmp_path, "--action-fails")
+    assert res.exit_code == ExitCode.ACTION_FAILED
+    assert log(tmp_path)[-1]["outcome"] == "failed"
+
+
+WAIVER = """
+[[waivers]]
+rule = "TOY001"
+target = "toy-*"
+reason = "known and tracked"
+owner = "ana"
+expires = {expires}
+"""
+
+
+def test_valid_waiver_lets_the_action_run_and_is_recorded(tmp_path):
+    future = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    res = toy(tmp_path, "--fail", config=WAIVER.format(expires=future))
+    assert res.exit_code == ExitCode.OK, res.stdout
+    assert (tmp_path / "marker").exists()
+    rec = log(tmp_path)[-1]
+    assert rec["waivers_used"] == ["TOY001:toy-*"]
+    assert {v["code"]: v["outcome"] for v in rec["verdicts"]}["TOY001"] == "waived"
+
+
+def test_waiver_only_covers_matching_targets(tmp_path):
+    future = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    res = toy(tmp_path, "--fail", "--name", "other", config=WAIVER.format(expires=future))
+    assert res.exit_code == ExitCode.BLOCKED
+    assert "CK002" in res.stdout and "matched no finding" in res.stdout
+
+
+def test_expired_waiver_is_an_error(tmp_path):
+    res = toy(tmp_path, "--fail", config=WAIVER.format(expires="2020-01-31"))
+    assert res.exit_code == ExitCode.BLOCKED
+    assert "expired on 2020-01-31" in res.stdout
+    assert not (tmp_path / "marker").exists()
+
+
+def test_unused_waiver_is_reported_but_does_not_block(tmp_path):
+    future = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    res = toy(tmp_path, "--format", "json", config=WAIVER.format(expires=future))
+    assert res.exit_code == ExitCode.OK
+    ck002 = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["CK002"]
+    assert ck002["outcome"] == "failed" and ck002["severity"] == "warning"
+
+
+def test_required_rule_cannot_be_ignored(tmp_path):
+    res = toy(tmp_path, config='ignore = ["TOY004"]\n')
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "TOY004 (toy-required) is a required rule" in res.stderr
+
+
+def test_required_rule_survives_a_prefix_ignore_and_still_blocks(tmp_path):
+    res = toy(tmp_path, "--fail-required", config='ignore = ["TOY001", "TOY003"]\n[arenas.toy]\nignore = ["TOY00"]\n')
+    assert res.exit_code == ExitCode.BLOCKED
+    assert "required rule failed" in res.stdout
+
+
+def test_required_rule_severity_cannot_be_lowered(tmp_path):
+    res = toy(tmp_path, config='[rules.TOY004]\nseverity = "warning"\n')
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "must stay 'error'" in res.stderr
+
+
+def test_severity_override_turns_an_error_into_a_warning(tmp_path):
+    res = toy(tmp_path, "--fail", config='[rules.TOY001]\nseverity = "warning"\n')
+    assert res.exit_code == ExitCode.OK
+
+
+def test_required_rule_runs_even_when_not_selected(tmp_path):
+    res = toy(tmp_path, "--fail-required", "--format", "json", config='select = ["XX"]\n')
+    assert res.exit_code == ExitCode.BLOCKED
+    codes = [v["code"] for v in json.loads(res.stdout)["verdicts"]]
+    assert "TOY004" in codes and "TOY001" not in codes
+
+
+def test_empty_selection_without_required_rules_is_an_error(tmp_path):
+    (tmp_path / "rules.toml").write_text('select = []\n[rules.TOY004]\nrequired = false\n')
+    res = run_cli(["-p", "toy_only_optional", "run", "toy", "--marker", str(tmp_path / "m")], env=NO_AUTOLOAD, cwd=tmp_path)
+    assert res.exit_code == ExitCode.NO_RULES, res.stderr
+    assert "no rule is selected" in res.stderr
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('[rules.TOY001]\nsevrity = "warning"\n', "rules.TOY001.sevrity: unknown key"),
+        ('selct = ["TOY"]\n', "selct: unknown key"),
+        ('select = ["TOY", 3]\n', "select"),
+        ('[[waivers]]\nrule = "TOY001"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = "2026-02-30"\n',
+         "waivers[0].expires: must be a real calendar date YYYY-MM-DD (got '2026-02-30')"),
+        ('[[waivers]]\nrule = "TOY001"\ntarget = "x"\nowner = "o"\nexpires = 2026-02-01\n', "waivers[0].reason"),
+        ('[arenas.toy]\nflavour = 1\n', "arenas.toy: unknown key(s) flavour"),
+        ("this is = = not toml", "not valid TOML"),
+    ],
+)
+def test_config_errors_name_the_path(tmp_path, text, expected):
+    res = toy(tmp_path, config=text)
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert expected in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_explicit_config_option_wins_over_the_nearest_file(tmp_path):
+    (tmp_path / "rules.toml").write_text('select = ["XX"]\nignore = ["TOY"]\n')
+    other = tmp_path / "other.toml"
+    other.write_text('ignore = ["TOY001"]\n')
+    res = run_cli(["-p", "toy_plugin", "--config", str(other), "run", "toy", "--marker", str(tmp_path / "m"), "--fail"],
+                  env=NO_AUTOLOAD, cwd=tmp_path)
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+
+
+def test_config_is_found_in_a_parent_directory(tmp_path):
+    (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n')
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    res = run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), "--fail"], env=NO_AUTOLOAD, cwd=sub)
+    assert res.exit_code == ExitCode.OK
+
+
+def test_json_and_junit_outputs_parse(tmp_path):
+    res = toy(tmp_path, "--fail", "--warn", "--format", "json")
+    data = json.loads(res.stdout)
+    assert data["outcome"] == "blocked" and data["exit_code"] == 1
+    res = toy(tmp_path, "--fail", "--crash", "--format", "junit")
+    suite = ET.fromstring(res.stdout).find("testsuite")
+    cases = {c.get("name").split()[0]: c for c in suite.findall("testcase")}
+    assert cases["TOY001"].find("failure") is not None
+    assert cases["TOY002"].find("error") is not None
+    assert cases["TOY004"].find("failure") is None
+    assert suite.get("failures") == "1" and suite.get("errors") == "1"
+
+
+def test_one_decision_record_per_run_with_the_required_fields(tmp_path):
+    toy(tmp_path)
+    toy(tmp_path, "--fail")
+    toy(tmp_path, "--dry-run")
+    recs = log(tmp_path)
+    assert [r["outcome"] for r in recs] == ["ran", "blocked", "dry-run"]
+    rec = recs[0]
+    for key in ("action", "target", "inputs", "verdicts", "waivers_used", "config", "versions", "started", "finished"):
+        assert key in rec
+    assert rec["action"] == "toy" and rec["target"] == "toy-target"
+    assert rec["versions"]["arena-checks"]
+    assert all({"code", "severity", "outcome", "message"} <= set(v) for v in rec["verdicts"])
+
+
+def test_decision_log_location_is_configurable(tmp_path):
+    toy(tmp_path, config='decision_log = "audit/log.jsonl"\n')
+    assert records.read(tmp_path / "audit" / "log.jsonl")[0]["outcome"] == "ran"
+    toy(tmp_path, "--decision-log", str(tmp_path / "x.jsonl"))
+    assert len(records.read(tmp_path / "x.jsonl")) == 1
+
+
+def test_no_secret_reaches_the_record_or_the_output(tmp_path):
+    secret = "s3cr3t-VALUE-abcdef123456"
+    env = {"R2_SECRET_ACCESS_KEY": secret, "HF_TOKEN": "hf_" + "A" * 30}
+    res = toy(tmp_path, "--fail", "--name", f"leak-{secret}-hf_{'A' * 30}", env=env)
+    text = (tmp_path / ".checks" / "decisions.jsonl").read_text()
+    for blob in (text, res.stdout, res.stderr):
+        assert secret not in blob
+        assert "hf_" + "A" * 30 not in blob
+    assert "***" in text
+
+
+def test_credential_options_are_refused(tmp_path):
+    res = toy(tmp_path, "--secret-access-key", "abc")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "set them in the environment" in res.stderr
+    assert "abc" not in res.stderr
+
+
+def test_unknown_action_is_a_usage_error(tmp_path):
+    res = run_cli(["-p", "toy_plugin", "run", "nope"], env=NO_AUTOLOAD, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR
+
+
+def test_bad_severity_value_is_named(tmp_path):
+    res = toy(tmp_path, config='[rules.TOY001]\nseverity = "fatal"\n')
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "rules.TOY001.severity: expected one of 'error', 'warning', 'info' (got 'fatal')" in res.stderr

@@ -1,0 +1,81 @@
+"""A toy plugin for the framework tests: one action that writes a marker file, and rules
+whose outcome the test chooses through the action's options."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import click
+
+from checks import Action, Finding, Severity, hookimpl, rule
+
+
+@rule("TOY001", "toy-must-not-fail", actions=("toy",), why="toy", example_fail="--fail", example_pass="")
+def must_not_fail(ctx):
+    """Fails when --fail is given."""
+    if ctx.options["fail"]:
+        yield Finding("asked to fail", target=ctx.options["name"])
+
+
+@rule("TOY002", "toy-crashes", actions=("toy",))
+def crashes(ctx):
+    """Raises when --crash is given."""
+    if ctx.options["crash"]:
+        raise RuntimeError("boom from TOY002")
+    return None
+
+
+@rule("TOY003", "toy-warns", actions=("toy",), severity=Severity.WARNING)
+def warns(ctx):
+    """Warns when --warn is given."""
+    if ctx.options["warn"]:
+        yield "a warning"
+
+
+@rule("TOY004", "toy-required", actions=("toy",), required=True)
+def required(ctx):
+    """A required rule that fails when --fail-required is given."""
+    if ctx.options["fail_required"]:
+        yield "required rule failed"
+
+
+def _execute(ctx):
+    if ctx.options["action_fails"]:
+        from checks import ActionFailed
+
+        raise ActionFailed("the toy action failed on purpose")
+    marker = Path(ctx.options["marker"])
+    marker.write_text("ran\n")
+    return f"wrote {marker}"
+
+
+ACTION = Action(
+    name="toy",
+    help="Write a marker file (framework tests).",
+    gather=lambda ctx: {"name": ctx.options["name"]},
+    plan=lambda ctx: [f"would write {ctx.options['marker']}"],
+    execute=_execute,
+    params=(
+        click.Option(["--marker"], required=True),
+        click.Option(["--name"], default="toy-target"),
+        click.Option(["--fail"], is_flag=True),
+        click.Option(["--crash"], is_flag=True),
+        click.Option(["--warn"], is_flag=True),
+        click.Option(["--fail-required"], is_flag=True),
+        click.Option(["--action-fails"], is_flag=True),
+    ),
+    target=lambda ctx: ctx.options["name"],
+    inputs=lambda ctx: {"name": hashlib.sha256(ctx.options["name"].encode()).hexdigest()},
+    arena="toy",
+)
+
+
+@hookimpl
+def checks_rules():
+    return [must_not_fail, crashes, warns, required]
+
+
+@hookimpl
+def checks_actions():
+    return [ACTION]
