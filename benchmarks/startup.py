@@ -1,0 +1,35 @@
+"""Startup cost: median wall time of `checks rules` and `checks --version` against `python -c pass`.
+
+Target (issue 2): `checks rules` under 4x the bare interpreter start.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+
+RUNS = 15
+
+
+def median_time(argv: list[str]) -> float:
+    samples = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    base = median_time([sys.executable, "-c", "pass"])
+    rules = median_time([sys.executable, "-m", "checks", "rules"])
+    version = median_time([sys.executable, "-m", "checks", "--version"])
+    print(f"python -c pass     median {base * 1000:7.1f} ms")
+    print(f"checks --version   median {version * 1000:7.1f} ms  ratio {version / base:5.2f}x")
+    print(f"checks rules       median {rules * 1000:7.1f} ms  ratio {rules / base:5.2f}x  (target < 4x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""``python -m checks`` runs the command line."""
+
+from checks.cli import main
+
+main()
