@@ -1,0 +1,94 @@
+"""checks_adjust_config and checks_run_finished, and the checks.testing fixtures."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from checks.exitcodes import ExitCode
+from checks.testing import assert_fails, assert_passes, checks_cli, checks_evaluate  # noqa: F401 (fixtures)
+from toy_plugin import must_not_fail, warns
+
+NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def _run(checks_cli, tmp_path, *args, env=None):
+    return checks_cli("-p", "toy_plugin", "-p", "toy_adjust", "run", "toy", "--marker", str(tmp_path / "m"), *args,
+                      env={**NO_AUTOLOAD, **(env or {})})
+
+
+def test_adjust_config_can_ignore_an_optional_rule(checks_cli, tmp_path):
+    res = _run(checks_cli, tmp_path, "--fail", env={"TOY_ADJUST": "ignore-optional"})
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+
+
+def test_adjust_config_cannot_bypass_a_required_rule(checks_cli, tmp_path):
+    res = _run(checks_cli, tmp_path, "--fail-required", env={"TOY_ADJUST": "ignore-required"})
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "TOY004 (toy-required) is a required rule" in res.stderr
+    assert not (tmp_path / "m").exists()
+
+
+def test_run_finished_sees_every_outcome(checks_cli, tmp_path):
+    log = tmp_path / "finished.jsonl"
+    _run(checks_cli, tmp_path, env={"TOY_FINISHED_LOG": str(log)})
+    _run(checks_cli, tmp_path, "--fail", env={"TOY_FINISHED_LOG": str(log)})
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert seen == [{"action": "toy", "outcome": "ran"}, {"action": "toy", "outcome": "blocked"}]
+
+
+def test_evaluate_fixture_judges_rules_like_the_runner(checks_evaluate):
+    failing = checks_evaluate([must_not_fail, warns], None, options={"fail": True, "warn": False, "name": "n"})
+    assert_fails(failing, "TOY001", "asked to fail")
+    assert_passes(failing, "TOY003")
+    waived = checks_evaluate(
+        [must_not_fail], None, options={"fail": True, "name": "n"},
+        config='[[waivers]]\nrule = "TOY001"\ntarget = "n"\nreason = "r"\nowner = "o"\nexpires = 2999-01-01\n',
+    )
+    assert waived["TOY001"].outcome.value == "waived"
+
+
+def test_cli_fixture_runs_in_a_temporary_directory(checks_cli, tmp_path):
+    res = checks_cli("-p", "toy_plugin", "run", "toy", "--marker", "here", env=NO_AUTOLOAD)
+    assert res.exit_code == 0
+    assert (tmp_path / "here").exists() and (tmp_path / ".checks" / "decisions.jsonl").exists()
+
+
+def test_run_help_lists_the_actions(checks_cli):
+    res = checks_cli("-p", "toy_plugin", "run", "--help", env=NO_AUTOLOAD)
+    assert res.exit_code == 0 and "toy" in res.stdout
+
+
+def test_facts_are_gathered_once_per_run(tmp_path):
+    from checks import Action, hookimpl, rule
+    from checks import plugins, runner
+    from checks.config import Config
+
+    calls = []
+
+    @rule("GAT001", "gather-a", actions=("g",))
+    def a(ctx):
+        """Reads the facts."""
+        assert ctx.facts.value == 1
+
+    @rule("GAT002", "gather-b", actions=("g",))
+    def b(ctx):
+        """Reads the facts too."""
+        assert ctx.facts.value == 1
+
+    def gather(ctx):
+        calls.append(1)
+        return SimpleNamespace(value=1)
+
+    class P:
+        @hookimpl
+        def checks_rules(self):
+            return [a, b]
+
+        @hookimpl
+        def checks_actions(self):
+            return [Action(name="g", help="g", gather=gather, plan=lambda c: [], execute=lambda c: "done")]
+
+    registry = plugins.load([], environ=NO_AUTOLOAD, extra=[("p", P())])
+    result = runner.run(registry, "g", {}, Config(decision_log=str(tmp_path / "d.jsonl")), cwd=str(tmp_path))
+    assert result.outcome == "ran" and calls == [1]
