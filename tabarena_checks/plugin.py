@@ -13,9 +13,9 @@ import importlib
 from checks import hookimpl
 
 #: modules that define a module-level ``RULES`` list
-RULE_MODULES: tuple[str, ...] = ()
+RULE_MODULES: tuple[str, ...] = ("rules_upload",)
 #: modules that define a module-level ``ACTIONS`` list
-ACTION_MODULES: tuple[str, ...] = ()
+ACTION_MODULES: tuple[str, ...] = ("upload",)
 #: modules that define ``register_commands(cli)``
 COMMAND_MODULES: tuple[str, ...] = ()
 

@@ -1,0 +1,109 @@
+"""Where a processed method lives in the TabArena cache, and how its metadata.yaml is written and read.
+
+Process writes this layout, upload and unpublish read it; keeping the paths in one place
+keeps the three agreeing with TabArena's ``<cache>/artifacts/<suite>/methods/<method>/``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from checks import InputError
+from tabarena_checks.metadata import FIELDS, MethodMetadata
+
+CACHE_ENV = "TABARENA_CACHE"
+#: the record of which raw inputs a cache was built from (never uploaded)
+SOURCE_RECORD = ".checks-source.json"
+
+
+def cache_root(option: str | os.PathLike | None = None) -> Path:
+    """``--cache-root``, else ``$TABARENA_CACHE``, else ``~/.cache/tabarena`` (TabArena's own default)."""
+    if option:
+        return Path(option).expanduser()
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "tabarena"
+
+
+@attrs.frozen
+class MethodCache:
+    """The paths of one method's cache directory."""
+
+    root: Path
+    suite: str
+    method: str
+
+    @classmethod
+    def of(cls, root: Path, meta: MethodMetadata) -> MethodCache:
+        return cls(root, meta.effective_suite, meta.method)
+
+    @property
+    def rel(self) -> str:
+        """The path below the cache root; also the object key below the bucket prefix."""
+        return f"artifacts/{self.suite}/methods/{self.method}"
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.rel
+
+    @property
+    def metadata_yaml(self) -> Path:
+        return self.path / "metadata.yaml"
+
+    @property
+    def processed(self) -> Path:
+        return self.path / "processed"
+
+    @property
+    def configs_hyperparameters(self) -> Path:
+        return self.processed / "configs_hyperparameters.json"
+
+    @property
+    def results(self) -> Path:
+        return self.path / "results"
+
+    @property
+    def raw(self) -> Path:
+        return self.path / "raw"
+
+    @property
+    def source_record(self) -> Path:
+        return self.path / SOURCE_RECORD
+
+
+def metadata_document(meta: MethodMetadata, validation_protocol: str | None) -> dict[str, Any]:
+    """metadata.yaml's content: every field with defaults resolved, the recorded protocol set."""
+    doc = meta.as_yaml_dict()
+    doc["validation_protocol"] = validation_protocol
+    if doc.get("cache_kwargs") is not None:
+        doc["cache_kwargs"] = dict(doc["cache_kwargs"])
+    return doc
+
+
+def render_metadata_yaml(meta: MethodMetadata, validation_protocol: str | None) -> str:
+    import yaml
+
+    return yaml.safe_dump(metadata_document(meta, validation_protocol), sort_keys=True)
+
+
+def read_metadata_yaml(path: Path) -> MethodMetadata:
+    """A cache's metadata.yaml as a :class:`MethodMetadata` (unknown keys are ignored)."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no metadata.yaml here; process the method first (checks run process)") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"{path}: cannot read metadata.yaml ({exc}); re-run checks run process --force") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("method"), str):
+        raise InputError(f"{path}: 'method' must be a string in a mapping (got {type(doc).__name__}); "
+                         "re-run checks run process --force")
+    values = {k: doc[k] for k in FIELDS if k in doc}
+    values["tags"] = tuple(values.get("tags") or ())
+    return MethodMetadata(**values, declared=frozenset(values), source=str(path))

@@ -1,0 +1,135 @@
+"""TA4xx: what must hold before a method's artifacts go to (or come off) the public R2 store.
+
+The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
+:mod:`tabarena_checks.upload`); they never touch the network or the disk themselves.
+"""
+
+from __future__ import annotations
+
+from checks import Finding, rule
+from tabarena_checks.s3store import CREDENTIAL_ENV, missing_credentials
+
+UPLOAD = ("upload",)
+
+
+@rule(
+    "TA401",
+    "upload-store-is-r2",
+    actions=UPLOAD,
+    why="Only the R2 store is published from here; a method without a bucket and prefix has nowhere "
+    "to go, and an s3 or local cache_type would send the artifacts somewhere nobody reads.",
+    example_fail="MethodMetadata.config('Nori', ..., cache_type='local')",
+    example_pass="MethodMetadata.config('Nori', ..., cache_kwargs={'bucket': 'tabarena', 'prefix': 'cache'})",
+)
+def store_is_r2(ctx):
+    """The metadata's cache_type is ``r2`` and its cache_kwargs hold a ``bucket`` and a ``prefix``."""
+    meta = ctx.facts.metadata
+    kind = meta.effective_cache_type
+    kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
+    where = meta.source or None
+    if kind in (None, "local"):
+        yield Finding(f"'{meta.method}' has no remote store to upload to (cache_type={kind!r}); set "
+                      "cache_type='r2' and cache_kwargs={'bucket': ..., 'prefix': ...}", path=where)
+    elif kind != "r2":
+        yield Finding(f"cache_type {kind!r} is not supported for upload; only 'r2' is", path=where)
+    for key in ("bucket", "prefix"):
+        if kind == "r2" and not kw.get(key):
+            yield Finding(f"cache_kwargs is missing {key!r} (got {sorted(kw)})", path=where)
+
+
+@rule(
+    "TA402",
+    "upload-protocol-matches-declared",
+    actions=UPLOAD,
+    why="The leaderboard treats a method as official or custom from the validation protocol its "
+    "metadata declares; artifacts processed under another protocol would be published under a false label.",
+    example_fail="metadata.yaml (processed): validation_protocol: holdout:8x1\ninfo.py: validation_protocol='8x1'",
+    example_pass="metadata.yaml (processed): validation_protocol: 8x1\ninfo.py: validation_protocol='8x1'",
+)
+def protocol_matches(ctx):
+    """The validation_protocol recorded in the processed cache equals the one the metadata declares."""
+    facts = ctx.facts
+    recorded = facts.recorded
+    if recorded is None:
+        return  # the missing metadata.yaml is TA403's finding
+    if recorded.validation_protocol != facts.metadata.validation_protocol:
+        yield Finding(
+            f"the processed artifact records validation_protocol={recorded.validation_protocol!r} but the "
+            f"metadata declares {facts.metadata.validation_protocol!r}; declare the recorded key in info.py "
+            "(or re-process the run that matches the declaration)",
+            path=str(facts.cache.metadata_yaml),
+        )
+
+
+@rule(
+    "TA403",
+    "upload-parts-present",
+    actions=UPLOAD,
+    why="A half-present cache uploads a method readers cannot load; every part is checked before any "
+    "byte leaves the machine, and a missing file is named as such (not as a credentials problem).",
+    example_fail="results/ missing: results: missing file '.../results/model_results.parquet'",
+    example_pass="metadata.yaml, results/model_results.parquet, processed/configs_hyperparameters.json, raw/**/results.pkl",
+)
+def parts_present(ctx):
+    """metadata.yaml and results tables exist and are non-empty; processed/ has its hyperparameters; raw/ has results.pkl."""
+    for problem in ctx.facts.part_problems:
+        yield Finding(problem, path=str(ctx.facts.cache.path))
+
+
+@rule(
+    "TA404",
+    "store-credentials-in-env",
+    actions=("upload", "unpublish"),
+    why="Credentials travel only through the environment (never options, never printed); a real "
+    "upload or deletion without them cannot work, and a dry run does not need them.",
+    example_fail="checks run upload ... --no-dry-run   # with R2_SECRET_ACCESS_KEY unset",
+    example_pass="R2_ACCOUNT_ID=... R2_ACCESS_KEY_ID=... R2_SECRET_ACCESS_KEY=... checks run upload ... --no-dry-run",
+)
+def credentials_in_env(ctx):
+    """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
+    if not ctx.facts.real or ctx.dry_run:
+        return
+    missing = missing_credentials()
+    if missing:
+        yield (f"missing environment variable(s) {', '.join(missing)} (all of {', '.join(CREDENTIAL_ENV)} are "
+               "needed): create an R2 API token with 'Object Read & Write' on the bucket and export them")
+
+
+@rule(
+    "TA405",
+    "upload-verified-needs-flag",
+    actions=UPLOAD,
+    why="verified=True puts a method on the leaderboard as checked by the maintainers; that claim is "
+    "made on purpose, with --verified, never by a default.",
+    example_fail="MethodMetadata.config(..., verified=True) without --verified",
+    example_pass="MethodMetadata.config(..., verified=False), or --verified given",
+)
+def verified_needs_flag(ctx):
+    """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
+    meta = ctx.facts.metadata
+    if meta.verified is not False and not ctx.options.get("verified"):
+        yield Finding(f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
+                      "verified, or set verified=False in its metadata", path=meta.source or None)
+
+
+@rule(
+    "TA410",
+    "unpublish-method-exists",
+    actions=("unpublish",),
+    why="Deleting a prefix that holds nothing usually means a typo in the method or suite; saying so "
+    "beats reporting success for a no-op.",
+    example_fail="checks run unpublish --method Nori --suite no-such-suite --yes",
+    example_pass="checks run unpublish --method Nori --suite tabarena-2026-09-16 --yes",
+)
+def method_exists_remotely(ctx):
+    """The method has objects under ``<prefix>/artifacts/<suite>/methods/<method>/`` in the bucket."""
+    facts = ctx.facts
+    keys = facts.remote_keys
+    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    if isinstance(keys, str):
+        yield f"cannot list {where}: {keys}"
+    elif not keys:
+        yield f"nothing is published under {where}: check --method and --suite"
+
+
+RULES = [store_is_r2, protocol_matches, parts_present, credentials_in_env, verified_needs_flag, method_exists_remotely]

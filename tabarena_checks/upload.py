@@ -1,0 +1,312 @@
+"""``checks run upload``: publish a processed method's cache to R2, and ``checks run unpublish`` to take it down.
+
+Upload plans by default (like TabArena's ``run_upload_results.py``): it checks every part
+locally, lists each object with its size and destination, and prints the exact command
+for the real upload. ``--no-dry-run`` uploads with metadata.yaml last, skips objects whose
+content is already in place, and compares the store with the plan afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+
+import click
+
+from checks import ActionFailed, Action, UsageError
+from tabarena_checks import s3store
+from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.metadata import MethodMetadata
+
+#: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+CHECKSUMS = "results_checksums.json"
+
+
+def write_zip(src: Path, dest: Path) -> None:
+    """A deterministic deflate zip of ``src`` (sorted entries relative to it, fixed times and modes)."""
+    files = sorted((p for p in src.rglob("*") if p.is_file()), key=lambda p: p.relative_to(src).as_posix())
+    with zipfile.ZipFile(dest, "w") as zf:
+        for path in files:
+            info = zipfile.ZipInfo(path.relative_to(src).as_posix(), date_time=ZIP_EPOCH)
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, path.read_bytes(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+
+
+def _md5(path: Path) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class UploadFacts:
+    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment."""
+
+    def __init__(self, options):
+        from tabarena_checks import metadata_load
+
+        self.options = options
+        ref, from_cache = options.get("method_metadata"), options.get("from_cache")
+        if bool(ref) == bool(from_cache):
+            raise UsageError("give exactly one of --method-metadata REF or --from-cache METHOD SUITE")
+        self.root = cache_root(options.get("cache_root"))
+        if ref:
+            self.metadata: MethodMetadata = metadata_load.load(ref)
+            self.cache = MethodCache.of(self.root, self.metadata)
+        else:
+            method, suite = from_cache
+            self.cache = MethodCache(self.root, suite, method)
+            self.metadata = read_metadata_yaml(self.cache.metadata_yaml)
+        self.upload_raw = not options.get("no_upload_raw")
+        self.real = bool(options.get("no_dry_run"))
+
+    @cached_property
+    def recorded(self) -> MethodMetadata | None:
+        """The cache's metadata.yaml as written by process (None when missing or unreadable)."""
+        try:
+            return read_metadata_yaml(self.cache.metadata_yaml)
+        except Exception:
+            return None
+
+    @property
+    def bucket(self) -> str | None:
+        kw = self.metadata.cache_kwargs if isinstance(self.metadata.cache_kwargs, dict) else {}
+        return kw.get("bucket")
+
+    @property
+    def key_root(self) -> str:
+        kw = self.metadata.cache_kwargs if isinstance(self.metadata.cache_kwargs, dict) else {}
+        return f"{str(kw.get('prefix', '')).strip('/')}/{self.cache.rel}"
+
+    @property
+    def destination(self) -> str:
+        return f"r2://{self.bucket}/{self.key_root}/"
+
+    @cached_property
+    def part_problems(self) -> list[str]:
+        """Every missing or empty part, in TabArena's wording (``<part>: missing file '<path>'``)."""
+        c, out = self.cache, []
+
+        def need_file(part: str, path: Path) -> None:
+            if not path.is_file():
+                out.append(f"{part}: missing file '{path}'")
+            elif path.stat().st_size == 0:
+                out.append(f"{part}: empty file '{path}'")
+
+        need_file("metadata", c.metadata_yaml)
+        tables = sorted(c.results.glob("*.parquet")) if c.results.is_dir() else []
+        if not tables:
+            out.append(f"results: missing file '{c.results / 'model_results.parquet'}'")
+        for table in tables:
+            need_file("results", table)
+        if c.processed.is_dir():
+            need_file("processed", c.configs_hyperparameters)
+        if self.upload_raw:
+            if not c.raw.is_dir():
+                out.append(f"raw: missing directory '{c.raw}' (pass --no-upload-raw to publish without raw results)")
+            elif next(c.raw.rglob("results.pkl"), None) is None:
+                out.append(f"raw: no results.pkl under '{c.raw}'")
+        return out
+
+    def stage(self, workdir: Path) -> list[s3store.Planned]:
+        """The objects to publish, generated files written to ``workdir``; metadata.yaml comes last."""
+        c, root = self.cache, self.key_root
+        files: list[tuple[str, Path]] = []
+        tables = sorted(c.results.glob("*.parquet"))
+        files += [(f"results/{t.name}", t) for t in tables]
+        checksums = {f"{c.rel}/results/{t.name}": _md5(t) for t in tables}
+        (workdir / CHECKSUMS).write_text(json.dumps(checksums, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        files.append((CHECKSUMS, workdir / CHECKSUMS))
+        if c.processed.is_dir():
+            write_zip(c.processed, workdir / "processed.zip")
+            files.append(("processed.zip", workdir / "processed.zip"))
+            files.append(("processed/configs_hyperparameters.json", c.configs_hyperparameters))
+        if self.upload_raw:
+            write_zip(c.raw, workdir / "raw.zip")
+            files.append(("raw.zip", workdir / "raw.zip"))
+        protocol = self.recorded.validation_protocol if self.recorded else self.metadata.validation_protocol
+        (workdir / "metadata.yaml").write_text(render_metadata_yaml(self.metadata, protocol), encoding="utf-8")
+        files.append(("metadata.yaml", workdir / "metadata.yaml"))
+        return [s3store.Planned(f"{root}/{name}", path, path.stat().st_size) for name, path in files]
+
+    def real_command(self) -> str:
+        """The exact command that uploads for real, with placeholders for unset credentials."""
+        o = self.options
+        args = ["checks", "run", "upload"]
+        if o.get("method_metadata"):
+            args += ["--method-metadata", o["method_metadata"]]
+        else:
+            args += ["--from-cache", *o["from_cache"]]
+        if o.get("cache_root"):
+            args += ["--cache-root", str(o["cache_root"])]
+        if not self.upload_raw:
+            args.append("--no-upload-raw")
+        if o.get("verified"):
+            args.append("--verified")
+        args.append("--no-dry-run")
+        env = [f"{name}=<{name.lower()}>" for name in s3store.missing_credentials()]
+        return " ".join([*env, *map(shlex.quote, args)])
+
+
+def _plan_lines(facts: UploadFacts) -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
+        objects = facts.stage(Path(tmp))
+        yield f"'{facts.metadata.method}' (suite={facts.cache.suite}) verified OK; would upload to {facts.destination}"
+        for obj in objects:
+            yield f"  {obj.key}  {obj.size} bytes"
+        yield f"{len(objects)} object(s), {sum(o.size for o in objects)} bytes; metadata.yaml goes last"
+    yield f"to upload for real: {facts.real_command()}"
+
+
+def _execute(ctx) -> str:
+    facts: UploadFacts = ctx.facts
+    if not facts.real:
+        return "\n".join(["dry run (the default for upload):", *_plan_lines(facts)])
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
+        objects = facts.stage(Path(tmp))
+        publisher = s3store.Publisher(
+            s3store.make_client(), facts.bucket, facts.key_root, log=lambda line: click.echo(line, err=True)
+        )
+        report = publisher.publish(objects, last=objects[-1].key)
+        verification = publisher.verify(objects)
+    lines.append(
+        f"uploaded {len(report.sent)} object(s), skipped {len(report.skipped)} already in place, "
+        f"to {facts.destination}"
+    )
+    if report.aborted_multipart:
+        lines.append(f"aborted {report.aborted_multipart} unfinished multipart upload(s) from an earlier run")
+    if report.withdrawn_metadata:
+        lines.append("metadata.yaml was withdrawn while parts changed, then uploaded last")
+    lines.append(
+        f"verify: {verification.checked} planned object(s) listed and HEAD-checked; "
+        f"{len(verification.missing)} missing, {len(verification.mismatched)} size/ETag mismatch"
+    )
+    if verification.extra:
+        lines.append(f"note: {len(verification.extra)} object(s) under the prefix are not in the plan: "
+                     + ", ".join(verification.extra))
+    if not verification.ok:
+        raise ActionFailed("\n".join([*lines, "the store does not match the plan: "
+                                      + ", ".join((*verification.missing, *verification.mismatched))
+                                      + "; re-run the same command to repair"]))
+    return "\n".join(lines)
+
+
+def _plan(ctx) -> Iterator[str]:
+    yield from _plan_lines(ctx.facts)
+
+
+def _inputs(ctx) -> dict[str, str]:
+    facts: UploadFacts = ctx.facts
+    c = facts.cache
+    paths = [c.metadata_yaml, c.source_record, *sorted(c.results.glob("*.parquet"))]
+    return {str(p.relative_to(c.path)): _md5(p) for p in paths if p.is_file()}
+
+
+class UnpublishFacts:
+    """Where the method lives remotely, and what is there (listed once, only with credentials)."""
+
+    def __init__(self, options):
+        self.options = options
+        method, suite = options["method"], options["suite"]
+        self.cache = MethodCache(cache_root(options.get("cache_root")), suite, method)
+        bucket, prefix = options.get("bucket"), options.get("prefix")
+        if not (bucket and prefix) and self.cache.metadata_yaml.is_file():
+            kw = read_metadata_yaml(self.cache.metadata_yaml).cache_kwargs
+            kw = kw if isinstance(kw, dict) else {}
+            bucket, prefix = bucket or kw.get("bucket"), prefix or kw.get("prefix")
+        if not (bucket and prefix):
+            raise UsageError(
+                f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
+                f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
+            )
+        self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
+        self.real = True
+
+    @cached_property
+    def remote_keys(self) -> list[str] | str:
+        """The keys under the method's prefix, or why they could not be listed."""
+        if s3store.missing_credentials():
+            return "credentials missing"
+        try:
+            return sorted(s3store.list_prefix(s3store.make_client(), self.bucket, self.key_root + "/"))
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+
+def _unpublish(ctx) -> str:
+    facts: UnpublishFacts = ctx.facts
+    keys = facts.remote_keys
+    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    if not ctx.options.get("yes"):
+        if not sys.stdin.isatty():
+            raise ActionFailed(f"refusing to delete {len(keys)} object(s) under {where} without confirmation: "
+                               "pass --yes")
+        click.confirm(f"Delete {len(keys)} object(s) under {where}?", abort=True)
+    publisher = s3store.Publisher(s3store.make_client(), facts.bucket, facts.key_root)
+    removed = publisher.remove(first=f"{facts.key_root}/metadata.yaml")
+    left = s3store.list_prefix(publisher.client, facts.bucket, facts.key_root + "/")
+    if left:
+        raise ActionFailed(f"{len(left)} object(s) remain under {where} after deleting: re-run to retry")
+    return f"removed {len(removed)} object(s) under {where} (metadata.yaml first); nothing remains there"
+
+
+def _unpublish_plan(ctx) -> Iterator[str]:
+    facts: UnpublishFacts = ctx.facts
+    yield f"would delete under r2://{facts.bucket}/{facts.key_root}/ (metadata.yaml first):"
+    for key in facts.remote_keys:
+        yield f"  {key}"
+
+
+UPLOAD = Action(
+    name="upload",
+    help="Publish a processed method to R2 (plans by default; --no-dry-run uploads). "
+    "Credentials come from R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.",
+    gather=lambda ctx: UploadFacts(ctx.options),
+    plan=_plan,
+    execute=_execute,
+    params=(
+        click.Option(["--method-metadata"], default=None, metavar="REF",
+                     help="info.py:VARIABLE or package.module:VARIABLE of the method to publish."),
+        click.Option(["--from-cache"], nargs=2, default=None, metavar="METHOD SUITE",
+                     help="Publish the cached method's metadata.yaml instead of an info.py."),
+        click.Option(["--no-dry-run"], is_flag=True, help="Upload for real (the default only plans)."),
+        click.Option(["--no-upload-raw"], is_flag=True, help="Leave raw/ (raw.zip) out."),
+        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
+                     help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
+        click.Option(["--verified"], is_flag=True, help="Allow publishing metadata with verified=True."),
+    ),
+    target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
+    inputs=_inputs,
+    arena="tabarena",
+)
+
+UNPUBLISH = Action(
+    name="unpublish",
+    help="Delete a published method's objects from R2 (metadata.yaml first). Asks for confirmation unless --yes.",
+    gather=lambda ctx: UnpublishFacts(ctx.options),
+    plan=_unpublish_plan,
+    execute=_unpublish,
+    params=(
+        click.Option(["--method"], required=True, help="Method name."),
+        click.Option(["--suite"], required=True, help="Suite (artifact) name."),
+        click.Option(["--yes"], is_flag=True, help="Delete without asking."),
+        click.Option(["--bucket"], default=None, help="Bucket (default: cache_kwargs of the local metadata.yaml)."),
+        click.Option(["--prefix"], default=None, help="Key prefix (default: cache_kwargs of the local metadata.yaml)."),
+        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
+                     help="Cache root holding the method's metadata.yaml."),
+    ),
+    target=lambda ctx: f"{ctx.options['method']}@{ctx.options['suite']}",
+    arena="tabarena",
+)
+
+ACTIONS = [UPLOAD, UNPUBLISH]
