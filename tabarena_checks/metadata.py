@@ -99,7 +99,7 @@ class MethodMetadata:
         """``r2`` when cache_kwargs holds bucket and prefix and no type is set; else the type or ``local``."""
         if self.cache_type:
             return self.cache_type
-        kw = self.cache_kwargs or {}
+        kw = self.cache_kwargs if isinstance(self.cache_kwargs, dict) else {}
         return "r2" if kw.get("bucket") and kw.get("prefix") else "local"
 
     def as_yaml_dict(self) -> dict[str, Any]:
@@ -111,3 +111,53 @@ class MethodMetadata:
         out["cache_type"] = self.effective_cache_type
         out["tags"] = sorted(set(self.tags))
         return out
+
+    @property
+    def is_system(self) -> bool:
+        return self.method_class == "system"
+
+    def derived_display_name(self) -> str:
+        """What TabArena shows when ``display_name`` is unset: name, else model key + suffix, else method."""
+        if self.name:
+            return self.name
+        if self.method_type == "config" and self.effective_model_key:
+            return f"{self.effective_model_key}{self.name_suffix or ''}"
+        return self.method
+
+
+#: what each constructor sets on its own (so these are not "declared" by info.py)
+CONSTRUCTOR_IMPLIES: dict[str, dict[str, Any]] = {
+    "config": {"method_type": "config"},
+    "baseline": {"method_type": "baseline"},
+    "system": {"method_type": "baseline", "method_class": "system"},
+    "portfolio": {"method_type": "portfolio", "has_raw": False},
+    "direct": {},
+}
+
+
+def canonical(record: MethodMetadata) -> MethodMetadata:
+    """Drop values that equal what TabArena would derive, so every source gives the same record.
+
+    TabArena fills ``suite``, ``model_key``, ``can_hpo``, ``cache_type`` and
+    ``display_name`` from other fields when they are unset, so an imported object has them
+    while a statically read ``info.py`` does not. Tags are sorted and deduplicated as
+    TabArena does (left alone when they are not a list of strings, for the rules to report).
+    """
+    changes: dict[str, Any] = {}
+    if record.suite == record.method:
+        changes["suite"] = None
+    if record.model_key is not None and record.model_key == record.ag_key:
+        changes["model_key"] = None
+    if record.can_hpo is not None and record.can_hpo is (record.method_type == "config"):
+        changes["can_hpo"] = None
+    tags = record.tags
+    if isinstance(tags, (list, tuple, set, frozenset)):
+        tags = tuple(sorted(set(tags))) if all(isinstance(t, str) for t in tags) else tuple(tags)
+        changes["tags"] = tags
+    record = attrs.evolve(record, **changes)
+    changes = {}
+    if record.cache_type is not None and record.cache_type == attrs.evolve(record, cache_type=None).effective_cache_type:
+        changes["cache_type"] = None
+    if record.display_name is not None and record.display_name == record.derived_display_name():
+        changes["display_name"] = None
+    return attrs.evolve(record, **changes)

@@ -13,7 +13,7 @@ import importlib
 from checks import hookimpl
 
 #: modules that define a module-level ``RULES`` list
-RULE_MODULES: tuple[str, ...] = ("rules_upload",)
+RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protocol")
 #: modules that define a module-level ``ACTIONS`` list
 ACTION_MODULES: tuple[str, ...] = ("upload",)
 #: modules that define ``register_commands(cli)``
