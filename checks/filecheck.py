@@ -1,0 +1,167 @@
+"""Judge files one by one with the rules bound to an action: the engine behind pre-commit hooks.
+
+A hook must be read-only and fast, and its output must point an editor at the line to
+fix. So nothing is gathered or executed and no decision record is written: a domain
+module turns each file into :class:`Subject` records (facts the rules read), and this
+module selects the action's rules with :func:`checks.runner.select_rules`, evaluates
+them on every subject with :func:`checks.runner.evaluate` (waivers and rules.toml
+included), and prints ``path:line: CODE message`` lines. The exit code follows the
+runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule crashed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import attrs
+import click
+
+from checks.config import Config
+from checks.context import RunContext
+from checks.errors import ChecksError, NoRulesSelected
+from checks.exitcodes import ExitCode
+from checks.model import Action, Outcome, Severity
+from checks.plugins import Registry, _call_each
+from checks.runner import FRAMEWORK_PREFIX, evaluate, select_rules
+
+#: the root command group every domain adds its file checks to
+GROUP_NAME = "precommit"
+
+
+@attrs.frozen
+class Subject:
+    """One thing to judge: its facts, the file it came from and the target waivers match.
+
+    ``error`` marks a file that could not be read into facts; it is reported as such and
+    no rule sees it.
+    """
+
+    path: str
+    facts: Any = None
+    target: str = ""
+    line: int | None = None
+    error: str | None = None
+
+
+@attrs.frozen
+class Problem:
+    """One output line: where, which rule (or ``error`` for unreadable input), what."""
+
+    path: str
+    line: int
+    code: str
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        note = "" if self.severity is Severity.ERROR else f" [{self.severity.value}]"
+        return f"{self.path}:{self.line}: {self.code} {self.message}{note}"
+
+
+@attrs.frozen
+class Report:
+    problems: tuple[Problem, ...]
+    exit_code: ExitCode
+
+
+def _adjusted(registry: Registry, config: Config) -> Config:
+    """The configuration after every plugin's ``checks_adjust_config`` (as a run sees it)."""
+    for plugin, result in _call_each(registry.pm, "checks_adjust_config", config=config):
+        if result is not None:
+            if not isinstance(result, Config):
+                raise ChecksError(f"plugin {plugin!r}: checks_adjust_config must return a Config or None")
+            config = result
+    return config
+
+
+def _file_action(name: str, arena: str | None) -> Action:
+    """A stand-in action so selection sees the name and arena; nothing is gathered or executed."""
+
+    def refuse(ctx: RunContext):
+        raise ChecksError(f"{name} only judges files; it has nothing to gather or execute")
+
+    return Action(name=name, help="", gather=refuse, plan=refuse, execute=refuse, arena=arena)
+
+
+def check(
+    registry: Registry,
+    action: str,
+    subjects: Iterable[Subject],
+    config: Config,
+    *,
+    arena: str | None = None,
+    options: dict[str, Any] | None = None,
+    today: dt.date | None = None,
+) -> Report:
+    """Evaluate the rules bound to ``action`` on each subject and collect the failing findings.
+
+    Framework rules (``CK``) judge rules.toml rather than a file, so their findings are
+    reported once, and only those every subject produced: a waiver used by one file is
+    not unused. An empty selection is refused like ``checks run`` refuses it.
+    """
+    config = _adjusted(registry, config)
+    chosen = select_rules(registry.rules, _file_action(action, arena), config)
+    if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
+        raise NoRulesSelected(
+            f"no rule is selected for {action!r}: check 'select'/'ignore' in "
+            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
+        )
+    settings = config.arena(arena).settings
+    problems: list[Problem] = []
+    framework: list[set[Problem]] = []
+    unreadable = crashed = False
+    for subject in subjects:
+        if subject.error is not None:
+            problems.append(Problem(subject.path, subject.line or 1, "error", subject.error))
+            unreadable = True
+            continue
+        ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
+                         today=today or dt.date.today(), facts=subject.facts, target=subject.target or subject.path)
+        own: set[Problem] = set()
+        for verdict in evaluate(chosen, ctx, registry.rules):
+            if verdict.outcome not in (Outcome.FAILED, Outcome.CRASHED):
+                continue
+            crashed = crashed or verdict.outcome is Outcome.CRASHED
+            for finding in verdict.findings:
+                if verdict.code.startswith(FRAMEWORK_PREFIX):
+                    own.add(Problem(finding.path or config.path or "rules.toml", finding.line or 1, verdict.code,
+                                    finding.message, verdict.severity))
+                else:
+                    problems.append(Problem(finding.path or subject.path, finding.line or subject.line or 1,
+                                            verdict.code, finding.message, verdict.severity))
+        framework.append(own)
+    if framework:
+        problems += sorted(set.intersection(*framework), key=lambda p: (p.code, p.message))
+    if crashed:
+        code = ExitCode.INTERNAL_ERROR
+    elif unreadable:
+        code = ExitCode.USAGE_ERROR
+    elif any(p.severity is Severity.ERROR for p in problems):
+        code = ExitCode.BLOCKED
+    else:
+        code = ExitCode.OK
+    return Report(tuple(dict.fromkeys(problems)), code)
+
+
+def command_group(cli: click.Group) -> click.Group:
+    """The shared ``checks precommit`` group: created by whichever domain registers first."""
+    group = cli.commands.get(GROUP_NAME)
+    if group is None:
+        group = click.Group(GROUP_NAME, help="Read-only file checks for pre-commit hooks and editors "
+                                             "(prints path:line: CODE message).")
+        cli.add_command(group)
+    return group
+
+
+def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
+                options: dict[str, Any] | None = None) -> None:
+    """From inside a ``checks precommit`` command: judge, print one line per problem, exit."""
+    from checks.cli import App
+
+    app = click.get_current_context().find_object(App)
+    report = check(app.registry, action, subjects, app.config(), arena=arena, options=options)
+    for problem in report.problems:
+        click.echo(str(problem))
+    raise SystemExit(int(report.exit_code))
