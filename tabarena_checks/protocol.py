@@ -24,6 +24,8 @@ OFFICIAL = {
 OFFICIAL_FLAVOURS = ("bagged", "system")
 #: flavours written as a bare word, without a protocol
 _BARE_ONLY = ("system",)
+#: the bare words a key may be (a flavour with a protocol may be any kebab-case name)
+BARE_FLAVOURS = ("custom", "outer", "predictor", "system")
 _MAX_LEN = 200
 _NUMBER = r"[1-9][0-9]*"
 _PROTOCOL = re.compile(
@@ -36,7 +38,7 @@ _FLAVOUR = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _FORMAT_HELP = (
     "expected '<folds>x<sets>' optionally followed, in this order, by '+tiny<f>x<s><=<n>', "
     "'+task-specific' and '+adapt-classes' (e.g. '8x1'), optionally prefixed by a flavour "
-    "('holdout:8x1', 'custom:3x1'), or one of 'system', 'custom', 'outer'"
+    "('holdout:8x1', 'custom:3x1'), or a bare flavour ('system', 'custom', 'outer')"
 )
 
 
@@ -107,8 +109,8 @@ def parse_key(text: object) -> ProtocolKey:
     if not sep:
         if text[0].isdigit():
             return ProtocolKey("bagged", **_parse_protocol(text, text))
-        if not _FLAVOUR.match(text) or text == "bagged":
-            raise _bad(text, "not a protocol or a flavour")
+        if text not in BARE_FLAVOURS:
+            raise _bad(text, f"not a protocol, nor one of the bare flavours {', '.join(BARE_FLAVOURS)}")
         return ProtocolKey(text)
     if not _FLAVOUR.match(flavour):
         raise _bad(text, f"{flavour!r} is not a flavour name")
