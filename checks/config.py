@@ -203,6 +203,8 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: tables or arrays are nested too deeply to be a rules.toml") from None
     sections = dict(sections or {})
     top = dict(raw)
     rules = _rule_settings(top.pop("rules", {}), f"{source}: rules")
