@@ -1,0 +1,304 @@
+"""The raw-data index: every results.pkl of a run decoded once into one table DuckDB can query.
+
+Decoding is the expensive part (gunzip, then unpickle), so files are decoded in parallel
+processes and the rows are cached as parquet, keyed per file by its path, size and
+mtime_ns: a later build decodes only new or changed files and drops deleted ones. The
+cache is an optimisation only; when it cannot be read or written the index is built from
+the files alone.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from checks import InputError
+from tabarena_checks import reader
+
+RESULT_FILE = "results.pkl"
+CACHE_DIR_NAME = ".checks-index"
+CACHE_FILE = "index.parquet"
+#: bump when the row layout or its meaning changes: older caches are then ignored
+ROW_VERSION = "1"
+#: below this many files to decode, starting worker processes costs more than it saves
+PARALLEL_THRESHOLD = 48
+CHUNK = 32
+
+
+def schema():
+    """The explicit Arrow schema of a row (``error`` is set only for unreadable files)."""
+    import pyarrow as pa
+
+    s, i, f, b = pa.string(), pa.int64(), pa.float64(), pa.bool_()
+    return pa.schema([
+        ("path", s), ("size", i), ("mtime_ns", i),
+        ("config_dir", s), ("task_dir", s), ("split_dir", s), ("dir_repeat", i), ("dir_fold", i),
+        ("method_prefix", s), ("framework", s), ("tid", i), ("dataset", s), ("repeat", i), ("fold", i),
+        ("sample", i), ("split_idx", i), ("problem_type", s), ("metric", s), ("metric_error", f),
+        ("metric_error_val", f), ("time_train_s", f), ("time_infer_s", f), ("num_cpus", i), ("num_gpus", f),
+        ("disk_usage", f), ("model_cls", s), ("model_type", s), ("ag_key", s), ("name_prefix", s),
+        ("name_suffix", s), ("has_method_metadata", b), ("has_sim_artifacts", b), ("is_legacy_layout", b),
+        ("num_bag_children", i), ("use_child_oof", b), ("child_oof", b), ("has_vp_record", b), ("vp_key", s),
+        ("vp_flavour", s), ("vp_num_bag_folds", i), ("vp_num_bag_sets", i), ("vp_child_oof", b),
+        ("vp_num_child_models", i), ("vp_protocol", s), ("vp_stored_key", s), ("test_not_close_pct", f),
+        ("val_not_close", b), ("val_not_close_pct", f), ("hyperparameters", s), ("method_hyperparameters", s),
+        ("problems", pa.list_(s)), ("error", s),
+    ])
+
+
+@attrs.frozen
+class FileStat:
+    """A results.pkl found by the walk: its path relative to the data directory, size and mtime."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+
+def scan(data_dir: Path) -> list[FileStat]:
+    """Every results.pkl under ``data_dir`` in sorted path order (hidden directories skipped)."""
+    found: list[FileStat] = []
+
+    def walk(directory: str, prefix: str) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir():
+                walk(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name == RESULT_FILE:
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                found.append(FileStat(prefix + entry.name, st.st_size, st.st_mtime_ns))
+
+    walk(str(data_dir), "")
+    return found
+
+
+def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int) -> list[dict[str, Any]]:
+    """Decode a batch of files (runs in a worker process); unreadable files become error rows."""
+    rows = []
+    for item in items:
+        path = Path(root, item.path)
+        try:
+            row = reader.row_from_result(reader.load_result(path, max_bytes=max_bytes), Path(item.path))
+            row["error"] = None
+        except reader.RawFileError as exc:
+            row = {**reader.layout(Path(item.path)), "error": exc.reason, "problems": []}
+        row.update(path=item.path, size=item.size, mtime_ns=item.mtime_ns)
+        rows.append(row)
+    return rows
+
+
+def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: bool | None, max_bytes: int) -> list[dict]:
+    if not todo:
+        return []
+    workers = workers or os.cpu_count() or 1
+    show = sys.stderr.isatty() if progress is None else progress
+    chunks = list(_chunks(todo, CHUNK))
+    bar = _progress_bar(len(todo)) if show else None
+    rows: list[dict] = []
+    try:
+        if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["tabarena_checks.reader", "numpy"])
+            with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+                for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
+                    rows.extend(batch)
+                    if bar:
+                        bar[0].advance(bar[1], len(batch))
+        else:
+            for chunk in chunks:
+                rows.extend(_decode_chunk(str(root), chunk, max_bytes))
+                if bar:
+                    bar[0].advance(bar[1], len(chunk))
+    finally:
+        if bar:
+            bar[0].stop()
+    return rows
+
+
+def _progress_bar(total: int):
+    from rich.console import Console
+    from rich.progress import Progress
+
+    progress = Progress(console=Console(stderr=True), transient=True)
+    task = progress.add_task("decoding results.pkl", total=total)
+    progress.start()
+    return progress, task
+
+
+def _cache_file(data_dir: Path, cache_dir: str | os.PathLike | None) -> Path:
+    return (Path(cache_dir) if cache_dir is not None else data_dir / CACHE_DIR_NAME) / CACHE_FILE
+
+
+def _cache_tag(data_dir: Path) -> dict[bytes, bytes]:
+    return {b"checks.row_version": ROW_VERSION.encode(), b"checks.data_dir": str(data_dir.resolve()).encode()}
+
+
+def _read_cache(path: Path, data_dir: Path):
+    """The cached table, or None when it is absent, unreadable or from another version or directory."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException):
+        return None
+    meta = table.schema.metadata or {}
+    tag = _cache_tag(data_dir)
+    if any(meta.get(k) != v for k, v in tag.items()) or table.schema.remove_metadata() != schema():
+        return None
+    return table
+
+
+def _write_cache(path: Path, table, data_dir: Path) -> bool:
+    """Write atomically (temp file + rename); False when the location is not writable."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table.replace_schema_metadata(_cache_tag(data_dir)), tmp, compression="zstd")
+        os.replace(tmp, path)
+        return True
+    except (OSError, pa.ArrowException):
+        tmp.unlink(missing_ok=True)
+        return False
+
+
+@attrs.frozen(slots=False)
+class RawIndex:
+    """The decoded rows of one data directory (or one method of it), queryable with DuckDB as ``results``.
+
+    ``table`` holds the readable files, ``errors`` the unreadable ones as (path, reason);
+    paths are relative to ``data_dir``. ``decoded`` counts the files decoded by the build
+    that produced this index (0 when everything came from the cache).
+    """
+
+    data_dir: Path
+    table: Any = attrs.field(repr=False)
+    errors: tuple[tuple[str, str], ...] = ()
+    decoded: int = 0
+    cache_path: Path | None = None
+
+    @cached_property
+    def con(self):
+        """An in-memory DuckDB connection with the table registered as ``results``."""
+        import duckdb
+
+        con = duckdb.connect(config={"threads": 2, "memory_limit": "1GB"})
+        con.register("results", self.table)
+        return con
+
+    def query(self, sql: str, params: Any = None) -> list[tuple]:
+        """Run ``sql`` against ``results`` and return every row (results are always fully fetched)."""
+        return self.con.execute(sql, params).fetchall() if params is not None else self.con.execute(sql).fetchall()
+
+    def records(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
+        """Like :meth:`query`, with each row as a dict keyed by column name."""
+        cursor = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def abspath(self, path: str) -> Path:
+        """The file a row's ``path`` refers to."""
+        return self.data_dir / path
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+
+def build_index(
+    data_dir: str | os.PathLike,
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+    use_cache: bool = True,
+    max_bytes: int = reader.DEFAULT_MAX_BYTES,
+) -> RawIndex:
+    """Decode every results.pkl under ``data_dir`` (reusing the cache) into a :class:`RawIndex`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    root = Path(data_dir)
+    if not root.is_dir():
+        raise InputError(
+            f"raw data directory '{root}' does not exist or is not a directory: point it at the run's data/ "
+            f"folder (<data>/<config>/<task>/<repeat>_<fold>/{RESULT_FILE})"
+        )
+    files = scan(root)
+    if not files:
+        raise InputError(
+            f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
+            "point it at the run's data/ folder"
+        )
+    cache_path = _cache_file(root, cache_dir) if use_cache else None
+    cached = _read_cache(cache_path, root) if cache_path else None
+    wanted = {(f.path, f.size, f.mtime_ns) for f in files}
+    kept = None
+    have: set[tuple[str, int, int]] = set()
+    if cached is not None:
+        keys = zip(cached["path"].to_pylist(), cached["size"].to_pylist(), cached["mtime_ns"].to_pylist())
+        mask = [key in wanted for key in keys]
+        kept = cached.filter(pa.array(mask, pa.bool_()))
+        have = {(p, s, m) for (p, s, m), keep in zip(
+            zip(cached["path"].to_pylist(), cached["size"].to_pylist(), cached["mtime_ns"].to_pylist()), mask) if keep}
+    todo = [f for f in files if (f.path, f.size, f.mtime_ns) not in have]
+    rows = _decode(root, todo, workers=workers, progress=progress, max_bytes=max_bytes)
+    fresh = pa.Table.from_pylist(rows, schema=schema())
+    table = fresh if kept is None else pa.concat_tables([kept, fresh])
+    table = table.sort_by("path")
+    changed = bool(todo) or cached is None or kept.num_rows != cached.num_rows
+    if cache_path and changed and not _write_cache(cache_path, table, root):
+        cache_path = None
+    failed = pc.is_valid(table["error"])
+    errors = tuple(zip(table.filter(failed)["path"].to_pylist(), table.filter(failed)["error"].to_pylist()))
+    good = table.filter(pc.invert(failed)).drop_columns(["error"])
+    return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path)
+
+
+def split_methods(index: RawIndex) -> dict[str, RawIndex]:
+    """One index per method in the directory, keyed by config-dir prefix (a baseline's whole framework name).
+
+    An unreadable file goes to the method of its config directory; when that directory
+    holds no readable file it goes to every method, so no method looks clean by accident.
+    """
+    import pyarrow.compute as pc
+
+    table = index.table
+    prefixes = sorted({p for p in table["method_prefix"].to_pylist() if p is not None})
+    by_dir = dict(zip(table["config_dir"].to_pylist(), table["method_prefix"].to_pylist()))
+    out = {}
+    for prefix in prefixes:
+        errors = []
+        for path, reason in index.errors:
+            config_dir = Path(path).parts[0] if len(Path(path).parts) >= 4 else None
+            owner = by_dir.get(config_dir) or reader.method_prefix(config_dir, None, True)
+            if owner == prefix or owner not in prefixes:
+                errors.append((path, reason))
+        out[prefix] = attrs.evolve(
+            index, table=table.filter(pc.equal(table["method_prefix"], prefix)), errors=tuple(errors)
+        )
+    return out

@@ -1,0 +1,606 @@
+"""Read raw TabArena ``results.pkl`` files without running anything they contain.
+
+A results.pkl is a (usually gzip-compressed) pickle, and unpickling is code execution.
+Files come from cluster runs, colleagues and downloads, so they are read with a
+restricted unpickler: only builtins and the numpy functions that rebuild arrays can be
+referenced; any other global ends the read with :class:`UnsafePickleError` before it is
+imported. Decompression is capped so a gzip bomb cannot exhaust memory.
+
+:func:`decode_row` turns one file into one flat metadata row (no prediction arrays kept)
+and computes the per-file facts the rules need: task and split, metric and timings,
+method metadata, the validation-protocol record and the prediction fidelity checks
+TabArena runs on every load ("Not close TEST" / "Not close  VAL").
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import pickle
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+from checks import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+#: largest decompressed size accepted by default (real files are a few MiB at most)
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: TabArena compares the stored test prediction with the mean of its children at this rtol
+TEST_RTOL = 5e-4
+#: ... and the rebuilt validation prediction with np.isclose's default rtol
+VAL_RTOL = 1e-5
+#: metric names TabArena normalizes when it loads a result
+METRIC_ALIASES = {"root_mean_squared_error": "rmse"}
+#: ``<repeat>_<fold>`` split directory names
+SPLIT_DIR = re.compile(r"^(\d+)_(\d+)$")
+#: a config directory: ``<name prefix>_c<i>`` or ``_r<i>``, then the infix and suffix
+CONFIG_DIR = re.compile(r"^(?P<prefix>.+?)_[cr]\d+(?=_|$)")
+
+
+class RawFileError(InputError):
+    """A results.pkl that cannot be read: empty, truncated, corrupt, too large or unsafe."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+    def __reduce__(self):
+        return (RawFileError, (self.path, self.reason))
+
+
+class UnsafePickleError(RawFileError):
+    """The pickle references a global outside the allow-list; nothing from it was run."""
+
+    def __init__(self, path: str | Path, global_name: str):
+        self.global_name = global_name
+        super().__init__(
+            path,
+            f"refused to load '{global_name}': a results.pkl may only hold builtins and numpy arrays "
+            "(nothing from the file was run; regenerate it with TabArena or delete it)",
+        )
+
+    def __reduce__(self):
+        return (UnsafePickleError, (self.path, self.global_name))
+
+
+def _latin1_encode(text: str, encoding: str = "latin1") -> bytes:
+    """What protocol-2 pickles call to rebuild ``bytes``; any other codec is refused."""
+    if encoding not in ("latin1", "latin-1") or not isinstance(text, str):
+        raise pickle.UnpicklingError(f"_codecs.encode is only allowed with latin1 (got {encoding!r})")
+    return text.encode("latin1")
+
+
+def _allowed_globals() -> dict[tuple[str, str], Any]:
+    """(module, name) -> the object to hand out instead of importing ``module``."""
+    import numpy as np
+
+    core = getattr(np, "_core", None) or np.core
+    out: dict[tuple[str, str], Any] = {
+        ("numpy", "ndarray"): np.ndarray,
+        ("numpy", "dtype"): np.dtype,
+        ("_codecs", "encode"): _latin1_encode,
+        ("collections", "OrderedDict"): __import__("collections").OrderedDict,
+        ("collections", "defaultdict"): __import__("collections").defaultdict,
+    }
+    for pkg in ("numpy.core", "numpy._core"):
+        out[(f"{pkg}.multiarray", "_reconstruct")] = core.multiarray._reconstruct
+        out[(f"{pkg}.multiarray", "scalar")] = core.multiarray.scalar
+        out[(f"{pkg}.numeric", "_frombuffer")] = core.numeric._frombuffer
+    for builtin in (set, frozenset, complex, bytearray, list, dict, tuple, int, float, str, bool):
+        out[("builtins", builtin.__name__)] = builtin
+        out[("__builtin__", builtin.__name__)] = builtin
+    return out
+
+
+_ALLOWED: dict[tuple[str, str], Any] | None = None
+
+
+class RestrictedUnpickler(pickle.Unpickler):
+    """An unpickler that resolves only allow-listed globals and imports nothing."""
+
+    def __init__(self, file, path: str | Path):
+        super().__init__(file)
+        self._path = path
+
+    def find_class(self, module: str, name: str) -> Any:
+        global _ALLOWED
+        if _ALLOWED is None:
+            _ALLOWED = _allowed_globals()
+        try:
+            return _ALLOWED[(module, name)]
+        except KeyError:
+            raise UnsafePickleError(self._path, f"{module}.{name}") from None
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise UnsafePickleError(self._path, f"persistent id {pid!r}")
+
+
+def read_payload(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The pickle bytes of ``path``: gunzipped when it starts with the gzip magic, else as is."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise RawFileError(path, f"file is {size} bytes, over the {max_bytes}-byte limit")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if not data:
+        raise RawFileError(path, "file is empty (0 bytes): the run that wrote it was interrupted; rerun that split")
+    if data[:2] == GZIP_MAGIC:
+        return _gunzip(path, data, max_bytes)
+    return data
+
+
+def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
+    """Decompress every gzip member, never producing more than ``max_bytes`` (+1 to detect the overrun)."""
+    parts: list[bytes] = []
+    total = 0
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            chunk = inflater.decompress(rest, max_bytes - total + 1)
+        except zlib.error as exc:
+            raise RawFileError(path, f"corrupt gzip data ({exc})") from None
+        total += len(chunk)
+        if total > max_bytes or inflater.unconsumed_tail:
+            raise RawFileError(
+                path, f"decompresses to more than {max_bytes} bytes (a gzip bomb or not a results file); refused"
+            )
+        if not inflater.eof:
+            raise RawFileError(path, "truncated gzip data (the file ends before the compressed stream does)")
+        parts.append(chunk)
+        rest = inflater.unused_data
+        if rest and not rest.startswith(GZIP_MAGIC):
+            if rest.strip(b"\0"):
+                raise RawFileError(path, f"{len(rest)} unexpected bytes after the gzip data")
+            break
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+    """The result dict stored in ``path``, read safely; raises :class:`RawFileError`."""
+    payload = read_payload(path, max_bytes=max_bytes)
+    try:
+        obj = RestrictedUnpickler(io.BytesIO(payload), path).load()
+    except UnsafePickleError:
+        raise
+    except RecursionError:
+        raise RawFileError(path, "pickle is nested too deeply to read") from None
+    except MemoryError:
+        raise RawFileError(path, "pickle needs more memory than is available") from None
+    except Exception as exc:  # any other failure is a corrupt pickle, not a bug here
+        raise RawFileError(path, f"not a readable pickle ({type(exc).__name__}: {exc})") from None
+    if not isinstance(obj, dict):
+        raise RawFileError(path, f"holds a {type(obj).__name__}, expected the dict of one result")
+    return obj
+
+
+# --- validation protocol -------------------------------------------------------------------------
+
+_PROTOCOL_INTS = ("num_bag_folds", "num_bag_sets", "tiny_num_bag_folds", "tiny_num_bag_sets", "tiny_max_group_instances")
+
+
+def protocol_key(protocol: dict) -> str:
+    """TabArena's ``ValidationProtocol.key()`` for a protocol dict; ValueError when it is invalid."""
+
+    def count(name: str, default: int | None, minimum: int) -> int | None:
+        value = protocol.get(name, default)
+        if value is None and default is None:
+            return None
+        if not _is_int(value) or value < minimum:
+            raise ValueError(f"'{name}' must be an integer >= {minimum} (got {_show(value)})")
+        return int(value)
+
+    folds = count("num_bag_folds", 8, 2)
+    sets = count("num_bag_sets", 1, 1)
+    tiny = (count("tiny_num_bag_folds", None, 2), count("tiny_num_bag_sets", None, 1),
+            count("tiny_max_group_instances", None, 0))
+    if any(v is None for v in tiny) and any(v is not None for v in tiny):
+        raise ValueError(f"the three tiny_* fields must be set together or not at all (got {tiny})")
+    parts = [f"{folds}x{sets}"]
+    if tiny[0] is not None:
+        parts.append(f"tiny{tiny[0]}x{tiny[1]}<={tiny[2]}")
+    if protocol.get("task_specific_validation"):
+        parts.append("task-specific")
+    if protocol.get("adapt_num_folds_to_n_classes"):
+        parts.append("adapt-classes")
+    return "+".join(parts)
+
+
+def record_key(record: Any) -> str | None:
+    """The validation-protocol key of a result's ``validation_protocol`` record.
+
+    ``None`` without a record (legacy results); ``"system"`` for systems; the protocol key
+    for bagged fits (``"custom"`` without a protocol); ``"<flavour>:<key>"`` or the bare
+    flavour otherwise; ``"custom"``/``"custom:<key>"`` when the flavour is unset. An
+    invalid protocol dict raises ValueError.
+    """
+    if not isinstance(record, dict) or not record:
+        return None
+    flavour = record.get("flavour")
+    protocol = record.get("protocol")
+    key = protocol_key(protocol) if isinstance(protocol, dict) else None
+    if flavour == "system":
+        return "system"
+    if flavour == "bagged":
+        return key if key is not None else "custom"
+    if flavour is None:
+        return "custom" if key is None else f"custom:{key}"
+    return f"{flavour}:{key}" if key is not None else str(flavour)
+
+
+# --- one file -> one row --------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _show(value: Any) -> str:
+    """repr of a value with numpy scalars shown as the Python value they hold."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        value = item()
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _jsonable(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return repr(value)
+
+
+def _json(value: Any) -> str | None:
+    if value is None:
+        return None
+    return json.dumps(value, sort_keys=True, default=_jsonable, allow_nan=True)
+
+
+def method_prefix(config_dir: str | None, framework: str | None, is_config: bool) -> str | None:
+    """The method a config directory belongs to: the name before ``_c<i>``/``_r<i>``; baselines keep the whole name."""
+    name = config_dir or framework
+    if not name:
+        return None
+    if is_config:
+        match = CONFIG_DIR.match(name)
+        if match:
+            return match.group("prefix")
+    return name
+
+
+class _Row:
+    """Collects one row's fields and the problems found while reading them."""
+
+    def __init__(self):
+        self.values: dict[str, Any] = {}
+        self.problems: list[str] = []
+
+    def int_field(self, source: dict, key: str, label: str, *, required: bool = True) -> int | None:
+        value = source.get(key)
+        if value is None:
+            if required:
+                self.problems.append(f"{label} missing")
+            return None
+        if not _is_int(value):
+            self.problems.append(f"{label} is not an integer (got {_show(value)})")
+            return None
+        return int(value)
+
+    def float_field(self, source: dict, key: str, label: str, *, required: bool = True) -> float | None:
+        import numpy as np
+
+        value = source.get(key)
+        if value is None:
+            if required:
+                self.problems.append(f"{label} missing")
+            return None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            self.problems.append(f"{label} is not a number (got {_show(value)})")
+            return None
+        value = float(value)
+        if math.isnan(value):
+            self.problems.append(f"{label} is NaN")
+        elif math.isinf(value):
+            self.problems.append(f"{label} is infinite")
+        return value
+
+    def str_field(self, source: dict, key: str, label: str, *, required: bool = True) -> str | None:
+        value = source.get(key)
+        if value is None:
+            if required:
+                self.problems.append(f"{label} missing")
+            return None
+        if not isinstance(value, str):
+            self.problems.append(f"{label} is not a string (got {_show(value)})")
+            return None
+        return str(value)
+
+    def dict_field(self, source: dict, key: str, label: str) -> dict | None:
+        value = source.get(key)
+        if value is not None and not isinstance(value, dict):
+            self.problems.append(f"{label} is not a dict (got {type(value).__name__})")
+            return None
+        return value
+
+
+def layout(rel: Path) -> dict[str, Any]:
+    """What the path says: ``<config dir>/<task key>/<repeat>_<fold>/results.pkl``."""
+    parts = rel.parts
+    out: dict[str, Any] = {"config_dir": None, "task_dir": None, "split_dir": None, "dir_repeat": None, "dir_fold": None}
+    if len(parts) >= 4:
+        out.update(config_dir=parts[-4], task_dir=parts[-3], split_dir=parts[-2])
+        match = SPLIT_DIR.match(parts[-2])
+        if match:
+            out.update(dir_repeat=int(match.group(1)), dir_fold=int(match.group(2)))
+    return out
+
+
+def _task_metadata(result: dict, row: _Row) -> tuple[dict, bool]:
+    """The task metadata and whether it came from the legacy top-level layout."""
+    tm = result.get("task_metadata")
+    if tm is None:
+        if any(k in result for k in ("dataset", "fold", "tid")):
+            fold = result.get("fold")
+            return {"tid": result.get("tid"), "name": result.get("dataset"), "fold": fold, "repeat": 0,
+                    "sample": 0, "split_idx": fold}, True
+        row.problems.append("task_metadata missing")
+        return {}, False
+    if not isinstance(tm, dict):
+        row.problems.append(f"task_metadata is not a dict (got {type(tm).__name__})")
+        return {}, False
+    return tm, False
+
+
+def _simulation_artifacts(result: dict, row: _Row) -> dict | None:
+    """The flat simulation artifacts; legacy results nest them under dataset and fold."""
+    sa = row.dict_field(result, "simulation_artifacts", "simulation_artifacts")
+    for _ in range(2):
+        if sa is None or "bag_info" in sa or "pred_proba_dict_test" in sa or len(sa) != 1:
+            break
+        inner = next(iter(sa.values()))
+        if not isinstance(inner, dict):
+            break
+        sa = inner
+    return sa
+
+
+def _prediction(sa: dict, key: str, framework: str | None, row: _Row):
+    import numpy as np
+
+    preds = sa.get(key)
+    if not isinstance(preds, dict):
+        single = "pred_test" if key.endswith("test") else "pred_val"
+        value = sa.get(single)
+        return value if isinstance(value, np.ndarray) else None
+    if framework in preds:
+        value = preds[framework]
+    elif len(preds) == 1:
+        row.problems.append(f"simulation_artifacts.{key} is keyed {_show(next(iter(preds)))}, not the framework {framework!r}")
+        value = next(iter(preds.values()))
+    else:
+        row.problems.append(f"simulation_artifacts.{key} has no entry for framework {framework!r}")
+        return None
+    return value if isinstance(value, np.ndarray) else None
+
+
+def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
+    """Rebuild the test and validation predictions from the bag children, like TabArena's loader."""
+    import numpy as np
+
+    out: dict[str, Any] = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
+                           "val_not_close_pct": None}
+    bag = sa.get("bag_info")
+    if not isinstance(bag, dict):
+        return out
+    children = bag.get("pred_proba_test_per_child", bag.get("pred_test_per_child"))
+    if not isinstance(children, (list, tuple)) or not children:
+        row.problems.append("simulation_artifacts.bag_info has no per-child test predictions")
+        return out
+    out["num_bag_children"] = len(children)
+    stored = _prediction(sa, "pred_proba_dict_test", framework, row)
+    try:
+        rebuilt = np.zeros(np.shape(children[0]), dtype=np.float64)
+        for child in children:
+            rebuilt += child
+        rebuilt = (rebuilt / len(children)).astype(np.float32)
+        if stored is not None:
+            if stored.shape != rebuilt.shape:
+                row.problems.append(f"test prediction shape {stored.shape} differs from the children's {rebuilt.shape}")
+            else:
+                close = np.isclose(rebuilt, stored, rtol=TEST_RTOL)
+                out["test_not_close_pct"] = float((1.0 - close.mean()) * 100.0) if close.size else 0.0
+    except (ValueError, TypeError) as exc:
+        row.problems.append(f"per-child test predictions cannot be averaged ({exc})")
+    out.update(_val_fidelity(sa, bag, framework, row))
+    return out
+
+
+def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict[str, Any]:
+    import numpy as np
+
+    stored = _prediction(sa, "pred_proba_dict_val", framework, row)
+    val_idx = bag.get("val_idx_per_child")
+    y_val_idx = sa.get("y_val_idx")
+    if stored is None or not isinstance(val_idx, (list, tuple)) or not val_idx or y_val_idx is None:
+        return {}
+    n = len(y_val_idx)
+    if len(stored) != n:
+        row.problems.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
+        return {}
+    val_idx = [np.asarray(idx) for idx in val_idx]
+    if len(val_idx) == 1:
+        # a single (use_child_oof) child records training-row labels; TabArena maps them to positions
+        labels = np.asarray(y_val_idx)
+        order = np.argsort(labels, kind="stable")
+        pos = np.searchsorted(labels[order], val_idx[0])
+        pos = np.clip(pos, 0, max(n - 1, 0))
+        if n == 0 or not np.array_equal(labels[order][pos], val_idx[0]):
+            row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
+            return {}
+        val_idx = [order[pos]]
+    total = np.zeros(stored.shape, dtype=np.float64)
+    count = np.zeros(n, dtype=np.int64)
+    try:
+        for idx in val_idx:
+            count[idx] += 1
+            total[idx] += stored[idx]
+    except (IndexError, ValueError) as exc:
+        row.problems.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
+        return {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rebuilt = (total / (count if total.ndim == 1 else count[:, None])).astype(np.float32)
+    close = np.isclose(rebuilt, stored, rtol=VAL_RTOL)
+    return {"val_not_close": bool(not close.all()),
+            "val_not_close_pct": float((1.0 - close.mean()) * 100.0) if close.size else 0.0}
+
+
+def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
+    record = result.get("validation_protocol")
+    out: dict[str, Any] = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "vp_num_bag_folds": None,
+                           "vp_num_bag_sets": None, "vp_child_oof": None, "vp_num_child_models": None,
+                           "vp_protocol": None, "vp_stored_key": None}
+    if record is None:
+        return out
+    if not isinstance(record, dict):
+        row.problems.append(f"validation_protocol is not a dict (got {type(record).__name__})")
+        return out
+    out["has_vp_record"] = bool(record)
+    if not record:
+        return out
+    try:
+        out["vp_key"] = record_key(record)
+    except ValueError as exc:
+        row.problems.append(f"validation_protocol.protocol is invalid: {exc}")
+    flavour = record.get("flavour")
+    if flavour is not None and not isinstance(flavour, str):
+        row.problems.append(f"validation_protocol.flavour is not a string (got {_show(flavour)})")
+    else:
+        out["vp_flavour"] = flavour
+    protocol = record.get("protocol")
+    if protocol is not None and not isinstance(protocol, dict):
+        row.problems.append(f"validation_protocol.protocol is not a dict (got {type(protocol).__name__})")
+    out["vp_protocol"] = _json(protocol) if isinstance(protocol, dict) else None
+    stored = record.get("key")
+    out["vp_stored_key"] = stored if isinstance(stored, str) else None
+    for kind in ("folds", "sets"):
+        for source in (f"num_bag_{kind}_fitted", f"num_bag_{kind}_resolved"):
+            value = record.get(source)
+            if value is None:
+                continue
+            if _is_int(value):
+                out[f"vp_num_bag_{kind}"] = int(value)
+            else:
+                row.problems.append(f"validation_protocol.{source} is not an integer (got {_show(value)})")
+            break
+    child_oof = record.get("child_oof")
+    out["vp_child_oof"] = bool(child_oof) if child_oof is not None else None
+    models = record.get("num_child_models")
+    out["vp_num_child_models"] = int(models) if _is_int(models) else None
+    return out
+
+
+def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
+    mm = row.dict_field(result, "method_metadata", "method_metadata")
+    out: dict[str, Any] = {"has_method_metadata": mm is not None}
+    mm = mm or {}
+    hp = mm.get("model_hyperparameters") if isinstance(mm.get("model_hyperparameters"), dict) else {}
+    ag_args = hp.get("ag_args") if isinstance(hp.get("ag_args"), dict) else {}
+    ensemble = hp.get("ag_args_ensemble") if isinstance(hp.get("ag_args_ensemble"), dict) else {}
+    model_cls = mm.get("model_cls")
+    out["model_cls"] = model_cls if isinstance(model_cls, str) else (None if model_cls is None else _show(model_cls))
+    out["model_type"] = row.str_field(mm, "model_type", "method_metadata.model_type", required=False)
+    ag_key = mm.get("ag_key", mm.get("model_type"))
+    out["ag_key"] = ag_key if isinstance(ag_key, str) else None
+    out["name_prefix"] = row.str_field(mm, "name_prefix", "method_metadata.name_prefix", required=False)
+    suffix = ag_args.get("name_suffix")
+    out["name_suffix"] = suffix if isinstance(suffix, str) else None
+    out["num_cpus"] = row.int_field(mm, "num_cpus", "method_metadata.num_cpus", required=False)
+    out["num_gpus"] = row.float_field(mm, "num_gpus", "method_metadata.num_gpus", required=False)
+    out["disk_usage"] = row.float_field(mm, "disk_usage", "method_metadata.disk_usage", required=False)
+    use_child_oof = ensemble.get("use_child_oof")
+    out["use_child_oof"] = bool(use_child_oof) if use_child_oof is not None else None
+    out["hyperparameters"] = _json(mm.get("model_hyperparameters"))
+    out["method_hyperparameters"] = _json(mm.get("hyperparameters"))
+    return out
+
+
+def row_from_result(result: dict, rel: Path) -> dict[str, Any]:
+    """The metadata row of one loaded result at ``rel`` (relative to the data directory)."""
+    row = _Row()
+    v = row.values
+    v.update(layout(rel))
+    v["framework"] = row.str_field(result, "framework", "framework")
+    tm, legacy = _task_metadata(result, row)
+    v["is_legacy_layout"] = legacy
+    v["tid"] = row.int_field(tm, "tid", "tid" if legacy else "task_metadata.tid")
+    v["dataset"] = row.str_field(tm, "name", "dataset" if legacy else "task_metadata.name")
+    v["repeat"] = row.int_field(tm, "repeat", "task_metadata.repeat", required=not legacy and bool(tm))
+    v["fold"] = row.int_field(tm, "fold", "fold" if legacy else "task_metadata.fold", required=bool(tm) or legacy)
+    v["sample"] = row.int_field(tm, "sample", "task_metadata.sample", required=False)
+    v["split_idx"] = row.int_field(tm, "split_idx", "task_metadata.split_idx", required=False)
+    v["problem_type"] = row.str_field(result, "problem_type", "problem_type")
+    metric = row.str_field(result, "metric", "metric")
+    v["metric"] = METRIC_ALIASES.get(metric, metric) if metric else metric
+    v["metric_error"] = row.float_field(result, "metric_error", "metric_error")
+    v["time_train_s"] = row.float_field(result, "time_train_s", "time_train_s")
+    v["time_infer_s"] = row.float_field(result, "time_infer_s", "time_infer_s")
+    v.update(_method_fields(result, row))
+    sa = _simulation_artifacts(result, row)
+    v["has_sim_artifacts"] = sa is not None
+    v["metric_error_val"] = row.float_field(result, "metric_error_val", "metric_error_val", required=sa is not None)
+    v.update(_fidelity(sa, v["framework"], row) if sa is not None else
+             {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None, "val_not_close_pct": None})
+    v.update(_protocol_fields(result, row))
+    single_oof = bool(v["use_child_oof"]) and v["num_bag_children"] == 1
+    v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
+    v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
+    _consistency(v, row)
+    v["problems"] = row.problems
+    return v
+
+
+def _consistency(v: dict[str, Any], row: _Row) -> None:
+    """Where the directory layout and the file disagree."""
+    if v["config_dir"] and v["framework"] and v["config_dir"] != v["framework"]:
+        row.problems.append(f"directory '{v['config_dir']}' holds framework '{v['framework']}'")
+    if v["task_dir"] and v["task_dir"].isdigit() and v["tid"] is not None and int(v["task_dir"]) != v["tid"]:
+        row.problems.append(f"directory '{v['task_dir']}' holds task {v['tid']}")
+    if v["split_dir"] is not None and v["dir_repeat"] is None:
+        row.problems.append(f"split directory '{v['split_dir']}' is not <repeat>_<fold>")
+    elif v["dir_repeat"] is not None and v["fold"] is not None:
+        repeat = 0 if v["repeat"] is None else v["repeat"]
+        if (v["dir_repeat"], v["dir_fold"]) != (repeat, v["fold"]):
+            row.problems.append(
+                f"directory '{v['split_dir']}' says repeat {v['dir_repeat']} fold {v['dir_fold']} "
+                f"but the result says repeat {repeat} fold {v['fold']}"
+            )
+    if v["config_dir"] is None:
+        row.problems.append("path does not follow <config>/<task>/<repeat>_<fold>/results.pkl")
+
+
+def decode_row(path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+    """Read ``path`` safely and return its metadata row (``path`` relative to ``root`` when given)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    rel = path.relative_to(root) if root is not None else path
+    row = row_from_result(load_result(path, max_bytes=max_bytes), rel)
+    row.update(path=rel.as_posix(), size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return row
