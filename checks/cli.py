@@ -185,6 +185,9 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``checks`` script; returns (and, as a script, exits with) the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:  # answered before loading any plugin: the cheapest command stays cheap
+        click.echo(f"arena-checks {plugins._own_version()}")
+        return _finish(ExitCode.OK, argv)
     try:
         bad = credential_options(args)
         if bad:
@@ -214,6 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
         code = exit_code_for(exc)
+    return _finish(code, argv)
+
+
+def _finish(code: int, argv: Sequence[str] | None) -> int:
     sys.stdout.flush()
     if argv is None:
         raise SystemExit(int(code))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import importlib
-import importlib.metadata as md
 import os
 from collections.abc import Iterable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
@@ -15,6 +14,9 @@ import pluggy
 from checks import hookspecs
 from checks.errors import PluginError, UsageError
 from checks.model import Action, Rule
+
+if TYPE_CHECKING:  # pragma: no cover
+    import importlib.metadata as md
 
 ENTRY_POINT_GROUP = "checks"
 AUTOLOAD_ENV = "CHECKS_DISABLE_PLUGIN_AUTOLOAD"
@@ -157,7 +159,7 @@ def _collect_actions(pm: pluggy.PluginManager) -> dict[str, Action]:
     return dict(sorted(actions.items()))
 
 
-def _dist_of(ep: md.EntryPoint) -> tuple[str | None, str | None]:
+def _dist_of(ep: "md.EntryPoint") -> tuple[str | None, str | None]:
     dist = getattr(ep, "dist", None)
     if dist is None:
         return None, None
@@ -210,6 +212,8 @@ def load(plugin_args: Sequence[str] = (), *, environ: dict[str, str] | None = No
     ``check_pending()`` runs right after loading, so a misspelt hook fails here, naming
     its plugin.
     """
+    import importlib.metadata as md  # costly (it pulls in the email package): only when loading plugins
+
     env = os.environ if environ is None else environ
     to_load, blocked = parse_plugin_args(plugin_args)
     pm = ChecksPluginManager()
@@ -222,7 +226,7 @@ def load(plugin_args: Sequence[str] = (), *, environ: dict[str, str] | None = No
         pm.set_blocked(name)
     entry_points = {ep.name: ep for ep in md.entry_points(group=ENTRY_POINT_GROUP)}
     autoload = env.get(AUTOLOAD_ENV, "").strip().lower() not in ("1", "true", "yes")
-    chosen: list[tuple[str, md.EntryPoint | None, str]] = []
+    chosen: list[tuple[str, "md.EntryPoint | None", str]] = []
     if autoload:
         chosen += [(ep.name, ep, ep.value) for ep in sorted(entry_points.values(), key=lambda e: e.name)]
     for value in to_load:
@@ -256,7 +260,6 @@ def load(plugin_args: Sequence[str] = (), *, environ: dict[str, str] | None = No
 
 
 def _own_version() -> str:
-    try:
-        return md.version("arena-checks")
-    except md.PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
+    from checks import __version__
+
+    return __version__
