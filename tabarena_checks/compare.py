@@ -74,8 +74,11 @@ def rows(metadata: MethodMetadata, inference: Any) -> list[DiffRow]:
         if inferred is not None:
             out.append(DiffRow(field, inferred, declared, severity, note))
 
-    add("method", inference.inferred_method, metadata.method, WARN,
-        "warn only: raw names carry the model class's name, often TA- prefixed")
+    raw_name = inference.inferred_method
+    prefix_only = isinstance(raw_name, str) and raw_name.removeprefix("TA-") == metadata.method
+    add("method", raw_name, metadata.method, WARN,
+        "warn only: only the TA- prefix of the model class differs; processing renames results to the method"
+        if prefix_only else "warn only: processing renames the raw results to the declared method")
     add("method_type", inference.method_type, metadata.method_type, ERROR,
         "systems are declared with MethodMetadata.system(...) and recorded as baselines")
     add("compute", inference.compute, metadata.compute, ERROR,

@@ -1,0 +1,279 @@
+"""TA1xx/TA2xx/TA3xx rules: each fails on a bad case and passes on a good one.
+
+Unit tests use small in-process facts objects with the attributes the rules read
+(``metadata``, ``inference``); the end-to-end tests at the bottom use runs written by
+``tabarena_checks.synth`` and the real index and inference.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from types import SimpleNamespace
+
+import attrs
+import pytest
+
+from checks.config import Config
+from checks.errors import InputError
+from checks.model import Outcome
+from checks.testing import assert_fails, assert_passes, evaluate_rules
+from tabarena_checks import compare, rules_metadata, rules_protocol
+from tabarena_checks.metadata import MethodMetadata
+
+RULES = [*rules_metadata.RULES, *rules_protocol.RULES]
+BY_CODE = {r.code: r for r in RULES}
+
+GOOD = MethodMetadata(
+    method="Nori", suite="nori-2026", method_type="config", ag_key="TA-NORI", can_hpo=False,
+    is_bag=True, compute="cpu", validation_protocol="8x1", constructor="config",
+    declared=frozenset({"method", "suite", "ag_key", "can_hpo", "is_bag", "validation_protocol"}),
+    source="models/nori/info.py:3", variable="nori",
+)
+
+
+@attrs.frozen
+class FakeInference:
+    """The fields of tabarena_checks.inference.Inference the rules read."""
+
+    methods: tuple = ("TA-Nori",)
+    method_type: str | None = "config"
+    ag_key: str | None = "TA-NORI"
+    compute: str | None = "cpu"
+    is_bag: bool | None = True
+    can_hpo: bool | None = False
+    name_prefix: str | None = "TA-Nori"
+    inferred_method: str | None = "TA-Nori"
+    raw_config_default: str | None = "TA-Nori_c1_default_BAG_L1"
+    validation_protocol: str | None = "8x1"
+    validation_protocol_keys: tuple = ("8x1",)
+    errors: tuple = ()
+    problems: tuple = ()
+    missing_cells: tuple = ()
+    duplicates: tuple = ()
+    fidelity: tuple = ()
+
+    def config_default_for(self, method):
+        if self.raw_config_default is None:
+            return None
+        return method + self.raw_config_default[len(self.name_prefix):]
+
+
+def facts(metadata=GOOD, **inference):
+    return SimpleNamespace(metadata=metadata, inference=FakeInference(**inference))
+
+
+def run(code, facts_obj, action="process", **options):
+    return evaluate_rules([BY_CODE[code]], facts_obj, action=action, options=options)
+
+
+class BadRef:
+    """Facts whose metadata reference does not resolve."""
+
+    inference = FakeInference()
+
+    @property
+    def metadata(self):
+        raise InputError("--method-metadata 'x.py:y': cannot read it")
+
+
+# --------------------------------------------------------------------------- fields (info.py alone)
+
+FIELD_CASES = [
+    ("TA101", dict(suite=None), "method == suite (both 'Nori')"),
+    ("TA101", dict(suite="Nori", declared=GOOD.declared | {"suite"}), "is set to the method name"),
+    ("TA110", dict(date="2026-02-30"), "'date' must be a real calendar date YYYY-MM-DD (got '2026-02-30')"),
+    ("TA110", dict(date="2026-2-3"), "got '2026-2-3'"),
+    ("TA111", dict(date_introduced="March 2024"), "YYYY, YYYY-MM or YYYY-MM-DD (got 'March 2024')"),
+    ("TA111", dict(date_introduced="2024-13"), "got '2024-13'"),
+    ("TA112", dict(tags=("llm",)), "'tags' holds 'llm'"),
+    ("TA112", dict(tags="with-llm"), "must be a list of strings"),
+    ("TA113", dict(method_class="system"), "declare it with MethodMetadata.system(...)"),
+    ("TA114", dict(method_type="baseline", can_hpo=None, is_bag=False), "'ag_key' is only for configs"),
+    ("TA114", dict(method_type="portfolio", ag_key=None, can_hpo=True, is_bag=False), "can_hpo=True is only for configs"),
+    ("TA115", dict(cache_type="r2", cache_kwargs={"bucket": "b"}), "cache_kwargs is missing 'prefix'"),
+    ("TA115", dict(cache_type="local", cache_kwargs={"bucket": "b", "prefix": "p"}), "'local' cannot have bucket and prefix"),
+    ("TA115", dict(cache_type="gcs"), "must be one of local, r2, s3"),
+    ("TA115", dict(cache_kwargs=["b"]), "must be a dict"),
+    ("TA117", dict(compute="tpu"), "'compute' must be one of cpu, gpu (got 'tpu')"),
+    ("TA117", dict(is_bag="yes"), "'is_bag' must be True or False"),
+    ("TA117", dict(name="Nori (ours)"), "'name' is not allowed on a config"),
+    ("TA117", dict(method=""), "'method' must be a non-empty string"),
+    ("TA203", dict(validation_protocol="8-fold"), "validation protocol '8-fold'"),
+]
+
+
+@pytest.mark.parametrize("code, change, message", FIELD_CASES)
+def test_field_rule_fails_with_location(code, change, message):
+    bad = attrs.evolve(GOOD, **change)
+    verdict = assert_fails(run(code, SimpleNamespace(metadata=bad), action="precommit-info"), code, message)
+    assert verdict.findings[0].path == "models/nori/info.py" and verdict.findings[0].line == 3
+
+
+@pytest.mark.parametrize("code", sorted({c for c, _, _ in FIELD_CASES}))
+def test_field_rule_passes_on_good_metadata(code):
+    assert_passes(run(code, SimpleNamespace(metadata=GOOD), action="precommit-info"), code)
+
+
+def test_field_rules_pass_on_valid_variants():
+    variants = [
+        attrs.evolve(GOOD, date="2024-02-29", date_introduced="2024", tags=("closed-source-api", "with-llm")),
+        attrs.evolve(GOOD, date_introduced="2024-03-31", cache_kwargs={"bucket": "b", "prefix": "p"}),
+        MethodMetadata(method="AutoX", suite="autox-1", method_type="baseline", method_class="system",
+                       name="AutoX", constructor="system", validation_protocol="system"),
+        MethodMetadata(method="Port", suite="port-1", method_type="portfolio", has_raw=False, name="Port"),
+    ]
+    codes = ["TA101", "TA110", "TA111", "TA112", "TA113", "TA114", "TA115", "TA117", "TA203"]
+    for md in variants:
+        verdicts = evaluate_rules([BY_CODE[c] for c in codes], SimpleNamespace(metadata=md), action="precommit-info")
+        for code in codes:
+            assert_passes(verdicts, code)
+
+
+def test_precommit_rules_read_only_the_metadata():
+    """Helper D runs them on facts that have .metadata and nothing else."""
+    precommit = [r for r in RULES if "precommit-info" in r.actions]
+    assert {r.code for r in precommit} == {"TA101", "TA110", "TA111", "TA112", "TA113", "TA114", "TA115", "TA117", "TA203"}
+    verdicts = evaluate_rules(precommit, SimpleNamespace(metadata=GOOD), action="precommit-info")
+    assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
+
+
+def test_metadata_present():
+    assert_fails(run("TA116", SimpleNamespace(metadata=None, inference=FakeInference())), "TA116", "pass --method-metadata")
+    assert_fails(run("TA116", BadRef()), "TA116", "cannot read it")
+    assert_fails(run("TA116", SimpleNamespace()), "TA116", "gathered no metadata")
+    assert_passes(run("TA116", facts()), "TA116")
+
+
+def test_bad_reference_fails_only_ta116_never_crashes_the_others():
+    verdicts = evaluate_rules(RULES, BadRef(), action="process")
+    assert verdicts["TA116"].outcome is Outcome.FAILED
+    assert not [v for v in verdicts.values() if v.outcome is Outcome.CRASHED]
+    assert {c for c, v in verdicts.items() if v.outcome is Outcome.FAILED} == {"TA116"}
+
+
+# --------------------------------------------------------------------------- against the raw results
+
+MISMATCH_CASES = [
+    ("TA102", GOOD, dict(inferred_method="TA-Other"), "method: inferred='TA-Other' (raw) != provided='Nori'"),
+    ("TA103", GOOD, dict(method_type="baseline"), "method_type: inferred='baseline'"),
+    ("TA104", GOOD, dict(ag_key="TA-OTHER"), "ag_key: inferred='TA-OTHER'"),
+    ("TA105", GOOD, dict(compute="gpu"), "compute: inferred='gpu' (raw) != provided='cpu'"),
+    ("TA106", attrs.evolve(GOOD, can_hpo=None), {}, "can_hpo: inferred=False (raw) != provided=True"),
+    ("TA107", attrs.evolve(GOOD, is_bag=False), {}, "is_bag: inferred=True (raw) != provided=False"),
+    ("TA108", attrs.evolve(GOOD, config_default="Nori_c1_BAG_L1"), {},
+     "config_default: inferred='Nori_c1_default_BAG_L1' (raw) != provided='Nori_c1_BAG_L1'"),
+    ("TA109", attrs.evolve(GOOD, model_key="NORI"), {}, "model_key: inferred='TA-NORI' (raw) != provided='NORI'"),
+    ("TA201", attrs.evolve(GOOD, validation_protocol=None), {}, "the raw results record '8x1' but info.py does not declare it"),
+    ("TA201", attrs.evolve(GOOD, validation_protocol="16x1"), {}, "validation_protocol: inferred='8x1' (raw) != provided='16x1'"),
+    ("TA201", GOOD, dict(validation_protocol=None, validation_protocol_keys=("8x1", "holdout:8x1")), "2 validation protocols"),
+]
+
+
+@pytest.mark.parametrize("code, md, inferred, message", MISMATCH_CASES)
+def test_mismatch_rule_fails(code, md, inferred, message):
+    assert_fails(run(code, facts(md, **inferred)), code, message)
+
+
+@pytest.mark.parametrize("code", sorted({c for c, *_ in MISMATCH_CASES}))
+def test_mismatch_rule_passes_when_raw_agrees(code):
+    assert_passes(run(code, facts(inferred_method="Nori")), code)
+
+
+def test_method_name_warns_on_the_ta_prefix():
+    verdicts = run("TA102", facts())
+    assert_fails(verdicts, "TA102", "only the TA- prefix of the model class differs")
+    assert not verdicts["TA102"].blocks
+
+
+def test_severities_of_the_mismatch_rules():
+    assert BY_CODE["TA102"].severity.value == "warning"
+    assert BY_CODE["TA109"].severity.value == "info"
+    assert {BY_CODE[c].severity.value for c in ("TA103", "TA104", "TA105", "TA106", "TA107", "TA108")} == {"error"}
+    verdicts = run("TA102", facts(inferred_method="TA-Other"))
+    assert not verdicts["TA102"].blocks
+
+
+def test_undeclared_config_default_is_info_only():
+    md = attrs.evolve(GOOD, config_default=None)
+    assert_passes(run("TA108", facts(md)), "TA108")
+    row = compare.row_for(md, FakeInference(), "config_default")
+    assert (row.severity, row.status, row.inferred) == ("info", "not declared", "Nori_c1_default_BAG_L1")
+
+
+def test_config_default_only_compared_for_single_config_runs():
+    md = attrs.evolve(GOOD, config_default="Whatever", can_hpo=True)
+    assert_passes(run("TA108", facts(md, raw_config_default=None, can_hpo=True)), "TA108")
+
+
+def test_rows_skip_unknown_values_and_config_fields_for_baselines():
+    baseline = MethodMetadata(method="Preset", suite="p-1", method_type="baseline", name="Preset")
+    fields = [r.field for r in compare.rows(baseline, FakeInference(method_type="baseline", compute=None))]
+    assert fields == ["method", "method_type", "validation_protocol"]
+
+
+def test_legacy_raw_passes_undeclared_protocol():
+    md = attrs.evolve(GOOD, validation_protocol=None)
+    verdicts = evaluate_rules([BY_CODE["TA201"], BY_CODE["TA202"]],
+                              facts(md, validation_protocol=None, validation_protocol_keys=()),
+                              options={"expect_validation_protocol": "tabarena"})
+    assert_passes(verdicts, "TA201")
+    assert_passes(verdicts, "TA202")
+
+
+def test_mismatch_rules_skip_when_the_raw_data_is_not_one_method():
+    verdicts = evaluate_rules([BY_CODE["TA103"]], facts(methods=("A", "B"), method_type="baseline"))
+    assert_passes(verdicts, "TA103")
+
+
+# --------------------------------------------------------------------------- official protocol
+
+
+@pytest.mark.parametrize("key", ["holdout:8x1", "outer", "custom", "custom:3x1", "bag-child-holdout:8x1"])
+def test_unofficial_keys_cannot_be_submitted(key):
+    md = attrs.evolve(GOOD, validation_protocol=key)
+    verdicts = run("TA202", facts(md, validation_protocol=key, validation_protocol_keys=(key,)))
+    assert_fails(verdicts, "TA202", "cannot be submitted as an official result")
+
+
+def test_expected_protocol_is_asserted():
+    beyond = "8x1+tiny5x5<=500+task-specific+adapt-classes"
+    assert_fails(run("TA202", facts(), expect_validation_protocol="beyondarena"), "TA202", f"expects {beyond!r}, got '8x1'")
+    assert_fails(run("TA202", facts(), expect_validation_protocol="3x1"), "TA202", "expects '3x1'")
+    assert_fails(run("TA202", facts(), expect_validation_protocol="nonsense"), "TA202", "--expect-validation-protocol")
+    assert_passes(run("TA202", facts(), expect_validation_protocol="tabarena"), "TA202")
+    assert_passes(run("TA202", facts()), "TA202")
+
+
+def test_systems_are_exempt_from_the_official_protocol():
+    system = MethodMetadata(method="AutoX", suite="a-1", method_type="baseline", method_class="system", name="AutoX")
+    f = facts(system, validation_protocol="outer", validation_protocol_keys=("outer",))
+    assert_passes(run("TA202", f, expect_validation_protocol="tabarena"), "TA202")
+
+
+def test_upload_without_raw_judges_the_declared_key():
+    md = attrs.evolve(GOOD, validation_protocol="holdout:8x1")
+    assert_fails(run("TA202", SimpleNamespace(metadata=md), action="upload"), "TA202", "from info.py cannot be submitted")
+    assert_passes(run("TA202", SimpleNamespace(metadata=GOOD), action="upload"), "TA202")
+
+
+# --------------------------------------------------------------------------- --ignore-metadata-mismatch
+
+
+def test_ignore_metadata_mismatch_becomes_recorded_waivers():
+    from checks.context import RunContext
+    from checks.runner import evaluate
+
+    today = dt.date(2026, 3, 1)
+    ctx = RunContext(action="process", options={}, config=Config(), today=today,
+                     facts=facts(method_type="baseline", compute="gpu"), target="Nori@nori-2026")
+    waivers = rules_metadata.metadata_mismatch_waivers(ctx, today)
+    assert [w.rule for w in waivers] == list(rules_metadata.MISMATCH_RULES)
+    assert {(w.target, w.expires, w.reason) for w in waivers} == {
+        ("*", today, "--ignore-metadata-mismatch given on the command line")}
+    assert all(w.owner for w in waivers)
+    ctx.extra_waivers.extend(waivers)
+    verdicts = {v.code: v for v in evaluate([(r, r.severity) for r in RULES], ctx, [r.code for r in RULES])}
+    assert verdicts["TA103"].outcome is Outcome.WAIVED and verdicts["TA105"].outcome is Outcome.WAIVED
+    assert verdicts["TA103"].findings, "the findings are still reported"
+    assert ctx.waiver_report.used["TA103"] == ["TA103:*"]
+    assert not verdicts["TA103"].blocks
