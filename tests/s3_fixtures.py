@@ -1,0 +1,219 @@
+"""A real S3 server for the publishing tests: moto's server mode on 127.0.0.1, behind a small HTTP proxy
+that records every request and can inject failures, plus a builder for hand-made method caches.
+
+Import the fixtures by name into a test module (``from s3_fixtures import s3_env``).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+BUCKET = "tabarena"
+PREFIX = "cache"
+FAKE_ENV = {
+    "R2_ACCOUNT_ID": "testaccount",
+    "R2_ACCESS_KEY_ID": "testing-key-id",
+    "R2_SECRET_ACCESS_KEY": "testing-secret-value",
+}
+
+
+class MotoS3:
+    """moto's ThreadedMotoServer that can be stopped and started again on the same port."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self._server = None
+
+    def start(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
+        self.port = self._server.get_host_and_port()[1]
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server._server.server_close()  # ThreadedMotoServer.stop() leaves the socket listening
+            self._server = None
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+#: what a fault hook may return: None (forward), an HTTP status to answer with, or "drop" (close the connection)
+Fault = Callable[[str, str], "int | str | None"]
+
+_ERROR_CODES = {500: "InternalError", 503: "SlowDown"}
+
+
+class FaultProxy:
+    """Forwards every request to ``upstream``; logs ``(method, path)`` of each and consults ``fault``."""
+
+    def __init__(self, upstream: MotoS3) -> None:
+        self.upstream = upstream
+        self.log: list[tuple[str, str]] = []
+        self.forwarded: list[tuple[str, str]] = []
+        self.fault: Fault | None = None
+        self._lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:  # keep test output quiet
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                with proxy._lock:
+                    proxy.log.append((self.command, self.path))
+                    verdict = proxy.fault(self.command, self.path) if proxy.fault else None
+                if verdict == "drop":
+                    self.close_connection = True
+                    return
+                if isinstance(verdict, int):
+                    code = _ERROR_CODES.get(verdict, "InternalError")
+                    payload = f"<Error><Code>{code}</Code><Message>injected</Message></Error>".encode()
+                    self.send_response(verdict)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", proxy.upstream.port, timeout=30)
+                    headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
+                    conn.request(self.command, self.path, body=body, headers=headers)
+                    resp = conn.getresponse()
+                    data = resp.read()
+                except OSError:  # upstream down: the client sees a dropped connection
+                    self.close_connection = True
+                    return
+                with proxy._lock:
+                    proxy.forwarded.append((self.command, self.path))
+                self.send_response(resp.status)
+                for key, value in resp.getheaders():
+                    if key.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
+                        self.send_header(key, value)
+                length_header = resp.getheader("Content-Length")
+                self.send_header("Content-Length", length_header if self.command == "HEAD" and length_header
+                                 else str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                conn.close()
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _handle
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def puts(self) -> list[str]:
+        """Paths of the PUT requests that reached the server (whole objects and multipart parts)."""
+        return [path for method, path in self.forwarded if method == "PUT"]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
+def s3_client(endpoint: str):
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        "s3", endpoint_url=endpoint, region_name="us-east-1",
+        aws_access_key_id=FAKE_ENV["R2_ACCESS_KEY_ID"], aws_secret_access_key=FAKE_ENV["R2_SECRET_ACCESS_KEY"],
+        config=Config(s3={"addressing_style": "path"}),
+    )
+
+
+@pytest.fixture
+def moto_s3():
+    server = MotoS3()
+    server.start()
+    import urllib.request
+
+    urllib.request.urlopen(urllib.request.Request(f"{server.url}/moto-api/reset", method="POST")).read()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_proxy(moto_s3):
+    proxy = FaultProxy(moto_s3)
+    yield proxy
+    proxy.close()
+
+
+@pytest.fixture
+def s3_env(moto_s3, s3_proxy, monkeypatch, tmp_path):
+    """The bucket exists, CHECKS_S3_ENDPOINT_URL points at the proxy, fake R2 credentials are set."""
+    s3_client(moto_s3.url).create_bucket(Bucket=BUCKET)
+    monkeypatch.setenv("CHECKS_S3_ENDPOINT_URL", s3_proxy.url)
+    monkeypatch.setenv("CHECKS_S3_MAX_ATTEMPTS", "4")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    for name, value in FAKE_ENV.items():
+        monkeypatch.setenv(name, value)
+    return s3_client(moto_s3.url)
+
+
+def remote_objects(client, prefix: str = "") -> dict[str, int]:
+    out = {}
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix):
+        out.update({item["Key"]: item["Size"] for item in page.get("Contents", [])})
+    return out
+
+
+def make_method_cache(
+    root: Path,
+    method: str = "Dummy",
+    suite: str = "dummy-2026-11-01",
+    *,
+    protocol: str | None = "8x1",
+    raw_bytes: bytes = b"raw results",
+    verified: bool = False,
+) -> Path:
+    """A small processed cache as ``checks run process`` lays it out; returns the method's directory."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tabarena_checks.cache_layout import MethodCache, render_metadata_yaml
+    from tabarena_checks.metadata import MethodMetadata
+
+    meta = MethodMetadata(method=method, suite=suite, ag_key="TA-DUMMY", cache_type="r2",
+                          cache_kwargs={"bucket": BUCKET, "prefix": PREFIX}, verified=verified,
+                          validation_protocol=protocol)
+    cache = MethodCache(root, suite, method)
+    for d in (cache.results, cache.processed, cache.raw / f"{method}_c1_BAG_L1" / "363612" / "0_0"):
+        d.mkdir(parents=True, exist_ok=True)
+    cache.metadata_yaml.write_text(render_metadata_yaml(meta, protocol), encoding="utf-8")
+    results = pa.table({"dataset": ["airfoil_self_noise"], "fold": [0], "method": [f"{method}_c1_BAG_L1"],
+                        "metric_error": [0.25]})
+    pq.write_table(results, cache.results / "model_results.parquet")
+    pq.write_table(results, cache.processed / "configs.parquet")
+    cache.configs_hyperparameters.write_text(json.dumps({f"{method}_c1_BAG_L1": {"model_type": "TA-DUMMY"}}))
+    (cache.raw / f"{method}_c1_BAG_L1" / "363612" / "0_0" / "results.pkl").write_bytes(raw_bytes)
+    return cache.path

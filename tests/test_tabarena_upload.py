@@ -1,0 +1,295 @@
+"""checks run upload / unpublish against moto's S3 server on 127.0.0.1 (through a recording, fault-injecting proxy)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+
+import pytest
+from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
+    BUCKET,
+    FAKE_ENV,
+    PREFIX,
+    make_method_cache,
+    moto_s3,
+    remote_objects,
+    s3_env,
+    s3_proxy,
+)
+
+from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
+from tabarena_checks import rules_upload
+from tabarena_checks.upload import UploadFacts, write_zip
+
+METHOD, SUITE = "Dummy", "dummy-2026-11-01"
+KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
+EXPECTED = {f"{KEY_ROOT}/{name}" for name in (
+    "metadata.yaml", "results/model_results.parquet", "results_checksums.json", "processed.zip",
+    "processed/configs_hyperparameters.json", "raw.zip")}
+
+
+def upload(tmp_path, *extra: str, env=None):
+    args = ["run", "upload", "--from-cache", METHOD, SUITE, "--cache-root", str(tmp_path / "cache"), *extra]
+    return run_cli(args, cwd=tmp_path, env=env)
+
+
+def facts(tmp_path, **options):
+    base = {"from_cache": (METHOD, SUITE), "cache_root": str(tmp_path / "cache")}
+    return UploadFacts({**base, **options})
+
+
+def test_dry_run_is_the_default_and_sends_nothing(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache")
+    result = upload(tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert f"r2://{BUCKET}/{KEY_ROOT}/" in result.stdout
+    for key in EXPECTED:
+        assert key in result.stdout
+    assert "bytes" in result.stdout and "--no-dry-run" in result.stdout
+    assert s3_proxy.puts() == [] and remote_objects(s3_env) == {}
+
+
+def test_dry_run_without_credentials_prints_placeholders_not_a_credentials_error(tmp_path, monkeypatch):
+    make_method_cache(tmp_path / "cache")
+    for name in FAKE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    result = upload(tmp_path)
+    assert result.exit_code == 0, result.stdout
+    assert "R2_SECRET_ACCESS_KEY=<r2_secret_access_key>" in result.stdout
+
+
+def test_missing_artifact_is_reported_as_missing_not_as_credentials(tmp_path, monkeypatch):
+    path = make_method_cache(tmp_path / "cache")
+    (path / "results" / "model_results.parquet").unlink()
+    for name in FAKE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    result = upload(tmp_path)
+    assert result.exit_code == 1
+    assert "results: missing file" in result.stdout
+    assert "TA404" in result.stdout and "missing environment" not in result.stdout
+
+
+def test_upload_publishes_every_object_and_verifies(tmp_path, s3_env, s3_proxy):
+    path = make_method_cache(tmp_path / "cache")
+    result = upload(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert set(remote_objects(s3_env)) == EXPECTED
+    assert "verify: 6 planned object(s) listed and HEAD-checked; 0 missing, 0 size/ETag mismatch" in result.stdout
+    assert FAKE_ENV["R2_SECRET_ACCESS_KEY"] not in result.stdout + result.stderr
+    checksums = json.loads(s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/results_checksums.json")["Body"].read())
+    table = (path / "results" / "model_results.parquet").read_bytes()
+    assert checksums == {f"artifacts/{SUITE}/methods/{METHOD}/results/model_results.parquet":
+                         hashlib.md5(table).hexdigest()}
+    body = s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/processed.zip")["Body"].read()
+    names = zipfile.ZipFile(io.BytesIO(body)).namelist()
+    assert names == ["configs.parquet", "configs_hyperparameters.json"]
+    raw = zipfile.ZipFile(io.BytesIO(s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["Body"].read()))
+    assert raw.namelist() == ["Dummy_c1_BAG_L1/363612/0_0/results.pkl"]
+
+
+def test_rerun_sends_nothing_even_for_multipart_objects(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache", raw_bytes=os.urandom(20 * 1024 * 1024))
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    etag = s3_env.head_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["ETag"]
+    assert etag.strip('"').endswith("-2"), "raw.zip (20 MiB) should have gone multipart in 16 MiB parts"
+    s3_proxy.forwarded.clear()
+    again = upload(tmp_path, "--no-dry-run")
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert s3_proxy.puts() == []
+    assert "uploaded 0 object(s), skipped 6 already in place" in again.stdout
+
+
+def test_changed_part_is_resent_with_metadata_withdrawn_first(tmp_path, s3_env, s3_proxy):
+    path = make_method_cache(tmp_path / "cache")
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    (path / "processed" / "configs_hyperparameters.json").write_text('{"changed": {}}')
+    s3_proxy.forwarded.clear()
+    result = upload(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout
+    sent = {p.split("?")[0].split(f"/{BUCKET}/", 1)[1] for p in s3_proxy.puts()}
+    assert sent == {f"{KEY_ROOT}/processed.zip", f"{KEY_ROOT}/processed/configs_hyperparameters.json",
+                    f"{KEY_ROOT}/metadata.yaml"}
+    deletes = [p for m, p in s3_proxy.forwarded if m == "DELETE"]
+    assert any(p.endswith("metadata.yaml") for p in deletes)
+    assert "withdrawn" in result.stdout
+
+
+def test_metadata_yaml_arrives_only_after_every_other_object(tmp_path, s3_env, s3_proxy, moto_s3):
+    make_method_cache(tmp_path / "cache")
+    seen_at_metadata_put: list[set[str]] = []
+
+    def watch(method, path):
+        if method == "PUT" and "metadata.yaml" in path:
+            seen_at_metadata_put.append(set(remote_objects(s3_env)))
+        elif method == "PUT":
+            assert f"{KEY_ROOT}/metadata.yaml" not in remote_objects(s3_env)
+        return None
+
+    s3_proxy.fault = watch
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    assert seen_at_metadata_put == [EXPECTED - {f"{KEY_ROOT}/metadata.yaml"}]
+
+
+@pytest.mark.slow
+def test_throttling_and_server_errors_are_retried(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache")
+    failed: dict[str, int] = {}
+
+    def flaky(method, path):
+        if method != "PUT" or not path.split("?")[0].endswith(("metadata.yaml", "raw.zip")):
+            return None
+        failed[path] = failed.get(path, 0) + 1
+        return {1: 503, 2: 500}.get(failed[path])
+
+    s3_proxy.fault = flaky
+    result = upload(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert set(remote_objects(s3_env)) == EXPECTED
+    assert len(failed) == 2 and set(failed.values()) == {3}, "503, then 500, then accepted"
+
+
+@pytest.mark.slow
+def test_interrupted_upload_is_finished_by_a_rerun(tmp_path, s3_env, s3_proxy, moto_s3, monkeypatch):
+    make_method_cache(tmp_path / "cache", raw_bytes=os.urandom(40 * 1024 * 1024))
+    monkeypatch.setenv("CHECKS_S3_MAX_ATTEMPTS", "2")
+    puts = []
+
+    def stop_midway(method, path):
+        if method == "PUT":
+            puts.append(path)
+            if len(puts) == 3:
+                moto_s3.stop()
+        return None
+
+    s3_proxy.fault = stop_midway
+    first = upload(tmp_path, "--no-dry-run")
+    assert first.exit_code == 4, first.stdout + first.stderr
+    assert "Re-run the same command to resume" in first.stdout
+    s3_proxy.fault = None
+    moto_s3.start()
+    assert f"{KEY_ROOT}/metadata.yaml" not in remote_objects(s3_env)
+    partial = remote_objects(s3_env)
+    assert 0 < len(partial) < len(EXPECTED) - 1, partial
+    s3_proxy.forwarded.clear()
+    second = upload(tmp_path, "--no-dry-run")
+    assert second.exit_code == 0, second.stdout + second.stderr
+    assert set(remote_objects(s3_env)) == EXPECTED
+    resent = {p.split("?")[0].split(f"/{BUCKET}/", 1)[1] for p in s3_proxy.puts()}
+    assert resent.isdisjoint(partial), "objects already complete must not be sent again"
+    assert s3_env.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+    assert "0 missing, 0 size/ETag mismatch" in second.stdout
+
+
+def test_real_upload_without_credentials_is_blocked_before_anything_is_sent(tmp_path, s3_env, s3_proxy, monkeypatch):
+    make_method_cache(tmp_path / "cache")
+    monkeypatch.delenv("R2_SECRET_ACCESS_KEY")
+    result = upload(tmp_path, "--no-dry-run")
+    assert result.exit_code == 1
+    assert "R2_SECRET_ACCESS_KEY" in result.stdout and s3_proxy.log == []
+
+
+def test_credentials_are_refused_as_options(tmp_path):
+    make_method_cache(tmp_path / "cache")
+    result = upload(tmp_path, "--r2-secret-access-key", "abc123456")
+    assert result.exit_code == 2
+    assert "never accepted as command-line options" in result.stderr
+
+
+def test_unpublish_removes_every_object(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache")
+    make_method_cache(tmp_path / "cache", method="Other")
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    assert run_cli(["run", "upload", "--from-cache", "Other", SUITE, "--cache-root", str(tmp_path / "cache"),
+                    "--no-dry-run"], cwd=tmp_path).exit_code == 0
+    base = ["run", "unpublish", "--method", METHOD, "--suite", SUITE, "--cache-root", str(tmp_path / "cache")]
+    refused = run_cli(base, cwd=tmp_path)
+    assert refused.exit_code == 4 and "pass --yes" in refused.stdout
+    assert set(remote_objects(s3_env, KEY_ROOT)) == EXPECTED
+    s3_proxy.forwarded.clear()
+    done = run_cli([*base, "--yes"], cwd=tmp_path)
+    assert done.exit_code == 0, done.stdout
+    assert remote_objects(s3_env, KEY_ROOT + "/") == {}
+    assert len(remote_objects(s3_env, f"{PREFIX}/artifacts/{SUITE}/methods/Other/")) == 6
+    first_delete = next(p for m, p in s3_proxy.forwarded if m in ("DELETE", "POST"))
+    assert first_delete.split("?")[0].endswith("metadata.yaml")
+    again = run_cli([*base, "--yes"], cwd=tmp_path)
+    assert again.exit_code == 1 and "TA410" in again.stdout and "nothing is published" in again.stdout
+
+
+def test_deterministic_zip(tmp_path):
+    src = tmp_path / "src"
+    (src / "b").mkdir(parents=True)
+    (src / "b" / "x.bin").write_bytes(b"1" * 1000)
+    (src / "a.txt").write_text("a")
+    write_zip(src, tmp_path / "one.zip")
+    os.utime(src / "a.txt", (1_000_000_000, 1_000_000_000))
+    write_zip(src, tmp_path / "two.zip")
+    assert (tmp_path / "one.zip").read_bytes() == (tmp_path / "two.zip").read_bytes()
+    assert zipfile.ZipFile(tmp_path / "one.zip").namelist() == ["a.txt", "b/x.bin"]
+
+
+# --- each TA4xx rule: must fail and must pass, on facts gathered from a real cache ---------------
+
+
+def _verdicts(tmp_path, action="upload", **options):
+    f = facts(tmp_path, **options)
+    return evaluate_rules(rules_upload.RULES, f, action=action, options={**f.options})
+
+
+def _rewrite_metadata(path, **changes):
+    import yaml
+
+    doc = yaml.safe_load((path / "metadata.yaml").read_text())
+    doc.update(changes)
+    (path / "metadata.yaml").write_text(yaml.safe_dump(doc, sort_keys=True))
+
+
+def test_ta401_store_is_r2(tmp_path):
+    path = make_method_cache(tmp_path / "cache")
+    assert_passes(_verdicts(tmp_path), "TA401")
+    _rewrite_metadata(path, cache_type="local", cache_kwargs=None)
+    assert_fails(_verdicts(tmp_path), "TA401", "has no remote store")
+    _rewrite_metadata(path, cache_type="r2", cache_kwargs={"bucket": "tabarena"})
+    assert_fails(_verdicts(tmp_path), "TA401", "cache_kwargs is missing 'prefix'")
+
+
+def test_ta402_protocol_recorded_must_equal_declared(tmp_path):
+    import attrs
+
+    make_method_cache(tmp_path / "cache", protocol="8x1")
+    f = facts(tmp_path)
+    assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA402")
+    f.metadata = attrs.evolve(f.metadata, validation_protocol="3x1")
+    assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA402", "records validation_protocol='8x1'")
+
+
+def test_ta403_parts(tmp_path):
+    path = make_method_cache(tmp_path / "cache")
+    assert_passes(_verdicts(tmp_path), "TA403")
+    (path / "processed" / "configs_hyperparameters.json").write_text("")
+    assert_fails(_verdicts(tmp_path), "TA403", "processed: empty file")
+    for pkl in (path / "raw").rglob("results.pkl"):
+        pkl.unlink()
+    assert_fails(_verdicts(tmp_path), "TA403", "raw: no results.pkl")
+    v = _verdicts(tmp_path, no_upload_raw=True)
+    assert "raw" not in v["TA403"].message
+
+
+def test_ta404_credentials_only_for_real_runs(tmp_path, monkeypatch):
+    make_method_cache(tmp_path / "cache")
+    for name in FAKE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    assert_passes(_verdicts(tmp_path), "TA404")
+    assert_fails(_verdicts(tmp_path, no_dry_run=True), "TA404", "R2_ACCOUNT_ID, R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY")
+    for name, value in FAKE_ENV.items():
+        monkeypatch.setenv(name, value)
+    assert_passes(_verdicts(tmp_path, no_dry_run=True), "TA404")
+
+
+def test_ta405_verified_needs_the_flag(tmp_path):
+    make_method_cache(tmp_path / "cache", verified=True)
+    assert_fails(_verdicts(tmp_path), "TA405", "pass --verified")
+    assert_passes(_verdicts(tmp_path, verified=True), "TA405")
