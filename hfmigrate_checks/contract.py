@@ -20,10 +20,9 @@ import attrs
 
 from checks import InputError
 from hfmigrate_checks import yamlsafe
+from hfmigrate_checks.rules_contract import AGGREGATE_TASKS
 
 DIRECTIONS = ("higher_is_better", "lower_is_better")
-#: task ids people invent when a leaderboard has an aggregate column
-AGGREGATE_TASKS = frozenset({"overall", "default", "average", "avg", "mean", "total", "all"})
 MAPPING_KEYS = {
     "metric": "what the number measures, e.g. 'accuracy'",
     "direction": f"one of {', '.join(DIRECTIONS)}",

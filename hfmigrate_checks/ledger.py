@@ -51,6 +51,8 @@ class Cell:
     unit: str
     qualifiers: str
     status: str
+    #: the number exactly as printed, without emphasis, link or unit
+    number: str = ""
 
 
 @attrs.frozen
@@ -74,8 +76,12 @@ class LedgerRow:
     verify_token: str = ""
 
     @property
+    def cell(self) -> Cell:
+        return parse_cell(self.source_value)
+
+    @property
     def value(self) -> float | None:
-        return parse_cell(self.source_value).value if self.status == OK else None
+        return self.cell.value if self.status == OK else None
 
 
 def parse_cell(text: str) -> Cell:
@@ -100,7 +106,7 @@ def parse_cell(text: str) -> Cell:
     if NUMBER.match(inner):
         number = float(inner)
         if number == number and abs(number) != float("inf"):
-            return Cell(number, unit, "; ".join(qualifiers), OK)
+            return Cell(number, unit, "; ".join(qualifiers), OK, inner)
     if not inner:
         reason = "empty cell"
     else:

@@ -185,6 +185,14 @@ def report(files: Sequence[EvalFile], benchmark_id: str, task_ids: Iterable[str]
     return lines, ok
 
 
+def render(files: Sequence[EvalFile], bundle: str | Path, benchmark_id: str, task_ids: Iterable[str]) -> tuple[str, int]:
+    """The validator's output text and exit code for ``files`` found under ``bundle``."""
+    if not files:
+        return f"ERROR: no drafts/**/.eval_results/*.yaml files found under {bundle}\n", 1
+    lines, ok = report(files, benchmark_id, task_ids)
+    return "\n".join(lines) + "\n", 0 if ok else 1
+
+
 def validate_bundle(bundle: str | Path, benchmark_id: str, task_ids: Iterable[str]) -> tuple[str, int]:
     """Validate a bundle on disk; returns (output text, exit code) exactly as the CLI prints them."""
     bundle = Path(bundle)
@@ -200,10 +208,7 @@ def validate_bundle(bundle: str | Path, benchmark_id: str, task_ids: Iterable[st
             files.append(EvalFile.parse(rel, _read_bounded(path)))
         except (OSError, UnicodeDecodeError, yamlsafe.YamlRefused) as exc:
             files.append(EvalFile(rel, "", None, f"cannot read file: {exc}"))
-    if not files:
-        return f"ERROR: no drafts/**/.eval_results/*.yaml files found under {bundle}\n", 1
-    lines, ok = report(files, benchmark_id, task_ids)
-    return "\n".join(lines) + "\n", 0 if ok else 1
+    return render(files, bundle, benchmark_id, task_ids)
 
 
 def _read_bounded(path: Path) -> str:

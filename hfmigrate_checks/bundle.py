@@ -1,0 +1,199 @@
+"""The review bundle: review.md, source-ledger.csv, the drafts and validation.txt.
+
+The whole bundle is rendered in memory first (the rules judge exactly these bytes),
+then written into a temporary sibling directory and renamed into place, so a previous
+bundle stays intact until the new one is complete.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+
+import attrs
+
+from checks import ActionFailed
+from hfmigrate_checks import atomic, validate
+from hfmigrate_checks.contract import Contract
+from hfmigrate_checks.drafts import ModelDecision, row_decision
+
+LEDGER_COLUMNS = (
+    "source_model,source_variant,source_task,source_value,source_unit,source_url,"
+    "source_locator,qualifiers,hub_repo,match_status,match_evidence,decision"
+).split(",")
+CLOSING_LINE = "No Hugging Face pull requests were opened while preparing this bundle."
+CHECKLIST = (
+    "The benchmark is official and the inspected eval.yaml revision is the one named above.",
+    "Every task id in the drafts exists in that eval.yaml; no overall/default task was invented.",
+    "Metric meaning, direction, unit and scale match the source, and no value was converted or averaged.",
+    "Each drafted value appears, as printed, in exactly one source-ledger.csv row with a locator.",
+    "Each Hub repo is the exact model that was evaluated (not a base model, quant, mirror or newer release).",
+    "Every existing .eval_results file on main and every pending PR diff was read for each drafted repo.",
+    "Owned-PR updates contain the PR's latest content plus only the missing tasks, with no conflicting value.",
+    "Dates appear only where the evaluation date is known, and no verifyToken was invented or copied.",
+    "Every excluded or unresolved model has a reason, and validation.txt reports status=PASS.",
+)
+
+
+@attrs.frozen
+class Header:
+    """Run facts review.md records next to the contract."""
+
+    whoami: str
+    checked_at: str
+    live_sha: str
+
+
+def _cell(text: object) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|") or "-"
+
+
+def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def _locators(decision: ModelDecision) -> str:
+    first = decision.rows[0].source_locator
+    return first if len(decision.rows) == 1 else f"{first} (+{len(decision.rows) - 1} more)"
+
+
+def _existing(decision: ModelDecision, whoami: str) -> str:
+    state = decision.state
+    if decision.draft is not None and decision.draft.kind == "update_existing_pr":
+        return f"PR #{decision.draft.pr_num} by {state.update.pr_author} ({state.update.pr_url}); authenticated as {whoami}"
+    return decision.reason
+
+
+def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: Header) -> str:
+    inspected = [d for d in decisions if d.state is not None]
+    excluded = [d for d in decisions if d.draft is None]
+    lines = [f"# Review bundle: {contract.benchmark_id}", "", "## Benchmark contract", ""]
+    lines += [
+        f"- Dataset: `{contract.benchmark_id}` ({contract.name or 'no name in eval.yaml'})",
+        f"- Inspected revision: `{contract.dataset_sha}`"
+        + (f" (requested `{contract.requested_revision}`)" if contract.requested_revision else ""),
+        f"- Current revision at check time: `{header.live_sha or 'unknown'}`",
+        f"- eval.yaml: {contract.eval_yaml_url}",
+        f"- Official benchmark (`benchmark:official`): {'yes' if contract.official else 'no'}",
+        f"- Evaluation framework: {contract.evaluation_framework or 'not declared'}",
+        "- Valid task ids: " + ", ".join(f"`{t}`" for t in contract.task_ids),
+        f"- Source: {contract.source_url or 'per ledger row'}"
+        + (f" at commit `{contract.source_commit}`" if contract.source_commit else ""),
+        f"- Metric: {contract.metric}; direction: {contract.direction}; unit: {contract.unit}"
+        + (f"; scale: {contract.scale}" if contract.scale else ""),
+        f"- dataset.revision in drafts: {'yes, the inspected revision' if contract.revision_in_claim else 'no (not part of the claim)'}",
+        f"- Authenticated account: {header.whoami or 'none (anonymous read)'}; checked at {header.checked_at}",
+        "",
+    ]
+    lines += _table(["Source column", "Task id"], sorted(contract.columns.items()))
+    if contract.ignore_columns:
+        lines += ["", "Ignored source columns: " + ", ".join(f"`{c}`" for c in contract.ignore_columns)]
+    lines += ["", "## Proposed repository changes", ""]
+    rows = []
+    for d in inspected:
+        draft = d.draft
+        values = "; ".join(f"{p.task_id}={p.row.source_value}" for p in draft.added) if draft else "-"
+        rows.append([d.label, d.repo_id, _evidence(d.resolution), getattr(d.state, "sha", "") or "-",
+                     draft.path if draft else "-", values, _existing(d, header.whoami),
+                     "draft" if d.decision == "draft" else d.decision])
+    lines += _table(["Source model", "Hub repo", "Match evidence", "Inspected SHA", "Draft path", "Tasks/values",
+                     "Existing state", "Decision"], rows)
+    lines += ["", "## Excluded and unresolved models", ""]
+    rows = [[d.label, d.decision, ", ".join(getattr(d.resolution, "candidates_checked", ()) or ()) or "-",
+             d.reason, _locators(d)] for d in excluded]
+    lines += _table(["Source model", "Classification", "Candidates checked", "Reason", "Source locator"], rows)
+    lines += ["", "## Conflicts and assumptions", ""]
+    lines += _conflicts(contract, decisions) or ["- None found."]
+    lines += [
+        "- Values are copied as printed on the source's scale; nothing was averaged, converted or picked as a best run.",
+        "- `date` is written only where the source states the evaluation date; `verifyToken` only where supplied for that run.",
+        "",
+        "## Reviewer checklist",
+        "",
+        *[f"- [ ] {item}" for item in CHECKLIST],
+        "",
+        CLOSING_LINE,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[str]:
+    out = []
+    for d in decisions:
+        for row in d.rows:
+            if row.source_task not in contract.columns and row.source_task not in contract.ignore_columns:
+                out.append(f"- {_cell(d.label)}: column {_cell(row.source_task)!s} is not in the contract ({row.source_locator}).")
+            elif row.status != "ok" and row.source_task in contract.columns:
+                out.append(f"- {_cell(d.label)}: `{_cell(row.source_value)}` in {_cell(row.source_task)} needs review: "
+                           f"{_cell(row.qualifiers)} ({row.source_locator}).")
+        if d.decision == "needs_review":
+            out.append(f"- {_cell(d.label)}: needs review: {_cell(d.reason)}")
+    return out
+
+
+def _evidence(resolution) -> str:
+    evidence = getattr(resolution, "evidence", "") if resolution is not None else ""
+    return evidence if isinstance(evidence, str) else "; ".join(map(str, evidence))
+
+
+def source_ledger_csv(contract: Contract, decisions: Sequence[ModelDecision]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(LEDGER_COLUMNS)
+    for d in decisions:
+        status = getattr(d.resolution, "status", "") or "needs_review"
+        for row in d.rows:
+            writer.writerow([
+                row.source_model, row.source_variant, row.source_task, row.source_value,
+                row.source_unit or contract.unit, row.source_url, row.source_locator, row.qualifiers,
+                d.repo_id, status, _evidence(d.resolution), row_decision(d, row, contract),
+            ])
+    return buf.getvalue()
+
+
+def plan_files(contract: Contract, decisions: Sequence[ModelDecision], header: Header,
+               bundle_path: str | Path) -> dict[str, str]:
+    """Every file of the bundle, by path relative to it, exactly as it will be written."""
+    files = {d.draft.path: d.draft.text for d in decisions if d.draft is not None}
+    drafts = [validate.EvalFile.parse(path, text) for path, text in files.items()]
+    validation, _code = validate.render(drafts, bundle_path, contract.benchmark_id, contract.task_ids)
+    return {
+        "review.md": review_md(contract, decisions, header),
+        "source-ledger.csv": source_ledger_csv(contract, decisions),
+        "validation.txt": validation,
+        **dict(sorted(files.items())),
+    }
+
+
+def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract) -> None:
+    """Write ``files`` as the bundle at ``bundle_path``: temp sibling dir, re-validate, rename into place."""
+    bundle_path = Path(bundle_path)
+    built = atomic.new_sibling_dir(bundle_path)
+    try:
+        root = built.resolve()
+        (built / "drafts").mkdir()
+        for rel, text in files.items():
+            target = (built / PurePosixPath(rel)).resolve()
+            if not target.is_relative_to(root) or PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts:
+                raise ActionFailed(f"refusing to write {rel!r}: it would land outside the bundle")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "x", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        written, _ = validate.validate_bundle(built, contract.benchmark_id, contract.task_ids)
+        planned = files["validation.txt"]
+        if _status(written) != _status(planned):
+            raise ActionFailed(f"the written drafts validate differently from the planned ones:\n{written}")
+        atomic.swap_in_dir(built, bundle_path)
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(built, ignore_errors=True)
+        raise
+
+
+def _status(validation_text: str) -> str:
+    return validation_text.strip().splitlines()[-1].split("status=")[-1] if "status=" in validation_text else "ERROR"

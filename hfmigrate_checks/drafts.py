@@ -1,0 +1,341 @@
+"""Decide, per source model, what the bundle proposes, and render the draft files.
+
+Pure: it reads the contract, the ledger, the resolutions and the repo states and
+returns decisions; nothing here touches the network or the disk. A draft is only made
+for an exact match whose repo is ``new`` (a fresh file) or ``update_existing_pr`` (the
+complete file after the update, built from the owned PR's latest content).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+import attrs
+
+from hfmigrate_checks.contract import Contract
+from hfmigrate_checks.ledger import OK, LedgerRow
+
+#: the Hub's repo-name grammar: letters, digits, '.', '_', '-', no leading/trailing '.' or '-', no '--' or '..'
+REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$")
+FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.yaml$")
+DRAFTED = ("draft", "update_existing_pr")
+SKIPPED_STATES = ("already_present", "already_in_own_open_pr", "duplicate_open_pr", "needs_review")
+
+
+def repo_id_problem(repo_id: object) -> str | None:
+    """Why ``repo_id`` is not a Hub ``owner/name`` id (and so must never become a path), or None."""
+    if not isinstance(repo_id, str) or not repo_id:
+        return f"repo id must be 'owner/name' (got {repo_id!r})"
+    parts = repo_id.split("/")
+    if len(parts) != 2:
+        return f"repo id must be exactly 'owner/name' (got {repo_id[:120]!r})"
+    for part in parts:
+        if not REPO_PART.match(part) or "--" in part or ".." in part:
+            return f"repo id part {part[:120]!r} breaks the Hub's name grammar (letters, digits, '.', '_', '-')"
+    return None
+
+
+def draft_path(repo_id: str, file_name: str) -> str:
+    """``drafts/<owner>--<name>/.eval_results/<file>``, only for ids and names that cannot escape."""
+    problem = repo_id_problem(repo_id)
+    if problem:
+        raise ValueError(problem)
+    if not FILE_NAME.match(file_name) or ".." in file_name:
+        raise ValueError(f"draft file name {file_name[:120]!r} must be a plain '<name>.yaml'")
+    owner, name = repo_id.split("/")
+    path = PurePosixPath("drafts", f"{owner}--{name}", ".eval_results", file_name)
+    assert ".." not in path.parts and not path.is_absolute()
+    return str(path)
+
+
+# ---------------------------------------------------------------- YAML output
+
+
+def yaml_number(text: str) -> str:
+    """The printed number as a YAML literal that every YAML parser reads back as that number."""
+    import yaml
+
+    number = float(text)
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError:
+        parsed = None
+    if not isinstance(parsed, bool) and isinstance(parsed, (int, float)) and parsed == number and "_" not in text:
+        return text.lstrip("+")
+    if number.is_integer() and re.fullmatch(r"[+-]?\d+", text):
+        return str(int(text))
+    return repr(number)
+
+
+def _scalar(value: Any) -> str:
+    import datetime as dt
+    import json
+
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else ".nan" if value != value else (".inf" if value > 0 else "-.inf")
+    if isinstance(value, (dt.date, dt.datetime)):
+        value = value.isoformat()
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+class Literal(str):
+    """A scalar already formatted for YAML (a printed number), emitted as is."""
+
+
+def _key(key: Any) -> str:
+    key = str(key)
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) and key not in ("true", "false", "null", "yes", "no", "on", "off", "y", "n") else _scalar(key)
+
+
+def _lines(value: Any, indent: int) -> list[str]:
+    pad = " " * indent
+    if isinstance(value, dict) and value:
+        out = []
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                out.append(f"{pad}{_key(key)}:")
+                out += _lines(item, indent + 2)
+            else:
+                out.append(f"{pad}{_key(key)}: {_inline(item)}")
+        return out
+    if isinstance(value, list) and value:
+        out = []
+        for item in value:
+            if isinstance(item, (dict, list)) and item:
+                sub = _lines(item, indent + 2)
+                out.append(f"{pad}- {sub[0][indent + 2:]}")
+                out += sub[1:]
+            else:
+                out.append(f"{pad}- {_inline(item)}")
+        return out
+    return [pad + _inline(value)]
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, Literal):
+        return str(value)
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    return _scalar(value)
+
+
+def emit_yaml(entries: Sequence[Mapping[str, Any]]) -> str:
+    """Block-style YAML for a list of results: strings double-quoted (so a date stays a string)."""
+    return "\n".join(_lines(list(entries), 0)) + "\n"
+
+
+# ---------------------------------------------------------------- proposals
+
+
+@attrs.frozen
+class Proposal:
+    """One value the bundle would add: the task it goes to and the ledger row it comes from."""
+
+    task_id: str
+    row: LedgerRow
+
+    def entry(self, contract: Contract) -> dict[str, Any]:
+        dataset: dict[str, Any] = {"id": contract.benchmark_id, "task_id": self.task_id}
+        if contract.revision_in_claim:
+            dataset["revision"] = contract.dataset_sha
+        entry: dict[str, Any] = {"dataset": dataset, "value": Literal(yaml_number(self.row.cell.number))}
+        if self.row.eval_date:
+            entry["date"] = self.row.eval_date
+        if self.row.verify_token:
+            entry["verifyToken"] = self.row.verify_token
+        if self.row.source_url:
+            source = {"url": self.row.source_url}
+            if contract.source_name:
+                source["name"] = contract.source_name
+            entry["source"] = source
+        if self.row.source_variant:
+            entry["notes"] = self.row.source_variant
+        return entry
+
+
+def proposals(contract: Contract, rows: Iterable[LedgerRow]) -> tuple[list[Proposal], list[str]]:
+    """The clean, mapped values of one model, and why the rest cannot be drafted as they are."""
+    by_task: dict[str, list[LedgerRow]] = defaultdict(list)
+    for row in rows:
+        task = contract.columns.get(row.source_task)
+        if task is not None and row.status == OK:
+            by_task[task].append(row)
+    out, problems = [], []
+    for task, task_rows in by_task.items():
+        if len(task_rows) > 1:
+            variants = ", ".join(repr(r.source_variant or "(no variant)") for r in task_rows)
+            problems.append(f"{len(task_rows)} values for task {task!r} ({variants}); keep exactly one in the ledger")
+        else:
+            out.append(Proposal(task, task_rows[0]))
+    return sorted(out, key=lambda p: contract.task_ids.index(p.task_id)), problems
+
+
+# ---------------------------------------------------------------- decisions
+
+
+@attrs.frozen
+class Draft:
+    """A file the bundle proposes: the complete content after the change."""
+
+    repo_id: str
+    path: str
+    text: str
+    kind: str  # draft | update_existing_pr
+    added: tuple[Proposal, ...]
+    #: entries already in the owned PR that the update keeps unchanged
+    kept: tuple[dict, ...] = ()
+    pr_num: int | None = None
+
+
+@attrs.frozen
+class ModelDecision:
+    """What the bundle says about one source model."""
+
+    label: str
+    rows: tuple[LedgerRow, ...]
+    resolution: Any
+    state: Any
+    decision: str
+    reason: str
+    draft: Draft | None = None
+
+    @property
+    def repo_id(self) -> str:
+        return getattr(self.resolution, "repo_id", None) or ""
+
+
+def decide(
+    contract: Contract,
+    rows: Sequence[LedgerRow],
+    resolutions: Mapping[str, Any],
+    states: Mapping[str, Any],
+) -> list[ModelDecision]:
+    """One decision per source model label, in ledger order."""
+    by_label: dict[str, list[LedgerRow]] = defaultdict(list)
+    for row in rows:
+        by_label[row.source_model].append(row)
+    return [_decide_one(contract, label, tuple(rs), resolutions.get(label), states) for label, rs in by_label.items()]
+
+
+def _decide_one(contract, label, rows, resolution, states) -> ModelDecision:
+    def result(decision, reason, state=None, draft=None):
+        return ModelDecision(label, rows, resolution, state, decision, reason, draft)
+
+    if resolution is None:
+        return result("needs_review", "no resolution was made for this model")
+    if resolution.status != "exact":
+        return result(resolution.status, _evidence(resolution) or f"match status {resolution.status}")
+    repo_id = resolution.repo_id
+    problem = repo_id_problem(repo_id)
+    if problem:
+        return result("needs_review", problem)
+    props, problems = proposals(contract, rows)
+    if problems:
+        return result("needs_review", "; ".join(problems))
+    if not props:
+        return result("needs_review", "no clean, mapped value to draft (see the ledger's qualifiers)")
+    state = states.get(repo_id)
+    if state is None:
+        return result("needs_review", "the repo's existing results were not inspected")
+    if state.status in SKIPPED_STATES:
+        return result(state.status, _state_reason(state), state)
+    if state.status == "new":
+        path = draft_path(repo_id, contract.file_name)
+        text = emit_yaml([p.entry(contract) for p in props])
+        return result("draft", "no result for this benchmark on main or in any pending PR", state,
+                      Draft(repo_id, path, text, "draft", tuple(props)))
+    if state.status == "update_existing_pr":
+        return _update(contract, label, rows, resolution, state, props)
+    return result("needs_review", f"unknown repo state {state.status!r}", state)
+
+
+def _update(contract, label, rows, resolution, state, props) -> ModelDecision:
+    def result(decision, reason, draft=None):
+        return ModelDecision(label, rows, resolution, state, decision, reason, draft)
+
+    update = state.update
+    file_name = PurePosixPath(update.path).name
+    if not FILE_NAME.match(file_name) or ".." in file_name:
+        return result("needs_review", f"the owned PR's file name {file_name[:120]!r} is not a plain '<name>.yaml'")
+    existing = list(update.entries)
+    present = {}
+    for entry in existing:
+        dataset = entry.get("dataset") if isinstance(entry, dict) else None
+        if isinstance(dataset, dict) and dataset.get("id") == contract.benchmark_id:
+            present[dataset.get("task_id")] = entry.get("value")
+    added, conflicts = [], []
+    for p in props:
+        if p.task_id not in present:
+            added.append(p)
+        elif not _same_number(present[p.task_id], p.row.value):
+            conflicts.append(f"task {p.task_id!r}: PR #{update.pr_num} has {present[p.task_id]!r}, "
+                             f"the source prints {p.row.source_value!r}")
+    if conflicts:
+        return result("needs_review", "conflicting values in the owned PR: " + "; ".join(conflicts))
+    if not added:
+        return result("already_in_own_open_pr", f"PR #{update.pr_num} already holds every value")
+    text = emit_yaml([*existing, *(p.entry(contract) for p in added)])
+    path = draft_path(resolution.repo_id, file_name)
+    reason = f"complete file after adding {len(added)} task(s) to PR #{update.pr_num} by {update.pr_author}"
+    return result("update_existing_pr", reason,
+                  Draft(resolution.repo_id, path, text, "update_existing_pr", tuple(added), tuple(existing),
+                        update.pr_num))
+
+
+def _same_number(a: Any, b: float | None) -> bool:
+    return isinstance(a, (int, float)) and not isinstance(a, bool) and b is not None and float(a) == float(b)
+
+
+def _evidence(resolution) -> str:
+    evidence = getattr(resolution, "evidence", "")
+    return evidence if isinstance(evidence, str) else "; ".join(map(str, evidence))
+
+
+def _state_reason(state) -> str:
+    problems = list(getattr(state, "problems", ()) or ())
+    pending = list(getattr(state, "pending_prs", ()) or ())
+    details = {
+        "already_present": "the benchmark is already on the default branch",
+        "already_in_own_open_pr": "your own open PR already holds every value",
+        "duplicate_open_pr": "a pending PR already adds this benchmark",
+        "needs_review": "the existing state could not be settled",
+    }[state.status]
+    if pending:
+        details += " (PRs: " + ", ".join(_pr_label(pr) for pr in pending) + ")"
+    if problems:
+        details += ": " + "; ".join(map(str, problems))
+    return details
+
+
+def _pr_label(pr) -> str:
+    num = getattr(pr, "num", None)
+    author = getattr(pr, "author", None)
+    return f"#{num} by {author}" if author else f"#{num}"
+
+
+def row_decision(decision: ModelDecision, row: LedgerRow, contract: Contract) -> str:
+    """The ``decision`` column of one ledger row in the bundle's source-ledger.csv."""
+    if row.source_task in contract.ignore_columns:
+        return "ignored_column"
+    if row.source_task not in contract.columns:
+        return "unmapped_column"
+    if row.status != OK:
+        return "needs_review"
+    if decision.draft is not None:
+        if any(p.row is row for p in decision.draft.added):
+            return decision.decision
+        return "already_in_own_open_pr" if decision.draft.kind == "update_existing_pr" else "needs_review"
+    return decision.decision

@@ -1,0 +1,137 @@
+"""HF5xx: the drafts and the bundle, judged on the exact bytes the action would write.
+
+HF501, HF502 and HF503 also gate ``precommit-eval-results`` and read only the eval-files
+view (``eval_files``, ``supplied_tokens``, ``output_files``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from checks import Finding, rule
+
+DRAFT = ("draft",)
+BOTH = ("draft", "precommit-eval-results")
+#: things only a script that writes to the Hub would contain
+SUBMIT_PATTERN = re.compile(
+    r"(create_pr|create_commit|create_pull_request|upload_file|upload_folder|HfApi\s*\(|"
+    r"\bhf\s+upload\b|huggingface-cli\s+upload|--create-pr|\bhf\s+discussions\s+create\b|refs/pr/\d+.*push)",
+    re.I,
+)
+BUNDLE_FILES = ("review.md", "source-ledger.csv", "validation.txt")
+
+
+@rule(
+    "HF501",
+    "no-verify-token-unless-supplied",
+    actions=BOTH,
+    why="A verifyToken is Hugging Face's signed proof that it ran the evaluation itself; nobody copying "
+    "a leaderboard can mint one, and one copied from another result is a forged badge.",
+    example_fail='- dataset: {id: cais/hle, task_id: hle}\n  value: 20.9\n  verifyToken: "eyJhbGciOi..."   # from elsewhere',
+    example_pass="- dataset: {id: cais/hle, task_id: hle}\n  value: 20.9",
+)
+def no_verify_token_unless_supplied(ctx):
+    """A ``verifyToken`` appears only where one was supplied for exactly that run."""
+    supplied = ctx.facts.supplied_tokens
+    for file in ctx.facts.eval_files:
+        for n, entry in file.entries():
+            if "verifyToken" in entry and entry["verifyToken"] not in supplied:
+                yield Finding(f"entry {n}: verifyToken was not supplied for this run; remove it", path=file.path)
+
+
+@rule(
+    "HF502",
+    "date-only-if-known",
+    actions=BOTH,
+    why="`date` says when the evaluation ran. A guessed date (the day of copying, the release day) is "
+    "a false claim, and an unquoted date becomes a YAML date object instead of the string the Hub expects.",
+    example_fail="- dataset: {id: openai/gsm8k, task_id: main}\n  value: 81.2\n  date: 2025-01-15",
+    example_pass='- dataset: {id: openai/gsm8k, task_id: main}\n  value: 81.2\n  date: "2025-01-15"   # printed by the source',
+)
+def date_only_if_known(ctx):
+    """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
+    from hfmigrate_checks.validate import date_problem
+
+    facts = ctx.facts
+    for file in facts.eval_files:
+        for n, entry in file.entries():
+            problem = date_problem(entry)
+            if problem:
+                yield Finding(f"entry {n}: {problem}", path=file.path)
+    for draft in getattr(facts, "drafts", ()):
+        files = {f.path: f for f in facts.eval_files}
+        entries = [e for _, e in files[draft.path].entries()][len(draft.kept):] if draft.path in files else []
+        for proposal, entry in zip(draft.added, entries):
+            known = proposal.row.eval_date
+            if entry.get("date", "") != known:
+                shown = entry.get("date", "no date")
+                yield Finding(f"{draft.path}: task {proposal.task_id!r} has date {shown!r} but the source states "
+                              f"{known or 'no evaluation date'!r}", path=draft.path)
+
+
+@rule(
+    "HF503",
+    "no-credentials-in-bundle",
+    actions=BOTH,
+    why="A review bundle is shared with reviewers and often committed; a Hub token or a cloud key in it "
+    "is a leaked credential.",
+    example_fail="review.md: 'fetched with token hf_AbCdEf0123456789...'",
+    example_pass="review.md: 'Authenticated account: alice'",
+)
+def no_credentials_in_bundle(ctx):
+    """No output file contains a credential (Hub tokens, cloud keys, bearer headers, secret env values)."""
+    from checks.redact import SECRET_SHAPES, secret_values
+
+    secrets = secret_values()
+    for path, text in ctx.facts.output_files.items():
+        for number, line in enumerate(text.splitlines(), start=1):
+            if SECRET_SHAPES.search(line) or any(s in line for s in secrets):
+                yield Finding(f"{path} line {number} contains a credential; it must not be written", path=path,
+                              line=number)
+
+
+@rule(
+    "HF504",
+    "no-submit-script-in-bundle",
+    actions=DRAFT,
+    why="The bundle is for review; anything able to open or update pull requests would turn a review "
+    "into a submission. The tool never writes to the Hub, and its bundle must not either.",
+    example_fail="bundle/submit.sh: hf upload org/model drafts/... --create-pr",
+    example_pass="bundle/: review.md, source-ledger.csv, validation.txt, drafts/<owner>--<model>/.eval_results/*.yaml",
+)
+def no_submit_script_in_bundle(ctx):
+    """The bundle holds only review.md, source-ledger.csv, validation.txt and drafts, and no submit command."""
+    from hfmigrate_checks.validate import is_draft_path
+
+    for path, text in ctx.facts.output_files.items():
+        if path not in BUNDLE_FILES and not is_draft_path(path):
+            yield Finding(f"{path} is not part of a review bundle (only {', '.join(BUNDLE_FILES)} and drafts)",
+                          path=path)
+        match = SUBMIT_PATTERN.search(text)
+        if match:
+            yield Finding(f"{path} contains a Hub write command ({match.group(0)!r})", path=path)
+
+
+@rule(
+    "HF505",
+    "drafts-validate",
+    actions=DRAFT,
+    why="The bundle's validation.txt is the reviewer's proof that every draft has the Hub's shape; a "
+    "bundle whose own validator fails must not be handed over.",
+    example_fail="FAIL drafts/org--model/.eval_results/gpqa.yaml\n  - entry 1: value must be a number",
+    example_pass="PASS drafts/org--model/.eval_results/gpqa.yaml\nChecked 1 draft file(s); status=PASS",
+)
+def drafts_validate(ctx):
+    """The validator passes on the planned drafts (a bundle with no draft at all is reported, not blocked)."""
+    text = ctx.facts.output_files.get("validation.txt", "")
+    if not ctx.facts.drafts:
+        return
+    for line in text.splitlines():
+        if line.startswith(("FAIL ", "  - ", "ERROR")):
+            yield line.strip()
+    if not text.rstrip().endswith("status=PASS"):
+        yield "validation.txt does not end with status=PASS"
+
+
+RULES = [no_verify_token_unless_supplied, date_only_if_known, no_credentials_in_bundle, no_submit_script_in_bundle,
+         drafts_validate]
