@@ -52,6 +52,15 @@ def schema():
     ])
 
 
+def unreadable_schema():
+    """Columns of the ``unreadable`` table: where each unreadable file sits and why it failed."""
+    import pyarrow as pa
+
+    return pa.schema([("path", pa.string()), ("config_dir", pa.string()), ("task_dir", pa.string()),
+                      ("split_dir", pa.string()), ("dir_repeat", pa.int64()), ("dir_fold", pa.int64()),
+                      ("reason", pa.string())])
+
+
 @attrs.frozen
 class FileStat:
     """A results.pkl found by the walk: its path relative to the data directory, size and mtime."""
@@ -204,11 +213,14 @@ class RawIndex:
 
     @cached_property
     def con(self):
-        """An in-memory DuckDB connection with the table registered as ``results``."""
+        """An in-memory DuckDB connection with ``results`` (readable files) and ``unreadable`` registered."""
         import duckdb
+        import pyarrow as pa
 
         con = duckdb.connect(config={"threads": 2, "memory_limit": "1GB"})
         con.register("results", self.table)
+        layouts = [{**reader.layout(Path(path)), "path": path, "reason": reason} for path, reason in self.errors]
+        con.register("unreadable", pa.Table.from_pylist(layouts, schema=unreadable_schema()))
         return con
 
     def query(self, sql: str, params: Any = None) -> list[tuple]:

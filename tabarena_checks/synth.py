@@ -176,7 +176,7 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
         if spec.kind == "system":
             result["experiment_metadata"]["experiment_cls"] = "SystemExperiment"
         return _legacy(result) if spec.legacy_layout else result
-    children = 1 if spec.use_child_oof else spec.bag_children
+    children = 1 if spec.use_child_oof or spec.validation_protocol == "holdout" else spec.bag_children
     result["metric_error_val"] = float(metric_error * rng.uniform(0.9, 1.1))
     ensemble = {"fold_fitting_strategy": "sequential_local", "seed": seed % 1000}
     if spec.use_child_oof:
@@ -200,8 +200,8 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
     per_child = [(base_test + 0.01 * _predictions(rng, task, n_test)).astype(np.float32) for _ in range(children)]
     pred_test = (np.sum(np.stack(per_child).astype(np.float64), axis=0) / children).astype(np.float32)
     pred_val = _predictions(rng, task, n_train)
-    if spec.use_child_oof:
-        val_idx_per_child = [y_val_idx.copy()]  # AutoGluon records row labels for the single child
+    if children == 1:
+        val_idx_per_child = [y_val_idx.copy()]  # AutoGluon records row labels for a single child
     else:
         order = rng.permutation(n_train)
         val_idx_per_child = [np.sort(part) for part in np.array_split(order, children)]

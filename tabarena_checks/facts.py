@@ -1,0 +1,114 @@
+"""The facts one TabArena run hands to its rules: raw index, inference and declared metadata.
+
+Each member is computed on first use and then shared by every rule, so a run decodes the
+raw files at most once (and usually not at all, thanks to the index cache). A member that
+cannot be computed raises the project's error type; rules that depend on it treat that as
+"not applicable" and the rule that owns the input reports it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from checks import InputError
+
+
+def _optional_path(value: Any) -> Path | None:
+    return None if value is None or value == "" else Path(value)
+
+
+@attrs.define(slots=False)
+class TabArenaFacts:
+    """Inputs of a TabArena action and everything derived from them, lazily.
+
+    ``method`` restricts the raw data to one method of a directory holding several
+    (see :func:`tabarena_checks.index.split_methods`).
+    """
+
+    data_dir: Path | None = attrs.field(default=None, converter=_optional_path)
+    metadata_ref: str | None = None
+    cache_dir: Path | None = attrs.field(default=None, converter=_optional_path)
+    method: str | None = None
+    workers: int | None = None
+    progress: bool | None = None
+
+    @cached_property
+    def full_index(self):
+        """The index of the whole data directory."""
+        from tabarena_checks.index import build_index
+
+        if self.data_dir is None:
+            raise InputError("no raw data directory given: pass the run's data/ folder (e.g. --raw RUN/data)")
+        return build_index(self.data_dir, cache_dir=self.cache_dir, workers=self.workers, progress=self.progress)
+
+    @cached_property
+    def methods(self) -> dict:
+        """One index per method found in the directory."""
+        from tabarena_checks.index import split_methods
+
+        return split_methods(self.full_index)
+
+    @cached_property
+    def index(self):
+        """The index the rules judge: the whole directory, or only ``method`` when one was chosen."""
+        if self.method is None:
+            return self.full_index
+        if self.method not in self.methods:
+            found = ", ".join(self.methods) or "none"
+            raise InputError(f"method {self.method!r} not found under '{self.data_dir}' (methods found: {found})")
+        return self.methods[self.method]
+
+    @cached_property
+    def inference(self):
+        from tabarena_checks.inference import infer
+
+        return infer(self.index)
+
+    @cached_property
+    def metadata(self):
+        """The declared MethodMetadata, or None when no reference was given."""
+        from tabarena_checks.metadata_load import load
+
+        return load(self.metadata_ref)
+
+    def digests(self) -> dict[str, str]:
+        """Digests of the inputs for the decision record, read fresh from disk (not from caches)."""
+        out: dict[str, str] = {}
+        if self.data_dir is not None and self.data_dir.is_dir():
+            out["raw_data"] = raw_digest(self.data_dir)
+        if self.metadata_ref:
+            source = _metadata_file(self.metadata_ref)
+            if source is None:
+                try:
+                    md = self.metadata
+                except InputError:
+                    md = None
+                source = _metadata_file(md.source) if md is not None and md.source else None
+            if source is not None:
+                out["method_metadata"] = "sha256:" + hashlib.sha256(source.read_bytes()).hexdigest()
+            else:
+                out["method_metadata"] = "ref:" + self.metadata_ref
+        return out
+
+
+def raw_digest(data_dir: Path) -> str:
+    """sha256 over the sorted (path, size, mtime_ns) of every results.pkl: changes when any file does."""
+    from tabarena_checks.index import scan
+
+    h = hashlib.sha256()
+    for f in scan(data_dir):
+        h.update(f"{f.path}\t{f.size}\t{f.mtime_ns}\n".encode())
+    return "sha256:" + h.hexdigest()
+
+
+def _metadata_file(ref: str) -> Path | None:
+    """The info.py file a reference or a ``source`` (``path:VAR`` / ``path:line``) points at, if it exists."""
+    path = ref.rpartition(":")[0] or ref
+    candidate = Path(os.path.expanduser(path))
+    return candidate if path.endswith(".py") and candidate.is_file() else None
