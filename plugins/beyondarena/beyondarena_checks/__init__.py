@@ -1,0 +1,3 @@
+"""BeyondArena's rules for arena-checks, written against the public ``checks`` API only."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,101 @@
+"""BeyondArena's rules (``BA``), bound to actions the TabArena plugin defines.
+
+They read the facts those actions gather (``ctx.facts.metadata``, a MethodMetadata, and on
+``process`` the raw results' ``ctx.facts.inference``), the run's options, and BeyondArena's
+settings. They judge only BeyondArena's methods: those whose suite matches
+``suite_pattern``; every other method passes untouched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from checks import ChecksError, Finding, rule
+from beyondarena_checks import settings as settings_mod
+
+_SOURCE = re.compile(r"^(?P<path>.+\.py):(?P<line>\d+)$")
+
+
+def _fact(ctx, name: str):
+    """A fact the action may or may not gather; None when absent or when it could not be computed
+    (the action's own rules report why)."""
+    try:
+        return getattr(ctx.facts, name, None)
+    except ChecksError:
+        return None
+
+
+def _at(metadata, message: str) -> Finding:
+    """Locate a finding at the info.py declaration when the metadata was read from one."""
+    match = _SOURCE.match(getattr(metadata, "source", "") or "")
+    target = getattr(metadata, "method", None)
+    if match:
+        return Finding(message, target=target, path=match["path"], line=int(match["line"]))
+    return Finding(message, target=target)
+
+
+def _beyond_metadata(ctx):
+    """The run's metadata when it is a BeyondArena method, else None."""
+    metadata = _fact(ctx, "metadata")
+    if metadata is None:
+        return None
+    suite = getattr(metadata, "suite", None) or getattr(metadata, "method", None)
+    return metadata if settings_mod.of(ctx).claims(suite) else None
+
+
+@rule(
+    "BA101",
+    "beyondarena-suite-known",
+    actions=("precommit-info", "process", "upload", "register"),
+    why="BeyondArena publishes under a few fixed suites (one per benchmark edition); a method filed "
+    "under a misspelt or stale suite lands in an artifact directory no leaderboard reads.",
+    example_fail='MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2025", ...)',
+    example_pass='MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", ...)',
+)
+def suite_known(ctx):
+    """A BeyondArena method (suite matching ``suite_pattern``) must use one of the configured ``suites``."""
+    metadata = _beyond_metadata(ctx)
+    if metadata is None:
+        return
+    known = settings_mod.of(ctx).suites
+    suite = metadata.suite or metadata.method
+    if suite not in known:
+        yield _at(metadata, f"suite {suite!r} looks like BeyondArena's but is not one of its suites "
+                            f"({', '.join(known)}); fix the suite or add it to [arenas.beyondarena] suites")
+
+
+@rule(
+    "BA201",
+    "beyondarena-official-protocol",
+    actions=("process", "upload"),
+    required=True,
+    why="BeyondArena ranks only results fit under its own protocol (8-fold bagging, 5x5 bagging on "
+    "tiny tasks, task-specific validation, folds adapted to the classes); results fit under "
+    "TabArena's plain '8x1' are not comparable with its leaderboard.",
+    example_fail='MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", '
+    'validation_protocol="8x1", ...)',
+    example_pass='MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", '
+    'validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes", ...)',
+)
+def official_protocol(ctx):
+    """A BeyondArena method's declared and recorded validation protocol must be BeyondArena's official one.
+
+    Systems are exempt (their results carry no protocol). To publish a deliberate custom
+    run, add a waiver with a reason.
+    """
+    metadata = _beyond_metadata(ctx)
+    if metadata is None or getattr(metadata, "method_class", None) == "system":
+        return
+    official = settings_mod.of(ctx).official_protocol
+    declared = metadata.validation_protocol
+    if declared != official:
+        what = "declares no validation_protocol" if declared is None else f"declares validation_protocol {declared!r}"
+        yield _at(metadata, f"{metadata.method} {what}; BeyondArena's official results need {official!r}")
+    inference = _fact(ctx, "inference")
+    for key in getattr(inference, "validation_protocol_keys", None) or ():
+        if key is not None and key != official:
+            yield _at(metadata, f"the raw results of {metadata.method} were fit under {key!r}, not BeyondArena's "
+                                f"official {official!r}; rerun under the official protocol")
+
+
+RULES = [suite_known, official_protocol]
