@@ -13,11 +13,11 @@ import importlib
 from checks import hookimpl
 
 #: modules that define a module-level ``RULES`` list
-RULE_MODULES: tuple[str, ...] = ()
+RULE_MODULES: tuple[str, ...] = ("rules_contract", "rules_ledger", "rules_drafts")
 #: modules that define a module-level ``ACTIONS`` list
-ACTION_MODULES: tuple[str, ...] = ()
+ACTION_MODULES: tuple[str, ...] = ("draft_action",)
 #: modules that define ``register_commands(cli)``
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("cli",)
 
 
 def _modules(names: tuple[str, ...]):

@@ -1,0 +1,89 @@
+"""``checks hf ...``: the steps of the migration that are not gated actions (contract, ledger, validate).
+
+Everything here reads; the Hub is only ever asked through the read-only client.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+
+@click.command("contract")
+@click.argument("benchmark_id")
+@click.option("--revision", default=None, help="Dataset revision to pin (default: the current main commit).")
+@click.option("--mapping", required=True, type=click.Path(dir_okay=False),
+              help="YAML: metric, direction, unit, columns (source column -> task id), ignore_columns, ...")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="contract.json to write.")
+@click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
+def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
+    """Pin BENCHMARK_ID's eval.yaml, confirm it is official, and record the source -> task contract."""
+    from checks import InputError
+    from hfmigrate_checks import atomic, contract
+    from hfmigrate_checks.hub import ReadOnlyHub
+
+    with ReadOnlyHub(endpoint or os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None) as hub:
+        result = contract.build(hub, benchmark_id, mapping, revision)
+    if not result.official:
+        raise InputError(
+            f"{benchmark_id} is not in the Hub's official benchmark list (benchmark:official); an eval.yaml alone "
+            f"does not make a benchmark, so no contract was written"
+        )
+    atomic.write_text(out, result.to_json())
+    click.echo(f"contract for {benchmark_id} at {result.dataset_sha}: tasks {', '.join(result.task_ids)}; "
+               f"{len(result.columns)} mapped column(s) -> {out}")
+
+
+@click.command("ledger")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["csv", "markdown", "parquet"]), required=True,
+              help="csv: a CSV table; markdown: a table in a README/blog; parquet: a leaderboard dataset file "
+              "(.parquet, or .csv) read with DuckDB.")
+@click.option("--heading", default=None, help="Markdown: the heading the table sits under.")
+@click.option("--source-url", default="", help="The page that publishes these numbers (becomes source.url).")
+@click.option("--model-column", default=None, help="Column with the model label (default: the first).")
+@click.option("--variant-column", default=None, help="Column with the run variant (tools, shots, ...), if any.")
+@click.option("--task-column", default=None, help="Long tables: the column naming the task/score column.")
+@click.option("--value-column", default=None, help="Long tables: the column holding the score.")
+@click.option("--ignore-column", "ignore_columns", multiple=True, help="A column that is not a score; repeatable.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="ledger.csv to write.")
+def ledger_cmd(source, fmt, heading, source_url, model_column, variant_column, task_column, value_column,
+               ignore_columns, out):
+    """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
+    from hfmigrate_checks import ledger
+
+    if source_url and not source_url.startswith(("http://", "https://")):
+        raise click.BadParameter(f"must be an absolute http(s) URL (got {source_url!r})", param_hint="--source-url")
+    rows = ledger.import_source(
+        source, fmt, heading=heading, source_url=source_url, model_column=model_column,
+        variant_column=variant_column, task_column=task_column, value_column=value_column,
+        ignore_columns=ignore_columns,
+    )
+    ledger.write(out, rows)
+    review = sum(r.status != ledger.OK for r in rows)
+    models = len({r.source_model for r in rows})
+    click.echo(f"{len(rows)} score(s) of {models} model(s), {review} need review -> {out}")
+
+
+@click.command("validate")
+@click.argument("bundle", type=click.Path())
+@click.option("--benchmark-id", required=True, help="Exact benchmark dataset id.")
+@click.option("--task-id", "task_ids", multiple=True, required=True, help="Allowed task id; repeat for several.")
+def validate_cmd(bundle, benchmark_id, task_ids):
+    """Validate BUNDLE/drafts/**/.eval_results/*.yaml (PASS/FAIL per file; exit 0 all passed, 1 otherwise)."""
+    from hfmigrate_checks import validate
+
+    text, code = validate.validate_bundle(bundle, benchmark_id, task_ids)
+    click.echo(text, nl=False)
+    raise SystemExit(code)
+
+
+def register_commands(cli: click.Group) -> None:
+    """Add the commands to the root's ``hf`` group (created here unless another HF module made it)."""
+    group = cli.commands.get("hf")
+    if group is None:
+        group = click.Group("hf", help="Hugging Face .eval_results migration (read-only): contract, ledger, validate.")
+        cli.add_command(group)
+    for command in (contract_cmd, ledger_cmd, validate_cmd):
+        group.add_command(command)

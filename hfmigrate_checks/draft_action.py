@@ -1,0 +1,182 @@
+"""``checks run draft``: resolve and inspect every source model, gate on the HF rules, write the review bundle.
+
+gather reads the contract and the ledger, asks the Hub (read-only) what the benchmark
+is now, resolves every source model and inspects every exact repo on a bounded thread
+pool; the rules judge the planned bundle; execute writes exactly that bundle. Nothing
+is ever opened, updated or uploaded on the Hub.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import click
+
+from checks import Action
+
+NO_WRITE_SENTENCE = "No Hugging Face pull requests were opened or updated."
+DEFAULT_WORKERS = 16
+HUB_MODEL_URL = r"^https?://(?:www\.)?huggingface\.co/(?!datasets/|spaces/)([^/?#]+/[^/?#]+)/?(?:[?#].*)?$"
+
+
+def _hub(options):
+    from hfmigrate_checks.hub import ReadOnlyHub
+
+    endpoint = options.get("endpoint") or os.environ.get("HF_ENDPOINT") or None
+    return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None)
+
+
+def live_benchmark(hub, benchmark_id: str):
+    """Official-list membership and the current eval.yaml task ids; a read failure is kept as ``error``."""
+    from checks import ChecksError
+    from hfmigrate_checks.contract import parse_eval_yaml
+    from hfmigrate_checks.facts import LiveBenchmark
+
+    try:
+        official = benchmark_id in hub.official_benchmarks()
+        sha = hub.dataset_info(benchmark_id).sha or ""
+        text = hub.read_file(benchmark_id, "eval.yaml", revision=sha or None, repo_type="dataset")
+        spec = parse_eval_yaml(text, f"{benchmark_id}@{sha}:eval.yaml")
+    except ChecksError as exc:
+        return LiveBenchmark(False, "", (), str(exc))
+    return LiveBenchmark(official, sha, spec.task_ids)
+
+
+def candidates_for(rows, mapping) -> tuple[str, ...]:
+    """Repo ids to try for one model: the mapping's, then Hub links printed with the label."""
+    import re
+
+    out = list(mapping)
+    for row in rows:
+        match = re.match(HUB_MODEL_URL, row.source_link or "")
+        if match and match.group(1) not in out:
+            out.append(match.group(1))
+    return tuple(out)
+
+
+def gather(ctx):
+    import datetime as dt
+    from collections import defaultdict
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hfmigrate_checks import contract as contract_mod
+    from hfmigrate_checks import drafts, ledger, resolve, state
+    from hfmigrate_checks.facts import DraftFacts
+
+    options = ctx.options
+    contract = contract_mod.load(options["contract"])
+    rows = ledger.load(options["ledger"])
+    mapping = resolve.load_mapping(options["mapping"]) if options.get("mapping") else {}
+    by_label = defaultdict(list)
+    for row in rows:
+        by_label[row.source_model].append(row)
+    checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    workers = max(1, options.get("max_workers") or DEFAULT_WORKERS)
+    with _hub(options) as hub, ThreadPoolExecutor(workers, thread_name_prefix="hf-gather") as pool:
+        live_future = pool.submit(live_benchmark, hub, options["benchmark_id"])
+        account_future = pool.submit(_account, hub)
+
+        def resolve_one(label):
+            return resolve.resolve(hub, label, candidates_for(by_label[label], mapping.get(label, ())))
+
+        labels = list(by_label)
+        resolutions = dict(zip(labels, pool.map(resolve_one, labels)))
+        proposed = {}
+        for label, res in resolutions.items():
+            if res.status == "exact" and drafts.repo_id_problem(res.repo_id) is None:
+                props, _ = drafts.proposals(contract, by_label[label])
+                proposed.setdefault(res.repo_id, {p.task_id: p.row.value for p in props})
+
+        def inspect_one(repo_id):
+            return state.inspect_repo(hub, repo_id, contract.benchmark_id, proposed=proposed[repo_id])
+
+        states = dict(zip(proposed, pool.map(inspect_one, proposed)))
+        live, account = live_future.result(), account_future.result()
+    return DraftFacts(
+        contract=contract,
+        rows=rows,
+        live=live,
+        resolutions=resolutions,
+        states=states,
+        whoami=account,
+        checked_at=checked_at,
+        bundle_path=options["bundle"],
+        benchmark_id=options["benchmark_id"],
+        mapped_labels=tuple(mapping),
+    )
+
+
+def _account(hub) -> str:
+    from checks import ChecksError
+
+    try:
+        account = hub.whoami()
+    except ChecksError:
+        return ""
+    return account.name if account else ""
+
+
+def summary(facts) -> str:
+    counts = facts.counts()
+    width = max(map(len, counts))
+    lines = [f"Review bundle: {facts.bundle_path}"]
+    lines += [f"  {name + ':':<{width + 1}} {value}" for name, value in counts.items()]
+    lines.append(NO_WRITE_SENTENCE)
+    return "\n".join(lines)
+
+
+def plan(ctx):
+    facts = ctx.facts
+    yield f"would write the review bundle {facts.bundle_path} (built in a temporary sibling, then renamed)"
+    for draft in facts.drafts:
+        extra = f" (update of PR #{draft.pr_num})" if draft.kind == "update_existing_pr" else ""
+        yield f"would write {draft.path}{extra}: " + ", ".join(p.task_id for p in draft.added)
+    yield from summary(facts).splitlines()[1:]
+
+
+def execute(ctx):
+    from hfmigrate_checks import bundle
+
+    facts = ctx.facts
+    bundle.write(facts.bundle_path, facts.output_files, facts.contract)
+    return summary(facts)
+
+
+def inputs(ctx):
+    out = {}
+    for key in ("contract", "ledger", "mapping"):
+        path = ctx.options.get(key)
+        if path and Path(path).is_file():
+            out[key] = "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    out["endpoint"] = ctx.options.get("endpoint") or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    return out
+
+
+DRAFT = Action(
+    name="draft",
+    help="Draft .eval_results files for every exact Hub repo of a leaderboard into a review bundle "
+    "(read-only: nothing is opened or uploaded on the Hub).",
+    gather=gather,
+    plan=plan,
+    execute=execute,
+    params=(
+        click.Option(["--benchmark-id"], required=True, help="The benchmark dataset id, e.g. Idavidrein/gpqa."),
+        click.Option(["--contract"], required=True, type=click.Path(dir_okay=False),
+                     help="contract.json written by `checks hf contract`."),
+        click.Option(["--ledger"], required=True, type=click.Path(dir_okay=False),
+                     help="ledger.csv written by `checks hf ledger`."),
+        click.Option(["--mapping"], default=None, type=click.Path(dir_okay=False),
+                     help="Optional models.yaml: source label -> candidate Hub repo ids."),
+        click.Option(["--bundle"], required=True, type=click.Path(file_okay=False), help="Bundle directory to write."),
+        click.Option(["--endpoint"], default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)."),
+        click.Option(["--max-workers"], default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(1, 64),
+                     help="Concurrent Hub reads while gathering."),
+    ),
+    target=lambda ctx: ctx.options.get("benchmark_id") or "draft",
+    inputs=inputs,
+    arena="hf",
+)
+
+ACTIONS = [DRAFT]
