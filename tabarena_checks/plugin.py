@@ -13,11 +13,11 @@ import importlib
 from checks import hookimpl
 
 #: modules that define a module-level ``RULES`` list
-RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protocol")
+RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protocol", "rules_raw")
 #: modules that define a module-level ``ACTIONS`` list
 ACTION_MODULES: tuple[str, ...] = ("upload",)
 #: modules that define ``register_commands(cli)``
-COMMAND_MODULES: tuple[str, ...] = ("synth_cli",)
+COMMAND_MODULES: tuple[str, ...] = ("synth_cli", "inspect_cli")
 
 
 def _modules(names: tuple[str, ...]):

@@ -34,14 +34,14 @@ _DATE_INTRODUCED = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 _SOURCE = re.compile(r"^(?P<path>.+\.py):(?P<line>\d+)$")
 
 
-def _provides(facts: Any, name: str) -> bool:
+def provides(facts: Any, name: str) -> bool:
     """Whether the facts object offers ``name`` at all (without computing it)."""
     return facts is not None and (name in getattr(facts, "__dict__", {}) or hasattr(type(facts), name))
 
 
 def declared_metadata(ctx) -> MethodMetadata | None:
     """The declared metadata; None when none was given or the reference is bad (TA116 reports that)."""
-    if not _provides(ctx.facts, "metadata"):
+    if not provides(ctx.facts, "metadata"):
         return None
     try:
         return ctx.facts.metadata
@@ -54,7 +54,7 @@ def raw_inference(ctx) -> Any | None:
 
     TA302 (required) reports why it could not be read, so skipping here never hides a failure.
     """
-    if not _provides(ctx.facts, "inference"):
+    if not provides(ctx.facts, "inference"):
         return None
     try:
         return ctx.facts.inference
@@ -307,7 +307,7 @@ def field_values_valid(ctx):
 )
 def metadata_present(ctx):
     """The action needs ``--method-metadata``, and the reference must resolve to a MethodMetadata."""
-    if not _provides(ctx.facts, "metadata"):
+    if not provides(ctx.facts, "metadata"):
         yield "this action gathered no metadata: pass --method-metadata path/to/info.py:VARIABLE"
         return
     try:

@@ -43,6 +43,11 @@ def validation_protocol_declared(ctx):
                      f"one method's results must share one protocol: rerun the odd ones or split them "
                      f"into separate methods")
         return
+    legacy = getattr(inference, "n_without_protocol", 0)
+    if keys and legacy:
+        yield at(md, f"{legacy} raw result(s) record no validation protocol while the others record "
+                     f"{keys[0]!r}; rerun them (or keep them apart) so every result records the same protocol")
+        return
     row = compare.row_for(md, inference, "validation_protocol")
     if row is None or row.matches:
         return

@@ -46,6 +46,7 @@ class FakeInference:
     raw_config_default: str | None = "TA-Nori_c1_default_BAG_L1"
     validation_protocol: str | None = "8x1"
     validation_protocol_keys: tuple = ("8x1",)
+    n_without_protocol: int = 0
     errors: tuple = ()
     problems: tuple = ()
     missing_cells: tuple = ()
@@ -166,6 +167,7 @@ MISMATCH_CASES = [
     ("TA201", attrs.evolve(GOOD, validation_protocol=None), {}, "the raw results record '8x1' but info.py does not declare it"),
     ("TA201", attrs.evolve(GOOD, validation_protocol="16x1"), {}, "validation_protocol: inferred='8x1' (raw) != provided='16x1'"),
     ("TA201", GOOD, dict(validation_protocol=None, validation_protocol_keys=("8x1", "holdout:8x1")), "2 validation protocols"),
+    ("TA201", GOOD, dict(n_without_protocol=2), "2 raw result(s) record no validation protocol"),
 ]
 
 

@@ -1,0 +1,67 @@
+"""``checks inspect``: report what a run's raw results say, before anything is declared or processed.
+
+A report, not a gate: it exits 0 whenever it could read the directory, whatever it found.
+Input errors (a missing directory, a bad ``--method-metadata``) end as ``checks: error:``
+with exit code 2, through the core's error handling.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import click
+
+from checks.errors import UsageError
+
+
+def _pick(methods: dict, wanted: str | None) -> dict:
+    if wanted is None:
+        return methods
+    if wanted in methods:
+        return {wanted: methods[wanted]}
+    matches = [m for m in methods if m.startswith(wanted)]
+    if len(matches) == 1:
+        return {matches[0]: methods[matches[0]]}
+    known = ", ".join(methods) or "none"
+    how = "matches several" if matches else "matches none"
+    raise UsageError(f"--method {wanted!r} {how} of the methods in the directory ({known})")
+
+
+@click.command("inspect")
+@click.argument("run_data_dir", metavar="RUN_DATA_DIR")
+@click.option("--method-metadata", "method_metadata", default=None, metavar="REF",
+              help="Compare with this MethodMetadata: path/to/info.py:VARIABLE or package.module:VARIABLE.")
+@click.option("--format", "output_format", type=click.Choice(["human", "json"]), default="human", show_default=True)
+@click.option("--method", "method", default=None, metavar="PREFIX",
+              help="Inspect only this method when the directory holds several (its config-dir prefix).")
+@click.option("--cache-dir", default=None, metavar="DIR",
+              help="Where to keep the index cache (default: RUN_DATA_DIR/.checks-index).")
+def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir):
+    """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
+    from tabarena_checks import index as index_mod
+    from tabarena_checks import inference as inference_mod
+    from tabarena_checks import metadata_load, report
+
+    metadata = metadata_load.load(method_metadata)
+    raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
+    methods = index_mod.split_methods(raw)
+    today = dt.date.today()
+    reports = [
+        report.method_report(prefix, inference_mod.infer(sub), metadata, today)
+        for prefix, sub in _pick(methods, method).items()
+    ]
+    unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
+    if output_format == "json":
+        click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
+                              indent=2, default=str))
+        return
+    click.echo(report.human(str(run_data_dir), reports))
+    if unassigned:
+        click.echo(f"no readable result; unreadable files: {len(unassigned)}")
+        for item in unassigned:
+            click.echo(f"    {item['path']}: {item['reason']}")
+
+
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(inspect_command)
