@@ -17,7 +17,7 @@ RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protoc
 #: modules that define a module-level ``ACTIONS`` list
 ACTION_MODULES: tuple[str, ...] = ("upload",)
 #: modules that define ``register_commands(cli)``
-COMMAND_MODULES: tuple[str, ...] = ("synth_cli", "inspect_cli")
+COMMAND_MODULES: tuple[str, ...] = ("synth_cli", "inspect_cli", "precommit")
 
 
 def _modules(names: tuple[str, ...]):
