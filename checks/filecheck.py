@@ -93,15 +93,20 @@ def check(
     *,
     arena: str | None = None,
     options: dict[str, Any] | None = None,
+    undecidable: Sequence[str] = (),
     today: dt.date | None = None,
 ) -> Report:
     """Evaluate the rules bound to ``action`` on each subject and collect the failing findings.
 
     Framework rules (``CK``) judge rules.toml rather than a file, so their findings are
     reported once, and only those every subject produced: a waiver used by one file is
-    not unused. An empty selection is refused like ``checks run`` refuses it.
+    not unused. ``undecidable`` names rules this invocation has no input for (say, task ids
+    without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
+    An empty selection is refused like ``checks run`` refuses it.
     """
     config = _adjusted(registry, config)
+    if undecidable:
+        config = attrs.evolve(config, ignore=(*config.ignore, *undecidable))
     chosen = select_rules(registry.rules, _file_action(action, arena), config)
     if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
         raise NoRulesSelected(
@@ -156,12 +161,13 @@ def command_group(cli: click.Group) -> click.Group:
 
 
 def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
-                options: dict[str, Any] | None = None) -> None:
+                options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> None:
     """From inside a ``checks precommit`` command: judge, print one line per problem, exit."""
     from checks.cli import App
 
     app = click.get_current_context().find_object(App)
-    report = check(app.registry, action, subjects, app.config(), arena=arena, options=options)
+    report = check(app.registry, action, subjects, app.config(), arena=arena, options=options,
+                   undecidable=undecidable)
     for problem in report.problems:
         click.echo(str(problem))
     raise SystemExit(int(report.exit_code))

@@ -17,7 +17,7 @@ RULE_MODULES: tuple[str, ...] = ("rules_contract", "rules_ledger", "rules_drafts
 #: modules that define a module-level ``ACTIONS`` list
 ACTION_MODULES: tuple[str, ...] = ("draft_action",)
 #: modules that define ``register_commands(cli)``
-COMMAND_MODULES: tuple[str, ...] = ("cli",)
+COMMAND_MODULES: tuple[str, ...] = ("cli", "precommit")
 
 
 def _modules(names: tuple[str, ...]):

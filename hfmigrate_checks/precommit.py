@@ -1,0 +1,71 @@
+"""``checks precommit eval-results FILE...``: the draft rules that need no network.
+
+All files of one invocation form one eval-files view (pre-commit runs this hook with
+``require_serial``, so every staged draft is in one process and cross-file rules see them
+all). Task ids are checked only against a benchmark's eval.yaml cached on disk
+(``--eval-yaml DATASET_ID=PATH``) or a contract from ``checks hf contract``; without
+either, the task-id rule is left out of the selection. Read-only: nothing is fetched or
+written, no decision record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from checks import InputError, UsageError
+from checks import filecheck
+
+ACTION = "precommit-eval-results"
+#: decided only against a benchmark's declared task ids
+TASK_ID_RULES = ("HF102",)
+
+
+def _eval_yaml_contract(spec: str):
+    """A contract that knows only what a cached eval.yaml says: the benchmark id and its task ids."""
+    from hfmigrate_checks import contract
+
+    benchmark_id, sep, path = spec.partition("=")
+    if not sep or not benchmark_id or not path:
+        raise UsageError(f"--eval-yaml {spec!r}: expected DATASET_ID=PATH, e.g. Idavidrein/gpqa=cache/gpqa/eval.yaml")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the cached eval.yaml: {exc}") from None
+    spec_ = contract.parse_eval_yaml(text, path)
+    return contract.Contract(
+        benchmark_id=benchmark_id, dataset_sha="", eval_yaml_url=Path(path).as_posix(), official=False,
+        name=spec_.name, evaluation_framework=spec_.evaluation_framework, task_ids=spec_.task_ids,
+        metric="", direction="", unit="", columns={},
+    )
+
+
+def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
+    """One subject per benchmark with known task ids (or one without any), each holding every file."""
+    from hfmigrate_checks.facts import eval_files_facts
+
+    if not paths:
+        return []
+    first = Path(paths[0]).as_posix()
+    if not contracts:
+        return [filecheck.Subject(first, eval_files_facts(paths), target=".eval_results")]
+    return [filecheck.Subject(first, eval_files_facts(paths, c), target=c.benchmark_id) for c in contracts]
+
+
+def register_commands(cli: click.Group) -> None:
+    group = filecheck.command_group(cli)
+
+    @group.command("eval-results")
+    @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+    @click.option("--eval-yaml", "eval_yamls", multiple=True, metavar="DATASET_ID=PATH",
+                  help="A benchmark's eval.yaml cached on disk; task ids of that benchmark are checked against it. "
+                  "Repeat for several benchmarks.")
+    @click.option("--contract", "contracts", multiple=True, type=click.Path(dir_okay=False),
+                  help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.")
+    def eval_results(files, eval_yamls, contracts):
+        """Check .eval_results/*.yaml FILES offline (read-only; path:line: CODE message)."""
+        from hfmigrate_checks import contract
+
+        known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
+        filecheck.run_command(ACTION, subjects(list(files), known), undecidable=() if known else TASK_ID_RULES)
