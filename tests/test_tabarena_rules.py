@@ -279,3 +279,171 @@ def test_ignore_metadata_mismatch_becomes_recorded_waivers():
     assert verdicts["TA103"].findings, "the findings are still reported"
     assert ctx.waiver_report.used["TA103"] == ["TA103:*"]
     assert not verdicts["TA103"].blocks
+
+
+# --------------------------------------------------------------------------- raw-data rules (in-process facts)
+
+
+@attrs.frozen
+class Issue:
+    dataset: str = "anneal"
+    split_idx: int = 2
+    framework: str = "TA-Nori_c1_default_BAG_L1"
+    kind: str = "test"
+    pct: float = 4.99
+    path: str = "TA-Nori_c1_default_BAG_L1/363614/0_2/results.pkl"
+
+
+RAW_CASES = [
+    ("TA301", dict(errors=(("a/1/0_0/results.pkl", "corrupt gzip data"),)), "a/1/0_0/results.pkl: cannot be read: corrupt gzip data"),
+    ("TA302", dict(methods=("TA-Nori", "TA-Other")), "holds 2 methods (TA-Nori, TA-Other)"),
+    ("TA302", dict(methods=()), "no readable result"),
+    ("TA303", dict(missing_cells=(("TA-Nori_c1", "363614", "0_2"),)), "1 (config, task, split) cell(s) have no result: TA-Nori_c1 task 363614 split 0_2"),
+    ("TA304", dict(duplicates=(("TA-Nori_c1", "363612", "0_0", ("x/results.pkl", "y/results.pkl")),)), "has 2 results: x/results.pkl, y/results.pkl"),
+    ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
+    ("TA306", dict(problems=(("p/results.pkl", "metric_error is NaN"),)), "p/results.pkl: metric_error is NaN"),
+]
+
+
+@pytest.mark.parametrize("code, inferred, message", RAW_CASES)
+def test_raw_rule_fails(code, inferred, message):
+    from tabarena_checks import rules_raw
+
+    assert_fails(evaluate_rules(rules_raw.RULES, facts(**inferred)), code, message)
+
+
+def test_raw_rules_pass_on_clean_inference():
+    from tabarena_checks import rules_raw
+
+    verdicts = evaluate_rules(rules_raw.RULES, facts())
+    assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
+
+
+def test_coverage_lists_are_capped():
+    from tabarena_checks import rules_raw
+
+    cells = tuple((f"c{i}", "1", "0_0") for i in range(25))
+    v = assert_fails(evaluate_rules(rules_raw.RULES, facts(missing_cells=cells)), "TA303", "and 5 more")
+    assert "c19" in v.message and "c20" not in v.message
+
+
+def test_single_method_reports_why_the_raw_data_could_not_be_read():
+    from tabarena_checks import rules_raw
+    from tabarena_checks.facts import TabArenaFacts
+
+    verdicts = evaluate_rules(rules_raw.RULES, TabArenaFacts(data_dir=None))
+    assert_fails(verdicts, "TA302", "no raw data directory given")
+    assert not [v for v in verdicts.values() if v.outcome is Outcome.CRASHED]
+
+
+# --------------------------------------------------------------------------- end to end on generated runs
+
+NORI_INFO = """\
+from tabarena.models import MethodMetadata
+
+nori = MethodMetadata.config(
+    method="Nori", suite="nori-2026", ag_key="TA-NORI", config_default="Nori_c1_default_BAG_L1",
+    can_hpo=False, is_bag=True, compute="cpu", validation_protocol="8x1",
+)
+wrong = MethodMetadata.config(
+    method="Nori", suite="nori-2026", ag_key="NORI", config_default="Nori_c1_BAG_L1",
+    can_hpo=False, is_bag=False, compute="gpu",
+)
+legacy = MethodMetadata.config(
+    method="Nori", suite="nori-2026", ag_key="TA-NORI", can_hpo=False, is_bag=True,
+)
+as_baseline = MethodMetadata.baseline(method="Nori", suite="nori-2026", name="Nori", validation_protocol="8x1")
+"""
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    from tabarena_checks import synth
+
+    root = tmp_path_factory.mktemp("a2runs")
+    info = root / "info.py"
+    info.write_text(NORI_INFO)
+    small = dict(tasks=(363612, 363614), folds=2)
+    out = {"info": info}
+    out["clean"] = synth.generate_run(root / "clean", validation_protocol="8x1", **small)
+    out["legacy"] = synth.generate_run(root / "legacy", validation_protocol=None, **small)
+    out["holdout"] = synth.generate_run(root / "holdout", validation_protocol="holdout", **small)
+    out["defects"] = synth.generate_run(root / "defects", configs=2, validation_protocol="8x1", **small,
+                                        defects=("corrupt", "bad_fields", "fidelity_drift", "missing_split", "duplicate"))
+    synth.generate_run(root / "two", validation_protocol="8x1", **small)
+    out["two"] = synth.generate_run(root / "two", validation_protocol="8x1", name_prefix="TA-Other",
+                                    ag_key="TA-OTHER", **small)
+    return out
+
+
+def judge(runs, run, variable, **options):
+    from tabarena_checks import rules_raw
+    from tabarena_checks.facts import TabArenaFacts
+
+    f = TabArenaFacts(data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache")
+    return evaluate_rules([*RULES, *rules_raw.RULES], f, action="process", options=options)
+
+
+def test_clean_run_with_matching_metadata_passes(runs):
+    verdicts = judge(runs, "clean", "nori", expect_validation_protocol="tabarena")
+    failing = {c: v.message for c, v in verdicts.items() if v.outcome is not Outcome.PASSED}
+    assert list(failing) == ["TA102"], failing  # the TA- prefix: a warning only
+    assert not any(v.blocks for v in verdicts.values())
+
+
+def test_mismatched_metadata_fails_each_field(runs):
+    verdicts = judge(runs, "clean", "wrong")
+    assert_fails(verdicts, "TA104", "ag_key: inferred='TA-NORI' (raw) != provided='NORI'")
+    assert_fails(verdicts, "TA105", "compute: inferred='cpu' (raw) != provided='gpu'")
+    assert_fails(verdicts, "TA107", "is_bag: inferred=True (raw) != provided=False")
+    assert_fails(verdicts, "TA108", "inferred='Nori_c1_default_BAG_L1' (raw) != provided='Nori_c1_BAG_L1'")
+    assert_fails(verdicts, "TA109", "model_key")
+    assert_fails(verdicts, "TA201", "the raw results record '8x1' but info.py does not declare it")
+    assert_passes(verdicts, "TA103")
+    assert_passes(verdicts, "TA106")
+
+
+def test_config_run_declared_as_baseline_fails_method_type(runs):
+    assert_fails(judge(runs, "clean", "as_baseline"), "TA103", "method_type: inferred='config' (raw) != provided='baseline'")
+
+
+def test_legacy_raw_passes_without_a_declared_protocol(runs):
+    verdicts = judge(runs, "legacy", "legacy", expect_validation_protocol="tabarena")
+    assert_passes(verdicts, "TA201")
+    assert_passes(verdicts, "TA202")
+    assert_fails(judge(runs, "clean", "legacy"), "TA201", "does not declare it")
+
+
+def test_holdout_run_cannot_be_official(runs):
+    verdicts = judge(runs, "holdout", "nori")
+    assert_fails(verdicts, "TA202", "'holdout:8x1' (holdout) from the raw results cannot be submitted as an official result")
+    assert_fails(verdicts, "TA201", "inferred='holdout:8x1' (raw) != provided='8x1'")
+
+
+def test_defective_run_fails_the_raw_rules(runs):
+    verdicts = judge(runs, "defects", "nori")
+    assert_fails(verdicts, "TA301", "corrupt gzip data")
+    assert_fails(verdicts, "TA303", "cell(s) have no result")
+    assert_fails(verdicts, "TA304", "has 2 results")
+    v = assert_fails(verdicts, "TA305", "of test rows not close")
+    assert v.findings[0].path.endswith("results.pkl")
+    assert_fails(verdicts, "TA306", "metric_error is NaN")
+    assert_fails(verdicts, "TA306", "task_metadata.fold is not an integer")
+    assert_passes(verdicts, "TA302")
+
+
+def test_two_methods_in_one_directory_fail_single_method(runs):
+    verdicts = judge(runs, "two", "nori")
+    assert_fails(verdicts, "TA302", "holds 2 methods (TA-Nori, TA-Other)")
+    assert verdicts["TA104"].outcome is Outcome.PASSED  # not judged on a mix: TA302 blocks instead
+    assert not [v for v in verdicts.values() if v.outcome is Outcome.CRASHED]
+
+
+def test_bad_reference_on_a_real_run_fails_only_metadata_present(runs):
+    from tabarena_checks import rules_raw
+    from tabarena_checks.facts import TabArenaFacts
+
+    f = TabArenaFacts(data_dir=runs["clean"], metadata_ref=f"{runs['info']}:missing")
+    verdicts = evaluate_rules([*RULES, *rules_raw.RULES], f, action="process")
+    assert_fails(verdicts, "TA116", "no MethodMetadata declaration is assigned to 'missing'")
+    assert {c for c, v in verdicts.items() if v.blocks} == {"TA116"}
