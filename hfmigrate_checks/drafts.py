@@ -86,7 +86,9 @@ def _scalar(value: Any) -> str:
         return repr(value) if math.isfinite(value) else ".nan" if value != value else (".inf" if value > 0 else "-.inf")
     if isinstance(value, (dt.date, dt.datetime)):
         value = value.isoformat()
-    return json.dumps(str(value), ensure_ascii=False)
+    text = json.dumps(str(value), ensure_ascii=False)
+    # line separators and other non-printables would be folded or refused by YAML readers: escape them
+    return "".join(ch if ch.isprintable() else f"\\U{ord(ch):08x}" for ch in text)
 
 
 class Literal(str):

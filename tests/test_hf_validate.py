@@ -1,0 +1,162 @@
+"""The validator keeps the skill's CLI/output/exit contract and adds stricter checks; hostile YAML is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.testing import run_cli
+from hfmigrate_checks import validate, yamlsafe
+from hfmigrate_checks.drafts import emit_yaml
+
+BENCH = "Idavidrein/gpqa"
+GOOD = """- dataset:
+    id: Idavidrein/gpqa
+    task_id: diamond
+  value: 41.2
+  date: "2025-01-15"
+  source:
+    url: https://example.org/board
+    name: Board
+"""
+
+
+def bundle_with(tmp_path, files: dict[str, str]):
+    root = tmp_path / "bundle"
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "drafts").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def cli(bundle, *tasks, bench=BENCH):
+    args = ["hf", "validate", str(bundle), "--benchmark-id", bench]
+    for t in tasks or ("diamond", "main"):
+        args += ["--task-id", t]
+    return run_cli(args)
+
+
+def test_pass_output_and_exit_zero(tmp_path):
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": GOOD,
+                                  "drafts/a--m/.eval_results/notes.yml": "ignored: true",
+                                  "drafts/a--m/other/x.yaml": "ignored: [",
+                                  "drafts/b--n/.eval_results/gpqa.yaml": GOOD.replace("diamond", "main")})
+    result = cli(root)
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "PASS drafts/a--m/.eval_results/gpqa.yaml\n"
+        "PASS drafts/b--n/.eval_results/gpqa.yaml\n"
+        "Checked 2 draft file(s); status=PASS\n"
+    )
+
+
+def test_fail_output_lists_errors_and_exits_one(tmp_path):
+    bad = GOOD.replace("41.2", '"41.2*"').replace("diamond", "overall")
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": bad,
+                                  "drafts/b--n/.eval_results/gpqa.yaml": GOOD})
+    result = cli(root)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "FAIL drafts/a--m/.eval_results/gpqa.yaml"
+    assert "  - entry 1: dataset.task_id 'overall' is not one of ['diamond', 'main']" in lines
+    assert "  - entry 1: value must be a number (got '41.2*')" in lines
+    assert "PASS drafts/b--n/.eval_results/gpqa.yaml" in lines
+    assert lines[-1] == "Checked 2 draft file(s); status=FAIL"
+
+
+def test_error_lines_for_missing_drafts_and_no_files(tmp_path):
+    result = cli(tmp_path / "nothing")
+    assert result.exit_code == 1
+    assert result.stdout == f"ERROR: drafts directory not found: {tmp_path / 'nothing' / 'drafts'}\n"
+    root = bundle_with(tmp_path, {})
+    result = cli(root)
+    assert result.exit_code == 1
+    assert result.stdout == f"ERROR: no drafts/**/.eval_results/*.yaml files found under {root}\n"
+
+
+def test_task_id_and_benchmark_are_required_options(tmp_path):
+    result = run_cli(["hf", "validate", str(tmp_path), "--benchmark-id", BENCH])
+    assert result.exit_code == 2 and "--task-id" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda t: t.replace('"2025-01-15"', "2025-01-15"), "date must be a quoted string"),
+        (lambda t: t.replace('"2025-01-15"', '"2025-02-30"'), "date must be a real ISO-8601 date"),
+        (lambda t: t + "  extra: 1\n", "unknown key(s) extra"),
+        (lambda t: t.replace("    task_id: diamond\n", "    task_id: diamond\n    revision: main\n"),
+         "dataset.revision must be a 40-character lowercase hex commit sha"),
+        (lambda t: t.replace("    url: https://example.org/board\n", ""), "source.url is required when source is present"),
+        (lambda t: t.replace("https://example.org/board", "ftp://x"), "source.url must be an absolute http(s) URL"),
+        (lambda t: t.replace("41.2", ".nan"), "value must be finite"),
+        (lambda t: t.replace("41.2", "true"), "value must be a number"),
+        (lambda t: t + t, "duplicate dataset/task pair"),
+        (lambda t: t.replace("Idavidrein/gpqa", "other/bench"), "dataset.id must be 'Idavidrein/gpqa'"),
+        (lambda t: "[]\n", "the root must be a non-empty YAML list"),
+        (lambda t: "- [\n", "cannot parse YAML"),
+    ],
+)
+def test_stricter_checks(tmp_path, mutate, message):
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": mutate(GOOD)})
+    text, code = validate.validate_bundle(root, BENCH, ["diamond", "main"])
+    assert code == 1 and message in text, text
+
+
+def test_full_sha_revision_passes(tmp_path):
+    text = GOOD.replace("    task_id: diamond\n", "    task_id: diamond\n    revision: " + "a" * 40 + "\n")
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": text})
+    assert validate.validate_bundle(root, BENCH, ["diamond"])[1] == 0
+
+
+def test_duplicates_across_files_of_one_model(tmp_path):
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": GOOD,
+                                  "drafts/a--m/.eval_results/gpqa_tools.yaml": GOOD})
+    text, code = validate.validate_bundle(root, BENCH, ["diamond"])
+    assert code == 1
+    assert "dataset/task pair ('Idavidrein/gpqa', 'diamond') is already in drafts/a--m/.eval_results/gpqa.yaml" in text
+
+
+def test_alias_bomb_is_refused_quickly(tmp_path):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(20))
+    with pytest.raises(yamlsafe.YamlRefused, match="anchors are not allowed"):
+        yamlsafe.loads(bomb)
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": bomb})
+    text, code = validate.validate_bundle(root, BENCH, ["diamond"])
+    assert code == 1 and "cannot parse YAML: YAML anchors are not allowed" in text
+
+
+def test_huge_deep_and_duplicate_key_yaml_is_refused(tmp_path):
+    with pytest.raises(yamlsafe.YamlRefused, match="more than the"):
+        yamlsafe.loads("x" * (yamlsafe.MAX_BYTES + 1))
+    with pytest.raises(yamlsafe.YamlRefused, match="nested deeper than"):
+        yamlsafe.loads("[" * 200 + "]" * 200)
+    with pytest.raises(yamlsafe.YamlRefused, match="duplicate key 'value'"):
+        yamlsafe.loads("value: 1\nvalue: 2\n")
+    with pytest.raises(yamlsafe.YamlRefused, match="NUL"):
+        yamlsafe.loads("a: b\x00")
+    with pytest.raises(yamlsafe.YamlRefused):
+        yamlsafe.loads("!!python/object/apply:os.system ['echo hi']")
+    big = tmp_path / "bundle" / "drafts" / "a--m" / ".eval_results" / "gpqa.yaml"
+    big.parent.mkdir(parents=True)
+    big.write_text("# " + "x" * (yamlsafe.MAX_BYTES + 10))
+    text, code = validate.validate_bundle(tmp_path / "bundle", BENCH, ["diamond"])
+    assert code == 1 and "byte limit" in text
+
+
+def test_symlinked_draft_is_not_followed(tmp_path):
+    outside = tmp_path / "secret.yaml"
+    outside.write_text(GOOD)
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": GOOD})
+    (root / "drafts/a--m/.eval_results/link.yaml").symlink_to(outside)
+    text, _ = validate.validate_bundle(root, BENCH, ["diamond"])
+    assert "link.yaml" not in text and "Checked 1 draft file(s)" in text
+
+
+@pytest.mark.parametrize("value", ["x", 'a "quoted" \\ string', "2025-01-15", "yes", "null", "- item", "#c", "é ü \u2028"])
+def test_emitter_round_trips_strings(value):
+    entries = [{"dataset": {"id": BENCH, "task_id": value}, "value": 1.5, "notes": value, "source": {}}]
+    assert yamlsafe.loads(emit_yaml(entries)) == entries
