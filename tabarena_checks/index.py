@@ -192,7 +192,10 @@ def _write_cache(path: Path, table, data_dir: Path) -> bool:
         os.replace(tmp, path)
         return True
     except (OSError, pa.ArrowException):
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
         return False
 
 

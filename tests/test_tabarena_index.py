@@ -1,0 +1,172 @@
+"""The raw-data index: parallel decode, the per-file parquet cache, DuckDB access, per-method split, facts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from tabarena_fixtures import build, make_run, write_payload
+
+from checks import InputError
+from tabarena_checks import index, inference, reader
+from tabarena_checks.facts import TabArenaFacts
+
+
+def _bump(path, seconds=5):
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + seconds * 1_000_000_000))
+
+
+def test_second_build_decodes_nothing(tmp_path):
+    data = make_run(tmp_path, folds=2)
+    first = build(data)
+    assert first.decoded == 6 and len(first) == 6
+    assert first.cache_path == data / ".checks-index" / "index.parquet" and first.cache_path.is_file()
+    second = build(data)
+    assert second.decoded == 0
+    assert second.table.equals(first.table)
+
+
+def test_touched_changed_added_and_deleted_files(tmp_path):
+    data = make_run(tmp_path, folds=3)
+    build(data)
+    files = sorted(data.rglob("results.pkl"))
+    _bump(files[0])
+    again = build(data)
+    assert again.decoded == 1
+
+    result = reader.load_result(files[1])
+    result["metric_error"] = 0.123456
+    write_payload(files[1], result)
+    _bump(files[1])
+    changed = build(data)
+    assert changed.decoded == 1
+    rel = files[1].relative_to(data).as_posix()
+    assert changed.query("SELECT metric_error FROM results WHERE path = ?", [rel]) == [(0.123456,)]
+
+    files[2].unlink()
+    gone = build(data)
+    assert gone.decoded == 0 and len(gone) == 8
+    assert gone.query("SELECT count(*) FROM results WHERE path = ?", [files[2].relative_to(data).as_posix()]) == [(0,)]
+
+    shutil.copy2(files[3], files[2])
+    back = build(data)
+    assert back.decoded == 1 and len(back) == 9
+
+
+def test_cache_dir_argument_and_unwritable_cache(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
+    cache = tmp_path / "cache"
+    built = build(data, cache_dir=cache)
+    assert built.cache_path == cache / "index.parquet" and not (data / ".checks-index").exists()
+    assert build(data, cache_dir=cache).decoded == 0
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    nowhere = build(data, cache_dir=blocker / "sub")
+    assert nowhere.cache_path is None and nowhere.decoded == 2 and len(nowhere) == 2
+
+
+def test_damaged_or_foreign_cache_is_ignored(tmp_path):
+    data = make_run(tmp_path / "a", tasks=(363612,), folds=2)
+    built = build(data)
+    built.cache_path.write_bytes(b"not parquet")
+    assert build(data).decoded == 2
+    other = tmp_path / "b" / "data"
+    shutil.copytree(data, other)
+    assert build(other).decoded == 2, "a cache made for another directory must not be trusted"
+
+
+def test_unreadable_files_are_errors_not_rows(tmp_path):
+    data = make_run(tmp_path, folds=3, defects=("corrupt", "truncated", "zero_byte", "unsafe_pickle"))
+    built = build(data)
+    assert len(built) == 5
+    reasons = dict(built.errors)
+    assert len(reasons) == 4
+    assert sorted(r.split(" ")[0] for r in reasons.values()) == ["corrupt", "file", "refused", "truncated"]
+    assert all(not os.path.isabs(p) and (data / p).is_file() for p in reasons)
+    assert build(data).errors == built.errors, "cached error rows come back identically"
+    assert built.query("SELECT count(*) FROM unreadable") == [(4,)]
+
+
+def test_parallel_build_matches_serial(tmp_path):
+    data = make_run(tmp_path, configs=2, repeats=3, folds=3, defects=("corrupt",))
+    serial = build(data, workers=1, cache_dir=tmp_path / "c1")
+    parallel = build(data, workers=2, cache_dir=tmp_path / "c2")
+    assert parallel.decoded == serial.decoded == 54
+    assert parallel.table.equals(serial.table) and parallel.errors == serial.errors
+
+
+@pytest.mark.parametrize("make", ["missing", "empty", "no-results"])
+def test_missing_or_empty_directory(tmp_path, make):
+    target = tmp_path / "data"
+    if make != "missing":
+        target.mkdir()
+    if make == "no-results":
+        (target / "TA-Nori_c1_BAG_L1" / "363612" / "0_0").mkdir(parents=True)
+        (target / "TA-Nori_c1_BAG_L1" / "363612" / "0_0" / "result.pkl").write_bytes(b"x")
+    expected = "does not exist or is not a directory" if make == "missing" else "no results.pkl found under"
+    with pytest.raises(InputError, match=expected):
+        index.build_index(target)
+
+
+def test_query_records_and_abspath(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=2)
+    built = build(data)
+    recs = built.records("SELECT path, fold FROM results WHERE fold = $f", {"f": 1})
+    assert recs == [{"path": "TA-Nori_c1_default_BAG_L1/363612/0_1/results.pkl", "fold": 1}]
+    assert built.abspath(recs[0]["path"]).is_file()
+    assert built.table.schema.names == [n for n in index.schema().names if n != "error"]
+
+
+def test_two_methods_in_one_directory_split(tmp_path):
+    run = tmp_path / "run"
+    make_run(run, tasks=(363612,), folds=2, configs=2)
+    make_run(run, tasks=(363612, 363614), folds=1, name_prefix="TA-Other", ag_key="TA-OTHER", gpus=1,
+             defects=("corrupt",))
+    data = make_run(run, tasks=(363612,), folds=1, kind="baseline", name_prefix="MySystem")
+    parts = index.split_methods(build(data))
+    assert sorted(parts) == ["MySystem_c1_default", "TA-Nori", "TA-Other"]
+    nori, other, system = (inference.infer(parts[k]) for k in ("TA-Nori", "TA-Other", "MySystem_c1_default"))
+    assert nori.n_results == 4 and nori.can_hpo and nori.compute == "cpu" and nori.errors == ()
+    assert other.n_results == 1 and other.compute == "gpu" and other.ag_key == "TA-OTHER"
+    assert [p for p, _ in other.errors] == ["TA-Other_c1_default_BAG_L1/363614/0_0/results.pkl"]
+    assert system.method_type == "baseline" and system.inferred_method == "MySystem_c1_default"
+    assert inference.infer(build(data)).methods == ("MySystem_c1_default", "TA-Nori", "TA-Other")
+
+
+def test_facts_are_lazy_and_shared(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
+    facts = TabArenaFacts(data_dir=str(data), cache_dir=tmp_path / "cache")
+    assert "index" not in facts.__dict__
+    assert facts.inference.n_results == 2
+    assert facts.index is facts.full_index and facts.index.decoded == 2
+    assert TabArenaFacts(data_dir=data, cache_dir=tmp_path / "cache").index.decoded == 0
+    assert facts.metadata is None
+
+
+def test_facts_method_selection_and_missing_inputs(tmp_path):
+    run = tmp_path / "run"
+    make_run(run, tasks=(363612,), folds=1)
+    data = make_run(run, tasks=(363612,), folds=1, name_prefix="TA-Other")
+    assert TabArenaFacts(data_dir=data, method="TA-Other").inference.frameworks == ("TA-Other_c1_default_BAG_L1",)
+    with pytest.raises(InputError, match=r"method 'Nope' not found .*methods found: TA-Nori, TA-Other"):
+        TabArenaFacts(data_dir=data, method="Nope").index
+    with pytest.raises(InputError, match="no raw data directory given"):
+        TabArenaFacts().inference
+
+
+def test_digests_follow_the_inputs(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
+    info = tmp_path / "info.py"
+    info.write_text("x = 1\n")
+    facts = TabArenaFacts(data_dir=data, metadata_ref=f"{info}:x")
+    first = facts.digests()
+    assert set(first) == {"raw_data", "method_metadata"} and first["raw_data"].startswith("sha256:")
+    assert facts.digests() == first
+    _bump(next(data.rglob("results.pkl")))
+    info.write_text("x = 2\n")
+    second = facts.digests()
+    assert second["raw_data"] != first["raw_data"] and second["method_metadata"] != first["method_metadata"]
+    assert "index" not in facts.__dict__, "digests read the files, not the (possibly stale) index"

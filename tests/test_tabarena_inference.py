@@ -1,0 +1,156 @@
+"""Every inference field on generated runs, and the ``checks tabarena synth`` command."""
+
+from __future__ import annotations
+
+import pytest
+from tabarena_fixtures import build, infer_run, make_run
+
+from checks.testing import run_cli
+from tabarena_checks import inference, synth
+
+
+def test_single_bagged_config(tmp_path):
+    inf = infer_run(tmp_path, validation_protocol="8x1", folds=3)
+    assert inf.methods == ("TA-Nori",)
+    assert (inf.method_type, inf.ag_key, inf.compute, inf.is_bag, inf.can_hpo) == ("config", "TA-NORI", "cpu", True, False)
+    assert inf.frameworks == ("TA-Nori_c1_default_BAG_L1",) and inf.raw_config_default == inf.frameworks[0]
+    assert inf.name_prefix == "TA-Nori" and inf.inferred_method == "TA-Nori"
+    assert inf.config_default_for("Nori") == "Nori_c1_default_BAG_L1"
+    assert inf.renamed_framework("TA-Nori_r7_default_BAG_L1", "Nori") == "Nori_r7_default_BAG_L1"
+    assert (inf.validation_protocol, inf.validation_protocol_keys, inf.validation_flavours) == ("8x1", ("8x1",), ("bagged",))
+    assert inf.fold_histogram == (("8x1", 9),) and inf.n_without_protocol == 0
+    assert (inf.n_results, inf.n_tasks) == (9, 3)
+    assert inf.datasets == ("Bank_Customer_Churn", "airfoil_self_noise", "anneal")
+    assert inf.splits == ((0, 0), (0, 1), (0, 2))
+    assert inf.problem_types == ("binary", "multiclass", "regression")
+    assert inf.metrics == ("log_loss", "rmse", "roc_auc")
+    assert inf.results_per_config == {"TA-Nori_c1_default_BAG_L1": 9}
+    assert (inf.missing_cells, inf.duplicates, inf.fidelity, inf.problems, inf.errors) == ((), (), (), (), ())
+
+
+def test_several_configs(tmp_path):
+    inf = infer_run(tmp_path, configs=3, tasks=(363612,), folds=2)
+    assert inf.can_hpo and inf.raw_config_default is None and inf.config_default_for("Nori") is None
+    assert inf.frameworks == ("TA-Nori_c1_default_BAG_L1", "TA-Nori_r1_default_BAG_L1", "TA-Nori_r2_default_BAG_L1")
+    assert inf.inferred_method == "TA-Nori" and inf.results_per_config == dict.fromkeys(inf.frameworks, 2)
+
+
+def test_baseline(tmp_path):
+    inf = infer_run(tmp_path, kind="baseline", name_prefix="MySystem", tasks=(363612,), folds=2, gpus=1)
+    assert inf.method_type == "baseline" and inf.methods == ("MySystem_c1_default",)
+    assert inf.ag_key is None and inf.name_prefix is None and not inf.is_bag
+    assert inf.compute == "cpu", "baselines record no num_gpus, like TabArena's inference"
+    assert inf.inferred_method == "MySystem_c1_default" and inf.fidelity == ()
+    assert inf.config_default_for("MySystem") == "MySystem"
+
+
+def test_mixed_configs_and_baselines(tmp_path):
+    make_run(tmp_path, tasks=(363612,), folds=1)
+    data = make_run(tmp_path, tasks=(363612,), folds=1, kind="baseline", name_prefix="MySystem")
+    inf = inference.infer(build(data))
+    assert inf.method_type == "mixed" and inf.inferred_method is None
+
+
+@pytest.mark.parametrize("gpus, compute", [(0, "cpu"), (1, "gpu"), (0.5, "gpu")])
+def test_compute(tmp_path, gpus, compute):
+    assert infer_run(tmp_path, gpus=gpus, tasks=(363612,), folds=1).compute == compute
+
+
+def test_use_child_oof_is_not_bagged(tmp_path):
+    inf = infer_run(tmp_path, use_child_oof=True, validation_protocol="8x1", tasks=(363612,), folds=2)
+    assert not inf.is_bag
+    assert inf.fold_histogram == (("8x1 requested; 1 child via use_child_oof", 2),)
+    assert inf.fidelity == ()
+
+
+@pytest.mark.parametrize("spec, kind, key, flavour, histogram", [
+    ("8x1", "config", "8x1", "bagged", (("8x1", 2),)),
+    ("beyondarena", "config", "8x1+tiny5x5<=500+task-specific+adapt-classes", "bagged", (("8x1", 2),)),
+    ("3x2", "config", "3x2", "bagged", (("3x2", 2),)),
+    ("holdout", "config", "holdout:8x1", "holdout", ()),
+    ("outer", "config", "outer", "outer", ()),
+    ("system", "system", "system", "system", ()),
+    ("custom", "config", "custom:3x1", None, ()),
+])
+def test_validation_protocol_keys(tmp_path, spec, kind, key, flavour, histogram):
+    inf = infer_run(tmp_path, validation_protocol=spec, kind=kind, tasks=(363612,), folds=2)
+    assert inf.validation_protocol == key and inf.validation_protocol_keys == (key,)
+    assert inf.validation_flavours == ((flavour,) if flavour else ())
+    assert inf.fold_histogram == histogram
+
+
+def test_holdout_config_naming_and_bagging(tmp_path):
+    inf = infer_run(tmp_path, validation_protocol="holdout", tasks=(363612,), folds=1)
+    assert inf.frameworks == ("TA-Nori_c1_default_HOLDOUT",) and not inf.is_bag
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["no-record", "legacy-layout"])
+def test_no_protocol_record_is_none(tmp_path, legacy):
+    inf = infer_run(tmp_path, legacy_layout=legacy, validation_protocol="8x1" if legacy else None,
+                    tasks=(363612,), folds=2)
+    assert inf.validation_protocol is None and inf.validation_protocol_keys == ()
+    assert inf.n_without_protocol == 2 and inf.fold_histogram == ()
+    assert inf.n_results == 2 and inf.is_bag
+
+
+def test_mixed_protocols_have_no_single_key(tmp_path):
+    make_run(tmp_path, tasks=(363612,), folds=1, validation_protocol="8x1")
+    data = make_run(tmp_path, tasks=(363614,), folds=1, validation_protocol="3x1")
+    inf = inference.infer(build(data))
+    assert inf.validation_protocol is None and inf.validation_protocol_keys == ("3x1", "8x1")
+
+
+def test_missing_cell_duplicate_and_fidelity(tmp_path):
+    inf = infer_run(tmp_path, configs=2, tasks=(363612, 363619), folds=3, array_scale=0.1,
+                    defects=("missing_split", "fidelity_drift", "val_gap", "duplicate"))
+    assert inf.missing_cells == (("TA-Nori_r1_default_BAG_L1", "363619", "0_2"),)
+    (dup,) = inf.duplicates
+    assert dup[:3] == ("TA-Nori_c1_default_BAG_L1", "363612", "0_0")
+    assert dup[3] == ("TA-Nori_c1_default_BAG_L1-rerun/363612/0_0/results.pkl",
+                      "TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl")
+    test_issue, val_issue = sorted(inf.fidelity, key=lambda f: f.kind)
+    assert (test_issue.kind, test_issue.dataset, test_issue.split_idx, test_issue.framework) == (
+        "test", "Bank_Customer_Churn", 1, "TA-Nori_r1_default_BAG_L1")
+    assert test_issue.pct == pytest.approx(100 * 17 / 333)
+    assert (val_issue.kind, val_issue.split_idx) == ("val", 0) and val_issue.pct == pytest.approx(100 / 667)
+    assert any("holds framework" in message for _, message in inf.problems)
+
+
+def test_unreadable_files_count_as_missing_and_are_listed(tmp_path):
+    inf = infer_run(tmp_path, tasks=(363612, 363614), folds=1, defects=("truncated",))
+    assert inf.missing_cells == (("TA-Nori_c1_default_BAG_L1", "363614", "0_0"),)
+    assert [p for p, _ in inf.errors] == ["TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl"]
+
+
+def test_bad_fields_are_problems(tmp_path):
+    inf = infer_run(tmp_path, tasks=(363612,), folds=2, defects=("bad_fields",))
+    messages = {m for _, m in inf.problems}
+    assert {"task_metadata.fold is not an integer (got '1')", "metric_error is NaN"} <= messages
+    assert inf.missing_cells == () and inf.n_results == 2
+
+
+def test_synth_command(tmp_path):
+    out = tmp_path / "run"
+    result = run_cli(["tabarena", "synth", str(out), "--tasks", "363612,363614", "--folds", "2", "--configs", "2",
+                      "--validation-protocol", "8x1", "--array-scale", "0.05", "--defect", "missing_split"])
+    assert result.exit_code == 0, result.stderr
+    assert f"wrote 7 results.pkl under {out / 'data'}" in result.stdout
+    inf = inference.infer(build(out / "data"))
+    assert inf.can_hpo and inf.validation_protocol == "8x1" and len(inf.missing_cells) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--defect", "melted"], "Invalid value for '--defect'"),
+    (["--tasks", "abc"], "task ids are integers"),
+    (["--tasks", "1"], "unknown task id(s) [1]"),
+    (["--validation-protocol", "9y9"], "validation_protocol must be None"),
+])
+def test_synth_command_rejects_bad_input(tmp_path, args, message):
+    result = run_cli(["tabarena", "synth", str(tmp_path / "x"), *args])
+    assert result.exit_code == 2 and message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_generator_rejects_unknown_defect(tmp_path):
+    with pytest.raises(ValueError, match="unknown defect"):
+        synth.generate_run(tmp_path, defects=("nope",))

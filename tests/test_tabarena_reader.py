@@ -1,0 +1,294 @@
+"""The safe results.pkl reader: nothing in a file runs, damaged files fail with one clear line, rows carry the facts."""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import gzip
+import math
+import os
+import pickle
+import subprocess
+import sys
+import tracemalloc
+import zlib
+
+import numpy as np
+import pytest
+from tabarena_fixtures import Call, make_run, write_payload
+
+from checks import InputError
+from tabarena_checks import reader, synth
+
+
+def _marker_payloads(marker):
+    """Payloads that would create ``marker`` if they were ever run."""
+    return {
+        "os.system": Call(os.system, f"touch '{marker}'"),
+        "subprocess": Call(subprocess.check_call, ["touch", str(marker)]),
+        "builtins.eval": Call(builtins.eval, f"open({str(marker)!r}, 'w')"),
+        "builtins.exec": Call(builtins.exec, f"open({str(marker)!r}, 'w')"),
+        "numpy outside the allow-list": Call(np.savetxt, str(marker), np.arange(3)),
+        "nested in the result": {"framework": "x", "simulation_artifacts": {"bag_info": [Call(os.system, f"touch '{marker}'")]}},
+    }
+
+
+@pytest.mark.parametrize("compress", [True, False], ids=["gzip", "plain"])
+@pytest.mark.parametrize("name", list(_marker_payloads("m")))
+def test_code_execution_payloads_are_refused_and_never_run(tmp_path, name, compress):
+    marker = tmp_path / "RAN"
+    path = write_payload(tmp_path / "results.pkl", _marker_payloads(marker)[name], compress=compress)
+    with pytest.raises(reader.UnsafePickleError) as info:
+        reader.load_result(path)
+    assert not marker.exists()
+    assert str(path) in str(info.value) and "refused to load '" in str(info.value)
+    assert info.value.global_name.split(".")[0] in {"posix", "subprocess", "builtins", "numpy"}
+    assert isinstance(info.value, InputError)
+
+
+def test_refused_module_is_never_imported(tmp_path):
+    path = tmp_path / "results.pkl"
+    path.write_bytes(b"cevil_module_for_a1_test\nrun\n(tR.")  # protocol 0: evil_module_for_a1_test.run()
+    with pytest.raises(reader.UnsafePickleError, match="evil_module_for_a1_test.run"):
+        reader.load_result(path)
+    assert "evil_module_for_a1_test" not in sys.modules
+
+
+def test_generated_unsafe_defect_is_refused(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1, defects=("unsafe_pickle",))
+    with pytest.raises(reader.UnsafePickleError, match="posix.system"):
+        reader.load_result(next(data.rglob("results.pkl")))
+    assert not (data / synth.UNSAFE_MARKER).exists()
+
+
+def test_codecs_encode_only_rebuilds_latin1(tmp_path):
+    good = write_payload(tmp_path / "a.pkl", {"b": b"\x00\xffraw"}, compress=False, protocol=2)
+    assert reader.load_result(good) == {"b": b"\x00\xffraw"}
+    bad = tmp_path / "b.pkl"
+    bad.write_bytes(b"c_codecs\nencode\n(Vabc\nVzlib_codec\ntR.")
+    with pytest.raises(reader.RawFileError, match="latin1"):
+        reader.load_result(bad)
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_allowed_content_round_trips(tmp_path, protocol):
+    value = {
+        "f32": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "fortran": np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+        "ints": np.array([3, 1], dtype=np.int8),
+        "labels": np.array(["a", None], dtype=object),
+        "scalar": np.float64(0.25),
+        "int": np.int64(7),
+        "flag": np.bool_(True),
+        "ordered": collections.OrderedDict(a=1),
+        "default": collections.defaultdict(list, {"k": [1]}),
+        "set": {1, 2},
+        "frozen": frozenset({3}),
+        "complex": 1 + 2j,
+        "bytes": bytearray(b"xy"),
+    }
+    loaded = reader.load_result(write_payload(tmp_path / "r.pkl", value, protocol=protocol))
+    assert loaded.keys() == value.keys()
+    for key, expected in value.items():
+        if isinstance(expected, np.ndarray):
+            assert loaded[key].dtype == expected.dtype and np.array_equal(loaded[key], expected)
+        else:
+            assert loaded[key] == expected and type(loaded[key]) is type(expected)
+
+
+def test_zero_byte_file(tmp_path):
+    path = tmp_path / "results.pkl"
+    path.write_bytes(b"")
+    with pytest.raises(reader.RawFileError, match=r"empty \(0 bytes\)") as info:
+        reader.load_result(path)
+    assert info.value.path == str(path) and "\n" not in str(info.value)
+
+
+def test_truncated_gzip(tmp_path):
+    path = write_payload(tmp_path / "results.pkl", {"x": np.random.default_rng(0).random(5000)})
+    path.write_bytes(path.read_bytes()[:-4000])
+    with pytest.raises(reader.RawFileError, match="truncated gzip"):
+        reader.load_result(path)
+
+
+def test_truncated_plain_pickle(tmp_path):
+    path = write_payload(tmp_path / "results.pkl", {"x": list(range(1000))}, compress=False)
+    path.write_bytes(path.read_bytes()[:50])
+    with pytest.raises(reader.RawFileError, match="not a readable pickle"):
+        reader.load_result(path)
+
+
+def test_corrupt_gzip_and_bad_crc(tmp_path):
+    path = write_payload(tmp_path / "results.pkl", {"x": 1})
+    blob = bytearray(path.read_bytes())
+    blob[-8] ^= 0xFF  # the CRC32 in the trailer
+    path.write_bytes(bytes(blob))
+    with pytest.raises(reader.RawFileError, match="corrupt gzip"):
+        reader.load_result(path)
+
+
+def test_not_a_dict(tmp_path):
+    with pytest.raises(reader.RawFileError, match="holds a list"):
+        reader.load_result(write_payload(tmp_path / "r.pkl", [1, 2]))
+
+
+def test_concatenated_gzip_members_and_trailing_garbage(tmp_path):
+    blob = pickle.dumps({"k": 1})
+    path = tmp_path / "r.pkl"
+    path.write_bytes(gzip.compress(blob[:5]) + gzip.compress(blob[5:]) + b"\0\0")
+    assert reader.load_result(path) == {"k": 1}
+    path.write_bytes(gzip.compress(blob) + b"junk")
+    with pytest.raises(reader.RawFileError, match="unexpected bytes after the gzip data"):
+        reader.load_result(path)
+
+
+def _bomb(total: int) -> bytes:
+    """A small gzip stream that inflates to ``total`` zero bytes."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = bytes(1 << 20)
+    parts = [comp.compress(block) for _ in range(total >> 20)]
+    return b"".join(parts) + comp.flush()
+
+
+def test_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
+    path = tmp_path / "results.pkl"
+    path.write_bytes(_bomb(256 << 20))  # 256 MiB of zeros, about 250 KiB on disk
+    tracemalloc.start()
+    try:
+        with pytest.raises(reader.RawFileError, match="more than 1048576 bytes"):
+            reader.load_result(path, max_bytes=1 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"peak {peak} bytes while refusing a bomb with a 1 MiB cap"
+
+
+def test_file_larger_than_the_cap_is_not_read(tmp_path):
+    path = tmp_path / "results.pkl"
+    path.write_bytes(b"\x80" * 2048)
+    with pytest.raises(reader.RawFileError, match="over the 1024-byte limit"):
+        reader.load_result(path, max_bytes=1024)
+
+
+# --- rows ------------------------------------------------------------------------------------------
+
+
+def _rows(data):
+    return {p.relative_to(data).as_posix(): reader.decode_row(p, root=data) for p in sorted(data.rglob("results.pkl"))}
+
+
+def test_row_of_a_clean_bagged_config(tmp_path):
+    data = make_run(tmp_path, tasks=(363614,), folds=1, validation_protocol="8x1", gpus=1)
+    (path, row), = _rows(data).items()
+    assert path == "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl"
+    assert row["path"] == path and row["size"] == (data / path).stat().st_size and row["mtime_ns"] > 0
+    assert (row["config_dir"], row["task_dir"], row["split_dir"]) == ("TA-Nori_c1_default_BAG_L1", "363614", "0_0")
+    assert (row["tid"], row["dataset"], row["repeat"], row["fold"], row["split_idx"]) == (363614, "anneal", 0, 0, 0)
+    assert (row["problem_type"], row["metric"]) == ("multiclass", "log_loss")
+    assert row["framework"] == "TA-Nori_c1_default_BAG_L1" and row["method_prefix"] == "TA-Nori"
+    assert (row["model_type"], row["ag_key"], row["name_prefix"], row["name_suffix"]) == (
+        "TA-NORI", "TA-NORI", "TA-Nori", "_c1_default_BAG_L1")
+    assert row["num_gpus"] == 1.0 and row["num_cpus"] == 8 and row["disk_usage"] > 0
+    assert row["has_sim_artifacts"] and row["has_method_metadata"] and not row["is_legacy_layout"]
+    assert row["num_bag_children"] == 8 and row["child_oof"] is False
+    assert (row["vp_key"], row["vp_flavour"], row["vp_num_bag_folds"], row["vp_num_bag_sets"]) == ("8x1", "bagged", 8, 1)
+    assert row["test_not_close_pct"] == 0.0 and row["val_not_close"] is False and row["val_not_close_pct"] == 0.0
+    assert '"ag_args"' in row["hyperparameters"] and '"learning_rate"' in row["method_hyperparameters"]
+    assert row["problems"] == []
+    assert all(not isinstance(v, np.ndarray) for v in row.values())
+
+
+def test_regression_metric_is_normalized(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1)
+    (row,) = _rows(data).values()
+    assert row["metric"] == "rmse" and row["vp_key"] is None and row["has_vp_record"] is False
+
+
+def test_fidelity_drift_and_val_gap(tmp_path):
+    data = make_run(tmp_path, tasks=(363619,), folds=2, defects=("fidelity_drift", "val_gap"), array_scale=0.1)
+    rows = _rows(data)
+    drift, gap = rows["TA-Nori_c1_default_BAG_L1/363619/0_1/results.pkl"], rows["TA-Nori_c1_default_BAG_L1/363619/0_0/results.pkl"]
+    assert drift["test_not_close_pct"] == pytest.approx(100 * len(range(0, 333, 20)) / 333)
+    assert drift["val_not_close"] is False
+    assert gap["val_not_close"] is True and gap["val_not_close_pct"] == pytest.approx(100 / 667)
+    assert gap["test_not_close_pct"] == 0.0
+
+
+def test_use_child_oof_labels_are_mapped_to_positions(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1, use_child_oof=True, validation_protocol="8x1")
+    (row,) = _rows(data).values()
+    assert row["num_bag_children"] == 1 and row["use_child_oof"] is True and row["child_oof"] is True
+    assert row["vp_child_oof"] is True and row["vp_num_bag_folds"] == 8
+    assert row["val_not_close"] is False and row["problems"] == []
+
+
+def test_legacy_layout_loads(tmp_path):
+    data = make_run(tmp_path, tasks=(363614,), folds=2, legacy_layout=True, validation_protocol="8x1")
+    row = _rows(data)["TA-Nori_c1_default_BAG_L1/363614/0_1/results.pkl"]
+    assert row["is_legacy_layout"] and not row["has_method_metadata"] and not row["has_vp_record"]
+    assert (row["tid"], row["dataset"], row["fold"], row["repeat"], row["split_idx"]) == (363614, "anneal", 1, 0, 1)
+    assert row["has_sim_artifacts"] and row["num_bag_children"] == 8 and row["test_not_close_pct"] == 0.0
+    assert row["ag_key"] is None and row["problems"] == []
+
+
+def test_wrong_types_are_recorded_not_crashed_on(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1)
+    path = next(data.rglob("results.pkl"))
+    result = reader.load_result(path)
+    result["task_metadata"]["fold"] = "1"
+    result["metric_error"] = float("nan")
+    result["time_train_s"] = "slow"
+    write_payload(path, result)
+    row = reader.decode_row(path, root=data)
+    assert "task_metadata.fold is not an integer (got '1')" in row["problems"]
+    assert "metric_error is NaN" in row["problems"] and math.isnan(row["metric_error"])
+    assert "time_train_s is not a number (got 'slow')" in row["problems"]
+    assert row["fold"] is None and row["tid"] == 363612
+
+    del result["task_metadata"]
+    write_payload(path, result)
+    row = reader.decode_row(path, root=data)
+    assert "task_metadata missing" in row["problems"] and row["tid"] is None and row["framework"]
+
+
+def test_directory_and_content_disagreements_are_problems(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1)
+    src = next(data.rglob("results.pkl"))
+    moved = data / "Other_c1_BAG_L1" / "363614" / "0_2" / "results.pkl"
+    moved.parent.mkdir(parents=True)
+    src.rename(moved)
+    row = reader.decode_row(moved, root=data)
+    assert "directory 'Other_c1_BAG_L1' holds framework 'TA-Nori_c1_default_BAG_L1'" in row["problems"]
+    assert "directory '363614' holds task 363612" in row["problems"]
+    assert "directory '0_2' says repeat 0 fold 2 but the result says repeat 0 fold 0" in row["problems"]
+
+
+@pytest.mark.parametrize("record, key", [
+    (None, None),
+    ({}, None),
+    ({"flavour": "system", "protocol": None, "key": "system"}, "system"),
+    ({"flavour": "bagged", "protocol": synth.TABARENA_PROTOCOL}, "8x1"),
+    ({"flavour": "bagged", "protocol": synth.BEYONDARENA_PROTOCOL}, "8x1+tiny5x5<=500+task-specific+adapt-classes"),
+    ({"flavour": "bagged", "protocol": None}, "custom"),
+    ({"flavour": None, "protocol": None}, "custom"),
+    ({"flavour": None, "protocol": {"num_bag_folds": 3}}, "custom:3x1"),
+    ({"flavour": "holdout", "protocol": synth.TABARENA_PROTOCOL}, "holdout:8x1"),
+    ({"flavour": "bag-child-holdout", "protocol": synth.TABARENA_PROTOCOL}, "bag-child-holdout:8x1"),
+    ({"flavour": "outer", "protocol": None, "key": "outer"}, "outer"),
+    ({"flavour": "predictor", "protocol": None}, "predictor"),
+])
+def test_record_key(record, key):
+    assert reader.record_key(record) == key
+
+
+@pytest.mark.parametrize("protocol, message", [
+    ({"num_bag_folds": 1}, "'num_bag_folds' must be an integer >= 2 (got 1)"),
+    ({"num_bag_sets": "2"}, "'num_bag_sets' must be an integer >= 1 (got '2')"),
+    ({"tiny_num_bag_folds": 5}, "must be set together"),
+])
+def test_invalid_protocol_is_a_row_problem(tmp_path, protocol, message):
+    with pytest.raises(ValueError, match="must be"):
+        reader.record_key({"flavour": "bagged", "protocol": protocol})
+    data = make_run(tmp_path, tasks=(363612,), folds=1, validation_protocol={"flavour": "bagged", "protocol": protocol})
+    (row,) = _rows(data).values()
+    assert any(message in p for p in row["problems"]) and row["vp_key"] is None and row["has_vp_record"]
