@@ -67,6 +67,25 @@ def snippet(inference: Any, metadata: MethodMetadata | None, today: dt.date) -> 
     return "\n".join([head, *args, ")"]), ""
 
 
+def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
+    """What the info.py-only rules (``precommit-info``) find in ``metadata``, for the report."""
+    from types import SimpleNamespace
+
+    from checks import Finding
+    from checks.config import Config
+    from checks.context import RunContext
+    from tabarena_checks import rules_metadata, rules_protocol
+
+    ctx = RunContext(action="precommit-info", options={}, config=Config(), facts=SimpleNamespace(metadata=metadata))
+    out = []
+    for rule in (*rules_metadata.RULES, *rules_protocol.RULES):
+        if "precommit-info" in rule.actions:
+            for item in rule.check(ctx) or ():
+                message = item.message if isinstance(item, Finding) else str(item)
+                out.append({"rule": rule.code, "name": rule.name, "message": message})
+    return out
+
+
 def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date) -> dict[str, Any]:
     """Everything ``checks inspect`` shows for one method, JSON-ready."""
     code, why = snippet(inference, metadata, today)
@@ -114,6 +133,7 @@ def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, 
         "snippet_unavailable": why or None,
         "metadata": None if metadata is None else {"source": metadata.source, "variable": metadata.variable},
         "comparison": None if metadata is None else [row.as_dict() for row in compare.rows(metadata, inference)],
+        "metadata_problems": None if metadata is None else metadata_problems(metadata),
     }
 
 
@@ -173,6 +193,9 @@ def human(data_dir: str, reports: list[dict[str, Any]]) -> str:
             out.append(f"  {len(failing)} error row(s): `checks run process` would fail on "
                        f"{', '.join(r['field'] for r in failing)}" if failing else
                        "  no error rows (warn and info rows never block)")
+        if rep["metadata_problems"]:
+            out.append(f"  problems in the declared metadata: {len(rep['metadata_problems'])}")
+            out += _some(rep["metadata_problems"], lambda p: f"{p['rule']} {p['name']}: {p['message']}")
         if rep["snippet"]:
             out += ["  MethodMetadata for info.py:", *("    " + line for line in rep["snippet"].splitlines())]
         else:

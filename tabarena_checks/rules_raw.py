@@ -61,8 +61,8 @@ def single_method(ctx):
         yield "no readable result in the raw data directory: nothing identifies a method (see TA301 for unreadable files)"
     elif len(methods) > 1:
         yield (f"the raw data directory holds {len(methods)} methods ({', '.join(methods)}); process one at a "
-               f"time: inspect each with `checks inspect DIR --method PREFIX`, then point --raw at a directory "
-               f"holding only that method's config dirs (e.g. move {methods[0]}* into a directory of its own)")
+               f"time: inspect each with `checks inspect DIR --method PREFIX`, then process a directory holding "
+               f"only that method's config dirs (e.g. move {methods[0]}* into a directory of its own)")
 
 
 @rule(

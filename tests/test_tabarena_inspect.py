@@ -14,6 +14,7 @@ from tabarena.models import MethodMetadata
 
 nori = MethodMetadata.config(method="Nori", suite="nori-2026", ag_key="TA-NORI", can_hpo=True, is_bag=True,
                              compute="gpu", validation_protocol="8x1")
+bad = MethodMetadata.config(method="Nori", ag_key="TA-NORI", date="2026-02-30", validation_protocol="8x01")
 """
 
 
@@ -65,6 +66,17 @@ def test_json_comparison_rows_carry_severity(run, tmp_path):
     assert rows["model_key"]["severity"] == "info"
     assert "config_default" not in rows  # two configs: not inferred
     assert rows["validation_protocol"]["status"] == "ok"
+    assert nori["metadata_problems"] == []
+
+
+def test_report_lists_problems_in_the_declared_metadata(run, tmp_path):
+    data, info = run
+    result = inspect(data, "--format", "json", "--method", "TA-Nori", "--method-metadata", f"{info}:bad", cwd=tmp_path)
+    (nori,) = json.loads(result.stdout)["methods"]
+    assert [p["rule"] for p in nori["metadata_problems"]] == ["TA101", "TA110", "TA203"]
+    human = inspect(data, "--method", "TA-Nori", "--method-metadata", f"{info}:bad", cwd=tmp_path).stdout
+    assert "problems in the declared metadata: 3" in human
+    assert "TA110 date-calendar: 'date' must be a real calendar date YYYY-MM-DD (got '2026-02-30')" in human
 
 
 def test_human_report_with_metadata(run, tmp_path):
