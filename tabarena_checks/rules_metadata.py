@@ -39,14 +39,19 @@ def provides(facts: Any, name: str) -> bool:
     return facts is not None and (name in getattr(facts, "__dict__", {}) or hasattr(type(facts), name))
 
 
-def declared_metadata(ctx) -> MethodMetadata | None:
-    """The declared metadata; None when none was given or the reference is bad (TA116 reports that)."""
-    if not provides(ctx.facts, "metadata"):
+def _fact(ctx, name: str) -> Any | None:
+    """``ctx.facts.<name>``, or None when the facts lack it or it could not be computed."""
+    if not provides(ctx.facts, name):
         return None
     try:
-        return ctx.facts.metadata
+        return getattr(ctx.facts, name)
     except ChecksError:
         return None
+
+
+def declared_metadata(ctx) -> MethodMetadata | None:
+    """The declared metadata; None when none was given or the reference is bad (TA116 reports that)."""
+    return _fact(ctx, "metadata")
 
 
 def raw_inference(ctx) -> Any | None:
@@ -54,12 +59,7 @@ def raw_inference(ctx) -> Any | None:
 
     TA302 (required) reports why it could not be read, so skipping here never hides a failure.
     """
-    if not provides(ctx.facts, "inference"):
-        return None
-    try:
-        return ctx.facts.inference
-    except ChecksError:
-        return None
+    return _fact(ctx, "inference")
 
 
 def single_method_inference(ctx) -> Any | None:
