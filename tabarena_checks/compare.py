@@ -3,7 +3,7 @@
 The rules (TA102-TA109, TA201) and the ``checks inspect`` table read the same rows, so
 the gate and the report can never disagree. Severities follow TabArena's verify step:
 ``method`` only warns (raw names carry the ``TA-`` prefix of the model class);
-``method_type`` and ``compute`` are errors; for configs so are ``ag_key``,
+``method_type`` and ``compute`` are errors; for configs (declared and inferred) so are ``ag_key``,
 ``config_default`` (after the rename to the method's name), ``can_hpo`` and ``is_bag``;
 ``model_key`` is for information. A row whose inferred value is unknown (``None``) is
 left out; ``config_default`` is only inferred for single-config runs.
@@ -80,10 +80,12 @@ def rows(metadata: MethodMetadata, inference: Any) -> list[DiffRow]:
         "warn only: only the TA- prefix of the model class differs; processing renames results to the method"
         if prefix_only else "warn only: processing renames the raw results to the declared method")
     add("method_type", inference.method_type, metadata.method_type, ERROR,
-        "systems are declared with MethodMetadata.system(...) and recorded as baselines")
+        "the raw results mix configs and baselines: keep them in separate directories"
+        if inference.method_type == "mixed" else
+        "config iff the results carry simulation artifacts; systems are recorded as baselines")
     add("compute", inference.compute, metadata.compute, ERROR,
         "gpu when any result used a GPU (baselines always record 0 GPUs)")
-    if metadata.method_type == "config":
+    if metadata.method_type == inference.method_type == "config":
         add("ag_key", inference.ag_key, metadata.ag_key, ERROR)
         add("model_key", inference.ag_key, metadata.effective_model_key, INFO,
             "info only: model_key defaults to ag_key")

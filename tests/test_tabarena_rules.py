@@ -213,6 +213,14 @@ def test_rows_skip_unknown_values_and_config_fields_for_baselines():
     assert fields == ["method", "method_type", "validation_protocol"]
 
 
+def test_config_fields_are_not_compared_when_the_raw_results_are_not_configs():
+    rows = compare.rows(GOOD, FakeInference(method_type="mixed"))
+    assert [r.field for r in rows] == ["method", "method_type", "compute", "validation_protocol"]
+    assert "mix configs and baselines" in rows[1].message
+    assert_fails(run("TA103", facts(method_type="mixed")), "TA103", "keep them in separate directories")
+    assert_passes(run("TA106", facts(method_type="baseline", can_hpo=True)), "TA106")
+
+
 def test_legacy_raw_passes_undeclared_protocol():
     md = attrs.evolve(GOOD, validation_protocol=None)
     verdicts = evaluate_rules([BY_CODE["TA201"], BY_CODE["TA202"]],
