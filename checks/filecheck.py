@@ -164,10 +164,11 @@ def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None =
                 options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> None:
     """From inside a ``checks precommit`` command: judge, print one line per problem, exit."""
     from checks.cli import App
+    from checks.redact import redact
 
     app = click.get_current_context().find_object(App)
     report = check(app.registry, action, subjects, app.config(), arena=arena, options=options,
                    undecidable=undecidable)
     for problem in report.problems:
-        click.echo(str(problem))
+        click.echo(redact(str(problem)))
     raise SystemExit(int(report.exit_code))

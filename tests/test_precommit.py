@@ -1,0 +1,295 @@
+"""The pre-commit hooks: `checks precommit info-py|eval-results` in-process, then the real `pre-commit`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+from precommit_fixtures import (
+    DRAFT_CASES,
+    EVAL_YAML,
+    GOOD_DRAFT,
+    GOOD_INFO,
+    HEADER,
+    INFO_CASES,
+    write_draft,
+    write_info,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+#: only the built-in plugins, so an installed third-party plugin cannot change what is judged
+ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
+
+
+def precommit(tmp_path, *args):
+    return run_cli([*BUILTIN, "precommit", *args], env=ENV, cwd=tmp_path)
+
+
+def codes(stdout: str) -> set[str]:
+    return {line.split(": ", 1)[1].split(" ", 1)[0] for line in stdout.splitlines() if ": " in line}
+
+
+# --------------------------------------------------------------------------- info.py
+
+
+@pytest.mark.parametrize("code", sorted(INFO_CASES))
+def test_info_rule_fails_on_the_bad_declaration_at_its_line(tmp_path, code):
+    bad, _good = INFO_CASES[code]
+    path = write_info(tmp_path, "bad", bad)
+    res = precommit(tmp_path, "info-py", str(path.relative_to(tmp_path)))
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    line = HEADER.count("\n") + 1
+    assert any(out.startswith(f"models/bad/info.py:{line}: {code} ") for out in res.stdout.splitlines()), res.stdout
+
+
+@pytest.mark.parametrize("code", sorted(INFO_CASES))
+def test_info_rule_passes_on_the_good_declaration(tmp_path, code):
+    _bad, good = INFO_CASES[code]
+    path = write_info(tmp_path, "good", good)
+    res = precommit(tmp_path, "info-py", str(path))
+    assert code not in codes(res.stdout), res.stdout
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+
+
+def test_info_checks_every_declaration_and_file_and_reports_each(tmp_path):
+    good = write_info(tmp_path, "nori", GOOD_INFO)
+    two = write_info(tmp_path, "two", INFO_CASES["TA110"][0] + "\n" + INFO_CASES["TA112"][0].replace("m =", "n ="))
+    res = precommit(tmp_path, "info-py", str(good), str(two))
+    assert res.exit_code == ExitCode.BLOCKED
+    assert codes(res.stdout) == {"TA110", "TA112"}
+    assert str(good) not in res.stdout
+
+
+def test_unreadable_info_is_an_input_error_at_its_line(tmp_path):
+    broken = write_info(tmp_path, "broken", "nori = MethodMetadata.config(method='N',\n")
+    empty = write_info(tmp_path, "empty", "x = 1")
+    res = precommit(tmp_path, "info-py", str(broken), str(empty))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    lines = res.stdout.splitlines()
+    assert any(line.startswith(f"{broken}:") and " error not valid Python" in line for line in lines), res.stdout
+    assert any(line.startswith(f"{empty}:1: error no MethodMetadata declaration") for line in lines), res.stdout
+
+
+def test_waiver_in_rules_toml_lets_a_finding_pass(tmp_path):
+    path = write_info(tmp_path, "nori", INFO_CASES["TA110"][0])
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA110"\ntarget = "Nori"\nreason = "upstream date"\nowner = "ana"\nexpires = 2999-01-01\n'
+    )
+    assert precommit(tmp_path, "info-py", str(path)).exit_code == ExitCode.OK
+
+
+def test_rules_toml_ignore_applies_but_a_required_rule_cannot_be_ignored(tmp_path):
+    path = write_info(tmp_path, "nori", 'm = MethodMetadata.config(method="Nori", ag_key="K", date="2026-02-30")')
+    (tmp_path / "rules.toml").write_text('ignore = ["TA110"]\n')
+    res = precommit(tmp_path, "info-py", str(path))
+    assert codes(res.stdout) == {"TA101"}
+    (tmp_path / "rules.toml").write_text('ignore = ["TA101"]\n')
+    res = precommit(tmp_path, "info-py", str(path))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "TA101 (method-not-suite) is a required rule" in res.stderr
+
+
+def test_an_empty_selection_is_refused_and_a_required_rule_keeps_the_gate(tmp_path):
+    (tmp_path / "rules.toml").write_text('select = ["ZZ"]\n')
+    draft = write_draft(tmp_path, "org--model", "gpqa", GOOD_DRAFT)
+    res = precommit(tmp_path, "eval-results", str(draft))
+    assert res.exit_code == ExitCode.NO_RULES
+    assert "no rule is selected for 'precommit-eval-results'" in res.stderr
+    info = write_info(tmp_path, "nori", INFO_CASES["TA101"][0])  # TA101 is required: selected whatever select says
+    assert codes(precommit(tmp_path, "info-py", str(info)).stdout) == {"TA101"}
+
+
+def test_an_expired_waiver_is_reported_once_and_an_unused_one_only_when_no_file_used_it(tmp_path):
+    files = [write_info(tmp_path, f"m{i}", GOOD_INFO.replace("Nori", f"Nori{i}")) for i in range(3)]
+    files.append(write_info(tmp_path, "late", INFO_CASES["TA110"][0].replace("Nori", "Late")))
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA112"\ntarget = "*"\nreason = "old"\nowner = "ana"\nexpires = 2020-01-01\n'
+        '[[waivers]]\nrule = "TA110"\ntarget = "Late"\nreason = "upstream"\nowner = "ana"\nexpires = 2999-01-01\n'
+        '[[waivers]]\nrule = "TA111"\ntarget = "Nobody"\nreason = "stale"\nowner = "ana"\nexpires = 2999-01-01\n'
+    )
+    res = precommit(tmp_path, "info-py", *map(str, files))
+    lines = res.stdout.splitlines()
+    assert sum(" CK001 " in line for line in lines) == 1, res.stdout
+    unused = [line for line in lines if " CK002 " in line]
+    assert len(unused) == 1 and "TA111" in unused[0], res.stdout
+    assert res.exit_code == ExitCode.BLOCKED  # CK001 is required and an error
+
+
+def test_precommit_is_read_only(tmp_path):
+    path = write_info(tmp_path, "nori", INFO_CASES["TA101"][0])
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    precommit(tmp_path, "info-py", str(path))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_arena_option_applies_that_arenas_selection(tmp_path):
+    path = write_info(tmp_path, "nori", 'm = MethodMetadata.config(method="Nori", suite="s", ag_key="K", tags=["x"])')
+    (tmp_path / "rules.toml").write_text('[arenas.tabarena]\nignore = ["TA112"]\n')
+    assert precommit(tmp_path, "info-py", str(path)).exit_code == ExitCode.BLOCKED
+    assert precommit(tmp_path, "info-py", "--arena", "tabarena", str(path)).exit_code == ExitCode.OK
+
+
+# --------------------------------------------------------------------------- .eval_results
+
+
+def _eval_args(tmp_path, code):
+    if code != "HF102":
+        return []
+    (tmp_path / "gpqa-eval.yaml").write_text(EVAL_YAML)
+    return ["--eval-yaml", f"Idavidrein/gpqa={tmp_path / 'gpqa-eval.yaml'}"]
+
+
+@pytest.mark.parametrize("code", sorted(DRAFT_CASES))
+def test_draft_rule_fails_on_the_bad_file(tmp_path, code):
+    bad, _good = DRAFT_CASES[code]
+    path = write_draft(tmp_path, "org--model", "gpqa", bad)
+    res = precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    assert any(line.startswith(f"{path.as_posix()}:") and f": {code} " in line for line in res.stdout.splitlines()), \
+        res.stdout
+
+
+@pytest.mark.parametrize("code", sorted(DRAFT_CASES))
+def test_draft_rule_passes_on_the_good_file(tmp_path, code):
+    _bad, good = DRAFT_CASES[code]
+    path = write_draft(tmp_path, "org--model", "gpqa", good)
+    res = precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert res.stdout == ""
+
+
+def test_credentials_never_reach_the_output(tmp_path):
+    path = write_draft(tmp_path, "org--model", "gpqa", DRAFT_CASES["HF503"][0])
+    res = precommit(tmp_path, "eval-results", str(path))
+    assert "hf_AbCdEf" not in res.stdout + res.stderr
+
+
+def test_task_ids_are_only_judged_with_a_cached_eval_yaml(tmp_path):
+    path = write_draft(tmp_path, "org--model", "gpqa", DRAFT_CASES["HF102"][0])
+    assert precommit(tmp_path, "eval-results", str(path)).exit_code == ExitCode.OK
+    other = write_draft(tmp_path, "org--model", "hle", GOOD_DRAFT.replace("Idavidrein/gpqa", "cais/hle")
+                        .replace("diamond", "hle"))
+    args = _eval_args(tmp_path, "HF102")
+    res = precommit(tmp_path, "eval-results", *args, str(path), str(other))
+    assert codes(res.stdout) == {"HF102"}  # hle's task id is not judged against gpqa's eval.yaml
+    assert str(other) not in res.stdout
+
+
+def test_every_staged_file_is_judged_in_one_run(tmp_path):
+    files = [write_draft(tmp_path, f"org--m{i}", "gpqa", GOOD_DRAFT) for i in range(3)]
+    files.append(write_draft(tmp_path, "org--late", "gpqa", DRAFT_CASES["HF201"][0]))
+    files.append(write_draft(tmp_path, "org--late", "broken", "- [\n"))
+    res = precommit(tmp_path, "eval-results", *map(str, files))
+    assert res.exit_code == ExitCode.BLOCKED
+    failing = {line.split(":", 1)[0] for line in res.stdout.splitlines()}
+    assert failing == {files[3].as_posix(), files[4].as_posix()}
+
+
+def test_bad_eval_yaml_option_is_a_usage_error(tmp_path):
+    path = write_draft(tmp_path, "org--model", "gpqa", GOOD_DRAFT)
+    res = precommit(tmp_path, "eval-results", "--eval-yaml", "no-equals-sign", str(path))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "expected DATASET_ID=PATH" in res.stderr
+    res = precommit(tmp_path, "eval-results", "--eval-yaml", f"a/b={tmp_path / 'missing.yaml'}", str(path))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "missing.yaml" in res.stderr
+
+
+def test_both_commands_share_one_precommit_group(tmp_path):
+    res = precommit(tmp_path, "--help")
+    assert "info-py" in res.stdout and "eval-results" in res.stdout
+
+
+# --------------------------------------------------------------------------- the real pre-commit
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True,
+                   capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory):
+    """A committed snapshot of this working tree: every try-repo call shares one repo, one rev, one hook env."""
+    snapshot = tmp_path_factory.mktemp("hook-repo") / "arena-checks"
+    shutil.copytree(ROOT, snapshot, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".checks", "build", "dist"))
+    _git(snapshot, "init", "-q")
+    _git(snapshot, "add", "-A")
+    _git(snapshot, "commit", "-q", "-m", "snapshot")
+    return snapshot
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A repository of the kind the hooks guard: info.py files and drafts, good and bad, plus bystanders."""
+    root = tmp_path_factory.mktemp("guarded")
+    write_info(root, "nori", GOOD_INFO)
+    write_info(root, "bad", INFO_CASES["TA110"][0])
+    (root / "models" / "bad" / "helpers.py").write_text("x = (\n")  # not an info.py: never judged
+    write_draft(root, "org--a", "gpqa", GOOD_DRAFT)
+    write_draft(root, "org--b", "gpqa", DRAFT_CASES["HF102"][0])
+    (root / "cache").mkdir()
+    (root / "cache" / "gpqa-eval.yaml").write_text(EVAL_YAML)
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "guarded")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pre_commit(tmp_path_factory):
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    exe = Path(sys.executable).with_name("pre-commit")
+
+    def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "PRE_COMMIT_HOME": str(home), "CHECKS_DISABLE_PLUGIN_AUTOLOAD": "",
+               "PRE_COMMIT_COLOR": "never"}
+        return subprocess.run([str(exe), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+    return run
+
+
+@pytest.mark.slow
+def test_try_repo_info_hook_fails_only_on_the_bad_info_py(pre_commit, hook_repo, project):
+    res = pre_commit(project, "try-repo", str(hook_repo), "checks-info-py", "--all-files")
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, out
+    assert "checks info.py (MethodMetadata)" in out and "Failed" in out
+    assert "models/bad/info.py:3: TA110 'date' must be a real calendar date" in out
+    assert "models/nori/info.py" not in out and "helpers.py" not in out
+
+
+@pytest.mark.slow
+def test_configured_eval_results_hook_checks_task_ids_offline(pre_commit, hook_repo, project):
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True).stdout.strip()
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: checks-eval-results\n"
+        f"    args: [--eval-yaml, Idavidrein/gpqa=cache/gpqa-eval.yaml]\n"
+    )
+    _git(project, "add", ".pre-commit-config.yaml")
+    res = pre_commit(project, "run", "checks-eval-results", "--all-files")
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, out
+    assert "drafts/org--b/.eval_results/gpqa.yaml:1: HF102 entry 1: task_id 'gpqa_diamondd'" in out
+    assert "org--a" not in out
+
+
+@pytest.mark.slow
+def test_try_repo_all_hooks_pass_on_good_files_and_change_nothing(pre_commit, hook_repo, project):
+    good = ["models/nori/info.py", "drafts/org--a/.eval_results/gpqa.yaml"]
+    res = pre_commit(project, "try-repo", str(hook_repo), "--files", *good)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    assert out.count("Passed") == 2
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
+                            capture_output=True, text=True).stdout
+    assert status.strip() in ("", "A  .pre-commit-config.yaml"), status
