@@ -455,3 +455,27 @@ def test_bad_reference_on_a_real_run_fails_only_metadata_present(runs):
     verdicts = evaluate_rules([*RULES, *rules_raw.RULES], f, action="process")
     assert_fails(verdicts, "TA116", "no MethodMetadata declaration is assigned to 'missing'")
     assert {c for c, v in verdicts.items() if v.blocks} == {"TA116"}
+
+
+def test_info_rules_never_crash_on_odd_field_values():
+    """Whatever literals an info.py holds, the rules report them; none raises."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    odd = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12),
+                    st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+                    st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2))
+    names = ["suite", "method_type", "ag_key", "model_key", "config_default", "can_hpo", "compute", "is_bag",
+             "name", "name_suffix", "method_class", "tags", "cache_type", "cache_kwargs", "date",
+             "date_introduced", "validation_protocol", "verified"]
+    rules = [r for r in RULES if "precommit-info" in r.actions or r.code == "TA202"]
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.fixed_dictionaries({}, optional={n: odd for n in names}), odd)
+    def check(fields, method):
+        md = MethodMetadata(method=method, **fields)
+        verdicts = evaluate_rules(rules, SimpleNamespace(metadata=md), action="upload")
+        crashed = [v.message for v in verdicts.values() if v.outcome is Outcome.CRASHED]
+        assert not crashed
+
+    check()
