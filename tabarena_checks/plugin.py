@@ -13,9 +13,9 @@ import importlib
 from checks import hookimpl
 
 #: modules that define a module-level ``RULES`` list
-RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protocol", "rules_raw")
+RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protocol", "rules_raw", "rules_register")
 #: modules that define a module-level ``ACTIONS`` list
-ACTION_MODULES: tuple[str, ...] = ("upload",)
+ACTION_MODULES: tuple[str, ...] = ("upload", "register", "benchmark_log")
 #: modules that define ``register_commands(cli)``
 COMMAND_MODULES: tuple[str, ...] = ("synth_cli", "inspect_cli", "precommit")
 

@@ -1,0 +1,148 @@
+"""checks run register on a miniature TabArena checkout: add, swap, idempotence, name collisions, TA5xx rules."""
+
+from __future__ import annotations
+
+import pytest
+from tabarena_checkout_fixtures import METHODS, METHODS_PY, SRC, checkout, info, write  # noqa: F401
+
+from checks.errors import InputError
+from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
+from tabarena_checks import rules_register
+from tabarena_checks.register import RegisterFacts, import_module_for
+
+
+def register(repo, rel: str, variable: str, tmp_path):
+    ref = f"{repo / SRC / rel}:{variable}"
+    return run_cli(["run", "register", "--method-metadata", ref, "--repo", str(repo)], cwd=tmp_path)
+
+
+def methods(repo) -> str:
+    return (repo / METHODS).read_text()
+
+
+def test_add_cpu_model_keeps_layout_and_comments(checkout, tmp_path):
+    repo, _ = checkout
+    result = register(repo, "models/catboost/info.py", "catboost_method_metadata", tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    expected = METHODS_PY.replace(
+        "# Per-model `info.py` is the canonical source for each method's `MethodMetadata`.\n",
+        "# Per-model `info.py` is the canonical source for each method's `MethodMetadata`.\n"
+        "from tabarena.models.catboost.info import catboost_method_metadata\n",
+    ).replace(
+        "        lightgbm_method_metadata,  # the 2026 rerun\n",
+        "        lightgbm_method_metadata,  # the 2026 rerun\n        catboost_method_metadata,\n",
+    )
+    assert methods(repo) == expected
+    compile(methods(repo), "methods.py", "exec")
+
+
+def test_add_system_and_gpu_model_land_in_their_groups(checkout, tmp_path):
+    repo, _ = checkout
+    write(repo, SRC / "systems/chakra/info.py",
+          info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'))
+    write(repo, SRC / "models/xrfm/info.py",
+          info(xrfm_method_metadata='MethodMetadata.config(method="xRFM", suite="xrfm-1", ag_key="XRFM", compute="gpu")'))
+    assert register(repo, "systems/chakra/info.py", "chakra_metadata", tmp_path).exit_code == 0
+    assert register(repo, "models/xrfm/info.py", "xrfm_method_metadata", tmp_path).exit_code == 0
+    text = methods(repo)
+    assert ("from tabarena.systems.autogluon.info import ag_metadata\n"
+            "from tabarena.systems.chakra.info import chakra_metadata\n") in text
+    assert ("from tabarena.models.tabm.info import (\n    tabm_2025_method_metadata,\n"
+            "    tabm_method_metadata as tabm_metadata,\n)\nfrom tabarena.models.xrfm.info import xrfm_method_metadata\n") in text
+    assert "        # Systems\n        ag_metadata,\n        chakra_metadata,\n        # Default tabular models (CPU)\n" in text
+    assert "        tabm_metadata,\n        xrfm_method_metadata,\n    ],\n" in text
+
+
+def test_rerun_swaps_the_entry_and_supersedes_the_old_one(checkout, tmp_path):
+    repo, _ = checkout
+    result = register(repo, "models/nori/info.py", "nori_new_method_metadata", tmp_path)
+    assert result.exit_code == 0, result.stdout
+    text = methods(repo)
+    assert "from tabarena.models.nori.info import nori_method_metadata, nori_new_method_metadata\n" in text
+    assert "        # Neural / GPU / foundation models\n        nori_new_method_metadata,\n        tabm_metadata,\n" in text
+    assert ("    tabm_2025_method_metadata,  # replaced by the 2026 run\n"
+            "    nori_method_metadata,  # rerun nori-2026-09 replaced it\n]\n") in text
+    assert "swap nori_method_metadata -> nori_new_method_metadata" in result.stdout
+    compile(text, "methods.py", "exec")
+
+
+@pytest.mark.parametrize(("rel", "variable"), [("models/catboost/info.py", "catboost_method_metadata"),
+                                               ("models/nori/info.py", "nori_new_method_metadata")])
+def test_rerunning_register_changes_nothing(checkout, tmp_path, rel, variable):
+    repo, _ = checkout
+    assert register(repo, rel, variable, tmp_path).exit_code == 0
+    once = methods(repo)
+    again = register(repo, rel, variable, tmp_path)
+    assert again.exit_code == 0
+    assert "registered already" in again.stdout
+    assert methods(repo) == once
+
+
+def test_name_collision_gets_an_alias(checkout, tmp_path):
+    repo, _ = checkout
+    write(repo, SRC / "models/lightgbm_v2/info.py", info(lightgbm_method_metadata=(
+        'MethodMetadata.config(method="LightGBMv2", suite="lgbm-v2-2026", ag_key="GBM2", compute="cpu")')))
+    result = register(repo, "models/lightgbm_v2/info.py", "lightgbm_method_metadata", tmp_path)
+    assert result.exit_code == 0, result.stdout
+    text = methods(repo)
+    alias = "lightgbm_method_metadata_lgbm_v2_2026"
+    assert f"from tabarena.models.lightgbm_v2.info import lightgbm_method_metadata as {alias}\n" in text
+    assert f"        lightgbm_method_metadata,  # the 2026 rerun\n        {alias},\n" in text
+    assert "from tabarena.models.lightgbm.info import lightgbm_method_metadata\n" in text
+
+
+def test_dry_run_changes_nothing(checkout, tmp_path):
+    repo, _ = checkout
+    ref = f"{repo / SRC / 'models/catboost/info.py'}:catboost_method_metadata"
+    result = run_cli(["run", "register", "--method-metadata", ref, "--repo", str(repo), "--dry-run"], cwd=tmp_path)
+    assert result.exit_code == 0 and "add catboost_method_metadata" in result.stdout
+    assert methods(repo) == METHODS_PY
+
+
+def test_import_path_from_file_or_module_ref(tmp_path):
+    assert import_module_for("/x/packages/tabarena/src/tabarena/models/nori/info.py:v") == "tabarena.models.nori.info"
+    assert import_module_for("src/tabarena/systems/ag/info.py:v") == "tabarena.systems.ag.info"
+    assert import_module_for("tabarena.models.nori.info:v") == "tabarena.models.nori.info"
+    with pytest.raises(InputError, match="cannot derive the import path"):
+        import_module_for(f"{tmp_path}/info.py:v")
+
+
+# --- TA5xx register rules: must fail and must pass ------------------------------------------------
+
+
+def _verdicts(repo, rel, variable):
+    options = {"method_metadata": f"{repo / SRC / rel}:{variable}", "repo": str(repo), "arena": "tabarena"}
+    return evaluate_rules(rules_register.RULES[:3], RegisterFacts(options), action="register", options=options)
+
+
+def test_ta501_method_suite_unique(checkout, tmp_path):
+    repo, _ = checkout
+    assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA501")
+    assert_passes(_verdicts(repo, "models/nori/info.py", "nori_new_method_metadata"), "TA501")
+    write(repo, SRC / "models/lgbm_copy/info.py", info(copy_metadata=(
+        'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")')))
+    assert_fails(_verdicts(repo, "models/lgbm_copy/info.py", "copy_metadata"), "TA501",
+                 "lightgbm_method_metadata (tabarena.models.lightgbm.info) already declares method='LightGBM'")
+    ref = f"{repo / SRC / 'models/lgbm_copy/info.py'}:copy_metadata"
+    blocked = run_cli(["run", "register", "--method-metadata", ref, "--repo", str(repo)], cwd=tmp_path)
+    assert blocked.exit_code == 1 and methods(repo) == METHODS_PY
+
+
+def test_ta502_entries_built_in_code_are_named(checkout):
+    repo, _ = checkout
+    assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA502")
+    (repo / METHODS).write_text(METHODS_PY.replace("        tabm_metadata,\n", "        tabm_metadata,\n        gpu_copy,\n")
+                                + "gpu_copy = next(iter([tabm_metadata]))\n")
+    v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
+    assert v["TA502"].outcome.value == "failed" and not v["TA502"].blocks
+    assert "gpu_copy: not checked for uniqueness" in v["TA502"].message
+
+
+def test_ta503_layout(checkout):
+    repo, _ = checkout
+    assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA503")
+    (repo / METHODS).write_text(METHODS_PY.replace("        # Neural / GPU / foundation models\n", "")
+                                .replace("methods_superseded: list[MethodMetadata]", "methods_old: list[MethodMetadata]"))
+    v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
+    assert_fails(v, "TA503", "'# Neural / GPU / foundation models'")
+    assert "methods_superseded" in v["TA503"].message
