@@ -123,3 +123,15 @@ def test_input_errors_exit_2(run, tmp_path, args, expected):
     result = inspect(*args, cwd=tmp_path)
     assert result.exit_code == 2
     assert expected in result.stderr and "Traceback" not in result.stderr
+
+
+def test_directory_with_only_unreadable_files_is_reported_not_refused(tmp_path):
+    bad = tmp_path / "data" / "X_c1" / "363612" / "0_0"
+    bad.mkdir(parents=True)
+    (bad / "results.pkl").write_bytes(b"junk")
+    result = inspect(tmp_path / "data", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["methods"] == [] and [u["path"] for u in doc["unreadable"]] == ["X_c1/363612/0_0/results.pkl"]
+    human = inspect(tmp_path / "data", cwd=tmp_path).stdout
+    assert "no readable result; unreadable files: 1\n    X_c1/363612/0_0/results.pkl: " in human
