@@ -117,7 +117,8 @@ def validation_protocol_official(ctx):
     if not protocol.is_official(parsed):
         yield (f"validation protocol {key!r} ({parsed.flavour}) from {origin} cannot be submitted as an "
                f"official result: only bagged protocols (e.g. 'tabarena' = '{protocol.OFFICIAL['tabarena']}') "
-               f"and systems are official; publish it as a custom run instead")
+               f"and systems are official; to process or publish it as a custom run on purpose, add a "
+               f"[[waivers]] entry for TA202 (or ignore TA202 in rules.toml)")
         return
     expected = ctx.options.get("expect_validation_protocol")
     if expected:
