@@ -99,12 +99,22 @@ def _key_in_force(ctx, md) -> tuple[str | None, str]:
     example_pass="checks run upload ... --expect-validation-protocol tabarena  # raw records '8x1'",
 )
 def validation_protocol_official(ctx):
-    """Results must be fit under an official (bagged) protocol, and under the one ``--expect-validation-protocol`` names.
+    """With ``--expect-validation-protocol``, results must be fit under that official protocol.
 
-    Systems are exempt; legacy results that record no protocol are not checked.
+    Holdout, outer-split and custom keys are refused as official results. Without the option
+    a custom run may be processed (it is published as custom). Systems are exempt; legacy
+    results that record no protocol are not checked.
     """
+    expected = ctx.options.get("expect_validation_protocol")
+    if not expected:
+        return
     md = declared_metadata(ctx)
     if md is not None and md.is_system:
+        return
+    try:
+        want = protocol.resolve_expected(expected)
+    except InputError as exc:
+        yield str(exc)
         return
     key, origin = _key_in_force(ctx, md)
     if key is None:
@@ -117,19 +127,10 @@ def validation_protocol_official(ctx):
     if not protocol.is_official(parsed):
         yield (f"validation protocol {key!r} ({parsed.flavour}) from {origin} cannot be submitted as an "
                f"official result: only bagged protocols (e.g. 'tabarena' = '{protocol.OFFICIAL['tabarena']}') "
-               f"and systems are official; to process or publish it as a custom run on purpose, add a "
-               f"[[waivers]] entry for TA202 (or ignore TA202 in rules.toml)")
-        return
-    expected = ctx.options.get("expect_validation_protocol")
-    if expected:
-        try:
-            want = protocol.resolve_expected(expected)
-        except InputError as exc:
-            yield str(exc)
-            return
-        if key != want:
-            yield (f"--expect-validation-protocol {expected} expects {want!r}, got {key!r} from {origin}; "
-                   f"this run cannot be submitted as an official {expected} result")
+               f"and systems are official; drop --expect-validation-protocol to publish it as a custom run")
+    elif key != want:
+        yield (f"--expect-validation-protocol {expected} expects {want!r}, got {key!r} from {origin}; "
+               f"this run cannot be submitted as an official {expected} result")
 
 
 RULES = [validation_protocol_declared, validation_protocol_official, validation_protocol_well_formed]

@@ -241,8 +241,10 @@ def test_mismatch_rules_skip_when_the_raw_data_is_not_one_method():
 @pytest.mark.parametrize("key", ["holdout:8x1", "outer", "custom", "custom:3x1", "bag-child-holdout:8x1"])
 def test_unofficial_keys_cannot_be_submitted(key):
     md = attrs.evolve(GOOD, validation_protocol=key)
-    verdicts = run("TA202", facts(md, validation_protocol=key, validation_protocol_keys=(key,)))
+    facts_obj = facts(md, validation_protocol=key, validation_protocol_keys=(key,))
+    verdicts = run("TA202", facts_obj, expect_validation_protocol="tabarena")
     assert_fails(verdicts, "TA202", "cannot be submitted as an official result")
+    assert_passes(run("TA202", facts_obj), "TA202")  # without --expect it is processed as a custom run
 
 
 def test_expected_protocol_is_asserted():
@@ -262,8 +264,9 @@ def test_systems_are_exempt_from_the_official_protocol():
 
 def test_upload_without_raw_judges_the_declared_key():
     md = attrs.evolve(GOOD, validation_protocol="holdout:8x1")
-    assert_fails(run("TA202", SimpleNamespace(metadata=md), action="upload"), "TA202", "from info.py cannot be submitted")
-    assert_passes(run("TA202", SimpleNamespace(metadata=GOOD), action="upload"), "TA202")
+    expect = {"expect_validation_protocol": "tabarena"}
+    assert_fails(run("TA202", SimpleNamespace(metadata=md), action="upload", **expect), "TA202", "from info.py cannot be submitted")
+    assert_passes(run("TA202", SimpleNamespace(metadata=GOOD), action="upload", **expect), "TA202")
 
 
 # --------------------------------------------------------------------------- --ignore-metadata-mismatch
@@ -423,7 +426,7 @@ def test_legacy_raw_passes_without_a_declared_protocol(runs):
 
 
 def test_holdout_run_cannot_be_official(runs):
-    verdicts = judge(runs, "holdout", "nori")
+    verdicts = judge(runs, "holdout", "nori", expect_validation_protocol="tabarena")
     assert_fails(verdicts, "TA202", "'holdout:8x1' (holdout) from the raw results cannot be submitted as an official result")
     assert_fails(verdicts, "TA201", "inferred='holdout:8x1' (raw) != provided='8x1'")
 
