@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from checks import config as config_mod
-from checks.config import Config
+from checks.config import Config, Waiver
 from checks.context import RunContext
 from checks.model import Outcome, Rule, Severity, Verdict
 from checks.runner import evaluate
@@ -33,17 +33,20 @@ def evaluate_rules(
     settings: Any = None,
     target: str = "test",
     today: dt.date | None = None,
+    extra_waivers: Iterable[Waiver] = (),
 ) -> dict[str, Verdict]:
     """Evaluate ``rules`` against ``facts`` the way the runner does; returns verdicts by code.
 
-    ``config`` may be rules.toml text (for waivers and severity overrides).
+    ``config`` may be rules.toml text (for waivers and severity overrides);
+    ``extra_waivers`` are waivers an action adds from its command line.
     """
     if isinstance(config, str):
         config = config_mod.parse(config, source="<test rules.toml>")
     config = config or Config()
     rules = list(rules)
     ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
-                     today=today or dt.date.today(), facts=facts, target=target)
+                     today=today or dt.date.today(), facts=facts, target=target,
+                     extra_waivers=list(extra_waivers))
     chosen = []
     for r in rules:
         severity = (config.rules.get(r.code) and config.rules[r.code].severity) or r.severity
