@@ -15,7 +15,7 @@ from checks import hookimpl
 #: modules that define a module-level ``RULES`` list
 RULE_MODULES: tuple[str, ...] = ("rules_upload", "rules_metadata", "rules_protocol", "rules_raw", "rules_register")
 #: modules that define a module-level ``ACTIONS`` list
-ACTION_MODULES: tuple[str, ...] = ("upload", "register", "benchmark_log")
+ACTION_MODULES: tuple[str, ...] = ("upload", "register", "benchmark_log", "process")
 #: modules that define ``register_commands(cli)``
 COMMAND_MODULES: tuple[str, ...] = ("synth_cli", "inspect_cli", "precommit")
 

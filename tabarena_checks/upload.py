@@ -284,6 +284,8 @@ UPLOAD = Action(
         click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
                      help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
         click.Option(["--verified"], is_flag=True, help="Allow publishing metadata with verified=True."),
+        click.Option(["--expect-validation-protocol"], default=None, metavar="KEY",
+                     help="Refuse unless the declared protocol is this one (e.g. tabarena or 8x1)."),
     ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
     inputs=_inputs,

@@ -1,0 +1,351 @@
+"""``checks run process``: turn a run's raw results into a TabArena method cache, once every rule passed.
+
+The native engine answers with SQL over the DuckDB index the rules already built, so the raw
+files are decoded once for judging; only the raw copy decodes them again (in parallel) to
+rename the frameworks inside. ``--engine tabarena`` hands the same, already judged, input to
+TabArena's own processing. Either way the cache is built in a temporary sibling directory and
+renamed into place, and ``.checks-source.json`` records which inputs it was built from, so an
+existing cache is either kept as it is or replaced whole, never mixed with new files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import os
+import pickle
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checks import Action, ActionFailed, UsageError
+from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
+from tabarena_checks.metadata import FIELDS, MethodMetadata
+
+ENGINES = ("native", "tabarena")
+#: below this many raw files, copying them in worker processes costs more than it saves
+PARALLEL_THRESHOLD = 48
+CHUNK = 64
+
+
+def _facts(ctx):
+    from tabarena_checks.facts import TabArenaFacts
+    from tabarena_checks.rules_metadata import metadata_mismatch_waivers
+
+    o = ctx.options
+    if o.get("engine") == "tabarena" and importlib.util.find_spec("tabarena") is None:
+        raise UsageError("--engine tabarena needs TabArena importable in this environment (pip install tabarena); "
+                         "use --engine native (the default) otherwise")
+    if o.get("ignore_metadata_mismatch"):
+        ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
+    return TabArenaFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"))
+
+
+def _cache(ctx) -> MethodCache:
+    return MethodCache.of(cache_root(ctx.options.get("cache_root")), ctx.facts.metadata)
+
+
+def source_record(ctx) -> dict[str, Any]:
+    """What the cache is built from; two builds with equal records hold the same content."""
+    digests = ctx.facts.digests()
+    return {
+        "raw_data": digests.get("raw_data"),
+        "method_metadata": digests.get("method_metadata"),
+        "cache_raw": not ctx.options.get("no_cache_raw"),
+        "engine": ctx.options.get("engine") or "native",
+    }
+
+
+def _existing(cache: MethodCache) -> dict | None:
+    try:
+        return json.loads(cache.source_record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _same_inputs(old: dict | None, new: dict) -> bool:
+    return old is not None and all(old.get(k) == v for k, v in new.items())
+
+
+# --------------------------------------------------------------------------- native engine: tables
+
+
+def _renamed_sql(method_type: str) -> str:
+    if method_type == "baseline":
+        return "$method"
+    return ("CASE WHEN $prefix IS NOT NULL AND starts_with(framework, $prefix) "
+            "THEN $method || substr(framework, length($prefix) + 1) ELSE framework END")
+
+
+def build_tables(index, inference, meta: MethodMetadata) -> dict[str, Any]:
+    """The processed and results tables (pyarrow), in TabArena's column order, from the index."""
+    configs = meta.method_type == "config"
+    params = {"method": meta.method, "prefix": inference.name_prefix, "suite": meta.effective_suite,
+              "config_type": meta.effective_model_key}
+    base = f"""
+        WITH n AS (SELECT coalesce(max(fold), 0) + 1 AS n_folds FROM results),
+        r AS (SELECT *, CAST(coalesce(split_idx, coalesce(repeat, 0) * n.n_folds + fold) AS BIGINT) AS split,
+                     {_renamed_sql(meta.method_type)} AS renamed
+              FROM results, n)
+    """
+    task = "CAST(tid AS VARCHAR) || '_' || CAST(split AS VARCHAR)"
+    queries = {
+        "configs": f"""{base} SELECT dataset, split AS fold, renamed AS framework, metric_error, metric, time_train_s,
+                   time_infer_s, problem_type, metric_error_val, tid, num_cpus, num_gpus, disk_usage, {task} AS task
+                   FROM r WHERE {configs} ORDER BY dataset, fold, framework""",
+        "baselines": f"""{base} SELECT dataset, split AS fold, renamed AS framework, metric_error, metric, time_train_s,
+                     time_infer_s, num_cpus, num_gpus, {task} AS task, tid, problem_type
+                     FROM r WHERE {not configs} ORDER BY dataset, fold, framework""",
+        "model_results": f"""{base} SELECT dataset, split AS fold, renamed AS method, metric_error, time_train_s,
+                         time_infer_s, metric, problem_type, metric_error_val,
+                         {"'config'" if configs else "'baseline'"} AS method_type,
+                         {"$config_type AS config_type," if configs else ""}
+                         $method AS ta_name, $suite AS ta_suite
+                         FROM r ORDER BY dataset, fold, method""",
+    }
+    con = index.con
+    used = {name: {k: v for k, v in params.items() if f"${k}" in sql} for name, sql in queries.items()}
+    return {name: con.sql(sql, params=used[name]).to_arrow_table() for name, sql in queries.items()}
+
+
+def configs_hyperparameters(index, inference, meta: MethodMetadata) -> dict[str, Any]:
+    """``{config: {model_cls, model_type, ag_key, name_prefix, hyperparameters}}``; ``{}`` for baselines."""
+    if meta.method_type != "config":
+        return {}
+    rows = index.query("""
+        SELECT framework, any_value(model_cls ORDER BY path), any_value(ag_key ORDER BY path),
+               any_value(hyperparameters ORDER BY path)
+        FROM results WHERE framework IS NOT NULL GROUP BY framework ORDER BY framework
+    """)
+    out = {}
+    for framework, model_cls, ag_key, hp in rows:
+        out[inference.renamed_framework(framework, meta.method)] = {
+            "model_cls": model_cls,
+            "model_type": meta.effective_model_key,
+            "ag_key": ag_key,
+            "name_prefix": meta.method,
+            "hyperparameters": json.loads(hp) if hp else None,
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- native engine: raw copy
+
+
+def rename_result(result: dict, renamed: str, meta_method: str, model_key: str | None, is_config: bool) -> dict:
+    """The aligned dict with its framework renamed, as TabArena's raw cache holds it."""
+    old = result.get("framework")
+    result["framework"] = renamed
+    mm = result.get("method_metadata")
+    if is_config and isinstance(mm, dict):
+        mm["name_prefix"] = meta_method
+        if model_key:
+            mm["model_type"] = model_key
+    sa = result.get("simulation_artifacts")
+    if isinstance(sa, dict):
+        for key in ("pred_proba_dict_val", "pred_proba_dict_test"):
+            preds = sa.get(key)
+            if isinstance(preds, dict) and old in preds:
+                sa[key] = {renamed if k == old else k: v for k, v in preds.items()}
+    return result
+
+
+def _copy_chunk(jobs: list[tuple[str, str, str]], method: str, model_key: str | None, is_config: bool) -> int:
+    """Read each source safely, rename, and write it as a plain pickle (runs in a worker process)."""
+    from tabarena_checks import reader
+
+    for src, dest, renamed in jobs:
+        result = rename_result(reader.load_result(src), renamed, method, model_key, is_config)
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        with open(dest, "wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return len(jobs)
+
+
+def copy_raw(index, inference, meta: MethodMetadata, raw_dir: Path, workers: int | None = None) -> int:
+    """``raw/<renamed framework>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result."""
+    rows = index.query("SELECT path, framework, tid, coalesce(repeat, 0), fold FROM results ORDER BY path")
+    jobs = [
+        (str(index.abspath(path)), str(raw_dir / renamed / str(tid) / f"{rep}_{fold}" / "results.pkl"), renamed)
+        for path, framework, tid, rep, fold in rows
+        for renamed in [inference.renamed_framework(framework, meta.method)]
+    ]
+    args = (meta.method, meta.effective_model_key, meta.method_type == "config")
+    workers = workers or os.cpu_count() or 1
+    chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
+    if workers > 1 and len(jobs) >= PARALLEL_THRESHOLD:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["tabarena_checks.reader", "numpy"])
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+            return sum(pool.map(_copy_chunk, chunks, *[[a] * len(chunks) for a in args]))
+    return sum(_copy_chunk(chunk, *args) for chunk in chunks)
+
+
+def native(ctx, out: Path) -> list[str]:
+    """Write the whole method cache into ``out`` with the native engine; returns what was written."""
+    import pyarrow.parquet as pq
+
+    facts = ctx.facts
+    meta, index, inference = facts.metadata, facts.index, facts.inference
+    if meta.method_type not in ("config", "baseline"):
+        raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
+    (out / "processed").mkdir(parents=True)
+    (out / "results").mkdir()
+    tables = build_tables(index, inference, meta)
+    pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
+    pq.write_table(tables["baselines"], out / "processed" / "baselines.parquet")
+    pq.write_table(tables["model_results"], out / "results" / "model_results.parquet")
+    hps = configs_hyperparameters(index, inference, meta)
+    (out / "processed" / "configs_hyperparameters.json").write_text(
+        json.dumps(hps, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
+    written = [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
+               f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
+               f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
+               f"processed/configs_hyperparameters.json ({len(hps)} configs)",
+               f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
+    if not ctx.options.get("no_cache_raw"):
+        n = copy_raw(index, inference, meta, out / "raw")
+        written.append(f"raw/ ({n} results.pkl)")
+    return written
+
+
+# --------------------------------------------------------------------------- TabArena engine
+
+
+def tabarena_metadata(meta: MethodMetadata, cache_root_dir: Path):
+    """TabArena's own MethodMetadata for ``meta``, writing under ``cache_root_dir``."""
+    import dataclasses
+
+    from tabarena.models._method_metadata import MethodMetadata as TAMethodMetadata
+
+    accepted = {f.name for f in dataclasses.fields(TAMethodMetadata)}
+    values = {f: getattr(meta, f) for f in FIELDS if f in meta.declared or f in ("method", "method_type", "method_class")}
+    values["suite"] = meta.effective_suite
+    values["tags"] = list(values.get("tags") or [])
+    values = {k: v for k, v in values.items() if k in accepted}
+    return TAMethodMetadata(**values, cache_root=str(cache_root_dir))
+
+
+def with_tabarena(ctx, out: Path) -> list[str]:
+    """Run ``tabarena.tools.process_local_raw_data.process_raw`` (native backend) into a scratch cache root."""
+    from tabarena.tools.process_local_raw_data import RawMethod, process_raw
+
+    facts = ctx.facts
+    scratch = out.parent / f"{out.name}.root"
+    try:
+        ta_meta = tabarena_metadata(facts.metadata, scratch)
+        process_raw(RawMethod(path_raw=Path(facts.data_dir), method_metadata=ta_meta),
+                    cache_raw=not ctx.options.get("no_cache_raw"), cache_hpo_trajectories=False, backend="native")
+        built = MethodCache(scratch, facts.metadata.effective_suite, facts.metadata.method).path
+        if not built.is_dir():
+            raise ActionFailed(f"TabArena's processing wrote nothing under {built}")
+        os.rename(built, out)
+    except ActionFailed:
+        raise
+    except Exception as exc:  # TabArena's own failures are reported, not hidden behind a traceback
+        raise ActionFailed(f"TabArena's processing failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and "raw" not in p.parts)
+
+
+# --------------------------------------------------------------------------- the action
+
+
+def _plan(ctx) -> Iterator[str]:
+    cache = _cache(ctx)
+    new = source_record(ctx)
+    yield f"engine {new['engine']}: would write {cache.path}"
+    if cache.path.exists():
+        if _same_inputs(_existing(cache), new) and not ctx.options.get("force"):
+            yield "a cache built from the same inputs exists there: it would be kept unchanged"
+        elif ctx.options.get("force"):
+            yield "the existing cache there would be replaced whole (--force)"
+        else:
+            yield "a cache from other (or unknown) inputs exists there: process would refuse without --force"
+    yield ("metadata.yaml, processed/{configs,baselines}.parquet, processed/configs_hyperparameters.json, "
+           "results/model_results.parquet" + ("" if ctx.options.get("no_cache_raw") else ", raw/"))
+
+
+def _execute(ctx) -> str:
+    cache = _cache(ctx)
+    new = source_record(ctx)
+    force = ctx.options.get("force")
+    if cache.path.exists() and not force:
+        if _same_inputs(_existing(cache), new):
+            return f"{cache.path} was built from the same inputs already; kept unchanged (--force rebuilds it)"
+        raise ActionFailed(
+            f"{cache.path} exists and was built from other (or unknown) inputs; it is kept as it is. "
+            "Pass --force to replace it whole (a cache is never mixed with files from another run)"
+        )
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.path.parent / f".{cache.method}.checks-tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        if (ctx.options.get("engine") or "native") == "tabarena":
+            written = with_tabarena(ctx, tmp)
+        else:
+            tmp.mkdir()
+            written = native(ctx, tmp)
+        record = {**new, "data_dir": str(Path(ctx.facts.data_dir).resolve()),
+                  "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+        (tmp / cache.source_record.name).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n",
+                                                    encoding="utf-8")
+        replaced = cache.path.exists()
+        if replaced:
+            old = cache.path.parent / f".{cache.method}.checks-old-{os.getpid()}"
+            os.rename(cache.path, old)
+            os.rename(tmp, cache.path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, cache.path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    verb = "replaced" if replaced else "wrote"
+    return "\n".join([f"{verb} {cache.path}:", *(f"  {w}" for w in written)])
+
+
+def _target(ctx) -> str:
+    try:
+        meta = ctx.facts.metadata
+    except Exception:  # a bad reference is reported by the rules (TA116); the target stays readable
+        meta = None
+    return f"{meta.method}@{meta.effective_suite}" if meta is not None else str(ctx.options["run_data_dir"])
+
+
+PROCESS = Action(
+    name="process",
+    help="Process a run's raw results (RUN_DATA_DIR) into the TabArena cache "
+    "<cache root>/artifacts/<suite>/methods/<method>/ after every process rule passed.",
+    gather=_facts,
+    plan=_plan,
+    execute=_execute,
+    params=(
+        click.Argument(["run_data_dir"], metavar="RUN_DATA_DIR"),
+        click.Option(["--method-metadata"], required=True, metavar="REF",
+                     help="path/to/info.py:VARIABLE or package.module:VARIABLE."),
+        click.Option(["--expect-validation-protocol"], default=None, metavar="KEY",
+                     help="Refuse unless the results were fit under this protocol (e.g. tabarena or 8x1)."),
+        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
+                     help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
+        click.Option(["--no-cache-raw"], is_flag=True, help="Do not copy the raw results into raw/."),
+        click.Option(["--force"], is_flag=True, help="Replace an existing cache of this method and suite whole."),
+        click.Option(["--engine"], type=click.Choice(ENGINES), default="native", show_default=True,
+                     help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed)."),
+        click.Option(["--ignore-metadata-mismatch"], is_flag=True,
+                     help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers)."),
+    ),
+    target=_target,
+    inputs=lambda ctx: ctx.facts.digests(),
+    arena="tabarena",
+)
+
+ACTIONS = [PROCESS]
