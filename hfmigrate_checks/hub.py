@@ -196,6 +196,8 @@ class ReadOnlyHub:
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._cache_root, True)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        self._account: Account | None = None
+        self._account_lock = threading.Lock()
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> ReadOnlyHub:
@@ -380,16 +382,21 @@ class ReadOnlyHub:
         return self._call(f"pull request #{num} of {repo_type} {repo_id}", fetch)
 
     def whoami(self) -> Account | None:
-        """The account of the token, or None without a token (no request is sent then)."""
+        """The account of the token, or None without a token (no request is sent then).
+
+        Asked once per instance (the Hub rate-limits whoami strictly); failures are not cached.
+        """
         if not self.__token:
             return None
+        with self._account_lock:
+            if self._account is None:
+                self._account = self._call("the authenticated account", self._fetch_account)
+            return self._account
 
-        def fetch() -> Account:
-            data = self.__api.whoami(token=self.__token)
-            role = ((data.get("auth") or {}).get("accessToken") or {}).get("role")
-            return Account(data["name"], tuple(o["name"] for o in data.get("orgs") or ()), role)
-
-        return self._call("the authenticated account", fetch)
+    def _fetch_account(self) -> Account:
+        data = self.__api.whoami(token=self.__token)
+        role = ((data.get("auth") or {}).get("accessToken") or {}).get("role")
+        return Account(data["name"], tuple(o["name"] for o in data.get("orgs") or ()), role)
 
 
 def _repo_info(info: Any, repo_type: str) -> RepoInfo:

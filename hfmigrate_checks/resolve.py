@@ -1,0 +1,339 @@
+"""Which Hub model repo, if any, a leaderboard's model label names: never a near miss.
+
+A leaderboard row says "Llama 3.1 8B Instruct"; a draft may only go to the repo that is
+exactly that model. ``resolve`` first asks ``model_info`` about explicit candidates (a
+mapping-file entry, repo links the caller found next to the label, the label itself when
+it reads as ``owner/name``), then searches the Hub. It classifies, and never redirects to
+a base model, a newer release, a quantization or a mirror:
+
+- ``exact``: the named repo exists, or exactly one search hit is named like the label;
+- ``mismatch``: what exists differs in size, version, base vs instruct/chat,
+  quantization/format, or a fine-tune/checkpoint suffix (or is another owner's copy);
+- ``ambiguous``: several plausible repos, or only near-identical names;
+- ``not_on_hub``: nothing plausible (or the mapping file says there is no repo);
+- ``not_applicable``: an API-only system;
+- ``needs_review``: a Hub read failed after retries, so absence cannot be claimed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import attrs
+
+from checks import InputError
+
+STATUSES = ("exact", "ambiguous", "not_on_hub", "mismatch", "not_applicable", "needs_review")
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+MAPPING_KEYS = frozenset({"repo", "api_only", "note"})
+SEARCH_LIMIT = 20
+_SHOWN = 5
+
+
+@attrs.frozen
+class Resolution:
+    """The outcome for one source label; ``candidates_checked`` reads like ``"owner/name (not found)"``."""
+
+    source_label: str
+    status: str = attrs.field(validator=attrs.validators.in_(STATUSES))
+    repo_id: str | None
+    sha: str | None
+    evidence: str
+    candidates_checked: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class MappingEntry:
+    """One mapping-file entry: a reviewed repo id, ``repo: null`` (no repo), or ``api_only``."""
+
+    label: str
+    repo: str | None
+    api_only: bool = False
+    note: str = ""
+
+
+# --------------------------------------------------------------------------- mapping file
+
+
+def load_mapping(path: str | Path) -> dict[str, MappingEntry]:
+    """Read a mapping file ``{label: {repo: owner/name} | {repo: null} | {api_only: true}}``.
+
+    Raises :class:`checks.InputError` naming the file, the label and the fix.
+    """
+    from hfmigrate_checks import yamlsafe
+
+    path = Path(path)
+    try:
+        data = yamlsafe.load_path(path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the mapping file ({exc.strerror or exc})") from None
+    except yamlsafe.YamlRefused as exc:
+        raise InputError(f"{path}: not valid YAML for a mapping file: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: the mapping file must be a mapping of source label -> entry "
+                         f"(got a {type(data).__name__}); write e.g. 'Llama 3.1 8B: {{repo: meta-llama/Llama-3.1-8B}}'")
+    return {_label(path, key): _entry(path, key, value) for key, value in data.items()}
+
+
+def _label(path: Path, key: object) -> str:
+    if not isinstance(key, str) or not key.strip():
+        raise InputError(f"{path}: source label {key!r} must be a non-empty string; quote it in the YAML")
+    return key
+
+
+def _entry(path: Path, label: object, value: object) -> MappingEntry:
+    where = f"{path}: entry {label!r}"
+    if not isinstance(value, dict):
+        raise InputError(f"{where} must be a mapping like {{repo: owner/name}}, {{repo: null}} or "
+                         f"{{api_only: true}} (got {value!r})")
+    unknown = sorted(map(str, set(value) - MAPPING_KEYS))
+    if unknown:
+        raise InputError(f"{where} has unknown key(s) {', '.join(unknown)}; allowed: repo, api_only, note")
+    note = value.get("note", "")
+    if not isinstance(note, str):
+        raise InputError(f"{where}: 'note' must be a string (got {note!r})")
+    api_only = value.get("api_only", False)
+    if not isinstance(api_only, bool):
+        raise InputError(f"{where}: 'api_only' must be true or false (got {api_only!r})")
+    if api_only:
+        if value.get("repo") is not None:
+            raise InputError(f"{where} sets both 'api_only: true' and a repo; keep one of them")
+        return MappingEntry(label, None, True, note)
+    if "repo" not in value:
+        raise InputError(f"{where} needs 'repo: owner/name', 'repo: null' (no Hub repo) or 'api_only: true'")
+    repo = value["repo"]
+    if repo is not None and (not isinstance(repo, str) or not REPO_ID.match(repo)):
+        raise InputError(f"{where}: 'repo' must be a Hub id like 'meta-llama/Llama-3.1-8B' or null (got {repo!r})")
+    return MappingEntry(label, repo, False, note)
+
+
+# --------------------------------------------------------------------------- name features
+
+_SEP = re.compile(r"[\s_]+")
+_QUANT = re.compile(
+    r"(?<![a-z0-9])(gguf|ggml|awq|gptq|bnb|exl2|hqq|mlx|nf4|int[248]|fp[48]|fp16|bf16|w4a16|w8a8|onnx|openvino"
+    r"|[248]-?bits?|i?q[1-8](?:-k)?(?:-[a-z0-9]{1,2})?)(?![a-z0-9])"
+)
+_SIZE = re.compile(r"(?<![a-z0-9.])((?:\d+x)?\d+(?:\.\d+)?[bmkt]|a\d+(?:\.\d+)?b)(?![a-z0-9])")
+_CHECKPOINT = re.compile(
+    r"(?<![a-z0-9.])((?:step|checkpoint|ckpt|iter|epoch|ep)-?\d+|\d{4}-\d{2}(?:-\d{2})?|\d{4}|\d{6,8})(?![a-z0-9.])"
+)
+_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)*")
+ROLE_WORDS = frozenset({"instruct", "inst", "chat", "it", "rlhf", "thinking", "reasoning"})
+#: "base"/"pt" name the default (pretrained) model: the same role as no role word at all
+BASE_WORDS = frozenset({"base", "pt"})
+TUNE_WORDS = frozenset({
+    "sft", "dpo", "orpo", "kto", "grpo", "ppo", "lora", "qlora", "ft", "finetune", "finetuned", "tuned", "merged",
+    "merge", "abliterated", "uncensored", "distill", "distilled", "preview", "beta", "alpha", "rc", "exp",
+    "experimental", "pruned", "slerp", "ties", "dare",
+})
+NEUTRAL_WORDS = frozenset({"hf", "v"})
+
+
+@attrs.frozen
+class NameFeatures:
+    """What a model name says about the variant: the parts a near miss differs in.
+
+    ``words`` are the remaining name words (the family, e.g. ``llama``); a candidate may
+    add words (``meta-``) but must keep every word of the label to be the same model.
+    """
+
+    sizes: frozenset[str]
+    versions: tuple[str, ...]
+    roles: frozenset[str]
+    quants: frozenset[str]
+    suffixes: frozenset[str]
+    words: frozenset[str]
+
+
+def normalize(name: str) -> str:
+    """Lower case, with spaces and underscores read as hyphens (the part after '/' only)."""
+    return _SEP.sub("-", name.rsplit("/", 1)[-1].strip().lower())
+
+
+def features(name: str) -> NameFeatures:
+    text = normalize(name)
+    found: dict[str, set[str]] = {"quant": set(), "size": set(), "suffix": set()}
+    for key, pattern in (("quant", _QUANT), ("size", _SIZE), ("suffix", _CHECKPOINT)):
+        found[key].update(m.group(1).replace("-", "") for m in pattern.finditer(text))
+        text = pattern.sub("-", text)
+    versions, roles, suffixes, words = [], set(), set(found["suffix"]), set()
+    for token in _WORD.findall(text):
+        if token[0].isdigit():
+            versions.append(token)
+        elif token in ROLE_WORDS:
+            roles.add(token)
+        elif token in TUNE_WORDS:
+            suffixes.add(token)
+        elif token not in NEUTRAL_WORDS | BASE_WORDS:
+            words.add(token)
+    return NameFeatures(frozenset(found["size"]), tuple(sorted(versions)), frozenset(roles),
+                        frozenset(found["quant"]), frozenset(suffixes), frozenset(words))
+
+
+def _show(values: Iterable[str]) -> str:
+    return "+".join(sorted(values)) or "none"
+
+
+def variant_differences(label: str, candidate: str) -> tuple[str, ...]:
+    """Why ``candidate`` is a different variant than ``label`` names (empty: same variant)."""
+    a, b = features(label), features(candidate)
+    out = []
+    if not a.words <= b.words:
+        out.append(f"name {_show(a.words - b.words)} missing from {_show(b.words)}")
+    if a.sizes != b.sizes:
+        out.append(f"size {_show(a.sizes)} vs {_show(b.sizes)}")
+    if a.versions != b.versions:
+        out.append(f"version {_show(a.versions)} vs {_show(b.versions)}")
+    if a.roles != b.roles:
+        out.append(f"base vs instruct/chat: {_show(a.roles)} vs {_show(b.roles)}")
+    if a.quants != b.quants:
+        out.append(f"quantization/format {_show(a.quants)} vs {_show(b.quants)}")
+    if a.suffixes != b.suffixes:
+        out.append(f"fine-tune or checkpoint suffix {_show(a.suffixes)} vs {_show(b.suffixes)}")
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def resolve(
+    hub,
+    source_label: str,
+    candidates: Iterable[str] = (),
+    *,
+    api_only: bool = False,
+    mapped: MappingEntry | None = None,
+    search_limit: int = SEARCH_LIMIT,
+) -> Resolution:
+    """Classify ``source_label`` against the Hub (see the module docstring).
+
+    ``mapped`` is the label's mapping-file entry: its repo is a reviewed decision and is
+    taken as named; ``candidates`` (e.g. repo links printed next to the label) must also
+    agree with the label's variant. ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`.
+    """
+    from hfmigrate_checks.hub import HubNotFound, HubReadError
+
+    label = source_label.strip()
+
+    def result(status: str, evidence: str, repo_id=None, sha=None, checked=()) -> Resolution:
+        return Resolution(source_label, status, repo_id, sha, evidence, tuple(checked))
+
+    if api_only or (mapped is not None and mapped.api_only):
+        origin = "the mapping file marks it" if mapped is not None and mapped.api_only else "flagged"
+        return result("not_applicable", f"API-only system ({origin} api_only): no Hub model repo to draft for")
+    if mapped is not None and mapped.repo is None:
+        return result("not_on_hub", "the mapping file says this model has no Hub repo (repo: null)")
+
+    checked: list[str] = []
+    failures: list[str] = []
+
+    def lookup(repo_id: str):
+        try:
+            info = hub.model_info(repo_id)
+        except HubNotFound:
+            checked.append(f"{repo_id} (not found)")
+            return None
+        except HubReadError as exc:
+            checked.append(f"{repo_id} (read failed: {exc.reason})")
+            failures.append(f"{repo_id}: {exc.reason}")
+            return None
+        if info.repo_id.lower() != repo_id.lower():
+            checked.append(f"{repo_id} (the Hub answers with {info.repo_id}: renamed or moved)")
+            return "moved", info
+        return "found", info
+
+    if mapped is not None:
+        found = lookup(mapped.repo)
+        if found and found[0] == "found":
+            info = found[1]
+            checked.append(f"{info.repo_id} (exists, sha {info.sha})")
+            return result("exact", f"mapping file names {info.repo_id}; model_info found it at sha {info.sha}",
+                          info.repo_id, info.sha, checked)
+        if failures:
+            return result("needs_review", f"could not read {mapped.repo} named by the mapping file: {failures[0]}",
+                          checked=checked)
+        if found:
+            return result("mismatch", f"the mapping file names {mapped.repo}, but the Hub now calls it "
+                          f"{found[1].repo_id}; confirm and update the mapping", checked=checked)
+        return result("not_on_hub", f"the mapping file names {mapped.repo}, which the Hub does not have "
+                      "(deleted, private or misspelt); fix the mapping", checked=checked)
+
+    explicit = list(dict.fromkeys([*candidates, *([label] if REPO_ID.match(label) else [])]))
+    exact, conflicts = [], []
+    for repo_id in explicit:
+        found = lookup(repo_id)
+        if not found:
+            continue
+        kind, info = found
+        differences = variant_differences(label, info.repo_id)
+        if kind == "moved":
+            conflicts.append(f"{repo_id} now answers as {info.repo_id}")
+        elif differences:
+            checked.append(f"{info.repo_id} (exists, but differs: {'; '.join(differences)})")
+            conflicts.append(f"{info.repo_id} differs from the label: {'; '.join(differences)}")
+        else:
+            checked.append(f"{info.repo_id} (exists, sha {info.sha})")
+            exact.append(info)
+    if failures:
+        return result("needs_review", "Hub reads failed after retries: " + "; ".join(failures), checked=checked)
+    if len(exact) == 1:
+        info = exact[0]
+        return result("exact", f"{info.repo_id} exists (model_info sha {info.sha}) and is named as the label names it",
+                      info.repo_id, info.sha, checked)
+    if len(exact) > 1:
+        names = ", ".join(i.repo_id for i in exact)
+        return result("ambiguous", f"several named candidates exist: {names}", checked=checked)
+    return _by_search(hub, label, search_limit, checked, conflicts, result)
+
+
+def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[str], result) -> Resolution:
+    from hfmigrate_checks.hub import HubNotFound, HubReadError
+
+    query = normalize(label)
+    owner = label.split("/", 1)[0].lower() if REPO_ID.match(label) else None
+    try:
+        hits = hub.search_models(query, limit=limit)
+    except (HubReadError, HubNotFound) as exc:
+        checked.append(f"search {query!r} (failed)")
+        return result("needs_review", f"the Hub search for {query!r} failed: {exc}", checked=checked)
+    equal, plausible, near = [], [], []
+    label_words = features(label).words
+    for hit in hits:
+        if not label_words <= features(hit).words:
+            continue  # the search matched a substring of another family's name (eta in theta)
+        differences = variant_differences(label, hit)
+        if normalize(hit) == query and (owner is None or hit.split("/", 1)[0].lower() == owner):
+            equal.append(hit)
+        elif normalize(hit) == query:
+            near.append(f"{hit} (same name, another owner: a mirror or re-upload)")
+        elif differences:
+            near.append(f"{hit} ({'; '.join(differences)})")
+        else:
+            plausible.append(hit)
+    checked.append(f"search {query!r} ({len(hits)} hit{'s' * (len(hits) != 1)}"
+                   f"{', limit reached' if len(hits) >= limit else ''})")
+    checked.extend(near[:_SHOWN])
+    if len(equal) == 1 and not conflicts and not plausible:
+        try:
+            info = hub.model_info(equal[0])
+        except (HubReadError, HubNotFound) as exc:
+            return result("needs_review", f"search found {equal[0]} but model_info failed: {exc}", checked=checked)
+        checked.append(f"{info.repo_id} (exists, sha {info.sha})")
+        return result("exact", f"the only search hit named exactly like the label: {info.repo_id} (sha {info.sha})",
+                      info.repo_id, info.sha, checked)
+    if equal or plausible:
+        names = ", ".join([*equal, *plausible][:_SHOWN])
+        why = f"{len(equal) + len(plausible)} plausible repos ({names})"
+        if conflicts:
+            why += "; the source also points at " + "; ".join(conflicts)
+        return result("ambiguous", why + "; name the right one in the mapping file", checked=checked)
+    if conflicts or near:
+        reasons = [*conflicts, *near][:_SHOWN]
+        return result("mismatch", "only other variants exist: " + "; ".join(reasons), checked=checked)
+    return result("not_on_hub", f"no Hub model is named like {label!r} (search {query!r})", checked=checked)
+

@@ -1,0 +1,177 @@
+"""Fixture Hubs for the HF migration tests: one call builds a leaderboard's worth of repos.
+
+``build_leaderboard_hub(root)`` writes an official benchmark dataset and a set of model
+repos that covers every resolution class and every existing-state status, and returns
+what each leaderboard label must end as. Serve ``root`` with
+``LocalHub(root, faults=leaderboard_faults())`` and write ``mapping_yaml(models)`` as the
+mapping file; authenticate with ``TOKEN`` (the account is ``WHOAMI``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hfmigrate_checks.testing import Fault, set_whoami, write_dataset, write_model
+
+BENCHMARK_ID = "toy-evals/toy-bench"
+TASK_IDS = ("main", "hard")
+WHOAMI = "arena-bot"
+TOKEN = "hf_local_test_token"
+OTHER_BENCHMARK = "Idavidrein/gpqa"
+#: the model whose model_info always fails (see leaderboard_faults)
+FLAKY_REPO = "xi-org/Xi-7B"
+
+EVAL_YAML = """\
+name: Toy Bench
+description: A small benchmark served by the local test Hub.
+evaluation_framework: inspect-ai
+tasks:
+  - id: main
+  - id: hard
+    split: test
+"""
+
+
+def eval_results_yaml(entries: Iterable[tuple[str, str, Any]]) -> str:
+    """An ``.eval_results`` file for (benchmark id, task id, value) triples."""
+    lines = []
+    for benchmark, task, value in entries:
+        lines += [f"- dataset:", f"    id: {benchmark}", f"    task_id: {task}", f"  value: {value}",
+                  "  source:", "    url: https://example.org/leaderboard"]
+    return "\n".join(lines) + "\n"
+
+
+def bench_file(values: Mapping[str, Any], benchmark: str = BENCHMARK_ID) -> str:
+    return eval_results_yaml((benchmark, task, value) for task, value in values.items())
+
+
+def write_benchmark(root: Path) -> None:
+    """The official benchmark plus an unofficial look-alike."""
+    write_dataset(root, BENCHMARK_ID, {"eval.yaml": EVAL_YAML, "README.md": "# Toy Bench\n"}, official=True)
+    write_dataset(root, "someone/unofficial-bench", {"eval.yaml": EVAL_YAML}, official=False)
+
+
+@attrs.frozen
+class ExpectedModel:
+    """One leaderboard row and what the migration must make of it.
+
+    ``state`` is the expected existing-state status with ``TOKEN``; ``state_anonymous``
+    without any token (an owned PR then has unknown ownership). ``link`` is a Hub URL the
+    leaderboard prints next to the label; ``mapping`` its mapping-file entry, if any.
+    """
+
+    label: str
+    resolution: str
+    repo_id: str | None = None
+    state: str | None = None
+    state_anonymous: str | None = None
+    values: Mapping[str, float] = attrs.field(factory=lambda: {"main": 71.2, "hard": 40.5})
+    link: str | None = None
+    mapping: Mapping[str, Any] | None = None
+
+
+def _pr(num: int, author: str, status: str, files: Mapping[str, str] | None = None, title: str = "") -> dict:
+    return {"num": num, "author": author, "status": status, "title": title or f"Add results #{num}",
+            "files": dict(files or {})}
+
+
+def _model(root: Path, repo_id: str, files: Mapping[str, str] | None = None, **kw: Any) -> None:
+    write_model(root, repo_id, {"README.md": f"# {repo_id}\n", "config.json": "{}\n", **(files or {})}, **kw)
+
+
+def build_leaderboard_hub(root: Path, *, fillers: int = 0) -> dict[str, ExpectedModel]:
+    """Write the fixture Hub under ``root``; returns label -> :class:`ExpectedModel`.
+
+    ``fillers`` adds that many more plain models (exact by search, state ``new``) for tests
+    that need a long leaderboard.
+    """
+    root = Path(root)
+    write_benchmark(root)
+    set_whoami(root, WHOAMI, orgs=("arena-org",), token=TOKEN)
+    models: list[ExpectedModel] = []
+    vals = {"main": 71.2, "hard": 40.5}
+    other = eval_results_yaml([(OTHER_BENCHMARK, "diamond", 0.41)])
+
+    def add(expected: ExpectedModel, **write: Any) -> None:
+        if write:
+            _model(root, write.pop("repo"), **write)
+        models.append(expected)
+
+    # -- exact, state new
+    add(ExpectedModel("acme/Alpha-7B", "exact", "acme/Alpha-7B", "new", "new"), repo="acme/Alpha-7B")
+    add(ExpectedModel("Beta 7B Instruct", "exact", "betalab/Beta-7B-Instruct", "new", "new"),
+        repo="betalab/Beta-7B-Instruct", files={".eval_results/gpqa.yaml": other})
+    _model(root, "betalab/Beta-7B-Instruct-GGUF")  # a quantization next to the exact hit
+    add(ExpectedModel("Omicron 7B", "exact", "omicron/Omicron-7B", "new", "new"), repo="omicron/Omicron-7B",
+        prs=[_pr(1, "someone", "closed", {".eval_results/toy.yaml": bench_file(vals)}),
+             _pr(2, "someone", "merged", {".eval_results/toy.yaml": bench_file(vals)}),
+             {**_pr(3, "someone", "open"), "is_pull_request": False, "title": "Question about toy-bench"}])
+    # -- exact, already_present (matched on dataset.id, not on the file name)
+    add(ExpectedModel("Gamma Large", "exact", "gammaco/Gamma-2-70B", "already_present", "already_present",
+                      mapping={"repo": "gammaco/Gamma-2-70B"}),
+        repo="gammaco/Gamma-2-70B", files={".eval_results/results.yaml": eval_results_yaml(
+            [(OTHER_BENCHMARK, "diamond", 0.5), (BENCHMARK_ID, "hard", 40.5)])})
+    # -- exact, owned PR: update_existing_pr (draft status) and already_in_own_open_pr
+    add(ExpectedModel("Eta 7B", "exact", "eta/Eta-7B", "update_existing_pr", "duplicate_open_pr"),
+        repo="eta/Eta-7B", prs=[_pr(4, WHOAMI, "draft", {".eval_results/toy-bench.yaml": bench_file({"main": 71.2})})])
+    add(ExpectedModel("Rho 7B", "exact", "rho/Rho-7B", "already_in_own_open_pr", "duplicate_open_pr"),
+        repo="rho/Rho-7B", prs=[_pr(2, WHOAMI, "open", {".eval_results/toy-bench.yaml": bench_file(vals)})])
+    # -- exact, duplicate_open_pr: another author; two PRs; a match beyond the first page
+    add(ExpectedModel("Sigma 7B", "exact", "sigma/Sigma-7B", "duplicate_open_pr", "duplicate_open_pr"),
+        repo="sigma/Sigma-7B", prs=[_pr(1, "someone-else", "open", {".eval_results/toy.yaml": bench_file(vals)})])
+    add(ExpectedModel("Tau 7B", "exact", "tau/Tau-7B", "duplicate_open_pr", "duplicate_open_pr"),
+        repo="tau/Tau-7B", prs=[_pr(1, WHOAMI, "open", {".eval_results/toy.yaml": bench_file(vals)}),
+                                _pr(2, "someone-else", "draft", {".eval_results/x.yaml": bench_file(vals)})])
+    many = [_pr(1, "early-bird", "open", {".eval_results/toy.yaml": bench_file(vals)})]
+    many += [_pr(n, f"user{n}", "closed" if n % 3 else "open", {"notes.md": f"note {n}\n"}) for n in range(2, 62)]
+    add(ExpectedModel("Upsilon 7B", "exact", "upsilon/Upsilon-7B", "duplicate_open_pr", "duplicate_open_pr"),
+        repo="upsilon/Upsilon-7B", prs=many)
+    # -- exact, needs_review: conflicting owned PR, gated, broken YAML, alias bomb
+    add(ExpectedModel("Phi Model 7B", "exact", "phi-lab/Phi-Model-7B", "needs_review", "duplicate_open_pr"),
+        repo="phi-lab/Phi-Model-7B",
+        prs=[_pr(5, WHOAMI, "open", {".eval_results/toy-bench.yaml": bench_file({"main": 70.0})})])
+    add(ExpectedModel("Chi 7B", "exact", "chi/Chi-7B", "needs_review", "needs_review"),
+        repo="chi/Chi-7B", files={".eval_results/toy.yaml": bench_file(vals)}, gated="manual")
+    add(ExpectedModel("Psi 7B", "exact", "psi/Psi-7B", "needs_review", "needs_review"),
+        repo="psi/Psi-7B", files={".eval_results/broken.yaml": "- dataset: {id: [unclosed\n"})
+    bomb = "- &a [x, x]\n- &b [*a, *a]\n- &c [*b, *b]\n"
+    add(ExpectedModel("Omega 7B", "exact", "omega/Omega-7B", "needs_review", "needs_review"),
+        repo="omega/Omega-7B", files={".eval_results/bomb.yaml": bomb})
+    # -- mismatch: base vs instruct, version via a printed link, quantizations, another owner's copy
+    add(ExpectedModel("Delta 8B", "mismatch"), repo="deltaai/Delta-8B-Instruct")
+    _model(root, "deltaai/Delta-7B")
+    add(ExpectedModel("Epsilon 3.1 8B", "mismatch", link="https://huggingface.co/eps/Epsilon-3.2-8B"),
+        repo="eps/Epsilon-3.2-8B")
+    add(ExpectedModel("Zeta-13B", "mismatch"), repo="quantco/Zeta-13B-GGUF")
+    _model(root, "quantco/Zeta-13B-AWQ")
+    add(ExpectedModel("origin/Theta-7B", "mismatch"), repo="mirror/Theta-7B")
+    # -- ambiguous: two equal names, or only a near-identical name
+    add(ExpectedModel("Iota 7B", "ambiguous"), repo="iota-labs/Iota-7B")
+    _model(root, "iota-mirror/Iota-7B")
+    add(ExpectedModel("Kappa 2 7B", "ambiguous"), repo="kappa/Meta-Kappa-2-7B")
+    # -- not_on_hub, not_applicable, needs_review (a read that keeps failing)
+    add(ExpectedModel("Lambda Secret Model", "not_on_hub"))
+    add(ExpectedModel("Mu Internal", "not_on_hub", mapping={"repo": None}))
+    add(ExpectedModel("Nu-Pro API", "not_applicable", mapping={"api_only": True}))
+    add(ExpectedModel(FLAKY_REPO, "needs_review"), repo=FLAKY_REPO)
+    for i in range(fillers):
+        add(ExpectedModel(f"Filler {i} 7B", "exact", f"fill-org/Filler-{i}-7B", "new", "new"),
+            repo=f"fill-org/Filler-{i}-7B")
+    return {m.label: m for m in models}
+
+
+def leaderboard_faults() -> list[Fault]:
+    """The faults the leaderboard Hub needs: ``FLAKY_REPO``'s model_info always answers 500."""
+    return [Fault(f"^/api/models/{FLAKY_REPO}$", status=500, times=None)]
+
+
+def mapping_yaml(models: Mapping[str, ExpectedModel]) -> str:
+    """The mapping file for ``models`` (labels with a ``mapping`` entry)."""
+    import yaml
+
+    entries = {m.label: dict(m.mapping) for m in models.values() if m.mapping is not None}
+    return yaml.safe_dump(entries, sort_keys=False)
