@@ -1,0 +1,185 @@
+"""checks run process (native engine) on generated runs: the cache layout, renames, gating and atomicity."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from checks.testing import run_cli
+from tabarena_checks import reader
+from tabarena_checks.synth import generate_run
+
+INFO = '''from tabarena.models._method_metadata import MethodMetadata
+
+nori = MethodMetadata.config(method="Nori", suite="nori-2026-11", ag_key="TA-NORI", is_bag=True,
+                             validation_protocol="8x1", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
+wrong_key = MethodMetadata.config(method="Nori", suite="nori-2026-11", ag_key="TA-OTHER", is_bag=True,
+                                  validation_protocol="8x1")
+system = MethodMetadata.system(method="MySystem", name="My System", suite="mysystem-2026-11", tags=[],
+                               validation_protocol="system")
+'''
+CACHE = "artifacts/nori-2026-11/methods/Nori"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    small = dict(tasks=(363612, 363614), bag_children=2, array_scale=0.05, workers=1)
+    generate_run(root / "configs", configs=2, repeats=2, folds=2, validation_protocol="8x1", **small)
+    generate_run(root / "system", configs=1, repeats=1, folds=2, kind="system", method="MySystem",
+                 name_prefix="MySystem", validation_protocol="system", **small)
+    generate_run(root / "corrupt", configs=1, repeats=1, folds=2, validation_protocol="8x1", defects=("corrupt",),
+                 **small)
+    (root / "info.py").write_text(INFO)
+    return root
+
+
+def process(tmp_path, runs, run="configs", var="nori", *extra, env=None):
+    data = tmp_path / run
+    if not data.exists():
+        shutil.copytree(runs / run / "data", data)
+    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:{var}",
+            "--cache-root", str(tmp_path / "cache"), *extra]
+    return run_cli(args, cwd=tmp_path, env=env)
+
+
+def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
+    result = process(tmp_path, runs)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    cache = tmp_path / "cache" / CACHE
+    meta = yaml.safe_load((cache / "metadata.yaml").read_text())
+    assert list(meta) == sorted(meta) and "cache_root" not in meta and "artifact_dir" not in meta
+    assert meta["validation_protocol"] == "8x1" and meta["method"] == "Nori" and meta["model_key"] == "TA-NORI"
+    configs = pq.read_table(cache / "processed/configs.parquet")
+    assert configs.column_names == ["dataset", "fold", "framework", "metric_error", "metric", "time_train_s",
+                                    "time_infer_s", "problem_type", "metric_error_val", "tid", "num_cpus",
+                                    "num_gpus", "disk_usage", "task"]
+    assert str(configs.schema.field("fold").type) == "int64"
+    rows = configs.to_pylist()
+    assert len(rows) == 2 * 2 * 4  # configs x tasks x (2 repeats x 2 folds)
+    assert sorted({r["fold"] for r in rows}) == [0, 1, 2, 3], "fold is the split index repeat*n_folds+fold"
+    assert {r["framework"] for r in rows} == {"Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"}
+    assert all(r["task"] == f"{r['tid']}_{r['fold']}" for r in rows)
+    assert {r["metric"] for r in rows} == {"rmse", "log_loss"}
+    baselines = pq.read_table(cache / "processed/baselines.parquet")
+    assert baselines.num_rows == 0 and baselines.column_names == [
+        "dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s", "num_cpus",
+        "num_gpus", "task", "tid", "problem_type"]
+    results = pq.read_table(cache / "results/model_results.parquet").to_pylist()
+    assert len(results) == len(rows)
+    assert {(r["method_type"], r["config_type"], r["ta_name"], r["ta_suite"]) for r in results} == {
+        ("config", "TA-NORI", "Nori", "nori-2026-11")}
+    hps = json.loads((cache / "processed/configs_hyperparameters.json").read_text())
+    assert sorted(hps) == ["Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"]
+    entry = hps["Nori_c1_default_BAG_L1"]
+    assert entry["name_prefix"] == "Nori" and entry["model_type"] == "TA-NORI" and entry["ag_key"] == "TA-NORI"
+    assert entry["hyperparameters"]["ag_args"]["name_suffix"] == "_c1_default_BAG_L1"
+    source = json.loads((cache / ".checks-source.json").read_text())
+    assert source["raw_data"].startswith("sha256:") and source["cache_raw"] is True
+
+
+def test_raw_copy_is_renamed_and_laid_out_by_split(tmp_path, runs):
+    assert process(tmp_path, runs).exit_code == 0
+    raw = tmp_path / "cache" / CACHE / "raw"
+    files = sorted(p.relative_to(raw).as_posix() for p in raw.rglob("results.pkl"))
+    assert len(files) == 16 and "Nori_c1_default_BAG_L1/363612/1_1/results.pkl" in files
+    result = reader.load_result(raw / "Nori_r1_default_BAG_L1/363614/1_0/results.pkl")
+    assert result["framework"] == "Nori_r1_default_BAG_L1"
+    assert result["method_metadata"]["name_prefix"] == "Nori"
+    assert list(result["simulation_artifacts"]["pred_proba_dict_test"]) == ["Nori_r1_default_BAG_L1"]
+
+
+def test_system_baseline_is_renamed_to_the_method(tmp_path, runs):
+    result = process(tmp_path, runs, "system", "system")
+    assert result.exit_code == 0, result.stdout
+    cache = tmp_path / "cache/artifacts/mysystem-2026-11/methods/MySystem"
+    assert pq.read_table(cache / "processed/configs.parquet").num_rows == 0
+    baselines = pq.read_table(cache / "processed/baselines.parquet").to_pylist()
+    assert len(baselines) == 4 and {b["framework"] for b in baselines} == {"MySystem"}
+    results = pq.read_table(cache / "results/model_results.parquet")
+    assert "config_type" not in results.column_names
+    assert set(results.column("method").to_pylist()) == {"MySystem"}
+    assert set(results.column("method_type").to_pylist()) == {"baseline"}
+    assert json.loads((cache / "processed/configs_hyperparameters.json").read_text()) == {}
+    assert {p.parent.parent.parent.name for p in (cache / "raw").rglob("results.pkl")} == {"MySystem"}
+
+
+def test_an_error_verdict_writes_nothing(tmp_path, runs):
+    result = process(tmp_path, runs, "corrupt")
+    assert result.exit_code == 1 and "TA301" in result.stdout
+    assert not (tmp_path / "cache").exists()
+
+
+def test_ignore_metadata_mismatch_waives_and_records(tmp_path, runs):
+    blocked = process(tmp_path, runs, "configs", "wrong_key")
+    assert blocked.exit_code == 1 and "TA104" in blocked.stdout
+    assert not (tmp_path / "cache").exists()
+    waived = process(tmp_path, runs, "configs", "wrong_key", "--ignore-metadata-mismatch")
+    assert waived.exit_code == 0, waived.stdout
+    assert "waived TA104" in waived.stdout.replace("  ", " ").replace("  ", " ")
+    record = json.loads((tmp_path / ".checks/decisions.jsonl").read_text().splitlines()[-1])
+    assert "TA104:*" in record["waivers_used"]
+
+
+def test_existing_cache_is_kept_refused_or_replaced_whole(tmp_path, runs):
+    assert process(tmp_path, runs).exit_code == 0
+    cache = tmp_path / "cache" / CACHE
+    kept = process(tmp_path, runs)
+    assert kept.exit_code == 0 and "kept unchanged" in kept.stdout
+    pkl = next((tmp_path / "configs").rglob("results.pkl"))
+    pkl.write_bytes(pkl.read_bytes())  # same content, new mtime: the raw inputs changed
+    (cache / "stray.txt").write_text("from an older run")
+    refused = process(tmp_path, runs)
+    assert refused.exit_code == 4 and "--force" in refused.stdout
+    assert (cache / "stray.txt").exists()
+    forced = process(tmp_path, runs, "configs", "nori", "--force")
+    assert forced.exit_code == 0 and "replaced" in forced.stdout
+    assert not (cache / "stray.txt").exists()
+    assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
+
+
+def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monkeypatch):
+    from tabarena_checks import process as process_mod
+
+    assert process(tmp_path, runs).exit_code == 0
+    cache = tmp_path / "cache" / CACHE
+    before = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*"))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(process_mod, "copy_raw", broken)
+    failed = process(tmp_path, runs, "configs", "nori", "--force")
+    assert failed.exit_code == 3 and "disk full" in failed.stdout
+    assert sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*")) == before
+    assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
+
+
+def test_no_cache_raw_and_cache_root_from_environment(tmp_path, runs):
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:nori", "--no-cache-raw"]
+    result = run_cli(args, cwd=tmp_path, env={"TABARENA_CACHE": str(tmp_path / "envcache")})
+    assert result.exit_code == 0, result.stdout
+    cache = tmp_path / "envcache" / CACHE
+    assert (cache / "results/model_results.parquet").is_file() and not (cache / "raw").exists()
+
+
+def test_engine_tabarena_without_tabarena_is_a_clear_error(tmp_path, runs):
+    import importlib.util
+
+    if importlib.util.find_spec("tabarena") is not None:
+        pytest.skip("TabArena is installed here; the parity test covers --engine tabarena")
+    result = process(tmp_path, runs, "configs", "nori", "--engine", "tabarena")
+    assert result.exit_code == 2
+    assert "--engine tabarena needs TabArena importable" in result.stderr
+
+
+def test_dry_run_plans_without_writing(tmp_path, runs):
+    result = process(tmp_path, runs, "configs", "nori", "--dry-run")
+    assert result.exit_code == 0 and "would write" in result.stdout
+    assert not (tmp_path / "cache").exists()
