@@ -229,16 +229,25 @@ def hook_repo(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    """A repository of the kind the hooks guard: info.py files and drafts, good and bad, plus bystanders."""
+def project(tmp_path_factory, hook_repo):
+    """A repository of the kind the hooks guard: info.py files and drafts, good and bad, plus bystanders.
+
+    Its .pre-commit-config.yaml pins the snapshot and gives the eval-results hook a cached eval.yaml.
+    """
     root = tmp_path_factory.mktemp("guarded")
     write_info(root, "nori", GOOD_INFO)
     write_info(root, "bad", INFO_CASES["TA110"][0])
     (root / "models" / "bad" / "helpers.py").write_text("x = (\n")  # not an info.py: never judged
     write_draft(root, "org--a", "gpqa", GOOD_DRAFT)
     write_draft(root, "org--b", "gpqa", DRAFT_CASES["HF102"][0])
+    write_draft(root, "org--c", "gpqa", DRAFT_CASES["HF201"][0])
     (root / "cache").mkdir()
     (root / "cache" / "gpqa-eval.yaml").write_text(EVAL_YAML)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True).stdout.strip()
+    (root / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: checks-info-py\n"
+        f"  - id: checks-eval-results\n    args: [--eval-yaml, Idavidrein/gpqa=cache/gpqa-eval.yaml]\n"
+    )
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "guarded")
@@ -247,49 +256,48 @@ def project(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def pre_commit(tmp_path_factory):
+    """Run the real pre-commit with one PRE_COMMIT_HOME, so `pre-commit run` installs the hook env once.
+
+    (`try-repo` always installs into a store of its own, so it is used once.)
+    """
     home = tmp_path_factory.mktemp("pre-commit-home")
     exe = Path(sys.executable).with_name("pre-commit")
 
     def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-        env = {**os.environ, "PRE_COMMIT_HOME": str(home), "CHECKS_DISABLE_PLUGIN_AUTOLOAD": "",
-               "PRE_COMMIT_COLOR": "never"}
+        env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
         return subprocess.run([str(exe), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
     return run
 
 
+def _status(root: Path) -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
+                          capture_output=True, text=True).stdout
+
+
 @pytest.mark.slow
-def test_try_repo_info_hook_fails_only_on_the_bad_info_py(pre_commit, hook_repo, project):
-    res = pre_commit(project, "try-repo", str(hook_repo), "checks-info-py", "--all-files")
+def test_try_repo_each_hook_fails_only_on_its_bad_files(pre_commit, hook_repo, project):
+    res = pre_commit(project, "try-repo", str(hook_repo), "--all-files")
     out = res.stdout + res.stderr
     assert res.returncode == 1, out
-    assert "checks info.py (MethodMetadata)" in out and "Failed" in out
+    assert out.count("Failed") == 2, out
     assert "models/bad/info.py:3: TA110 'date' must be a real calendar date" in out
-    assert "models/nori/info.py" not in out and "helpers.py" not in out
+    assert "drafts/org--c/.eval_results/gpqa.yaml:1: HF201 entry 1: value must be a number" in out
+    for innocent in ("models/nori/info.py", "helpers.py", "org--a", "HF102"):  # HF102 needs a cached eval.yaml
+        assert innocent not in out, out
+    assert _status(project) == ""
 
 
 @pytest.mark.slow
-def test_configured_eval_results_hook_checks_task_ids_offline(pre_commit, hook_repo, project):
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True).stdout.strip()
-    (project / ".pre-commit-config.yaml").write_text(
-        f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: checks-eval-results\n"
-        f"    args: [--eval-yaml, Idavidrein/gpqa=cache/gpqa-eval.yaml]\n"
-    )
-    _git(project, "add", ".pre-commit-config.yaml")
+def test_configured_hooks_check_task_ids_offline_and_pass_good_files(pre_commit, project):
     res = pre_commit(project, "run", "checks-eval-results", "--all-files")
     out = res.stdout + res.stderr
     assert res.returncode == 1, out
     assert "drafts/org--b/.eval_results/gpqa.yaml:1: HF102 entry 1: task_id 'gpqa_diamondd'" in out
     assert "org--a" not in out
-
-
-@pytest.mark.slow
-def test_try_repo_all_hooks_pass_on_good_files_and_change_nothing(pre_commit, hook_repo, project):
     good = ["models/nori/info.py", "drafts/org--a/.eval_results/gpqa.yaml"]
-    res = pre_commit(project, "try-repo", str(hook_repo), "--files", *good)
+    res = pre_commit(project, "run", "--files", *good)
     out = res.stdout + res.stderr
     assert res.returncode == 0, out
-    assert out.count("Passed") == 2
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
-                            capture_output=True, text=True).stdout
-    assert status.strip() in ("", "A  .pre-commit-config.yaml"), status
+    assert out.count("Passed") == 2, out
+    assert _status(project) == ""
