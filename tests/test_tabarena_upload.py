@@ -22,9 +22,11 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks import rules_upload
+from tabarena_checks.demo import DEMO_ENV
 from tabarena_checks.upload import UploadFacts, write_zip
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
+DEMO_SECRET = DEMO_ENV["R2_SECRET_ACCESS_KEY"]
 KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
 EXPECTED = {f"{KEY_ROOT}/{name}" for name in (
     "metadata.yaml", "results/model_results.parquet", "results_checksums.json", "processed.zip",
@@ -293,3 +295,19 @@ def test_ta405_verified_needs_the_flag(tmp_path):
     make_method_cache(tmp_path / "cache", verified=True)
     assert_fails(_verdicts(tmp_path), "TA405", "pass --verified")
     assert_passes(_verdicts(tmp_path, verified=True), "TA405")
+
+
+def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "tabarena_checks.demo", "--workdir", str(tmp_path / "demo")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    out = proc.stdout
+    assert "blocked: the action did not run (exit 1)" in out and "cache written: False" in out
+    assert "uploaded 6 object(s), skipped 0 already in place" in out
+    assert "uploaded 0 object(s), skipped 6 already in place" in out
+    assert out.count("0 missing, 0 size/ETag mismatch") == 2
+    assert "local S3 server stopped" in out
+    assert DEMO_SECRET not in out + proc.stderr
