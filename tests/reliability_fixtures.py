@@ -1,0 +1,107 @@
+"""Helpers for the fault and abuse tests: the real CLI in a child process, kills, snapshots and secret scans.
+
+Crash tests need a process that can really die, so they start ``checks`` as a child and
+send it SIGKILL; the in-process ``run_cli`` is used everywhere else because it is faster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKS = str(Path(sys.executable).with_name("checks"))
+
+INFO_PY = """\
+from tabarena.models import MethodMetadata
+
+{var} = MethodMetadata.config(method={method!r}, suite={suite!r}, ag_key="TA-NORI", can_hpo=False, is_bag=True,
+                             compute="cpu", validation_protocol="8x1", date="2026-01-01")
+"""
+
+
+def write_info(folder: Path, *, method: str = "Nori", suite: str = "nori-2026", var: str = "nori") -> str:
+    """An info.py declaring a method that matches the generated runs; returns its ``path:VARIABLE`` ref."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "info.py"
+    path.write_text(INFO_PY.format(var=var, method=method, suite=suite))
+    return f"{path}:{var}"
+
+
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The test's environment plus ``extra``, with tests/ importable in the child."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "tests"), env.get("PYTHONPATH")]))
+    env.update(extra or {})
+    return env
+
+
+def start_checks(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, preexec_fn=None):
+    """``checks ARGS`` as a child process in its own process group (so a kill reaches its workers too)."""
+    return subprocess.Popen([CHECKS, *map(str, args)], cwd=cwd, env=child_env(env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=preexec_fn)
+
+
+def run_checks(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120,
+               preexec_fn=None) -> subprocess.CompletedProcess:
+    proc = start_checks(args, cwd=cwd, env=env, preexec_fn=preexec_fn)
+    out, err = proc.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def kill_after(proc: subprocess.Popen, delay: float) -> bool:
+    """SIGKILL ``proc``'s whole process group after ``delay`` seconds; False when it had already finished."""
+    deadline = time.monotonic() + delay
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            proc.communicate()
+            return False
+        time.sleep(0.005)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+    return proc.returncode == -signal.SIGKILL
+
+
+def snapshot(folder: Path, *, skip_hidden: bool = False) -> dict[str, str]:
+    """``{relative path: sha256}`` of every file under ``folder`` (empty when it does not exist)."""
+    out = {}
+    if not folder.exists():
+        return out
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if skip_hidden and any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.is_file():
+            out[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def files_under(*folders: Path) -> list[Path]:
+    return [p for folder in folders if folder.exists() for p in folder.rglob("*") if p.is_file()]
+
+
+def leaks(secrets: Iterable[str], texts: Iterable[str] = (), files: Iterable[Path] = ()) -> list[str]:
+    """Where any of ``secrets`` occurs: ``'<text n>'`` or a file path (binary files are scanned as bytes)."""
+    secrets = [s for s in secrets if s]
+    found = []
+    for n, text in enumerate(texts):
+        found += [f"text {n}: {s[:6]}..." for s in secrets if s in text]
+    for path in files:
+        blob = path.read_bytes()
+        found += [f"{path}: {s[:6]}..." for s in secrets if s.encode() in blob]
+    return found
+
+
+def outside(folder: Path, paths: Iterable[Path]) -> list[Path]:
+    """The ``paths`` that are NOT below ``folder`` (after resolving links and '..')."""
+    root = folder.resolve()
+    return [p for p in paths if not p.resolve().is_relative_to(root)]
