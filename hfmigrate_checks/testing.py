@@ -679,6 +679,7 @@ class _Handler(BaseHTTPRequestHandler):
     """HTTP/1.1 with keep-alive; every method other than GET/HEAD is refused with 405."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: avoid the 40 ms delayed-ACK stall
     hub: LocalHub  # set on the per-server subclass
 
     def setup(self) -> None:

@@ -1,0 +1,233 @@
+"""ReadOnlyHub against the local Hub: what it reads, how it fails, and that it cannot write."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from hfmigrate_checks.hub import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
+from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_dataset, write_model
+
+PRS = [{"num": n, "author": f"u{n}", "status": ("open", "draft", "closed", "merged")[n % 4], "title": f"PR {n}",
+        "files": {".eval_results/b.yaml": f"- pr: {n}\n"}} for n in range(1, 12)]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("hubclient")
+    write_model(root, "org/model", {"README.md": "hello\n", ".eval_results/a.yaml": "- a: 1\n", "x/y.txt": "y"},
+                prs=PRS)
+    write_model(root, "org/gated", {"w.txt": "secret"}, gated="manual")
+    write_model(root, "org/big", {".eval_results/big.yaml": "#" * (2 << 20), "latin1.txt": b"caf\xe9"})
+    for n in range(7):
+        write_model(root, f"many/item-{n}", {"README.md": str(n)})
+    write_dataset(root, "bench/official", {"eval.yaml": "tasks: [{id: t}]\n"}, official=True)
+    write_dataset(root, "bench/other", {"eval.yaml": "tasks: []\n"}, official=False)
+    set_whoami(root, "alice", ["acme"])
+    return root
+
+
+@pytest.fixture
+def local(root):
+    with LocalHub(root, page_size=3) as hub:
+        yield hub
+        assert hub.write_requests() == [], "a read-only client sent a write request"
+
+
+@pytest.fixture
+def hub(local):
+    with ReadOnlyHub(local.endpoint, backoff=0.01) as hub:
+        yield hub
+
+
+def test_has_no_write_methods_and_does_not_subclass_hfapi():
+    from huggingface_hub import HfApi
+
+    assert not issubclass(ReadOnlyHub, HfApi)
+    forbidden = ["upload_file", "upload_folder", "create_commit", "create_pull_request", "create_discussion",
+                 "comment_discussion", "merge_pull_request", "change_discussion_status", "create_repo",
+                 "create_branch", "create_tag", "update_repo_settings", "hf_hub_download", "list_repo_tree"]
+    forbidden += [name for name in dir(HfApi) if name.startswith(("delete_", "upload_", "create_", "update_"))]
+    hub = ReadOnlyHub("http://127.0.0.1:9")
+    try:
+        present = [name for name in forbidden if hasattr(hub, name)]
+        assert present == []
+        public = {name for name in dir(hub) if not name.startswith("_")}
+        assert public <= {"model_info", "dataset_info", "search_models", "official_benchmarks", "list_files",
+                          "read_file", "pull_requests", "pr_details", "whoami", "parallel", "close", "from_env",
+                          "endpoint", "retries", "backoff", "timeout", "max_workers", "max_file_bytes"}
+    finally:
+        hub.close()
+
+
+def test_reads_models_datasets_and_search(hub):
+    info = hub.model_info("org/model")
+    assert info.repo_id == "org/model" and len(info.sha) == 40 and "x/y.txt" in info.files and not info.gated
+    assert hub.model_info("org/model", revision="refs/pr/2").sha != info.sha
+    assert hub.dataset_info("bench/official").tags == ("benchmark:official",)
+    assert hub.official_benchmarks() == ("bench/official",)
+    assert hub.search_models("item", limit=5) == tuple(f"many/item-{n}" for n in range(5))  # beyond a page of 3
+    assert hub.search_models("nothing-like-this") == ()
+
+
+def test_lists_and_reads_files_on_main_and_on_pr_refs(hub, local):
+    assert [f.path for f in hub.list_files("org/model")] == [".eval_results/a.yaml"]
+    on_pr = hub.list_files("org/model", revision="refs/pr/3")
+    assert [(f.path, f.size) for f in on_pr] == [(".eval_results/a.yaml", 7), (".eval_results/b.yaml", 8)]
+    assert hub.list_files("org/model", path="no-such-folder") == ()
+    assert hub.read_file("org/model", ".eval_results/b.yaml", revision="refs/pr/3") == "- pr: 3\n"
+    assert hub.read_file("bench/official", "eval.yaml", repo_type="dataset") == "tasks: [{id: t}]\n"
+    paths = {r.path for r in local.requests}
+    assert "/api/models/org/model/tree/refs%2Fpr%2F3/.eval_results" in paths
+    assert "/org/model/resolve/refs%2Fpr%2F3/.eval_results/b.yaml" in paths
+
+
+def test_pull_requests_cover_every_status_and_page(hub, local):
+    prs = hub.pull_requests("org/model")
+    assert sorted(p.num for p in prs) == list(range(1, 12))
+    assert {p.num for p in prs if p.pending} == {n for n in range(1, 12) if n % 4 in (0, 1)}
+    assert {p.status for p in prs} == {"open", "draft", "closed", "merged"}
+    assert all(p.git_reference == f"refs/pr/{p.num}" for p in prs)
+    pages = [r.query["p"] for r in local.requests if r.path.endswith("/discussions")]
+    assert pages == [["0"], ["1"], ["2"], ["3"]]
+    assert all(r.query["status"] == ["all"] for r in local.requests if r.path.endswith("/discussions"))
+    details = hub.pr_details("org/model", 5)
+    assert details.num == 5 and details.status == "draft" and "+- pr: 5" in details.diff
+
+
+def test_whoami_without_a_token_sends_nothing(hub, local):
+    assert hub.whoami() is None
+    assert not any(r.path == "/api/whoami-v2" for r in local.requests)
+
+
+def test_whoami_with_a_token_is_asked_once(local):
+    with ReadOnlyHub(local.endpoint, "secret-token") as hub:
+        first, second = hub.whoami(), hub.whoami()
+    assert first == second and (first.name, first.orgs, first.token_role) == ("alice", ("acme",), "read")
+    assert sum(r.path == "/api/whoami-v2" for r in local.requests) == 1
+    assert "secret-token" not in repr(hub)
+
+
+def test_no_token_is_taken_from_the_environment(local, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_TOKEN", "leaked-token")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    with ReadOnlyHub(local.endpoint) as hub:
+        hub.model_info("org/model")
+        hub.read_file("org/model", "README.md")
+        hub.pull_requests("org/model")
+    assert local.requests and not any(r.authorized for r in local.requests)
+
+
+def test_from_env_reads_endpoint_and_token_at_call_time(local, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", local.endpoint)
+    monkeypatch.setenv("HF_TOKEN", "t")
+    with ReadOnlyHub.from_env() as hub:
+        assert hub.endpoint == local.endpoint and hub.whoami().name == "alice"
+
+
+def test_not_found_is_distinct_from_a_failed_read(hub):
+    with pytest.raises(HubNotFound) as repo:
+        hub.model_info("org/missing")
+    assert repo.value.kind == "repo" and not isinstance(repo.value, HubReadError)
+    with pytest.raises(HubNotFound) as entry:
+        hub.read_file("org/model", "nope.txt")
+    assert entry.value.kind == "entry"
+    with pytest.raises(HubNotFound) as revision:
+        hub.list_files("org/model", revision="refs/pr/99")
+    assert revision.value.kind == "revision"
+
+
+def test_gated_files_raise_a_read_error_without_retrying(hub, local):
+    assert hub.model_info("org/gated").gated == "manual"
+    with pytest.raises(HubGatedError) as caught:
+        hub.read_file("org/gated", "w.txt")
+    assert isinstance(caught.value, HubReadError) and "gated" in str(caught.value)
+    assert sum(r.path.startswith("/org/gated/resolve") for r in local.requests) == 1
+
+
+@pytest.mark.parametrize("path", ["^/api/models/org/model$", "/discussions$", "/discussions/5$"])
+def test_transient_errors_are_retried_until_success(hub, local, path):
+    local.add_fault(Fault(path, status=500, times=1))
+    local.add_fault(Fault(path, status=429, times=1))
+    assert hub.model_info("org/model").repo_id == "org/model"
+    assert len(hub.pull_requests("org/model")) == 11
+    assert hub.pr_details("org/model", 5).num == 5
+    assert [r.status for r in local.requests if re.search(path, r.path)][:3] == [500, 429, 200]
+
+
+def test_retry_after_is_honoured(hub, local):
+    local.add_fault(Fault("^/api/models/org/model$", status=429, times=1, retry_after=1))
+    start = time.monotonic()
+    hub.model_info("org/model")
+    assert time.monotonic() - start >= 1.0
+
+
+@pytest.mark.parametrize("call", ["model_info", "pull_requests", "pr_details"])
+def test_persistent_failure_is_a_read_error_never_absent(hub, local, call):
+    local.add_fault(Fault("^/api/models/org/model(/discussions(/5)?)?$", status=503, times=None))
+    with pytest.raises(HubReadError) as caught:
+        {"model_info": lambda: hub.model_info("org/model"),
+         "pull_requests": lambda: hub.pull_requests("org/model"),
+         "pr_details": lambda: hub.pr_details("org/model", 5)}[call]()
+    assert not isinstance(caught.value, (HubGatedError, HubNotFound))
+    assert "503" in caught.value.reason and "after 4 attempts" in caught.value.reason
+    assert len([r for r in local.requests if r.status == 503]) == hub.retries + 1
+
+
+@pytest.mark.parametrize("path", ["^/api/models/org/model$", "/discussions$", "^/api/models$", "/tree/"])
+def test_truncated_json_is_retried(hub, local, path):
+    local.add_fault(Fault(path, truncate=True, times=1))
+    assert hub.model_info("org/model").sha
+    assert len(hub.pull_requests("org/model")) == 11
+    assert hub.search_models("item", limit=2) == ("many/item-0", "many/item-1")
+    assert [f.path for f in hub.list_files("org/model")] == [".eval_results/a.yaml"]
+
+
+def test_a_second_discussion_page_that_keeps_failing_fails_the_whole_listing(hub, local):
+    local.add_fault(Fault("/discussions$", truncate=True, times=None))
+    with pytest.raises(HubReadError, match="malformed response"):
+        hub.pull_requests("org/model")
+
+
+def test_file_reads_never_fall_back_to_a_cached_copy(tmp_path):
+    write_model(tmp_path, "o/m", {"a.txt": "public"})
+    with LocalHub(tmp_path) as local, ReadOnlyHub(local.endpoint) as hub:
+        assert hub.read_file("o/m", "a.txt") == "public"
+        write_model(tmp_path, "o/m", {"a.txt": "public"}, gated=True)
+        with pytest.raises(HubGatedError):
+            hub.read_file("o/m", "a.txt")
+        assert list(hub._cache_root.iterdir()) == []  # every read's cache is removed
+    assert not hub._cache_root.exists()
+
+
+def test_oversized_and_non_utf8_files_are_read_errors(hub):
+    with pytest.raises(HubReadError, match="over the 1048576-byte limit"):
+        hub.read_file("org/big", ".eval_results/big.yaml")
+    with pytest.raises(HubReadError, match="not UTF-8"):
+        hub.read_file("org/big", "latin1.txt")
+
+
+def test_a_stalled_hub_hits_the_deadline(local):
+    local.add_fault(Fault("^/api/models/org/model/discussions$", status=0, delay=1.0, times=None))
+    with ReadOnlyHub(local.endpoint, retries=1, backoff=0.01, timeout=0.2) as hub:
+        start = time.monotonic()
+        with pytest.raises(HubReadError, match="no answer within 0.2 s"):
+            hub.pull_requests("org/model")
+    assert time.monotonic() - start < 1.0
+
+
+def test_rate_limited_reads_wait_and_succeed(root):
+    with LocalHub(root, rate_limit=10.0, burst=2) as local, ReadOnlyHub(local.endpoint, backoff=0.01) as hub:
+        infos = [hub.model_info(f"many/item-{n}") for n in range(4)]
+        assert [i.repo_id for i in infos] == [f"many/item-{n}" for n in range(4)]
+        assert any(r.status == 429 for r in local.requests)
+
+
+def test_parallel_keeps_order_and_reraises(hub):
+    assert hub.parallel(lambda n: hub.model_info(f"many/item-{n}").repo_id, range(7)) == [
+        f"many/item-{n}" for n in range(7)]
+    with pytest.raises(HubNotFound):
+        hub.parallel(hub.model_info, ["many/item-0", "many/none"])
