@@ -9,6 +9,7 @@ settings. They judge only BeyondArena's methods: those whose suite matches
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from checks import ChecksError, Finding, rule
 from beyondarena_checks import settings as settings_mod
@@ -98,4 +99,33 @@ def official_protocol(ctx):
                                 f"official {official!r}; rerun under the official protocol")
 
 
-RULES = [suite_known, official_protocol]
+@rule(
+    "BA301",
+    "beyondarena-collection",
+    actions=("register",),
+    why="BeyondArena's leaderboard is built from its own collection, contexts/beyondarena/methods.py; a "
+    "BeyondArena method registered in TabArena's collection (or the reverse) shows up on the wrong "
+    "leaderboard and is missing from the right one.",
+    example_fail="checks run register --repo tabarena --method-metadata .../info.py:beyond_nori  # --arena tabarena",
+    example_pass="checks run register --repo tabarena --arena beyondarena --method-metadata .../info.py:beyond_nori",
+)
+def collection(ctx):
+    """BeyondArena methods are registered with ``--arena beyondarena`` into its ``collection``, and nothing else is."""
+    metadata = _fact(ctx, "metadata")
+    arena, path = _fact(ctx, "arena"), _fact(ctx, "path")
+    if metadata is None or arena is None:
+        return
+    settings = settings_mod.of(ctx)
+    suite = metadata.suite or metadata.method
+    ours = settings.claims(suite)
+    if ours and arena != settings_mod.ARENA:
+        yield _at(metadata, f"{metadata.method} (suite {suite!r}) is a BeyondArena method: register it with "
+                            f"--arena {settings_mod.ARENA} so it goes to {settings.collection}, not to {arena!r}'s collection")
+    elif not ours and arena == settings_mod.ARENA:
+        yield _at(metadata, f"{metadata.method} (suite {suite!r}) is not a BeyondArena method (its suite does not "
+                            f"match {settings.suite_pattern!r}); register it in its own arena's collection")
+    elif ours and path is not None and not PurePath(path).as_posix().endswith(settings.collection):
+        yield _at(metadata, f"the collection being edited is {path}, but BeyondArena's is {settings.collection}")
+
+
+RULES = [suite_known, official_protocol, collection]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import cached_property
 from pathlib import Path
 
 import click
@@ -39,25 +38,19 @@ def append_trail(path: Path, line: str) -> None:
 
 
 class AuditFacts:
-    """The decision log the audit reads, parsed once; a corrupt line is an input error naming it."""
+    """The decision log the audit reads, parsed when gathered: a corrupt line is an input error naming it."""
 
     def __init__(self, config):
         #: as rules.toml names it; a relative path is read from the working directory
         self.path = config.decision_log
-
-    @cached_property
-    def text(self) -> str:
         try:
-            return Path(self.path).read_text(encoding="utf-8")
+            self.text = Path(self.path).read_text(encoding="utf-8")
         except FileNotFoundError:
-            return ""
+            self.text = ""
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{self.path}: cannot read the decision log: {exc}") from None
-
-    @cached_property
-    def records(self) -> list[tuple[int, dict]]:
-        """(line number, record) for every record in the decision log."""
-        out = []
+        #: (line number, record) for every record in the decision log
+        self.records: list[tuple[int, dict]] = []
         for number, line in enumerate(self.text.splitlines(), start=1):
             if not line.strip():
                 continue
@@ -68,8 +61,7 @@ class AuditFacts:
                                  f"the log is append-only: restore the line from a backup") from None
             if not isinstance(record, dict):
                 raise InputError(f"{self.path}:{number}: a decision record must be a JSON object")
-            out.append((number, record))
-        return out
+            self.records.append((number, record))
 
 
 def _plan(ctx):
