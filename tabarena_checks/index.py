@@ -71,27 +71,27 @@ class FileStat:
 
 
 def scan(data_dir: Path) -> list[FileStat]:
-    """Every results.pkl under ``data_dir`` in sorted path order (hidden directories skipped)."""
+    """Every results.pkl under ``data_dir``, sorted by path (hidden directories skipped)."""
     found: list[FileStat] = []
-
-    def walk(directory: str, prefix: str) -> None:
+    pending = [(str(data_dir), "")]
+    while pending:
+        directory, prefix = pending.pop()
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            entries = list(os.scandir(directory))
         except OSError:
-            return
+            continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             if entry.is_dir():
-                walk(entry.path, f"{prefix}{entry.name}/")
+                pending.append((entry.path, f"{prefix}{entry.name}/"))
             elif entry.name == RESULT_FILE:
                 try:
                     st = entry.stat()
                 except OSError:
                     continue
                 found.append(FileStat(prefix + entry.name, st.st_size, st.st_mtime_ns))
-
-    walk(str(data_dir), "")
+    found.sort(key=lambda f: f.path)
     return found
 
 
@@ -128,8 +128,9 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["tabarena_checks.reader", "numpy"])
+            # fork: workers start in milliseconds and never re-import the caller's __main__;
+            # they only run numpy/zlib/pickle code, none of the parent's threaded libraries
+            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
             with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
                 for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
                     rows.extend(batch)

@@ -86,10 +86,6 @@ class Inference:
         return self.renamed_framework(self.raw_config_default, method)
 
 
-def _column(index: RawIndex, sql: str, params: Any = None) -> tuple:
-    return tuple(row[0] for row in index.query(sql, params))
-
-
 def _single(values: tuple) -> Any:
     return values[0] if len(values) == 1 else None
 
@@ -152,6 +148,31 @@ def _fold_histogram(index: RawIndex) -> tuple[tuple[str, int], ...]:
     return tuple((label, int(n)) for label, n in rows)
 
 
+#: columns whose distinct non-null values the inference reports, with an optional row filter
+_DISTINCT = {
+    "methods": ("method_prefix", None),
+    "frameworks": ("framework", None),
+    "ag_keys": ("ag_key", "has_sim_artifacts"),
+    "name_prefixes": ("name_prefix", "has_sim_artifacts"),
+    "validation_protocol_keys": ("vp_key", None),
+    "validation_flavours": ("vp_flavour", None),
+    "datasets": ("dataset", None),
+    "problem_types": ("problem_type", None),
+    "metrics": ("metric", None),
+}
+
+
+def _distinct(index: RawIndex) -> dict[str, tuple]:
+    """Every :data:`_DISTINCT` list in one scan: ``list(DISTINCT col ORDER BY col)`` per field."""
+    parts = [
+        f"coalesce(list(DISTINCT {col} ORDER BY {col}) FILTER (WHERE {col} IS NOT NULL"
+        + (f" AND {cond}" if cond else "") + "), [])"
+        for col, cond in _DISTINCT.values()
+    ]
+    (row,) = index.query(f"SELECT {', '.join(parts)} FROM results")
+    return {name: tuple(values) for name, values in zip(_DISTINCT, row)}
+
+
 def infer(index: RawIndex) -> Inference:
     """Every inference over ``index`` (one method's results, see :func:`tabarena_checks.index.split_methods`)."""
     (n_results, any_config, all_config, max_gpus, is_bag, n_tasks, no_vp), = index.query("""
@@ -164,11 +185,8 @@ def infer(index: RawIndex) -> Inference:
         method_type = None
     else:
         method_type = "config" if all_config else ("mixed" if any_config else "baseline")
-    distinct = "SELECT DISTINCT {col} FROM results WHERE {col} IS NOT NULL {extra} ORDER BY 1"
-    frameworks = _column(index, distinct.format(col="framework", extra=""))
-    ag_keys = _column(index, distinct.format(col="ag_key", extra="AND has_sim_artifacts"))
-    name_prefixes = _column(index, distinct.format(col="name_prefix", extra="AND has_sim_artifacts"))
-    keys = _column(index, distinct.format(col="vp_key", extra=""))
+    lists = _distinct(index)
+    frameworks, name_prefixes, keys = lists["frameworks"], lists["name_prefixes"], lists["validation_protocol_keys"]
     if method_type == "config":
         inferred_method = _single(name_prefixes)
     elif method_type == "baseline":
@@ -178,30 +196,22 @@ def infer(index: RawIndex) -> Inference:
     per_config = {f: int(n) for f, n in index.query(
         "SELECT framework, count(*) FROM results WHERE framework IS NOT NULL GROUP BY 1 ORDER BY 1")}
     return Inference(
-        methods=_column(index, distinct.format(col="method_prefix", extra="")),
+        **lists,
         method_type=method_type,
-        ag_key=_single(ag_keys),
-        ag_keys=ag_keys,
+        ag_key=_single(lists["ag_keys"]),
         compute="gpu" if max_gpus is not None and max_gpus > 0 else "cpu",
         is_bag=bool(is_bag),
         can_hpo=len(frameworks) > 1,
-        frameworks=frameworks,
         raw_config_default=_single(frameworks),
         name_prefix=_single(name_prefixes) if method_type == "config" else None,
-        name_prefixes=name_prefixes,
         inferred_method=inferred_method,
         validation_protocol=_single(keys),
-        validation_protocol_keys=keys,
-        validation_flavours=_column(index, distinct.format(col="vp_flavour", extra="")),
         n_without_protocol=int(no_vp),
         fold_histogram=_fold_histogram(index),
         n_results=int(n_results),
         n_tasks=int(n_tasks),
-        datasets=_column(index, distinct.format(col="dataset", extra="")),
         splits=tuple((int(r), int(f)) for r, f in index.query(
             "SELECT DISTINCT repeat, fold FROM results WHERE repeat IS NOT NULL AND fold IS NOT NULL ORDER BY 1, 2")),
-        problem_types=_column(index, distinct.format(col="problem_type", extra="")),
-        metrics=_column(index, distinct.format(col="metric", extra="")),
         results_per_config=per_config,
         missing_cells=_missing_cells(index),
         duplicates=_duplicates(index),

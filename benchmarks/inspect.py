@@ -1,0 +1,140 @@
+"""Benchmark: index + inference over a large generated run, against a bare read/gunzip/unpickle loop.
+
+    .venv/bin/python benchmarks/inspect.py                 # 10,000 files in a temp dir
+    .venv/bin/python benchmarks/inspect.py --files 900     # smaller
+    .venv/bin/python benchmarks/inspect.py --dir /tmp/run  # generate once, reuse on later runs
+
+Figures printed (one process = this one; the index may use worker processes):
+- bare loop: read + gzip.decompress + plain pickle.loads of every file in one process, the
+  floor any single-process reader pays (it does not even check what it loads);
+- cold: build_index (restricted unpickler, per-file facts, fidelity checks, parquet cache
+  write) + infer, with no cache, and its ratio to the bare loop (target <= 1.0);
+- warm: the same with the cache in place, and the cold/warm speed-up (target >= 20);
+- peak RSS of this process and of its largest child (target < 1 GiB).
+Heavy imports happen before timing; the page cache is warmed first so both sides read from memory.
+Each figure is measured ``--rounds`` times, alternating, and the best is kept (other processes
+on a shared machine only ever add time).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# this file is named like the stdlib's inspect module: keep its directory off the import path
+if sys.path and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
+    del sys.path[0]
+
+import argparse  # noqa: E402
+import gzip  # noqa: E402
+import math  # noqa: E402
+import pickle  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import duckdb  # noqa: E402,F401  (imported before timing)
+import pyarrow.parquet  # noqa: E402,F401
+
+from tabarena_checks import index, inference, synth  # noqa: E402
+
+TASKS = (363612, 363614, 363619)
+REPEATS = 10
+FOLDS = 3
+
+
+def _generate(out: Path, files: int, workers: int) -> Path:
+    configs = max(1, math.ceil(files / (len(TASKS) * REPEATS * FOLDS)))
+    stamp = out / f".bench-{configs}x{len(TASKS)}x{REPEATS}x{FOLDS}"
+    data = out / "data"
+    if stamp.exists() and data.is_dir():
+        return data
+    if data.exists():
+        shutil.rmtree(data)
+    started = time.perf_counter()
+    synth.generate_run(out, configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, validation_protocol="8x1",
+                       workers=workers)
+    stamp.touch()
+    print(f"generated {configs} configs x {len(TASKS)} tasks x {REPEATS * FOLDS} splits in "
+          f"{time.perf_counter() - started:.1f} s", flush=True)
+    return data
+
+
+def _bare_loop(paths: list[Path]) -> float:
+    started = time.perf_counter()
+    for path in paths:
+        pickle.loads(gzip.decompress(path.read_bytes()))
+    return time.perf_counter() - started
+
+
+def _index_and_infer(data: Path, cache: Path, workers: int) -> tuple[float, index.RawIndex, inference.Inference]:
+    started = time.perf_counter()
+    built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
+    inf = inference.infer(built)
+    return time.perf_counter() - started, built, inf
+
+
+def _runs(seconds: list[float]) -> str:
+    return "/".join(f"{s:.2f}" for s in seconds)
+
+
+def _mib(kib: int) -> float:
+    return kib / 1024
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=10_000, help="about how many results.pkl to generate")
+    parser.add_argument("--dir", type=Path, default=None, help="generate here and reuse on later runs")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--rounds", type=int, default=3, help="measure each figure this many times, keep the best")
+    args = parser.parse_args(argv)
+
+    tmp = None
+    out = args.dir
+    if out is None:
+        tmp = tempfile.TemporaryDirectory(prefix="checks-bench-")
+        out = Path(tmp.name)
+    try:
+        data = _generate(out, args.files, args.workers)
+        paths = [data / f.path for f in index.scan(data)]
+        size = sum(p.stat().st_size for p in paths)
+        for p in paths:  # warm the page cache so both sides read from memory
+            p.read_bytes()
+        cache = out / "bench-cache"
+        shutil.rmtree(cache, ignore_errors=True)
+
+        load_before = os.getloadavg()
+        bares, colds, warms = [], [], []
+        for _ in range(args.rounds):
+            bares.append(_bare_loop(paths))
+            shutil.rmtree(cache, ignore_errors=True)
+            seconds, built, inf = _index_and_infer(data, cache, args.workers)
+            assert built.decoded == len(paths) and inf.n_results == len(paths)
+            colds.append(seconds)
+            seconds, again, _ = _index_and_infer(data, cache, args.workers)
+            assert again.decoded == 0
+            warms.append(seconds)
+        bare, cold, warm = min(bares), min(colds), min(warms)
+
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        print(f"files: {len(paths)} results.pkl, {size / 2**20:.0f} MiB on disk; workers: {args.workers} "
+              f"on {os.cpu_count()} CPUs; python {sys.version.split()[0]}; load average before/after "
+              f"{load_before[0]:.1f}/{os.getloadavg()[0]:.1f}")
+        print(f"rounds: {args.rounds}, best of each shown; all: bare {_runs(bares)}, cold {_runs(colds)}, "
+              f"warm {_runs(warms)}")
+        print(f"bare loop (read+gunzip+unpickle, 1 process): {bare:7.2f} s")
+        print(f"cold index+inference:                        {cold:7.2f} s   cold/bare = {cold / bare:.2f}x")
+        print(f"warm index+inference (cached):               {warm:7.2f} s   cold/warm = {cold / warm:.1f}x")
+        print(f"peak RSS: this process {_mib(own):.0f} MiB, largest child {_mib(child):.0f} MiB, "
+              f"sum {_mib(own + child):.0f} MiB")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
