@@ -44,11 +44,11 @@ def live_benchmark(hub, benchmark_id: str):
     return LiveBenchmark(official, sha, spec.task_ids)
 
 
-def candidates_for(rows, mapping) -> tuple[str, ...]:
-    """Repo ids to try for one model: the mapping's, then Hub links printed with the label."""
+def candidates_for(rows) -> tuple[str, ...]:
+    """Repo ids printed as Hub links next to one model's label (resolution hints, never taken on trust)."""
     import re
 
-    out = list(mapping)
+    out = []
     for row in rows:
         match = re.match(HUB_MODEL_URL, row.source_link or "")
         if match and match.group(1) not in out:
@@ -79,7 +79,7 @@ def gather(ctx):
         account_future = pool.submit(_account, hub)
 
         def resolve_one(label):
-            return resolve.resolve(hub, label, candidates_for(by_label[label], mapping.get(label, ())))
+            return resolve.resolve(hub, label, candidates_for(by_label[label]), mapped=mapping.get(label))
 
         labels = list(by_label)
         resolutions = dict(zip(labels, pool.map(resolve_one, labels)))

@@ -229,7 +229,21 @@ def decide(
     by_label: dict[str, list[LedgerRow]] = defaultdict(list)
     for row in rows:
         by_label[row.source_model].append(row)
-    return [_decide_one(contract, label, tuple(rs), resolutions.get(label), states) for label, rs in by_label.items()]
+    claimed: dict[str, list[str]] = defaultdict(list)
+    for label in by_label:
+        res = resolutions.get(label)
+        if res is not None and res.status == "exact":
+            claimed[res.repo_id].append(label)
+    out = []
+    for label, label_rows in by_label.items():
+        res = resolutions.get(label)
+        others = [o for o in claimed.get(getattr(res, "repo_id", None), ()) if o != label]
+        if res is not None and res.status == "exact" and others:
+            reason = f"{res.repo_id} is also the exact match of {', '.join(map(repr, others))}; the source must name it once"
+            out.append(ModelDecision(label, tuple(label_rows), res, states.get(res.repo_id), "needs_review", reason))
+            continue
+        out.append(_decide_one(contract, label, tuple(label_rows), res, states))
+    return out
 
 
 def _decide_one(contract, label, rows, resolution, states) -> ModelDecision:
@@ -307,25 +321,7 @@ def _evidence(resolution) -> str:
 
 
 def _state_reason(state) -> str:
-    problems = list(getattr(state, "problems", ()) or ())
-    pending = list(getattr(state, "pending_prs", ()) or ())
-    details = {
-        "already_present": "the benchmark is already on the default branch",
-        "already_in_own_open_pr": "your own open PR already holds every value",
-        "duplicate_open_pr": "a pending PR already adds this benchmark",
-        "needs_review": "the existing state could not be settled",
-    }[state.status]
-    if pending:
-        details += " (PRs: " + ", ".join(_pr_label(pr) for pr in pending) + ")"
-    if problems:
-        details += ": " + "; ".join(map(str, problems))
-    return details
-
-
-def _pr_label(pr) -> str:
-    num = getattr(pr, "num", None)
-    author = getattr(pr, "author", None)
-    return f"#{num} by {author}" if author else f"#{num}"
+    return getattr(state, "reason", "") or f"repo state {state.status}"
 
 
 def row_decision(decision: ModelDecision, row: LedgerRow, contract: Contract) -> str:

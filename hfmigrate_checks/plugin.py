@@ -13,7 +13,7 @@ import importlib
 from checks import hookimpl
 
 #: modules that define a module-level ``RULES`` list
-RULE_MODULES: tuple[str, ...] = ("rules_contract", "rules_ledger", "rules_drafts")
+RULE_MODULES: tuple[str, ...] = ("rules_contract", "rules_ledger", "rules_drafts", "rules_hub")
 #: modules that define a module-level ``ACTIONS`` list
 ACTION_MODULES: tuple[str, ...] = ("draft_action",)
 #: modules that define ``register_commands(cli)``

@@ -1,0 +1,190 @@
+"""End to end: a 30+ model leaderboard migrated against the local Hub with the real huggingface_hub client.
+
+contract -> ledger -> `checks run draft` -> bundle -> `checks hf validate`, all through the CLI.
+Every match class and every existing-state status of tests/hf_fixtures.py is covered; the
+Hub must see only GET/HEAD requests.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+
+import pytest
+
+from checks.testing import run_cli
+from hf_fixtures import BENCHMARK_ID, TOKEN, build_leaderboard_hub, leaderboard_faults, mapping_yaml
+from hfmigrate_checks import yamlsafe
+from hfmigrate_checks.testing import LocalHub
+
+CONTRACT_YAML = """metric: accuracy
+direction: higher_is_better
+unit: percent
+scale: "0-100"
+source_name: Toy leaderboard
+columns:
+  Main: main
+  Hard: hard
+ignore_columns: [Average]
+"""
+#: a printed qualifier on one drafted model: that cell must not be drafted, the other one must
+STARRED = "acme/Alpha-7B"
+
+
+def leaderboard_md(models) -> str:
+    lines = ["# Toy leaderboard", "", "## Results", "", "| Model | Main | Hard | Average |", "|---|---:|---:|---:|"]
+    for m in models.values():
+        label = f"[{m.label}]({m.link})" if m.link else m.label
+        hard = f"{m.values['hard']}*" if m.label == STARRED else f"{m.values['hard']}"
+        lines.append(f"| {label} | {m.values['main']} | {hard} | {(m.values['main'] + m.values['hard']) / 2} |")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("e2e")
+    models = build_leaderboard_hub(tmp / "hub", fillers=8)
+    (tmp / "contract.yaml").write_text(CONTRACT_YAML)
+    (tmp / "models.yaml").write_text(mapping_yaml(models))
+    (tmp / "README.md").write_text(leaderboard_md(models))
+    env = {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
+           "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    with LocalHub(tmp / "hub", faults=leaderboard_faults()) as hub:
+        env["HF_ENDPOINT"] = hub.endpoint
+        steps = [
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+            ["hf", "ledger", "README.md", "--format", "markdown", "--heading", "Results",
+             "--source-url", "https://example.org/toy/README.md", "--out", "ledger.csv"],
+            ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger", "ledger.csv",
+             "--mapping", "models.yaml", "--bundle", "bundle"],
+        ]
+        results = [run_cli(args, env=env, cwd=tmp) for args in steps]
+        first_review = (tmp / "bundle" / "review.md").read_text()
+        (tmp / "bundle" / "stale.txt").write_text("from an older run")
+        # a run that fails before writing leaves the previous bundle as it was ...
+        broken = run_cli([*steps[2][:5], "missing.json", *steps[2][6:]], env=env, cwd=tmp)
+        kept = (tmp / "bundle" / "stale.txt").exists() and (tmp / "bundle" / "review.md").read_text() == first_review
+        # ... and a complete rerun replaces it as a whole
+        results.append(run_cli(steps[2], env=env, cwd=tmp))
+        methods = Counter(r.method for r in hub.requests)
+    return tmp, models, results, methods, (broken, kept)
+
+
+def expected_counts(models) -> dict[str, int]:
+    exact = [m for m in models.values() if m.resolution == "exact"]
+    state = Counter(m.state for m in exact)
+    return {
+        "source models": len(models),
+        "exact matches": len(exact),
+        "new drafts": state["new"],
+        "owned-PR update drafts": state["update_existing_pr"],
+        "existing-result skips": state["already_present"] + state["already_in_own_open_pr"],
+        "duplicate-PR skips": state["duplicate_open_pr"],
+        "unresolved checks": state["needs_review"] + sum(m.resolution == "needs_review" for m in models.values()),
+        "ambiguous matches": sum(m.resolution == "ambiguous" for m in models.values()),
+        "models not on the Hub": sum(m.resolution == "not_on_hub" for m in models.values()),
+    }
+
+
+def test_every_step_succeeds_and_the_hub_only_read(migrated):
+    _tmp, models, results, methods, _ = migrated
+    assert len(models) >= 30
+    for result in results:
+        assert result.exit_code == 0, result.stdout + result.stderr
+    assert set(methods) <= {"GET", "HEAD"}, methods
+    classes = {m.resolution for m in models.values()}
+    states = {m.state for m in models.values() if m.state}
+    assert classes == {"exact", "ambiguous", "not_on_hub", "mismatch", "not_applicable", "needs_review"}
+    assert states == {"new", "already_present", "update_existing_pr", "already_in_own_open_pr",
+                      "duplicate_open_pr", "needs_review"}
+
+
+def test_summary_counts_and_no_write_sentence(migrated):
+    _tmp, models, results, _, _ = migrated
+    out = results[2].stdout
+    for name, value in expected_counts(models).items():
+        assert f"{name}:" in out and any(line.split(":")[0].strip() == name and line.split(":")[1].strip() == str(value)
+                                         for line in out.splitlines()), (name, value, out)
+    assert "No Hugging Face pull requests were opened or updated." in out
+
+
+def test_drafts_exist_only_where_they_should(migrated):
+    tmp, models, _, _, _ = migrated
+    bundle = tmp / "bundle"
+    written = sorted(p.relative_to(bundle).as_posix() for p in (bundle / "drafts").rglob("*") if p.is_file())
+    expected = sorted(
+        f"drafts/{m.repo_id.replace('/', '--')}/.eval_results/" + ("toy-bench.yaml")
+        for m in models.values() if m.resolution == "exact" and m.state in ("new", "update_existing_pr")
+    )
+    assert written == expected
+    assert sorted(p.name for p in bundle.iterdir()) == ["drafts", "review.md", "source-ledger.csv", "validation.txt"]
+    assert not [p for p in tmp.iterdir() if p.name.startswith(".bundle")], "temporary build dirs must be gone"
+
+
+def test_new_draft_content_and_qualified_cell_left_out(migrated):
+    tmp, models, _, _, _ = migrated
+    alpha = models[STARRED]
+    data = yamlsafe.load_path(tmp / "bundle" / "drafts" / "acme--Alpha-7B" / ".eval_results" / "toy-bench.yaml")
+    assert data == [{"dataset": {"id": BENCHMARK_ID, "task_id": "main"}, "value": alpha.values["main"],
+                     "source": {"url": "https://example.org/toy/README.md", "name": "Toy leaderboard"}}]
+    ledger = list(csv.DictReader(io.StringIO((tmp / "bundle" / "source-ledger.csv").read_text())))
+    starred = [r for r in ledger if r["source_model"] == STARRED and r["source_task"] == "Hard"]
+    assert starred[0]["decision"] == "needs_review" and "'*' follows" in starred[0]["qualifiers"]
+    assert starred[0]["source_value"] == f"{alpha.values['hard']}*"
+
+
+def test_owned_pr_update_is_the_complete_file(migrated):
+    tmp, models, _, _, _ = migrated
+    eta = next(m for m in models.values() if m.state == "update_existing_pr")
+    path = tmp / "bundle" / "drafts" / eta.repo_id.replace("/", "--") / ".eval_results" / "toy-bench.yaml"
+    data = yamlsafe.load_path(path)
+    assert [(e["dataset"]["task_id"], e["value"]) for e in data] == [("main", 71.2), ("hard", eta.values["hard"])]
+    assert data[0]["source"] == {"url": "https://example.org/leaderboard"}  # the PR's entry, kept as it is
+    review = (tmp / "bundle" / "review.md").read_text()
+    assert "PR #4 by arena-bot" in review and "authenticated as arena-bot" in review
+
+
+def test_review_and_ledger_account_for_every_model(migrated):
+    tmp, models, _, _, _ = migrated
+    bundle = tmp / "bundle"
+    review = (bundle / "review.md").read_text()
+    assert review.rstrip().splitlines()[-1] == "No Hugging Face pull requests were opened while preparing this bundle."
+    for heading in ("## Benchmark contract", "## Proposed repository changes", "## Excluded and unresolved models",
+                    "## Conflicts and assumptions", "## Reviewer checklist"):
+        assert heading in review
+    assert review.count("- [ ] ") == 9
+    assert "| Source model | Hub repo | Match evidence | Inspected SHA | Draft path | Tasks/values | Existing state | Decision |" in review
+    excluded = review.split("## Excluded and unresolved models")[1].split("## Conflicts")[0]
+    assert "| Source model | Classification | Candidates checked | Reason | Source locator |" in excluded
+    for m in models.values():
+        drafted = m.resolution == "exact" and m.state in ("new", "update_existing_pr")
+        assert (f"| {m.label} |" in excluded) != drafted, m.label
+    text = (bundle / "source-ledger.csv").read_text()
+    assert text.splitlines()[0] == ("source_model,source_variant,source_task,source_value,source_unit,source_url,"
+                                    "source_locator,qualifiers,hub_repo,match_status,match_evidence,decision")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 3 * len(models)
+    assert {r["source_model"] for r in rows} == set(models)
+    assert {r["decision"] for r in rows if r["source_task"] == "Average"} == {"ignored_column"}
+    by_model = {r["source_model"]: r for r in rows if r["source_task"] == "Main"}
+    for m in models.values():
+        assert by_model[m.label]["match_status"] == m.resolution, m.label
+
+
+def test_validation_passes_and_matches_the_cli(migrated):
+    tmp, _models, _, _, _ = migrated
+    validation = (tmp / "bundle" / "validation.txt").read_text()
+    assert validation.rstrip().endswith("status=PASS")
+    result = run_cli(["hf", "validate", str(tmp / "bundle"), "--benchmark-id", BENCHMARK_ID,
+                      "--task-id", "main", "--task-id", "hard"])
+    assert result.exit_code == 0 and result.stdout == validation
+
+
+def test_failed_run_keeps_the_bundle_and_rerun_replaces_it(migrated):
+    tmp, _models, results, _, (broken, kept) = migrated
+    assert broken.exit_code == 2 and "missing.json: cannot read the contract" in broken.stderr
+    assert kept
+    assert results[3].exit_code == 0 and results[3].stdout.splitlines()[1:] == results[2].stdout.splitlines()[1:]
+    assert not (tmp / "bundle" / "stale.txt").exists()
+    assert not [p for p in tmp.iterdir() if p.name.startswith(".bundle")], "temporary build dirs must be gone"
