@@ -170,3 +170,9 @@ def test_digests_follow_the_inputs(tmp_path):
     second = facts.digests()
     assert second["raw_data"] != first["raw_data"] and second["method_metadata"] != first["method_metadata"]
     assert "index" not in facts.__dict__, "digests read the files, not the (possibly stale) index"
+
+
+def test_progress_bar_can_be_forced(tmp_path, capfd):
+    data = make_run(tmp_path, tasks=(363612,), folds=2)
+    assert len(build(data, progress=True, use_cache=False)) == 2
+    assert "Traceback" not in capfd.readouterr().err

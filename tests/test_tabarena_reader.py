@@ -292,3 +292,21 @@ def test_invalid_protocol_is_a_row_problem(tmp_path, protocol, message):
     data = make_run(tmp_path, tasks=(363612,), folds=1, validation_protocol={"flavour": "bagged", "protocol": protocol})
     (row,) = _rows(data).values()
     assert any(message in p for p in row["problems"]) and row["vp_key"] is None and row["has_vp_record"]
+
+
+def test_val_rebuild_from_per_child_predictions(tmp_path):
+    data = make_run(tmp_path, tasks=(363614,), folds=1, bag_children=4)
+    path = next(data.rglob("results.pkl"))
+    result = reader.load_result(path)
+    sa = result["simulation_artifacts"]
+    stored = sa["pred_proba_dict_val"][result["framework"]]
+    bag = sa["bag_info"]
+    bag["pred_val_per_child"] = [stored[idx].copy() for idx in bag["val_idx_per_child"]]
+    write_payload(path, result)
+    assert reader.decode_row(path, root=data)["val_not_close"] is False
+
+    bag["pred_val_per_child"][0][0] += 0.5  # one child's row disagrees with the stored OOF prediction
+    write_payload(path, result)
+    row = reader.decode_row(path, root=data)
+    assert row["val_not_close"] is True
+    assert row["val_not_close_pct"] == pytest.approx(100 * stored.shape[1] / stored.size)  # the row's 5 classes
