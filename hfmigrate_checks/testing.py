@@ -16,9 +16,11 @@ Fixture layout under ``root`` (write it with :func:`write_model`, :func:`write_d
     models/<owner>/<name>/prs/<num>/pr.json       {"num", "author", "status", "title",
                                                    "is_pull_request", "sha", "created_at", "diff"?}
     models/<owner>/<name>/prs/<num>/files/<files> files the PR adds or changes (overlaid on main)
+    models/<old-owner>/<old-name>/moved.json      {"to": "<owner>/<name>"}: a renamed repo (307)
     datasets/<owner>/<name>/...                   the same for datasets; repo.json adds "official"
 
-A PR deletes a file when its ``pr.json`` lists the path under ``"deleted"``. The server reads
+Repo ids are matched ignoring case, as on the Hub. A PR deletes a file when its ``pr.json``
+lists the path under ``"deleted"``. The server reads
 the folders on every request, so a test may change the fixture while the Hub runs.
 """
 
@@ -89,8 +91,11 @@ def write_model(
     gated: bool | str = False,
     tags: Sequence[str] = (),
     prs: Iterable[Mapping[str, Any]] = (),
+    former_names: Iterable[str] = (),
 ) -> Path:
     """Write (or replace) the fixture of model ``repo_id``; returns its folder.
+
+    ``former_names`` are old ids of a renamed repo: the Hub redirects them (307) to this one.
 
     Each item of ``prs`` is ``{num, author, status, title, files, diff?, deleted?,
     is_pull_request?}``; ``status`` is one of open, draft, closed, merged. ``files`` are the
@@ -104,6 +109,13 @@ def write_model(
     repo_dir = _write_repo(root, "models", repo_id, files, meta)
     for pr in prs:
         _write_pr(repo_dir, sha, pr)
+    for old_id in former_names:
+        old_owner, old_name = _split_id(old_id)
+        old_dir = Path(root) / "models" / old_owner / old_name
+        if old_dir.exists():
+            shutil.rmtree(old_dir)
+        old_dir.mkdir(parents=True)
+        (old_dir / "moved.json").write_text(json.dumps({"to": repo_id}))
     return repo_dir
 
 
@@ -473,13 +485,28 @@ class _Router:
         return json.loads(path.read_text()) if path.is_file() else None
 
     def _repo(self, kind: str, owner: str, name: str) -> _Repo | _Response:
-        folder = self.hub.root / kind / owner / name
-        repo_id = f"{owner}/{name}"
-        if not (folder / "repo.json").is_file():
+        """The repo, found like the Hub finds it: ids ignore case, and former names redirect."""
+        folder = self._folder(kind, owner, name)
+        if folder is not None and (folder / "moved.json").is_file():
+            new_id = json.loads((folder / "moved.json").read_text())["to"]
+            location = self.raw_path.replace(f"/{owner}/{name}", f"/{new_id}", 1)
+            query = urlencode([(k, v) for k, vs in self.query.items() for v in vs])
+            return _Response(307, {"error": f"moved to {new_id}"},
+                             {"Location": location + (f"?{query}" if query else "")})
+        if folder is None or not (folder / "repo.json").is_file():
             # Like the Hub: anonymous callers get 401 so private repos do not leak their existence.
             status = 404 if self.token else 401
             return _error(status, "RepoNotFound", f"Repository Not Found for url: {self.raw_path}.")
-        return _Repo(kind, repo_id, folder)
+        return _Repo(kind, f"{folder.parent.name}/{folder.name}", folder)
+
+    def _folder(self, kind: str, owner: str, name: str) -> Path | None:
+        exact = self.hub.root / kind / owner / name
+        if exact.is_dir():
+            return exact
+        for candidate in (self.hub.root / kind).glob("*/*"):
+            if candidate.parent.name.lower() == owner.lower() and candidate.name.lower() == name.lower():
+                return candidate
+        return None
 
     @staticmethod
     def _split_rev(rest: list[str]) -> tuple[str, list[str]]:
