@@ -53,7 +53,8 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
                                                      "declare one (e.g. nori = MethodMetadata.config(...)) or exclude "
                                                      "this file from the hook"))
         for record in records:
-            line = int(record.source.rpartition(":")[2]) if record.source.rpartition(":")[2].isdigit() else None
+            number = record.source.rpartition(":")[2]
+            line = int(number) if number.isdigit() else None
             out.append(filecheck.Subject(path, InfoFacts(record), target=str(record.method), line=line))
     return out
 
