@@ -244,6 +244,12 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _is_number(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 def _show(value: Any) -> str:
     """repr of a value with numpy scalars shown as the Python value they hold."""
     item = getattr(value, "item", None)
@@ -290,27 +296,25 @@ class _Row:
         self.values: dict[str, Any] = {}
         self.problems: list[str] = []
 
-    def int_field(self, source: dict, key: str, label: str, *, required: bool = True) -> int | None:
+    def _typed(self, source: dict, key: str, label: str, required: bool, ok, kind: str) -> Any:
+        """``source[key]`` when it passes ``ok``; otherwise None and a problem (missing or wrong type)."""
         value = source.get(key)
         if value is None:
             if required:
                 self.problems.append(f"{label} missing")
             return None
-        if not _is_int(value):
-            self.problems.append(f"{label} is not an integer (got {_show(value)})")
+        if not ok(value):
+            self.problems.append(f"{label} is not {kind} (got {_show(value)})")
             return None
-        return int(value)
+        return value
+
+    def int_field(self, source: dict, key: str, label: str, *, required: bool = True) -> int | None:
+        value = self._typed(source, key, label, required, _is_int, "an integer")
+        return None if value is None else int(value)
 
     def float_field(self, source: dict, key: str, label: str, *, required: bool = True) -> float | None:
-        import numpy as np
-
-        value = source.get(key)
+        value = self._typed(source, key, label, required, _is_number, "a number")
         if value is None:
-            if required:
-                self.problems.append(f"{label} missing")
-            return None
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            self.problems.append(f"{label} is not a number (got {_show(value)})")
             return None
         value = float(value)
         if math.isnan(value):
@@ -320,15 +324,8 @@ class _Row:
         return value
 
     def str_field(self, source: dict, key: str, label: str, *, required: bool = True) -> str | None:
-        value = source.get(key)
-        if value is None:
-            if required:
-                self.problems.append(f"{label} missing")
-            return None
-        if not isinstance(value, str):
-            self.problems.append(f"{label} is not a string (got {_show(value)})")
-            return None
-        return str(value)
+        value = self._typed(source, key, label, required, lambda v: isinstance(v, str), "a string")
+        return None if value is None else str(value)
 
     def dict_field(self, source: dict, key: str, label: str) -> dict | None:
         value = source.get(key)
