@@ -182,7 +182,8 @@ def proposals(contract: Contract, rows: Iterable[LedgerRow]) -> tuple[list[Propo
             problems.append(f"{len(task_rows)} values for task {task!r} ({variants}); keep exactly one in the ledger")
         else:
             out.append(Proposal(task, task_rows[0]))
-    return sorted(out, key=lambda p: contract.task_ids.index(p.task_id)), problems
+    order = {task: n for n, task in enumerate(contract.task_ids)}
+    return sorted(out, key=lambda p: (order.get(p.task_id, len(order)), p.task_id)), problems
 
 
 # ---------------------------------------------------------------- decisions
