@@ -15,7 +15,6 @@ import os
 import pickle
 import shutil
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -303,6 +302,8 @@ def generate_run(
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) > 200 else 1
     if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             list(pool.map(_write_one, jobs, chunksize=32))
     else:
