@@ -176,3 +176,37 @@ def test_progress_bar_can_be_forced(tmp_path, capfd):
     data = make_run(tmp_path, tasks=(363612,), folds=2)
     assert len(build(data, progress=True, use_cache=False)) == 2
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_interrupted_cache_write_keeps_the_previous_cache(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    data = make_run(tmp_path, tasks=(363612,), folds=2)
+    first = build(data)
+    before = first.cache_path.read_bytes()
+    files = sorted(data.rglob("results.pkl"))
+    _bump(files[0])
+
+    def dies_half_way(table, where, **kwargs):
+        with open(where, "wb") as out:
+            out.write(b"PAR1 half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pq, "write_table", dies_half_way)
+    assert build(data).cache_path is None
+    assert first.cache_path.read_bytes() == before
+    assert [p.name for p in first.cache_path.parent.iterdir()] == ["index.parquet"]
+    monkeypatch.undo()
+    assert build(data).decoded == 1, "only the touched file is decoded again"
+
+
+def test_unreadable_file_of_an_unknown_directory_goes_to_every_method(tmp_path):
+    run = tmp_path / "run"
+    make_run(run, tasks=(363612,), folds=1)
+    data = make_run(run, tasks=(363612,), folds=1, name_prefix="TA-Other")
+    stray = data / "Broken_c1_BAG_L1" / "363612" / "0_0" / "results.pkl"
+    stray.parent.mkdir(parents=True)
+    stray.write_bytes(b"")
+    parts = index.split_methods(build(data))
+    assert sorted(parts) == ["TA-Nori", "TA-Other"]
+    assert all([p for p, _ in part.errors] == ["Broken_c1_BAG_L1/363612/0_0/results.pkl"] for part in parts.values())
