@@ -440,7 +440,8 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
         row.problems.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
         return {}
     val_idx = [np.asarray(idx) for idx in val_idx]
-    if len(val_idx) == 1:
+    per_child = bag.get("pred_val_per_child")
+    if len(val_idx) == 1 and per_child is None:
         # a single (use_child_oof) child records training-row labels; TabArena maps them to positions
         labels = np.asarray(y_val_idx)
         order = np.argsort(labels, kind="stable")
@@ -450,7 +451,6 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
             row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
             return {}
         val_idx = [order[pos]]
-    per_child = bag.get("pred_val_per_child")
     try:
         if isinstance(per_child, (list, tuple)) and len(per_child) == len(val_idx):
             total = np.zeros(stored.shape, dtype=np.float64)
