@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,16 +22,17 @@ CHECKS = str(Path(sys.executable).with_name("checks"))
 INFO_PY = """\
 from tabarena.models import MethodMetadata
 
-{var} = MethodMetadata.config(method={method!r}, suite={suite!r}, ag_key="TA-NORI", can_hpo=False, is_bag=True,
+{var} = MethodMetadata.config(method={method!r}, suite={suite!r}, ag_key="TA-NORI", can_hpo={can_hpo}, is_bag=True,
                              compute="cpu", validation_protocol="8x1", date="2026-01-01")
 """
 
 
-def write_info(folder: Path, *, method: str = "Nori", suite: str = "nori-2026", var: str = "nori") -> str:
+def write_info(folder: Path, *, method: str = "Nori", suite: str = "nori-2026", var: str = "nori",
+               can_hpo: bool = False) -> str:
     """An info.py declaring a method that matches the generated runs; returns its ``path:VARIABLE`` ref."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "info.py"
-    path.write_text(INFO_PY.format(var=var, method=method, suite=suite))
+    path.write_text(INFO_PY.format(var=var, method=method, suite=suite, can_hpo=can_hpo))
     return f"{path}:{var}"
 
 
@@ -105,3 +107,83 @@ def outside(folder: Path, paths: Iterable[Path]) -> list[Path]:
     """The ``paths`` that are NOT below ``folder`` (after resolving links and '..')."""
     root = folder.resolve()
     return [p for p in paths if not p.resolve().is_relative_to(root)]
+
+
+# --------------------------------------------------------------------------- the HF migration on a local Hub
+
+CONTRACT_YAML = """metric: accuracy
+direction: higher_is_better
+unit: percent
+source_name: Toy leaderboard
+columns:
+  Main: main
+  Hard: hard
+"""
+
+
+def model_label(i: int) -> str:
+    return f"Model {i} 7B"
+
+
+def model_repo(i: int) -> str:
+    return f"fill-org/Model-{i}-7B"
+
+
+def write_hub(root: Path, models: int) -> None:
+    """The official toy benchmark, the test account and ``models`` plain model repos (state ``new``)."""
+    from hf_fixtures import TOKEN, WHOAMI, write_benchmark
+
+    from hfmigrate_checks.testing import set_whoami, write_model
+
+    write_benchmark(root)
+    set_whoami(root, WHOAMI, token=TOKEN)
+    for i in range(models):
+        write_model(root, model_repo(i), {"README.md": f"# {model_repo(i)}\n"})
+
+
+def write_mapping(path: Path, models: int) -> None:
+    path.write_text("".join(f'"{model_label(i)}": {{repo: {model_repo(i)}}}\n' for i in range(models)))
+
+
+def write_ledger(path: Path, *, models: int, base: float) -> None:
+    """Two printed scores per model; ``base`` shifts every value (a new version of the leaderboard)."""
+    from hfmigrate_checks import ledger
+
+    rows = [ledger.LedgerRow(source_model=model_label(i), source_task=task, source_value=f"{base + i / 10 + k:.1f}",
+                             source_locator=f"README.md:L{10 + i}", source_url="https://example.org/board")
+            for i in range(models) for k, task in enumerate(("Main", "Hard"))]
+    ledger.write(path, rows)
+
+
+def hf_env(hub_endpoint: str, home: Path) -> dict[str, str]:
+    from hf_fixtures import TOKEN
+
+    return {"HF_ENDPOINT": hub_endpoint, "HF_TOKEN": TOKEN, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+
+
+@contextmanager
+def hf_setup(tmp: Path, *, models: int, **hub_options):
+    """A running LocalHub with ``models`` models, plus contract.json and models.yaml in ``tmp``; yields the env."""
+    from hf_fixtures import BENCHMARK_ID
+
+    from checks.testing import run_cli
+    from hfmigrate_checks.testing import LocalHub
+
+    write_hub(tmp / "hub", models)
+    write_mapping(tmp / "models.yaml", models)
+    (tmp / "contract.yaml").write_text(CONTRACT_YAML)
+    with LocalHub(tmp / "hub", **hub_options) as hub:
+        env = hf_env(hub.endpoint, tmp / "hf-home")
+        made = run_cli(["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+                       env=env, cwd=tmp)
+        assert made.exit_code == 0, made.stdout + made.stderr
+        hub.clear_requests()
+        yield env, hub
+
+
+def draft_args(tmp: Path, bundle: str = "bundle") -> list[str]:
+    from hf_fixtures import BENCHMARK_ID
+
+    return ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", str(tmp / "contract.json"), "--ledger",
+            str(tmp / "ledger.csv"), "--mapping", str(tmp / "models.yaml"), "--bundle", str(tmp / bundle)]
