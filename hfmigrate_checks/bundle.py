@@ -169,9 +169,36 @@ def plan_files(contract: Contract, decisions: Sequence[ModelDecision], header: H
     }
 
 
+def replaceable_problem(bundle_path: str | Path) -> str | None:
+    """Why ``bundle_path`` must not be replaced by a new bundle (None: absent, empty, or a bundle of ours).
+
+    Replacing renames the old directory away and deletes it, so it is refused for anything
+    that is not recognisably a review bundle written by this tool.
+    """
+    path = Path(bundle_path)
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_symlink() or not path.is_dir():
+        return f"{path} exists and is not a directory; choose another --bundle"
+    if not any(path.iterdir()):
+        return None
+    review = path / "review.md"
+    try:
+        ours = review.is_file() and CLOSING_LINE in review.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if not ours:
+        return (f"{path} is a non-empty directory that is not a review bundle (no review.md written by "
+                f"`checks run draft`); choose a new --bundle directory, it would be replaced as a whole")
+    return None
+
+
 def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract) -> None:
     """Write ``files`` as the bundle at ``bundle_path``: temp sibling dir, re-validate, rename into place."""
     bundle_path = Path(bundle_path)
+    problem = replaceable_problem(bundle_path)
+    if problem:
+        raise ActionFailed(problem)
     built = atomic.new_sibling_dir(bundle_path)
     try:
         root = built.resolve()

@@ -25,7 +25,8 @@ def _hub(options):
     from hfmigrate_checks.hub import ReadOnlyHub
 
     endpoint = options.get("endpoint") or os.environ.get("HF_ENDPOINT") or None
-    return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None)
+    workers = max(1, options.get("max_workers") or DEFAULT_WORKERS)
+    return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None, max_workers=workers)
 
 
 def live_benchmark(hub, benchmark_id: str):
@@ -65,7 +66,13 @@ def gather(ctx):
     from hfmigrate_checks import drafts, ledger, resolve, state
     from hfmigrate_checks.facts import DraftFacts
 
+    from checks import UsageError
+    from hfmigrate_checks.bundle import replaceable_problem
+
     options = ctx.options
+    problem = replaceable_problem(options["bundle"])
+    if problem:
+        raise UsageError(problem)
     contract = contract_mod.load(options["contract"])
     rows = ledger.load(options["ledger"])
     mapping = resolve.load_mapping(options["mapping"]) if options.get("mapping") else {}

@@ -65,6 +65,10 @@ def migrated(tmp_path_factory):
         # a run that fails before writing leaves the previous bundle as it was ...
         broken = run_cli([*steps[2][:5], "missing.json", *steps[2][6:]], env=env, cwd=tmp)
         kept = (tmp / "bundle" / "stale.txt").exists() and (tmp / "bundle" / "review.md").read_text() == first_review
+        # a directory that is not a bundle (here: the Hub's own fixture) is refused before any Hub read
+        refused = run_cli([*steps[2][:-1], "hub"], env=env, cwd=tmp)
+        kept = kept and refused.exit_code == 2 and "is a non-empty directory that is not a review bundle" in refused.stderr
+        kept = kept and (tmp / "hub" / "whoami.json").exists()
         # ... and a complete rerun replaces it as a whole
         results.append(run_cli(steps[2], env=env, cwd=tmp))
         methods = Counter(r.method for r in hub.requests)

@@ -356,3 +356,16 @@ def test_interrupted_write_keeps_the_previous_bundle(tmp_path, monkeypatch):
     after = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "out").rglob("*"))
     assert after == before and (tmp_path / "out" / "review.md").read_text() == facts.output_files["review.md"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_directory_that_is_not_a_bundle_is_never_replaced(tmp_path):
+    facts = make(bundle_path=tmp_path / "project")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "precious.txt").write_text("keep me")
+    with pytest.raises(ActionFailed, match="not a review bundle"):
+        bundle.write(tmp_path / "project", facts.output_files, CONTRACT)
+    assert (tmp_path / "project" / "precious.txt").read_text() == "keep me"
+    (tmp_path / "file").write_text("x")
+    assert "is not a directory" in bundle.replaceable_problem(tmp_path / "file")
+    bundle.write(tmp_path / "fresh", facts.output_files, CONTRACT)
+    assert bundle.replaceable_problem(tmp_path / "fresh") is None

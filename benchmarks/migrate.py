@@ -1,0 +1,99 @@
+"""Benchmark: `checks run draft` on a 200-model leaderboard against the local Hub with 50 ms per request.
+
+    .venv/bin/python benchmarks/migrate.py                      # 200 models, 50 ms, 16 workers
+    .venv/bin/python benchmarks/migrate.py --models 60 --latency 0.02
+
+The same flow (contract and ledger made once, then the gated draft action with resolution,
+inspection, rules and the bundle write) runs twice against the same Hub: with the default
+bounded thread pool, and one request at a time (``--max-workers 1``, which also keeps the
+client's own PR reads serial). Printed: wall time of each, Hub requests per model (counted
+from the server's request log, so retries and paging are included), and the speed-up
+(target: at least 5x). Both runs must produce the same bundle.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# benchmarks/ holds a file named like the stdlib's inspect module: keep that directory off the path
+if sys.path and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
+    del sys.path[0]
+
+import argparse  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from checks.testing import run_cli  # noqa: E402
+from hf_fixtures import BENCHMARK_ID, TOKEN, build_leaderboard_hub, mapping_yaml  # noqa: E402
+from hfmigrate_checks.testing import LocalHub  # noqa: E402
+
+CONTRACT = "metric: accuracy\ndirection: higher_is_better\nunit: percent\ncolumns:\n  Main: main\n  Hard: hard\n"
+
+
+def leaderboard(models) -> str:
+    lines = ["model,Main,Hard"] + [f'"{m.label}",{m.values["main"]},{m.values["hard"]}' for m in models.values()]
+    return "\n".join(lines) + "\n"
+
+
+def draft(tmp: Path, env: dict, bundle: str, workers: int):
+    args = ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger", "ledger.csv",
+            "--mapping", "models.yaml", "--bundle", bundle, "--max-workers", str(workers)]
+    started = time.perf_counter()
+    result = run_cli(args, env=env, cwd=tmp)
+    elapsed = time.perf_counter() - started
+    if result.exit_code != 0:
+        raise SystemExit(f"draft failed (exit {result.exit_code}):\n{result.stdout}\n{result.stderr}")
+    return elapsed, result.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds added to every Hub request")
+    parser.add_argument("--workers", type=int, default=16)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="migrate-bench-"))
+    base = build_leaderboard_hub(tmp / "hub")
+    models = build_leaderboard_hub(tmp / "hub", fillers=max(0, args.models - len(base)))
+    (tmp / "contract.yaml").write_text(CONTRACT)
+    (tmp / "models.yaml").write_text(mapping_yaml(models))
+    (tmp / "board.csv").write_text(leaderboard(models))
+    env = {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
+           "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    with LocalHub(tmp / "hub", latency=args.latency, page_size=100) as hub:
+        env["HF_ENDPOINT"] = hub.endpoint
+        for step in (["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+                     ["hf", "ledger", "board.csv", "--format", "csv", "--source-url", "https://example.org/board",
+                      "--out", "ledger.csv"]):
+            result = run_cli(step, env=env, cwd=tmp)
+            if result.exit_code != 0:
+                raise SystemExit(result.stderr)
+        runs = {}
+        for label, workers in (("pool", args.workers), ("sequential", 1)):
+            hub.clear_requests()
+            elapsed, out = draft(tmp, env, f"bundle-{label}", workers)
+            requests = hub.requests
+            runs[label] = (elapsed, len(requests), out)
+            writes = [r for r in requests if r.method not in ("GET", "HEAD")]
+            if writes:
+                raise SystemExit(f"the Hub saw non-read requests: {writes[:3]}")
+    same = all((tmp / "bundle-pool" / name).read_text() == (tmp / "bundle-sequential" / name).read_text()
+               for name in ("source-ledger.csv", "validation.txt"))
+    n = len(models)
+    print(f"models: {n}; latency per request: {args.latency * 1000:.0f} ms; pool: {args.workers} workers")
+    for label, (elapsed, count, _out) in runs.items():
+        print(f"{label:>10}: {elapsed:7.2f} s wall, {count} Hub requests, {count / n:.2f} requests/model, "
+              f"{elapsed / n * 1000:.0f} ms/model")
+    ratio = runs["sequential"][0] / runs["pool"][0]
+    print(f"speed-up of the pool over one request at a time: {ratio:.1f}x (target >= 5x)")
+    print(f"identical ledgers and validation in both bundles: {same}")
+    print(runs["pool"][2].split("Review bundle:", 1)[-1].strip())
+
+
+if __name__ == "__main__":
+    main()
