@@ -179,6 +179,14 @@ def test_adjust_config_relaxes_optional_rules_but_never_a_required_one(tmp_path)
     res = cli(tmp_path, "precommit", "info-py", str(path))
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "TA101 (method-not-suite) is a required rule and cannot be ignored" in res.stderr
+    upload = ("run", "upload", "--method-metadata", f"{path}:m", "--cache-root", str(tmp_path / "cache"),
+              "--format", "json")
+    res = cli(tmp_path, *upload)
+    assert res.exit_code == ExitCode.USAGE_ERROR and "TA101 (method-not-suite) is a required rule" in res.stderr
+    assert not (tmp_path / ".checks" / "decisions.jsonl").exists()  # refused before anything ran
+    (tmp_path / "rules.toml").write_text('[arenas.orgpolicy]\nrelax = ["TA1"]\n')
+    verdicts = _verdicts(cli(tmp_path, *upload))
+    assert verdicts["TA101"] == "failed" and "TA110" not in verdicts
     res = cli(tmp_path, "run", "orgpolicy-audit")
     assert res.exit_code == ExitCode.OK  # TA101 does not gate the audit, so relaxing it is harmless there
 
