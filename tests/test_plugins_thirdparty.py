@@ -89,9 +89,10 @@ def test_ba201_passes_official_results_systems_and_other_arenas():
 
 def test_ba201_is_required_and_only_a_waiver_lets_a_custom_run_through():
     assert ba.official_protocol.required
-    config = ('[[waivers]]\nrule = "BA201"\ntarget = "Nori"\nreason = "ablation, BA-7"\nowner = "ana"\n'
+    config = ('[[waivers]]\nrule = "BA201"\ntarget = "Nori@*"\nreason = "ablation, BA-7"\nowner = "ana"\n'
               "expires = 2999-01-01\n")
-    verdicts = evaluate_rules([ba.official_protocol], facts(metadata=md(validation_protocol="8x1")), config=config)
+    verdicts = evaluate_rules([ba.official_protocol], facts(metadata=md(validation_protocol="8x1")), config=config,
+                              target="Nori@beyond_iid_benchmark_2026")
     assert verdicts["BA201"].outcome.value == "waived"
 
 

@@ -81,7 +81,7 @@ def test_unreadable_info_is_an_input_error_at_its_line(tmp_path):
 def test_waiver_in_rules_toml_lets_a_finding_pass(tmp_path):
     path = write_info(tmp_path, "nori", INFO_CASES["TA110"][0])
     (tmp_path / "rules.toml").write_text(
-        '[[waivers]]\nrule = "TA110"\ntarget = "Nori"\nreason = "upstream date"\nowner = "ana"\nexpires = 2999-01-01\n'
+        '[[waivers]]\nrule = "TA110"\ntarget = "Nori@*"\nreason = "upstream date"\nowner = "ana"\nexpires = 2999-01-01\n'
     )
     assert precommit(tmp_path, "info-py", str(path)).exit_code == ExitCode.OK
 
@@ -112,7 +112,7 @@ def test_an_expired_waiver_is_reported_once_and_an_unused_one_only_when_no_file_
     files.append(write_info(tmp_path, "late", INFO_CASES["TA110"][0].replace("Nori", "Late")))
     (tmp_path / "rules.toml").write_text(
         '[[waivers]]\nrule = "TA112"\ntarget = "*"\nreason = "old"\nowner = "ana"\nexpires = 2020-01-01\n'
-        '[[waivers]]\nrule = "TA110"\ntarget = "Late"\nreason = "upstream"\nowner = "ana"\nexpires = 2999-01-01\n'
+        '[[waivers]]\nrule = "TA110"\ntarget = "Late@*"\nreason = "upstream"\nowner = "ana"\nexpires = 2999-01-01\n'
         '[[waivers]]\nrule = "TA111"\ntarget = "Nobody"\nreason = "stale"\nowner = "ana"\nexpires = 2999-01-01\n'
     )
     res = precommit(tmp_path, "info-py", *map(str, files))

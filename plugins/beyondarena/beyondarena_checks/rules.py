@@ -29,10 +29,9 @@ def _fact(ctx, name: str):
 def _at(metadata, message: str) -> Finding:
     """Locate a finding at the info.py declaration when the metadata was read from one."""
     match = _SOURCE.match(getattr(metadata, "source", "") or "")
-    target = getattr(metadata, "method", None)
     if match:
-        return Finding(message, target=target, path=match["path"], line=int(match["line"]))
-    return Finding(message, target=target)
+        return Finding(message, path=match["path"], line=int(match["line"]))
+    return Finding(message)
 
 
 def _beyond_metadata(ctx):

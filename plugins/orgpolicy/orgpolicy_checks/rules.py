@@ -39,8 +39,7 @@ def reference_url(ctx):
     parts = urlsplit(url) if isinstance(url, str) else None
     if not parts or parts.scheme not in ("http", "https") or not parts.netloc:
         got = "it is unset" if url is None else f"got {url!r}"
-        yield Finding(f"{metadata.method}: set reference_url to the paper or repository (an http(s) URL; {got})",
-                      target=ctx.target)
+        yield Finding(f"{metadata.method}: set reference_url to the paper or repository (an http(s) URL; {got})")
 
 
 @rule(
@@ -57,7 +56,7 @@ def no_friday_upload(ctx):
     if ctx.dry_run or not settings_mod.of(ctx.config).friday_freeze or ctx.today.weekday() != FRIDAY:
         return
     yield Finding(f"uploads are frozen on Fridays ({ctx.today.isoformat()}): wait for Monday or add a "
-                  f"[[waivers]] entry for ORG102 with a reason, an owner and an expiry", target=ctx.target)
+                  f"[[waivers]] entry for ORG102 with a reason, an owner and an expiry")
 
 
 @rule(
@@ -81,7 +80,7 @@ def llm_tag(ctx):
         path, _, line = source.rpartition(":")
         where = dict(path=path, line=int(line)) if line.isdigit() and path else {}
         yield Finding(f"{metadata.method!r} matches {pattern!r} but lacks the 'with-llm' tag; add tags=['with-llm']",
-                      target=metadata.method, **where)
+                      **where)
 
 
 @rule(
