@@ -21,6 +21,7 @@ def board(tmp_path_factory):
     mapping_path.write_text(mapping_yaml(models))
     with LocalHub(root, faults=leaderboard_faults()) as local, ReadOnlyHub(local.endpoint, backoff=0.01) as hub:
         yield models, load_mapping(mapping_path), hub, local
+        assert local.write_requests() == []
 
 
 def _resolve(board, label: str) -> Resolution:
