@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -232,10 +233,13 @@ def test_misspelt_plugin_setting_is_a_config_error_with_its_path(tmp_path):
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """Both plugins built and installed into a private directory; removed with the test's temp dirs."""
-    target = tmp_path_factory.mktemp("site")
+    """Both plugins built and installed into a private directory that only these tests' subprocesses see."""
+    target, sources = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("sources")
+    for name in ("beyondarena", "orgpolicy"):  # built from copies: setuptools writes build/ next to the sources
+        shutil.copytree(ROOT / "plugins" / name, sources / name,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                    str(ROOT / "plugins" / "beyondarena"), str(ROOT / "plugins" / "orgpolicy")],
+                    str(sources / "beyondarena"), str(sources / "orgpolicy")],
                    check=True, capture_output=True, timeout=600)
     env = {**os.environ, "PYTHONPATH": str(target)}
     env.pop("CHECKS_DISABLE_PLUGIN_AUTOLOAD", None)
