@@ -316,3 +316,26 @@ def test_installed_orgpolicy_blocks_an_upload_without_reference_url(installed, t
     trail = (tmp_path / ".checks" / "orgpolicy-audit.log").read_text()
     assert "upload target='Nori@nori-2026' outcome=blocked" in trail and "ORG101" in trail
     assert "ORG101" not in _verdicts(installed("-p", "no:orgpolicy", *args, cwd=tmp_path))
+
+
+def test_register_sends_a_beyondarena_method_to_beyondarenas_collection(tmp_path):
+    from tabarena_checkout_fixtures import METHODS, SRC, info, make_checkout, write
+
+    repo = tmp_path / "tabarena"
+    make_checkout(repo)
+    ref = str(write(repo, SRC / "models/beyondnori/info.py", info(beyond_nori=(
+        'MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", ag_key="TA-NORI", '
+        'validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes")')))) + ":beyond_nori"
+
+    def register(*extra):
+        return cli(tmp_path, "run", "register", "--method-metadata", ref, "--repo", str(repo), "--dry-run",
+                   "--format", "json", *extra)
+
+    res = register()  # --arena defaults to tabarena
+    assert res.exit_code == ExitCode.BLOCKED and _verdicts(res)["BA301"] == "failed"
+    res = register("--arena", "beyondarena")  # the checkout has no BeyondArena collection yet
+    assert res.exit_code == ExitCode.USAGE_ERROR and "contexts/beyondarena/methods.py" in res.stderr
+    write(repo, METHODS.parent.parent / "beyondarena" / "methods.py", (repo / METHODS).read_text()
+          .replace("tabarena_method_metadata_collection", "beyondarena_method_metadata_collection"))
+    res = register("--arena", "beyondarena")
+    assert _verdicts(res)["BA301"] == "passed", res.stdout[-2000:] + res.stderr
