@@ -221,11 +221,15 @@ def test_audit_of_a_corrupt_decision_log_is_an_input_error(tmp_path):
     assert ".checks/decisions.jsonl:2: not a JSON decision record" in res.stderr
 
 
-def test_misspelt_plugin_setting_is_a_config_error_with_its_path(tmp_path):
+def test_bad_plugin_settings_are_config_errors_with_their_path(tmp_path):
     (tmp_path / "rules.toml").write_text('[arenas.beyondarena]\nofficial_protocoll = "8x1"\n')
     res = cli(tmp_path, "precommit", "info-py", str(write_info(tmp_path, "nori", GOOD_INFO)))
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "arenas.beyondarena.official_protocoll: unknown key" in res.stderr
+    (tmp_path / "rules.toml").write_text('[arenas.orgpolicy]\nticket_pattern = "(["\n')
+    res = cli(tmp_path, "run", "orgpolicy-audit")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "arenas.orgpolicy: ticket_pattern must be a regular expression" in res.stderr
 
 
 # --------------------------------------------------------------------------- installed like a user would

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import attrs
 
 ARENA = "orgpolicy"
+
+
+def _regex(instance, attribute, value) -> None:
+    try:
+        re.compile(value)
+    except (re.error, TypeError) as exc:
+        raise ValueError(f"{attribute.name} must be a regular expression (got {value!r}: {exc})") from None
 
 
 @attrs.frozen
@@ -20,7 +28,7 @@ class OrgPolicySettings:
     audit_log: str = ".checks/orgpolicy-audit.log"
     friday_freeze: bool = True
     llm_pattern: str = "*LLM*"
-    ticket_pattern: str = r"([A-Z][A-Z0-9]+-[0-9]+|#[0-9]+|https?://\S+)"
+    ticket_pattern: str = attrs.field(default=r"([A-Z][A-Z0-9]+-[0-9]+|#[0-9]+|https?://\S+)", validator=_regex)
     relax: list[str] = attrs.field(factory=list)
 
     def audit_path(self, cwd: str | Path = ".") -> Path:
