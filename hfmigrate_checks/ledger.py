@@ -18,6 +18,7 @@ import attrs
 
 from checks import InputError
 from hfmigrate_checks import atomic
+from hfmigrate_checks.validate import date_problem
 
 OK = "ok"
 NEEDS_REVIEW = "needs_review"
@@ -385,6 +386,9 @@ def load(path: str | Path) -> list[LedgerRow]:
             raise InputError(
                 f"{path}: line {reader.line_num}: 'status' must be {OK} or {NEEDS_REVIEW} (got {values['status']!r})"
             )
+        if values["eval_date"] and date_problem({"date": values["eval_date"]}):
+            raise InputError(f"{path}: line {reader.line_num}: 'eval_date' must be a real ISO-8601 date like "
+                             f"2025-01-15 (got {values['eval_date']!r}); leave it empty when the source states none")
         cell = parse_cell(values["source_value"])
         if cell.status == NEEDS_REVIEW:
             values["status"] = NEEDS_REVIEW

@@ -166,6 +166,15 @@ def test_ledger_round_trip_and_hand_edited_status_cannot_hide_a_qualifier(tmp_pa
     assert reloaded[1].status == "needs_review" and reloaded[1].value is None
 
 
+def test_ledger_eval_date_must_be_a_real_date(tmp_path):
+    out = tmp_path / "ledger.csv"
+    ledger.write(out, [ledger.LedgerRow("m", "Diamond", "71.2", "b.csv:L2", eval_date="2025-02-30")])
+    with pytest.raises(InputError, match=r"line 2: 'eval_date' must be a real ISO-8601 date .*got '2025-02-30'"):
+        ledger.load(out)
+    ledger.write(out, [ledger.LedgerRow("m", "Diamond", "71.2", "b.csv:L2", eval_date="2025-02-28")])
+    assert ledger.load(out)[0].eval_date == "2025-02-28"
+
+
 def test_ledger_load_refuses_foreign_csv(tmp_path):
     path = tmp_path / "x.csv"
     path.write_text("a,b\n1,2\n")
