@@ -49,6 +49,29 @@ def bench_file(values: Mapping[str, Any], benchmark: str = BENCHMARK_ID) -> str:
     return eval_results_yaml((benchmark, task, value) for task, value in values.items())
 
 
+def write_small_hub(root: Path, *, prs: int = 7) -> Path:
+    """A small Hub for client and server tests; returns ``root``.
+
+    ``org/model`` has files on main, ``prs`` PRs cycling through open/draft/closed/merged
+    (PR n adds ``.eval_results/b.yaml`` = ``- pr: n``) and one plain discussion after
+    them; ``org/gated`` is gated; ``many/item-0..6`` feed searches; two datasets, one
+    official; the account is ``alice`` (org ``acme``) for any token.
+    """
+    statuses = ("open", "draft", "closed", "merged")
+    threads = [{"num": n, "author": f"u{n}", "status": statuses[n % 4], "title": f"PR {n}",
+                "files": {".eval_results/b.yaml": f"- pr: {n}\n"}} for n in range(1, prs + 1)]
+    threads.append({"num": prs + 1, "author": "asker", "status": "open", "title": "question", "is_pull_request": False})
+    write_model(root, "org/model", {"README.md": "hello\n", ".eval_results/a.yaml": "- a: 1\n", "sub/deep/f.txt": "f"},
+                prs=threads)
+    write_model(root, "org/gated", {"w.txt": "secret"}, gated="manual")
+    for n in range(7):
+        write_model(root, f"many/item-{n}", {"README.md": str(n)})
+    write_dataset(root, "bench/official", {"eval.yaml": "tasks: [{id: t}]\n"}, official=True)
+    write_dataset(root, "bench/other", {"eval.yaml": "tasks: []\n"}, official=False)
+    set_whoami(root, "alice", ["acme"])
+    return root
+
+
 def write_benchmark(root: Path) -> None:
     """The official benchmark plus an unofficial look-alike."""
     write_dataset(root, BENCHMARK_ID, {"eval.yaml": EVAL_YAML, "README.md": "# Toy Bench\n"}, official=True)

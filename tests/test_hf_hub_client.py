@@ -9,24 +9,14 @@ from pathlib import Path
 import pytest
 
 from hfmigrate_checks.hub import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
-from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_dataset, write_model
-
-PRS = [{"num": n, "author": f"u{n}", "status": ("open", "draft", "closed", "merged")[n % 4], "title": f"PR {n}",
-        "files": {".eval_results/b.yaml": f"- pr: {n}\n"}} for n in range(1, 12)]
+from hf_fixtures import write_small_hub
+from hfmigrate_checks.testing import Fault, LocalHub, write_model
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("hubclient")
-    write_model(root, "org/model", {"README.md": "hello\n", ".eval_results/a.yaml": "- a: 1\n", "x/y.txt": "y"},
-                prs=PRS)
-    write_model(root, "org/gated", {"w.txt": "secret"}, gated="manual")
+    root = write_small_hub(tmp_path_factory.mktemp("hubclient"), prs=11)
     write_model(root, "org/big", {".eval_results/big.yaml": "#" * (2 << 20), "latin1.txt": b"caf\xe9"})
-    for n in range(7):
-        write_model(root, f"many/item-{n}", {"README.md": str(n)})
-    write_dataset(root, "bench/official", {"eval.yaml": "tasks: [{id: t}]\n"}, official=True)
-    write_dataset(root, "bench/other", {"eval.yaml": "tasks: []\n"}, official=False)
-    set_whoami(root, "alice", ["acme"])
     return root
 
 
@@ -65,7 +55,7 @@ def test_has_no_write_methods_and_does_not_subclass_hfapi():
 
 def test_reads_models_datasets_and_search(hub):
     info = hub.model_info("org/model")
-    assert info.repo_id == "org/model" and len(info.sha) == 40 and "x/y.txt" in info.files and not info.gated
+    assert info.repo_id == "org/model" and len(info.sha) == 40 and "sub/deep/f.txt" in info.files and not info.gated
     assert hub.model_info("org/model", revision="refs/pr/2").sha != info.sha
     assert hub.dataset_info("bench/official").tags == ("benchmark:official",)
     assert hub.official_benchmarks() == ("bench/official",)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_dataset, write_model
+from hf_fixtures import write_small_hub
+from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_model
 
 
 def _get(url: str, method: str = "GET", headers: dict | None = None, data: bytes | None = None):
@@ -37,18 +38,7 @@ def _all_pages(url: str) -> list:
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("localhub")
-    write_model(root, "org/model", {"README.md": "hello\n", ".eval_results/a.yaml": "- x\n", "sub/deep/f.txt": "f"},
-                prs=[{"num": n, "author": f"u{n}", "status": ("open", "draft", "closed", "merged")[n % 4],
-                      "title": f"PR {n}", "files": {".eval_results/b.yaml": f"pr {n}\n"}} for n in range(1, 8)]
-                + [{"num": 8, "author": "asker", "status": "open", "title": "question", "is_pull_request": False}])
-    write_model(root, "org/gated", {"w.bin": "secret"}, gated=True)
-    for n in range(7):
-        write_model(root, f"many/item-{n}", {"README.md": str(n)})
-    write_dataset(root, "bench/official", {"eval.yaml": "tasks: [{id: t}]\n"}, official=True)
-    write_dataset(root, "bench/other", {"eval.yaml": "tasks: []\n"}, official=False)
-    set_whoami(root, "alice", ["acme"])
-    return root
+    return write_small_hub(tmp_path_factory.mktemp("localhub"))
 
 
 @pytest.fixture
@@ -82,11 +72,14 @@ def test_model_info_with_revision_expand_and_pr_ref(hub):
     assert status == 404 and headers["X-Error-Code"] == "RevisionNotFound"
 
 
+def _error_codes(url: str) -> list[tuple[int, str]]:
+    """(status, X-Error-Code) anonymously and then with a bearer token."""
+    answers = [_get(url), _get(url, headers={"Authorization": "Bearer t"})]
+    return [(status, headers.get("X-Error-Code")) for status, headers, _ in answers]
+
+
 def test_missing_repo_is_401_anonymous_and_404_with_a_token(hub):
-    status, headers, _ = _get(hub.endpoint + "/api/models/org/missing")
-    assert (status, headers["X-Error-Code"]) == (401, "RepoNotFound")
-    status, headers, _ = _get(hub.endpoint + "/api/models/org/missing", headers={"Authorization": "Bearer t"})
-    assert (status, headers["X-Error-Code"]) == (404, "RepoNotFound")
+    assert _error_codes(hub.endpoint + "/api/models/org/missing") == [(401, "RepoNotFound"), (404, "RepoNotFound")]
 
 
 def test_tree_decodes_encoded_and_raw_pr_refs_and_reports_missing_entries(hub):
@@ -113,10 +106,7 @@ def test_resolve_headers_head_and_errors(hub):
     status, headers, _ = _get(hub.endpoint + "/org/model/resolve/main/nope.txt")
     assert (status, headers["X-Error-Code"]) == (404, "EntryNotFound") and "X-Repo-Commit" in headers
     assert _get(hub.endpoint + "/datasets/bench/official/resolve/main/eval.yaml")[2] == b"tasks: [{id: t}]\n"
-    status, headers, _ = _get(hub.endpoint + "/org/gated/resolve/main/w.bin")
-    assert (status, headers["X-Error-Code"]) == (401, "GatedRepo")
-    status, headers, _ = _get(hub.endpoint + "/org/gated/resolve/main/w.bin", headers={"Authorization": "Bearer t"})
-    assert (status, headers["X-Error-Code"]) == (403, "GatedRepo")
+    assert _error_codes(hub.endpoint + "/org/gated/resolve/main/w.txt") == [(401, "GatedRepo"), (403, "GatedRepo")]
 
 
 def test_model_search_honours_limit_and_links_the_next_page(hub):
@@ -145,7 +135,7 @@ def test_discussion_pages_and_filters(hub):
 def test_discussion_details_carry_a_unified_diff(hub):
     details = json.loads(_get(hub.endpoint + "/api/models/org/model/discussions/2?diff=1")[2])
     assert details["isPullRequest"] and details["changes"]["base"] == "refs/heads/main"
-    assert "+++ b/.eval_results/b.yaml" in details["diff"] and "+pr 2" in details["diff"]
+    assert "+++ b/.eval_results/b.yaml" in details["diff"] and "+- pr: 2" in details["diff"]
     assert "diff" not in json.loads(_get(hub.endpoint + "/api/models/org/model/discussions/2")[2])
     assert _get(hub.endpoint + "/api/models/org/model/discussions/99")[0] == 404
 
