@@ -52,8 +52,13 @@ def reference_url(ctx):
     example_pass="checks run upload ...   # Monday to Thursday, or a waiver for ORG102 with an owner",
 )
 def no_friday_upload(ctx):
-    """Uploads are frozen on Fridays (``friday_freeze``); ``--dry-run`` plans are allowed."""
-    if ctx.dry_run or not settings_mod.of(ctx.config).friday_freeze or ctx.today.weekday() != FRIDAY:
+    """Uploads are frozen on Fridays (``friday_freeze``); plans are allowed.
+
+    A plan is ``--dry-run``, or an upload without ``--no-dry-run`` (TabArena's upload only plans
+    by default).
+    """
+    planning = ctx.dry_run or not ctx.options.get("no_dry_run", True)
+    if planning or not settings_mod.of(ctx.config).friday_freeze or ctx.today.weekday() != FRIDAY:
         return
     yield Finding(f"uploads are frozen on Fridays ({ctx.today.isoformat()}): wait for Monday or add a "
                   f"[[waivers]] entry for ORG102 with a reason, an owner and an expiry")
