@@ -280,7 +280,7 @@ def resolve(
             checked.append(f"{info.repo_id} (exists, sha {info.sha})")
             exact.append(info)
     if failures:
-        return result("needs_review", "Hub reads failed after retries: " + "; ".join(failures), checked=checked)
+        return result("needs_review", "Hub reads failed: " + "; ".join(failures), checked=checked)
     if len(exact) == 1:
         info = exact[0]
         return result("exact", f"{info.repo_id} exists (model_info sha {info.sha}) and is named as the label names it",

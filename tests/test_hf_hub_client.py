@@ -10,7 +10,7 @@ import pytest
 
 from hfmigrate_checks.hub import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
 from hf_fixtures import write_small_hub
-from hfmigrate_checks.testing import Fault, LocalHub, write_model
+from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_model
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +128,16 @@ def test_not_found_is_distinct_from_a_failed_read(hub):
     with pytest.raises(HubNotFound) as revision:
         hub.list_files("org/model", revision="refs/pr/99")
     assert revision.value.kind == "revision"
+
+
+def test_a_rejected_token_is_a_read_error_not_a_missing_repo(tmp_path):
+    write_model(tmp_path, "o/m", {"a.txt": "x"})
+    set_whoami(tmp_path, "bob", token="good")
+    with LocalHub(tmp_path) as local, ReadOnlyHub(local.endpoint, "bad", backoff=0.01) as hub:
+        for call in (lambda: hub.model_info("o/m"), lambda: hub.model_info("o/none"), hub.whoami,
+                     lambda: hub.read_file("o/m", "a.txt"), lambda: hub.pull_requests("o/m")):
+            with pytest.raises(HubReadError, match="Invalid credentials"):
+                call()
 
 
 def test_gated_files_raise_a_read_error_without_retrying(hub, local):
