@@ -67,9 +67,16 @@ def yaml_number(text: str) -> str:
         parsed = None
     if not isinstance(parsed, bool) and isinstance(parsed, (int, float)) and parsed == number and "_" not in text:
         return text.lstrip("+")
-    if number.is_integer() and re.fullmatch(r"[+-]?\d+", text):
+    if number.is_integer() and re.fullmatch(r"[+-]?\d+", text, re.ASCII):
         return str(int(text))
-    return repr(number)
+    return _float_text(number)
+
+
+def _float_text(number: float) -> str:
+    """``repr`` with a '.' in the mantissa: YAML 1.1 readers take ``1e-05`` for a string."""
+    text = repr(number)
+    mantissa, sep, exponent = text.partition("e")
+    return f"{mantissa}.0e{exponent}" if sep and "." not in mantissa else text
 
 
 def _scalar(value: Any) -> str:
@@ -83,7 +90,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else ".nan" if value != value else (".inf" if value > 0 else "-.inf")
+        return _float_text(value) if math.isfinite(value) else ".nan" if value != value else (".inf" if value > 0 else "-.inf")
     if isinstance(value, (dt.date, dt.datetime)):
         value = value.isoformat()
     text = json.dumps(str(value), ensure_ascii=False)
@@ -95,9 +102,15 @@ class Literal(str):
     """A scalar already formatted for YAML (a printed number), emitted as is."""
 
 
+#: plain words YAML 1.1 readers turn into booleans or null
+RESERVED_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"})
+
+
 def _key(key: Any) -> str:
-    key = str(key)
-    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) and key not in ("true", "false", "null", "yes", "no", "on", "off", "y", "n") else _scalar(key)
+    if not isinstance(key, str):
+        return _scalar(key)
+    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) and key.lower() not in RESERVED_WORDS
+    return key if plain else _scalar(key)
 
 
 def _lines(value: Any, indent: int) -> list[str]:

@@ -37,8 +37,9 @@ COLUMNS = (
     "verify_token",
 )
 REQUIRED_COLUMNS = ("source_model", "source_task", "source_value", "source_locator")
-NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
-LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*)$", re.S)
+#: ASCII digits only: float() would also read other scripts' digits, which no leaderboard means as a number
+NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*)$", re.S | re.ASCII)
 EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(.+)\1$", re.S)
 MD_LINK = re.compile(r"^\[(?P<text>[^\]]*)\]\((?P<url>[^)\s]+)(?:\s+\"[^\"]*\")?\)$")
 MAX_CELL = 500

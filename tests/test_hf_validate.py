@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from checks.testing import run_cli
 from hfmigrate_checks import validate, yamlsafe
-from hfmigrate_checks.drafts import emit_yaml
+from hfmigrate_checks.drafts import emit_yaml, yaml_number
+from hfmigrate_checks.ledger import NUMBER
 
 BENCH = "Idavidrein/gpqa"
 GOOD = """- dataset:
@@ -160,3 +165,14 @@ def test_symlinked_draft_is_not_followed(tmp_path):
 def test_emitter_round_trips_strings(value):
     entries = [{"dataset": {"id": BENCH, "task_id": value}, "value": 1.5, "notes": value, "source": {}}]
     assert yamlsafe.loads(emit_yaml(entries)) == entries
+
+
+@given(st.from_regex(NUMBER, fullmatch=True).filter(lambda t: math.isfinite(float(t))))
+def test_printed_numbers_stay_the_same_number_in_yaml(text):
+    value = yamlsafe.loads(f"v: {yaml_number(text)}")["v"]
+    assert not isinstance(value, (bool, str)) and float(value) == float(text)
+
+
+def test_emitter_keys_that_yaml_would_retype_are_quoted():
+    data = [{"Yes": 1, "ON": 2, 3: "x", "plain_key": None, "with space": True}]
+    assert yamlsafe.loads(emit_yaml(data)) == data
