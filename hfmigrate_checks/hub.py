@@ -77,10 +77,11 @@ class RepoInfo:
 
 @attrs.frozen
 class RepoFile:
-    """A file in a repo tree: its path in the repo and its size in bytes."""
+    """A file in a repo tree: its path, its size in bytes and its git blob id (same content, same id)."""
 
     path: str
     size: int
+    oid: str = ""
 
 
 @attrs.frozen
@@ -327,7 +328,8 @@ class ReadOnlyHub:
 
             entries = self.__api.list_repo_tree(repo_id, path_in_repo=path or None, revision=revision,
                                                 repo_type=repo_type, token=self.__token)
-            return tuple(sorted((RepoFile(e.path, e.size) for e in entries if isinstance(e, HfRepoFile)),
+            return tuple(sorted((RepoFile(e.path, e.size, e.blob_id or "") for e in entries
+                                 if isinstance(e, HfRepoFile)),
                                 key=lambda f: f.path))
 
         what = f"{repo_type} {self._at(repo_id, revision)} folder {path!r}"

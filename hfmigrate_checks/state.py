@@ -97,14 +97,22 @@ def benchmark_entries(file: EvalFile, benchmark_id: str) -> list[dict]:
     return out
 
 
-def _read_eval_files(hub, repo_id: str, revision: str, problems: list[str], where: str) -> tuple[EvalFile, ...]:
-    """Every ``.eval_results`` YAML file at ``revision``; what cannot be read or parsed lands in ``problems``."""
+def _read_eval_files(hub, repo_id: str, revision: str, problems: list[str], where: str,
+                     known: dict[tuple[str, str], EvalFile]) -> tuple[EvalFile, ...]:
+    """Every ``.eval_results`` YAML file at ``revision``; what cannot be read or parsed lands in ``problems``.
+
+    ``known`` maps (path, blob id) to files already read: main's reads are recorded there,
+    so a PR's unchanged files are not downloaded again nor their problems reported twice.
+    """
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
     listing = hub.list_files(repo_id, revision=revision, path=EVAL_DIR)
     out = []
     for item in listing:
         if not item.path.endswith(EVAL_SUFFIXES):
+            continue
+        if item.oid and (item.path, item.oid) in known:
+            out.append(known[item.path, item.oid])
             continue
         if item.size > hub.max_file_bytes:
             problems.append(f"{where} {item.path} is {item.size} bytes, over the {hub.max_file_bytes}-byte limit")
@@ -122,6 +130,8 @@ def _read_eval_files(hub, repo_id: str, revision: str, problems: list[str], wher
         elif not isinstance(parsed.data, list):
             problems.append(f"{where} {item.path}: the root is not a list of results")
         out.append(parsed)
+        if item.oid:
+            known.setdefault((item.path, item.oid), parsed)
     return tuple(out)
 
 
@@ -129,7 +139,9 @@ def _added_lines(diff: str) -> str:
     return "\n".join(line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
 
 
-def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr) -> tuple[PendingPR, list[str]]:
+def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr,
+                known: Mapping[tuple[str, str], EvalFile]) -> tuple[PendingPR, list[str]]:
+    """Read one pending PR's diff and files; ``known`` holds main's files by (path, blob id), read only."""
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
     problems: list[str] = []
@@ -142,7 +154,7 @@ def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr) -> tuple[PendingPR, li
     except (HubReadError, HubNotFound) as exc:
         problems.append(f"{where}: the diff could not be read: {exc}")
     try:
-        files = _read_eval_files(hub, repo_id, pr.git_reference, problems, f"{where} ({pr.git_reference})")
+        files = _read_eval_files(hub, repo_id, pr.git_reference, problems, f"{where} ({pr.git_reference})", dict(known))
     except (HubReadError, HubNotFound) as exc:
         problems.append(f"{where}: its files at {pr.git_reference} could not be listed: {exc}")
         files = ()
@@ -217,7 +229,8 @@ def inspect_repo(
     try:
         info = hub.model_info(repo_id, revision=revision)
         listing_problems: list[str] = []
-        main_files = _read_eval_files(hub, repo_id, info.sha or rev, listing_problems, f"{rev}:")
+        known: dict[tuple[str, str], EvalFile] = {}
+        main_files = _read_eval_files(hub, repo_id, info.sha or rev, listing_problems, f"{rev}:", known)
         prs = hub.pull_requests(repo_id)
     except (HubReadError, HubNotFound) as exc:
         return state("needs_review", f"the repo could not be inspected: {exc}", problems=(str(exc),))
@@ -228,7 +241,7 @@ def inspect_repo(
         return state("already_present", f"{benchmark_id} is on {rev} in {', '.join(on_main)}", sha=sha,
                      main_files=main_files, main_has_benchmark=True, problems=tuple(problems))
 
-    inspected = hub.parallel(lambda pr: _inspect_pr(hub, repo_id, benchmark_id, pr), [p for p in prs if p.pending])
+    inspected = hub.parallel(lambda pr: _inspect_pr(hub, repo_id, benchmark_id, pr, known), [p for p in prs if p.pending])
     pending = tuple(record for record, _ in inspected)
     for _, pr_problems in inspected:
         problems.extend(pr_problems)

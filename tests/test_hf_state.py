@@ -121,6 +121,19 @@ def _write(board, repo_id, files=None, prs=(), **kw):
     return repo_id
 
 
+def test_unchanged_files_at_a_pr_ref_are_not_downloaded_again(board, hub):
+    gpqa = eval_results_yaml([(OTHER_BENCHMARK, "diamond", 0.4)])
+    repo = _write(board, "reuse/Files", {".eval_results/gpqa.yaml": gpqa},
+                  prs=[{"num": 1, "author": "x", "status": "open", "files": {".eval_results/toy.yaml": bench_file(VALUES)}}])
+    board[2].clear_requests()
+    got = inspect_repo(hub, repo, BENCHMARK_ID, proposed=VALUES)
+    assert got.status == "duplicate_open_pr"
+    assert [f.path for f in got.pending_prs[0].files] == [".eval_results/gpqa.yaml", ".eval_results/toy.yaml"]
+    downloads = [r.path for r in board[2].requests if "/resolve/" in r.path and r.method == "GET"]
+    assert sorted(p.rsplit("/", 1)[1] for p in downloads) == ["gpqa.yaml", "toy.yaml"]
+    assert any("refs%2Fpr%2F1/.eval_results/toy.yaml" in p for p in downloads)
+
+
 def test_case_variants_of_the_benchmark_id_count_as_present(board, hub):
     upper = eval_results_yaml([(BENCHMARK_ID.upper(), "main", 1.0)])
     repo = _write(board, "case/On-Main", {".eval_results/x.yml": upper})
