@@ -65,6 +65,11 @@ def no_duplicate_benchmark(ctx):
         if d.draft.kind == "draft" and status != "new":
             yield Finding(f"{d.draft.repo_id}: a new file is drafted but the repo state is {status!r}",
                           target=d.label)
+        elif d.draft.kind == "draft" and (getattr(state, "main_has_benchmark", False) or state.matching_prs):
+            where = "on main" if state.main_has_benchmark else "in PR " + ", ".join(
+                f"#{pr.num}" for pr in state.matching_prs)
+            yield Finding(f"{d.draft.repo_id}: a new file is drafted but the benchmark is already {where}",
+                          target=d.label)
         elif d.draft.kind == "update_existing_pr" and status != "update_existing_pr":
             yield Finding(f"{d.draft.repo_id}: an owned-PR update is drafted but the repo state is {status!r}",
                           target=d.label)
@@ -134,6 +139,9 @@ def every_file_and_diff_checked(ctx):
         if problems:
             yield Finding(f"{d.draft.repo_id}: drafted although reading it failed: {'; '.join(map(str, problems))}",
                           target=d.label)
+        unread = [f"#{pr.num}" for pr in getattr(state, "pending_prs", ()) if not pr.diff_checked]
+        if unread:
+            yield Finding(f"{d.draft.repo_id}: the diff of pending PR {', '.join(unread)} was not read", target=d.label)
         if not getattr(state, "sha", None) or not getattr(state, "checked_at", None):
             yield Finding(f"{d.draft.repo_id}: no inspected commit or check time recorded", target=d.label)
 

@@ -212,6 +212,10 @@ def test_hf401_no_new_file_next_to_an_existing_result():
     facts.decisions = (attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", "duplicate_open_pr")),
                        *facts.decisions[1:])
     assert_fails(judge(facts), "HF401", "a new file is drafted but the repo state is 'duplicate_open_pr'")
+    facts = make()
+    inconsistent = state("alpha/Alpha-7B", pending_prs=owned_pr().pending_prs)
+    facts.decisions = (attrs.evolve(facts.decisions[0], state=inconsistent), *facts.decisions[1:])
+    assert_fails(judge(facts), "HF401", "the benchmark is already in PR #4")
     assert_passes(judge(make()), "HF401")
 
 
@@ -244,6 +248,11 @@ def test_hf403_every_file_and_diff_checked():
     facts.decisions = (attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", problems=("PR #3 diff: HTTP 500",))),
                        *facts.decisions[1:])
     assert_fails(judge(facts), "HF403", "drafted although reading it failed: PR #3 diff: HTTP 500")
+    pr = attrs.evolve(owned_pr().pending_prs[0], diff_checked=False, matches_benchmark=False)
+    facts = make()
+    facts.decisions = (attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", pending_prs=(pr,))),
+                       *facts.decisions[1:])
+    assert_fails(judge(facts), "HF403", "the diff of pending PR #4 was not read")
     assert_passes(judge(make()), "HF403")
 
 
