@@ -30,6 +30,7 @@ ENGINES = ("native", "tabarena")
 #: below this many raw files, copying them in worker processes costs more than it saves
 PARALLEL_THRESHOLD = 48
 CHUNK = 64
+IO_THREADS = 4
 
 
 def _facts(ctx):
@@ -49,9 +50,17 @@ def _cache(ctx) -> MethodCache:
     return MethodCache.of(cache_root(ctx.options.get("cache_root")), ctx.facts.metadata)
 
 
+def _digests(ctx) -> dict[str, str]:
+    """The input digests, computed once per run (the plan, the source record and the decision record share them)."""
+    facts = ctx.facts
+    if "_process_digests" not in facts.__dict__:
+        facts.__dict__["_process_digests"] = facts.digests()
+    return facts.__dict__["_process_digests"]
+
+
 def source_record(ctx) -> dict[str, Any]:
     """What the cache is built from; two builds with equal records hold the same content."""
-    digests = ctx.facts.digests()
+    digests = _digests(ctx)
     return {
         "raw_data": digests.get("raw_data"),
         "method_metadata": digests.get("method_metadata"),
@@ -154,15 +163,27 @@ def rename_result(result: dict, renamed: str, meta_method: str, model_key: str |
     return result
 
 
-def _copy_chunk(jobs: list[tuple[str, str, str]], method: str, model_key: str | None, is_config: bool) -> int:
-    """Read each source safely, rename, and write it as a plain pickle (runs in a worker process)."""
+def _copy_one(job: tuple[str, str, str], method: str, model_key: str | None, is_config: bool) -> None:
     from tabarena_checks import reader
 
-    for src, dest, renamed in jobs:
-        result = rename_result(reader.load_result(src), renamed, method, model_key, is_config)
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        with open(dest, "wb") as fh:
-            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    src, dest, renamed = job
+    result = rename_result(reader.load_result(src), renamed, method, model_key, is_config)
+    data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(dest, "wb") as fh:
+        fh.write(data)
+
+
+def _copy_chunk(jobs: list[tuple[str, str, str]], method: str, model_key: str | None, is_config: bool) -> int:
+    """Read each source safely, rename, write it as a plain pickle (in a worker process).
+
+    Threads overlap the file-system work (directory and file creation dominate on slow disks)
+    with decoding, which releases the GIL while gunzipping.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(IO_THREADS) as pool:
+        list(pool.map(lambda job: _copy_one(job, method, model_key, is_config), jobs))
     return len(jobs)
 
 
@@ -344,7 +365,7 @@ PROCESS = Action(
                      help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers)."),
     ),
     target=_target,
-    inputs=lambda ctx: ctx.facts.digests(),
+    inputs=_digests,
     arena="tabarena",
 )
 

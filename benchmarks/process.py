@@ -1,0 +1,102 @@
+"""How long ``checks run process`` (native engine) takes on a large generated run, against the bare read loop.
+
+The baseline is the least any processing must do: read, gunzip and unpickle every
+results.pkl once, in one process. ``checks run process`` is measured as a whole command
+(interpreter start, rules, index, tables, raw copy) into an empty cache root, cold (no index
+cache) and warm (index cached by the earlier run). Target: cold under 2x the bare loop. The
+raw copy creates a directory per result: run it on the disk the cache will live on (mkdir
+speed differs a lot between file systems, e.g. a busy /tmp).
+
+    .venv/bin/python benchmarks/process.py [--files 10000] [--workdir DIR] [--no-cache-raw]
+"""
+
+from __future__ import annotations
+
+import sys
+
+# benchmarks/ holds inspect.py, which would shadow the standard library's inspect for this script
+sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
+
+import argparse
+import gzip
+import os
+import pickle
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+TASKS = (363612, 363614)
+REPEATS, FOLDS = 5, 2
+INFO = '''from tabarena.models._method_metadata import MethodMetadata
+
+bench = MethodMetadata.config(method="Bench", suite="bench-process", ag_key="TA-NORI", is_bag=True,
+                              validation_protocol="8x1")
+'''
+
+
+def bare_loop(files: list[Path]) -> float:
+    start = time.perf_counter()
+    for path in files:
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        pickle.loads(data)  # our own generated files: the baseline may use the plain unpickler
+    return time.perf_counter() - start
+
+
+def timed_process(data: Path, work: Path, *extra: str) -> float:
+    """One whole ``checks run process`` into a fresh cache root (the first processing of a method)."""
+    checks = Path(sys.executable).with_name("checks")
+    root = work / "cache"
+    shutil.rmtree(root, ignore_errors=True)
+    cmd = [str(checks), "run", "process", str(data), "--method-metadata", f"{work / 'info.py'}:bench",
+           "--cache-root", str(root), *extra]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
+    took = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"checks run process failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--no-cache-raw", action="store_true", help="Measure process without the raw copy too.")
+    args = parser.parse_args()
+    from tabarena_checks.synth import generate_run
+
+    work = (args.workdir or Path(tempfile.mkdtemp(prefix="bench-process-"))).resolve()
+    per_config = len(TASKS) * REPEATS * FOLDS
+    configs = max(1, args.files // per_config)
+    data = work / "run" / "data"
+    if not data.is_dir():
+        start = time.perf_counter()
+        generate_run(work / "run", configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, bag_children=8,
+                     validation_protocol="8x1", method="Bench", name_prefix="TA-Bench", ag_key="TA-NORI")
+        print(f"generated {configs * per_config} results.pkl in {time.perf_counter() - start:.1f}s")
+    (work / "info.py").write_text(INFO)
+    files = sorted(data.rglob("results.pkl"))
+    size = sum(p.stat().st_size for p in files)
+    print(f"run: {len(files)} results.pkl, {size / 1e6:.0f} MB on disk, {os.cpu_count()} CPU(s)")
+
+    bare_loop(files)  # warm the page cache so both sides read from memory
+    bare = bare_loop(files)
+    shutil.rmtree(data / ".checks-index", ignore_errors=True)
+    cold = timed_process(data, work)
+    warm = timed_process(data, work)
+    print(f"bare read loop (read + gunzip + unpickle, 1 process): {bare:.2f}s")
+    print(f"checks run process, cold index:  {cold:.2f}s  = {cold / bare:.2f}x the bare loop (target < 2x)")
+    print(f"checks run process, warm index:  {warm:.2f}s  = {warm / bare:.2f}x the bare loop")
+    if args.no_cache_raw:
+        shutil.rmtree(data / ".checks-index", ignore_errors=True)
+        no_raw = timed_process(data, work, "--no-cache-raw")
+        print(f"checks run process, cold index, --no-cache-raw: {no_raw:.2f}s  = {no_raw / bare:.2f}x the bare loop")
+    print(f"files kept in {work}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""Publishing throughput of ``checks run upload`` against a plain boto3 ``upload_file`` loop, on a local moto server.
+
+A method cache of about ``--mib`` MiB (mostly raw results, incompressible) is staged once
+(zips, checksums, metadata.yaml); both sides then upload exactly those files to moto's S3
+server on 127.0.0.1: the uploader (multipart with 16 MiB parts, four objects at once,
+metadata.yaml last) and a sequential ``client.upload_file`` loop with boto3's defaults.
+Verification (list + HEAD + ETag compare) and the no-op rerun are timed separately. Target:
+the uploader at least as fast as the loop.
+
+    .venv/bin/python benchmarks/upload.py [--mib 1024]
+"""
+
+from __future__ import annotations
+
+import sys
+
+# benchmarks/ holds inspect.py, which would shadow the standard library's inspect for this script
+sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
+
+import argparse  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+MIB = 1024 * 1024
+RAW_FILE = 4 * MIB
+METHOD, SUITE, BUCKET = "Bench", "bench-upload", "tabarena"
+
+
+def build_cache(root: Path, mib: int) -> None:
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tabarena_checks.cache_layout import MethodCache, render_metadata_yaml
+    from tabarena_checks.metadata import MethodMetadata
+
+    cache = MethodCache(root, SUITE, METHOD)
+    meta = MethodMetadata(method=METHOD, suite=SUITE, ag_key="TA-BENCH", verified=False,
+                          cache_kwargs={"bucket": BUCKET, "prefix": "cache"}, validation_protocol="8x1")
+    for d in (cache.results, cache.processed / "model_predictions"):
+        d.mkdir(parents=True, exist_ok=True)
+    cache.metadata_yaml.write_text(render_metadata_yaml(meta, "8x1"))
+    table = pa.table({"dataset": ["d"] * 1000, "fold": list(range(1000)), "metric_error": [0.1] * 1000})
+    pq.write_table(table, cache.results / "model_results.parquet")
+    pq.write_table(table, cache.processed / "configs.parquet")
+    cache.configs_hyperparameters.write_text(json.dumps({"Bench_c1_BAG_L1": {"model_type": "TA-BENCH"}}))
+    predictions = max(1, mib // 10)
+    (cache.processed / "model_predictions" / "pred-test.dat").write_bytes(os.urandom(predictions * MIB))
+    for i in range(max(1, (mib - predictions) * MIB // RAW_FILE)):
+        path = cache.raw / f"Bench_c{i}_BAG_L1" / "363612" / "0_0" / "results.pkl"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(os.urandom(RAW_FILE))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mib", type=int, default=1024, help="Approximate size of the cache to publish.")
+    args = parser.parse_args()
+    from moto.server import ThreadedMotoServer
+
+    import boto3
+
+    from tabarena_checks import s3store
+    from tabarena_checks.upload import UploadFacts
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    work = Path(tempfile.mkdtemp(prefix="bench-upload-"))
+    build_cache(work / "cache", args.mib)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        os.environ.update({"CHECKS_S3_ENDPOINT_URL": endpoint, "R2_ACCOUNT_ID": "bench",
+                           "R2_ACCESS_KEY_ID": "bench-key", "R2_SECRET_ACCESS_KEY": "bench-secret"})
+        plain = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="bench-key",
+                             aws_secret_access_key="bench-secret")
+        plain.create_bucket(Bucket=BUCKET)
+        facts = UploadFacts({"from_cache": (METHOD, SUITE), "cache_root": str(work / "cache")})
+        start = time.perf_counter()
+        objects = facts.stage(work)
+        staged = time.perf_counter() - start
+        total = sum(o.size for o in objects)
+        print(f"staged {len(objects)} objects, {total / MIB:.0f} MiB, in {staged:.1f}s (zips, checksums, metadata)")
+
+        def ours(prefix: str) -> tuple[float, s3store.Publisher]:
+            keyed = [s3store.Planned(o.key.replace(facts.key_root, prefix), o.path, o.size) for o in objects]
+            publisher = s3store.Publisher(s3store.make_client(), BUCKET, prefix)
+            begin = time.perf_counter()
+            report = publisher.publish(keyed, last=keyed[-1].key)
+            took = time.perf_counter() - begin
+            assert len(report.sent) == len(keyed), report
+            return took, publisher, keyed
+
+        def loop(prefix: str) -> float:
+            begin = time.perf_counter()
+            for o in objects:
+                plain.upload_file(str(o.path), BUCKET, o.key.replace(facts.key_root, prefix))
+            return time.perf_counter() - begin
+
+        mine, publisher, keyed = ours("run1")
+        baseline = loop("loop1")
+        mine2, _, _ = ours("run2")
+        baseline2 = loop("loop2")
+        begin = time.perf_counter()
+        verification = publisher.verify(keyed)
+        verify = time.perf_counter() - begin
+        assert verification.ok, verification
+        begin = time.perf_counter()
+        again = publisher.publish(keyed, last=keyed[-1].key)
+        rerun = time.perf_counter() - begin
+        assert not again.sent
+        mb = total / 1e6
+        best_mine, best_loop = min(mine, mine2), min(baseline, baseline2)
+        print(f"checks upload:        {mine:.2f}s, {mine2:.2f}s  -> {mb / best_mine:.0f} MB/s (best)")
+        print(f"boto3 upload_file loop: {baseline:.2f}s, {baseline2:.2f}s  -> {mb / best_loop:.0f} MB/s (best)")
+        print(f"ratio: checks upload is {best_loop / best_mine:.2f}x the loop's throughput (target >= 1)")
+        print(f"verify (list + HEAD + local ETags of {len(keyed)} objects): {verify:.2f}s")
+        print(f"rerun with everything in place (nothing sent): {rerun:.2f}s")
+    finally:
+        server.stop()
+        server._server.server_close()
+
+
+if __name__ == "__main__":
+    main()
