@@ -113,7 +113,7 @@ def _entry(path: Path, label: object, value: object) -> MappingEntry:
 
 # --------------------------------------------------------------------------- name features
 
-_SEP = re.compile(r"[\s_]+")
+_SEP = re.compile(r"[^a-z0-9.]+")
 _QUANT = re.compile(
     r"(?<![a-z0-9])(gguf|ggml|awq|gptq|bnb|exl2|hqq|mlx|nf4|int[248]|fp[48]|fp16|bf16|w4a16|w8a8|onnx|openvino"
     r"|[248]-?bits?|i?q[1-8](?:-k)?(?:-[a-z0-9]{1,2})?)(?![a-z0-9])"
@@ -151,8 +151,9 @@ class NameFeatures:
 
 
 def normalize(name: str) -> str:
-    """Lower case, with spaces and underscores read as hyphens (the part after '/' only)."""
-    return _SEP.sub("-", name.rsplit("/", 1)[-1].strip().lower())
+    """The part after '/', lower case, with every run of other characters than letters, digits and '.'
+    read as one hyphen: "Llama 3.1 8B (Instruct)" and "Llama_3.1-8B-Instruct" both give "llama-3.1-8b-instruct"."""
+    return _SEP.sub("-", name.rsplit("/", 1)[-1].lower()).strip("-")
 
 
 def features(name: str) -> NameFeatures:

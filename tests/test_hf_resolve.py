@@ -96,6 +96,13 @@ def test_a_matching_candidate_link_is_exact_and_a_conflicting_one_spoils_a_searc
     assert conflicting.status == "ambiguous" and "upsilon/Upsilon-7B" in conflicting.evidence
 
 
+def test_display_punctuation_in_a_label_does_not_hide_the_repo(board):
+    _, _, hub, _ = board
+    got = resolve(hub, "Beta 7B (Instruct)")
+    assert (got.status, got.repo_id) == ("exact", "betalab/Beta-7B-Instruct")
+    assert any(c.startswith("search 'beta-7b-instruct'") for c in got.candidates_checked)
+
+
 def test_renamed_repos_are_not_followed_silently(board):
     _, _, hub, _ = board
     mapped = resolve(hub, "Sigma Next", mapped=MappingEntry("Sigma Next", "sigma-old/Sigma-Next-7B"))
