@@ -129,14 +129,14 @@ def model_repo(i: int) -> str:
     return f"fill-org/Model-{i}-7B"
 
 
-def write_hub(root: Path, models: int) -> None:
+def write_hub(root: Path, models: int, *, token: str | None = None) -> None:
     """The official toy benchmark, the test account and ``models`` plain model repos (state ``new``)."""
     from hf_fixtures import TOKEN, WHOAMI, write_benchmark
 
     from hfmigrate_checks.testing import set_whoami, write_model
 
     write_benchmark(root)
-    set_whoami(root, WHOAMI, token=TOKEN)
+    set_whoami(root, WHOAMI, token=token or TOKEN)
     for i in range(models):
         write_model(root, model_repo(i), {"README.md": f"# {model_repo(i)}\n"})
 
@@ -155,26 +155,26 @@ def write_ledger(path: Path, *, models: int, base: float) -> None:
     ledger.write(path, rows)
 
 
-def hf_env(hub_endpoint: str, home: Path) -> dict[str, str]:
+def hf_env(hub_endpoint: str, home: Path, token: str | None = None) -> dict[str, str]:
     from hf_fixtures import TOKEN
 
-    return {"HF_ENDPOINT": hub_endpoint, "HF_TOKEN": TOKEN, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
+    return {"HF_ENDPOINT": hub_endpoint, "HF_TOKEN": token or TOKEN, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
 
 
 @contextmanager
-def hf_setup(tmp: Path, *, models: int, **hub_options):
+def hf_setup(tmp: Path, *, models: int, token: str | None = None, **hub_options):
     """A running LocalHub with ``models`` models, plus contract.json and models.yaml in ``tmp``; yields the env."""
     from hf_fixtures import BENCHMARK_ID
 
     from checks.testing import run_cli
     from hfmigrate_checks.testing import LocalHub
 
-    write_hub(tmp / "hub", models)
+    write_hub(tmp / "hub", models, token=token)
     write_mapping(tmp / "models.yaml", models)
     (tmp / "contract.yaml").write_text(CONTRACT_YAML)
     with LocalHub(tmp / "hub", **hub_options) as hub:
-        env = hf_env(hub.endpoint, tmp / "hf-home")
+        env = hf_env(hub.endpoint, tmp / "hf-home", token)
         made = run_cli(["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
                        env=env, cwd=tmp)
         assert made.exit_code == 0, made.stdout + made.stderr

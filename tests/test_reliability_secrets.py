@@ -1,0 +1,104 @@
+"""Credentials in the environment never reach an output, a file, a decision record or an error message.
+
+Every command of both workflows runs with fake but realistically shaped credentials set
+(R2_*, AWS_*, an ``hf_...`` HF_TOKEN), through success and through failure; afterwards every
+file the run wrote (cache, index cache, bundle, .checks/decisions.jsonl) and every byte of
+stdout/stderr is searched for each value.
+"""
+
+from __future__ import annotations
+
+import pytest
+from reliability_fixtures import draft_args, files_under, hf_setup, leaks, run_checks, write_info, write_ledger
+from s3_fixtures import make_method_cache, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
+from tabarena_fixtures import make_run
+
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+from reliability import reliability
+
+HF_TOKEN = "hf_" + "Zq8" * 12
+AWS = {
+    "AWS_ACCESS_KEY_ID": "AKIA" + "R7T2" * 4,
+    "AWS_SECRET_ACCESS_KEY": "aws-secret-" + "k9" * 15,
+    "AWS_SESSION_TOKEN": "FwoGZXIvYXdzE" + "x1" * 20,
+}
+R2_SECRETS = ("R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
+
+
+def _secrets(env) -> list[str]:
+    return [HF_TOKEN, *AWS.values(), *(env.get(name, "") for name in R2_SECRETS)]
+
+
+@pytest.fixture
+def secret_env(monkeypatch):
+    for name, value in {**AWS, "HF_TOKEN": HF_TOKEN}.items():
+        monkeypatch.setenv(name, value)
+
+
+@reliability(fault="fake AWS_*, R2_* and an hf_ HF_TOKEN in the environment while the TabArena workflow runs: inspect, "
+                   "process (blocked and successful), upload (dry run, real run, refused by the store)",
+             must="none of the values appears in stdout, stderr, the decision records, the index cache or the method "
+                  "cache")
+def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, secret_env, monkeypatch):
+    import os
+
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    bad = make_run(tmp_path / "bad", tasks=(363612,), folds=2, defects=("truncated", "unsafe_pickle"))
+    ref = write_info(tmp_path / "info")
+    cache = tmp_path / "cache"
+    make_method_cache(cache)
+    outputs = []
+    for args in (
+        ["inspect", str(data), "--format", "json"],
+        ["run", "process", str(bad), "--method-metadata", ref, "--cache-root", str(cache), "--format", "json"],
+        ["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache)],
+        ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(cache)],
+        ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(cache), "--no-dry-run"],
+    ):
+        res = run_cli(args, cwd=tmp_path)
+        outputs += [res.stdout, res.stderr]
+    s3_proxy.fault = lambda method, path: 403
+    refused = run_cli(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(cache),
+                       "--no-dry-run", "--format", "json"], cwd=tmp_path)
+    assert refused.exit_code == ExitCode.ACTION_FAILED, refused.stdout
+    outputs += [refused.stdout, refused.stderr]
+    assert (tmp_path / ".checks" / "decisions.jsonl").is_file()
+    assert leaks(_secrets(os.environ), outputs, files_under(tmp_path)) == []
+
+
+@reliability(fault="an hf_ HF_TOKEN and AWS credentials in the environment during `checks hf contract`, `checks run "
+                   "draft` (accepted token) and a draft with a token the Hub rejects (401 on every route)",
+             must="the token appears in no output, bundle file, decision record or error message")
+def test_hf_workflow_never_leaks_the_token(tmp_path, secret_env):
+    import os
+
+    with hf_setup(tmp_path, models=3, token=HF_TOKEN) as (env, hub):
+        write_ledger(tmp_path / "ledger.csv", models=3, base=50.0)
+        ok = run_cli(draft_args(tmp_path), env=env, cwd=tmp_path)
+        assert ok.exit_code == 0, ok.stdout + ok.stderr
+        assert any(r.authorized for r in hub.requests), "the token was really used"
+        wrong = {**env, "HF_TOKEN": "hf_" + "W0rng" * 8}
+        rejected = run_cli([*draft_args(tmp_path, "bundle-rejected"), "--format", "json"], env=wrong, cwd=tmp_path)
+        child = run_checks(draft_args(tmp_path, "bundle-child"), cwd=tmp_path, env=wrong)
+    texts = [ok.stdout, ok.stderr, rejected.stdout, rejected.stderr, child.stdout, child.stderr]
+    written = [p for p in files_under(tmp_path) if not p.is_relative_to(tmp_path / "hub")]  # the Hub's own fixture
+    assert leaks([*_secrets(os.environ), HF_TOKEN, wrong["HF_TOKEN"]], texts, written) == []
+    assert (tmp_path / "bundle" / "review.md").is_file() and (tmp_path / ".checks" / "decisions.jsonl").is_file()
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "draft", "--hf-token", "hf_abcdefghijklmnopqrstu"],
+    ["hf", "contract", "x/y", "--token=hf_abcdefghijklmnopqrstu"],
+    ["run", "upload", "--aws-secret-access-key", "hf_abcdefghijklmnopqrstu"],
+    ["inspect", ".", "--api-key", "hf_abcdefghijklmnopqrstu"],
+    ["run", "process", ".", "--r2-access-key-id", "hf_abcdefghijklmnopqrstu"],
+], ids=["draft", "contract", "upload", "inspect", "process"])
+@reliability(fault="a credential passed as a command-line option to any workflow command",
+             must="refused with exit 2 and a pointer to the environment before anything runs; the value is not echoed")
+def test_credential_options_refused_everywhere(tmp_path, args):
+    res = run_cli(args, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert "environment" in res.stderr
+    assert "abcdefghijklmnopqrstu" not in res.stdout + res.stderr
+    assert not (tmp_path / ".checks").exists()
