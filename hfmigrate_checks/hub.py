@@ -115,8 +115,13 @@ class _DeadlineExceeded(Exception):
     pass
 
 
-def _classify(exc: BaseException, client_retried: bool) -> tuple[str, str, float | None]:
-    """Sort a client exception into (gated|missing:<kind>|retry|fail, reason, retry-after seconds)."""
+def _classify(exc: BaseException, client_retried: bool, bare_404: str | None) -> tuple[str, str, float | None]:
+    """Sort a client exception into (gated|missing:<kind>|retry|fail, reason, retry-after seconds).
+
+    A 404 without the Hub's ``X-Error-Code`` means "not found" only where the Hub answers
+    that way (``bare_404`` names the kind, e.g. discussion); elsewhere it is a failure, so a
+    wrong endpoint reads as needs_review, never as "absent".
+    """
     import httpx2
     from huggingface_hub import errors
 
@@ -133,14 +138,14 @@ def _classify(exc: BaseException, client_retried: bool) -> tuple[str, str, float
         cause = exc.__cause__ or exc.__context__
         if cause is None or isinstance(cause, errors.FileMetadataError):
             return "fail", f"file download failed ({_describe(cause or exc)})", None
-        verdict, reason, retry_after = _classify(cause, client_retried)
+        verdict, reason, retry_after = _classify(cause, client_retried, bare_404)
         return verdict, f"file download failed ({reason})", retry_after
     if isinstance(exc, errors.HfHubHTTPError) and exc.response is not None:
         status = exc.response.status_code
         if status in _RETRY_STATUSES:
             return ("fail" if client_retried else "retry"), _describe(exc), _retry_after(exc)
-        if status == 404:
-            return "missing:discussion", "not found (HTTP 404)", None
+        if status == 404 and bare_404:
+            return f"missing:{bare_404}", "not found (HTTP 404)", None
         return "fail", _describe(exc), None
     if isinstance(exc, (httpx2.TransportError, _DeadlineExceeded)):
         return ("fail" if client_retried else "retry"), f"{type(exc).__name__}: {exc}", None
@@ -242,7 +247,8 @@ class ReadOnlyHub:
             raise box["error"]
         return box["value"]
 
-    def _call(self, what: str, fn: Callable[[], T], *, client_retried: bool = False) -> T:
+    def _call(self, what: str, fn: Callable[[], T], *, client_retried: bool = False,
+              bare_404: str | None = None) -> T:
         """Call ``fn`` with bounded retries and map failures onto the project's error types.
 
         ``client_retried`` marks calls huggingface_hub already retries on 429/5xx/network
@@ -256,7 +262,7 @@ class ReadOnlyHub:
             except BaseException as exc:  # noqa: BLE001 - sorted by _classify, unknown ones re-raised
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
-                verdict, reason, retry_after = _classify(exc, client_retried)
+                verdict, reason, retry_after = _classify(exc, client_retried, bare_404)
             if verdict == "gated":
                 raise HubGatedError(what, reason)
             if verdict.startswith("missing:"):
@@ -381,7 +387,7 @@ class ReadOnlyHub:
             d = self.__api.get_discussion_details(repo_id, num, repo_type=repo_type, token=self.__token)
             return _pull_request(d, diff=d.diff or "")
 
-        return self._call(f"pull request #{num} of {repo_type} {repo_id}", fetch)
+        return self._call(f"pull request #{num} of {repo_type} {repo_id}", fetch, bare_404="discussion")
 
     def whoami(self) -> Account | None:
         """The account of the token, or None without a token (no request is sent then).

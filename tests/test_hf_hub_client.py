@@ -128,6 +128,15 @@ def test_not_found_is_distinct_from_a_failed_read(hub):
     with pytest.raises(HubNotFound) as revision:
         hub.list_files("org/model", revision="refs/pr/99")
     assert revision.value.kind == "revision"
+    with pytest.raises(HubNotFound) as discussion:
+        hub.pr_details("org/model", 99)
+    assert discussion.value.kind == "discussion"
+
+
+def test_a_bare_404_from_something_that_is_not_a_hub_is_a_read_error(local):
+    with ReadOnlyHub(local.endpoint + "/not-a-hub", backoff=0.01) as hub:
+        with pytest.raises(HubReadError, match="HTTP 404"):
+            hub.model_info("org/model")
 
 
 def test_a_rejected_token_is_a_read_error_not_a_missing_repo(tmp_path):
