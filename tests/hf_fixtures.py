@@ -40,7 +40,7 @@ def eval_results_yaml(entries: Iterable[tuple[str, str, Any]]) -> str:
     """An ``.eval_results`` file for (benchmark id, task id, value) triples."""
     lines = []
     for benchmark, task, value in entries:
-        lines += [f"- dataset:", f"    id: {benchmark}", f"    task_id: {task}", f"  value: {value}",
+        lines += ["- dataset:", f"    id: {benchmark}", f"    task_id: {task}", f"  value: {value}",
                   "  source:", "    url: https://example.org/leaderboard"]
     return "\n".join(lines) + "\n"
 
