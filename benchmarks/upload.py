@@ -110,8 +110,9 @@ def main() -> None:
         verification = publisher.verify(keyed)
         verify = time.perf_counter() - begin
         assert verification.ok, verification
+        fresh = [s3store.Planned(o.key, o.path, o.size) for o in keyed]  # no digests cached: the rerun hashes
         begin = time.perf_counter()
-        again = publisher.publish(keyed, last=keyed[-1].key)
+        again = publisher.publish(fresh, last=fresh[-1].key)
         rerun = time.perf_counter() - begin
         assert not again.sent
         mb = total / 1e6
@@ -120,7 +121,7 @@ def main() -> None:
         print(f"boto3 upload_file loop: {baseline:.2f}s, {baseline2:.2f}s  -> {mb / best_loop:.0f} MB/s (best)")
         print(f"ratio: checks upload is {best_loop / best_mine:.2f}x the loop's throughput (target >= 1)")
         print(f"verify (list + HEAD + local ETags of {len(keyed)} objects): {verify:.2f}s")
-        print(f"rerun with everything in place (nothing sent): {rerun:.2f}s")
+        print(f"rerun with everything in place (hashes every file, sends nothing): {rerun:.2f}s")
     finally:
         server.stop()
         server._server.server_close()

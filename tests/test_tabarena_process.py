@@ -183,3 +183,10 @@ def test_dry_run_plans_without_writing(tmp_path, runs):
     result = process(tmp_path, runs, "configs", "nori", "--dry-run")
     assert result.exit_code == 0 and "would write" in result.stdout
     assert not (tmp_path / "cache").exists()
+
+
+def test_expected_protocol_is_enforced(tmp_path, runs):
+    blocked = process(tmp_path, runs, "configs", "nori", "--expect-validation-protocol", "3x1")
+    assert blocked.exit_code == 1 and "TA202" in blocked.stdout
+    assert not (tmp_path / "cache").exists()
+    assert process(tmp_path, runs, "configs", "nori", "--expect-validation-protocol", "tabarena").exit_code == 0

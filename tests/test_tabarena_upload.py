@@ -311,3 +311,28 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
     assert out.count("0 missing, 0 size/ETag mismatch") == 2
     assert "local S3 server stopped" in out
     assert DEMO_SECRET not in out + proc.stderr
+
+
+def test_method_metadata_ref_whose_protocol_differs_from_the_processed_one_is_blocked(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache", protocol="8x1")
+    info = tmp_path / "info.py"
+    declaration = ('dummy = MethodMetadata.config(method="Dummy", suite="dummy-2026-11-01", ag_key="TA-DUMMY", '
+                   'cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}}, verified=False, '
+                   'validation_protocol="{}")\n')
+    info.write_text("from tabarena.models._method_metadata import MethodMetadata\n\n" + declaration.format("3x1"))
+    args = ["run", "upload", "--method-metadata", f"{info}:dummy", "--cache-root", str(tmp_path / "cache"),
+            "--no-dry-run"]
+    blocked = run_cli(args, cwd=tmp_path)
+    assert blocked.exit_code == 1 and "records validation_protocol='8x1'" in blocked.stdout
+    assert s3_proxy.log == []
+    info.write_text("from tabarena.models._method_metadata import MethodMetadata\n\n" + declaration.format("8x1"))
+    done = run_cli(args, cwd=tmp_path)
+    assert done.exit_code == 0, done.stdout
+    assert set(remote_objects(s3_env)) == EXPECTED
+
+
+def test_from_cache_without_a_cache_names_the_missing_file(tmp_path):
+    result = upload(tmp_path)
+    assert result.exit_code == 2
+    assert "metadata.yaml" in result.stderr and "process the method first" in result.stderr
+    assert "credential" not in result.stderr.lower()
