@@ -72,6 +72,14 @@ def test_the_record_carries_sha_account_and_check_time(board, hub):
     assert pr.git_reference == "refs/pr/1" and [f.path for f in pr.files] == [".eval_results/toy.yaml"]
 
 
+def test_a_pinned_revision_is_inspected_and_recorded(hub):
+    sha = hub.model_info("gammaco/Gamma-2-70B").sha
+    got = inspect_repo(hub, "gammaco/Gamma-2-70B", BENCHMARK_ID, revision=sha)
+    assert (got.status, got.revision, got.sha) == ("already_present", sha, sha)
+    missing = inspect_repo(hub, "gammaco/Gamma-2-70B", BENCHMARK_ID, revision="0" * 40)
+    assert missing.status == "needs_review" and "revision not found" in missing.reason
+
+
 def test_update_existing_pr_gives_the_prs_latest_file_and_the_missing_tasks(board, hub):
     got = inspect_repo(hub, "eta/Eta-7B", BENCHMARK_ID, proposed=VALUES)
     assert got.status == "update_existing_pr"
