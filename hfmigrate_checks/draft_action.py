@@ -58,16 +58,21 @@ def candidates_for(rows) -> tuple[str, ...]:
 
 
 def gather(ctx):
+    """Resolve every source model and inspect its exact repo, each model on one worker of a bounded pool.
+
+    A worker resolves its model and, if the match is exact, inspects the repo right away
+    (no barrier between the two steps); a repo two labels resolve to is inspected once.
+    """
     import datetime as dt
+    import threading
     from collections import defaultdict
     from concurrent.futures import ThreadPoolExecutor
 
+    from checks import UsageError
     from hfmigrate_checks import contract as contract_mod
     from hfmigrate_checks import drafts, ledger, resolve, state
-    from hfmigrate_checks.facts import DraftFacts
-
-    from checks import UsageError
     from hfmigrate_checks.bundle import replaceable_problem
+    from hfmigrate_checks.facts import DraftFacts
 
     options = ctx.options
     problem = replaceable_problem(options["bundle"])
@@ -81,25 +86,27 @@ def gather(ctx):
         by_label[row.source_model].append(row)
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     workers = max(1, options.get("max_workers") or DEFAULT_WORKERS)
+    states, claimed, lock = {}, set(), threading.Lock()
+
     with _hub(options) as hub, ThreadPoolExecutor(workers, thread_name_prefix="hf-gather") as pool:
         live_future = pool.submit(live_benchmark, hub, options["benchmark_id"])
         account_future = pool.submit(_account, hub)
 
-        def resolve_one(label):
-            return resolve.resolve(hub, label, candidates_for(by_label[label]), mapped=mapping.get(label))
+        def resolve_and_inspect(label):
+            res = resolve.resolve(hub, label, candidates_for(by_label[label]), mapped=mapping.get(label))
+            if res.status != "exact" or drafts.repo_id_problem(res.repo_id) is not None:
+                return res
+            with lock:
+                first = res.repo_id not in claimed
+                claimed.add(res.repo_id)
+            if first:
+                props, _ = drafts.proposals(contract, by_label[label])
+                proposed = {p.task_id: p.row.value for p in props}
+                states[res.repo_id] = state.inspect_repo(hub, res.repo_id, contract.benchmark_id, proposed=proposed)
+            return res
 
         labels = list(by_label)
-        resolutions = dict(zip(labels, pool.map(resolve_one, labels)))
-        proposed = {}
-        for label, res in resolutions.items():
-            if res.status == "exact" and drafts.repo_id_problem(res.repo_id) is None:
-                props, _ = drafts.proposals(contract, by_label[label])
-                proposed.setdefault(res.repo_id, {p.task_id: p.row.value for p in props})
-
-        def inspect_one(repo_id):
-            return state.inspect_repo(hub, repo_id, contract.benchmark_id, proposed=proposed[repo_id])
-
-        states = dict(zip(proposed, pool.map(inspect_one, proposed)))
+        resolutions = dict(zip(labels, pool.map(resolve_and_inspect, labels)))
         live, account = live_future.result(), account_future.result()
     return DraftFacts(
         contract=contract,
