@@ -157,6 +157,9 @@ def rows_from_records(
         label, link = _split_link(record.get(model_column) or "")
         if not label:
             raise InputError(f"{where}: {locator}: empty model label in column {model_column!r}")
+        if len(label) > MAX_CELL or not label.isprintable():
+            raise InputError(f"{where}: {locator}: the model label in column {model_column!r} is longer than "
+                             f"{MAX_CELL} characters or holds control characters; fix the source table")
         variant = (record.get(variant_column) or "").strip() if variant_column else ""
         if task_column:
             pairs = [(str(record.get(task_column) or "").strip(), record.get(value_column) or "")]

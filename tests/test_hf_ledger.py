@@ -193,3 +193,11 @@ def test_ledger_command_writes_csv_and_counts(tmp_path):
     assert len(ledger.load(tmp_path / "ledger.csv")) == 6
     bad = run_cli(["hf", "ledger", str(tmp_path / "missing.md"), "--format", "markdown", "--out", "x.csv"])
     assert bad.exit_code == 2 and "missing.md: no such file" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("label", ["a\x00b", "x" * 501, "bell\x07"])
+def test_hostile_labels_are_refused(tmp_path, label):
+    path = tmp_path / "board.csv"
+    path.write_text(f"Model,Diamond\n\"{label}\",71.2\n")
+    with pytest.raises(InputError, match="board.csv:L2: the model label"):
+        ledger.import_source(path, "csv")
