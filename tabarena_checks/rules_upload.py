@@ -7,7 +7,6 @@ The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
 from __future__ import annotations
 
 from checks import Finding, rule
-from tabarena_checks.s3store import CREDENTIAL_ENV, missing_credentials
 
 UPLOAD = ("upload",)
 
@@ -87,6 +86,8 @@ def parts_present(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
+    from tabarena_checks.s3store import CREDENTIAL_ENV, missing_credentials
+
     if not ctx.facts.real or ctx.dry_run:
         return
     missing = missing_credentials()

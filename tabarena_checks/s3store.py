@@ -12,7 +12,6 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -229,6 +228,8 @@ class Publisher:
         return len(uploads)
 
     def publish(self, objects: Iterable[Planned], last: str) -> UploadReport:
+        from concurrent.futures import ThreadPoolExecutor
+
         objects = list(objects)
         report = UploadReport()
         try:
@@ -280,6 +281,8 @@ class Publisher:
 
     def verify(self, objects: Iterable[Planned]) -> Verification:
         """List the prefix and HEAD every planned key; compare keys, sizes and ETags with the plan."""
+        from concurrent.futures import ThreadPoolExecutor
+
         objects = list(objects)
         listed = list_prefix(self.client, self.bucket, self.prefix)
         with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
