@@ -1,0 +1,162 @@
+"""Hostile names never write outside the target folder: the process cache root, the upload prefix, the draft bundle.
+
+Names come from info.py files, cache folders, leaderboards and mapping files written by
+other people: a method, suite, model label or repo id holding ``..``, ``/``, an absolute
+path, a NUL byte or a very long name must be refused (or made harmless), never followed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from reliability_fixtures import draft_args, hf_setup, snapshot, write_info, write_ledger
+from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
+    BUCKET,
+    make_method_cache,
+    moto_s3,
+    remote_objects,
+    s3_env,
+    s3_proxy,
+)
+from tabarena_fixtures import make_run
+
+from checks.testing import run_cli
+from reliability import reliability
+
+LONG = "n" * 300
+HOSTILE = {
+    "dot-dot": "../../../../escaped",
+    "slash": "a/b",
+    "absolute": "/tmp/arena-checks-escaped",
+    "nul": "bad\x00name",
+    "very-long": LONG,
+}
+TRAVERSAL_BUG = pytest.mark.xfail(
+    strict=True,
+    reason="tabarena_checks/cache_layout.py MethodCache.path joins method and suite unchecked "
+           "(no rule refuses '..', '/', absolute, NUL or over-long names): process writes outside --cache-root "
+           "or crashes with a traceback",
+)
+
+
+def _cases(field):
+    return [pytest.param(field, value, id=f"{field}-{name}", marks=TRAVERSAL_BUG) for name, value in HOSTILE.items()]
+
+
+def _written_outside(tmp_path: Path, before: dict[str, str], allowed: Path) -> list[str]:
+    after = snapshot(tmp_path)
+    return sorted(p for p in after.keys() - before.keys() if not (tmp_path / p).is_relative_to(allowed)
+                  and not p.startswith(".checks/"))
+
+
+@pytest.mark.parametrize("field, value", _cases("method") + _cases("suite"))
+@reliability(fault="a method or suite name holding '..', '/', an absolute path, a NUL byte or 300 characters",
+             must="`checks run process` refuses it with a clear verdict or error (no traceback) and writes nothing "
+                  "outside --cache-root")
+def test_process_never_writes_outside_the_cache_root(tmp_path, field, value):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    names = {"method": "Nori", "suite": "nori-2026", field: value}
+    ref = write_info(tmp_path / "info", **names)
+    root = tmp_path / "deep" / "er" / "cache"
+    before = snapshot(tmp_path)
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(root)], cwd=tmp_path)
+    assert not Path(HOSTILE["absolute"]).exists()
+    assert _written_outside(tmp_path, before, root) == []
+    assert "Traceback" not in res.stdout + res.stderr
+    assert res.exit_code in (1, 2), res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("method", ["../../../x", "..", "a/../../b"], ids=["dot-dot", "parent", "embedded"])
+@reliability(fault="`checks run upload --from-cache` with a method name that climbs out of the cache",
+             must="refused before any request: nothing is uploaded, least of all outside the bucket prefix")
+def test_upload_refuses_climbing_names(tmp_path, s3_env, s3_proxy, method):
+    make_method_cache(tmp_path / "cache")
+    res = run_cli(["run", "upload", "--from-cache", method, "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
+                   "--no-dry-run"], cwd=tmp_path)
+    assert res.exit_code != 0
+    assert "Traceback" not in res.stdout + res.stderr
+    assert s3_proxy.puts() == [] and remote_objects(s3_env) == {}
+
+
+@pytest.mark.xfail(strict=True, reason="tabarena_checks/upload.py UploadFacts: --from-cache METHOD SUITE are joined into "
+                   "the cache path and the key root unchecked, so '../methods/Dummy' uploads to keys holding a '..' "
+                   "segment (servers that normalise paths store them elsewhere)")
+@reliability(fault="`checks run upload --from-cache '../methods/Dummy' SUITE`: a climbing name that still finds a cache",
+             must="refused before any request; no key with a '..' segment is ever sent")
+def test_upload_keys_never_hold_dot_dot(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache")
+    run_cli(["run", "upload", "--from-cache", "../methods/Dummy", "dummy-2026-11-01", "--cache-root",
+             str(tmp_path / "cache"), "--no-dry-run"], cwd=tmp_path)
+    keys = [p.split("?")[0].split(f"/{BUCKET}/", 1)[-1] for p in s3_proxy.puts()]
+    assert all(".." not in k.split("/") for k in keys), keys
+
+
+@reliability(fault="leaderboard labels holding '..', '/', absolute paths, NUL bytes or 5,000 characters; a mapping "
+                   "file naming repo ids like '../../etc', 'owner/../../x' or '/abs/x'",
+             must="the mapping file is refused with a clear error naming the entry (exit 2, nothing written); with the "
+                  "labels alone, `checks run draft` writes only below the bundle and only drafts/<owner>--<name>/ "
+                  "paths of valid Hub ids")
+def test_draft_never_writes_outside_the_bundle(tmp_path):
+    from hfmigrate_checks import ledger
+
+    labels = ["../../../escaped", "/tmp/arena-checks-escaped", "evil\x00label", "x" * 5000, "a/../../b"]
+    with hf_setup(tmp_path, models=2) as (env, hub):
+        write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
+        rows = ledger.load(tmp_path / "ledger.csv")
+        rows += [ledger.LedgerRow(source_model=label, source_task="Main", source_value="1.0",
+                                  source_locator="README.md:L1", source_url="https://example.org/board")
+                 for label in labels]
+        ledger.write(tmp_path / "ledger.csv", rows)
+        good_mapping = (tmp_path / "models.yaml").read_text()
+        for label, repo in [("../../../escaped", "../../etc"), ("a/../../b", "owner/../../x"),
+                            ("/tmp/arena-checks-escaped", "/abs/x")]:
+            (tmp_path / "models.yaml").write_text(good_mapping + f"{json.dumps(label)}: {{repo: {json.dumps(repo)}}}\n")
+            before = snapshot(tmp_path)
+            refused = run_cli(draft_args(tmp_path), env=env, cwd=tmp_path)
+            assert refused.exit_code == 2 and "models.yaml" in refused.stderr and repo in refused.stderr
+            assert "Traceback" not in refused.stdout + refused.stderr
+            assert snapshot(tmp_path).keys() - before.keys() <= {".checks/decisions.jsonl"}
+        (tmp_path / "models.yaml").write_text(good_mapping)
+        before = snapshot(tmp_path)
+        res = run_cli(draft_args(tmp_path), env=env, cwd=tmp_path)
+    assert "Traceback" not in res.stdout + res.stderr
+    bundle = tmp_path / "bundle"
+    assert _written_outside(tmp_path, before, bundle) == []
+    assert not Path("/tmp/arena-checks-escaped").exists()
+    drafted = sorted(p.relative_to(bundle).as_posix() for p in (bundle / "drafts").rglob("*") if p.is_file())
+    assert drafted == [f"drafts/fill-org--Model-{i}-7B/.eval_results/toy-bench.yaml" for i in range(2)], drafted
+    assert res.exit_code in (0, 1), res.stdout + res.stderr
+
+
+def _draft_with_slug(tmp_path, slug):
+    with hf_setup(tmp_path, models=2) as (env, hub):
+        write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
+        contract = json.loads((tmp_path / "contract.json").read_text())
+        contract["slug"] = slug
+        (tmp_path / "contract.json").write_text(json.dumps(contract))
+        before = snapshot(tmp_path)
+        return before, run_cli(draft_args(tmp_path), env=env, cwd=tmp_path)
+
+
+@reliability(fault="a hand-edited contract.json whose slug climbs ('../../../evil')",
+             must="`checks run draft` is blocked (fails closed, no traceback) and writes no file, in or out of the "
+                  "bundle")
+def test_draft_with_a_climbing_slug_writes_nothing(tmp_path):
+    before, res = _draft_with_slug(tmp_path, "../../../evil")
+    assert "Traceback" not in res.stdout + res.stderr
+    assert res.exit_code != 0
+    assert snapshot(tmp_path).keys() - before.keys() <= {".checks/decisions.jsonl"}
+    assert not (tmp_path / "bundle").exists()
+
+
+@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/contract.py load() does not check 'slug' against SLUG, so a "
+                   "hand-edited contract.json makes drafts.draft_path raise ValueError inside every draft rule "
+                   "(14 'crashed' verdicts, exit 3) instead of one InputError naming contract.json (exit 2)")
+@reliability(fault="a hand-edited contract.json whose slug is not a plain file stem",
+             must="one clear input error naming contract.json and the slug (exit 2), not crashed rules")
+def test_draft_with_a_climbing_slug_names_the_contract(tmp_path):
+    _, res = _draft_with_slug(tmp_path, "../../../evil")
+    assert res.exit_code == 2, res.stdout
+    assert "contract.json" in res.stderr and "slug" in res.stderr
