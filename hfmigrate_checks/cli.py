@@ -1,4 +1,7 @@
-"""``checks hf ...``: the steps of the migration that are not gated actions (contract, ledger, validate).
+"""``checks hf ...``: the steps of the migration that are not gated actions.
+
+contract and ledger prepare the inputs of ``checks run draft``; resolve and inspect show
+one step of its gather for single models; validate checks a bundle.
 
 Everything here reads; the Hub is only ever asked through the read-only client.
 """
@@ -21,9 +24,8 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
     """Pin BENCHMARK_ID's eval.yaml, confirm it is official, and record the source -> task contract."""
     from checks import InputError
     from hfmigrate_checks import atomic, contract
-    from hfmigrate_checks.hub import ReadOnlyHub
 
-    with ReadOnlyHub(endpoint or os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None) as hub:
+    with _read_only_hub(endpoint) as hub:
         result = contract.build(hub, benchmark_id, mapping, revision)
     if not result.official:
         raise InputError(
@@ -79,11 +81,58 @@ def validate_cmd(bundle, benchmark_id, task_ids):
     raise SystemExit(code)
 
 
+def _read_only_hub(endpoint):
+    from hfmigrate_checks.hub import ReadOnlyHub
+
+    return ReadOnlyHub(endpoint or os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None)
+
+
+@click.command("resolve")
+@click.argument("labels", nargs=-1, required=True)
+@click.option("--mapping", default=None, type=click.Path(dir_okay=False), help="models.yaml: label -> repo entries.")
+@click.option("--candidate", "candidates", multiple=True, help="A repo id printed next to the label; repeatable.")
+@click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
+def resolve_cmd(labels, mapping, candidates, endpoint):
+    """Classify each source model LABEL against the Hub: exact, ambiguous, not_on_hub, mismatch, ... (read-only)."""
+    from hfmigrate_checks import resolve
+
+    entries = resolve.load_mapping(mapping) if mapping else {}
+    with _read_only_hub(endpoint) as hub:
+        for label in labels:
+            res = resolve.resolve(hub, label, candidates, mapped=entries.get(label))
+            click.echo(f"{label}: {res.status}" + (f" -> {res.repo_id} @ {res.sha}" if res.repo_id else ""))
+            click.echo(f"  evidence: {res.evidence}")
+            for checked in res.candidates_checked:
+                click.echo(f"  checked: {checked}")
+
+
+@click.command("inspect")
+@click.argument("repo_id")
+@click.option("--benchmark-id", required=True, help="The benchmark dataset id to look for.")
+@click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
+def inspect_cmd(repo_id, benchmark_id, endpoint):
+    """What REPO_ID already holds for the benchmark on main and in pending PRs (read-only)."""
+    from checks import UsageError
+    from hfmigrate_checks import state
+    from hfmigrate_checks.drafts import repo_id_problem
+
+    problem = repo_id_problem(repo_id)
+    if problem:
+        raise UsageError(problem)
+    with _read_only_hub(endpoint) as hub:
+        found = state.inspect_repo(hub, repo_id, benchmark_id)
+    click.echo(f"{repo_id}: {found.status} at {found.sha or 'unknown commit'} (checked {found.checked_at})")
+    click.echo(f"  {found.reason}")
+    for pr in found.pending_prs:
+        mark = "holds the benchmark" if pr.matches_benchmark else "does not hold it"
+        click.echo(f"  PR #{pr.num} by {pr.author} ({pr.status}): {mark}")
+
+
 def register_commands(cli: click.Group) -> None:
     """Add the commands to the root's ``hf`` group (created here unless another HF module made it)."""
     group = cli.commands.get("hf")
     if group is None:
-        group = click.Group("hf", help="Hugging Face .eval_results migration (read-only): contract, ledger, validate.")
+        group = click.Group("hf", help="Hugging Face .eval_results migration (read-only): contract, ledger, resolve, inspect, validate.")
         cli.add_command(group)
-    for command in (contract_cmd, ledger_cmd, validate_cmd):
+    for command in (contract_cmd, ledger_cmd, resolve_cmd, inspect_cmd, validate_cmd):
         group.add_command(command)

@@ -192,3 +192,26 @@ def test_failed_run_keeps_the_bundle_and_rerun_replaces_it(migrated):
     assert results[3].exit_code == 0 and results[3].stdout.splitlines()[1:] == results[2].stdout.splitlines()[1:]
     assert not (tmp / "bundle" / "stale.txt").exists()
     assert not [p for p in tmp.iterdir() if p.name.startswith(".bundle")], "temporary build dirs must be gone"
+
+
+def test_resolve_and_inspect_commands_show_one_step(tmp_path):
+    from hf_fixtures import bench_file, write_benchmark
+
+    from hfmigrate_checks.testing import write_model
+
+    write_benchmark(tmp_path / "hub")
+    write_model(tmp_path / "hub", "acme/Alpha-7B", {"README.md": "x"})
+    write_model(tmp_path / "hub", "acme/Beta-7B", {".eval_results/x.yaml": bench_file({"main": 1.0})})
+    env = {"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+    with LocalHub(tmp_path / "hub") as hub:
+        env["HF_ENDPOINT"] = hub.endpoint
+        resolved = run_cli(["hf", "resolve", "acme/Alpha-7B", "Nobody 3B"], env=env)
+        present = run_cli(["hf", "inspect", "acme/Beta-7B", "--benchmark-id", BENCHMARK_ID], env=env)
+        new = run_cli(["hf", "inspect", "acme/Alpha-7B", "--benchmark-id", BENCHMARK_ID], env=env)
+        hostile = run_cli(["hf", "inspect", "../../x", "--benchmark-id", BENCHMARK_ID], env=env)
+        assert {r.method for r in hub.requests} <= {"GET", "HEAD"}
+    assert resolved.exit_code == 0, resolved.stderr
+    assert "acme/Alpha-7B: exact -> acme/Alpha-7B @ " in resolved.stdout and "Nobody 3B: not_on_hub" in resolved.stdout
+    assert present.stdout.startswith("acme/Beta-7B: already_present at ")
+    assert new.stdout.startswith("acme/Alpha-7B: new at ")
+    assert hostile.exit_code == 2 and "repo id must be exactly 'owner/name'" in hostile.stderr
