@@ -12,7 +12,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NewType
 
 import attrs
 import cattrs
@@ -29,8 +29,8 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ARENA_KEYS = ("select", "ignore", "rules")
 
 
-def _selectors(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
+#: a list of rule codes or prefixes (``select``/``ignore``); plain ``tuple[str, ...]`` settings stay plain strings
+Selectors = NewType("Selectors", tuple)
 
 
 @attrs.frozen
@@ -63,8 +63,8 @@ class Waiver:
 class ArenaSection:
     """``[arenas.<name>]``: selection and severity for one arena, plus its plugin's settings."""
 
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] = ()
+    select: Selectors | None = None
+    ignore: Selectors = ()
     rules: Mapping[str, RuleSettings] = attrs.field(factory=dict)
     settings: Any = None
 
@@ -73,8 +73,8 @@ class ArenaSection:
 class Config:
     """The whole rules.toml, validated."""
 
-    select: tuple[str, ...] = ("ALL",)
-    ignore: tuple[str, ...] = ()
+    select: Selectors = ("ALL",)
+    ignore: Selectors = ()
     decision_log: str = DEFAULT_DECISION_LOG
     rules: Mapping[str, RuleSettings] = attrs.field(factory=dict)
     waivers: tuple[Waiver, ...] = ()
@@ -128,6 +128,12 @@ def _structure_severity(value: Any, _type: type) -> Severity:
         raise ValueError(f"expected one of {allowed} (got {value!r})") from None
 
 
+def _structure_strings(value: Any, _type: type) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list of strings (got {value!r})")
+    return tuple(_structure_str(item, str) for item in value)
+
+
 def _structure_bool(value: Any, _type: type) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"expected true or false (got {value!r})")
@@ -140,10 +146,11 @@ def make_converter() -> cattrs.Converter:
     conv.register_structure_hook(bool, _structure_bool)
     conv.register_structure_hook(Severity, _structure_severity)
     conv.register_structure_hook(dt.date, _structure_date)
-    conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _structure_selectors)
+    conv.register_structure_hook(Selectors, _structure_selectors)
     conv.register_structure_hook_func(
-        lambda t: t == (tuple[str, ...] | None), lambda v, t: None if v is None else _structure_selectors(v, t)
+        lambda t: t == (Selectors | None), lambda v, t: None if v is None else _structure_selectors(v, t)
     )
+    conv.register_structure_hook_func(lambda t: t == tuple[str, ...], _structure_strings)
     return conv
 
 
@@ -258,15 +265,15 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
 
 @attrs.frozen
 class _TopLevel:
-    select: tuple[str, ...] = ("ALL",)
-    ignore: tuple[str, ...] = ()
+    select: Selectors = ("ALL",)
+    ignore: Selectors = ()
     decision_log: str = DEFAULT_DECISION_LOG
 
 
 @attrs.frozen
 class _ArenaCommon:
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] = ()
+    select: Selectors | None = None
+    ignore: Selectors = ()
 
 
 def find(start: Path) -> Path | None:

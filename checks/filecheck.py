@@ -3,7 +3,7 @@
 A hook must be read-only and fast, and its output must point an editor at the line to
 fix. So nothing is gathered or executed and no decision record is written: a domain
 module turns each file into :class:`Subject` records (facts the rules read), and this
-module selects the action's rules with :func:`checks.runner.select_rules`, evaluates
+module selects the action's rules with :func:`checks.runner.gate_rules`, evaluates
 them on every subject with :func:`checks.runner.evaluate` (waivers and rules.toml
 included), and prints ``path:line: CODE message`` lines. The exit code follows the
 runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule crashed.
@@ -20,11 +20,11 @@ import click
 
 from checks.config import Config
 from checks.context import RunContext
-from checks.errors import ChecksError, NoRulesSelected
+from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
 from checks.model import Action, Outcome, Severity
-from checks.plugins import Registry, _call_each
-from checks.runner import FRAMEWORK_PREFIX, evaluate, select_rules
+from checks.plugins import Registry
+from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
 
 #: the root command group every domain adds its file checks to
 GROUP_NAME = "precommit"
@@ -66,16 +66,6 @@ class Report:
     exit_code: ExitCode
 
 
-def _adjusted(registry: Registry, config: Config) -> Config:
-    """The configuration after every plugin's ``checks_adjust_config`` (as a run sees it)."""
-    for plugin, result in _call_each(registry.pm, "checks_adjust_config", config=config):
-        if result is not None:
-            if not isinstance(result, Config):
-                raise ChecksError(f"plugin {plugin!r}: checks_adjust_config must return a Config or None")
-            config = result
-    return config
-
-
 def _file_action(name: str, arena: str | None) -> Action:
     """A stand-in action so selection sees the name and arena; nothing is gathered or executed."""
 
@@ -104,15 +94,10 @@ def check(
     without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
     An empty selection is refused like ``checks run`` refuses it.
     """
-    config = _adjusted(registry, config)
+    config = adjust_config(registry, config)
     if undecidable:
         config = attrs.evolve(config, ignore=(*config.ignore, *undecidable))
-    chosen = select_rules(registry.rules, _file_action(action, arena), config)
-    if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
-        raise NoRulesSelected(
-            f"no rule is selected for {action!r}: check 'select'/'ignore' in "
-            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
-        )
+    chosen = gate_rules(registry, _file_action(action, arena), config)
     settings = config.arena(arena).settings
     problems: list[Problem] = []
     framework: list[set[Problem]] = []

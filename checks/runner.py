@@ -13,7 +13,7 @@ import attrs
 from checks import config as config_mod
 from checks import records
 from checks.config import Config, Waiver
-from checks.context import RunContext, WaiverReport
+from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
 from checks.exitcodes import ExitCode
 from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict
@@ -79,6 +79,27 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             chosen.append((rule, severity))
         elif config_mod.is_selected(rule.code, select, ignore):
             chosen.append((rule, severity))
+    return chosen
+
+
+def adjust_config(registry: Registry, config: Config) -> Config:
+    """The configuration after every plugin's ``checks_adjust_config``, in registration order."""
+    for plugin, result in _call_each(registry.pm, "checks_adjust_config", config=config):
+        if result is not None:
+            if not isinstance(result, Config):
+                raise ChecksError(f"plugin {plugin!r}: checks_adjust_config must return a Config or None")
+            config = result
+    return config
+
+
+def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple[Rule, Severity]]:
+    """The selected rules for ``action``; an empty gate (framework rules aside) is an error, never a pass."""
+    chosen = select_rules(registry.rules, action, config)
+    if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
+        raise NoRulesSelected(
+            f"no rule is selected for action {action.name!r}: check 'select'/'ignore' in "
+            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
+        )
     return chosen
 
 
@@ -169,17 +190,8 @@ def run(
         known = ", ".join(registry.actions) or "none"
         raise ChecksError(f"unknown action {action_name!r} (known: {known})")
     action = registry.actions[action_name]
-    for _plugin, result in _call_each(registry.pm, "checks_adjust_config", config=config):
-        if result is not None:
-            if not isinstance(result, Config):
-                raise ChecksError(f"plugin {_plugin!r}: checks_adjust_config must return a Config or None")
-            config = result
-    chosen = select_rules(registry.rules, action, config)
-    if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
-        raise NoRulesSelected(
-            f"no rule is selected for action {action_name!r}: check 'select'/'ignore' in "
-            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
-        )
+    config = adjust_config(registry, config)
+    chosen = gate_rules(registry, action, config)
     ctx = RunContext(
         action=action_name,
         options=dict(options),

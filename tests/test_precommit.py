@@ -102,7 +102,7 @@ def test_an_empty_selection_is_refused_and_a_required_rule_keeps_the_gate(tmp_pa
     draft = write_draft(tmp_path, "org--model", "gpqa", GOOD_DRAFT)
     res = precommit(tmp_path, "eval-results", str(draft))
     assert res.exit_code == ExitCode.NO_RULES
-    assert "no rule is selected for 'precommit-eval-results'" in res.stderr
+    assert "no rule is selected for action 'precommit-eval-results'" in res.stderr
     info = write_info(tmp_path, "nori", INFO_CASES["TA101"][0])  # TA101 is required: selected whatever select says
     assert codes(precommit(tmp_path, "info-py", str(info)).stdout) == {"TA101"}
 
