@@ -124,6 +124,24 @@ class DraftFacts:
         return tuple(EvalFile.parse(d.path, d.text) for d in self.drafts)
 
     @functools.cached_property
+    def planned_additions(self) -> tuple[tuple[drafts.ModelDecision, drafts.Proposal | None, dict], ...]:
+        """(decision, proposal, entry as parsed back from the draft) for every entry a draft adds.
+
+        The owned PR's kept entries are skipped; ``proposal`` is None for an entry the
+        planner did not propose (which only a bug could produce).
+        """
+        files = {f.path: f for f in self.eval_files}
+        out = []
+        for decision in self.decisions:
+            draft = decision.draft
+            if draft is None or draft.path not in files:
+                continue
+            added = [e for _, e in files[draft.path].entries()][len(draft.kept):]
+            proposals = list(draft.added) + [None] * max(0, len(added) - len(draft.added))
+            out += [(decision, p, e) for p, e in zip(proposals, added)]
+        return tuple(out)
+
+    @functools.cached_property
     def supplied_tokens(self) -> frozenset[str]:
         """Tokens supplied in the ledger for a run, plus those already in an owned PR the update keeps."""
         tokens = {row.verify_token for row in self.rows if row.verify_token}

@@ -58,15 +58,12 @@ def date_only_if_known(ctx):
             problem = date_problem(entry)
             if problem:
                 yield Finding(f"entry {n}: {problem}", path=file.path)
-    for draft in getattr(facts, "drafts", ()):
-        files = {f.path: f for f in facts.eval_files}
-        entries = [e for _, e in files[draft.path].entries()][len(draft.kept):] if draft.path in files else []
-        for proposal, entry in zip(draft.added, entries):
-            known = proposal.row.eval_date
-            if entry.get("date", "") != known:
-                shown = entry.get("date", "no date")
-                yield Finding(f"{draft.path}: task {proposal.task_id!r} has date {shown!r} but the source states "
-                              f"{known or 'no evaluation date'!r}", path=draft.path)
+    for decision, proposal, entry in getattr(facts, "planned_additions", ()):
+        known = proposal.row.eval_date if proposal is not None else ""
+        if entry.get("date", "") != known:
+            task = (entry.get("dataset") or {}).get("task_id")
+            yield Finding(f"{decision.draft.path}: task {task!r} has date {entry.get('date', 'no date')!r} but the "
+                          f"source states {known or 'no evaluation date'!r}", path=decision.draft.path)
 
 
 @rule(

@@ -46,17 +46,6 @@ def traced_rows(facts, label: str, task_id: str, value) -> list:
     ]
 
 
-def added_entries(facts):
-    """(decision, entry) for every entry a draft adds (the owned PR's kept entries excluded)."""
-    files = {f.path: f for f in facts.eval_files}
-    for decision in facts.decisions:
-        draft = decision.draft
-        if draft is None:
-            continue
-        entries = [e for _, e in files[draft.path].entries()] if draft.path in files else []
-        yield from ((decision, e) for e in entries[len(draft.kept):])
-
-
 @rule(
     "HF202",
     "value-traced-to-ledger",
@@ -69,7 +58,7 @@ def added_entries(facts):
 def value_traced_to_ledger(ctx):
     """Every value a draft adds comes from exactly one clean ledger row of that model, with a locator."""
     facts = ctx.facts
-    for decision, entry in added_entries(facts):
+    for decision, _proposal, entry in facts.planned_additions:
         dataset = entry.get("dataset") or {}
         task_id, value = dataset.get("task_id"), entry.get("value")
         rows = traced_rows(facts, decision.label, task_id, value)
