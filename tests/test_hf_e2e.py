@@ -215,3 +215,28 @@ def test_resolve_and_inspect_commands_show_one_step(tmp_path):
     assert present.stdout.startswith("acme/Beta-7B: already_present at ")
     assert new.stdout.startswith("acme/Alpha-7B: new at ")
     assert hostile.exit_code == 2 and "repo id must be exactly 'owner/name'" in hostile.stderr
+
+
+def test_without_a_token_no_pr_is_taken_for_ours(tmp_path):
+    models = build_leaderboard_hub(tmp_path / "hub")
+    (tmp_path / "contract.yaml").write_text(CONTRACT_YAML)
+    (tmp_path / "models.yaml").write_text(mapping_yaml(models))
+    (tmp_path / "README.md").write_text(leaderboard_md(models))
+    env = {"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1", "HF_TOKEN": ""}
+    with LocalHub(tmp_path / "hub", faults=leaderboard_faults()) as hub:
+        env["HF_ENDPOINT"] = hub.endpoint
+        for args in (["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+                     ["hf", "ledger", "README.md", "--format", "markdown", "--out", "ledger.csv"],
+                     ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json",
+                      "--ledger", "ledger.csv", "--mapping", "models.yaml", "--bundle", "bundle"]):
+            result = run_cli(args, env=env, cwd=tmp_path)
+            assert result.exit_code == 0, result.stdout + result.stderr
+        assert not any(r.authorized for r in hub.requests)
+    written = sorted(p.parent.parent.name for p in (tmp_path / "bundle" / "drafts").rglob("*.yaml"))
+    expected = sorted(m.repo_id.replace("/", "--") for m in models.values()
+                      if m.resolution == "exact" and m.state_anonymous == "new")
+    assert written == expected
+    assert "owned-PR update drafts: 0" in " ".join(result.stdout.split())
+    assert "none (anonymous read)" in (tmp_path / "bundle" / "review.md").read_text()
+    drafted = (tmp_path / "bundle" / "drafts" / "acme--Alpha-7B" / ".eval_results" / "toy-bench.yaml").read_text()
+    assert "source:" not in drafted  # no --source-url and no link: no source is invented
