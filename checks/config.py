@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NewType
 
+import functools
+
 import attrs
-import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
 from checks.errors import ConfigError
 from checks.model import Severity
@@ -140,7 +140,10 @@ def _structure_bool(value: Any, _type: type) -> bool:
     return value
 
 
-def make_converter() -> cattrs.Converter:
+def make_converter():
+    """A strict cattrs converter (imported on first use: cattrs is not needed to list rules)."""
+    import cattrs
+
     conv = cattrs.Converter(forbid_extra_keys=True)
     conv.register_structure_hook(str, _structure_str)
     conv.register_structure_hook(bool, _structure_bool)
@@ -154,11 +157,13 @@ def make_converter() -> cattrs.Converter:
     return conv
 
 
-_CONVERTER = make_converter()
+_converter = functools.cache(make_converter)
 
 
 def _flatten(exc: BaseException, path: str) -> list[str]:
     """Turn a cattrs exception tree into ``path: problem`` lines."""
+    from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
     if isinstance(exc, ForbiddenExtraKeysError):
         return [f"{path}.{key}: unknown key" for key in sorted(exc.extra_fields)]
     if isinstance(exc, (ClassValidationError, IterableValidationError)):
@@ -181,9 +186,11 @@ def _flatten(exc: BaseException, path: str) -> list[str]:
 
 def structure(data: Any, cls: type, where: str) -> Any:
     """Structure ``data`` into ``cls`` or raise :class:`ConfigError` listing every problem with its path."""
+    from cattrs.errors import BaseValidationError, ForbiddenExtraKeysError
+
     try:
-        return _CONVERTER.structure(data, cls)
-    except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
+        return _converter().structure(data, cls)
+    except (BaseValidationError, ForbiddenExtraKeysError) as exc:
         raise ConfigError("\n".join(_flatten(exc, where))) from None
     except (TypeError, ValueError, KeyError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
