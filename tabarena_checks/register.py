@@ -77,6 +77,8 @@ class Layout:
     superseded: tuple[str, ...]
     has_collection: bool
     has_superseded: bool
+    #: the group comments present in the collection list, with or without entries under them
+    groups: frozenset[str] = frozenset()
 
 
 def _comments(ws) -> list[str]:
@@ -99,6 +101,15 @@ def _list_groups(lst) -> list[tuple[str, str]]:
         out.append((name, group))
         above = _comments(element.comma.whitespace_after) if isinstance(element.comma, cst.Comma) else []
     return out
+
+
+def _group_comments(lst) -> set[str]:
+    """Every group comment line anywhere in a list literal (also above no entry, or before the bracket)."""
+    import libcst as cst
+
+    spaces = [lst.lbracket.whitespace_after, lst.rbracket.whitespace_before]
+    spaces += [e.comma.whitespace_after for e in lst.elements if isinstance(e.comma, cst.Comma)]
+    return {c for ws in spaces for c in _comments(ws) if c in GROUPS}
 
 
 def _collection_list(node):
@@ -136,6 +147,7 @@ def read_layout(module) -> Layout:
     entries: tuple = ()
     superseded: tuple = ()
     has_collection = has_superseded = False
+    groups: frozenset[str] = frozenset()
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             other.add(stmt.name.value)
@@ -158,10 +170,12 @@ def read_layout(module) -> Layout:
                 if lst is not None:
                     has_collection = True
                     entries = tuple(_list_groups(lst))
+                    groups = frozenset(_group_comments(lst))
                 if SUPERSEDED in names and isinstance(value, cst.List):
                     has_superseded = True
                     superseded = tuple(name for name, _ in _list_groups(value))
-    return Layout(imports, frozenset(other - set(imports)), entries, superseded, has_collection, has_superseded)
+    return Layout(imports, frozenset(other - set(imports)), entries, superseded, has_collection, has_superseded,
+                  groups)
 
 
 # --------------------------------------------------------------------------- the edit
@@ -225,6 +239,52 @@ def _append_after(lst, index: int, name: str, comment: str | None = None):
     return lst.with_changes(elements=elements)
 
 
+def _split_at(ws, comment: str):
+    """``ws`` cut after the line holding ``comment``: (the part up to it, the rest), or None if absent."""
+    import libcst as cst
+
+    if not isinstance(ws, cst.ParenthesizedWhitespace):
+        return None
+    for k, line in enumerate(ws.empty_lines):
+        if line.comment is not None and line.comment.value.strip() == comment:
+            return ws.empty_lines[: k + 1], ws.empty_lines[k + 1:]
+    return None
+
+
+def _insert_under_comment(lst, comment: str, name: str):
+    """A copy of ``lst`` with ``name`` as the first entry under ``comment``, a group with no entry yet."""
+    import libcst as cst
+
+    elements = list(lst.elements)
+    plain = _plain_ws(lst)
+    slots = [(0, lst.lbracket.whitespace_after)]
+    slots += [(i + 1, e.comma.whitespace_after) for i, e in enumerate(elements) if isinstance(e.comma, cst.Comma)]
+    for at, ws in slots:
+        cut = _split_at(ws, comment)
+        if cut is None:
+            continue
+        above, below = cut
+        before = ws.with_changes(empty_lines=above, last_line=plain.last_line)
+        after = ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=below)
+        if at == 0:
+            lst = lst.with_changes(lbracket=lst.lbracket.with_changes(whitespace_after=before))
+        else:
+            elements[at - 1] = elements[at - 1].with_changes(comma=elements[at - 1].comma.with_changes(whitespace_after=before))
+        elements.insert(at, cst.Element(cst.Name(name), comma=cst.Comma(whitespace_after=after)))
+        return lst.with_changes(elements=elements)
+    closing = lst.rbracket.whitespace_before
+    cut = _split_at(closing, comment)
+    if cut is None or not elements:
+        raise ActionFailed(f"the group comment {comment!r} was not found in {COLLECTION_ARG}")
+    above, below = cut
+    last = elements[-1]
+    elements[-1] = last.with_changes(comma=cst.Comma(whitespace_after=closing.with_changes(
+        empty_lines=above, last_line=plain.last_line)))
+    elements.append(cst.Element(cst.Name(name), comma=last.comma))
+    closing = closing.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=below)
+    return lst.with_changes(elements=elements, rbracket=lst.rbracket.with_changes(whitespace_before=closing))
+
+
 class _Editor:
     """Applies the collection and superseded changes while walking the module once."""
 
@@ -243,9 +303,9 @@ class _Editor:
             return lst.with_changes(elements=elements)
         groups = _list_groups(lst)
         members = [i for i, (_, g) in enumerate(groups) if g == self.group]
-        if not members:
-            raise ActionFailed(f"the group comment {self.group!r} was not found in {COLLECTION_ARG}")
-        return _append_after(lst, members[-1], self.entry)
+        if members:
+            return _append_after(lst, members[-1], self.entry)
+        return _insert_under_comment(lst, self.group, self.entry)
 
     def superseded(self, lst):
         import libcst as cst

@@ -78,10 +78,9 @@ def methods_layout(ctx):
     if not layout.has_collection:
         yield Finding(f"no MethodMetadataCollection({COLLECTION_ARG}=[...]) call with a list literal", path=where)
         return
-    present = {group for _, group in layout.entries}
     for group in GROUPS:
-        if group not in present:
-            yield Finding(f"{COLLECTION_ARG} has no entry under the group comment {group!r}", path=where)
+        if group not in layout.groups:
+            yield Finding(f"{COLLECTION_ARG} lacks the group comment {group!r}", path=where)
     if not layout.has_superseded:
         yield Finding(f"no module-level `{SUPERSEDED} = [...]` list to keep replaced metadata in", path=where)
 

@@ -146,3 +146,25 @@ def test_ta503_layout(checkout):
     v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
     assert_fails(v, "TA503", "'# Neural / GPU / foundation models'")
     assert "methods_superseded" in v["TA503"].message
+
+
+@pytest.mark.parametrize("emptied", ["ag_metadata", "tabm_metadata"])
+def test_first_entry_of_an_empty_group_goes_under_its_comment(checkout, tmp_path, emptied):
+    repo, _ = checkout
+    text = METHODS_PY.replace(f"        {emptied},\n", "")
+    if emptied == "tabm_metadata":
+        text = text.replace("        nori_method_metadata,\n", "")
+    (repo / METHODS).write_text(text)
+    if emptied == "ag_metadata":
+        write(repo, SRC / "systems/chakra/info.py",
+              info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'))
+        rel, variable, group = "systems/chakra/info.py", "chakra_metadata", "# Systems"
+    else:
+        rel, variable, group = "models/nori/info.py", "nori_new_method_metadata", "# Neural / GPU / foundation models"
+    result = register(repo, rel, variable, tmp_path)
+    assert result.exit_code == 0, result.stdout
+    edited = methods(repo)
+    assert f"        {group}\n        {variable},\n" in edited
+    compile(edited, "methods.py", "exec")
+    assert edited.replace(f"        {variable},\n", "", 1).split("method_metadata_lst=[")[1] == \
+        text.split("method_metadata_lst=[")[1]
