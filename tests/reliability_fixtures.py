@@ -53,7 +53,12 @@ def start_checks(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | Non
 def run_checks(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120,
                preexec_fn=None) -> subprocess.CompletedProcess:
     proc = start_checks(args, cwd=cwd, env=env, preexec_fn=preexec_fn)
-    out, err = proc.communicate(timeout=timeout)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 

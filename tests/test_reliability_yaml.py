@@ -1,0 +1,167 @@
+"""Hostile YAML in every YAML file the workflows read: a clear error within bounded time and memory.
+
+Each case runs the real command in a child process whose address space is capped, so a
+parser that expanded an alias bomb or recursed without limit would die (and fail the test)
+instead of exhausting the machine. rules.toml is covered in tests/test_core_hostile.py.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import pytest
+from reliability_fixtures import draft_args, hf_setup, run_checks, write_ledger
+from s3_fixtures import make_method_cache
+
+from reliability import reliability
+
+#: the child's address-space cap: far above a normal run, far below an expanded alias bomb
+ADDRESS_SPACE = 3 << 30
+SECONDS = 30
+
+
+def _bomb(levels: int = 9) -> str:
+    lines = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for n in range(1, levels):
+        lines.append(f"l{n}: &l{n} [" + ", ".join([f"*l{n - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+CASES = {
+    "alias-bomb": (_bomb() + "tasks: *l8\n").encode(),
+    "deep-nesting": b"tasks: " + b"[" * 20_000 + b"]" * 20_000 + b"\n",
+    "duplicate-keys": b"name: a\nname: b\ntasks:\n  - id: main\n",
+    "non-utf8": b"name: \xff\xfe\xfa\ntasks:\n  - id: main\n",
+    "huge": b"name: big\ntasks:\n" + b"  - id: main\n" + b"# " + b"x" * (3 << 20) + b"\n",
+}
+EXPECTED = {"alias-bomb": ("alias", "anchor"), "deep-nesting": ("nested", "deep"), "duplicate-keys": ("duplicate",),
+            "non-utf8": ("utf-8", "utf8", "decode"), "huge": ("limit", "large", "bytes")}
+
+
+def _cap():
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def _run(args, cwd, env=None):
+    started = time.monotonic()
+    res = run_checks(args, cwd=cwd, env=env, timeout=SECONDS * 2, preexec_fn=_cap)
+    return res, time.monotonic() - started
+
+
+def _clear(res, elapsed, case, *, exit_codes=(1, 2)):
+    out = res.stdout + res.stderr
+    assert elapsed < SECONDS, f"{elapsed:.1f}s"
+    assert "Traceback" not in out and "MemoryError" not in out and "crashed" not in out, out[-2000:]
+    assert res.returncode in exit_codes, out[-2000:]
+    assert any(word in out.lower() for word in EXPECTED[case]), out[-2000:]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@reliability(fault="an .eval_results draft that is an alias bomb, 20,000 levels deep, has duplicate keys, non-UTF-8 "
+                   "bytes or 3 MiB",
+             must="`checks hf validate` prints FAIL for that file with the reason (exit 1) within bounded time and "
+                  "memory; the other drafts are still validated")
+def test_validate_refuses_hostile_eval_results(tmp_path, case):
+    good = tmp_path / "bundle" / "drafts" / "good--model" / ".eval_results" / "b.yaml"
+    bad = tmp_path / "bundle" / "drafts" / "bad--model" / ".eval_results" / "b.yaml"
+    good.parent.mkdir(parents=True)
+    bad.parent.mkdir(parents=True)
+    good.write_text("- dataset:\n    id: org/bench\n    task_id: main\n  value: 1.5\n")
+    bad.write_bytes(CASES[case])
+    res, elapsed = _run(["hf", "validate", "bundle", "--benchmark-id", "org/bench", "--task-id", "main"], tmp_path)
+    _clear(res, elapsed, case, exit_codes=(1,))
+    assert "PASS drafts/good--model/.eval_results/b.yaml" in res.stdout
+    assert "FAIL drafts/bad--model/.eval_results/b.yaml" in res.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+@reliability(fault="a benchmark whose eval.yaml on the Hub is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
+                   "bytes or 3 MiB",
+             must="`checks hf contract` stops with one clear error naming eval.yaml (exit 2), no contract written, "
+                  "within bounded time and memory")
+def test_contract_refuses_hostile_eval_yaml(tmp_path, case):
+    from hf_fixtures import BENCHMARK_ID
+
+    with hf_setup(tmp_path, models=0) as (env, hub):
+        (tmp_path / "hub" / "datasets" / BENCHMARK_ID / "main" / "eval.yaml").write_bytes(CASES[case])
+        (tmp_path / "contract.json").unlink()
+        res, elapsed = _run(["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+                            tmp_path, env)
+    _clear(res, elapsed, case, exit_codes=(2,))
+    assert "eval.yaml" in res.stderr
+    assert not (tmp_path / "contract.json").exists()
+
+
+def _mapping_case(case: str) -> bytes:
+    """The contract mapping's shape around each hostile construct."""
+    if case == "duplicate-keys":
+        return b"metric: accuracy\nmetric: f1\ndirection: higher_is_better\nunit: percent\ncolumns: {Main: main}\n"
+    return CASES[case].replace(b"tasks:", b"columns:").replace(b"name:", b"metric:")
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@reliability(fault="a contract mapping file (--mapping) that is an alias bomb, too deep, has duplicate keys, "
+                   "non-UTF-8 bytes or 3 MiB",
+             must="`checks hf contract` stops with one clear error naming the mapping file (exit 2) within bounded "
+                  "time and memory; nothing is written")
+def test_contract_refuses_a_hostile_mapping(tmp_path, case):
+    from hf_fixtures import BENCHMARK_ID
+
+    with hf_setup(tmp_path, models=0) as (env, hub):
+        (tmp_path / "hostile.yaml").write_bytes(_mapping_case(case))
+        res, elapsed = _run(["hf", "contract", BENCHMARK_ID, "--mapping", "hostile.yaml", "--out", "c2.json"],
+                            tmp_path, env)
+    _clear(res, elapsed, case, exit_codes=(2,))
+    assert "hostile.yaml" in res.stderr
+    assert not (tmp_path / "c2.json").exists()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@reliability(fault="a models mapping file (checks run draft --mapping) that is an alias bomb, too deep, has "
+                   "duplicate keys, non-UTF-8 bytes or 3 MiB",
+             must="the draft stops with one clear error naming the mapping file (exit 2) within bounded time and "
+                  "memory; no bundle is written")
+def test_draft_refuses_a_hostile_models_mapping(tmp_path, case):
+    with hf_setup(tmp_path, models=1) as (env, hub):
+        write_ledger(tmp_path / "ledger.csv", models=1, base=50.0)
+        blob = CASES[case] if case != "duplicate-keys" else b'"Model 0 7B": {repo: a/b}\n"Model 0 7B": {repo: c/d}\n'
+        (tmp_path / "models.yaml").write_bytes(blob)
+        res, elapsed = _run(draft_args(tmp_path), tmp_path, env)
+    _clear(res, elapsed, case, exit_codes=(2,))
+    assert "models.yaml" in res.stderr
+    assert not (tmp_path / "bundle").exists()
+
+
+_METADATA_BUG = ("tabarena_checks/cache_layout.py read_metadata_yaml uses yaml.safe_load: aliases are expanded when "
+                 "rules walk the values, duplicate keys are silently kept, deep nesting raises RecursionError; "
+                 "use a bounded loader like hfmigrate_checks.yamlsafe")
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param("alias-bomb", marks=pytest.mark.xfail(strict=True, reason=_METADATA_BUG)),
+    pytest.param("deep-nesting", marks=pytest.mark.xfail(strict=True, reason=_METADATA_BUG)),
+    pytest.param("duplicate-keys", marks=pytest.mark.xfail(strict=True, reason=_METADATA_BUG)),
+    pytest.param("non-utf8", marks=pytest.mark.xfail(strict=True, reason="tabarena_checks/cache_layout.py "
+                 "read_metadata_yaml does not catch UnicodeDecodeError: internal error with a traceback (exit 3)")),
+    pytest.param("huge", marks=pytest.mark.xfail(strict=True, reason=_METADATA_BUG + "; no size cap either")),
+])
+@reliability(fault="a processed cache whose metadata.yaml is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
+                   "bytes or 3 MiB (`checks run upload --from-cache`)",
+             must="one clear error naming metadata.yaml (exit 2) within bounded time and memory; nothing is uploaded")
+def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
+    cache = make_method_cache(tmp_path / "cache")
+    text = (cache / "metadata.yaml").read_bytes()
+    hostile = {
+        "alias-bomb": _bomb(7).encode() + text.replace(b"tags: []", b"tags: *l6"),
+        "deep-nesting": text.replace(b"tags: []", b"tags: " + b"[" * 20_000 + b"]" * 20_000),
+        "duplicate-keys": text + b"method: Other\n",
+        "non-utf8": text.replace(b"tags: []", b"tags: [\xff\xfe]"),
+        "huge": text + b"# " + b"x" * (3 << 20) + b"\n",
+    }[case]
+    (cache / "metadata.yaml").write_bytes(hostile)
+    res, elapsed = _run(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root",
+                         str(tmp_path / "cache")], tmp_path)
+    _clear(res, elapsed, case, exit_codes=(2,))
+    assert "metadata.yaml" in res.stderr
