@@ -218,7 +218,35 @@ def load(path: str | Path) -> Contract:
     if not isinstance(data, dict) or set(data) - fields or not {"benchmark_id", "task_ids", "columns"} <= set(data):
         raise InputError(f"{path}: not a contract written by `checks hf contract`; regenerate it")
     try:
-        return Contract(**data)
-    except TypeError as exc:
+        loaded = Contract(**data)
+    except (TypeError, ValueError) as exc:
         raise InputError(f"{path}: incomplete contract ({exc}); regenerate it with `checks hf contract`") from None
+    problem = _loaded_problem(loaded, data)
+    if problem:
+        raise InputError(f"{path}: {problem}; fix it or regenerate the contract with `checks hf contract`")
+    return loaded
+
+
+def _loaded_problem(contract: Contract, data: dict) -> str | None:
+    """What a hand-edited contract.json got wrong (types, names that become paths, undeclared tasks)."""
+    from hfmigrate_checks.drafts import repo_id_problem
+
+    for field in attrs.fields(Contract):
+        value = data.get(field.name, field.default)
+        if field.type in ("str", "bool") and not isinstance(value, str if field.type == "str" else bool):
+            return f"'{field.name}' must be a {field.type} (got {value!r})"
+    if repo_id_problem(contract.benchmark_id):
+        return f"'benchmark_id': {repo_id_problem(contract.benchmark_id)}"
+    if contract.slug and not SLUG.match(contract.slug):
+        return f"'slug' must be lowercase letters, digits, '.', '_' or '-' (got {contract.slug!r})"
+    if not contract.task_ids or not all(isinstance(t, str) and t.strip() for t in contract.task_ids):
+        return f"'task_ids' must be a non-empty list of task id strings (got {list(contract.task_ids)!r})"
+    if contract.direction not in DIRECTIONS:
+        return f"'direction' must be one of {', '.join(DIRECTIONS)} (got {contract.direction!r})"
+    for column, task in contract.columns.items():
+        if not isinstance(column, str) or not isinstance(task, str) or task not in contract.task_ids:
+            return f"'columns': {column!r} must map to one of the task_ids (got {task!r})"
+    if not all(isinstance(c, str) for c in contract.ignore_columns):
+        return "'ignore_columns' must be a list of column names"
+    return None
 

@@ -117,3 +117,31 @@ def test_contract_load_refuses_foreign_json(tmp_path):
     (tmp_path / "c.json").write_text('{"hello": 1}')
     with pytest.raises(InputError, match="not a contract written by `checks hf contract`"):
         contract.load(tmp_path / "c.json")
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("slug", "../../../evil", "'slug' must be lowercase letters"),
+        ("benchmark_id", "../x", "'benchmark_id': repo id part '..' breaks the Hub's name grammar"),
+        ("task_ids", [], "'task_ids' must be a non-empty list"),
+        ("columns", {"Main": "overall"}, "'columns': 'Main' must map to one of the task_ids"),
+        ("direction", "up", "'direction' must be one of"),
+        ("official", "yes", "'official' must be a bool"),
+        ("unit", 5, "'unit' must be a str"),
+        ("columns", ["Main"], "incomplete contract"),
+    ],
+)
+def test_hand_edited_contract_is_refused_with_the_field(tmp_path, hub_root, field, value, message):
+    (tmp_path / "contract.yaml").write_text(MAPPING)
+    with LocalHub(hub_root) as hub:
+        from hfmigrate_checks.hub import ReadOnlyHub
+
+        with ReadOnlyHub(hub.endpoint) as client:
+            good = contract.build(client, "Idavidrein/gpqa", tmp_path / "contract.yaml")
+    data = json.loads(good.to_json())
+    data[field] = value
+    (tmp_path / "contract.json").write_text(json.dumps(data))
+    with pytest.raises(InputError) as err:
+        contract.load(tmp_path / "contract.json")
+    assert str(err.value).startswith(f"{tmp_path / 'contract.json'}: ") and message in str(err.value)
