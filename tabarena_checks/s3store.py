@@ -45,7 +45,8 @@ def endpoint_url(environ: Mapping[str, str] | None = None) -> str:
 
 
 def make_client(environ: Mapping[str, str] | None = None):
-    """An S3 client for R2 (or ``CHECKS_S3_ENDPOINT_URL``) with adaptive retries and path-style keys."""
+    """An S3 client for R2 (or ``CHECKS_S3_ENDPOINT_URL``) with path-style keys and botocore's standard
+    retries: exponential backoff with jitter on throttling, 5xx answers and dropped connections."""
     import boto3
     from botocore.config import Config
 
@@ -65,7 +66,7 @@ def make_client(environ: Mapping[str, str] | None = None):
         region_name="auto",
     )
     config = Config(
-        retries={"mode": "adaptive", "max_attempts": int(attempts)},
+        retries={"mode": "standard", "max_attempts": int(attempts)},
         max_pool_connections=OBJECT_WORKERS * PART_WORKERS,
         connect_timeout=10,
         read_timeout=120,

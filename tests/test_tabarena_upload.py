@@ -135,7 +135,6 @@ def test_metadata_yaml_arrives_only_after_every_other_object(tmp_path, s3_env, s
     assert seen_at_metadata_put == [EXPECTED - {f"{KEY_ROOT}/metadata.yaml"}]
 
 
-@pytest.mark.slow
 def test_throttling_and_server_errors_are_retried(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
     failed: dict[str, int] = {}
