@@ -442,10 +442,12 @@ class RegisterFacts:
         self.ref = options["method_metadata"]
         self.repo = Path(options["repo"])
         self.arena = options.get("arena") or "tabarena"
-        self.metadata: MethodMetadata = metadata_load.load(self.ref)
-        if not self.metadata.variable:
-            raise InputError(f"--method-metadata {self.ref!r}: name the variable (info.py:VARIABLE) so it can be imported")
         self.module = import_module_for(self.ref)
+        in_checkout = self.repo / SRC / (self.module.replace(".", "/") + ".py")
+        if not self.ref.rpartition(":")[0].endswith(".py") and in_checkout.is_file():
+            # a module reference is read from the checkout itself, so TabArena need not be importable
+            self.ref = f"{in_checkout}:{re.split(r'[:.]', self.ref)[-1]}"
+        self.metadata: MethodMetadata = metadata_load.load(self.ref)
         self.path = methods_path(self.repo, self.arena)
         if not self.path.is_file():
             raise InputError(f"{self.path}: no methods.py for arena {self.arena!r} in {self.repo}; "

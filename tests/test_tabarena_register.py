@@ -168,3 +168,11 @@ def test_first_entry_of_an_empty_group_goes_under_its_comment(checkout, tmp_path
     compile(edited, "methods.py", "exec")
     assert edited.replace(f"        {variable},\n", "", 1).split("method_metadata_lst=[")[1] == \
         text.split("method_metadata_lst=[")[1]
+
+
+def test_module_reference_is_read_from_the_checkout(checkout, tmp_path):
+    repo, _ = checkout
+    result = run_cli(["run", "register", "--method-metadata", "tabarena.models.catboost.info:catboost_method_metadata",
+                      "--repo", str(repo)], cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "from tabarena.models.catboost.info import catboost_method_metadata\n" in methods(repo)
