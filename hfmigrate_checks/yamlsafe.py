@@ -74,8 +74,9 @@ def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Any:
             raise YamlRefused(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if "\x00" in text:
         raise YamlRefused("YAML text contains a NUL character")
-    loader = _BoundedLoader(text)
+    loader = None
     try:
+        loader = _BoundedLoader(text)  # the reader already refuses control characters here
         return loader.get_single_data()
     except YamlRefused:
         raise
@@ -84,7 +85,8 @@ def loads(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Any:
     except RecursionError:
         raise YamlRefused("YAML nested too deeply to parse") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def load_path(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Any:

@@ -145,6 +145,8 @@ def test_huge_deep_and_duplicate_key_yaml_is_refused(tmp_path):
         yamlsafe.loads("a: b\x00")
     with pytest.raises(yamlsafe.YamlRefused):
         yamlsafe.loads("!!python/object/apply:os.system ['echo hi']")
+    with pytest.raises(yamlsafe.YamlRefused, match="special characters are not allowed"):
+        yamlsafe.loads('notes: "a\x1fb"')
     big = tmp_path / "bundle" / "drafts" / "a--m" / ".eval_results" / "gpqa.yaml"
     big.parent.mkdir(parents=True)
     big.write_text("# " + "x" * (yamlsafe.MAX_BYTES + 10))
