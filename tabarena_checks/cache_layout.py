@@ -79,6 +79,7 @@ class MethodCache:
 def metadata_document(meta: MethodMetadata, validation_protocol: str | None) -> dict[str, Any]:
     """metadata.yaml's content: every field with defaults resolved, the recorded protocol set."""
     doc = meta.as_yaml_dict()
+    doc["display_name"] = meta.display_name or meta.derived_display_name()  # TabArena stores the derived name
     doc["validation_protocol"] = validation_protocol
     if doc.get("cache_kwargs") is not None:
         doc["cache_kwargs"] = dict(doc["cache_kwargs"])

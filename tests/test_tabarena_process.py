@@ -54,6 +54,7 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     meta = yaml.safe_load((cache / "metadata.yaml").read_text())
     assert list(meta) == sorted(meta) and "cache_root" not in meta and "artifact_dir" not in meta
     assert meta["validation_protocol"] == "8x1" and meta["method"] == "Nori" and meta["model_key"] == "TA-NORI"
+    assert meta["suite"] == "nori-2026-11" and meta["display_name"] == "TA-NORI" and meta["cache_type"] == "r2"
     configs = pq.read_table(cache / "processed/configs.parquet")
     assert configs.column_names == ["dataset", "fold", "framework", "metric_error", "metric", "time_train_s",
                                     "time_infer_s", "problem_type", "metric_error_val", "tid", "num_cpus",
