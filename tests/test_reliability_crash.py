@@ -201,9 +201,7 @@ def test_draft_killed_at_random_points_leaves_old_or_new_bundle(tmp_path):
         final = run_checks(draft_args(tmp_path), cwd=tmp_path, env=env)
         assert final.returncode == 0, final.stdout + final.stderr
         assert _bundle_state(tmp_path / "bundle") == new
-        leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle.")]
         assert "old" in seen, seen
-        assert len(leftovers) <= KILLS, leftovers
 
 
 @pytest.mark.xfail(strict=True, reason="tabarena_checks/process.py _execute lets OSError (EFBIG/ENOSPC) escape, so the "
@@ -219,3 +217,36 @@ def test_disk_full_during_process_is_a_clear_error(tmp_path):
     full = run_checks(_process_args(data, ref, tmp_path / "cache"), cwd=tmp_path, preexec_fn=_limit_file_size(limit))
     assert "Traceback" not in full.stdout + full.stderr
     assert full.returncode == 4, full.stdout + full.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="tabarena_checks/process.py _execute only removes its own '.<method>.checks-tmp-<pid>' "
+                   "directory; those of a killed run stay next to the cache forever (suggest: sweep siblings "
+                   "'.<method>.checks-tmp-*' / '.checks-old-*' whose pid is no longer running before building)")
+@reliability(fault="the half-built temporary directory a SIGKILLed `checks run process` leaves next to the cache",
+             must="the next run removes it, so interrupted runs do not pile up half-written copies of the cache")
+def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    ref = write_info(tmp_path / "info")
+    methods = tmp_path / "cache" / "artifacts" / "nori-2026" / "methods"
+    stale = methods / ".Nori.checks-tmp-999999" / "raw"  # what a kill during the raw copy leaves (pid long gone)
+    stale.mkdir(parents=True)
+    (stale / "results.pkl").write_bytes(b"half")
+    res = run_checks(_process_args(data, ref, tmp_path / "cache"), cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert sorted(p.name for p in methods.iterdir()) == ["Nori"]
+
+
+@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/atomic.py new_sibling_dir/bundle.write: the '.bundle.*.tmp' "
+                   "directory of a killed draft is never removed by later runs (suggest: sweep stale '.<name>.*.tmp' "
+                   "and '.<name>.*.old' siblings before building)")
+@reliability(fault="the half-written '.bundle.*.tmp' directory a SIGKILLed `checks run draft` leaves next to the bundle",
+             must="the next draft removes it")
+def test_draft_rerun_sweeps_what_a_killed_run_left(tmp_path):
+    with hf_setup(tmp_path, models=2) as (env, _hub):
+        write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
+        stale = tmp_path / ".bundle.k1ll3d.tmp" / "drafts"
+        stale.mkdir(parents=True)
+        (stale / "half.yaml").write_text("- dataset:\n")
+        res = run_checks(draft_args(tmp_path), cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle.")]
