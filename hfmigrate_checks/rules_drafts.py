@@ -1,6 +1,6 @@
 """HF5xx: the drafts and the bundle, judged on the exact bytes the action would write.
 
-HF501, HF502 and HF503 also gate ``precommit-eval-results`` and read only the eval-files
+HF501, HF502, HF503 and HF506 also gate ``precommit-eval-results`` and read only the eval-files
 view (``eval_files``, ``supplied_tokens``, ``output_files``).
 """
 
@@ -130,5 +130,45 @@ def drafts_validate(ctx):
         yield "validation.txt does not end with status=PASS"
 
 
+@rule(
+    "HF506",
+    "eval-results-shape",
+    actions=BOTH,
+    why="The Hub checks each .eval_results file on its own and shows a broken one as an error instead of "
+    "the results; a file with a stray key, a source without url or the same task twice across the "
+    "model's files never reaches the leaderboard as intended.",
+    example_fail="- dataset: {id: cais/hle, task_id: hle, revison: main}\n  value: 20.9\n  source: {name: paper}",
+    example_pass="- dataset: {id: cais/hle, task_id: hle}\n  value: 20.9\n  source: {url: https://arxiv.org/abs/2501.14249}",
+)
+def eval_results_shape(ctx):
+    """Each file is a non-empty list of entries of the documented shape, no (dataset.id, task_id) pair twice per model."""
+    from pathlib import PurePosixPath
+
+    from hfmigrate_checks.validate import entry_lines, standalone_problems
+
+    seen: dict[tuple[str, tuple[str, str]], str] = {}
+    for file in ctx.facts.eval_files:
+        if file.error:
+            yield Finding(file.error, path=file.path, line=1)
+            continue
+        if not isinstance(file.data, list) or not file.data:
+            yield Finding("the root must be a non-empty YAML list of results", path=file.path, line=1)
+            continue
+        lines = entry_lines(file.text)
+        model = str(PurePosixPath(file.path).parent.parent)
+        for n, entry in enumerate(file.data, start=1):
+            line = lines[n - 1] if n <= len(lines) else None
+            for problem in standalone_problems(entry):
+                yield Finding(f"entry {n}: {problem}", path=file.path, line=line)
+            dataset = entry.get("dataset") if isinstance(entry, dict) else None
+            if isinstance(dataset, dict):
+                key = (model, (str(dataset.get("id")), str(dataset.get("task_id"))))
+                if key in seen:
+                    yield Finding(f"entry {n}: dataset/task pair {key[1]!r} is already in {seen[key]}",
+                                  path=file.path, line=line)
+                else:
+                    seen[key] = f"{file.path} entry {n}"
+
+
 RULES = [no_verify_token_unless_supplied, date_only_if_known, no_credentials_in_bundle, no_submit_script_in_bundle,
-         drafts_validate]
+         drafts_validate, eval_results_shape]

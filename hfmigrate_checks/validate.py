@@ -117,7 +117,13 @@ def entry_problems(entry: Any, benchmark_id: str, task_ids: Iterable[str]) -> li
     if not isinstance(task_id, str) or task_id not in allowed:
         problems.append(f"dataset.task_id {task_id!r} is not one of {allowed}")
     problems += filter(None, [value_problem(entry), date_problem(entry)])
-    problems += source_problems(entry)
+    return problems + shape_problems(entry)
+
+
+def shape_problems(entry: dict) -> list[str]:
+    """What is wrong with an entry whatever the benchmark: source, unknown keys, revision, token and notes types."""
+    dataset = entry["dataset"]
+    problems = source_problems(entry)
     unknown = sorted(set(map(str, entry)) - ENTRY_KEYS)
     if unknown:
         problems.append(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(ENTRY_KEYS))}")
@@ -130,6 +136,26 @@ def entry_problems(entry: Any, benchmark_id: str, task_ids: Iterable[str]) -> li
         if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
             problems.append(f"{key} must be a non-empty string (got {entry[key]!r})")
     return problems
+
+
+def standalone_problems(entry: Any) -> list[str]:
+    """Shape problems of an entry judged without a benchmark contract (pre-commit); values and dates have their own rules."""
+    if not isinstance(entry, dict):
+        return ["must be a mapping"]
+    dataset = entry.get("dataset")
+    if not isinstance(dataset, dict):
+        return ["dataset must be a mapping with id and task_id"]
+    problems = [
+        f"dataset.{key} must be a non-empty string (got {dataset.get(key)!r})"
+        for key in ("id", "task_id")
+        if not (isinstance(dataset.get(key), str) and dataset[key].strip())
+    ]
+    return problems + shape_problems(entry)
+
+
+def entry_lines(text: str) -> list[int]:
+    """1-based line numbers where the top-level list items start (best effort, for editor locations)."""
+    return [n for n, line in enumerate(text.splitlines(), start=1) if line.startswith("-")]
 
 
 def file_problems(file: EvalFile, benchmark_id: str, task_ids: Iterable[str]) -> list[str]:

@@ -378,3 +378,48 @@ def test_a_directory_that_is_not_a_bundle_is_never_replaced(tmp_path):
     assert "is not a directory" in bundle.replaceable_problem(tmp_path / "file")
     bundle.write(tmp_path / "fresh", facts.output_files, CONTRACT)
     assert bundle.replaceable_problem(tmp_path / "fresh") is None
+
+
+# --------------------------------------------------------------------------- HF506 (added with the pre-commit hook)
+
+
+def _eval_facts(tmp_path, files):
+    from hfmigrate_checks.facts import eval_files_facts
+
+    paths = []
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        paths.append(path)
+    return eval_files_facts(paths)
+
+
+def test_hf506_fails_on_shape_problems_with_lines(tmp_path):
+    from checks.testing import assert_fails, evaluate_rules
+    from hfmigrate_checks.rules_drafts import eval_results_shape
+
+    facts = _eval_facts(tmp_path, {
+        "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
+                                  "- dataset: {id: cais/hle, task_id: x, revison: main}\n  value: 2.0\n  source: {name: p}\n",
+        "m/.eval_results/b.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 3.0\n",
+        "m/.eval_results/c.yaml": "{}\n",
+    })
+    verdict = assert_fails(evaluate_rules([eval_results_shape], facts, action="precommit-eval-results"), "HF506")
+    messages = {(f.path.rsplit("/", 1)[-1], f.line, f.message) for f in verdict.findings}
+    assert ("a.yaml", 3, "entry 2: source.url is required when source is present") in messages
+    assert any(m.startswith("entry 2: dataset has unknown key(s) revison") for _, _, m in messages)
+    assert any(p == "b.yaml" and "is already in" in m for p, _, m in messages)
+    assert ("c.yaml", 1, "the root must be a non-empty YAML list of results") in messages
+
+
+def test_hf506_passes_on_well_formed_files(tmp_path):
+    from checks.testing import assert_passes, evaluate_rules
+    from hfmigrate_checks.rules_drafts import eval_results_shape
+
+    facts = _eval_facts(tmp_path, {
+        "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
+                                  "  source: {url: 'https://example.org/paper'}\n",
+        "other/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n",
+    })
+    assert_passes(evaluate_rules([eval_results_shape], facts, action="precommit-eval-results"), "HF506")
