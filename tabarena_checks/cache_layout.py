@@ -30,13 +30,37 @@ def cache_root(option: str | os.PathLike | None = None) -> Path:
     return Path.home() / ".cache" / "tabarena"
 
 
+#: longer names make the raw copy's directory names (method + config suffix) exceed file-system limits
+MAX_NAME = 128
+
+
+def name_problem(value: object, field: str) -> str | None:
+    """Why ``value`` cannot name a directory of the cache (and a segment of the object keys), or None."""
+    if not isinstance(value, str) or not value:
+        return f"'{field}' must be a non-empty string (got {value!r})"
+    if value.startswith(".") or any(c in value for c in "/\\") or any(ord(c) < 32 for c in value):
+        return (f"'{field}' must be a plain directory name: no '/', '\\', control characters or leading '.' "
+                f"(got {value!r})")
+    if value != value.strip():
+        return f"'{field}' must not start or end with whitespace (got {value!r})"
+    if len(value) > MAX_NAME:
+        return f"'{field}' must be at most {MAX_NAME} characters (got {len(value)})"
+    return None
+
+
+def _safe_name(instance: object, attribute: attrs.Attribute, value: object) -> None:
+    problem = name_problem(value, attribute.name)
+    if problem:
+        raise InputError(f"{problem}; it names the cache directory artifacts/<suite>/methods/<method>/")
+
+
 @attrs.frozen
 class MethodCache:
-    """The paths of one method's cache directory."""
+    """The paths of one method's cache directory; suite and method must be plain directory names."""
 
     root: Path
-    suite: str
-    method: str
+    suite: str = attrs.field(validator=_safe_name)
+    method: str = attrs.field(validator=_safe_name)
 
     @classmethod
     def of(cls, root: Path, meta: MethodMetadata) -> MethodCache:

@@ -27,6 +27,8 @@ from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadat
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
 ENGINES = ("native", "tabarena")
+#: the raw index cache of each processed run directory, below the cache root
+INDEX_DIR = ".checks-index"
 #: below this many raw files, copying them in worker processes costs more than it saves
 PARALLEL_THRESHOLD = 48
 CHUNK = 64
@@ -43,7 +45,16 @@ def _facts(ctx):
                          "use --engine native (the default) otherwise")
     if o.get("ignore_metadata_mismatch"):
         ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
-    return TabArenaFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"))
+    return TabArenaFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"),
+                         cache_dir=index_cache_dir(cache_root(o.get("cache_root")), o["run_data_dir"]))
+
+
+def index_cache_dir(root: Path, data_dir: str) -> Path:
+    """Where process keeps the raw index cache: under the cache root, so nothing is written next to the raw data."""
+    import hashlib
+
+    key = hashlib.sha256(str(Path(data_dir).resolve()).encode()).hexdigest()[:16]
+    return root / INDEX_DIR / key
 
 
 def _cache(ctx) -> MethodCache:

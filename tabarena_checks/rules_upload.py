@@ -37,6 +37,32 @@ def store_is_r2(ctx):
 
 
 @rule(
+    "TA406",
+    "cache-names-safe",
+    actions=("process", "upload"),
+    why="method and suite become directory names of the cache and segments of the object keys; a '..', "
+    "a '/', an absolute path or a NUL byte would write outside the cache root or the bucket prefix.",
+    example_fail='MethodMetadata.config(method="../../x", suite="nori-2026-11", ...)',
+    example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-11", ...)',
+)
+def cache_names_safe(ctx):
+    """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot)."""
+    from checks import ChecksError
+    from tabarena_checks.cache_layout import name_problem
+
+    try:
+        meta = ctx.facts.metadata
+    except ChecksError:
+        return  # an unreadable reference is reported by TA116
+    if meta is None:
+        return
+    for field, value in (("method", meta.method), ("suite", meta.effective_suite)):
+        problem = name_problem(value, field)
+        if problem:
+            yield Finding(problem, path=meta.source or None)
+
+
+@rule(
     "TA402",
     "upload-protocol-matches-declared",
     actions=UPLOAD,
@@ -133,4 +159,4 @@ def method_exists_remotely(ctx):
         yield f"nothing is published under {where}: check --method and --suite"
 
 
-RULES = [store_is_r2, protocol_matches, parts_present, credentials_in_env, verified_needs_flag, method_exists_remotely]
+RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, credentials_in_env, verified_needs_flag, method_exists_remotely]

@@ -304,7 +304,7 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = proc.stdout
-    assert "blocked: the action did not run (exit 1)" in out and "cache written: False" in out
+    assert "blocked: the action did not run (exit 1)" in out and "method cache written: False" in out
     assert "uploaded 6 object(s), skipped 0 already in place" in out
     assert "uploaded 0 object(s), skipped 6 already in place" in out
     assert out.count("0 missing, 0 size/ETag mismatch") == 2
@@ -335,3 +335,22 @@ def test_from_cache_without_a_cache_names_the_missing_file(tmp_path):
     assert result.exit_code == 2
     assert "metadata.yaml" in result.stderr and "process the method first" in result.stderr
     assert "credential" not in result.stderr.lower()
+
+
+def test_ta406_cache_names_safe(tmp_path):
+    import attrs
+
+    make_method_cache(tmp_path / "cache")
+    f = facts(tmp_path)
+    assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA406")
+    for method in ("../../x", "a/b", "bad\x00name", "n" * 300, ".hidden"):
+        f.metadata = attrs.evolve(f.metadata, method=method)
+        assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA406", "'method' must")
+
+
+def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path, s3_env, s3_proxy):
+    make_method_cache(tmp_path / "cache")
+    result = run_cli(["run", "upload", "--from-cache", "../methods/Dummy", SUITE, "--cache-root",
+                      str(tmp_path / "cache"), "--no-dry-run"], cwd=tmp_path)
+    assert result.exit_code == 2 and "'method' must be a plain directory name" in result.stderr
+    assert s3_proxy.log == []
