@@ -216,3 +216,20 @@ def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
     assert "no answer within" in hanging.evidence
     assert elapsed < 6, f"{elapsed:.1f}s"
     assert slow_once.status == "exact" and slow_once.repo_id == model_repo(1)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/hub.py ReadOnlyHub: each worker retries a 429 on its own (3 "
+                   "retries, Retry-After honoured per call) with no shared throttle, so under a sustained rate limit "
+                   "many concurrent workers exhaust their budgets and models end needs_review instead of being drafted "
+                   "(benchmarks/load_migrate.py: 396 of 1,000 lost at 50 req/s); suggest a client-wide token bucket "
+                   "that all workers wait on after a 429, and 429s that do not consume the retry budget")
+@reliability(fault="a Hub that rate-limits (20 requests/s, small bursts) while `checks run draft` reads with 32 workers",
+             must="the draft slows down to the limit and completes with every model drafted: throttling never turns a "
+                  "model into needs_review")
+def test_rate_limited_hub_loses_no_model(tmp_path):
+    with hf_setup(tmp_path, models=40, rate_limit=20, burst=5) as (env, hub):
+        write_ledger(tmp_path / "ledger.csv", models=40, base=50.0)
+        result = run_cli([*draft_args(tmp_path), "--max-workers", "32"], env=env, cwd=tmp_path)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert len(_drafted(tmp_path / "bundle")) == 40
