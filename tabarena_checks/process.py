@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import pickle
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -307,19 +308,47 @@ def _plan(ctx) -> Iterator[str]:
            "results/model_results.parquet" + ("" if ctx.options.get("no_cache_raw") else ", raw/"))
 
 
-def _execute(ctx) -> str:
-    cache = _cache(ctx)
-    new = source_record(ctx)
-    force = ctx.options.get("force")
-    if cache.path.exists() and not force:
-        if _same_inputs(_existing(cache), new):
-            return f"{cache.path} was built from the same inputs already; kept unchanged (--force rebuilds it)"
-        raise ActionFailed(
-            f"{cache.path} exists and was built from other (or unknown) inputs; it is kept as it is. "
-            "Pass --force to replace it whole (a cache is never mixed with files from another run)"
-        )
-    cache.path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.path.parent / f".{cache.method}.checks-tmp-{os.getpid()}"
+_TMP, _OLD = "checks-tmp", "checks-old"
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def sweep(cache: MethodCache) -> list[str]:
+    """Clear what killed runs left next to the cache: half-built copies go; a cache moved aside comes back.
+
+    A run that died between moving the old cache aside and moving the new one in leaves no
+    cache at all: the old one is put back, so the previous state is what the next run sees.
+    """
+    notes = []
+    parent = cache.path.parent
+    if not parent.is_dir():
+        return notes
+    left = re.compile(rf"^\.{re.escape(cache.method)}\.({_TMP}|{_OLD})-(\d+)(\..*)?$")
+    for entry in sorted(parent.iterdir()):
+        match = left.match(entry.name)
+        if match is None or _running(int(match[2])):
+            continue
+        kind = match[1]
+        if kind == _OLD and not cache.path.exists():
+            os.rename(entry, cache.path)
+            notes.append(f"restored the previous cache from {entry.name}, left by an interrupted run")
+        else:
+            shutil.rmtree(entry, ignore_errors=True)
+            notes.append(f"removed {entry.name}, left by an interrupted run")
+    return notes
+
+
+def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], bool]:
+    """Build the cache in a temporary sibling and rename it into place; returns (what was written, replaced)."""
+    tmp = cache.path.parent / f".{cache.method}.{_TMP}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         if (ctx.options.get("engine") or "native") == "tabarena":
@@ -333,16 +362,40 @@ def _execute(ctx) -> str:
                                                     encoding="utf-8")
         replaced = cache.path.exists()
         if replaced:
-            old = cache.path.parent / f".{cache.method}.checks-old-{os.getpid()}"
+            old = cache.path.parent / f".{cache.method}.{_OLD}-{os.getpid()}"
             os.rename(cache.path, old)
             os.rename(tmp, cache.path)
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(tmp, cache.path)
+        return written, replaced
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _execute(ctx) -> str:
+    cache = _cache(ctx)
+    new = source_record(ctx)
+    force = ctx.options.get("force")
+    notes = sweep(cache)
+    if cache.path.exists() and not force:
+        if _same_inputs(_existing(cache), new):
+            return "\n".join([*notes, f"{cache.path} was built from the same inputs already; kept unchanged "
+                                      "(--force rebuilds it)"])
+        raise ActionFailed(
+            f"{cache.path} exists and was built from other (or unknown) inputs; it is kept as it is. "
+            "Pass --force to replace it whole (a cache is never mixed with files from another run)"
+        )
+    try:
+        cache.path.parent.mkdir(parents=True, exist_ok=True)
+        written, replaced = _build(ctx, cache, new)
+    except OSError as exc:  # a full disk, a file-size limit, a read-only cache root
+        where = exc.filename or cache.path.parent
+        kept = "the previous cache is kept" if cache.path.exists() else "no cache was written"
+        raise ActionFailed(f"cannot write the cache: {exc.strerror or exc} ({where}); {kept}. "
+                           f"Free space or choose another --cache-root, then rerun") from None
     verb = "replaced" if replaced else "wrote"
-    return "\n".join([f"{verb} {cache.path}:", *(f"  {w}" for w in written)])
+    return "\n".join([*notes, f"{verb} {cache.path}:", *(f"  {w}" for w in written)])
 
 
 def _target(ctx) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 
 import pyarrow.parquet as pq
@@ -150,12 +152,14 @@ def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monk
     cache = tmp_path / "cache" / CACHE
     before = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*"))
 
-    def broken(*args, **kwargs):
-        raise OSError("disk full")
+    def broken(index, inference, meta, raw_dir, workers=None):
+        raise OSError(errno.ENOSPC, "No space left on device", str(raw_dir / "x" / "results.pkl"))
 
     monkeypatch.setattr(process_mod, "copy_raw", broken)
     failed = process(tmp_path, runs, "configs", "nori", "--force")
-    assert failed.exit_code == 3 and "disk full" in failed.stdout
+    assert failed.exit_code == 4, failed.stdout
+    assert "cannot write the cache: No space left on device" in failed.stdout
+    assert "the previous cache is kept" in failed.stdout and "Traceback" not in failed.stdout
     assert sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*")) == before
     assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
 
@@ -211,3 +215,20 @@ def test_unsafe_method_name_is_blocked_by_ta406(tmp_path, runs):
                       "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
     assert result.exit_code == 1 and "TA406" in result.stdout and "plain directory name" in result.stdout
     assert not (tmp_path / "escaped").exists() and not (tmp_path / "cache" / "artifacts").exists()
+
+
+def test_rerun_cleans_up_after_a_killed_run(tmp_path, runs):
+    assert process(tmp_path, runs).exit_code == 0
+    cache = tmp_path / "cache" / CACHE
+    methods = cache.parent
+    # killed between moving the old cache aside and moving the new one in (pid 999998 is long gone)
+    os.rename(cache, methods / ".Nori.checks-old-999998")
+    (methods / ".Nori.checks-tmp-999998" / "raw").mkdir(parents=True)
+    (methods / ".Nori.checks-tmp-999998.root").mkdir()
+    (methods / f".Nori.checks-tmp-{os.getpid()}-not-a-pid").mkdir()
+    result = process(tmp_path, runs)
+    assert result.exit_code == 0, result.stdout
+    assert "restored the previous cache from .Nori.checks-old-999998" in result.stdout
+    assert "kept unchanged" in result.stdout
+    assert sorted(p.name for p in methods.iterdir()) == [f".Nori.checks-tmp-{os.getpid()}-not-a-pid", "Nori"]
+    assert (cache / "metadata.yaml").is_file()
