@@ -354,3 +354,20 @@ def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path,
                       str(tmp_path / "cache"), "--no-dry-run"], cwd=tmp_path)
     assert result.exit_code == 2 and "'method' must be a plain directory name" in result.stderr
     assert s3_proxy.log == []
+
+
+@pytest.mark.parametrize(("hostile", "reason"), [
+    (b"a: &a [x, x]\nb: &b [*a, *a]\nmethod: Dummy\ntags: *b\n", "aliases are not allowed"),
+    (b"method: Dummy\nmethod: Other\n", "duplicate key 'method'"),
+    (b"method: Dummy\ntags: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested"),
+    (b"method: Dummy\ntags: [\xff\xfe]\n", "not UTF-8"),
+    (b"method: Dummy\n# " + b"x" * (1 << 20) + b"\n", "byte limit"),
+])
+def test_hostile_metadata_yaml_is_one_clear_input_error(tmp_path, hostile, reason):
+    from checks.errors import InputError
+    from tabarena_checks.cache_layout import read_metadata_yaml
+
+    path = tmp_path / "metadata.yaml"
+    path.write_bytes(hostile)
+    with pytest.raises(InputError, match=reason):
+        read_metadata_yaml(path)
