@@ -204,8 +204,6 @@ def test_draft_killed_at_random_points_leaves_old_or_new_bundle(tmp_path):
         assert "old" in seen, seen
 
 
-@pytest.mark.xfail(strict=True, reason="tabarena_checks/process.py _execute lets OSError (EFBIG/ENOSPC) escape, so the "
-                   "runner reports 'internal error' with a traceback (exit 3) instead of an ActionFailed naming the path")
 @reliability(fault="the disk fills up while `checks run process` writes the cache",
              must="one clear error naming what could not be written and that the previous cache is kept (exit 4), "
                   "no traceback")
@@ -213,15 +211,12 @@ def test_disk_full_during_process_is_a_clear_error(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")
     ref = write_info(tmp_path / "info")
     assert run_checks(_process_args(data, ref, tmp_path / "scratch"), cwd=tmp_path).returncode == 0
-    limit = max(p.stat().st_size for p in (tmp_path / "scratch").rglob("*") if p.is_file()) - 1
+    limit = max(p.stat().st_size for p in (tmp_path / "scratch" / "artifacts").rglob("*") if p.is_file()) - 1
     full = run_checks(_process_args(data, ref, tmp_path / "cache"), cwd=tmp_path, preexec_fn=_limit_file_size(limit))
     assert "Traceback" not in full.stdout + full.stderr
     assert full.returncode == 4, full.stdout + full.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="tabarena_checks/process.py _execute only removes its own '.<method>.checks-tmp-<pid>' "
-                   "directory; those of a killed run stay next to the cache forever (suggest: sweep siblings "
-                   "'.<method>.checks-tmp-*' / '.checks-old-*' whose pid is no longer running before building)")
 @reliability(fault="the half-built temporary directory a SIGKILLed `checks run process` leaves next to the cache",
              must="the next run removes it, so interrupted runs do not pile up half-written copies of the cache")
 def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -169,9 +168,6 @@ _ENTRIES = st.recursive(
 )
 
 
-@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/yamlsafe.py loads(): ReaderError for a control character is "
-                   "raised while constructing the loader, outside the try, so EvalFile.parse lets it escape "
-                   "(see test_reliability_yaml.py::test_validate_refuses_control_characters)")
 @FAST
 @given(st.one_of(_ENTRIES.map(lambda data: __import__("yaml").safe_dump(data)),
                  st.lists(_ENTRIES, max_size=3).map(lambda data: __import__("yaml").safe_dump(data)),

@@ -33,16 +33,8 @@ HOSTILE = {
     "nul": "bad\x00name",
     "very-long": LONG,
 }
-TRAVERSAL_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="tabarena_checks/cache_layout.py MethodCache.path joins method and suite unchecked "
-           "(no rule refuses '..', '/', absolute, NUL or over-long names): process writes outside --cache-root "
-           "or crashes with a traceback",
-)
-
-
 def _cases(field):
-    return [pytest.param(field, value, id=f"{field}-{name}", marks=TRAVERSAL_BUG) for name, value in HOSTILE.items()]
+    return [pytest.param(field, value, id=f"{field}-{name}") for name, value in HOSTILE.items()]
 
 
 def _written_outside(tmp_path: Path, before: dict[str, str], allowed: Path) -> list[str]:
@@ -80,9 +72,6 @@ def test_upload_refuses_climbing_names(tmp_path, s3_env, s3_proxy, method):
     assert s3_proxy.puts() == [] and remote_objects(s3_env) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="tabarena_checks/upload.py UploadFacts: --from-cache METHOD SUITE are joined into "
-                   "the cache path and the key root unchecked, so '../methods/Dummy' uploads to keys holding a '..' "
-                   "segment (servers that normalise paths store them elsewhere)")
 @reliability(fault="`checks run upload --from-cache '../methods/Dummy' SUITE`: a climbing name that still finds a cache",
              must="refused before any request; no key with a '..' segment is ever sent")
 def test_upload_keys_never_hold_dot_dot(tmp_path, s3_env, s3_proxy):
@@ -151,9 +140,6 @@ def test_draft_with_a_climbing_slug_writes_nothing(tmp_path):
     assert not (tmp_path / "bundle").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/contract.py load() does not check 'slug' against SLUG, so a "
-                   "hand-edited contract.json makes drafts.draft_path raise ValueError inside every draft rule "
-                   "(14 'crashed' verdicts, exit 3) instead of one InputError naming contract.json (exit 2)")
 @reliability(fault="a hand-edited contract.json whose slug is not a plain file stem",
              must="one clear input error naming contract.json and the slug (exit 2), not crashed rules")
 def test_draft_with_a_climbing_slug_names_the_contract(tmp_path):

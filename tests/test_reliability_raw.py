@@ -95,7 +95,7 @@ def test_process_blocks_on_unsafe_pickles(hostile_run, tmp_path):
     messages = verdicts["TA301"]["message"]
     for path in planted.values():
         assert path in messages
-    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "cache" / "artifacts").exists(), "no method cache is written"
 
 
 def _bomb(path, expanded_mib: int, member_mib: int = 64) -> None:
@@ -223,7 +223,7 @@ def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
     for word in words:
         assert word in message, (word, message)
     assert not [c for c, v in verdicts.items() if v["outcome"] == "crashed"]
-    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "cache" / "artifacts").exists(), "no method cache is written"
     inspected = run_cli(["inspect", str(data), "--format", "json", "--cache-dir", str(tmp_path / "idx")], cwd=tmp_path)
     assert inspected.exit_code == 0 and "Traceback" not in inspected.stderr
     total = sum(m["counts"]["results"] + len(m["unreadable"]) for m in json.loads(inspected.stdout)["methods"])
