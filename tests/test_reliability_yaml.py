@@ -167,9 +167,6 @@ def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
     assert "metadata.yaml" in res.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/yamlsafe.py loads() builds _BoundedLoader(text) outside its try: "
-                   "PyYAML's Reader raises ReaderError for a control character at construction, so it escapes as a "
-                   "traceback instead of YamlRefused (validate, precommit and the Hub state reader all crash)")
 @reliability(fault="an .eval_results draft holding a control character (U+001F), which YAML forbids",
              must="`checks hf validate` prints FAIL for that file with the reason (exit 1), no traceback")
 def test_validate_refuses_control_characters(tmp_path):
