@@ -31,9 +31,13 @@ KILLS = 6
 
 
 def _delays(total: float, seed: int) -> list[float]:
-    """``KILLS`` kill points spread over a run of ``total`` seconds (seeded, so a failure can be replayed)."""
+    """``KILLS`` kill points, one at a random moment in each equal slice of a run of ``total`` seconds.
+
+    Seeded, so a failure can be replayed; stratified, so early and late moments are both hit.
+    """
     rng = random.Random(seed)
-    return sorted(rng.uniform(0.05, total * 1.05) for _ in range(KILLS))
+    step = total * 1.05 / KILLS
+    return [0.05 + step * (n + rng.random()) for n in range(KILLS)]
 
 
 # --------------------------------------------------------------------------- process
@@ -135,8 +139,8 @@ def test_upload_killed_at_random_points_never_publishes_a_mix(tmp_path, s3_env, 
     old = _remote_state(s3_env)
     make_method_cache(root, raw_bytes=random.Random(2).randbytes(18 << 20))
 
-    def slow(method, path):
-        time.sleep(0.02)
+    def slow(method, path):  # a slow link: the replacement takes long enough to be interrupted
+        time.sleep(0.4 if method == "PUT" else 0.02)
 
     s3_proxy.fault = slow
     started = time.monotonic()
@@ -145,7 +149,7 @@ def test_upload_killed_at_random_points_never_publishes_a_mix(tmp_path, s3_env, 
     duration_probe.communicate(timeout=60)
     startup = time.monotonic() - started
     states = []
-    for delay in _delays(startup + 2.0, seed=11):
+    for delay in _delays(startup + 3.0, seed=11):
         kill_after(start_checks(_upload_args(root), cwd=tmp_path), delay)
         states.append(_remote_state(s3_env))
     s3_proxy.fault = None
