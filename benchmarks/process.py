@@ -2,8 +2,8 @@
 
 The baseline is the least any processing must do: read, gunzip and unpickle every
 results.pkl once, in one process. ``checks run process`` is measured as a whole command
-(interpreter start, rules, index, tables, raw copy) into an empty cache root, cold (no index
-cache) and warm (index cached by the earlier run). Target: cold under 2x the bare loop. The
+(interpreter start, rules, index, tables, raw copy) into an empty cache root; process keeps no
+index cache, so every run decodes the raw files. Target: under 2x the bare loop. The
 raw copy creates a directory per result: run it on the disk the cache will live on (mkdir
 speed differs a lot between file systems, e.g. a busy /tmp).
 
@@ -50,9 +50,10 @@ def timed_process(data: Path, work: Path, *extra: str) -> float:
     """One whole ``checks run process`` into a fresh cache root (the first processing of a method)."""
     checks = Path(sys.executable).with_name("checks")
     root = work / "cache"
-    shutil.rmtree(root / "artifacts", ignore_errors=True)
+    shutil.rmtree(root, ignore_errors=True)
     cmd = [str(checks), "run", "process", str(data), "--method-metadata", f"{work / 'info.py'}:bench",
            "--cache-root", str(root), *extra]
+    os.sync()  # the previous run's writes and deletions are flushed, not charged to this one
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
     took = time.perf_counter() - start
@@ -84,17 +85,14 @@ def main() -> None:
     print(f"run: {len(files)} results.pkl, {size / 1e6:.0f} MB on disk, {os.cpu_count()} CPU(s)")
 
     bare_loop(files)  # warm the page cache so both sides read from memory
-    bare = bare_loop(files)
-    shutil.rmtree(work / "cache", ignore_errors=True)  # no index cache either
-    cold = timed_process(data, work)
-    warm = timed_process(data, work)
-    print(f"bare read loop (read + gunzip + unpickle, 1 process): {bare:.2f}s")
-    print(f"checks run process, cold index:  {cold:.2f}s  = {cold / bare:.2f}x the bare loop (target < 2x)")
-    print(f"checks run process, warm index:  {warm:.2f}s  = {warm / bare:.2f}x the bare loop")
+    bare = min(bare_loop(files), bare_loop(files))
+    runs = [timed_process(data, work) for _ in range(2)]
+    print(f"bare read loop (read + gunzip + unpickle, 1 process), best of 2: {bare:.2f}s")
+    for took in runs:
+        print(f"checks run process: {took:.2f}s  = {took / bare:.2f}x the bare loop (target < 2x)")
     if args.no_cache_raw:
-        shutil.rmtree(work / "cache", ignore_errors=True)
         no_raw = timed_process(data, work, "--no-cache-raw")
-        print(f"checks run process, cold index, --no-cache-raw: {no_raw:.2f}s  = {no_raw / bare:.2f}x the bare loop")
+        print(f"checks run process --no-cache-raw: {no_raw:.2f}s  = {no_raw / bare:.2f}x the bare loop")
     print(f"files kept in {work}")
 
 

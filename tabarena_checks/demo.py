@@ -120,7 +120,7 @@ def run_demo(workdir: Path) -> None:
     step("3. process with a wrong declaration: blocked, nothing written")
     checks(["run", "process", str(data), "--method-metadata", f"{workdir / 'info.py'}:demo_wrong_metadata",
             "--cache-root", str(cache)], expect=1)
-    print(f"method cache written: {(cache / 'artifacts').exists()}")
+    print(f"cache written: {cache.exists()}")
 
     step("4. process: every rule passes, the cache is built atomically")
     checks(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache)], expect=0)

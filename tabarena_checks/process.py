@@ -18,6 +18,7 @@ import pickle
 import re
 import shutil
 from collections.abc import Iterator
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +26,27 @@ import click
 
 from checks import Action, ActionFailed, UsageError
 from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
+from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
 ENGINES = ("native", "tabarena")
-#: the raw index cache of each processed run directory, below the cache root
-INDEX_DIR = ".checks-index"
 #: below this many raw files, copying them in worker processes costs more than it saves
 PARALLEL_THRESHOLD = 48
 CHUNK = 64
 IO_THREADS = 4
 
 
+class ProcessFacts(TabArenaFacts):
+    """The facts inspect uses, except that the raw index is never cached on disk: a blocked run writes nothing."""
+
+    @cached_property
+    def full_index(self):
+        from tabarena_checks.index import build_index
+
+        return build_index(self.data_dir, use_cache=False, workers=self.workers, progress=self.progress)
+
+
 def _facts(ctx):
-    from tabarena_checks.facts import TabArenaFacts
     from tabarena_checks.rules_metadata import metadata_mismatch_waivers
 
     o = ctx.options
@@ -46,16 +55,7 @@ def _facts(ctx):
                          "use --engine native (the default) otherwise")
     if o.get("ignore_metadata_mismatch"):
         ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
-    return TabArenaFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"),
-                         cache_dir=index_cache_dir(cache_root(o.get("cache_root")), o["run_data_dir"]))
-
-
-def index_cache_dir(root: Path, data_dir: str) -> Path:
-    """Where process keeps the raw index cache: under the cache root, so nothing is written next to the raw data."""
-    import hashlib
-
-    key = hashlib.sha256(str(Path(data_dir).resolve()).encode()).hexdigest()[:16]
-    return root / INDEX_DIR / key
+    return ProcessFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"))
 
 
 def _cache(ctx) -> MethodCache:

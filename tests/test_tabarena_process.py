@@ -114,13 +114,13 @@ def test_system_baseline_is_renamed_to_the_method(tmp_path, runs):
 def test_an_error_verdict_writes_nothing(tmp_path, runs):
     result = process(tmp_path, runs, "corrupt")
     assert result.exit_code == 1 and "TA301" in result.stdout
-    assert not (tmp_path / "cache" / "artifacts").exists()
+    assert not (tmp_path / "cache").exists()
 
 
 def test_ignore_metadata_mismatch_waives_and_records(tmp_path, runs):
     blocked = process(tmp_path, runs, "configs", "wrong_key")
     assert blocked.exit_code == 1 and "TA104" in blocked.stdout
-    assert not (tmp_path / "cache" / "artifacts").exists()
+    assert not (tmp_path / "cache").exists()
     waived = process(tmp_path, runs, "configs", "wrong_key", "--ignore-metadata-mismatch")
     assert waived.exit_code == 0, waived.stdout
     assert "waived TA104" in waived.stdout.replace("  ", " ").replace("  ", " ")
@@ -187,23 +187,22 @@ def test_engine_tabarena_without_tabarena_is_a_clear_error(tmp_path, runs):
 def test_dry_run_plans_without_writing(tmp_path, runs):
     result = process(tmp_path, runs, "configs", "nori", "--dry-run")
     assert result.exit_code == 0 and "would write" in result.stdout
-    assert not (tmp_path / "cache" / "artifacts").exists()
+    assert not (tmp_path / "cache").exists()
 
 
 def test_expected_protocol_is_enforced(tmp_path, runs):
     blocked = process(tmp_path, runs, "configs", "nori", "--expect-validation-protocol", "3x1")
     assert blocked.exit_code == 1 and "TA202" in blocked.stdout
-    assert not (tmp_path / "cache" / "artifacts").exists()
+    assert not (tmp_path / "cache").exists()
     assert process(tmp_path, runs, "configs", "nori", "--expect-validation-protocol", "tabarena").exit_code == 0
 
 
-def test_process_writes_only_below_the_cache_root(tmp_path, runs):
+def test_process_writes_nothing_but_the_method_cache(tmp_path, runs):
+    assert process(tmp_path, runs, "corrupt").exit_code == 1
+    assert not (tmp_path / "cache").exists() and not list((tmp_path / "corrupt").rglob(".checks-index"))
     assert process(tmp_path, runs).exit_code == 0
-    data = tmp_path / "configs"
-    assert not (data / ".checks-index").exists()
-    assert list((tmp_path / "cache" / ".checks-index").rglob("index.parquet"))
-    warm = process(tmp_path, runs, "configs", "nori", "--force")
-    assert warm.exit_code == 0
+    assert not list((tmp_path / "configs").rglob(".checks-index"))
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["artifacts"]
 
 
 def test_unsafe_method_name_is_blocked_by_ta406(tmp_path, runs):

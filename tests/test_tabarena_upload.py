@@ -304,7 +304,7 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = proc.stdout
-    assert "blocked: the action did not run (exit 1)" in out and "method cache written: False" in out
+    assert "blocked: the action did not run (exit 1)" in out and "cache written: False" in out
     assert "uploaded 6 object(s), skipped 0 already in place" in out
     assert "uploaded 0 object(s), skipped 6 already in place" in out
     assert out.count("0 missing, 0 size/ETag mismatch") == 2
