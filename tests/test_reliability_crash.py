@@ -91,6 +91,7 @@ def _limit_file_size(limit: int):
     return apply
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["first-write", "largest-file"])
 @reliability(fault="the disk fills up while `checks run process --force` writes the new cache (RLIMIT_FSIZE in the child)",
              must="the action fails with a non-zero exit, the previous cache is untouched, no temporary directory "

@@ -82,16 +82,24 @@ def test_validate_refuses_hostile_eval_results(tmp_path, case):
              must="`checks hf contract` stops with one clear error naming eval.yaml (exit 2), no contract written, "
                   "within bounded time and memory")
 def test_contract_refuses_hostile_eval_yaml(tmp_path, case):
+    res, elapsed = _contract(tmp_path, eval_yaml=CASES[case])
+    _clear(res, elapsed, case, exit_codes=(2,))
+    assert "eval.yaml" in res.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+def _contract(tmp_path, *, eval_yaml: bytes | None = None, mapping: bytes | None = None):
+    """`checks hf contract` against the local Hub, with a hostile eval.yaml on the Hub or a hostile mapping file."""
     from hf_fixtures import BENCHMARK_ID
 
     with hf_setup(tmp_path, models=0) as (env, hub):
-        (tmp_path / "hub" / "datasets" / BENCHMARK_ID / "main" / "eval.yaml").write_bytes(CASES[case])
-        (tmp_path / "contract.json").unlink()
-        res, elapsed = _run(["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-                            tmp_path, env)
-    _clear(res, elapsed, case, exit_codes=(2,))
-    assert "eval.yaml" in res.stderr
-    assert not (tmp_path / "contract.json").exists()
+        if eval_yaml is not None:
+            (tmp_path / "hub" / "datasets" / BENCHMARK_ID / "main" / "eval.yaml").write_bytes(eval_yaml)
+        if mapping is not None:
+            (tmp_path / "hostile.yaml").write_bytes(mapping)
+        args = ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml" if mapping is None else "hostile.yaml",
+                "--out", "out.json"]
+        return _run(args, tmp_path, env)
 
 
 def _mapping_case(case: str) -> bytes:
@@ -107,15 +115,10 @@ def _mapping_case(case: str) -> bytes:
              must="`checks hf contract` stops with one clear error naming the mapping file (exit 2) within bounded "
                   "time and memory; nothing is written")
 def test_contract_refuses_a_hostile_mapping(tmp_path, case):
-    from hf_fixtures import BENCHMARK_ID
-
-    with hf_setup(tmp_path, models=0) as (env, hub):
-        (tmp_path / "hostile.yaml").write_bytes(_mapping_case(case))
-        res, elapsed = _run(["hf", "contract", BENCHMARK_ID, "--mapping", "hostile.yaml", "--out", "c2.json"],
-                            tmp_path, env)
+    res, elapsed = _contract(tmp_path, mapping=_mapping_case(case))
     _clear(res, elapsed, case, exit_codes=(2,))
     assert "hostile.yaml" in res.stderr
-    assert not (tmp_path / "c2.json").exists()
+    assert not (tmp_path / "out.json").exists()
 
 
 @pytest.mark.parametrize("case", list(CASES))
