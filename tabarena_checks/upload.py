@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import sys
 import tempfile
@@ -28,6 +29,8 @@ from tabarena_checks.metadata import MethodMetadata
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 CHECKSUMS = "results_checksums.json"
+#: the zips of the last real upload, reused by a rerun while their inputs are unchanged (never uploaded)
+STAGING = ".checks-staging"
 
 
 def write_zip(src: Path, dest: Path) -> None:
@@ -38,6 +41,37 @@ def write_zip(src: Path, dest: Path) -> None:
             info = zipfile.ZipInfo(path.relative_to(src).as_posix(), date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             zf.writestr(info, path.read_bytes(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+
+
+def _inputs_of(src: Path) -> list[list]:
+    return [[p.relative_to(src).as_posix(), p.stat().st_size, p.stat().st_mtime_ns]
+            for p in sorted(src.rglob("*")) if p.is_file()]
+
+
+def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool) -> Path:
+    """``<name>.zip`` of ``src``: reused from ``staging`` when its recorded inputs are unchanged.
+
+    Zipping a large raw/ takes longer than checking that nothing needs uploading, so a rerun
+    (the way an interrupted upload resumes) should not redo it. With ``keep`` a new zip is
+    stored in ``staging`` for the next run; without (a dry run), it is built in ``scratch``.
+    """
+    name = f"{src.name}.zip"
+    inputs = _inputs_of(src)
+    stored, manifest = staging / name, staging / f"{name}.inputs.json"
+    try:
+        if stored.is_file() and json.loads(manifest.read_text(encoding="utf-8")) == inputs:
+            return stored
+    except (OSError, ValueError):
+        pass
+    if not keep:
+        write_zip(src, scratch / name)
+        return scratch / name
+    staging.mkdir(exist_ok=True)
+    tmp = staging / f".{name}.{os.getpid()}.tmp"
+    write_zip(src, tmp)
+    os.replace(tmp, stored)
+    manifest.write_text(json.dumps(inputs), encoding="utf-8")
+    return stored
 
 
 def _md5(path: Path) -> str:
@@ -117,9 +151,14 @@ class UploadFacts:
                 out.append(f"raw: no results.pkl under '{c.raw}'")
         return out
 
-    def stage(self, workdir: Path) -> list[s3store.Planned]:
-        """The objects to publish, generated files written to ``workdir``; metadata.yaml comes last."""
+    def stage(self, workdir: Path, *, keep: bool = False) -> list[s3store.Planned]:
+        """The objects to publish, small generated files written to ``workdir``; metadata.yaml comes last.
+
+        The zips are kept in the cache's ``.checks-staging/`` when ``keep`` (a real upload), so a rerun
+        reuses them; a dry run reuses fresh ones but stores nothing.
+        """
         c, root = self.cache, self.key_root
+        staging = c.path / STAGING
         files: list[tuple[str, Path]] = []
         tables = sorted(c.results.glob("*.parquet"))
         files += [(f"results/{t.name}", t) for t in tables]
@@ -127,12 +166,10 @@ class UploadFacts:
         (workdir / CHECKSUMS).write_text(json.dumps(checksums, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         files.append((CHECKSUMS, workdir / CHECKSUMS))
         if c.processed.is_dir():
-            write_zip(c.processed, workdir / "processed.zip")
-            files.append(("processed.zip", workdir / "processed.zip"))
+            files.append(("processed.zip", staged_zip(c.processed, staging, workdir, keep=keep)))
             files.append(("processed/configs_hyperparameters.json", c.configs_hyperparameters))
         if self.upload_raw:
-            write_zip(c.raw, workdir / "raw.zip")
-            files.append(("raw.zip", workdir / "raw.zip"))
+            files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep)))
         protocol = self.recorded.validation_protocol if self.recorded else self.metadata.validation_protocol
         (workdir / "metadata.yaml").write_text(render_metadata_yaml(self.metadata, protocol), encoding="utf-8")
         files.append(("metadata.yaml", workdir / "metadata.yaml"))
@@ -173,7 +210,7 @@ def _execute(ctx) -> str:
         return "\n".join(["dry run (the default for upload):", *_plan_lines(facts)])
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
-        objects = facts.stage(Path(tmp))
+        objects = facts.stage(Path(tmp), keep=True)
         publisher = s3store.Publisher(
             s3store.make_client(), facts.bucket, facts.key_root, log=lambda line: click.echo(line, err=True)
         )

@@ -371,3 +371,23 @@ def test_hostile_metadata_yaml_is_one_clear_input_error(tmp_path, hostile, reaso
     path.write_bytes(hostile)
     with pytest.raises(InputError, match=reason):
         read_metadata_yaml(path)
+
+
+def test_zips_are_staged_once_and_reused_while_their_inputs_are_unchanged(tmp_path, s3_env, s3_proxy):
+    path = make_method_cache(tmp_path / "cache")
+    assert upload(tmp_path).exit_code == 0
+    assert not (path / ".checks-staging").exists(), "a dry run stores nothing"
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    staged = path / ".checks-staging" / "raw.zip"
+    first = staged.stat().st_mtime_ns
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    assert staged.stat().st_mtime_ns == first, "an unchanged raw/ is not zipped again"
+    pkl = next((path / "raw").rglob("results.pkl"))
+    pkl.write_bytes(b"changed raw results")
+    s3_proxy.forwarded.clear()
+    again = upload(tmp_path, "--no-dry-run")
+    assert again.exit_code == 0, again.stdout
+    sent = {p.split("?")[0].rsplit("/", 1)[-1] for p in s3_proxy.puts()}
+    assert sent == {"raw.zip", "metadata.yaml"}
+    remote = s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["Body"].read()
+    assert zipfile.ZipFile(io.BytesIO(remote)).read("Dummy_c1_BAG_L1/363612/0_0/results.pkl") == b"changed raw results"
