@@ -25,7 +25,7 @@ from typing import Any
 import click
 
 from checks import Action, ActionFailed, UsageError
-from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
+from tabarena_checks.cache_layout import MethodCache, cache_root, pid_running, render_metadata_yaml
 from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
@@ -311,16 +311,6 @@ def _plan(ctx) -> Iterator[str]:
 _TMP, _OLD = "checks-tmp", "checks-old"
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    return True
-
-
 def sweep(cache: MethodCache) -> list[str]:
     """Clear what killed runs left next to the cache: half-built copies go; a cache moved aside comes back.
 
@@ -334,7 +324,7 @@ def sweep(cache: MethodCache) -> list[str]:
     left = re.compile(rf"^\.{re.escape(cache.method)}\.({_TMP}|{_OLD})-(\d+)(\..*)?$")
     for entry in sorted(parent.iterdir()):
         match = left.match(entry.name)
-        if match is None or _running(int(match[2])):
+        if match is None or pid_running(int(match[2])):
             continue
         kind = match[1]
         if kind == _OLD and not cache.path.exists():

@@ -23,7 +23,13 @@ import click
 
 from checks import ActionFailed, Action, UsageError
 from tabarena_checks import s3store
-from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.cache_layout import (
+    MethodCache,
+    cache_root,
+    pid_running,
+    read_metadata_yaml,
+    render_metadata_yaml,
+)
 from tabarena_checks.metadata import MethodMetadata
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
@@ -67,6 +73,10 @@ def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool) -> Path:
         write_zip(src, scratch / name)
         return scratch / name
     staging.mkdir(exist_ok=True)
+    for left in staging.glob(f".{name}.*.tmp"):  # what an interrupted upload left half-written
+        pid = left.name[len(name) + 2:-4]
+        if pid.isdigit() and not pid_running(int(pid)):
+            left.unlink(missing_ok=True)
     tmp = staging / f".{name}.{os.getpid()}.tmp"
     write_zip(src, tmp)
     os.replace(tmp, stored)

@@ -391,3 +391,12 @@ def test_zips_are_staged_once_and_reused_while_their_inputs_are_unchanged(tmp_pa
     assert sent == {"raw.zip", "metadata.yaml"}
     remote = s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["Body"].read()
     assert zipfile.ZipFile(io.BytesIO(remote)).read("Dummy_c1_BAG_L1/363612/0_0/results.pkl") == b"changed raw results"
+
+
+def test_half_written_zip_of_a_killed_upload_is_swept(tmp_path, s3_env, s3_proxy):
+    path = make_method_cache(tmp_path / "cache")
+    (path / ".checks-staging").mkdir()
+    (path / ".checks-staging" / ".raw.zip.999997.tmp").write_bytes(b"half")
+    assert upload(tmp_path, "--no-dry-run").exit_code == 0
+    assert sorted(p.name for p in (path / ".checks-staging").iterdir()) == [
+        "processed.zip", "processed.zip.inputs.json", "raw.zip", "raw.zip.inputs.json"]
