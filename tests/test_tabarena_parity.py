@@ -79,6 +79,13 @@ def test_configs_hyperparameters_match(caches):
 
 @pytest.mark.slow
 def test_metadata_yaml_matches(caches):
+    import dataclasses
+
+    from tabarena.models._method_metadata import MethodMetadata
+
     native = yaml.safe_load((caches["native"] / "metadata.yaml").read_text())
     tabarena = yaml.safe_load((caches["tabarena"] / "metadata.yaml").read_text())
+    if "validation_protocol" not in {f.name for f in dataclasses.fields(MethodMetadata)}:
+        # TabArena 0.1.0 predates the validation_protocol field (PR #524); only the native cache records it
+        assert native.pop("validation_protocol") == "8x1"
     assert native == tabarena
