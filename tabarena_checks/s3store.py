@@ -30,7 +30,7 @@ MIB = 1024 * 1024
 #: files of at least this size go multipart with parts of this size; the ETag is computed the same way
 PART_SIZE = 16 * MIB
 #: how many objects are sent at once; each large one also sends parts concurrently
-OBJECT_WORKERS = 4
+OBJECT_WORKERS = 2
 PART_WORKERS = 8
 
 
