@@ -162,6 +162,11 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _status(exc: BaseException) -> int | None:
+    response = getattr(exc, "response", None)
+    return getattr(response, "status_code", None)
+
+
 def _retry_after(exc: BaseException | None) -> float | None:
     response = getattr(exc, "response", None)
     value = response.headers.get("Retry-After") if response is not None else None
@@ -171,12 +176,53 @@ def _retry_after(exc: BaseException | None) -> float | None:
         return None
 
 
+class _Pacer:
+    """Spacing of request starts shared by every worker of one client.
+
+    A 429 doubles the gap between request starts for all workers (at most once per gap, so
+    a burst of 429s from requests already in flight counts once) and honours Retry-After;
+    each success shrinks the gap. So a rate-limited Hub sees the client slow down as a whole
+    instead of every worker retrying on its own (a request storm that loses models).
+    """
+
+    MAX_GAP = 2.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._next = 0.0
+        self._gap = 0.0
+        self._raised = 0.0
+
+    def wait(self) -> None:
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self._gap
+        if start > now:
+            time.sleep(start - now)
+
+    def throttled(self, retry_after: float | None) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._raised > max(self._gap, 0.05):
+                self._gap = min(max(self._gap * 2, 0.01), self.MAX_GAP)
+                self._raised = now
+            self._next = max(self._next, now + min(retry_after or 0.0, _MAX_WAIT))
+
+    def succeeded(self) -> None:
+        with self._lock:
+            self._gap = 0.0 if self._gap < 0.001 else self._gap * 0.95
+
+
 class ReadOnlyHub:
     """Read-only access to a Hub at ``endpoint`` (default huggingface.co), optionally as ``token``.
 
     ``retries`` extra attempts follow a failed call, waiting ``backoff * 2**n`` seconds (or
     the server's Retry-After, capped at 30 s); ``timeout`` is the deadline of one attempt;
-    ``max_workers`` bounds :meth:`parallel`. Use as a context manager or call :meth:`close`.
+    ``max_workers`` bounds :meth:`parallel`. A 429 slows the whole client down (see
+    :class:`_Pacer`) and does not use up a call's retries; a call still rate-limited
+    ``rate_limit_patience`` seconds after its first 429 fails as a read error.
+    Use as a context manager or call :meth:`close`.
     """
 
     def __init__(
@@ -189,12 +235,15 @@ class ReadOnlyHub:
         max_workers: int = 8,
         timeout: float = 60.0,
         max_file_bytes: int = MAX_FILE_BYTES,
+        rate_limit_patience: float = 300.0,
     ):
         from huggingface_hub import HfApi
 
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
         self.retries, self.backoff, self.timeout = retries, backoff, timeout
         self.max_workers, self.max_file_bytes = max_workers, max_file_bytes
+        self.rate_limit_patience = rate_limit_patience
+        self._pacer = _Pacer()
         # False, not None: None would make the client pick up a token from HF_HOME or HF_TOKEN.
         self.__token: str | bool = token or False
         self.__api = HfApi(endpoint=self.endpoint, token=self.__token, library_name="arena-checks")
@@ -256,13 +305,25 @@ class ReadOnlyHub:
         only malformed responses are retried again here, so a dead Hub fails in bounded time.
         """
         attempt = 0
+        limited_since: float | None = None
         while True:
+            self._pacer.wait()
             try:
-                return self._attempt(fn)
+                value = self._attempt(fn)
             except BaseException as exc:  # noqa: BLE001 - sorted by _classify, unknown ones re-raised
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
                 verdict, reason, retry_after = _classify(exc, client_retried, bare_404)
+                rate_limited = verdict == "retry" and _status(exc) == 429
+            else:
+                self._pacer.succeeded()
+                return value
+            if rate_limited:
+                self._pacer.throttled(retry_after)
+                limited_since = limited_since or time.monotonic()
+                if time.monotonic() - limited_since < self.rate_limit_patience:
+                    continue
+                raise HubReadError(what, f"{reason}: still rate-limited after {self.rate_limit_patience:g} s")
             if verdict == "gated":
                 raise HubGatedError(what, reason)
             if verdict.startswith("missing:"):

@@ -48,7 +48,8 @@ def test_has_no_write_methods_and_does_not_subclass_hfapi():
         public = {name for name in dir(hub) if not name.startswith("_")}
         assert public <= {"model_info", "dataset_info", "search_models", "official_benchmarks", "list_files",
                           "read_file", "pull_requests", "pr_details", "whoami", "parallel", "close", "from_env",
-                          "endpoint", "retries", "backoff", "timeout", "max_workers", "max_file_bytes"}
+                          "endpoint", "retries", "backoff", "timeout", "max_workers", "max_file_bytes",
+                          "rate_limit_patience"}
     finally:
         hub.close()
 

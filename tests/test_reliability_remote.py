@@ -219,11 +219,6 @@ def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="hfmigrate_checks/hub.py ReadOnlyHub: each worker retries a 429 on its own (3 "
-                   "retries, Retry-After honoured per call) with no shared throttle, so under a sustained rate limit "
-                   "many concurrent workers exhaust their budgets and models end needs_review instead of being drafted "
-                   "(benchmarks/load_migrate.py: 396 of 1,000 lost at 50 req/s); suggest a client-wide token bucket "
-                   "that all workers wait on after a 429, and 429s that do not consume the retry budget")
 @reliability(fault="a Hub that rate-limits (20 requests/s, small bursts) while `checks run draft` reads with 32 workers",
              must="the draft slows down to the limit and completes with every model drafted: throttling never turns a "
                   "model into needs_review")
