@@ -1,8 +1,8 @@
 """``checks run process``: turn a run's raw results into a TabArena method cache, once every rule passed.
 
 The native engine answers with SQL over the DuckDB index the rules already built, so the raw
-files are decoded once for judging; only the raw copy decodes them again (in parallel) to
-rename the frameworks inside. ``--engine tabarena`` hands the same, already judged, input to
+files are decoded once, for judging; the raw copy only copies bytes into renamed directories.
+``--engine tabarena`` hands the same, already judged, input to
 TabArena's own processing. Either way the cache is built in a temporary sibling directory and
 renamed into place, and ``.checks-source.json`` records which inputs it was built from, so an
 existing cache is either kept as it is or replaced whole, never mixed with new files.
@@ -14,7 +14,6 @@ import datetime as dt
 import importlib.util
 import json
 import os
-import pickle
 import re
 import shutil
 from collections.abc import Iterator
@@ -30,10 +29,8 @@ from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
 ENGINES = ("native", "tabarena")
-#: below this many raw files, copying them in worker processes costs more than it saves
-PARALLEL_THRESHOLD = 48
-CHUNK = 64
-IO_THREADS = 4
+#: the raw copy is directory and file creation: a few threads keep the file system busy
+COPY_THREADS = 8
 
 
 class ProcessFacts(TabArenaFacts):
@@ -157,68 +154,28 @@ def configs_hyperparameters(index, inference, meta: MethodMetadata) -> dict[str,
 # --------------------------------------------------------------------------- native engine: raw copy
 
 
-def rename_result(result: dict, renamed: str, meta_method: str, model_key: str | None, is_config: bool) -> dict:
-    """The aligned dict with its framework renamed, as TabArena's raw cache holds it."""
-    old = result.get("framework")
-    result["framework"] = renamed
-    mm = result.get("method_metadata")
-    if is_config and isinstance(mm, dict):
-        mm["name_prefix"] = meta_method
-        if model_key:
-            mm["model_type"] = model_key
-    sa = result.get("simulation_artifacts")
-    if isinstance(sa, dict):
-        for key in ("pred_proba_dict_val", "pred_proba_dict_test"):
-            preds = sa.get(key)
-            if isinstance(preds, dict) and old in preds:
-                sa[key] = {renamed if k == old else k: v for k, v in preds.items()}
-    return result
+def copy_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> int:
+    """``raw/<renamed framework>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result.
 
-
-def _copy_one(job: tuple[str, str, str], method: str, model_key: str | None, is_config: bool) -> None:
-    from tabarena_checks import reader
-
-    src, dest, renamed = job
-    result = rename_result(reader.load_result(src), renamed, method, model_key, is_config)
-    data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest, "wb") as fh:
-        fh.write(data)
-
-
-def _copy_chunk(jobs: list[tuple[str, str, str]], method: str, model_key: str | None, is_config: bool) -> int:
-    """Read each source safely, rename, write it as a plain pickle (in a worker process).
-
-    Threads overlap the file-system work (directory and file creation dominate on slow disks)
-    with decoding, which releases the GIL while gunzipping.
+    Each file is the run's own results.pkl, byte for byte: the rules already read every one
+    with the restricted unpickler, and processing raw results renames frameworks by the name
+    prefix recorded inside each, so only the path carries the new name. Creating thousands
+    of directories and files is file-system bound, so threads overlap it.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(IO_THREADS) as pool:
-        list(pool.map(lambda job: _copy_one(job, method, model_key, is_config), jobs))
-    return len(jobs)
-
-
-def copy_raw(index, inference, meta: MethodMetadata, raw_dir: Path, workers: int | None = None) -> int:
-    """``raw/<renamed framework>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result."""
     rows = index.query("SELECT path, framework, tid, coalesce(repeat, 0), fold FROM results ORDER BY path")
-    jobs = [
-        (str(index.abspath(path)), str(raw_dir / renamed / str(tid) / f"{rep}_{fold}" / "results.pkl"), renamed)
-        for path, framework, tid, rep, fold in rows
-        for renamed in [inference.renamed_framework(framework, meta.method)]
-    ]
-    args = (meta.method, meta.effective_model_key, meta.method_type == "config")
-    workers = workers or os.cpu_count() or 1
-    chunks = [jobs[i:i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-    if workers > 1 and len(jobs) >= PARALLEL_THRESHOLD:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    jobs = [(index.abspath(path), raw_dir / inference.renamed_framework(framework, meta.method) / str(tid)
+             / f"{rep}_{fold}" / "results.pkl") for path, framework, tid, rep, fold in rows]
 
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["tabarena_checks.reader", "numpy"])
-        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
-            return sum(pool.map(_copy_chunk, chunks, *[[a] * len(chunks) for a in args]))
-    return sum(_copy_chunk(chunk, *args) for chunk in chunks)
+    def copy(job: tuple[Path, Path]) -> None:
+        src, dest = job
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+
+    with ThreadPoolExecutor(COPY_THREADS) as pool:
+        list(pool.map(copy, jobs))
+    return len(jobs)
 
 
 def native(ctx, out: Path) -> list[str]:

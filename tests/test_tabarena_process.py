@@ -85,15 +85,17 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     assert source["raw_data"].startswith("sha256:") and source["cache_raw"] is True
 
 
-def test_raw_copy_is_renamed_and_laid_out_by_split(tmp_path, runs):
+def test_raw_copy_is_laid_out_by_renamed_framework_and_split(tmp_path, runs):
     assert process(tmp_path, runs).exit_code == 0
     raw = tmp_path / "cache" / CACHE / "raw"
     files = sorted(p.relative_to(raw).as_posix() for p in raw.rglob("results.pkl"))
     assert len(files) == 16 and "Nori_c1_default_BAG_L1/363612/1_1/results.pkl" in files
-    result = reader.load_result(raw / "Nori_r1_default_BAG_L1/363614/1_0/results.pkl")
-    assert result["framework"] == "Nori_r1_default_BAG_L1"
-    assert result["method_metadata"]["name_prefix"] == "Nori"
-    assert list(result["simulation_artifacts"]["pred_proba_dict_test"]) == ["Nori_r1_default_BAG_L1"]
+    source = tmp_path / "configs" / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl"
+    copied = raw / "Nori_r1_default_BAG_L1/363614/1_0/results.pkl"
+    assert copied.read_bytes() == source.read_bytes(), "the raw copy holds the run's own file, byte for byte"
+    assert not copied.samefile(source)
+    result = reader.load_result(copied)
+    assert result["method_metadata"]["name_prefix"] == "TA-Nori", "TabArena renames by this prefix when loading"
 
 
 def test_system_baseline_is_renamed_to_the_method(tmp_path, runs):
@@ -152,7 +154,7 @@ def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monk
     cache = tmp_path / "cache" / CACHE
     before = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*"))
 
-    def broken(index, inference, meta, raw_dir, workers=None):
+    def broken(index, inference, meta, raw_dir):
         raise OSError(errno.ENOSPC, "No space left on device", str(raw_dir / "x" / "results.pkl"))
 
     monkeypatch.setattr(process_mod, "copy_raw", broken)
