@@ -148,6 +148,12 @@ def rule(
     return wrap
 
 
+def _located(finding: Finding) -> str:
+    if finding.path and finding.line:
+        return f"{finding.path}:{finding.line}: {finding.message}"
+    return f"{finding.path}: {finding.message}" if finding.path else finding.message
+
+
 @attrs.frozen
 class Verdict:
     """The judgement of one rule in one run."""
@@ -169,7 +175,8 @@ class Verdict:
 
     @property
     def message(self) -> str:
-        return "; ".join(f.message for f in self.findings)
+        """Every finding on one line, each prefixed with its location when it has one."""
+        return "; ".join(_located(f) for f in self.findings)
 
 
 @attrs.frozen

@@ -234,7 +234,13 @@ def run(
         versions=registry.distributions(),
         error=error,
     )
-    records.append(records.log_path(config, cwd), record)
+    log = records.log_path(config, cwd)
+    try:
+        records.append(log, record)
+    except OSError as exc:  # the audit trail failed: say so, and never report a clean run
+        note = f"the decision record could not be appended to {log}: {exc.strerror or exc}"
+        error = f"{error}\n{note}" if error else note
+        code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
     _call_each(registry.pm, "checks_run_finished", ctx=ctx, record=record)
     return RunResult(
         action=action_name,

@@ -31,6 +31,30 @@ def new_sibling_dir(path: str | Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
 
 
+def sweep_siblings(target: str | Path) -> list[str]:
+    """Clear what a killed run left next to ``target``: half-built ``.tmp`` copies go, and an
+    old directory renamed aside (``.old``) comes back when ``target`` itself is missing.
+
+    One writer per target is assumed: a second run writing the same target concurrently
+    would see the first one's temporaries as leftovers.
+    """
+    target = Path(target)
+    notes: list[str] = []
+    if not target.parent.is_dir():
+        return notes
+    prefix = f".{target.name}."
+    for entry in sorted(target.parent.iterdir()):
+        if not entry.name.startswith(prefix) or not entry.is_dir() or entry.is_symlink():
+            continue
+        if entry.name.endswith(".old") and not target.exists():
+            os.replace(entry, target)
+            notes.append(f"restored {target.name} from {entry.name}, left by an interrupted run")
+        elif entry.name.endswith((".tmp", ".old")):
+            shutil.rmtree(entry, ignore_errors=True)
+            notes.append(f"removed {entry.name}, left by an interrupted run")
+    return notes
+
+
 def swap_in_dir(built: Path, target: str | Path) -> None:
     """Put the finished directory ``built`` at ``target``; an existing ``target`` survives until then.
 

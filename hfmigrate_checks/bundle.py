@@ -196,6 +196,7 @@ def replaceable_problem(bundle_path: str | Path) -> str | None:
 def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract) -> None:
     """Write ``files`` as the bundle at ``bundle_path``: temp sibling dir, re-validate, rename into place."""
     bundle_path = Path(bundle_path)
+    atomic.sweep_siblings(bundle_path)
     problem = replaceable_problem(bundle_path)
     if problem:
         raise ActionFailed(problem)

@@ -34,7 +34,7 @@ def raw_files_readable(ctx):
     if inference is None:
         return
     for path, reason in inference.errors:
-        yield Finding(f"{path}: cannot be read: {reason}", path=path)
+        yield Finding(f"cannot be read: {reason}", path=path)
 
 
 @rule(

@@ -74,3 +74,13 @@ def test_credential_options_refused(tmp_path, option):
     res = run_cli(["run", "toy", option, "value-xyz"], env=NO_AUTOLOAD, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "environment" in res.stderr and "value-xyz" not in res.stderr
+
+
+@reliability(fault="the decision log cannot be written (read-only or full disk)",
+             must="the run reports it as an error with the log path and never exits 0; no traceback")
+def test_unwritable_decision_log_is_reported(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the log folder should be")
+    res = _toy(tmp_path, "--decision-log", str(blocker / "log.jsonl"))
+    assert res.exit_code == ExitCode.ACTION_FAILED
+    assert "decision record could not be appended" in res.stdout and "Traceback" not in res.stdout + res.stderr
