@@ -20,7 +20,8 @@ test: install
 	$(BIN)/python -m pytest -n 2 -q
 
 demo: install
-	$(BIN)/python -m tabarena_checks.demo
+	rm -rf demo-out
+	$(BIN)/python -m tabarena_checks.demo --workdir demo-out
 
 bench: install
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
