@@ -173,8 +173,11 @@ def copy_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dest)
 
-    with ThreadPoolExecutor(COPY_THREADS) as pool:
+    pool = ThreadPoolExecutor(COPY_THREADS)
+    try:
         list(pool.map(copy, jobs))
+    finally:  # on the first failure (a full disk) the queued copies are dropped, not attempted
+        pool.shutdown(wait=True, cancel_futures=True)
     return len(jobs)
 
 
