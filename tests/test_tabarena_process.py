@@ -233,3 +233,79 @@ def test_rerun_cleans_up_after_a_killed_run(tmp_path, runs):
     assert "kept unchanged" in result.stdout
     assert sorted(p.name for p in methods.iterdir()) == [f".Nori.checks-tmp-{os.getpid()}-not-a-pid", "Nori"]
     assert (cache / "metadata.yaml").is_file()
+
+
+FAKE_TABARENA = {
+    "tabarena/__init__.py": "",
+    "tabarena/models/__init__.py": "",
+    "tabarena/tools/__init__.py": "",
+    "tabarena/models/_method_metadata.py": '''
+import dataclasses
+
+@dataclasses.dataclass
+class MethodMetadata:
+    method: str
+    suite: str = None
+    method_type: str = "config"
+    method_class: str = "model"
+    ag_key: str = None
+    is_bag: bool = False
+    tags: list = dataclasses.field(default_factory=list)
+    cache_kwargs: dict = None
+    verified: bool = True
+    cache_root: str = None
+''',
+    "tabarena/tools/process_local_raw_data.py": '''
+import dataclasses, json, pathlib
+
+@dataclasses.dataclass
+class RawMethod:
+    path_raw: pathlib.Path
+    method_metadata: object = None
+
+def process_raw(method, *, cache_raw, cache_hpo_trajectories, backend):
+    m = method.method_metadata
+    if m.method == "Broken":
+        raise ValueError("task metadata for tid 363612 is missing")
+    out = pathlib.Path(m.cache_root) / "artifacts" / m.suite / "methods" / m.method
+    (out / "results").mkdir(parents=True)
+    (out / "results" / "model_results.parquet").write_text("tables")
+    (out / "metadata.yaml").write_text(json.dumps(dataclasses.asdict(m), sort_keys=True))
+    if cache_raw:
+        (out / "raw").mkdir()
+        (out / "raw" / "results.pkl").write_text(backend)
+''',
+}
+
+
+def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatch):
+    """Only the glue around TabArena's processing: what it is given, where its output goes, how it fails.
+
+    The real comparison of both engines is tests/test_tabarena_parity.py (where TabArena is installed).
+    """
+    import sys
+
+    fake = tmp_path / "fake"
+    for rel, text in FAKE_TABARENA.items():
+        (fake / rel).parent.mkdir(parents=True, exist_ok=True)
+        (fake / rel).write_text(text)
+    monkeypatch.syspath_prepend(str(fake))
+    for name in [n for n in sys.modules if n == "tabarena" or n.startswith("tabarena.")]:
+        monkeypatch.delitem(sys.modules, name)
+    result = process(tmp_path, runs, "configs", "nori", "--engine", "tabarena")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    cache = tmp_path / "cache" / CACHE
+    given = json.loads((cache / "metadata.yaml").read_text())
+    assert given["method"] == "Nori" and given["suite"] == "nori-2026-11" and given["ag_key"] == "TA-NORI"
+    assert given["cache_root"].endswith(".root") and given["verified"] is True
+    assert (cache / "raw" / "results.pkl").read_text() == "native"
+    assert json.loads((cache / ".checks-source.json").read_text())["engine"] == "tabarena"
+    assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
+    (tmp_path / "info.py").write_text(INFO.replace('method="Nori", suite="nori-2026-11"',
+                                                   'method="Broken", suite="nori-2026-11"', 1))
+    broken = run_cli(["run", "process", str(tmp_path / "configs"), "--method-metadata", f"{tmp_path / 'info.py'}:nori",
+                      "--cache-root", str(tmp_path / "cache"), "--engine", "tabarena",
+                      "--ignore-metadata-mismatch"], cwd=tmp_path)
+    assert broken.exit_code == 4, broken.stdout
+    assert "TabArena's processing failed: ValueError: task metadata for tid 363612 is missing" in broken.stdout
+    assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
