@@ -20,6 +20,7 @@ sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
 import argparse  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -131,6 +132,7 @@ def main() -> None:
     finally:
         server.stop()
         server._server.server_close()
+        shutil.rmtree(work, ignore_errors=True)  # a few GiB of staged and generated files
 
 
 if __name__ == "__main__":
