@@ -93,7 +93,10 @@ def main() -> None:
     if args.no_cache_raw:
         no_raw = timed_process(data, work, "--no-cache-raw")
         print(f"checks run process --no-cache-raw: {no_raw:.2f}s  = {no_raw / bare:.2f}x the bare loop")
-    print(f"files kept in {work}")
+    if args.workdir:
+        print(f"files kept in {work} (the next run with --workdir reuses the generated run)")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
