@@ -23,6 +23,14 @@ def _label(v: Verdict) -> str:
     return v.outcome.value
 
 
+def _tally(verdicts) -> dict[str, int]:
+    """Counts for the summary line: a failed warning or info rule is counted as such, not as 'failed'."""
+    counts = dict.fromkeys(("passed", "failed", "warning", "info", "waived", "crashed"), 0)
+    for v in verdicts:
+        counts[_label(v)] += 1
+    return counts
+
+
 def human(result: RunResult, console) -> None:
     """Readable in a terminal and in CI logs: one line per verdict, then the findings and the decision."""
     console.print(f"[bold]checks run {result.action}[/bold] target={result.target}", highlight=False)
@@ -36,8 +44,7 @@ def human(result: RunResult, console) -> None:
             console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
     for line in result.plan:
         console.print(f"  plan: {line}", highlight=False, markup=False)
-    counts = {o: sum(v.outcome is o for v in result.verdicts) for o in Outcome}
-    tally = ", ".join(f"{n} {o.value}" for o, n in counts.items() if n)
+    tally = ", ".join(f"{n} {label}" for label, n in _tally(result.verdicts).items() if n)
     decision = {
         "ran": "action ran",
         "dry-run": "dry run: nothing was changed",

@@ -263,3 +263,9 @@ def test_bad_severity_value_is_named(tmp_path):
     res = toy(tmp_path, config='[rules.TOY001]\nseverity = "fatal"\n')
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "rules.TOY001.severity: expected one of 'error', 'warning', 'info' (got 'fatal')" in res.stderr
+
+
+def test_summary_counts_warnings_apart_from_failures(tmp_path):
+    res = toy(tmp_path, "--warn")
+    summary = [line for line in res.stdout.splitlines() if "action ran" in line][0]
+    assert "1 warning" in summary and "failed" not in summary
