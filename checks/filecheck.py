@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
-from checks.config import Config
-from checks.context import RunContext
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
 from checks.model import Action, Outcome, Severity
 from checks.plugins import Registry
-from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
+
+if TYPE_CHECKING:  # pragma: no cover
+    from checks.config import Config
+    from checks.context import RunContext
 
 #: the root command group every domain adds its file checks to
 GROUP_NAME = "precommit"
@@ -94,6 +95,9 @@ def check(
     without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
     An empty selection is refused like ``checks run`` refuses it.
     """
+    from checks.context import RunContext  # the judging machinery loads only when a hook runs
+    from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
+
     config = adjust_config(registry, config)
     if undecidable:
         config = attrs.evolve(config, ignore=(*config.ignore, *undecidable))
