@@ -238,6 +238,9 @@ class ReadOnlyHub:
         rate_limit_patience: float = 300.0,
     ):
         from huggingface_hub import HfApi
+        from huggingface_hub.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()  # its per-request retry chatter would bury the report
 
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
         self.retries, self.backoff, self.timeout = retries, backoff, timeout
@@ -314,7 +317,8 @@ class ReadOnlyHub:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
                 verdict, reason, retry_after = _classify(exc, client_retried, bare_404)
-                rate_limited = verdict == "retry" and _status(exc) == 429
+                # a 429 paces the whole client, also after the library's own retries gave up on it
+                rate_limited = verdict in ("retry", "fail") and _status(exc) == 429
             else:
                 self._pacer.succeeded()
                 return value
