@@ -33,7 +33,9 @@ def _tally(verdicts) -> dict[str, int]:
 
 def human(result: RunResult, console) -> None:
     """Readable in a terminal and in CI logs: one line per verdict, then the findings and the decision."""
-    console.print(f"[bold]checks run {result.action}[/bold] target={result.target}", highlight=False)
+    from rich.markup import escape
+
+    console.print(f"[bold]checks run {result.action}[/bold] target={escape(result.target)}", highlight=False)
     for v in result.verdicts:
         style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
         console.print(f"  [{style}]{_label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
