@@ -32,9 +32,12 @@ def main() -> None:
     for package in ("checks", "tabarena_checks", "hfmigrate_checks"):
         compileall.compile_dir(root / package, quiet=1)
     base = median_time([sys.executable, "-c", "pass"])
+    floor = median_time([sys.executable, "-c", "import pluggy, click, attrs, importlib.metadata"])
     rules = median_time([sys.executable, "-m", "checks", "rules"])
     version = median_time([sys.executable, "-m", "checks", "--version"])
     print(f"python -c pass     median {base * 1000:7.1f} ms")
+    print(f"import floor       median {floor * 1000:7.1f} ms  ratio {floor / base:5.2f}x  "
+          "(pluggy, click, attrs, importlib.metadata: what any `checks rules` must import)")
     print(f"checks --version   median {version * 1000:7.1f} ms  ratio {version / base:5.2f}x")
     print(f"checks rules       median {rules * 1000:7.1f} ms  ratio {rules / base:5.2f}x  (target < 4x)")
 
