@@ -1,5 +1,5 @@
 """``python -m checks`` runs the command line."""
 
-from checks.cli import main
+from checks.launch import main
 
 main()

@@ -1,0 +1,189 @@
+"""The miss side of :mod:`checks.replay`: run the listing, capture its output, record what it read.
+
+An entry is stored only when the answer is known to be reproducible from what was recorded:
+exit code 0, nothing on stderr, every non-stdlib module backed by a file, and no input changed
+within the last :data:`RACY_NS` (a file rewritten within the same mtime tick as the recording
+would otherwise look unchanged: the racy-git problem).
+
+Recorded inputs: every ``sys.path`` entry (installing or removing a distribution changes the
+directory listing), every ``entry_points.txt`` of the distributions importlib.metadata finds
+on ``sys.path``, every imported non-stdlib module file and the directory holding it (a new
+module there could shadow it).
+"""
+
+import io
+import os
+import sys
+import time
+
+from checks.replay import stat_input, trace
+
+#: entries kept in the cache directory; the least recently used beyond this are removed
+MAX_ENTRIES = 64
+RACY_NS = 2_000_000_000
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+
+
+class _Tee(io.RawIOBase):
+    """Bytes written go to ``target`` and are kept."""
+
+    def __init__(self, target):
+        self.target = target
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        self.data += b
+        self.target.write(b)
+        return len(b)
+
+    def isatty(self) -> bool:
+        return self.target.isatty()
+
+
+def _teed(stream):
+    """A text stream like ``stream`` (same encoding, errors, newlines) whose bytes are also kept."""
+    tee = _Tee(stream.buffer)
+    text = io.TextIOWrapper(tee, encoding=stream.encoding, errors=stream.errors, write_through=True)
+    return text, tee
+
+
+def run_and_record(args: list[str], path: str, key: dict) -> int:
+    """Run the command through :func:`checks.cli.main`, teeing its output, and store a clean answer."""
+    from checks.cli import main
+
+    pre_path = list(sys.path)
+    real_out, real_err = sys.stdout, sys.stderr
+    real_out.flush()
+    real_err.flush()
+    sys.stdout, out = _teed(real_out)
+    sys.stderr, err = _teed(real_err)
+    try:
+        code = main(args)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = real_out, real_err
+        real_out.buffer.flush()
+        real_err.buffer.flush()
+    if code != 0:
+        trace(f"skipped (exit code {code})")
+    elif err.data:
+        trace("skipped (the command wrote to stderr)")
+    else:
+        _store(path, key, bytes(out.data), pre_path)
+    return code
+
+
+def _store(path: str, key: dict, stdout: bytes, pre_path: list[str]) -> None:
+    import json
+
+    inputs, problem = collect_inputs(pre_path)
+    if problem:
+        trace(f"skipped ({problem})")
+        return
+    entry = {"key": key, "inputs": inputs, "stdout": stdout.decode("utf-8", "surrogateescape")}
+    directory = os.path.dirname(path)
+    tmp = os.path.join(directory, f".tmp-{os.getpid()}-{os.path.basename(path)}")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(entry, f)
+        os.replace(tmp, path)
+        _prune(directory)
+    except (OSError, ValueError) as exc:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        trace(f"skipped (cannot write the cache: {exc})")
+        return
+    trace("stored")
+
+
+def collect_inputs(pre_path: list[str]) -> tuple[list[list], str | None]:
+    """The recorded inputs, or a reason the answer cannot be cached."""
+    paths: dict[str, None] = {}
+    for entry in [*pre_path, *sys.path]:
+        paths[os.path.abspath(entry or os.curdir)] = None
+    for directory in list(paths):
+        paths.update(dict.fromkeys(_entry_point_files(directory)))
+    files, problem = _module_files()
+    if problem:
+        return [], problem
+    for file in files:
+        paths[file] = None
+        paths[os.path.dirname(file)] = None
+    inputs = [stat_input(p) for p in paths]
+    recent = time.time_ns() - RACY_NS
+    for recorded in inputs:
+        if len(recorded) > 1 and recorded[1] > recent:
+            return [], f"{recorded[0]} changed less than {RACY_NS // 10**9} s ago"
+    return inputs, None
+
+
+def _entry_point_files(directory: str) -> list[str]:
+    """The entry_points.txt files importlib.metadata would read in one ``sys.path`` entry."""
+    if directory.lower().endswith(".egg"):
+        return [os.path.join(directory, "EGG-INFO", "entry_points.txt")]
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [os.path.join(directory, n, "entry_points.txt") for n in names if n.lower().endswith(METADATA_SUFFIXES)]
+
+
+def _module_files() -> tuple[list[str], str | None]:
+    """Files of the imported modules outside the standard library, or why one has none."""
+    import sysconfig
+    from types import ModuleType
+
+    paths = sysconfig.get_paths()
+    stdlib = tuple(_dir_prefix(paths[k]) for k in ("stdlib", "platstdlib"))
+    site = tuple(_dir_prefix(paths[k]) for k in ("purelib", "platlib"))
+    files = []
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, ModuleType) or name in sys.builtin_module_names:
+            continue
+        spec = getattr(module, "__spec__", None)
+        if spec is not None and spec.origin in ("built-in", "frozen"):
+            continue
+        file = getattr(module, "__file__", None)
+        if file is None:
+            locations = list(getattr(spec, "submodule_search_locations", None) or ())
+            if spec is not None and spec.origin is None and locations:  # a namespace package: its directories
+                files += [os.path.abspath(d) for d in locations]
+                continue
+            if name == "__main__":  # `python -c`: the code is in argv, which is part of the key
+                continue
+            return [], f"module {name!r} has no file to re-check"
+        file = os.path.abspath(file)
+        if file.startswith(stdlib) and not file.startswith(site):
+            continue
+        if not os.path.isfile(file):
+            return [], f"module {name!r} comes from {file}, which is not a file to re-check"
+        files.append(file)
+    return files, None
+
+
+def _dir_prefix(path: str) -> str:
+    return os.path.join(os.path.abspath(path), "")
+
+
+def _prune(directory: str) -> None:
+    """Keep the newest :data:`MAX_ENTRIES` entries; drop temp files a crashed writer left behind."""
+    entries, now = [], time.time()
+    for name in os.listdir(directory):
+        full = os.path.join(directory, name)
+        try:
+            mtime = os.stat(full).st_mtime
+        except OSError:
+            continue
+        if name.endswith(".json"):
+            entries.append((mtime, full))
+        elif name.startswith(".tmp-") and mtime < now - 60:
+            os.remove(full)
+    for _, full in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+        os.remove(full)
