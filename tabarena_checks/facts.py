@@ -66,7 +66,7 @@ class TabArenaFacts:
 
     @cached_property
     def inference(self):
-        from tabarena_checks.inference import infer
+        from tabarena_checks.inference_memo import infer
 
         return infer(self.index)
 

@@ -2,19 +2,22 @@
 
 Decoding is the expensive part (gunzip, then unpickle), so files are decoded in parallel
 processes and the rows are cached as parquet, keyed per file by its path, size and
-mtime_ns: a later build decodes only new or changed files and drops deleted ones. The
-cache is an optimisation only; when it cannot be read or written the index is built from
+mtime_ns: a later build decodes only new or changed files and drops deleted ones, and lists
+again only the directories whose mtime changed (see :func:`walk`). The cache is an
+optimisation only; when it cannot be read or written the index is built from
 the files alone.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -61,8 +64,7 @@ def unreadable_schema():
                       ("reason", pa.string())])
 
 
-@attrs.frozen
-class FileStat:
+class FileStat(NamedTuple):
     """A results.pkl found by the walk: its path relative to the data directory, size and mtime."""
 
     path: str
@@ -70,29 +72,101 @@ class FileStat:
     mtime_ns: int
 
 
+#: a directory changed less than this long before it was listed may change again within the
+#: same timestamp tick (coarse clocks, 2 s on FAT): its recorded listing is never trusted
+RACY_NS = 2_000_000_000
+#: the recorded mtime of a directory whose listing must be read again
+UNTRUSTED = -1
+
+
+def walk(data_dir: Path, known: Mapping[str, int] | None = None,
+         known_files: frozenset[str] = frozenset()) -> tuple[list[FileStat], dict[str, int]]:
+    """Every results.pkl under ``data_dir`` (sorted by path), and the mtime of every directory seen.
+
+    ``known`` maps a directory (relative, "" for ``data_dir``) to its mtime_ns when it was
+    last listed, and ``known_files`` holds the results.pkl seen then. A directory whose
+    mtime is unchanged has the same entries, so it is not listed again: only its
+    results.pkl is stat'ed (a rewrite in place changes the file, not the directory) and
+    its known subdirectories are visited. Hidden directories are skipped.
+    """
+    known = known or {}
+    if known and UNTRUSTED not in known.values():
+        same = _unchanged(os.fspath(data_dir), known, known_files)
+        if same is not None:
+            return same, dict(known)
+    children: dict[str, list[str]] = {}
+    for rel in known:
+        if rel:
+            children.setdefault(rel.rpartition("/")[0], []).append(rel)
+    root = os.fspath(data_dir)
+    trusted_before = time.time_ns() - RACY_NS
+    found: list[FileStat] = []
+    seen: dict[str, int] = {}
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        where = f"{root}/{rel}" if rel else root
+        try:
+            mtime = os.stat(where).st_mtime_ns
+        except OSError:
+            seen[rel] = UNTRUSTED  # tried again next time
+            continue
+        prefix = f"{rel}/" if rel else ""
+        if mtime == known.get(rel, UNTRUSTED) != UNTRUSTED:
+            seen[rel] = mtime
+            pending.extend(children.get(rel, ()))
+            if prefix + RESULT_FILE in known_files:
+                _add(found, f"{root}/{prefix}{RESULT_FILE}", prefix + RESULT_FILE)
+            continue
+        seen[rel] = mtime if mtime < trusted_before else UNTRUSTED
+        try:
+            entries = os.scandir(where)
+        except OSError:
+            seen[rel] = UNTRUSTED
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                if entry.is_dir():
+                    pending.append(prefix + name)
+                elif name == RESULT_FILE:
+                    _add(found, entry.path, prefix + name)
+    found.sort()
+    return found, seen
+
+
+def _unchanged(root: str, known: Mapping[str, int], known_files: frozenset[str]) -> list[FileStat] | None:
+    """The known files, re-stat'ed, when no known directory changed (the warm case); else None.
+
+    Two flat loops of stat calls instead of a walk: most of a warm build is this.
+    """
+    stat = os.stat
+    try:
+        for rel, mtime in known.items():
+            if stat(f"{root}/{rel}" if rel else root).st_mtime_ns != mtime:
+                return None
+        found = []
+        for rel in sorted(known_files):
+            st = stat(f"{root}/{rel}")
+            found.append(FileStat(rel, st.st_size, st.st_mtime_ns))
+    except OSError:
+        return None
+    return found
+
+
+def _add(found: list[FileStat], where: str, rel: str) -> None:
+    try:
+        st = os.stat(where)
+    except OSError:
+        return
+    found.append(FileStat(rel, st.st_size, st.st_mtime_ns))
+
+
 def scan(data_dir: Path) -> list[FileStat]:
     """Every results.pkl under ``data_dir``, sorted by path (hidden directories skipped)."""
-    found: list[FileStat] = []
-    pending = [(str(data_dir), "")]
-    while pending:
-        directory, prefix = pending.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_dir():
-                pending.append((entry.path, f"{prefix}{entry.name}/"))
-            elif entry.name == RESULT_FILE:
-                try:
-                    st = entry.stat()
-                except OSError:
-                    continue
-                found.append(FileStat(prefix + entry.name, st.st_size, st.st_mtime_ns))
-    found.sort(key=lambda f: f.path)
-    return found
+    return walk(data_dir)[0]
 
 
 def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int) -> list[dict[str, Any]]:
@@ -165,8 +239,18 @@ def _cache_tag(data_dir: Path) -> dict[bytes, bytes]:
     return {b"checks.row_version": ROW_VERSION.encode(), b"checks.data_dir": str(data_dir.resolve()).encode()}
 
 
-def _read_cache(path: Path, data_dir: Path):
-    """The cached table, or None when it is absent, unreadable or from another version or directory."""
+@attrs.frozen
+class _Cached:
+    """What the cache file holds: the rows, the directory mtimes of the walk that found
+    them, and a token naming this content (see :attr:`RawIndex.fingerprint`)."""
+
+    table: Any
+    dirs: dict[str, int]
+    token: str
+
+
+def _read_cache(path: Path, data_dir: Path) -> _Cached | None:
+    """The cached index, or None when it is absent, unreadable or from another version or directory."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -178,18 +262,26 @@ def _read_cache(path: Path, data_dir: Path):
     tag = _cache_tag(data_dir)
     if any(meta.get(k) != v for k, v in tag.items()) or table.schema.remove_metadata() != schema():
         return None
-    return table
+    try:
+        dirs = json.loads(meta[b"checks.dirs"])
+        token = meta[b"checks.token"].decode()
+    except (KeyError, ValueError):
+        return None
+    if not isinstance(dirs, dict):
+        return None
+    return _Cached(table.replace_schema_metadata(None), dirs, token)
 
 
-def _write_cache(path: Path, table, data_dir: Path) -> bool:
+def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
     """Write atomically (temp file + rename); False when the location is not writable."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    meta = {**_cache_tag(data_dir), b"checks.dirs": json.dumps(cached.dirs).encode(), b"checks.token": cached.token.encode()}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table.replace_schema_metadata(_cache_tag(data_dir)), tmp, compression="zstd")
+        pq.write_table(cached.table.replace_schema_metadata(meta), tmp, compression="zstd")
         os.replace(tmp, path)
         return True
     except (OSError, pa.ArrowException):
@@ -214,6 +306,11 @@ class RawIndex:
     errors: tuple[tuple[str, str], ...] = ()
     decoded: int = 0
     cache_path: Path | None = None
+    #: names the cached content this index was read from or written as (a new one whenever a
+    #: file was added, changed or removed); None when the index is not cached
+    fingerprint: str | None = None
+    #: the method prefix when this is one method's part of a directory (see :func:`split_methods`)
+    method: str | None = None
 
     @cached_property
     def con(self):
@@ -264,35 +361,49 @@ def build_index(
             f"raw data directory '{root}' does not exist or is not a directory: point it at the run's data/ "
             f"folder (<data>/<config>/<task>/<repeat>_<fold>/{RESULT_FILE})"
         )
-    files = scan(root)
+    cache_path = _cache_file(root, cache_dir) if use_cache else None
+    cached = _read_cache(cache_path, root) if cache_path else None
+    cached_keys: list[tuple[str, int, int]] = []
+    if cached is not None:
+        t = cached.table
+        cached_keys = list(zip(t["path"].to_pylist(), t["size"].to_pylist(), t["mtime_ns"].to_pylist()))
+    files, dirs = walk(root, cached.dirs if cached else None, frozenset(k[0] for k in cached_keys))
     if not files:
         raise InputError(
             f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
             "point it at the run's data/ folder"
         )
-    cache_path = _cache_file(root, cache_dir) if use_cache else None
-    cached = _read_cache(cache_path, root) if cache_path else None
-    wanted = {(f.path, f.size, f.mtime_ns) for f in files}
-    kept = None
-    have: set[tuple[str, int, int]] = set()
-    if cached is not None:
-        keys = zip(cached["path"].to_pylist(), cached["size"].to_pylist(), cached["mtime_ns"].to_pylist())
-        mask = [key in wanted for key in keys]
-        kept = cached.filter(pa.array(mask, pa.bool_()))
-        have = {(p, s, m) for (p, s, m), keep in zip(
-            zip(cached["path"].to_pylist(), cached["size"].to_pylist(), cached["mtime_ns"].to_pylist()), mask) if keep}
-    todo = [f for f in files if (f.path, f.size, f.mtime_ns) not in have]
-    rows = _decode(root, todo, workers=workers, progress=progress, max_bytes=max_bytes)
-    fresh = pa.Table.from_pylist(rows, schema=schema())
-    table = fresh if kept is None else pa.concat_tables([kept, fresh])
-    table = table.sort_by("path")
-    changed = bool(todo) or cached is None or kept.num_rows != cached.num_rows
-    if cache_path and changed and not _write_cache(cache_path, table, root):
-        cache_path = None
-    failed = pc.is_valid(table["error"])
-    errors = tuple(zip(table.filter(failed)["path"].to_pylist(), table.filter(failed)["error"].to_pylist()))
-    good = table.filter(pc.invert(failed)).drop_columns(["error"])
-    return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path)
+    if cached is not None and files == cached_keys:  # the usual warm case: nothing to decode or drop
+        table, todo = cached.table, []
+    else:
+        wanted = set(files)
+        kept = None
+        if cached is not None:
+            mask = [key in wanted for key in cached_keys]
+            kept = cached.table.filter(pa.array(mask, pa.bool_()))
+            have = {key for key, keep in zip(cached_keys, mask) if keep}
+            todo = [f for f in files if f not in have]
+        else:
+            todo = files
+        rows = _decode(root, todo, workers=workers, progress=progress, max_bytes=max_bytes)
+        fresh = pa.Table.from_pylist(rows, schema=schema())
+        table = (fresh if kept is None else pa.concat_tables([kept, fresh])).sort_by("path")
+    content_changed = cached is None or table is not cached.table
+    fingerprint = None
+    if cache_path:
+        fingerprint = os.urandom(12).hex() if content_changed else cached.token
+        if (content_changed or dirs != cached.dirs) and not _write_cache(cache_path, _Cached(table, dirs, fingerprint), root):
+            cache_path = fingerprint = None
+    errors: tuple[tuple[str, str], ...] = ()
+    good = table
+    if table["error"].null_count < table.num_rows:  # filtering copies every column: only when needed
+        failed = pc.is_valid(table["error"])
+        bad = table.filter(failed)
+        errors = tuple(zip(bad["path"].to_pylist(), bad["error"].to_pylist()))
+        good = table.filter(pc.invert(failed))
+    good = good.drop_columns(["error"])
+    return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path,
+                    fingerprint=fingerprint)
 
 
 def split_methods(index: RawIndex) -> dict[str, RawIndex]:
@@ -315,6 +426,6 @@ def split_methods(index: RawIndex) -> dict[str, RawIndex]:
             if owner == prefix or owner not in prefixes:
                 errors.append((path, reason))
         out[prefix] = attrs.evolve(
-            index, table=table.filter(pc.equal(table["method_prefix"], prefix)), errors=tuple(errors)
+            index, table=table.filter(pc.equal(table["method_prefix"], prefix)), errors=tuple(errors), method=prefix
         )
     return out

@@ -40,15 +40,14 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
     from tabarena_checks import index as index_mod
-    from tabarena_checks import inference as inference_mod
-    from tabarena_checks import metadata_load, report
+    from tabarena_checks import inference_memo, metadata_load, report
 
     metadata = metadata_load.load(method_metadata)
     raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
     methods = index_mod.split_methods(raw)
     today = dt.date.today()
     reports = [
-        report.method_report(prefix, inference_mod.infer(sub), metadata, today)
+        report.method_report(prefix, inference_memo.infer(sub), metadata, today)
         for prefix, sub in _pick(methods, method).items()
     ]
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
