@@ -8,7 +8,9 @@ would otherwise look unchanged: the racy-git problem).
 Recorded inputs: every ``sys.path`` entry (installing or removing a distribution changes the
 directory listing), every ``entry_points.txt`` of the distributions importlib.metadata finds
 on ``sys.path``, every imported non-stdlib module file and the directory holding it (a new
-module there could shadow it).
+module there could shadow it), and every file opened or directory listed while the command
+ran (seen through audit hooks, PEP 578: a plugin that builds its rules from a data file).
+A command that opens a file for writing is not a listing and is not stored.
 """
 
 import io
@@ -43,6 +45,31 @@ class _Tee(io.RawIOBase):
         return self.target.isatty()
 
 
+class _Watch:
+    """Files opened and directories listed while ``active``, from the interpreter's audit events."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.read: dict[str, None] = {}
+        self.problem: str | None = None
+        sys.addaudithook(self._event)  # hooks cannot be removed: ``active`` bounds what it sees
+
+    def _event(self, event: str, args: tuple) -> None:
+        if not self.active or event not in ("open", "os.listdir", "os.scandir"):
+            return
+        try:
+            target = os.curdir if args[0] is None else args[0]
+            if isinstance(target, int):  # an already open descriptor: where it came from is unknown here
+                self.problem = self.problem or f"{event} of a file descriptor"
+                return
+            path = os.path.abspath(os.fsdecode(target))
+            if event == "open" and args[2] & (os.O_WRONLY | os.O_RDWR):
+                self.problem = self.problem or f"the command opened {path} for writing"
+            self.read[path] = None
+        except Exception as exc:  # an audit hook must never break the command it watches
+            self.problem = self.problem or f"cannot follow {event}: {exc}"
+
+
 def _teed(stream):
     """A text stream like ``stream`` (same encoding, errors, newlines) whose bytes are also kept."""
     tee = _Tee(stream.buffer)
@@ -60,9 +87,12 @@ def run_and_record(args: list[str], path: str, key: dict) -> int:
     real_err.flush()
     sys.stdout, out = _teed(real_out)
     sys.stderr, err = _teed(real_err)
+    watch = _Watch()
+    watch.active = True
     try:
         code = main(args)
     finally:
+        watch.active = False
         sys.stdout.flush()
         sys.stderr.flush()
         sys.stdout, sys.stderr = real_out, real_err
@@ -72,15 +102,17 @@ def run_and_record(args: list[str], path: str, key: dict) -> int:
         trace(f"skipped (exit code {code})")
     elif err.data:
         trace("skipped (the command wrote to stderr)")
+    elif watch.problem:
+        trace(f"skipped ({watch.problem})")
     else:
-        _store(path, key, bytes(out.data), pre_path)
+        _store(path, key, bytes(out.data), pre_path, list(watch.read))
     return code
 
 
-def _store(path: str, key: dict, stdout: bytes, pre_path: list[str]) -> None:
+def _store(path: str, key: dict, stdout: bytes, pre_path: list[str], read: list[str]) -> None:
     import json
 
-    inputs, problem = collect_inputs(pre_path)
+    inputs, problem = collect_inputs(pre_path, read)
     if problem:
         trace(f"skipped ({problem})")
         return
@@ -103,19 +135,23 @@ def _store(path: str, key: dict, stdout: bytes, pre_path: list[str]) -> None:
     trace("stored")
 
 
-def collect_inputs(pre_path: list[str]) -> tuple[list[list], str | None]:
+def collect_inputs(pre_path: list[str], read: list[str]) -> tuple[list[list], str | None]:
     """The recorded inputs, or a reason the answer cannot be cached."""
     paths: dict[str, None] = {}
     for entry in [*pre_path, *sys.path]:
         paths[os.path.abspath(entry or os.curdir)] = None
     for directory in list(paths):
         paths.update(dict.fromkeys(_entry_point_files(directory)))
-    files, problem = _module_files()
+    in_stdlib = _stdlib_test()
+    files, problem = _module_files(in_stdlib)
     if problem:
         return [], problem
     for file in files:
         paths[file] = None
         paths[os.path.dirname(file)] = None
+    for file in read:  # compiled bytecode follows its source, which is recorded
+        if not in_stdlib(file) and not file.endswith(".pyc"):
+            paths[file] = None
     inputs = [stat_input(p) for p in paths]
     recent = time.time_ns() - RACY_NS
     for recorded in inputs:
@@ -135,14 +171,20 @@ def _entry_point_files(directory: str) -> list[str]:
     return [os.path.join(directory, n, "entry_points.txt") for n in names if n.lower().endswith(METADATA_SUFFIXES)]
 
 
-def _module_files() -> tuple[list[str], str | None]:
-    """Files of the imported modules outside the standard library, or why one has none."""
+def _stdlib_test():
+    """Whether an absolute path is in the standard library (site-packages may sit inside it, and is not)."""
     import sysconfig
-    from types import ModuleType
 
     paths = sysconfig.get_paths()
     stdlib = tuple(_dir_prefix(paths[k]) for k in ("stdlib", "platstdlib"))
     site = tuple(_dir_prefix(paths[k]) for k in ("purelib", "platlib"))
+    return lambda path: path.startswith(stdlib) and not path.startswith(site)
+
+
+def _module_files(in_stdlib) -> tuple[list[str], str | None]:
+    """Files of the imported modules outside the standard library, or why one has none."""
+    from types import ModuleType
+
     files = []
     for name, module in list(sys.modules.items()):
         if not isinstance(module, ModuleType) or name in sys.builtin_module_names:
@@ -160,7 +202,7 @@ def _module_files() -> tuple[list[str], str | None]:
                 continue
             return [], f"module {name!r} has no file to re-check"
         file = os.path.abspath(file)
-        if file.startswith(stdlib) and not file.startswith(site):
+        if in_stdlib(file):
             continue
         if not os.path.isfile(file):
             return [], f"module {name!r} comes from {file}, which is not a file to re-check"

@@ -38,6 +38,25 @@ def checks_rules():
     return [toy]
 '''
 
+TOY_FROM_DATA = '''
+from pathlib import Path
+
+from checks import hookimpl, rule
+
+NAME = (Path(__file__).parent / "toyname.txt").read_text().strip()
+
+
+@rule("TOY902", NAME, actions=("toy",), why="a toy named by a data file", example_fail="x")
+def named(ctx):
+    """A toy rule whose name comes from a data file."""
+    return None
+
+
+@hookimpl
+def checks_rules():
+    return [named]
+'''
+
 
 def settle(root: Path, age: float) -> None:
     """Back-date every file and directory under ``root`` (the cache excepted) by ``age`` seconds."""
@@ -117,6 +136,32 @@ def test_editing_a_plugin_module_shows_the_new_rule_name(sandbox):
     assert "toy-after-edit" in after.stdout and "toy-before" not in after.stdout
     again = run(args, env, root / "work")
     assert trace(again) == ["hit"] and again.stdout == after.stdout
+
+
+def test_editing_a_data_file_a_plugin_reads_shows_the_new_rule_name(sandbox):
+    root, env = sandbox
+    (root / "plug" / "toydata.py").write_text(TOY_FROM_DATA)
+    (root / "plug" / "toyname.txt").write_text("toy-from-data\n")
+    settle(root, 100)
+    args = ["-p", "toydata", "rules"]
+    first = run(args, env, root / "work")
+    assert "toy-from-data" in first.stdout, first.stderr
+    assert trace(run(args, env, root / "work")) == ["hit"]
+    (root / "plug" / "toyname.txt").write_text("toy-data-edited\n")
+    settle(root, 50)
+    after = run(args, env, root / "work")
+    assert trace(after) == ["miss", "stored"] and "toy-data-edited" in after.stdout
+
+
+def test_a_command_that_writes_a_file_is_not_cached(sandbox):
+    root, env = sandbox
+    (root / "plug" / "writer.py").write_text("import os\nopen(os.path.join(os.getcwd(), 'side-effect.txt'), 'w').close()\n")
+    settle(root, 100)
+    for _ in range(2):
+        proc = run(["-p", "writer", "rules"], env, root / "work")
+        assert proc.returncode == 0 and "CK" in proc.stdout
+        assert trace(proc) == ["miss", f"skipped (the command opened {root / 'work' / 'side-effect.txt'} for writing)"]
+    assert entries(root) == []
 
 
 def test_installing_and_removing_a_distribution_changes_the_listing(sandbox):
