@@ -52,13 +52,18 @@ def cache_dir(environ) -> str | None:
 
 
 def environment_digest(environ) -> str:
-    """A digest of the whole environment: the values may be credentials and are never stored."""
+    """A digest of the environment: the values may be credentials and are never stored.
+
+    Only ``CHECKS_CACHE_TRACE`` is left out: it writes to stderr, never to the replayed stdout.
+    """
     try:
         from _blake2 import blake2b  # the C implementation hashlib wraps, without loading OpenSSL
     except ImportError:  # pragma: no cover - interpreters built without it
         from hashlib import blake2b
     h = blake2b(digest_size=32)
     for name, value in sorted(environ.items()):
+        if name == "CHECKS_CACHE_TRACE":
+            continue
         h.update(f"{name}\0{value}\0".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
