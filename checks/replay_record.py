@@ -23,6 +23,7 @@ from checks.replay import stat_input, trace
 #: entries kept in the cache directory; the least recently used beyond this are removed
 MAX_ENTRIES = 64
 RACY_NS = 2_000_000_000
+TICK_NS = 100_000_000
 METADATA_SUFFIXES = (".dist-info", ".egg-info")
 
 
@@ -59,10 +60,11 @@ class _Watch:
             return
         try:
             target = os.curdir if args[0] is None else args[0]
-            if isinstance(target, int):  # an already open descriptor: where it came from is unknown here
-                self.problem = self.problem or f"{event} of a file descriptor"
+            if isinstance(target, int):  # wraps a descriptor whose os.open was seen already
                 return
             path = os.path.abspath(os.fsdecode(target))
+            if os.path.basename(os.path.dirname(path)) == "__pycache__":
+                return  # the interpreter's bytecode cache: it follows the sources, which are recorded
             if event == "open" and args[2] & (os.O_WRONLY | os.O_RDWR):
                 self.problem = self.problem or f"the command opened {path} for writing"
             self.read[path] = None
@@ -89,6 +91,7 @@ def run_and_record(args: list[str], path: str, key: dict) -> int:
     sys.stderr, err = _teed(real_err)
     watch = _Watch()
     watch.active = True
+    started = time.time_ns()
     try:
         code = main(args)
     finally:
@@ -105,14 +108,14 @@ def run_and_record(args: list[str], path: str, key: dict) -> int:
     elif watch.problem:
         trace(f"skipped ({watch.problem})")
     else:
-        _store(path, key, bytes(out.data), pre_path, list(watch.read))
+        _store(path, key, bytes(out.data), collect_inputs(pre_path, list(watch.read), started))
     return code
 
 
-def _store(path: str, key: dict, stdout: bytes, pre_path: list[str], read: list[str]) -> None:
+def _store(path: str, key: dict, stdout: bytes, collected: tuple[list[list], str | None]) -> None:
     import json
 
-    inputs, problem = collect_inputs(pre_path, read)
+    inputs, problem = collected
     if problem:
         trace(f"skipped ({problem})")
         return
@@ -135,8 +138,13 @@ def _store(path: str, key: dict, stdout: bytes, pre_path: list[str], read: list[
     trace("stored")
 
 
-def collect_inputs(pre_path: list[str], read: list[str]) -> tuple[list[list], str | None]:
-    """The recorded inputs, or a reason the answer cannot be cached."""
+def collect_inputs(pre_path: list[str], read: list[str], started: int) -> tuple[list[list], str | None]:
+    """The recorded inputs, or a reason the answer cannot be cached.
+
+    They are stat-ed after the command ran, so an input is refused if it may have changed
+    after it was read: its mtime is within :data:`RACY_NS` of now, or its ctime (which no
+    one can back-date) is after the command started, less :data:`TICK_NS` of clock granularity.
+    """
     paths: dict[str, None] = {}
     for entry in [*pre_path, *sys.path]:
         paths[os.path.abspath(entry or os.curdir)] = None
@@ -149,14 +157,16 @@ def collect_inputs(pre_path: list[str], read: list[str]) -> tuple[list[list], st
     for file in files:
         paths[file] = None
         paths[os.path.dirname(file)] = None
-    for file in read:  # compiled bytecode follows its source, which is recorded
-        if not in_stdlib(file) and not file.endswith(".pyc"):
+    for file in read:
+        if not in_stdlib(file):
             paths[file] = None
     inputs = [stat_input(p) for p in paths]
     recent = time.time_ns() - RACY_NS
     for recorded in inputs:
         if len(recorded) > 1 and recorded[1] > recent:
             return [], f"{recorded[0]} changed less than {RACY_NS // 10**9} s ago"
+        if len(recorded) > 1 and recorded[2] > started - TICK_NS:
+            return [], f"{recorded[0]} changed while the command ran"
     return inputs, None
 
 

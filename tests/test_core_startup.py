@@ -59,11 +59,16 @@ def checks_rules():
 
 
 def settle(root: Path, age: float) -> None:
-    """Back-date every file and directory under ``root`` (the cache excepted) by ``age`` seconds."""
+    """Back-date every file and directory under ``root`` (the cache excepted) by ``age`` seconds.
+
+    Back-dating sets the ctime to now; the cache refuses inputs whose ctime is within 100 ms
+    of its start (changed while it ran), hence the pause.
+    """
     stamp = time.time() - age
     for path in [root, *root.rglob("*")]:
         if "cache" not in path.relative_to(root).parts:
             os.utime(path, (stamp, stamp))
+    time.sleep(0.2)
 
 
 @pytest.fixture
@@ -76,7 +81,7 @@ def sandbox(tmp_path):
     settle(tmp_path, 100)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHECKS_")}
     env.update(CHECKS_CACHE_DIR=str(tmp_path / "cache"), CHECKS_CACHE_TRACE="1", PYTHONPATH=str(plug),
-               CHECKS_DISABLE_PLUGIN_AUTOLOAD="1")
+               CHECKS_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1")
     return tmp_path, env
 
 
@@ -162,6 +167,36 @@ def test_a_command_that_writes_a_file_is_not_cached(sandbox):
         assert proc.returncode == 0 and "CK" in proc.stdout
         assert trace(proc) == ["miss", f"skipped (the command opened {root / 'work' / 'side-effect.txt'} for writing)"]
     assert entries(root) == []
+
+
+def test_writing_bytecode_does_not_prevent_caching(sandbox):
+    root, env = sandbox
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    args = ["-p", "toyreplay", "rules"]
+    first = run(args, env, root / "work")
+    assert (root / "plug" / "__pycache__").is_dir()
+    assert trace(first) == ["miss", f"skipped ({root / 'plug'} changed less than 2 s ago)"]  # __pycache__ appeared
+    settle(root, 100)
+    assert trace(run(args, env, root / "work")) == ["miss", "stored"]
+    (root / "plug" / "toyreplay.py").write_text(TOY.format(name="toy-recompiled"))
+    settle(root, 50)
+    recompiled = run(args, env, root / "work")
+    assert trace(recompiled) == ["miss", "stored"] and "toy-recompiled" in recompiled.stdout
+    assert trace(run(args, env, root / "work")) == ["hit"]
+
+
+def test_an_input_changed_while_the_command_ran_is_not_cached(sandbox):
+    root, env = sandbox
+    (root / "plug" / "slowtoy.py").write_text(
+        "import os, time\n"
+        "here = os.path.join(os.path.dirname(__file__), 'toyreplay.py')\n"
+        "st = os.stat(here)\n"
+        "time.sleep(0.2)\n"
+        "os.utime(here, ns=(st.st_atime_ns, st.st_mtime_ns))  # a change that keeps the old mtime\n"
+    )
+    settle(root, 100)
+    proc = run(["-p", "toyreplay", "-p", "slowtoy", "rules"], env, root / "work")
+    assert trace(proc) == ["miss", f"skipped ({root / 'plug' / 'toyreplay.py'} changed while the command ran)"]
 
 
 def test_installing_and_removing_a_distribution_changes_the_listing(sandbox):
