@@ -6,13 +6,14 @@ function of the code and the process it runs in. A miss runs the command normall
 records its output with everything the output depends on (see :mod:`checks.replay_record`);
 a hit re-checks those inputs and prints the recorded bytes without importing the framework.
 
-The hit path is this module alone, and it imports only os, sys, json and zlib (plus the C
+The hit path is this module alone, and it imports only os, sys, time, json and zlib (plus the C
 blake2 for the environment digest). Any trouble with the cache is a miss, never a failure.
 """
 
 import json
 import os
 import sys
+import time
 import zlib
 
 #: bump when the entry layout or the key material changes
@@ -132,6 +133,7 @@ def trace(message: str) -> None:
 
 def run(args: list[str]) -> int:
     """Answer a listing command from the cache, or run it and record the answer."""
+    started = time.time_ns()
     directory = cache_dir(os.environ)
     if directory is None or getattr(sys.stdout, "buffer", None) is None:
         return _run_plain(args)
@@ -150,7 +152,7 @@ def run(args: list[str]) -> int:
     trace("miss")
     from checks import replay_record
 
-    return replay_record.run_and_record(args, path, key)
+    return replay_record.run_and_record(args, path, key, started)
 
 
 def _run_plain(args: list[str]) -> int:

@@ -79,10 +79,11 @@ def _teed(stream):
     return text, tee
 
 
-def run_and_record(args: list[str], path: str, key: dict) -> int:
-    """Run the command through :func:`checks.cli.main`, teeing its output, and store a clean answer."""
-    from checks.cli import main
+def run_and_record(args: list[str], path: str, key: dict, started: int) -> int:
+    """Run the command through :func:`checks.cli.main`, teeing its output, and store a clean answer.
 
+    ``started`` is when the launcher began (``time.time_ns()``): inputs changed after it are refused.
+    """
     pre_path = list(sys.path)
     real_out, real_err = sys.stdout, sys.stderr
     real_out.flush()
@@ -91,8 +92,9 @@ def run_and_record(args: list[str], path: str, key: dict) -> int:
     sys.stderr, err = _teed(real_err)
     watch = _Watch()
     watch.active = True
-    started = time.time_ns()
     try:
+        from checks.cli import main
+
         code = main(args)
     finally:
         watch.active = False
