@@ -81,7 +81,9 @@ class TabArenaFacts:
         """Digests of the inputs for the decision record, read fresh from disk (not from caches)."""
         out: dict[str, str] = {}
         if self.data_dir is not None and self.data_dir.is_dir():
-            out["raw_data"] = raw_digest(self.data_dir)
+            # the files the rules judged, when the index is built already (its walk stat'ed each one)
+            built = self.__dict__.get("full_index")
+            out["raw_data"] = raw_digest(self.data_dir, built.files if built is not None else None)
         if self.metadata_ref:
             source = _metadata_file(self.metadata_ref)
             if source is None:
@@ -97,12 +99,12 @@ class TabArenaFacts:
         return out
 
 
-def raw_digest(data_dir: Path) -> str:
-    """sha256 over the sorted (path, size, mtime_ns) of every results.pkl: changes when any file does."""
+def raw_digest(data_dir: Path, files=None) -> str:
+    """sha256 over the sorted (path, size, mtime_ns) of every results.pkl (``files``, else a fresh walk)."""
     from tabarena_checks.index import scan
 
     h = hashlib.sha256()
-    for f in scan(data_dir):
+    for f in scan(data_dir) if files is None else files:
         h.update(f"{f.path}\t{f.size}\t{f.mtime_ns}\n".encode())
     return "sha256:" + h.hexdigest()
 

@@ -169,19 +169,24 @@ def scan(data_dir: Path) -> list[FileStat]:
     return walk(data_dir)[0]
 
 
-def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int) -> list[dict[str, Any]]:
-    """Decode a batch of files (runs in a worker process); unreadable files become error rows."""
+def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
+    """Decode a batch of files into a table (runs in a worker process); unreadable files become error rows.
+
+    The worker builds the Arrow table itself: converting rows is a fifth of the work and
+    would otherwise run in the parent, one core, while the workers wait.
+    """
+    import pyarrow as pa
+
     rows = []
     for item in items:
-        path = Path(root, item.path)
         try:
-            row = reader.row_from_result(reader.load_result(path, max_bytes=max_bytes), Path(item.path))
+            row = reader.row_from_result(reader.load_result(f"{root}/{item.path}", max_bytes=max_bytes), item.path)
             row["error"] = None
         except reader.RawFileError as exc:
-            row = {**reader.layout(Path(item.path)), "error": exc.reason, "problems": []}
+            row = {**reader.layout(item.path), "error": exc.reason, "problems": []}
         row.update(path=item.path, size=item.size, mtime_ns=item.mtime_ns)
         rows.append(row)
-    return rows
+    return pa.Table.from_pylist(rows, schema=schema())
 
 
 def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]]:
@@ -189,36 +194,39 @@ def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]
         yield items[start:start + size]
 
 
-def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: bool | None, max_bytes: int) -> list[dict]:
+def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: bool | None, max_bytes: int):
+    """The rows of ``todo`` as one table, decoded in worker processes when there are enough files."""
+    import pyarrow as pa
+
     if not todo:
-        return []
+        return schema().empty_table()
     workers = workers or os.cpu_count() or 1
     show = sys.stderr.isatty() if progress is None else progress
     chunks = list(_chunks(todo, CHUNK))
     bar = _progress_bar(len(todo)) if show else None
-    rows: list[dict] = []
+    tables = []
     try:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
             # fork: workers start in milliseconds and never re-import the caller's __main__;
-            # they only run numpy/zlib/pickle code, none of the parent's threaded libraries
+            # they only run numpy/zlib/pickle code and pyarrow's single-threaded conversion
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
             with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
                 for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
-                    rows.extend(batch)
+                    tables.append(batch)
                     if bar:
-                        bar[0].advance(bar[1], len(batch))
+                        bar[0].advance(bar[1], batch.num_rows)
         else:
             for chunk in chunks:
-                rows.extend(_decode_chunk(str(root), chunk, max_bytes))
+                tables.append(_decode_chunk(str(root), chunk, max_bytes))
                 if bar:
                     bar[0].advance(bar[1], len(chunk))
     finally:
         if bar:
             bar[0].stop()
-    return rows
+    return pa.concat_tables(tables)
 
 
 def _progress_bar(total: int):
@@ -311,6 +319,8 @@ class RawIndex:
     fingerprint: str | None = None
     #: the method prefix when this is one method's part of a directory (see :func:`split_methods`)
     method: str | None = None
+    #: every results.pkl the build found, readable or not, with the size and mtime it saw
+    files: tuple[FileStat, ...] = attrs.field(default=(), repr=False)
 
     @cached_property
     def con(self):
@@ -349,9 +359,14 @@ def build_index(
     workers: int | None = None,
     progress: bool | None = None,
     use_cache: bool = True,
+    write_cache: bool = True,
     max_bytes: int = reader.DEFAULT_MAX_BYTES,
 ) -> RawIndex:
-    """Decode every results.pkl under ``data_dir`` (reusing the cache) into a :class:`RawIndex`."""
+    """Decode every results.pkl under ``data_dir`` (reusing the cache) into a :class:`RawIndex`.
+
+    With ``write_cache=False`` an existing cache is only read: nothing is written, and the
+    index carries no cache path or fingerprint, so nothing downstream writes next to it.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -385,12 +400,13 @@ def build_index(
             todo = [f for f in files if f not in have]
         else:
             todo = files
-        rows = _decode(root, todo, workers=workers, progress=progress, max_bytes=max_bytes)
-        fresh = pa.Table.from_pylist(rows, schema=schema())
+        fresh = _decode(root, todo, workers=workers, progress=progress, max_bytes=max_bytes)
         table = (fresh if kept is None else pa.concat_tables([kept, fresh])).sort_by("path")
     content_changed = cached is None or table is not cached.table
     fingerprint = None
-    if cache_path:
+    if cache_path and not write_cache:
+        cache_path = None
+    elif cache_path:
         fingerprint = os.urandom(12).hex() if content_changed else cached.token
         if (content_changed or dirs != cached.dirs) and not _write_cache(cache_path, _Cached(table, dirs, fingerprint), root):
             cache_path = fingerprint = None
@@ -403,7 +419,7 @@ def build_index(
         good = table.filter(pc.invert(failed))
     good = good.drop_columns(["error"])
     return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path,
-                    fingerprint=fingerprint)
+                    fingerprint=fingerprint, files=tuple(files))
 
 
 def split_methods(index: RawIndex) -> dict[str, RawIndex]:

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -34,13 +35,14 @@ COPY_THREADS = 8
 
 
 class ProcessFacts(TabArenaFacts):
-    """The facts inspect uses, except that the raw index is never cached on disk: a blocked run writes nothing."""
+    """The facts inspect uses, except that the raw index cache is only read, never written: a blocked
+    run writes nothing. After ``checks inspect`` (which keeps the cache) nothing is decoded again."""
 
     @cached_property
     def full_index(self):
         from tabarena_checks.index import build_index
 
-        return build_index(self.data_dir, use_cache=False, workers=self.workers, progress=self.progress)
+        return build_index(self.data_dir, write_cache=False, workers=self.workers, progress=self.progress)
 
 
 def _facts(ctx):
@@ -154,13 +156,17 @@ def configs_hyperparameters(index, inference, meta: MethodMetadata) -> dict[str,
 # --------------------------------------------------------------------------- native engine: raw copy
 
 
-def copy_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> int:
-    """``raw/<renamed framework>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result.
+@contextmanager
+def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterator[int]:
+    """Copy ``raw/<renamed framework>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result
+    in background threads while the body runs; yields how many files, and returns once all are copied.
 
     Each file is the run's own results.pkl, byte for byte: the rules already read every one
     with the restricted unpickler, and processing raw results renames frameworks by the name
     prefix recorded inside each, so only the path carries the new name. Creating thousands
-    of directories and files is file-system bound, so threads overlap it.
+    of directories and files is file-system bound, so threads overlap it with each other and
+    with the tables the body writes. The first failure (a full disk) drops the queued copies
+    and is raised when the body ends.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -175,20 +181,30 @@ def copy_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> int:
 
     pool = ThreadPoolExecutor(COPY_THREADS)
     try:
-        list(pool.map(copy, jobs))
-    finally:  # on the first failure (a full disk) the queued copies are dropped, not attempted
+        done = pool.map(copy, jobs)
+        yield len(jobs)
+        list(done)
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    return len(jobs)
 
 
 def native(ctx, out: Path) -> list[str]:
     """Write the whole method cache into ``out`` with the native engine; returns what was written."""
-    import pyarrow.parquet as pq
-
     facts = ctx.facts
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
+    if ctx.options.get("no_cache_raw"):
+        return _tables(index, inference, meta, out)
+    with copying_raw(index, inference, meta, out / "raw") as n:
+        written = _tables(index, inference, meta, out)
+    return [*written, f"raw/ ({n} results.pkl)"]
+
+
+def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
+    """metadata.yaml, processed/ and results/."""
+    import pyarrow.parquet as pq
+
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
     tables = build_tables(index, inference, meta)
@@ -199,15 +215,11 @@ def native(ctx, out: Path) -> list[str]:
     (out / "processed" / "configs_hyperparameters.json").write_text(
         json.dumps(hps, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
-    written = [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
-               f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
-               f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
-               f"processed/configs_hyperparameters.json ({len(hps)} configs)",
-               f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
-    if not ctx.options.get("no_cache_raw"):
-        n = copy_raw(index, inference, meta, out / "raw")
-        written.append(f"raw/ ({n} results.pkl)")
-    return written
+    return [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
+            f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
+            f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
+            f"processed/configs_hyperparameters.json ({len(hps)} configs)",
+            f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
 
 
 # --------------------------------------------------------------------------- TabArena engine

@@ -154,10 +154,15 @@ def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monk
     cache = tmp_path / "cache" / CACHE
     before = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*"))
 
-    def broken(index, inference, meta, raw_dir):
-        raise OSError(errno.ENOSPC, "No space left on device", str(raw_dir / "x" / "results.pkl"))
+    real, calls = process_mod.shutil.copyfile, []
 
-    monkeypatch.setattr(process_mod, "copy_raw", broken)
+    def fills_up(src, dest):  # the disk fills up after two files of raw/, while the tables are written
+        calls.append(dest)
+        if len(calls) > 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(dest))
+        return real(src, dest)
+
+    monkeypatch.setattr(process_mod.shutil, "copyfile", fills_up)
     failed = process(tmp_path, runs, "configs", "nori", "--force")
     assert failed.exit_code == 4, failed.stdout
     assert "cannot write the cache: No space left on device" in failed.stdout
@@ -309,3 +314,35 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
     assert broken.exit_code == 4, broken.stdout
     assert "TabArena's processing failed: ValueError: task metadata for tid 363612 is missing" in broken.stdout
     assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
+
+
+def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path, runs):
+    from tabarena_checks.process import ProcessFacts
+
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    assert run_cli(["inspect", str(data)], cwd=tmp_path).exit_code == 0
+    kept = data / ".checks-index"
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in kept.iterdir()}
+    assert "index.parquet" in before
+
+    facts = ProcessFacts(data_dir=data)
+    assert facts.full_index.decoded == 0, "every file was decoded by inspect already"
+    assert facts.full_index.cache_path is None and facts.full_index.fingerprint is None
+    assert facts.inference.n_results == len(facts.full_index) > 0
+    assert process(tmp_path, runs).exit_code == 0
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in kept.iterdir()} == before
+
+    victim = next(data.rglob("results.pkl"))
+    os.utime(victim, ns=(victim.stat().st_atime_ns, victim.stat().st_mtime_ns + 10**9))
+    assert ProcessFacts(data_dir=data).full_index.decoded == 1, "a file changed since inspect is decoded again"
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in kept.iterdir()} == before
+
+
+def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, runs):
+    from tabarena_checks.facts import raw_digest
+    from tabarena_checks.process import ProcessFacts
+
+    data = runs / "configs" / "data"
+    facts = ProcessFacts(data_dir=data)
+    assert facts.full_index.files and facts.digests()["raw_data"] == raw_digest(data)
