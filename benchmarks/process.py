@@ -6,10 +6,13 @@ results.pkl once, in one process. ``checks run process`` is measured as a whole 
 cache left by ``checks inspect``, so every raw file is decoded. Target: under 2x the bare loop.
 The raw copy creates a directory and a file per result: run it on the disk the cache will live
 on (mkdir speed differs a lot between file systems). Each run writes into a cache root of its
-own and all are deleted at the end, so no run pays for deleting the previous one's 10,000 files.
+own and all are deleted at the end, and before each run the disks are flushed and left to go
+idle, so no run pays for the write-back or deletion of the previous one's 10,000 files.
 Also printed: process right after ``checks inspect`` (which keeps the index cache process reads).
 
     .venv/bin/python benchmarks/process.py [--files 10000] [--workdir DIR] [--no-cache-raw]
+"""
+
 from __future__ import annotations
 
 import sys
@@ -46,12 +49,38 @@ def bare_loop(files: list[Path]) -> float:
     return time.perf_counter() - start
 
 
+def _disk_activity() -> tuple[int, ...]:
+    """I/O completed and in flight on every block device (Linux); empty elsewhere."""
+    counts = []
+    for stat in Path("/sys/block").glob("*/stat"):
+        fields = [int(x) for x in stat.read_text().split()]
+        counts += [fields[0], fields[4], fields[8], *fields[11:12], *fields[15:16]]
+    return tuple(counts)
+
+
+def settle(limit: float = 60.0) -> float:
+    """Flush, then wait until the disks are idle for a second: a run should not pay for the
+    write-back and discards of the one before. Returns the seconds waited."""
+    start = time.perf_counter()
+    os.sync()
+    before = _disk_activity()
+    while time.perf_counter() - start < limit:
+        time.sleep(1.0)
+        now = _disk_activity()
+        if now == before:
+            break
+        before = now
+    return time.perf_counter() - start
+
+
 def timed_process(data: Path, root: Path, work: Path, *extra: str) -> float:
     """One whole ``checks run process`` into the empty cache root ``root`` (the first processing of a method)."""
     checks = Path(sys.executable).with_name("checks")
     cmd = [str(checks), "run", "process", str(data), "--method-metadata", f"{work / 'info.py'}:bench",
            "--cache-root", str(root), *extra]
-    os.sync()  # earlier writes are flushed, not charged to this run
+    waited = settle()
+    if waited > 5:
+        print(f"(waited {waited:.0f} s for the disk to go idle before this run)")
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
     took = time.perf_counter() - start

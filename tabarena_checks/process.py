@@ -30,8 +30,8 @@ from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
 ENGINES = ("native", "tabarena")
-#: the raw copy is directory and file creation: a few threads keep the file system busy
-COPY_THREADS = 8
+#: the raw copy is kernel work (directory and file creation, page cache): a thread per core, at most 8
+COPY_THREADS = min(8, os.cpu_count() or 2)
 
 
 class ProcessFacts(TabArenaFacts):
@@ -164,25 +164,29 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
     Each file is the run's own results.pkl, byte for byte: the rules already read every one
     with the restricted unpickler, and processing raw results renames frameworks by the name
     prefix recorded inside each, so only the path carries the new name. Creating thousands
-    of directories and files is file-system bound, so threads overlap it with each other and
-    with the tables the body writes. The first failure (a full disk) drops the queued copies
-    and is raised when the body ends.
+    of directories and files is kernel work, so threads overlap it with each other and with
+    the tables the body writes; each thread fills whole task directories, because threads
+    creating entries in the same directory wait on its lock. The first failure (a full disk)
+    drops the queued copies and is raised when the body ends.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     rows = index.query("SELECT path, framework, tid, coalesce(repeat, 0), fold FROM results ORDER BY path")
-    jobs = [(index.abspath(path), raw_dir / inference.renamed_framework(framework, meta.method) / str(tid)
-             / f"{rep}_{fold}" / "results.pkl") for path, framework, tid, rep, fold in rows]
+    by_task: dict[Path, list[tuple[Path, str]]] = {}
+    for path, framework, tid, rep, fold in rows:
+        task_dir = raw_dir / inference.renamed_framework(framework, meta.method) / str(tid)
+        by_task.setdefault(task_dir, []).append((index.abspath(path), f"{rep}_{fold}"))
 
-    def copy(job: tuple[Path, Path]) -> None:
-        src, dest = job
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+    def fill(task_dir: Path) -> None:
+        task_dir.mkdir(parents=True, exist_ok=True)
+        for src, split in by_task[task_dir]:
+            (task_dir / split).mkdir(exist_ok=True)
+            shutil.copyfile(src, task_dir / split / "results.pkl")
 
     pool = ThreadPoolExecutor(COPY_THREADS)
     try:
-        done = pool.map(copy, jobs)
-        yield len(jobs)
+        done = pool.map(fill, list(by_task))
+        yield len(rows)
         list(done)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
