@@ -76,7 +76,9 @@ def checks_rules() -> Iterable[Rule]:
         is reported by name.
 
     Use in plugins: return module-level rules; bind a rule to an action another plugin
-    defines by naming that action in ``actions=``.
+    defines by naming that action in ``actions=``. The result must follow from the plugin's
+    code, the files it reads and the environment (not the clock or the network): the
+    listings are replayed from a cache that re-checks exactly those.
     """
 
 
