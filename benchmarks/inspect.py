@@ -30,9 +30,7 @@ if sys.path and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpat
     del sys.path[0]
 
 import argparse  # noqa: E402
-import gzip  # noqa: E402
-import math  # noqa: E402
-import pickle  # noqa: E402
+import importlib.util  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
@@ -42,49 +40,19 @@ from pathlib import Path  # noqa: E402
 import duckdb  # noqa: E402,F401  (imported before timing)
 import pyarrow.parquet  # noqa: E402,F401
 
-from tabarena_checks import index, inference_memo, synth  # noqa: E402
+from tabarena_checks import index, inference_memo  # noqa: E402
 
-TASKS = (363612, 363614, 363619)
-REPEATS = 10
-FOLDS = 3
-
-
-def _generate(out: Path, files: int, workers: int) -> Path:
-    configs = max(1, math.ceil(files / (len(TASKS) * REPEATS * FOLDS)))
-    stamp = out / f".bench-{configs}x{len(TASKS)}x{REPEATS}x{FOLDS}"
-    data = out / "data"
-    if stamp.exists() and data.is_dir():
-        return data
-    if data.exists():
-        shutil.rmtree(data)
-    started = time.perf_counter()
-    synth.generate_run(out, configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, validation_protocol="8x1",
-                       workers=workers)
-    stamp.touch()
-    print(f"generated {configs} configs x {len(TASKS)} tasks x {REPEATS * FOLDS} splits in "
-          f"{time.perf_counter() - started:.1f} s", flush=True)
-    return data
-
-
-def _cpu() -> float:
-    """CPU seconds used so far by this process and its finished children (the decode workers)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-def _bare_loop(paths: list[Path]) -> tuple[float, float]:
-    started, cpu = time.perf_counter(), _cpu()
-    for path in paths:
-        pickle.loads(gzip.decompress(path.read_bytes()))
-    return time.perf_counter() - started, _cpu() - cpu
+tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
+    "tenk_run", Path(__file__).with_name("_tenk_run.py")))
+spec.loader.exec_module(tenk)
 
 
 def _index_and_infer(data: Path, cache: Path, workers: int):
     """What ``checks inspect`` computes: the index, split by method, and each method's inference."""
-    started, cpu = time.perf_counter(), _cpu()
+    started, cpu = time.perf_counter(), tenk.cpu_seconds()
     built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
     (inf,) = [inference_memo.infer(sub) for sub in index.split_methods(built).values()]
-    return (time.perf_counter() - started, _cpu() - cpu), built, inf
+    return (time.perf_counter() - started, tenk.cpu_seconds() - cpu), built, inf
 
 
 def _runs(measures: list[tuple[float, float]]) -> str:
@@ -109,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
         tmp = tempfile.TemporaryDirectory(prefix="checks-bench-")
         out = Path(tmp.name)
     try:
-        data = _generate(out, args.files, args.workers)
+        data = tenk.generate(out, args.files, args.workers)
         paths = [data / f.path for f in index.scan(data)]
         size = sum(p.stat().st_size for p in paths)
         for p in paths:  # warm the page cache so both sides read from memory
@@ -120,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         load_before = os.getloadavg()
         bares, colds, warms = [], [], []
         for _ in range(args.rounds):
-            bares.append(_bare_loop(paths))
+            bares.append(tenk.bare_loop(paths))
             shutil.rmtree(cache, ignore_errors=True)
             seconds, built, inf = _index_and_infer(data, cache, args.workers)
             assert built.decoded == len(paths) and inf.n_results == len(paths)

@@ -1,16 +1,19 @@
 """How long ``checks run process`` (native engine) takes on a large generated run, against the bare read loop.
 
-The baseline is the least any processing must do: read, gunzip and unpickle every
-results.pkl once, in one process. ``checks run process`` is measured as a whole command
-(interpreter start, rules, index, tables, raw copy) into an empty cache root, with no index
-cache left by ``checks inspect``, so every raw file is decoded. Target: under 2x the bare loop.
+It processes the run of the inspect benchmark (benchmarks/_tenk_run.py: about 10,000 files of
+full-size arrays) and compares with that benchmark's bare loop, the least any processing must
+do: read, gunzip and unpickle every results.pkl once, in one process. ``checks run process``
+is measured as a whole command (interpreter start, rules, index, tables, raw copy) into an
+empty cache root, with no index cache left by ``checks inspect``, so every raw file is decoded. Target: under 2x the bare loop.
 The raw copy creates a directory and a file per result: run it on the disk the cache will live
 on (mkdir speed differs a lot between file systems). Each run writes into a cache root of its
 own and all are deleted at the end, and before each run the disks are flushed and left to go
 idle, so no run pays for the write-back or deletion of the previous one's 10,000 files.
 Also printed: process right after ``checks inspect`` (which keeps the index cache process reads).
 
-    .venv/bin/python benchmarks/process.py [--files 10000] [--workdir DIR] [--no-cache-raw]
+    .venv/bin/python benchmarks/process.py [--files 10000] [--dir DIR] [--no-cache-raw]
+
+``--dir`` generates the run there once and reuses it (the same directory as inspect.py's ``--dir``).
 """
 
 from __future__ import annotations
@@ -21,32 +24,23 @@ import sys
 sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
 
 import argparse
-import gzip
+import importlib.util
 import os
-import pickle
 import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-TASKS = (363612, 363614)
-REPEATS, FOLDS = 5, 2
+tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
+    "tenk_run", Path(__file__).with_name("_tenk_run.py")))
+spec.loader.exec_module(tenk)
+
 INFO = '''from tabarena.models._method_metadata import MethodMetadata
 
-bench = MethodMetadata.config(method="Bench", suite="bench-process", ag_key="TA-NORI", is_bag=True,
+bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-NORI", is_bag=True,
                               validation_protocol="8x1")
 '''
-
-
-def bare_loop(files: list[Path]) -> float:
-    start = time.perf_counter()
-    for path in files:
-        data = path.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        pickle.loads(data)  # our own generated files: the baseline may use the plain unpickler
-    return time.perf_counter() - start
 
 
 def _disk_activity() -> tuple[int, ...]:
@@ -91,29 +85,21 @@ def timed_process(data: Path, root: Path, work: Path, *extra: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", type=int, default=10_000)
-    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--files", type=int, default=10_000, help="about how many results.pkl to generate")
+    parser.add_argument("--dir", type=Path, default=None, help="generate here and reuse on later runs")
     parser.add_argument("--no-cache-raw", action="store_true", help="Measure process without the raw copy too.")
     args = parser.parse_args()
-    from tabarena_checks.synth import generate_run
 
-    work = (args.workdir or Path(tempfile.mkdtemp(prefix="bench-process-"))).resolve()
-    per_config = len(TASKS) * REPEATS * FOLDS
-    configs = max(1, args.files // per_config)
-    data = work / "run" / "data"
-    if not data.is_dir():
-        start = time.perf_counter()
-        generate_run(work / "run", configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, bag_children=8,
-                     validation_protocol="8x1", method="Bench", name_prefix="TA-Bench", ag_key="TA-NORI")
-        print(f"generated {configs * per_config} results.pkl in {time.perf_counter() - start:.1f}s")
+    work = (args.dir or Path(tempfile.mkdtemp(prefix="bench-process-"))).resolve()
+    data = tenk.generate(work, args.files, os.cpu_count() or 1)
     (work / "info.py").write_text(INFO)
     files = sorted(data.rglob("results.pkl"))
     size = sum(p.stat().st_size for p in files)
-    print(f"run: {len(files)} results.pkl, {size / 1e6:.0f} MB on disk, {os.cpu_count()} CPU(s)")
+    print(f"run: {len(files)} results.pkl, {size / 2**20:.0f} MiB on disk, {os.cpu_count()} CPU(s)")
 
     shutil.rmtree(data / ".checks-index", ignore_errors=True)  # no inspect cache: process decodes everything
-    bare_loop(files)  # warm the page cache so both sides read from memory
-    bare = min(bare_loop(files), bare_loop(files))
+    tenk.bare_loop(files)  # warm the page cache so both sides read from memory
+    bare = min(tenk.bare_loop(files)[0], tenk.bare_loop(files)[0])
     roots = work / "caches"
     shutil.rmtree(roots, ignore_errors=True)
     try:
@@ -134,8 +120,8 @@ def main() -> None:
     finally:
         shutil.rmtree(data / ".checks-index", ignore_errors=True)
         shutil.rmtree(roots, ignore_errors=True)
-    if args.workdir:
-        print(f"files kept in {work} (the next run with --workdir reuses the generated run)")
+    if args.dir:
+        print(f"files kept in {work} (the next run with --dir reuses the generated run)")
     else:
         shutil.rmtree(work, ignore_errors=True)
 
