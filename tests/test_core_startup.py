@@ -3,13 +3,18 @@
 Every test runs the real launcher in a subprocess with its own cache directory and
 ``CHECKS_CACHE_TRACE=1``, which reports ``cache: hit|miss|stored|skipped (reason)`` on stderr.
 Files the cache records are back-dated (:func:`settle`), because an input changed within the
-last 2 seconds is never cached.
+last 2 seconds is never cached. The subprocesses run ``python -S`` on a copy of the ``checks``
+package inside the test's own directory: the repository (on ``sys.path`` through the editable
+install) changes while the suite runs (``__pycache__``, ``.hypothesis``), which the cache
+rightly treats as a changed input.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import site
 import subprocess
 import sys
 import time
@@ -21,6 +26,9 @@ from checks import replay
 from checks.replay_record import MAX_ENTRIES
 
 BIN = Path(sys.executable).parent
+#: no site: neither the repository (the editable install's .pth) nor anything but PYTHONPATH
+PY = [sys.executable, "-S"]
+PACKAGE = Path(replay.__file__).parent
 FRAMEWORK = ("click", "pluggy", "attrs", "importlib.metadata")
 
 TOY = '''
@@ -78,15 +86,17 @@ def sandbox(tmp_path):
     work.mkdir()
     plug.mkdir()
     (plug / "toyreplay.py").write_text(TOY.format(name="toy-before"))
+    shutil.copytree(PACKAGE, tmp_path / "lib" / "checks", ignore=shutil.ignore_patterns("__pycache__"))
     settle(tmp_path, 100)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHECKS_")}
-    env.update(CHECKS_CACHE_DIR=str(tmp_path / "cache"), CHECKS_CACHE_TRACE="1", PYTHONPATH=str(plug),
+    path = [str(plug), str(tmp_path / "lib"), *site.getsitepackages()]
+    env.update(CHECKS_CACHE_DIR=str(tmp_path / "cache"), CHECKS_CACHE_TRACE="1", PYTHONPATH=os.pathsep.join(path),
                CHECKS_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1")
     return tmp_path, env
 
 
 def run(args, env, cwd, script=False):
-    argv = [str(BIN / "checks"), *args] if script else [sys.executable, "-m", "checks", *args]
+    argv = [*PY, str(BIN / "checks"), *args] if script else [*PY, "-m", "checks", *args]
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
 
 
@@ -119,8 +129,8 @@ def test_a_hit_imports_none_of_the_framework(sandbox):
         "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
         f"print('LOADED', [m for m in {FRAMEWORK!r} if m in sys.modules], code, file=sys.stderr)\n"
     )
-    first = subprocess.run([sys.executable, "-c", driver], env=env, cwd=root / "work", capture_output=True, text=True)
-    second = subprocess.run([sys.executable, "-c", driver], env=env, cwd=root / "work", capture_output=True, text=True)
+    first = subprocess.run([*PY, "-c", driver], env=env, cwd=root / "work", capture_output=True, text=True)
+    second = subprocess.run([*PY, "-c", driver], env=env, cwd=root / "work", capture_output=True, text=True)
     assert trace(first) == ["miss", "stored"]
     assert "LOADED ['click', 'pluggy', 'attrs', 'importlib.metadata'] 0" in first.stderr
     assert trace(second) == ["hit"]
