@@ -42,14 +42,20 @@ def is_listing(args: list[str]) -> bool:
     return len(tail) == 3 and tail[:2] == ["rules", "--format"]
 
 
-def cache_dir(environ) -> str | None:
-    """``$CHECKS_CACHE_DIR``, else ``$XDG_CACHE_HOME/arena-checks``, else ``~/.cache/arena-checks``."""
-    if environ.get("CHECKS_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no"):
-        return None
+def user_cache_dir(environ) -> str:
+    """This user's arena-checks cache: ``$CHECKS_CACHE_DIR``, else ``$XDG_CACHE_HOME/arena-checks``,
+    else ``~/.cache/arena-checks``."""
     if environ.get("CHECKS_CACHE_DIR"):
         return environ["CHECKS_CACHE_DIR"]
     base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "arena-checks")
+
+
+def cache_dir(environ) -> str | None:
+    """Where replay entries live (:func:`user_cache_dir`), or None when ``CHECKS_NO_CACHE`` turns it off."""
+    if environ.get("CHECKS_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no"):
+        return None
+    return user_cache_dir(environ)
 
 
 def environment_digest(environ) -> str:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from checks import InputError
-from tabarena_checks import reader
+from tabarena_checks import cache_seal, reader
 
 RESULT_FILE = "results.pkl"
 CACHE_DIR_NAME = ".checks-index"
@@ -263,8 +263,11 @@ def _read_cache(path: Path, data_dir: Path) -> _Cached | None:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException):
+        data = path.read_bytes()
+        if not cache_seal.verify(data, _seal_file(path).read_text(encoding="ascii")):
+            return None  # not written by this user: possibly shipped with the run
+        table = pq.read_table(pa.BufferReader(data))
+    except (OSError, ValueError, pa.ArrowException):
         return None
     meta = table.schema.metadata or {}
     tag = _cache_tag(data_dir)
@@ -287,17 +290,28 @@ def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
 
     meta = {**_cache_tag(data_dir), b"checks.dirs": json.dumps(cached.dirs).encode(), b"checks.token": cached.token.encode()}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    seal_tmp = path.with_name(f".{_seal_file(path).name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(cached.table.replace_schema_metadata(meta), tmp, compression="zstd")
-        os.replace(tmp, path)
+        mark = cache_seal.seal(tmp.read_bytes())
+        if mark is None:
+            raise OSError("no sealing key")
+        seal_tmp.write_text(mark + "\n", encoding="ascii")
+        os.replace(tmp, path)  # until the seal follows, the pair does not match and is ignored
+        os.replace(seal_tmp, _seal_file(path))
         return True
     except (OSError, pa.ArrowException):
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+        for leftover in (tmp, seal_tmp):
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:
+                pass
         return False
+
+
+def _seal_file(path: Path) -> Path:
+    return path.with_name(path.name + ".seal")
 
 
 @attrs.frozen(slots=False)

@@ -240,3 +240,36 @@ def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
     assert res.exit_code == 0, res.stderr
     (method,) = json.loads(res.stdout)["methods"]
     assert len(method["unreadable"]) == 1 and method["counts"]["results"] == 2
+
+
+@reliability(fault="a run shipped with a forged `.checks-index`: its rows describe a clean file that was swapped for a "
+                   "code-running pickle of the same size and mtime",
+             must="the cache, sealed with someone else's key, is ignored: every file is decoded, TA301 refuses the "
+                  "payload, process is blocked (exit 1), nothing ran; inspect reports the file")
+def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monkeypatch):
+    from tabarena_checks import index
+
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
+    victim = sorted(data.rglob("results.pkl"))[0]
+    rel = victim.relative_to(data).as_posix()
+    before = victim.stat()
+    marker = tmp_path / "ran"
+    monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "submitter"))  # the submitter's machine
+    index.build_index(data, workers=1, progress=False)
+    payload = gzip.compress(pickle.dumps({"framework": CONFIG, "x": Call(os.system, f"touch '{marker}'")}))
+    assert len(payload) < before.st_size
+    victim.write_bytes(payload + b"\0" * (before.st_size - len(payload)))  # gzip readers accept NUL padding
+    os.utime(victim, ns=(before.st_atime_ns, before.st_mtime_ns))
+    forged = index.build_index(data, workers=1, progress=False)
+    assert forged.decoded == 0 and not forged.errors, "on the submitter's machine the forged rows are believed"
+
+    monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "maintainer"))
+    ref = write_info(tmp_path / "info")
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
+                   "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == 1, res.stdout + res.stderr
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert verdicts["TA301"]["outcome"] == "failed" and rel in verdicts["TA301"]["message"]
+    assert not (tmp_path / "cache" / "artifacts").exists() and not marker.exists()
+    report = run_cli(["inspect", str(data), "--format", "json"], cwd=tmp_path)
+    assert rel in report.stdout and "refused to load" in report.stdout and not marker.exists()
