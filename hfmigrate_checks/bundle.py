@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath
 
 import attrs
 
-from checks import ActionFailed
-from hfmigrate_checks import atomic, validate
+from checks import ActionFailed, atomic
+from hfmigrate_checks import validate
 from hfmigrate_checks.contract import Contract
 from hfmigrate_checks.drafts import ModelDecision, row_decision
 
@@ -200,7 +200,8 @@ def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract)
     problem = replaceable_problem(bundle_path)
     if problem:
         raise ActionFailed(problem)
-    built = atomic.new_sibling_dir(bundle_path)
+    built = atomic.temp_sibling(bundle_path)
+    built.mkdir()
     try:
         root = built.resolve()
         (built / "drafts").mkdir()

@@ -22,8 +22,8 @@ import click
 @click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
 def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
     """Pin BENCHMARK_ID's eval.yaml, confirm it is official, and record the source -> task contract."""
-    from checks import InputError
-    from hfmigrate_checks import atomic, contract
+    from checks import InputError, atomic
+    from hfmigrate_checks import contract
 
     with _read_only_hub(endpoint) as hub:
         result = contract.build(hub, benchmark_id, mapping, revision)

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import attrs
 
-from checks import InputError
-from hfmigrate_checks import atomic
+from checks import InputError, atomic
 from hfmigrate_checks.validate import date_problem
 
 OK = "ok"

@@ -30,17 +30,6 @@ def cache_root(option: str | os.PathLike | None = None) -> Path:
     return Path.home() / ".cache" / "tabarena"
 
 
-def pid_running(pid: int) -> bool:
-    """Whether process ``pid`` exists: temporaries of a live run are left alone, those of a killed one swept."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    return True
-
-
 #: longer names make the raw copy's directory names (method + config suffix) exceed file-system limits
 MAX_NAME = 128
 

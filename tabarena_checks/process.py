@@ -14,7 +14,6 @@ import datetime as dt
 import importlib.util
 import json
 import os
-import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,8 +23,8 @@ from typing import Any
 
 import click
 
-from checks import Action, ActionFailed, UsageError
-from tabarena_checks.cache_layout import MethodCache, cache_root, pid_running, render_metadata_yaml
+from checks import Action, ActionFailed, UsageError, atomic
+from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
 from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
@@ -284,38 +283,9 @@ def _plan(ctx) -> Iterator[str]:
            "results/model_results.parquet" + ("" if ctx.options.get("no_cache_raw") else ", raw/"))
 
 
-_TMP, _OLD = "checks-tmp", "checks-old"
-
-
-def sweep(cache: MethodCache) -> list[str]:
-    """Clear what killed runs left next to the cache: half-built copies go; a cache moved aside comes back.
-
-    A run that died between moving the old cache aside and moving the new one in leaves no
-    cache at all: the old one is put back, so the previous state is what the next run sees.
-    """
-    notes = []
-    parent = cache.path.parent
-    if not parent.is_dir():
-        return notes
-    left = re.compile(rf"^\.{re.escape(cache.method)}\.({_TMP}|{_OLD})-(\d+)(\..*)?$")
-    for entry in sorted(parent.iterdir()):
-        match = left.match(entry.name)
-        if match is None or pid_running(int(match[2])):
-            continue
-        kind = match[1]
-        if kind == _OLD and not cache.path.exists():
-            os.rename(entry, cache.path)
-            notes.append(f"restored the previous cache from {entry.name}, left by an interrupted run")
-        else:
-            shutil.rmtree(entry, ignore_errors=True)
-            notes.append(f"removed {entry.name}, left by an interrupted run")
-    return notes
-
-
 def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], bool]:
-    """Build the cache in a temporary sibling and rename it into place; returns (what was written, replaced)."""
-    tmp = cache.path.parent / f".{cache.method}.{_TMP}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
+    """Build the cache in a temporary sibling and swap it into place; returns (what was written, replaced)."""
+    tmp = atomic.temp_sibling(cache.path)
     try:
         if (ctx.options.get("engine") or "native") == "tabarena":
             written = with_tabarena(ctx, tmp)
@@ -326,15 +296,7 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
                   "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         (tmp / cache.source_record.name).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n",
                                                     encoding="utf-8")
-        replaced = cache.path.exists()
-        if replaced:
-            old = cache.path.parent / f".{cache.method}.{_OLD}-{os.getpid()}"
-            os.rename(cache.path, old)
-            os.rename(tmp, cache.path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, cache.path)
-        return written, replaced
+        return written, atomic.swap_in_dir(tmp, cache.path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -343,7 +305,7 @@ def _execute(ctx) -> str:
     cache = _cache(ctx)
     new = source_record(ctx)
     force = ctx.options.get("force")
-    notes = sweep(cache)
+    notes = atomic.sweep_siblings(cache.path)
     if cache.path.exists() and not force:
         if _same_inputs(_existing(cache), new):
             return "\n".join([*notes, f"{cache.path} was built from the same inputs already; kept unchanged "

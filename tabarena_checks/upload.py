@@ -22,14 +22,9 @@ from pathlib import Path
 import click
 
 from checks import ActionFailed, Action, UsageError
+from checks.atomic import pid_running
 from tabarena_checks import s3store
-from tabarena_checks.cache_layout import (
-    MethodCache,
-    cache_root,
-    pid_running,
-    read_metadata_yaml,
-    render_metadata_yaml,
-)
+from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.metadata import MethodMetadata
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes

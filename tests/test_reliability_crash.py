@@ -242,12 +242,12 @@ def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):
     assert sorted(p.name for p in methods.iterdir()) == ["Nori"]
 
 
-@reliability(fault="the half-written '.bundle.*.tmp' directory a SIGKILLed `checks run draft` leaves next to the bundle",
+@reliability(fault="the half-written '.bundle.checks-tmp-<pid>' directory a SIGKILLed `checks run draft` leaves next to the bundle",
              must="the next draft removes it")
 def test_draft_rerun_sweeps_what_a_killed_run_left(tmp_path):
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
-        stale = tmp_path / ".bundle.k1ll3d.tmp" / "drafts"
+        stale = tmp_path / ".bundle.checks-tmp-999999" / "drafts"  # its process is long gone
         stale.mkdir(parents=True)
         (stale / "half.yaml").write_text("- dataset:\n")
         res = run_checks(draft_args(tmp_path), cwd=tmp_path, env=env)
@@ -261,12 +261,12 @@ def test_draft_rerun_restores_a_bundle_moved_aside(tmp_path):
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         assert run_checks(draft_args(tmp_path), cwd=tmp_path, env=env).returncode == 0
-        (tmp_path / "bundle").rename(tmp_path / ".bundle.k1ll3d.old")
-        from hfmigrate_checks.atomic import sweep_siblings
+        (tmp_path / "bundle").rename(tmp_path / ".bundle.checks-old-999999")
+        from checks.atomic import sweep_siblings
 
         notes = sweep_siblings(tmp_path / "bundle")
         assert notes and (tmp_path / "bundle" / "review.md").exists()
-        (tmp_path / "bundle").rename(tmp_path / ".bundle.again.old")
+        (tmp_path / "bundle").rename(tmp_path / ".bundle.checks-old-999998")
         res = run_checks(draft_args(tmp_path), cwd=tmp_path, env=env)
     assert res.returncode == 0, res.stdout + res.stderr
     assert (tmp_path / "bundle" / "review.md").exists()

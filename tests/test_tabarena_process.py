@@ -234,7 +234,7 @@ def test_rerun_cleans_up_after_a_killed_run(tmp_path, runs):
     (methods / f".Nori.checks-tmp-{os.getpid()}-not-a-pid").mkdir()
     result = process(tmp_path, runs)
     assert result.exit_code == 0, result.stdout
-    assert "restored the previous cache from .Nori.checks-old-999998" in result.stdout
+    assert "restored the previous Nori from .Nori.checks-old-999998" in result.stdout
     assert "kept unchanged" in result.stdout
     assert sorted(p.name for p in methods.iterdir()) == [f".Nori.checks-tmp-{os.getpid()}-not-a-pid", "Nori"]
     assert (cache / "metadata.yaml").is_file()
