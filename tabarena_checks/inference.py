@@ -100,17 +100,21 @@ _CELLS = """
 
 
 def _missing_cells(index: RawIndex) -> tuple:
-    """Cells of configs x tasks x splits without a readable result; unreadable files widen the grid too."""
+    """Cells of configs x (task, repeat) x folds without a readable result; unreadable files widen the grid too.
+
+    Repeats are per task (TabArena gives small datasets more repeats than large ones), folds
+    are per run: a task's repeat that any config ran must hold every fold for every config.
+    """
     rows = index.query(f"""
         WITH cell AS ({_CELLS}),
              seen AS (SELECT config, task, rep, fld FROM cell
                       UNION ALL SELECT config_dir, task_dir, dir_repeat, dir_fold FROM unreadable),
              c AS (SELECT DISTINCT config FROM seen WHERE config IS NOT NULL),
-             t AS (SELECT DISTINCT task FROM seen WHERE task IS NOT NULL),
-             s AS (SELECT DISTINCT rep, fld FROM seen WHERE rep IS NOT NULL AND fld IS NOT NULL)
-        SELECT c.config, t.task, s.rep, s.fld FROM c CROSS JOIN t CROSS JOIN s
-        WHERE NOT EXISTS (SELECT 1 FROM cell WHERE cell.config = c.config AND cell.task = t.task
-                          AND cell.rep = s.rep AND cell.fld = s.fld)
+             tr AS (SELECT DISTINCT task, rep FROM seen WHERE task IS NOT NULL AND rep IS NOT NULL AND fld IS NOT NULL),
+             f AS (SELECT DISTINCT fld FROM seen WHERE rep IS NOT NULL AND fld IS NOT NULL)
+        SELECT c.config, tr.task, tr.rep, f.fld FROM c CROSS JOIN tr CROSS JOIN f
+        WHERE NOT EXISTS (SELECT 1 FROM cell WHERE cell.config = c.config AND cell.task = tr.task
+                          AND cell.rep = tr.rep AND cell.fld = f.fld)
         ORDER BY 1, 2, 3, 4
     """)
     return tuple((config, task, f"{rep}_{fld}") for config, task, rep, fld in rows)

@@ -154,3 +154,16 @@ def test_synth_command_rejects_bad_input(tmp_path, args, message):
 def test_generator_rejects_unknown_defect(tmp_path):
     with pytest.raises(ValueError, match="unknown defect"):
         synth.generate_run(tmp_path, defects=("nope",))
+
+
+def test_tasks_may_have_different_repeats_but_a_repeat_needs_every_fold(tmp_path):
+    make_run(tmp_path, configs=2, tasks=(363612,), repeats=2, folds=3)
+    data = make_run(tmp_path, configs=2, tasks=(363614,), repeats=1, folds=3)
+    complete = inference.infer(build(data))
+    assert complete.missing_cells == (), "a task run with fewer repeats (a large dataset) is not incomplete"
+    (data / "TA-Nori_c1_default_BAG_L1" / "363612" / "1_2" / "results.pkl").unlink()
+    (data / "TA-Nori_r1_default_BAG_L1" / "363614").rename(tmp_path / "gone")
+    holes = inference.infer(build(data, use_cache=False)).missing_cells
+    assert holes == (("TA-Nori_c1_default_BAG_L1", "363612", "1_2"),
+                     ("TA-Nori_r1_default_BAG_L1", "363614", "0_0"), ("TA-Nori_r1_default_BAG_L1", "363614", "0_1"),
+                     ("TA-Nori_r1_default_BAG_L1", "363614", "0_2"))
