@@ -70,8 +70,12 @@ def make_client(environ: Mapping[str, str] | None = None):
         max_pool_connections=OBJECT_WORKERS * PART_WORKERS,
         connect_timeout=10,
         read_timeout=120,
-        # bodies carry a CRC32 the store checks (botocore's default) and verify() compares every ETag, so
-        # the extra SHA-256 over each body that botocore computes for signing on plain http is skipped
+        # R2 refuses the flexible checksums botocore sends by default since 1.36 (x-amz-checksum-crc32
+        # headers, aws-chunked trailers): 501 NotImplemented, or an error that reads like bad credentials.
+        # They are sent only where an operation requires one; integrity is verify()'s ETag (MD5)
+        # comparison of every object, so the SHA-256 of each body for signing on plain http is skipped too.
+        request_checksum_calculation="when_required",
+        response_checksum_validation="when_required",
         s3={"addressing_style": "path", "payload_signing_enabled": False},
         signature_version="s3v4",
     )

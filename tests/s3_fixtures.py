@@ -60,14 +60,19 @@ class MotoS3:
 #: what a fault hook may return: None (forward), an HTTP status to answer with, or "drop" (close the connection)
 Fault = Callable[[str, str], "int | str | None"]
 
-_ERROR_CODES = {500: "InternalError", 503: "SlowDown"}
+_ERROR_CODES = {500: "InternalError", 501: "NotImplemented", 503: "SlowDown"}
 
 
 class FaultProxy:
-    """Forwards every request to ``upstream``; logs ``(method, path)`` of each and consults ``fault``."""
+    """Forwards every request to ``upstream``; logs ``(method, path)`` of each and consults ``fault``.
+
+    With ``like_r2`` it answers as Cloudflare R2 did to the flexible checksums boto3 sends by
+    default since 1.36 (``x-amz-checksum-*`` headers, ``aws-chunked`` trailers): 501 NotImplemented.
+    """
 
     def __init__(self, upstream: MotoS3) -> None:
         self.upstream = upstream
+        self.like_r2 = False
         self.log: list[tuple[str, str]] = []
         self.forwarded: list[tuple[str, str]] = []
         self.fault: Fault | None = None
@@ -86,6 +91,9 @@ class FaultProxy:
                 with proxy._lock:
                     proxy.log.append((self.command, self.path))
                     verdict = proxy.fault(self.command, self.path) if proxy.fault else None
+                if verdict is None and proxy.like_r2 and _r2_unsupported(self.headers):
+                    verdict = 501
+                    self.close_connection = True  # a chunked body may not have been read
                 if verdict == "drop":
                     self.close_connection = True
                     return
@@ -140,6 +148,12 @@ class FaultProxy:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+
+
+def _r2_unsupported(headers) -> bool:
+    names = {k.lower() for k in headers.keys()}
+    chunked = "aws-chunked" in (headers.get("Content-Encoding") or "") + (headers.get("x-amz-content-sha256") or "")
+    return chunked or any(n.startswith("x-amz-checksum-") or n == "x-amz-sdk-checksum-algorithm" for n in names)
 
 
 def s3_client(endpoint: str):

@@ -400,3 +400,13 @@ def test_half_written_zip_of_a_killed_upload_is_swept(tmp_path, s3_env, s3_proxy
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
     assert sorted(p.name for p in (path / ".checks-staging").iterdir()) == [
         "processed.zip", "processed.zip.inputs.json", "raw.zip", "raw.zip.inputs.json"]
+
+
+def test_upload_sends_no_flexible_checksums_that_r2_refuses(tmp_path, s3_env, s3_proxy):
+    s3_proxy.like_r2 = True  # 501 NotImplemented for x-amz-checksum-* headers and aws-chunked trailers
+    make_method_cache(tmp_path / "cache", raw_bytes=os.urandom(20 * 1024 * 1024))
+    result = upload(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert set(remote_objects(s3_env)) == EXPECTED
+    assert "0 missing, 0 size/ETag mismatch" in result.stdout
+    assert s3_env.head_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["ETag"].strip('"').endswith("-2")
