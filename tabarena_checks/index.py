@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from checks import InputError
+from checks import InputError, atomic
 from tabarena_checks import cache_seal, reader
 
 RESULT_FILE = "results.pkl"
@@ -290,23 +290,20 @@ def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
 
     meta = {**_cache_tag(data_dir), b"checks.dirs": json.dumps(cached.dirs).encode(), b"checks.token": cached.token.encode()}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    seal_tmp = path.with_name(f".{_seal_file(path).name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(cached.table.replace_schema_metadata(meta), tmp, compression="zstd")
         mark = cache_seal.seal(tmp.read_bytes())
         if mark is None:
             raise OSError("no sealing key")
-        seal_tmp.write_text(mark + "\n", encoding="ascii")
         os.replace(tmp, path)  # until the seal follows, the pair does not match and is ignored
-        os.replace(seal_tmp, _seal_file(path))
+        atomic.write_text(_seal_file(path), mark + "\n")
         return True
     except (OSError, pa.ArrowException):
-        for leftover in (tmp, seal_tmp):
-            try:
-                leftover.unlink(missing_ok=True)
-            except OSError:
-                pass
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
         return False
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from checks import atomic
 from tabarena_checks import index as index_mod
 from tabarena_checks import inference as inference_mod
 from tabarena_checks.inference import Inference
@@ -68,13 +68,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, memo: dict[str, Any]) -> None:
-    """Atomically (temp file + rename); a location that cannot be written is left alone."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Atomically; a location that cannot be written is left alone."""
     try:
-        tmp.write_text(json.dumps(memo, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic.write_text(path, json.dumps(memo, sort_keys=True))
     except OSError:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+        pass
