@@ -299,16 +299,12 @@ def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = 
         path = find(cwd)
         if path is None:
             return parse("", source="<defaults>", sections=sections)
+    from checks import io
+
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the configuration: {exc.strerror}") from None
-    if len(data) > 1_000_000:
-        raise ConfigError(f"{path}: {len(data)} bytes is too large for a rules.toml (limit 1 MB)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        text = io.read_text(path, limit=1_000_000, what="a rules.toml")
+    except io.ReadError as exc:
+        raise ConfigError(str(exc)) from None
     return parse(text, source=str(path), sections=sections)
 
 

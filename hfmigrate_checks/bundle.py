@@ -14,7 +14,8 @@ from pathlib import Path, PurePosixPath
 
 import attrs
 
-from checks import ActionFailed, atomic
+from checks import ActionFailed
+from checks.io import ReadError, read_text, swap_in_dir, sweep_siblings, temp_sibling
 from hfmigrate_checks import validate
 from hfmigrate_checks.contract import Contract
 from hfmigrate_checks.drafts import ModelDecision, row_decision
@@ -184,8 +185,8 @@ def replaceable_problem(bundle_path: str | Path) -> str | None:
         return None
     review = path / "review.md"
     try:
-        ours = review.is_file() and CLOSING_LINE in review.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        ours = review.is_file() and CLOSING_LINE in read_text(review, what="a review.md")
+    except ReadError:
         ours = False
     if not ours:
         return (f"{path} is a non-empty directory that is not a review bundle (no review.md written by "
@@ -196,11 +197,11 @@ def replaceable_problem(bundle_path: str | Path) -> str | None:
 def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract) -> None:
     """Write ``files`` as the bundle at ``bundle_path``: temp sibling dir, re-validate, rename into place."""
     bundle_path = Path(bundle_path)
-    atomic.sweep_siblings(bundle_path)
+    sweep_siblings(bundle_path)
     problem = replaceable_problem(bundle_path)
     if problem:
         raise ActionFailed(problem)
-    built = atomic.temp_sibling(bundle_path)
+    built = temp_sibling(bundle_path)
     built.mkdir()
     try:
         root = built.resolve()
@@ -216,7 +217,7 @@ def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract)
         planned = files["validation.txt"]
         if _status(written) != _status(planned):
             raise ActionFailed(f"the written drafts validate differently from the planned ones:\n{written}")
-        atomic.swap_in_dir(built, bundle_path)
+        swap_in_dir(built, bundle_path)
     except BaseException:
         import shutil
 

@@ -22,7 +22,7 @@ import click
 @click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
 def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
     """Pin BENCHMARK_ID's eval.yaml, confirm it is official, and record the source -> task contract."""
-    from checks import InputError, atomic
+    from checks import InputError, io
     from hfmigrate_checks import contract
 
     with _read_only_hub(endpoint) as hub:
@@ -32,7 +32,7 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
             f"{benchmark_id} is not in the Hub's official benchmark list (benchmark:official); an eval.yaml alone "
             f"does not make a benchmark, so no contract was written"
         )
-    atomic.write_text(out, result.to_json())
+    io.write_text(out, result.to_json())
     click.echo(f"contract for {benchmark_id} at {result.dataset_sha}: tasks {', '.join(result.task_ids)}; "
                f"{len(result.columns)} mapped column(s) -> {out}")
 

@@ -18,8 +18,7 @@ from typing import Any
 
 import attrs
 
-from checks import InputError
-from hfmigrate_checks import yamlsafe
+from checks import InputError, io
 from hfmigrate_checks.rules_contract import AGGREGATE_TASKS
 
 DIRECTIONS = ("higher_is_better", "lower_is_better")
@@ -92,9 +91,9 @@ def default_slug(benchmark_id: str) -> str:
 def parse_eval_yaml(text: str, where: str) -> EvalSpec:
     """Parse a benchmark's ``eval.yaml``; ``where`` names it in errors."""
     try:
-        data = yamlsafe.loads(text)
-    except yamlsafe.YamlRefused as exc:
-        raise InputError(f"{where}: cannot read eval.yaml: {exc}") from None
+        data = io.loads_yaml(text, source=where)
+    except io.YamlError as exc:
+        raise InputError(f"{where}: cannot read eval.yaml: {exc.reason}") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: eval.yaml must be a mapping with 'name' and 'tasks' (got {type(data).__name__})")
     tasks = data.get("tasks")
@@ -119,9 +118,9 @@ def parse_eval_yaml(text: str, where: str) -> EvalSpec:
 def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str, Any]:
     """Check the user's mapping file against the benchmark's declared task ids."""
     try:
-        data = yamlsafe.loads(text)
-    except yamlsafe.YamlRefused as exc:
-        raise InputError(f"{where}: cannot read the mapping: {exc}") from None
+        data = io.loads_yaml(text, source=where)
+    except io.YamlError as exc:
+        raise InputError(f"{where}: cannot read the mapping: {exc.reason}") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: the mapping must be a YAML mapping with keys {', '.join(REQUIRED_MAPPING_KEYS)}")
     unknown = sorted(set(map(str, data)) - set(MAPPING_KEYS))
@@ -174,9 +173,9 @@ def build(hub, benchmark_id: str, mapping_path: str | Path, revision: str | None
     """Read ``eval.yaml`` at a pinned commit, confirm the benchmark is official, apply the mapping."""
     mapping_path = Path(mapping_path)
     try:
-        mapping_text = mapping_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{mapping_path}: cannot read the mapping file: {exc}") from None
+        mapping_text = io.read_text(mapping_path, what="a mapping file")
+    except io.ReadError as exc:
+        raise InputError(f"{mapping_path}: cannot read the mapping file: {exc.reason}") from None
     info = hub.dataset_info(benchmark_id, revision=revision)
     sha = info.sha
     text = hub.read_file(benchmark_id, "eval.yaml", repo_type="dataset", revision=sha)
@@ -211,9 +210,10 @@ def load(path: str | Path) -> Contract:
     """Read a contract written by ``checks hf contract``."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read the contract (run `checks hf contract` to make one): {exc}") from None
+        data = json.loads(io.read_text(path, what="a contract"))
+    except (io.ReadError, ValueError) as exc:
+        reason = exc.reason if isinstance(exc, io.ReadError) else exc
+        raise InputError(f"{path}: cannot read the contract (run `checks hf contract` to make one): {reason}") from None
     fields = {f.name for f in attrs.fields(Contract)}
     if not isinstance(data, dict) or set(data) - fields or not {"benchmark_id", "task_ids", "columns"} <= set(data):
         raise InputError(f"{path}: not a contract written by `checks hf contract`; regenerate it")

@@ -58,12 +58,12 @@ def draft_path(repo_id: str, file_name: str) -> str:
 
 def yaml_number(text: str) -> str:
     """The printed number as a YAML literal that every YAML parser reads back as that number."""
-    import yaml
+    from checks import io
 
     number = float(text)
     try:
-        parsed = yaml.safe_load(text)
-    except yaml.YAMLError:
+        parsed = io.loads_yaml(text)
+    except io.YamlError:
         parsed = None
     if not isinstance(parsed, bool) and isinstance(parsed, (int, float)) and parsed == number and "_" not in text:
         return text.lstrip("+")

@@ -50,18 +50,8 @@ class EvalFilesFacts:
 def eval_files_facts(paths: Sequence[str | Path], contract: Contract | None = None,
                      supplied_tokens: frozenset[str] = frozenset()) -> EvalFilesFacts:
     """Read and parse ``paths`` (bounded YAML; an unreadable file keeps its error) into the offline view."""
-    from hfmigrate_checks import yamlsafe
-
-    files = []
-    for path in paths:
-        path = Path(path)
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(yamlsafe.MAX_BYTES + 1)
-            files.append(EvalFile.parse(path.as_posix(), data.decode("utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            files.append(EvalFile(path.as_posix(), "", None, f"cannot read file: {exc}"))
-    return EvalFilesFacts(tuple(files), contract, supplied_tokens)
+    files = tuple(EvalFile.read(path) for path in paths)
+    return EvalFilesFacts(files, contract, supplied_tokens)
 
 
 @attrs.frozen

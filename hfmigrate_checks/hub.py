@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from checks import ChecksError
+from checks import ChecksError, io
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 PENDING_PR_STATUSES = frozenset({"open", "draft"})
@@ -432,9 +432,9 @@ class ReadOnlyHub:
 
         data = self._call(what, fetch, client_retried=True)
         try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise HubReadError(what, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            return io.decode(data, what)
+        except io.ReadError as exc:
+            raise HubReadError(what, exc.reason) from None
 
     def pull_requests(self, repo_id: str, repo_type: str = "model") -> tuple[PullRequest, ...]:
         """Every pull request of every status, all pages; ``.pending`` marks open and draft ones."""

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import attrs
 
-from checks import InputError, atomic
+from checks import InputError
+from checks.io import read_text, write_text
 from hfmigrate_checks.validate import date_problem
 
 OK = "ok"
@@ -42,6 +43,8 @@ LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?
 EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(.+)\1$", re.S)
 MD_LINK = re.compile(r"^\[(?P<text>[^\]]*)\]\((?P<url>[^)\s]+)(?:\s+\"[^\"]*\")?\)$")
 MAX_CELL = 500
+#: a leaderboard table or README: the largest real ones are a few MB
+MAX_LEDGER_BYTES = 64 * 1024 * 1024
 
 
 @attrs.frozen
@@ -321,12 +324,7 @@ def _check_header(header: Sequence[str], path: Path) -> None:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read it as UTF-8 text: {exc}") from None
+    return read_text(path, limit=MAX_LEDGER_BYTES, what="a ledger", encoding="utf-8-sig")
 
 
 def import_source(
@@ -360,7 +358,7 @@ def dumps(rows: Iterable[LedgerRow]) -> str:
 
 
 def write(path: str | Path, rows: Iterable[LedgerRow]) -> None:
-    atomic.write_text(path, dumps(rows))
+    write_text(path, dumps(rows))
 
 
 def load(path: str | Path) -> list[LedgerRow]:

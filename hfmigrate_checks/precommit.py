@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from checks import InputError, UsageError
+from checks import InputError, UsageError, io
 from checks import filecheck
 
 ACTION = "precommit-eval-results"
@@ -30,9 +30,9 @@ def _eval_yaml_contract(spec: str):
     if not sep or not benchmark_id or not path:
         raise UsageError(f"--eval-yaml {spec!r}: expected DATASET_ID=PATH, e.g. Idavidrein/gpqa=cache/gpqa/eval.yaml")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the cached eval.yaml: {exc}") from None
+        text = io.read_text(path, what="an eval.yaml")
+    except io.ReadError as exc:
+        raise InputError(f"{path}: cannot read the cached eval.yaml: {exc.reason}") from None
     spec_ = contract.parse_eval_yaml(text, path)
     return contract.Contract(
         benchmark_id=benchmark_id, dataset_sha="", eval_yaml_url=Path(path).as_posix(), official=False,

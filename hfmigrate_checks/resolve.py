@@ -62,15 +62,15 @@ def load_mapping(path: str | Path) -> dict[str, MappingEntry]:
 
     Raises :class:`checks.InputError` naming the file, the label and the fix.
     """
-    from hfmigrate_checks import yamlsafe
+    from checks import io
 
     path = Path(path)
     try:
-        data = yamlsafe.load_path(path)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the mapping file ({exc.strerror or exc})") from None
-    except yamlsafe.YamlRefused as exc:
-        raise InputError(f"{path}: not valid YAML for a mapping file: {exc}") from None
+        data = io.load_yaml(path)
+    except io.YamlError as exc:
+        raise InputError(f"{exc.path}: not valid YAML for a mapping file: {exc.reason}") from None
+    except io.ReadError as exc:
+        raise InputError(f"{exc.path}: cannot read the mapping file ({exc.reason})") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

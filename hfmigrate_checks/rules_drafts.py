@@ -149,7 +149,7 @@ def eval_results_shape(ctx):
     seen: dict[tuple[str, tuple[str, str]], str] = {}
     for file in ctx.facts.eval_files:
         if file.error:
-            yield Finding(file.error, path=file.path, line=1)
+            yield Finding(file.error, path=file.path, line=file.error_line)
             continue
         if not isinstance(file.data, list) or not file.data:
             yield Finding("the root must be a non-empty YAML list of results", path=file.path, line=1)

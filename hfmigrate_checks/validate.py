@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from hfmigrate_checks import yamlsafe
+from checks import io
 
 ENTRY_KEYS = frozenset({"dataset", "value", "date", "verifyToken", "source", "notes"})
 DATASET_KEYS = frozenset({"id", "task_id", "revision"})
@@ -39,13 +39,25 @@ class EvalFile:
     text: str
     data: Any = None
     error: str = ""
+    #: where ``error`` was found (1 when the file as a whole is at fault)
+    error_line: int = 1
 
     @classmethod
     def parse(cls, path: str, text: str) -> EvalFile:
         try:
-            return cls(path, text, yamlsafe.loads(text))
-        except yamlsafe.YamlRefused as exc:
-            return cls(path, text, None, f"cannot parse YAML: {exc}")
+            return cls(path, text, io.loads_yaml(text))
+        except io.YamlError as exc:
+            return cls(path, text, None, f"cannot parse YAML: {exc.reason}", exc.line or 1)
+
+    @classmethod
+    def read(cls, path: str | Path, name: str | None = None) -> EvalFile:
+        """Read ``path`` within :mod:`checks.io`'s limits and parse it; ``name`` reports it (default: the path)."""
+        name = name or Path(path).as_posix()
+        try:
+            text = io.read_text(path, what="an .eval_results file")
+        except io.ReadError as exc:
+            return cls(name, "", None, f"cannot read file: {exc.reason}")
+        return cls.parse(name, text)
 
     def entries(self) -> list[tuple[int, dict]]:
         """(1-based index, entry) for each mapping entry of a list root; anything else yields nothing."""
@@ -68,8 +80,8 @@ def date_problem(entry: dict) -> str | None:
     if "date" not in entry:
         return None
     value = entry["date"]
-    if isinstance(value, (dt.date, dt.datetime)):
-        return f"date must be a quoted string like \"{value.isoformat()}\" (unquoted, YAML turns it into a date object)"
+    if isinstance(value, io.Timestamp):
+        return f"date must be a quoted string like \"{value}\" (unquoted, YAML 1.1 readers turn it into a date object)"
     if not isinstance(value, str):
         return f"date must be an ISO-8601 string (got {value!r})"
     try:
@@ -230,16 +242,6 @@ def validate_bundle(bundle: str | Path, benchmark_id: str, task_ids: Iterable[st
         rel = path.relative_to(bundle).as_posix()
         if not is_draft_path(rel) or path.is_symlink() or not path.is_file():
             continue
-        try:
-            files.append(EvalFile.parse(rel, _read_bounded(path)))
-        except (OSError, UnicodeDecodeError, yamlsafe.YamlRefused) as exc:
-            files.append(EvalFile(rel, "", None, f"cannot read file: {exc}"))
+        files.append(EvalFile.read(path, rel))
     return render(files, bundle, benchmark_id, task_ids)
 
-
-def _read_bounded(path: Path) -> str:
-    with path.open("rb") as fh:
-        data = fh.read(yamlsafe.MAX_BYTES + 1)
-    if len(data) > yamlsafe.MAX_BYTES:
-        raise yamlsafe.YamlRefused(f"file is larger than the {yamlsafe.MAX_BYTES}-byte limit")
-    return data.decode("utf-8")

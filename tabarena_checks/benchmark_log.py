@@ -9,7 +9,6 @@ already names the benchmark is never added twice.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 import attrs
 import click
 
-from checks import Action, InputError
+from checks import Action, InputError, io
 from tabarena_checks.metadata import MethodMetadata
 
 LOG_PATH = Path("packages/tabflow_slurm/BENCHMARK_LOG.md")
@@ -176,9 +175,7 @@ def _execute(ctx) -> str:
     if facts.logged:
         return f"{facts.log_path}: an entry for {facts.name!r} exists already; unchanged"
     entry = facts.entry()
-    tmp = facts.log_path.with_name(f".{facts.log_path.name}.checks-{os.getpid()}.tmp")
-    tmp.write_text(insert_entry(facts.log_text, entry), encoding="utf-8")
-    os.replace(tmp, facts.log_path)
+    io.write_text(facts.log_path, insert_entry(facts.log_text, entry))
     return "\n".join([f"added to {facts.log_path}:", entry, f"Git SHA: {facts.sha.how}"])
 
 

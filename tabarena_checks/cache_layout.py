@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from checks import InputError
+from checks import InputError, io
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
 CACHE_ENV = "TABARENA_CACHE"
@@ -118,69 +118,22 @@ def render_metadata_yaml(meta: MethodMetadata, validation_protocol: str | None) 
 
 #: a metadata.yaml is well under 2 KB; anything near this is not one process wrote
 MAX_YAML_BYTES = 64 * 1024
-MAX_YAML_DEPTH = 16
-
-
-def _yaml_problem(text: str) -> str | None:
-    """Why ``text`` is not a plain YAML document (aliases, duplicate keys, deep nesting), or None.
-
-    The node graph is walked before anything is constructed: composing never expands an
-    alias, so an alias bomb costs nothing here, and a node met twice is an alias.
-    """
-    import yaml
-
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except RecursionError:
-        return "nested too deeply"
-    except yaml.YAMLError as exc:
-        return " ".join(str(exc).split())
-    seen: set[int] = set()
-    stack = [(root, 1)] if root is not None else []
-    while stack:
-        node, depth = stack.pop()
-        if id(node) in seen:
-            return f"aliases are not allowed (line {node.start_mark.line + 1})"
-        seen.add(id(node))
-        if depth > MAX_YAML_DEPTH:
-            return f"nested deeper than {MAX_YAML_DEPTH} levels (line {node.start_mark.line + 1})"
-        if isinstance(node, yaml.MappingNode):
-            keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
-            dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
-            if dup is not None:
-                return f"duplicate key {dup!r}"
-            stack += [(n, depth + 1) for pair in node.value for n in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            stack += [(n, depth + 1) for n in node.value]
-    return None
 
 
 def read_metadata_yaml(path: Path) -> MethodMetadata:
     """A cache's metadata.yaml as a :class:`MethodMetadata` (unknown keys are ignored).
 
     The file comes from a cache directory anyone may have edited, so it is read within
-    bounds: size, UTF-8, no aliases, no duplicate keys, limited nesting.
+    bounds (:func:`checks.io.load_yaml`): size, UTF-8, no aliases, no duplicate keys,
+    limited nesting.
     """
-    import yaml
-
     fix = "re-run checks run process --force"
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_YAML_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no metadata.yaml here; process the method first (checks run process)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read metadata.yaml ({exc.strerror or exc}); {fix}") from None
-    if len(data) > MAX_YAML_BYTES:
-        raise InputError(f"{path}: metadata.yaml is larger than the {MAX_YAML_BYTES}-byte limit; {fix}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: metadata.yaml is not UTF-8 text (byte {exc.start}); {fix}") from None
-    problem = _yaml_problem(text)
-    if problem:
-        raise InputError(f"{path}: metadata.yaml: {problem}; {fix}")
-    doc = yaml.safe_load(text)
+        doc = io.load_yaml(path, max_bytes=MAX_YAML_BYTES)
+    except io.ReadError as exc:
+        if exc.missing:
+            raise InputError(f"{path}: no metadata.yaml here; process the method first (checks run process)") from None
+        raise InputError(f"{exc}; {fix}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("method"), str):
         raise InputError(f"{path}: 'method' must be a string in a mapping (got {type(doc).__name__}); {fix}")
     values = {k: doc[k] for k in FIELDS if k in doc}

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from checks import InputError, atomic
+from checks import InputError, io
 from tabarena_checks import cache_seal, reader
 
 RESULT_FILE = "results.pkl"
@@ -297,7 +297,7 @@ def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
         if mark is None:
             raise OSError("no sealing key")
         os.replace(tmp, path)  # until the seal follows, the pair does not match and is ignored
-        atomic.write_text(_seal_file(path), mark + "\n")
+        io.write_text(_seal_file(path), mark + "\n")
         return True
     except (OSError, pa.ArrowException):
         try:

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from checks import atomic
+from checks import io
 from tabarena_checks import index as index_mod
 from tabarena_checks import inference as inference_mod
 from tabarena_checks.inference import Inference
@@ -70,6 +70,6 @@ def _read(path: Path) -> dict[str, Any]:
 def _write(path: Path, memo: dict[str, Any]) -> None:
     """Atomically; a location that cannot be written is left alone."""
     try:
-        atomic.write_text(path, json.dumps(memo, sort_keys=True))
+        io.write_text(path, json.dumps(memo, sort_keys=True))
     except OSError:
         pass

@@ -12,6 +12,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
+from checks import io
 from checks.errors import InputError
 from tabarena_checks.metadata import CONSTRUCTOR_IMPLIES, CONSTRUCTORS, FIELDS, MethodMetadata, canonical
 
@@ -169,17 +170,7 @@ def parse_source(text: str, path: str) -> list[MethodMetadata]:
 
 def read_file(path: str | Path) -> list[MethodMetadata]:
     """Parse ``path``; unreadable, non-UTF-8 or oversized files raise :class:`InputError`."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    if len(data) > _MAX_BYTES:
-        raise InputError(f"{path}: {len(data)} bytes is too large for an info.py (limit {_MAX_BYTES})")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    text = io.read_text(path, limit=_MAX_BYTES, what="an info.py")
     return parse_source(text, str(path))
 
 

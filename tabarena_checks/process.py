@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from checks import Action, ActionFailed, UsageError, atomic
+from checks import Action, ActionFailed, UsageError, io
 from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
 from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
@@ -285,7 +285,7 @@ def _plan(ctx) -> Iterator[str]:
 
 def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], bool]:
     """Build the cache in a temporary sibling and swap it into place; returns (what was written, replaced)."""
-    tmp = atomic.temp_sibling(cache.path)
+    tmp = io.temp_sibling(cache.path)
     try:
         if (ctx.options.get("engine") or "native") == "tabarena":
             written = with_tabarena(ctx, tmp)
@@ -296,7 +296,7 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
                   "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         (tmp / cache.source_record.name).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n",
                                                     encoding="utf-8")
-        return written, atomic.swap_in_dir(tmp, cache.path)
+        return written, io.swap_in_dir(tmp, cache.path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -305,7 +305,7 @@ def _execute(ctx) -> str:
     cache = _cache(ctx)
     new = source_record(ctx)
     force = ctx.options.get("force")
-    notes = atomic.sweep_siblings(cache.path)
+    notes = io.sweep_siblings(cache.path)
     if cache.path.exists() and not force:
         if _same_inputs(_existing(cache), new):
             return "\n".join([*notes, f"{cache.path} was built from the same inputs already; kept unchanged "

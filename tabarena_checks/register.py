@@ -10,7 +10,6 @@ same metadata again changes nothing.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Iterator
 from functools import cached_property
@@ -19,7 +18,7 @@ from pathlib import Path
 import attrs
 import click
 
-from checks import Action, ActionFailed, InputError
+from checks import Action, ActionFailed, InputError, io
 from tabarena_checks.metadata import MethodMetadata
 
 SRC = Path("packages/tabarena/src")
@@ -493,12 +492,6 @@ class RegisterFacts:
         return plan_edit(self.source, str(self.path), self.metadata, self.module, self.replaced)
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.checks-{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _plan(ctx) -> Iterator[str]:
     edit = ctx.facts.edit()
     if not edit.changes:
@@ -512,7 +505,7 @@ def _execute(ctx) -> str:
     edit = facts.edit()
     if not edit.changes:
         return f"{facts.metadata.method} (suite={facts.metadata.effective_suite}) is registered already as {edit.entry}; {facts.path} unchanged"
-    _write_atomic(facts.path, edit.source)
+    io.write_text(facts.path, edit.source)
     return "\n".join([f"edited {facts.path}:", *(f"  {c}" for c in edit.changes)])
 
 

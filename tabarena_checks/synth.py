@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from checks import io
+
 
 @attrs.frozen
 class Task:
@@ -238,13 +240,10 @@ def _legacy(result: dict) -> dict:
 
 def write_result(path: Path, result: dict, *, compress: bool = True) -> None:
     """Write like the runner: a gzip-compressed pickle (plain when ``compress`` is False)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     if compress:
         payload = gzip.compress(payload, compresslevel=6, mtime=0)
-    tmp.write_bytes(payload)
-    os.replace(tmp, path)
+    io.write_bytes(path, payload)
 
 
 def _write_one(job: tuple) -> None:

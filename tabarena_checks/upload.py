@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from pathlib import Path
 import click
 
 from checks import ActionFailed, Action, UsageError
-from checks.atomic import pid_running
+from checks import io
 from tabarena_checks import s3store
 from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.metadata import MethodMetadata
@@ -68,14 +67,10 @@ def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool) -> Path:
         write_zip(src, scratch / name)
         return scratch / name
     staging.mkdir(exist_ok=True)
-    for left in staging.glob(f".{name}.*.tmp"):  # what an interrupted upload left half-written
-        pid = left.name[len(name) + 2:-4]
-        if pid.isdigit() and not pid_running(int(pid)):
-            left.unlink(missing_ok=True)
-    tmp = staging / f".{name}.{os.getpid()}.tmp"
-    write_zip(src, tmp)
-    os.replace(tmp, stored)
-    manifest.write_text(json.dumps(inputs), encoding="utf-8")
+    io.sweep_siblings(stored)  # what an interrupted upload left half-written
+    with io.replacing(stored) as tmp:
+        write_zip(src, tmp)
+    io.write_text(manifest, json.dumps(inputs))
     return stored
 
 

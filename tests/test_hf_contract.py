@@ -54,7 +54,7 @@ def test_eval_yaml_task_ids_may_contain_slashes():
         ("tasks:\n  - name: x", "tasks[1].id must be a non-empty string"),
         ("tasks:\n  - id: a\n  - id: a", "tasks[2].id 'a' is declared twice"),
         ("- a", "eval.yaml must be a mapping"),
-        ("a: &x 1\nb: *x", "anchors are not allowed"),
+        ("a: &x 1\nb: *x", "anchors and aliases are not allowed"),
     ],
 )
 def test_bad_eval_yaml_is_a_clear_error(text, message):

@@ -15,7 +15,7 @@ import pytest
 
 from checks.testing import run_cli
 from hf_fixtures import BENCHMARK_ID, TOKEN, build_leaderboard_hub, leaderboard_faults, mapping_yaml
-from hfmigrate_checks import yamlsafe
+from checks.io import load_yaml
 from hfmigrate_checks.testing import LocalHub
 
 CONTRACT_YAML = """metric: accuracy
@@ -129,7 +129,7 @@ def test_drafts_exist_only_where_they_should(migrated):
 def test_new_draft_content_and_qualified_cell_left_out(migrated):
     tmp, models, _, _, _ = migrated
     alpha = models[STARRED]
-    data = yamlsafe.load_path(tmp / "bundle" / "drafts" / "acme--Alpha-7B" / ".eval_results" / "toy-bench.yaml")
+    data = load_yaml(tmp / "bundle" / "drafts" / "acme--Alpha-7B" / ".eval_results" / "toy-bench.yaml")
     assert data == [{"dataset": {"id": BENCHMARK_ID, "task_id": "main"}, "value": alpha.values["main"],
                      "source": {"url": "https://example.org/toy/README.md", "name": "Toy leaderboard"}}]
     ledger = list(csv.DictReader(io.StringIO((tmp / "bundle" / "source-ledger.csv").read_text())))
@@ -142,7 +142,7 @@ def test_owned_pr_update_is_the_complete_file(migrated):
     tmp, models, _, _, _ = migrated
     eta = next(m for m in models.values() if m.state == "update_existing_pr")
     path = tmp / "bundle" / "drafts" / eta.repo_id.replace("/", "--") / ".eval_results" / "toy-bench.yaml"
-    data = yamlsafe.load_path(path)
+    data = load_yaml(path)
     assert [(e["dataset"]["task_id"], e["value"]) for e in data] == [("main", 71.2), ("hard", eta.values["hard"])]
     assert data[0]["source"] == {"url": "https://example.org/leaderboard"}  # the PR's entry, kept as it is
     review = (tmp / "bundle" / "review.md").read_text()

@@ -262,7 +262,7 @@ def test_draft_rerun_restores_a_bundle_moved_aside(tmp_path):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         assert run_checks(draft_args(tmp_path), cwd=tmp_path, env=env).returncode == 0
         (tmp_path / "bundle").rename(tmp_path / ".bundle.checks-old-999999")
-        from checks.atomic import sweep_siblings
+        from checks.io import sweep_siblings
 
         notes = sweep_siblings(tmp_path / "bundle")
         assert notes and (tmp_path / "bundle" / "review.md").exists()

@@ -396,7 +396,7 @@ def test_zips_are_staged_once_and_reused_while_their_inputs_are_unchanged(tmp_pa
 def test_half_written_zip_of_a_killed_upload_is_swept(tmp_path, s3_env, s3_proxy):
     path = make_method_cache(tmp_path / "cache")
     (path / ".checks-staging").mkdir()
-    (path / ".checks-staging" / ".raw.zip.999997.tmp").write_bytes(b"half")
+    (path / ".checks-staging" / ".raw.zip.checks-tmp-999997.0badf00d").write_bytes(b"half")
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
     assert sorted(p.name for p in (path / ".checks-staging").iterdir()) == [
         "processed.zip", "processed.zip.inputs.json", "raw.zip", "raw.zip.inputs.json"]

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import click
 
-from checks import Action, InputError
+from checks import Action, InputError, io
 from orgpolicy_checks import settings as settings_mod
 
 #: ``checks run orgpolicy-audit``
 ACTION_NAME = "orgpolicy-audit"
+#: the decision log grows by a line per action; far beyond any real one, short of exhausting memory
+MAX_LOG_BYTES = 256 * 1024 * 1024
 
 
 def trail_line(record) -> str:
@@ -44,11 +46,11 @@ class AuditFacts:
         #: as rules.toml names it; a relative path is read from the working directory
         self.path = config.decision_log
         try:
-            self.text = Path(self.path).read_text(encoding="utf-8")
-        except FileNotFoundError:
+            self.text = io.read_text(self.path, limit=MAX_LOG_BYTES, what="a decision log")
+        except io.ReadError as exc:
+            if not exc.missing:
+                raise InputError(f"{self.path}: cannot read the decision log: {exc.reason}") from None
             self.text = ""
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{self.path}: cannot read the decision log: {exc}") from None
         #: (line number, record) for every record in the decision log
         self.records: list[tuple[int, dict]] = []
         for number, line in enumerate(self.text.splitlines(), start=1):

@@ -1,0 +1,312 @@
+"""Reading and writing files that may come from anyone: bounded reads, strict YAML, atomic writes.
+
+Every package reads untrusted files (info.py, rules.toml, YAML drafts, ledgers, a cache
+anyone may have edited) and writes files a killed run must not leave half-written. Doing
+both here gives one set of limits and one wording of each error, which always names the
+file: :class:`ReadError` (an :class:`~checks.errors.InputError`) carries ``path``,
+``reason`` and, for YAML, ``line``, so a caller can add its own context or turn it into a
+finding at that place.
+
+Writing: a file is written to a temporary sibling, flushed and ``os.replace``-d over the
+target; a directory is built in a temporary sibling named after the writing process
+(``.<name>.checks-tmp-<pid>``) and swapped in, the one replaced first moved aside
+(``.<name>.checks-old-<pid>``). :func:`sweep_siblings` clears what a killed run left, puts
+back a directory moved aside when the target is missing, and leaves a running one's alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from checks.errors import InputError
+
+# --------------------------------------------------------------------------- bounded reads
+
+#: the default cap of :func:`read_bytes` and :func:`read_text`; callers pass their own for their format
+MAX_BYTES = 2 * 1024 * 1024
+
+
+class ReadError(InputError):
+    """A file that cannot be read as asked: missing, unreadable, too large, not UTF-8, or refused YAML.
+
+    ``path`` is the file (or the description of where the text came from, possibly empty),
+    ``reason`` the message without it, ``line`` the 1-based line when known, and ``missing``
+    whether the file does not exist, so a caller can say how to create it.
+    """
+
+    def __init__(self, path: str | os.PathLike | None, reason: str, *, line: int | None = None,
+                 missing: bool = False) -> None:
+        self.path = str(path) if path is not None else ""
+        self.reason = reason
+        self.line = line
+        self.missing = missing
+        where = f"{self.path}, line {line}" if self.path and line else self.path or (f"line {line}" if line else "")
+        super().__init__(f"{where}: {reason}" if where else reason)
+
+
+class YamlError(ReadError):
+    """YAML text this project refuses: malformed, an alias, a duplicate key, too deep or too large."""
+
+
+def read_bytes(path: str | os.PathLike, *, limit: int = MAX_BYTES, what: str = "this file") -> bytes:
+    """The content of ``path``; at most ``limit`` bytes are read, a larger file is refused.
+
+    :param what: names the kind of file in the size error ("too large for an info.py").
+    :raises ReadError: missing, unreadable or over the limit.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise ReadError(path, "no such file", missing=True) from None
+    except OSError as exc:
+        raise ReadError(path, f"cannot read it: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ReadError(path, f"too large for {what} (more than the {limit}-byte limit)")
+    return data
+
+
+def decode(data: bytes, path: str | os.PathLike | None, *, encoding: str = "utf-8") -> str:
+    """``data`` as text; invalid bytes raise one :class:`ReadError` naming ``path`` and the offset."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise ReadError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+
+
+def read_text(path: str | os.PathLike, *, limit: int = MAX_BYTES, what: str = "this file",
+              encoding: str = "utf-8") -> str:
+    """:func:`read_bytes` then :func:`decode` (``encoding="utf-8-sig"`` drops a byte-order mark)."""
+    return decode(read_bytes(path, limit=limit, what=what), path, encoding=encoding)
+
+
+# --------------------------------------------------------------------------- strict YAML
+
+#: one nesting limit for every YAML file read: real documents stay below 10 levels
+MAX_DEPTH = 32
+
+
+class Timestamp(str):
+    """A plain scalar that YAML 1.1 would turn into a date, kept as its text.
+
+    ``date: 2025-02-30`` is then a string (``yaml.safe_load`` crashes on it), and a check
+    that wants dates quoted can still tell that it was written unquoted.
+    """
+
+
+def _strict_loader():
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        """SafeLoader without aliases, duplicate keys, deep nesting or date objects."""
+
+        def __init__(self, stream):
+            super().__init__(stream)
+            self._depth = 0
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            anchor = getattr(event, "anchor", None)
+            if anchor:
+                sign = "*" if isinstance(event, yaml.AliasEvent) else "&"
+                raise _refused(f"anchors and aliases are not allowed ({sign}{anchor})", event.start_mark)
+            self._depth += 1
+            if self._depth > MAX_DEPTH:
+                raise _refused(f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:
+                    raise _refused("a mapping key must be a plain value", key_node.start_mark) from None
+                if duplicate:
+                    raise _refused(f"duplicate key {key!r}", key_node.start_mark)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+        def construct_timestamp(self, node):
+            return Timestamp(self.construct_scalar(node))
+
+    StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", StrictLoader.construct_timestamp)
+    return StrictLoader
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str, line: int | None) -> None:
+        super().__init__(reason)
+        self.reason, self.line = reason, line
+
+
+def _refused(reason: str, mark) -> _Refused:
+    return _Refused(f"{reason} at line {mark.line + 1}, column {mark.column + 1}", mark.line + 1)
+
+
+_LOADER = None
+
+
+def loads_yaml(text: str | bytes, *, source: str | os.PathLike | None = None, max_bytes: int = MAX_BYTES) -> Any:
+    """Parse one YAML document strictly; ``source`` names it in errors.
+
+    Refused, as one :class:`YamlError` with the line where known: more than ``max_bytes``,
+    not UTF-8, a NUL, anchors and aliases (a few hundred bytes can describe billions of
+    nodes), duplicate keys (YAML keeps the last silently), nesting deeper than
+    :data:`MAX_DEPTH`, Python tags. Unquoted dates stay strings (:class:`Timestamp`).
+    """
+    global _LOADER
+    import yaml
+
+    size = len(text.encode("utf-8") if isinstance(text, str) else text)
+    if size > max_bytes:
+        raise YamlError(source, f"{size} bytes is too large (more than the {max_bytes}-byte limit)")
+    if isinstance(text, bytes):
+        try:
+            text = decode(text, source)
+        except ReadError as exc:
+            raise YamlError(source, exc.reason) from None
+    if "\x00" in text:
+        raise YamlError(source, "YAML text contains a NUL character")
+    _LOADER = _LOADER or _strict_loader()
+    loader = None
+    try:
+        loader = _LOADER(text)
+        return loader.get_single_data()
+    except _Refused as exc:
+        raise YamlError(source, exc.reason, line=exc.line) from None
+    except yaml.MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        raise YamlError(source, " ".join(str(exc).split()), line=line) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(source, " ".join(str(exc).split())) from None
+    except RecursionError:
+        raise YamlError(source, "nested too deeply to parse") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def load_yaml(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Any:
+    """Read ``path`` within ``max_bytes`` and parse it with :func:`loads_yaml`."""
+    data = read_bytes(path, limit=max_bytes, what="a YAML file")
+    return loads_yaml(data, source=path, max_bytes=max_bytes)
+
+
+# --------------------------------------------------------------------------- atomic writes
+
+TMP, OLD = "checks-tmp", "checks-old"
+
+
+def pid_running(pid: int) -> bool:
+    """Whether process ``pid`` exists: temporaries of a live run are left alone, those of a killed one swept."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary sibling of ``path`` to write (by any library); moved over ``path`` if the block succeeds.
+
+    The temporary is ``.<name>.checks-tmp-<pid>.<random>``, so :func:`sweep_siblings` clears one a
+    killed run left. On an error it is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{TMP}-{os.getpid()}.{secrets.token_hex(4)}"  # unique per call: threads
+    try:
+        yield tmp
+        with contextlib.suppress(OSError), open(tmp, "rb") as fh:  # a directory or a vanished file: no fsync
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a reader sees the old content or the new, never a mix."""
+    with replacing(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def temp_sibling(target: str | os.PathLike) -> Path:
+    """This process's temporary path next to ``target`` (same file system, so renames are atomic), cleared."""
+    target = Path(target)
+    path = target.parent / f".{target.name}.{TMP}-{os.getpid()}"
+    shutil.rmtree(path, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def swap_in_dir(built: Path, target: str | os.PathLike) -> bool:
+    """Put the finished directory ``built`` at ``target``; returns whether a directory was replaced.
+
+    An existing ``target`` is renamed aside first and removed only once ``built`` is in
+    place; if that second rename fails, it is put back.
+    """
+    target = Path(target)
+    if not target.exists():
+        os.replace(built, target)
+        return False
+    if not target.is_dir() or target.is_symlink():
+        raise FileExistsError(f"{target} exists and is not a directory")
+    aside = target.parent / f".{target.name}.{OLD}-{os.getpid()}"
+    shutil.rmtree(aside, ignore_errors=True)
+    os.replace(target, aside)
+    try:
+        os.replace(built, target)
+    except BaseException:
+        os.replace(aside, target)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+    return True
+
+
+def sweep_siblings(target: str | os.PathLike) -> list[str]:
+    """Clear what killed runs left next to ``target``; returns one note per thing done.
+
+    A run killed between moving the old directory aside and moving the new one in left no
+    ``target`` at all: the old one is put back, so the previous state is what the next run
+    sees. Temporaries of a process still running are left alone.
+    """
+    target = Path(target)
+    notes: list[str] = []
+    if not target.parent.is_dir():
+        return notes
+    left = re.compile(rf"^\.{re.escape(target.name)}\.({TMP}|{OLD})-(\d+)(\..*)?$")
+    for entry in sorted(target.parent.iterdir()):
+        match = left.match(entry.name)
+        if match is None or entry.is_symlink() or pid_running(int(match[2])):
+            continue
+        if match[1] == OLD and not target.exists():
+            os.replace(entry, target)
+            notes.append(f"restored the previous {target.name} from {entry.name}, left by an interrupted run")
+        else:
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            notes.append(f"removed {entry.name}, left by an interrupted run")
+    return notes
