@@ -51,6 +51,7 @@ class App:
 
         path = Path(self.config_path) if self.config_path else None
         cfg = config_mod.load(path, cwd=Path.cwd(), sections=self.registry.config_sections)
+        config_mod.check_codes(cfg, self.registry.rules, self.registry.arenas, self.registry.blocked)
         if decision_log:
             import attrs
 

@@ -308,6 +308,57 @@ def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = 
     return parse(text, source=str(path), sections=sections)
 
 
+def _unknown_selector(selector: str, codes: Iterable[str]) -> bool:
+    return selector != "ALL" and not any(code.startswith(selector) for code in codes)
+
+
+def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blocked: Iterable[str] = ()) -> None:
+    """Refuse a configuration that names a rule or arena nothing loaded defines, or selects nothing.
+
+    A typo in ``select`` would otherwise drop every optional gate without a word, and a typo
+    in ``ignore``, ``[rules.X]`` or a waiver would keep a rule the user meant to change.
+    Every problem is listed with its key path; raises :class:`ConfigError`.
+    """
+    codes, known_arenas, blocked = sorted(codes), sorted(set(arenas)), sorted(blocked)
+    where = config.path or CONFIG_NAME
+    problems = []
+
+    def selectors(key: str, values: Iterable[str] | None) -> None:
+        if values is None:
+            return
+        values = tuple(values)
+        if key.endswith("select") and not values:
+            problems.append(f"{key}: an empty list selects no rule; an empty gate is never a pass "
+                            f"(remove the key for the default [\"ALL\"])")
+        for value in values:
+            if _unknown_selector(value, codes):
+                problems.append(f"{key}: {value!r} matches no rule code")
+
+    def rule_keys(key: str, table: Mapping[str, Any]) -> None:
+        for code in table:
+            if code not in codes:
+                problems.append(f"{key}.{code}: no rule has the code {code!r}")
+
+    selectors("select", config.select)
+    selectors("ignore", config.ignore)
+    rule_keys("rules", config.rules)
+    for name, section in config.arenas.items():
+        if name not in known_arenas:
+            problems.append(f"arenas.{name}: no loaded action or plugin belongs to arena {name!r} "
+                            f"(known: {', '.join(known_arenas) or 'none'})")
+        selectors(f"arenas.{name}.select", section.select)
+        selectors(f"arenas.{name}.ignore", section.ignore)
+        rule_keys(f"arenas.{name}.rules", section.rules)
+    for i, waiver in enumerate(config.waivers):
+        if waiver.rule not in codes:
+            problems.append(f"waivers[{i}].rule: no rule has the code {waiver.rule!r}")
+    if problems:
+        hint = "`checks rules` lists the loaded rules"
+        if blocked:
+            hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
+        raise ConfigError("\n".join(f"{where}: {p}" for p in problems) + f"\n({hint})")
+
+
 def _match_len(selectors: Iterable[str], code: str) -> int:
     best = -1
     for sel in selectors:

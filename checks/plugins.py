@@ -62,6 +62,8 @@ class Registry:
 
     pm: ChecksPluginManager
     infos: dict[str, PluginInfo] = attrs.field(factory=dict)
+    #: names blocked with ``-p no:NAME``
+    blocked: frozenset[str] = frozenset()
     _rules: dict[str, Rule] | None = None
     _actions: dict[str, Action] | None = None
     _sections: dict[str, type] | None = None
@@ -98,6 +100,11 @@ class Registry:
                     sections[arena], owner[arena] = cls, plugin_name
             self._sections = sections
         return self._sections
+
+    @property
+    def arenas(self) -> set[str]:
+        """Every arena an action belongs to or a plugin declares settings for."""
+        return {a.arena for a in self.actions.values() if a.arena} | set(self.config_sections)
 
     def distributions(self) -> dict[str, str]:
         """Distribution name -> version for every loaded plugin that comes from one."""
@@ -217,7 +224,7 @@ def load(plugin_args: Sequence[str] = (), *, environ: dict[str, str] | None = No
     env = os.environ if environ is None else environ
     to_load, blocked = parse_plugin_args(plugin_args)
     pm = ChecksPluginManager()
-    registry = Registry(pm)
+    registry = Registry(pm, blocked=frozenset(blocked))
     for name in ESSENTIAL:
         module = importlib.import_module(name)
         _register(pm, module, name)

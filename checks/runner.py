@@ -51,15 +51,20 @@ def effective(rule: Rule, config: Config, arena: str | None) -> tuple[Severity, 
     return severity, required
 
 
+def selection(action: Action, config: Config) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``select`` and ``ignore`` lists that apply to ``action``: its arena's ``select`` replaces the global one."""
+    arena = config.arena(action.arena)
+    select = arena.select if arena.select is not None else config.select
+    return tuple(select), (*config.ignore, *arena.ignore)
+
+
 def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> list[tuple[Rule, Severity]]:
     """The rules that gate ``action`` under ``config``, with their effective severity.
 
     Required rules are always kept; ignoring one by its exact code, or lowering its
     severity below ``error``, is a configuration error.
     """
-    arena = config.arena(action.arena)
-    select = arena.select if arena.select is not None else config.select
-    ignore = (*config.ignore, *arena.ignore)
+    select, ignore = selection(action, config)
     chosen = []
     for rule in rules.values():
         if not bound_to(rule, action.name):
@@ -95,9 +100,11 @@ def adjust_config(registry: Registry, config: Config) -> Config:
 def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple[Rule, Severity]]:
     """The selected rules for ``action``; an empty gate (framework rules aside) is an error, never a pass."""
     chosen = select_rules(registry.rules, action, config)
-    if not any(not r.code.startswith(FRAMEWORK_PREFIX) for r, _ in chosen):
+    domain = [r for r, _ in chosen if not r.code.startswith(FRAMEWORK_PREFIX)]
+    if not any(not effective(r, config, action.arena)[1] for r in domain):
+        only = " besides the required ones" if domain else ""
         raise NoRulesSelected(
-            f"no rule is selected for action {action.name!r}: check 'select'/'ignore' in "
+            f"no rule is selected for action {action.name!r}{only}: check 'select'/'ignore' in "
             f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
         )
     return chosen

@@ -39,6 +39,34 @@ def test_hostile_rules_toml_gives_a_clear_error(tmp_path, content, expected):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ('select = []\n', "select: an empty list selects no rule"),
+        ('select = ["ZZ"]\n', "select: 'ZZ' matches no rule code"),
+        ('ignore = ["TA99"]\n', "ignore: 'TA99' matches no rule code"),
+        ('[rules.TA999]\nseverity = "warning"\n', "rules.TA999: no rule has the code 'TA999'"),
+        ('[arenas.tabarena]\nselect = ["TA9"]\n', "arenas.tabarena.select: 'TA9' matches no rule code"),
+        ('[arenas.tabarena]\nselect = []\n', "arenas.tabarena.select: an empty list selects no rule"),
+        ('[[waivers]]\nrule = "TA999"\ntarget = "*"\nreason = "r"\nowner = "o"\nexpires = 2099-01-01\n',
+         "waivers[0].rule: no rule has the code 'TA999'"),
+    ],
+    ids=["empty-select", "unknown-select", "unknown-ignore", "unknown-rules", "arena-select", "arena-empty", "waiver"],
+)
+@reliability(fault="`select = []`, or an unknown rule code in select, ignore, [rules.X], [arenas.X] or a waiver",
+             must="a configuration error naming the code and its key path (exit 2) before anything is read; "
+             "process does not run")
+def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
+    (tmp_path / "rules.toml").write_text(content)
+    run = tmp_path / "run"
+    run.mkdir()
+    res = run_cli(["-p", "tabarena", "run", "process", str(run), "--method-metadata", "info.py:m",
+                   "--cache-root", str(tmp_path / "cache")], env=NO_AUTOLOAD, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert f"rules.toml: {expected}" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "cache").exists() and not (tmp_path / ".checks").exists()
+
+
 @reliability(fault="a rule raises an exception", must="its verdict is 'crashed', the other verdicts are still reported, the action is blocked (exit 3)")
 def test_crashed_rule_fails_closed(tmp_path):
     res = _toy(tmp_path, "--crash")

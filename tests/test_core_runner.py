@@ -134,7 +134,7 @@ def test_required_rule_cannot_be_ignored(tmp_path):
 
 
 def test_required_rule_survives_a_prefix_ignore_and_still_blocks(tmp_path):
-    res = toy(tmp_path, "--fail-required", config='ignore = ["TOY001", "TOY003"]\n[arenas.toy]\nignore = ["TOY00"]\n')
+    res = toy(tmp_path, "--fail-required", config='select = ["TOY003"]\n[arenas.toy]\nignore = ["TOY00"]\n')
     assert res.exit_code == ExitCode.BLOCKED
     assert "required rule failed" in res.stdout
 
@@ -151,18 +151,55 @@ def test_severity_override_turns_an_error_into_a_warning(tmp_path):
 
 
 def test_required_rule_runs_even_when_not_selected(tmp_path):
-    res = toy(tmp_path, "--fail-required", "--format", "json", config='select = ["XX"]\n')
+    res = toy(tmp_path, "--fail-required", "--format", "json", config='select = ["TOY003"]\n')
     assert res.exit_code == ExitCode.BLOCKED
     codes = [v["code"] for v in json.loads(res.stdout)["verdicts"]]
-    assert "TOY004" in codes and "TOY001" not in codes
+    assert "TOY004" in codes and "TOY003" in codes and "TOY001" not in codes
 
 
-def test_empty_selection_without_required_rules_is_an_error(tmp_path):
-    (tmp_path / "rules.toml").write_text('select = []\n[rules.TOY004]\nrequired = false\n')
+def test_a_selection_matching_no_rule_of_the_action_is_an_error(tmp_path):
+    (tmp_path / "rules.toml").write_text('select = ["CK"]\n')
     res = run_cli(["-p", "toy_only_optional", "run", "toy", "--marker", str(tmp_path / "m")], env=NO_AUTOLOAD, cwd=tmp_path)
     assert res.exit_code == ExitCode.NO_RULES, res.stderr
     assert "no rule is selected" in res.stderr
     assert not (tmp_path / "m").exists()
+
+
+def test_only_required_rules_left_is_no_gate(tmp_path):
+    res = toy(tmp_path, config='ignore = ["TOY001", "TOY002", "TOY003"]\n')
+    assert res.exit_code == ExitCode.NO_RULES, res.stdout + res.stderr
+    assert "no rule is selected for action 'toy' besides the required ones" in res.stderr
+    assert not (tmp_path / "marker").exists()
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('select = []\n', "rules.toml: select: an empty list selects no rule"),
+        ('[arenas.toy]\nselect = []\n', "rules.toml: arenas.toy.select: an empty list selects no rule"),
+        ('select = ["ZZ"]\n', "rules.toml: select: 'ZZ' matches no rule code"),
+        ('select = ["TOY1"]\n', "rules.toml: select: 'TOY1' matches no rule code"),
+        ('ignore = ["TOY009"]\n', "rules.toml: ignore: 'TOY009' matches no rule code"),
+        ('[rules.TOY009]\nseverity = "warning"\n', "rules.toml: rules.TOY009: no rule has the code 'TOY009'"),
+        ('[arenas.toy]\nignore = ["XY"]\n', "rules.toml: arenas.toy.ignore: 'XY' matches no rule code"),
+        ('[arenas.toy.rules.TOY009]\nseverity = "info"\n', "arenas.toy.rules.TOY009: no rule has the code"),
+        ('[arenas.toys]\nignore = ["TOY003"]\n', "arenas.toys: no loaded action or plugin belongs to arena 'toys'"),
+        ('[[waivers]]\nrule = "TOY009"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = 2099-01-01\n',
+         "rules.toml: waivers[0].rule: no rule has the code 'TOY009'"),
+    ],
+)
+def test_empty_or_unknown_selection_is_a_configuration_error(tmp_path, text, expected):
+    res = toy(tmp_path, "--fail", config=text)
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert expected in res.stderr
+    assert not (tmp_path / "marker").exists()
+
+
+def test_every_unknown_code_is_listed_at_once_and_blocked_plugins_are_named(tmp_path):
+    res = toy(tmp_path, config='select = ["ZZ"]\nignore = ["QQ"]\n', plugins=("toy_plugin", "no:toy_second"))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "select: 'ZZ'" in res.stderr and "ignore: 'QQ'" in res.stderr
+    assert "blocked with -p no:NAME: toy_second" in res.stderr
 
 
 @pytest.mark.parametrize(

@@ -98,13 +98,18 @@ def test_rules_toml_ignore_applies_but_a_required_rule_cannot_be_ignored(tmp_pat
 
 
 def test_an_empty_selection_is_refused_and_a_required_rule_keeps_the_gate(tmp_path):
-    (tmp_path / "rules.toml").write_text('select = ["ZZ"]\n')
+    (tmp_path / "rules.toml").write_text('select = ["TA"]\n')
     draft = write_draft(tmp_path, "org--model", "gpqa", GOOD_DRAFT)
     res = precommit(tmp_path, "eval-results", str(draft))
     assert res.exit_code == ExitCode.NO_RULES
     assert "no rule is selected for action 'precommit-eval-results'" in res.stderr
+    (tmp_path / "rules.toml").write_text('select = ["TA110"]\n')
     info = write_info(tmp_path, "nori", INFO_CASES["TA101"][0])  # TA101 is required: selected whatever select says
     assert codes(precommit(tmp_path, "info-py", str(info)).stdout) == {"TA101"}
+    (tmp_path / "rules.toml").write_text('select = ["ZZ"]\n')
+    res = precommit(tmp_path, "eval-results", str(draft))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "select: 'ZZ' matches no rule code" in res.stderr
 
 
 def test_an_expired_waiver_is_reported_once_and_an_unused_one_only_when_no_file_used_it(tmp_path):
