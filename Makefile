@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml $(wildcard plugins/*/pyproject.toml) | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
+	$(BIN)/python -m pip install -q -e '.[all,test]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -218,11 +218,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         _echo(f"checks: error: {exc}", err=True)
         code = exit_code_for(exc)
     except Exception as exc:
-        import traceback
+        missing = _missing_extra(exc)
+        if missing is not None:
+            _echo(f"checks: error: {missing}", err=True)
+            code = exit_code_for(missing)
+        else:
+            import traceback
 
-        _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
-        code = exit_code_for(exc)
+            _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
+            code = exit_code_for(exc)
     return _finish(code, argv)
+
+
+def _missing_extra(exc: Exception) -> ChecksError | None:
+    """A module left out by the light install (an extra's dependency) is a user's fix, not a bug."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    from checks import extras
+
+    top = exc.name.partition(".")[0]
+    return extras.missing_error("this command", [top]) if extras.providers(top) else None
 
 
 def _finish(code: int, argv: Sequence[str] | None) -> int:

@@ -29,3 +29,7 @@ class ActionFailed(ChecksError):
 
 class NoRulesSelected(ChecksError):
     """The selection left no rule for the action: an empty gate is not a pass."""
+
+
+class MissingDependency(UsageError):
+    """A command needs a module this installation left out (a light install without the extra)."""

@@ -186,7 +186,9 @@ class Action:
     ``gather(ctx)`` builds the facts object the rules read (computed once, lazily where
     useful); ``plan(ctx)`` lists what would happen; ``execute(ctx)`` does it and returns
     a short summary. ``target(ctx)`` names what the action acts on, for waivers and the
-    decision record; ``inputs(ctx)`` maps input names to digests.
+    decision record; ``inputs(ctx)`` maps input names to digests. ``requires`` names the
+    modules the action and its rules import beyond the core install (``pyarrow``, ...): the
+    runner checks them first, so a light install names the extra to add instead of crashing.
     """
 
     name: str = attrs.field(validator=attrs.validators.matches_re(ACTION_NAME))
@@ -200,3 +202,4 @@ class Action:
     #: the rules.toml arena section that applies (``[arenas.<arena>]``)
     arena: str | None = None
     plugin: str = ""
+    requires: tuple[str, ...] = attrs.field(default=(), converter=tuple)

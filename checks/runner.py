@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from checks import config as config_mod
-from checks import records
+from checks import extras, records
 from checks.config import Config, Waiver
 from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
@@ -197,6 +197,7 @@ def run(
         known = ", ".join(registry.actions) or "none"
         raise ChecksError(f"unknown action {action_name!r} (known: {known})")
     action = registry.actions[action_name]
+    extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
     ctx = RunContext(

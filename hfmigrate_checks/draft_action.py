@@ -191,6 +191,7 @@ DRAFT = Action(
     target=lambda ctx: ctx.options.get("benchmark_id") or "draft",
     inputs=inputs,
     arena="hf",
+    requires=("huggingface_hub", "duckdb"),
 )
 
 ACTIONS = [DRAFT]

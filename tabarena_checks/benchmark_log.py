@@ -196,6 +196,7 @@ LOG = Action(
     ),
     target=lambda ctx: ctx.facts.name,
     arena="tabarena",
+    requires=("pyarrow", "duckdb", "numpy", "isal"),
 )
 
 ACTIONS = [LOG]

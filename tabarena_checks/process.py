@@ -359,6 +359,7 @@ PROCESS = Action(
     target=_target,
     inputs=_digests,
     arena="tabarena",
+    requires=("pyarrow", "duckdb", "numpy", "isal"),
 )
 
 ACTIONS = [PROCESS]

@@ -525,6 +525,7 @@ REGISTER = Action(
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.metadata.effective_suite}",
     inputs=lambda ctx: {"methods.py": hashlib.sha256(ctx.facts.source.encode()).hexdigest()},
     arena="tabarena",
+    requires=("libcst",),
 )
 
 ACTIONS = [REGISTER]

@@ -327,6 +327,7 @@ UPLOAD = Action(
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
     inputs=_inputs,
     arena="tabarena",
+    requires=("boto3",),
 )
 
 UNPUBLISH = Action(
@@ -346,6 +347,7 @@ UNPUBLISH = Action(
     ),
     target=lambda ctx: f"{ctx.options['method']}@{ctx.options['suite']}",
     arena="tabarena",
+    requires=("boto3",),
 )
 
 ACTIONS = [UPLOAD, UNPUBLISH]

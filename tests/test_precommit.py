@@ -272,6 +272,7 @@ def pre_commit(tmp_path_factory):
         env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
         return subprocess.run([str(exe), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
+    run.home = home
     return run
 
 
@@ -306,3 +307,33 @@ def test_configured_hooks_check_task_ids_offline_and_pass_good_files(pre_commit,
     assert res.returncode == 0, out
     assert out.count("Passed") == 2, out
     assert _status(project) == ""
+
+
+HEAVY = ("pyarrow", "duckdb", "boto3", "botocore", "numpy", "huggingface_hub", "libcst", "isal")
+
+
+@pytest.mark.slow
+def test_the_hook_environment_is_the_light_install(pre_commit, project, tmp_path):
+    """pre-commit installs the hooks' repository without extras: none of the workflows' heavy
+    dependencies is there, both hooks work without them, and a command that needs one names the extra."""
+    res = pre_commit(project, "install-hooks")
+    assert res.returncode == 0, res.stdout + res.stderr
+    home = Path(pre_commit.home)
+    envs = sorted(home.glob("repo*/py_env-*"))
+    assert envs, list(home.iterdir())
+    python = envs[0] / "bin" / "python"
+    probe = ("import importlib.util, sys; "
+             f"print(','.join(m for m in {HEAVY!r} if importlib.util.find_spec(m)))")
+    present = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    assert present == "", f"the hook environment holds {present}"
+    checks = envs[0] / "bin" / "checks"
+    write_info(tmp_path, "bad", INFO_CASES["TA110"][0])
+    res = subprocess.run([str(checks), "precommit", "info-py", "models/bad/info.py"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == ExitCode.BLOCKED and "TA110" in res.stdout, res.stdout + res.stderr
+    res = subprocess.run([str(checks), "run", "process", str(tmp_path), "--method-metadata",
+                          "models/bad/info.py:m"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert "pip install 'arena-checks[tabarena]'" in res.stderr and "Traceback" not in res.stderr
+    res = subprocess.run([str(checks), "inspect", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == ExitCode.USAGE_ERROR and "arena-checks[tabarena]" in res.stderr, res.stderr
