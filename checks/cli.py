@@ -178,8 +178,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         for i in infos:
             click.echo(f"{i.name}  {i.distribution or '-'} {i.version or '-'}  module={i.module}  hooks={','.join(i.hooks)}")
 
-    for _name, _result in plugins._call_each(registry.pm, "checks_commands", cli=cli):
-        pass
+    registry.pm.hook.checks_commands(cli=cli)
     return cli
 
 

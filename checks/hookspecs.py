@@ -52,9 +52,10 @@ def checks_adjust_config(config: Config) -> Config | None:
 
     :param config: the configuration as parsed (or as adjusted by earlier plugins).
     :return: a new :class:`~checks.config.Config` (build it with ``attrs.evolve``) or
-        ``None`` to keep it. Implementations are called one by one in registration order,
-        each seeing the previous result. Required rules stay required whatever is
-        returned: the runner re-checks them after this hook.
+        ``None`` to keep it. Implementations are called one by one in pluggy's call order
+        (the plugin registered last first; ``tryfirst``/``trylast`` move one), each seeing
+        the previous result. Required rules stay required whatever is returned: the
+        runner re-checks them after this hook.
 
     Use in plugins: add a default waiver, extend ``ignore`` for an arena, tighten a
     severity.
@@ -72,8 +73,8 @@ def checks_rules() -> Iterable[Rule]:
 
     :return: an iterable of :class:`~checks.Rule` (usually made with ``@checks.rule``).
         Codes must be unique across all plugins; a clash is an error naming both
-        plugins. Each implementation is called on its own, so a plugin that raises here
-        is reported by name.
+        plugins. A plugin that raises here, or returns something other than rules, is
+        reported by name.
 
     Use in plugins: return module-level rules; bind a rule to an action another plugin
     defines by naming that action in ``actions=``. The result must follow from the plugin's

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import pluggy
 
 from checks import hookspecs
-from checks.errors import PluginError, UsageError
+from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
-
-if TYPE_CHECKING:  # pragma: no cover
-    import importlib.metadata as md
 
 ENTRY_POINT_GROUP = "checks"
 AUTOLOAD_ENV = "CHECKS_DISABLE_PLUGIN_AUTOLOAD"
@@ -28,7 +26,14 @@ hookimpl = pluggy.HookimplMarker("checks")
 
 
 class ChecksPluginManager(pluggy.PluginManager):
-    """A pluggy manager that only accepts ``checks_``-prefixed hook implementations."""
+    """A pluggy manager for ``checks_`` hooks whose implementations name their plugin when they fail.
+
+    Hooks are called through ``pm.hook`` as in any pluggy application. At registration each
+    implementation's function is wrapped (:func:`_attributed`) so that an exception ends as
+    one :class:`~checks.errors.PluginError` naming the plugin and the hook (pluggy itself
+    reports only the exception), and so that the rules and actions a plugin returns come
+    back stamped with that plugin's name.
+    """
 
     def __init__(self) -> None:
         super().__init__("checks")
@@ -43,6 +48,62 @@ class ChecksPluginManager(pluggy.PluginManager):
             )
             raise PluginError(msg)
         return opts
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        try:
+            registered = super().register(plugin, name=name)
+        except ValueError as exc:  # already registered under another name
+            raise PluginError(f"plugin {name!r}: {exc}") from None
+        except pluggy.PluginValidationError as exc:
+            raise PluginError(f"plugin {name!r} implements a hook wrongly: {exc}") from None
+        for caller in self.get_hookcallers(plugin) or ():
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
+                    impl.function = _attributed(impl.function, impl.plugin_name, caller.name)
+        return registered
+
+
+def _attributed(function: Any, plugin_name: str, hook: str) -> Any:
+    """``function`` raising :class:`PluginError` naming ``plugin_name``; registration results stamped."""
+    stamp = _STAMPS.get(hook)
+
+    @functools.wraps(function)
+    def call(*args: Any) -> Any:
+        try:
+            result = function(*args)
+        except Exception as exc:
+            raise PluginError(f"plugin {plugin_name!r} raised in hook {hook}: {type(exc).__name__}: {exc}") from exc
+        return result if stamp is None or result is None else stamp(result, plugin_name)
+
+    return call
+
+
+def _stamp(kind: type, hook: str) -> Any:
+    def stamp(result: Iterable[Any], plugin_name: str) -> tuple[Any, ...]:
+        items = tuple(result)
+        for item in items:
+            if not isinstance(item, kind):
+                raise PluginError(f"plugin {plugin_name!r}, hook {hook}: expected checks.{kind.__name__} objects "
+                                  f"(got {item!r})")
+        return tuple(attrs.evolve(item, plugin=plugin_name) for item in items)
+
+    return stamp
+
+
+def _sections(result: Mapping[str, type], plugin_name: str) -> dict[str, type]:
+    sections = dict(result)
+    for arena, cls in sections.items():
+        if not attrs.has(cls):
+            raise PluginError(f"plugin {plugin_name!r}, hook checks_config_sections: settings for "
+                              f"arena {arena!r} must be an attrs class (got {cls!r})")
+    return sections
+
+
+_STAMPS = {
+    "checks_rules": _stamp(Rule, "checks_rules"),
+    "checks_actions": _stamp(Action, "checks_actions"),
+    "checks_config_sections": _sections,
+}
 
 
 @attrs.frozen
@@ -84,20 +145,14 @@ class Registry:
     def config_sections(self) -> dict[str, type]:
         if self._sections is None:
             sections: dict[str, type] = {}
-            owner: dict[str, str] = {}
-            for plugin_name, result in _call_each(self.pm, "checks_config_sections"):
-                for arena, cls in dict(result or {}).items():
+            for result in reversed(self.pm.hook.checks_config_sections()):  # in registration order
+                for arena, cls in result.items():
                     if arena in sections:
                         raise PluginError(
-                            f"plugins {owner[arena]!r} and {plugin_name!r} both define settings "
-                            f"for arena {arena!r} (hook checks_config_sections)"
+                            f"arena {arena!r} has settings from two plugins: {_qualname(sections[arena])} and "
+                            f"{_qualname(cls)} (hook checks_config_sections)"
                         )
-                    if not attrs.has(cls):
-                        raise PluginError(
-                            f"plugin {plugin_name!r}, hook checks_config_sections: settings for "
-                            f"arena {arena!r} must be an attrs class (got {cls!r})"
-                        )
-                    sections[arena], owner[arena] = cls, plugin_name
+                    sections[arena] = cls
             self._sections = sections
         return self._sections
 
@@ -111,79 +166,45 @@ class Registry:
         return {i.distribution: i.version for i in self.infos.values() if i.distribution and i.version}
 
 
-def _call_each(pm: pluggy.PluginManager, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-    """Call each implementation of a hook on its own, in registration order, naming the plugin on error."""
-    out = []
-    for impl in getattr(pm.hook, hook_name).get_hookimpls():
-        args = {k: v for k, v in kwargs.items() if k in impl.argnames}
-        try:
-            out.append((impl.plugin_name, impl.function(**args)))
-        except Exception as exc:
-            raise PluginError(
-                f"plugin {impl.plugin_name!r} raised in hook {hook_name}: {type(exc).__name__}: {exc}"
-            ) from exc
-    return out
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
-    for plugin_name, result in _call_each(pm, "checks_rules"):
-        for item in result or ():
-            if not isinstance(item, Rule):
-                raise PluginError(
-                    f"plugin {plugin_name!r}, hook checks_rules: expected checks.Rule objects (got {item!r})"
-                )
+    for result in reversed(pm.hook.checks_rules()):  # pluggy answers last-registered first
+        for item in result:
             if item.code in rules:
                 raise PluginError(
                     f"rule code {item.code} is defined twice: by plugin {rules[item.code].plugin!r} "
-                    f"and by plugin {plugin_name!r} (hook checks_rules)"
+                    f"and by plugin {item.plugin!r} (hook checks_rules)"
                 )
             if item.name in names:
                 raise PluginError(
                     f"rule name {item.name!r} is used by {names[item.name]} and {item.code} "
-                    f"(plugin {plugin_name!r}, hook checks_rules)"
+                    f"(plugin {item.plugin!r}, hook checks_rules)"
                 )
-            rules[item.code] = attrs.evolve(item, plugin=plugin_name)
+            rules[item.code] = item
             names[item.name] = item.code
     return dict(sorted(rules.items()))
 
 
 def _collect_actions(pm: pluggy.PluginManager) -> dict[str, Action]:
     actions: dict[str, Action] = {}
-    for plugin_name, result in _call_each(pm, "checks_actions"):
-        for item in result or ():
-            if not isinstance(item, Action):
-                raise PluginError(
-                    f"plugin {plugin_name!r}, hook checks_actions: expected checks.Action objects (got {item!r})"
-                )
+    for result in reversed(pm.hook.checks_actions()):
+        for item in result:
             if item.name in actions:
                 raise PluginError(
                     f"action {item.name!r} is defined by plugin {actions[item.name].plugin!r} and "
-                    f"by plugin {plugin_name!r} (hook checks_actions)"
+                    f"by plugin {item.plugin!r} (hook checks_actions)"
                 )
-            actions[item.name] = attrs.evolve(item, plugin=plugin_name)
+            actions[item.name] = item
     return dict(sorted(actions.items()))
-
-
-def _dist_of(ep: "md.EntryPoint") -> tuple[str | None, str | None]:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return None, None
-    return dist.metadata["Name"], dist.version
 
 
 def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> tuple[str, ...]:
     return tuple(sorted(c.name for c in pm.get_hookcallers(plugin) or ()))
-
-
-def _register(pm: ChecksPluginManager, module: ModuleType, name: str) -> bool:
-    try:
-        return pm.register(module, name=name) is not None
-    except ValueError as exc:  # already registered under another name
-        raise PluginError(f"plugin {name!r}: {exc}") from None
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {name!r} implements a hook wrongly: {exc}") from None
 
 
 def _import(name: str, what: str) -> ModuleType:
@@ -211,59 +232,66 @@ def parse_plugin_args(values: Sequence[str]) -> tuple[list[str], set[str]]:
     return load, block
 
 
-def load(plugin_args: Sequence[str] = (), *, environ: dict[str, str] | None = None,
+def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None = None,
          extra: Iterable[tuple[str, object]] = ()) -> Registry:
-    """Build the registry: essential plugins, entry points (unless disabled), then ``-p`` names.
+    """Build the registry: essential plugins, entry points (unless disabled), ``-p`` names, ``extra``.
 
-    ``extra`` registers already-imported plugin objects (used by ``checks.testing``).
-    ``check_pending()`` runs right after loading, so a misspelt hook fails here, naming
-    its plugin.
+    Entry points are loaded by pluggy (``load_setuptools_entrypoints``), which skips the
+    names blocked with ``-p no:NAME``. ``-p NAME`` loads the entry point of that name even
+    with autoload off, else imports the module ``NAME``. ``extra`` registers
+    already-imported plugin objects (used by ``checks.testing``). ``check_pending()`` runs
+    right after loading, so a misspelt hook fails here, naming its plugin.
     """
-    import importlib.metadata as md  # costly (it pulls in the email package): only when loading plugins
-
     env = os.environ if environ is None else environ
     to_load, blocked = parse_plugin_args(plugin_args)
     pm = ChecksPluginManager()
-    registry = Registry(pm, blocked=frozenset(blocked))
     for name in ESSENTIAL:
-        module = importlib.import_module(name)
-        _register(pm, module, name)
-        registry.infos[name] = PluginInfo(name, name, "arena-checks", _own_version(), _hooks_of(pm, module))
+        pm.register(importlib.import_module(name), name=name)
     for name in blocked:
         pm.set_blocked(name)
-    entry_points = {ep.name: ep for ep in md.entry_points(group=ENTRY_POINT_GROUP)}
-    autoload = env.get(AUTOLOAD_ENV, "").strip().lower() not in ("1", "true", "yes")
-    chosen: list[tuple[str, "md.EntryPoint | None", str]] = []
-    if autoload:
-        chosen += [(ep.name, ep, ep.value) for ep in sorted(entry_points.values(), key=lambda e: e.name)]
-    for value in to_load:
-        ep = entry_points.get(value)
-        chosen.append((value, ep, ep.value if ep else value))
-    for name, ep, module_name in chosen:
-        if name in blocked or module_name in blocked or pm.has_plugin(name):
+    if env.get(AUTOLOAD_ENV, "").strip().lower() not in ("1", "true", "yes"):
+        _load_entry_points(pm)
+    for name in to_load:
+        if pm.is_blocked(name) or pm.has_plugin(name) or _load_entry_points(pm, name):
             continue
-        if ep is not None:
-            try:
-                module = ep.load()
-            except Exception as exc:
-                raise PluginError(
-                    f"plugin {name!r} (entry point {ep.value}) failed to load: {type(exc).__name__}: {exc}"
-                ) from exc
-        else:
-            module = _import(module_name, f"-p {name}")
-        if pm.is_registered(module):
-            continue
-        _register(pm, module, name)
-        dist, version = _dist_of(ep) if ep is not None else (None, None)
-        registry.infos[name] = PluginInfo(name, getattr(module, "__name__", name), dist, version, _hooks_of(pm, module))
-    for name, module in extra:
-        _register(pm, module, name)
-        registry.infos[name] = PluginInfo(name, getattr(module, "__name__", name), None, None, _hooks_of(pm, module))
+        module = _import(name, f"-p {name}")
+        if not pm.is_registered(module):
+            pm.register(module, name=name)
+    for name, plugin in extra:
+        pm.register(plugin, name=name)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
-    return registry
+    return Registry(pm, _infos(pm), blocked=frozenset(blocked))
+
+
+def _load_entry_points(pm: ChecksPluginManager, name: str | None = None) -> int:
+    """pluggy's entry-point loading (all of the group, or the one ``name``); a plugin that fails to import is named."""
+    try:
+        return pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
+    except ChecksError:
+        raise
+    except Exception as exc:
+        raise PluginError(f"a plugin of entry-point group {ENTRY_POINT_GROUP!r} failed to load: "
+                          f"{type(exc).__name__}: {exc}") from exc
+
+
+def _infos(pm: ChecksPluginManager) -> dict[str, PluginInfo]:
+    """What ``checks plugins`` shows, in registration order; distributions as pluggy recorded them."""
+    dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
+    infos = {}
+    for name, plugin in pm.list_name_plugin():
+        if plugin is None:  # a blocked name
+            continue
+        dist = dists.get(id(plugin))
+        if name in ESSENTIAL:
+            distribution, version = "arena-checks", _own_version()
+        else:
+            distribution, version = (dist.project_name, dist.version) if dist is not None else (None, None)
+        module = getattr(plugin, "__name__", name)
+        infos[name] = PluginInfo(name, module, distribution, version, _hooks_of(pm, plugin))
+    return infos
 
 
 def _own_version() -> str:

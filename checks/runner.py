@@ -17,7 +17,7 @@ from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
 from checks.exitcodes import ExitCode
 from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict
-from checks.plugins import Registry, _call_each
+from checks.plugins import Registry
 
 FRAMEWORK_PREFIX = "CK"
 
@@ -88,11 +88,18 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:
-    """The configuration after every plugin's ``checks_adjust_config``, in registration order."""
-    for plugin, result in _call_each(registry.pm, "checks_adjust_config", config=config):
+    """The configuration after every plugin's ``checks_adjust_config``, each fed the previous result.
+
+    pluggy hands every implementation the same arguments, so the chain the hook promises is
+    made here: the implementations are taken from ``pm.hook`` in pluggy's call order (the
+    plugin registered last first; ``tryfirst``/``trylast`` honoured) and called one by one.
+    """
+    for impl in reversed(registry.pm.hook.checks_adjust_config.get_hookimpls()):
+        result = impl.function(*[config for _ in impl.argnames])  # the spec's only argument, if asked for
         if result is not None:
             if not isinstance(result, Config):
-                raise ChecksError(f"plugin {plugin!r}: checks_adjust_config must return a Config or None")
+                raise ChecksError(f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
+                                  f"(got {type(result).__name__})")
             config = result
     return config
 
@@ -249,7 +256,7 @@ def run(
         note = f"the decision record could not be appended to {log}: {exc.strerror or exc}"
         error = f"{error}\n{note}" if error else note
         code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
-    _call_each(registry.pm, "checks_run_finished", ctx=ctx, record=record)
+    registry.pm.hook.checks_run_finished(ctx=ctx, record=record)
     return RunResult(
         action=action_name,
         target=ctx.target,

@@ -5,6 +5,12 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import attrs
+import pytest
+
+from checks import hookimpl, plugins, runner
+from checks import config as config_mod
+from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
 from checks.testing import assert_fails, assert_passes, checks_cli, checks_evaluate  # noqa: F401 (fixtures)
 from toy_plugin import must_not_fail, warns
@@ -27,6 +33,36 @@ def test_adjust_config_cannot_bypass_a_required_rule(checks_cli, tmp_path):
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "TOY004 (toy-required) is a required rule" in res.stderr
     assert not (tmp_path / "m").exists()
+
+
+class _AddIgnore:
+    """A plugin whose checks_adjust_config adds one code to ``ignore``."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    @hookimpl
+    def checks_adjust_config(self, config):
+        return attrs.evolve(config, ignore=(*config.ignore, self.code))
+
+
+def test_adjust_config_chains_two_plugins_each_seeing_the_previous_result():
+    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD,
+                            extra=[("first", _AddIgnore("TOY001")), ("second", _AddIgnore("TOY003"))])
+    config = runner.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+    # both changes survive; pluggy's order: the plugin registered last adjusts first
+    assert config.ignore[-2:] == ("TOY003", "TOY001")
+
+
+def test_adjust_config_returning_something_else_names_the_plugin():
+    class Wrong:
+        @hookimpl
+        def checks_adjust_config(self):
+            return {"ignore": ["TOY001"]}
+
+    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("wrong", Wrong())])
+    with pytest.raises(ChecksError, match="plugin 'wrong': checks_adjust_config must return a Config or None"):
+        runner.adjust_config(registry, config_mod.parse("", source="<defaults>"))
 
 
 def test_run_finished_sees_every_outcome(checks_cli, tmp_path):
