@@ -5,7 +5,7 @@ and ``Rule`` to define rules, ``Action`` for things the runner may execute,
 ``Finding``/``Severity`` for what rules report, and the error types.
 
 The names are resolved on first use (PEP 562), so ``import checks`` costs nothing:
-``checks --version`` and a replayed ``checks rules`` never import attrs, pluggy or click.
+``checks --version`` never imports attrs, pluggy or click.
 """
 
 __version__ = "0.1.0"

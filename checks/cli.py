@@ -183,11 +183,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; returns (and, without ``argv``, exits with) the exit code.
-
-    The ``checks`` script reaches it through :mod:`checks.launch`, which may answer from the
-    replay cache first; called here directly, nothing is cached.
-    """
+    """The command line (the ``checks`` script); returns (and, without ``argv``, exits with) the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"]:  # answered before loading any plugin: the cheapest command stays cheap
         click.echo(f"arena-checks {plugins._own_version()}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NewType
@@ -213,8 +212,10 @@ def _rule_settings(raw: Any, where: str) -> dict[str, RuleSettings]:
 
 def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] | None = None) -> Config:
     """Parse rules.toml text; ``sections`` maps arena names to their plugins' settings classes."""
+    import tomllib  # its regular expressions cost a few ms: not for the defaults
+
     try:
-        raw = tomllib.loads(text)
+        raw = tomllib.loads(text) if text.strip() else {}
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:

@@ -77,9 +77,8 @@ def checks_rules() -> Iterable[Rule]:
         reported by name.
 
     Use in plugins: return module-level rules; bind a rule to an action another plugin
-    defines by naming that action in ``actions=``. The result must follow from the plugin's
-    code, the files it reads and the environment (not the clock or the network): the
-    listings are replayed from a cache that re-checks exactly those.
+    defines by naming that action in ``actions=``. Keep the modules that define rules light
+    (heavy libraries imported inside the check functions): ``checks rules`` imports them.
     """
 
 

@@ -19,9 +19,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +203,18 @@ def load_yaml(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Any:
     return loads_yaml(data, source=path, max_bytes=max_bytes)
 
 
+# --------------------------------------------------------------------------- where caches live
+
+
+def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """This user's arena-checks cache: ``$CHECKS_CACHE_DIR``, else ``$XDG_CACHE_HOME/arena-checks``,
+    else ``~/.cache/arena-checks``."""
+    env = os.environ if environ is None else environ
+    if env.get("CHECKS_CACHE_DIR"):
+        return Path(env["CHECKS_CACHE_DIR"])
+    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arena-checks"
+
+
 # --------------------------------------------------------------------------- atomic writes
 
 TMP, OLD = "checks-tmp", "checks-old"
@@ -229,7 +240,7 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{TMP}-{os.getpid()}.{secrets.token_hex(4)}"  # unique per call: threads
+    tmp = path.parent / f".{path.name}.{TMP}-{os.getpid()}.{os.urandom(4).hex()}"  # unique per call: threads
     try:
         yield tmp
         with contextlib.suppress(OSError), open(tmp, "rb") as fh:  # a directory or a vanished file: no fsync

@@ -50,8 +50,8 @@ def _key(directory: str) -> bytes | None:
 
 
 def key() -> bytes | None:
-    """This user's sealing key (see :func:`checks.replay.user_cache_dir`), or None when it cannot be had."""
-    from checks.replay import user_cache_dir
+    """This user's sealing key (see :func:`checks.io.user_cache_dir`), or None when it cannot be had."""
+    from checks.io import user_cache_dir
 
     return _key(user_cache_dir(os.environ))
 

@@ -8,7 +8,6 @@ bare ``info.py`` with no raw data. The mismatch rules (TA102-TA109) read the row
 from __future__ import annotations
 
 import datetime as dt
-import getpass
 import os
 import re
 from typing import Any
@@ -401,6 +400,8 @@ def metadata_mismatch_waivers(ctx, today: dt.date | None = None) -> list[Waiver]
     decision record lists these waivers with the user who gave the flag.
     """
     try:
+        import getpass
+
         owner = getpass.getuser()
     except Exception:  # no passwd entry (containers): fall back to the environment
         owner = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"

@@ -137,3 +137,14 @@ def test_version_and_rules_do_not_import_heavy_modules():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out, out
+
+
+def test_the_script_answers_version_without_the_framework():
+    code = (
+        "import sys; sys.argv = ['checks', '--version']\n"
+        "from checks.__main__ import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
+        "print('LOADED', [m for m in ('click', 'pluggy', 'attr', 'importlib.metadata') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("arena-checks ") and "LOADED []" in out, out
