@@ -39,6 +39,41 @@ def _early_plugin_args(argv: Sequence[str]) -> list[str]:
     return out
 
 
+#: the selection options every ``checks run`` and ``checks precommit`` command takes (the config keys' names)
+SELECTION_OPTIONS = ("select", "extend_select", "ignore", "extend_ignore", "per_file_ignores")
+
+
+def selection_params() -> list[click.Option]:
+    """``--select``, ``--extend-select``, ``--ignore``, ``--extend-ignore``, ``--per-file-ignores``."""
+    codes = "comma-separated rule codes or prefixes; repeatable"
+    return [
+        click.Option(["--select"], multiple=True, metavar="CODES",
+                     help=f"Evaluate only these rules, replacing every `select` of the configuration ({codes})."),
+        click.Option(["--extend-select"], multiple=True, metavar="CODES", help=f"Add to the selection ({codes})."),
+        click.Option(["--ignore"], multiple=True, metavar="CODES",
+                     help=f"Skip these rules, replacing every `ignore` of the configuration ({codes})."),
+        click.Option(["--extend-ignore"], multiple=True, metavar="CODES", help=f"Skip these rules too ({codes})."),
+        click.Option(["--per-file-ignores"], multiple=True, metavar="GLOB:CODES",
+                     help="Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable."),
+    ]
+
+
+def pop_selection(options: dict) -> dict:
+    """Take the selection options out of a command's parameters, as keyword arguments for config.overridden."""
+    raw = {name: options.pop(name, ()) or () for name in SELECTION_OPTIONS}
+
+    def split(values) -> list[str]:
+        return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+    return {
+        "select": split(raw["select"]) if raw["select"] else None,
+        "extend_select": split(raw["extend_select"]),
+        "ignore": split(raw["ignore"]) if raw["ignore"] else None,
+        "extend_ignore": split(raw["extend_ignore"]),
+        "per_file_ignores": list(raw["per_file_ignores"]),
+    }
+
+
 class App:
     """What every command needs: the registry and the global options."""
 
@@ -46,12 +81,15 @@ class App:
         self.registry = registry
         self.config_path = config_path
 
-    def config(self, decision_log: str | None = None):
+    def config(self, decision_log: str | None = None, selection: dict | None = None):
+        """The configuration file's settings, checked against the loaded rules, with the command line's applied."""
         from checks import config as config_mod
 
         path = Path(self.config_path) if self.config_path else None
         cfg = config_mod.load(path, cwd=Path.cwd(), sections=self.registry.config_sections)
         config_mod.check_codes(cfg, self.registry.rules, self.registry.arenas, self.registry.blocked)
+        if selection:
+            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules)
         if decision_log:
             import attrs
 
@@ -64,8 +102,9 @@ def _run_command(action) -> click.Command:
         from checks import output, runner
 
         app: App = click.get_current_context().find_object(App)
+        selection = pop_selection(options)
         result = runner.run(
-            app.registry, action.name, options, app.config(decision_log), dry_run=dry_run, cwd=os.getcwd()
+            app.registry, action.name, options, app.config(decision_log, selection), dry_run=dry_run, cwd=os.getcwd()
         )
         if output_format == "json":
             _echo(output.as_json(result))
@@ -89,6 +128,7 @@ def _run_command(action) -> click.Command:
             help="Output format.",
         ),
         click.Option(["--decision-log"], default=None, help="Append the decision record here instead of rules.toml's decision_log."),
+        *selection_params(),
     ]
     return click.Command(action.name, callback=callback, params=params, help=action.help)
 
@@ -136,23 +176,39 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 
     @cli.command("rules")
     @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
-    def rules_cmd(output_format):
-        """List every rule: code, name, severity, actions, plugin."""
-        rules = registry.rules.values()
+    @click.pass_obj
+    def rules_cmd(app: App, output_format):
+        """List every rule: code, name, severity (after the configuration), actions, plugin."""
+        from checks.runner import effective
+
+        config = app.config()
+        rules = [(r, *effective(r, config, None)) for r in registry.rules.values()]
         if output_format == "json":
             rows = [
-                {"code": r.code, "name": r.name, "severity": r.severity.value, "actions": list(r.actions),
-                 "required": r.required, "plugin": r.plugin, "summary": r.summary}
-                for r in rules
+                {"code": r.code, "name": r.name, "severity": severity.value, "default_severity": r.severity.value,
+                 "actions": list(r.actions), "required": required, "plugin": r.plugin, "summary": r.summary}
+                for r, severity, required in rules
             ]
             click.echo(json.dumps(rows, indent=2))
             return
         rows = [("CODE", "NAME", "SEVERITY", "ACTIONS", "PLUGIN")]
-        rows += [(r.code + ("*" if r.required else ""), r.name, r.severity.value, ",".join(r.actions), r.plugin) for r in rules]
+        for r, severity, required in rules:
+            shown = severity.value if severity is r.severity else f"{severity.value} (default {r.severity.value})"
+            rows.append((r.code + ("*" if required else ""), r.name, shown, ",".join(r.actions), r.plugin))
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         for row in rows:
             click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
         click.echo("(* required: cannot be ignored, only waived)")
+
+    @cli.command("config", params=selection_params())
+    @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
+    @click.pass_obj
+    def config_cmd(app: App, output_format, **selection):
+        """Print the resolved configuration and the file it came from; exit 2 if it is invalid."""
+        from checks import config_view
+
+        config = app.config(selection=pop_selection(selection))
+        click.echo(config_view.as_json(config) + "\n" if output_format == "json" else config_view.as_toml(config), nl=False)
 
     @cli.command("rule")
     @click.argument("code")

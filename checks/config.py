@@ -1,4 +1,4 @@
-"""rules.toml: find it, parse it strictly into frozen attrs records, and answer selection questions.
+"""The configuration (rules.toml, .checks.toml or [tool.checks]): find it, parse it strictly, answer selection questions.
 
 Parsing goes through a cattrs converter with extra keys forbidden and a strict ``str``
 hook, so a misspelt key or a number where a code belongs is an error with its path.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NewType
 
@@ -17,15 +17,20 @@ import functools
 
 import attrs
 
-from checks.errors import ConfigError
+from checks.errors import ConfigError, UsageError
 from checks.model import Severity
 
 CONFIG_NAME = "rules.toml"
+#: the files a directory may hold the configuration in; at most one of them (pyproject.toml only with [tool.checks])
+CONFIG_FILES = ("rules.toml", ".checks.toml", "pyproject.toml")
+PYPROJECT_TABLE = "tool.checks"
 DEFAULT_DECISION_LOG = ".checks/decisions.jsonl"
 SELECTOR = re.compile(r"^(ALL|[A-Z]{1,4}[0-9]{0,3})$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: the keys every ``[arenas.<name>]`` table may hold besides the plugin's own settings
 ARENA_KEYS = ("select", "ignore", "rules")
+#: attribute name -> key in the file, where they differ (ruff's kebab-case names)
+KEY_NAMES = {"extend_select": "extend-select", "extend_ignore": "extend-ignore", "per_file_ignores": "per-file-ignores"}
 
 
 #: a list of rule codes or prefixes (``select``/``ignore``); plain ``tuple[str, ...]`` settings stay plain strings
@@ -59,6 +64,59 @@ class Waiver:
 
 
 @attrs.frozen
+class PerFileIgnore:
+    """``per-file-ignores``: findings of these rules in files matching ``glob`` are dropped.
+
+    ``glob`` is relative to ``base`` (the configuration's directory, or the working directory
+    for ``--per-file-ignores``); a glob without ``/`` also matches a file name anywhere.
+    """
+
+    glob: str
+    codes: tuple[str, ...]
+    base: str = "."
+
+    def matches(self, path: str | None) -> bool:
+        if not path:
+            return False
+        target = Path(path).resolve().as_posix()
+        if "/" not in self.glob and _glob_regex(self.glob).fullmatch(Path(target).name):
+            return True
+        base = Path(self.base).resolve().as_posix().rstrip("/")
+        return re.compile(re.escape(base + "/") + _glob_regex(self.glob).pattern).fullmatch(target) is not None
+
+
+@functools.cache
+def _glob_regex(glob: str) -> re.Pattern:
+    """A glob as a regex over ``/``-separated paths: ``*`` and ``?`` stay in one segment, ``**`` spans any."""
+    out, i = [], 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and "]" in glob[i + 2:]:
+            end = glob.index("]", i + 2)
+            body = glob[i + 1:end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+            continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out))
+
+
+@attrs.frozen
 class ArenaSection:
     """``[arenas.<name>]``: selection and severity for one arena, plus its plugin's settings."""
 
@@ -78,13 +136,31 @@ class Config:
     rules: Mapping[str, RuleSettings] = attrs.field(factory=dict)
     waivers: tuple[Waiver, ...] = ()
     arenas: Mapping[str, ArenaSection] = attrs.field(factory=dict)
+    extend_select: Selectors = ()
+    extend_ignore: Selectors = ()
+    per_file_ignores: tuple[PerFileIgnore, ...] = ()
+    #: local plugin modules (file paths or dotted names, relative to the configuration's directory)
+    checks_plugins: tuple[str, ...] = ()
     #: where it was read from (None: built-in defaults)
     path: str | None = None
     #: sha256 of the file's bytes, recorded in every decision
     sha256: str = hashlib.sha256(b"").hexdigest()
+    #: the table holding the configuration in its file ("tool.checks" in pyproject.toml), for key paths
+    table: str = ""
+    #: command-line options that changed the file's selection (``--select=TA1``), recorded and shown
+    overrides: tuple[str, ...] = ()
 
     def arena(self, name: str | None) -> ArenaSection:
         return self.arenas.get(name or "", ArenaSection())
+
+    def key(self, path: str) -> str:
+        """``path`` as the user finds it in the file: ``tool.checks.select`` inside pyproject.toml."""
+        return f"{self.table}.{path}" if self.table else path
+
+    @property
+    def root(self) -> Path:
+        """The directory relative paths in the configuration start from (the file's, else the working one)."""
+        return Path(self.path).resolve().parent if self.path and Path(self.path).is_file() else Path.cwd()
 
 
 def _structure_str(value: Any, _type: type) -> str:
@@ -164,7 +240,7 @@ def _flatten(exc: BaseException, path: str) -> list[str]:
     from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
     if isinstance(exc, ForbiddenExtraKeysError):
-        return [f"{path}.{key}: unknown key" for key in sorted(exc.extra_fields)]
+        return [f"{_at(path, key)}: unknown key" for key in sorted(exc.extra_fields)]
     if isinstance(exc, (ClassValidationError, IterableValidationError)):
         lines = []
         for sub in exc.exceptions:
@@ -173,14 +249,14 @@ def _flatten(exc: BaseException, path: str) -> list[str]:
                 name = getattr(note, "name", None)
                 index = getattr(note, "index", None)
                 if name is not None:
-                    sub_path = f"{path}.{name}"
+                    sub_path = _at(path, name)
                 elif index is not None:
-                    sub_path = f"{path}.{index}" if isinstance(index, str) else f"{path}[{index}]"
+                    sub_path = _at(path, index) if isinstance(index, str) else f"{path.rstrip()}[{index}]"
             lines += _flatten(sub, sub_path)
         return lines
     if isinstance(exc, KeyError):
-        return [f"{path}.{exc.args[0]}: required key is missing"]
-    return [f"{path}: {exc}"]
+        return [f"{_at(path, exc.args[0])}: required key is missing"]
+    return [f"{path.rstrip(': ')}: {exc}"]
 
 
 def structure(data: Any, cls: type, where: str) -> Any:
@@ -192,7 +268,7 @@ def structure(data: Any, cls: type, where: str) -> Any:
     except (BaseValidationError, ForbiddenExtraKeysError) as exc:
         raise ConfigError("\n".join(_flatten(exc, where))) from None
     except (TypeError, ValueError, KeyError) as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+        raise ConfigError(f"{where.rstrip(': ')}: {exc}") from None
 
 
 def _mapping(raw: Any, where: str) -> dict:
@@ -201,17 +277,41 @@ def _mapping(raw: Any, where: str) -> dict:
     return raw
 
 
+def _at(where: str, key: str) -> str:
+    """``where`` extended by ``key``: ``rules.toml: rules`` + ``TA101``, or ``rules.toml: `` + ``select``."""
+    return f"{where}{key}" if where.endswith(" ") else f"{where}.{key}"
+
+
 def _rule_settings(raw: Any, where: str) -> dict[str, RuleSettings]:
     out = {}
     for code, body in _mapping(raw, where).items():
         if not SELECTOR.match(code) or code == "ALL":
-            raise ConfigError(f"{where}.{code}: not a rule code (expected e.g. 'TA101')")
-        out[code] = structure(_mapping(body, f"{where}.{code}"), RuleSettings, f"{where}.{code}")
+            raise ConfigError(f"{_at(where, code)}: not a rule code (expected e.g. 'TA101')")
+        out[code] = structure(_mapping(body, _at(where, code)), RuleSettings, _at(where, code))
     return out
 
 
+def _selectors_at(raw: Any, where: str) -> tuple[str, ...]:
+    try:
+        return _structure_selectors(raw, Selectors)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _per_file_ignores(raw: Any, where: str, base: str) -> tuple[PerFileIgnore, ...]:
+    out = []
+    for glob, codes in _mapping(raw, where).items():
+        if not glob.strip():
+            raise ConfigError(f"{where}: a glob must not be empty")
+        out.append(PerFileIgnore(glob, _selectors_at(codes, f"{where}.{glob!r}"), base))
+    return tuple(out)
+
+
 def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] | None = None) -> Config:
-    """Parse rules.toml text; ``sections`` maps arena names to their plugins' settings classes."""
+    """Parse configuration text; ``sections`` maps arena names to their plugins' settings classes.
+
+    A ``source`` named pyproject.toml is read from its ``[tool.checks]`` table.
+    """
     import tomllib  # its regular expressions cost a few ms: not for the defaults
 
     try:
@@ -220,21 +320,34 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{source}: tables or arrays are nested too deeply to be a rules.toml") from None
+    table = ""
+    if Path(source).name == "pyproject.toml":
+        table = PYPROJECT_TABLE
+        tool = raw.get("tool")
+        raw = tool.get("checks") if isinstance(tool, dict) else None
+        if raw is None:
+            raise ConfigError(f"{source}: has no [{PYPROJECT_TABLE}] table")
+        raw = _mapping(raw, f"{source}: {PYPROJECT_TABLE}")
+    root = f"{source}: {table}" if table else f"{source}: "
+    base = str(Path(source).resolve().parent) if Path(source).is_file() else "."
     sections = dict(sections or {})
     top = dict(raw)
-    rules = _rule_settings(top.pop("rules", {}), f"{source}: rules")
-    arenas_raw = _mapping(top.pop("arenas", {}), f"{source}: arenas")
+    rules = _rule_settings(top.pop("rules", {}), _at(root, "rules"))
+    arenas_raw = _mapping(top.pop("arenas", {}), _at(root, "arenas"))
     waivers_raw = top.pop("waivers", [])
     if not isinstance(waivers_raw, list):
-        raise ConfigError(f"{source}: waivers: expected an array of tables ([[waivers]])")
+        raise ConfigError(f"{_at(root, 'waivers')}: expected an array of tables ([[waivers]])")
     waivers = tuple(
-        structure(_mapping(w, f"{source}: waivers[{i}]"), Waiver, f"{source}: waivers[{i}]")
+        structure(_mapping(w, _at(root, f"waivers[{i}]")), Waiver, _at(root, f"waivers[{i}]"))
         for i, w in enumerate(waivers_raw)
     )
-    base = structure(top, _TopLevel, f"{source}:")
+    extend_select = _selectors_at(top.pop("extend-select", []), _at(root, "extend-select"))
+    extend_ignore = _selectors_at(top.pop("extend-ignore", []), _at(root, "extend-ignore"))
+    per_file = _per_file_ignores(top.pop("per-file-ignores", {}), _at(root, "per-file-ignores"), base)
+    base_cfg = structure(top, _TopLevel, root)
     arenas = {}
     for name, body in arenas_raw.items():
-        where = f"{source}: arenas.{name}"
+        where = _at(root, f"arenas.{name}")
         body = dict(_mapping(body, where))
         std = {k: body.pop(k) for k in ARENA_KEYS if k in body}
         arena_rules = _rule_settings(std.pop("rules", {}), f"{where}.rules")
@@ -252,22 +365,28 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
         arenas[name] = ArenaSection(common.select, common.ignore, arena_rules, settings)
     for name, cls in sections.items():
         if name not in arenas:
-            arenas[name] = ArenaSection(settings=structure({}, cls, f"{source}: arenas.{name}"))
+            arenas[name] = ArenaSection(settings=structure({}, cls, _at(root, f"arenas.{name}")))
     for i, waiver in enumerate(waivers):
+        where = _at(root, f"waivers[{i}]")
         if not SELECTOR.match(waiver.rule) or len(waiver.rule) < 5:
-            raise ConfigError(f"{source}: waivers[{i}].rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
+            raise ConfigError(f"{where}.rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
         for field in ("reason", "owner", "target"):
             if not getattr(waiver, field).strip():
-                raise ConfigError(f"{source}: waivers[{i}].{field}: must not be empty")
+                raise ConfigError(f"{where}.{field}: must not be empty")
     return Config(
-        select=base.select,
-        ignore=base.ignore,
-        decision_log=base.decision_log,
+        select=base_cfg.select,
+        ignore=base_cfg.ignore,
+        decision_log=base_cfg.decision_log,
         rules=rules,
         waivers=waivers,
         arenas=arenas,
+        extend_select=extend_select,
+        extend_ignore=extend_ignore,
+        per_file_ignores=per_file,
+        checks_plugins=base_cfg.checks_plugins,
         path=source,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
+        table=table,
     )
 
 
@@ -276,6 +395,7 @@ class _TopLevel:
     select: Selectors = ("ALL",)
     ignore: Selectors = ()
     decision_log: str = DEFAULT_DECISION_LOG
+    checks_plugins: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -284,18 +404,45 @@ class _ArenaCommon:
     ignore: Selectors = ()
 
 
+def _holds_config(path: Path) -> bool:
+    """pyproject.toml counts only with a [tool.checks] table (a broken one counts, so its error is shown)."""
+    if path.name != "pyproject.toml":
+        return True
+    import tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return "[tool.checks" in text
+    return isinstance(tool, dict) and "checks" in tool
+
+
 def find(start: Path) -> Path | None:
-    """The nearest rules.toml in ``start`` or a parent directory, as ruff finds ruff.toml."""
+    """The configuration nearest to ``start``: the first directory upwards holding one, as ruff finds ruff.toml.
+
+    A directory holds at most one: rules.toml, .checks.toml and a pyproject.toml with
+    [tool.checks] side by side are an error, since which one wins would be a guess.
+    """
     start = start.resolve()
     for folder in (start, *start.parents):
-        candidate = folder / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
+        found = [folder / name for name in CONFIG_FILES if (folder / name).is_file() and _holds_config(folder / name)]
+        if len(found) > 1:
+            names = " and ".join(p.name for p in found)
+            raise ConfigError(
+                f"{folder}: {names} both hold a checks configuration; keep exactly one per directory "
+                f"(move the settings into one file and delete the other)"
+            )
+        if found:
+            return found[0]
     return None
 
 
 def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = None) -> Config:
-    """Load ``path`` (from ``--config``), else the nearest rules.toml, else the built-in defaults."""
+    """Load ``path`` (from ``--config``), else the nearest configuration file, else the built-in defaults."""
     if path is None:
         path = find(cwd)
         if path is None:
@@ -307,6 +454,56 @@ def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = 
     except io.ReadError as exc:
         raise ConfigError(str(exc)) from None
     return parse(text, source=str(path), sections=sections)
+
+
+def overridden(config: Config, *, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
+               ignore: Sequence[str] | None = None, extend_ignore: Sequence[str] = (),
+               per_file_ignores: Sequence[str] = (), codes: Iterable[str] = ()) -> Config:
+    """``config`` with the command line's selection options applied, as ruff applies its own.
+
+    ``--select`` starts a new selection: every ``select``, ``extend-select``, ``ignore`` and
+    ``extend-ignore`` of the file (the arenas' too) is dropped. ``--ignore`` replaces every
+    ``ignore``; ``--extend-select``/``--extend-ignore``/``--per-file-ignores`` add.
+    Values are checked against ``codes``; a problem raises :class:`UsageError` naming the option.
+    """
+    codes = sorted(codes)
+    notes: list[str] = []
+
+    def check(option: str, values: Sequence[str], note: str = "") -> tuple[str, ...]:
+        for value in values:
+            if not SELECTOR.match(value):
+                raise UsageError(f"{option}: expected 'ALL' or a rule code or prefix like 'TA' or 'TA101' (got {value!r})")
+            if _unknown_selector(value, codes):
+                raise UsageError(f"{option}: {value!r} matches no rule code (`checks rules` lists them)")
+        notes.append(f"{option.split()[0]}={note}{','.join(values)}")
+        return tuple(values)
+
+    changes: dict[str, Any] = {}
+    arenas = dict(config.arenas)
+    if select is not None:  # a new selection: the file's select and ignore lists all go, as ruff does
+        if not select:
+            raise UsageError("--select: an empty list selects no rule; an empty gate is never a pass")
+        changes.update(select=check("--select", select), extend_select=(), ignore=(), extend_ignore=())
+        arenas = {n: attrs.evolve(a, select=None, ignore=()) for n, a in arenas.items()}
+        config = attrs.evolve(config, extend_select=(), extend_ignore=())
+    if ignore is not None:
+        changes["ignore"] = check("--ignore", ignore)
+        arenas = {n: attrs.evolve(a, ignore=()) for n, a in arenas.items()}
+    if extend_select:
+        changes["extend_select"] = (*config.extend_select, *check("--extend-select", extend_select))
+    if extend_ignore:
+        changes["extend_ignore"] = (*config.extend_ignore, *check("--extend-ignore", extend_ignore))
+    if per_file_ignores:
+        extra = []
+        for spec in per_file_ignores:
+            glob, sep, listed = spec.rpartition(":")
+            if not sep or not glob.strip() or not listed.strip():
+                raise UsageError(f"--per-file-ignores {spec!r}: expected GLOB:CODE[,CODE...], e.g. 'tests/*.py:TA110'")
+            extra.append(PerFileIgnore(glob, check(f"--per-file-ignores {glob}", listed.split(","), f"{glob}:"), "."))
+        changes["per_file_ignores"] = (*config.per_file_ignores, *(attrs.evolve(p, base=str(Path.cwd())) for p in extra))
+    if not changes:
+        return config
+    return attrs.evolve(config, arenas=arenas, overrides=(*config.overrides, *notes), **changes)
 
 
 def _unknown_selector(selector: str, codes: Iterable[str]) -> bool:
@@ -322,13 +519,13 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
     """
     codes, known_arenas, blocked = sorted(codes), sorted(set(arenas)), sorted(blocked)
     where = config.path or CONFIG_NAME
-    problems = []
+    problems: list[str] = []
 
     def selectors(key: str, values: Iterable[str] | None) -> None:
         if values is None:
             return
         values = tuple(values)
-        if key.endswith("select") and not values:
+        if key.endswith("select") and key != "extend-select" and not values:
             problems.append(f"{key}: an empty list selects no rule; an empty gate is never a pass "
                             f"(remove the key for the default [\"ALL\"])")
         for value in values:
@@ -341,7 +538,11 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
                 problems.append(f"{key}.{code}: no rule has the code {code!r}")
 
     selectors("select", config.select)
+    selectors("extend-select", config.extend_select)
     selectors("ignore", config.ignore)
+    selectors("extend-ignore", config.extend_ignore)
+    for entry in config.per_file_ignores:
+        selectors(f"per-file-ignores.{entry.glob!r}", entry.codes)
     rule_keys("rules", config.rules)
     for name, section in config.arenas.items():
         if name not in known_arenas:
@@ -357,7 +558,7 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
         hint = "`checks rules` lists the loaded rules"
         if blocked:
             hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
-        raise ConfigError("\n".join(f"{where}: {p}" for p in problems) + f"\n({hint})")
+        raise ConfigError("\n".join(f"{where}: {config.key(p)}" for p in problems) + f"\n({hint})")
 
 
 def _match_len(selectors: Iterable[str], code: str) -> int:

@@ -12,6 +12,7 @@ runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -139,12 +140,33 @@ def check(
     return Report(tuple(dict.fromkeys(problems)), code)
 
 
+class _FileCheckGroup(click.Group):
+    """``checks precommit``: every command added gets the selection options of ``checks run``."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        from checks.cli import pop_selection, selection_params
+
+        callback = cmd.callback
+        if callback is not None:
+            @functools.wraps(callback)
+            def with_selection(**params: Any) -> Any:
+                click.get_current_context().meta[_SELECTION] = pop_selection(params)
+                return callback(**params)
+
+            cmd.callback = with_selection
+            cmd.params.extend(selection_params())
+        super().add_command(cmd, name)
+
+
+_SELECTION = "checks.selection"
+
+
 def command_group(cli: click.Group) -> click.Group:
     """The shared ``checks precommit`` group: created by whichever domain registers first."""
     group = cli.commands.get(GROUP_NAME)
     if group is None:
-        group = click.Group(GROUP_NAME, help="Read-only file checks for pre-commit hooks and editors "
-                                             "(prints path:line: CODE message).")
+        group = _FileCheckGroup(GROUP_NAME, help="Read-only file checks for pre-commit hooks and editors "
+                                                 "(prints path:line: CODE message).")
         cli.add_command(group)
     return group
 
@@ -155,8 +177,10 @@ def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None =
     from checks.cli import App
     from checks.redact import redact
 
-    app = click.get_current_context().find_object(App)
-    report = check(app.registry, action, subjects, app.config(), arena=arena, options=options,
+    ctx = click.get_current_context()
+    app = ctx.find_object(App)
+    report = check(app.registry, action, subjects, app.config(selection=ctx.meta.get(_SELECTION)), arena=arena,
+                   options=options,
                    undecidable=undecidable)
     for problem in report.problems:
         click.echo(redact(str(problem)))

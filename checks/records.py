@@ -58,7 +58,7 @@ def build(
             for v in verdicts
         ],
         "waivers_used": sorted({w for v in verdicts for w in v.waivers}),
-        "config": {"path": ctx.config.path, "sha256": ctx.config.sha256},
+        "config": {"path": ctx.config.path, "sha256": ctx.config.sha256, "overrides": list(ctx.config.overrides)},
         "versions": {"arena-checks": _own_version(), "plugins": dict(sorted(versions.items()))},
         "started": started.isoformat(),
         "finished": finished.isoformat(),

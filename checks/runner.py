@@ -55,7 +55,7 @@ def selection(action: Action, config: Config) -> tuple[tuple[str, ...], tuple[st
     """The ``select`` and ``ignore`` lists that apply to ``action``: its arena's ``select`` replaces the global one."""
     arena = config.arena(action.arena)
     select = arena.select if arena.select is not None else config.select
-    return tuple(select), (*config.ignore, *arena.ignore)
+    return (*select, *config.extend_select), (*config.ignore, *arena.ignore, *config.extend_ignore)
 
 
 def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> list[tuple[Rule, Severity]]:
@@ -71,9 +71,11 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         severity, required = effective(rule, config, action.arena)
         if required:
-            if rule.code in ignore:
+            per_file = any(rule.code in p.codes for p in config.per_file_ignores)
+            if rule.code in ignore or per_file:
+                key = config.key("per-file-ignores" if per_file else "ignore")
                 raise ConfigError(
-                    f"{config.path}: ignore: {rule.code} ({rule.name}) is a required rule and cannot be "
+                    f"{config.path}: {key}: {rule.code} ({rule.name}) is a required rule and cannot be "
                     f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
                 )
             if severity is not Severity.ERROR:
@@ -159,6 +161,11 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     return sorted(verdicts, key=lambda v: v.code)
 
 
+def _required_by_config(code: str, config: Config) -> bool:
+    return any(settings.get(code) is not None and settings[code].required
+               for settings in (config.rules, *(a.rules for a in config.arenas.values())))
+
+
 def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str]) -> Verdict:
     base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
     try:
@@ -167,6 +174,9 @@ def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
         return Verdict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(Finding(message),), **base)
+    if ctx.config.per_file_ignores and not (rule.required or _required_by_config(rule.code, ctx.config)):
+        ignored = [p for p in ctx.config.per_file_ignores if any(rule.code.startswith(c) or c == "ALL" for c in p.codes)]
+        findings = tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
     if not findings:
         return Verdict(severity=severity, outcome=Outcome.PASSED, **base)
     used: list[str] = []

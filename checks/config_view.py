@@ -1,0 +1,102 @@
+"""``checks config``: the resolved configuration as TOML (pasteable back into a rules.toml) or JSON.
+
+What a run would use is not always what one file says: defaults fill the keys a file
+leaves out, plugins declare arena settings, and the command line replaces or extends the
+selection. This prints the result with where it came from.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import attrs
+
+from checks.config import Config
+
+
+def as_data(config: Config) -> dict[str, Any]:
+    """Every key of ``config`` under its name in the file, plus its ``source`` (path, table, sha256, overrides)."""
+    arenas = {}
+    for name, section in sorted(config.arenas.items()):
+        body: dict[str, Any] = {}
+        if section.select is not None:
+            body["select"] = list(section.select)
+        body["ignore"] = list(section.ignore)
+        if section.rules:
+            body["rules"] = _rules(section.rules)
+        if section.settings is not None:
+            body.update(attrs.asdict(section.settings))
+        arenas[name] = body
+    return {
+        "source": {"path": config.path, "table": config.table or None, "sha256": config.sha256,
+                   "overrides": list(config.overrides)},
+        "select": list(config.select),
+        "extend-select": list(config.extend_select),
+        "ignore": list(config.ignore),
+        "extend-ignore": list(config.extend_ignore),
+        "per-file-ignores": {p.glob: list(p.codes) for p in config.per_file_ignores},
+        "decision_log": config.decision_log,
+        "checks_plugins": list(config.checks_plugins),
+        "rules": _rules(config.rules),
+        "arenas": arenas,
+        "waivers": [attrs.asdict(w) for w in config.waivers],
+    }
+
+
+def _rules(rules) -> dict[str, dict[str, Any]]:
+    return {code: {k: getattr(v, "value", v) for k, v in attrs.asdict(s, recurse=False).items() if v not in (None, False)}
+            for code, s in sorted(rules.items())}
+
+
+def as_json(config: Config) -> str:
+    return json.dumps(as_data(config), indent=2, default=_plain)
+
+
+def as_toml(config: Config) -> str:
+    """The resolved configuration as TOML, with its source in leading comments."""
+    data = as_data(config)
+    source = data.pop("source")
+    where = source["path"] or "<defaults>"
+    lines = [f"# source: {where}" + (f" [{source['table']}]" if source["table"] else "")]
+    if source["path"] == "<defaults>":
+        lines[0] = "# source: built-in defaults (no rules.toml, .checks.toml or [tool.checks] found upwards)"
+    lines.append(f"# sha256: {source['sha256']}")
+    if source["overrides"]:
+        lines.append(f"# command line: {' '.join(source['overrides'])}")
+    tables, waivers = {k: data.pop(k) for k in ("per-file-ignores", "rules", "arenas")}, data.pop("waivers")
+    lines += [f"{_key(k)} = {_value(v)}" for k, v in data.items()]
+    if tables["per-file-ignores"]:
+        lines += ["", "[per-file-ignores]", *(f"{_key(g)} = {_value(c)}" for g, c in tables["per-file-ignores"].items())]
+    for code, body in tables["rules"].items():
+        lines += ["", f"[rules.{code}]", *(f"{k} = {_value(v)}" for k, v in body.items())]
+    for name, body in tables["arenas"].items():
+        nested = body.pop("rules", {})
+        lines += ["", f"[arenas.{_key(name)}]", *(f"{_key(k)} = {_value(v)}" for k, v in body.items())]
+        for code, rule in nested.items():
+            lines += ["", f"[arenas.{_key(name)}.rules.{code}]", *(f"{k} = {_value(v)}" for k, v in rule.items())]
+    for waiver in waivers:
+        lines += ["", "[[waivers]]", *(f"{k} = {_value(v)}" for k, v in waiver.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _key(key: str) -> str:
+    return key if key.replace("-", "").replace("_", "").isalnum() else json.dumps(key)
+
+
+def _value(value: Any) -> str:
+    """A TOML literal: JSON's strings, numbers, booleans and arrays are TOML's too; dates are bare."""
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return '""'
+    return json.dumps(value)
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, dt.date) else str(value)
