@@ -15,7 +15,7 @@ from checks import Action, Finding, Severity, hookimpl, rule
 def must_not_fail(ctx):
     """Fails when --fail is given."""
     if ctx.options["fail"]:
-        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options["finding_path"])
+        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options.get("finding_path"))
 
 
 @rule("TOY002", "toy-crashes", actions=("toy",))
