@@ -2,9 +2,10 @@
 
 A results.pkl is a (usually gzip-compressed) pickle, and unpickling is code execution.
 Files come from cluster runs, colleagues and downloads, so they are read with a
-restricted unpickler: only builtins and the numpy functions that rebuild arrays can be
-referenced; any other global ends the read with :class:`UnsafePickleError` before it is
-imported. Decompression is capped so a gzip bomb cannot exhaust memory.
+restricted unpickler (:mod:`tabarena_checks.unpickler`): only builtins and checked numpy
+arrays can be built; any other global ends the read with :class:`UnsafePickleError` before it
+is imported. Only regular files are read, and reading and decompression are capped, so a
+device, a FIFO or a gzip bomb cannot exhaust memory or hang the read.
 
 :func:`decode_row` turns one file into one flat metadata row (no prediction arrays kept)
 and computes the per-file facts the rules need: task and split, metric and timings,
@@ -18,8 +19,8 @@ import io
 import json
 import math
 import os
-import pickle
 import re
+import stat
 import zlib
 from pathlib import Path
 from typing import Any
@@ -68,70 +69,49 @@ class UnsafePickleError(RawFileError):
         return (UnsafePickleError, (self.path, self.global_name))
 
 
-def _latin1_encode(text: str, encoding: str = "latin1") -> bytes:
-    """What protocol-2 pickles call to rebuild ``bytes``; any other codec is refused."""
-    if encoding not in ("latin1", "latin-1") or not isinstance(text, str):
-        raise pickle.UnpicklingError(f"_codecs.encode is only allowed with latin1 (got {encoding!r})")
-    return text.encode("latin1")
-
-
-def _allowed_globals() -> dict[tuple[str, str], Any]:
-    """(module, name) -> the object to hand out instead of importing ``module``."""
-    import numpy as np
-
-    core = getattr(np, "_core", None) or np.core
-    out: dict[tuple[str, str], Any] = {
-        ("numpy", "ndarray"): np.ndarray,
-        ("numpy", "dtype"): np.dtype,
-        ("_codecs", "encode"): _latin1_encode,
-        ("collections", "OrderedDict"): __import__("collections").OrderedDict,
-        ("collections", "defaultdict"): __import__("collections").defaultdict,
-    }
-    for pkg in ("numpy.core", "numpy._core"):
-        out[(f"{pkg}.multiarray", "_reconstruct")] = core.multiarray._reconstruct
-        out[(f"{pkg}.multiarray", "scalar")] = core.multiarray.scalar
-        out[(f"{pkg}.numeric", "_frombuffer")] = core.numeric._frombuffer
-    for builtin in (set, frozenset, complex, bytearray, list, dict, tuple, int, float, str, bool):
-        out[("builtins", builtin.__name__)] = builtin
-        out[("__builtin__", builtin.__name__)] = builtin
-    return out
-
-
-_ALLOWED: dict[tuple[str, str], Any] | None = None
-
-
-class RestrictedUnpickler(pickle.Unpickler):
-    """An unpickler that resolves only allow-listed globals and imports nothing."""
-
-    def __init__(self, file, path: str | Path):
-        super().__init__(file)
-        self._path = path
-
-    def find_class(self, module: str, name: str) -> Any:
-        global _ALLOWED
-        if _ALLOWED is None:
-            _ALLOWED = _allowed_globals()
-        try:
-            return _ALLOWED[(module, name)]
-        except KeyError:
-            raise UnsafePickleError(self._path, f"{module}.{name}") from None
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise UnsafePickleError(self._path, f"persistent id {pid!r}")
-
-
 def read_payload(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """The pickle bytes of ``path``: gunzipped when it starts with the gzip magic, else as is."""
+    return _unpack(path, read_raw(path, max_bytes=max_bytes), max_bytes)
+
+
+def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of ``path`` as stored, when it is a regular file of at most ``max_bytes``.
+
+    Opened without blocking (a FIFO named results.pkl would wait forever for a writer) and
+    checked with fstat on the open file, so a device or a FIFO is refused whatever its name;
+    at most ``max_bytes`` + 1 bytes are read whatever the size says (``/dev/zero`` says 0).
+    """
     try:
-        with open(path, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            if size > max_bytes:
-                raise RawFileError(path, f"file is {size} bytes, over the {max_bytes}-byte limit")
-            data = file.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as file:
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise RawFileError(path, f"is not a regular file (a {_file_kind(st.st_mode)}); a results.pkl must be "
+                                         "a file: replace it by the file itself")
+            if st.st_size > max_bytes:
+                raise RawFileError(path, f"file is {st.st_size} bytes, over the {max_bytes}-byte limit")
+            data = file.read(max_bytes + 1)
+        except OSError as exc:
+            raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise RawFileError(path, f"file grew past the {max_bytes}-byte limit while it was read")
     if not data:
         raise RawFileError(path, "file is empty (0 bytes): the run that wrote it was interrupted; rerun that split")
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _unpack(path: str | Path, data: bytes, max_bytes: int) -> bytes:
     if data[:2] == GZIP_MAGIC:
         return _gunzip(path, data, max_bytes)
     return data
@@ -171,20 +151,41 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
 
 def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
     """The result dict stored in ``path``, read safely; raises :class:`RawFileError`."""
-    payload = read_payload(path, max_bytes=max_bytes)
+    return unpickle(path, read_payload(path, max_bytes=max_bytes))
+
+
+def unpickle(path: str | Path, payload: bytes) -> dict:
+    """The result dict in ``payload`` (read from ``path``), through :mod:`tabarena_checks.unpickler`."""
+    from tabarena_checks import unpickler
+
     try:
-        obj = RestrictedUnpickler(io.BytesIO(payload), path).load()
-    except UnsafePickleError:
-        raise
+        obj = unpickler.RestrictedUnpickler(io.BytesIO(payload)).load()
+        unpickler.check_graph(obj)
+    except unpickler.UnpicklingRefused as exc:
+        if exc.is_global:
+            raise UnsafePickleError(path, exc.what) from None
+        raise RawFileError(path, f"refused {exc.what}; nothing from the file was run (regenerate "
+                                 "it with TabArena or delete it)") from None
+    except unpickler.GraphError as exc:
+        raise RawFileError(path, f"{exc.field or 'the result'} {exc.reason}; refused") from None
     except RecursionError:
         raise RawFileError(path, "pickle is nested too deeply to read") from None
     except MemoryError:
         raise RawFileError(path, "pickle needs more memory than is available") from None
     except Exception as exc:  # any other failure is a corrupt pickle, not a bug here
-        raise RawFileError(path, f"not a readable pickle ({type(exc).__name__}: {exc})") from None
+        raise RawFileError(path, f"not a readable pickle ({type(exc).__name__}: {_text(exc)})") from None
     if not isinstance(obj, dict):
         raise RawFileError(path, f"holds a {type(obj).__name__}, expected the dict of one result")
     return obj
+
+
+def _text(exc: BaseException) -> str:
+    """An exception's message, short, whatever it holds."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "?"
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 # --- validation protocol -------------------------------------------------------------------------
