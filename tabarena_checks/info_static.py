@@ -1,9 +1,17 @@
-"""Read ``MethodMetadata`` declarations from an ``info.py`` without importing it.
+"""Read every ``MethodMetadata`` declaration of an ``info.py`` without importing it.
 
 Importing an ``info.py`` runs its code and needs TabArena installed, and TabArena's own
-checks stop at the first bad field. Parsing the file with :mod:`ast` and evaluating only
-literal arguments gives the declared values of every variable, so the rules can report
-every problem at once, in a pre-commit hook, on a machine without TabArena.
+checks stop at the first bad field. Evaluating the file statically
+(:mod:`tabarena_checks.info_eval`) gives each declared value and where it was written, so the
+rules can report every problem at once, in a pre-commit hook, on a machine without TabArena.
+
+The constructors follow TabArena 0.1.0's signatures: ``MethodMetadata(...)`` (the dataclass,
+positional in field order), the keyword-only ``.config``, ``.baseline``, ``.system``,
+``.portfolio`` and ``.tabarena_legacy_s3``, and ``ModelDescriptor(...).method_metadata(...)``
+(the descriptor's fields are defaults, the caller's keywords win, always a config). What
+TabArena refuses with a TypeError or ValueError (an unknown keyword, a keyword given twice, a
+positional argument to a keyword-only constructor, a descriptor asked for a baseline) is
+refused here with the place and the fix.
 """
 
 from __future__ import annotations
@@ -12,179 +20,410 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from checks import io
+import attrs
+
 from checks.errors import InputError
-from tabarena_checks.metadata import CONSTRUCTOR_IMPLIES, CONSTRUCTORS, FIELDS, MethodMetadata, canonical
+from tabarena_checks.info_eval import (
+    Declared,
+    Descriptor,
+    KnownClass,
+    KnownMethod,
+    Module,
+    Reader,
+    Step,
+    Unreadable,
+    Val,
+    plain,
+    site,
+    snippet,
+)
+from tabarena_checks.metadata import FIELDS, MethodMetadata, canonical
 
 CLASS_NAME = "MethodMetadata"
-#: positional parameters of each constructor, in order (TabArena's signatures)
-POSITIONAL = {
-    "config": ("method", "ag_key", "model_key", "config_default", "name_suffix", "can_hpo", "is_bag"),
-    "baseline": ("method", "name"),
-    "system": ("method", "name", "tags"),
-    "portfolio": ("method", "name", "has_raw"),
-    "direct": ("method", "suite", "artifact_dir", "cache_root", *FIELDS[2:]),
-}
+DESCRIPTOR = "ModelDescriptor"
 #: accepted by TabArena but runtime-only: never part of the record
 RUNTIME_ONLY = ("artifact_dir", "cache_root")
-_MAX_BYTES = 2_000_000
+#: TabArena's dataclass field order (positional arguments of ``MethodMetadata(...)``)
+DATACLASS_ORDER = ("method", "suite", "artifact_dir", "cache_root", *FIELDS[2:])
+DESCRIPTOR_FIELDS = ("display_name", "compute", "is_bag", "reference_url", "date_introduced")
+LEGACY_S3 = "tabarena_legacy_s3"
 
 
-def _class_aliases(tree: ast.Module) -> set[str]:
-    """``MethodMetadata`` plus any ``from x import MethodMetadata as Alias`` names."""
-    names = {CLASS_NAME}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            names.update(a.asname for a in node.names if a.name == CLASS_NAME and a.asname)
-    return names
+@attrs.frozen
+class Signature:
+    """A constructor: the fields it fixes, its own parameters (with defaults) and which are required."""
+
+    fixed: dict[str, Any]
+    params: dict[str, Any]
+    required: tuple[str, ...] = ("method",)
 
 
-def _is_class(node: ast.expr, aliases: set[str]) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id in aliases
-    return isinstance(node, ast.Attribute) and node.attr == CLASS_NAME
+SIGNATURES = {
+    "config": Signature({"method_type": "config"}, {"method": None, "ag_key": None, "model_key": None,
+                                                    "config_default": None, "name_suffix": None, "can_hpo": None,
+                                                    "is_bag": False}),
+    "baseline": Signature({"method_type": "baseline"}, {"method": None, "name": None}),
+    "system": Signature({"method_type": "baseline", "method_class": "system"},
+                        {"method": None, "name": None, "tags": ()}),
+    "portfolio": Signature({"method_type": "portfolio"}, {"method": None, "name": None, "has_raw": False}),
+    LEGACY_S3: Signature({"cache_type": "s3", "cache_kwargs": None},
+                         {"method": None, "suite": None, "has_raw": True, "has_processed": True, "has_results": True,
+                          "bucket": "tabarena", "prefix": "cache"}, ("method", "suite")),
+}
+#: fields a constructor sets without the caller (not "declared" by the info.py)
+IMPLIED_ONLY = {"portfolio": ("has_raw",)}
+CONSTRUCTOR_NAMES = tuple(SIGNATURES)
 
 
-def _constructor(call: ast.Call, aliases: set[str]) -> str | None:
-    """``config``/``baseline``/``system``/``portfolio``/``direct``, ``"?name"`` for another classmethod, else None."""
-    func = call.func
-    if _is_class(func, aliases):
-        return "direct"
-    if isinstance(func, ast.Attribute) and _is_class(func.value, aliases):
-        return func.attr if func.attr in CONSTRUCTORS else f"?{func.attr}"
-    return None
+@attrs.frozen
+class Declaration:
+    """One declaration in a file: its variable and place, and the record or why it cannot be read."""
+
+    variable: str | None
+    path: str
+    line: int
+    col: int
+    record: MethodMetadata | None = None
+    problem: Unreadable | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
 
 
-def _module_statements(body: list[ast.stmt]):
-    """Statements that run at import time: the module body and its if/try/with blocks."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ast.If, ast.With)):
-            yield from _module_statements(stmt.body)
-            yield from _module_statements(getattr(stmt, "orelse", []))
-        elif isinstance(stmt, ast.Try):
-            for block in (stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)):
-                yield from _module_statements(block)
+# --------------------------------------------------------------------------- building a record
 
 
-def _assignments(tree: ast.Module):
-    """``(variable, call, line)`` for each ``NAME = <call>`` / ``NAME: T = <call>`` at module level."""
-    for stmt in _module_statements(tree.body):
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            for target in stmt.targets:
-                if isinstance(target, ast.Name):
-                    yield target.id, stmt.value, stmt.lineno
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.value, ast.Call) and isinstance(stmt.target, ast.Name):
-            yield stmt.target.id, stmt.value, stmt.lineno
+def _label(func: Val) -> str:
+    target = func.value
+    if isinstance(target, KnownClass):
+        return f"{target.name}()"
+    if isinstance(target.owner, Descriptor):
+        return f"{target.owner.name or 'descriptor'}.method_metadata()"
+    return f"{target.owner.name}.{target.name}()"
 
 
-def _snippet(node: ast.AST) -> str:
-    try:
-        text = ast.unparse(node)
-    except Exception:  # unparse of odd trees is best effort; the line number still locates it
-        text = type(node).__name__
-    return text if len(text) <= 60 else text[:57] + "..."
+def build(reader: Reader, module: Module, call: ast.Call, func: Val, variable: str | None) -> Val:
+    """Evaluate a call to a known class or constructor (the hook :class:`Reader` calls back into)."""
+    target = func.value
+    if isinstance(target, KnownClass) and target.name == DESCRIPTOR:
+        return Val(_descriptor(reader, module, call, variable))
+    label = _label(func)
+    if isinstance(target, KnownMethod) and isinstance(target.owner, Descriptor):
+        return Val(Declared(_from_descriptor(reader, module, call, target.owner, label, variable)))
+    if isinstance(target, KnownClass) and target.name == CLASS_NAME:
+        return Val(Declared(_direct(reader, module, call, label, variable)))
+    if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME and target.name in SIGNATURES:
+        kwargs = _keyword_only(reader, module, call, label)
+        return Val(Declared(_record(module, call, target.name, kwargs, label, variable)))
+    if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME:
+        raise module.fail(f"{label} cannot be read statically; declare it with MethodMetadata(...), .config, "
+                          f".baseline, .system, .portfolio, .tabarena_legacy_s3 or descriptor.method_metadata",
+                          call)
+    raise module.fail(f"{label} is not a MethodMetadata constructor that can be read statically", call)
 
 
-def _literal(node: ast.expr, where: str, field: str) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise InputError(
-            f"{where}: field {field!r} is set to {_snippet(node)}, which is not a literal; only "
-            f"literal values (strings, numbers, True/False/None, lists, tuples, dicts) can be read "
-            f"statically: write the value inline, or pass the metadata as package.module:variable "
-            f"to import it"
-        ) from None
+def _keyword_only(reader: Reader, module: Module, call: ast.Call, label: str) -> dict[str, Val]:
+    if call.args:
+        raise module.fail(f"{label} takes keyword arguments only (TabArena raises TypeError on "
+                          f"{snippet(call.args[0])} given by position); write it as method=... or the field's name",
+                          call.args[0])
+    return reader.keywords(module, call, label)
 
 
-def _record(variable: str, call: ast.Call, constructor: str, where: str) -> MethodMetadata:
-    label = f"{CLASS_NAME}()" if constructor == "direct" else f"{CLASS_NAME}.{constructor}()"
-    positional = POSITIONAL[constructor]
-    implied = CONSTRUCTOR_IMPLIES[constructor]
-    values: dict[str, Any] = {}
+def _descriptor(reader: Reader, module: Module, call: ast.Call, variable: str | None) -> Descriptor:
+    label = f"{DESCRIPTOR}()"
+    fields: dict[str, Val] = {}
     for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            raise InputError(f"{where}: {variable}: *{_snippet(arg.value)} cannot be read statically; pass each field as a literal keyword argument")
-        if index >= len(positional):
-            raise InputError(
-                f"{where}: {variable}: {label} takes at most {len(positional)} positional argument(s) "
-                f"({', '.join(positional)}); pass the others by keyword"
-            )
-        values[positional[index]] = _literal(arg, where, positional[index])
-    allowed = set(FIELDS) | set(RUNTIME_ONLY)
-    for kw in call.keywords:
-        if kw.arg is None:
-            raise InputError(f"{where}: {variable}: **{_snippet(kw.value)} cannot be read statically; pass each field as a literal keyword argument")
-        if kw.arg not in allowed:
-            raise InputError(
-                f"{where}: {variable}: {label} got unknown field {kw.arg!r}; known fields: {', '.join(FIELDS)}"
-            )
-        if kw.arg in implied:
-            raise InputError(
-                f"{where}: {variable}: {label} sets {kw.arg!r} itself; remove {kw.arg}={_snippet(kw.value)}"
-                + ("" if constructor == "direct" else " or use another constructor")
-            )
-        if kw.arg in values:
-            raise InputError(f"{where}: {variable}: field {kw.arg!r} is given twice (by position and by keyword)")
-        values[kw.arg] = _literal(kw.value, where, kw.arg)
+        if isinstance(arg, ast.Starred) or index >= len(DESCRIPTOR_FIELDS):
+            raise module.fail(f"{label} takes at most {len(DESCRIPTOR_FIELDS)} positional arguments "
+                              f"({', '.join(DESCRIPTOR_FIELDS)}); pass the others by keyword", arg)
+        fields[DESCRIPTOR_FIELDS[index]] = reader.evaluate(module, arg).via(
+            module.step("positional", DESCRIPTOR_FIELDS[index], arg))
+    for name, val in reader.keywords(module, call, label).items():
+        if name not in DESCRIPTOR_FIELDS:
+            at = site(val.steps)
+            raise _at(at, module, call, f"{label} does not accept {name!r} (TabArena raises TypeError); its "
+                                        f"fields are {', '.join(DESCRIPTOR_FIELDS)}: set {name} in each "
+                                        f"descriptor.method_metadata(...) call instead")
+        if name in fields:
+            raise _at(site(val.steps), module, call, f"{label} gets {name!r} by position and by keyword; keep one")
+        fields[name] = val
+    if "display_name" not in fields:
+        raise module.fail(f"{label} needs display_name= (TabArena raises TypeError without it)", call)
+    return Descriptor(fields, variable or "")
+
+
+def _from_descriptor(reader: Reader, module: Module, call: ast.Call, descriptor: Descriptor, label: str,
+                     variable: str | None) -> MethodMetadata:
+    kwargs = _keyword_only(reader, module, call, label)
+    method_type = kwargs.pop("method_type", None)
+    if method_type is not None and plain(method_type) != "config":
+        raise _at(site(method_type.steps), module, call,
+                  f"{label}: a ModelDescriptor describes config methods (TabArena raises ValueError for "
+                  f"method_type={plain(method_type)!r}); declare a {plain(method_type)} with "
+                  f"MethodMetadata.{'system' if plain(method_type) == 'baseline' else plain(method_type)}(...)")
+    step = module.step("descriptor", descriptor.name or snippet(call.func.value), call.func)
+    defaults = {name: val.via(step) for name, val in descriptor.fields.items()}
+    return _record(module, call, "config", {**defaults, **kwargs}, label, variable, via="descriptor")
+
+
+def _direct(reader: Reader, module: Module, call: ast.Call, label: str, variable: str | None) -> MethodMetadata:
+    given: dict[str, Val] = {}
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred) or index >= len(DATACLASS_ORDER):
+            raise module.fail(f"{label} takes at most {len(DATACLASS_ORDER)} positional arguments; pass fields "
+                              f"by keyword", arg)
+        given[DATACLASS_ORDER[index]] = reader.evaluate(module, arg).via(
+            module.step("positional", DATACLASS_ORDER[index], arg))
+    for name, val in reader.keywords(module, call, label).items():
+        if name in given:
+            raise _at(site(val.steps), module, call, f"{label} gets {name!r} by position and by keyword; keep one")
+        given[name] = val
+    return _record(module, call, "direct", given, label, variable)
+
+
+def _at(step: Step | None, module: Module, node: ast.AST, message: str) -> Unreadable:
+    if step is None:
+        return module.fail(message, node)
+    return Unreadable(message, step.path, step.line, step.col)
+
+
+def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, Val], label: str,
+            variable: str | None, via: str | None = None) -> MethodMetadata:
+    signature = SIGNATURES.get(constructor)
+    accepted = set(FIELDS) | set(RUNTIME_ONLY) | (set(signature.params) if signature else set())
+    for name, val in given.items():
+        if name not in accepted:
+            raise _at(site(val.steps), module, call,
+                      f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
+                      f"remove it or use one of the fields: {', '.join(FIELDS)}")
+        if signature and name in signature.fixed:
+            raise _at(site(val.steps), module, call,
+                      f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "
+                      f"remove {name}=" + ("" if constructor == LEGACY_S3 else " or use another constructor"))
+    required = signature.required if signature else ("method",)
+    for name in required:
+        if name not in given:
+            raise module.fail(f"{label} needs {name}= (TabArena raises TypeError without it)", call)
+    func_step = module.step("constructor", label, call.func)
+    values = {name: plain(val) for name, val in given.items()}
+    origins = {name: val.steps for name, val in given.items()}
+    declared = {name for name in given if name in FIELDS}
+    if signature:
+        for name, default in signature.params.items():
+            values.setdefault(name, default)
+        values.update({k: v for k, v in signature.fixed.items() if v is not None})
+        for name in signature.fixed:
+            origins[name] = (func_step,)
+    if constructor == LEGACY_S3:
+        values["cache_kwargs"] = {"bucket": values.pop("bucket"), "prefix": values.pop("prefix"),
+                                  "upload_as_public": True}
+        origins["cache_kwargs"] = (func_step, *(s for k in ("bucket", "prefix") for s in origins.pop(k, ())))
+        declared |= {"cache_type", "cache_kwargs"}
+    for name in IMPLIED_ONLY.get(constructor, ()):
+        if name not in given:
+            origins[name] = (func_step,)
     for name in RUNTIME_ONLY:
         values.pop(name, None)
-    if "method" not in values:
-        raise InputError(f"{where}: {variable}: {label} needs 'method' (the method's name)")
-    return canonical(
-        MethodMetadata(
-            **implied,
-            **values,
-            constructor=constructor,
-            declared=frozenset(values),
-            source=where,
-            variable=variable,
-        )
-    )
+        origins.pop(name, None)
+    if isinstance(values.get("tags"), list):
+        values["tags"] = tuple(values["tags"])
+    record = MethodMetadata(**{k: v for k, v in values.items() if k in FIELDS},
+                            constructor=via or constructor, declared=frozenset(declared),
+                            source=f"{module.path}:{call.lineno}", variable=variable,
+                            origins=origins)
+    return canonical(record)
+
+
+# --------------------------------------------------------------------------- finding declarations
+
+_DECLARING = (*CONSTRUCTOR_NAMES, "method_metadata")
+
+
+def _declaring_call(node: ast.AST, module: Module) -> bool:
+    """Whether ``node`` looks like a call building a MethodMetadata (decided by its spelling alone)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "method_metadata":
+        return True
+    if isinstance(func, ast.Attribute) and _names_class(func.value, module):
+        return True
+    return _names_class(func, module)
+
+
+def _names_class(node: ast.AST, module: Module) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == CLASS_NAME
+    if isinstance(node, ast.Name):
+        if node.id == CLASS_NAME:
+            return True
+        return any(b.kind == "import" and b.original == CLASS_NAME for b in module.bindings.get(node.id, ()))
+    return False
+
+
+def _bound_calls(module: Module):
+    """``(variable, call, statement)`` for each module-level assignment of a declaring call, outside loops."""
+    from tabarena_checks.info_eval import module_statements
+
+    for stmt, loop in module_statements(module.tree.body):
+        if loop is not None or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            continue
+        if not _declaring_call(stmt.value, module):
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                yield target, stmt.value, stmt
+
+
+def _unbound_calls(module: Module, bound: set[int]):
+    """Declaring calls that are not the value of a module-level assignment: in loops, comprehensions, lists."""
+    from tabarena_checks.info_eval import module_statements
+
+    for stmt, loop in module_statements(module.tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        stack = [(child, None) for child in _own_children(stmt)]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            inner = scope
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                inner = scope or node
+            if id(node) not in bound and _declaring_call(node, module):
+                yield node, loop, inner
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def _own_children(stmt: ast.stmt):
+    """The expressions of ``stmt`` itself (nested statements are visited on their own)."""
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
+
+
+def _loop_problems(reader: Reader, module: Module, call: ast.Call, loop: ast.stmt | None,
+                   comprehension: ast.AST | None) -> list[Declaration]:
+    how = ("declare each one as a module-level assignment (NAME = MethodMetadata...(...)) and point at it as "
+           f"{module.path}:NAME")
+    line, col = call.lineno, module.col(call)
+    if loop is None and comprehension is None:
+        message = (f"a MethodMetadata built inside {snippet(call)[:40]}... is not bound to a module-level name, so "
+                   f"nothing can point at it; {how}")
+        return [Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col))]
+    builder = f"the for loop at line {loop.lineno}" if loop is not None else \
+        f"the comprehension at line {comprehension.lineno}"
+    items: list[Any] = []
+    if isinstance(loop, ast.For):
+        try:
+            value = plain(reader.evaluate(module, loop.iter))
+            items = list(value) if isinstance(value, (list, tuple)) else []
+        except InputError:
+            items = []
+    if not items:
+        message = f"a MethodMetadata built by {builder} cannot be read statically (it is made while the loop runs); {how}"
+        return [Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col))]
+    target = snippet(loop.target)
+    out = []
+    for index, item in enumerate(items, 1):
+        message = (f"the MethodMetadata {builder} builds for {target}={item!r} ({index} of {len(items)}) cannot be "
+                   f"read statically (it is made while the loop runs); {how}")
+        out.append(Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col)))
+    return out
+
+
+def _declarations(reader: Reader, module: Module) -> list[Declaration]:
+    out: list[tuple[int, int, Declaration]] = []
+    bound: set[int] = set()
+    for target, call, stmt in _bound_calls(module):
+        bound.add(id(call))
+        variable = target.id
+        line, col = stmt.lineno, module.col(target)
+        try:
+            val = module.value(variable, target)
+            if not isinstance(val.value, Declared):
+                raise module.fail(f"{variable!r} is bound to {snippet(call)[:40]}..., which is not a "
+                                  f"MethodMetadata", call)
+            record = attrs.evolve(val.value.record, variable=variable, source=f"{module.path}:{stmt.lineno}")
+            out.append((line, col, Declaration(variable, module.path, line, col, record=record)))
+        except Unreadable as exc:
+            out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
+    for call, loop, comprehension in _unbound_calls(module, bound):
+        for declaration in _loop_problems(reader, module, call, loop, comprehension):
+            out.append((declaration.line, declaration.col, declaration))
+    out.sort(key=lambda item: (item[0], item[1]))
+    return [d for _, _, d in out]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def new_reader() -> Reader:
+    return Reader(build_declaration=build)
+
+
+def read_declarations(path: str | Path, reader: Reader | None = None) -> list[Declaration]:
+    """Every declaration in ``path``, in file order, each readable or with its own problem.
+
+    A file that cannot be read or parsed at all raises :class:`~tabarena_checks.info_eval.Unreadable`.
+    """
+    reader = reader or new_reader()
+    return _declarations(reader, reader.module(path))
 
 
 def parse_source(text: str, path: str) -> list[MethodMetadata]:
-    """Every ``MethodMetadata`` declaration bound to a module-level name in ``text``, in file order."""
-    try:
-        tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        raise InputError(f"{path}:{exc.lineno or 0}: not valid Python: {exc.msg}; fix the syntax error") from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        raise InputError(f"{path}: cannot be parsed as Python: {type(exc).__name__}: {exc}") from None
-    aliases = _class_aliases(tree)
-    records = []
-    for variable, call, line in _assignments(tree):
-        constructor = _constructor(call, aliases)
-        if constructor is None:
-            continue
-        where = f"{path}:{line}"
-        if constructor.startswith("?"):
-            raise InputError(
-                f"{where}: {variable}: {CLASS_NAME}.{constructor[1:]}(...) cannot be read statically; "
-                f"use .config, .baseline, .system or .portfolio, or import it as package.module:variable"
-            )
-        records.append(_record(variable, call, constructor, where))
-    return records
+    """The readable declarations of ``text`` (as the file ``path``); the first unreadable one raises."""
+    reader = new_reader()
+    reader.modules[str(Path(path).resolve())] = module = Module(reader, path, text)
+    return _records(_declarations(reader, module))
 
 
-def read_file(path: str | Path) -> list[MethodMetadata]:
-    """Parse ``path``; unreadable, non-UTF-8 or oversized files raise :class:`InputError`."""
-    text = io.read_text(path, limit=_MAX_BYTES, what="an info.py")
-    return parse_source(text, str(path))
+def _records(declarations: list[Declaration]) -> list[MethodMetadata]:
+    for declaration in declarations:
+        if declaration.problem is not None:
+            raise declaration.problem
+    return [d.record for d in declarations]
 
 
-def read_variable(path: str | Path, variable: str) -> MethodMetadata:
-    """The declaration bound to ``variable`` in ``path``."""
-    records = read_file(path)
-    for record in reversed(records):  # the last binding wins, as at import time
-        if record.variable == variable:
-            return record
-    found = ", ".join(sorted({r.variable for r in records})) or "none"
-    raise InputError(
-        f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {found}); "
-        f"use path/to/info.py:VARIABLE with one of those names"
-    )
+def read_file(path: str | Path, reader: Reader | None = None) -> list[MethodMetadata]:
+    """Every declaration of ``path``; the first that cannot be read raises :class:`InputError`."""
+    return _records(read_declarations(path, reader))
 
 
-__all__ = ["parse_source", "read_file", "read_variable"]
+def read_variable(path: str | Path, variable: str, reader: Reader | None = None) -> MethodMetadata:
+    """The MethodMetadata bound to ``variable`` in ``path`` (followed through imports and aliases)."""
+    reader = reader or new_reader()
+    module = reader.module(path)
+    if variable not in module.bindings:
+        found = sorted({d.variable for d in _declarations(reader, module) if d.variable})
+        raise InputError(
+            f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {', '.join(found) or 'none'}); "
+            f"use path/to/info.py:VARIABLE with one of those names"
+        )
+    val = module.value(variable)
+    if not isinstance(val.value, Declared):
+        binding = module.bindings[variable][-1]
+        raise Unreadable(f"{variable!r} is {plain_kind(val)}, not a MethodMetadata; point at a variable holding "
+                         f"MethodMetadata.config(...)/.baseline(...)/.system(...)", module.path, binding.line,
+                         binding.col)
+    record = val.value.record
+    steps = tuple(s for s in val.steps if s.kind == "import")
+    if record.variable != variable or steps:
+        record = attrs.evolve(record, variable=variable)
+    return record
+
+
+def plain_kind(val: Val) -> str:
+    from tabarena_checks.info_eval import kind_of
+
+    return kind_of(val.value)
+
+
+__all__ = ["Declaration", "new_reader", "parse_source", "read_declarations", "read_file", "read_variable"]

@@ -72,7 +72,8 @@ class MethodMetadata:
     display_name: str | None = None
     verified: bool = True
     validation_protocol: str | None = None
-    #: how it was declared: "config", "baseline", "system", "portfolio" or "direct"
+    #: how it was declared: "config", "baseline", "system", "portfolio", "tabarena_legacy_s3",
+    #: "descriptor" (ModelDescriptor.method_metadata) or "direct"
     constructor: str = "direct"
     #: fields set explicitly in the source
     declared: frozenset[str] = frozenset()
@@ -80,6 +81,8 @@ class MethodMetadata:
     source: str = ""
     #: the variable name it is bound to in info.py (for register and the log)
     variable: str | None = None
+    #: where each field's value was written when read statically: field -> steps (info_eval.Step), outermost first
+    origins: dict[str, tuple] = attrs.field(factory=dict, eq=False, repr=False)
 
     @property
     def effective_suite(self) -> str:
@@ -110,6 +113,15 @@ class MethodMetadata:
         out["can_hpo"] = self.effective_can_hpo
         out["cache_type"] = self.effective_cache_type
         out["tags"] = sorted(set(self.tags))
+        return out
+
+    def resolved(self) -> dict[str, Any]:
+        """Every field as TabArena's ``__post_init__`` leaves it: the derived defaults filled in."""
+        out = {f: getattr(self, f) for f in FIELDS}
+        out.update(suite=self.effective_suite, model_key=self.effective_model_key, can_hpo=self.effective_can_hpo,
+                   cache_type=self.effective_cache_type, cache_kwargs=self.cache_kwargs or {})
+        if out["display_name"] is None:
+            out["display_name"] = self.derived_display_name()
         return out
 
     @property

@@ -30,8 +30,8 @@ INFO = textwrap.dedent(
         validation_protocol="8x1",
         cache_kwargs={"bucket": "tabarena", "prefix": "cache"},
     )
-    preset = MethodMetadata.baseline("Preset", "Preset (best)", suite="preset-1", date_introduced="2024-03")
-    auto = MethodMetadata.system("AutoX", "AutoX", ["closed-source-api"], suite="autox-1")
+    preset = MethodMetadata.baseline(method="Preset", name="Preset (best)", suite="preset-1", date_introduced="2024-03")
+    auto = MethodMetadata.system(method="AutoX", name="AutoX", tags=["closed-source-api"], suite="autox-1")
     port = MethodMetadata.portfolio(method="Port", suite="port-1", name="Portfolio")
     """
 )
