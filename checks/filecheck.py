@@ -45,6 +45,7 @@ class Subject:
     target: str = ""
     line: int | None = None
     error: str | None = None
+    col: int | None = None
 
 
 @attrs.frozen
@@ -56,10 +57,12 @@ class Problem:
     code: str
     message: str
     severity: Severity = Severity.ERROR
+    col: int | None = None
 
     def __str__(self) -> str:
         note = "" if self.severity is Severity.ERROR else f" [{self.severity.value}]"
-        return f"{self.path}:{self.line}: {self.code} {self.message}{note}"
+        col = f":{self.col}" if self.col else ""
+        return f"{self.path}:{self.line}{col}: {self.code} {self.message}{note}"
 
 
 @attrs.frozen
@@ -109,7 +112,7 @@ def check(
     unreadable = crashed = False
     for subject in subjects:
         if subject.error is not None:
-            problems.append(Problem(subject.path, subject.line or 1, "error", subject.error))
+            problems.append(Problem(subject.path, subject.line or 1, "error", subject.error, col=subject.col))
             unreadable = True
             continue
         ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
@@ -124,8 +127,10 @@ def check(
                     own.add(Problem(finding.path or config.path or "rules.toml", finding.line or 1, verdict.code,
                                     finding.message, verdict.severity))
                 else:
+                    located = finding.path or finding.line
                     problems.append(Problem(finding.path or subject.path, finding.line or subject.line or 1,
-                                            verdict.code, finding.message, verdict.severity))
+                                            verdict.code, finding.message, verdict.severity,
+                                            col=finding.col if located else subject.col))
         framework.append(own)
     if framework:
         problems += sorted(set.intersection(*framework), key=lambda p: (p.code, p.message))

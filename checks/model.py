@@ -62,13 +62,15 @@ class Finding:
     """One problem a rule found.
 
     ``target`` is what a waiver selector is matched against; it defaults to the run's
-    target. ``path`` and ``line`` locate the problem for editors and CI annotations.
+    target. ``path``, ``line`` and (1-based, optional) ``col`` locate the problem for editors
+    and CI annotations.
     """
 
     message: str
     target: str | None = None
     path: str | None = None
     line: int | None = None
+    col: int | None = None
 
 
 CheckFn = Callable[["RunContext"], "Iterable[Finding | str] | None"]
@@ -150,7 +152,8 @@ def rule(
 
 def _located(finding: Finding) -> str:
     if finding.path and finding.line:
-        return f"{finding.path}:{finding.line}: {finding.message}"
+        col = f"{finding.col}:" if finding.col else ""
+        return f"{finding.path}:{finding.line}:{col} {finding.message}"
     return f"{finding.path}: {finding.message}" if finding.path else finding.message
 
 

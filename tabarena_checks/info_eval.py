@@ -51,6 +51,8 @@ class Step:
         return f"{label} {self.name} ({self.where})"
 
 
+#: the key of ``MethodMetadata.origins`` that locates the declaring call itself
+CALL = "__call__"
 #: kinds of step that name the field itself: the place a finding about that field points at
 NAMING = ("keyword", "key", "positional", "constructor")
 
@@ -369,8 +371,11 @@ class Reader:
 
     # ------------------------------------------------------------------ files
 
-    def module(self, path: str | Path) -> Module:
-        """The parsed module at ``path`` (parsed once per reader, whichever spelling of the path is used)."""
+    def module(self, path: str | Path, imported: bool = False) -> Module:
+        """The parsed module at ``path`` (parsed once per reader, whichever spelling of the path is used).
+
+        A file reached through an import is shown relative to the working directory when it is under it.
+        """
         key = os.path.realpath(path)
         cached = self.modules.get(key)
         if isinstance(cached, Unreadable):
@@ -378,7 +383,7 @@ class Reader:
         if cached is not None:
             return cached
         shown = str(path)
-        if os.path.isabs(shown):  # reached through an import: shown relative to the working directory
+        if imported:
             relative = os.path.relpath(shown)
             shown = shown if relative.startswith("..") else relative
         try:
@@ -431,7 +436,7 @@ class Reader:
         file = self.module_file(importer.path, module)
         if file is None:
             return None
-        return self.module(file)
+        return self.module(file, imported=True)
 
     def cycle_back(self, other: Module, importer: str) -> str:
         """A description when ``other`` (directly or through loaded modules) imports ``importer`` back."""
@@ -460,8 +465,8 @@ class Reader:
             return Val(node.value)
         if isinstance(node, ast.Name):
             val = module.value(node.id, node)
-            if isinstance(val.value, (KnownClass, KnownMethod)):
-                return val
+            if isinstance(val.value, (KnownClass, KnownMethod, Kwargs, Descriptor, Declared)):
+                return val  # the spread, descriptor or declaration step names it already
             binding = (module.bindings.get(node.id) or [None])[0]
             if binding is not None and binding.kind == "value":
                 return val.via(Step("constant", node.id, module.path, binding.line, binding.col))

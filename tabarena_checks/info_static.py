@@ -24,6 +24,7 @@ import attrs
 
 from checks.errors import InputError
 from tabarena_checks.info_eval import (
+    CALL,
     Declared,
     Descriptor,
     KnownClass,
@@ -110,7 +111,7 @@ def build(reader: Reader, module: Module, call: ast.Call, func: Val, variable: s
         return Val(_descriptor(reader, module, call, variable))
     label = _label(func)
     if isinstance(target, KnownMethod) and isinstance(target.owner, Descriptor):
-        return Val(Declared(_from_descriptor(reader, module, call, target.owner, label, variable)))
+        return Val(Declared(_from_descriptor(reader, module, call, target.owner, label, variable, func.steps)))
     if isinstance(target, KnownClass) and target.name == CLASS_NAME:
         return Val(Declared(_direct(reader, module, call, label, variable)))
     if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME and target.name in SIGNATURES:
@@ -155,7 +156,7 @@ def _descriptor(reader: Reader, module: Module, call: ast.Call, variable: str | 
 
 
 def _from_descriptor(reader: Reader, module: Module, call: ast.Call, descriptor: Descriptor, label: str,
-                     variable: str | None) -> MethodMetadata:
+                     variable: str | None, via: tuple[Step, ...] = ()) -> MethodMetadata:
     kwargs = _keyword_only(reader, module, call, label)
     method_type = kwargs.pop("method_type", None)
     if method_type is not None and plain(method_type) != "config":
@@ -164,7 +165,7 @@ def _from_descriptor(reader: Reader, module: Module, call: ast.Call, descriptor:
                   f"method_type={plain(method_type)!r}); declare a {plain(method_type)} with "
                   f"MethodMetadata.{'system' if plain(method_type) == 'baseline' else plain(method_type)}(...)")
     step = module.step("descriptor", descriptor.name or snippet(call.func.value), call.func)
-    defaults = {name: val.via(step) for name, val in descriptor.fields.items()}
+    defaults = {name: val.via(step, *via) for name, val in descriptor.fields.items()}
     return _record(module, call, "config", {**defaults, **kwargs}, label, variable, via="descriptor")
 
 
@@ -209,6 +210,7 @@ def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, V
     func_step = module.step("constructor", label, call.func)
     values = {name: plain(val) for name, val in given.items()}
     origins = {name: val.steps for name, val in given.items()}
+    origins[CALL] = (module.step("constructor", label, call),)
     declared = {name for name in given if name in FIELDS}
     if signature:
         for name, default in signature.params.items():

@@ -10,6 +10,6 @@ wiring = ModuleWiring(
     "tabarena_checks",
     rules=("rules_upload", "rules_metadata", "rules_protocol", "rules_raw", "rules_register"),
     actions=("upload", "register", "benchmark_log", "process"),
-    commands=("synth_cli", "inspect_cli", "precommit"),
+    commands=("synth_cli", "inspect_cli", "precommit", "metadata_cli"),
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

@@ -8,8 +8,6 @@ no decision record, nothing written.
 
 from __future__ import annotations
 
-import re
-
 import attrs
 import click
 
@@ -18,49 +16,47 @@ from checks import filecheck
 from tabarena_checks.metadata import MethodMetadata
 
 ACTION = "precommit-info"
-_LOCATED = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<message>.*)$", re.S)
 
 
 @attrs.frozen
 class InfoFacts:
-    """What the ``precommit-info`` rules read: one declaration and nothing else."""
+    """What the ``precommit-info`` rules read: one declaration, or why it cannot be read (TA118)."""
 
-    metadata: MethodMetadata
-
-
-def _located(path: str, exc: InputError) -> filecheck.Subject:
-    """An unreadable file, at the line its error names when it names one."""
-    text = str(exc)
-    match = _LOCATED.match(text)
-    if match and match["path"] == path:
-        return filecheck.Subject(path, line=int(match["line"]), error=match["message"])
-    return filecheck.Subject(path, error=text.removeprefix(f"{path}: "))
+    metadata: MethodMetadata | None
+    problem: InputError | None = None
 
 
 def subjects(paths: list[str]) -> list[filecheck.Subject]:
-    """One subject per declaration; a file that cannot be read, or declares nothing, is one error.
+    """One subject per declaration, readable or not; a file that cannot be parsed or declares nothing is one.
 
     The target is ``method@suite``, as ``checks run process`` and ``upload`` name it, so one
-    waiver covers a method in the hook and in the runs.
+    waiver covers a method in the hook and in the runs. Every file is read with one reader, so a
+    module the files import from (a descriptor, shared keyword arguments) is parsed once.
     """
-    from tabarena_checks import info_static
+    from tabarena_checks import info_eval, info_static
 
+    reader = info_static.new_reader()
     out = []
     for path in paths:
         try:
-            records = info_static.read_file(path)
-        except InputError as exc:
-            out.append(_located(path, exc))
+            declarations = info_static.read_declarations(path, reader)
+        except info_eval.Unreadable as exc:
+            out.append(filecheck.Subject(path, InfoFacts(None, exc), target=path, line=exc.line, col=exc.col))
             continue
-        if not records:
-            out.append(filecheck.Subject(path, error="no MethodMetadata declaration assigned to a module-level name; "
-                                                     "declare one (e.g. nori = MethodMetadata.config(...)) or exclude "
-                                                     "this file from the hook"))
-        for record in records:
-            number = record.source.rpartition(":")[2]
-            line = int(number) if number.isdigit() else None
+        if not declarations:
+            problem = info_eval.Unreadable("no MethodMetadata declaration assigned to a module-level name; declare "
+                                           "one (e.g. nori = MethodMetadata.config(...)) or exclude this file from "
+                                           "the hook", path, 1, 1)
+            out.append(filecheck.Subject(path, InfoFacts(None, problem), target=path, line=1, col=1))
+        for declaration in declarations:
+            record = declaration.record
+            if record is None:
+                out.append(filecheck.Subject(path, InfoFacts(None, declaration.problem),
+                                             target=f"{path}:{declaration.variable or declaration.line}",
+                                             line=declaration.line, col=declaration.col))
+                continue
             out.append(filecheck.Subject(path, InfoFacts(record), target=f"{record.method}@{record.effective_suite}",
-                                         line=line))
+                                         line=declaration.line, col=declaration.col))
     return out
 
 

@@ -69,8 +69,15 @@ def single_method_inference(ctx) -> Any | None:
     return inference
 
 
-def at(metadata: MethodMetadata, message: str) -> Finding:
-    """A finding located at the declaration in info.py when it was read statically."""
+def at(metadata: MethodMetadata, message: str, field: str | None = None) -> Finding:
+    """A finding located where ``field`` was written in info.py (the keyword, or the spread, descriptor or
+    constant that supplied it), else at the declaration, when it was read statically."""
+    from tabarena_checks.info_eval import CALL, site
+
+    steps = (metadata.origins or {}).get(field) if field else None
+    where = site(steps or (metadata.origins or {}).get(CALL, ()))
+    if where is not None:
+        return Finding(message, path=where.path, line=where.line, col=where.col)
     match = _SOURCE.match(metadata.source or "")
     if match:
         return Finding(message, path=match["path"], line=int(match["line"]))
@@ -97,7 +104,8 @@ def method_not_suite(ctx):
     if md is None or md.effective_suite != md.method:
         return
     how = "is set to the method name" if "suite" in md.declared else "defaults to `method` when left unset"
-    yield at(md, f"method == suite (both {md.method!r}): set an explicit, distinct `suite` (it {how})")
+    yield at(md, f"method == suite (both {md.method!r}): set an explicit, distinct `suite` (it {how})",
+             "suite" if "suite" in md.declared else None)
 
 
 @rule(
@@ -121,7 +129,7 @@ def date_calendar(ctx):
         except ValueError:
             ok = False
     if not ok:
-        yield at(md, f"'date' must be a real calendar date YYYY-MM-DD (got {md.date!r})")
+        yield at(md, f"'date' must be a real calendar date YYYY-MM-DD (got {md.date!r})", "date")
 
 
 def _valid_partial_date(text: str) -> bool:
@@ -152,7 +160,7 @@ def date_introduced_format(ctx):
         return
     value = md.date_introduced
     if not (isinstance(value, str) and _DATE_INTRODUCED.match(value) and _valid_partial_date(value)):
-        yield at(md, f"'date_introduced' must be YYYY, YYYY-MM or YYYY-MM-DD (got {value!r})")
+        yield at(md, f"'date_introduced' must be YYYY, YYYY-MM or YYYY-MM-DD (got {value!r})", "date_introduced")
 
 
 @rule(
@@ -170,11 +178,11 @@ def tags_allowed(ctx):
     if md is None:
         return
     if not isinstance(md.tags, (list, tuple)):
-        yield at(md, f"'tags' must be a list of strings (got {md.tags!r})")
+        yield at(md, f"'tags' must be a list of strings (got {md.tags!r})", "tags")
         return
     for tag in md.tags:
         if tag not in ALLOWED_TAGS:
-            yield at(md, f"'tags' holds {tag!r}; allowed tags are {', '.join(ALLOWED_TAGS)}")
+            yield at(md, f"'tags' holds {tag!r}; allowed tags are {', '.join(ALLOWED_TAGS)}", "tags")
 
 
 @rule(
@@ -182,18 +190,18 @@ def tags_allowed(ctx):
     "system-declared-as-system",
     actions=INFO_ACTIONS,
     why="A system (an AutoML pipeline, an ensemble of models) cannot be tuned or ensembled as a "
-    "config; TabArena records its results as a baseline and only MethodMetadata.system(...) sets "
-    "both fields right.",
+    "config; TabArena records its results as a baseline and refuses method_class='system' on a config "
+    "(a portfolio may be grouped with the systems). MethodMetadata.system(...) sets both fields right.",
     example_fail='MethodMetadata.config(method="MyAutoML", method_class="system", ...)',
     example_pass='MethodMetadata.system(method="MyAutoML", suite="myautoml-2026", name="MyAutoML")',
 )
 def system_declared_as_system(ctx):
-    """A method with ``method_class='system'`` must be declared with ``MethodMetadata.system(...)`` (a baseline)."""
+    """A method with ``method_class='system'`` cannot be a config: declare it with ``MethodMetadata.system(...)``."""
     md = declared_metadata(ctx)
-    if md is None or md.method_class != "system" or md.method_type == "baseline":
+    if md is None or md.method_class != "system" or md.method_type != "config":
         return
-    yield at(md, f"method_class='system' with method_type={md.method_type!r}: a system's results are "
-                 f"recorded as a baseline; declare it with MethodMetadata.system(...)")
+    yield at(md, "method_class='system' with method_type='config': a system's results are recorded as a "
+                 "baseline; declare it with MethodMetadata.system(...)", "method_class")
 
 
 _CONFIG_ONLY = ("ag_key", "model_key", "config_default", "name_suffix")
@@ -216,10 +224,10 @@ def non_config_fields(ctx):
     for name in _CONFIG_ONLY:
         if getattr(md, name) is not None:
             yield at(md, f"{name!r} is only for configs; remove it from this {md.method_type} "
-                         f"(got {getattr(md, name)!r})")
+                         f"(got {getattr(md, name)!r})", name)
     for name in ("can_hpo", "is_bag"):
         if getattr(md, name) is True:
-            yield at(md, f"{name}=True is only for configs; remove it from this {md.method_type}")
+            yield at(md, f"{name}=True is only for configs; remove it from this {md.method_type}", name)
 
 
 @rule(
@@ -238,42 +246,44 @@ def cache_settings_consistent(ctx):
         return
     kwargs = md.cache_kwargs
     if kwargs is not None and not isinstance(kwargs, dict):
-        yield at(md, f"'cache_kwargs' must be a dict with 'bucket' and 'prefix' (got {kwargs!r})")
+        yield at(md, f"'cache_kwargs' must be a dict with 'bucket' and 'prefix' (got {kwargs!r})", "cache_kwargs")
         return
     kwargs = kwargs or {}
     kind = md.effective_cache_type
     if kind not in CACHE_TYPES:
-        yield at(md, f"'cache_type' must be one of {', '.join(CACHE_TYPES)} (got {kind!r})")
+        yield at(md, f"'cache_type' must be one of {', '.join(CACHE_TYPES)} (got {kind!r})", "cache_type")
     elif kind == "local":
         present = [k for k in ("bucket", "prefix") if k in kwargs]
         if present:
             yield at(md, f"cache_type 'local' cannot have {' and '.join(present)} in cache_kwargs; "
-                         f"set cache_type='r2' or remove them")
+                         f"set cache_type='r2' or remove them", "cache_type" if md.cache_type else "cache_kwargs")
     else:
         for key in ("bucket", "prefix"):
             if not kwargs.get(key):
-                yield at(md, f"cache_type {kind!r} needs cache_kwargs[{key!r}]; cache_kwargs is missing {key!r}")
+                yield at(md, f"cache_type {kind!r} needs cache_kwargs[{key!r}]; cache_kwargs is missing {key!r}",
+                         "cache_kwargs" if md.cache_kwargs else "cache_type")
 
 
 def _bad_values(md: MethodMetadata):
+    """``(field, problem)`` for each field holding a value of the wrong kind."""
     for name in ("method", "suite"):
         value = getattr(md, name)
         if (value is not None or name == "method") and not (isinstance(value, str) and value.strip()):
-            yield f"{name!r} must be a non-empty string (got {value!r})"
+            yield name, f"{name!r} must be a non-empty string (got {value!r})"
     for name, allowed in (("method_type", METHOD_TYPES), ("method_class", METHOD_CLASSES), ("compute", COMPUTES)):
         if getattr(md, name) not in allowed:
-            yield f"{name!r} must be one of {', '.join(allowed)} (got {getattr(md, name)!r})"
+            yield name, f"{name!r} must be one of {', '.join(allowed)} (got {getattr(md, name)!r})"
     for name in ("is_bag", "has_raw", "has_processed", "has_results", "verified"):
         if not isinstance(getattr(md, name), bool):
-            yield f"{name!r} must be True or False (got {getattr(md, name)!r})"
+            yield name, f"{name!r} must be True or False (got {getattr(md, name)!r})"
     if md.can_hpo is not None and not isinstance(md.can_hpo, bool):
-        yield f"'can_hpo' must be True, False or unset (got {md.can_hpo!r})"
+        yield "can_hpo", f"'can_hpo' must be True, False or unset (got {md.can_hpo!r})"
     if md.name is not None and md.method_type == "config":
-        yield "'name' is not allowed on a config; its display name comes from model_key and name_suffix"
+        yield "name", "'name' is not allowed on a config; its display name comes from model_key and name_suffix"
     if md.name is not None and md.name_suffix is not None:
-        yield "'name' and 'name_suffix' are mutually exclusive; keep one"
+        yield "name_suffix", "'name' and 'name_suffix' are mutually exclusive; keep one"
     if md.validation_protocol is not None and not isinstance(md.validation_protocol, str):
-        yield f"'validation_protocol' must be a key string like '8x1' (got {md.validation_protocol!r})"
+        yield "validation_protocol", f"'validation_protocol' must be a key string like '8x1' (got {md.validation_protocol!r})"
 
 
 @rule(
@@ -290,8 +300,26 @@ def field_values_valid(ctx):
     md = declared_metadata(ctx)
     if md is None:
         return
-    for problem in _bad_values(md):
-        yield at(md, problem)
+    for field, problem in _bad_values(md):
+        yield at(md, problem, field)
+
+
+@rule(
+    "TA118",
+    "metadata-readable",
+    actions=("precommit-info",),
+    required=True,
+    why="A declaration the hook cannot read is a declaration no rule has judged; passing it silently "
+    "would let the very file the hook guards through. Reading follows TabArena's own signatures, so "
+    "what TabArena would refuse on import (an unknown keyword, a keyword given twice) is refused too.",
+    example_fail='m = MethodMetadata.config(method="Nori", colour="red")  # TabArena: unexpected keyword',
+    example_pass='m = MethodMetadata.config(method="Nori", suite="nori-2026-03", **_common)  # _common = dict(...)',
+)
+def metadata_readable(ctx):
+    """Every MethodMetadata declaration of the file can be read statically (and TabArena would accept its call)."""
+    problem = _fact(ctx, "problem")
+    if problem is not None:
+        yield Finding(problem.message, path=problem.path, line=problem.line, col=problem.col)
 
 
 @rule(
@@ -329,7 +357,7 @@ def _mismatch(ctx, field: str, only_declared: bool = False):
     row = compare.row_for(md, inference, field)
     if row is None or row.matches or (only_declared and row.declared is None):
         return
-    yield at(md, row.message)
+    yield at(md, row.message, field)
 
 
 def _mismatch_rule(code: str, name: str, field: str, severity: Severity, summary: str, why: str,
@@ -415,5 +443,5 @@ def metadata_mismatch_waivers(ctx, today: dt.date | None = None) -> list[Waiver]
 RULES = [
     method_not_suite, method_name, method_type, ag_key, compute, can_hpo, is_bag, config_default,
     model_key, date_calendar, date_introduced_format, tags_allowed, system_declared_as_system,
-    non_config_fields, cache_settings_consistent, metadata_present, field_values_valid,
+    non_config_fields, cache_settings_consistent, metadata_present, field_values_valid, metadata_readable,
 ]

@@ -55,7 +55,7 @@ def validation_protocol_declared(ctx):
         yield at(md, f"validation_protocol: the raw results record {row.inferred!r} but info.py does not "
                      f"declare it; add validation_protocol={row.inferred!r}")
     else:
-        yield at(md, row.message)
+        yield at(md, row.message, "validation_protocol")
 
 
 @rule(
@@ -75,7 +75,7 @@ def validation_protocol_well_formed(ctx):
     try:
         protocol.parse_key(md.validation_protocol)
     except InputError as exc:
-        yield at(md, str(exc))
+        yield at(md, str(exc), "validation_protocol")
 
 
 def _key_in_force(ctx, md) -> tuple[str | None, str]:

@@ -24,16 +24,18 @@ def store_is_r2(ctx):
     """The metadata's cache_type is ``r2`` and its cache_kwargs hold a ``bucket`` and a ``prefix``."""
     meta = ctx.facts.metadata
     kind = meta.effective_cache_type
+    from tabarena_checks.rules_metadata import at
+
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
-    where = meta.source or None
+    field = "cache_type" if meta.cache_type else "cache_kwargs"
     if kind in (None, "local"):
-        yield Finding(f"'{meta.method}' has no remote store to upload to (cache_type={kind!r}); set "
-                      "cache_type='r2' and cache_kwargs={'bucket': ..., 'prefix': ...}", path=where)
+        yield at(meta, f"'{meta.method}' has no remote store to upload to (cache_type={kind!r}); set "
+                       "cache_type='r2' and cache_kwargs={'bucket': ..., 'prefix': ...}", field)
     elif kind != "r2":
-        yield Finding(f"cache_type {kind!r} is not supported for upload; only 'r2' is", path=where)
+        yield at(meta, f"cache_type {kind!r} is not supported for upload; only 'r2' is", field)
     for key in ("bucket", "prefix"):
         if kind == "r2" and not kw.get(key):
-            yield Finding(f"cache_kwargs is missing {key!r} (got {sorted(kw)})", path=where)
+            yield at(meta, f"cache_kwargs is missing {key!r} (got {sorted(kw)})", "cache_kwargs")
 
 
 @rule(

@@ -44,6 +44,18 @@ INFO_CASES = {
               'validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes")'),
 }
 
+#: code -> the field its failing declaration points at (None: the declaring call itself)
+INFO_FIELD = {"TA101": None, "TA110": "date", "TA111": "date_introduced", "TA112": "tags", "TA113": "method_class",
+              "TA114": "ag_key", "TA115": "cache_kwargs", "TA117": "compute", "TA203": "validation_protocol"}
+
+
+def expected_col(code: str) -> int:
+    """1-based column of the keyword (or of the call) the finding of ``code`` must point at."""
+    bad = INFO_CASES[code][0]
+    field = INFO_FIELD[code]
+    return (bad.index(f" {field}=") + 2) if field else bad.index("MethodMetadata") + 1
+
+
 GOOD_DRAFT = (
     "- dataset:\n"
     "    id: Idavidrein/gpqa\n"

@@ -19,6 +19,7 @@ from precommit_fixtures import (
     GOOD_INFO,
     HEADER,
     INFO_CASES,
+    expected_col,
     write_draft,
     write_info,
 )
@@ -47,7 +48,8 @@ def test_info_rule_fails_on_the_bad_declaration_at_its_line(tmp_path, code):
     res = precommit(tmp_path, "info-py", str(path.relative_to(tmp_path)))
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
     line = HEADER.count("\n") + 1
-    assert any(out.startswith(f"models/bad/info.py:{line}: {code} ") for out in res.stdout.splitlines()), res.stdout
+    where = f"models/bad/info.py:{line}:{expected_col(code)}: {code} "
+    assert any(out.startswith(where) for out in res.stdout.splitlines()), (where, res.stdout)
 
 
 @pytest.mark.parametrize("code", sorted(INFO_CASES))
@@ -68,14 +70,16 @@ def test_info_checks_every_declaration_and_file_and_reports_each(tmp_path):
     assert str(good) not in res.stdout
 
 
-def test_unreadable_info_is_an_input_error_at_its_line(tmp_path):
+def test_unreadable_info_is_a_finding_at_its_line_and_column(tmp_path):
     broken = write_info(tmp_path, "broken", "nori = MethodMetadata.config(method='N',\n")
     empty = write_info(tmp_path, "empty", "x = 1")
     res = precommit(tmp_path, "info-py", str(broken), str(empty))
-    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
     lines = res.stdout.splitlines()
-    assert any(line.startswith(f"{broken}:") and " error not valid Python" in line for line in lines), res.stdout
-    assert any(line.startswith(f"{empty}:1: error no MethodMetadata declaration") for line in lines), res.stdout
+    line = HEADER.count("\n") + 1
+    assert any(out.startswith(f"{broken}:{line}:29: TA118 not valid Python") for out in lines), res.stdout
+    assert any(out.startswith(f"{empty}:1:1: TA118 no MethodMetadata declaration") for out in lines), res.stdout
+    assert "Traceback" not in res.stdout + res.stderr
 
 
 def test_waiver_in_rules_toml_lets_a_finding_pass(tmp_path):
@@ -287,7 +291,7 @@ def test_try_repo_each_hook_fails_only_on_its_bad_files(pre_commit, hook_repo, p
     out = res.stdout + res.stderr
     assert res.returncode == 1, out
     assert out.count("Failed") == 2, out
-    assert "models/bad/info.py:3: TA110 " in out
+    assert f"models/bad/info.py:3:{expected_col('TA110')}: TA110 " in out
     assert "drafts/org--c/.eval_results/gpqa.yaml:1: HF201 " in out
     for innocent in ("models/nori/info.py", "helpers.py", "org--a", "HF102"):  # HF102 needs a cached eval.yaml
         assert innocent not in out, out

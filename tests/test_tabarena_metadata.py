@@ -111,15 +111,21 @@ def test_import_alias_and_annotated_assignment_and_if_block(tmp_path):
 @pytest.mark.parametrize(
     "source, expected",
     [
-        ("m = MethodMetadata.config(method='M', date=TODAY)\n", ["info.py:1", "'date'", "only literal values"]),
-        ("m = MethodMetadata.config(method='M', **common)\n", ["info.py:1", "**common", "literal keyword"]),
-        ("m = MethodMetadata.config(method='M', colour='red')\n", ["info.py:1", "unknown field 'colour'"]),
+        ("m = MethodMetadata.config(method='M', date=TODAY)\n", ["info.py:1:44:", "'TODAY' is not defined"]),
+        ("m = MethodMetadata.config(method='M', **common)\n", ["info.py:1:41:", "'common' is not defined"]),
+        ("m = MethodMetadata.config(method='M', colour='red')\n",
+         ["info.py:1:39:", "does not accept 'colour'", "TypeError"]),
         ("m = MethodMetadata.config(method='M', method_type='baseline')\n", ["sets 'method_type' itself"]),
-        ("m = MethodMetadata.baseline('M', 'N', 'extra')\n", ["at most 2 positional"]),
-        ("m = MethodMetadata.config('M', method='N')\n", ["'method' is given twice"]),
-        ("m = MethodMetadata.config(ag_key='X')\n", ["needs 'method'"]),
-        ("m = MethodMetadata.tabarena_legacy_s3(method='M')\n", ["tabarena_legacy_s3", "cannot be read statically"]),
-        ("\n\nm = MethodMetadata.config(method='M'\n", ["info.py:3", "not valid Python"]),
+        ("m = MethodMetadata.baseline('M', 'N')\n", ["info.py:1:29:", "keyword arguments only"]),
+        ("m = MethodMetadata(method='M', suite='s', **{'method': 'N'})\n", ["info.py:1:46:", "'method' twice",
+                                                                             "TypeError"]),
+        ("m = MethodMetadata('M', method='N')\n", ["info.py:1:25:", "'method' by position and by keyword"]),
+        ("m = MethodMetadata.config(ag_key='X')\n", ["info.py:1:5:", "needs method="]),
+        ("m = MethodMetadata.tabarena_legacy_s3(method='M')\n", ["needs suite="]),
+        ("m = MethodMetadata.tabarena_legacy_s3(method='M', suite='s', cache_type='r2')\n",
+         ["info.py:1:62:", "sets 'cache_type' itself"]),
+        ("m = MethodMetadata.from_yaml(path='x')\n", ["from_yaml()", "cannot be read statically"]),
+        ("\n\nm = MethodMetadata.config(method='M'\n", ["info.py:3:", "not valid Python"]),
     ],
 )
 def test_static_errors_name_file_line_and_fix(tmp_path, source, expected):
@@ -128,7 +134,7 @@ def test_static_errors_name_file_line_and_fix(tmp_path, source, expected):
     with pytest.raises(InputError) as err:
         info_static.read_file(path)
     for part in expected:
-        assert part in str(err.value)
+        assert part in str(err.value), str(err.value)
 
 
 def test_static_file_errors(tmp_path):
