@@ -138,7 +138,7 @@ def test_static_errors_name_file_line_and_fix(tmp_path, source, expected):
 
 
 def test_static_file_errors(tmp_path):
-    with pytest.raises(InputError, match=r"missing\.py: no such file"):
+    with pytest.raises(InputError, match=r"missing\.py:1:1: no such file"):
         info_static.read_file(tmp_path / "missing.py")
     bad = tmp_path / "latin.py"
     bad.write_bytes(b"x = '\xe9'\n")
