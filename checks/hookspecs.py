@@ -112,11 +112,12 @@ def checks_commands(cli: click.Group) -> None:
 
 
 @hookspec
-def checks_run_finished(ctx: RunContext, record: Mapping[str, Any]) -> None:
+def checks_run_finished(ctx: RunContext, record: Mapping[str, Any], rules: Mapping[str, Rule]) -> None:
     """Observe a finished run, after its decision record was written.
 
     :param ctx: the run context (action, options, facts, verdicts).
     :param record: the decision record exactly as appended to the log (secrets redacted).
+    :param rules: every loaded rule by code (e.g. to explain a verdict in a report).
     :return: nothing. A raising implementation is reported as an internal error but
         cannot change what already happened.
 

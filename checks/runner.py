@@ -266,7 +266,7 @@ def run(
         note = f"the decision record could not be appended to {log}: {exc.strerror or exc}"
         error = f"{error}\n{note}" if error else note
         code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
-    registry.pm.hook.checks_run_finished(ctx=ctx, record=record)
+    registry.pm.hook.checks_run_finished(ctx=ctx, record=record, rules=registry.rules)
     return RunResult(
         action=action_name,
         target=ctx.target,

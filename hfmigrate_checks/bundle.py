@@ -1,4 +1,4 @@
-"""The review bundle: review.md, source-ledger.csv, the drafts and validation.txt.
+"""The review bundle: review.md (and the same as a page, review.html), source-ledger.csv, the drafts and validation.txt.
 
 The whole bundle is rendered in memory first (the rules judge exactly these bytes),
 then written into a temporary sibling directory and renamed into place, so a previous
@@ -162,8 +162,11 @@ def plan_files(contract: Contract, decisions: Sequence[ModelDecision], header: H
     files = {d.draft.path: d.draft.text for d in decisions if d.draft is not None}
     drafts = [validate.EvalFile.parse(path, text) for path, text in files.items()]
     validation, _code = validate.render(drafts, bundle_path, contract.benchmark_id, contract.task_ids)
+    from hfmigrate_checks import review_html
+
     return {
         "review.md": review_md(contract, decisions, header),
+        "review.html": review_html.render(contract, decisions, header, CLOSING_LINE),
         "source-ledger.csv": source_ledger_csv(contract, decisions),
         "validation.txt": validation,
         **dict(sorted(files.items())),

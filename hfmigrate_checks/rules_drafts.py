@@ -18,7 +18,7 @@ SUBMIT_PATTERN = re.compile(
     r"\bhf\s+upload\b|huggingface-cli\s+upload|--create-pr|\bhf\s+discussions\s+create\b|refs/pr/\d+.*push)",
     re.I,
 )
-BUNDLE_FILES = ("review.md", "source-ledger.csv", "validation.txt")
+BUNDLE_FILES = ("review.md", "review.html", "source-ledger.csv", "validation.txt")
 
 
 @rule(
@@ -94,10 +94,11 @@ def no_credentials_in_bundle(ctx):
     why="The bundle is for review; anything able to open or update pull requests would turn a review "
     "into a submission. The tool never writes to the Hub, and its bundle must not either.",
     example_fail="bundle/submit.sh: hf upload org/model drafts/... --create-pr",
-    example_pass="bundle/: review.md, source-ledger.csv, validation.txt, drafts/<owner>--<model>/.eval_results/*.yaml",
+    example_pass="bundle/: review.md, review.html, source-ledger.csv, validation.txt, "
+    "drafts/<owner>--<model>/.eval_results/*.yaml",
 )
 def no_submit_script_in_bundle(ctx):
-    """The bundle holds only review.md, source-ledger.csv, validation.txt and drafts, and no submit command."""
+    """The bundle holds only review.md, review.html, source-ledger.csv, validation.txt and drafts, and no submit command."""
     from hfmigrate_checks.validate import is_draft_path
 
     for path, text in ctx.facts.output_files.items():

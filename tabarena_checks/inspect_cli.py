@@ -37,20 +37,29 @@ def _pick(methods: dict, wanted: str | None) -> dict:
               help="Inspect only this method when the directory holds several (its config-dir prefix).")
 @click.option("--cache-dir", default=None, metavar="DIR",
               help="Where to keep the index cache (default: RUN_DATA_DIR/.checks-index).")
-def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir):
+@click.option("--html", "html_path", default=None, metavar="FILE",
+              help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
+def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, html_path):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
     from tabarena_checks import index as index_mod
     from tabarena_checks import inference_memo, metadata_load, report
 
+    if html_path is not None:
+        from tabarena_checks import html_run
+
+        html_run.check_target(html_path)
     metadata = metadata_load.load(method_metadata)
     raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
     methods = index_mod.split_methods(raw)
     today = dt.date.today()
-    reports = [
-        report.method_report(prefix, inference_memo.infer(sub), metadata, today)
-        for prefix, sub in _pick(methods, method).items()
-    ]
+    picked = _pick(methods, method)
+    reports = [report.method_report(prefix, inference_memo.infer(sub), metadata, today) for prefix, sub in picked.items()]
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
+    if html_path is not None:
+        from tabarena_checks import html_inspect
+
+        html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
+        click.echo(f"HTML report: {html_path}", err=True)
     if output_format == "json":
         click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
                               indent=2, default=str))

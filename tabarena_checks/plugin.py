@@ -4,6 +4,7 @@ Each workflow step lives in its own module; this file only names them. Modules k
 imports (duckdb, pyarrow, numpy, boto3) inside functions so ``checks rules`` stays fast.
 """
 
+from checks.plugins import hookimpl
 from checks.wiring import ModuleWiring
 
 wiring = ModuleWiring(
@@ -13,3 +14,12 @@ wiring = ModuleWiring(
     commands=("synth_cli", "inspect_cli", "precommit", "metadata_cli"),
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
+
+
+@hookimpl
+def checks_run_finished(ctx, record, rules):
+    """``checks run process --html FILE``: the run report, written whether the run passed or was blocked."""
+    if ctx.action == "process" and ctx.options.get("html"):
+        from tabarena_checks.html_inspect import after_process
+
+        after_process(ctx, record, rules)

@@ -48,6 +48,10 @@ def _facts(ctx):
     from tabarena_checks.rules_metadata import metadata_mismatch_waivers
 
     o = ctx.options
+    if o.get("html"):
+        from tabarena_checks.html_run import check_target
+
+        check_target(o["html"])
     if o.get("engine") == "tabarena" and importlib.util.find_spec("tabarena") is None:
         raise UsageError("--engine tabarena needs TabArena importable in this environment (pip install tabarena); "
                          "use --engine native (the default) otherwise")
@@ -355,6 +359,8 @@ PROCESS = Action(
                      help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed)."),
         click.Option(["--ignore-metadata-mismatch"], is_flag=True,
                      help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers)."),
+        click.Option(["--html"], default=None, metavar="FILE",
+                     help="Also write a self-contained HTML report of the run to FILE (passed or blocked)."),
     ),
     target=_target,
     inputs=_digests,

@@ -122,7 +122,8 @@ def test_drafts_exist_only_where_they_should(migrated):
         for m in models.values() if m.resolution == "exact" and m.state in ("new", "update_existing_pr")
     )
     assert written == expected
-    assert sorted(p.name for p in bundle.iterdir()) == ["drafts", "review.md", "source-ledger.csv", "validation.txt"]
+    assert sorted(p.name for p in bundle.iterdir()) == ["drafts", "review.html", "review.md", "source-ledger.csv",
+                                                           "validation.txt"]
     assert not [p for p in tmp.iterdir() if p.name.startswith(".bundle")], "temporary build dirs must be gone"
 
 

@@ -1,0 +1,108 @@
+"""Where the run report's facts come from: ``checks inspect --html`` and ``checks run process --html``.
+
+inspect is a report, not a gate, so its page shows the verdicts ``checks run process`` would
+give on the same index (evaluated here, nothing executed, no decision record appended) and
+the record that run would write. process writes its page from the ``checks_run_finished``
+hook, after its decision record, whether the run passed or was blocked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from checks import ChecksError
+from tabarena_checks import html_run
+
+PREVIEW_NOTE = ("checks inspect gates nothing: these are the verdicts `checks run process` would give on these "
+                "results with the same --method-metadata and rules.toml.")
+
+
+def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str, str]:
+    return {v.code: rules[v.code].explain() for v in verdicts if v.code in rules}
+
+
+def preview(registry, config, data_dir: str, metadata_ref: str | None, raw, method: str | None):
+    """(verdicts, record, note) of the process rules over the index inspect built; nothing is written."""
+    from checks import records, runner
+    from checks.context import RunContext
+    from tabarena_checks.process import ProcessFacts
+
+    action = registry.actions.get("process")
+    if action is None:
+        return [], None, "the process action is not loaded, so no rule was evaluated"
+    try:
+        config = runner.adjust_config(registry, config)
+        chosen = runner.gate_rules(registry, action, config)
+    except ChecksError as exc:
+        return [], None, f"the process rules could not be selected: {exc}"
+    facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method)
+    facts.__dict__["full_index"] = raw  # the index inspect already built: nothing is decoded twice
+    options = {"run_data_dir": data_dir, "method_metadata": metadata_ref}
+    ctx = RunContext(action="process", options=options, config=config, settings=config.arena(action.arena).settings,
+                     facts=facts)
+    started = dt.datetime.now(dt.timezone.utc)
+    ctx.target = action.target(ctx)
+    verdicts = runner.evaluate(chosen, ctx, registry.rules)
+    blocked = any(v.blocks for v in verdicts)
+    record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome="preview: would block" if blocked
+                           else "preview: would pass", started=started, finished=dt.datetime.now(dt.timezone.utc),
+                           versions=registry.distributions())
+    return verdicts, record, ""
+
+
+def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods: Mapping[str, Any],
+          picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]]) -> None:
+    """The inspect report: every picked method's sections and the process rules' preview."""
+    import click
+
+    from checks.cli import App
+
+    app = click.get_current_context().find_object(App)
+    verdicts, record, note = [], None, "no command-line context: no rule was evaluated"
+    explanations: dict[str, str] = {}
+    if app is not None:
+        method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
+        verdicts, record, note = preview(app.registry, app.config(), data_dir, metadata_ref, raw, method)
+        explanations = _explanations(app.registry.rules, verdicts)
+    blocked = any(v.blocks for v in verdicts)
+    state = "would block" if blocked else "would pass"
+    text = html_run.render(
+        title=f"checks inspect: {data_dir}",
+        subtitle=f"{raw.table.num_rows} readable result(s), {len(raw.errors)} unreadable; `checks run process` "
+                 f"{state}" + (f" (metadata {metadata_ref})" if metadata_ref else " (no --method-metadata given)"),
+        methods=[(rep, sub) for rep, sub in zip(reports, picked.values())],
+        verdicts=verdicts, explanations=explanations, record=record, verdict_note=note or PREVIEW_NOTE,
+        record_note="The record `checks run process` would append (not written: inspect gates nothing).",
+        unreadable=unassigned,
+    )
+    html_run.write(html_path, text)
+
+
+def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> None:
+    """The process report, from the facts the rules judged; sections whose facts are missing say why."""
+    from tabarena_checks import report
+
+    facts = ctx.facts
+    methods = []
+    problem = ""
+    try:
+        index, inference = facts.index, facts.inference
+    except ChecksError as exc:
+        problem = f"The raw results could not be indexed: {exc}"
+    else:
+        try:
+            metadata = facts.metadata
+        except ChecksError:
+            metadata = None  # TA116 reports why
+        prefix = index.method or (inference.methods[0] if len(inference.methods) == 1 else "")
+        methods.append((report.method_report(prefix, inference, metadata, ctx.today), index))
+    outcome = record.get("outcome", "")
+    html_run.write(ctx.options["html"], html_run.render(
+        title=f"checks run process: {ctx.target}",
+        subtitle=f"outcome: {outcome}; {sum(v.blocks for v in ctx.verdicts)} blocking verdict(s); "
+                 f"raw data {ctx.options.get('run_data_dir')}",
+        methods=methods, verdicts=ctx.verdicts, explanations=_explanations(rules, ctx.verdicts), record=record,
+        verdict_note=problem, record_note="Appended to the decision log of this run.",
+    ))

@@ -1,0 +1,478 @@
+"""The HTML run report of ``checks inspect --html`` and ``checks run process --html``.
+
+One self-contained file (see :mod:`checks.htmlreport`): the verdicts, a coverage heatmap
+(config x task, coloured by splits present / expected), prediction fidelity, inferred vs
+declared metadata, the validation-protocol fold histogram, metric_error per task, and the
+decision record. The figures come from the same index and inference the rules judged; the
+few extra numbers (cell counts, per-result fidelity, metric means) are one SQL query each.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from checks import atomic
+from checks.htmlreport import badge, esc, key_values, new_figure, page, plot_text, record_section, svg, table
+from checks.htmlreport import verdict_table
+from tabarena_checks.inference import _CELLS
+
+#: (lower bound of present/expected, colour, legend text); 1.0 is its own class. ColorBrewer RdYlBu,
+#: readable with the common colour-vision deficiencies, and every cell also says its numbers in text
+BINS = (
+    (1.0, "#4575b4", "all splits present"),
+    (0.75, "#fee090", "75-99% present"),
+    (0.5, "#fdae61", "50-74% present"),
+    (0.25, "#f46d43", "25-49% present"),
+    (1e-9, "#d73027", "1-24% present"),
+    (0.0, "#67001f", "none present"),
+)
+NO_EXPECTATION = ("#d0d7de", "nothing expected (only unreadable files)")
+#: results drawn as vector marks; above this a scatter is embedded as a raster image inside the SVG
+VECTOR_POINTS = 2000
+#: outliers named with their file in the fidelity plot
+LABELLED_OUTLIERS = 6
+#: rows listed in a text table before the rest is counted
+TABLE_ROWS = 200
+TEST_COLOUR, VAL_COLOUR = "#0072b2", "#d55e00"  # Okabe-Ito blue and vermillion
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def cell_counts(index) -> list[dict[str, Any]]:
+    """Per (config, task): distinct splits present, splits expected, results, unreadable files.
+
+    Expected splits follow :func:`tabarena_checks.inference._missing_cells`: the repeats any
+    config ran on the task times the folds of the run, so present + missing = expected.
+    """
+    rows = index.query(f"""
+        WITH cell AS ({_CELLS}),
+             seen AS (SELECT config, task, rep, fld FROM cell
+                      UNION ALL SELECT config_dir, task_dir, dir_repeat, dir_fold FROM unreadable),
+             c AS (SELECT DISTINCT config FROM seen WHERE config IS NOT NULL),
+             tr AS (SELECT DISTINCT task, rep FROM seen WHERE task IS NOT NULL AND rep IS NOT NULL AND fld IS NOT NULL),
+             f AS (SELECT count(DISTINCT fld) AS n FROM seen WHERE rep IS NOT NULL AND fld IS NOT NULL),
+             ex AS (SELECT task, count(*) * (SELECT n FROM f) AS expected, count(*) AS repeats FROM tr GROUP BY task),
+             got AS (SELECT config, task, count(DISTINCT (rep, fld)) FILTER (WHERE rep IS NOT NULL AND fld IS NOT NULL)
+                            AS present, count(*) AS results
+                     FROM cell WHERE config IS NOT NULL AND task IS NOT NULL GROUP BY ALL),
+             bad AS (SELECT config_dir AS config, task_dir AS task, count(*) AS unreadable FROM unreadable GROUP BY ALL),
+             tasks AS (SELECT task FROM ex UNION SELECT task FROM got UNION SELECT task FROM bad WHERE task IS NOT NULL)
+        SELECT c.config, tasks.task, coalesce(got.present, 0), coalesce(ex.expected, 0), coalesce(ex.repeats, 0),
+               (SELECT n FROM f), coalesce(got.results, 0), coalesce(bad.unreadable, 0)
+        FROM c CROSS JOIN tasks LEFT JOIN ex ON ex.task = tasks.task
+             LEFT JOIN got ON got.config = c.config AND got.task = tasks.task
+             LEFT JOIN bad ON bad.config = c.config AND bad.task = tasks.task
+        ORDER BY 1, 2
+    """)
+    names = ("config", "task", "present", "expected", "repeats", "folds", "results", "unreadable")
+    return [dict(zip(names, row)) for row in rows]
+
+
+def task_names(index) -> dict[str, str]:
+    """Task id -> dataset name (as the results record them)."""
+    return {t: d for t, d in index.query(
+        "SELECT CAST(tid AS VARCHAR), any_value(dataset) FROM results WHERE tid IS NOT NULL GROUP BY 1")}
+
+
+def family(config: str) -> str:
+    """The config family: TabArena numbers configs ``_c1`` (default) and ``_r<i>`` (random search)."""
+    return re.sub(r"_([cr])\d+(?=_|$)", r"_\1*", config)
+
+
+def aggregate(cells: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The cells summed over each config family (a row per family and task)."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    members: dict[str, set[str]] = defaultdict(set)
+    for cell in cells:
+        fam = family(cell["config"])
+        members[fam].add(cell["config"])
+        key = (fam, cell["task"])
+        agg = out.setdefault(key, {**cell, "config": fam, "present": 0, "expected": 0, "results": 0,
+                                   "unreadable": 0})
+        for name in ("present", "expected", "results", "unreadable"):
+            agg[name] += cell[name]
+    for agg in out.values():
+        agg["members"] = len(members[agg["config"]])
+    return list(out.values())
+
+
+# ----------------------------------------------------------------------------- heatmap
+
+
+def colour(present: int, expected: int) -> tuple[str, str]:
+    if expected <= 0:
+        return NO_EXPECTATION
+    ratio = present / expected
+    for low, fill, label in BINS:
+        if ratio >= low:
+            return fill, label
+    return BINS[-1][1], BINS[-1][2]
+
+
+def _cell_text(cell: Mapping[str, Any], datasets: Mapping[str, str]) -> str:
+    who = cell["config"] + (f" ({cell['members']} configs)" if cell.get("members") else "")
+    task = cell["task"] + (f" {datasets[cell['task']]}" if cell["task"] in datasets else "")
+    text = f"{who} / task {task}: {cell['present']} of {cell['expected']} splits present"
+    if cell.get("repeats") and not cell.get("members"):
+        text += f" ({cell['repeats']} repeats x {cell['folds']} folds planned)"
+    dups = cell["results"] - cell["present"]
+    if dups > 0:
+        text += f"; {dups} duplicate result(s)"
+    if cell["unreadable"]:
+        text += f"; {cell['unreadable']} unreadable file(s)"
+    return text
+
+
+def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, ident: str, what: str) -> str:
+    """An SVG grid, rows x tasks, each cell with a <title> (hover and screen readers), plus legend and text table."""
+    if not cells:
+        return '<p class="note">No (config, task) cell to show.</p>'
+    tasks = sorted({c["task"] for c in cells}, key=lambda t: (not t.isdigit(), int(t) if t.isdigit() else 0, t))
+    by_row: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
+    for c in cells:
+        by_row[c["config"]][c["task"]] = c
+    stats = {}
+    for name, row in by_row.items():
+        present = sum(c["present"] for c in row.values())
+        expected = sum(c["expected"] for c in row.values())
+        bad = sum(c["results"] - c["present"] + c["unreadable"] for c in row.values())
+        stats[name] = (present / expected if expected else 1.0, -bad, present, expected, bad)
+    order = sorted(by_row, key=lambda n: (stats[n][0], stats[n][1], n))
+    size = 22 if len(tasks) <= 12 else 15
+    step = size + 1
+    longest = max(len(n) for n in order)
+    left = min(360, 16 + int(longest * 6.6))
+    labels = [_short(t + (f" {datasets[t]}" if t in datasets else ""), 22) for t in tasks]
+    top = 24 + int(max(len(t) for t in labels) * 7.0 * 0.71)
+    right = max(140, int(max(len(t) for t in labels) * 6.2 * 0.71) - step * len(tasks) + 150)
+    width = left + step * len(tasks) + right
+    height = top + step * len(order) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="{esc(ident)}" class="heatmap" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-labelledby="{esc(ident)}-t" '
+             f'data-rows="{len(order)}" data-step="{step}" data-top="{top}" font-size="11" '
+             f'font-family="system-ui, DejaVu Sans, sans-serif">'
+             f'<title id="{esc(ident)}-t">Coverage heatmap: {len(order)} {esc(what)} x {len(tasks)} tasks, '
+             f"each cell coloured by splits present of expected; the table below lists every incomplete cell"
+             f"</title>"]
+    for j, (task, short) in enumerate(zip(tasks, labels)):
+        x = left + j * step + size / 2
+        label = task + (f" {datasets[task]}" if task in datasets else "")
+        parts.append(f'<text transform="translate({x:.0f},{top - 5}) rotate(-45)">'
+                     f"<title>{esc(label)}</title>{esc(short)}</text>")
+    for i, name in enumerate(order):
+        ratio, _, present, expected, bad = stats[name]
+        row = [f'<g class="hrow" data-name="{esc(name)}" data-cov="{ratio:.6f}" data-bad="{bad}" '
+               f'transform="translate(0,{top + i * step})">'
+               f'<text x="{left - 6}" y="{size / 2 + 4}" text-anchor="end"><title>{esc(name)}</title>'
+               f"{esc(_short(name, (left - 16) // 6.6))}</text>"]
+        for j, task in enumerate(tasks):
+            cell = by_row[name].get(task)
+            x = left + j * step
+            if cell is None:
+                row.append(f'<rect x="{x}" width="{size}" height="{size}" fill="#fff" stroke="#d0d7de">'
+                           f"<title>{esc(name)} / task {esc(task)}: no cell</title></rect>")
+                continue
+            fill, _ = colour(cell["present"], cell["expected"])
+            tip = f"<title>{esc(_cell_text(cell, datasets))}</title>"
+            marks = ""
+            if cell["results"] > cell["present"]:
+                marks += f'<circle cx="{x + size / 2}" cy="{size / 2}" r="{size / 5:.1f}" fill="#000" stroke="#fff"/>'
+            if cell["unreadable"]:
+                a, b = 3, size - 3
+                marks += (f'<path d="M{x + a} {a}L{x + b} {b}M{x + b} {a}L{x + a} {b}" stroke="#000" '
+                          f'stroke-width="2"/>')
+            if marks:
+                row.append(f'<g>{tip}<rect x="{x}" width="{size}" height="{size}" fill="{fill}"/>{marks}</g>')
+            else:
+                row.append(f'<rect x="{x}" width="{size}" height="{size}" fill="{fill}">{tip}</rect>')
+        row.append(f'<text x="{left + step * len(tasks) + 6}" y="{size / 2 + 4}" fill="#57606a">{present}/{expected}'
+                   + (f" ({bad} flagged)" if bad else "") + "</text></g>")
+        parts.append("".join(row))
+    parts.append("</svg>")
+    sortbar = (f'<div class="sortbar" role="group" aria-label="Sort rows">Sort rows: '
+               f'<button type="button" data-key="cov">worst coverage first</button>'
+               f'<button type="button" data-key="bad">most flagged first</button>'
+               f'<button type="button" data-key="name">by name</button></div>')
+    incomplete = [c for c in cells if c["present"] < c["expected"] or c["results"] > c["present"] or c["unreadable"]]
+    summary = (f"{len(order)} {what} x {len(tasks)} tasks; {len(incomplete)} of {len(cells)} cells incomplete or "
+               f"flagged. Rows are sorted worst coverage first; hover a cell for its counts.")
+    return (f'<p>{esc(summary)}</p>{legend()}<div data-sortable>{sortbar}<div class="scroll">{"".join(parts)}</div>'
+            f"</div>{_incomplete_table(incomplete, datasets, what)}")
+
+
+def _short(text: str, limit: float) -> str:
+    limit = max(4, int(limit))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def legend() -> str:
+    items = [f'<span><span class="sw" style="background:{fill}"></span>{esc(label)}</span>' for _, fill, label in BINS]
+    items.append(f'<span><span class="sw" style="background:{NO_EXPECTATION[0]}"></span>{esc(NO_EXPECTATION[1])}</span>')
+    items.append('<span><svg width="14" height="14" aria-hidden="true"><circle cx="7" cy="7" r="3.2" fill="#000"/>'
+                 "</svg> duplicate results in the cell</span>")
+    items.append('<span><svg width="14" height="14" aria-hidden="true"><path d="M2 2L12 12M12 2L2 12" stroke="#000" '
+                 'stroke-width="2"/></svg> unreadable file(s) in the cell</span>')
+    return f'<div class="legend" aria-label="Heatmap legend">{"".join(items)}</div>'
+
+
+def _incomplete_table(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], what: str) -> str:
+    if not cells:
+        return '<p class="note">Every cell holds exactly the planned splits, once each.</p>'
+    ordered = sorted(cells, key=lambda c: (c["present"] / c["expected"] if c["expected"] else 1, c["config"], c["task"]))
+    rows = [[c["config"], c["task"], datasets.get(c["task"], ""), c["present"], c["expected"],
+             max(0, c["results"] - c["present"]), c["unreadable"]] for c in ordered[:TABLE_ROWS]]
+    more = f" (first {TABLE_ROWS} of {len(cells)}; `checks inspect --format json` lists all)" if len(cells) > TABLE_ROWS else ""
+    return (f"<details><summary>Incomplete or flagged cells as a table ({len(cells)}){esc(more)}</summary>"
+            + table([what[:-1] if what.endswith("s") else what, "task", "dataset", "splits present",
+                     "splits expected", "duplicates", "unreadable"], rows, numeric=(3, 4, 5, 6)) + "</details>")
+
+
+# ----------------------------------------------------------------------------- plots
+
+
+def fidelity_rows(index) -> list[dict[str, Any]]:
+    return index.records("""
+        SELECT path, framework, CAST(tid AS VARCHAR) AS task, dataset, repeat, fold,
+               test_not_close_pct AS test, val_not_close_pct AS val
+        FROM results WHERE test_not_close_pct IS NOT NULL OR val_not_close_pct IS NOT NULL ORDER BY path
+    """)
+
+
+def fidelity_plot(rows: Sequence[Mapping[str, Any]], *, ident: str) -> str:
+    """Test and validation discrepancy per result, sorted, against TA305's limit (no row beyond rtol)."""
+    if not rows:
+        return ('<p class="note">No result carries bag children, so there are no rebuilt predictions to compare '
+                "(baselines, or results without simulation artifacts).</p>")
+    worst = sorted(rows, key=lambda r: -max(r["test"] or 0.0, r["val"] or 0.0))
+    flagged = [r for r in worst if (r["test"] or 0) > 0 or (r["val"] or 0) > 0]
+    n = len(worst)
+    fig = new_figure(9.5, 3.6)
+    ax = fig.add_subplot()
+    xs = list(range(1, n + 1))
+    raster = n > VECTOR_POINTS
+    for key, col, marker, label in (("test", TEST_COLOUR, "o", "test (rtol 5e-4, stored vs mean of children)"),
+                                    ("val", VAL_COLOUR, "^", "validation (rtol 1e-5, out-of-fold rebuild)")):
+        pts = [(x, r[key]) for x, r in zip(xs, worst) if r[key] is not None]
+        if pts:
+            ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, marker=marker, color=col, alpha=0.8,
+                       label=label, rasterized=raster, linewidths=0)
+    ax.axhline(0, color="#1a7f37", linewidth=1.2, label="TA305 limit: no row beyond rtol (0%)")
+    ax.set_yscale("symlog", linthresh=0.01)
+    top_value = max([max(r["test"] or 0.0, r["val"] or 0.0) for r in worst] + [0.05])
+    ax.set_ylim(bottom=-0.002, top=top_value * 4)
+    ax.set_xlabel(f"result, most discrepant first ({n} results with bag children)")
+    ax.set_ylabel("% of prediction rows not close")
+    ax.grid(True, axis="y", color="#eaeef2")
+    for x, r in list(zip(xs, worst))[:LABELLED_OUTLIERS]:
+        value = max(r["test"] or 0.0, r["val"] or 0.0)
+        if value <= 0:
+            break
+        ax.annotate(plot_text(_short_path(r["path"])), (x, value), xytext=(8, -2 - 9 * (x % 3)),
+                    textcoords="offset points", fontsize=7.5, color="#1b1f24")
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    desc = (f"{n} results compared; {len(flagged)} with a discrepancy above 0%. "
+            + ("Largest: " + "; ".join(f"{r['path']} test {r['test'] or 0:.3f}% val {r['val'] or 0:.3f}%"
+                                        for r in flagged[:LABELLED_OUTLIERS]) if flagged else "None exceeds the limit."))
+    out = svg(fig, ident=ident, title="Prediction fidelity per result", desc=desc)
+    rows_out = [[r["path"], r["framework"], r["task"], r["dataset"], _pct(r["test"]), _pct(r["val"])]
+                for r in flagged[:TABLE_ROWS]]
+    if flagged:
+        out += (f"<details><summary>Results beyond tolerance as a table ({len(flagged)})</summary>"
+                + table(["file", "config", "task", "dataset", "test % not close", "validation % not close"],
+                        rows_out, numeric=(4, 5)) + "</details>")
+    else:
+        out += f'<p class="note">All {n} results are within tolerance.</p>'
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _short_path(path: str) -> str:
+    parts = Path(path).parts
+    return "/".join(parts[-4:-1]) if len(parts) >= 4 else path
+
+
+def fold_plot(histogram: Sequence[Sequence[Any]], *, ident: str) -> str:
+    if not histogram:
+        return '<p class="note">No result carries a validation-protocol record (legacy results).</p>'
+    labels = [str(label) for label, _ in histogram]
+    counts = [int(n) for _, n in histogram]
+    fig = new_figure(8, 0.45 * len(labels) + 1.1)
+    ax = fig.add_subplot()
+    ys = list(range(len(labels)))[::-1]
+    ax.barh(ys, counts, color=TEST_COLOUR)
+    ax.set_yticks(ys, labels=[plot_text(label) for label in labels])
+    for y, n in zip(ys, counts):
+        ax.text(n, y, f" {n}", va="center", fontsize=9)
+    ax.set_xlabel("results")
+    ax.set_xlim(0, max(counts) * 1.15)
+    desc = "; ".join(f"{label}: {n} results" for label, n in zip(labels, counts))
+    return (svg(fig, ident=ident, title="Validation-protocol fold histogram (bag folds x bag sets)", desc=desc)
+            + table(["protocol (bag folds x sets)", "results"], zip(labels, counts), numeric=(1,)))
+
+
+def metric_rows(index) -> list[tuple[str, str, str, float]]:
+    return index.query("""
+        SELECT CAST(tid AS VARCHAR), framework, any_value(metric), avg(metric_error)
+        FROM results WHERE tid IS NOT NULL AND framework IS NOT NULL AND metric_error IS NOT NULL
+             AND isfinite(metric_error)
+        GROUP BY 1, 2 ORDER BY 1, 2
+    """)
+
+
+def metric_plot(rows: Sequence[tuple[str, str, str, float]], datasets: Mapping[str, str], *, ident: str) -> str:
+    """Per task, the spread of metric_error over configs (each config's mean over its splits): box and points."""
+    if not rows:
+        return '<p class="note">No finite metric_error in the results.</p>'
+    by_task: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    metric: dict[str, str] = {}
+    for task, config, name, value in rows:
+        by_task[task].append((config, float(value)))
+        metric[task] = name or "?"
+    tasks = sorted(by_task, key=lambda t: (not t.isdigit(), int(t) if t.isdigit() else 0, t))
+    values = [v for t in tasks for _, v in by_task[t]]
+    positive = all(v > 0 for v in values)
+    log = positive and max(values) / min(values) > 30
+    fig = new_figure(max(6.0, 0.42 * len(tasks) + 2.5), 4.2)
+    ax = fig.add_subplot()
+    data = [[v for _, v in by_task[t]] for t in tasks]
+    ax.boxplot(data, positions=range(1, len(tasks) + 1), widths=0.55, showfliers=False,
+               medianprops={"color": VAL_COLOUR}, boxprops={"color": "#57606a"}, whiskerprops={"color": "#57606a"},
+               capprops={"color": "#57606a"})
+    xs, ys = [], []
+    for i, task in enumerate(tasks, start=1):
+        for config, v in by_task[task]:
+            jitter = (zlib.crc32(config.encode()) % 1000 / 1000 - 0.5) * 0.4
+            xs.append(i + jitter)
+            ys.append(v)
+    ax.scatter(xs, ys, s=9, color=TEST_COLOUR, alpha=0.55, linewidths=0, rasterized=len(xs) > VECTOR_POINTS)
+    ax.set_xticks(range(1, len(tasks) + 1),
+                  labels=[plot_text(_short(f"{t} {datasets.get(t, '')}".strip(), 24)) for t in tasks],
+                  rotation=45 if len(tasks) > 4 else 0, ha="right" if len(tasks) > 4 else "center", fontsize=8)
+    if log:
+        ax.set_yscale("log")
+    ax.set_ylabel("metric_error (config mean over splits)" + (", log scale" if log else ""))
+    ax.grid(True, axis="y", color="#eaeef2")
+    table_rows = []
+    for task in tasks:
+        vals = sorted(by_task[task], key=lambda cv: cv[1])
+        mid = vals[len(vals) // 2][1]
+        table_rows.append([task, datasets.get(task, ""), metric[task], len(vals), f"{vals[0][1]:.4g}", f"{mid:.4g}",
+                           f"{vals[-1][1]:.4g}", vals[0][0]])
+    desc = "; ".join(f"task {r[0]}: {r[3]} configs, metric_error {r[4]} to {r[6]}, median {r[5]}, best {r[7]}"
+                     for r in table_rows[:60])
+    return (svg(fig, ident=ident, title="metric_error by task across configs", desc=desc)
+            + "<details><summary>The same as a table</summary>"
+            + table(["task", "dataset", "metric", "configs", "min", "median", "max", "best config"], table_rows,
+                    numeric=(3, 4, 5, 6)) + "</details>")
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def comparison(rep: Mapping[str, Any]) -> str:
+    """Inferred vs declared metadata side by side (or the inferred values and the suggested snippet)."""
+    inf = rep["inferred"]
+    if rep.get("comparison") is None:
+        pairs = [(k, "-" if inf.get(k) is None else inf.get(k)) for k in ("method", "method_type", "ag_key", "compute", "is_bag", "can_hpo",
+                                           "config_default", "validation_protocol")]
+        out = ('<p class="note">No <code>--method-metadata</code> was given: the values inferred from the raw '
+               "results, and a declaration matching them.</p>" + key_values(pairs))
+    else:
+        rows = []
+        for r in rep["comparison"]:
+            status = r["status"]
+            kind = "ok" if status == "ok" else ("bad" if r["severity"] == "error" else "warn")
+            rows.append([r["field"], repr(r["inferred"]), repr(r["declared"]), badge(status, kind), r["severity"]])
+        source = (rep.get("metadata") or {}).get("source") or "the declaration"
+        out = (f"<p>Compared with <code>{esc(source)}</code>.</p>"
+               + table(["field", "inferred from raw results", "declared", "status", "severity"], rows, raw=(3,)))
+        problems = rep.get("metadata_problems") or []
+        if problems:
+            out += "<h3>Problems in the declaration</h3>" + table(
+                ["rule", "name", "message"], [[p["rule"], p["name"], p["message"]] for p in problems])
+    if rep.get("snippet"):
+        out += f"<h3>MethodMetadata for info.py</h3><pre>{esc(rep['snippet'])}</pre>"
+    return out
+
+
+def _glance(rep: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> str:
+    counts, cov = rep["counts"], rep["coverage"]
+    pairs = [("results", counts["results"]), ("configs", len(counts["results_per_config"])),
+             ("tasks", counts["tasks"]), ("splits (repeat_fold)", " ".join(counts["splits"]) or "-"),
+             ("problem types", ", ".join(counts["problem_types"]) or "-"),
+             ("metrics", ", ".join(counts["metrics"]) or "-"),
+             ("missing (config, task, split) cells", len(cov["missing_cells"])),
+             ("duplicate cells", len(cov["duplicates"])), ("unreadable files", len(rep["unreadable"])),
+             ("results with field problems", len(rep["problems"])),
+             ("results beyond fidelity tolerance", len(rep["fidelity"]))]
+    return key_values(pairs)
+
+
+def method_sections(n: int, rep: Mapping[str, Any], index) -> list[tuple[str, str, str]]:
+    """The sections for one method of the run (``n`` keeps ids unique when a directory holds several)."""
+    prefix = rep["method_prefix"]
+    head = f"{prefix}: " if n or prefix else ""
+    datasets = task_names(index)
+    cells = cell_counts(index)
+    families = aggregate(cells)
+    n_families = len({c["config"] for c in families})
+    cover = ""
+    if n_families < len({c["config"] for c in cells}):
+        cover += (f"<h3>By config family ({n_families})</h3>"
+                  + heatmap(families, datasets, ident=f"heatmap-family-{n}", what="families"))
+        cover += f"<h3>By config ({len({c['config'] for c in cells})})</h3>"
+    cover += heatmap(cells, datasets, ident=f"heatmap-{n}", what="configs")
+    return [
+        (f"overview-{n}", f"{head}at a glance", _glance(rep, cells)),
+        (f"coverage-{n}", f"{head}coverage", cover),
+        (f"fidelity-{n}", f"{head}prediction fidelity", fidelity_plot(fidelity_rows(index), ident=f"fidelity-{n}")),
+        (f"metadata-{n}", f"{head}inferred vs declared metadata", comparison(rep)),
+        (f"folds-{n}", f"{head}validation-protocol folds", fold_plot(rep["fold_histogram"], ident=f"folds-{n}")),
+        (f"metric-{n}", f"{head}metric_error by task",
+         metric_plot(metric_rows(index), datasets, ident=f"metric-{n}")),
+    ]
+
+
+def render(*, title: str, subtitle: str, methods: Sequence[tuple[Mapping[str, Any], Any]], verdicts: Sequence[Any],
+           explanations: Mapping[str, str], record: Mapping[str, Any] | None, record_note: str = "",
+           verdict_note: str = "", unreadable: Sequence[Mapping[str, str]] = ()) -> str:
+    """The whole report; ``methods`` holds (``report.method_report`` dict, that method's index) pairs."""
+    lead = f'<p class="note">{esc(verdict_note)}</p>' if verdict_note else ""
+    sections = [("verdicts", "Verdicts", lead + verdict_table(verdicts, explanations))]
+    for n, (rep, index) in enumerate(methods):
+        sections += method_sections(n, rep, index)
+    if unreadable:
+        sections.append(("unreadable", "Unreadable files", table(["file", "reason"],
+                                                                  [[u["path"], u["reason"]] for u in unreadable])))
+    sections.append(("record", "Decision record", record_section(record, note=record_note)))
+    return page(title, subtitle, sections,
+                footer="Written by arena-checks. Self-contained: no network request, no external file.")
+
+
+def write(path: str | Path, text: str) -> Path:
+    """Write the report atomically (temp file + rename)."""
+    path = Path(path)
+    atomic.write_text(path, text)
+    return path
+
+
+def check_target(value: str | None) -> None:
+    """Refuse an ``--html`` path whose directory does not exist, before anything runs."""
+    from checks import UsageError
+
+    if value is None:
+        return
+    target = Path(value)
+    if target.is_dir():
+        raise UsageError(f"--html {value}: is a directory; name the report file, e.g. {target / 'report.html'}")
+    if not target.parent.is_dir():
+        raise UsageError(f"--html {value}: directory '{target.parent}' does not exist; create it or choose another path")
