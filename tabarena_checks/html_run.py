@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from checks import atomic
+from checks import io as checks_io
 from checks.htmlreport import badge, esc, key_values, new_figure, page, plot_text, record_section, svg, table
 from checks.htmlreport import verdict_table
 from tabarena_checks.inference import _CELLS
@@ -461,7 +461,7 @@ def render(*, title: str, subtitle: str, methods: Sequence[tuple[Mapping[str, An
 def write(path: str | Path, text: str) -> Path:
     """Write the report atomically (temp file + rename)."""
     path = Path(path)
-    atomic.write_text(path, text)
+    checks_io.write_text(path, text)
     return path
 
 
