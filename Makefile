@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench clean
+.PHONY: install test demo bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,14 @@ $(STAMP): pyproject.toml $(wildcard plugins/*/pyproject.toml) | $(BIN)/python
 
 install: $(STAMP)
 
-test: install
+test: install chromium
 	$(BIN)/python -m pytest -n 2 -q
+
+# the HTML reports are rendered by headless Chromium in the tests (Debian's package; CI runs as root)
+chromium:
+	@test -x /usr/bin/chromium || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	else echo "make: /usr/bin/chromium is missing and this is not root: the browser tests will be skipped"; fi; }
 
 demo: install
 	rm -rf demo-out

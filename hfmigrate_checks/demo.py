@@ -70,15 +70,15 @@ def write_hub(root: Path) -> None:
     write_model(root, "deltaai/Delta-8B-Instruct", card)
 
 
-def run(workdir: Path) -> Path:
-    """Run the three steps in ``workdir``; returns the review.html path."""
+def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
+    """Run the three steps in ``workdir`` on ``leaderboard`` (Markdown); returns the review.html path."""
     from checks.cli import main
     from hfmigrate_checks.testing import LocalHub
 
     workdir.mkdir(parents=True, exist_ok=True)
     write_hub(workdir / "hub")
     (workdir / "contract.yaml").write_text(CONTRACT, encoding="utf-8")
-    (workdir / "README.md").write_text(LEADERBOARD, encoding="utf-8")
+    (workdir / "README.md").write_text(leaderboard, encoding="utf-8")
     env = {"HF_TOKEN": TOKEN, "HF_HOME": str(workdir / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
            "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
     saved = {k: os.environ.get(k) for k in [*env, "HF_ENDPOINT"]}
