@@ -28,6 +28,8 @@ chromium:
 demo: install
 	rm -rf demo-out
 	$(BIN)/python -m tabarena_checks.demo --workdir demo-out
+	$(BIN)/python -m hfmigrate_checks.demo --workdir demo-out/hf
+	@echo; echo "reports: $(CURDIR)/demo-out/report.html (the run) and $(CURDIR)/demo-out/hf/bundle/review.html (the review bundle)"
 
 bench: install
 	for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -1,7 +1,7 @@
 """The TabArena publishing flow end to end, on a generated run and a throwaway local S3 server.
 
 ``python -m tabarena_checks.demo [--workdir DIR]`` generates a run, inspects it, shows a
-process blocked by a wrong declaration, processes it, plans the upload, uploads it to moto's
+process blocked by a wrong declaration, processes it (each step also writes its HTML run report), plans the upload, uploads it to moto's
 S3 server on 127.0.0.1, verifies the bucket against the plan and reruns the upload (nothing is
 sent twice). Every step goes through the real ``checks`` command line, so the verdicts printed
 are the ones a user sees. The server is stopped before the demo returns.
@@ -115,15 +115,16 @@ def run_demo(workdir: Path) -> None:
     print(f"raw results under {data}: {len(list(data.rglob('results.pkl')))} results.pkl")
 
     step("2. inspect the raw results against the declared metadata")
-    checks(["inspect", str(data), "--method-metadata", ref], expect=0)
+    checks(["inspect", str(data), "--method-metadata", ref, "--html", str(workdir / "inspect.html")], expect=0)
 
     step("3. process with a wrong declaration: blocked, nothing written")
     checks(["run", "process", str(data), "--method-metadata", f"{workdir / 'info.py'}:demo_wrong_metadata",
-            "--cache-root", str(cache)], expect=1)
+            "--cache-root", str(cache), "--html", str(workdir / "blocked.html")], expect=1)
     print(f"cache written: {cache.exists()}")
 
     step("4. process: every rule passes, the cache is built atomically")
-    checks(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache)], expect=0)
+    checks(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache),
+            "--html", str(workdir / "report.html")], expect=0)
 
     upload = ["run", "upload", "--method-metadata", ref, "--cache-root", str(cache)]
     step("5. upload, dry run (the default): parts checked, objects and destination listed")
@@ -142,6 +143,8 @@ def run_demo(workdir: Path) -> None:
         listed = s3store.list_prefix(s3store.make_client(), BUCKET, "cache/")
         for key, obj in sorted(listed.items()):
             print(f"  r2://{BUCKET}/{key}  {obj.size} bytes  etag {obj.etag}")
+    print(f"\nHTML run reports: {workdir / 'report.html'} (process), {workdir / 'blocked.html'} (blocked), "
+          f"{workdir / 'inspect.html'} (inspect)")
     print(f"\ndemo finished in {time.perf_counter() - started:.1f}s; files kept in {workdir}; local S3 server stopped")
 
 
