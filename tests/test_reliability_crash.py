@@ -174,13 +174,16 @@ def test_upload_killed_at_random_points_never_publishes_a_mix(tmp_path, s3_env, 
 
 
 _STAMP = re.compile(r"checked at \S+")
+_STAMP_HTML = re.compile(r"(checked at</th><td>)[^<]+")
 
 
 def _bundle_state(bundle) -> dict[str, str]:
-    """The bundle's files, with review.md's check time blanked (it differs between runs by design)."""
+    """The bundle's files, with the check time of review.md and review.html blanked (it differs between runs)."""
     state = snapshot(bundle)
     if (bundle / "review.md").is_file():
         state["review.md"] = _STAMP.sub("checked at -", (bundle / "review.md").read_text())
+    if (bundle / "review.html").is_file():
+        state["review.html"] = _STAMP_HTML.sub(r"\1-", (bundle / "review.html").read_text())
     return state
 
 
