@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from checks.config import Config, Waiver
+from checks.suppress import SuppressionReport
 
 
 @attrs.define
@@ -41,3 +42,7 @@ class RunContext:
     extra_waivers: list[Waiver] = attrs.field(factory=list)
     waiver_report: WaiverReport = attrs.field(factory=WaiverReport)
     verdicts: list = attrs.field(factory=list)
+    #: files judged whole (a pre-commit hook's files): their unused inline suppressions are reported
+    sources: tuple[str, ...] = ()
+    #: inline suppressions used, unused and malformed (filled by the runner, read by CK003/CK004)
+    suppression_report: SuppressionReport = attrs.field(factory=SuppressionReport)

@@ -1,8 +1,8 @@
-"""The framework's own rules (family ``CK``): waiver hygiene, bound to every action."""
+"""The framework's own rules (family ``CK``): waiver and inline-suppression hygiene, bound to every action."""
 
 from __future__ import annotations
 
-from checks.model import Severity, rule
+from checks.model import Finding, Severity, rule
 from checks.plugins import hookimpl
 
 #: CK rules gate whatever action runs
@@ -48,6 +48,40 @@ def waiver_unused(ctx):
         yield f"waiver names {waiver.rule}, which no loaded plugin defines: fix the code or remove it"
 
 
+@rule(
+    "CK003",
+    "suppression-unused",
+    actions=ALL_ACTIONS,
+    severity=Severity.WARNING,
+    why="An inline suppression whose rule ran and found nothing on its lines hides nothing today "
+    "but would silently hide the next real problem there; like ruff's RUF100 it is reported so it "
+    "can be removed.",
+    example_fail='date="2026-03-01",  # checks: ignore[TA110] legacy date (TA110 passes on this line)',
+    example_pass='date="2026-02-30",  # checks: ignore[TA110] copied from the 2019 paper as printed',
+)
+def suppression_unused(ctx):
+    """A ``# checks: ignore[CODE] reason`` comment whose rule ran in this action but matched no finding."""
+    for suppression, code in ctx.suppression_report.unused:
+        yield Finding(f"suppression of {code} matched no finding: remove {code} from it",
+                      path=suppression.path, line=suppression.line)
+
+
+@rule(
+    "CK004",
+    "suppression-invalid",
+    actions=ALL_ACTIONS,
+    why="A suppression must say why the finding is acceptable, and name rules that exist and may be "
+    "suppressed; one that does not suppresses nothing, and a reviewer should see why.",
+    example_fail='date="2026-02-30",  # checks: ignore[TA110]',
+    example_pass='date="2026-02-30",  # checks: ignore[TA110] copied from the 2019 paper as printed',
+)
+def suppression_invalid(ctx):
+    """A ``# checks: ignore`` comment that gives no reason, is malformed, or names an unknown or required rule."""
+    for suppression, problem in ctx.suppression_report.invalid:
+        yield Finding(f"this suppression {problem}; it suppresses nothing", path=suppression.path,
+                      line=suppression.line)
+
+
 @hookimpl
 def checks_rules():
-    return [waiver_expired, waiver_unused]
+    return [waiver_expired, waiver_unused, suppression_unused, suppression_invalid]

@@ -46,6 +46,8 @@ class Subject:
     line: int | None = None
     error: str | None = None
     col: int | None = None
+    #: the files judged whole for this subject (default: ``path``); their unused suppressions are reported
+    sources: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -116,7 +118,8 @@ def check(
             unreadable = True
             continue
         ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
-                         today=today or dt.date.today(), facts=subject.facts, target=subject.target or subject.path)
+                         today=today or dt.date.today(), facts=subject.facts, target=subject.target or subject.path,
+                         sources=subject.sources or (subject.path,))
         own: set[Problem] = set()
         for verdict in evaluate(chosen, ctx, registry.rules):
             if verdict.outcome not in (Outcome.FAILED, Outcome.CRASHED):

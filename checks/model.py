@@ -169,6 +169,8 @@ class Verdict:
     #: waiver ids that covered findings of this rule
     waivers: tuple[str, ...] = ()
     plugin: str = ""
+    #: inline suppressions (``path:line``) that covered findings of this rule; those findings are not in ``findings``
+    suppressions: tuple[str, ...] = ()
 
     @property
     def blocks(self) -> bool:

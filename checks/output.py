@@ -44,9 +44,14 @@ def human(result: RunResult, console) -> None:
             console.print(f"           {where}{f.message}", highlight=False, markup=False)
         if v.waivers:
             console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
+        if v.suppressions:
+            console.print(f"           suppressed inline at: {', '.join(v.suppressions)}", highlight=False, markup=False)
     for line in result.plan:
         console.print(f"  plan: {line}", highlight=False, markup=False)
     tally = ", ".join(f"{n} {label}" for label, n in _tally(result.verdicts).items() if n)
+    suppressed = len(result.record.get("suppressions_used", ()))
+    if suppressed:
+        tally += f", {suppressed} suppression{'s' if suppressed > 1 else ''} used"
     decision = {
         "ran": "action ran",
         "dry-run": "dry run: nothing was changed",

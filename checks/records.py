@@ -53,11 +53,16 @@ def build(
                 "outcome": v.outcome.value,
                 "message": v.message,
                 "waivers": list(v.waivers),
+                "suppressions": list(v.suppressions),
                 "plugin": v.plugin,
             }
             for v in verdicts
         ],
         "waivers_used": sorted({w for v in verdicts for w in v.waivers}),
+        "suppressions_used": [
+            {"rule": code, "path": s.path, "line": s.line, "reason": s.reason}
+            for code, used in sorted(ctx.suppression_report.used.items()) for s in used
+        ],
         "config": {"path": ctx.config.path, "sha256": ctx.config.sha256, "overrides": list(ctx.config.overrides)},
         "versions": {"arena-checks": _own_version(), "plugins": dict(sorted(versions.items()))},
         "started": started.isoformat(),

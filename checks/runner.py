@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from checks import config as config_mod
-from checks import extras, records
+from checks import extras, records, suppress
 from checks.config import Config, Waiver
 from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
@@ -150,10 +150,13 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
         (framework if rule.code.startswith(FRAMEWORK_PREFIX) else domain).append((rule, severity))
     verdicts = []
     matched: set[str] = set()
-    for rule, severity in sorted(domain, key=lambda p: p[0].code):
-        verdicts.append(_judge(rule, severity, ctx, live, matched))
-    evaluated = {r.code for r, _ in domain}
     known = set(known_codes)
+    required = frozenset(r.code for r, _ in chosen if r.required or _required_by_config(r.code, ctx.config))
+    tracker = suppress.Tracker(frozenset(known), required, tuple(ctx.sources), report=ctx.suppression_report)
+    for rule, severity in sorted(domain, key=lambda p: p[0].code):
+        verdicts.append(_judge(rule, severity, ctx, live, matched, tracker))
+    evaluated = {r.code for r, _ in domain}
+    tracker.finish(evaluated)
     report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
     report.unknown = [w for w in ctx.config.waivers if w.rule not in known]
     for rule, severity in framework:
@@ -166,7 +169,8 @@ def _required_by_config(code: str, config: Config) -> bool:
                for settings in (config.rules, *(a.rules for a in config.arenas.values())))
 
 
-def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str]) -> Verdict:
+def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
+           tracker: suppress.Tracker | None = None) -> Verdict:
     base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
     try:
         findings = _findings(rule.check(ctx))
@@ -177,8 +181,13 @@ def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver
     if ctx.config.per_file_ignores and not (rule.required or _required_by_config(rule.code, ctx.config)):
         ignored = [p for p in ctx.config.per_file_ignores if any(rule.code.startswith(c) or c == "ALL" for c in p.codes)]
         findings = tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
+    suppressed: tuple[str, ...] = ()
+    if tracker is not None and findings:
+        findings, hits = tracker.split(rule.code, findings)
+        suppressed = tuple(s.id for s in hits)
     if not findings:
-        return Verdict(severity=severity, outcome=Outcome.PASSED, **base)
+        outcome = Outcome.WAIVED if suppressed else Outcome.PASSED
+        return Verdict(severity=severity, outcome=outcome, suppressions=suppressed, **base)
     used: list[str] = []
     all_waived = True
     for finding in findings:
@@ -192,7 +201,8 @@ def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver
         else:
             all_waived = False
     outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
-    return Verdict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used), **base)
+    return Verdict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
+                   suppressions=suppressed, **base)
 
 
 def run(

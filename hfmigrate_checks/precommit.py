@@ -48,9 +48,11 @@ def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
     if not paths:
         return []
     first = Path(paths[0]).as_posix()
+    sources = tuple(paths)
     if not contracts:
-        return [filecheck.Subject(first, eval_files_facts(paths), target=".eval_results")]
-    return [filecheck.Subject(first, eval_files_facts(paths, c), target=c.benchmark_id) for c in contracts]
+        return [filecheck.Subject(first, eval_files_facts(paths), target=".eval_results", sources=sources)]
+    return [filecheck.Subject(first, eval_files_facts(paths, c), target=c.benchmark_id, sources=sources)
+            for c in contracts]
 
 
 def register_commands(cli: click.Group) -> None:

@@ -15,7 +15,8 @@ from checks import Action, Finding, Severity, hookimpl, rule
 def must_not_fail(ctx):
     """Fails when --fail is given."""
     if ctx.options["fail"]:
-        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options.get("finding_path"))
+        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options.get("finding_path"),
+                      line=ctx.options.get("finding_line"))
 
 
 @rule("TOY002", "toy-crashes", actions=("toy",))
@@ -61,6 +62,7 @@ ACTION = Action(
         click.Option(["--name"], default="toy-target"),
         click.Option(["--fail"], is_flag=True),
         click.Option(["--finding-path"], default=None, help="The file TOY001's finding points at."),
+        click.Option(["--finding-line"], default=None, type=int, help="The line TOY001's finding points at."),
         click.Option(["--crash"], is_flag=True),
         click.Option(["--warn"], is_flag=True),
         click.Option(["--fail-required"], is_flag=True),

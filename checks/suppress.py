@@ -1,0 +1,264 @@
+"""Inline suppressions: ``# checks: ignore[TA110] reason`` in info.py and in YAML drafts.
+
+A waiver in rules.toml is for a target and carries an owner and an expiry; an inline
+suppression sits next to the line it excuses, so a reviewer sees it in the diff. Each one
+must give a reason, name rules that exist and are not required (a required rule is only
+ever waived), and suppress something: like ruff's RUF100 an unused suppression is
+reported (CK003), and a malformed one is an error (CK004) that suppresses nothing.
+
+Where it applies:
+
+- at the end of a line: findings on that line; when a statement or call starts on that
+  line (``nori = MethodMetadata.config(  # checks: ignore[TA110] ...``), every line of it;
+- alone on its line: the next line of code, with the same rule for what starts there;
+- in YAML, a line starting a list item (``- dataset: ...``) covers the whole item.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import io as _io
+import os
+import re
+import tokenize
+from collections.abc import Iterable
+from pathlib import Path
+
+import attrs
+
+from checks.model import Finding
+
+#: any comment that means to be a checks directive, so a malformed one is reported, not ignored
+_LOOSE = re.compile(r"#\s*checks\s*:\s*ignore\b(?P<rest>.*)$")
+_STRICT = re.compile(r"^\[(?P<codes>[^\]]*)\](?P<reason>.*)$")
+_CODE = re.compile(r"^[A-Z]{2,4}[0-9]{3}$")
+#: the file kinds scanned for suppressions
+SUFFIXES = (".py", ".yaml", ".yml")
+MAX_BYTES = 4_000_000
+
+
+@attrs.frozen
+class Suppression:
+    """One ``# checks: ignore[...]`` comment: where it is, what it covers, what it names, why."""
+
+    path: str
+    line: int
+    first: int
+    last: int
+    codes: tuple[str, ...]
+    reason: str
+    #: why it is malformed (it then suppresses nothing)
+    problem: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def covers(self, line: int | None) -> bool:
+        return line is not None and self.first <= line <= self.last
+
+
+def parse_comment(comment: str) -> tuple[tuple[str, ...], str, str] | None:
+    """``(codes, reason, problem)`` of a comment, or None when it is no checks directive."""
+    loose = _LOOSE.search(comment)
+    if loose is None:
+        return None
+    strict = _STRICT.match(loose["rest"].strip())
+    if strict is None:
+        return (), "", "expected '# checks: ignore[CODE, ...] reason'"
+    codes = tuple(c.strip() for c in strict["codes"].split(",") if c.strip())
+    reason = strict["reason"].strip().lstrip(":-–— ").strip()
+    bad = [c for c in codes if not _CODE.match(c)]
+    if not codes:
+        return codes, reason, "names no rule code; write ignore[TA110]"
+    if bad:
+        return codes, reason, f"{', '.join(repr(c) for c in bad)} is not a rule code like 'TA110'"
+    if not reason:
+        return codes, reason, "gives no reason; write why after the bracket, e.g. ignore[TA110] dated before 2020"
+    return codes, reason, ""
+
+
+def _python(path: str, text: str) -> list[Suppression]:
+    comments = []
+    try:
+        for tok in tokenize.generate_tokens(_io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                own_line = not tok.line[: tok.start[1]].strip()
+                comments.append((tok.start[0], tok.string, own_line))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    if not comments:
+        return []
+    try:
+        nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.stmt, ast.Call))]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        nodes = []
+    spans: dict[int, int] = {}
+    for node in nodes:
+        spans[node.lineno] = max(spans.get(node.lineno, node.lineno), node.end_lineno or node.lineno)
+    code_lines = sorted({n.lineno for n in nodes} | set(spans))
+    out = []
+    for line, comment, own_line in comments:
+        parsed = parse_comment(comment)
+        if parsed is None:
+            continue
+        first = line
+        if own_line:
+            first = next((n for n in code_lines if n > line), line)
+        out.append(Suppression(path, line, first, spans.get(first, first), *parsed))
+    return out
+
+
+def _yaml(path: str, text: str) -> list[Suppression]:
+    lines = text.splitlines()
+    out = []
+    for index, raw in enumerate(lines):
+        at = _comment_start(raw)
+        if at < 0:
+            continue
+        parsed = parse_comment(raw[at:])
+        if parsed is None:
+            continue
+        first = index
+        if not raw[:at].strip():  # alone on its line: the next line of content
+            first = next((j for j in range(index + 1, len(lines)) if _content(lines[j])), index)
+        last = first
+        content = lines[first]
+        if content.lstrip().startswith("- ") or content.strip() == "-":
+            indent = len(content) - len(content.lstrip())
+            for j in range(first + 1, len(lines)):
+                if not _content(lines[j]):
+                    continue
+                if len(lines[j]) - len(lines[j].lstrip()) <= indent:
+                    break
+                last = j
+        out.append(Suppression(path, index + 1, first + 1, last + 1, *parsed))
+    return out
+
+
+def _content(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _comment_start(line: str) -> int:
+    """Where a YAML comment starts (a ``#`` at the start or after a blank, outside quotes), else -1."""
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return -1
+
+
+@functools.lru_cache(maxsize=256)
+def _scan_cached(path: str, key: tuple[int, int, int]) -> tuple[Suppression, ...]:
+    from checks import io
+
+    try:
+        text = io.read_text(path, limit=MAX_BYTES, what="a file with suppressions")
+    except (io.ReadError, OSError):
+        return ()
+    if "checks" not in text:
+        return ()
+    found = _python(path, text) if path.endswith(".py") else _yaml(path, text)
+    return tuple(found)
+
+
+def scan(path: str) -> tuple[Suppression, ...]:
+    """The suppressions in ``path`` (a .py or YAML file), read once per version of the file."""
+    if not path.endswith(SUFFIXES):
+        return ()
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return _scan_cached(path, (st.st_ino, st.st_size, st.st_mtime_ns))
+
+
+@attrs.define
+class SuppressionReport:
+    """Which suppressions a run used, which are unused and which are malformed (read by CK003 and CK004)."""
+
+    used: dict[str, list[Suppression]] = attrs.field(factory=dict)
+    unused: list[tuple[Suppression, str]] = attrs.field(factory=list)
+    invalid: list[tuple[Suppression, str]] = attrs.field(factory=list)
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.used.values())
+
+
+@attrs.define
+class Tracker:
+    """Matches one run's findings against the suppressions of the files the run looked at.
+
+    ``sources`` are files the run judged even if no finding points at them (the info.py a
+    pre-commit hook checks), so their unused suppressions are reported too.
+    """
+
+    known: frozenset[str]
+    required: frozenset[str]
+    sources: tuple[str, ...] = ()
+    _files: dict[str, tuple[Suppression, ...]] = attrs.field(factory=dict)
+    _hits: set[tuple[str, str]] = attrs.field(factory=set)
+    report: SuppressionReport = attrs.field(factory=SuppressionReport)
+
+    def __attrs_post_init__(self) -> None:
+        for path in self.sources:
+            self._file(path)
+
+    def _file(self, path: str) -> tuple[Suppression, ...]:
+        key = str(Path(path).resolve()) if path else ""
+        if key not in self._files:
+            self._files[key] = scan(path) if path else ()
+        return self._files[key]
+
+    def split(self, code: str, findings: Iterable[Finding]) -> tuple[tuple[Finding, ...], list[Suppression]]:
+        """The findings no valid suppression covers, and the suppressions that covered the others."""
+        kept, used = [], []
+        for finding in findings:
+            hit = None
+            if finding.path and finding.line and code not in self.required:
+                hit = next((s for s in self._file(finding.path)
+                            if not self.problem(s) and code in s.codes and s.covers(finding.line)), None)
+            if hit is None:
+                kept.append(finding)
+                continue
+            self._hits.add((hit.id, code))
+            if hit not in used:
+                used.append(hit)
+        if used:
+            self.report.used.setdefault(code, []).extend(s for s in used if s not in self.report.used.get(code, []))
+        return tuple(kept), used
+
+    def problem(self, s: Suppression) -> str:
+        if s.problem:
+            return s.problem
+        unknown = [c for c in s.codes if c not in self.known]
+        if unknown:
+            return f"names {', '.join(unknown)}, which no loaded plugin defines"
+        required = [c for c in s.codes if c in self.required]
+        if required:
+            return (f"{', '.join(required)} is a required rule: it cannot be suppressed inline, "
+                    f"only waived in rules.toml with an owner and expiry")
+        return ""
+
+    def finish(self, evaluated: Iterable[str]) -> SuppressionReport:
+        """Fill the report: malformed suppressions, and codes of rules that ran without using theirs."""
+        evaluated = set(evaluated)
+        for suppressions in self._files.values():
+            for s in suppressions:
+                problem = self.problem(s)
+                if problem:
+                    self.report.invalid.append((s, problem))
+                    continue
+                for code in s.codes:
+                    if code in evaluated and (s.id, code) not in self._hits:
+                        self.report.unused.append((s, code))
+        return self.report

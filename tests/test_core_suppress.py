@@ -1,0 +1,186 @@
+"""Inline suppressions `# checks: ignore[CODE] reason`: where they apply, that they need a reason,
+that unused and malformed ones are reported (CK003, CK004), and that runs count and record them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checks import records, suppress
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+from precommit_fixtures import HEADER, write_draft, write_info
+
+NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+BUILTIN = ["-p", "tabarena", "-p", "hfmigrate"]
+
+
+def toy(cwd, *args):
+    return run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(cwd / "marker"), *args], env=NO_AUTOLOAD, cwd=cwd)
+
+
+def precommit(cwd, *args):
+    return run_cli([*BUILTIN, "precommit", *args], env=NO_AUTOLOAD, cwd=cwd)
+
+
+def problems(stdout: str) -> list[tuple[int, str]]:
+    """(line, code) of every problem line ``path:line: CODE message``."""
+    out = []
+    for text in stdout.splitlines():
+        _, line, rest = text.split(":", 2)
+        out.append((int(line), rest.split()[0]))
+    return out
+
+
+# --------------------------------------------------------------------------- the comment itself
+
+
+@pytest.mark.parametrize(
+    "comment, codes, reason, problem",
+    [
+        ("# checks: ignore[TA110] copied as printed", ("TA110",), "copied as printed", ""),
+        ("#checks:ignore[TA110,TA111]: two at once", ("TA110", "TA111"), "two at once", ""),
+        ("# checks: ignore[TA110]", ("TA110",), "", "gives no reason"),
+        ("# checks: ignore[TA110]   ", ("TA110",), "", "gives no reason"),
+        ("# checks: ignore TA110 no brackets", (), "", "expected '# checks: ignore[CODE, ...] reason'"),
+        ("# checks: ignore[] why", (), "why", "names no rule code"),
+        ("# checks: ignore[ta110] lower case", ("ta110",), "lower case", "is not a rule code"),
+        ("# an ordinary comment about checks", None, None, None),
+        ("# noqa: TA110", None, None, None),
+    ],
+)
+def test_the_directive_is_parsed_strictly(comment, codes, reason, problem):
+    parsed = suppress.parse_comment(comment)
+    if codes is None:
+        assert parsed is None
+        return
+    assert parsed[0] == codes and parsed[1] == reason
+    assert problem in parsed[2] and bool(parsed[2]) == bool(problem)
+
+
+def test_python_ranges_line_call_and_own_line(tmp_path):
+    path = tmp_path / "info.py"
+    path.write_text(
+        "x = 1\n"
+        "m = f(  # checks: ignore[TA110] whole call\n"
+        "    a=1,\n"
+        "    b=2,  # checks: ignore[TA111] this line\n"
+        ")\n"
+        "# checks: ignore[TA112] the next statement\n"
+        "\n"
+        "n = g(\n"
+        "    c=3)\n"
+        's = "# checks: ignore[TA113] inside a string is no comment"\n'
+    )
+    found = {s.codes[0]: (s.line, s.first, s.last) for s in suppress.scan(str(path))}
+    assert found == {"TA110": (2, 2, 5), "TA111": (4, 4, 4), "TA112": (6, 8, 9)}
+
+
+def test_yaml_ranges_cover_a_list_item(tmp_path):
+    path = tmp_path / "b.yaml"
+    path.write_text(
+        "- dataset:  # checks: ignore[HF506] whole entry\n"
+        "    id: a/b\n"
+        "  value: 1\n"
+        "# checks: ignore[HF201] next entry\n"
+        "- dataset:\n"
+        "    id: 'c#d'\n"
+        "  value: '#x'  # checks: ignore[HF502] this line\n"
+    )
+    found = {s.codes[0]: (s.line, s.first, s.last) for s in suppress.scan(str(path))}
+    assert found == {"HF506": (1, 1, 3), "HF201": (4, 5, 7), "HF502": (7, 7, 7)}
+
+
+# --------------------------------------------------------------------------- in a run
+
+
+def test_a_suppression_on_the_finding_line_lets_the_action_run_and_is_recorded(tmp_path):
+    (tmp_path / "src.py").write_text("a = 1\nb = 2  # checks: ignore[TOY001] the toy fails on purpose here\n")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2")
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert "suppressed inline at: src.py:2" in res.stdout
+    assert "1 suppression used" in res.stdout
+    rec = records.read(tmp_path / ".checks" / "decisions.jsonl")[-1]
+    assert rec["suppressions_used"] == [{"rule": "TOY001", "path": "src.py", "line": 2,
+                                         "reason": "the toy fails on purpose here"}]
+    verdict = {v["code"]: v for v in rec["verdicts"]}["TOY001"]
+    assert verdict["outcome"] == "waived" and verdict["suppressions"] == ["src.py:2"]
+
+
+def test_a_suppression_elsewhere_does_not_cover_and_is_reported_unused(tmp_path):
+    (tmp_path / "src.py").write_text("a = 1  # checks: ignore[TOY001] wrong line\nb = 2\n")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2", "--format", "json")
+    assert res.exit_code == ExitCode.BLOCKED
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert verdicts["TOY001"]["outcome"] == "failed"
+    assert verdicts["CK003"]["outcome"] == "failed" and verdicts["CK003"]["severity"] == "warning"
+    assert "src.py:1: suppression of TOY001 matched no finding" in verdicts["CK003"]["message"]
+
+
+def test_a_suppression_without_reason_suppresses_nothing_and_is_an_error(tmp_path):
+    (tmp_path / "src.py").write_text("b = 2  # checks: ignore[TOY001]\n")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "1", "--format", "json")
+    assert res.exit_code == ExitCode.BLOCKED
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert verdicts["TOY001"]["outcome"] == "failed"
+    assert verdicts["CK004"]["outcome"] == "failed" and "gives no reason" in verdicts["CK004"]["message"]
+    assert not (tmp_path / "marker").exists()
+
+
+def test_a_required_rule_cannot_be_suppressed_inline(tmp_path):
+    (tmp_path / "src.py").write_text("b = 2  # checks: ignore[TOY004, TOY009] not allowed\n")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "1", "--format", "json")
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert "TOY009, which no loaded plugin defines" in verdicts["CK004"]["message"]
+    (tmp_path / "src.py").write_text("b = 2  # checks: ignore[TOY004] not allowed\n")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "1", "--format", "json")
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert "TOY004 is a required rule" in verdicts["CK004"]["message"]
+
+
+# --------------------------------------------------------------------------- in the pre-commit hooks
+
+
+def test_info_py_suppression_on_the_call_line_covers_the_whole_call(tmp_path):
+    info = write_info(tmp_path, "nori",
+                      "m = MethodMetadata.config(  # checks: ignore[TA110] the paper prints this date\n"
+                      '    method="Nori",\n    suite="nori-1",\n    ag_key="K",\n    date="2026-02-30",\n)\n'
+                      'n = MethodMetadata.config(method="Nora", suite="nora-1", ag_key="K2", date="2026-02-31")\n')
+    res = precommit(tmp_path, "info-py", str(info))
+    assert problems(res.stdout) == [(9, "TA110")], res.stdout  # only the second declaration's
+    assert res.exit_code == ExitCode.BLOCKED
+
+
+def test_info_py_suppression_on_its_own_line_covers_the_next_statement(tmp_path):
+    info = write_info(tmp_path, "nori",
+                      "# checks: ignore[TA110] the paper prints this date\n"
+                      'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-30")\n')
+    res = precommit(tmp_path, "info-py", str(info))
+    assert res.exit_code == ExitCode.OK and res.stdout == "", res.stdout
+
+
+def test_info_py_unused_and_reasonless_suppressions_are_reported_once(tmp_path):
+    info = write_info(tmp_path, "nori",
+                      'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-28")'
+                      "  # checks: ignore[TA110] not needed any more\n"
+                      'n = MethodMetadata.config(method="Nora", suite="nora-1", ag_key="K2", date="2026-02-31")'
+                      "  # checks: ignore[TA110]\n")
+    lines = HEADER.count("\n")
+    res = precommit(tmp_path, "info-py", str(info))
+    assert sorted(problems(res.stdout)) == [(lines + 1, "CK003"), (lines + 2, "CK004"), (lines + 2, "TA110")], res.stdout
+    assert res.exit_code == ExitCode.BLOCKED
+
+
+def test_eval_results_suppression_covers_one_entry(tmp_path):
+    entry = "- dataset:\n    id: Idavidrein/gpqa\n    task_id: {task}\n    revison: main\n  value: 40.1\n"
+    draft = write_draft(tmp_path, "org--model", "gpqa",
+                        entry.format(task="diamond")
+                        + "# checks: ignore[HF506] our fork of the board reads this key\n"
+                        + entry.format(task="main"))
+    res = precommit(tmp_path, "eval-results", str(draft))
+    assert problems(res.stdout) == [(1, "HF506")], res.stdout
+    text = draft.read_text().replace("ignore[HF506] our fork of the board reads this key", "ignore[HF506]")
+    draft.write_text(text)
+    res = precommit(tmp_path, "eval-results", str(draft))
+    assert sorted(problems(res.stdout)) == [(1, "HF506"), (6, "CK004"), (7, "HF506")], res.stdout
