@@ -4,6 +4,7 @@ that unused and malformed ones are reported (CK003, CK004), and that runs count 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -25,11 +26,11 @@ def precommit(cwd, *args):
 
 
 def problems(stdout: str) -> list[tuple[int, str]]:
-    """(line, code) of every problem line ``path:line: CODE message``."""
+    """(line, code) of every problem line ``path:line[:col]: CODE message``."""
     out = []
     for text in stdout.splitlines():
-        _, line, rest = text.split(":", 2)
-        out.append((int(line), rest.split()[0]))
+        match = re.match(r"^.*?:(\d+)(?::\d+)?: (\S+) ", text)
+        out.append((int(match[1]), match[2]))
     return out
 
 
