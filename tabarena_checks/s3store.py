@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
-import time
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -21,11 +19,10 @@ from checks import ActionFailed
 
 CREDENTIAL_ENV = ("R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
 ENDPOINT_ENV = "CHECKS_S3_ENDPOINT_URL"
-#: botocore attempts per request (throttling, 5xx, dropped connections); tests lower it
+#: the one retry policy for S3: botocore's attempts per request (throttling, 5xx, dropped
+#: connections), in its standard mode; a failure after them is reported and a rerun resumes
 ATTEMPTS_ENV = "CHECKS_S3_MAX_ATTEMPTS"
 DEFAULT_ATTEMPTS = 10
-#: our own attempts per object on top of botocore's, with backoff, before giving up (a rerun resumes)
-OBJECT_ATTEMPTS = 3
 MIB = 1024 * 1024
 #: files of at least this size go multipart with parts of this size; the ETag is computed the same way
 PART_SIZE = 16 * MIB
@@ -66,7 +63,7 @@ def make_client(environ: Mapping[str, str] | None = None):
         region_name="auto",
     )
     config = Config(
-        retries={"mode": "standard", "max_attempts": int(attempts)},
+        retries={"mode": "standard", "total_max_attempts": int(attempts)},  # the first request included
         max_pool_connections=OBJECT_WORKERS * PART_WORKERS,
         connect_timeout=10,
         read_timeout=120,
@@ -153,28 +150,6 @@ def head(client, bucket: str, key: str) -> Remote | None:
     return Remote(resp["ContentLength"], resp["ETag"].strip('"'))
 
 
-def _status(exc: BaseException) -> int | None:
-    """The HTTP status of the S3 error behind ``exc`` (boto3 wraps it), if any."""
-    from botocore.exceptions import ClientError
-
-    seen = exc
-    while seen is not None:
-        if isinstance(seen, ClientError):
-            return seen.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-        seen = seen.__cause__ or seen.__context__
-    return None
-
-
-def _transient(exc: BaseException) -> bool:
-    """Throttling, server errors and network failures are worth another try; 4xx refusals are not."""
-    status = _status(exc)
-    return status is None or status == 429 or status >= 500
-
-
-def _backoff(attempt: int) -> float:
-    return min(8.0, 0.5 * 2**attempt) * (0.5 + random.random() / 2)
-
-
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -214,16 +189,11 @@ class Publisher:
         return remote is not None and remote.size == obj.size and remote.etag == obj.digest.etag
 
     def _send(self, obj: Planned, config) -> None:
-        for attempt in range(OBJECT_ATTEMPTS):
-            try:
-                self.client.upload_file(str(obj.path), self.bucket, obj.key, Config=config)
-                return
-            except Exception as exc:  # boto3 raises several wrappers; classify by the S3 status behind them
-                if not _transient(exc) or attempt == OBJECT_ATTEMPTS - 1:
-                    raise ActionFailed(f"upload of {obj.key} failed: {_describe(exc)}") from None
-                delay = _backoff(attempt)
-                self.log(f"retrying {obj.key} in {delay:.1f}s after {type(exc).__name__}")
-                time.sleep(delay)
+        """One upload; retrying is botocore's (:func:`make_client`), never repeated here."""
+        try:
+            self.client.upload_file(str(obj.path), self.bucket, obj.key, Config=config)
+        except Exception as exc:  # boto3 and s3transfer raise several wrappers of the S3 error
+            raise ActionFailed(f"upload of {obj.key} failed: {_describe(exc)}") from None
 
     def _abort_stale_multipart(self) -> int:
         """Multipart uploads an interrupted run left open: aborted, so the rerun starts their files afresh."""

@@ -190,7 +190,7 @@ def s3_env(moto_s3, s3_proxy, monkeypatch, tmp_path):
     """The bucket exists, CHECKS_S3_ENDPOINT_URL points at the proxy, fake R2 credentials are set."""
     s3_client(moto_s3.url).create_bucket(Bucket=BUCKET)
     monkeypatch.setenv("CHECKS_S3_ENDPOINT_URL", s3_proxy.url)
-    monkeypatch.setenv("CHECKS_S3_MAX_ATTEMPTS", "4")
+    monkeypatch.delenv("CHECKS_S3_MAX_ATTEMPTS", raising=False)  # botocore's 10 attempts, as users get
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     for name, value in FAKE_ENV.items():
