@@ -3,9 +3,11 @@
 Decoding is the expensive part (gunzip, then unpickle), so files are decoded in parallel
 processes and the rows are cached as parquet, keyed per file by its path, size and
 mtime_ns: a later build decodes only new or changed files and drops deleted ones, and lists
-again only the directories whose mtime changed (see :func:`walk`). The cache is an
-optimisation only; when it cannot be read or written the index is built from
-the files alone.
+again only the directories whose mtime changed (see :func:`walk`). The cache lives in the
+user's own cache directory (:func:`checks.io.user_cache_dir`), one per resolved data
+directory, never beside the data: raw data can come from outside submitters, and a cache
+shipped with it is then simply never read. The cache is an optimisation only; when it
+cannot be read or written the index is built from the files alone.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from typing import Any, NamedTuple
 import attrs
 
 from checks import InputError, io
-from tabarena_checks import cache_seal, reader
+from tabarena_checks import reader
 
 RESULT_FILE = "results.pkl"
-CACHE_DIR_NAME = ".checks-index"
+#: below the user's cache directory: one sub-directory per resolved data directory
+CACHE_SUBDIR = "index"
 CACHE_FILE = "index.parquet"
 #: bump when the row layout or its meaning changes: older caches are then ignored
 ROW_VERSION = "1"
@@ -239,8 +242,16 @@ def _progress_bar(total: int):
     return progress, task
 
 
+def default_cache_dir(data_dir: str | os.PathLike) -> Path:
+    """This user's cache directory for ``data_dir``: named by a digest of its resolved path."""
+    import hashlib
+
+    key = hashlib.sha256(os.fsencode(Path(data_dir).resolve())).hexdigest()[:24]
+    return io.user_cache_dir() / CACHE_SUBDIR / key
+
+
 def _cache_file(data_dir: Path, cache_dir: str | os.PathLike | None) -> Path:
-    return (Path(cache_dir) if cache_dir is not None else data_dir / CACHE_DIR_NAME) / CACHE_FILE
+    return (Path(cache_dir) if cache_dir is not None else default_cache_dir(data_dir)) / CACHE_FILE
 
 
 def _cache_tag(data_dir: Path) -> dict[bytes, bytes]:
@@ -263,10 +274,7 @@ def _read_cache(path: Path, data_dir: Path) -> _Cached | None:
     import pyarrow.parquet as pq
 
     try:
-        data = path.read_bytes()
-        if not cache_seal.verify(data, _seal_file(path).read_text(encoding="ascii")):
-            return None  # not written by this user: possibly shipped with the run
-        table = pq.read_table(pa.BufferReader(data))
+        table = pq.read_table(path)
     except (OSError, ValueError, pa.ArrowException):
         return None
     meta = table.schema.metadata or {}
@@ -284,31 +292,17 @@ def _read_cache(path: Path, data_dir: Path) -> _Cached | None:
 
 
 def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
-    """Write atomically (temp file + rename); False when the location is not writable."""
+    """Write atomically (:func:`checks.io.replacing`); False when the location is not writable."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     meta = {**_cache_tag(data_dir), b"checks.dirs": json.dumps(cached.dirs).encode(), b"checks.token": cached.token.encode()}
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(cached.table.replace_schema_metadata(meta), tmp, compression="zstd")
-        mark = cache_seal.seal(tmp.read_bytes())
-        if mark is None:
-            raise OSError("no sealing key")
-        os.replace(tmp, path)  # until the seal follows, the pair does not match and is ignored
-        io.write_text(_seal_file(path), mark + "\n")
+        with io.replacing(path) as tmp:
+            pq.write_table(cached.table.replace_schema_metadata(meta), tmp, compression="zstd")
         return True
     except (OSError, pa.ArrowException):
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
         return False
-
-
-def _seal_file(path: Path) -> Path:
-    return path.with_name(path.name + ".seal")
 
 
 @attrs.frozen(slots=False)

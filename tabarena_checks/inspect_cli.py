@@ -36,7 +36,8 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 @click.option("--method", "method", default=None, metavar="PREFIX",
               help="Inspect only this method when the directory holds several (its config-dir prefix).")
 @click.option("--cache-dir", default=None, metavar="DIR",
-              help="Where to keep the index cache (default: RUN_DATA_DIR/.checks-index).")
+              help="Where to keep the index cache (default: one directory per data directory in your cache "
+              "directory, $CHECKS_CACHE_DIR or $XDG_CACHE_HOME/arena-checks).")
 @click.option("--html", "html_path", default=None, metavar="FILE",
               help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
 def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, html_path):

@@ -1,5 +1,5 @@
-"""Suite-wide setup: commands the tests start keep their replay cache (``checks rules``) in a
-temporary directory, never in the developer's ~/.cache."""
+"""Suite-wide setup: the caches the tests write (the raw-data index, the inference memo) go to a
+temporary directory, never to the developer's ~/.cache."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ _OWN: list[str] = []
 
 def pytest_configure(config) -> None:
     if "CHECKS_CACHE_DIR" not in os.environ:
-        _OWN.append(tempfile.mkdtemp(prefix="checks-replay-"))
+        _OWN.append(tempfile.mkdtemp(prefix="checks-cache-"))
         os.environ["CHECKS_CACHE_DIR"] = _OWN[0]
 
 

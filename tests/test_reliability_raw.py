@@ -242,10 +242,11 @@ def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
     assert len(method["unreadable"]) == 1 and method["counts"]["results"] == 2
 
 
-@reliability(fault="a run shipped with a forged `.checks-index`: its rows describe a clean file that was swapped for a "
+@reliability(fault="a submitter's index cache whose rows describe a clean file that was swapped for a "
                    "code-running pickle of the same size and mtime",
-             must="the cache, sealed with someone else's key, is ignored: every file is decoded, TA301 refuses the "
-                  "payload, process is blocked (exit 1), nothing ran; inspect reports the file")
+             must="the maintainer's index cache lives in the maintainer's own cache directory, so the submitter's is "
+                  "never read: every file is decoded, TA301 refuses the payload, process is blocked (exit 1), nothing "
+                  "ran; inspect reports the file")
 def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monkeypatch):
     from tabarena_checks import index
 

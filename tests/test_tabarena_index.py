@@ -22,7 +22,9 @@ def test_second_build_decodes_nothing(tmp_path):
     data = make_run(tmp_path, folds=2)
     first = build(data)
     assert first.decoded == 6 and len(first) == 6
-    assert first.cache_path == data / ".checks-index" / "index.parquet" and first.cache_path.is_file()
+    assert first.cache_path == index.default_cache_dir(data) / "index.parquet" and first.cache_path.is_file()
+    assert first.cache_path.is_relative_to(os.environ["CHECKS_CACHE_DIR"]), "the user's cache, never the data"
+    assert not [p for p in data.rglob(".*")], "nothing is written into the data directory"
     second = build(data)
     assert second.decoded == 0
     assert second.table.equals(first.table)
@@ -55,11 +57,23 @@ def test_touched_changed_added_and_deleted_files(tmp_path):
     assert back.decoded == 1 and len(back) == 9
 
 
+def test_the_cache_is_keyed_by_the_resolved_data_directory(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
+    link = tmp_path / "link"
+    link.symlink_to(data, target_is_directory=True)
+    assert build(data).decoded == 2
+    assert build(link).decoded == 0, "the same directory through a symlink shares the cache"
+    copy = tmp_path / "copy"
+    shutil.copytree(data, copy)
+    assert build(copy).decoded == 2, "another directory with the same files has its own"
+    assert len({index.default_cache_dir(d) for d in (data, link, copy)}) == 2
+
+
 def test_cache_dir_argument_and_unwritable_cache(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
     cache = tmp_path / "cache"
     built = build(data, cache_dir=cache)
-    assert built.cache_path == cache / "index.parquet" and not (data / ".checks-index").exists()
+    assert built.cache_path == cache / "index.parquet" and not index.default_cache_dir(data).exists()
     assert build(data, cache_dir=cache).decoded == 0
 
     blocker = tmp_path / "not-a-dir"
@@ -195,7 +209,7 @@ def test_interrupted_cache_write_keeps_the_previous_cache(tmp_path, monkeypatch)
     monkeypatch.setattr(pq, "write_table", dies_half_way)
     assert build(data).cache_path is None
     assert first.cache_path.read_bytes() == before
-    assert sorted(p.name for p in first.cache_path.parent.iterdir()) == ["index.parquet", "index.parquet.seal"]
+    assert sorted(p.name for p in first.cache_path.parent.iterdir()) == ["index.parquet"]
     monkeypatch.undo()
     assert build(data).decoded == 1, "only the touched file is decoded again"
 

@@ -37,7 +37,7 @@ def listings(monkeypatch):
 
 
 def _cached(data):
-    return index._read_cache(data / index.CACHE_DIR_NAME / index.CACHE_FILE, data)
+    return index._read_cache(index.default_cache_dir(data) / index.CACHE_FILE, data)
 
 
 def test_unchanged_directories_are_not_listed_again(tmp_path, listings):
@@ -53,7 +53,7 @@ def test_unchanged_directories_are_not_listed_again(tmp_path, listings):
     build(data)
     listings.clear()
     build(data)
-    assert listings == [data.as_posix()], "the cache created inside data/ changed data/ only"
+    assert listings == [], "the default cache lives in the user's cache directory: data/ itself is unchanged"
 
 
 def test_warm_walk_finds_what_a_full_scan_finds(tmp_path, listings):
@@ -140,7 +140,7 @@ def test_memo_keeps_one_entry_per_method_and_survives_damage(tmp_path, monkeypat
     data = make_run(run, tasks=(363612,), folds=1, name_prefix="TA-Other")
     nori = TabArenaFacts(data_dir=data, method="TA-Nori").inference
     other = TabArenaFacts(data_dir=data, method="TA-Other").inference
-    memo_file = data / index.CACHE_DIR_NAME / inference_memo.MEMO_FILE
+    memo_file = index.default_cache_dir(data) / inference_memo.MEMO_FILE
     assert set(json.loads(memo_file.read_text())["methods"]) == {"TA-Nori", "TA-Other"}
     assert nori.frameworks != other.frameworks
 
@@ -164,4 +164,4 @@ def test_no_memo_without_an_index_cache(tmp_path):
     built = build(data, use_cache=False)
     assert built.fingerprint is None
     assert inference_memo.infer(built) == inference.infer(built)
-    assert not (data / index.CACHE_DIR_NAME).exists()
+    assert not index.default_cache_dir(data).exists()

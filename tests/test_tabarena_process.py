@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from checks.testing import run_cli
-from tabarena_checks import reader
+from tabarena_checks import index, reader
 from tabarena_checks.synth import generate_run
 
 INFO = '''from tabarena.models._method_metadata import MethodMetadata
@@ -206,9 +206,9 @@ def test_expected_protocol_is_enforced(tmp_path, runs):
 
 def test_process_writes_nothing_but_the_method_cache(tmp_path, runs):
     assert process(tmp_path, runs, "corrupt").exit_code == 1
-    assert not (tmp_path / "cache").exists() and not list((tmp_path / "corrupt").rglob(".checks-index"))
+    assert not (tmp_path / "cache").exists() and not index.default_cache_dir(tmp_path / "corrupt").exists()
     assert process(tmp_path, runs).exit_code == 0
-    assert not list((tmp_path / "configs").rglob(".checks-index"))
+    assert not index.default_cache_dir(tmp_path / "configs").exists()
     assert [p.name for p in (tmp_path / "cache").iterdir()] == ["artifacts"]
 
 
@@ -322,7 +322,7 @@ def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path,
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
     assert run_cli(["inspect", str(data)], cwd=tmp_path).exit_code == 0
-    kept = data / ".checks-index"
+    kept = index.default_cache_dir(data)
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in kept.iterdir()}
     assert "index.parquet" in before
 
