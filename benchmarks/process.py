@@ -97,7 +97,10 @@ def main() -> None:
     size = sum(p.stat().st_size for p in files)
     print(f"run: {len(files)} results.pkl, {size / 2**20:.0f} MiB on disk, {os.cpu_count()} CPU(s)")
 
-    shutil.rmtree(data / ".checks-index", ignore_errors=True)  # no inspect cache: process decodes everything
+    from tabarena_checks.index import default_cache_dir
+
+    index_cache = default_cache_dir(data)
+    shutil.rmtree(index_cache, ignore_errors=True)  # no inspect cache: process decodes everything
     tenk.bare_loop(files)  # warm the page cache so both sides read from memory
     bare = min(tenk.bare_loop(files)[0], tenk.bare_loop(files)[0])
     roots = work / "caches"
@@ -118,7 +121,7 @@ def main() -> None:
         print(f"checks run process after checks inspect (index cache read, nothing decoded): {after:.2f}s  "
               f"= {after / bare:.2f}x the bare loop")
     finally:
-        shutil.rmtree(data / ".checks-index", ignore_errors=True)
+        shutil.rmtree(index_cache, ignore_errors=True)
         shutil.rmtree(roots, ignore_errors=True)
     if args.dir:
         print(f"files kept in {work} (the next run with --dir reuses the generated run)")
