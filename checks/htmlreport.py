@@ -101,9 +101,12 @@ document.querySelectorAll('[data-sortable]').forEach(function (box) {
       var key = btn.getAttribute('data-key');
       var rows = Array.prototype.slice.call(grid.querySelectorAll('g.hrow'));
       rows.sort(function (a, b) {
-        if (key === 'name') { return a.getAttribute('data-name') < b.getAttribute('data-name') ? -1 : 1; }
+        var byName = a.getAttribute('data-name').localeCompare(b.getAttribute('data-name'), undefined,
+                                                                {numeric: true});
+        if (key === 'name') { return byName; }
         var d = parseFloat(a.getAttribute('data-' + key)) - parseFloat(b.getAttribute('data-' + key));
-        return d !== 0 ? d : (a.getAttribute('data-name') < b.getAttribute('data-name') ? -1 : 1);
+        if (btn.hasAttribute('data-desc')) { d = -d; }
+        return d !== 0 ? d : byName;
       });
       var step = parseFloat(grid.getAttribute('data-step')), top = parseFloat(grid.getAttribute('data-top'));
       rows.forEach(function (row, i) { row.setAttribute('transform', 'translate(0,' + (top + i * step) + ')'); });
@@ -269,11 +272,17 @@ def plot_text(value: Any) -> str:
     return str(value).replace("\\", "\\\\").replace("$", r"\$")
 
 
-def new_figure(width: float, height: float):
-    """A matplotlib Figure without pyplot (no global state, no GUI backend)."""
+def new_figure(width: float, height: float, *, left: float = 0.9, right: float = 0.2, bottom: float = 0.6,
+               top: float = 0.2):
+    """A matplotlib Figure without pyplot (no global state, no GUI backend), margins in inches.
+
+    Fixed margins instead of a layout engine: constrained layout measures every text twice and
+    costs more than drawing the figure.
+    """
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    fig = Figure(figsize=(width, height), dpi=100)
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
     return fig
 
 

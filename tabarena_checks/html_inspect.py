@@ -53,19 +53,12 @@ def preview(registry, config, data_dir: str, metadata_ref: str | None, raw, meth
 
 
 def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods: Mapping[str, Any],
-          picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]]) -> None:
-    """The inspect report: every picked method's sections and the process rules' preview."""
-    import click
-
-    from checks.cli import App
-
-    app = click.get_current_context().find_object(App)
-    verdicts, record, note = [], None, "no command-line context: no rule was evaluated"
-    explanations: dict[str, str] = {}
-    if app is not None:
-        method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
-        verdicts, record, note = preview(app.registry, app.config(), data_dir, metadata_ref, raw, method)
-        explanations = _explanations(app.registry.rules, verdicts)
+          picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]],
+          registry, config) -> None:
+    """The inspect report: every picked method's sections and the process rules' preview under ``config``."""
+    method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
+    verdicts, record, note = preview(registry, config, data_dir, metadata_ref, raw, method)
+    explanations = _explanations(registry.rules, verdicts)
     blocked = any(v.blocks for v in verdicts)
     state = "would block" if blocked else "would pass"
     text = html_run.render(

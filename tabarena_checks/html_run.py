@@ -143,14 +143,18 @@ def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, 
         expected = sum(c["expected"] for c in row.values())
         bad = sum(c["results"] - c["present"] + c["unreadable"] for c in row.values())
         stats[name] = (present / expected if expected else 1.0, -bad, present, expected, bad)
-    order = sorted(by_row, key=lambda n: (stats[n][0], stats[n][1], n))
+    order = sorted(by_row, key=lambda n: (stats[n][0], stats[n][1], natural(n)))
     size = 22 if len(tasks) <= 12 else 15
     step = size + 1
+    char = 6.6  # px per character at font-size 11, a little generous
     longest = max(len(n) for n in order)
-    left = min(360, 16 + int(longest * 6.6))
+    left = min(360, 24 + int(longest * char))
+    fits = longest if left < 360 else int((left - 24) / char)
     labels = [_short(t + (f" {datasets[t]}" if t in datasets else ""), 22) for t in tasks]
+    totals = {n: f"{stats[n][2]}/{stats[n][3]}" + (f" ({stats[n][4]} flagged)" if stats[n][4] else "") for n in order}
     top = 24 + int(max(len(t) for t in labels) * 7.0 * 0.71)
-    right = max(140, int(max(len(t) for t in labels) * 6.2 * 0.71) - step * len(tasks) + 150)
+    slant = int(max(len(t) for t in labels) * 7.0 * 0.71)  # the last column label leans right
+    right = 12 + max(int(max(len(t) for t in totals.values()) * char), slant - step * len(tasks) // 2)
     width = left + step * len(tasks) + right
     height = top + step * len(order) + 10
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="{esc(ident)}" class="heatmap" width="{width}" '
@@ -166,11 +170,11 @@ def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, 
         parts.append(f'<text transform="translate({x:.0f},{top - 5}) rotate(-45)">'
                      f"<title>{esc(label)}</title>{esc(short)}</text>")
     for i, name in enumerate(order):
-        ratio, _, present, expected, bad = stats[name]
+        ratio, _, _, _, bad = stats[name]
         row = [f'<g class="hrow" data-name="{esc(name)}" data-cov="{ratio:.6f}" data-bad="{bad}" '
                f'transform="translate(0,{top + i * step})">'
                f'<text x="{left - 6}" y="{size / 2 + 4}" text-anchor="end"><title>{esc(name)}</title>'
-               f"{esc(_short(name, (left - 16) // 6.6))}</text>"]
+               f"{esc(_short(name, fits))}</text>"]
         for j, task in enumerate(tasks):
             cell = by_row[name].get(task)
             x = left + j * step
@@ -191,19 +195,24 @@ def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, 
                 row.append(f'<g>{tip}<rect x="{x}" width="{size}" height="{size}" fill="{fill}"/>{marks}</g>')
             else:
                 row.append(f'<rect x="{x}" width="{size}" height="{size}" fill="{fill}">{tip}</rect>')
-        row.append(f'<text x="{left + step * len(tasks) + 6}" y="{size / 2 + 4}" fill="#57606a">{present}/{expected}'
-                   + (f" ({bad} flagged)" if bad else "") + "</text></g>")
+        row.append(f'<text x="{left + step * len(tasks) + 6}" y="{size / 2 + 4}" fill="#57606a">{totals[name]}'
+                   "</text></g>")
         parts.append("".join(row))
     parts.append("</svg>")
     sortbar = (f'<div class="sortbar" role="group" aria-label="Sort rows">Sort rows: '
                f'<button type="button" data-key="cov">worst coverage first</button>'
-               f'<button type="button" data-key="bad">most flagged first</button>'
+               f'<button type="button" data-key="bad" data-desc>most flagged first</button>'
                f'<button type="button" data-key="name">by name</button></div>')
     incomplete = [c for c in cells if c["present"] < c["expected"] or c["results"] > c["present"] or c["unreadable"]]
     summary = (f"{len(order)} {what} x {len(tasks)} tasks; {len(incomplete)} of {len(cells)} cells incomplete or "
                f"flagged. Rows are sorted worst coverage first; hover a cell for its counts.")
     return (f'<p>{esc(summary)}</p>{legend()}<div data-sortable>{sortbar}<div class="scroll">{"".join(parts)}</div>'
             f"</div>{_incomplete_table(incomplete, datasets, what)}")
+
+
+def natural(name: str) -> tuple:
+    """A sort key that orders numbers inside names by value (``_r2`` before ``_r10``)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name) if part)
 
 
 def _short(text: str, limit: float) -> str:
@@ -245,34 +254,39 @@ def fidelity_rows(index) -> list[dict[str, Any]]:
 
 
 def fidelity_plot(rows: Sequence[Mapping[str, Any]], *, ident: str) -> str:
-    """Test and validation discrepancy per result, sorted, against TA305's limit (no row beyond rtol)."""
+    """Test and validation discrepancy per result, sorted, against TA305's limit (no row beyond rtol).
+
+    Results within tolerance (usually nearly all) are one labelled segment at 0%; only the
+    others are drawn one by one.
+    """
     if not rows:
         return ('<p class="note">No result carries bag children, so there are no rebuilt predictions to compare '
                 "(baselines, or results without simulation artifacts).</p>")
     worst = sorted(rows, key=lambda r: -max(r["test"] or 0.0, r["val"] or 0.0))
     flagged = [r for r in worst if (r["test"] or 0) > 0 or (r["val"] or 0) > 0]
     n = len(worst)
-    fig = new_figure(9.5, 3.6)
+    from matplotlib.ticker import NullLocator
+
+    fig = new_figure(9.5, 3.6, left=0.9, right=0.2, bottom=0.55, top=0.15)
     ax = fig.add_subplot()
-    xs = list(range(1, n + 1))
-    raster = n > VECTOR_POINTS
     for key, col, marker, label in (("test", TEST_COLOUR, "o", "test (rtol 5e-4, stored vs mean of children)"),
                                     ("val", VAL_COLOUR, "^", "validation (rtol 1e-5, out-of-fold rebuild)")):
-        pts = [(x, r[key]) for x, r in zip(xs, worst) if r[key] is not None]
-        if pts:
-            ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, marker=marker, color=col, alpha=0.8,
-                       label=label, rasterized=raster, linewidths=0)
-    ax.axhline(0, color="#1a7f37", linewidth=1.2, label="TA305 limit: no row beyond rtol (0%)")
+        pts = [(x, r[key]) for x, r in enumerate(flagged, start=1) if r[key]]
+        (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="none", marker=marker, markersize=4,
+                          color=col, alpha=0.85, label=label)
+        line.set_rasterized(len(pts) > VECTOR_POINTS)
+    ax.hlines(0, len(flagged) + 1 if flagged else 1, max(n, 2), color="#1a7f37", linewidth=4,
+              label=f"{n - len(flagged)} result(s) within tolerance (0% of rows beyond rtol: TA305's limit)")
+    ax.set_xlim(0, n + 1)
+    top_value = max([max(r["test"] or 0.0, r["val"] or 0.0) for r in flagged] + [0.05])
     ax.set_yscale("symlog", linthresh=0.01)
-    top_value = max([max(r["test"] or 0.0, r["val"] or 0.0) for r in worst] + [0.05])
+    ax.yaxis.set_minor_locator(NullLocator())  # symlog's minor ticks cost more than the rest of the figure
     ax.set_ylim(bottom=-0.002, top=top_value * 4)
     ax.set_xlabel(f"result, most discrepant first ({n} results with bag children)")
     ax.set_ylabel("% of prediction rows not close")
     ax.grid(True, axis="y", color="#eaeef2")
-    for x, r in list(zip(xs, worst))[:LABELLED_OUTLIERS]:
+    for x, r in list(enumerate(flagged, start=1))[:LABELLED_OUTLIERS]:
         value = max(r["test"] or 0.0, r["val"] or 0.0)
-        if value <= 0:
-            break
         ax.annotate(plot_text(_short_path(r["path"])), (x, value), xytext=(8, -2 - 9 * (x % 3)),
                     textcoords="offset points", fontsize=7.5, color="#1b1f24")
     ax.legend(loc="upper right", fontsize=8, frameon=False)
@@ -305,7 +319,8 @@ def fold_plot(histogram: Sequence[Sequence[Any]], *, ident: str) -> str:
         return '<p class="note">No result carries a validation-protocol record (legacy results).</p>'
     labels = [str(label) for label, _ in histogram]
     counts = [int(n) for _, n in histogram]
-    fig = new_figure(8, 0.45 * len(labels) + 1.1)
+    width = max(2.0, 0.075 * max(len(label) for label in labels) + 0.4)
+    fig = new_figure(8, 0.45 * len(labels) + 1.1, left=width, right=0.4, bottom=0.55, top=0.15)
     ax = fig.add_subplot()
     ys = list(range(len(labels)))[::-1]
     ax.barh(ys, counts, color=TEST_COLOUR)
@@ -341,7 +356,10 @@ def metric_plot(rows: Sequence[tuple[str, str, str, float]], datasets: Mapping[s
     values = [v for t in tasks for _, v in by_task[t]]
     positive = all(v > 0 for v in values)
     log = positive and max(values) / min(values) > 30
-    fig = new_figure(max(6.0, 0.42 * len(tasks) + 2.5), 4.2)
+    ticks = [plot_text(_short(f"{t} {datasets.get(t, '')}".strip(), 24)) for t in tasks]
+    slanted = len(tasks) > 4
+    bottom = 0.5 + (0.055 * max(len(t) for t in ticks) if slanted else 0.1)
+    fig = new_figure(max(6.0, 0.42 * len(tasks) + 2.5), 3.4 + bottom, left=0.9, right=0.2, bottom=bottom, top=0.15)
     ax = fig.add_subplot()
     data = [[v for _, v in by_task[t]] for t in tasks]
     ax.boxplot(data, positions=range(1, len(tasks) + 1), widths=0.55, showfliers=False,
@@ -353,10 +371,10 @@ def metric_plot(rows: Sequence[tuple[str, str, str, float]], datasets: Mapping[s
             jitter = (zlib.crc32(config.encode()) % 1000 / 1000 - 0.5) * 0.4
             xs.append(i + jitter)
             ys.append(v)
-    ax.scatter(xs, ys, s=9, color=TEST_COLOUR, alpha=0.55, linewidths=0, rasterized=len(xs) > VECTOR_POINTS)
-    ax.set_xticks(range(1, len(tasks) + 1),
-                  labels=[plot_text(_short(f"{t} {datasets.get(t, '')}".strip(), 24)) for t in tasks],
-                  rotation=45 if len(tasks) > 4 else 0, ha="right" if len(tasks) > 4 else "center", fontsize=8)
+    (points,) = ax.plot(xs, ys, linestyle="none", marker="o", markersize=3, color=TEST_COLOUR, alpha=0.55)
+    points.set_rasterized(len(xs) > VECTOR_POINTS)
+    ax.set_xticks(range(1, len(tasks) + 1), labels=ticks, rotation=45 if slanted else 0,
+                  ha="right" if slanted else "center", fontsize=8)
     if log:
         ax.set_yscale("log")
     ax.set_ylabel("metric_error (config mean over splits)" + (", log scale" if log else ""))

@@ -138,12 +138,14 @@ class _Pipe:
         return seen[0]
 
 
-def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, timeout: float = 60) -> Rendered:
+def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, timeout: float = 60,
+           script: str = "") -> Rendered:
     """Load ``page`` in headless Chromium: the DOM after its scripts ran, a PNG screenshot, the requests it made.
 
     Requests are the page's own, read from the DevTools protocol's Network domain for that
     tab (Chromium's background traffic belongs to other targets); anything that still tries
-    the network goes to a loopback proxy that refuses it.
+    the network goes to a loopback proxy that refuses it. ``script`` runs after load, before the
+    DOM is read (e.g. to click a button).
     """
     import base64
     import time
@@ -178,6 +180,8 @@ def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, 
             cdp.events.clear()
             cdp.send("Page.navigate", {"url": url}, sid)
             cdp.wait_for("Page.loadEventFired", sid)
+            if script:
+                cdp.send("Runtime.evaluate", {"expression": script}, sid)
             time.sleep(0.3)  # let anything a script or an onerror handler starts after load show up
             dom = cdp.send("Runtime.evaluate", {"expression": "document.documentElement.outerHTML",
                                                 "returnByValue": True}, sid)["result"]["value"]

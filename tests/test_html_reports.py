@@ -159,6 +159,24 @@ def test_run_report_renders_in_chromium(browser, run_reports, name):
     assert re.search(r'<html[^>]*class="js"', dom), "the page's own script did not run"
 
 
+def test_heatmap_rows_re_sort_in_chromium(browser, run_reports, tmp_path):
+    """The sort buttons (the page's only script) reorder the rows; without a click the order is worst first."""
+    tmp, _ = run_reports
+    click = "document.querySelector('#coverage-0 svg#heatmap-0').closest('[data-sortable]')" \
+            ".querySelector('button[data-key=name]').click()"
+    rendered = render(tmp / "inspect.html", tmp_path, script=click)
+    grid = rendered.dom[rendered.dom.index('id="heatmap-0"'):]
+    grid = grid[:grid.index("</svg>")]
+    rows = re.findall(r'<g class="hrow" data-name="([^"]+)"[^>]*transform="translate\(0,([\d.]+)\)"', grid)
+    by_position = [name for name, _ in sorted(rows, key=lambda r: float(r[1]))]
+    assert by_position == sorted(by_position, key=lambda n: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", n)])
+    static = (tmp / "inspect.html").read_text()
+    grid = static[static.index('id="heatmap-0"'):]
+    covs = [float(c) for c in re.findall(r'<g class="hrow" data-name="[^"]+" data-cov="([\d.]+)"', grid[:grid.index("</svg>")])]
+    assert covs == sorted(covs) and covs[0] < 1.0  # without the script: worst coverage first
+    assert [n for n, _ in rows] != by_position  # the click moved rows
+
+
 def test_review_page_renders_in_chromium(browser, review, tmp_path):
     rendered = render(review, tmp_path)
     _assert_not_blank(rendered)
@@ -270,3 +288,21 @@ def test_hostile_names_never_execute_in_chromium(browser, hostile, tmp_path, wit
         assert len(re.findall(r"<script\b", rendered.dom)) == 1
         _assert_offline(rendered)
         _assert_not_blank(rendered)
+
+
+def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
+    """The issue's scale: every one of the 10,200 cells has its hover text, families sum the configs."""
+    from tabarena_checks import html_run
+
+    tasks = [str(363600 + i) for i in range(51)]
+    cells = [dict(config=f"{fam}_{'c1' if c == 0 else f'r{c}'}_BAG_L1", task=t, present=30 - (c + i) % 7 // 6,
+                  expected=30, repeats=10, folds=3, results=30 - (c + i) % 7 // 6, unreadable=0)
+             for fam in ("LightGBM", "CatBoost") for c in range(100) for i, t in enumerate(tasks)]
+    by_config = html_run.heatmap(cells, {}, ident="h", what="configs")
+    by_family = html_run.heatmap(html_run.aggregate(cells), {}, ident="f", what="families")
+    assert len(re.findall(r"<title>[^<]*: \d+ of 30 splits present \(10 repeats x 3 folds planned\)</title>",
+                          by_config)) == 200 * 51
+    assert len(by_config) + len(by_family) < 5 * 10**6
+    assert "LightGBM_c*_BAG_L1 (1 configs) / task" in by_family and "LightGBM_r*_BAG_L1 (99 configs)" in by_family
+    expected = sum(c["present"] for c in cells if c["task"] == "363600" and c["config"].startswith("LightGBM_r"))
+    assert f"LightGBM_r*_BAG_L1 (99 configs) / task 363600: {expected} of 2970 splits present" in by_family
