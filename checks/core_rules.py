@@ -16,9 +16,9 @@ ALL_ACTIONS = ("*",)
     required=True,
     why="A waiver is a promise to fix something by a date. Once the date has passed, the "
     "exception it grants must be renewed on purpose or removed, never kept by inertia.",
-    example_fail='[[waivers]]\nrule = "TA301"\ntarget = "Nori"\nreason = "float noise"\n'
+    example_fail='[[waivers]]\nrule = "TA301"\ntarget = "Nori@nori-2026-11"\nreason = "float noise"\n'
     'owner = "ana"\nexpires = 2020-01-31',
-    example_pass='[[waivers]]\nrule = "TA301"\ntarget = "Nori"\nreason = "float noise"\n'
+    example_pass='[[waivers]]\nrule = "TA301"\ntarget = "Nori@nori-2026-11"\nreason = "float noise"\n'
     'owner = "ana"\nexpires = 2099-01-31',
 )
 def waiver_expired(ctx):
@@ -38,7 +38,7 @@ def waiver_expired(ctx):
     why="A waiver that matches nothing hides nothing today but would silently hide a "
     "future failure; like ruff's RUF100 it is reported so it can be removed.",
     example_fail='[[waivers]]\nrule = "TA301"\ntarget = "NoSuchMethod"\n...',
-    example_pass='[[waivers]]\nrule = "TA301"\ntarget = "Nori"   # and TA301 fails for Nori\n...',
+    example_pass='[[waivers]]\nrule = "TA301"\ntarget = "Nori@nori-2026-11"   # and TA301 fails for it\n...',
 )
 def waiver_unused(ctx):
     """A waiver whose rule ran in this action but matched no finding, or that names no known rule."""

@@ -1,0 +1,83 @@
+"""The configuration examples in the README and the shipped rules.toml do what they say, run for real."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+INFO = """\
+from tabarena.models import MethodMetadata
+
+nori = MethodMetadata.config(
+    method="Nori", suite="nori-2026-11", ag_key="TA-NORI", config_default="Nori_c1_default_BAG_L1",
+    can_hpo=False, is_bag=True, compute="cpu", validation_protocol="8x1",
+)
+"""
+
+
+def readme_toml() -> str:
+    """The README's configuration example: the toml block after 'Configure selection'."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("Configure selection"):]
+    return re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.fixture(scope="module")
+def drifting_run(tmp_path_factory):
+    """A run whose predictions drift from their bag children (TA305) for method Nori."""
+    from tabarena_checks import synth
+
+    root = tmp_path_factory.mktemp("readme")
+    (root / "info.py").write_text(INFO)
+    run = synth.generate_run(root / "run", tasks=(363612,), folds=2, validation_protocol="8x1",
+                             defects=("fidelity_drift",))
+    return root, run
+
+
+def process(root: Path, run: Path, config: str, *extra: str):
+    (root / "rules.toml").write_text(config)
+    res = run_cli(["-p", "tabarena", "run", "process", str(run), "--method-metadata", f"{root / 'info.py'}:nori",
+                   "--cache-root", str(root / "cache"), "--dry-run", "--format", "json", *extra],
+                  env=NO_AUTOLOAD, cwd=root)
+    return res, json.loads(res.stdout) if res.stdout.startswith("{") else None
+
+
+def test_the_readme_waiver_covers_the_finding_it_documents(drifting_run):
+    root, run = drifting_run
+    res, out = process(root, run, readme_toml())
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert out["target"] == "Nori@nori-2026-11"
+    verdicts = {v["code"]: v for v in out["verdicts"]}
+    assert verdicts["TA305"]["outcome"] == "waived", verdicts["TA305"]
+    assert "not close to the prediction rebuilt" in verdicts["TA305"]["message"]
+    assert out["record"]["waivers_used"] == ["TA305:Nori@nori-2026-11"]
+    assert "TA303" not in verdicts  # the example's ignore applies too
+    assert verdicts["CK002"]["outcome"] == "passed"
+
+
+def test_the_old_example_with_a_bare_method_name_matched_nothing(drifting_run):
+    root, run = drifting_run
+    old = readme_toml().replace('target = "Nori@nori-2026-11"', 'target = "Nori"')
+    assert old != readme_toml()
+    _, out = process(root, run, old)
+    verdicts = {v["code"]: v for v in out["verdicts"]}
+    assert verdicts["TA305"]["outcome"] == "failed"
+    assert "waiver for TA305 on 'Nori' matched no finding" in verdicts["CK002"]["message"]
+
+
+def test_the_shipped_rules_toml_example_waiver_is_valid_when_uncommented(drifting_run):
+    root, run = drifting_run
+    text = (ROOT / "rules.toml").read_text()
+    block = text[text.index("# [[waivers]]"):]
+    waiver = "\n".join(line.removeprefix("# ") for line in block.splitlines() if line.startswith("# "))
+    res, out = process(root, run, text + "\n" + waiver + "\n")
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert out["record"]["waivers_used"] == ["TA305:Nori@nori-2026-11"]
