@@ -18,6 +18,7 @@ import attrs
 
 from checks import InputError
 from checks.io import read_text, write_text
+from hfmigrate_checks import mdtable, qualifiers
 from hfmigrate_checks.validate import date_problem
 
 OK = "ok"
@@ -45,6 +46,8 @@ MD_LINK = re.compile(r"^\[(?P<text>[^\]]*)\]\((?P<url>[^)\s]+)(?:\s+\"[^\"]*\")?
 MAX_CELL = 500
 #: a leaderboard table or README: the largest real ones are a few MB
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
+#: what leaderboards print where a model has no score
+NO_SCORE = frozenset({"-", "--", "—", "–", "n/a", "N/A", "NA", "na", "N/a", "?", "x", "✗", "TBD", "tbd"})
 
 
 @attrs.frozen
@@ -57,6 +60,8 @@ class Cell:
     status: str
     #: the number exactly as printed, without emphasis, link or unit
     number: str = ""
+    #: footnote and symbol markers printed in the cell (their meaning lives in the row's qualifiers)
+    markers: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -89,36 +94,51 @@ class LedgerRow:
 
 
 def parse_cell(text: str) -> Cell:
-    """Classify a printed score; anything but one clean number is ``needs_review``."""
-    raw = text.strip()
-    qualifiers = []
-    inner = raw
+    """Classify a printed score; anything but one clean number is ``needs_review``.
+
+    Footnote and symbol markers (``81.2†``, ``81.2 [^3]``) are taken apart: the number is
+    read, but the cell stays ``needs_review`` until the marker's meaning is known (the
+    Markdown importer finds it in the table's footnotes and legend).
+    """
+    qualifiers: list[str] = []
+    markers: list[str] = []
+    inner = text.strip()
     while True:
         emph = EMPHASIS.match(inner)
         link = MD_LINK.match(inner)
         if emph:
             qualifiers.append(f"emphasis {emph.group(1)} in source")
             inner = emph.group(2).strip()
-        elif link:
+            continue
+        if link:
             qualifiers.append(f"linked to {link.group('url')}")
             inner = link.group("text").strip()
-        else:
+            continue
+        stripped, (before, after) = mdtable.strip_markers(inner, stars=not inner.startswith(("*", "_")))
+        if stripped == inner:
             break
+        inner, markers = stripped, markers + before + after
+    markers = tuple(dict.fromkeys(markers))
     unit = ""
     if inner.endswith("%") and NUMBER.match(inner[:-1].strip()):
         unit, inner = "%", inner[:-1].strip()
     if NUMBER.match(inner):
         number = float(inner)
         if number == number and abs(number) != float("inf"):
+            if markers:
+                qualifiers.append("marker(s) " + " ".join(markers) + " printed with the score")
+                return Cell(number, unit, "; ".join(qualifiers), NEEDS_REVIEW, inner, markers)
             return Cell(number, unit, "; ".join(qualifiers), OK, inner)
     if not inner:
         reason = "empty cell"
+    elif inner in NO_SCORE:
+        reason = f"no score printed ({inner!r})"
     else:
         lead = LEADING_NUMBER.match(inner)
         reason = f"not one clean number: {lead.group(2)!r} follows {lead.group(1)}" if lead and lead.group(2) else (
             f"not a number: {inner!r}"
         )
-    return Cell(None, unit, "; ".join([*qualifiers, reason]), NEEDS_REVIEW)
+    return Cell(None, unit, "; ".join([*qualifiers, reason]), NEEDS_REVIEW, markers=markers)
 
 
 def _split_link(label: str) -> tuple[str, str]:
@@ -126,8 +146,73 @@ def _split_link(label: str) -> tuple[str, str]:
     return (match.group("text").strip(), match.group("url")) if match else (label.strip(), "")
 
 
+@attrs.frozen
+class Record:
+    """One table row: where it is printed, its cells by column, and the group-header row above it."""
+
+    locator: str
+    cells: Mapping[str, str | mdtable.Cell]
+    group: str = ""
+
+
+@attrs.frozen
+class Records:
+    """A table read by an importer: its columns and rows (:class:`Record`).
+
+    A cell is the text of a CSV or dataset cell, or a :class:`mdtable.Cell` for Markdown,
+    which also carries the cell's footnote markers; ``notes`` gives each marker's text
+    (``None``: no definition or legend found) and ``column_markers`` the markers printed
+    in a column's header, which qualify every score of that column.
+    """
+
+    columns: tuple[str, ...]
+    rows: tuple[Record, ...]
+    notes: Mapping[str, str | None] = attrs.field(factory=dict)
+    column_markers: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+
+
+def _printed(cell: str | mdtable.Cell | None) -> mdtable.Cell:
+    if isinstance(cell, mdtable.Cell):
+        return cell
+    text = (cell or "").strip()
+    label, link = _split_link(text)
+    return mdtable.Cell(text, label, (), (link,) if link else ())
+
+
+def _score(cell: mdtable.Cell) -> Cell:
+    """The score of one printed cell; a Markdown cell is judged on its rendered text."""
+    if not isinstance(cell.raw, str) or cell.raw == cell.text and not cell.markers:
+        return parse_cell(cell.raw)
+    found = parse_cell(cell.text)
+    extra = [f"linked to {url}" for url in cell.links]
+    if cell.emphasis == "~~":
+        return Cell(None, found.unit, "; ".join(["struck through in source", found.qualifiers]).strip("; "),
+                    NEEDS_REVIEW)
+    if cell.emphasis:
+        extra.insert(0, f"emphasis {cell.emphasis} in source")
+    return attrs.evolve(found, qualifiers="; ".join([*extra, *filter(None, [found.qualifiers])]))
+
+
+def _qualify(markers: Sequence[str], notes: Mapping[str, str | None]) -> tuple[list[str], list[str], list[str]]:
+    """(qualifier texts, run variants, reasons to review) for the markers that apply to one score."""
+    shown, variants, review = [], [], []
+    for mark in markers:
+        text = notes.get(mark)
+        if not text:
+            shown.append(f"{mark} (no footnote definition or legend found)")
+            review.append(f"marker {mark} has no footnote definition or legend line, so what it qualifies is unknown")
+            continue
+        shown.append(f"{mark} {text}")
+        kind = qualifiers.classify(text)
+        if kind == qualifiers.RUN:
+            variants.append(text)
+        elif kind == qualifiers.UNKNOWN:
+            review.append(f"footnote {mark} ({text!r}) may change what was run; a reviewer must decide")
+    return shown, variants, review
+
+
 def rows_from_records(
-    records: Iterable[tuple[str, Mapping[str, str]]],
+    records: Records,
     *,
     model_column: str | None = None,
     variant_column: str | None = None,
@@ -137,15 +222,17 @@ def rows_from_records(
     source_url: str = "",
     where: str = "source",
 ) -> list[LedgerRow]:
-    """Turn table records (locator, column -> cell text) into ledger rows.
+    """Turn table records into ledger rows.
 
     Wide tables give one row per score column; with ``task_column`` and ``value_column``
-    the table is already long (one score per record).
+    the table is already long (one score per record). Markers on the label, the column
+    header and the cell all qualify a score: a footnote that changes what was run becomes
+    the row's variant (the draft's ``notes``), one whose meaning is unknown makes the row
+    ``needs_review``; every one is kept in ``qualifiers`` with its text.
     """
-    records = list(records)
-    if not records:
+    if not records.rows:
         raise InputError(f"{where}: the table has no data rows")
-    columns = list(records[0][1])
+    columns = list(records.columns)
     model_column = model_column or columns[0]
     named = [model_column, variant_column, task_column, value_column, *ignore_columns]
     for name in filter(None, named):
@@ -155,41 +242,59 @@ def rows_from_records(
         raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
     skip = {model_column, variant_column, *ignore_columns}
     out = []
-    for locator, record in records:
-        label, link = _split_link(record.get(model_column) or "")
+    for item in records.rows:
+        locator, record = item.locator, item.cells
+        label_cell = _printed(record.get(model_column))
+        label = label_cell.text
+        link = label_cell.links[0] if label_cell.links else ""
         if not label:
             raise InputError(f"{where}: {locator}: empty model label in column {model_column!r}")
         if len(label) > MAX_CELL or not label.isprintable():
             raise InputError(f"{where}: {locator}: the model label in column {model_column!r} is longer than "
                              f"{MAX_CELL} characters or holds control characters; fix the source table")
-        variant = (record.get(variant_column) or "").strip() if variant_column else ""
+        variant = _printed(record.get(variant_column)).text if variant_column else ""
         if task_column:
-            pairs = [(str(record.get(task_column) or "").strip(), record.get(value_column) or "")]
+            pairs = [(_printed(record.get(task_column)).text, _printed(record.get(value_column)))]
         else:
-            pairs = [(column, record.get(column) or "") for column in columns if column not in skip]
-        for task, text in pairs:
-            text = text.strip()
-            if len(text) > MAX_CELL:
+            pairs = [(column, _printed(record.get(column))) for column in columns if column not in skip]
+        group = [f"in the group {item.group!r} of the table"] if item.group else []
+        struck = ["the model label is struck through in the source"] if label_cell.emphasis == "~~" else []
+        for task, cell in pairs:
+            if len(cell.raw) > MAX_CELL:
                 raise InputError(f"{where}: {locator}: cell in column {task!r} is longer than {MAX_CELL} characters")
-            cell = parse_cell(text)
+            score = _score(cell)
+            markers = list(dict.fromkeys([*label_cell.markers, *records.column_markers.get(task, ()),
+                                          *cell.markers, *score.markers]))
+            shown, variants, review = _qualify(markers, records.notes)
+            status = score.status
+            if score.status == NEEDS_REVIEW and score.markers and score.value is not None:
+                status = OK  # the cell is one clean number; its markers are judged just below
+            review = [*struck, *review]
+            if review:
+                status = NEEDS_REVIEW
+            quals = [q for q in [*shown, *group, score.qualifiers if not score.markers else _without_markers(score)] if q]
             out.append(
                 LedgerRow(
                     source_model=label,
-                    source_variant=variant,
+                    source_variant="; ".join(filter(None, [variant, *variants])),
                     source_task=task,
-                    source_value=text,
-                    source_unit=cell.unit,
+                    source_value=cell.raw,
+                    source_unit=score.unit,
                     source_url=source_url,
                     source_locator=f"{locator} column {task!r}" if not task_column else locator,
-                    qualifiers=cell.qualifiers,
-                    status=cell.status,
+                    qualifiers="; ".join([*quals, *review]),
+                    status=status,
                     source_link=link,
                 )
             )
     return out
 
 
-def csv_records(path: Path) -> list[tuple[str, dict[str, str]]]:
+def _without_markers(score: Cell) -> str:
+    return "; ".join(q for q in score.qualifiers.split("; ") if not q.startswith("marker(s) "))
+
+
+def csv_records(path: Path) -> Records:
     """Records of a CSV file with a header row; locators are ``file:Lnnn``."""
     text = _read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -204,83 +309,53 @@ def csv_records(path: Path) -> list[tuple[str, dict[str, str]]]:
             continue
         if len(row) != len(header):
             raise InputError(f"{path}: line {reader.line_num}: {len(row)} cells, but the header has {len(header)}")
-        out.append((f"{path.name}:L{reader.line_num}", dict(zip(header, row))))
-    return out
+        out.append(Record(f"{path.name}:L{reader.line_num}", dict(zip(header, row))))
+    return Records(tuple(header), tuple(out))
 
 
-def markdown_records(path: Path, heading: str | None) -> list[tuple[str, dict[str, str]]]:
-    """Records of the first table under ``heading`` (or of the only table when no heading is given)."""
-    lines = _read_text(path).splitlines()
-    tables = _markdown_tables(lines)
-    if not tables:
-        raise InputError(f"{path}: no Markdown table found")
+def markdown_records(path: Path, heading: str | None) -> Records:
+    """Records of the table under ``heading`` (or of the only table when no heading is given), as GitHub renders it.
+
+    The heading is matched by its text, whatever its ``#`` level or emphasis; a table sits
+    under its nearest heading, and under an enclosing one when that section holds only it.
+    """
+    text = _read_text(path)
+    found = mdtable.tables(text)
+    if not found:
+        html = re.search(r"<table\b", text, re.I)
+        hint = (f"; line {text.count(chr(10), 0, html.start()) + 1} starts an HTML <table>, which is not read: "
+                "export it as CSV and use --format csv") if html else ""
+        raise InputError(f"{path}: no Markdown (GFM) table found{hint}")
+    names = ", ".join(repr(t.heading) for t in found)
     if heading is None:
-        if len(tables) > 1:
-            names = ", ".join(repr(h) for h, _, _ in tables)
-            raise InputError(f"{path}: {len(tables)} tables found; pick one with --heading (headings: {names})")
-        chosen = tables[0]
+        if len(found) > 1:
+            raise InputError(f"{path}: {len(found)} tables found; pick one with --heading (headings: {names})")
+        table = found[0]
     else:
-        wanted = _plain(heading).casefold()
-        matches = [t for t in tables if _plain(t[0]).casefold() == wanted]
-        if not matches:
-            names = ", ".join(repr(h) for h, _, _ in tables)
+        wanted = mdtable.plain_heading(heading)
+        nearest = [t for t in found if mdtable.plain_heading(t.heading) == wanted]
+        enclosing = [t for t in found if wanted in map(mdtable.plain_heading, t.headings)]
+        if nearest:
+            table = nearest[0]
+        elif len(enclosing) == 1:
+            table = enclosing[0]
+        elif enclosing:
+            inner = ", ".join(repr(t.heading) for t in enclosing)
+            raise InputError(f"{path}: {len(enclosing)} tables under {heading!r}; pick one with --heading "
+                             f"(headings: {inner})")
+        else:
             raise InputError(f"{path}: no table under a heading {heading!r}; headings with tables: {names}")
-        chosen = matches[0]
-    title, start, rows = chosen
-    header = rows[0][1]
-    _check_header(header, path)
-    out = []
-    for line_no, cells in rows[1:]:
-        if len(cells) != len(header):
-            raise InputError(f"{path}: line {line_no}: {len(cells)} cells, but the table header has {len(header)}")
-        out.append((f"{path.name}:L{line_no} (table under {title!r})", dict(zip(header, cells))))
-    return out
-
-
-def _markdown_tables(lines: list[str]) -> list[tuple[str, int, list[tuple[int, list[str]]]]]:
-    """(heading, first line, [(line number, cells)]) for each table; the delimiter row is dropped."""
-    tables = []
-    heading, i = "", 0
-    fence = False
-    while i < len(lines):
-        line = lines[i]
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-        if fence:
-            i += 1
-            continue
-        atx = re.match(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
-        if atx:
-            heading = atx.group(1)
-        elif "|" in line and i + 1 < len(lines) and _is_delimiter(lines[i + 1]):
-            rows = [(i + 1, _cells(line))]
-            i += 2
-            while i < len(lines) and "|" in lines[i] and lines[i].strip():
-                rows.append((i + 1, _cells(lines[i])))
-                i += 1
-            tables.append((heading, rows[0][0], rows))
-            continue
-        i += 1
-    return tables
-
-
-def _is_delimiter(line: str) -> bool:
-    cells = _cells(line)
-    return bool(cells) and all(re.fullmatch(r":?-{1,}:?", c.strip()) for c in cells)
-
-
-def _cells(line: str) -> list[str]:
-    line = line.strip()
-    if line.startswith("|"):
-        line = line[1:]
-    if line.endswith("|") and not line.endswith("\\|"):
-        line = line[:-1]
-    parts = re.split(r"(?<!\\)\|", line)
-    return [p.strip().replace("\\|", "|") for p in parts]
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"[*_`]", "", text).strip()
+    header = []
+    for n, cell in enumerate(table.header, 1):
+        header.append(cell.text or f"column {n}")
+    _check_header(header, path, f"the table header on line {table.line}")
+    title = table.heading
+    rows = []
+    for row in table.rows:
+        where = f"{path.name}:L{row.line} (table under {title!r}" + (f", group {row.group!r})" if row.group else ")")
+        rows.append(Record(where, dict(zip(header, row.cells)), row.group))
+    markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
+    return Records(tuple(header), tuple(rows), dict(table.notes), markers)
 
 
 def dataset_records(path: Path) -> list[tuple[str, dict[str, str]]]:
@@ -301,7 +376,8 @@ def dataset_records(path: Path) -> list[tuple[str, dict[str, str]]]:
     finally:
         con.close()
     _check_header(columns, path)
-    return [(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)}) for n, row in enumerate(rows, 1)]
+    return Records(tuple(columns), tuple(Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)})
+                                         for n, row in enumerate(rows, 1)))
 
 
 def _as_text(value) -> str:
@@ -313,13 +389,13 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def _check_header(header: Sequence[str], path: Path) -> None:
+def _check_header(header: Sequence[str], path: Path, what: str = "the header") -> None:
     seen = set()
     for name in header:
         if not str(name).strip():
-            raise InputError(f"{path}: the header has an empty column name")
+            raise InputError(f"{path}: {what} has an empty column name")
         if name in seen:
-            raise InputError(f"{path}: column {name!r} appears twice in the header")
+            raise InputError(f"{path}: column {name!r} appears twice in {what}")
         seen.add(name)
 
 
@@ -391,7 +467,10 @@ def load(path: str | Path) -> list[LedgerRow]:
             raise InputError(f"{path}: line {reader.line_num}: 'eval_date' must be a real ISO-8601 date like "
                              f"2025-01-15 (got {values['eval_date']!r}); leave it empty when the source states none")
         cell = parse_cell(values["source_value"])
-        if cell.status == NEEDS_REVIEW:
+        parts = values["qualifiers"].split("; ")
+        explained = cell.value is not None and all(
+            any(p.startswith(f"{m} ") and not p.startswith(f"{m} (no footnote") for p in parts) for m in cell.markers)
+        if cell.status == NEEDS_REVIEW and not explained:
             values["status"] = NEEDS_REVIEW
             values["qualifiers"] = values["qualifiers"] or cell.qualifiers
         values["status"] = values["status"] or OK

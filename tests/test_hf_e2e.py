@@ -135,7 +135,7 @@ def test_new_draft_content_and_qualified_cell_left_out(migrated):
                      "source": {"url": "https://example.org/toy/README.md", "name": "Toy leaderboard"}}]
     ledger = list(csv.DictReader(io.StringIO((tmp / "bundle" / "source-ledger.csv").read_text())))
     starred = [r for r in ledger if r["source_model"] == STARRED and r["source_task"] == "Hard"]
-    assert starred[0]["decision"] == "needs_review" and "'*' follows" in starred[0]["qualifiers"]
+    assert starred[0]["decision"] == "needs_review" and "marker * has no footnote definition" in starred[0]["qualifiers"]
     assert starred[0]["source_value"] == f"{alpha.values['hard']}*"
 
 

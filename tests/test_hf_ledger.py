@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -41,9 +42,12 @@ Some intro text | with a pipe that is not a table.
         ("71.2", 71.2, "ok", ""),
         ("65.40", 65.4, "ok", ""),
         ("-3", -3.0, "ok", ""),
-        ("71.2*", None, "needs_review", "'*' follows 71.2"),
+        ("71.2*", 71.2, "needs_review", "marker(s) * printed with the score"),
+        ("81.2†", 81.2, "needs_review", "marker(s) † printed with the score"),
+        ("*81.2* [^3]", 81.2, "needs_review", "emphasis * in source; marker(s) [^3] printed with the score"),
+        ("-", None, "needs_review", "no score printed ('-')"),
         ("70.1 ± 0.3", None, "needs_review", "'± 0.3' follows 70.1"),
-        ("n/a", None, "needs_review", "not a number: 'n/a'"),
+        ("n/a", None, "needs_review", "no score printed ('n/a')"),
         ("71.2 (72.0)", None, "needs_review", "'(72.0)' follows 71.2"),
         ("1,234", None, "needs_review", "',234' follows 1"),
         ("", None, "needs_review", "empty cell"),
@@ -201,3 +205,126 @@ def test_hostile_labels_are_refused(tmp_path, label):
     path.write_text(f"Model,Diamond\n\"{label}\",71.2\n")
     with pytest.raises(InputError, match="board.csv:L2: the model label"):
         ledger.import_source(path, "csv")
+
+
+# ---------------------------------------------------------------- Markdown as GitHub renders it
+
+LEADERBOARD = Path(__file__).parent / "fixtures" / "leaderboard_readme.md"
+
+
+@pytest.fixture(scope="module")
+def board():
+    rows = ledger.import_source(LEADERBOARD, "markdown", heading="## Benchmark Results", ignore_columns=["Avg"])
+    return {(r.source_model, r.source_task, r.source_variant): r for r in rows}, rows
+
+
+def test_gfm_rows_headers_and_cells_read_as_github_renders_them(board):
+    by_key, rows = board
+    assert list(dict.fromkeys(r.source_model for r in rows)) == [
+        "acme/Alpha-7B", "Beta 7B Instruct", "Sable-22B", "Wren-3B", "Kestrel-9B-Instruct", "Omicron 7B",
+        "Gamma | chat", "Zeta-13B", "Retracted-7B", "Acme-GPT (API)", "Nimbus-Pro",
+    ]  # group-header rows ("**Open-weight models**") are not models; the code span and escaped pipe are text
+    assert {r.source_task for r in rows} == {"Main", "Hard (multi-step)"}  # <br> is a space, [^main] is gone
+    gamma = [r for r in rows if r.source_model == "Gamma | chat"]
+    assert [r.source_value for r in gamma] == ["60.2", "30.1"]  # the row's excess cell (99.9) is ignored
+    zeta = [r for r in rows if r.source_model == "Zeta-13B"]
+    assert len(zeta) == 2 and zeta[1].source_value == "29.0"  # the short row is padded: Avg is empty
+    beta = by_key["Beta 7B Instruct", "Main", "The main split, 0-shot."]
+    assert (beta.source_value, beta.value, beta.status) == ("**07.6**", 7.6, "ok")
+    alpha = by_key["acme/Alpha-7B", "Hard (multi-step)", ""]
+    assert alpha.source_link == "https://huggingface.co/acme/Alpha-7B"
+    assert alpha.source_locator == ("leaderboard_readme.md:L27 (table under 'Benchmark Results', "
+                                    "group 'Open-weight models') column 'Hard (multi-step)'")
+    assert "in the group 'Open-weight models' of the table" in alpha.qualifiers
+
+
+def test_footnotes_and_legends_become_qualifiers_with_their_text(board):
+    by_key, rows = board
+    # a symbol on the label, with its legend line under the table: a run qualifier, so it is the variant (notes)
+    wren = by_key["Wren-3B", "Hard (multi-step)", "with tools (a Python interpreter)."]
+    assert wren.status == "ok" and wren.qualifiers.startswith("† with tools (a Python interpreter).")
+    # the footnote on a column header qualifies every score of that column, with its definition's text
+    mains = [r for r in rows if r.source_task == "Main"]
+    assert all("[^main] The main split, 0-shot." in r.qualifiers for r in mains)
+    assert all("The main split, 0-shot." in r.source_variant for r in mains)
+    # provenance only ("taken from the model card", "reported by the authors"): kept, not a variant
+    zeta = by_key["Zeta-13B", "Hard (multi-step)", ""]
+    assert zeta.status == "ok" and "* Results taken from the model card." in zeta.qualifiers
+    omicron = by_key["Omicron 7B", "Main", "The main split, 0-shot."]
+    assert omicron.status == "ok" and "[^card] Reported by the model authors." in omicron.qualifiers
+    nimbus = by_key["Nimbus-Pro", "Hard (multi-step)", "majority vote over 16 samples."]
+    assert nimbus.status == "ok"
+    # two printings of one model are two variants, never merged into one
+    assert ("Sable-22B", "Hard (multi-step)", "with tools (a Python interpreter).") in by_key
+    assert ("Sable-22B", "Hard (multi-step)", "") in by_key
+
+
+def test_cells_that_are_no_clean_score_need_review(board):
+    by_key, rows = board
+    omicron = [r for r in rows if r.source_model == "Omicron 7B" and r.source_task == "Hard (multi-step)"][0]
+    assert omicron.status == "needs_review" and "no score printed ('n/a')" in omicron.qualifiers
+    retracted = [r for r in rows if r.source_model == "Retracted-7B"]
+    assert {r.status for r in retracted} == {"needs_review"}
+    assert "struck through in source" in retracted[0].qualifiers
+
+
+@pytest.mark.parametrize("markers, legend, status, variant, qualifier", [
+    ("†", "† with tools", "ok", "with tools", "† with tools"),
+    ("†", "†: majority vote @64", "ok", "majority vote @64", "† majority vote @64"),
+    ("†", "- † 5-shot chain-of-thought", "ok", "5-shot chain-of-thought", "† 5-shot chain-of-thought"),
+    ("<sup>†</sup>", "<sup>†</sup> uses web search", "ok", "uses web search", "† uses web search"),
+    ("*", "Scores marked with an asterisk (*) are from the paper.", "ok", "", "* from the paper"),
+    ("‡", "Note: ‡ denotes a thinking budget of 32k tokens.", "ok", "a thinking budget of 32k tokens",
+     "‡ a thinking budget"),
+    ("†", "† evaluated in March", "needs_review", "", "footnote † ('evaluated in March') may change what was run"),
+    ("†", "", "needs_review", "", "marker † has no footnote definition or legend line"),
+    (" [^7]", "[^7]: With tools.", "ok", "With tools.", "[^7] With tools."),
+    (" [^7]", "", "needs_review", "", "marker [^7] has no footnote definition"),
+])
+def test_marker_forms_and_what_they_decide(tmp_path, markers, legend, status, variant, qualifier):
+    path = tmp_path / "README.md"
+    path.write_text(f"### Results ###\n\n| Model | Score |\n|---|---|\n| Sable-22B{markers} | 80.1 |\n\n{legend}\n")
+    [row] = ledger.import_source(path, "markdown", heading="results")
+    assert (row.source_model, row.status, row.source_variant) == ("Sable-22B", status, variant)
+    assert qualifier in row.qualifiers
+
+
+def test_a_marker_on_a_score_and_the_round_trip_through_the_ledger_file(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("## Results\n\n| Model | Score |\n|---|---|\n| A-1 | *81.2*† |\n| B-2 | 70.0† |\n"
+                    "| C-3 | 60.0‡ |\n\n† with tools\n")
+    rows = ledger.import_source(path, "markdown")
+    assert [(r.source_value, r.value, r.status, r.source_variant) for r in rows] == [
+        ("*81.2*†", 81.2, "ok", "with tools"), ("70.0†", 70.0, "ok", "with tools"),
+        ("60.0‡", None, "needs_review", ""),
+    ]
+    out = tmp_path / "ledger.csv"
+    ledger.write(out, rows)
+    assert ledger.load(out) == rows  # an explained marker keeps its row; an unexplained one stays needs_review
+
+
+@pytest.mark.parametrize("heading", ["Benchmark Results", "## Benchmark Results", "benchmark results",
+                                     "#### **Benchmark results**"])
+def test_headings_match_by_text_whatever_their_level(heading):
+    rows = ledger.import_source(LEADERBOARD, "markdown", heading=heading)
+    assert rows[0].source_model == "acme/Alpha-7B"
+
+
+def test_enclosing_heading_picks_its_only_table_and_html_tables_are_named(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("# Evaluation\n\n## Math\n\n| Model | A |\n|---|---|\n| m | 1 |\n\n# Other\n\n| x | y |\n|---|---|\n"
+                    "| 1 | 2 |\n")
+    assert ledger.import_source(path, "markdown", heading="# Evaluation")[0].source_model == "m"
+    path.write_text("# Results\n\n<table>\n<tr><td>m</td><td>1</td></tr>\n</table>\n")
+    with pytest.raises(InputError, match="no Markdown .GFM. table found; line 3 starts an HTML <table>"):
+        ledger.import_source(path, "markdown")
+
+
+def test_an_empty_header_cell_gets_a_name(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("| | Score |\n|---|---|\n| m | 1 |\n")
+    [row] = ledger.import_source(path, "markdown")
+    assert (row.source_model, row.source_task) == ("m", "Score")
+    path.write_text("| Model | A | A[^1] |\n|---|---|---|\n| m | 1 | 2 |\n\n[^1]: x\n")
+    with pytest.raises(InputError, match="column 'A' appears twice in the table header on line 1"):
+        ledger.import_source(path, "markdown")

@@ -1,0 +1,42 @@
+"""What a footnote on a leaderboard score says: a change to what was run, where it came from, or unknown.
+
+A score printed as ``81.2†`` with the legend ``† with tools`` is not the plain score of
+that model: the run used tools. The migration must never publish it as a plain result.
+So every footnote text is sorted here: ``run`` (tools, shots, chain-of-thought, majority
+vote, sampling, search, thinking budget, ...) becomes the draft's ``notes``;
+``provenance`` (reported by the authors, taken from the paper, ...) is kept in the
+ledger only; anything else is ``unknown`` and makes the score ``needs_review``, because a
+reviewer, not a word list, has to say whether it changes the run.
+"""
+
+from __future__ import annotations
+
+import re
+
+RUN = "run"
+PROVENANCE = "provenance"
+UNKNOWN = "unknown"
+
+_RUN = re.compile(
+    r"\b(?:tools?|tool[- ]use|function[- ]call\w*|code[- ]interpreter|python|search|brows\w*|web|retrieval|rag"
+    r"|agent\w*|scaffold\w*|harness|\d+[- ]?shots?|shots?|zero[- ]shot|few[- ]shot|cot|chain[- ]of[- ]thought"
+    r"|think\w*|reasoning|effort|budget|majority|maj@\d+|votes?|voting|pass@\d+|best[- ]of[- ]?\d*|bo\d+"
+    r"|self[- ]consistency|sampl\w*|samples?|temperature|ensembl\w*|prompt\w*|subset|split|context|compute"
+    r"|test[- ]time|parallel|attempts?|rerank\w*|verifier|judge|avg@\d+|mean@\d+|cons@\d+)\b"
+    r"|@\d+",
+    re.I,
+)
+_PROVENANCE = re.compile(
+    r"\b(?:reported|from the (?:paper|report|model card|blog|authors?)|official|taken from|as published"
+    r"|reproduced|our (?:own )?evaluation|evaluated by|results? (?:from|by)|according to|cited|source)\b",
+    re.I,
+)
+
+
+def classify(text: str) -> str:
+    """``run``, ``provenance`` or ``unknown`` for one footnote's text (a run word wins over a source word)."""
+    if _RUN.search(text):
+        return RUN
+    if _PROVENANCE.search(text):
+        return PROVENANCE
+    return UNKNOWN
