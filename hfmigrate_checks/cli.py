@@ -99,7 +99,8 @@ def resolve_cmd(labels, mapping, candidates, endpoint):
     entries = resolve.load_mapping(mapping) if mapping else {}
     with _read_only_hub(endpoint) as hub:
         for label in labels:
-            res = resolve.resolve(hub, label, candidates, mapped=entries.get(label))
+            res = resolve.resolve(hub, label, candidates, api_only=resolve.api_only_evidence(label) or False,
+                                  mapped=entries.get(label))
             click.echo(f"{label}: {res.status}" + (f" -> {res.repo_id} @ {res.sha}" if res.repo_id else ""))
             click.echo(f"  evidence: {res.evidence}")
             for checked in res.candidates_checked:

@@ -133,6 +133,9 @@ def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str,
     for key in ("metric", "direction", "unit", "scale", "source_url", "source_name", "source_commit", "slug"):
         if key in data and not isinstance(data[key], str):
             raise InputError(f"{where}: '{key}' must be a string (got {data[key]!r}); quote it")
+    if data.get("source_url") and not re.match(r"^https?://[^/\s]+", data["source_url"]):
+        raise InputError(f"{where}: 'source_url' must be an absolute http(s) URL (got {data['source_url']!r}); it "
+                         "becomes source.url of every draft whose ledger row has none")
     if data["direction"] not in DIRECTIONS:
         raise InputError(f"{where}: 'direction' must be one of {', '.join(DIRECTIONS)} (got {data['direction']!r})")
     if "slug" in data and not SLUG.match(data["slug"]):

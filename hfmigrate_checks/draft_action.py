@@ -25,8 +25,7 @@ def _hub(options):
     from hfmigrate_checks.hub import ReadOnlyHub
 
     endpoint = options.get("endpoint") or os.environ.get("HF_ENDPOINT") or None
-    workers = max(1, options.get("max_workers") or DEFAULT_WORKERS)
-    return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None, max_workers=workers)
+    return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None)
 
 
 def live_benchmark(hub, benchmark_id: str):
@@ -93,7 +92,9 @@ def gather(ctx):
         account_future = pool.submit(_account, hub)
 
         def resolve_and_inspect(label):
-            res = resolve.resolve(hub, label, candidates_for(by_label[label]), mapped=mapping.get(label))
+            api_only = resolve.api_only_evidence(label, [row.qualifiers for row in by_label[label]]) or False
+            res = resolve.resolve(hub, label, candidates_for(by_label[label]), api_only=api_only,
+                                  mapped=mapping.get(label))
             if res.status != "exact" or drafts.repo_id_problem(res.repo_id) is not None:
                 return res
             with lock:

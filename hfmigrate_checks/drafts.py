@@ -171,8 +171,9 @@ class Proposal:
             entry["date"] = self.row.eval_date
         if self.row.verify_token:
             entry["verifyToken"] = self.row.verify_token
-        if self.row.source_url:
-            source = {"url": self.row.source_url}
+        url = self.row.source_url or contract.source_url  # the ledger row's page, else the contract's
+        if url:
+            source = {"url": url}
             if contract.source_name:
                 source["name"] = contract.source_name
             entry["source"] = source

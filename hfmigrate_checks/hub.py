@@ -2,12 +2,12 @@
 
 ``ReadOnlyHub`` holds a ``huggingface_hub.HfApi`` privately and exposes explicit read
 methods; there is no upload, commit, pull-request or delete method to call by mistake.
-Every call gets bounded retries with backoff (the client itself does not retry
-``model_info``, discussions or file reads), a deadline, and ends in one of the project's
-error types: :class:`HubNotFound` when the Hub says the thing does not exist (a caller may
-read that as "absent"), :class:`HubGatedError` for gated repos, and :class:`HubReadError`
-for everything that could not be read reliably (a caller must read that as
-``needs_review``, never as "absent").
+Transient failures are retried by the one policy of :mod:`hfmigrate_checks.hubretry`, in
+the HTTP transport every request goes through (downloads included); what still fails ends
+in one of the project's error types: :class:`HubNotFound` when the Hub says the thing does
+not exist (a caller may read that as "absent"), :class:`HubGatedError` for gated repos,
+and :class:`HubReadError` for everything that could not be read reliably (a caller must
+read that as ``needs_review``, never as "absent").
 
 Files are downloaded into a fresh temporary cache for every read and removed afterwards,
 because ``hf_hub_download`` silently falls back to a cached copy when the Hub answers
@@ -23,8 +23,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,11 +34,8 @@ from checks import ChecksError, io
 DEFAULT_ENDPOINT = "https://huggingface.co"
 PENDING_PR_STATUSES = frozenset({"open", "draft"})
 MAX_FILE_BYTES = 1 << 20
-_RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-_MAX_WAIT = 30.0
 
 T = TypeVar("T")
-R = TypeVar("R")
 
 
 class HubReadError(ChecksError):
@@ -111,46 +107,45 @@ class Account:
     token_role: str | None
 
 
-class _DeadlineExceeded(Exception):
-    pass
+def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str]:
+    """Sort a client exception into (gated|missing:<kind>|malformed|fail, reason).
 
-
-def _classify(exc: BaseException, client_retried: bool, bare_404: str | None) -> tuple[str, str, float | None]:
-    """Sort a client exception into (gated|missing:<kind>|retry|fail, reason, retry-after seconds).
-
-    A 404 without the Hub's ``X-Error-Code`` means "not found" only where the Hub answers
-    that way (``bare_404`` names the kind, e.g. discussion); elsewhere it is a failure, so a
+    Transient HTTP failures never get here as such: the transport retried them and raised
+    :class:`~hfmigrate_checks.hubretry.HubUnavailable` when its budget was spent. A 404
+    without the Hub's ``X-Error-Code`` means "not found" only where the Hub answers that
+    way (``bare_404`` names the kind, e.g. discussion); elsewhere it is a failure, so a
     wrong endpoint reads as needs_review, never as "absent".
     """
     import httpx2
     from huggingface_hub import errors
 
+    from hfmigrate_checks.hubretry import HubUnavailable
+
+    if isinstance(exc, HubUnavailable):
+        return "fail", f"the read failed: {exc}"
     if isinstance(exc, errors.GatedRepoError):
-        return "gated", "the repo is gated and this account has no access to its files", None
+        return "gated", "the repo is gated and this account has no access to its files"
     if isinstance(exc, errors.RepositoryNotFoundError):
-        return "missing:repo", "repository not found", None
+        return "missing:repo", "repository not found"
     if isinstance(exc, errors.RevisionNotFoundError):
-        return "missing:revision", "revision not found", None
+        return "missing:revision", "revision not found"
     if isinstance(exc, errors.RemoteEntryNotFoundError):
-        return "missing:entry", "file or folder not found", None
+        return "missing:entry", "file or folder not found"
     if isinstance(exc, errors.LocalEntryNotFoundError):
         # hf_hub_download's HEAD failed and no cached copy exists: judge the underlying failure
         cause = exc.__cause__ or exc.__context__
         if cause is None or isinstance(cause, errors.FileMetadataError):
-            return "fail", f"file download failed ({_describe(cause or exc)})", None
-        verdict, reason, retry_after = _classify(cause, client_retried, bare_404)
-        return verdict, f"file download failed ({reason})", retry_after
+            return "fail", f"file download failed ({_describe(cause or exc)})"
+        verdict, reason = _classify(cause, bare_404)
+        return verdict, f"file download failed ({reason})"
     if isinstance(exc, errors.HfHubHTTPError) and exc.response is not None:
-        status = exc.response.status_code
-        if status in _RETRY_STATUSES:
-            return ("fail" if client_retried else "retry"), _describe(exc), _retry_after(exc)
-        if status == 404 and bare_404:
-            return f"missing:{bare_404}", "not found (HTTP 404)", None
-        return "fail", _describe(exc), None
-    if isinstance(exc, (httpx2.TransportError, _DeadlineExceeded)):
-        return ("fail" if client_retried else "retry"), f"{type(exc).__name__}: {exc}", None
+        if exc.response.status_code == 404 and bare_404:
+            return f"missing:{bare_404}", "not found (HTTP 404)"
+        return "fail", _describe(exc)
+    if isinstance(exc, httpx2.HTTPError):
+        return "fail", f"the read failed: {type(exc).__name__}: {exc}"
     if isinstance(exc, (json.JSONDecodeError, KeyError)):
-        return "retry", f"malformed response ({type(exc).__name__}: {exc})", None
+        return "malformed", f"malformed response ({type(exc).__name__}: {exc})"
     raise exc
 
 
@@ -162,67 +157,16 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _status(exc: BaseException) -> int | None:
-    response = getattr(exc, "response", None)
-    return getattr(response, "status_code", None)
-
-
-def _retry_after(exc: BaseException | None) -> float | None:
-    response = getattr(exc, "response", None)
-    value = response.headers.get("Retry-After") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-class _Pacer:
-    """Spacing of request starts shared by every worker of one client.
-
-    A 429 doubles the gap between request starts for all workers (at most once per gap, so
-    a burst of 429s from requests already in flight counts once) and honours Retry-After;
-    each success shrinks the gap. So a rate-limited Hub sees the client slow down as a whole
-    instead of every worker retrying on its own (a request storm that loses models).
-    """
-
-    MAX_GAP = 2.0
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._next = 0.0
-        self._gap = 0.0
-        self._raised = 0.0
-
-    def wait(self) -> None:
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self._gap
-        if start > now:
-            time.sleep(start - now)
-
-    def throttled(self, retry_after: float | None) -> None:
-        with self._lock:
-            now = time.monotonic()
-            if now - self._raised > max(self._gap, 0.05):
-                self._gap = min(max(self._gap * 2, 0.01), self.MAX_GAP)
-                self._raised = now
-            self._next = max(self._next, now + min(retry_after or 0.0, _MAX_WAIT))
-
-    def succeeded(self) -> None:
-        with self._lock:
-            self._gap = 0.0 if self._gap < 0.001 else self._gap * 0.95
-
-
 class ReadOnlyHub:
     """Read-only access to a Hub at ``endpoint`` (default huggingface.co), optionally as ``token``.
 
-    ``retries`` extra attempts follow a failed call, waiting ``backoff * 2**n`` seconds (or
-    the server's Retry-After, capped at 30 s); ``timeout`` is the deadline of one attempt;
-    ``max_workers`` bounds :meth:`parallel`. A 429 slows the whole client down (see
-    :class:`_Pacer`) and does not use up a call's retries; a call still rate-limited
-    ``rate_limit_patience`` seconds after its first 429 fails as a read error.
-    Use as a context manager or call :meth:`close`.
+    Transient failures (408/429/5xx, connection resets, timeouts) of every request are
+    retried by :class:`~hfmigrate_checks.hubretry.RetryPolicy`: ``retries`` extra attempts
+    ``backoff * 2**n`` seconds apart (at most ``max_wait``), ``timeout`` seconds per network
+    operation, 429s waited out for up to ``rate_limit_patience`` seconds. A response that
+    arrives whole but cannot be parsed is asked again up to ``retries`` times. The client
+    has no thread pool of its own: callers choose their concurrency (``checks run draft``
+    reads one model per worker). Use as a context manager or call :meth:`close`.
     """
 
     def __init__(
@@ -230,9 +174,9 @@ class ReadOnlyHub:
         endpoint: str | None = None,
         token: str | None = None,
         *,
-        retries: int = 3,
-        backoff: float = 0.2,
-        max_workers: int = 8,
+        retries: int = 8,
+        backoff: float = 0.05,
+        max_wait: float = 1.0,
         timeout: float = 60.0,
         max_file_bytes: int = MAX_FILE_BYTES,
         rate_limit_patience: float = 300.0,
@@ -240,20 +184,20 @@ class ReadOnlyHub:
         from huggingface_hub import HfApi
         from huggingface_hub.utils import logging as hf_logging
 
+        from hfmigrate_checks import hubretry
+
         hf_logging.set_verbosity_error()  # its per-request retry chatter would bury the report
+        hubretry.install()
 
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
-        self.retries, self.backoff, self.timeout = retries, backoff, timeout
-        self.max_workers, self.max_file_bytes = max_workers, max_file_bytes
-        self.rate_limit_patience = rate_limit_patience
-        self._pacer = _Pacer()
+        self.max_file_bytes = max_file_bytes
+        self.policy = hubretry.RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait, timeout=timeout,
+                                           timeout_retries=min(retries, 2), rate_limit_patience=rate_limit_patience)
         # False, not None: None would make the client pick up a token from HF_HOME or HF_TOKEN.
         self.__token: str | bool = token or False
         self.__api = HfApi(endpoint=self.endpoint, token=self.__token, library_name="arena-checks")
         self._cache_root = Path(tempfile.mkdtemp(prefix="arena-checks-hub-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._cache_root, True)
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
         self._account: Account | None = None
         self._account_lock = threading.Lock()
 
@@ -272,88 +216,34 @@ class ReadOnlyHub:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker pool and delete the temporary download cache."""
-        with self._pool_lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
-                self._pool = None
+        """Delete the temporary download cache."""
         self._cleanup()
 
     # ----------------------------------------------------------------- plumbing
-    def _attempt(self, fn: Callable[[], T]) -> T:
-        """Run ``fn`` in a daemon thread with a deadline (the client has no timeout on most reads)."""
-        box: dict[str, Any] = {}
+    def _call(self, what: str, fn: Callable[[], T], *, bare_404: str | None = None) -> T:
+        """Call ``fn`` under this client's retry policy and map failures onto the project's error types."""
+        from hfmigrate_checks import hubretry
 
-        def target() -> None:
-            try:
-                box["value"] = fn()
-            except BaseException as exc:  # handed to the caller's thread
-                box["error"] = exc
-
-        thread = threading.Thread(target=target, name="hub-read", daemon=True)
-        thread.start()
-        thread.join(self.timeout)
-        if thread.is_alive():
-            raise _DeadlineExceeded(f"no answer within {self.timeout:g} s")
-        if "error" in box:
-            raise box["error"]
-        return box["value"]
-
-    def _call(self, what: str, fn: Callable[[], T], *, client_retried: bool = False,
-              bare_404: str | None = None) -> T:
-        """Call ``fn`` with bounded retries and map failures onto the project's error types.
-
-        ``client_retried`` marks calls huggingface_hub already retries on 429/5xx/network
-        errors with its own backoff (paged listings, file downloads with an empty cache):
-        only malformed responses are retried again here, so a dead Hub fails in bounded time.
-        """
         attempt = 0
-        limited_since: float | None = None
         while True:
-            self._pacer.wait()
             try:
-                value = self._attempt(fn)
+                with hubretry.policy(self.policy):
+                    return fn()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except HubReadError:
+                raise
             except BaseException as exc:  # noqa: BLE001 - sorted by _classify, unknown ones re-raised
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                verdict, reason, retry_after = _classify(exc, client_retried, bare_404)
-                # a 429 paces the whole client, also after the library's own retries gave up on it
-                rate_limited = verdict in ("retry", "fail") and _status(exc) == 429
-            else:
-                self._pacer.succeeded()
-                return value
-            if rate_limited:
-                self._pacer.throttled(retry_after)
-                limited_since = limited_since or time.monotonic()
-                if time.monotonic() - limited_since < self.rate_limit_patience:
-                    continue
-                raise HubReadError(what, f"{reason}: still rate-limited after {self.rate_limit_patience:g} s")
+                verdict, reason = _classify(exc, bare_404)
             if verdict == "gated":
                 raise HubGatedError(what, reason)
             if verdict.startswith("missing:"):
                 raise HubNotFound(what, verdict.split(":", 1)[1])
-            if verdict == "fail" or attempt >= self.retries:
+            if verdict == "fail" or attempt >= self.policy.retries:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise HubReadError(what, reason + tries)
-            wait = self.backoff * 2**attempt
-            if retry_after is not None:
-                wait = max(wait, retry_after)
-            time.sleep(min(wait, _MAX_WAIT))
             attempt += 1
-
-    def parallel(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """``[fn(item) for item in items]`` on up to ``max_workers`` threads, in order.
-
-        ``fn`` may call the read methods but not :meth:`parallel` itself (no nesting).
-        """
-        items = list(items)
-        if len(items) <= 1 or self.max_workers <= 1:
-            return [fn(item) for item in items]
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.max_workers, thread_name_prefix="hub-pool")
-            pool = self._pool
-        return [future.result() for future in [pool.submit(fn, item) for item in items]]
+            time.sleep(self.policy.wait(attempt))
 
     @staticmethod
     def _at(repo_id: str, revision: str | None) -> str:
@@ -363,7 +253,7 @@ class ReadOnlyHub:
     def model_info(self, repo_id: str, revision: str | None = None) -> RepoInfo:
         """The model repo at ``revision`` (default branch when None)."""
         def fetch() -> RepoInfo:
-            info = self.__api.model_info(repo_id, revision=revision, token=self.__token, timeout=self.timeout)
+            info = self.__api.model_info(repo_id, revision=revision, token=self.__token)
             return _repo_info(info, "model")
 
         return self._call(f"model {self._at(repo_id, revision)}", fetch)
@@ -371,7 +261,7 @@ class ReadOnlyHub:
     def dataset_info(self, repo_id: str, revision: str | None = None) -> RepoInfo:
         """The dataset repo at ``revision`` (default branch when None)."""
         def fetch() -> RepoInfo:
-            info = self.__api.dataset_info(repo_id, revision=revision, token=self.__token, timeout=self.timeout)
+            info = self.__api.dataset_info(repo_id, revision=revision, token=self.__token)
             return _repo_info(info, "dataset")
 
         return self._call(f"dataset {self._at(repo_id, revision)}", fetch)
@@ -381,14 +271,14 @@ class ReadOnlyHub:
         def fetch() -> tuple[str, ...]:
             return tuple(m.id for m in self.__api.list_models(search=query, limit=limit, token=self.__token))
 
-        return self._call(f"model search {query!r}", fetch, client_retried=True)
+        return self._call(f"model search {query!r}", fetch)
 
     def official_benchmarks(self) -> tuple[str, ...]:
         """Ids of the datasets the Hub lists as official benchmarks (``benchmark:official``)."""
         def fetch() -> tuple[str, ...]:
             return tuple(d.id for d in self.__api.list_datasets(benchmark="official", token=self.__token))
 
-        return self._call("the list of official benchmarks", fetch, client_retried=True)
+        return self._call("the list of official benchmarks", fetch)
 
     def list_files(
         self, repo_id: str, revision: str | None = None, path: str = ".eval_results", repo_type: str = "model"
@@ -405,7 +295,7 @@ class ReadOnlyHub:
 
         what = f"{repo_type} {self._at(repo_id, revision)} folder {path!r}"
         try:
-            return self._call(what, fetch, client_retried=True)
+            return self._call(what, fetch)
         except HubNotFound as exc:
             if exc.kind == "entry":
                 return ()
@@ -421,8 +311,7 @@ class ReadOnlyHub:
             cache = Path(tempfile.mkdtemp(dir=self._cache_root))
             try:
                 local = self.__api.hf_hub_download(repo_id, path, repo_type=repo_type, revision=revision,
-                                                   cache_dir=cache, token=self.__token,
-                                                   etag_timeout=self.timeout)
+                                                   cache_dir=cache, token=self.__token)
                 size = os.path.getsize(local)
                 if size > self.max_file_bytes:
                     raise HubReadError(what, f"file is {size} bytes, over the {self.max_file_bytes}-byte limit")
@@ -430,7 +319,7 @@ class ReadOnlyHub:
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
 
-        data = self._call(what, fetch, client_retried=True)
+        data = self._call(what, fetch)
         try:
             return io.decode(data, what)
         except io.ReadError as exc:

@@ -199,6 +199,34 @@ def variant_differences(label: str, candidate: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# --------------------------------------------------------------------------- API-only systems
+
+#: the label says it: "Acme-GPT (API)", "Nimbus [api]", "Foo API"
+_API_MARK = re.compile(r"[(\[]\s*(?:api|api[- ]only|proprietary|closed(?:[- ]source)?)\s*[)\]]|\bAPI\b", re.I)
+_API_GROUP = re.compile(r"\b(?:api|proprietary|closed|commercial)\b", re.I)
+_GROUP = re.compile(r"in the group '((?:[^'\\]|\\.)*)' of the table")
+#: model families published only behind an API (their open-weight siblings are other names: gpt-oss, Gemma)
+CLOSED_FAMILIES = re.compile(
+    r"^(?:gpt-?(?:4o|4\.1|4\.5|3\.5|4|5)(?![0-9])|chatgpt|o[134](?:-|$)|claude|gemini|palm(?:-?2)?(?:-|$)|bard)"
+)
+
+
+def api_only_evidence(label: str, qualifiers: Iterable[str] = ()) -> str | None:
+    """Why ``label`` is an API-only system, or None: an (API) marker, an API group in the source
+    table (from the ledger's ``qualifiers``), or a known closed model family."""
+    mark = _API_MARK.search(label)
+    if mark:
+        return f"the label carries the marker {mark.group(0).strip()!r}"
+    for text in qualifiers:
+        for group in _GROUP.findall(text or ""):
+            if _API_GROUP.search(group):
+                return f"the source lists it under the group {group!r}"
+    family = CLOSED_FAMILIES.match(normalize(label))
+    if family:
+        return f"{label!r} belongs to a model family published only behind an API ({family.group(0).rstrip('-')})"
+    return None
+
+
 # --------------------------------------------------------------------------- resolution
 
 
@@ -207,7 +235,7 @@ def resolve(
     source_label: str,
     candidates: Iterable[str] = (),
     *,
-    api_only: bool = False,
+    api_only: bool | str = False,
     mapped: MappingEntry | None = None,
     search_limit: int = SEARCH_LIMIT,
 ) -> Resolution:
@@ -215,7 +243,9 @@ def resolve(
 
     ``mapped`` is the label's mapping-file entry: its repo is a reviewed decision and is
     taken as named; ``candidates`` (e.g. repo links printed next to the label) must also
-    agree with the label's variant. ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`.
+    agree with the label's variant. ``api_only`` is True or the evidence that the system is
+    API-only (see :func:`api_only_evidence`); a mapping entry with a repo overrides it.
+    ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`.
     """
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
@@ -224,9 +254,13 @@ def resolve(
     def result(status: str, evidence: str, repo_id=None, sha=None, checked=()) -> Resolution:
         return Resolution(source_label, status, repo_id, sha, evidence, tuple(checked))
 
-    if api_only or (mapped is not None and mapped.api_only):
-        origin = "the mapping file marks it" if mapped is not None and mapped.api_only else "flagged"
-        return result("not_applicable", f"API-only system ({origin} api_only): no Hub model repo to draft for")
+    if mapped is not None and mapped.api_only:
+        return result("not_applicable", "API-only system (the mapping file marks it api_only): no Hub model repo "
+                      "to draft for")
+    if api_only and (mapped is None or mapped.repo is None):
+        origin = api_only if isinstance(api_only, str) else "flagged api_only"
+        return result("not_applicable", f"API-only system ({origin}): no Hub model repo to draft for; a mapping "
+                      "entry with a repo overrides this")
     if mapped is not None and mapped.repo is None:
         return result("not_on_hub", "the mapping file says this model has no Hub repo (repo: null)")
 
@@ -292,16 +326,35 @@ def resolve(
     return _by_search(hub, label, search_limit, checked, conflicts, result)
 
 
+def search_queries(label: str) -> list[str]:
+    """The Hub searches for ``label``: its full name, then its base name (no role, quantization or
+    fine-tune words: ``Kestrel-9B-Instruct`` -> ``kestrel-9b``), then its family (name words only:
+    ``kestrel``), so a near miss is found and named as one instead of "nothing is named like it"."""
+    full = normalize(label)
+    parts = [p for p in full.split("-") if p]
+    base = "-".join(p for p in parts if p not in ROLE_WORDS | BASE_WORDS and not _QUANT.fullmatch(p))
+    family = "-".join(p for p in parts if p in features(label).words)
+    # a query must keep a name word: "7b" alone would list half the Hub
+    return [q for q in dict.fromkeys([full, base, family]) if re.search(r"[a-z]{3}", q)]
+
+
 def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[str], result) -> Resolution:
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
     query = normalize(label)
     owner = label.split("/", 1)[0].lower() if REPO_ID.match(label) else None
-    try:
-        hits = hub.search_models(query, limit=limit)
-    except (HubReadError, HubNotFound) as exc:
-        checked.append(f"search {query!r} (failed)")
-        return result("needs_review", f"the Hub search for {query!r} failed: {exc}", checked=checked)
+    hits: list[str] = []
+    for n, text in enumerate(search_queries(label)):
+        try:
+            found = hub.search_models(text, limit=limit)
+        except (HubReadError, HubNotFound) as exc:
+            checked.append(f"search {text!r} (failed)")
+            return result("needs_review", f"the Hub search for {text!r} failed: {exc}", checked=checked)
+        checked.append(f"search {text!r} ({len(found)} hit{'s' * (len(found) != 1)}"
+                       f"{', limit reached' if len(found) >= limit else ''})")
+        hits += [hit for hit in found if hit not in hits]
+        if n == 0 and any(normalize(hit) == query for hit in found):
+            break  # the full name was found: no near-miss search needed
     equal, plausible, near = [], [], []
     label_words = features(label).words
     for hit in hits:
@@ -316,8 +369,6 @@ def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[
             near.append(f"{hit} ({'; '.join(differences)})")
         else:
             plausible.append(hit)
-    checked.append(f"search {query!r} ({len(hits)} hit{'s' * (len(hits) != 1)}"
-                   f"{', limit reached' if len(hits) >= limit else ''})")
     checked.extend(near[:_SHOWN])
     if len(equal) == 1 and not conflicts and not plausible:
         try:
@@ -336,5 +387,7 @@ def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[
     if conflicts or near:
         reasons = [*conflicts, *near][:_SHOWN]
         return result("mismatch", "only other variants exist: " + "; ".join(reasons), checked=checked)
-    return result("not_on_hub", f"no Hub model is named like {label!r} (search {query!r})", checked=checked)
+    searched = ", ".join(map(repr, search_queries(label)))
+    return result("not_on_hub", f"no Hub model is named like {label!r}, nor like its base name or family "
+                  f"(searched {searched})", checked=checked)
 

@@ -153,13 +153,16 @@ def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr,
         mentions = benchmark_id.lower() in _added_lines(details.diff or "").lower()
     except (HubReadError, HubNotFound) as exc:
         problems.append(f"{where}: the diff could not be read: {exc}")
+    read_problems: list[str] = []
     try:
-        files = _read_eval_files(hub, repo_id, pr.git_reference, problems, f"{where} ({pr.git_reference})", dict(known))
+        files = _read_eval_files(hub, repo_id, pr.git_reference, read_problems, f"{where} ({pr.git_reference})",
+                                 dict(known))
     except (HubReadError, HubNotFound) as exc:
-        problems.append(f"{where}: its files at {pr.git_reference} could not be listed: {exc}")
+        read_problems.append(f"{where}: its files at {pr.git_reference} could not be listed: {exc}")
         files = ()
+    problems += read_problems
     matches = any(benchmark_entries(f, benchmark_id) for f in files)
-    if mentions and not matches:
+    if mentions and not matches and not read_problems:  # a file that was not read may be the one
         problems.append(f"{where}'s diff adds lines naming {benchmark_id}, but no .eval_results file at "
                         f"{pr.git_reference} declares it")
     url = f"{hub.endpoint}/{repo_id}/discussions/{pr.num}"
@@ -197,6 +200,10 @@ def _owned_pr_status(pr: PendingPR, benchmark_id: str, proposed: Mapping[str, An
         return "needs_review", "conflicting values in your own PR: " + "; ".join(conflicts), None
     missing = tuple(task for task in proposed if task not in present)
     update = PrUpdate(pr.num, pr.author, pr.url, file.path, file.text, tuple(file.data), missing)
+    if not proposed:
+        held = ", ".join(sorted(map(str, present)))
+        return ("already_in_own_open_pr", f"your PR #{pr.num} already adds {benchmark_id} (task(s) {held}); "
+                "no values were proposed, so none were compared", update)
     if not missing:
         return "already_in_own_open_pr", f"your PR #{pr.num} already holds every proposed value", update
     return ("update_existing_pr", f"your PR #{pr.num} agrees on its values and lacks task(s) "
@@ -213,8 +220,8 @@ def inspect_repo(
 ) -> RepoState:
     """Inspect ``repo_id`` for ``benchmark_id``; ``proposed`` maps task id -> value the draft would add.
 
-    ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`; this uses its worker pool, so
-    do not call it from inside ``hub.parallel``.
+    ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`; the reads of one repo are
+    sequential (callers run several repos at once).
     """
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
@@ -241,7 +248,7 @@ def inspect_repo(
         return state("already_present", f"{benchmark_id} is on {rev} in {', '.join(on_main)}", sha=sha,
                      main_files=main_files, main_has_benchmark=True, problems=tuple(problems))
 
-    inspected = hub.parallel(lambda pr: _inspect_pr(hub, repo_id, benchmark_id, pr, known), [p for p in prs if p.pending])
+    inspected = [_inspect_pr(hub, repo_id, benchmark_id, pr, known) for pr in prs if pr.pending]
     pending = tuple(record for record, _ in inspected)
     for _, pr_problems in inspected:
         problems.extend(pr_problems)

@@ -269,7 +269,13 @@ class Fault:
     The first ``times`` matching requests (every one when ``times`` is None) are delayed by
     ``delay`` seconds and then answered with ``status`` (429/500/503/...), or, with
     ``truncate``, with the normal response cut in half (invalid JSON, correct
-    Content-Length). ``status=0`` with only a ``delay`` slows requests down without failing.
+    Content-Length), or, with ``reset``, by closing the connection without an answer.
+    ``status=0`` with only a ``delay`` slows requests down without failing.
+
+    With ``probability`` only that share of the matching requests fails. Which ones is
+    decided by the hub's ``seed`` and the request itself (method, path, query, and how
+    many times it was sent before), not by arrival order, so a run with many threads fails
+    the same requests at the same attempts every time.
     """
 
     path: str
@@ -279,11 +285,28 @@ class Fault:
     delay: float = 0.0
     retry_after: int | None = None
     method: str | None = None
+    probability: float | None = None
+    reset: bool = False
+
+
+def transient_faults(share: float = 0.2) -> list[Fault]:
+    """Faults failing ``share`` of all requests: 40% of those a 503, 35% a 500, 25% a dropped connection.
+
+    The three draws are independent (a fault's draw includes its position in the list), so
+    each conditional probability is scaled to give exactly those shares.
+    """
+    shares = [0.4 * share, 0.35 * share, 0.25 * share]
+    left, out = 1.0, []
+    for kind, part in zip(({"status": 503}, {"status": 500}, {"reset": True}), shares):
+        out.append(Fault(".", times=None, probability=part / left, **kind))
+        left -= part
+    return out
 
 
 @attrs.frozen
 class HubRequest:
-    """One request the Hub received: ``path`` as sent (still URL-encoded), ``query`` parsed."""
+    """One request the Hub received: ``path`` as sent (still URL-encoded), ``query`` parsed; ``status`` 0
+    when an injected fault dropped the connection."""
 
     method: str
     path: str
@@ -338,7 +361,8 @@ class LocalHub:
     ``latency`` delays every request; ``faults`` is a list of :class:`Fault`; ``page_size``
     is the page length of model/dataset listings, tree listings and discussions;
     ``rate_limit`` (requests/s, bursts of ``burst``) answers excess requests 429 with a
-    ``Retry-After`` header. Every request lands in :attr:`requests`.
+    ``Retry-After`` header; ``seed`` picks which requests a :class:`Fault` with a
+    ``probability`` fails. Every request lands in :attr:`requests`.
     """
 
     def __init__(
@@ -350,8 +374,11 @@ class LocalHub:
         page_size: int = 50,
         rate_limit: float | None = None,
         burst: float | None = None,
+        seed: int = 0,
     ):
         self.root = Path(root)
+        self.seed = seed
+        self._sent: dict[tuple, int] = {}
         self.latency = latency
         self.page_size = page_size
         self._faults: list[list] = [[f, 0] for f in faults or ()]
@@ -410,8 +437,10 @@ class LocalHub:
             return list(self._requests)
 
     def clear_requests(self) -> None:
+        """Forget the requests received so far (and how often each was sent, which faults with a probability use)."""
         with self._lock:
             self._requests.clear()
+            self._sent.clear()
 
     def write_requests(self) -> list[HubRequest]:
         """Requests with a method other than GET/HEAD (a read-only client sends none)."""
@@ -434,9 +463,12 @@ class LocalHub:
         with self._lock:
             self._requests.append(HubRequest(method, path, query, time.monotonic() - self._started, status, authorized))
 
-    def _fault_for(self, method: str, path: str) -> Fault | None:
+    def _fault_for(self, method: str, path: str, query: dict) -> Fault | None:
+        key = (method, path, tuple(sorted((k, tuple(v)) for k, v in query.items())))
         with self._lock:
-            for slot in self._faults:
+            nth = self._sent.get(key, 0)
+            self._sent[key] = nth + 1
+            for index, slot in enumerate(self._faults):
                 fault, used = slot
                 if fault.method and fault.method != method:
                     continue
@@ -444,12 +476,17 @@ class LocalHub:
                     continue
                 if fault.times is not None and used >= fault.times:
                     continue
+                if fault.probability is not None:
+                    draw = int(hashlib.sha256(repr((self.seed, index, key, nth)).encode()).hexdigest()[:8], 16) / 2**32
+                    if draw >= fault.probability:
+                        continue
                 slot[1] = used + 1
                 return fault
         return None
 
-    def _respond(self, method: str, raw_path: str, query: dict, headers: Mapping[str, str]) -> _Response:
-        fault = self._fault_for(method, raw_path)
+    def _respond(self, method: str, raw_path: str, query: dict, headers: Mapping[str, str]) -> _Response | None:
+        """The response, or None when an injected fault drops the connection instead."""
+        fault = self._fault_for(method, raw_path, query)
         delay = self.latency + (fault.delay if fault else 0.0)
         if delay:
             time.sleep(delay)
@@ -457,6 +494,8 @@ class LocalHub:
             wait = self._limiter.wait_needed()
             if wait:
                 return _error(429, None, "Rate limited (local hub)", {"Retry-After": str(max(1, math.ceil(wait)))})
+        if fault and fault.reset:
+            return None
         if fault and fault.status and not fault.truncate:
             extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
             return _error(fault.status, None, f"Injected failure {fault.status}", extra)
@@ -748,6 +787,14 @@ class _Handler(BaseHTTPRequestHandler):
             response = self.hub._respond(method, parts.path, query, self.headers)
         except Exception as exc:  # a fixture bug must show up as a 500, not a hung client
             response = _error(500, None, f"local hub error: {type(exc).__name__}: {exc}")
+        if response is None:  # an injected connection reset: no answer at all
+            self.hub._record(method, parts.path, query, 0, "Authorization" in self.headers)
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
         self.hub._record(method, parts.path, query, response.status, "Authorization" in self.headers)
         self._send(response, body=method != "HEAD")
 

@@ -172,6 +172,8 @@ def build_leaderboard_hub(root: Path, *, fillers: int = 0) -> dict[str, Expected
     add(ExpectedModel("Zeta-13B", "mismatch"), repo="quantco/Zeta-13B-GGUF")
     _model(root, "quantco/Zeta-13B-AWQ")
     add(ExpectedModel("origin/Theta-7B", "mismatch"), repo="mirror/Theta-7B")
+    # -- mismatch found only through the base name: the label's instruct model does not exist, its base does
+    add(ExpectedModel("Kestrel-9B-Instruct", "mismatch"), repo="kestrel-lab/Kestrel-9B")
     # -- ambiguous: two equal names, or only a near-identical name
     add(ExpectedModel("Iota 7B", "ambiguous"), repo="iota-labs/Iota-7B")
     _model(root, "iota-mirror/Iota-7B")
@@ -180,6 +182,9 @@ def build_leaderboard_hub(root: Path, *, fillers: int = 0) -> dict[str, Expected
     add(ExpectedModel("Lambda Secret Model", "not_on_hub"))
     add(ExpectedModel("Mu Internal", "not_on_hub", mapping={"repo": None}))
     add(ExpectedModel("Nu-Pro API", "not_applicable", mapping={"api_only": True}))
+    add(ExpectedModel("Acme-GPT (API)", "not_applicable"))  # the label's own marker
+    add(ExpectedModel("Claude 3.5 Sonnet", "not_applicable"))  # a known closed family
+    _model(root, "someone/claude-3.5-sonnet-distill")  # a look-alike on the Hub changes nothing
     add(ExpectedModel(FLAKY_REPO, "needs_review"), repo=FLAKY_REPO)
     for i in range(fillers):
         add(ExpectedModel(f"Filler {i} 7B", "exact", f"fill-org/Filler-{i}-7B", "new", "new"),

@@ -73,6 +73,8 @@ def test_bad_eval_yaml_is_a_clear_error(text, message):
         (("metric: accuracy\n", ""), "'metric' is required"),
         (("unit: percent", "unit: percent\nlower_is_better: true"), "unknown key(s) 'lower_is_better'"),
         (("ignore_columns: [Average]", "ignore_columns: [GPQA Main]"), "both mapped and listed in ignore_columns"),
+        (("source_url: https://example.org/board", "source_url: example.org/board"),
+         "'source_url' must be an absolute http(s) URL (got 'example.org/board')"),
     ],
 )
 def test_mapping_refuses_unmapped_and_invented_tasks(change, message):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -41,15 +42,25 @@ def leaderboard_md(models) -> str:
     return "\n".join(lines) + "\n"
 
 
+def client_env(tmp) -> dict[str, str]:
+    """The environment of the CLI runs: the fixture account's token and an isolated HF_HOME."""
+    return {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+
+
+def prepare(tmp, models) -> dict[str, str]:
+    """Write the contract mapping, the model mapping and the leaderboard README into ``tmp``."""
+    (tmp / "contract.yaml").write_text(CONTRACT_YAML)
+    (tmp / "models.yaml").write_text(mapping_yaml(models))
+    (tmp / "README.md").write_text(leaderboard_md(models))
+    return client_env(tmp)
+
+
 @pytest.fixture(scope="module")
 def migrated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
     models = build_leaderboard_hub(tmp / "hub", fillers=8)
-    (tmp / "contract.yaml").write_text(CONTRACT_YAML)
-    (tmp / "models.yaml").write_text(mapping_yaml(models))
-    (tmp / "README.md").write_text(leaderboard_md(models))
-    env = {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    env = prepare(tmp, models)
     with LocalHub(tmp / "hub", faults=leaderboard_faults()) as hub:
         env["HF_ENDPOINT"] = hub.endpoint
         steps = [
@@ -241,3 +252,90 @@ def test_without_a_token_no_pr_is_taken_for_ours(tmp_path):
     assert "none (anonymous read)" in (tmp_path / "bundle" / "review.md").read_text()
     drafted = (tmp_path / "bundle" / "drafts" / "acme--Alpha-7B" / ".eval_results" / "toy-bench.yaml").read_text()
     assert "source:" not in drafted  # no --source-url and no link: no source is invented
+
+
+# ---------------------------------------------------------------- a README as maintainers write them
+
+README_CONTRACT = """metric: accuracy
+direction: higher_is_better
+unit: percent
+source_url: https://example.org/toy-bench/README.md
+columns:
+  Main: main
+  Hard (multi-step): hard
+ignore_columns: [Avg]
+"""
+
+
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory):
+    """tests/fixtures/leaderboard_readme.md migrated end to end, picked by '## Benchmark Results', no --source-url."""
+    from hfmigrate_checks.testing import write_model
+
+    tmp = tmp_path_factory.mktemp("readme")
+    build_leaderboard_hub(tmp / "hub")
+    for repo in ("sable/Sable-22B", "wren/Wren-3B"):
+        write_model(tmp / "hub", repo, {"README.md": f"# {repo}\n"})
+    (tmp / "contract.yaml").write_text(README_CONTRACT)
+    readme = Path(__file__).parent / "fixtures" / "leaderboard_readme.md"
+    env = client_env(tmp)
+    with LocalHub(tmp / "hub") as hub:
+        env["HF_ENDPOINT"] = hub.endpoint
+        results = [run_cli(args, env=env, cwd=tmp) for args in (
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+            ["hf", "ledger", str(readme), "--format", "markdown", "--heading", "## Benchmark Results",
+             "--out", "ledger.csv"],
+            ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger", "ledger.csv",
+             "--bundle", "bundle"],
+        )]
+    for result in results:
+        assert result.exit_code == 0, result.stdout + result.stderr
+    rows = list(csv.DictReader(io.StringIO((tmp / "bundle" / "source-ledger.csv").read_text())))
+    by_model = {}
+    for row in rows:
+        by_model.setdefault(row["source_model"], []).append(row)
+    return tmp / "bundle", by_model, results
+
+
+def _draft(bundle, repo):
+    return load_yaml(bundle / "drafts" / repo.replace("/", "--") / ".eval_results" / "toy-bench.yaml")
+
+
+def test_readme_group_rows_are_not_models_and_every_printed_model_is_accounted_for(readme_run):
+    _, by_model, results = readme_run
+    assert "11 model(s)" in results[1].stdout
+    assert set(by_model) == {"acme/Alpha-7B", "Beta 7B Instruct", "Sable-22B", "Wren-3B", "Kestrel-9B-Instruct",
+                             "Omicron 7B", "Gamma | chat", "Zeta-13B", "Retracted-7B", "Acme-GPT (API)",
+                             "Nimbus-Pro"}  # Sable-22B is printed twice (with and without tools)
+
+
+def test_readme_a_tool_assisted_score_is_drafted_with_its_notes_never_plain(readme_run):
+    bundle, by_model, _ = readme_run
+    entries = _draft(bundle, "wren/Wren-3B")
+    assert [(e["dataset"]["task_id"], e["value"], e["notes"]) for e in entries] == [
+        ("main", 44.4, "with tools (a Python interpreter).; The main split, 0-shot."),
+        ("hard", 20.2, "with tools (a Python interpreter)."),
+    ]
+    # two printings of one model (with and without tools) are never merged into one plain score
+    sable = by_model["Sable-22B"]
+    assert {r["decision"] for r in sable if r["source_task"] != "Avg"} == {"needs_review"}
+    assert not (bundle / "drafts" / "sable--Sable-22B").exists()
+
+
+def test_readme_drafts_take_the_contract_source_and_the_printed_number(readme_run):
+    bundle, _, _ = readme_run
+    beta = _draft(bundle, "betalab/Beta-7B-Instruct")
+    assert beta[0]["value"] == 7.6 and beta[0]["source"] == {"url": "https://example.org/toy-bench/README.md"}
+    omicron = _draft(bundle, "omicron/Omicron-7B")  # its hard score is 'n/a'; its provenance footnote is kept
+    assert [e["dataset"]["task_id"] for e in omicron] == ["main"] and "Reported by" not in str(omicron)
+
+
+def test_readme_match_classes_with_evidence(readme_run):
+    _, by_model, _ = readme_run
+    status = {label: rows[0]["match_status"] for label, rows in by_model.items()}
+    assert status["Acme-GPT (API)"] == "not_applicable" and status["Nimbus-Pro"] == "not_applicable"
+    assert "under the group 'API models'" in by_model["Nimbus-Pro"][0]["match_evidence"]
+    assert status["Kestrel-9B-Instruct"] == "mismatch"
+    assert "kestrel-lab/Kestrel-9B" in by_model["Kestrel-9B-Instruct"][0]["match_evidence"]
+    assert {r["decision"] for r in by_model["Retracted-7B"]} <= {"needs_review", "ignored_column"}
+    assert {r["decision"] for r in by_model["Zeta-13B"] if r["source_task"] == "Main"} == {"mismatch"}

@@ -29,7 +29,7 @@ def local(root):
 
 @pytest.fixture
 def hub(local):
-    with ReadOnlyHub(local.endpoint, backoff=0.01) as hub:
+    with ReadOnlyHub(local.endpoint, backoff=0.01, retries=3) as hub:
         yield hub
 
 
@@ -47,9 +47,8 @@ def test_has_no_write_methods_and_does_not_subclass_hfapi():
         assert present == []
         public = {name for name in dir(hub) if not name.startswith("_")}
         assert public <= {"model_info", "dataset_info", "search_models", "official_benchmarks", "list_files",
-                          "read_file", "pull_requests", "pr_details", "whoami", "parallel", "close", "from_env",
-                          "endpoint", "retries", "backoff", "timeout", "max_workers", "max_file_bytes",
-                          "rate_limit_patience"}
+                          "read_file", "pull_requests", "pr_details", "whoami", "close", "from_env",
+                          "endpoint", "policy", "max_file_bytes"}
     finally:
         hub.close()
 
@@ -183,8 +182,8 @@ def test_persistent_failure_is_a_read_error_never_absent(hub, local, call):
          "pull_requests": lambda: hub.pull_requests("org/model"),
          "pr_details": lambda: hub.pr_details("org/model", 5)}[call]()
     assert not isinstance(caught.value, (HubGatedError, HubNotFound))
-    assert "503" in caught.value.reason and "after 4 attempts" in caught.value.reason
-    assert len([r for r in local.requests if r.status == 503]) == hub.retries + 1
+    assert "the read failed: HTTP 503" in caught.value.reason and "after 4 attempts" in caught.value.reason
+    assert len([r for r in local.requests if r.status == 503]) == hub.policy.retries + 1
 
 
 @pytest.mark.parametrize("path", ["^/api/models/org/model$", "/discussions$", "^/api/models$", "/tree/"])
@@ -236,8 +235,33 @@ def test_rate_limited_reads_wait_and_succeed(root):
         assert any(r.status == 429 for r in local.requests)
 
 
-def test_parallel_keeps_order_and_reraises(hub):
-    assert hub.parallel(lambda n: hub.model_info(f"many/item-{n}").repo_id, range(7)) == [
-        f"many/item-{n}" for n in range(7)]
-    with pytest.raises(HubNotFound):
-        hub.parallel(hub.model_info, ["many/item-0", "many/none"])
+@pytest.mark.parametrize("fault", [Fault("/resolve/", status=503, times=2, method="GET"),
+                                   Fault("/resolve/", status=502, times=2, method="HEAD"),
+                                   Fault("/resolve/", reset=True, times=2),
+                                   Fault("/resolve/", status=0, delay=1.5, times=1, method="GET")])
+def test_file_downloads_are_retried_like_every_other_read(local, fault):
+    """huggingface_hub retries a download's HEAD but sends its GET once: the transport retries both."""
+    local.add_fault(fault)
+    with ReadOnlyHub(local.endpoint, backoff=0.01, retries=3, timeout=0.3) as hub:
+        started = time.monotonic()
+        assert hub.read_file("org/model", ".eval_results/a.yaml") == "- a: 1\n"
+        assert time.monotonic() - started < 1.5  # a stalled GET is abandoned at the deadline, not waited for
+    sent = [r for r in local.requests if "/resolve/" in r.path]
+    assert len(sent) >= (2 if fault.delay else 3) and sent[-1].status == 200
+
+
+@pytest.mark.parametrize("path", ["/tree/", "^/api/models$", "/resolve/"])
+def test_the_library_backoff_is_not_stacked_on_the_policy(hub, local, path):
+    """Listings and a download's HEAD go through huggingface_hub's http_backoff: a dead Hub still costs one budget."""
+    local.add_fault(Fault(path, status=503, times=None))
+    with pytest.raises(HubReadError, match="after 4 attempts"):
+        {"/tree/": lambda: hub.list_files("org/model"),
+         "^/api/models$": lambda: hub.search_models("item"),
+         "/resolve/": lambda: hub.read_file("org/model", "README.md")}[path]()
+    assert len([r for r in local.requests if r.status == 503]) == hub.policy.retries + 1
+
+
+def test_connection_resets_are_retried(hub, local):
+    local.add_fault(Fault("^/api/models/org/model$", reset=True, times=2))
+    assert hub.model_info("org/model").repo_id == "org/model"
+    assert [r.status for r in local.requests] == [0, 0, 200]

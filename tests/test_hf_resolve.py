@@ -9,7 +9,8 @@ import pytest
 from checks import InputError
 from hf_fixtures import FLAKY_REPO, build_leaderboard_hub, leaderboard_faults, mapping_yaml
 from hfmigrate_checks.hub import ReadOnlyHub
-from hfmigrate_checks.resolve import MappingEntry, Resolution, load_mapping, resolve, variant_differences
+from hfmigrate_checks.resolve import (MappingEntry, Resolution, api_only_evidence, load_mapping, resolve,
+                                      search_queries, variant_differences)
 from hfmigrate_checks.testing import Fault, LocalHub, write_model
 
 @pytest.fixture(scope="module")
@@ -28,12 +29,13 @@ def _resolve(board, label: str) -> Resolution:
     models, mapping, hub, _ = board
     link = models[label].link if label in models else None
     candidates = (link.split("huggingface.co/", 1)[1],) if link else ()
-    return resolve(hub, label, candidates, mapped=mapping.get(label))
+    return resolve(hub, label, candidates, mapped=mapping.get(label), api_only=api_only_evidence(label) or False)
 
 
 LABELS = ["acme/Alpha-7B", "Beta 7B Instruct", "Omicron 7B", "Gamma Large", "Eta 7B", "Rho 7B", "Sigma 7B", "Tau 7B",
           "Upsilon 7B", "Phi Model 7B", "Chi 7B", "Psi 7B", "Omega 7B", "Delta 8B", "Epsilon 3.1 8B", "Zeta-13B",
-          "origin/Theta-7B", "Iota 7B", "Kappa 2 7B", "Lambda Secret Model", "Mu Internal", "Nu-Pro API", FLAKY_REPO]
+          "origin/Theta-7B", "Kestrel-9B-Instruct", "Iota 7B", "Kappa 2 7B", "Lambda Secret Model", "Mu Internal",
+          "Nu-Pro API", "Acme-GPT (API)", "Claude 3.5 Sonnet", FLAKY_REPO]
 
 
 def test_the_fixture_covers_every_resolution_class(board):
@@ -191,3 +193,54 @@ def test_load_mapping_on_a_missing_file(tmp_path):
 def test_resolution_rejects_an_unknown_status():
     with pytest.raises(ValueError):
         Resolution("x", "maybe", None, None, "")
+
+
+def test_a_label_missing_from_the_hub_is_searched_by_its_base_name_too(board):
+    got = _resolve(board, "Kestrel-9B-Instruct")
+    assert got.status == "mismatch" and got.repo_id is None
+    assert "kestrel-lab/Kestrel-9B" in got.evidence and "base vs instruct/chat: instruct vs none" in got.evidence
+    assert [c for c in got.candidates_checked if c.startswith("search ")] == [
+        "search 'kestrel-9b-instruct' (0 hits)", "search 'kestrel-9b' (1 hit)", "search 'kestrel' (1 hit)"]
+    nothing = _resolve(board, "Lambda Secret Model")
+    assert "nor like its base name or family" in nothing.evidence
+    exact = _resolve(board, "Beta 7B Instruct")  # found by its full name: no near-miss searches
+    assert [c for c in exact.candidates_checked if c.startswith("search ")] == ["search 'beta-7b-instruct' (2 hits)"]
+
+
+@pytest.mark.parametrize(("label", "queries"), [
+    ("Kestrel-9B-Instruct", ["kestrel-9b-instruct", "kestrel-9b", "kestrel"]),
+    ("Llama 3.1 8B Instruct GGUF", ["llama-3.1-8b-instruct-gguf", "llama-3.1-8b", "llama"]),
+    ("Beta 7B Instruct", ["beta-7b-instruct", "beta-7b"]),  # 'beta' is also a tune word: never a bare '7b' query
+    ("Zeta-13B", ["zeta-13b", "zeta"]),
+])
+def test_search_queries(label, queries):
+    assert search_queries(label) == queries
+
+
+@pytest.mark.parametrize(("label", "qualifiers", "evidence"), [
+    ("Acme-GPT (API)", (), "the label carries the marker '(API)'"),
+    ("Nimbus [proprietary]", (), "the label carries the marker '[proprietary]'"),
+    ("Nimbus-Pro", ("‡ majority vote; in the group 'API models' of the table",),
+     "the source lists it under the group 'API models'"),
+    ("Nimbus-Pro", ("in the group 'Closed-source systems' of the table",), "under the group 'Closed-source systems'"),
+    ("GPT-4o", (), "published only behind an API (gpt-4o)"),
+    ("o3-high", (), "(o3)"),
+    ("Claude 3.5 Sonnet", (), "(claude)"),
+    ("Gemini 2.5 Pro", (), "(gemini)"),
+    ("gpt-oss-120b", (), None),
+    ("Gemma-2-9b-it", (), None),
+    ("Rapid-7B", (), None),
+    ("Open 7B", ("in the group 'Open-weight models' of the table",), None),
+])
+def test_api_only_evidence(label, qualifiers, evidence):
+    got = api_only_evidence(label, qualifiers)
+    assert (evidence in got) if evidence else got is None
+
+
+def test_a_mapping_entry_with_a_repo_overrides_api_evidence(board):
+    _, _, hub, _ = board
+    got = resolve(hub, "Acme-GPT (API)", api_only=api_only_evidence("Acme-GPT (API)"),
+                  mapped=MappingEntry("Acme-GPT (API)", "acme/Alpha-7B"))
+    assert (got.status, got.repo_id) == ("exact", "acme/Alpha-7B")
+    closed = _resolve(board, "Claude 3.5 Sonnet")
+    assert closed.status == "not_applicable" and "published only behind an API" in closed.evidence

@@ -423,3 +423,23 @@ def test_hf506_passes_on_well_formed_files(tmp_path):
         "other/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n",
     })
     assert_passes(evaluate_rules([eval_results_shape], facts, action="precommit-eval-results"), "HF506")
+
+
+def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
+    from hfmigrate_checks.drafts import Proposal
+
+    bare = LedgerRow(source_model="A", source_task="Main", source_value="71.2", source_locator="b.csv:L2")
+    with_page = attrs.evolve(CONTRACT, source_url="https://example.org/leaderboard")
+    assert Proposal("main", bare).entry(with_page)["source"] == {"url": "https://example.org/leaderboard",
+                                                                "name": "Board"}
+    assert "source" not in Proposal("main", bare).entry(CONTRACT)  # no page anywhere: none is invented
+    own = attrs.evolve(bare, source_url="https://example.org/row")
+    assert Proposal("main", own).entry(with_page)["source"]["url"] == "https://example.org/row"
+
+
+def test_a_run_qualifier_is_the_drafts_notes():
+    from hfmigrate_checks.drafts import Proposal
+
+    tools = LedgerRow(source_model="Sable-22B", source_task="Main", source_value="80.1", source_locator="r.md:L9",
+                      source_variant="with tools", qualifiers="† with tools")
+    assert Proposal("main", tools).entry(CONTRACT)["notes"] == "with tools"

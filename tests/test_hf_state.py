@@ -238,3 +238,22 @@ def test_a_failing_whoami_leaves_ownership_unsettled(board):
     finally:
         board[2].clear_faults()
     assert got.status == "needs_review" and "authenticated account" in got.reason
+
+
+def test_a_pr_file_that_cannot_be_downloaded_says_the_read_failed(board):
+    board[2].add_fault(Fault("^/rho/Rho-7B/resolve/refs%2Fpr%2F2/", status=503, times=None))
+    try:
+        with ReadOnlyHub(board[2].endpoint, TOKEN, backoff=0.01, retries=2) as hub:
+            got = inspect_repo(hub, "rho/Rho-7B", BENCHMARK_ID, proposed=VALUES)
+    finally:
+        board[2].clear_faults()
+    assert got.status == "needs_review"
+    assert "could not be read" in got.reason and "the read failed: HTTP 503" in got.reason
+    assert "declares it" not in got.reason  # the PR's diff names the benchmark; its file was just not read
+
+
+def test_nothing_proposed_is_not_every_proposed_value(board, hub):
+    got = inspect_repo(hub, "rho/Rho-7B", BENCHMARK_ID)
+    assert got.status == "already_in_own_open_pr"
+    assert "every proposed value" not in got.reason
+    assert "no values were proposed, so none were compared" in got.reason and "task(s) hard, main" in got.reason
