@@ -548,6 +548,9 @@ class Reader:
         return out
 
     def _call(self, module: Module, node: ast.Call, variable: str | None) -> Val:
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name is not None and name not in module.bindings and name not in (*KNOWN_CLASSES, "dict"):
+            raise self._other_call(module, node)
         func = self.evaluate(module, node.func)
         target = func.value
         if isinstance(target, KnownClass) and target.name == "dict":
@@ -563,9 +566,14 @@ class Reader:
             return Val(Kwargs({**base, **extra}))
         if isinstance(target, (KnownClass, KnownMethod)) and self._build is not None:
             return self._build(self, module, node, func, variable)
-        raise module.fail(f"calls {snippet(node.func)}(...), which cannot be read statically; only dict(...), "
-                          f"ModelDescriptor(...), MethodMetadata(...) and its constructors and "
-                          f"descriptor.method_metadata(...) are understood", node)
+        raise self._other_call(module, node)
+
+    @staticmethod
+    def _other_call(module: Module, node: ast.Call) -> Unreadable:
+        return module.fail(f"calls {snippet(node.func)}(...), which cannot be read statically (its value exists only "
+                           f"when the module runs); only dict(...), ModelDescriptor(...), MethodMetadata(...) and its "
+                           f"constructors and descriptor.method_metadata(...) are understood: bind the "
+                           f"MethodMetadata to a module-level name where it is declared and import that name", node)
 
     def _attribute(self, module: Module, node: ast.Attribute) -> Val:
         owner = self.evaluate(module, node.value)

@@ -460,17 +460,30 @@ class RegisterFacts:
             raise InputError(f"{self.path}:{exc.raw_line}: not valid Python ({exc.message}); fix it first") from None
 
     def _resolve(self, name: str, group: str) -> Entry:
+        """The entry's metadata, read statically like an info.py (descriptors, spreads and imports followed)."""
         from tabarena_checks import info_static
 
         origin = self.layout.imports.get(name)
-        if origin is None:
-            return Entry(name, group, None, None, "not imported from a module (defined in methods.py)")
-        module, imported = origin
-        file = self.repo / SRC / (module.replace(".", "/") + ".py")
+        if origin is None:  # defined in methods.py itself
+            module, file, variable = self.methods_module, self.path, name
+        else:
+            module, variable = origin
+            file = self.repo / SRC / (module.replace(".", "/") + ".py")
         try:
-            return Entry(name, group, module, info_static.read_variable(file, imported))
+            return Entry(name, group, module, info_static.read_variable(file, variable, self.reader))
         except InputError as exc:
             return Entry(name, group, module, None, str(exc))
+
+    @cached_property
+    def reader(self):
+        """One static reader for every entry, so each module is parsed once."""
+        from tabarena_checks import info_static
+
+        return info_static.new_reader()
+
+    @property
+    def methods_module(self) -> str:
+        return f"tabarena.contexts.{self.arena}.methods"
 
     @cached_property
     def entries(self) -> tuple[Entry, ...]:

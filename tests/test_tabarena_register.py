@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tabarena_checkout_fixtures import METHODS, METHODS_PY, SRC, checkout, info, write  # noqa: F401
+from tabarena_checkout_fixtures import HEADER, METHODS, METHODS_PY, SRC, checkout, info, write  # noqa: F401
 
 from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
@@ -136,6 +136,37 @@ def test_ta502_entries_built_in_code_are_named(checkout):
     v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
     assert v["TA502"].outcome.value == "failed" and not v["TA502"].blocks
     assert "gpu_copy: not checked for uniqueness" in v["TA502"].message
+
+
+DESCRIPTOR_INFO = HEADER.replace("MethodMetadata", "MethodMetadata, ModelDescriptor") + '''
+alpha_descriptor = ModelDescriptor(display_name="Alpha", compute="gpu", is_bag=True)
+_common = dict(cache_type="r2", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
+alpha_method_metadata = alpha_descriptor.method_metadata(method="Alpha", suite="alpha-2026", ag_key="A", **_common)
+'''
+
+
+def test_descriptor_spread_and_local_entries_are_checked_for_uniqueness(checkout):
+    """Entries built with ModelDescriptor.method_metadata(**spread) or written in methods.py are read, not skipped."""
+    repo, _ = checkout
+    write(repo, SRC / "models/alpha/info.py", DESCRIPTOR_INFO)
+    text = METHODS_PY.replace("from tabarena.models.lightgbm.info import", "from tabarena.models.alpha.info import "
+                              "alpha_method_metadata\nfrom tabarena.models.lightgbm.info import")
+    text = text.replace("        tabm_metadata,\n", "        tabm_metadata,\n        alpha_method_metadata,\n"
+                        "        local_metadata,\n")
+    text += ('local_metadata = MethodMetadata.tabarena_legacy_s3(method="Local", suite="local-1", '
+             'method_type="baseline")\n')
+    (repo / METHODS).write_text(text)
+    v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
+    assert_passes(v, "TA502")
+    assert_passes(v, "TA501")
+    write(repo, SRC / "models/alpha2/info.py", info(copy_metadata=(
+        'MethodMetadata.config(method="Alpha", suite="alpha-2026", ag_key="A")')))
+    assert_fails(_verdicts(repo, "models/alpha2/info.py", "copy_metadata"), "TA501",
+                 "alpha_method_metadata (tabarena.models.alpha.info) already declares method='Alpha'")
+    write(repo, SRC / "models/local2/info.py", info(copy_metadata=(
+        'MethodMetadata.baseline(method="Local", suite="local-1")')))
+    assert_fails(_verdicts(repo, "models/local2/info.py", "copy_metadata"), "TA501",
+                 "local_metadata (tabarena.contexts.tabarena.methods) already declares method='Local'")
 
 
 def test_ta503_layout(checkout):
