@@ -214,7 +214,7 @@ class Module:
         """1-based character column of ``node`` (ast counts UTF-8 bytes)."""
         offset = getattr(node, "col_offset", 0) or 0
         line = getattr(node, "lineno", 1) or 1
-        if 0 < line <= len(self.lines):
+        if 0 < line <= len(self.lines) and not self.lines[line - 1].isascii():
             return len(self.lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
         return offset + 1
 
@@ -227,7 +227,11 @@ class Module:
     # ------------------------------------------------------------------ bindings
 
     def _add(self, name: str, binding: Binding) -> None:
-        self.bindings.setdefault(name, []).append(binding)
+        known = self.bindings.setdefault(name, [])
+        if binding.kind == "import" and any(b.kind == "import" and (b.module, b.original) == (binding.module,
+                                            binding.original) for b in known):
+            return  # the same import again (say, once more under TYPE_CHECKING) binds the same value
+        known.append(binding)
 
     def _bind(self, body: list[ast.stmt], loop: ast.stmt | None, typing_only: bool) -> None:
         for stmt in body:

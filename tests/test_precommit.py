@@ -341,3 +341,67 @@ def test_the_hook_environment_is_the_light_install(pre_commit, project, tmp_path
     assert "pip install 'arena-checks[tabarena]'" in res.stderr and "Traceback" not in res.stderr
     res = subprocess.run([str(checks), "inspect", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == ExitCode.USAGE_ERROR and "arena-checks[tabarena]" in res.stderr, res.stderr
+
+
+# --------------------------------------------------------------------------- info.py as TabArena writes it
+
+SUPERSEDED = '''\
+from tabarena.models._method_metadata import ModelDescriptor
+
+nori_descriptor = ModelDescriptor(display_name="Nori", compute="gpu", is_bag=False, date_introduced="2026-06")
+
+# Superseded by the rerun below; kept so the hosted artifacts stay loadable.
+nori_method_metadata = nori_descriptor.method_metadata(
+    method="Nori", suite="nori-2025", ag_key="TA-NORI", cache_type="s3",
+    cache_kwargs={"bucket": "tabarena", "prefix": "cache", "upload_as_public": True})
+nori_legacy_metadata = MethodMetadata.tabarena_legacy_s3(method="NoriOld", suite="nori-2024", ag_key="TA-NORI")
+
+nori_new_method_metadata = nori_descriptor.method_metadata(
+    method="Nori", suite="nori-2026", ag_key="TA-NORI", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
+'''
+
+
+def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_upload(tmp_path):
+    from types import SimpleNamespace
+
+    from checks.testing import assert_fails, evaluate_rules
+    from tabarena_checks import info_static, rules_upload
+
+    path = write_info(tmp_path, "nori", SUPERSEDED)
+    res = precommit(tmp_path, "info-py", str(path))
+    assert res.exit_code == ExitCode.OK and res.stdout == "", res.stdout + res.stderr
+    store_is_r2 = next(r for r in rules_upload.RULES if r.code == "TA401")
+    legacy = info_static.read_variable(path, "nori_legacy_metadata")
+    verdicts = evaluate_rules([store_is_r2], SimpleNamespace(metadata=legacy), action="upload")
+    assert_fails(verdicts, "TA401", "cache_type 's3' is not supported for upload")
+    text = (HEADER + SUPERSEDED).splitlines()
+    line = text.index(next(x for x in text if "legacy_s3" in x)) + 1
+    assert verdicts["TA401"].findings[0].line == line and verdicts["TA401"].findings[0].col == 24
+
+
+BAD_INPUT = {
+    "not valid Python": ("m = MethodMetadata.config(method='M', suite='s'\n", "models/bad/info.py", 3, 26),
+    "bound 2 times": ("S = 'a'\nS = 'b'\nm = MethodMetadata.config(method='M', suite=S)\n", "models/bad/info.py", 4, 1),
+    "import cycle": ("from models.other.info import Y\nX = 'x'\nm = MethodMetadata.config(method='M', suite=Y)\n",
+                     "models/bad/info.py", 3, 1),
+    "not a dict": ("K = ['suite', 's']\nm = MethodMetadata.config(method='M', **K)\n", "models/bad/info.py", 4, 39),
+    "does not accept 'colour'": ("m = MethodMetadata.config(method='M', suite='s', colour='red')\n",
+                                 "models/bad/info.py", 3, 50),
+}
+
+
+@pytest.mark.parametrize("what", sorted(BAD_INPUT))
+def test_bad_info_py_is_one_finding_at_line_and_column_exit_1(tmp_path, what):
+    source, rel, line, col = BAD_INPUT[what]
+    for package in ("models", "models/bad", "models/other"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "models/other/info.py").write_text("from models.bad.info import X\nY = X\n")
+    path = write_info(tmp_path, "bad", source)
+    good = write_info(tmp_path, "nori", GOOD_INFO)
+    res = precommit(tmp_path, "info-py", str(path.relative_to(tmp_path)), str(good.relative_to(tmp_path)))
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{rel}:{line}:{col}: TA118 "), res.stdout
+    assert what in lines[0] and "; " in lines[0]  # what is wrong, then the fix
+    assert "Traceback" not in res.stdout + res.stderr

@@ -156,6 +156,17 @@ def test_bad_input_is_one_problem_at_line_and_column_with_the_fix(tmp_path, file
     assert text in problem.message, problem.message
 
 
+def test_the_same_import_twice_is_one_binding(tmp_path):
+    path = _write(tmp_path, """\
+        from typing import TYPE_CHECKING
+        from tabarena.models._method_metadata import MethodMetadata
+        if TYPE_CHECKING:
+            from tabarena.models._method_metadata import MethodMetadata
+        m = MethodMetadata.config(method="M", suite="m-1")
+        """)
+    assert [r.method for r in info_static.read_file(path)] == ["M"]
+
+
 def test_read_variable_names_the_variables_found(checkout):
     with pytest.raises(InputError, match="found: alpha_cpu_method_metadata, alpha_method_metadata, alpha_new_method_metadata"):
         info_static.read_variable(checkout / "tafix/models/alpha/info.py", "nope")
