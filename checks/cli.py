@@ -20,23 +20,41 @@ from checks.exitcodes import ExitCode, exit_code_for
 from checks.redact import credential_options, redact
 
 
-def _early_plugin_args(argv: Sequence[str]) -> list[str]:
-    """The ``-p`` values, read before click parses (like pytest), stopping at the subcommand."""
-    out, i = [], 0
+def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
+    """The ``-p`` values, ``--config`` and what is left for click, read before click parses (like pytest).
+
+    ``-p NAME`` may come anywhere before ``--`` (``checks run process -p no:x`` too): every
+    occurrence is taken out of the arguments, since the plugins must be known before the
+    commands they add can be parsed. ``--config`` is a global option, read before the
+    subcommand only.
+    """
+    values, config, rest, i = [], None, [], 0
+    before_command = True
     while i < len(argv):
         arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
         if arg == "-p" and i + 1 < len(argv):
-            out.append(argv[i + 1])
+            values.append(argv[i + 1])
             i += 2
             continue
-        if arg.startswith("-p") and len(arg) > 2:
-            out.append(arg[2:].lstrip("="))
-        elif not arg.startswith("-"):
-            break
-        elif arg in ("--config",):
+        if arg.startswith("-p") and len(arg) > 2 and not arg.startswith("--"):
+            values.append(arg[2:].removeprefix("="))
             i += 1
+            continue
+        if before_command and arg == "--config" and i + 1 < len(argv):
+            config = argv[i + 1]
+            rest += argv[i:i + 2]
+            i += 2
+            continue
+        if before_command and arg.startswith("--config="):
+            config = arg.partition("=")[2]
+        elif not arg.startswith("-"):
+            before_command = False
+        rest.append(arg)
         i += 1
-    return out
+    return values, config, rest
 
 
 #: the selection options every ``checks run`` and ``checks precommit`` command takes (the config keys' names)
@@ -140,8 +158,30 @@ class _RunGroup(click.Group):
         return list(ctx.find_object(App).registry.actions)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        action = ctx.find_object(App).registry.actions.get(name)
+        registry = ctx.find_object(App).registry
+        action = registry.actions.get(name)
+        if action is None and not ctx.resilient_parsing:
+            _refuse_unloaded(registry, f"no action {name!r}", action=name)
         return _run_command(action) if action else None
+
+
+class _ChecksGroup(click.Group):
+    """The ``checks`` group: a command missing because its plugin is not loaded says so."""
+
+    registry: plugins.Registry | None = None
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is None and not ctx.resilient_parsing and self.registry is not None:
+            _refuse_unloaded(self.registry, f"no command {name!r}", command=(name,))
+        return command
+
+
+def _refuse_unloaded(registry: plugins.Registry, what: str, **wanted) -> None:
+    """Raise a usage error naming the unloaded plugins that would provide what is missing, if any."""
+    reasons = plugins.unloaded_providers(registry, **wanted)
+    if reasons:
+        raise UsageError(f"{what}: {'; '.join(reasons)}")
 
 
 class _RedactingStream:
@@ -163,15 +203,17 @@ def _echo(text: str, err: bool = False) -> None:
 
 
 def build_cli(registry: plugins.Registry) -> click.Group:
-    @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.group(cls=_ChecksGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
-    @click.option("-p", "plugin_args", multiple=True, metavar="NAME", help="Load plugin NAME (entry point or module); -p no:NAME blocks it.")
+    @click.option("-p", "plugin_args", multiple=True, metavar="NAME",
+                  help="Load plugin NAME (entry point or module); -p no:NAME blocks it. Accepted after the subcommand too.")
     @click.option("--config", "config_path", default=None, metavar="PATH", help="rules.toml to use (default: the nearest one from the working directory).")
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
         ctx.obj = App(registry, config_path)
 
+    cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
 
     @cli.command("rules")
@@ -251,7 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{', '.join(bad)}: credentials are never accepted as command-line options "
                 f"(they end up in shell history and process lists); set them in the environment instead"
             )
-        registry = plugins.load(_early_plugin_args(args))
+        plugin_args, config_path, args = _early_args(args)
+        registry = plugins.load(plugin_args, local=_local_plugins(config_path))
         cli = build_cli(registry)
         cli.main(args, prog_name="checks", standalone_mode=False)
         code = ExitCode.OK
@@ -279,6 +322,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
             code = exit_code_for(exc)
     return _finish(code, argv)
+
+
+def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:
+    """``checks_plugins`` of the configuration that will apply, read before the plugins load."""
+    from checks import config as config_mod
+
+    path = Path(config_path) if config_path else config_mod.find(Path.cwd())
+    return config_mod.local_plugins(path) if path is not None else []
 
 
 def _missing_extra(exc: Exception) -> ChecksError | None:

@@ -456,6 +456,28 @@ def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = 
     return parse(text, source=str(path), sections=sections)
 
 
+def local_plugins(path: Path) -> list[tuple[str, str]]:
+    """``(entry, directory)`` for each ``checks_plugins`` entry of the file, read before any plugin loads.
+
+    Only this key is read here; everything else (and any error) is reported when the whole
+    file is parsed with the loaded plugins' settings.
+    """
+    import tomllib
+
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return []
+    if path.name == "pyproject.toml":
+        tool = raw.get("tool")
+        raw = tool.get("checks") if isinstance(tool, dict) else None
+    entries = raw.get("checks_plugins") if isinstance(raw, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        return []
+    base = str(path.resolve().parent)
+    return [(entry, base) for entry in entries]
+
+
 def overridden(config: Config, *, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
                ignore: Sequence[str] | None = None, extend_ignore: Sequence[str] = (),
                per_file_ignores: Sequence[str] = (), codes: Iterable[str] = ()) -> Config:

@@ -165,6 +165,15 @@ class _FileCheckGroup(click.Group):
             cmd.params.extend(selection_params())
         super().add_command(cmd, name)
 
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        from checks.cli import App, _refuse_unloaded
+
+        command = super().get_command(ctx, name)
+        app = ctx.find_object(App)
+        if command is None and not ctx.resilient_parsing and app is not None:
+            _refuse_unloaded(app.registry, f"no command 'precommit {name}'", command=(GROUP_NAME, name))
+        return command
+
 
 _SELECTION = "checks.selection"
 

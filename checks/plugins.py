@@ -233,14 +233,16 @@ def parse_plugin_args(values: Sequence[str]) -> tuple[list[str], set[str]]:
 
 
 def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None = None,
-         extra: Iterable[tuple[str, object]] = ()) -> Registry:
+         extra: Iterable[tuple[str, object]] = (), local: Iterable[tuple[str, str]] = ()) -> Registry:
     """Build the registry: essential plugins, entry points (unless disabled), ``-p`` names, ``extra``.
 
     Entry points are loaded by pluggy (``load_setuptools_entrypoints``), which skips the
     names blocked with ``-p no:NAME``. ``-p NAME`` loads the entry point of that name even
     with autoload off, else imports the module ``NAME``. ``extra`` registers
-    already-imported plugin objects (used by ``checks.testing``). ``check_pending()`` runs
-    right after loading, so a misspelt hook fails here, naming its plugin.
+    already-imported plugin objects (used by ``checks.testing``). ``local`` lists the
+    configuration's ``checks_plugins`` as ``(entry, directory)``: a ``.py`` path or a dotted
+    module, relative to the configuration file's directory (see :func:`_load_local`).
+    ``check_pending()`` runs right after loading, so a misspelt hook fails here, naming its plugin.
     """
     env = os.environ if environ is None else environ
     to_load, blocked = parse_plugin_args(plugin_args)
@@ -257,6 +259,9 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
         module = _import(name, f"-p {name}")
         if not pm.is_registered(module):
             pm.register(module, name=name)
+    for entry, base in local:
+        if not pm.is_blocked(entry) and not pm.has_plugin(entry):
+            pm.register(_load_local(entry, base), name=entry)
     for name, plugin in extra:
         pm.register(plugin, name=name)
     try:
@@ -264,6 +269,78 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
     return Registry(pm, _infos(pm), blocked=frozenset(blocked))
+
+
+def _load_local(entry: str, base: str) -> ModuleType:
+    """A ``checks_plugins`` entry: a ``.py`` file (imported from its path) or a dotted module (``base`` on sys.path).
+
+    Like pytest's conftest.py: a plugin that lives in the repository it checks, with no
+    package to install. Its name (for ``checks plugins`` and ``-p no:NAME``) is the entry as written.
+    """
+    import hashlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    what = f"checks_plugins entry {entry!r}"
+    if entry.endswith(".py") or "/" in entry:
+        path = (Path(base) / entry).resolve()
+        if not path.is_file():
+            raise UsageError(f"{what}: no such file {path} (paths are relative to the configuration's directory {base})")
+        module_name = f"checks_local_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}_{path.stem}"
+        if module_name in sys.modules:
+            return sys.modules[module_name]
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[module_name]
+            raise PluginError(f"{what}: importing {path} raised {type(exc).__name__}: {exc}") from exc
+        return module
+    if base not in sys.path:
+        sys.path.insert(0, base)
+    return _import(entry, what)
+
+
+def unloaded_providers(registry: Registry, *, action: str | None = None,
+                       command: Sequence[str] = ()) -> list[str]:
+    """Why ``action`` (of ``checks run``) or ``command`` (a path: ``("precommit", "info-py")``) is missing.
+
+    Each entry point of the group that is blocked (``-p no:NAME``) or was not autoloaded is
+    imported into a scratch manager and asked; this happens only on the way to a "no such
+    command" error, never in a normal run. Returns sentences like
+    ``plugin 'tabarena' provides it but is blocked with -p no:tabarena``.
+    """
+    import importlib.metadata as md
+
+    import click
+
+    found = []
+    for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        blocked = registry.pm.is_blocked(ep.name)
+        if registry.pm.has_plugin(ep.name) and not blocked:
+            continue
+        try:
+            scratch = ChecksPluginManager()
+            scratch.register(ep.load(), name=ep.name)
+            if action is not None:
+                names = {a.name for result in scratch.hook.checks_actions() for a in result or ()}
+                hit = action in names
+            else:
+                found_cmd: click.Command | None = click.Group("checks")
+                scratch.hook.checks_commands(cli=found_cmd)
+                for part in command:
+                    found_cmd = found_cmd.commands.get(part) if isinstance(found_cmd, click.Group) else None
+                hit = found_cmd is not None
+        except Exception:  # a plugin that cannot even be asked provides nothing we can name
+            continue
+        if hit:
+            why = (f"is blocked with -p no:{ep.name}" if blocked
+                   else f"is not loaded ({AUTOLOAD_ENV} is set; load it with -p {ep.name})")
+            found.append(f"plugin {ep.name!r} provides it but {why}")
+    return found
 
 
 def _load_entry_points(pm: ChecksPluginManager, name: str | None = None) -> int:

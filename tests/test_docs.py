@@ -15,7 +15,29 @@ from checks.cli import build_cli
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted([*ROOT.glob("docs/*.md"), *ROOT.glob("plugins/*/README.md"), *ROOT.glob("plugins/*/docs/*.md")])
 CORPUS = "\n".join(p.read_text() for p in DOCS)
-REGISTRY = plugins.load([], environ={})
+
+
+def _own_plugins() -> plugins.Registry:
+    """The project's plugins: the entry points arena-checks declares, and the example plugins in plugins/.
+
+    Autoload stays off, so a third-party plugin installed next to the project cannot make
+    these tests demand docs for its rules.
+    """
+    import importlib.metadata as md
+    import sys
+
+    own = [ep.name for ep in md.distribution("arena-checks").entry_points if ep.group == plugins.ENTRY_POINT_GROUP]
+    saved = list(sys.path)
+    for folder in sorted((ROOT / "plugins").glob("*/pyproject.toml")):
+        sys.path.insert(0, str(folder.parent))
+        own += [f"{pkg.parent.name}.plugin" for pkg in folder.parent.glob("*_checks/plugin.py")]
+    try:
+        return plugins.load(own, environ={plugins.AUTOLOAD_ENV: "1"})
+    finally:
+        sys.path[:] = saved
+
+
+REGISTRY = _own_plugins()
 
 
 def _hook_specs():
