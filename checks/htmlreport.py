@@ -242,6 +242,16 @@ def record_section(record: Mapping[str, Any] | None, *, note: str = "") -> str:
             + esc(json.dumps(record, indent=2, sort_keys=True, default=str)) + "</pre></details>")
 
 
+def waiver_table(waivers: Iterable[Any], used: Iterable[str], today: Any) -> str:
+    """The waivers in force for a run: what each covers, why, whose, until when, and whether it was used."""
+    used = set(used)
+    rows = [[w.id, w.reason, w.owner, str(w.expires),
+             "expired" if w.expired(today) else ("used" if w.id in used else "not used")] for w in waivers]
+    if not rows:
+        return '<p class="note">No waiver is configured.</p>'
+    return "<h3>Waivers</h3>" + table(["waiver (rule:target)", "reason", "owner", "expires", "in this run"], rows)
+
+
 def _csp(script: str) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     return (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{digest}'; "

@@ -24,19 +24,19 @@ def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str
 
 
 def preview(registry, config, data_dir: str, metadata_ref: str | None, raw, method: str | None):
-    """(verdicts, record, note) of the process rules over the index inspect built; nothing is written."""
+    """(verdicts, record, note, waivers table) of the process rules over the index inspect built; nothing is written."""
     from checks import records, runner
     from checks.context import RunContext
     from tabarena_checks.process import ProcessFacts
 
     action = registry.actions.get("process")
     if action is None:
-        return [], None, "the process action is not loaded, so no rule was evaluated"
+        return [], None, "the process action is not loaded, so no rule was evaluated", ""
     try:
         config = runner.adjust_config(registry, config)
         chosen = runner.gate_rules(registry, action, config)
     except ChecksError as exc:
-        return [], None, f"the process rules could not be selected: {exc}"
+        return [], None, f"the process rules could not be selected: {exc}", ""
     facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method)
     facts.__dict__["full_index"] = raw  # the index inspect already built: nothing is decoded twice
     options = {"run_data_dir": data_dir, "method_metadata": metadata_ref}
@@ -49,7 +49,7 @@ def preview(registry, config, data_dir: str, metadata_ref: str | None, raw, meth
     record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome="preview: would block" if blocked
                            else "preview: would pass", started=started, finished=dt.datetime.now(dt.timezone.utc),
                            versions=registry.distributions())
-    return verdicts, record, ""
+    return verdicts, record, "", html_run.waivers_of(ctx, record)
 
 
 def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods: Mapping[str, Any],
@@ -57,7 +57,7 @@ def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods:
           registry, config) -> None:
     """The inspect report: every picked method's sections and the process rules' preview under ``config``."""
     method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
-    verdicts, record, note = preview(registry, config, data_dir, metadata_ref, raw, method)
+    verdicts, record, note, waivers = preview(registry, config, data_dir, metadata_ref, raw, method)
     explanations = _explanations(registry.rules, verdicts)
     blocked = any(v.blocks for v in verdicts)
     state = "would block" if blocked else "would pass"
@@ -68,7 +68,7 @@ def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods:
         methods=[(rep, sub) for rep, sub in zip(reports, picked.values())],
         verdicts=verdicts, explanations=explanations, record=record, verdict_note=note or PREVIEW_NOTE,
         record_note="The record `checks run process` would append (not written: inspect gates nothing).",
-        unreadable=unassigned,
+        unreadable=unassigned, waivers=waivers,
     )
     html_run.write(html_path, text)
 
@@ -98,4 +98,8 @@ def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> N
                  f"raw data {ctx.options.get('run_data_dir')}",
         methods=methods, verdicts=ctx.verdicts, explanations=_explanations(rules, ctx.verdicts), record=record,
         verdict_note=problem, record_note="Appended to the decision log of this run.",
+        waivers=html_run.waivers_of(ctx, record),
     ))
+    import click
+
+    click.echo(f"HTML report: {ctx.options['html']}", err=True)

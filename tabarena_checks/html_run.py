@@ -18,7 +18,7 @@ from typing import Any
 
 from checks import io as checks_io
 from checks.htmlreport import badge, esc, key_values, new_figure, page, plot_text, record_section, svg, table
-from checks.htmlreport import verdict_table
+from checks.htmlreport import verdict_table, waiver_table
 from tabarena_checks.inference import _CELLS
 
 #: (lower bound of present/expected, colour, legend text); 1.0 is its own class. ColorBrewer RdYlBu,
@@ -408,7 +408,7 @@ def comparison(rep: Mapping[str, Any]) -> str:
         rows = []
         for r in rep["comparison"]:
             status = r["status"]
-            kind = "ok" if status == "ok" else ("bad" if r["severity"] == "error" else "warn")
+            kind = "ok" if status == "ok" else {"error": "bad", "warn": "warn"}.get(r["severity"], "info")
             rows.append([r["field"], repr(r["inferred"]), repr(r["declared"]), badge(status, kind), r["severity"]])
         source = (rep.get("metadata") or {}).get("source") or "the declaration"
         out = (f"<p>Compared with <code>{esc(source)}</code>.</p>"
@@ -462,7 +462,7 @@ def method_sections(n: int, rep: Mapping[str, Any], index) -> list[tuple[str, st
 
 def render(*, title: str, subtitle: str, methods: Sequence[tuple[Mapping[str, Any], Any]], verdicts: Sequence[Any],
            explanations: Mapping[str, str], record: Mapping[str, Any] | None, record_note: str = "",
-           verdict_note: str = "", unreadable: Sequence[Mapping[str, str]] = ()) -> str:
+           verdict_note: str = "", unreadable: Sequence[Mapping[str, str]] = (), waivers: str = "") -> str:
     """The whole report; ``methods`` holds (``report.method_report`` dict, that method's index) pairs."""
     lead = f'<p class="note">{esc(verdict_note)}</p>' if verdict_note else ""
     sections = [("verdicts", "Verdicts", lead + verdict_table(verdicts, explanations))]
@@ -471,9 +471,14 @@ def render(*, title: str, subtitle: str, methods: Sequence[tuple[Mapping[str, An
     if unreadable:
         sections.append(("unreadable", "Unreadable files", table(["file", "reason"],
                                                                   [[u["path"], u["reason"]] for u in unreadable])))
-    sections.append(("record", "Decision record", record_section(record, note=record_note)))
+    sections.append(("record", "Decision record", record_section(record, note=record_note) + waivers))
     return page(title, subtitle, sections,
                 footer="Written by arena-checks. Self-contained: no network request, no external file.")
+
+
+def waivers_of(ctx, record: Mapping[str, Any] | None) -> str:
+    """The waivers table of a run: rules.toml's and the command line's, with what this run used."""
+    return waiver_table([*ctx.config.waivers, *ctx.extra_waivers], (record or {}).get("waivers_used", ()), ctx.today)
 
 
 def write(path: str | Path, text: str) -> Path:

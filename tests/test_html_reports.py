@@ -306,3 +306,22 @@ def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
     assert "LightGBM_c*_BAG_L1 (1 configs) / task" in by_family and "LightGBM_r*_BAG_L1 (99 configs)" in by_family
     expected = sum(c["present"] for c in cells if c["task"] == "363600" and c["config"].startswith("LightGBM_r"))
     assert f"LightGBM_r*_BAG_L1 (99 configs) / task 363600: {expected} of 2970 splits present" in by_family
+
+
+def test_process_report_lists_the_waivers_and_what_they_covered(tmp_path):
+    from tabarena_checks.synth import generate_run
+
+    data = generate_run(tmp_path / "run", configs=2, repeats=1, folds=2, validation_protocol="8x1", array_scale=0.05)
+    (tmp_path / "info.py").write_text(INFO)
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA104"\ntarget = "Nori@nori-2026-11"\nreason = "renamed <b>upstream</b>"\n'
+        'owner = "maintainer@example.org"\nexpires = 2999-01-31\n'
+        '[[waivers]]\nrule = "TA305"\ntarget = "other"\nreason = "r"\nowner = "o"\nexpires = 2999-01-31\n')
+    result = run_cli(["run", "process", str(data), "--method-metadata", "info.py:wrong", "--cache-root",
+                      str(tmp_path / "cache"), "--html", "r.html"], cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout  # the only error (TA104) is waived
+    text = (tmp_path / "r.html").read_text()
+    assert "<td>TA104:Nori@nori-2026-11</td><td>renamed &lt;b&gt;upstream&lt;/b&gt;</td>" in text
+    assert re.search(r"<td>TA104:Nori@nori-2026-11</td>(<td>[^<]*</td>){3}<td>used</td>", text)
+    assert re.search(r"<td>TA305:other</td>(<td>[^<]*</td>){3}<td>not used</td>", text)
+    assert '<span class="badge b-waived">waived</span>' in text and "HTML report: r.html" in result.stderr
