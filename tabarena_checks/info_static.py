@@ -357,6 +357,11 @@ def _declarations(reader: Reader, module: Module) -> list[Declaration]:
             out.append((line, col, Declaration(variable, module.path, line, col, record=record)))
         except Unreadable as exc:
             out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
+        except RecursionError:
+            reader.stack.clear()
+            exc = Unreadable(f"{variable!r} is built from values nested too deeply to read; write its fields out",
+                             module.path, line, col)
+            out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
     for call, loop, comprehension in _unbound_calls(module, bound):
         for declaration in _loop_problems(reader, module, call, loop, comprehension):
             out.append((declaration.line, declaration.col, declaration))
@@ -409,7 +414,12 @@ def read_variable(path: str | Path, variable: str, reader: Reader | None = None)
             f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {', '.join(found) or 'none'}); "
             f"use path/to/info.py:VARIABLE with one of those names"
         )
-    val = module.value(variable)
+    try:
+        val = module.value(variable)
+    except RecursionError:
+        reader.stack.clear()
+        raise InputError(f"{path}: {variable!r} is built from values nested too deeply to read; write its fields "
+                         f"out") from None
     if not isinstance(val.value, Declared):
         binding = module.bindings[variable][-1]
         raise Unreadable(f"{variable!r} is {plain_kind(val)}, not a MethodMetadata; point at a variable holding "

@@ -156,6 +156,14 @@ def test_bad_input_is_one_problem_at_line_and_column_with_the_fix(tmp_path, file
     assert text in problem.message, problem.message
 
 
+def test_a_chain_of_spreads_too_deep_to_read_is_one_problem(tmp_path):
+    chain = "A0 = dict(suite='s')\n" + "".join(f"A{i} = dict(**A{i - 1})\n" for i in range(1, 400))
+    path = _write(tmp_path, chain + "m = MethodMetadata.config(method='M', **A399)\nok = MethodMetadata.config("
+                            "method='O', suite='o')\n")
+    found = {d.variable: d for d in info_static.read_declarations(path)}
+    assert "nested too deeply" in found["m"].problem.message and found["ok"].record.method == "O"
+
+
 def test_the_same_import_twice_is_one_binding(tmp_path):
     path = _write(tmp_path, """\
         from typing import TYPE_CHECKING
