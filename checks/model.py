@@ -91,6 +91,8 @@ class Rule:
     actions: tuple[str, ...] = attrs.field(converter=tuple)
     severity: Severity = attrs.field(default=Severity.ERROR, converter=Severity)
     required: bool = False
+    #: False for the few rules that guard the machine itself (paths, content integrity): no waiver applies
+    waivable: bool = True
     why: str = ""
     example_fail: str = ""
     example_pass: str = ""
@@ -103,7 +105,8 @@ class Rule:
             f"# {self.name} ({self.code})",
             "",
             f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}."
-            + (" Required: cannot be ignored, only waived." if self.required else ""),
+            + (" Required: cannot be ignored, only waived." if self.required and self.waivable else "")
+            + (" Required: cannot be ignored or waived." if self.required and not self.waivable else ""),
             f"From plugin: {self.plugin or 'unknown'}.",
             "",
             "## What it does",
@@ -125,6 +128,7 @@ def rule(
     actions: Sequence[str],
     severity: Severity | str = Severity.ERROR,
     required: bool = False,
+    waivable: bool = True,
     why: str = "",
     example_fail: str = "",
     example_pass: str = "",
@@ -142,6 +146,7 @@ def rule(
             actions=tuple(actions),
             severity=severity,
             required=required,
+            waivable=waivable,
             why=why,
             example_fail=example_fail,
             example_pass=example_pass,

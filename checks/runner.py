@@ -83,6 +83,11 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
                     f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
                     f"its severity must stay 'error' (got {severity.value!r})"
                 )
+            if not rule.waivable and any(w.rule == rule.code for w in config.waivers):
+                raise ConfigError(
+                    f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
+                    f"files and cannot be waived; fix what it reports instead"
+                )
             chosen.append((rule, severity))
         elif config_mod.is_selected(rule.code, select, ignore):
             chosen.append((rule, severity))
@@ -191,7 +196,7 @@ def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver
     used: list[str] = []
     all_waived = True
     for finding in findings:
-        hits = _matching(waivers, rule.code, finding.target or ctx.target)
+        hits = _matching(waivers, rule.code, finding.target or ctx.target) if rule.waivable else []
         if hits:
             for w in hits:
                 matched.add(w.id)

@@ -43,8 +43,36 @@ def name_problem(value: object, field: str) -> str | None:
                 f"(got {value!r})")
     if value != value.strip():
         return f"'{field}' must not start or end with whitespace (got {value!r})"
-    if len(value) > MAX_NAME:
-        return f"'{field}' must be at most {MAX_NAME} characters (got {len(value)})"
+    size = _utf8_size(value)
+    if size is None:
+        return f"'{field}' must be valid text (got {value!r}, which holds a lone surrogate)"
+    if size > MAX_NAME:
+        return f"'{field}' must be at most {MAX_NAME} bytes in UTF-8 (got {size})"
+    return None
+
+
+#: the longest directory name file systems accept (NAME_MAX, in bytes)
+NAME_MAX = 255
+
+
+def _utf8_size(value: str) -> int | None:
+    try:
+        return len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        return None
+
+
+def segment_problem(name: object) -> str | None:
+    """Why ``name`` cannot be one directory name inside the cache (a path, '..', too long), or None."""
+    if not isinstance(name, str) or not name or name in (".", ".."):
+        return f"is not a directory name (got {name!r})"
+    if "/" in name or "\\" in name or "\0" in name:
+        return "holds a path separator or a NUL byte"
+    size = _utf8_size(name)
+    if size is None:
+        return "holds a lone surrogate (not valid text)"
+    if size > NAME_MAX:
+        return f"is {size} bytes in UTF-8, over the {NAME_MAX}-byte limit of a file name"
     return None
 
 

@@ -12,6 +12,7 @@ cannot be read or written the index is built from the files alone.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -31,7 +32,7 @@ RESULT_FILE = "results.pkl"
 CACHE_SUBDIR = "index"
 CACHE_FILE = "index.parquet"
 #: bump when the row layout or its meaning changes: older caches are then ignored
-ROW_VERSION = "1"
+ROW_VERSION = "2"
 #: below this many files to decode, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 48
 CHUNK = 32
@@ -43,7 +44,7 @@ def schema():
 
     s, i, f, b = pa.string(), pa.int64(), pa.float64(), pa.bool_()
     return pa.schema([
-        ("path", s), ("size", i), ("mtime_ns", i),
+        ("path", s), ("size", i), ("mtime_ns", i), ("sha256", s),
         ("config_dir", s), ("task_dir", s), ("split_dir", s), ("dir_repeat", i), ("dir_fold", i),
         ("method_prefix", s), ("framework", s), ("tid", i), ("dataset", s), ("repeat", i), ("fold", i),
         ("sample", i), ("split_idx", i), ("problem_type", s), ("metric", s), ("metric_error", f),
@@ -175,21 +176,51 @@ def scan(data_dir: Path) -> list[FileStat]:
 def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
     """Decode a batch of files into a table (runs in a worker process); unreadable files become error rows.
 
-    The worker builds the Arrow table itself: converting rows is a fifth of the work and
-    would otherwise run in the parent, one core, while the workers wait.
+    Each row records the sha256 of the bytes it was decoded from, so whatever later copies
+    the file (process, upload) can prove it holds what the rules judged. The worker builds the
+    Arrow table itself: converting rows is a fifth of the work and would otherwise run in the
+    parent, one core, while the workers wait.
     """
     import pyarrow as pa
 
     rows = []
     for item in items:
+        path, digest = f"{root}/{item.path}", None
         try:
-            row = reader.row_from_result(reader.load_result(f"{root}/{item.path}", max_bytes=max_bytes), item.path)
+            data = reader.read_raw(path, max_bytes=max_bytes)
+            digest = sha256_of(data)
+            row = reader.row_from_result(reader.unpickle(path, reader.unpack(path, data, max_bytes)), item.path)
             row["error"] = None
         except reader.RawFileError as exc:
             row = {**reader.layout(item.path), "error": exc.reason, "problems": []}
-        row.update(path=item.path, size=item.size, mtime_ns=item.mtime_ns)
+        row.update(path=item.path, size=item.size, mtime_ns=item.mtime_ns, sha256=digest)
         rows.append(row)
     return pa.Table.from_pylist(rows, schema=schema())
+
+
+def sha256_of(data: bytes) -> str:
+    """The digest recorded for a raw file: ``sha256:<hex>`` of its bytes as stored."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _changed(root: Path, items: Sequence[FileStat], digests: Sequence[str | None], max_bytes: int) -> set[str]:
+    """The paths among ``items`` whose bytes no longer have the digest recorded when they were decoded.
+
+    A file rewritten with the same size and its mtime restored (``os.utime``, ``rsync -a``) keeps
+    its cache key; only its content tells. Read in threads (reading and hashing release the GIL).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    def differs(pair: tuple[FileStat, str | None]) -> bool:
+        item, digest = pair
+        try:
+            return digest is None or sha256_of(reader.read_raw(root / item.path, max_bytes=max_bytes)) != digest
+        except reader.RawFileError:
+            return True
+
+    with ThreadPoolExecutor(min(8, os.cpu_count() or 2)) as pool:
+        flags = list(pool.map(differs, zip(items, digests)))
+    return {item.path for item, changed in zip(items, flags) if changed}
 
 
 def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]]:
@@ -366,11 +397,14 @@ def build_index(
     use_cache: bool = True,
     write_cache: bool = True,
     max_bytes: int = reader.DEFAULT_MAX_BYTES,
+    verify: bool = False,
 ) -> RawIndex:
     """Decode every results.pkl under ``data_dir`` (reusing the cache) into a :class:`RawIndex`.
 
     With ``write_cache=False`` an existing cache is only read: nothing is written, and the
     index carries no cache path or fingerprint, so nothing downstream writes next to it.
+    With ``verify`` every cached row is checked against its file's content (sha256) and
+    decoded again when it differs: what an action copies must be what its rules judged.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -393,13 +427,18 @@ def build_index(
             f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
             "point it at the run's data/ folder"
         )
-    if cached is not None and files == cached_keys:  # the usual warm case: nothing to decode or drop
+    wanted = set(files)
+    changed: set[str] = set()
+    if cached is not None and verify:
+        reused = [(FileStat(*key), digest) for key, digest in zip(cached_keys, cached.table["sha256"].to_pylist())
+                  if key in wanted]
+        changed = _changed(root, [r[0] for r in reused], [r[1] for r in reused], max_bytes)
+    if cached is not None and files == cached_keys and not changed:  # the usual warm case: nothing to decode or drop
         table, todo = cached.table, []
     else:
-        wanted = set(files)
         kept = None
         if cached is not None:
-            mask = [key in wanted for key in cached_keys]
+            mask = [key in wanted and key[0] not in changed for key in cached_keys]
             kept = cached.table.filter(pa.array(mask, pa.bool_()))
             have = {key for key, keep in zip(cached_keys, mask) if keep}
             todo = [f for f in files if f not in have]

@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 from checks import Action, ActionFailed, UsageError, io
+from tabarena_checks import integrity
 from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
 from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import FIELDS, MethodMetadata
@@ -35,13 +36,16 @@ COPY_THREADS = min(8, os.cpu_count() or 2)
 
 class ProcessFacts(TabArenaFacts):
     """The facts inspect uses, except that the raw index cache is only read, never written: a blocked
-    run writes nothing. After ``checks inspect`` (which keeps the cache) nothing is decoded again."""
+    run writes nothing. After ``checks inspect`` (which keeps the cache) nothing is decoded again,
+    but every cached row is checked against its file's content (sha256): a file swapped since it
+    was decoded is decoded again, so the rules judge what process copies."""
 
     @cached_property
     def full_index(self):
         from tabarena_checks.index import build_index
 
-        return build_index(self.data_dir, write_cache=False, workers=self.workers, progress=self.progress)
+        return build_index(self.data_dir, write_cache=False, workers=self.workers, progress=self.progress,
+                           verify=True)
 
 
 def _facts(ctx):
@@ -160,52 +164,83 @@ def configs_hyperparameters(index, inference, meta: MethodMetadata) -> dict[str,
 
 
 @contextmanager
-def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterator[int]:
-    """Copy ``raw/<renamed framework>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result
-    in background threads while the body runs; yields how many files, and returns once all are copied.
+def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterator[dict[str, str]]:
+    """Copy ``raw/<renamed config dir>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result
+    in background threads while the body runs; yields the manifest of the copies (path relative to
+    the cache -> sha256), complete once the body returns.
 
-    Each file is the run's own results.pkl, byte for byte: the rules already read every one
-    with the restricted unpickler, and processing raw results renames frameworks by the name
-    prefix recorded inside each, so only the path carries the new name. Creating thousands
-    of directories and files is kernel work, so threads overlap it with each other and with
-    the tables the body writes; each thread fills whole task directories, because threads
-    creating entries in the same directory wait on its lock. The first failure (a full disk)
-    drops the queued copies and is raised when the body ends.
+    Each file is the run's own results.pkl, byte for byte, and only if its bytes still have the
+    digest recorded when the rules' index decoded it: a file changed since is refused, never
+    copied unjudged. The directory names come from the run's directory layout (the config
+    directory renamed to the method, as processing renames frameworks) and integers, never from
+    text inside a pickle. Creating thousands of directories and files is kernel work, so threads
+    overlap it with each other and with the tables the body writes; each thread fills whole task
+    directories, because threads creating entries in the same directory wait on its lock. The
+    first failure (a full disk) drops the queued copies and is raised when the body ends.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    rows = index.query("SELECT path, framework, tid, coalesce(repeat, 0), fold FROM results ORDER BY path")
-    by_task: dict[Path, list[tuple[Path, str]]] = {}
-    for path, framework, tid, rep, fold in rows:
-        task_dir = raw_dir / inference.renamed_framework(framework, meta.method) / str(tid)
-        by_task.setdefault(task_dir, []).append((index.abspath(path), f"{rep}_{fold}"))
+    from tabarena_checks import reader
+    from tabarena_checks.integrity import sha256_of
+
+    rows = index.query("SELECT path, config_dir, tid, coalesce(repeat, 0), fold, sha256 FROM results ORDER BY path")
+    by_task: dict[Path, list[tuple[str, str, str]]] = {}
+    for path, config_dir, tid, rep, fold, digest in rows:
+        task_dir = raw_dir / plain_segment(inference.renamed_framework(config_dir, meta.method)) / str(int(tid))
+        by_task.setdefault(task_dir, []).append((path, f"{int(rep)}_{int(fold)}", digest))
+    copied: dict[str, str] = {}
 
     def fill(task_dir: Path) -> None:
         task_dir.mkdir(parents=True, exist_ok=True)
-        for src, split in by_task[task_dir]:
+        for path, split, digest in by_task[task_dir]:
+            data = reader.read_raw(index.abspath(path))
+            if sha256_of(data) != digest:
+                raise ActionFailed(f"{path} changed after the rules judged it (its sha256 differs from the one "
+                                   "recorded when it was decoded); nothing was published: run the command again "
+                                   "to judge the new content")
             (task_dir / split).mkdir(exist_ok=True)
-            shutil.copyfile(src, task_dir / split / "results.pkl")
+            write_new(task_dir / split / "results.pkl", data)
+            copied[(task_dir / split / "results.pkl").relative_to(raw_dir.parent).as_posix()] = digest
 
     pool = ThreadPoolExecutor(COPY_THREADS)
     try:
         done = pool.map(fill, list(by_task))
-        yield len(rows)
+        yield copied
         list(done)
+    except reader.RawFileError as exc:
+        raise ActionFailed(f"{exc}; nothing was published: run the command again to judge it") from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def native(ctx, out: Path) -> list[str]:
-    """Write the whole method cache into ``out`` with the native engine; returns what was written."""
+def write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data`` (it must not exist: the cache is built in a fresh directory)."""
+    with open(path, "xb") as out:
+        out.write(data)
+
+
+def plain_segment(name: str) -> str:
+    """``name`` when it can be one directory name of the cache; a path inside a name is refused, not followed."""
+    from tabarena_checks.cache_layout import segment_problem
+
+    problem = segment_problem(name)
+    if problem:
+        raise ActionFailed(f"cannot name a directory of the raw copy {name!r}: {problem}")
+    return name
+
+
+def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
+    """Write the whole method cache into ``out`` with the native engine; returns what was written and
+    the digests of the raw copies."""
     facts = ctx.facts
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
     if ctx.options.get("no_cache_raw"):
-        return _tables(index, inference, meta, out)
-    with copying_raw(index, inference, meta, out / "raw") as n:
+        return _tables(index, inference, meta, out), {}
+    with copying_raw(index, inference, meta, out / "raw") as copied:
         written = _tables(index, inference, meta, out)
-    return [*written, f"raw/ ({n} results.pkl)"]
+    return [*written, f"raw/ ({len(copied)} results.pkl)"], copied
 
 
 def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
@@ -288,21 +323,58 @@ def _plan(ctx) -> Iterator[str]:
 
 
 def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], bool]:
-    """Build the cache in a temporary sibling and swap it into place; returns (what was written, replaced)."""
+    """Build the cache in a temporary sibling and swap it into place; returns (what was written, replaced).
+
+    The source record lists the sha256 of every file written (the manifest upload checks the
+    cache against); the digest of that manifest goes into this run's decision record.
+    """
     tmp = io.temp_sibling(cache.path)
     try:
         if (ctx.options.get("engine") or "native") == "tabarena":
-            written = with_tabarena(ctx, tmp)
+            written, copied = with_tabarena(ctx, tmp), {}
         else:
             tmp.mkdir()
-            written = native(ctx, tmp)
+            written, copied = native(ctx, tmp)
+        manifest = integrity.manifest_of(tmp, copied)
+        _raw_judged(ctx, manifest)
         record = {**new, "data_dir": str(Path(ctx.facts.data_dir).resolve()),
-                  "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+                  "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                  integrity.MANIFEST: manifest}
         (tmp / cache.source_record.name).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n",
                                                     encoding="utf-8")
+        _digests(ctx)[integrity.DECISION_KEY] = integrity.manifest_digest(manifest)
         return written, io.swap_in_dir(tmp, cache.path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _raw_judged(ctx, manifest: dict[str, str]) -> None:
+    """Every file under raw/ must hold bytes the rules judged in this run (whichever engine copied it)."""
+    judged = set(ctx.facts.index.table["sha256"].to_pylist())
+    foreign = sorted(rel for rel, digest in manifest.items() if rel.startswith("raw/") and digest not in judged)
+    if foreign:
+        raise ActionFailed(f"{len(foreign)} file(s) under raw/ hold content the rules did not judge "
+                           f"({', '.join(foreign[:5])}); nothing was published: run the command again")
+
+
+def _kept(ctx, cache: MethodCache) -> str | None:
+    """Why an existing cache built from the same inputs cannot be kept as it is (it changed since), or None.
+
+    When it can, its manifest's digest goes into this run's decision record, like a fresh build's.
+    """
+    try:
+        manifest = json.loads(cache.source_record.read_text(encoding="utf-8"))[integrity.MANIFEST]
+        problems = integrity.differences(cache.path, manifest)
+    except (OSError, ValueError, KeyError, TypeError):
+        return "it has no readable manifest of its files (built by an older version)"
+    if problems:
+        return "it changed since process wrote it: " + "; ".join(problems[:5])
+    try:
+        _raw_judged(ctx, manifest)
+    except ActionFailed as exc:
+        return str(exc)
+    _digests(ctx)[integrity.DECISION_KEY] = integrity.manifest_digest(manifest)
+    return None
 
 
 def _execute(ctx) -> str:
@@ -312,6 +384,10 @@ def _execute(ctx) -> str:
     notes = io.sweep_siblings(cache.path)
     if cache.path.exists() and not force:
         if _same_inputs(_existing(cache), new):
+            why = _kept(ctx, cache)
+            if why is not None:
+                raise ActionFailed(f"{cache.path} was built from the same inputs, but {why}; it is kept as it is. "
+                                   "Pass --force to rebuild it whole")
             return "\n".join([*notes, f"{cache.path} was built from the same inputs already; kept unchanged "
                                       "(--force rebuilds it)"])
         raise ActionFailed(

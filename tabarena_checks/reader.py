@@ -71,7 +71,7 @@ class UnsafePickleError(RawFileError):
 
 def read_payload(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """The pickle bytes of ``path``: gunzipped when it starts with the gzip magic, else as is."""
-    return _unpack(path, read_raw(path, max_bytes=max_bytes), max_bytes)
+    return unpack(path, read_raw(path, max_bytes=max_bytes), max_bytes)
 
 
 def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -111,7 +111,8 @@ def _file_kind(mode: int) -> str:
     return "special file"
 
 
-def _unpack(path: str | Path, data: bytes, max_bytes: int) -> bytes:
+def unpack(path: str | Path, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The pickle inside the stored bytes ``data`` of ``path``: gunzipped when they start with the gzip magic."""
     if data[:2] == GZIP_MAGIC:
         return _gunzip(path, data, max_bytes)
     return data

@@ -42,15 +42,20 @@ def store_is_r2(ctx):
     "TA406",
     "cache-names-safe",
     actions=("process", "upload"),
-    why="method and suite become directory names of the cache and segments of the object keys; a '..', "
-    "a '/', an absolute path or a NUL byte would write outside the cache root or the bucket prefix.",
+    required=True,
+    waivable=False,
+    why="method and suite become directory names of the cache and segments of the object keys, and the raw "
+    "copy's directories are the run's config directories renamed to the method; a '..', a '/', an absolute "
+    "path, a NUL byte or a name over the file system's limit would write outside the cache root or the bucket "
+    "prefix, or fail half-way. Paths are never built from text inside a results.pkl.",
     example_fail='MethodMetadata.config(method="../../x", suite="nori-2026-11", ...)',
     example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-11", ...)',
 )
 def cache_names_safe(ctx):
-    """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot)."""
+    """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
+    at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
     from checks import ChecksError
-    from tabarena_checks.cache_layout import name_problem
+    from tabarena_checks.cache_layout import name_problem, segment_problem
 
     try:
         meta = ctx.facts.metadata
@@ -58,10 +63,22 @@ def cache_names_safe(ctx):
         return  # an unreadable reference is reported by TA116
     if meta is None:
         return
-    for field, value in (("method", meta.method), ("suite", meta.effective_suite)):
-        problem = name_problem(value, field)
+    problems = [(f, name_problem(v, f)) for f, v in (("method", meta.method), ("suite", meta.effective_suite))]
+    for _, problem in problems:
         if problem:
             yield Finding(problem, path=meta.source or None)
+    if ctx.action != "process" or any(p for _, p in problems):
+        return
+    try:
+        index, inference = ctx.facts.index, ctx.facts.inference
+    except ChecksError:
+        return  # TA302 reports a run that cannot be indexed
+    for config_dir in sorted({c for c in index.table["config_dir"].to_pylist() if c is not None}):
+        renamed = inference.renamed_framework(config_dir, meta.method)
+        problem = segment_problem(renamed)
+        if problem:
+            yield Finding(f"the raw copy of '{config_dir}' would be named {renamed!r}, which {problem}; "
+                          "shorten the method name or the config directory", path=config_dir)
 
 
 @rule(
@@ -101,6 +118,50 @@ def parts_present(ctx):
     """metadata.yaml and results tables exist and are non-empty; processed/ has its hyperparameters; raw/ has results.pkl."""
     for problem in ctx.facts.part_problems:
         yield Finding(problem, path=str(ctx.facts.cache.path))
+
+
+@rule(
+    "TA407",
+    "cache-is-what-process-wrote",
+    actions=UPLOAD,
+    required=True,
+    waivable=False,
+    why="Upload publishes raw/ as raw.zip, and a results.pkl is code when unpickled: a file swapped or "
+    "dropped into the cache after process would be published without ever being judged. The cache must be "
+    "exactly the files a passed `checks run process` wrote and recorded.",
+    example_fail="raw/Nori_c1_BAG_L1/363612/0_0/results.pkl: changed since process wrote it (sha256 differs)",
+    example_pass="every file matches .checks-source.json, whose digest a passed process decision recorded",
+)
+def cache_is_what_process_wrote(ctx):
+    """Every file of the cache has the sha256 process recorded, none was added, and a passed process run
+    in the decision log recorded that manifest."""
+    import os
+
+    from checks import records
+    from tabarena_checks import integrity
+
+    facts = ctx.facts
+    cache = facts.cache
+    if not cache.path.is_dir():
+        return  # TA403 reports the missing parts
+    manifest = facts.manifest
+    if manifest is None:
+        yield Finding(f"{cache.source_record.name} lists no digests of the cache's files (written by an older "
+                      "version, or not by process): process the method again with --force", path=str(cache.path))
+        return
+    for problem in integrity.differences(cache.path, manifest):
+        yield Finding(problem, path=str(cache.path))
+    digest = integrity.manifest_digest(manifest)
+    log = records.log_path(ctx.config, os.getcwd())
+    try:
+        recorded = integrity.passed_process_decisions(records.read(log))
+    except (OSError, ValueError) as exc:
+        yield Finding(f"the decision log {log} cannot be read ({exc}); it must show the process run that wrote "
+                      "this cache")
+        return
+    if digest not in recorded:
+        yield Finding(f"no passed `checks run process` in {log} recorded this cache (manifest {digest[:23]}...): "
+                      "process the method from here, with the same rules.toml, then upload", path=str(cache.path))
 
 
 @rule(
@@ -161,4 +222,4 @@ def method_exists_remotely(ctx):
         yield f"nothing is published under {where}: check --method and --suite"
 
 
-RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, credentials_in_env, verified_needs_flag, method_exists_remotely]
+RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, cache_is_what_process_wrote, credentials_in_env, verified_needs_flag, method_exists_remotely]

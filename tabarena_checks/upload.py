@@ -14,7 +14,7 @@ import shlex
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 
@@ -22,7 +22,7 @@ import click
 
 from checks import ActionFailed, Action, UsageError
 from checks import io
-from tabarena_checks import s3store
+from tabarena_checks import integrity, s3store
 from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.metadata import MethodMetadata
 
@@ -33,14 +33,52 @@ CHECKSUMS = "results_checksums.json"
 STAGING = ".checks-staging"
 
 
-def write_zip(src: Path, dest: Path) -> None:
-    """A deterministic deflate zip of ``src`` (sorted entries relative to it, fixed times and modes)."""
+def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) -> None:
+    """A deterministic deflate zip of ``src`` (sorted entries relative to it, fixed times and modes).
+
+    With ``expected`` (the cache manifest: path relative to the cache -> sha256) every file's bytes
+    are checked as they are zipped: the zip holds exactly what process wrote, or it is refused.
+    """
     files = sorted((p for p in src.rglob("*") if p.is_file()), key=lambda p: p.relative_to(src).as_posix())
     with zipfile.ZipFile(dest, "w") as zf:
         for path in files:
-            info = zipfile.ZipInfo(path.relative_to(src).as_posix(), date_time=ZIP_EPOCH)
+            rel = path.relative_to(src).as_posix()
+            data = path.read_bytes()
+            if expected is not None:
+                _check(f"{src.name}/{rel}", data, expected)
+            info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
-            zf.writestr(info, path.read_bytes(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+    if expected is not None:
+        _complete(src.name, {f"{src.name}/{p.relative_to(src).as_posix()}" for p in files}, expected)
+
+
+def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
+    if rel not in expected:
+        raise ActionFailed(f"{rel} was not written by process (added to the cache afterwards); nothing was "
+                           "uploaded: remove it, or process the method again with --force")
+    if integrity.sha256_of(data) != expected[rel]:
+        raise ActionFailed(f"{rel} changed since process wrote it (sha256 differs); nothing was uploaded: "
+                           "process the method again with --force")
+
+
+def _complete(part: str, staged: set[str], expected: Mapping[str, str]) -> None:
+    missing = sorted(rel for rel in expected if rel.startswith(f"{part}/") and rel not in staged)
+    if missing:
+        raise ActionFailed(f"{len(missing)} file(s) process wrote are missing from the cache ({', '.join(missing[:5])}); "
+                           "nothing was uploaded: process the method again with --force")
+
+
+def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
+    """Whether a staged zip holds exactly the files of ``part`` the manifest lists, with their content."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
+                return False
+            return all(integrity.sha256_of(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError):
+        return False
 
 
 def _inputs_of(src: Path) -> list[list]:
@@ -48,30 +86,43 @@ def _inputs_of(src: Path) -> list[list]:
             for p in sorted(src.rglob("*")) if p.is_file()]
 
 
-def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool) -> Path:
+def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool, expected: Mapping[str, str]) -> Path:
     """``<name>.zip`` of ``src``: reused from ``staging`` when its recorded inputs are unchanged.
 
     Zipping a large raw/ takes longer than checking that nothing needs uploading, so a rerun
-    (the way an interrupted upload resumes) should not redo it. With ``keep`` a new zip is
-    stored in ``staging`` for the next run; without (a dry run), it is built in ``scratch``.
+    (the way an interrupted upload resumes) should not redo it; a reused zip is still read back
+    and every entry checked against the manifest (``expected``), since staging lives in the cache
+    too. With ``keep`` a new zip is stored in ``staging`` for the next run; without (a dry run),
+    it is built in ``scratch``.
     """
     name = f"{src.name}.zip"
     inputs = _inputs_of(src)
     stored, manifest = staging / name, staging / f"{name}.inputs.json"
     try:
-        if stored.is_file() and json.loads(manifest.read_text(encoding="utf-8")) == inputs:
+        if (stored.is_file() and json.loads(manifest.read_text(encoding="utf-8")) == inputs
+                and _zip_matches(stored, src.name, expected)):
             return stored
     except (OSError, ValueError):
         pass
     if not keep:
-        write_zip(src, scratch / name)
+        write_zip(src, scratch / name, expected)
         return scratch / name
     staging.mkdir(exist_ok=True)
     io.sweep_siblings(stored)  # what an interrupted upload left half-written
     with io.replacing(stored) as tmp:
-        write_zip(src, tmp)
+        write_zip(src, tmp, expected)
     io.write_text(manifest, json.dumps(inputs))
     return stored
+
+
+def staged_copy(cache_dir: Path, rel: str, workdir: Path, expected: Mapping[str, str]) -> Path:
+    """A copy of the cache file ``rel`` in ``workdir``, checked against the manifest; the copy is what is sent."""
+    data = (cache_dir / rel).read_bytes()
+    _check(rel, data, expected)
+    dest = workdir / "files" / rel
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
+    return dest
 
 
 def _md5(path: Path) -> str:
@@ -151,25 +202,44 @@ class UploadFacts:
                 out.append(f"raw: no results.pkl under '{c.raw}'")
         return out
 
+    @cached_property
+    def manifest(self) -> dict[str, str] | None:
+        """The sha256 of every file process wrote into the cache (its source record), or None."""
+        try:
+            record = json.loads(self.cache.source_record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        files = record.get(integrity.MANIFEST) if isinstance(record, dict) else None
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+            return None
+        return files
+
     def stage(self, workdir: Path, *, keep: bool = False) -> list[s3store.Planned]:
         """The objects to publish, small generated files written to ``workdir``; metadata.yaml comes last.
 
-        The zips are kept in the cache's ``.checks-staging/`` when ``keep`` (a real upload), so a rerun
-        reuses them; a dry run reuses fresh ones but stores nothing.
+        Every file taken from the cache is checked against the manifest process wrote (TA407 judged
+        the same before): the objects are copies made while checking, never the cache files
+        themselves. The zips are kept in the cache's ``.checks-staging/`` when ``keep`` (a real
+        upload), so a rerun reuses them; a dry run reuses fresh ones but stores nothing.
         """
         c, root = self.cache, self.key_root
+        expected = self.manifest
+        if expected is None:
+            raise ActionFailed(f"{c.source_record} lists no digests of the cache's files; nothing was uploaded: "
+                               "process the method again with --force")
         staging = c.path / STAGING
         files: list[tuple[str, Path]] = []
         tables = sorted(c.results.glob("*.parquet"))
-        files += [(f"results/{t.name}", t) for t in tables]
-        checksums = {f"{c.rel}/results/{t.name}": _md5(t) for t in tables}
+        files += [(f"results/{t.name}", staged_copy(c.path, f"results/{t.name}", workdir, expected)) for t in tables]
+        checksums = {f"{c.rel}/results/{t.name}": _md5(path) for (_, path), t in zip(files, tables)}
         (workdir / CHECKSUMS).write_text(json.dumps(checksums, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         files.append((CHECKSUMS, workdir / CHECKSUMS))
         if c.processed.is_dir():
-            files.append(("processed.zip", staged_zip(c.processed, staging, workdir, keep=keep)))
-            files.append(("processed/configs_hyperparameters.json", c.configs_hyperparameters))
+            files.append(("processed.zip", staged_zip(c.processed, staging, workdir, keep=keep, expected=expected)))
+            rel = c.configs_hyperparameters.relative_to(c.path).as_posix()
+            files.append(("processed/configs_hyperparameters.json", staged_copy(c.path, rel, workdir, expected)))
         if self.upload_raw:
-            files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep)))
+            files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep, expected=expected)))
         protocol = self.recorded.validation_protocol if self.recorded else self.metadata.validation_protocol
         (workdir / "metadata.yaml").write_text(render_metadata_yaml(self.metadata, protocol), encoding="utf-8")
         files.append(("metadata.yaml", workdir / "metadata.yaml"))

@@ -234,4 +234,23 @@ def make_method_cache(
     pq.write_table(results, cache.processed / "configs.parquet")
     cache.configs_hyperparameters.write_text(json.dumps({f"{method}_c1_BAG_L1": {"model_type": "TA-DUMMY"}}))
     (cache.raw / f"{method}_c1_BAG_L1" / "363612" / "0_0" / "results.pkl").write_bytes(raw_bytes)
+    record_process(cache.path)
     return cache.path
+
+
+def record_process(cache_dir: Path, log: Path | None = None) -> str:
+    """What a passed ``checks run process`` leaves for upload (TA407): the manifest of the cache's files in
+    its source record, and that manifest's digest in a decision record appended to ``log`` (default: the
+    decision log of a command run in the cache root's parent, where the tests run upload)."""
+    from checks import records
+    from tabarena_checks import integrity
+
+    manifest = integrity.manifest_of(cache_dir)
+    source = cache_dir / ".checks-source.json"
+    record = json.loads(source.read_text()) if source.is_file() else {}
+    source.write_text(json.dumps({**record, integrity.MANIFEST: manifest}, indent=2))
+    digest = integrity.manifest_digest(manifest)
+    log = log or cache_dir.parents[4] / ".checks" / "decisions.jsonl"
+    records.append(log, {"action": "process", "outcome": "ran", "dry_run": False,
+                         "inputs": {integrity.DECISION_KEY: digest}})
+    return digest

@@ -43,6 +43,77 @@ def _written_outside(tmp_path: Path, before: dict[str, str], allowed: Path) -> l
                   and not p.startswith(".checks/"))
 
 
+def _framework_escape(data: Path, framework: str) -> None:
+    """Every result of the run claims ``framework`` inside its pickle (the directories keep their names)."""
+    import gzip
+    import pickle
+
+    for path in data.rglob("results.pkl"):
+        result = pickle.loads(gzip.decompress(path.read_bytes()))
+        result["framework"] = framework
+        for key in ("pred_proba_dict_test", "pred_proba_dict_val"):
+            preds = result["simulation_artifacts"][key]
+            result["simulation_artifacts"][key] = {framework: next(iter(preds.values()))}
+        path.write_bytes(gzip.compress(pickle.dumps(result)))
+
+
+@pytest.mark.parametrize("config", [
+    pytest.param('ignore = ["TA306"]\n', id="TA306-ignored"),
+    pytest.param('[[waivers]]\nrule = "TA306"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\n'
+                 'expires = 2099-01-01\n', id="TA306-waived"),
+])
+@reliability(fault="every results.pkl of a run says `framework = 'TA-Nori_c1_default_BAG_L1/../../../../../outside/"
+                   "PWNED'`, with the rule that reports the mismatch (TA306) ignored or waived",
+             must="`checks run process` builds every path of the cache from the directory layout and validated names, "
+                  "never from a pickle: it writes only below --cache-root (raw/ named after the config directories)")
+def test_framework_inside_a_pickle_never_names_a_path(tmp_path, config):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    _framework_escape(data, "TA-Nori_c1_default_BAG_L1/../../../../../outside/PWNED")
+    (tmp_path / "rules.toml").write_text(config)
+    ref = write_info(tmp_path / "info")
+    root = tmp_path / "a" / "b" / "cache"
+    before = snapshot(tmp_path)
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(root)], cwd=tmp_path)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert _written_outside(tmp_path, before, root) == []
+    raw = root / "artifacts" / "nori-2026" / "methods" / "Nori" / "raw"
+    assert sorted(p.relative_to(raw).as_posix() for p in raw.rglob("results.pkl")) == [
+        "Nori_c1_default_BAG_L1/363612/0_0/results.pkl", "Nori_c1_default_BAG_L1/363612/0_1/results.pkl"]
+
+
+@pytest.mark.parametrize("config", [
+    pytest.param('ignore = ["TA406"]\n', id="ignored"),
+    pytest.param('[[waivers]]\nrule = "TA406"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\n'
+                 'expires = 2099-01-01\n', id="waived"),
+])
+def test_path_safety_cannot_be_ignored_or_waived(tmp_path, config):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
+    (tmp_path / "rules.toml").write_text(config)
+    ref = write_info(tmp_path / "info", method="../../escaped")
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "c")],
+                  cwd=tmp_path)
+    assert res.exit_code == 2 and "TA406" in res.stderr, res.stdout + res.stderr
+    assert not (tmp_path / "escaped").exists()
+
+
+@reliability(fault="a method name of 128 four-byte characters (512 bytes in UTF-8), which used to pass TA406 and hit "
+                   "ENAMETOOLONG as an internal error (exit 3); a method name holding a lone surrogate",
+             must="TA406 blocks process with a verdict naming the byte limit or the invalid text (exit 1), no "
+                  "traceback, nothing written")
+@pytest.mark.parametrize("method", ["\U0001F600" * 128, "Nori\udc80"], ids=["512-bytes", "lone-surrogate"])
+def test_names_too_long_in_bytes_are_a_verdict(tmp_path, method):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
+    ref = write_info(tmp_path / "info", method=method)
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "c"),
+                   "--format", "json"], cwd=tmp_path)
+    assert "Traceback" not in res.stdout + res.stderr
+    assert res.exit_code in (1, 2), res.stdout + res.stderr
+    if res.exit_code == 1:
+        ta406 = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA406"]
+        assert ta406["outcome"] == "failed" and ("bytes" in ta406["message"] or "surrogate" in ta406["message"])
+    assert not (tmp_path / "c" / "artifacts").exists()
+
+
 @pytest.mark.parametrize("field, value", _cases("method") + _cases("suite"))
 @reliability(fault="a method or suite name holding '..', '/', an absolute path, a NUL byte or 300 characters",
              must="`checks run process` refuses it with a clear verdict or error (no traceback) and writes nothing "

@@ -154,15 +154,15 @@ def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monk
     cache = tmp_path / "cache" / CACHE
     before = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*"))
 
-    real, calls = process_mod.shutil.copyfile, []
+    real, calls = process_mod.write_new, []
 
-    def fills_up(src, dest):  # the disk fills up after two files of raw/, while the tables are written
+    def fills_up(dest, data):  # the disk fills up after two files of raw/, while the tables are written
         calls.append(dest)
         if len(calls) > 2:
             raise OSError(errno.ENOSPC, "No space left on device", str(dest))
-        return real(src, dest)
+        return real(dest, data)
 
-    monkeypatch.setattr(process_mod.shutil, "copyfile", fills_up)
+    monkeypatch.setattr(process_mod, "write_new", fills_up)
     failed = process(tmp_path, runs, "configs", "nori", "--force")
     assert failed.exit_code == 4, failed.stdout
     assert "cannot write the cache: No space left on device" in failed.stdout
@@ -278,7 +278,9 @@ def process_raw(method, *, cache_raw, cache_hpo_trajectories, backend):
     (out / "metadata.yaml").write_text(json.dumps(dataclasses.asdict(m), sort_keys=True))
     if cache_raw:
         (out / "raw").mkdir()
-        (out / "raw" / "results.pkl").write_text(backend)
+        first = sorted(method.path_raw.rglob("results.pkl"))[0]
+        (out / "raw" / "results.pkl").write_bytes(first.read_bytes())
+        (out / "backend").write_text(backend)
 ''',
 }
 
@@ -303,7 +305,8 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
     given = json.loads((cache / "metadata.yaml").read_text())
     assert given["method"] == "Nori" and given["suite"] == "nori-2026-11" and given["ag_key"] == "TA-NORI"
     assert given["cache_root"].endswith(".root") and given["verified"] is True
-    assert (cache / "raw" / "results.pkl").read_text() == "native"
+    assert (cache / "backend").read_text() == "native"
+    assert (cache / "raw" / "results.pkl").read_bytes() == sorted((tmp_path / "configs").rglob("results.pkl"))[0].read_bytes()
     assert json.loads((cache / ".checks-source.json").read_text())["engine"] == "tabarena"
     assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
     (tmp_path / "info.py").write_text(INFO.replace('method="Nori", suite="nori-2026-11"',

@@ -14,6 +14,7 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     FAKE_ENV,
     PREFIX,
     make_method_cache,
+    record_process,
     moto_s3,
     remote_objects,
     s3_env,
@@ -108,6 +109,7 @@ def test_changed_part_is_resent_with_metadata_withdrawn_first(tmp_path, s3_env, 
     path = make_method_cache(tmp_path / "cache")
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
     (path / "processed" / "configs_hyperparameters.json").write_text('{"changed": {}}')
+    record_process(path)  # as a rerun of process would
     s3_proxy.forwarded.clear()
     result = upload(tmp_path, "--no-dry-run")
     assert result.exit_code == 0, result.stdout
@@ -384,6 +386,7 @@ def test_zips_are_staged_once_and_reused_while_their_inputs_are_unchanged(tmp_pa
     assert staged.stat().st_mtime_ns == first, "an unchanged raw/ is not zipped again"
     pkl = next((path / "raw").rglob("results.pkl"))
     pkl.write_bytes(b"changed raw results")
+    record_process(path)  # as a rerun of process would
     s3_proxy.forwarded.clear()
     again = upload(tmp_path, "--no-dry-run")
     assert again.exit_code == 0, again.stdout

@@ -1,0 +1,153 @@
+"""Content integrity from the judged raw file to the published raw.zip.
+
+A file swapped after it was judged (same size, mtime restored, so the index cache's key
+still matches), or dropped into the cache after process, must never be copied or published
+unjudged: process decodes again what changed, the raw copy and upload check every file against
+the digests recorded when it was decoded and written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import pickle
+import zipfile
+
+import pytest
+from reliability_fixtures import write_info
+from s3_fixtures import BUCKET, make_method_cache, moto_s3, record_process, s3_env, s3_proxy  # noqa: F401
+from tabarena_fixtures import Call, make_run
+
+from checks import ActionFailed
+from checks.testing import run_cli
+from reliability import reliability
+
+CONFIG = "TA-Nori_c1_default_BAG_L1"
+
+
+def _swap_same_size(victim, marker) -> None:
+    """Replace ``victim`` by a code-running pickle of exactly its size, its mtime restored (like ``rsync -a``)."""
+    before = victim.stat()
+    payload = gzip.compress(pickle.dumps({"framework": CONFIG, "x": Call(os.system, f"touch '{marker}'")}))
+    assert len(payload) < before.st_size
+    victim.write_bytes(payload + b"\0" * (before.st_size - len(payload)))  # NUL padding after gzip is accepted
+    os.utime(victim, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert victim.stat().st_size == before.st_size and victim.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def _verdicts(res) -> dict:
+    return {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+
+
+@reliability(fault="`checks inspect` (index cached), then one results.pkl replaced by a code-running pickle of the "
+                   "same size with its mtime restored (os.utime; rsync -a does it by accident)",
+             must="`checks run process` checks every cached row against its file's sha256, decodes the changed file "
+                  "again and is blocked by TA301 naming it (exit 1); nothing ran, no cache is written")
+def test_file_swapped_after_inspect_is_judged_again(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=3, validation_protocol="8x1")
+    inspected = run_cli(["inspect", str(data), "--format", "json"], cwd=tmp_path)
+    assert inspected.exit_code == 0, inspected.stderr
+    victim = data / CONFIG / "363612" / "0_1" / "results.pkl"
+    marker = tmp_path / "ran"
+    _swap_same_size(victim, marker)
+    ref = write_info(tmp_path / "info")
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
+                   "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == 1, res.stdout + res.stderr
+    ta301 = _verdicts(res)["TA301"]
+    assert ta301["outcome"] == "failed" and victim.relative_to(data).as_posix() in ta301["message"]
+    assert not marker.exists() and not (tmp_path / "cache" / "artifacts").exists()
+
+
+def test_raw_copy_refuses_a_file_changed_after_it_was_judged(tmp_path):
+    """The window between judging and copying: the copy checks each file's bytes against the index's digest."""
+    from tabarena_checks import index, inference, metadata_load, process
+
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    built = index.build_index(data, workers=1, progress=False, use_cache=False)
+    meta = metadata_load.load(write_info(tmp_path / "info"))
+    _swap_same_size(data / CONFIG / "363612" / "0_0" / "results.pkl", tmp_path / "ran")
+    raw = tmp_path / "out" / "raw"
+    with pytest.raises(ActionFailed, match="363612/0_0/results.pkl changed after the rules judged it"):
+        with process.copying_raw(built, inference.infer(built), meta, raw):
+            pass
+
+
+def _processed(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    ref = write_info(tmp_path / "info")
+    cache_root = tmp_path / "cache"
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache_root)],
+                  cwd=tmp_path)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    method = cache_root / "artifacts" / "nori-2026" / "methods" / "Nori"
+    return method, ["run", "upload", "--from-cache", "Nori", "nori-2026", "--cache-root", str(cache_root),
+                    "--format", "json"]
+
+
+def _tamper(method, kind, tmp_path):
+    raw = sorted((method / "raw").rglob("results.pkl"))
+    if kind == "pickle-dropped-into-raw":
+        extra = raw[0].parent.parent / "9_9" / "results.pkl"
+        extra.parent.mkdir()
+        extra.write_bytes(gzip.compress(pickle.dumps({"x": Call(os.system, "true")})))
+        return extra.relative_to(method).as_posix(), "not written by process"
+    if kind == "raw-file-swapped":
+        _swap_same_size(raw[0], tmp_path / "ran")
+        return raw[0].relative_to(method).as_posix(), "changed since process wrote it"
+    if kind == "manifest-rewritten-too":
+        _swap_same_size(raw[0], tmp_path / "ran")
+        record_process(method, log=tmp_path / "elsewhere.jsonl")  # a consistent manifest no process run recorded
+        return "", "no passed `checks run process`"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["pickle-dropped-into-raw", "raw-file-swapped", "manifest-rewritten-too"])
+@reliability(fault="after `checks run process`: a pickle dropped into the cache's raw/, a raw file swapped for one of "
+                   "the same size and mtime, or both the file and the cache's manifest rewritten",
+             must="`checks run upload` is blocked by TA407 (required, cannot be waived) naming the file, or saying "
+                  "no passed process run in the decision log recorded that manifest (exit 1); the untouched cache "
+                  "passes TA407")
+def test_upload_refuses_a_cache_changed_after_process(tmp_path, kind):
+    method, upload = _processed(tmp_path)
+    clean = run_cli(upload, cwd=tmp_path)
+    assert _verdicts(clean)["TA407"]["outcome"] == "passed", clean.stdout
+    where, words = _tamper(method, kind, tmp_path)
+    res = run_cli(upload, cwd=tmp_path)
+    assert res.exit_code == 1, res.stdout + res.stderr
+    ta407 = _verdicts(res)["TA407"]
+    assert ta407["outcome"] == "failed" and words in ta407["message"] and where in ta407["message"], ta407
+
+
+def test_ta407_cannot_be_waived(tmp_path):
+    method, upload = _processed(tmp_path)
+    _tamper(method, "raw-file-swapped", tmp_path)
+    (tmp_path / "rules.toml").write_text('[[waivers]]\nrule = "TA407"\ntarget = "*"\nreason = "r"\n'
+                                         'owner = "o@example.org"\nexpires = 2099-01-01\n')
+    res = run_cli(upload, cwd=tmp_path)
+    assert res.exit_code == 2 and "TA407" in res.stderr and "cannot be waived" in res.stderr, res.stderr
+
+
+@reliability(fault="the staged raw.zip a real upload keeps in the cache's .checks-staging/ replaced by a zip holding "
+                   "a code-running pickle, its inputs record left as it was",
+             must="the rerun reads the staged zip back, finds an entry that is not what process wrote, builds the zip "
+                  "again from the checked files, and publishes that: the published raw.zip holds the processed bytes")
+def test_a_tampered_staged_zip_is_never_published(tmp_path, s3_env):
+    path = make_method_cache(tmp_path / "cache")
+    base = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
+            "--no-dry-run"]
+    assert run_cli(base, cwd=tmp_path).exit_code == 0
+    staged = path / ".checks-staging" / "raw.zip"
+    names = zipfile.ZipFile(staged).namelist()
+    evil = gzip.compress(pickle.dumps({"x": Call(os.system, "true")}))
+    with zipfile.ZipFile(staged, "w") as zf:
+        for name in names:
+            zf.writestr(name, evil)
+    s3_env.delete_object(Bucket=BUCKET, Key=f"cache/{path.relative_to(tmp_path / 'cache').as_posix()}/raw.zip")
+    assert run_cli(base, cwd=tmp_path).exit_code == 0
+    body = s3_env.get_object(Bucket=BUCKET, Key=f"cache/{path.relative_to(tmp_path / 'cache').as_posix()}/raw.zip")
+    published = zipfile.ZipFile(io.BytesIO(body["Body"].read()))
+    for name in names:
+        assert published.read(name) == (path / "raw" / name).read_bytes()
