@@ -334,8 +334,9 @@ def search_queries(label: str) -> list[str]:
     parts = [p for p in full.split("-") if p]
     base = "-".join(p for p in parts if p not in ROLE_WORDS | BASE_WORDS and not _QUANT.fullmatch(p))
     family = "-".join(p for p in parts if p in features(label).words)
-    # a query must keep a name word: "7b" alone would list half the Hub
-    return [q for q in dict.fromkeys([full, base, family]) if re.search(r"[a-z]{3}", q)]
+    # a near-miss query must keep a name word of 3+ letters: "7b" or "pi" alone would list half the Hub
+    near = [q for q in (base, family) if q != full and re.search(r"[a-z]{3}", q)]
+    return list(dict.fromkeys([full, *near]))
 
 
 def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[str], result) -> Resolution:

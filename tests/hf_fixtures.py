@@ -161,6 +161,11 @@ def build_leaderboard_hub(root: Path, *, fillers: int = 0) -> dict[str, Expected
         repo="chi/Chi-7B", files={".eval_results/toy.yaml": bench_file(vals)}, gated="manual")
     add(ExpectedModel("Psi 7B", "exact", "psi/Psi-7B", "needs_review", "needs_review"),
         repo="psi/Psi-7B", files={".eval_results/broken.yaml": "- dataset: {id: [unclosed\n"})
+    # -- a stranger's file with an impossible unquoted date and wrong types: read without a crash, not ours
+    odd = ("- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: high\n  date: 2025-02-30\n"
+           "  source: {url: 42}\n")
+    add(ExpectedModel("Pi 7B", "exact", "pi-lab/Pi-7B", "new", "new"), repo="pi-lab/Pi-7B",
+        files={".eval_results/gpqa.yaml": odd})
     bomb = "- &a [x, x]\n- &b [*a, *a]\n- &c [*b, *b]\n"
     add(ExpectedModel("Omega 7B", "exact", "omega/Omega-7B", "needs_review", "needs_review"),
         repo="omega/Omega-7B", files={".eval_results/bomb.yaml": bomb})

@@ -33,7 +33,7 @@ def _resolve(board, label: str) -> Resolution:
 
 
 LABELS = ["acme/Alpha-7B", "Beta 7B Instruct", "Omicron 7B", "Gamma Large", "Eta 7B", "Rho 7B", "Sigma 7B", "Tau 7B",
-          "Upsilon 7B", "Phi Model 7B", "Chi 7B", "Psi 7B", "Omega 7B", "Delta 8B", "Epsilon 3.1 8B", "Zeta-13B",
+          "Upsilon 7B", "Phi Model 7B", "Chi 7B", "Psi 7B", "Pi 7B", "Omega 7B", "Delta 8B", "Epsilon 3.1 8B", "Zeta-13B",
           "origin/Theta-7B", "Kestrel-9B-Instruct", "Iota 7B", "Kappa 2 7B", "Lambda Secret Model", "Mu Internal",
           "Nu-Pro API", "Acme-GPT (API)", "Claude 3.5 Sonnet", FLAKY_REPO]
 
@@ -244,3 +244,7 @@ def test_a_mapping_entry_with_a_repo_overrides_api_evidence(board):
     assert (got.status, got.repo_id) == ("exact", "acme/Alpha-7B")
     closed = _resolve(board, "Claude 3.5 Sonnet")
     assert closed.status == "not_applicable" and "published only behind an API" in closed.evidence
+
+
+def test_a_short_name_is_still_searched_by_its_full_label():
+    assert search_queries("Pi 7B") == ["pi-7b"]

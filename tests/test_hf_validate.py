@@ -91,6 +91,7 @@ def test_task_id_and_benchmark_are_required_options(tmp_path):
     [
         (lambda t: t.replace('"2025-01-15"', "2025-01-15"), "date must be a quoted string"),
         (lambda t: t.replace('"2025-01-15"', '"2025-02-30"'), "date must be a real ISO-8601 date"),
+        (lambda t: t.replace('"2025-01-15"', "2025-02-30"), "'date' must be a real calendar date (got '2025-02-30')"),
         (lambda t: t + "  extra: 1\n", "unknown key(s) extra"),
         (lambda t: t.replace("    task_id: diamond\n", "    task_id: diamond\n    revision: main\n"),
          "dataset.revision must be a 40-character lowercase hex commit sha"),
