@@ -116,35 +116,24 @@ class App:
 
 
 def _run_command(action) -> click.Command:
-    def callback(dry_run: bool, output_format: str, decision_log: str | None, **options):
-        from checks import output, runner
+    def callback(dry_run: bool, decision_log: str | None, **options):
+        from checks import output, reporting, runner
 
         app: App = click.get_current_context().find_object(App)
         selection = pop_selection(options)
         result = runner.run(
             app.registry, action.name, options, app.config(decision_log, selection), dry_run=dry_run, cwd=os.getcwd()
         )
-        if output_format == "json":
-            _echo(output.as_json(result))
-        elif output_format == "junit":
-            _echo(output.as_junit(result))
-        else:
-            from rich.console import Console
-
-            console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False)
-            output.human(result, console)
+        rules = {code: rule.summary for code, rule in app.registry.rules.items()}
+        reporting.emit(output.Report.from_run(result, rules))
         raise SystemExit(int(result.exit_code))
+
+    from checks import reporting
 
     params = [
         *action.params,
         click.Option(["--dry-run"], is_flag=True, help="Evaluate the rules and print the plan; change nothing."),
-        click.Option(
-            ["--format", "output_format"],
-            type=click.Choice(["human", "json", "junit"]),
-            default="human",
-            show_default=True,
-            help="Output format.",
-        ),
+        *reporting.params(),
         click.Option(["--decision-log"], default=None, help="Append the decision record here instead of rules.toml's decision_log."),
         *selection_params(),
     ]
@@ -182,20 +171,6 @@ def _refuse_unloaded(registry: plugins.Registry, what: str, **wanted) -> None:
     reasons = plugins.unloaded_providers(registry, **wanted)
     if reasons:
         raise UsageError(f"{what}: {'; '.join(reasons)}")
-
-
-class _RedactingStream:
-    def __init__(self, stream):
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        return self._stream.write(redact(text))
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return self._stream.isatty()
 
 
 def _echo(text: str, err: bool = False) -> None:

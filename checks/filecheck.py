@@ -5,7 +5,7 @@ fix. So nothing is gathered or executed and no decision record is written: a dom
 module turns each file into :class:`Subject` records (facts the rules read), and this
 module selects the action's rules with :func:`checks.runner.gate_rules`, evaluates
 them on every subject with :func:`checks.runner.evaluate` (waivers and rules.toml
-included), and prints ``path:line: CODE message`` lines. The exit code follows the
+included), and prints ``path:line:col: CODE message`` lines (or another --format). The exit code follows the
 runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule crashed.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,8 @@ import click
 
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
-from checks.model import Action, Outcome, Severity
+from checks.model import Action, Finding, Outcome, Verdict
+from checks.output import Report
 from checks.plugins import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,29 +52,6 @@ class Subject:
     sources: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class Problem:
-    """One output line: where, which rule (or ``error`` for unreadable input), what."""
-
-    path: str
-    line: int
-    code: str
-    message: str
-    severity: Severity = Severity.ERROR
-    col: int | None = None
-
-    def __str__(self) -> str:
-        note = "" if self.severity is Severity.ERROR else f" [{self.severity.value}]"
-        col = f":{self.col}" if self.col else ""
-        return f"{self.path}:{self.line}{col}: {self.code} {self.message}{note}"
-
-
-@attrs.frozen
-class Report:
-    problems: tuple[Problem, ...]
-    exit_code: ExitCode
-
-
 def _file_action(name: str, arena: str | None) -> Action:
     """A stand-in action so selection sees the name and arena; nothing is gathered or executed."""
 
@@ -93,10 +72,12 @@ def check(
     undecidable: Sequence[str] = (),
     today: dt.date | None = None,
 ) -> Report:
-    """Evaluate the rules bound to ``action`` on each subject and collect the failing findings.
+    """Evaluate the rules bound to ``action`` on each subject; one verdict per rule, merged over the files.
 
-    Framework rules (``CK``) judge rules.toml rather than a file, so their findings are
-    reported once, and only those every subject produced: a waiver used by one file is
+    A rule's merged verdict crashed if it crashed on any file, failed if it failed on any
+    (holding the findings of those files, each located in its file), else waived if a waiver
+    covered it anywhere, else passed. Framework rules (``CK``) judge rules.toml rather than a
+    file, so they keep only the findings every subject produced: a waiver used by one file is
     not unused. ``undecidable`` names rules this invocation has no input for (say, task ids
     without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
     An empty selection is refused like ``checks run`` refuses it.
@@ -104,55 +85,79 @@ def check(
     from checks.context import RunContext  # the judging machinery loads only when a hook runs
     from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
 
+    started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
     config = adjust_config(registry, config)
     if undecidable:
         config = attrs.evolve(config, ignore=(*config.ignore, *undecidable))
     chosen = gate_rules(registry, _file_action(action, arena), config)
     settings = config.arena(arena).settings
-    problems: list[Problem] = []
-    framework: list[set[Problem]] = []
-    unreadable = crashed = False
+    unreadable: list[Finding] = []
+    per_rule: dict[str, list[Verdict]] = {}
     for subject in subjects:
         if subject.error is not None:
-            problems.append(Problem(subject.path, subject.line or 1, "error", subject.error, col=subject.col))
-            unreadable = True
+            unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
             continue
         ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
                          today=today or dt.date.today(), facts=subject.facts, target=subject.target or subject.path,
                          sources=subject.sources or (subject.path,))
-        own: set[Problem] = set()
         for verdict in evaluate(chosen, ctx, registry.rules):
-            if verdict.outcome not in (Outcome.FAILED, Outcome.CRASHED):
-                continue
-            crashed = crashed or verdict.outcome is Outcome.CRASHED
-            for finding in verdict.findings:
-                if verdict.code.startswith(FRAMEWORK_PREFIX):
-                    own.add(Problem(finding.path or config.path or "rules.toml", finding.line or 1, verdict.code,
-                                    finding.message, verdict.severity))
-                else:
-                    located = finding.path or finding.line
-                    problems.append(Problem(finding.path or subject.path, finding.line or subject.line or 1,
-                                            verdict.code, finding.message, verdict.severity,
-                                            col=finding.col if located else subject.col))
-        framework.append(own)
-    if framework:
-        problems += sorted(set.intersection(*framework), key=lambda p: (p.code, p.message))
-    if crashed:
-        code = ExitCode.INTERNAL_ERROR
+            if verdict.code.startswith(FRAMEWORK_PREFIX):
+                where = {"path": config.path or "rules.toml", "line": 1}
+            else:
+                where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
+            located = tuple(_locate(f, where) for f in verdict.findings)
+            per_rule.setdefault(verdict.code, []).append(attrs.evolve(verdict, findings=located))
+    verdicts = tuple(_merge(vs, framework=code.startswith(FRAMEWORK_PREFIX)) for code, vs in sorted(per_rule.items()))
+    if any(v.outcome is Outcome.CRASHED for v in verdicts):
+        code, outcome = ExitCode.INTERNAL_ERROR, "crashed"
     elif unreadable:
-        code = ExitCode.USAGE_ERROR
-    elif any(p.severity is Severity.ERROR for p in problems):
-        code = ExitCode.BLOCKED
+        code, outcome = ExitCode.USAGE_ERROR, "error"
+    elif any(v.blocks for v in verdicts):
+        code, outcome = ExitCode.BLOCKED, "blocked"
     else:
-        code = ExitCode.OK
-    return Report(tuple(dict.fromkeys(problems)), code)
+        code, outcome = ExitCode.OK, "passed"
+    return Report(command="precommit", action=action, target=action, outcome=outcome, exit_code=int(code),
+                  verdicts=verdicts, started=started, duration=time.perf_counter() - clock,
+                  unreadable=tuple(unreadable), rules={c: registry.rules[c].summary for c in per_rule})
+
+
+def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
+    """The finding with the subject's place where it has none (its col only if it has no line or path either)."""
+    if finding.path or finding.line:
+        where = {k: v for k, v in where.items() if k != "col"}
+    return attrs.evolve(finding, **{k: getattr(finding, k) or v for k, v in where.items()})
+
+
+def _merge(verdicts: list[Verdict], *, framework: bool) -> Verdict:
+    """One rule's verdicts on every file as one (see :func:`check`)."""
+    first = verdicts[0]
+    duration = sum(v.duration for v in verdicts)
+    kept = dict(waivers=tuple(dict.fromkeys(w for v in verdicts for w in v.waivers)),
+                suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)), duration=duration)
+    if framework:  # the same rules.toml judged once per file: keep what every file saw
+        common = [f for f in first.findings if all(f in v.findings for v in verdicts[1:])]
+        outcome = first.outcome if common else Outcome.PASSED
+        return attrs.evolve(first, outcome=outcome, findings=tuple(common), **kept)
+    for outcome in (Outcome.CRASHED, Outcome.FAILED, Outcome.WAIVED):
+        hit = [v for v in verdicts if v.outcome is outcome]
+        if hit:
+            findings = tuple(dict.fromkeys(f for v in hit for f in v.findings))
+            return attrs.evolve(first, outcome=outcome, findings=findings, **kept)
+    return attrs.evolve(first, outcome=Outcome.PASSED, findings=(), **kept)
 
 
 class _FileCheckGroup(click.Group):
-    """``checks precommit``: every command added gets the selection options of ``checks run``."""
+    """``checks precommit``: every command added gets the selection and output options of ``checks run``.
+
+    The output options (--format, --output-file, -q) store their values in the click context,
+    where :func:`run_command` reads them.
+    """
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        from checks import reporting
         from checks.cli import pop_selection, selection_params
+
+        cmd.params.extend(reporting.params())
 
         callback = cmd.callback
         if callback is not None:
@@ -183,22 +188,21 @@ def command_group(cli: click.Group) -> click.Group:
     group = cli.commands.get(GROUP_NAME)
     if group is None:
         group = _FileCheckGroup(GROUP_NAME, help="Read-only file checks for pre-commit hooks and editors "
-                                                 "(prints path:line: CODE message).")
+                                                 "(prints path:line:col: CODE message).")
         cli.add_command(group)
     return group
 
 
 def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
                 options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> None:
-    """From inside a ``checks precommit`` command: judge, print one line per problem, exit."""
+    """From inside a ``checks precommit`` command: judge, print in the chosen formats, exit."""
+    from checks import reporting
     from checks.cli import App
-    from checks.redact import redact
 
     ctx = click.get_current_context()
     app = ctx.find_object(App)
     report = check(app.registry, action, subjects, app.config(selection=ctx.meta.get(_SELECTION)), arena=arena,
                    options=options,
                    undecidable=undecidable)
-    for problem in report.problems:
-        click.echo(redact(str(problem)))
+    reporting.emit(report)
     raise SystemExit(int(report.exit_code))

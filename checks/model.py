@@ -62,8 +62,9 @@ class Finding:
     """One problem a rule found.
 
     ``target`` is what a waiver selector is matched against; it defaults to the run's
-    target. ``path``, ``line`` and (1-based, optional) ``col`` locate the problem for editors
-    and CI annotations.
+    target. ``path``, ``line`` and ``col`` locate the problem for editors, CI annotations and
+    SARIF; ``line`` and ``col`` count from 1 (``col`` is the first character of the offending
+    token: the keyword of an info.py field, the key of a YAML entry).
     """
 
     message: str
@@ -155,11 +156,19 @@ def rule(
     return wrap
 
 
+def location(finding: Finding) -> str:
+    """``path:line:col`` as far as known (``path:line``, ``path``), the form editors jump to; '' without a path."""
+    if not finding.path:
+        return ""
+    where = finding.path
+    if finding.line:
+        where += f":{finding.line}" + (f":{finding.col}" if finding.col else "")
+    return where
+
+
 def _located(finding: Finding) -> str:
-    if finding.path and finding.line:
-        col = f"{finding.col}:" if finding.col else ""
-        return f"{finding.path}:{finding.line}:{col} {finding.message}"
-    return f"{finding.path}: {finding.message}" if finding.path else finding.message
+    where = location(finding)
+    return f"{where}: {finding.message}" if where else finding.message
 
 
 @attrs.frozen
@@ -176,6 +185,8 @@ class Verdict:
     plugin: str = ""
     #: inline suppressions (``path:line``) that covered findings of this rule; those findings are not in ``findings``
     suppressions: tuple[str, ...] = ()
+    #: seconds the rule took (JUnit's time); not part of the judgement
+    duration: float = attrs.field(default=0.0, eq=False, repr=False)
 
     @property
     def blocks(self) -> bool:

@@ -1,109 +1,459 @@
-"""Render a run's result: human (rich), JSON, or JUnit XML (one testcase per rule)."""
+"""Render what a command judged: human (rich), json, junit, sarif or github workflow annotations.
+
+``checks run`` and ``checks precommit`` both turn their result into one :class:`Report`, so
+every format means the same on both. The terminal gets ``--format`` (human by default);
+``--output-file`` writes further formats to files next to it (:func:`parse_output_file`).
+docs/outputs.md documents each format and the JSON schema.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from xml.etree import ElementTree as ET
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from checks.model import Outcome, Severity, Verdict
-from checks.runner import RunResult
+import attrs
 
-FORMATS = ("human", "json", "junit")
+from checks.errors import UsageError
+from checks.model import Finding, Outcome, Severity, Verdict, location
+
+if TYPE_CHECKING:  # pragma: no cover
+    from checks.runner import RunResult
+
+FORMATS = ("human", "json", "junit", "sarif", "github")
+#: the format an ``--output-file`` gets from its extension when it names none
+EXTENSIONS = {".json": "json", ".xml": "junit", ".sarif": "sarif", ".txt": "human", ".log": "human"}
+#: the version of the JSON document (docs/outputs.md); bumped when a field changes meaning or goes
+JSON_VERSION = 1
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL_URI = "https://github.com/arena-checks/arena-checks"
 _STYLE = {
     Outcome.PASSED: "green",
     Outcome.WAIVED: "cyan",
     Outcome.FAILED: "red",
     Outcome.CRASHED: "bold red",
 }
+_DECISION = {
+    "ran": "action ran",
+    "dry-run": "dry run: nothing was changed",
+    "blocked": "blocked: the action did not run",
+    "failed": "the action failed",
+}
+#: a pre-commit run has no action to run or block
+_FILES_DECISION = {
+    "passed": "nothing blocking",
+    "blocked": "blocking findings",
+    "error": "an input could not be read",
+    "crashed": "a rule crashed",
+}
 
 
-def _label(v: Verdict) -> str:
+@attrs.frozen
+class Report:
+    """One command's result in the shape every format renders.
+
+    ``command`` is ``run`` or ``precommit``. ``verdicts`` hold every evaluated rule once (a
+    pre-commit run merges each rule's verdicts over the files, its findings located in them).
+    ``unreadable`` lists inputs a pre-commit run could not read into facts (no rule saw them).
+    ``rules`` maps codes to their one-line summaries (SARIF's rule descriptions).
+    """
+
+    command: str
+    action: str
+    target: str
+    outcome: str
+    exit_code: int
+    verdicts: tuple[Verdict, ...]
+    started: dt.datetime
+    duration: float
+    unreadable: tuple[Finding, ...] = ()
+    plan: tuple[str, ...] = ()
+    summary: str = ""
+    error: str = ""
+    record: Mapping[str, Any] | None = None
+    rules: Mapping[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_run(cls, result: RunResult, rules: Mapping[str, str]) -> Report:
+        started = dt.datetime.fromisoformat(result.record["started"])
+        finished = dt.datetime.fromisoformat(result.record["finished"])
+        return cls(command="run", action=result.action, target=result.target, outcome=result.outcome,
+                   exit_code=int(result.exit_code), verdicts=result.verdicts, started=started,
+                   duration=(finished - started).total_seconds(), plan=result.plan, summary=result.summary,
+                   error=result.error, record=result.record, rules=rules)
+
+
+def label(v: Verdict) -> str:
+    """What a verdict counts as: a failed warning or info rule is a 'warning'/'info', not 'failed'."""
     if v.outcome is Outcome.FAILED and v.severity is not Severity.ERROR:
         return v.severity.value
     return v.outcome.value
 
 
-def _tally(verdicts) -> dict[str, int]:
-    """Counts for the summary line: a failed warning or info rule is counted as such, not as 'failed'."""
+def tally(verdicts: Sequence[Verdict]) -> dict[str, int]:
     counts = dict.fromkeys(("passed", "failed", "warning", "info", "waived", "crashed"), 0)
     for v in verdicts:
-        counts[_label(v)] += 1
+        counts[label(v)] += 1
     return counts
 
 
-def human(result: RunResult, console) -> None:
-    """Readable in a terminal and in CI logs: one line per verdict, then the findings and the decision."""
+def _summary_line(report: Report) -> str:
+    counts = tally(report.verdicts)
+    if report.unreadable:
+        counts["unreadable"] = len(report.unreadable)
+    text = ", ".join(f"{n} {name}" for name, n in counts.items() if n) or "no verdict"
+    suppressed = len({s for v in report.verdicts for s in v.suppressions})
+    if suppressed:
+        text += f", {suppressed} suppression{'s' if suppressed > 1 else ''} used"
+    decisions = _FILES_DECISION if report.command == "precommit" else _DECISION
+    return f"{text}; {decisions.get(report.outcome, report.outcome)} (exit {report.exit_code})"
+
+
+def title(report: Report) -> str:
+    """``checks run ACTION`` or ``checks precommit`` and the action whose rules judged."""
+    return f"checks run {report.action}" if report.command == "run" else f"checks precommit ({report.action})"
+
+
+# --------------------------------------------------------------------------- human
+
+
+def human(report: Report, console, *, quiet: bool = False) -> None:
+    """Readable in a terminal and in CI logs.
+
+    ``checks run``: one line per verdict (``-q``: only what failed), its findings, the plan,
+    then the summary. ``checks precommit``: one ``path:line:col: CODE message`` line per
+    problem, sorted by place, and nothing when clean (a hook's convention; ``-q`` changes nothing).
+    """
+    if report.command == "precommit":
+        for line in precommit_lines(report):
+            console.print(line, highlight=False, markup=False)
+        return
     from rich.markup import escape
 
-    console.print(f"[bold]checks run {result.action}[/bold] target={escape(result.target)}", highlight=False)
-    for v in result.verdicts:
+    if not quiet:
+        console.print(f"[bold]checks run {report.action}[/bold] target={escape(report.target)}", highlight=False)
+    for v in report.verdicts:
+        if quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED):
+            continue
         style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
-        console.print(f"  [{style}]{_label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
+        console.print(f"  [{style}]{label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
         for f in v.findings:
-            where = f"{f.path}:{f.line}: " if f.path and f.line else (f"{f.path}: " if f.path else "")
-            console.print(f"           {where}{f.message}", highlight=False, markup=False)
+            where = location(f)
+            console.print(f"           {where + ': ' if where else ''}{f.message}", highlight=False, markup=False)
         if v.waivers:
             console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
         if v.suppressions:
             console.print(f"           suppressed inline at: {', '.join(v.suppressions)}", highlight=False, markup=False)
-    for line in result.plan:
-        console.print(f"  plan: {line}", highlight=False, markup=False)
-    tally = ", ".join(f"{n} {label}" for label, n in _tally(result.verdicts).items() if n)
-    suppressed = len(result.record.get("suppressions_used", ()))
-    if suppressed:
-        tally += f", {suppressed} suppression{'s' if suppressed > 1 else ''} used"
-    decision = {
-        "ran": "action ran",
-        "dry-run": "dry run: nothing was changed",
-        "blocked": "blocked: the action did not run",
-        "failed": "the action failed",
-    }[result.outcome]
-    console.print(f"{tally}; {decision} (exit {int(result.exit_code)})", highlight=False, markup=False)
-    if result.summary:
-        console.print(result.summary, highlight=False, markup=False)
-    if result.error:
-        console.print(f"error: {result.error}", highlight=False, markup=False)
+    if not quiet:
+        for line in report.plan:
+            console.print(f"  plan: {line}", highlight=False, markup=False)
+    console.print(_summary_line(report), highlight=False, markup=False)
+    if report.summary:
+        console.print(report.summary, highlight=False, markup=False)
+    if report.error:
+        console.print(f"error: {report.error}", highlight=False, markup=False)
 
 
-def as_json(result: RunResult) -> str:
-    return json.dumps(
-        {
-            "action": result.action,
-            "target": result.target,
-            "outcome": result.outcome,
-            "exit_code": int(result.exit_code),
-            "plan": list(result.plan),
-            "summary": result.summary,
-            "error": result.error,
-            "verdicts": result.record.get("verdicts", []),
-            "record": result.record,
-        },
-        indent=2,
-        default=str,
-    )
+def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
+    """Every finding of a failed or crashed verdict, and every unreadable input (code 'error')."""
+    out = [(f, "error", Severity.ERROR) for f in report.unreadable]
+    for v in report.verdicts:
+        if v.outcome in (Outcome.FAILED, Outcome.CRASHED):
+            out += [(f, v.code, v.severity) for f in v.findings]
+    return out
 
 
-def as_junit(result: RunResult) -> str:
-    """One ``<testcase>`` per rule: failed and crashed rules of severity error are failures/errors."""
+def precommit_lines(report: Report) -> list[str]:
+    """``path:line[:col]: CODE message [severity]``, sorted by file and place; rules.toml's own last."""
+    rows = []
+    for f, code, severity in _problems(report):
+        note = "" if severity is Severity.ERROR else f" [{severity.value}]"
+        key = (f.path is None, f.path or "", f.line or 0, f.col or 0, code, f.message)
+        rows.append((key, f"{location(f) or '-'}: {code} {f.message}{note}"))
+    return [text for _key, text in sorted(rows)]
+
+
+def render_human(report: Report, *, quiet: bool = False) -> str:
+    """The human format as plain text (for ``--output-file``): no colours, no wrapping."""
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, no_color=True, highlight=False, soft_wrap=True, width=10_000, force_terminal=False)
+    human(report, console, quiet=quiet)
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- json
+
+
+def _finding_json(f: Finding) -> dict[str, Any]:
+    return {"message": f.message, "target": f.target, "path": f.path, "line": f.line, "col": f.col}
+
+
+def as_dict(report: Report) -> dict[str, Any]:
+    """The JSON document, version :data:`JSON_VERSION` (docs/outputs.md); each verdict appears once."""
+    doc: dict[str, Any] = {
+        "version": JSON_VERSION,
+        "command": report.command,
+        "action": report.action,
+        "target": report.target,
+        "outcome": report.outcome,
+        "exit_code": report.exit_code,
+        "started": report.started.isoformat(),
+        "duration_s": round(report.duration, 6),
+        "counts": tally(report.verdicts),
+        "verdicts": [
+            {
+                "code": v.code,
+                "name": v.name,
+                "plugin": v.plugin,
+                "severity": v.severity.value,
+                "outcome": v.outcome.value,
+                "blocks": v.blocks,
+                "message": v.message,
+                "findings": [_finding_json(f) for f in v.findings],
+                "waivers": list(v.waivers),
+                "suppressions": list(v.suppressions),
+                "duration_s": round(v.duration, 6),
+            }
+            for v in report.verdicts
+        ],
+        "unreadable": [_finding_json(f) for f in report.unreadable],
+        "plan": list(report.plan),
+        "summary": report.summary,
+        "error": report.error,
+    }
+    if report.record is not None:  # the decision record, less the verdicts printed above
+        doc["record"] = {k: v for k, v in report.record.items() if k != "verdicts"}
+    return doc
+
+
+def as_json(report: Report) -> str:
+    return json.dumps(as_dict(report), indent=2, default=str)
+
+
+# --------------------------------------------------------------------------- junit
+
+
+def as_junit(report: Report) -> str:
+    """One ``<testcase>`` per rule with its time and, when it has one, the file and line it failed at.
+
+    A failed error-severity rule is a ``<failure>``, a crashed rule an ``<error>``, a waived one
+    ``<skipped>``; a failed warning or info rule passes with its findings in ``<system-out>``.
+    An unreadable input (pre-commit) is an ``<error>`` test case of its own.
+    """
+    from xml.etree import ElementTree as ET
+
+    classname = f"checks.{report.action}"
     suite = ET.Element(
         "testsuite",
-        name=f"checks.{result.action}",
-        tests=str(len(result.verdicts)),
-        failures=str(sum(v.outcome is Outcome.FAILED and v.blocks for v in result.verdicts)),
-        errors=str(sum(v.outcome is Outcome.CRASHED for v in result.verdicts)),
-        skipped=str(sum(v.outcome is Outcome.WAIVED for v in result.verdicts)),
+        name=classname,
+        tests=str(len(report.verdicts) + len(report.unreadable)),
+        failures=str(sum(v.outcome is Outcome.FAILED and v.blocks for v in report.verdicts)),
+        errors=str(sum(v.outcome is Outcome.CRASHED for v in report.verdicts) + len(report.unreadable)),
+        skipped=str(sum(v.outcome is Outcome.WAIVED for v in report.verdicts)),
+        time=f"{report.duration:.6f}",
+        timestamp=report.started.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
     )
-    for v in result.verdicts:
-        case = ET.SubElement(suite, "testcase", classname=f"checks.{result.action}.{v.plugin or 'core'}", name=f"{v.code} {v.name}")
-        text = "\n".join(f.message for f in v.findings)
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
+    for v in report.verdicts:
+        case = ET.SubElement(suite, "testcase", classname=f"{classname}.{v.plugin or 'core'}",
+                             name=f"{v.code} {v.name}", time=f"{v.duration:.6f}")
+        first = next((f for f in v.findings if f.path), None)
+        if first is not None and v.outcome is not Outcome.PASSED:
+            case.set("file", first.path)
+            if first.line:
+                case.set("line", str(first.line))
+        text = "\n".join(f"{location(f) + ': ' if location(f) else ''}{f.message}" for f in v.findings)
         if v.outcome is Outcome.CRASHED:
-            ET.SubElement(case, "error", message=v.message[:500]).text = text
+            ET.SubElement(case, "error", message=v.message[:500], type="crashed").text = text
         elif v.outcome is Outcome.FAILED and v.blocks:
             ET.SubElement(case, "failure", message=v.message[:500], type=v.severity.value).text = text
         elif v.outcome is Outcome.WAIVED:
             ET.SubElement(case, "skipped", message=f"waived by {', '.join(v.waivers)}")
         elif v.outcome is Outcome.FAILED:
             ET.SubElement(case, "system-out").text = f"{v.severity.value}: {text}"
-    root = ET.Element("testsuites")
+    for f in report.unreadable:
+        case = ET.SubElement(suite, "testcase", classname=f"{classname}.input", name=f"read {f.path}", time="0",
+                             file=f.path or "")
+        if f.line:
+            case.set("line", str(f.line))
+        ET.SubElement(case, "error", message=f.message[:500], type="unreadable").text = f.message
+    root = ET.Element("testsuites", name="checks", tests=suite.get("tests"), failures=suite.get("failures"),
+                      errors=suite.get("errors"), time=suite.get("time"))
     root.append(suite)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+# --------------------------------------------------------------------------- sarif
+
+
+def _level(severity: Severity) -> str:
+    return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[severity]
+
+
+def _uri(path: str) -> str:
+    """An artifact URI: relative paths stay relative (resolved against the checkout), absolute ones get file://."""
+    from urllib.parse import quote
+
+    p = Path(path)
+    return p.as_uri() if p.is_absolute() else quote(p.as_posix())
+
+
+def _sarif_location(f: Finding) -> list[dict[str, Any]]:
+    if not f.path:
+        return []
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.path)}}
+    if f.line:
+        physical["region"] = {"startLine": f.line, **({"startColumn": f.col} if f.col else {})}
+    return [{"physicalLocation": physical}]
+
+
+def as_sarif_dict(report: Report) -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one run, the evaluated rules as reporting descriptors, one result per finding.
+
+    Waived findings are results with an external suppression naming the waivers (code scanning
+    shows them as dismissed); unreadable inputs are results of the pseudo-rule ``input-error``.
+    """
+    from checks.plugins import _own_version
+
+    rules, index = [], {}
+    for v in report.verdicts:
+        index[v.code] = len(rules)
+        rules.append({
+            "id": v.code,
+            "name": v.name,
+            "shortDescription": {"text": report.rules.get(v.code) or v.name},
+            "helpUri": f"{TOOL_URI}#{v.code}",
+            "defaultConfiguration": {"level": _level(v.severity)},
+            "properties": {"plugin": v.plugin or "core"},
+        })
+    results = []
+    for v in report.verdicts:
+        if v.outcome is Outcome.PASSED:
+            continue
+        level = "error" if v.outcome is Outcome.CRASHED else _level(v.severity)
+        for f in v.findings:
+            result: dict[str, Any] = {
+                "ruleId": v.code,
+                "ruleIndex": index[v.code],
+                "level": level,
+                "message": {"text": f.message},
+                "locations": _sarif_location(f),
+                "properties": {"outcome": v.outcome.value, "target": f.target or report.target},
+            }
+            if v.outcome is Outcome.WAIVED:
+                result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                           "justification": f"waived by {', '.join(v.waivers)}"}]
+            results.append(result)
+    if report.unreadable:
+        index["input-error"] = len(rules)
+        rules.append({"id": "input-error", "name": "input-error",
+                      "shortDescription": {"text": "an input file could not be read, so no rule judged it"},
+                      "defaultConfiguration": {"level": "error"}})
+        results += [{"ruleId": "input-error", "ruleIndex": index["input-error"], "level": "error",
+                     "message": {"text": f.message}, "locations": _sarif_location(f)} for f in report.unreadable]
+    finished = report.started + dt.timedelta(seconds=report.duration)
+    invocation: dict[str, Any] = {
+        "executionSuccessful": report.exit_code in (0, 1),
+        "exitCode": report.exit_code,
+        "startTimeUtc": _utc(report.started),
+        "endTimeUtc": _utc(finished),
+        "properties": {"command": report.command, "action": report.action, "outcome": report.outcome},
+    }
+    if report.error:
+        invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": report.error}}]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "arena-checks", "version": _own_version(), "informationUri": TOOL_URI,
+                                "rules": rules}},
+            "invocations": [invocation],
+            "results": results,
+        }],
+    }
+
+
+def _utc(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def as_sarif(report: Report) -> str:
+    return json.dumps(as_sarif_dict(report), indent=2, default=str)
+
+
+# --------------------------------------------------------------------------- github
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def as_github(report: Report) -> str:
+    """GitHub Actions workflow commands: ``::error file=F,line=L,col=C,title=CODE name::message``.
+
+    Blocking findings are errors, failed warning rules warnings, failed info rules notices;
+    passed and waived rules print nothing. The summary line ends the output as a notice.
+    """
+    lines = []
+    for f, code, severity in _problems(report):
+        v_name = next((v.name for v in report.verdicts if v.code == code), "unreadable input")
+        level = {"error": "error", "warning": "warning", "info": "notice"}[severity.value]
+        props = []
+        if f.path:
+            props.append(f"file={_gh_property(f.path)}")
+            if f.line:
+                props.append(f"line={f.line}")
+                if f.col:
+                    props.append(f"col={f.col}")
+        props.append(f"title={_gh_property(f'{code} {v_name}')}")
+        lines.append(f"::{level} {','.join(props)}::{_gh_data(f.message)}")
+    lines.append(f"::notice title={_gh_property(title(report))}::{_gh_data(_summary_line(report))}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- dispatch
+
+
+def render(fmt: str, report: Report, *, quiet: bool = False) -> str:
+    if fmt == "human":
+        return render_human(report, quiet=quiet)
+    return {"json": as_json, "junit": as_junit, "sarif": as_sarif, "github": as_github}[fmt](report) + (
+        "" if fmt == "github" else "\n")
+
+
+def parse_output_file(spec: str) -> tuple[str, Path]:
+    """``--output-file`` value -> (format, path): ``FORMAT=PATH`` names the format, else the extension does."""
+    head, sep, tail = spec.partition("=")
+    if sep and head in FORMATS:
+        if not tail:
+            raise UsageError(f"--output-file {spec!r}: the path after '{head}=' is empty")
+        return head, Path(tail)
+    path = Path(spec)
+    name = path.name.lower()
+    fmt = "sarif" if name.endswith(".sarif.json") else EXTENSIONS.get(path.suffix.lower())
+    if fmt is None:
+        known = ", ".join(f"{ext} ({f})" for ext, f in EXTENSIONS.items())
+        raise UsageError(
+            f"--output-file {spec!r}: cannot tell the format from the extension (known: {known}); "
+            f"name it, e.g. --output-file github=annotations.txt or --output-file junit=report.xml"
+        )
+    return fmt, path
+
+
+def write_files(report: Report, specs: Sequence[tuple[str, Path]], *, quiet: bool = False, redact=None) -> None:
+    """Write each requested format to its file atomically, after the terminal output."""
+    from checks.io import write_text
+
+    for fmt, path in specs:
+        text = render(fmt, report, quiet=quiet)
+        write_text(path, redact(text) if redact else text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import time
 import traceback
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -176,6 +177,13 @@ def _required_by_config(code: str, config: Config) -> bool:
 
 def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
            tracker: suppress.Tracker | None = None) -> Verdict:
+    start = time.perf_counter()
+    verdict = _judged(rule, severity, ctx, waivers, matched, tracker)
+    return attrs.evolve(verdict, duration=time.perf_counter() - start)
+
+
+def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
+            tracker: suppress.Tracker | None) -> Verdict:
     base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
     try:
         findings = _findings(rule.check(ctx))

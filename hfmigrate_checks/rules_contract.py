@@ -79,7 +79,7 @@ def task_ids_exist(ctx):
     for file, n, _entry, task_id in benchmark_entries(facts):
         if task_id not in declared:
             yield Finding(f"entry {n}: task_id {task_id!r} is not declared in eval.yaml "
-                          f"(declared: {', '.join(task_ids)})", path=file.path)
+                          f"(declared: {', '.join(task_ids)})", path=file.path, **file.at(n, "dataset.task_id"))
 
 
 @rule(
@@ -102,7 +102,7 @@ def no_invented_task(ctx):
     for file, n, _entry, task_id in benchmark_entries(facts):
         if isinstance(task_id, str) and task_id.lower() in AGGREGATE_TASKS and task_id not in declared:
             yield Finding(f"entry {n}: task_id {task_id!r} is an invented aggregate task; the benchmark "
-                          f"does not declare it", path=file.path)
+                          f"does not declare it", path=file.path, **file.at(n, "dataset.task_id"))
 
 
 RULES = [benchmark_official, task_ids_exist, no_invented_task]

@@ -36,7 +36,8 @@ def no_verify_token_unless_supplied(ctx):
     for file in ctx.facts.eval_files:
         for n, entry in file.entries():
             if "verifyToken" in entry and entry["verifyToken"] not in supplied:
-                yield Finding(f"entry {n}: verifyToken was not supplied for this run; remove it", path=file.path)
+                yield Finding(f"entry {n}: verifyToken was not supplied for this run; remove it", path=file.path,
+                              **file.at(n, "verifyToken"))
 
 
 @rule(
@@ -57,7 +58,7 @@ def date_only_if_known(ctx):
         for n, entry in file.entries():
             problem = date_problem(entry)
             if problem:
-                yield Finding(f"entry {n}: {problem}", path=file.path)
+                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "date"))
     for decision, proposal, entry in getattr(facts, "planned_additions", ()):
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
@@ -145,7 +146,7 @@ def eval_results_shape(ctx):
     """Each file is a non-empty list of entries of the documented shape, no (dataset.id, task_id) pair twice per model."""
     from pathlib import PurePosixPath
 
-    from hfmigrate_checks.validate import entry_lines, standalone_problems
+    from hfmigrate_checks.validate import standalone_problems
 
     seen: dict[tuple[str, tuple[str, str]], str] = {}
     for file in ctx.facts.eval_files:
@@ -155,18 +156,16 @@ def eval_results_shape(ctx):
         if not isinstance(file.data, list) or not file.data:
             yield Finding("the root must be a non-empty YAML list of results", path=file.path, line=1)
             continue
-        lines = entry_lines(file.text)
         model = str(PurePosixPath(file.path).parent.parent)
         for n, entry in enumerate(file.data, start=1):
-            line = lines[n - 1] if n <= len(lines) else None
             for problem in standalone_problems(entry):
-                yield Finding(f"entry {n}: {problem}", path=file.path, line=line)
+                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n))
             dataset = entry.get("dataset") if isinstance(entry, dict) else None
             if isinstance(dataset, dict):
                 key = (model, (str(dataset.get("id")), str(dataset.get("task_id"))))
                 if key in seen:
                     yield Finding(f"entry {n}: dataset/task pair {key[1]!r} is already in {seen[key]}",
-                                  path=file.path, line=line)
+                                  path=file.path, **file.at(n, "dataset.task_id"))
                 else:
                     seen[key] = f"{file.path} entry {n}"
 

@@ -31,7 +31,7 @@ def values_numeric_finite(ctx):
         for n, entry in file.entries():
             problem = value_problem(entry)
             if problem:
-                yield Finding(f"entry {n}: {problem}", path=file.path)
+                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "value"))
 
 
 def traced_rows(facts, label: str, task_id: str, value) -> list:

@@ -14,6 +14,7 @@ so the rules judge planned drafts with exactly the same code.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -58,6 +59,18 @@ class EvalFile:
         except io.ReadError as exc:
             return cls(name, "", None, f"cannot read file: {exc.reason}")
         return cls.parse(name, text)
+
+    def at(self, n: int, key: str | None = None) -> dict[str, int]:
+        """``line``/``col`` (1-based) of entry ``n``'s ``key`` (dotted: ``dataset.task_id``), else of the entry.
+
+        Keyword arguments for :class:`checks.Finding`; empty when the text has no such entry.
+        """
+        found = positions(self.text)
+        if not 1 <= n <= len(found):
+            return {}
+        start, keys = found[n - 1]
+        line, col = keys.get(key, start) if key else start
+        return {"line": line, "col": col}
 
     def entries(self) -> list[tuple[int, dict]]:
         """(1-based index, entry) for each mapping entry of a list root; anything else yields nothing."""
@@ -170,9 +183,35 @@ def standalone_problems(entry: Any) -> list[str]:
     return problems + shape_problems(entry)
 
 
-def entry_lines(text: str) -> list[int]:
-    """1-based line numbers where the top-level list items start (best effort, for editor locations)."""
-    return [n for n, line in enumerate(text.splitlines(), start=1) if line.startswith("-")]
+@functools.lru_cache(maxsize=256)
+def positions(text: str) -> tuple[tuple[tuple[int, int], dict[str, tuple[int, int]]], ...]:
+    """Where each top-level list item starts and where each of its keys is, as 1-based (line, col).
+
+    Keys of nested mappings are dotted (``dataset.task_id``). The text is composed into YAML
+    nodes (no values are built) only when a rule reports a finding; text that does not
+    compose, or whose root is not a list, has no positions.
+    """
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return ()
+    if not isinstance(root, yaml.SequenceNode):
+        return ()
+
+    def mark(node) -> tuple[int, int]:
+        return node.start_mark.line + 1, node.start_mark.column + 1
+
+    def keys(node, prefix: str, out: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    out.setdefault(prefix + key.value, mark(key))
+                    keys(value, f"{prefix}{key.value}.", out)
+        return out
+
+    return tuple((mark(item), keys(item, "", {})) for item in root.value)
 
 
 def file_problems(file: EvalFile, benchmark_id: str, task_ids: Iterable[str]) -> list[str]:

@@ -292,7 +292,7 @@ def test_try_repo_each_hook_fails_only_on_its_bad_files(pre_commit, hook_repo, p
     assert res.returncode == 1, out
     assert out.count("Failed") == 2, out
     assert f"models/bad/info.py:3:{expected_col('TA110')}: TA110 " in out
-    assert "drafts/org--c/.eval_results/gpqa.yaml:1: HF201 " in out
+    assert "drafts/org--c/.eval_results/gpqa.yaml:4:3: HF201 " in out
     for innocent in ("models/nori/info.py", "helpers.py", "org--a", "HF102"):  # HF102 needs a cached eval.yaml
         assert innocent not in out, out
     assert _status(project) == ""
@@ -303,7 +303,7 @@ def test_configured_hooks_check_task_ids_offline_and_pass_good_files(pre_commit,
     res = pre_commit(project, "run", "checks-eval-results", "--all-files")
     out = res.stdout + res.stderr
     assert res.returncode == 1, out
-    assert "drafts/org--b/.eval_results/gpqa.yaml:1: HF102 " in out and "gpqa_diamondd" in out
+    assert "drafts/org--b/.eval_results/gpqa.yaml:3:5: HF102 " in out and "gpqa_diamondd" in out
     assert "org--a" not in out
     good = ["models/nori/info.py", "drafts/org--a/.eval_results/gpqa.yaml"]
     res = pre_commit(project, "run", "--files", *good)

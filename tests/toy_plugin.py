@@ -15,8 +15,10 @@ from checks import Action, Finding, Severity, hookimpl, rule
 def must_not_fail(ctx):
     """Fails when --fail is given."""
     if ctx.options["fail"]:
-        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options.get("finding_path"),
-                      line=ctx.options.get("finding_line"))
+        path, line, col = (ctx.options.get("at") or "::").rsplit(":", 2)
+        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options.get("finding_path") or path or None,
+                      line=ctx.options.get("finding_line") or (int(line) if line else None),
+                      col=int(col) if col else None)
 
 
 @rule("TOY002", "toy-crashes", actions=("toy",))
@@ -67,6 +69,7 @@ ACTION = Action(
         click.Option(["--warn"], is_flag=True),
         click.Option(["--fail-required"], is_flag=True),
         click.Option(["--action-fails"], is_flag=True),
+        click.Option(["--at"], default=None, metavar="PATH:LINE:COL", help="Where TOY001's finding is."),
     ),
     target=lambda ctx: ctx.options["name"],
     inputs=lambda ctx: {"name": hashlib.sha256(ctx.options["name"].encode()).hexdigest()},

