@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
+from checks import output
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 from precommit_fixtures import DRAFT_CASES, GOOD_DRAFT, INFO_CASES, write_draft, write_info
@@ -54,11 +55,17 @@ def drafts(tmp_path) -> list[str]:
     return [str(p.relative_to(tmp_path)) for p in (bad, good)]
 
 
-def infos(tmp_path) -> list[str]:
-    """A declaration failing TA110 and an info.py that is not valid Python (unreadable: no rule sees it)."""
-    bad = write_info(tmp_path, "bad", INFO_CASES["TA110"][0])
-    broken = write_info(tmp_path, "broken", "nori = MethodMetadata.config(method='N',\n")
-    return [str(p.relative_to(tmp_path)) for p in (bad, broken)]
+def unreadable_report(tmp_path):
+    """A hook's report on a declaration failing TA110 and a file its domain could not read into facts."""
+    from checks import filecheck, plugins
+    from checks.config import Config
+    from tabarena_checks import precommit as info_hook
+
+    bad = str(write_info(tmp_path, "bad", INFO_CASES["TA110"][0]).relative_to(tmp_path))
+    registry = plugins.load(["tabarena"], environ=NO_AUTOLOAD)
+    subjects = [*info_hook.subjects([str(tmp_path / bad)]),
+                filecheck.Subject("models/broken/info.py", error="cannot be read: permission denied", line=2, col=4)]
+    return filecheck.check(registry, "precommit-info", subjects, Config()), str(tmp_path / bad)
 
 
 # --------------------------------------------------------------------------- locations
@@ -127,14 +134,20 @@ def test_json_lists_each_verdict_once_with_structured_locations(tmp_path):
 
 
 def test_precommit_json_has_the_same_shape_and_lists_unreadable_files(tmp_path):
-    bad, broken = infos(tmp_path)
-    data = json.loads(precommit(tmp_path, "info-py", "--format", "json", bad, broken).stdout)
+    report, bad = unreadable_report(tmp_path)
+    data = json.loads(output.as_json(report))
     assert data["command"] == "precommit" and data["outcome"] == "error" and data["exit_code"] == 2
-    assert [u["path"] for u in data["unreadable"]] == [broken]
-    assert data["unreadable"][0]["line"] >= 1 and "record" not in data
+    assert data["unreadable"] == [{"message": "cannot be read: permission denied", "target": None,
+                                   "path": "models/broken/info.py", "line": 2, "col": 4}]
+    assert "record" not in data
+    lines = output.precommit_lines(report)
+    assert lines[0].startswith(f"{bad}:3:") and " TA110 " in lines[0]
+    assert lines[1] == "models/broken/info.py:2:4: error cannot be read: permission denied"
     (ta110,) = [v for v in data["verdicts"] if v["code"] == "TA110"]
     assert ta110["outcome"] == "failed" and ta110["findings"][0]["path"] == bad
-    assert ta110["findings"][0]["target"] == "Nori@s"
+    assert ta110["findings"][0]["target"] == "Nori@s" and ta110["findings"][0]["col"] > 1
+    data = json.loads(precommit(tmp_path, "info-py", "--format", "json", bad).stdout)
+    assert data["outcome"] == "blocked" and data["unreadable"] == []
 
 
 # --------------------------------------------------------------------------- junit
@@ -152,10 +165,9 @@ def test_junit_has_time_timestamp_file_and_line(tmp_path):
     assert hf201.get("file") == Path(bad).as_posix() and hf201.get("line") == "12"
     assert float(hf201.get("time")) >= 0
     assert suite.get("errors") == "0" and suite.get("tests") == str(len(cases))
-    bad_info, broken = infos(tmp_path)
-    suite = ET.fromstring(precommit(tmp_path, "info-py", "--format", "junit", bad_info, broken).stdout)[0]
-    unreadable = next(c for c in suite.findall("testcase") if c.get("name") == f"read {broken}")
-    assert unreadable.find("error") is not None and unreadable.get("file") == broken
+    suite = ET.fromstring(output.as_junit(unreadable_report(tmp_path)[0]))[0]
+    unreadable = next(c for c in suite.findall("testcase") if c.get("name") == "read models/broken/info.py")
+    assert unreadable.find("error") is not None and unreadable.get("line") == "2"
     assert suite.get("errors") == "1"
 
 
@@ -189,10 +201,11 @@ def test_sarif_of_a_precommit_run_is_valid_with_unreadable_inputs(tmp_path, sari
     hf201 = next(r for r in results if r["ruleId"] == "HF201")
     assert hf201["locations"][0]["physicalLocation"]["region"] == {"startLine": 12, "startColumn": 3}
     assert not any(Path(good).as_posix() in json.dumps(r) for r in results)
-    bad_info, broken = infos(tmp_path)
-    log = validate_sarif(precommit(tmp_path, "info-py", "--format", "sarif", bad_info, broken).stdout, sarif_schema)
-    unreadable = [r for r in log["runs"][0]["results"] if r["ruleId"] == "input-error"]
-    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in unreadable] == [broken]
+    log = validate_sarif(output.as_sarif(unreadable_report(tmp_path)[0]), sarif_schema)
+    (unreadable,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "input-error"]
+    assert unreadable["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "models/broken/info.py"}, "region": {"startLine": 2, "startColumn": 4}}
+    assert log["runs"][0]["invocations"][0]["exitCode"] == 2
 
 
 # --------------------------------------------------------------------------- github
