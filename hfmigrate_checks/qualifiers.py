@@ -27,8 +27,8 @@ _RUN = re.compile(
     re.I,
 )
 _PROVENANCE = re.compile(
-    r"\b(?:reported|from the (?:paper|report|model card|blog|authors?)|official|taken from|as published"
-    r"|reproduced|our (?:own )?evaluation|evaluated by|results? (?:from|by)|according to|cited|source)\b",
+    r"\b(?:reported|official|taken from|as published|reproduced|our (?:own )?evaluation|evaluated by"
+    r"|results? (?:from|by)|according to|cited|source|(?:tech(?:nical)? )?report|paper|model card|blog)\b",
     re.I,
 )
 

@@ -328,3 +328,21 @@ def test_an_empty_header_cell_gets_a_name(tmp_path):
     path.write_text("| Model | A | A[^1] |\n|---|---|---|\n| m | 1 | 2 |\n\n[^1]: x\n")
     with pytest.raises(InputError, match="column 'A' appears twice in the table header on line 1"):
         ledger.import_source(path, "markdown")
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("with tools (a Python interpreter)", "run"),
+    ("majority vote over 16 samples", "run"),
+    ("5-shot, chain-of-thought", "run"),
+    ("pass@1 averaged over 8 runs", "run"),
+    ("a thinking budget of 32k tokens", "run"),
+    ("from the paper, 5-shot", "run"),  # a run word wins over a source word
+    ("Reported by the model authors.", "provenance"),
+    ("directly from the model's tech report or blog", "provenance"),
+    ("evaluated in March", "unknown"),
+    ("this model supports TPU training", "unknown"),
+])
+def test_footnote_texts_are_sorted_by_what_they_say(text, kind):
+    from hfmigrate_checks import qualifiers
+
+    assert qualifiers.classify(text) == kind
