@@ -95,6 +95,141 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: s
     return CliResult(code, out.getvalue(), err.getvalue())
 
 
+# --------------------------------------------------------------------------- realistic facts
+#
+# A rule reads ``ctx.facts``; these build the facts each built-in action really gathers, from
+# inputs the project generates (a synthetic TabArena run, a fixture Hub served on 127.0.0.1),
+# through the action's own ``gather``. The TabArena and HF builders need the ``[tabarena]``
+# and ``[hf]`` extras.
+
+#: the built-in plugins the builders load (autoload stays off: installed third-party plugins play no part)
+BUILTIN_PLUGINS = ("tabarena", "hfmigrate")
+#: the declaration matching a synthetic run of :func:`tabarena_run` (``{method}``, ``{suite}`` filled in)
+SYNTH_INFO = """\
+from tabarena.models import MethodMetadata
+
+{variable} = MethodMetadata.config(
+    method="{method}", suite="{suite}", ag_key="TA-{upper}", config_default="{method}_c1_default_BAG_L1",
+    can_hpo=False, is_bag=True, compute="cpu", validation_protocol="8x1",
+    cache_type="r2", cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
+)
+"""
+
+
+def gather_facts(action: str, options: Mapping[str, Any], *, config: Config | str | None = None,
+                 plugin_args: Sequence[str] = BUILTIN_PLUGINS) -> Any:
+    """The facts ``checks run ACTION`` would gather with ``options`` (keyword names as in ``ctx.options``)."""
+    from checks import plugins
+
+    registry = plugins.load(list(plugin_args), environ={plugins.AUTOLOAD_ENV: "1"})
+    if isinstance(config, str):
+        config = config_mod.parse(config, source="<test rules.toml>", sections=registry.config_sections)
+    config = config or config_mod.parse("", source="<defaults>", sections=registry.config_sections)
+    spec = registry.actions[action]
+    ctx = RunContext(action=action, options=dict(options), config=config, settings=config.arena(spec.arena).settings)
+    return spec.gather(ctx)
+
+
+@attrs.frozen
+class TabArenaRun:
+    """A synthetic TabArena run on disk with the info.py that declares it."""
+
+    run_dir: Path
+    info: Path
+    #: ``path/to/info.py:VARIABLE``, what ``--method-metadata`` takes
+    metadata_ref: str
+    cache_root: Path
+    method: str
+    suite: str
+
+
+def tabarena_run(root: str | os.PathLike, *, method: str = "Nori", suite: str = "nori-2026-11",
+                 defects: Sequence[str] = (), tasks: Sequence[int] = (363612,), folds: int = 2,
+                 **synth: Any) -> TabArenaRun:
+    """Write a run like ``checks tabarena synth`` (``defects`` as its ``--defect``) and a matching info.py under ``root``."""
+    from tabarena_checks import synth as synth_mod
+
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    run_dir = synth_mod.generate_run(root / "run", method=method, name_prefix=f"TA-{method}", ag_key=f"TA-{method.upper()}",
+                                     tasks=tuple(tasks), folds=folds, validation_protocol="8x1",
+                                     defects=tuple(defects), **synth)
+    info = root / "info.py"
+    info.write_text(SYNTH_INFO.format(variable="method_metadata", method=method, suite=suite, upper=method.upper()))
+    return TabArenaRun(Path(run_dir), info, f"{info}:method_metadata", root / "cache", method, suite)
+
+
+def process_facts(root: str | os.PathLike, **run: Any) -> Any:
+    """What ``checks run process`` gathers for a fresh :func:`tabarena_run` (a ``TabArenaFacts``)."""
+    made = tabarena_run(root, **run)
+    return gather_facts("process", {"run_data_dir": str(made.run_dir), "method_metadata": made.metadata_ref,
+                                    "cache_root": str(made.cache_root)})
+
+
+def upload_facts(root: str | os.PathLike, **run: Any) -> Any:
+    """What ``checks run upload`` gathers (an ``UploadFacts``, planning only) after a real ``process`` of a fresh run."""
+    made = tabarena_run(root, **run)
+    result = run_cli(["-p", "tabarena", "run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
+                      "--cache-root", str(made.cache_root), "--decision-log", str(Path(root) / "decisions.jsonl")],
+                     env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=root)
+    if result.exit_code != 0:
+        raise AssertionError(f"process of the synthetic run exited {result.exit_code}:\n{result.stdout}{result.stderr}")
+    return gather_facts("upload", {"method_metadata": made.metadata_ref, "cache_root": str(made.cache_root)})
+
+
+def info_facts(root: str | os.PathLike, source: str, name: str = "info.py") -> list[Any]:
+    """What the ``precommit-info`` rules read: one ``InfoFacts`` per declaration of ``source`` (written to ``root/name``)."""
+    from tabarena_checks import precommit
+
+    path = Path(root) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    subjects = precommit.subjects([str(path)])
+    errors = [s.error for s in subjects if s.error]
+    if errors:
+        raise AssertionError(f"{path} cannot be read statically: {errors[0]}")
+    return [s.facts for s in subjects]
+
+
+def eval_results_facts(root: str | os.PathLike, files: Mapping[str, str]) -> Any:
+    """What the ``precommit-eval-results`` rules read (an ``EvalFilesFacts``) for drafts ``{relative path: YAML}``."""
+    from hfmigrate_checks.facts import eval_files_facts
+
+    paths = []
+    for rel, text in files.items():
+        path = Path(root) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        paths.append(path)
+    return eval_files_facts(paths)
+
+
+def draft_facts(root: str | os.PathLike) -> Any:
+    """What ``checks run draft`` gathers (a ``DraftFacts``) from the HF demo's leaderboard and fixture Hub.
+
+    The Hub is :class:`hfmigrate_checks.testing.LocalHub` on 127.0.0.1 with the demo's
+    repositories (an official benchmark, repos with and without results, draft and foreign
+    PRs); the contract and ledger come from ``checks hf contract`` and ``checks hf ledger``,
+    as ``python -m hfmigrate_checks.demo`` makes them.
+    """
+    from hfmigrate_checks import demo
+    from hfmigrate_checks.testing import LocalHub
+
+    root = Path(root).resolve()
+    demo.run(root / "demo")
+    env = {"HF_TOKEN": demo.TOKEN, "HF_HOME": str(root / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+    saved = dict(os.environ)
+    try:
+        with LocalHub(root / "demo" / "hub") as hub:
+            os.environ.update(env, HF_ENDPOINT=hub.endpoint)
+            return gather_facts("draft", {"benchmark_id": demo.BENCHMARK, "contract": str(root / "demo" / "contract.json"),
+                                          "ledger": str(root / "demo" / "ledger.csv"), "mapping": None,
+                                          "bundle": str(root / "bundle"), "endpoint": hub.endpoint, "max_workers": 4})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 try:
     import pytest
 except ImportError:  # pragma: no cover - pytest is only needed for the fixtures
@@ -117,4 +252,5 @@ if pytest is not None:
         return invoke
 
 
-__all__ = ["CliResult", "Severity", "assert_fails", "assert_passes", "evaluate_rules", "run_cli"]
+__all__ = ["CliResult", "Severity", "TabArenaRun", "assert_fails", "assert_passes", "draft_facts", "eval_results_facts",
+           "evaluate_rules", "gather_facts", "info_facts", "process_facts", "run_cli", "tabarena_run", "upload_facts"]

@@ -1,0 +1,84 @@
+"""checks.testing's fact builders give a plugin author what each built-in action really gathers,
+so a third-party rule can be tested against realistic facts and the built-in rules agree on them."""
+
+from __future__ import annotations
+
+from checks import Finding, rule
+from checks.model import Outcome
+from checks.testing import (
+    assert_fails,
+    assert_passes,
+    draft_facts,
+    eval_results_facts,
+    evaluate_rules,
+    info_facts,
+    process_facts,
+    tabarena_run,
+    upload_facts,
+)
+
+
+@rule("MY101", "reference-url-present", actions=("process", "upload", "precommit-info"))
+def reference_url_present(ctx):
+    """A plugin author's rule, as in docs/writing-plugins.md."""
+    metadata = ctx.facts.metadata
+    if not metadata.reference_url:
+        yield Finding(f"{metadata.method}: set reference_url in info.py", target=metadata.method)
+
+
+def test_process_facts_are_the_real_run(tmp_path):
+    facts = process_facts(tmp_path, defects=("fidelity_drift",))
+    assert facts.metadata.method == "Nori" and facts.metadata.effective_suite == "nori-2026-11"
+    assert len(facts.index.files) == 2  # one task, two folds
+    assert facts.inference.fidelity, "the fidelity_drift defect shows in the inference"
+    assert_fails(evaluate_rules([reference_url_present], facts), "MY101", "set reference_url")
+    from tabarena_checks.rules_raw import RULES as RAW
+
+    verdicts = evaluate_rules(RAW, facts, action="process")
+    assert_fails(verdicts, "TA305", "not close to the prediction rebuilt")
+    assert_passes(verdicts, "TA301")
+
+
+def test_a_clean_run_passes_the_raw_rules(tmp_path):
+    from tabarena_checks.rules_raw import RULES as RAW
+
+    made = tabarena_run(tmp_path / "a")
+    assert made.metadata_ref.endswith("info.py:method_metadata") and made.run_dir.is_dir()
+    verdicts = evaluate_rules(RAW, process_facts(tmp_path / "b"), action="process")
+    assert all(v.outcome is Outcome.PASSED for v in verdicts.values()), {c: v.message for c, v in verdicts.items()}
+
+
+def test_upload_facts_come_from_a_processed_cache(tmp_path):
+    facts = upload_facts(tmp_path)
+    assert facts.cache.path.is_dir() and facts.cache.metadata_yaml.is_file()
+    assert facts.recorded is not None and facts.recorded.method == "Nori"
+    assert facts.bucket == "tabarena" and facts.destination.startswith("r2://tabarena/cache/artifacts/nori-2026-11/methods/Nori")
+    assert not facts.real  # planning: nothing would be uploaded
+    assert facts.part_problems == []
+
+
+def test_info_facts_hold_one_declaration_each(tmp_path):
+    source = ("from tabarena.models import MethodMetadata\n\n"
+              'a = MethodMetadata.config(method="A", suite="a-1", ag_key="A", reference_url="https://a.org")\n'
+              'b = MethodMetadata.config(method="B", suite="b-1", ag_key="B")\n')
+    facts = info_facts(tmp_path, source)
+    assert [f.metadata.method for f in facts] == ["A", "B"]
+    assert_passes(evaluate_rules([reference_url_present], facts[0]), "MY101")
+    assert_fails(evaluate_rules([reference_url_present], facts[1]), "MY101", "B: set reference_url")
+
+
+def test_eval_results_facts_parse_the_drafts(tmp_path):
+    facts = eval_results_facts(tmp_path, {"org--m/.eval_results/gpqa.yaml":
+                                          "- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 41.2\n"})
+    (file,) = facts.eval_files
+    assert file.error is None or not file.error
+    assert file.data[0]["value"] == 41.2 and file.path.endswith("gpqa.yaml")
+
+
+def test_draft_facts_come_from_the_local_hub(tmp_path):
+    facts = draft_facts(tmp_path)
+    assert facts.benchmark_id == "demo-evals/toy-bench" and facts.live.official
+    assert set(facts.live.task_ids) == {"main", "hard"}
+    assert len({d.label for d in facts.decisions}) == 7  # one decision per leaderboard model
+    assert {r.source_task for r in facts.rows} == {"Main", "Hard", "Average"} and len(facts.rows) == 21
+    assert "drafts/acme--Alpha-7B/.eval_results/toy-bench.yaml" in facts.output_files  # the bundle it would write
