@@ -11,6 +11,7 @@ judge its bytes too (HF503 looks for credentials in it).
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import PurePosixPath
@@ -69,6 +70,8 @@ def draft_diff(decision: Any, n: int) -> str:
     diff = difflib.HtmlDiff(wrapcolumn=70).make_table(
         before.splitlines(), draft.text.splitlines(), fromdesc=esc(where), todesc=esc(f"draft: {draft.path}"),
         context=False)
+    # difflib numbers its tables across the whole process: ids from the draft's number keep the page reproducible
+    diff = re.sub(r"\b(from|to)\d+_", rf"\g<1>{n}_", re.sub(r"difflib_chg_to\d+__", f"chg{n}_", diff))
     return head + f'<div class="diff" id="draft-{n}">{diff}</div>'
 
 
