@@ -323,6 +323,29 @@ def metadata_readable(ctx):
 
 
 @rule(
+    "TA119",
+    "legacy-s3-not-reprocessed",
+    actions=("process",),
+    why="cache_type='s3' is the legacy public S3 store: TabArena keeps those declarations (next to their "
+    "rerun) only so the artifacts hosted there stay loadable. Processing results under one writes a cache "
+    "whose upload is refused (TA401) and whose metadata points readers at a store nothing is published to "
+    "any more; the pre-commit hook lets such declarations through because a commit keeping them breaks "
+    "nothing.",
+    example_fail='MethodMetadata.tabarena_legacy_s3(method="CatBoost", suite="tabarena-2025-06-12", ...)',
+    example_pass='MethodMetadata.config(method="CatBoost", suite="tabarena-2026-07-13", ..., '
+    'cache_kwargs={"bucket": "tabarena", "prefix": "cache"})  # r2',
+)
+def legacy_s3_not_reprocessed(ctx):
+    """Results are not processed under a declaration whose cache is the legacy public S3 store (``cache_type='s3'``)."""
+    md = declared_metadata(ctx)
+    if md is None or md.effective_cache_type != "s3":
+        return
+    yield at(md, f"'{md.method}' (suite {md.effective_suite!r}) declares the legacy s3 cache, kept so hosted "
+                 f"artifacts stay loadable; process a rerun under its own declaration with its own suite and "
+                 f"cache_type='r2' (cache_kwargs={{'bucket': ..., 'prefix': ...}})", "cache_type")
+
+
+@rule(
     "TA116",
     "metadata-present",
     actions=("process", "upload"),
@@ -444,4 +467,5 @@ RULES = [
     method_not_suite, method_name, method_type, ag_key, compute, can_hpo, is_bag, config_default,
     model_key, date_calendar, date_introduced_format, tags_allowed, system_declared_as_system,
     non_config_fields, cache_settings_consistent, metadata_present, field_values_valid, metadata_readable,
+    legacy_s3_not_reprocessed,
 ]

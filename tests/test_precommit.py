@@ -361,17 +361,22 @@ nori_new_method_metadata = nori_descriptor.method_metadata(
 '''
 
 
-def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_upload(tmp_path):
+def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_process_or_upload(tmp_path):
     from types import SimpleNamespace
 
     from checks.testing import assert_fails, evaluate_rules
-    from tabarena_checks import info_static, rules_upload
+    from tabarena_checks import info_static, rules_metadata, rules_upload
 
     path = write_info(tmp_path, "nori", SUPERSEDED)
     res = precommit(tmp_path, "info-py", str(path))
     assert res.exit_code == ExitCode.OK and res.stdout == "", res.stdout + res.stderr
     store_is_r2 = next(r for r in rules_upload.RULES if r.code == "TA401")
     legacy = info_static.read_variable(path, "nori_legacy_metadata")
+    superseded = info_static.read_variable(path, "nori_method_metadata")
+    not_reprocessed = next(r for r in rules_metadata.RULES if r.code == "TA119")
+    verdict = assert_fails(evaluate_rules([not_reprocessed], SimpleNamespace(metadata=superseded), action="process"),
+                           "TA119", "declares the legacy s3 cache")
+    assert (verdict.findings[0].line, verdict.findings[0].col) == (9, 57)  # cache_type="s3"
     verdicts = evaluate_rules([store_is_r2], SimpleNamespace(metadata=legacy), action="upload")
     assert_fails(verdicts, "TA401", "cache_type 's3' is not supported for upload")
     text = (HEADER + SUPERSEDED).splitlines()

@@ -115,6 +115,18 @@ def test_field_rule_passes_on_good_metadata(code):
     assert_passes(run(code, SimpleNamespace(metadata=GOOD), action="precommit-info"), code)
 
 
+def test_ta119_a_legacy_s3_declaration_is_not_processed():
+    legacy = attrs.evolve(GOOD, cache_type="s3", cache_kwargs={"bucket": "tabarena", "prefix": "cache",
+                                                              "upload_as_public": True})
+    verdict = assert_fails(run("TA119", SimpleNamespace(metadata=legacy), action="process"), "TA119",
+                           "declares the legacy s3 cache")
+    assert verdict.findings[0].path == "models/nori/info.py"
+    assert_passes(run("TA119", SimpleNamespace(metadata=GOOD), action="process"), "TA119")
+    r2 = attrs.evolve(GOOD, cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
+    assert_passes(run("TA119", SimpleNamespace(metadata=r2), action="process"), "TA119")
+    assert "precommit-info" not in BY_CODE["TA119"].actions
+
+
 def test_field_rules_pass_on_valid_variants():
     variants = [
         attrs.evolve(GOOD, date="2024-02-29", date_introduced="2024", tags=("closed-source-api", "with-llm")),
