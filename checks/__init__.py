@@ -1,8 +1,16 @@
 """arena-checks: the public API for plugins.
 
-A plugin imports from here only: ``hookimpl`` to mark hook implementations, ``rule``
-and ``Rule`` to define rules, ``Action`` for things the runner may execute,
-``Finding``/``Severity`` for what rules report, and the error types.
+A plugin imports from here only, as the built-in ``tabarena_checks`` and
+``hfmigrate_checks`` do (``tests/test_public_api.py`` holds them to it): ``hookimpl`` to
+mark hook implementations, ``rule`` and ``Rule`` to define rules, ``Action`` for things
+the runner may execute, ``ModuleWiring`` to spread a plugin over modules imported when a
+hook needs them, ``Finding``/``Severity`` for what rules report, ``Waiver`` for waivers an
+action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``preview`` to
+show what a gate would decide, ``ExitCode`` and the error types, ``secret_values`` and
+``SECRET_SHAPES`` to keep credentials out of what a plugin writes, and ``main`` to run the
+command line in-process. Four modules are public as a whole: :mod:`checks.io` (bounded
+reads, strict YAML, atomic writes), :mod:`checks.filecheck` (pre-commit file checks),
+:mod:`checks.htmlreport` (report pages) and :mod:`checks.testing` (fixtures for plugin tests).
 
 The names are resolved on first use (PEP 562), so ``import checks`` costs nothing:
 ``checks --version`` never imports attrs, pluggy or click.
@@ -12,9 +20,16 @@ __version__ = "0.1.0"
 
 TYPE_CHECKING = False  # the typing module costs more to import than this whole package
 if TYPE_CHECKING:
+    from checks.cli import main
+    from checks.config import Waiver
+    from checks.context import RunContext
     from checks.errors import ActionFailed, ChecksError, ConfigError, InputError, PluginError, UsageError
+    from checks.exitcodes import ExitCode
     from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict, rule
     from checks.plugins import hookimpl
+    from checks.redact import SECRET_SHAPES, secret_values
+    from checks.runner import Preview, preview
+    from checks.wiring import ModuleWiring
 
 _HOME = {
     "ActionFailed": "checks.errors",
@@ -23,6 +38,7 @@ _HOME = {
     "InputError": "checks.errors",
     "PluginError": "checks.errors",
     "UsageError": "checks.errors",
+    "ExitCode": "checks.exitcodes",
     "Action": "checks.model",
     "Finding": "checks.model",
     "Outcome": "checks.model",
@@ -31,24 +47,20 @@ _HOME = {
     "Verdict": "checks.model",
     "rule": "checks.model",
     "hookimpl": "checks.plugins",
+    "ModuleWiring": "checks.wiring",
+    "RunContext": "checks.context",
+    "Waiver": "checks.config",
+    "Preview": "checks.runner",
+    "preview": "checks.runner",
+    "SECRET_SHAPES": "checks.redact",
+    "secret_values": "checks.redact",
+    "main": "checks.cli",
 }
 
-__all__ = [
-    "Action",
-    "ActionFailed",
-    "ChecksError",
-    "ConfigError",
-    "Finding",
-    "InputError",
-    "Outcome",
-    "PluginError",
-    "Rule",
-    "Severity",
-    "UsageError",
-    "Verdict",
-    "hookimpl",
-    "rule",
-]
+#: modules a plugin may import as a whole (``from checks import io``)
+PUBLIC_MODULES = ("filecheck", "htmlreport", "io", "testing")
+
+__all__ = sorted(_HOME)
 
 
 def __getattr__(name: str):
@@ -63,4 +75,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOME})
+    return sorted({*globals(), *_HOME, *PUBLIC_MODULES})

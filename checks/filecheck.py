@@ -193,16 +193,20 @@ def command_group(cli: click.Group) -> click.Group:
     return group
 
 
+def judge(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
+          options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> Report:
+    """From inside any ``checks`` command: :func:`check` with the command's plugins and rules.toml."""
+    ctx = click.get_current_context()
+    app = ctx.find_root().obj  # the checks.cli.App every command runs under
+    return check(app.registry, action, subjects, app.config(selection=ctx.meta.get(_SELECTION)), arena=arena,
+                 options=options, undecidable=undecidable)
+
+
 def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
                 options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> None:
     """From inside a ``checks precommit`` command: judge, print in the chosen formats, exit."""
     from checks import reporting
-    from checks.cli import App
 
-    ctx = click.get_current_context()
-    app = ctx.find_object(App)
-    report = check(app.registry, action, subjects, app.config(selection=ctx.meta.get(_SELECTION)), arena=arena,
-                   options=options,
-                   undecidable=undecidable)
+    report = judge(action, subjects, arena=arena, options=options, undecidable=undecidable)
     reporting.emit(report)
     raise SystemExit(int(report.exit_code))

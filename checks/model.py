@@ -16,7 +16,9 @@ import attrs
 if TYPE_CHECKING:  # pragma: no cover
     import click
 
-    from checks.context import RunContext
+#: what rules and actions receive: a :class:`checks.context.RunContext`. Not imported here, even
+#: for type checking: context needs config, which needs this module's Severity (no circle).
+RunContext = Any
 
 RULE_CODE = re.compile(r"^[A-Z]{2,4}[0-9]{3}$")
 KEBAB_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -74,7 +76,7 @@ class Finding:
     col: int | None = None
 
 
-CheckFn = Callable[["RunContext"], "Iterable[Finding | str] | None"]
+CheckFn = Callable[[RunContext], "Iterable[Finding | str] | None"]
 
 
 @attrs.frozen
@@ -214,12 +216,12 @@ class Action:
 
     name: str = attrs.field(validator=attrs.validators.matches_re(ACTION_NAME))
     help: str
-    gather: Callable[["RunContext"], Any]
-    plan: Callable[["RunContext"], Iterable[str]]
-    execute: Callable[["RunContext"], str | None]
+    gather: Callable[[RunContext], Any]
+    plan: Callable[[RunContext], Iterable[str]]
+    execute: Callable[[RunContext], str | None]
     params: tuple["click.Parameter", ...] = attrs.field(default=(), converter=tuple)
-    target: Callable[["RunContext"], str] = lambda ctx: ctx.action
-    inputs: Callable[["RunContext"], Mapping[str, str]] = lambda ctx: {}
+    target: Callable[[RunContext], str] = lambda ctx: ctx.action
+    inputs: Callable[[RunContext], Mapping[str, str]] = lambda ctx: {}
     #: the rules.toml arena section that applies (``[arenas.<arena>]``)
     arena: str | None = None
     plugin: str = ""

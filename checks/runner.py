@@ -302,3 +302,49 @@ def run(
         record=record,
     )
 
+
+
+@attrs.frozen
+class Preview:
+    """What ``checks run ACTION`` would decide on given facts: verdicts, the record it would write, the rules."""
+
+    verdicts: tuple[Verdict, ...]
+    record: dict[str, Any]
+    #: every loaded rule by code (to explain a verdict)
+    rules: Mapping[str, Rule]
+    #: the context the rules were judged in (configuration, waivers, facts)
+    ctx: RunContext
+
+    @property
+    def blocked(self) -> bool:
+        return any(v.blocks for v in self.verdicts)
+
+
+def preview(action_name: str, facts: Any, options: Mapping[str, Any]) -> Preview:
+    """From inside a ``checks`` command: the verdicts ``checks run ACTION`` would give on ``facts``.
+
+    The command's plugins and rules.toml are used, and the rules are selected and judged
+    by :func:`evaluate` exactly as in a run (waivers included); nothing is gathered,
+    executed or recorded. A report uses it to show what the gate would say (``checks
+    inspect --html`` previews ``process`` on the index it built).
+
+    :raises ChecksError: the action is not loaded, or its selection is refused.
+    """
+    import click
+
+    app = click.get_current_context().find_root().obj  # the checks.cli.App every command runs under
+    registry = app.registry
+    action = registry.actions.get(action_name)
+    if action is None:
+        raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
+    config = adjust_config(registry, app.config())
+    chosen = gate_rules(registry, action, config)
+    ctx = RunContext(action=action_name, options=dict(options), config=config,
+                     settings=config.arena(action.arena).settings, facts=facts)
+    started = dt.datetime.now(dt.timezone.utc)
+    ctx.target = action.target(ctx)
+    verdicts = evaluate(chosen, ctx, registry.rules)
+    outcome = "preview: would block" if any(v.blocks for v in verdicts) else "preview: would pass"
+    record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome=outcome, started=started,
+                           finished=dt.datetime.now(dt.timezone.utc), versions=registry.distributions())
+    return Preview(tuple(verdicts), record, registry.rules, ctx)

@@ -115,7 +115,7 @@ def inspect_cmd(repo_id, benchmark_id, endpoint):
     """What REPO_ID already holds for the benchmark on main and in pending PRs (read-only)."""
     from checks import UsageError
     from hfmigrate_checks import state
-    from hfmigrate_checks.drafts import repo_id_problem
+    from hfmigrate_checks.contract import repo_id_problem
 
     problem = repo_id_problem(repo_id)
     if problem:

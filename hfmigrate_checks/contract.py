@@ -19,7 +19,25 @@ from typing import Any
 import attrs
 
 from checks import InputError, io
-from hfmigrate_checks.rules_contract import AGGREGATE_TASKS
+
+#: the Hub's repo-name grammar: letters, digits, '.', '_', '-', no leading/trailing '.' or '-', no '--' or '..'
+REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$")
+#: task ids people invent when a leaderboard has an aggregate column
+AGGREGATE_TASKS = frozenset({"overall", "default", "average", "avg", "mean", "total", "all"})
+
+
+def repo_id_problem(repo_id: object) -> str | None:
+    """Why ``repo_id`` is not a Hub ``owner/name`` id (and so must never become a path), or None."""
+    if not isinstance(repo_id, str) or not repo_id:
+        return f"repo id must be 'owner/name' (got {repo_id!r})"
+    parts = repo_id.split("/")
+    if len(parts) != 2:
+        return f"repo id must be exactly 'owner/name' (got {repo_id[:120]!r})"
+    for part in parts:
+        if not REPO_PART.match(part) or "--" in part or ".." in part:
+            return f"repo id part {part[:120]!r} breaks the Hub's name grammar (letters, digits, '.', '_', '-')"
+    return None
+
 
 DIRECTIONS = ("higher_is_better", "lower_is_better")
 MAPPING_KEYS = {
@@ -232,8 +250,6 @@ def load(path: str | Path) -> Contract:
 
 def _loaded_problem(contract: Contract, data: dict) -> str | None:
     """What a hand-edited contract.json got wrong (types, names that become paths, undeclared tasks)."""
-    from hfmigrate_checks.drafts import repo_id_problem
-
     for field in attrs.fields(Contract):
         value = data.get(field.name, field.default)
         if field.type in ("str", "bool") and not isinstance(value, str if field.type == "str" else bool):

@@ -72,7 +72,7 @@ def write_hub(root: Path) -> None:
 
 def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
     """Run the three steps in ``workdir`` on ``leaderboard`` (Markdown); returns the review.html path."""
-    from checks.cli import main
+    from checks import main
     from hfmigrate_checks.testing import LocalHub
 
     workdir.mkdir(parents=True, exist_ok=True)

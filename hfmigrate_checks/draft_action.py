@@ -95,7 +95,7 @@ def gather(ctx):
             api_only = resolve.api_only_evidence(label, [row.qualifiers for row in by_label[label]]) or False
             res = resolve.resolve(hub, label, candidates_for(by_label[label]), api_only=api_only,
                                   mapped=mapping.get(label))
-            if res.status != "exact" or drafts.repo_id_problem(res.repo_id) is not None:
+            if res.status != "exact" or contract_mod.repo_id_problem(res.repo_id) is not None:
                 return res
             with lock:
                 first = res.repo_id not in claimed

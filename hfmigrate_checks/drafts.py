@@ -17,27 +17,12 @@ from typing import Any
 
 import attrs
 
-from hfmigrate_checks.contract import Contract
+from hfmigrate_checks.contract import Contract, repo_id_problem
 from hfmigrate_checks.ledger import OK, LedgerRow
 
-#: the Hub's repo-name grammar: letters, digits, '.', '_', '-', no leading/trailing '.' or '-', no '--' or '..'
-REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$")
 FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.yaml$")
 DRAFTED = ("draft", "update_existing_pr")
 SKIPPED_STATES = ("already_present", "already_in_own_open_pr", "duplicate_open_pr", "needs_review")
-
-
-def repo_id_problem(repo_id: object) -> str | None:
-    """Why ``repo_id`` is not a Hub ``owner/name`` id (and so must never become a path), or None."""
-    if not isinstance(repo_id, str) or not repo_id:
-        return f"repo id must be 'owner/name' (got {repo_id!r})"
-    parts = repo_id.split("/")
-    if len(parts) != 2:
-        return f"repo id must be exactly 'owner/name' (got {repo_id[:120]!r})"
-    for part in parts:
-        if not REPO_PART.match(part) or "--" in part or ".." in part:
-            return f"repo id part {part[:120]!r} breaks the Hub's name grammar (letters, digits, '.', '_', '-')"
-    return None
 
 
 def draft_path(repo_id: str, file_name: str) -> str:

@@ -4,7 +4,7 @@ Each workflow step lives in its own module; this file only names them. Modules k
 imports (duckdb, pyarrow, huggingface_hub) inside functions so ``checks rules`` stays fast.
 """
 
-from checks.wiring import ModuleWiring
+from checks import ModuleWiring
 
 wiring = ModuleWiring(
     "hfmigrate_checks",

@@ -8,11 +8,10 @@ Heavy modules are imported inside the checks so ``checks rules`` stays fast.
 from __future__ import annotations
 
 from checks import Finding, rule
+from hfmigrate_checks.contract import AGGREGATE_TASKS
 
 DRAFT = ("draft",)
 BOTH = ("draft", "precommit-eval-results")
-#: task ids people invent when a leaderboard has an aggregate column
-AGGREGATE_TASKS = frozenset({"overall", "default", "average", "avg", "mean", "total", "all"})
 
 
 def benchmark_entries(facts):

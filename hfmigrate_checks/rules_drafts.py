@@ -78,7 +78,7 @@ def date_only_if_known(ctx):
 )
 def no_credentials_in_bundle(ctx):
     """No output file contains a credential (Hub tokens, cloud keys, bearer headers, secret env values)."""
-    from checks.redact import SECRET_SHAPES, secret_values
+    from checks import SECRET_SHAPES, secret_values
 
     secrets = secret_values()
     for path, text in ctx.facts.output_files.items():

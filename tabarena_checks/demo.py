@@ -48,7 +48,7 @@ def step(title: str) -> None:
 
 def checks(args: Sequence[str], expect: int) -> int:
     """Run ``checks ARGS`` in-process and stop the demo when it does not exit with ``expect``."""
-    from checks.cli import main
+    from checks import main
 
     print("$ checks " + " ".join(args), flush=True)
     code = main(list(args))

@@ -8,11 +8,10 @@ hook, after its decision record, whether the run passed or was blocked.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from checks import ChecksError
+from checks import ChecksError, ConfigError
 from tabarena_checks import html_run
 
 PREVIEW_NOTE = ("checks inspect gates nothing: these are the verdicts `checks run process` would give on these "
@@ -23,42 +22,30 @@ def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str
     return {v.code: rules[v.code].explain() for v in verdicts if v.code in rules}
 
 
-def preview(registry, config, data_dir: str, metadata_ref: str | None, raw, method: str | None):
-    """(verdicts, record, note, waivers table) of the process rules over the index inspect built; nothing is written."""
-    from checks import records, runner
-    from checks.context import RunContext
+def preview(data_dir: str, metadata_ref: str | None, raw, method: str | None):
+    """The process rules' :class:`checks.Preview` over the index inspect built; nothing is decoded twice or written."""
+    from checks import preview as gate_preview
     from tabarena_checks.process import ProcessFacts
 
-    action = registry.actions.get("process")
-    if action is None:
-        return [], None, "the process action is not loaded, so no rule was evaluated", ""
-    try:
-        config = runner.adjust_config(registry, config)
-        chosen = runner.gate_rules(registry, action, config)
-    except ChecksError as exc:
-        return [], None, f"the process rules could not be selected: {exc}", ""
-    facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method)
-    facts.__dict__["full_index"] = raw  # the index inspect already built: nothing is decoded twice
-    options = {"run_data_dir": data_dir, "method_metadata": metadata_ref}
-    ctx = RunContext(action="process", options=options, config=config, settings=config.arena(action.arena).settings,
-                     facts=facts)
-    started = dt.datetime.now(dt.timezone.utc)
-    ctx.target = action.target(ctx)
-    verdicts = runner.evaluate(chosen, ctx, registry.rules)
-    blocked = any(v.blocks for v in verdicts)
-    record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome="preview: would block" if blocked
-                           else "preview: would pass", started=started, finished=dt.datetime.now(dt.timezone.utc),
-                           versions=registry.distributions())
-    return verdicts, record, "", html_run.waivers_of(ctx, record)
+    facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method, built_index=raw)
+    return gate_preview("process", facts, {"run_data_dir": data_dir, "method_metadata": metadata_ref})
 
 
 def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods: Mapping[str, Any],
-          picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]],
-          registry, config) -> None:
-    """The inspect report: every picked method's sections and the process rules' preview under ``config``."""
+          picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]]) -> None:
+    """The inspect report: every picked method's sections and the process rules' preview."""
     method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
-    verdicts, record, note, waivers = preview(registry, config, data_dir, metadata_ref, raw, method)
-    explanations = _explanations(registry.rules, verdicts)
+    verdicts, record, note, explanations, waivers = [], None, "", {}, ""
+    try:
+        seen = preview(data_dir, metadata_ref, raw, method)
+    except ConfigError:
+        raise  # a broken rules.toml fails the command, as it does for every other one
+    except ChecksError as exc:
+        note = f"the process rules could not be evaluated: {exc}"
+    else:
+        verdicts, record = list(seen.verdicts), seen.record
+        explanations = _explanations(seen.rules, verdicts)
+        waivers = html_run.waivers_of(seen.ctx, record)
     blocked = any(v.blocks for v in verdicts)
     state = "would block" if blocked else "would pass"
     text = html_run.render(

@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from checks.errors import InputError
+from checks import InputError
 
 #: the two TabArena classes recognised by name (never imported, never followed)
 KNOWN_CLASSES = ("MethodMetadata", "ModelDescriptor")

@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from checks.errors import InputError
+from checks import InputError
 from tabarena_checks.info_eval import (
     CALL,
     Declared,

@@ -12,7 +12,7 @@ import json
 
 import click
 
-from checks.errors import UsageError
+from checks import UsageError
 
 
 def _pick(methods: dict, wanted: str | None) -> dict:
@@ -57,12 +57,9 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     reports = [report.method_report(prefix, inference_memo.infer(sub), metadata, today) for prefix, sub in picked.items()]
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
     if html_path is not None:
-        from checks.cli import App
         from tabarena_checks import html_inspect
 
-        app = click.get_current_context().find_object(App)
-        html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned,
-                           app.registry, app.config())
+        html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
         click.echo(f"HTML report: {html_path}", err=True)
     if output_format == "json":
         click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},

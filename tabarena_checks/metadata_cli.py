@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from checks.errors import InputError
-from checks.exitcodes import ExitCode
+from checks import InputError
+from checks import ExitCode
 
 #: how TabArena derives a field that was left unset (``MethodMetadata.__post_init__``)
 _DERIVED = {

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from checks.errors import InputError
+from checks import InputError
 from tabarena_checks import info_static
 from tabarena_checks.metadata import CONSTRUCTOR_IMPLIES, FIELDS, MethodMetadata, canonical
 

@@ -4,8 +4,8 @@ Each workflow step lives in its own module; this file only names them. Modules k
 imports (duckdb, pyarrow, numpy, boto3) inside functions so ``checks rules`` stays fast.
 """
 
-from checks.plugins import hookimpl
-from checks.wiring import ModuleWiring
+from checks import hookimpl
+from checks import ModuleWiring
 
 wiring = ModuleWiring(
     "tabarena_checks",

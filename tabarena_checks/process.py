@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 
 from checks import Action, ActionFailed, UsageError, io
@@ -34,18 +35,29 @@ ENGINES = ("native", "tabarena")
 COPY_THREADS = min(8, os.cpu_count() or 2)
 
 
+@attrs.define(slots=False)
 class ProcessFacts(TabArenaFacts):
     """The facts inspect uses, except that the raw index cache is only read, never written: a blocked
     run writes nothing. After ``checks inspect`` (which keeps the cache) nothing is decoded again,
     but every cached row is checked against its file's content (sha256): a file swapped since it
     was decoded is decoded again, so the rules judge what process copies."""
 
+    #: an index of ``data_dir`` built already (``checks inspect --html`` previews process on its own)
+    built_index: Any = attrs.field(default=None, repr=False)
+
     @cached_property
     def full_index(self):
         from tabarena_checks.index import build_index
 
+        if self.built_index is not None:
+            return self.built_index
         return build_index(self.data_dir, write_cache=False, workers=self.workers, progress=self.progress,
                            verify=True)
+
+    @cached_property
+    def input_digests(self) -> dict[str, str]:
+        """The input digests, computed once per run (the plan, the source record and the decision record share them)."""
+        return self.digests()
 
 
 def _facts(ctx):
@@ -69,11 +81,7 @@ def _cache(ctx) -> MethodCache:
 
 
 def _digests(ctx) -> dict[str, str]:
-    """The input digests, computed once per run (the plan, the source record and the decision record share them)."""
-    facts = ctx.facts
-    if "_process_digests" not in facts.__dict__:
-        facts.__dict__["_process_digests"] = facts.digests()
-    return facts.__dict__["_process_digests"]
+    return ctx.facts.input_digests
 
 
 def source_record(ctx) -> dict[str, Any]:

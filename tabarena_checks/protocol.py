@@ -13,7 +13,7 @@ import re
 
 import attrs
 
-from checks.errors import InputError
+from checks import InputError
 
 #: the named official protocols, for ``--expect-validation-protocol NAME``
 OFFICIAL = {

@@ -68,22 +68,21 @@ def snippet(inference: Any, metadata: MethodMetadata | None, today: dt.date) -> 
 
 
 def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
-    """What the info.py-only rules (``precommit-info``) find in ``metadata``, for the report."""
-    from types import SimpleNamespace
+    """What the info.py rules (the ``precommit-info`` gate) find in ``metadata``, for the report.
 
-    from checks import Finding
-    from checks.config import Config
-    from checks.context import RunContext
-    from tabarena_checks import rules_metadata, rules_protocol
+    Judged by :func:`checks.filecheck.judge` like the pre-commit hook judges the file: the
+    command's plugins, rules.toml selection and waivers apply. Findings about rules.toml
+    itself (``CK``) are not about the metadata and are left out.
+    """
+    from checks import Outcome, filecheck
+    from tabarena_checks.precommit import ACTION, InfoFacts
 
-    ctx = RunContext(action="precommit-info", options={}, config=Config(), facts=SimpleNamespace(metadata=metadata))
-    out = []
-    for rule in (*rules_metadata.RULES, *rules_protocol.RULES):
-        if "precommit-info" in rule.actions:
-            for item in rule.check(ctx) or ():
-                message = item.message if isinstance(item, Finding) else str(item)
-                out.append({"rule": rule.code, "name": rule.name, "message": message})
-    return out
+    subject = filecheck.Subject(metadata.source or "info.py", InfoFacts(metadata),
+                                target=f"{metadata.method}@{metadata.effective_suite}")
+    report = filecheck.judge(ACTION, [subject])
+    return [{"rule": v.code, "name": v.name, "message": f.message}
+            for v in report.verdicts if v.outcome in (Outcome.FAILED, Outcome.CRASHED) and not v.code.startswith("CK")
+            for f in v.findings]
 
 
 def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date) -> dict[str, Any]:

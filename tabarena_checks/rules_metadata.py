@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from checks import Finding, Severity, rule
-from checks.config import Waiver
-from checks.errors import ChecksError
+from checks import Waiver
+from checks import ChecksError
 from tabarena_checks import compare
 from tabarena_checks.metadata import MethodMetadata
 

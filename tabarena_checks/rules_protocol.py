@@ -9,7 +9,7 @@ official results.
 from __future__ import annotations
 
 from checks import rule
-from checks.errors import InputError
+from checks import InputError
 from tabarena_checks import compare, protocol
 from tabarena_checks.rules_metadata import INFO_ACTIONS, at, declared_metadata, raw_inference, single_method_inference
 

@@ -7,7 +7,7 @@ data cannot be indexed at all, TA302 (required) reports why and the others stay 
 from __future__ import annotations
 
 from checks import Finding, Severity, rule
-from checks.errors import ChecksError
+from checks import ChecksError
 from tabarena_checks.rules_metadata import provides, raw_inference
 
 RAW_ACTIONS = ("process",)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from checks import ActionFailed, Action, UsageError
+from checks import ActionFailed, Action, ChecksError, UsageError
 from checks import io
 from tabarena_checks import integrity, s3store
 from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
@@ -156,10 +156,10 @@ class UploadFacts:
 
     @cached_property
     def recorded(self) -> MethodMetadata | None:
-        """The cache's metadata.yaml as written by process (None when missing or unreadable)."""
+        """The cache's metadata.yaml as written by process (None when missing or unreadable: TA403 says which)."""
         try:
             return read_metadata_yaml(self.cache.metadata_yaml)
-        except Exception:
+        except (ChecksError, TypeError, ValueError):  # unreadable, or fields MethodMetadata refuses
             return None
 
     @property

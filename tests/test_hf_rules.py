@@ -13,7 +13,7 @@ import pytest
 from checks import ActionFailed
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks import bundle, drafts, rules_contract, rules_drafts, rules_hub, rules_ledger, validate
-from hfmigrate_checks.contract import Contract
+from hfmigrate_checks.contract import Contract, repo_id_problem
 from hfmigrate_checks.facts import DraftFacts, LiveBenchmark, eval_files_facts
 from hfmigrate_checks.ledger import LedgerRow, parse_cell
 from hfmigrate_checks.resolve import Resolution
@@ -320,7 +320,7 @@ def test_hf505_drafts_validate():
 @pytest.mark.parametrize("repo_id", ["../../x", "../x", "/abs/x", "a/b/c", "a", "a/..", "..", "a\x00/b", "a--b/c",
                                      ".hidden/x", "a/" + "n" * 200, "a/b.", "a/b\\..\\c", ""])
 def test_hostile_repo_ids_never_become_paths(repo_id):
-    assert drafts.repo_id_problem(repo_id)
+    assert repo_id_problem(repo_id)
     with pytest.raises(ValueError):
         drafts.draft_path(repo_id, "bench.yaml")
 
