@@ -8,9 +8,10 @@ hook needs them, ``Finding``/``Severity`` for what rules report, ``Waiver`` for 
 action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``preview`` to
 show what a gate would decide, ``ExitCode`` and the error types, ``secret_values`` and
 ``SECRET_SHAPES`` to keep credentials out of what a plugin writes, and ``main`` to run the
-command line in-process. Four modules are public as a whole: :mod:`checks.io` (bounded
+command line in-process. Five modules are public as a whole: :mod:`checks.io` (bounded
 reads, strict YAML, atomic writes), :mod:`checks.filecheck` (pre-commit file checks),
-:mod:`checks.htmlreport` (report pages) and :mod:`checks.testing` (fixtures for plugin tests).
+:mod:`checks.htmlreport` (report pages), :mod:`checks.records` (the decision log) and
+:mod:`checks.testing` (fixtures for plugin tests).
 
 The names are resolved on first use (PEP 562), so ``import checks`` costs nothing:
 ``checks --version`` never imports attrs, pluggy or click.
@@ -58,7 +59,7 @@ _HOME = {
 }
 
 #: modules a plugin may import as a whole (``from checks import io``)
-PUBLIC_MODULES = ("filecheck", "htmlreport", "io", "testing")
+PUBLIC_MODULES = ("filecheck", "htmlreport", "io", "records", "testing")
 
 __all__ = sorted(_HOME)
 
