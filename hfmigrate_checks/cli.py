@@ -42,7 +42,9 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
 @click.option("--format", "fmt", type=click.Choice(["csv", "markdown", "parquet"]), required=True,
               help="csv: a CSV table; markdown: a table in a README/blog; parquet: a leaderboard dataset file "
               "(.parquet, or .csv) read with DuckDB.")
-@click.option("--heading", default=None, help="Markdown: the heading the table sits under.")
+@click.option("--heading", default=None, help="Markdown: the heading the table sits under (its text, any level).")
+@click.option("--table", "table", type=click.IntRange(1), default=None,
+              help="Markdown: which of several tables under the heading (1 = the first in the file).")
 @click.option("--source-url", default="", help="The page that publishes these numbers (becomes source.url).")
 @click.option("--model-column", default=None, help="Column with the model label (default: the first).")
 @click.option("--variant-column", default=None, help="Column with the run variant (tools, shots, ...), if any.")
@@ -50,7 +52,7 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
 @click.option("--value-column", default=None, help="Long tables: the column holding the score.")
 @click.option("--ignore-column", "ignore_columns", multiple=True, help="A column that is not a score; repeatable.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="ledger.csv to write.")
-def ledger_cmd(source, fmt, heading, source_url, model_column, variant_column, task_column, value_column,
+def ledger_cmd(source, fmt, heading, table, source_url, model_column, variant_column, task_column, value_column,
                ignore_columns, out):
     """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
     from hfmigrate_checks import ledger
@@ -58,7 +60,7 @@ def ledger_cmd(source, fmt, heading, source_url, model_column, variant_column, t
     if source_url and not source_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"must be an absolute http(s) URL (got {source_url!r})", param_hint="--source-url")
     rows = ledger.import_source(
-        source, fmt, heading=heading, source_url=source_url, model_column=model_column,
+        source, fmt, heading=heading, table=table, source_url=source_url, model_column=model_column,
         variant_column=variant_column, task_column=task_column, value_column=value_column,
         ignore_columns=ignore_columns,
     )

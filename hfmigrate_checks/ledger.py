@@ -313,11 +313,13 @@ def csv_records(path: Path) -> Records:
     return Records(tuple(header), tuple(out))
 
 
-def markdown_records(path: Path, heading: str | None) -> Records:
+def markdown_records(path: Path, heading: str | None, table_number: int | None = None) -> Records:
     """Records of the table under ``heading`` (or of the only table when no heading is given), as GitHub renders it.
 
     The heading is matched by its text, whatever its ``#`` level or emphasis; a table sits
     under its nearest heading, and under an enclosing one when that section holds only it.
+    When several tables qualify, ``table_number`` (1-based, in file order) picks one;
+    without it that is an error naming their lines, never a silent first pick.
     """
     text = _read_text(path)
     found = mdtable.tables(text)
@@ -326,25 +328,27 @@ def markdown_records(path: Path, heading: str | None) -> Records:
         hint = (f"; line {text.count(chr(10), 0, html.start()) + 1} starts an HTML <table>, which is not read: "
                 "export it as CSV and use --format csv") if html else ""
         raise InputError(f"{path}: no Markdown (GFM) table found{hint}")
-    names = ", ".join(repr(t.heading) for t in found)
     if heading is None:
-        if len(found) > 1:
-            raise InputError(f"{path}: {len(found)} tables found; pick one with --heading (headings: {names})")
-        table = found[0]
+        candidates, where = found, "in the file"
     else:
         wanted = mdtable.plain_heading(heading)
         nearest = [t for t in found if mdtable.plain_heading(t.heading) == wanted]
-        enclosing = [t for t in found if wanted in map(mdtable.plain_heading, t.headings)]
-        if nearest:
-            table = nearest[0]
-        elif len(enclosing) == 1:
-            table = enclosing[0]
-        elif enclosing:
-            inner = ", ".join(repr(t.heading) for t in enclosing)
-            raise InputError(f"{path}: {len(enclosing)} tables under {heading!r}; pick one with --heading "
-                             f"(headings: {inner})")
-        else:
+        candidates = nearest or [t for t in found if wanted in map(mdtable.plain_heading, t.headings)]
+        where = f"under {heading!r}"
+        if not candidates:
+            names = ", ".join(repr(t.heading) for t in found)
             raise InputError(f"{path}: no table under a heading {heading!r}; headings with tables: {names}")
+    listed = ", ".join(f"{n} on line {t.line} under {t.heading!r}" for n, t in enumerate(candidates, 1))
+    if table_number is not None:
+        if not 1 <= table_number <= len(candidates):
+            raise InputError(f"{path}: --table {table_number}, but there are {len(candidates)} table(s) {where} "
+                             f"({listed})")
+        table = candidates[table_number - 1]
+    elif len(candidates) > 1:
+        hint = "--table N" if heading is not None else "--heading (or --table N)"
+        raise InputError(f"{path}: {len(candidates)} tables {where}; pick one with {hint}: {listed}")
+    else:
+        table = candidates[0]
     header = []
     for n, cell in enumerate(table.header, 1):
         header.append(cell.text or f"column {n}")
@@ -408,6 +412,7 @@ def import_source(
     fmt: str,
     *,
     heading: str | None = None,
+    table: int | None = None,
     source_url: str = "",
     **columns,
 ) -> list[LedgerRow]:
@@ -416,7 +421,7 @@ def import_source(
     if fmt == "csv":
         records = csv_records(path)
     elif fmt == "markdown":
-        records = markdown_records(path, heading)
+        records = markdown_records(path, heading, table)
     elif fmt == "parquet":
         records = dataset_records(path)
     else:

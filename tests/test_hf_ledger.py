@@ -90,7 +90,8 @@ def test_markdown_table_is_picked_by_heading_and_keeps_printed_text(tmp_path):
 def test_markdown_needs_a_heading_when_several_tables_and_names_them(tmp_path):
     path = tmp_path / "README.md"
     path.write_text(README)
-    with pytest.raises(InputError, match="2 tables found; pick one with --heading.*'Older results', 'Main results'"):
+    with pytest.raises(InputError, match=r"2 tables in the file; pick one with --heading \(or --table N\): "
+                                         r"1 on line 7 under 'Older results', 2 on line 13 under 'Main results'"):
         ledger.import_source(path, "markdown")
     with pytest.raises(InputError, match="no table under a heading 'Results'"):
         ledger.import_source(path, "markdown", heading="Results")
@@ -346,3 +347,17 @@ def test_footnote_texts_are_sorted_by_what_they_say(text, kind):
     from hfmigrate_checks import qualifiers
 
     assert qualifiers.classify(text) == kind
+
+
+def test_two_tables_under_one_heading_are_never_picked_silently(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("## Open Images\n\n| Model | mAP[^2] |\n|---|---|\n| a | 37 |\n\n| Model | mAP[^4] |\n|---|---|\n"
+                    "| b | 54 |\n\n[^2]: V2 metric.\n[^4]: Challenge metric.\n")
+    with pytest.raises(InputError, match="2 tables under 'Open Images'; pick one with --table N: 1 on line 3 under "
+                                         "'Open Images', 2 on line 7 under 'Open Images'"):
+        ledger.import_source(path, "markdown", heading="Open Images")
+    second = ledger.import_source(path, "markdown", heading="Open Images", table=2)
+    assert [(r.source_model, r.source_value) for r in second] == [("b", "54")]
+    assert second[0].qualifiers.startswith("[^4] Challenge metric.")
+    with pytest.raises(InputError, match="--table 3, but there are 2 table"):
+        ledger.import_source(path, "markdown", heading="Open Images", table=3)
