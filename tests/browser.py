@@ -139,13 +139,13 @@ class _Pipe:
 
 
 def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, timeout: float = 60,
-           script: str = "") -> Rendered:
+           script: str = "", javascript: bool = True) -> Rendered:
     """Load ``page`` in headless Chromium: the DOM after its scripts ran, a PNG screenshot, the requests it made.
 
     Requests are the page's own, read from the DevTools protocol's Network domain for that
     tab (Chromium's background traffic belongs to other targets); anything that still tries
     the network goes to a loopback proxy that refuses it. ``script`` runs after load, before the
-    DOM is read (e.g. to click a button).
+    DOM is read (e.g. to click a button); ``javascript=False`` renders the page with scripts off.
     """
     import base64
     import time
@@ -177,14 +177,16 @@ def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, 
             cdp.send("Page.enable", session=sid)
             cdp.send("Emulation.setDeviceMetricsOverride",
                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, sid)
+            if not javascript:
+                cdp.send("Emulation.setScriptExecutionDisabled", {"value": True}, sid)
             cdp.events.clear()
             cdp.send("Page.navigate", {"url": url}, sid)
             cdp.wait_for("Page.loadEventFired", sid)
             if script:
                 cdp.send("Runtime.evaluate", {"expression": script}, sid)
             time.sleep(0.3)  # let anything a script or an onerror handler starts after load show up
-            dom = cdp.send("Runtime.evaluate", {"expression": "document.documentElement.outerHTML",
-                                                "returnByValue": True}, sid)["result"]["value"]
+            dom = cdp.send("DOM.getOuterHTML", {"nodeId": cdp.send("DOM.getDocument", {}, sid)["root"]["nodeId"]},
+                           sid)["outerHTML"]
             png.write_bytes(base64.b64decode(cdp.send("Page.captureScreenshot", {"format": "png"}, sid)["data"]))
             urls = [e["params"]["request"]["url"] for e in cdp.events
                     if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == sid]

@@ -159,6 +159,17 @@ def test_run_report_renders_in_chromium(browser, run_reports, name):
     assert re.search(r'<html[^>]*class="js"', dom), "the page's own script did not run"
 
 
+def test_the_essentials_need_no_javascript(browser, run_reports, tmp_path):
+    """With scripts off the page still shows verdicts, heatmap and plots (only re-sorting needs the script)."""
+    tmp, _ = run_reports
+    rendered = render(tmp / "blocked.html", tmp_path, javascript=False)
+    _assert_not_blank(rendered)
+    dom = rendered.dom
+    assert not re.search(r'<html[^>]*class="js"', dom), "scripts were not off"
+    assert 'id="verdict-table"' in dom and len(re.findall(r'<g class="hrow"', dom)) >= 2
+    assert all(re.search(rf'<svg[^>]*id="{plot}"', dom) for plot in ("fidelity-0", "folds-0", "metric-0"))
+
+
 def test_heatmap_rows_re_sort_in_chromium(browser, run_reports, tmp_path):
     """The sort buttons (the page's only script) reorder the rows; without a click the order is worst first."""
     tmp, _ = run_reports
