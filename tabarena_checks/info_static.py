@@ -285,19 +285,22 @@ def _unbound_calls(module: Module, bound: set[int]):
     from tabarena_checks.info_eval import module_statements
 
     for stmt, loop in module_statements(module.tree.body):
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
             continue
         stack = [(child, None) for child in _own_children(stmt)]
         while stack:
             node, scope = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                continue
+            if isinstance(node, _LEAVES) or id(node) in bound:
+                continue  # a bound declaration is judged on its own; nothing inside a leaf or a function runs
             inner = scope
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 inner = scope or node
-            if id(node) not in bound and _declaring_call(node, module):
+            if _declaring_call(node, module):
                 yield node, loop, inner
             stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+_LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def _own_children(stmt: ast.stmt):
