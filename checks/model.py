@@ -226,3 +226,5 @@ class Action:
     arena: str | None = None
     plugin: str = ""
     requires: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    #: files the action judges whole (an info.py): their inline suppressions are scanned even where no finding points
+    sources: Callable[["RunContext"], Iterable[str]] = lambda ctx: ()

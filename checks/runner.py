@@ -251,6 +251,7 @@ def run(
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)
+    ctx.sources = tuple(action.sources(ctx))
     verdicts = evaluate(chosen, ctx, registry.rules)
     ctx.verdicts = verdicts
     crashed = any(v.outcome is Outcome.CRASHED for v in verdicts)

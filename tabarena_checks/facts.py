@@ -109,6 +109,12 @@ def raw_digest(data_dir: Path, files=None) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def info_sources(ctx) -> list[str]:
+    """The info.py a TabArena action's ``--method-metadata`` names (its ``Action.sources``), if it is a file."""
+    path = _metadata_file(ctx.options.get("method_metadata") or "")
+    return [str(path)] if path is not None else []
+
+
 def _metadata_file(ref: str) -> Path | None:
     """The info.py file a reference or a ``source`` (``path:VAR`` / ``path:line``) points at, if it exists."""
     path = ref.rpartition(":")[0] or ref

@@ -27,7 +27,7 @@ import click
 from checks import Action, ActionFailed, UsageError, io
 from tabarena_checks import integrity
 from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
-from tabarena_checks.facts import TabArenaFacts
+from tabarena_checks.facts import TabArenaFacts, info_sources
 from tabarena_checks.metadata import FIELDS, MethodMetadata
 
 ENGINES = ("native", "tabarena")
@@ -448,6 +448,7 @@ PROCESS = Action(
     ),
     target=_target,
     inputs=_digests,
+    sources=info_sources,
     arena="tabarena",
     requires=("pyarrow", "duckdb", "numpy", "isal"),
 )

@@ -19,6 +19,7 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, InputError, io
+from tabarena_checks.facts import info_sources
 from tabarena_checks.metadata import MethodMetadata
 
 SRC = Path("packages/tabarena/src")
@@ -537,6 +538,7 @@ REGISTER = Action(
     ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.metadata.effective_suite}",
     inputs=lambda ctx: {"methods.py": hashlib.sha256(ctx.facts.source.encode()).hexdigest()},
+    sources=info_sources,
     arena="tabarena",
     requires=("libcst",),
 )

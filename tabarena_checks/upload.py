@@ -24,6 +24,7 @@ from checks import ActionFailed, Action, ChecksError, UsageError
 from checks import io
 from tabarena_checks import integrity, s3store
 from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.facts import info_sources
 from tabarena_checks.metadata import MethodMetadata
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
@@ -396,6 +397,7 @@ UPLOAD = Action(
     ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
     inputs=_inputs,
+    sources=info_sources,
     arena="tabarena",
     requires=("boto3",),
 )
