@@ -363,7 +363,9 @@ def metadata_present(ctx):
     try:
         md = ctx.facts.metadata
     except ChecksError as exc:
-        yield str(exc)
+        located = all(getattr(exc, name, None) for name in ("message", "path", "line", "col"))
+        # an info.py the static reader could not read: at the place to edit, like the pre-commit hook says it
+        yield Finding(exc.message, path=exc.path, line=exc.line, col=exc.col) if located else str(exc)
         return
     if md is None:
         yield "no metadata given: pass --method-metadata path/to/info.py:VARIABLE (or package.module:VARIABLE)"

@@ -160,6 +160,21 @@ def test_metadata_present():
     assert_passes(run("TA116", facts()), "TA116")
 
 
+def test_an_unreadable_info_py_fails_ta116_at_its_line_and_column(tmp_path):
+    from tabarena_checks import metadata_load
+
+    path = tmp_path / "info.py"
+    path.write_text("m = MethodMetadata.config(method='M', suite='s', colour='red')\n")
+
+    class Facts:
+        @property
+        def metadata(self):
+            return metadata_load.load(f"{path}:m")
+
+    verdict = assert_fails(run("TA116", Facts()), "TA116", "does not accept 'colour'")
+    assert (verdict.findings[0].path, verdict.findings[0].line, verdict.findings[0].col) == (str(path), 1, 50)
+
+
 def test_bad_reference_fails_only_ta116_never_crashes_the_others():
     verdicts = evaluate_rules(RULES, BadRef(), action="process")
     assert verdicts["TA116"].outcome is Outcome.FAILED
