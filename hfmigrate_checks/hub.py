@@ -182,11 +182,13 @@ class ReadOnlyHub:
         rate_limit_patience: float = 300.0,
     ):
         from huggingface_hub import HfApi
+        from huggingface_hub.utils import disable_progress_bars
         from huggingface_hub.utils import logging as hf_logging
 
         from hfmigrate_checks import hubretry
 
         hf_logging.set_verbosity_error()  # its per-request retry chatter would bury the report
+        disable_progress_bars()  # a few-KB file needs no progress bar (nor tqdm's monitor thread)
         hubretry.install()
 
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")

@@ -257,3 +257,15 @@ def test_nothing_proposed_is_not_every_proposed_value(board, hub):
     assert got.status == "already_in_own_open_pr"
     assert "every proposed value" not in got.reason
     assert "no values were proposed, so none were compared" in got.reason and "task(s) hard, main" in got.reason
+
+
+def test_inspecting_a_repo_starts_no_thread(board, hub, monkeypatch):
+    """One level of concurrency: `checks run draft` runs repos on its pool; the client and the inspection add none."""
+    import threading
+
+    started = []
+    original = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self.name), original(self))[1])
+    got = inspect_repo(hub, "upsilon/Upsilon-7B", BENCHMARK_ID, proposed=VALUES)  # 61 PRs over two pages
+    assert got.status == "duplicate_open_pr" and len(got.pending_prs) > 10
+    assert [name for name in started if "process_request_thread" not in name] == []  # the local Hub's own aside
