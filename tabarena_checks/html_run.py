@@ -19,7 +19,7 @@ from typing import Any
 from checks import io as checks_io
 from checks.htmlreport import badge, esc, key_values, new_figure, page, plot_text, record_section, svg, table
 from checks.htmlreport import verdict_table, waiver_table
-from tabarena_checks.inference import _CELLS
+from tabarena_checks.inference import _CELLS, GRID_CTES
 
 #: (lower bound of present/expected, colour, legend text); 1.0 is its own class. ColorBrewer RdYlBu,
 #: readable with the common colour-vision deficiencies, and every cell also says its numbers in text
@@ -47,24 +47,20 @@ TEST_COLOUR, VAL_COLOUR = "#0072b2", "#d55e00"  # Okabe-Ito blue and vermillion
 def cell_counts(index) -> list[dict[str, Any]]:
     """Per (config, task): distinct splits present, splits expected, results, unreadable files.
 
-    Expected splits follow :func:`tabarena_checks.inference._missing_cells`: the repeats any
-    config ran on the task times the folds of the run, so present + missing = expected.
+    Expected splits are counted on the grid the coverage rule judges (``GRID_CTES``): the repeats
+    any config ran on the task times the folds of the run, so present + missing = expected.
     """
     rows = index.query(f"""
-        WITH cell AS ({_CELLS}),
-             seen AS (SELECT config, task, rep, fld FROM cell
-                      UNION ALL SELECT config_dir, task_dir, dir_repeat, dir_fold FROM unreadable),
-             c AS (SELECT DISTINCT config FROM seen WHERE config IS NOT NULL),
-             tr AS (SELECT DISTINCT task, rep FROM seen WHERE task IS NOT NULL AND rep IS NOT NULL AND fld IS NOT NULL),
-             f AS (SELECT count(DISTINCT fld) AS n FROM seen WHERE rep IS NOT NULL AND fld IS NOT NULL),
-             ex AS (SELECT task, count(*) * (SELECT n FROM f) AS expected, count(*) AS repeats FROM tr GROUP BY task),
+        WITH cell AS ({_CELLS}), {GRID_CTES},
+             nf AS (SELECT count(*) AS n FROM f),
+             ex AS (SELECT task, count(*) * (SELECT n FROM nf) AS expected, count(*) AS repeats FROM tr GROUP BY task),
              got AS (SELECT config, task, count(DISTINCT (rep, fld)) FILTER (WHERE rep IS NOT NULL AND fld IS NOT NULL)
                             AS present, count(*) AS results
                      FROM cell WHERE config IS NOT NULL AND task IS NOT NULL GROUP BY ALL),
              bad AS (SELECT config_dir AS config, task_dir AS task, count(*) AS unreadable FROM unreadable GROUP BY ALL),
              tasks AS (SELECT task FROM ex UNION SELECT task FROM got UNION SELECT task FROM bad WHERE task IS NOT NULL)
         SELECT c.config, tasks.task, coalesce(got.present, 0), coalesce(ex.expected, 0), coalesce(ex.repeats, 0),
-               (SELECT n FROM f), coalesce(got.results, 0), coalesce(bad.unreadable, 0)
+               (SELECT n FROM nf), coalesce(got.results, 0), coalesce(bad.unreadable, 0)
         FROM c CROSS JOIN tasks LEFT JOIN ex ON ex.task = tasks.task
              LEFT JOIN got ON got.config = c.config AND got.task = tasks.task
              LEFT JOIN bad ON bad.config = c.config AND bad.task = tasks.task

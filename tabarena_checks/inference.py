@@ -97,6 +97,15 @@ _CELLS = """
            coalesce(repeat, dir_repeat) AS rep, coalesce(fold, dir_fold) AS fld, path
     FROM results
 """
+#: the planned grid, as CTEs over ``cell``: configs (c), each task's repeats (tr), the run's folds (f);
+#: unreadable files widen it too (the HTML report's heatmap counts against the same grid)
+GRID_CTES = """
+    seen AS (SELECT config, task, rep, fld FROM cell
+             UNION ALL SELECT config_dir, task_dir, dir_repeat, dir_fold FROM unreadable),
+    c AS (SELECT DISTINCT config FROM seen WHERE config IS NOT NULL),
+    tr AS (SELECT DISTINCT task, rep FROM seen WHERE task IS NOT NULL AND rep IS NOT NULL AND fld IS NOT NULL),
+    f AS (SELECT DISTINCT fld FROM seen WHERE rep IS NOT NULL AND fld IS NOT NULL)
+"""
 
 
 def _missing_cells(index: RawIndex) -> tuple:
@@ -106,12 +115,7 @@ def _missing_cells(index: RawIndex) -> tuple:
     are per run: a task's repeat that any config ran must hold every fold for every config.
     """
     rows = index.query(f"""
-        WITH cell AS ({_CELLS}),
-             seen AS (SELECT config, task, rep, fld FROM cell
-                      UNION ALL SELECT config_dir, task_dir, dir_repeat, dir_fold FROM unreadable),
-             c AS (SELECT DISTINCT config FROM seen WHERE config IS NOT NULL),
-             tr AS (SELECT DISTINCT task, rep FROM seen WHERE task IS NOT NULL AND rep IS NOT NULL AND fld IS NOT NULL),
-             f AS (SELECT DISTINCT fld FROM seen WHERE rep IS NOT NULL AND fld IS NOT NULL)
+        WITH cell AS ({_CELLS}), {GRID_CTES}
         SELECT c.config, tr.task, tr.rep, f.fld FROM c CROSS JOIN tr CROSS JOIN f
         WHERE NOT EXISTS (SELECT 1 FROM cell WHERE cell.config = c.config AND cell.task = tr.task
                           AND cell.rep = tr.rep AND cell.fld = f.fld)
