@@ -178,6 +178,8 @@ def _echo(text: str, err: bool = False) -> None:
 
 
 def build_cli(registry: plugins.Registry) -> click.Group:
+    # Long on purpose: the root group and the framework's own commands (run, rules, rule,
+    # plugins) are closures over ``registry``; plugins add theirs through checks_commands below.
     @click.group(cls=_ChecksGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
     @click.option("-p", "plugin_args", multiple=True, metavar="NAME",

@@ -334,19 +334,54 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
     top = dict(raw)
     rules = _rule_settings(top.pop("rules", {}), _at(root, "rules"))
     arenas_raw = _mapping(top.pop("arenas", {}), _at(root, "arenas"))
-    waivers_raw = top.pop("waivers", [])
-    if not isinstance(waivers_raw, list):
-        raise ConfigError(f"{_at(root, 'waivers')}: expected an array of tables ([[waivers]])")
-    waivers = tuple(
-        structure(_mapping(w, _at(root, f"waivers[{i}]")), Waiver, _at(root, f"waivers[{i}]"))
-        for i, w in enumerate(waivers_raw)
-    )
+    waivers = _waivers(top.pop("waivers", []), root)
     extend_select = _selectors_at(top.pop("extend-select", []), _at(root, "extend-select"))
     extend_ignore = _selectors_at(top.pop("extend-ignore", []), _at(root, "extend-ignore"))
     per_file = _per_file_ignores(top.pop("per-file-ignores", {}), _at(root, "per-file-ignores"), base)
     base_cfg = structure(top, _TopLevel, root)
+    arenas = _arenas(arenas_raw, sections, root)
+    return Config(
+        select=base_cfg.select,
+        ignore=base_cfg.ignore,
+        decision_log=base_cfg.decision_log,
+        rules=rules,
+        waivers=waivers,
+        arenas=arenas,
+        extend_select=extend_select,
+        extend_ignore=extend_ignore,
+        per_file_ignores=per_file,
+        checks_plugins=base_cfg.checks_plugins,
+        path=source,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        table=table,
+    )
+
+
+def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
+    """``[[waivers]]``: each structured, naming one rule code, with a reason, an owner and a target."""
+    if not isinstance(raw, list):
+        raise ConfigError(f"{_at(root, 'waivers')}: expected an array of tables ([[waivers]])")
+    waivers = []
+    for i, item in enumerate(raw):
+        where = _at(root, f"waivers[{i}]")
+        waiver = structure(_mapping(item, where), Waiver, where)
+        if not SELECTOR.match(waiver.rule) or len(waiver.rule) < 5:
+            raise ConfigError(f"{where}.rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
+        for field in ("reason", "owner", "target"):
+            if not getattr(waiver, field).strip():
+                raise ConfigError(f"{where}.{field}: must not be empty")
+        waivers.append(waiver)
+    return tuple(waivers)
+
+
+def _arenas(raw: Mapping[str, Any], sections: Mapping[str, type], root: str) -> dict[str, ArenaSection]:
+    """``[arenas.NAME]``: selection and rule settings, and the plugin's settings class for the rest.
+
+    An arena a plugin declares settings for but rules.toml leaves out gets those settings'
+    defaults; keys for an arena no loaded plugin declares are an error naming them.
+    """
     arenas = {}
-    for name, body in arenas_raw.items():
+    for name, body in raw.items():
         where = _at(root, f"arenas.{name}")
         body = dict(_mapping(body, where))
         std = {k: body.pop(k) for k in ARENA_KEYS if k in body}
@@ -366,28 +401,7 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
     for name, cls in sections.items():
         if name not in arenas:
             arenas[name] = ArenaSection(settings=structure({}, cls, _at(root, f"arenas.{name}")))
-    for i, waiver in enumerate(waivers):
-        where = _at(root, f"waivers[{i}]")
-        if not SELECTOR.match(waiver.rule) or len(waiver.rule) < 5:
-            raise ConfigError(f"{where}.rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
-        for field in ("reason", "owner", "target"):
-            if not getattr(waiver, field).strip():
-                raise ConfigError(f"{where}.{field}: must not be empty")
-    return Config(
-        select=base_cfg.select,
-        ignore=base_cfg.ignore,
-        decision_log=base_cfg.decision_log,
-        rules=rules,
-        waivers=waivers,
-        arenas=arenas,
-        extend_select=extend_select,
-        extend_ignore=extend_ignore,
-        per_file_ignores=per_file,
-        checks_plugins=base_cfg.checks_plugins,
-        path=source,
-        sha256=hashlib.sha256(text.encode()).hexdigest(),
-        table=table,
-    )
+    return arenas
 
 
 @attrs.frozen

@@ -184,6 +184,8 @@ def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver
 
 def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
             tracker: suppress.Tracker | None) -> Verdict:
+    # One function on purpose (radon D): crash, inline suppression, waiver and pass/fail are the
+    # four ways one rule's findings end, and a reader should see their order in one place.
     base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
     try:
         findings = _findings(rule.check(ctx))
@@ -218,6 +220,22 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
                    suppressions=suppressed, **base)
 
 
+def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[str, ExitCode, tuple[str, ...], str, str]:
+    """(outcome, exit code, plan, summary, error): blocked, planned (dry run), or executed and how that went."""
+    if any(v.blocks for v in verdicts):
+        crashed = any(v.outcome is Outcome.CRASHED for v in verdicts)
+        return "blocked", ExitCode.INTERNAL_ERROR if crashed else ExitCode.BLOCKED, (), "", ""
+    if ctx.dry_run:
+        return "dry-run", ExitCode.OK, tuple(action.plan(ctx)), "", ""
+    try:
+        return "ran", ExitCode.OK, (), action.execute(ctx) or "", ""
+    except ChecksError as exc:
+        return "failed", ExitCode.ACTION_FAILED, (), "", str(exc)
+    except Exception as exc:  # a bug in the action: reported with its traceback, the run fails closed
+        error = f"internal error in action {action.name!r}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        return "failed", ExitCode.INTERNAL_ERROR, (), "", error
+
+
 def run(
     registry: Registry,
     action_name: str,
@@ -240,49 +258,17 @@ def run(
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(
-        action=action_name,
-        options=dict(options),
-        config=config,
-        settings=config.arena(action.arena).settings,
-        dry_run=dry_run,
-        today=today or dt.date.today(),
-    )
+    ctx = RunContext(action=action_name, options=dict(options), config=config,
+                     settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today())
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)
     ctx.sources = tuple(action.sources(ctx))
     verdicts = evaluate(chosen, ctx, registry.rules)
     ctx.verdicts = verdicts
-    crashed = any(v.outcome is Outcome.CRASHED for v in verdicts)
-    blocked = any(v.blocks for v in verdicts)
-    plan: tuple[str, ...] = ()
-    summary, error = "", ""
-    if blocked:
-        outcome, code = "blocked", ExitCode.INTERNAL_ERROR if crashed else ExitCode.BLOCKED
-    elif dry_run:
-        plan = tuple(action.plan(ctx))
-        outcome, code = "dry-run", ExitCode.OK
-    else:
-        try:
-            summary = action.execute(ctx) or ""
-            outcome, code = "ran", ExitCode.OK
-        except ChecksError as exc:
-            outcome, code, error = "failed", ExitCode.ACTION_FAILED, str(exc)
-        except Exception as exc:
-            outcome, code = "failed", ExitCode.INTERNAL_ERROR
-            error = f"internal error in action {action_name!r}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
-    finished = dt.datetime.now(dt.timezone.utc)
-    record = records.build(
-        ctx=ctx,
-        action=action,
-        verdicts=verdicts,
-        outcome=outcome,
-        started=started,
-        finished=finished,
-        versions=registry.distributions(),
-        error=error,
-    )
+    outcome, code, plan, summary, error = _decide(action, ctx, verdicts)
+    record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome=outcome, started=started,
+                           finished=dt.datetime.now(dt.timezone.utc), versions=registry.distributions(), error=error)
     log = records.log_path(config, cwd)
     try:
         records.append(log, record)
@@ -291,18 +277,8 @@ def run(
         error = f"{error}\n{note}" if error else note
         code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
     registry.pm.hook.checks_run_finished(ctx=ctx, record=record, rules=registry.rules)
-    return RunResult(
-        action=action_name,
-        target=ctx.target,
-        verdicts=tuple(verdicts),
-        outcome=outcome,
-        exit_code=code,
-        plan=plan,
-        summary=summary,
-        error=error,
-        record=record,
-    )
-
+    return RunResult(action=action_name, target=ctx.target, verdicts=tuple(verdicts), outcome=outcome, exit_code=code,
+                     plan=plan, summary=summary, error=error, record=record)
 
 
 @attrs.frozen
