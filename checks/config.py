@@ -21,6 +21,8 @@ from checks.errors import ConfigError, UsageError
 from checks.model import Severity
 
 CONFIG_NAME = "rules.toml"
+#: a rules.toml (or pyproject.toml) larger than this is refused before parsing
+MAX_CONFIG_BYTES = 1_000_000
 #: the files a directory may hold the configuration in; at most one of them (pyproject.toml only with [tool.checks])
 CONFIG_FILES = ("rules.toml", ".checks.toml", "pyproject.toml")
 PYPROJECT_TABLE = "tool.checks"
@@ -464,7 +466,7 @@ def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = 
     from checks import io
 
     try:
-        text = io.read_text(path, limit=1_000_000, what="a rules.toml")
+        text = io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError as exc:
         raise ConfigError(str(exc)) from None
     return parse(text, source=str(path), sections=sections)
@@ -478,9 +480,11 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     """
     import tomllib
 
+    from checks import io
+
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        raw = tomllib.loads(io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml"))
+    except (io.ReadError, tomllib.TOMLDecodeError, RecursionError):
         return []
     if path.name == "pyproject.toml":
         tool = raw.get("tool")

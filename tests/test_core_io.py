@@ -143,3 +143,19 @@ def test_yaml_size_utf8_and_nul_are_refused_before_parsing(tmp_path):
         io.load_yaml(path, max_bytes=20)
     path.write_text("a: [1, 2]\n")
     assert io.load_yaml(path) == {"a": [1, 2]}
+
+
+# --------------------------------------------------------------------------- one place
+
+
+def test_no_package_decodes_parses_yaml_or_renames_on_its_own():
+    """Bounded reads, strict YAML and atomic writes live in checks.io only: a second copy would drift."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    banned = re.compile(r"except[^:\n]*UnicodeDecodeError|yaml\.(safe_)?load\(|os\.replace\(|mkstemp\(")
+    sources = [p for pkg in ("checks", "tabarena_checks", "hfmigrate_checks", "plugins") for p in (root / pkg).rglob("*.py")]
+    found = [f"{p.relative_to(root)}:{n}: {line.strip()}" for p in sources if p.name != "io.py" or p.parent.name != "checks"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if banned.search(line)]
+    assert not found, "use checks.io instead:\n" + "\n".join(found)
