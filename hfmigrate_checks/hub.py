@@ -107,8 +107,8 @@ class Account:
     token_role: str | None
 
 
-def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str]:
-    """Sort a client exception into (gated|missing:<kind>|malformed|fail, reason).
+def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str | None]:
+    """Sort a client exception into (gated|missing|malformed|fail, reason, what is missing or None).
 
     Transient HTTP failures never get here as such: the transport retried them and raised
     :class:`~hfmigrate_checks.hubretry.HubUnavailable` when its budget was spent. A 404
@@ -122,30 +122,30 @@ def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str]:
     from hfmigrate_checks.hubretry import HubUnavailable
 
     if isinstance(exc, HubUnavailable):
-        return "fail", f"the read failed: {exc}"
+        return "fail", f"the read failed: {exc}", None
     if isinstance(exc, errors.GatedRepoError):
-        return "gated", "the repo is gated and this account has no access to its files"
+        return "gated", "the repo is gated and this account has no access to its files", None
     if isinstance(exc, errors.RepositoryNotFoundError):
-        return "missing:repo", "repository not found"
+        return "missing", "repository not found", "repo"
     if isinstance(exc, errors.RevisionNotFoundError):
-        return "missing:revision", "revision not found"
+        return "missing", "revision not found", "revision"
     if isinstance(exc, errors.RemoteEntryNotFoundError):
-        return "missing:entry", "file or folder not found"
+        return "missing", "file or folder not found", "entry"
     if isinstance(exc, errors.LocalEntryNotFoundError):
         # hf_hub_download's HEAD failed and no cached copy exists: judge the underlying failure
         cause = exc.__cause__ or exc.__context__
         if cause is None or isinstance(cause, errors.FileMetadataError):
-            return "fail", f"file download failed ({_describe(cause or exc)})"
-        verdict, reason = _classify(cause, bare_404)
-        return verdict, f"file download failed ({reason})"
+            return "fail", f"file download failed ({_describe(cause or exc)})", None
+        verdict, reason, missing = _classify(cause, bare_404)
+        return verdict, f"file download failed ({reason})", missing
     if isinstance(exc, errors.HfHubHTTPError) and exc.response is not None:
         if exc.response.status_code == 404 and bare_404:
-            return f"missing:{bare_404}", "not found (HTTP 404)"
-        return "fail", _describe(exc)
+            return "missing", "not found (HTTP 404)", bare_404
+        return "fail", _describe(exc), None
     if isinstance(exc, httpx2.HTTPError):
-        return "fail", f"the read failed: {type(exc).__name__}: {exc}"
+        return "fail", f"the read failed: {type(exc).__name__}: {exc}", None
     if isinstance(exc, (json.JSONDecodeError, KeyError)):
-        return "malformed", f"malformed response ({type(exc).__name__}: {exc})"
+        return "malformed", f"malformed response ({type(exc).__name__}: {exc})", None
     raise exc
 
 
@@ -236,11 +236,11 @@ class ReadOnlyHub:
             except HubReadError:
                 raise
             except BaseException as exc:  # noqa: BLE001 - sorted by _classify, unknown ones re-raised
-                verdict, reason = _classify(exc, bare_404)
+                verdict, reason, missing = _classify(exc, bare_404)
             if verdict == "gated":
                 raise HubGatedError(what, reason)
-            if verdict.startswith("missing:"):
-                raise HubNotFound(what, verdict.split(":", 1)[1])
+            if verdict == "missing":
+                raise HubNotFound(what, missing)
             if verdict == "fail" or attempt >= self.policy.retries:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise HubReadError(what, reason + tries)
