@@ -121,9 +121,8 @@ def _run_command(action) -> click.Command:
 
         app: App = click.get_current_context().find_object(App)
         selection = pop_selection(options)
-        result = runner.run(
-            app.registry, action.name, options, app.config(decision_log, selection), dry_run=dry_run, cwd=os.getcwd()
-        )
+        result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
+                            dry_run=dry_run, cwd=os.getcwd())
         rules = {code: rule.summary for code, rule in app.registry.rules.items()}
         reporting.emit(output.Report.from_run(result, rules))
         raise SystemExit(int(result.exit_code))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -32,7 +31,8 @@ class RunContext:
     """
 
     action: str
-    options: Mapping[str, Any]
+    #: the action's options: an instance of its ``Action.options`` class, else a dict of the values
+    options: Any
     config: Config
     settings: Any = None
     dry_run: bool = False

@@ -212,6 +212,10 @@ class Action:
     decision record; ``inputs(ctx)`` maps input names to digests. ``requires`` names the
     modules the action and its rules import beyond the core install (``pyarrow``, ...): the
     runner checks them first, so a light install names the extra to add instead of crashing.
+    ``options`` is the attrs class of the action's options (one field per ``params``
+    destination): the command line builds it (:meth:`make_options`) and gather, plan,
+    execute and the rules read ``ctx.options.<name>``. Without it ``ctx.options`` is the
+    dict of values, as for actions written before.
     """
 
     name: str = attrs.field(validator=attrs.validators.matches_re(ACTION_NAME))
@@ -227,4 +231,15 @@ class Action:
     plugin: str = ""
     requires: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     #: files the action judges whole (an info.py): their inline suppressions are scanned even where no finding points
-    sources: Callable[["RunContext"], Iterable[str]] = lambda ctx: ()
+    sources: Callable[[RunContext], Iterable[str]] = lambda ctx: ()
+    options: type | None = None
+
+    def make_options(self, values: Mapping[str, Any]) -> Any:
+        """``ctx.options`` for these option values: an instance of :attr:`options`, else the dict as given."""
+        if self.options is None:
+            return dict(values)
+        try:
+            return self.options(**values)
+        except TypeError as exc:  # a misspelt field: the action's params and its options class disagree
+            raise TypeError(f"action {self.name!r}: options {dict(values)!r} do not fit {self.options.__name__}: "
+                            f"{exc}") from None

@@ -239,7 +239,7 @@ def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[s
 def run(
     registry: Registry,
     action_name: str,
-    options: Mapping[str, Any],
+    options: Any,
     config: Config,
     *,
     dry_run: bool = False,
@@ -247,6 +247,9 @@ def run(
     cwd: str = ".",
 ) -> RunResult:
     """Run one action: gather facts, evaluate, decide, execute unless blocked, record.
+
+    ``options`` is the action's options object (see :attr:`Action.options`), or a mapping
+    of option values it is built from.
 
     A decision record is appended for every run that reached evaluation, whatever its
     outcome.
@@ -258,7 +261,8 @@ def run(
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(action=action_name, options=dict(options), config=config,
+    ctx = RunContext(action=action_name, options=action.make_options(options) if isinstance(options, Mapping)
+                     else options, config=config,
                      settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today())
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
@@ -316,7 +320,8 @@ def preview(action_name: str, facts: Any, options: Mapping[str, Any]) -> Preview
         raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
     config = adjust_config(registry, app.config())
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(action=action_name, options=dict(options), config=config,
+    ctx = RunContext(action=action_name, options=action.make_options(options) if isinstance(options, Mapping)
+                     else options, config=config,
                      settings=config.arena(action.arena).settings, facts=facts)
     started = dt.datetime.now(dt.timezone.utc)
     ctx.target = action.target(ctx)

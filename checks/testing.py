@@ -28,7 +28,7 @@ def evaluate_rules(
     facts: Any = None,
     *,
     action: str = "test",
-    options: Mapping[str, Any] | None = None,
+    options: Any = None,
     config: Config | str | None = None,
     settings: Any = None,
     target: str = "test",
@@ -38,14 +38,16 @@ def evaluate_rules(
     """Evaluate ``rules`` against ``facts`` the way the runner does; returns verdicts by code.
 
     ``config`` may be rules.toml text (for waivers and severity overrides);
-    ``extra_waivers`` are waivers an action adds from its command line.
+    ``extra_waivers`` are waivers an action adds from its command line; ``options`` is the
+    action's options object (or a dict for an action without an options class).
     """
     if isinstance(config, str):
         config = config_mod.parse(config, source="<test rules.toml>")
     config = config or Config()
     rules = list(rules)
-    ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
-                     today=today or dt.date.today(), facts=facts, target=target,
+    ctx = RunContext(action=action, options=dict(options or {}) if options is None or isinstance(options, Mapping)
+                     else options, config=config, settings=settings, today=today or dt.date.today(), facts=facts,
+                     target=target,
                      extra_waivers=list(extra_waivers))
     chosen = []
     for r in rules:
@@ -126,7 +128,8 @@ def gather_facts(action: str, options: Mapping[str, Any], *, config: Config | st
         config = config_mod.parse(config, source="<test rules.toml>", sections=registry.config_sections)
     config = config or config_mod.parse("", source="<defaults>", sections=registry.config_sections)
     spec = registry.actions[action]
-    ctx = RunContext(action=action, options=dict(options), config=config, settings=config.arena(spec.arena).settings)
+    ctx = RunContext(action=action, options=spec.make_options(options), config=config,
+                     settings=config.arena(spec.arena).settings)
     return spec.gather(ctx)
 
 

@@ -80,18 +80,29 @@ def method_names(files) -> list[str]:
     return sorted(names)
 
 
+@attrs.frozen
+class LogOptions:
+    """``checks run log``'s options."""
+
+    run: str
+    repo: str
+    benchmark_name: str
+    purpose: str | None = None
+    method_metadata: str | None = None
+
+
 class LogFacts:
     """The run, the checkout and what the entry will say."""
 
-    def __init__(self, options):
+    def __init__(self, options: LogOptions):
         from tabarena_checks import index, metadata_load
 
         self.options = options
-        self.repo = Path(options["repo"])
-        self.run = Path(options["run"])
-        self.name = options["benchmark_name"].strip()
-        self.purpose = (options.get("purpose") or "").strip()
-        self.metadata: MethodMetadata | None = metadata_load.load(options.get("method_metadata"))
+        self.repo = Path(options.repo)
+        self.run = Path(options.run)
+        self.name = options.benchmark_name.strip()
+        self.purpose = (options.purpose or "").strip()
+        self.metadata: MethodMetadata | None = metadata_load.load(options.method_metadata)
         self.log_path = self.repo / LOG_PATH
         self.data_dir = data_dir(self.run)
         self.files = index.scan(self.data_dir) if self.data_dir.is_dir() else []
@@ -197,6 +208,7 @@ LOG = Action(
     target=lambda ctx: ctx.facts.name,
     arena="tabarena",
     requires=("pyarrow", "duckdb", "numpy", "isal"),
+    options=LogOptions,
 )
 
 ACTIONS = [LOG]

@@ -432,16 +432,25 @@ class Entry:
     problem: str = ""
 
 
+@attrs.frozen
+class RegisterOptions:
+    """``checks run register``'s options."""
+
+    method_metadata: str
+    repo: str
+    arena: str = "tabarena"
+
+
 class RegisterFacts:
     """The new metadata, the checkout's methods.py and what its collection holds."""
 
-    def __init__(self, options):
+    def __init__(self, options: RegisterOptions):
         from tabarena_checks import metadata_load
 
         self.options = options
-        self.ref = options["method_metadata"]
-        self.repo = Path(options["repo"])
-        self.arena = options.get("arena") or "tabarena"
+        self.ref = options.method_metadata
+        self.repo = Path(options.repo)
+        self.arena = options.arena or "tabarena"
         self.module = import_module_for(self.ref)
         in_checkout = self.repo / SRC / (self.module.replace(".", "/") + ".py")
         if not self.ref.rpartition(":")[0].endswith(".py") and in_checkout.is_file():
@@ -541,6 +550,7 @@ REGISTER = Action(
     sources=info_sources,
     arena="tabarena",
     requires=("libcst",),
+    options=RegisterOptions,
 )
 
 ACTIONS = [REGISTER]

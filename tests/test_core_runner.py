@@ -306,3 +306,23 @@ def test_summary_counts_warnings_apart_from_failures(tmp_path):
     res = toy(tmp_path, "--warn")
     summary = [line for line in res.stdout.splitlines() if "action ran" in line][0]
     assert "1 warning" in summary and "failed" not in summary
+
+
+def test_an_action_with_an_options_class_gets_an_instance_and_a_misfit_is_named():
+    import attrs
+    import pytest
+
+    from checks import Action
+
+    @attrs.frozen
+    class Opts:
+        marker: str
+        loud: bool = False
+
+    action = Action(name="typed", help="", gather=lambda ctx: None, plan=lambda ctx: [],
+                    execute=lambda ctx: None, options=Opts)
+    assert action.make_options({"marker": "m"}) == Opts("m")
+    with pytest.raises(TypeError, match="action 'typed': options .* do not fit Opts"):
+        action.make_options({"marker": "m", "lodu": True})
+    untyped = attrs.evolve(action, options=None)
+    assert untyped.make_options({"marker": "m"}) == {"marker": "m"}

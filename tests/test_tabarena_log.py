@@ -10,7 +10,7 @@ from tabarena_checkout_fixtures import LOG, LOG_MD, SRC, checkout, git  # noqa: 
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks import rules_register
-from tabarena_checks.benchmark_log import LogFacts, insert_entry
+from tabarena_checks.benchmark_log import LogFacts, LogOptions, insert_entry
 from tabarena_checks.synth import generate_run
 
 
@@ -99,7 +99,7 @@ def test_insert_entry_without_any_entry_appends_after_the_preamble():
 
 
 def _verdicts(repo, run, name="nori-2026-02"):
-    options = {"repo": str(repo), "run": str(run), "benchmark_name": name, "purpose": None, "method_metadata": None}
+    options = LogOptions(repo=str(repo), run=str(run), benchmark_name=name)
     return evaluate_rules(rules_register.RULES[3:], LogFacts(options), action="log", options=options)
 
 

@@ -8,7 +8,7 @@ from tabarena_checkout_fixtures import HEADER, METHODS, METHODS_PY, SRC, checkou
 from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks import rules_register
-from tabarena_checks.register import RegisterFacts, import_module_for
+from tabarena_checks.register import RegisterFacts, RegisterOptions, import_module_for
 
 
 def register(repo, rel: str, variable: str, tmp_path):
@@ -111,7 +111,7 @@ def test_import_path_from_file_or_module_ref(tmp_path):
 
 
 def _verdicts(repo, rel, variable):
-    options = {"method_metadata": f"{repo / SRC / rel}:{variable}", "repo": str(repo), "arena": "tabarena"}
+    options = RegisterOptions(method_metadata=f"{repo / SRC / rel}:{variable}", repo=str(repo))
     return evaluate_rules(rules_register.RULES[:3], RegisterFacts(options), action="register", options=options)
 
 
