@@ -105,7 +105,10 @@ class App:
 
         path = Path(self.config_path) if self.config_path else None
         cfg = config_mod.load(path, cwd=Path.cwd(), sections=self.registry.config_sections)
-        config_mod.check_codes(cfg, self.registry.rules, self.registry.arenas, self.registry.blocked)
+        # the actions' arenas are needed only for a section no plugin declares (it saves importing every action)
+        declared = self.registry.config_sections
+        arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
+        config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
             cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules)
         if decision_log:

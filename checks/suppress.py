@@ -16,12 +16,9 @@ Where it applies:
 
 from __future__ import annotations
 
-import ast
 import functools
-import io as _io
 import os
 import re
-import tokenize
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -80,9 +77,13 @@ def parse_comment(comment: str) -> tuple[tuple[str, ...], str, str] | None:
 
 
 def _python(path: str, text: str) -> list[Suppression]:
+    import ast  # only when a file has a directive-like comment: the hooks start fast
+    import io
+    import tokenize
+
     comments = []
     try:
-        for tok in tokenize.generate_tokens(_io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
                 own_line = not tok.line[: tok.start[1]].strip()
                 comments.append((tok.start[0], tok.string, own_line))
