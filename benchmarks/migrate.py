@@ -24,6 +24,7 @@ if sys.path and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpat
     del sys.path[0]
 
 import argparse  # noqa: E402
+import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -64,6 +65,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="which requests the fault run fails")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="migrate-bench-"))
+    try:
+        run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args, tmp: Path) -> None:
     base = build_leaderboard_hub(tmp / "hub")
     models = build_leaderboard_hub(tmp / "hub", fillers=max(0, args.models - len(base)))
     (tmp / "contract.yaml").write_text(CONTRACT)
