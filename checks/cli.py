@@ -119,10 +119,11 @@ class App:
 
 
 def _run_command(action) -> click.Command:
-    def callback(dry_run: bool, decision_log: str | None, **options):
+    def callback(decision_log: str | None, **options):
         from checks import output, reporting, runner
 
         app: App = click.get_current_context().find_object(App)
+        dry_run = not options.pop("execute") if action.plans_by_default else options.pop("plan")
         selection = pop_selection(options)
         result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
                             dry_run=dry_run, cwd=os.getcwd())
@@ -134,12 +135,33 @@ def _run_command(action) -> click.Command:
 
     params = [
         *action.params,
-        click.Option(["--dry-run"], is_flag=True, help="Evaluate the rules and print the plan; change nothing."),
+        *_mode_options(action),
         *reporting.params(),
         click.Option(["--decision-log"], default=None, help="Append the decision record here instead of rules.toml's decision_log."),
         *selection_params(),
     ]
     return click.Command(action.name, callback=callback, params=params, help=action.help)
+
+
+def _mode_options(action) -> list[click.Option]:
+    """One flag per action: ``--dry-run`` where executing is the default, ``--no-dry-run`` where planning is.
+
+    ``--dry-run`` on an action that plans by default is refused with what to do, never
+    taken for (or "corrected" by click to) its opposite.
+    """
+    if not action.plans_by_default:
+        return [click.Option(["--dry-run", "plan"], is_flag=True,
+                             help="Evaluate the rules and print the plan; change nothing.")]
+
+    def refuse(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+        if value:
+            raise click.UsageError(f"checks run {action.name} plans by default: leave out --dry-run to plan; "
+                                   f"--no-dry-run executes for real", ctx=ctx)
+
+    return [click.Option(["--no-dry-run", "execute"], is_flag=True,
+                         help="Execute for real; without it the action only plans (rules, then the plan; "
+                         "nothing changes)."),
+            click.Option(["--dry-run"], is_flag=True, hidden=True, expose_value=False, callback=refuse)]
 
 
 class _RunGroup(click.Group):

@@ -216,6 +216,8 @@ class Action:
     destination): the command line builds it (:meth:`make_options`) and gather, plan,
     execute and the rules read ``ctx.options.<name>``. Without it ``ctx.options`` is the
     dict of values, as for actions written before.
+    ``plans_by_default`` makes planning the default (``checks run ACTION`` plans, ``--no-dry-run``
+    executes) for actions whose mistakes are public and hard to undo, like an upload.
     """
 
     name: str = attrs.field(validator=attrs.validators.matches_re(ACTION_NAME))
@@ -233,6 +235,7 @@ class Action:
     #: files the action judges whole (an info.py): their inline suppressions are scanned even where no finding points
     sources: Callable[[RunContext], Iterable[str]] = lambda ctx: ()
     options: type | None = None
+    plans_by_default: bool = False
 
     def make_options(self, values: Mapping[str, Any]) -> Any:
         """``ctx.options`` for these option values: an instance of :attr:`options`, else the dict as given."""

@@ -13,7 +13,7 @@ from checks.config import Config
 from checks.context import RunContext
 from checks.model import Action, Verdict
 from checks.plugins import _own_version
-from checks.redact import redact
+from checks.redact import MASK, SECRET_NAME, redact
 
 SCHEMA_VERSION = 1
 
@@ -44,6 +44,8 @@ def build(
         "action": ctx.action,
         "target": ctx.target,
         "dry_run": ctx.dry_run,
+        "mode": "plan" if ctx.dry_run else "execute",
+        "options": _options(ctx.options),
         "inputs": inputs,
         "verdicts": [
             {
@@ -72,6 +74,26 @@ def build(
     if error:
         record["error"] = error.splitlines()[0] if error else ""
     return json.loads(redact(json.dumps(record)))
+
+
+def _options(options: Any) -> dict[str, Any]:
+    """The action's options as given (JSON values; a value under a secret-looking name masked).
+
+    ``options`` is the action's options object (attrs) or the dict of values. Credentials never
+    arrive as options (the command line refuses them), and every string of the record is
+    redacted afterwards; the mask by name is the last line of defence.
+    """
+    import attrs
+
+    values = attrs.asdict(options, recurse=False) if attrs.has(type(options)) else dict(options)
+    out = {}
+    for name, value in sorted(values.items()):
+        if isinstance(value, tuple):
+            value = list(value)
+        if value is not None and not isinstance(value, (str, int, float, bool, list)):
+            value = str(value)
+        out[name] = MASK if value and SECRET_NAME.search(name) else value
+    return out
 
 
 def append(path: Path, record: Mapping[str, Any]) -> None:

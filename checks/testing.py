@@ -34,12 +34,14 @@ def evaluate_rules(
     target: str = "test",
     today: dt.date | None = None,
     extra_waivers: Iterable[Waiver] = (),
+    dry_run: bool = False,
 ) -> dict[str, Verdict]:
     """Evaluate ``rules`` against ``facts`` the way the runner does; returns verdicts by code.
 
     ``config`` may be rules.toml text (for waivers and severity overrides);
     ``extra_waivers`` are waivers an action adds from its command line; ``options`` is the
     action's options object (or a dict for an action without an options class).
+    ``dry_run`` judges a plan (``ctx.dry_run``) instead of an execution.
     """
     if isinstance(config, str):
         config = config_mod.parse(config, source="<test rules.toml>")
@@ -47,7 +49,7 @@ def evaluate_rules(
     rules = list(rules)
     ctx = RunContext(action=action, options=dict(options or {}) if options is None or isinstance(options, Mapping)
                      else options, config=config, settings=settings, today=today or dt.date.today(), facts=facts,
-                     target=target,
+                     target=target, dry_run=dry_run,
                      extra_waivers=list(extra_waivers))
     chosen = []
     for r in rules:

@@ -135,9 +135,12 @@ def _md5(path: Path) -> str:
 
 
 class UploadFacts:
-    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment."""
+    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment.
 
-    def __init__(self, options):
+    ``real`` is true when the upload executes (``--no-dry-run``), false when it only plans.
+    """
+
+    def __init__(self, options, *, real: bool = False):
         from tabarena_checks import metadata_load
 
         self.options = options
@@ -153,7 +156,7 @@ class UploadFacts:
             self.cache = MethodCache(self.root, suite, method)
             self.metadata = read_metadata_yaml(self.cache.metadata_yaml)
         self.upload_raw = not options.get("no_upload_raw")
-        self.real = bool(options.get("no_dry_run"))
+        self.real = real
 
     @cached_property
     def recorded(self) -> MethodMetadata | None:
@@ -277,8 +280,6 @@ def _plan_lines(facts: UploadFacts) -> Iterator[str]:
 
 def _execute(ctx) -> str:
     facts: UploadFacts = ctx.facts
-    if not facts.real:
-        return "\n".join(["dry run (the default for upload):", *_plan_lines(facts)])
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
         objects = facts.stage(Path(tmp), keep=True)
@@ -379,7 +380,7 @@ UPLOAD = Action(
     name="upload",
     help="Publish a processed method to R2 (plans by default; --no-dry-run uploads). "
     "Credentials come from R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.",
-    gather=lambda ctx: UploadFacts(ctx.options),
+    gather=lambda ctx: UploadFacts(ctx.options, real=not ctx.dry_run),
     plan=_plan,
     execute=_execute,
     params=(
@@ -387,7 +388,6 @@ UPLOAD = Action(
                      help="info.py:VARIABLE or package.module:VARIABLE of the method to publish."),
         click.Option(["--from-cache"], nargs=2, default=None, metavar="METHOD SUITE",
                      help="Publish the cached method's metadata.yaml instead of an info.py."),
-        click.Option(["--no-dry-run"], is_flag=True, help="Upload for real (the default only plans)."),
         click.Option(["--no-upload-raw"], is_flag=True, help="Leave raw/ (raw.zip) out."),
         click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
                      help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
@@ -400,6 +400,7 @@ UPLOAD = Action(
     sources=info_sources,
     arena="tabarena",
     requires=("boto3",),
+    plans_by_default=True,
 )
 
 UNPUBLISH = Action(

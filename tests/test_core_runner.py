@@ -266,6 +266,24 @@ def test_one_decision_record_per_run_with_the_required_fields(tmp_path):
     assert all({"code", "severity", "outcome", "message"} <= set(v) for v in rec["verdicts"])
 
 
+def test_the_record_says_plan_or_execute_and_keeps_the_options(tmp_path):
+    toy(tmp_path, "--dry-run", "--name", "planned")
+    toy(tmp_path, "--fail")
+    toy(tmp_path)
+    plan, blocked, ran = log(tmp_path)
+    assert (plan["mode"], plan["outcome"], plan["dry_run"]) == ("plan", "dry-run", True)
+    assert (blocked["mode"], blocked["outcome"]) == ("execute", "blocked")
+    assert (ran["mode"], ran["outcome"], ran["dry_run"]) == ("execute", "ran", False)
+    assert plan["options"]["name"] == "planned" and plan["options"]["fail"] is False
+    assert blocked["options"]["fail"] is True and ran["options"]["marker"] == str(tmp_path / "marker")
+    assert "plan" not in ran["options"] and "output_format" not in ran["options"]
+
+
+def test_record_options_mask_a_secret_looking_name():
+    assert records._options({"api_token": "abc123", "empty_token": None, "pair": ("a", 1), "n": 2}) == {
+        "api_token": "***", "empty_token": None, "n": 2, "pair": ["a", 1]}
+
+
 def test_decision_log_location_is_configurable(tmp_path):
     toy(tmp_path, config='decision_log = "audit/log.jsonl"\n')
     assert records.read(tmp_path / "audit" / "log.jsonl")[0]["outcome"] == "ran"

@@ -121,10 +121,7 @@ def test_org101_needs_an_http_reference_url():
 
 def test_org102_freezes_fridays_unless_waived_or_switched_off():
     assert_fails(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY), "ORG102", "frozen on Fridays")
-    real = {"no_dry_run": True}
-    assert_fails(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, options=real), "ORG102")
-    plan = {"no_dry_run": False}
-    assert_passes(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, options=plan), "ORG102")
+    assert_passes(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, dry_run=True), "ORG102")
     assert_passes(evaluate_rules([org.no_friday_upload], facts(), today=MONDAY), "ORG102")
     waiver = ('[[waivers]]\nrule = "ORG102"\ntarget = "*"\nreason = "release, OPS-1"\nowner = "ana"\n'
               "expires = 2999-01-01\n")

@@ -39,9 +39,9 @@ def upload(tmp_path, *extra: str, env=None):
     return run_cli(args, cwd=tmp_path, env=env)
 
 
-def facts(tmp_path, **options):
+def facts(tmp_path, real=False, **options):
     base = {"from_cache": (METHOD, SUITE), "cache_root": str(tmp_path / "cache")}
-    return UploadFacts({**base, **options})
+    return UploadFacts({**base, **options}, real=real)
 
 
 def test_dry_run_is_the_default_and_sends_nothing(tmp_path, s3_env, s3_proxy):
@@ -73,6 +73,32 @@ def test_missing_artifact_is_reported_as_missing_not_as_credentials(tmp_path, mo
     assert result.exit_code == 1
     assert "results: missing file" in result.stdout
     assert "TA404" in result.stdout and "missing environment" not in result.stdout
+
+
+def test_the_decision_record_tells_a_plan_from_a_publish(tmp_path, s3_env, s3_proxy):
+    from checks import records
+
+    make_method_cache(tmp_path / "cache")
+    assert upload(tmp_path).exit_code == 0
+    assert upload(tmp_path, "--no-dry-run", "--no-upload-raw").exit_code == 0
+    plan, publish = records.read(tmp_path / ".checks" / "decisions.jsonl")[-2:]
+    assert (plan["mode"], plan["outcome"], plan["dry_run"]) == ("plan", "dry-run", True)
+    assert (publish["mode"], publish["outcome"], publish["dry_run"]) == ("execute", "ran", False)
+    assert plan["options"]["from_cache"] == [METHOD, SUITE] and plan["options"]["no_upload_raw"] is False
+    assert publish["options"]["no_upload_raw"] is True
+    assert publish["options"]["cache_root"] == str(tmp_path / "cache")
+    text = (tmp_path / ".checks" / "decisions.jsonl").read_text()
+    assert FAKE_ENV["R2_SECRET_ACCESS_KEY"] not in text and FAKE_ENV["R2_ACCESS_KEY_ID"] not in text
+
+
+def test_upload_has_one_flag_no_dry_run(tmp_path):
+    make_method_cache(tmp_path / "cache")
+    res = upload(tmp_path, "--dry-run")
+    assert res.exit_code == 2
+    assert "checks run upload plans by default: leave out --dry-run to plan; --no-dry-run executes" in res.stderr
+    from checks import records
+
+    assert not [r for r in records.read(tmp_path / ".checks" / "decisions.jsonl") if r["action"] == "upload"]
 
 
 def test_upload_publishes_every_object_and_verifies(tmp_path, s3_env, s3_proxy):
@@ -237,9 +263,9 @@ def test_deterministic_zip(tmp_path):
 # --- each TA4xx rule: must fail and must pass, on facts gathered from a real cache ---------------
 
 
-def _verdicts(tmp_path, action="upload", **options):
-    f = facts(tmp_path, **options)
-    return evaluate_rules(rules_upload.RULES, f, action=action, options={**f.options})
+def _verdicts(tmp_path, action="upload", real=False, **options):
+    f = facts(tmp_path, real=real, **options)
+    return evaluate_rules(rules_upload.RULES, f, action=action, options={**f.options}, dry_run=not real)
 
 
 def _rewrite_metadata(path, **changes):
@@ -286,10 +312,10 @@ def test_ta404_credentials_only_for_real_runs(tmp_path, monkeypatch):
     for name in FAKE_ENV:
         monkeypatch.delenv(name, raising=False)
     assert_passes(_verdicts(tmp_path), "TA404")
-    assert_fails(_verdicts(tmp_path, no_dry_run=True), "TA404", "R2_ACCOUNT_ID, R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY")
+    assert_fails(_verdicts(tmp_path, real=True), "TA404", "R2_ACCOUNT_ID, R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY")
     for name, value in FAKE_ENV.items():
         monkeypatch.setenv(name, value)
-    assert_passes(_verdicts(tmp_path, no_dry_run=True), "TA404")
+    assert_passes(_verdicts(tmp_path, real=True), "TA404")
 
 
 def test_ta405_verified_needs_the_flag(tmp_path):

@@ -54,11 +54,10 @@ def reference_url(ctx):
 def no_friday_upload(ctx):
     """Uploads are frozen on Fridays (``friday_freeze``); plans are allowed.
 
-    A plan is ``--dry-run``, or an upload without ``--no-dry-run`` (TabArena's upload only plans
-    by default).
+    A plan (``checks run upload`` without ``--no-dry-run``: the upload only plans by default) is
+    ``ctx.dry_run``.
     """
-    planning = ctx.dry_run or not ctx.options.get("no_dry_run", True)
-    if planning or not settings_mod.of(ctx.config).friday_freeze or ctx.today.weekday() != FRIDAY:
+    if ctx.dry_run or not settings_mod.of(ctx.config).friday_freeze or ctx.today.weekday() != FRIDAY:
         return
     yield Finding(f"uploads are frozen on Fridays ({ctx.today.isoformat()}): wait for Monday or add a "
                   f"[[waivers]] entry for ORG102 with a reason, an owner and an expiry")
