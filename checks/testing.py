@@ -121,8 +121,12 @@ from tabarena.models import MethodMetadata
 
 
 def gather_facts(action: str, options: Mapping[str, Any], *, config: Config | str | None = None,
-                 plugin_args: Sequence[str] = BUILTIN_PLUGINS) -> Any:
-    """The facts ``checks run ACTION`` would gather with ``options`` (keyword names as in ``ctx.options``)."""
+                 plugin_args: Sequence[str] = BUILTIN_PLUGINS, dry_run: bool | None = None) -> Any:
+    """The facts ``checks run ACTION`` would gather with ``options`` (keyword names as in ``ctx.options``).
+
+    ``dry_run`` defaults to what the command does without a flag: plan for an action that plans
+    by default (upload), execute otherwise.
+    """
     from checks import plugins
 
     registry = plugins.load(list(plugin_args), environ={plugins.AUTOLOAD_ENV: "1"})
@@ -131,7 +135,8 @@ def gather_facts(action: str, options: Mapping[str, Any], *, config: Config | st
     config = config or config_mod.parse("", source="<defaults>", sections=registry.config_sections)
     spec = registry.actions[action]
     ctx = RunContext(action=action, options=spec.make_options(options), config=config,
-                     settings=config.arena(spec.arena).settings)
+                     settings=config.arena(spec.arena).settings,
+                     dry_run=spec.plans_by_default if dry_run is None else dry_run)
     return spec.gather(ctx)
 
 
