@@ -206,10 +206,11 @@ def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, 
     return Rendered(dom, png, requests)
 
 
-def ink(png: Path) -> float:
-    """The share of pixels that are not background white (0: a blank page)."""
+def ink(png: Path, *, skip_top: int = 200) -> float:
+    """The share of pixels below the page's dark title band that are not background white (0: blank)."""
     from PIL import Image
 
     image = Image.open(png).convert("L")
-    histogram = image.histogram()
-    return 1 - sum(histogram[245:]) / (image.width * image.height)
+    body = image.crop((0, skip_top, image.width, image.height))
+    histogram = body.histogram()
+    return 1 - sum(histogram[245:]) / (body.width * body.height)

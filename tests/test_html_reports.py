@@ -140,7 +140,7 @@ def _assert_offline(rendered):
 
 
 def _assert_not_blank(rendered):
-    assert ink(rendered.screenshot) > 0.03, f"{rendered.screenshot} looks blank"
+    assert ink(rendered.screenshot) > 0.02, f"{rendered.screenshot} looks blank below its title"
 
 
 @pytest.mark.parametrize("name", ["inspect", "blocked", "passed"])
