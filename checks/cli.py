@@ -95,9 +95,11 @@ def pop_selection(options: dict) -> dict:
 class App:
     """What every command needs: the registry and the global options."""
 
-    def __init__(self, registry: plugins.Registry, config_path: str | None):
+    def __init__(self, registry: plugins.Registry, config_path: str | None, argv: Sequence[str] = ()):
         self.registry = registry
         self.config_path = config_path
+        #: the arguments ``checks`` was started with (an action's plan can show how to run it again)
+        self.argv = tuple(argv)
 
     def config(self, decision_log: str | None = None, selection: dict | None = None):
         """The configuration file's settings, checked against the loaded rules, with the command line's applied."""
@@ -126,7 +128,7 @@ def _run_command(action) -> click.Command:
         dry_run = not options.pop("execute") if action.plans_by_default else options.pop("plan")
         selection = pop_selection(options)
         result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
-                            dry_run=dry_run, cwd=os.getcwd())
+                            dry_run=dry_run, cwd=os.getcwd(), command_line=app.argv)
         rules = {code: rule.summary for code, rule in app.registry.rules.items()}
         reporting.emit(output.Report.from_run(result, rules))
         raise SystemExit(int(result.exit_code))
@@ -212,7 +214,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
-        ctx.obj = App(registry, config_path)
+        ctx.obj = App(registry, config_path, argv=ctx.obj or ())  # main() hands the arguments in as obj
 
     cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
@@ -297,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         plugin_args, config_path, args = _early_args(args)
         registry = plugins.load(plugin_args, local=_local_plugins(config_path))
         cli = build_cli(registry)
-        cli.main(args, prog_name="checks", standalone_mode=False)
+        cli.main(args, prog_name="checks", standalone_mode=False, obj=tuple(args))
         code = ExitCode.OK
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.USAGE_ERROR)

@@ -42,6 +42,8 @@ class RunContext:
     extra_waivers: list[Waiver] = attrs.field(factory=list)
     waiver_report: WaiverReport = attrs.field(factory=WaiverReport)
     verdicts: list = attrs.field(factory=list)
+    #: the ``checks`` arguments that started the run (empty when run in-process without them)
+    command_line: tuple[str, ...] = ()
     #: files judged whole (a pre-commit hook's files): their unused inline suppressions are reported
     sources: tuple[str, ...] = ()
     #: inline suppressions used, unused and malformed (filled by the runner, read by CK003/CK004)

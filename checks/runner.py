@@ -6,7 +6,7 @@ import datetime as dt
 import fnmatch
 import time
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -245,6 +245,7 @@ def run(
     dry_run: bool = False,
     today: dt.date | None = None,
     cwd: str = ".",
+    command_line: Sequence[str] = (),
 ) -> RunResult:
     """Run one action: gather facts, evaluate, decide, execute unless blocked, record.
 
@@ -263,7 +264,8 @@ def run(
     chosen = gate_rules(registry, action, config)
     ctx = RunContext(action=action_name, options=action.make_options(options) if isinstance(options, Mapping)
                      else options, config=config,
-                     settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today())
+                     settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today(),
+                     command_line=tuple(command_line))
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)

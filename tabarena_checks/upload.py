@@ -249,33 +249,24 @@ class UploadFacts:
         files.append(("metadata.yaml", workdir / "metadata.yaml"))
         return [s3store.Planned(f"{root}/{name}", path, path.stat().st_size) for name, path in files]
 
-    def real_command(self) -> str:
-        """The exact command that uploads for real, with placeholders for unset credentials."""
-        o = self.options
-        args = ["checks", "run", "upload"]
-        if o.get("method_metadata"):
-            args += ["--method-metadata", o["method_metadata"]]
-        else:
-            args += ["--from-cache", *o["from_cache"]]
-        if o.get("cache_root"):
-            args += ["--cache-root", str(o["cache_root"])]
-        if not self.upload_raw:
-            args.append("--no-upload-raw")
-        if o.get("verified"):
-            args.append("--verified")
-        args.append("--no-dry-run")
-        env = [f"{name}=<{name.lower()}>" for name in s3store.missing_credentials()]
-        return " ".join([*env, *map(shlex.quote, args)])
+
+def real_command(ctx) -> str:
+    """The command that uploads for real: the one given, with ``--no-dry-run``; placeholders for unset credentials."""
+    env = [f"{name}=<{name.lower()}>" for name in s3store.missing_credentials()]
+    if not ctx.command_line:  # run in-process: there is no command line to repeat
+        return " ".join([*env, "the same command with --no-dry-run"])
+    args = [*ctx.command_line, *([] if "--no-dry-run" in ctx.command_line else ["--no-dry-run"])]
+    return " ".join([*env, "checks", *map(shlex.quote, args)])
 
 
-def _plan_lines(facts: UploadFacts) -> Iterator[str]:
+def _plan_lines(facts: UploadFacts, ctx) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
         objects = facts.stage(Path(tmp))
         yield f"'{facts.metadata.method}' (suite={facts.cache.suite}) verified OK; would upload to {facts.destination}"
         for obj in objects:
             yield f"  {obj.key}  {obj.size} bytes"
         yield f"{len(objects)} object(s), {sum(o.size for o in objects)} bytes; metadata.yaml goes last"
-    yield f"to upload for real: {facts.real_command()}"
+    yield f"to upload for real: {real_command(ctx)}"
 
 
 def _execute(ctx) -> str:
@@ -311,7 +302,7 @@ def _execute(ctx) -> str:
 
 
 def _plan(ctx) -> Iterator[str]:
-    yield from _plan_lines(ctx.facts)
+    yield from _plan_lines(ctx.facts, ctx)
 
 
 def _inputs(ctx) -> dict[str, str]:
