@@ -444,6 +444,6 @@ def test_upload_sends_no_flexible_checksums_that_r2_refuses(tmp_path, s3_env, s3
 def test_the_dry_run_shows_the_command_given_with_no_dry_run(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
     result = upload(tmp_path, "--no-upload-raw")
-    line = next(line for line in result.stdout.splitlines() if line.startswith("to upload for real: "))
+    line = next(line.strip() for line in result.stdout.splitlines() if "to upload for real: " in line)
     assert line.endswith(f"checks run upload --from-cache {METHOD} {SUITE} --cache-root {tmp_path / 'cache'} "
                          "--no-upload-raw --no-dry-run"), line
