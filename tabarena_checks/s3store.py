@@ -188,10 +188,10 @@ class Publisher:
     def _matches(self, obj: Planned, remote: Remote | None) -> bool:
         return remote is not None and remote.size == obj.size and remote.etag == obj.digest.etag
 
-    def _send(self, obj: Planned, config) -> None:
+    def _send(self, obj: Planned, config, advance: Callable[[float], None] | None = None) -> None:
         """One upload; retrying is botocore's (:func:`make_client`), never repeated here."""
         try:
-            self.client.upload_file(str(obj.path), self.bucket, obj.key, Config=config)
+            self.client.upload_file(str(obj.path), self.bucket, obj.key, Config=config, Callback=advance)
         except Exception as exc:  # boto3 and s3transfer raise several wrappers of the S3 error
             raise ActionFailed(f"upload of {obj.key} failed: {_describe(exc)}") from None
 
@@ -224,34 +224,39 @@ class Publisher:
             self.client.delete_object(Bucket=self.bucket, Key=last)
             report.withdrawn_metadata = True
             remote.pop(last)
-        config = transfer_config()
-        done: list[str] = []
-        errors: list[str] = []
+        from checks import progress
 
-        def send(obj: Planned) -> None:
-            try:
-                self._send(obj, config)
-                done.append(obj.key)
-                self.log(f"sent {obj.key} ({obj.size} bytes)")
-            except ActionFailed as exc:
-                errors.append(str(exc))
+        total = sum(o.size for o in (*todo, *final))
+        with progress.bar(f"upload to {self.bucket}", total=total, unit="bytes") as advance:
+            config = transfer_config()
+            done: list[str] = []
+            errors: list[str] = []
 
-        with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
-            list(pool.map(send, sorted(todo, key=lambda o: -o.size)))
-        report.sent += sorted(done)
-        if errors:
-            raise ActionFailed(
-                f"{len(errors)} of {len(todo)} object(s) failed ({len(done)} sent, {len(report.skipped)} already "
-                f"in place); metadata.yaml was not uploaded, so the method is not published. Re-run the same "
-                f"command to resume: objects already in place are skipped.\n  - " + "\n  - ".join(sorted(errors))
-            )
-        for obj in final:
-            if self._matches(obj, remote.get(obj.key)):
-                report.skipped.append(obj.key)
-            else:
-                self._send(obj, config)
-                report.sent.append(obj.key)
-                self.log(f"sent {obj.key} ({obj.size} bytes) last")
+            def send(obj: Planned) -> None:
+                try:
+                    self._send(obj, config, advance)
+                    done.append(obj.key)
+                    self.log(f"sent {obj.key} ({obj.size} bytes)")
+                except ActionFailed as exc:
+                    errors.append(str(exc))
+
+            with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
+                list(pool.map(send, sorted(todo, key=lambda o: -o.size)))
+            report.sent += sorted(done)
+            if errors:
+                raise ActionFailed(
+                    f"{len(errors)} of {len(todo)} object(s) failed ({len(done)} sent, {len(report.skipped)} already "
+                    f"in place); metadata.yaml was not uploaded, so the method is not published. Re-run the same "
+                    f"command to resume: objects already in place are skipped.\n  - " + "\n  - ".join(sorted(errors))
+                )
+            for obj in final:
+                if self._matches(obj, remote.get(obj.key)):
+                    report.skipped.append(obj.key)
+                    advance(obj.size)
+                else:
+                    self._send(obj, config, advance)
+                    report.sent.append(obj.key)
+                    self.log(f"sent {obj.key} ({obj.size} bytes) last")
         return report
 
     def verify(self, objects: Iterable[Planned]) -> Verification:

@@ -300,14 +300,19 @@ def generate_run(
                     jobs.append((spec, framework, TASKS[tid], r, f, job_seed, path))
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) > 200 else 1
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
+    from checks import progress
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(_write_one, jobs, chunksize=32))
-    else:
-        for job in jobs:
-            _write_one(job)
+    with progress.bar("synth", total=len(jobs), unit="results.pkl") as advance:
+        if workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for _ in pool.map(_write_one, jobs, chunksize=32):
+                    advance(1)
+        else:
+            for job in jobs:
+                _write_one(job)
+                advance(1)
     _plant(data, jobs, defects, spec)
     return data
 
