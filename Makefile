@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# TabArena itself, in its own environment: the parity tests drive it by subprocess (never a project dependency)
+TA_VENV ?= .venv-tabarena
+TA_REQ := tests/tabarena-requirements.txt
+TA_STAMP := $(TA_VENV)/.installed
 
-.PHONY: install test demo bench clean chromium
+.PHONY: install tabarena-env test demo bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +20,16 @@ $(STAMP): pyproject.toml $(wildcard plugins/*/pyproject.toml) | $(BIN)/python
 
 install: $(STAMP)
 
-test: install chromium
-	$(BIN)/python -m pytest -n 2 -q
+$(TA_STAMP): $(TA_REQ)
+	rm -rf $(TA_VENV)
+	$(PYTHON) -m venv $(TA_VENV)
+	$(TA_VENV)/bin/python -m pip install -q -r $(TA_REQ)
+	touch $(TA_STAMP)
+
+tabarena-env: $(TA_STAMP)
+
+test: install chromium $(TA_STAMP)
+	CHECKS_TABARENA_PYTHON=$(TA_VENV)/bin/python $(BIN)/python -m pytest -n 2 -q
 
 # the HTML reports are rendered by headless Chromium in the tests (Debian's package; CI runs as root)
 chromium:
@@ -35,4 +47,4 @@ bench: install
 	for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .checks demo-out .pytest_cache
+	rm -rf $(VENV) $(TA_VENV) .checks demo-out .pytest_cache

@@ -1,7 +1,8 @@
 """``checks run process``: turn a run's raw results into a TabArena method cache, once every rule passed.
 
-The native engine answers with SQL over the DuckDB index the rules already built, so the raw
-files are decoded once, for judging; the raw copy only copies bytes into renamed directories.
+The native engine judges from the DuckDB index the rules already built, then reads every file once
+more to build TabArena's tables from the raw values (their types included, which the index
+normalises); the raw copy only copies bytes into renamed directories.
 ``--engine tabarena`` hands the same, already judged, input to
 TabArena's own processing. Either way the cache is built in a temporary sibling directory and
 renamed into place, and ``.checks-source.json`` records which inputs it was built from, so an
@@ -109,63 +110,21 @@ def _same_inputs(old: dict | None, new: dict) -> bool:
 # --------------------------------------------------------------------------- native engine: tables
 
 
-def _renamed_sql(method_type: str) -> str:
-    if method_type == "baseline":
-        return "$method"
-    return ("CASE WHEN $prefix IS NOT NULL AND starts_with(framework, $prefix) "
-            "THEN $method || substr(framework, length($prefix) + 1) ELSE framework END")
+def read_results(index, meta: MethodMetadata) -> list:
+    """Every result of the index, decoded again (restricted unpickler) and renamed, in TabArena's order."""
+    from tabarena_checks.cache_tables import from_raw, ordered
+    from tabarena_checks.reader import load_result
+
+    rows = index.query("SELECT path FROM results ORDER BY path")
+    return ordered(from_raw(load_result(index.abspath(path)), path.split("/"), meta) for (path,) in rows)
 
 
-def build_tables(index, inference, meta: MethodMetadata) -> dict[str, Any]:
-    """The processed and results tables (pyarrow), in TabArena's column order, from the index."""
-    configs = meta.method_type == "config"
-    params = {"method": meta.method, "prefix": inference.name_prefix, "suite": meta.effective_suite,
-              "config_type": meta.effective_model_key}
-    base = f"""
-        WITH n AS (SELECT coalesce(max(fold), 0) + 1 AS n_folds FROM results),
-        r AS (SELECT *, CAST(coalesce(split_idx, coalesce(repeat, 0) * n.n_folds + fold) AS BIGINT) AS split,
-                     {_renamed_sql(meta.method_type)} AS renamed
-              FROM results, n)
-    """
-    task = "CAST(tid AS VARCHAR) || '_' || CAST(split AS VARCHAR)"
-    queries = {
-        "configs": f"""{base} SELECT dataset, split AS fold, renamed AS framework, metric_error, metric, time_train_s,
-                   time_infer_s, problem_type, metric_error_val, tid, num_cpus, num_gpus, disk_usage, {task} AS task
-                   FROM r WHERE {configs} ORDER BY dataset, fold, framework""",
-        "baselines": f"""{base} SELECT dataset, split AS fold, renamed AS framework, metric_error, metric, time_train_s,
-                     time_infer_s, num_cpus, num_gpus, {task} AS task, tid, problem_type
-                     FROM r WHERE {not configs} ORDER BY dataset, fold, framework""",
-        "model_results": f"""{base} SELECT dataset, split AS fold, renamed AS method, metric_error, time_train_s,
-                         time_infer_s, metric, problem_type, metric_error_val,
-                         {"'config'" if configs else "'baseline'"} AS method_type,
-                         {"$config_type AS config_type," if configs else ""}
-                         $method AS ta_name, $suite AS ta_suite
-                         FROM r ORDER BY dataset, fold, method""",
-    }
-    con = index.con
-    used = {name: {k: v for k, v in params.items() if f"${k}" in sql} for name, sql in queries.items()}
-    return {name: con.sql(sql, params=used[name]).to_arrow_table() for name, sql in queries.items()}
+def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
+    """The processed and results tables (pyarrow), as TabArena 0.1.0 writes them."""
+    from tabarena_checks import cache_tables as ct
 
-
-def configs_hyperparameters(index, inference, meta: MethodMetadata) -> dict[str, Any]:
-    """``{config: {model_cls, model_type, ag_key, name_prefix, hyperparameters}}``; ``{}`` for baselines."""
-    if meta.method_type != "config":
-        return {}
-    rows = index.query("""
-        SELECT framework, any_value(model_cls ORDER BY path), any_value(ag_key ORDER BY path),
-               any_value(hyperparameters ORDER BY path)
-        FROM results WHERE framework IS NOT NULL GROUP BY framework ORDER BY framework
-    """)
-    out = {}
-    for framework, model_cls, ag_key, hp in rows:
-        out[inference.renamed_framework(framework, meta.method)] = {
-            "model_cls": model_cls,
-            "model_type": meta.effective_model_key,
-            "ag_key": ag_key,
-            "name_prefix": meta.method,
-            "hyperparameters": json.loads(hp) if hp else None,
-        }
-    return out
+    return {"configs": ct.configs_table(results), "baselines": ct.baselines_table(results),
+            "model_results": ct.model_results_table(results, meta)}
 
 
 # --------------------------------------------------------------------------- native engine: raw copy
@@ -255,15 +214,19 @@ def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
     """metadata.yaml, processed/ and results/."""
     import pyarrow.parquet as pq
 
+    from tabarena_checks.cache_tables import configs_hyperparameters, json_value
+
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
-    tables = build_tables(index, inference, meta)
+    results = read_results(index, meta)
+    tables = build_tables(results, meta)
     pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
     pq.write_table(tables["baselines"], out / "processed" / "baselines.parquet")
     pq.write_table(tables["model_results"], out / "results" / "model_results.parquet")
-    hps = configs_hyperparameters(index, inference, meta)
-    (out / "processed" / "configs_hyperparameters.json").write_text(
-        json.dumps(hps, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    hps = configs_hyperparameters(results)
+    # json.dump(indent=2) in insertion order, no final newline: TabArena's writer, so the files diff cleanly
+    (out / "processed" / "configs_hyperparameters.json").write_text(json.dumps(json_value(hps), indent=2),
+                                                                   encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
     return [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
             f"processed/configs.parquet ({tables['configs'].num_rows} rows)",

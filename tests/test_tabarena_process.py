@@ -69,9 +69,12 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     assert all(r["task"] == f"{r['tid']}_{r['fold']}" for r in rows)
     assert {r["metric"] for r in rows} == {"rmse", "log_loss"}
     baselines = pq.read_table(cache / "processed/baselines.parquet")
+    # TabArena 0.1.0's empty baselines frame: untyped columns except tid, problem_type and task behind it
     assert baselines.num_rows == 0 and baselines.column_names == [
-        "dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s", "num_cpus",
-        "num_gpus", "task", "tid", "problem_type"]
+        "dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s", "tid",
+        "problem_type", "task"]
+    assert str(baselines.schema.field("tid").type) == "int64" and str(baselines.schema.field("task").type) == "null"
+    assert str(configs.schema.field("disk_usage").type) == "int64", "TabArena keeps an int field int64"
     results = pq.read_table(cache / "results/model_results.parquet").to_pylist()
     assert len(results) == len(rows)
     assert {(r["method_type"], r["config_type"], r["ta_name"], r["ta_suite"]) for r in results} == {
@@ -98,16 +101,19 @@ def test_raw_copy_is_laid_out_by_renamed_framework_and_split(tmp_path, runs):
     assert result["method_metadata"]["name_prefix"] == "TA-Nori", "TabArena renames by this prefix when loading"
 
 
-def test_system_baseline_is_renamed_to_the_method(tmp_path, runs):
+def test_system_baseline_is_renamed_to_its_name(tmp_path, runs):
     result = process(tmp_path, runs, "system", "system")
     assert result.exit_code == 0, result.stdout
     cache = tmp_path / "cache/artifacts/mysystem-2026-11/methods/MySystem"
     assert pq.read_table(cache / "processed/configs.parquet").num_rows == 0
     baselines = pq.read_table(cache / "processed/baselines.parquet").to_pylist()
-    assert len(baselines) == 4 and {b["framework"] for b in baselines} == {"MySystem"}
+    # TabArena names a baseline's rows after its `name` when set (the cache directory stays the method)
+    assert len(baselines) == 4 and {b["framework"] for b in baselines} == {"My System"}
     results = pq.read_table(cache / "results/model_results.parquet")
     assert "config_type" not in results.column_names
-    assert set(results.column("method").to_pylist()) == {"MySystem"}
+    assert set(results.column("method").to_pylist()) == {"My System"}
+    assert set(results.column("ta_name").to_pylist()) == {"MySystem"}
+    assert results.column("metric_error_val").null_count == 4, "TabArena's metrics table always has the column"
     assert set(results.column("method_type").to_pylist()) == {"baseline"}
     assert json.loads((cache / "processed/configs_hyperparameters.json").read_text()) == {}
     assert {p.parent.parent.parent.name for p in (cache / "raw").rglob("results.pkl")} == {"MySystem"}

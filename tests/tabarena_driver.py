@@ -1,0 +1,82 @@
+"""Run TabArena 0.1.0's own processing and loading, for the parity tests (runs in the TabArena environment).
+
+The test suite runs in the project's environment, which never installs TabArena; the parity and
+round-trip tests start this script with the side environment's python (``.venv-tabarena``, built
+by ``make test``) and compare what it writes with the native cache. It imports nothing from the
+project, so it works with TabArena alone.
+
+    python tabarena_driver.py process DATA_DIR INFO_PY:VARIABLE CACHE_ROOT [--prefix P] [--no-trajectories]
+    python tabarena_driver.py load CACHE_ROOT METHOD SUITE OUT_DIR
+
+``process`` processes the results.pkl files below DATA_DIR (only the experiment directories
+starting with ``--prefix`` when given) as ``scripts/run_process_method.py --process --backend
+native`` does after its verification, with the defaults of ``process_method`` (raw copy and HPO
+trajectories on). ``load`` reads a cache as a TabArena user does (``MethodMetadata.from_yaml``,
+``load_results``, ``load_processed``) and writes what it read to OUT_DIR: ``results.parquet``,
+``configs.parquet``, ``baselines.parquet``, ``configs_hyperparameters.json``, and one
+``predictions.npz`` with every config's validation and test predictions and labels per task.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+
+def _metadata(ref: str, cache_root: str):
+    path, _, variable = ref.rpartition(":")
+    spec = importlib.util.spec_from_file_location("parity_info", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dataclasses.replace(getattr(module, variable), cache_root=cache_root)
+
+
+def process(args: list[str]) -> None:
+    from tabarena.tools.process_local_raw_data import RawMethod, process_raw
+
+    data_dir, ref, cache_root, *flags = args
+    prefix = flags[flags.index("--prefix") + 1] if "--prefix" in flags else None
+    meta = _metadata(ref, cache_root)
+    paths = sorted(Path(data_dir).rglob("results.pkl"))
+    if prefix is not None:
+        paths = [p for p in paths if p.relative_to(data_dir).parts[0].startswith(prefix)]
+    process_raw(RawMethod(path_raw=Path(data_dir), method_metadata=meta), cache_raw=True,
+                cache_hpo_trajectories="--no-trajectories" not in flags, backend="native", file_paths=paths)
+
+
+def load(args: list[str]) -> None:
+    import numpy as np
+    from tabarena.models._method_metadata import MethodMetadata
+
+    cache_root, method, suite, out = args
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = MethodMetadata.from_yaml(method=method, suite=suite, cache_root=cache_root)
+    meta.load_results().to_parquet(out / "results.parquet")
+    repo = meta.load_processed()
+    context = repo._zeroshot_context
+    for name, frame in (("configs", context.df_configs), ("baselines", context.df_baselines)):
+        if frame is not None:
+            frame.to_parquet(out / f"{name}.parquet")
+    (out / "configs_hyperparameters.json").write_text(json.dumps(meta.load_configs_hyperparameters(), sort_keys=True))
+    arrays = {}
+    configs = repo.configs()
+    for dataset in repo.datasets():
+        for fold in repo.dataset_to_folds(dataset=dataset):
+            if not configs:
+                continue
+            key = f"{dataset}/{fold}"
+            arrays[f"{key}/val"] = repo.predict_val_multi(dataset=dataset, fold=fold, configs=configs)
+            arrays[f"{key}/test"] = repo.predict_test_multi(dataset=dataset, fold=fold, configs=configs)
+            arrays[f"{key}/label-val"] = np.asarray(repo.labels_val(dataset=dataset, fold=fold))
+            arrays[f"{key}/label-test"] = np.asarray(repo.labels_test(dataset=dataset, fold=fold))
+    np.savez(out / "predictions.npz", **arrays)
+    (out / "summary.json").write_text(json.dumps({"configs": configs, "datasets": repo.datasets(),
+                                                  "method_type": meta.method_type, "display_name": meta.display_name}))
+
+
+if __name__ == "__main__":
+    {"process": process, "load": load}[sys.argv[1]](sys.argv[2:])

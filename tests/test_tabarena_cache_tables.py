@@ -1,0 +1,118 @@
+"""The native cache tables follow TabArena 0.1.0's renames, column types and row order (unit level).
+
+The same behaviour is checked against TabArena itself in test_tabarena_parity.py; these tests pin
+each rule on hand-made results, so a regression names the rule it broke.
+"""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import numpy as np
+import pyarrow as pa
+
+from tabarena_checks import cache_tables as ct
+from tabarena_checks.metadata import MethodMetadata
+from tabarena_checks.synth import TASKS, RunSpec, make_result
+
+SPEC = RunSpec(method="Nori", name_prefix="TA-Nori", ag_key="TA-NORI", kind="config", bag_children=2,
+               validation_protocol=None, use_child_oof=False, gpus=0, legacy_layout=False, array_scale=0.02, folds=3)
+NORI = MethodMetadata(method="Nori", ag_key="TA-NORI", constructor="config")
+
+
+def _result(framework="TA-Nori_c1_default_BAG_L1", tid=363612, repeat=0, fold=0, spec=SPEC, seed=1):
+    return make_result(spec, framework, TASKS[tid], repeat, fold, seed)
+
+
+def _parts(result):
+    tm = result["task_metadata"]
+    return (result["framework"], str(tm["tid"]), f"{tm['repeat']}_{tm['fold']}", "results.pkl")
+
+
+def test_name_suffix_goes_after_the_method_and_onto_the_model_key():
+    meta = MethodMetadata(method="Nori", ag_key="TA-NORI", model_key="NORI-KEY", name_suffix="_v2")
+    r = ct.from_raw(_result(), _parts(_result()), meta)
+    assert r.row["framework"] == "Nori_v2_c1_default_BAG_L1"
+    assert r.config_type == "NORI-KEY_v2"
+    assert r.hyperparameters["name_prefix"] == "Nori_v2" and r.hyperparameters["model_type"] == "NORI-KEY_v2"
+    assert r.hyperparameters["ag_key"] == "TA-NORI", "ag_key is the raw one, model_type the renamed one"
+
+
+def test_baseline_rows_carry_the_name_when_set():
+    spec = attrs.evolve(SPEC, kind="system")
+    raw = _result("MySys_c1_default", spec=spec)
+    named = MethodMetadata(method="MySys", method_type="baseline", method_class="system", name="My System")
+    assert ct.from_raw(raw, _parts(raw), named).row["framework"] == "My System"
+    unnamed = MethodMetadata(method="MySys", method_type="baseline")
+    assert ct.from_raw(raw, _parts(raw), unnamed).row["framework"] == "MySys"
+
+
+def test_column_types_follow_pandas_concat():
+    rows = [{"a": 1, "b": np.float32(0.5), "c": 1, "d": "x"},
+            {"a": 2, "b": np.float32(0.25), "d": "y"}]
+    table = ct.frame(rows)
+    assert table.schema.field("a").type == pa.int64(), "an int column stays int64"
+    assert table.schema.field("b").type == pa.float32(), "a float32 raw field keeps its type"
+    assert table.schema.field("c").type == pa.float64(), "an int column with a gap becomes float64 (NaN)"
+    assert table.column("c").to_pylist() == [1.0, None]
+    assert table.schema.field("d").type == pa.string()
+    mixed = ct.frame([{"a": 1}, {"a": 2.5}, {"a": np.int32(3)}])
+    assert mixed.schema.field("a").type == pa.float64()
+
+
+def test_hardware_fields_missing_everywhere_are_no_columns():
+    raw = _result()
+    for key in ("num_cpus", "num_gpus", "disk_usage"):
+        del raw["method_metadata"][key]
+    table = ct.configs_table([ct.from_raw(raw, _parts(raw), NORI)])
+    assert not {"num_cpus", "num_gpus", "disk_usage"} & set(table.column_names)
+    assert table.column_names[-1] == "task"
+
+
+def test_float32_metric_error_is_kept_and_val_error_becomes_float64():
+    raw = _result()
+    raw["metric_error"] = np.float32(0.25)
+    raw["metric_error_val"] = np.float32(0.5)
+    table = ct.configs_table([ct.from_raw(raw, _parts(raw), NORI)])
+    assert table.schema.field("metric_error").type == pa.float32()
+    assert table.schema.field("metric_error_val").type == pa.float64(), "TabArena casts it with float()"
+
+
+def test_rows_follow_tabarenas_processing_order():
+    made = []
+    for framework in ("TA-Nori_r1_default_BAG_L1", "TA-Nori_c1_default_BAG_L1"):
+        for tid in (363619, 363612):
+            for repeat in (0, 10, 2):
+                raw = _result(framework, tid, repeat, 0)
+                made.append(ct.from_raw(raw, _parts(raw), NORI))
+    order = [(r.row["dataset"], r.row["fold"], r.row["framework"]) for r in ct.ordered(made)]
+    # paths sorted part by part ('10_0' < '2_0'), grouped by task/split in order of first appearance
+    assert order[:3] == [("airfoil_self_noise", 0, "Nori_c1_default_BAG_L1"),
+                         ("airfoil_self_noise", 0, "Nori_r1_default_BAG_L1"),
+                         ("airfoil_self_noise", 30, "Nori_c1_default_BAG_L1")]
+    assert [fold for _, fold, _ in order[::2]][:3] == [0, 30, 6]
+
+
+def test_numpy_hyperparameters_keep_their_value():
+    """TabArena writes the type name ("int64") for a numpy value; the native cache keeps the value."""
+    hps = {"max_depth": np.int64(6), "lr": np.float32(0.5), "grid": [np.int64(1), 2], "arr": np.arange(2)}
+    assert json.loads(json.dumps(ct.json_value(hps))) == {"max_depth": 6, "lr": 0.5, "grid": [1, 2], "arr": [0, 1]}
+    assert ct.json_value({"f": object()}) == {"f": "object"}, "anything else: its type name, as TabArena writes it"
+
+
+def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
+    """TA108 expects the name the cache holds (TabArena's own verification leaves the suffix out)."""
+    from tabarena_checks import compare
+    from tabarena_checks.index import build_index
+    from tabarena_checks.inference import infer
+    from tabarena_checks.synth import generate_run
+
+    data = generate_run(tmp_path / "run", configs=1, folds=1, tasks=(363612,), array_scale=0.02, workers=1)
+    inference = infer(build_index(data, write_cache=False))
+    suffixed = MethodMetadata(method="Nori", ag_key="TA-NORI", name_suffix="_v2", is_bag=True,
+                              config_default="Nori_v2_c1_default_BAG_L1")
+    assert compare.row_for(suffixed, inference, "config_default").matches
+    unsuffixed = attrs.evolve(suffixed, config_default="Nori_c1_default_BAG_L1")
+    row = compare.row_for(unsuffixed, inference, "config_default")
+    assert not row.matches and row.inferred == "Nori_v2_c1_default_BAG_L1"
