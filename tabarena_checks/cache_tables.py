@@ -123,13 +123,12 @@ def from_raw(result: dict, rel_parts: Sequence[str], meta: MethodMetadata) -> Re
     )
 
 
-def ordered(results: Iterable[Result]) -> list[Result]:
-    """TabArena's processing order: sorted paths, grouped by task/split in order of first appearance."""
-    by_path = sorted(results, key=lambda r: r.path_parts)
-    first: dict[str, int] = {}
-    for i, r in enumerate(by_path):
-        first.setdefault(r.group, i)
-    return sorted(by_path, key=lambda r: first[r.group])
+def task_groups(paths: Iterable[str]) -> list[list[str]]:
+    """Relative results.pkl paths in TabArena's processing order, one list per ``<task>/<split>`` directory."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for path in sorted(paths, key=lambda p: p.split("/")):
+        groups.setdefault(tuple(path.split("/")[-3:-1]), []).append(path)
+    return list(groups.values())
 
 
 # --------------------------------------------------------------------------- pandas' column types

@@ -110,13 +110,32 @@ def _same_inputs(old: dict | None, new: dict) -> bool:
 # --------------------------------------------------------------------------- native engine: tables
 
 
-def read_results(index, meta: MethodMetadata) -> list:
-    """Every result of the index, decoded again (restricted unpickler) and renamed, in TabArena's order."""
-    from tabarena_checks.cache_tables import from_raw, ordered
+def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None) -> tuple[list, list]:
+    """Every result of the index, decoded again (restricted unpickler) and renamed, in TabArena's order;
+    with ``predictions_dir``, each task split's config predictions are written there as it is read.
+
+    Returns the results and the ``(dataset, split)`` pairs whose predictions were written. One task
+    split is in memory at a time, as in TabArena's per-task processing.
+    """
+    from tabarena_checks.cache_predictions import aligned, write_task
+    from tabarena_checks.cache_tables import from_raw, task_groups
     from tabarena_checks.reader import load_result
 
-    rows = index.query("SELECT path FROM results ORDER BY path")
-    return ordered(from_raw(load_result(index.abspath(path)), path.split("/"), meta) for (path,) in rows)
+    paths = [path for (path,) in index.query("SELECT path FROM results")]
+    results, tasks = [], []
+    for group in task_groups(paths):
+        preds = []
+        for path in group:
+            raw = load_result(index.abspath(path))
+            result = from_raw(raw, path.split("/"), meta)
+            results.append(result)
+            if predictions_dir is not None and result.is_config:
+                preds.append(aligned(raw, result.row["framework"]))
+        if preds:
+            dataset, split = results[-1].row["dataset"], results[-1].row["fold"]
+            write_task(predictions_dir, dataset, split, preds)
+            tasks.append((dataset, split))
+    return results, tasks
 
 
 def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
@@ -200,26 +219,29 @@ def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
     """Write the whole method cache into ``out`` with the native engine; returns what was written and
     the digests of the raw copies."""
     facts = ctx.facts
+    final = _cache(ctx).path
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
     if ctx.options.get("no_cache_raw"):
-        return _tables(index, inference, meta, out), {}
+        return _tables(index, inference, meta, out, final), {}
     with copying_raw(index, inference, meta, out / "raw") as copied:
-        written = _tables(index, inference, meta, out)
+        written = _tables(index, inference, meta, out, final)
     return [*written, f"raw/ ({len(copied)} results.pkl)"], copied
 
 
-def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
-    """metadata.yaml, processed/ and results/."""
+def _tables(index, inference, meta: MethodMetadata, out: Path, final: Path) -> list[str]:
+    """metadata.yaml, processed/ and results/ into ``out``, a cache that will be moved to ``final``."""
     import pyarrow.parquet as pq
 
+    from tabarena_checks.cache_predictions import context_json, metadata_json, task_metadata_table
     from tabarena_checks.cache_tables import configs_hyperparameters, json_value
 
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
-    results = read_results(index, meta)
+    results, tasks = read_results(index, meta, out / "processed" / "model_predictions")
     tables = build_tables(results, meta)
+    pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
     pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
     pq.write_table(tables["baselines"], out / "processed" / "baselines.parquet")
     pq.write_table(tables["model_results"], out / "results" / "model_results.parquet")
@@ -227,8 +249,12 @@ def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
     # json.dump(indent=2) in insertion order, no final newline: TabArena's writer, so the files diff cleanly
     (out / "processed" / "configs_hyperparameters.json").write_text(json.dumps(json_value(hps), indent=2),
                                                                    encoding="utf-8")
+    (out / "processed" / "metadata.json").write_text(metadata_json(), encoding="utf-8")
+    (out / "processed" / "context.json").write_text(context_json(final / "processed", tasks), encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
     return [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
+            f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
+            "processed/metadata.json",
             f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
             f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
             f"processed/configs_hyperparameters.json ({len(hps)} configs)",

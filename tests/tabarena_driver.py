@@ -12,7 +12,9 @@ project, so it works with TabArena alone.
 starting with ``--prefix`` when given) as ``scripts/run_process_method.py --process --backend
 native`` does after its verification, with the defaults of ``process_method`` (raw copy and HPO
 trajectories on). ``load`` reads a cache as a TabArena user does (``MethodMetadata.from_yaml``,
-``load_results``, ``load_processed``) and writes what it read to OUT_DIR: ``results.parquet``,
+``load_results``, ``load_processed``) and writes what it read to OUT_DIR: ``results.parquet``
+(``results.error`` when a results file is missing; ``processed.error`` when the processed tier
+does not load, as for any baseline in TabArena 0.1.0),
 ``configs.parquet``, ``baselines.parquet``, ``configs_hyperparameters.json``, and one
 ``predictions.npz`` with every config's validation and test predictions and labels per task.
 """
@@ -55,8 +57,16 @@ def load(args: list[str]) -> None:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     meta = MethodMetadata.from_yaml(method=method, suite=suite, cache_root=cache_root)
-    meta.load_results().to_parquet(out / "results.parquet")
-    repo = meta.load_processed()
+    try:
+        meta.load_results().to_parquet(out / "results.parquet")
+    except FileNotFoundError as exc:  # recorded: the test says which caches must have it
+        (out / "results.error").write_text(f"{type(exc).__name__}: {exc}")
+    try:
+        repo = meta.load_processed()
+    except ValueError as exc:  # TabArena 0.1.0 cannot load the processed tier of a baseline (no predictions)
+        (out / "processed.error").write_text(f"{type(exc).__name__}: {exc}")
+        (out / "configs_hyperparameters.json").write_text(json.dumps(meta.load_configs_hyperparameters()))
+        return
     context = repo._zeroshot_context
     for name, frame in (("configs", context.df_configs), ("baselines", context.df_baselines)):
         if frame is not None:

@@ -80,18 +80,15 @@ def test_float32_metric_error_is_kept_and_val_error_becomes_float64():
 
 
 def test_rows_follow_tabarenas_processing_order():
-    made = []
-    for framework in ("TA-Nori_r1_default_BAG_L1", "TA-Nori_c1_default_BAG_L1"):
-        for tid in (363619, 363612):
-            for repeat in (0, 10, 2):
-                raw = _result(framework, tid, repeat, 0)
-                made.append(ct.from_raw(raw, _parts(raw), NORI))
-    order = [(r.row["dataset"], r.row["fold"], r.row["framework"]) for r in ct.ordered(made)]
-    # paths sorted part by part ('10_0' < '2_0'), grouped by task/split in order of first appearance
-    assert order[:3] == [("airfoil_self_noise", 0, "Nori_c1_default_BAG_L1"),
-                         ("airfoil_self_noise", 0, "Nori_r1_default_BAG_L1"),
-                         ("airfoil_self_noise", 30, "Nori_c1_default_BAG_L1")]
-    assert [fold for _, fold, _ in order[::2]][:3] == [0, 30, 6]
+    paths = [f"{framework}/{tid}/{split}/results.pkl"
+             for framework in ("TA-Nori_r1_default_BAG_L1", "TA-Nori_c1-x", "TA-Nori_c1")
+             for tid in ("363619", "363612") for split in ("0_0", "10_0", "2_0")]
+    groups = ct.task_groups(reversed(paths))
+    # paths sorted part by part ('10_0' < '2_0'; 'TA-Nori_c1' < 'TA-Nori_c1-x', unlike whole strings),
+    # grouped by task/split in order of first appearance, path order within a group
+    assert [g[0].split("/")[1:3] for g in groups][:3] == [["363612", "0_0"], ["363612", "10_0"], ["363612", "2_0"]]
+    assert [p.split("/")[0] for p in groups[0]] == ["TA-Nori_c1", "TA-Nori_c1-x", "TA-Nori_r1_default_BAG_L1"]
+    assert len(groups) == 6 and all(len(g) == 3 for g in groups)
 
 
 def test_numpy_hyperparameters_keep_their_value():
@@ -116,3 +113,37 @@ def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
     unsuffixed = attrs.evolve(suffixed, config_default="Nori_c1_default_BAG_L1")
     row = compare.row_for(unsuffixed, inference, "config_default")
     assert not row.matches and row.inferred == "Nori_v2_c1_default_BAG_L1"
+
+
+def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_them_out(tmp_path):
+    import zipfile
+
+    from tabarena_checks.cache_predictions import aligned, write_task
+
+    raw = _result(tid=363614)  # multiclass, 2 children
+    sa = raw["simulation_artifacts"]
+    sa["pred_proba_dict_test"]["TA-Nori_c1_default_BAG_L1"] = sa["pred_proba_dict_test"]["TA-Nori_c1_default_BAG_L1"] + 1
+    preds = aligned(raw, "Nori_c1_default_BAG_L1")
+    children = sa["bag_info"]["pred_proba_test_per_child"]
+    expected = ((children[0].astype(np.float64) + children[1]) / 2).astype(np.float32)
+    assert np.array_equal(preds.pred_test, expected), "the stored test prediction is replaced by the children's mean"
+    write_task(tmp_path, "anneal", 4, [preds, preds])
+    meta = json.loads((tmp_path / "anneal/4/metadata.json").read_text())
+    n_val, n_test = len(sa["y_val"]), len(sa["y_test"])
+    assert meta == {"models": ["Nori_c1_default_BAG_L1"] * 2, "dataset": "anneal", "fold": 4,
+                    "pred_val_shape": [2, n_val, 5], "pred_test_shape": [2, n_test, 5], "dtype": "float32"}
+    stored = np.fromfile(tmp_path / "anneal/4/pred-test.dat", dtype=np.float32).reshape(2, n_test, 5)
+    assert np.array_equal(stored[1], expected)
+    with zipfile.ZipFile(tmp_path / "anneal/4/label-val.csv.zip") as zf:
+        lines = zf.read("label-val.csv").decode().splitlines()
+    assert lines[0] == ",target" and lines[1] == f"{sa['y_val_idx'][0]},{sa['y_val'][0]}" and len(lines) == n_val + 1
+
+
+def test_binary_keeps_the_positive_class_and_a_single_oof_child_maps_labels_to_positions():
+    from tabarena_checks.cache_predictions import aligned
+
+    spec = attrs.evolve(SPEC, use_child_oof=True)
+    raw = _result(tid=363619, spec=spec)
+    preds = aligned(raw, "x")
+    stored = raw["simulation_artifacts"]["pred_proba_dict_val"]["TA-Nori_c1_default_BAG_L1"]
+    assert preds.pred_val.ndim == 1 and np.array_equal(preds.pred_val, stored), "every row held out by the one child"
