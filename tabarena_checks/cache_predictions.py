@@ -12,7 +12,6 @@ children's, its validation prediction the average over the children that held ea
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -124,8 +123,11 @@ def _cells(values) -> list[str]:
 
 
 def _zip(path: Path, name: str, payload: bytes) -> None:
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(name, payload)
+    """One deflated entry with a fixed timestamp, so the same labels always give the same bytes."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = 0o644 << 16
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(info, payload, compress_type=zipfile.ZIP_DEFLATED)
 
 
 def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]) -> None:
@@ -146,8 +148,13 @@ def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]
     _zip(target / "label-test.csv.zip", "label-test.csv", _csv(first.y_test, first.y_test_idx, first.label))
 
 
-def context_json(final_processed: Path, tasks: Sequence[tuple[str, int]]) -> str:
-    """``context.json``: where TabArena finds each file (``relative_path`` is where the cache will live)."""
+def context_json(tasks: Sequence[tuple[str, int]]) -> str:
+    """``context.json``: where TabArena finds each file.
+
+    TabArena records the absolute path it wrote the directory to as ``relative_path`` (and so
+    publishes the uploader's local path inside processed.zip); its loader replaces the value with
+    the directory it loads from, so the native cache writes null there.
+    """
     tasks = sorted(set(tasks))
     pp = [f"model_predictions/{d}/{f}/{name}" for d, f in tasks for name in PRED_FILES]
     gt = [f"model_predictions/{d}/{f}/{name}" for d, f in tasks for name in LABEL_FILES]
@@ -160,7 +167,7 @@ def context_json(final_processed: Path, tasks: Sequence[tuple[str, int]]) -> str
             "metadata_join_column": "dataset", "path_pred_proba": "model_predictions/",
             "datasets": sorted({d for d, _ in tasks}), "zs_pp": pp, "zs_gt": gt,
             "configs_hyperparameters": ["configs_hyperparameters.json"],
-            "relative_path": os.path.abspath(final_processed),
+            "relative_path": None,
         },
     }
     return json.dumps(doc, indent=2)

@@ -219,19 +219,18 @@ def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
     """Write the whole method cache into ``out`` with the native engine; returns what was written and
     the digests of the raw copies."""
     facts = ctx.facts
-    final = _cache(ctx).path
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
     if ctx.options.get("no_cache_raw"):
-        return _tables(index, inference, meta, out, final), {}
+        return _tables(index, inference, meta, out), {}
     with copying_raw(index, inference, meta, out / "raw") as copied:
-        written = _tables(index, inference, meta, out, final)
+        written = _tables(index, inference, meta, out)
     return [*written, f"raw/ ({len(copied)} results.pkl)"], copied
 
 
-def _tables(index, inference, meta: MethodMetadata, out: Path, final: Path) -> list[str]:
-    """metadata.yaml, processed/ and results/ into ``out``, a cache that will be moved to ``final``."""
+def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
+    """metadata.yaml, processed/ and results/."""
     import pyarrow.parquet as pq
 
     from tabarena_checks.cache_predictions import context_json, metadata_json, task_metadata_table
@@ -250,7 +249,7 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, final: Path) -> l
     (out / "processed" / "configs_hyperparameters.json").write_text(json.dumps(json_value(hps), indent=2),
                                                                    encoding="utf-8")
     (out / "processed" / "metadata.json").write_text(metadata_json(), encoding="utf-8")
-    (out / "processed" / "context.json").write_text(context_json(final / "processed", tasks), encoding="utf-8")
+    (out / "processed" / "context.json").write_text(context_json(tasks), encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
     return [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
             f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
