@@ -111,22 +111,33 @@ def _same_inputs(old: dict | None, new: dict) -> bool:
 
 
 def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None) -> tuple[list, list]:
-    """Every result of the index, decoded again (restricted unpickler) and renamed, in TabArena's order;
-    with ``predictions_dir``, each task split's config predictions are written there as it is read.
+    """Every result of the index, decoded again (restricted unpickler; only bytes with the digest the rules
+    judged) and renamed, in TabArena's order; with ``predictions_dir``, each task split's config
+    predictions are written there as it is read.
 
     Returns the results and the ``(dataset, split)`` pairs whose predictions were written. One task
     split is in memory at a time, as in TabArena's per-task processing.
     """
+    from tabarena_checks import reader
     from tabarena_checks.cache_predictions import aligned, write_task
     from tabarena_checks.cache_tables import from_raw, task_groups
-    from tabarena_checks.reader import load_result
+    from tabarena_checks.integrity import sha256_of
 
-    paths = [path for (path,) in index.query("SELECT path FROM results")]
+    digests = dict(index.query("SELECT path, sha256 FROM results"))
     results, tasks = [], []
-    for group in task_groups(paths):
+    for group in task_groups(digests):
         preds = []
         for path in group:
-            raw = load_result(index.abspath(path))
+            where = index.abspath(path)
+            try:
+                data = reader.read_raw(where)
+                if sha256_of(data) != digests[path]:
+                    raise ActionFailed(f"{path} changed after the rules judged it (its sha256 differs from the one "
+                                       "recorded when it was decoded); nothing was written: run the command again "
+                                       "to judge the new content")
+                raw = reader.unpickle(where, reader.unpack(where, data))
+            except reader.RawFileError as exc:
+                raise ActionFailed(f"{exc}; nothing was written: run the command again to judge it") from None
             result = from_raw(raw, path.split("/"), meta)
             results.append(result)
             if predictions_dir is not None and result.is_config:
