@@ -60,6 +60,58 @@ class ProcessFacts(TabArenaFacts):
         """The input digests, computed once per run (the plan, the source record and the decision record share them)."""
         return self.digests()
 
+    @cached_property
+    def selected_method(self) -> str | None:
+        """The method prefix whose results are processed when the directory holds several methods.
+
+        ``--method PREFIX`` names it (a unique prefix of one is enough, like ``checks inspect``);
+        otherwise it is the one method the declaration matches: for configs the raw ag_key equals
+        the declared ``ag_key``, for baselines the directory name starts with the method (or its
+        ``name``). None when the directory holds one method, or when no single method matches
+        (TA302 then says how to choose).
+        """
+        methods = self.methods
+        if self.method is not None:
+            matches = [m for m in methods if m == self.method] or [m for m in methods if m.startswith(self.method)]
+            if len(matches) != 1:
+                found = ", ".join(methods) or "none"
+                how = "matches several" if matches else "matches none"
+                raise UsageError(f"--method {self.method!r} {how} of the methods in '{self.data_dir}' ({found})")
+            return matches[0]
+        if len(methods) < 2:
+            return None
+        try:
+            meta = self.metadata
+        except Exception:  # a bad reference is reported by its rule; nothing is chosen
+            return None
+        if meta is None:
+            return None
+        matches = [prefix for prefix, sub in methods.items() if _declares(meta, prefix, sub)]
+        return matches[0] if len(matches) == 1 else None
+
+    @cached_property
+    def index(self):
+        chosen = self.selected_method
+        return self.full_index if chosen is None else self.methods[chosen]
+
+    def other_methods(self) -> list[tuple[str, int]]:
+        """The methods of the directory that are not processed, with their number of results."""
+        chosen = self.selected_method
+        if chosen is None:
+            return []
+        return [(prefix, len(sub)) for prefix, sub in self.methods.items() if prefix != chosen]
+
+
+def _declares(meta: MethodMetadata, prefix: str, sub) -> bool:
+    """Whether the results of one method of a directory are the ones ``meta`` declares."""
+    from tabarena_checks.inference import infer
+
+    inference = infer(sub)
+    if meta.method_type == "config":
+        return inference.method_type == "config" and inference.ag_key is not None and inference.ag_key == meta.ag_key
+    names = [n for n in (meta.method, meta.name) if isinstance(n, str) and n]
+    return inference.method_type == "baseline" and any(prefix.startswith(n) for n in names)
+
 
 def _facts(ctx):
     from tabarena_checks.rules_metadata import metadata_mismatch_waivers
@@ -74,7 +126,7 @@ def _facts(ctx):
                          "use --engine native (the default) otherwise")
     if o.get("ignore_metadata_mismatch"):
         ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
-    return ProcessFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"))
+    return ProcessFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"), method=o.get("method"))
 
 
 def _cache(ctx) -> MethodCache:
@@ -296,8 +348,11 @@ def with_tabarena(ctx, out: Path) -> list[str]:
     scratch = out.parent / f"{out.name}.root"
     try:
         ta_meta = tabarena_metadata(facts.metadata, scratch)
+        # the judged method's files only (in a shared directory, the others are left alone)
+        paths = sorted(facts.index.abspath(p) for (p,) in facts.index.query("SELECT path FROM results"))
         process_raw(RawMethod(path_raw=Path(facts.data_dir), method_metadata=ta_meta),
-                    cache_raw=not ctx.options.get("no_cache_raw"), cache_hpo_trajectories=False, backend="native")
+                    cache_raw=not ctx.options.get("no_cache_raw"), cache_hpo_trajectories=False, backend="native",
+                    file_paths=paths)
         built = MethodCache(scratch, facts.metadata.effective_suite, facts.metadata.method).path
         if not built.is_dir():
             raise ActionFailed(f"TabArena's processing wrote nothing under {built}")
@@ -325,8 +380,10 @@ def _plan(ctx) -> Iterator[str]:
             yield "the existing cache there would be replaced whole (--force)"
         else:
             yield "a cache from other (or unknown) inputs exists there: process would refuse without --force"
-    yield ("metadata.yaml, processed/{configs,baselines}.parquet, processed/configs_hyperparameters.json, "
-           "results/model_results.parquet" + ("" if ctx.options.get("no_cache_raw") else ", raw/"))
+    yield ("metadata.yaml, processed/ (configs, baselines, task metadata, configs_hyperparameters.json, "
+           "model_predictions/, context), results/model_results.parquet"
+           + ("" if ctx.options.get("no_cache_raw") else ", raw/"))
+    yield from _others(ctx)
 
 
 def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], bool]:
@@ -410,7 +467,16 @@ def _execute(ctx) -> str:
         raise ActionFailed(f"cannot write the cache: {exc.strerror or exc} ({where}); {kept}. "
                            f"Free space or choose another --cache-root, then rerun") from None
     verb = "replaced" if replaced else "wrote"
-    return "\n".join([*notes, f"{verb} {cache.path}:", *(f"  {w}" for w in written)])
+    return "\n".join([*notes, f"{verb} {cache.path}:", *(f"  {w}" for w in written), *_others(ctx)])
+
+
+def _others(ctx) -> list[str]:
+    """The lines naming the methods of a shared directory that were left alone."""
+    others = ctx.facts.other_methods()
+    if not others:
+        return []
+    return [f"processed only {ctx.facts.selected_method} of {len(others) + 1} methods in the directory; "
+            "not processed: " + ", ".join(f"{prefix} ({n} results)" for prefix, n in others)]
 
 
 def _target(ctx) -> str:
@@ -436,6 +502,9 @@ PROCESS = Action(
                      help="Refuse unless the results were fit under this protocol (e.g. tabarena or 8x1)."),
         click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
                      help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
+        click.Option(["--method"], default=None, metavar="PREFIX",
+                     help="In a directory holding several methods, process this one (its config-dir prefix, "
+                          "as `checks inspect` lists them); by default the one the declaration matches."),
         click.Option(["--no-cache-raw"], is_flag=True, help="Do not copy the raw results into raw/."),
         click.Option(["--force"], is_flag=True, help="Replace an existing cache of this method and suite whole."),
         click.Option(["--engine"], type=click.Choice(ENGINES), default="native", show_default=True,

@@ -43,7 +43,8 @@ def raw_files_readable(ctx):
     actions=RAW_ACTIONS,
     required=True,
     why="Processing renames every raw result to one method; a directory with several methods would "
-    "merge them, and one with none (or that cannot be indexed) has nothing to check.",
+    "merge them unless one is chosen (--method, or the one the declaration matches), and one with none "
+    "(or that cannot be indexed) has nothing to check.",
     example_fail="data/ holds TA-Nori_c1_BAG_L1/... and TA-Other_c1_BAG_L1/...",
     example_pass="data/ holds only TA-Nori_c1_BAG_L1/, TA-Nori_r1_BAG_L1/, ...",
 )
@@ -60,9 +61,9 @@ def single_method(ctx):
     if not methods:
         yield "no readable result in the raw data directory: nothing identifies a method (see TA301 for unreadable files)"
     elif len(methods) > 1:
-        yield (f"the raw data directory holds {len(methods)} methods ({', '.join(methods)}); process one at a "
-               f"time: inspect each with `checks inspect DIR --method PREFIX`, then process a directory holding "
-               f"only that method's config dirs (e.g. move {methods[0]}* into a directory of its own)")
+        yield (f"the raw data directory holds {len(methods)} methods ({', '.join(methods)}) and the declaration "
+               f"matches none of them alone (configs by ag_key, baselines by name); choose the one to process "
+               f"with --method PREFIX (e.g. --method {methods[0]}); the others are left alone")
 
 
 @rule(

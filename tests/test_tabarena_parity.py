@@ -46,6 +46,19 @@ SCENARIOS = {
                    info='MethodMetadata.config(method="Nori", suite="nori-v2", ag_key="TA-NORI", '
                         'model_key="NORI-KEY", name_suffix="_v2", is_bag=True, can_hpo=False, '
                         'config_default="Nori_v2_c1_default_BAG_L1")'),
+    # one method out of a directory holding two (the other has its own ag_key)
+    "shared": dict(method="Nori", suite="nori-shared", prefix="TA-Nori",
+                   run=dict(configs=2, repeats=1, folds=2, tasks=(363612,), bag_children=2),
+                   other=dict(configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Other",
+                              method="Other", ag_key="TA-OTHER"),
+                   info='MethodMetadata.config(method="Nori", suite="nori-shared", ag_key="TA-NORI", is_bag=True, '
+                        'can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
+    # a BeyondArena-protocol run: the native declaration names the protocol, which TabArena 0.1.0 cannot
+    "beyondarena": dict(method="Nori", suite="nori-beyond", protocol="8x1+tiny5x5<=500+task-specific+adapt-classes",
+                        run=dict(configs=2, repeats=1, folds=2, tasks=(363614,), bag_children=2,
+                                 validation_protocol="beyondarena"),
+                        info='MethodMetadata.config(method="Nori", suite="nori-beyond", ag_key="TA-NORI", '
+                             'is_bag=True, can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
     "baseline": dict(method="AutoGluon", suite="ag-2026", run=dict(kind="baseline", method="AutoGluon", name_prefix="AutoGluon", repeats=1, folds=2,
                               tasks=(363612, 363619)),
                      info='MethodMetadata.baseline(method="AutoGluon", suite="ag-2026")'),
@@ -74,13 +87,20 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     spec = SCENARIOS[name]
     method, suite, info = spec["method"], spec["suite"], spec["info"]
     data = generate_run(tmp_path / "run", array_scale=0.05, workers=1, **spec["run"])
+    if "other" in spec:
+        other = generate_run(tmp_path / "other", array_scale=0.05, workers=1, **spec["other"])
+        for config_dir in other.iterdir():
+            config_dir.rename(data / config_dir.name)
     (tmp_path / "info.py").write_text(f"{HEADER}m = {info}\n")
+    native_info = info if "protocol" not in spec else f'{info[:-1]}, validation_protocol="{spec["protocol"]}")'
+    (tmp_path / "native_info.py").write_text(f"{HEADER}m = {native_info}\n")
+    prefix = ["--prefix", spec["prefix"]] if "prefix" in spec else []
     env = {**os.environ, "TABARENA_CACHE": str(tmp_path / "ta-default-cache"), "PYTHONDONTWRITEBYTECODE": "1"}
     with open(tmp_path / "tabarena.log", "wb") as log:
         driver = subprocess.Popen([python, str(DRIVER), "process", str(data), f"{tmp_path / 'info.py'}:m",
-                                   str(tmp_path / "tabarena")], stdout=log, stderr=subprocess.STDOUT, env=env)
+                                   str(tmp_path / "tabarena"), *prefix], stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
-            result = run_cli(["run", "process", str(data), "--method-metadata", f"{tmp_path / 'info.py'}:m",
+            result = run_cli(["run", "process", str(data), "--method-metadata", f"{tmp_path / 'native_info.py'}:m",
                               "--cache-root", str(tmp_path / "native")], cwd=tmp_path)
             assert result.exit_code == 0, result.stdout + result.stderr
             rc = driver.wait(timeout=DRIVER_TIMEOUT)
@@ -205,8 +225,19 @@ def compare_loaded(native: Path, tabarena: Path) -> list[str]:
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name):
     native, tabarena = build(tmp_path, name)
+    protocol = SCENARIOS[name].get("protocol")
+    if protocol is not None:
+        # the one difference: the recorded protocol, a key TabArena 0.1.0 predates (PR #524 added it)
+        lines = (native / "metadata.yaml").read_text().splitlines(keepends=True)
+        assert f"validation_protocol: {protocol}\n" in lines
+        lines.remove(f"validation_protocol: {protocol}\n")
+        assert "".join(lines) == (tabarena / "metadata.yaml").read_text()
+        (native / "metadata.yaml").write_text("".join(lines))
     problems = compare_caches(native, tabarena)
     assert not problems, "\n".join(problems)
+    if "other" in SCENARIOS[name]:
+        assert {p.parts[-4] for p in (native / "raw").rglob("results.pkl")} == {
+            "Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"}, "nothing of the other method"
     loaded_native, loaded_tabarena = load_both(tmp_path, name)
     problems = compare_loaded(loaded_native, loaded_tabarena)
     if SCENARIOS[name]["info"].startswith("MethodMetadata.config"):

@@ -355,3 +355,54 @@ def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, r
     data = runs / "configs" / "data"
     facts = ProcessFacts(data_dir=data)
     assert facts.full_index.files and facts.digests()["raw_data"] == raw_digest(data)
+
+
+def _shared_dir(tmp_path, runs):
+    """The configs run plus another method (its own ag_key) and a system, in one data directory."""
+    data = tmp_path / "shared"
+    shutil.copytree(runs / "configs" / "data", data)
+    generate_run(tmp_path / "other", configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Other",
+                 method="Other", ag_key="TA-OTHER", validation_protocol="8x1", array_scale=0.05, workers=1)
+    for d in (tmp_path / "other" / "data").iterdir():
+        d.rename(data / d.name)
+    shutil.copytree(runs / "system" / "data" / "MySystem_c1_default", data / "MySystem_c1_default")
+    return data
+
+
+def test_shared_directory_processes_only_the_declared_method(tmp_path, runs):
+    data = _shared_dir(tmp_path, runs)
+    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:nori",
+            "--cache-root", str(tmp_path / "cache")]
+    result = run_cli(args, cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "not processed: MySystem_c1_default (4 results), TA-Other (2 results)" in result.stdout
+    cache = tmp_path / "cache" / CACHE
+    frameworks = set(pq.read_table(cache / "processed/configs.parquet").column("framework").to_pylist())
+    assert frameworks == {"Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"}, "nothing of another method"
+    assert {p.parts[-4] for p in (cache / "raw").rglob("results.pkl")} == frameworks
+    system = run_cli(["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:system",
+                      "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
+    assert system.exit_code == 0, system.stdout
+    rows = pq.read_table(tmp_path / "cache/artifacts/mysystem-2026-11/methods/MySystem/processed/baselines.parquet")
+    assert rows.num_rows == 4 and set(rows.column("framework").to_pylist()) == {"My System"}
+
+
+def test_shared_directory_with_no_single_match_needs_method(tmp_path, runs):
+    data = _shared_dir(tmp_path, runs)
+    # a second run of the same model: same ag_key, another name prefix
+    generate_run(tmp_path / "rerun", configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Nori2",
+                 validation_protocol="8x1", array_scale=0.05, workers=1)
+    for d in (tmp_path / "rerun" / "data").iterdir():
+        d.rename(data / d.name)
+    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:nori",
+            "--cache-root", str(tmp_path / "cache")]
+    blocked = run_cli(args, cwd=tmp_path)
+    assert blocked.exit_code == 1 and "choose the one to process with --method PREFIX" in blocked.stdout
+    assert not (tmp_path / "cache").exists()
+    chosen = run_cli([*args, "--method", "TA-Nori2"], cwd=tmp_path)
+    assert chosen.exit_code == 0, chosen.stdout
+    assert "not processed: MySystem_c1_default (4 results), TA-Nori (16 results), TA-Other (2 results)" in chosen.stdout
+    configs = pq.read_table(tmp_path / "cache" / CACHE / "processed/configs.parquet")
+    assert configs.column("framework").to_pylist() == ["Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"]
+    bad = run_cli([*args, "--method", "TA-Nope"], cwd=tmp_path)
+    assert bad.exit_code == 1 and "--method 'TA-Nope' matches none" in bad.stdout
