@@ -77,6 +77,10 @@ class ProcessFacts(TabArenaFacts):
                 found = ", ".join(methods) or "none"
                 how = "matches several" if matches else "matches none"
                 raise UsageError(f"--method {self.method!r} {how} of the methods in '{self.data_dir}' ({found})")
+            sharing = _sharing(methods, matches[0])
+            if sharing:
+                raise UsageError(f"--method {matches[0]!r}: its config directories also hold results read as "
+                                 f"{', '.join(sharing)} (a damaged result, or another method's); fix or move them")
             return matches[0]
         if len(methods) < 2:
             return None
@@ -87,7 +91,9 @@ class ProcessFacts(TabArenaFacts):
         if meta is None:
             return None
         matches = [prefix for prefix, sub in methods.items() if _declares(meta, prefix, sub)]
-        return matches[0] if len(matches) == 1 else None
+        # never chosen when a config directory of it holds results of another "method": that is a damaged
+        # result of this one (say, simulation artifacts missing), which must be judged, not left out
+        return matches[0] if len(matches) == 1 and not _sharing(methods, matches[0]) else None
 
     @cached_property
     def index(self):
@@ -100,6 +106,13 @@ class ProcessFacts(TabArenaFacts):
         if chosen is None:
             return []
         return [(prefix, len(sub)) for prefix, sub in self.methods.items() if prefix != chosen]
+
+
+def _sharing(methods: dict, chosen: str) -> list[str]:
+    """The other methods with a result in one of ``chosen``'s config directories."""
+    dirs = set(methods[chosen].table["config_dir"].to_pylist())
+    return [prefix for prefix, sub in methods.items()
+            if prefix != chosen and dirs & set(sub.table["config_dir"].to_pylist())]
 
 
 def _declares(meta: MethodMetadata, prefix: str, sub) -> bool:

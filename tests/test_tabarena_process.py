@@ -274,8 +274,10 @@ class RawMethod:
     path_raw: pathlib.Path
     method_metadata: object = None
 
-def process_raw(method, *, cache_raw, cache_hpo_trajectories, backend):
+def process_raw(method, *, cache_raw, cache_hpo_trajectories, backend, file_paths):
     m = method.method_metadata
+    (pathlib.Path(m.cache_root) / "given_paths.json").parent.mkdir(parents=True, exist_ok=True)
+    (pathlib.Path(m.cache_root) / "given_paths.json").write_text(json.dumps([str(p) for p in file_paths]))
     if m.method == "Broken":
         raise ValueError("task metadata for tid 363612 is missing")
     out = pathlib.Path(m.cache_root) / "artifacts" / m.suite / "methods" / m.method
@@ -284,7 +286,7 @@ def process_raw(method, *, cache_raw, cache_hpo_trajectories, backend):
     (out / "metadata.yaml").write_text(json.dumps(dataclasses.asdict(m), sort_keys=True))
     if cache_raw:
         (out / "raw").mkdir()
-        first = sorted(method.path_raw.rglob("results.pkl"))[0]
+        first = sorted(file_paths)[0]
         (out / "raw" / "results.pkl").write_bytes(first.read_bytes())
         (out / "backend").write_text(backend)
 ''',
