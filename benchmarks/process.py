@@ -11,7 +11,13 @@ own and all are deleted at the end, and before each run the disks are flushed an
 idle, so no run pays for the write-back or deletion of the previous one's 10,000 files.
 Also printed: process right after ``checks inspect`` (which keeps the index cache process reads).
 
-    .venv/bin/python benchmarks/process.py [--files 10000] [--dir DIR] [--no-cache-raw]
+    .venv/bin/python benchmarks/process.py [--files 10000 | --small] [--dir DIR] [--no-cache-raw]
+        [--tabarena-python .venv-tabarena/bin/python]
+
+With ``--tabarena-python`` it also times TabArena 0.1.0 processing the same run (its
+``process_method`` defaults, through tests/tabarena_driver.py) and prints wall time and peak RSS
+of both and their ratio (target: native >= 20x faster at no more than TabArena's peak RSS).
+``--small`` is the 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds).
 
 ``--dir`` generates the run there once and reuses it (the same directory as inspect.py's ``--dir``).
 """
@@ -67,20 +73,53 @@ def settle(limit: float = 60.0) -> float:
     return time.perf_counter() - start
 
 
-def timed_process(data: Path, root: Path, work: Path, *extra: str) -> float:
-    """One whole ``checks run process`` into the empty cache root ``root`` (the first processing of a method)."""
-    checks = Path(sys.executable).with_name("checks")
-    cmd = [str(checks), "run", "process", str(data), "--method-metadata", f"{work / 'info.py'}:bench",
-           "--cache-root", str(root), *extra]
+def measured(cmd: list[str], cwd: Path, what: str) -> tuple[float, float]:
+    """Run ``cmd`` after the disks went idle: (wall seconds, peak RSS in MiB of the command's own process)."""
     waited = settle()
     if waited > 5:
         print(f"(waited {waited:.0f} s for the disk to go idle before this run)")
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
-    took = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"checks run process failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-    return took
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+        took = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            out.seek(0)
+            raise SystemExit(f"{what} failed (exit {proc.returncode}):\n{out.read().decode()[-4000:]}")
+    return took, usage.ru_maxrss / 1024
+
+
+def timed_process(data: Path, root: Path, work: Path, *extra: str) -> float:
+    """One whole ``checks run process`` into the empty cache root ``root`` (the first processing of a method)."""
+    return process_with_rss(data, root, work, *extra)[0]
+
+
+def process_with_rss(data: Path, root: Path, work: Path, *extra: str) -> tuple[float, float]:
+    checks = Path(sys.executable).with_name("checks")
+    return measured([str(checks), "run", "process", str(data), "--method-metadata", f"{work / 'info.py'}:bench",
+                     "--cache-root", str(root), *extra], work, "checks run process")
+
+
+def tabarena_process(python: str, data: Path, root: Path, work: Path) -> tuple[float, float]:
+    """TabArena 0.1.0's own processing of the same run (process_method's defaults: raw copy, HPO
+    trajectories), through the driver the parity tests use."""
+    driver = Path(__file__).resolve().parent.parent / "tests" / "tabarena_driver.py"
+    (work / "tabarena_info.py").write_text(INFO.replace(', validation_protocol="8x1"', ""))
+    return measured([os.path.abspath(python), str(driver), "process", str(data), f"{work / 'tabarena_info.py'}:bench", str(root)],
+                    work, "TabArena's processing")
+
+
+def small_run(work: Path) -> Path:
+    """The 189-file run: 7 configs x 3 tasks x 3 repeats x 3 folds, full-size arrays."""
+    from tabarena_checks.synth import generate_run
+
+    stamp, data = work / ".bench-189", work / "data"
+    if not (stamp.exists() and data.is_dir()):
+        shutil.rmtree(data, ignore_errors=True)
+        generate_run(work, configs=7, repeats=3, folds=3, validation_protocol="8x1", workers=os.cpu_count() or 1)
+        stamp.touch()
+    return data
 
 
 def main() -> None:
@@ -88,10 +127,15 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000, help="about how many results.pkl to generate")
     parser.add_argument("--dir", type=Path, default=None, help="generate here and reuse on later runs")
     parser.add_argument("--no-cache-raw", action="store_true", help="Measure process without the raw copy too.")
+    parser.add_argument("--small", action="store_true",
+                        help="The 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds) instead of ~10,000 files.")
+    parser.add_argument("--tabarena-python", default=None, metavar="PYTHON",
+                        help="Also time TabArena 0.1.0 processing the same run with this interpreter "
+                             "(e.g. .venv-tabarena/bin/python, which make tabarena-env builds).")
     args = parser.parse_args()
 
     work = (args.dir or Path(tempfile.mkdtemp(prefix="bench-process-"))).resolve()
-    data = tenk.generate(work, args.files, os.cpu_count() or 1)
+    data = small_run(work) if args.small else tenk.generate(work, args.files, os.cpu_count() or 1)
     (work / "info.py").write_text(INFO)
     files = sorted(data.rglob("results.pkl"))
     size = sum(p.stat().st_size for p in files)
@@ -113,6 +157,16 @@ def main() -> None:
         if args.no_cache_raw:
             no_raw = timed_process(data, roots / "no-raw", work, "--no-cache-raw")
             print(f"checks run process --no-cache-raw: {no_raw:.2f}s  = {no_raw / bare:.2f}x the bare loop")
+        if args.tabarena_python:
+            native, native_rss = process_with_rss(data, roots / "native-rss", work)
+            theirs, their_rss = tabarena_process(args.tabarena_python, data, roots / "tabarena", work)
+            print(f"checks run process (native, whole cache): {native:.2f}s, peak RSS {native_rss:.0f} MiB (its own "
+                  f"process; decoding workers are separate)")
+            print(f"TabArena 0.1.0 process_method (native backend, raw copy, HPO results and trajectories): "
+                  f"{theirs:.2f}s, peak RSS {their_rss:.0f} MiB")
+            print(f"native is {theirs / native:.1f}x faster (target >= 20x) at {native_rss / their_rss:.2f}x "
+                  f"TabArena's peak RSS (target <= 1x); the native cache has no HPO results/trajectories "
+                  f"(not reimplemented), so TabArena does more work")
         inspect = subprocess.run([str(Path(sys.executable).with_name("checks")), "inspect", str(data)],
                                  capture_output=True, text=True, cwd=work)
         if inspect.returncode != 0:

@@ -224,7 +224,11 @@ def infer(index: RawIndex) -> Inference:
         missing_cells=_missing_cells(index),
         duplicates=_duplicates(index),
         fidelity=_fidelity(index),
-        problems=tuple(index.query(
-            "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0 ORDER BY path")),
+        problems=tuple(sorted(index.query(
+            "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
+            # TabArena places a result by its split_idx and its processing fails without it
+            "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
+            "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
+            "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL"))),
         errors=index.errors,
     )

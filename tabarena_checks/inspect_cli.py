@@ -38,9 +38,11 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 @click.option("--cache-dir", default=None, metavar="DIR",
               help="Where to keep the index cache (default: one directory per data directory in your cache "
               "directory, $CHECKS_CACHE_DIR or $XDG_CACHE_HOME/arena-checks).")
+@click.option("--c1-only", "c1_only", is_flag=True,
+              help="Infer config_default of an HPO method from its default (_c1_) config, not only for single-config runs.")
 @click.option("--html", "html_path", default=None, metavar="FILE",
               help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
-def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, html_path):
+def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, c1_only, html_path):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
     from tabarena_checks import index as index_mod
     from tabarena_checks import inference_memo, metadata_load, report
@@ -54,7 +56,10 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     methods = index_mod.split_methods(raw)
     today = dt.date.today()
     picked = _pick(methods, method)
-    reports = [report.method_report(prefix, inference_memo.infer(sub), metadata, today) for prefix, sub in picked.items()]
+    inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
+    if c1_only:
+        inferences = {prefix: with_c1_default(inf) for prefix, inf in inferences.items()}
+    reports = [report.method_report(prefix, inferences[prefix], metadata, today) for prefix in picked]
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
     if html_path is not None:
         from tabarena_checks import html_inspect
@@ -70,6 +75,19 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
         click.echo(f"no readable result; unreadable files: {len(unassigned)}")
         for item in unassigned:
             click.echo(f"    {item['path']}: {item['reason']}")
+
+
+def with_c1_default(inference):
+    """``inference`` with ``raw_config_default`` taken from the one default config (``_c1_`` in its name,
+    or ending in ``_c1``) of an HPO run: TabArena infers it only for a single-config run, so
+    maintainers inspected the ``_c1_`` directories alone to get it. Unchanged when there is not
+    exactly one such config."""
+    import attrs
+
+    if inference.raw_config_default is not None or inference.method_type != "config":
+        return inference
+    defaults = [f for f in inference.frameworks if "_c1_" in f or f.endswith("_c1")]
+    return attrs.evolve(inference, raw_config_default=defaults[0]) if len(defaults) == 1 else inference
 
 
 def register_commands(cli: click.Group) -> None:

@@ -101,8 +101,9 @@ def no_duplicate_results(ctx):
     if inference is None:
         return
     for config, task, split, paths in inference.duplicates:
-        yield Finding(f"{config} task {task} split {split} has {len(paths)} results: {', '.join(paths)}",
-                      target=None, path=paths[0] if paths else None)
+        yield Finding(f"{config} task {task} split {split} has {len(paths)} results: {', '.join(paths)}; "
+                      f"TabArena's processing refuses the pair: keep the one to publish and move the other(s) "
+                      f"out of the data directory", target=None, path=paths[0] if paths else None)
 
 
 @rule(
@@ -131,8 +132,9 @@ def prediction_fidelity(ctx):
     "TA306",
     "result-fields-valid",
     actions=RAW_ACTIONS,
-    why="A result with a string fold, a NaN metric_error or no task_metadata decodes but cannot be "
-    "placed or scored, so it would be dropped or mis-filed during processing.",
+    why="A result with a string fold, a NaN metric_error, no task_metadata or no split_idx decodes but "
+    "cannot be placed or scored, so it would be dropped or mis-filed during processing (TabArena's own "
+    "processing fails on a missing split_idx).",
     example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
     example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
 )

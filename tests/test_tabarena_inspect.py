@@ -135,3 +135,16 @@ def test_directory_with_only_unreadable_files_is_reported_not_refused(tmp_path):
     assert doc["methods"] == [] and [u["path"] for u in doc["unreadable"]] == ["X_c1/363612/0_0/results.pkl"]
     human = inspect(tmp_path / "data", cwd=tmp_path).stdout
     assert "no readable result; unreadable files: 1\n    X_c1/363612/0_0/results.pkl: " in human
+
+
+def test_c1_only_infers_config_default_of_an_hpo_method(run, tmp_path):
+    data, _ = run
+    plain = json.loads(inspect(data, "--format", "json", "--method", "TA-Nori", "--cache-dir", tmp_path / "c",
+                               cwd=tmp_path).stdout)["methods"][0]
+    assert plain["inferred"]["raw_config_default"] is None, "TabArena infers it for single-config runs only"
+    c1 = json.loads(inspect(data, "--format", "json", "--method", "TA-Nori", "--c1-only", "--cache-dir",
+                            tmp_path / "c", cwd=tmp_path).stdout)["methods"][0]
+    assert c1["inferred"]["raw_config_default"] == "TA-Nori_c1_default_BAG_L1"
+    assert c1["inferred"]["config_default"] == "Nori_c1_default_BAG_L1", "renamed to the method"
+    assert 'config_default="Nori_c1_default_BAG_L1"' in c1["snippet"]
+    assert c1["inferred"]["can_hpo"] is True, "the rest is inferred from every config"

@@ -408,3 +408,23 @@ def test_shared_directory_with_no_single_match_needs_method(tmp_path, runs):
     assert configs.column("framework").to_pylist() == ["Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"]
     bad = run_cli([*args, "--method", "TA-Nope"], cwd=tmp_path)
     assert bad.exit_code == 1 and "--method 'TA-Nope' matches none" in bad.stdout
+
+
+def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_path, runs):
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    victim = data / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl"
+    result = reader.load_result(victim)
+    del result["task_metadata"]["split_idx"]
+    from tabarena_checks.synth import write_result
+
+    write_result(victim, result)
+    twin = data / "TA-Nori_c1_default_BAG_L1-rerun" / "363612" / "0_0" / "results.pkl"
+    twin.parent.mkdir(parents=True)
+    shutil.copy(data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", twin)
+    out = process(tmp_path, runs)
+    assert out.exit_code == 1
+    assert ("TA-Nori_r1_default_BAG_L1/363614/1_0/results.pkl: task_metadata.split_idx is missing" in out.stdout
+            and "add split_idx = n_folds * repeat + fold (repeat 1, fold 0)" in out.stdout)
+    assert "has 2 results" in out.stdout and "move the other(s) out of the data directory" in out.stdout
+    assert not (tmp_path / "cache").exists(), "nothing is written"
