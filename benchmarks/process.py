@@ -48,6 +48,13 @@ bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-N
                               validation_protocol="8x1")
 '''
 
+#: the same declaration for TabArena 0.1.0, which predates validation_protocol; its HPO trajectories need config_default
+TABARENA_INFO = '''from tabarena.models._method_metadata import MethodMetadata
+
+bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-NORI", is_bag=True,
+                              config_default="Nori_c1_default_BAG_L1")
+'''
+
 
 def _disk_activity() -> tuple[int, ...]:
     """I/O completed and in flight on every block device (Linux); empty elsewhere."""
@@ -105,7 +112,7 @@ def tabarena_process(python: str, data: Path, root: Path, work: Path) -> tuple[f
     """TabArena 0.1.0's own processing of the same run (process_method's defaults: raw copy, HPO
     trajectories), through the driver the parity tests use."""
     driver = Path(__file__).resolve().parent.parent / "tests" / "tabarena_driver.py"
-    (work / "tabarena_info.py").write_text(INFO.replace(', validation_protocol="8x1"', ""))
+    (work / "tabarena_info.py").write_text(TABARENA_INFO)
     return measured([os.path.abspath(python), str(driver), "process", str(data), f"{work / 'tabarena_info.py'}:bench", str(root)],
                     work, "TabArena's processing")
 

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.testing import run_cli
+from s3_fixtures import BUCKET, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 from tabarena_checks.synth import generate_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +37,8 @@ DRIVER_TIMEOUT = 900
 NOT_YET_NATIVE = ("results/hpo_results.parquet", "results/hpo_trajectories.parquet")
 
 HEADER = "from tabarena.models._method_metadata import MethodMetadata\n\n"
+#: every declaration uploads to this bucket and prefix (moto's S3 server in the tests)
+R2 = 'cache_kwargs={"bucket": "tabarena", "prefix": "cache"}, '
 SCENARIOS = {
     # a config method with HPO: 3 configs, 2 tasks, 3 repeats
     "hpo": dict(method="Nori", suite="nori-hpo", run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
@@ -85,7 +88,7 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     """Process the scenario's run natively and with TabArena 0.1.0; returns both method directories."""
     python = _tabarena_python()
     spec = SCENARIOS[name]
-    method, suite, info = spec["method"], spec["suite"], spec["info"]
+    method, suite, info = spec["method"], spec["suite"], spec["info"].replace("(", f"({R2}", 1)
     data = generate_run(tmp_path / "run", array_scale=0.05, workers=1, **spec["run"])
     if "other" in spec:
         other = generate_run(tmp_path / "other", array_scale=0.05, workers=1, **spec["other"])
@@ -173,12 +176,12 @@ def compare_caches(native: Path, tabarena: Path) -> list[str]:
     return problems
 
 
-def load_both(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """What TabArena 0.1.0 reads back (from_yaml, load_results, load_processed) from each cache."""
+def load_both(tmp_path: Path, name: str, sides=("native", "tabarena")) -> list[Path]:
+    """What TabArena 0.1.0 reads back (from_yaml, load_results, load_processed) from each cache root."""
     python = _tabarena_python()
     spec = SCENARIOS[name]
     outs, procs = [], []
-    for side in ("native", "tabarena"):
+    for side in sides:
         out = tmp_path / f"loaded-{side}"
         log = open(tmp_path / f"load-{side}.log", "wb")  # noqa: SIM115 - closed below
         procs.append((subprocess.Popen([python, str(DRIVER), "load", str(tmp_path / side), spec["method"],
@@ -192,7 +195,7 @@ def load_both(tmp_path: Path, name: str) -> tuple[Path, Path]:
                 proc.kill()
             log.close()
         assert rc == 0, f"TabArena could not load the {side} cache:\n{(tmp_path / f'load-{side}.log').read_text()[-3000:]}"
-    return outs[0], outs[1]
+    return outs
 
 
 def compare_loaded(native: Path, tabarena: Path) -> list[str]:
@@ -221,9 +224,28 @@ def compare_loaded(native: Path, tabarena: Path) -> list[str]:
     return problems
 
 
+def download(client, prefix: str, root: Path) -> None:
+    """Every object below ``prefix`` into the cache root ``root``, the zips unpacked, as a TabArena user gets them."""
+    import io
+
+    keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+            for item in page.get("Contents", [])]
+    assert keys, f"nothing was uploaded under {prefix}"
+    for key in keys:
+        rel = key.removeprefix("cache/")
+        body = client.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+        target = root / rel
+        if rel.endswith((".zip",)) and Path(rel).stem in ("processed", "raw"):
+            with zipfile.ZipFile(io.BytesIO(body)) as zf:
+                zf.extractall(target.with_suffix(""))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name):
+def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env):
     native, tabarena = build(tmp_path, name)
     protocol = SCENARIOS[name].get("protocol")
     if protocol is not None:
@@ -238,14 +260,22 @@ def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name):
     if "other" in SCENARIOS[name]:
         assert {p.parts[-4] for p in (native / "raw").rglob("results.pkl")} == {
             "Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"}, "nothing of the other method"
+    spec = SCENARIOS[name]
+    # then the same after checks run upload (moto's S3 server) and a download into a fresh cache root
+    uploaded = run_cli(["run", "upload", "--from-cache", spec["method"], spec["suite"], "--cache-root",
+                        str(tmp_path / "native"), "--no-dry-run", "--verified"], cwd=tmp_path)
+    assert uploaded.exit_code == 0, uploaded.stdout + uploaded.stderr
+    download(s3_env, f"cache/artifacts/{spec['suite']}/methods/{spec['method']}/", tmp_path / "downloaded")
     loaded_native, loaded_tabarena = load_both(tmp_path, name)
-    problems = compare_loaded(loaded_native, loaded_tabarena)
-    if SCENARIOS[name]["info"].startswith("MethodMetadata.config"):
-        # load_results of a config method reads results/hpo_results.parquet, not written natively yet
-        assert problems == [p for p in problems if p.startswith("results.parquet: loaded from one cache only")]
-        assert (loaded_native / "results.error").read_text().startswith("FileNotFoundError")
-    else:
-        assert not problems, "\n".join(problems)
+    loaded_download = load_both(tmp_path, name, sides=("downloaded",))[0]
+    for loaded in (loaded_native, loaded_download):
+        problems = compare_loaded(loaded, loaded_tabarena)
+        if spec["info"].startswith("MethodMetadata.config"):
+            # load_results of a config method reads results/hpo_results.parquet, not written natively yet
+            assert problems == [p for p in problems if p.startswith("results.parquet: loaded from one cache only")]
+            assert (loaded / "results.error").read_text().startswith("FileNotFoundError")
+        else:
+            assert not problems, "\n".join(problems)
 
 
 def test_comparison_catches_a_changed_type_and_a_missing_file(tmp_path):
