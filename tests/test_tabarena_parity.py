@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import zipfile
 from pathlib import Path
@@ -176,8 +177,16 @@ def compare_caches(native: Path, tabarena: Path) -> list[str]:
     return problems
 
 
-def load_both(tmp_path: Path, name: str, sides=("native", "tabarena")) -> list[Path]:
-    """What TabArena 0.1.0 reads back (from_yaml, load_results, load_processed) from each cache root."""
+def _without_protocol(path: Path, protocol: str) -> str:
+    lines = path.read_text().splitlines(keepends=True)
+    assert f"validation_protocol: {protocol}\n" in lines
+    lines.remove(f"validation_protocol: {protocol}\n")
+    return "".join(lines)
+
+
+def load_both(tmp_path: Path, name: str, sides=("native", "tabarena"), expect_failure=False) -> list:
+    """What TabArena 0.1.0 reads back (from_yaml, load_results, load_processed) from each cache root
+    (with ``expect_failure``: the output of loads that must fail)."""
     python = _tabarena_python()
     spec = SCENARIOS[name]
     outs, procs = [], []
@@ -194,7 +203,12 @@ def load_both(tmp_path: Path, name: str, sides=("native", "tabarena")) -> list[P
             if proc.poll() is None:
                 proc.kill()
             log.close()
-        assert rc == 0, f"TabArena could not load the {side} cache:\n{(tmp_path / f'load-{side}.log').read_text()[-3000:]}"
+        output = (tmp_path / f"load-{side}.log").read_text()
+        if expect_failure:
+            assert rc != 0, f"TabArena loaded the {side} cache"
+            outs[sides.index(side)] = output
+        else:
+            assert rc == 0, f"TabArena could not load the {side} cache:\n{output[-3000:]}"
     return outs
 
 
@@ -248,14 +262,12 @@ def download(client, prefix: str, root: Path) -> None:
 def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env):
     native, tabarena = build(tmp_path, name)
     protocol = SCENARIOS[name].get("protocol")
+    problems = compare_caches(native, tabarena)
     if protocol is not None:
         # the one difference: the recorded protocol, a key TabArena 0.1.0 predates (PR #524 added it)
-        lines = (native / "metadata.yaml").read_text().splitlines(keepends=True)
-        assert f"validation_protocol: {protocol}\n" in lines
-        lines.remove(f"validation_protocol: {protocol}\n")
-        assert "".join(lines) == (tabarena / "metadata.yaml").read_text()
-        (native / "metadata.yaml").write_text("".join(lines))
-    problems = compare_caches(native, tabarena)
+        assert problems == [p for p in problems if p.startswith("metadata.yaml: content differs")]
+        assert _without_protocol(native / "metadata.yaml", protocol) == (tabarena / "metadata.yaml").read_text()
+        problems = []
     assert not problems, "\n".join(problems)
     if "other" in SCENARIOS[name]:
         assert {p.parts[-4] for p in (native / "raw").rglob("results.pkl")} == {
@@ -266,6 +278,16 @@ def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env
                         str(tmp_path / "native"), "--no-dry-run", "--verified"], cwd=tmp_path)
     assert uploaded.exit_code == 0, uploaded.stdout + uploaded.stderr
     download(s3_env, f"cache/artifacts/{spec['suite']}/methods/{spec['method']}/", tmp_path / "downloaded")
+    if protocol is not None:
+        # TabArena 0.1.0 refuses the key (from_yaml: unexpected keyword); it reads the rest once it is gone
+        failed = load_both(tmp_path, name, sides=("downloaded",), expect_failure=True)[0]
+        assert "unexpected keyword argument 'validation_protocol'" in failed
+        shutil.copytree(tmp_path / "native", tmp_path / "native-as-0.1.0")
+        for root in (tmp_path / "native-as-0.1.0", tmp_path / "downloaded"):
+            yaml_path = root / native.relative_to(tmp_path / "native") / "metadata.yaml"
+            yaml_path.write_text(_without_protocol(yaml_path, protocol))
+        shutil.rmtree(tmp_path / "native")
+        (tmp_path / "native-as-0.1.0").rename(tmp_path / "native")
     loaded_native, loaded_tabarena = load_both(tmp_path, name)
     loaded_download = load_both(tmp_path, name, sides=("downloaded",))[0]
     for loaded in (loaded_native, loaded_download):
