@@ -50,7 +50,10 @@ def emit(report: output.Report) -> None:
     """Print ``report`` in the chosen terminal format, then write each ``--output-file``."""
     chosen = click.get_current_context().meta.get(_KEY, {})
     fmt, quiet = chosen.get("format", "human"), bool(chosen.get("quiet"))
-    if fmt == "human":
+    if fmt == "human" and report.command == "precommit":  # plain lines: a hook run never pays for rich
+        for line in output.precommit_lines(report):
+            click.echo(redact(line))
+    elif fmt == "human":
         from rich.console import Console
 
         console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False)
