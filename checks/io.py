@@ -20,6 +20,7 @@ import contextlib
 import os
 import re
 import shutil
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,12 @@ def read_bytes(path: str | os.PathLike, *, limit: int = MAX_BYTES, what: str = "
     :raises ReadError: missing, unreadable or over the limit.
     """
     try:
-        with open(path, "rb") as fh:
+        # without blocking: a FIFO would wait for a writer forever; fstat on the open file, so a device
+        # (/dev/zero never ends) or a FIFO is refused whatever the path looked like a moment before
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ReadError(path, "not a regular file (a FIFO, a device or a directory); give the file itself")
             data = fh.read(limit + 1)
     except FileNotFoundError:
         raise ReadError(path, "no such file", missing=True) from None

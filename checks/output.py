@@ -233,7 +233,9 @@ def as_dict(report: Report) -> dict[str, Any]:
 
 
 def as_json(report: Report) -> str:
-    return json.dumps(as_dict(report), indent=2, default=str)
+    from checks.redact import redact_data  # on the values, before JSON escapes a secret out of sight
+
+    return json.dumps(redact_data(as_dict(report)), indent=2, default=str)
 
 
 # --------------------------------------------------------------------------- junit
@@ -384,7 +386,9 @@ def _utc(moment: dt.datetime) -> str:
 
 
 def as_sarif(report: Report) -> str:
-    return json.dumps(as_sarif_dict(report), indent=2, default=str)
+    from checks.redact import redact_data
+
+    return json.dumps(redact_data(as_sarif_dict(report)), indent=2, default=str)
 
 
 # --------------------------------------------------------------------------- github

@@ -13,7 +13,7 @@ from checks.config import Config
 from checks.context import RunContext
 from checks.model import Action, Verdict
 from checks.plugins import _own_version
-from checks.redact import MASK, SECRET_NAME, redact
+from checks.redact import MASK, SECRET_NAME, redact_data
 
 SCHEMA_VERSION = 1
 
@@ -73,7 +73,7 @@ def build(
     }
     if error:
         record["error"] = error.splitlines()[0] if error else ""
-    return json.loads(redact(json.dumps(record)))
+    return json.loads(json.dumps(redact_data(record), default=str))
 
 
 def _options(options: Any) -> dict[str, Any]:

@@ -1,13 +1,23 @@
-"""Keep credentials out of everything arena-checks prints or writes."""
+"""Keep credentials out of everything arena-checks prints or writes.
+
+Redaction runs on the values themselves, before any escaping (:func:`redact_data` for a record
+about to become JSON): a secret holding a quote, a backslash or a non-ASCII character is stored
+escaped (``\\"``, ``\\\\``, ``\\u00e9``) and the escaped form no longer contains it. Text that
+was escaped already is still cleaned: :func:`redact` also removes the JSON, XML and repr
+spellings of every secret.
+"""
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 #: environment variable names whose values are treated as secrets
-SECRET_NAME = re.compile(r"(SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_KEY|API_KEY|CREDENTIAL|PRIVATE_KEY)", re.I)
+SECRET_NAME = re.compile(r"(SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_KEY|API_KEY|CREDENTIAL|PRIVATE_KEY|ACCOUNT_ID)", re.I)
 #: well-known credential shapes, redacted wherever they appear
 SECRET_SHAPES = re.compile(
     r"(hf_[A-Za-z0-9]{16,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})"
@@ -24,10 +34,44 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
-def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    for value in secret_values(environ):
-        text = text.replace(value, MASK)
+def _spellings(value: str) -> set[str]:
+    """``value`` and the forms escaping gives it in JSON, XML/HTML and Python reprs."""
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
+             html.escape(value), html.escape(value, quote=False), repr(value)[1:-1],
+             value.encode("unicode_escape").decode("ascii")}
+    return {f for f in forms if f}
+
+
+def _forms(environ: Mapping[str, str] | None) -> list[str]:
+    """Every spelling of every secret, longest first (so overlaps are masked whole)."""
+    return sorted({f for value in secret_values(environ) for f in _spellings(value)}, key=len, reverse=True)
+
+
+def _mask(text: str, forms: list[str]) -> str:
+    for form in forms:
+        text = text.replace(form, MASK)
     return SECRET_SHAPES.sub(MASK, text)
+
+
+def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """``text`` with every secret value (and its escaped spellings) and credential shape masked."""
+    return _mask(text, _forms(environ))
+
+
+def redact_data(value: Any, environ: Mapping[str, str] | None = None) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with every string masked like :func:`redact`, keys included."""
+    forms = _forms(environ)
+
+    def clean(item: Any) -> Any:
+        if isinstance(item, str):
+            return _mask(item, forms)
+        if isinstance(item, dict):
+            return {clean(k): clean(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [clean(v) for v in item]
+        return item
+
+    return clean(value)
 
 
 def credential_options(argv: Iterable[str]) -> list[str]:

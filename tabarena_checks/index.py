@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -83,8 +84,17 @@ RACY_NS = 2_000_000_000
 UNTRUSTED = -1
 
 
+class Walk(NamedTuple):
+    """What :func:`walk` found: the results.pkl files, the directory mtimes, and the entries that
+    cannot be read as part of the run (``(relative path, reason)``), which must block process."""
+
+    files: list[FileStat]
+    dirs: dict[str, int]
+    problems: list[tuple[str, str]]
+
+
 def walk(data_dir: Path, known: Mapping[str, int] | None = None,
-         known_files: frozenset[str] = frozenset()) -> tuple[list[FileStat], dict[str, int]]:
+         known_files: frozenset[str] = frozenset()) -> Walk:
     """Every results.pkl under ``data_dir`` (sorted by path), and the mtime of every directory seen.
 
     ``known`` maps a directory (relative, "" for ``data_dir``) to its mtime_ns when it was
@@ -92,12 +102,17 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None,
     mtime is unchanged has the same entries, so it is not listed again: only its
     results.pkl is stat'ed (a rewrite in place changes the file, not the directory) and
     its known subdirectories are visited. Hidden directories are skipped.
+
+    Symbolic links to directories are not followed (a link cycle or a DAG of links would make
+    the walk loop or visit 2^depth directories): each is reported, like a directory that
+    cannot be listed, a dangling link, a name that is not valid UTF-8 and a results.pkl that
+    is not a regular file. A directory holding such an entry is listed again on every walk.
     """
     known = known or {}
     if known and UNTRUSTED not in known.values():
         same = _unchanged(os.fspath(data_dir), known, known_files)
         if same is not None:
-            return same, dict(known)
+            return Walk(same, dict(known), [])
     children: dict[str, list[str]] = {}
     for rel in known:
         if rel:
@@ -105,6 +120,7 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None,
     root = os.fspath(data_dir)
     trusted_before = time.time_ns() - RACY_NS
     found: list[FileStat] = []
+    problems: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     pending = [""]
     while pending:
@@ -112,33 +128,66 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None,
         where = f"{root}/{rel}" if rel else root
         try:
             mtime = os.stat(where).st_mtime_ns
-        except OSError:
+        except OSError as exc:
             seen[rel] = UNTRUSTED  # tried again next time
+            problems.append((rel or ".", f"directory cannot be read ({exc.strerror or exc})"))
             continue
         prefix = f"{rel}/" if rel else ""
         if mtime == known.get(rel, UNTRUSTED) != UNTRUSTED:
             seen[rel] = mtime
             pending.extend(children.get(rel, ()))
             if prefix + RESULT_FILE in known_files:
-                _add(found, f"{root}/{prefix}{RESULT_FILE}", prefix + RESULT_FILE)
+                _add(found, problems, f"{root}/{prefix}{RESULT_FILE}", prefix + RESULT_FILE)
             continue
         seen[rel] = mtime if mtime < trusted_before else UNTRUSTED
+        before = len(problems)
         try:
-            entries = os.scandir(where)
-        except OSError:
+            with os.scandir(where) as entries:
+                for entry in entries:
+                    _entry(entry, prefix, pending, found, problems)
+        except OSError as exc:
+            problems.append((rel or ".", f"directory cannot be listed ({exc.strerror or exc}); its results would "
+                                         "be missing: fix its permissions"))
+        if len(problems) > before:
             seen[rel] = UNTRUSTED
-            continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                if entry.is_dir():
-                    pending.append(prefix + name)
-                elif name == RESULT_FILE:
-                    _add(found, entry.path, prefix + name)
     found.sort()
-    return found, seen
+    problems.sort()
+    return Walk(found, seen, problems)
+
+
+def _entry(entry: os.DirEntry, prefix: str, pending: list[str], found: list[FileStat],
+           problems: list[tuple[str, str]]) -> None:
+    """Sort one directory entry: a directory to visit, a results.pkl to read, or a problem."""
+    name = entry.name
+    if name.startswith("."):
+        return
+    rel = prefix + name
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        problems.append((shown, "name is not valid UTF-8; rename it"))
+        return
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            if name == RESULT_FILE:
+                problems.append((rel, "is a directory; a results.pkl must be a file"))
+            else:
+                pending.append(rel)
+            return
+        if entry.is_symlink():
+            if entry.is_dir():
+                problems.append((rel, "a symbolic link to a directory, not followed; copy the directory into the "
+                                      "run instead"))
+                return
+            if not os.path.exists(entry.path):
+                problems.append((rel, "a dangling symbolic link (its target does not exist or loops)"))
+                return
+    except OSError as exc:
+        problems.append((rel, f"cannot be read ({exc.strerror or exc})"))
+        return
+    if name == RESULT_FILE:
+        _add(found, problems, entry.path, rel)
 
 
 def _unchanged(root: str, known: Mapping[str, int], known_files: frozenset[str]) -> list[FileStat] | None:
@@ -160,10 +209,15 @@ def _unchanged(root: str, known: Mapping[str, int], known_files: frozenset[str])
     return found
 
 
-def _add(found: list[FileStat], where: str, rel: str) -> None:
+def _add(found: list[FileStat], problems: list[tuple[str, str]], where: str, rel: str) -> None:
     try:
         st = os.stat(where)
-    except OSError:
+    except OSError as exc:
+        problems.append((rel, f"cannot be read ({exc.strerror or exc})"))
+        return
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        problems.append((rel, f"is {kind}; a results.pkl must be a file"))
         return
     found.append(FileStat(rel, st.st_size, st.st_mtime_ns))
 
@@ -192,10 +246,28 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
             row = reader.row_from_result(reader.unpickle(path, reader.unpack(path, data, max_bytes)), item.path)
             row["error"] = None
         except reader.RawFileError as exc:
-            row = {**reader.layout(item.path), "error": exc.reason, "problems": []}
+            row = _error_row(item, exc.reason)
+        except Exception as exc:  # a bug met by one odd file is that file's finding; the run goes on
+            row = _error_row(item, f"could not be judged ({type(exc).__name__}: {reader._text(exc)})")
         row.update(path=item.path, size=item.size, mtime_ns=item.mtime_ns, sha256=digest)
         rows.append(row)
-    return pa.Table.from_pylist(rows, schema=schema())
+    try:
+        return pa.Table.from_pylist(rows, schema=schema())
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):  # find the row(s) Arrow cannot hold
+        tables = []
+        for row in rows:
+            try:
+                tables.append(pa.Table.from_pylist([row], schema=schema()))
+            except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+                item = FileStat(row["path"], row["size"], row["mtime_ns"])
+                bad = {**_error_row(item, f"could not be recorded ({type(exc).__name__}: {reader._text(exc)})"),
+                       "path": item.path, "size": item.size, "mtime_ns": item.mtime_ns, "sha256": row.get("sha256")}
+                tables.append(pa.Table.from_pylist([bad], schema=schema()))
+        return pa.concat_tables(tables)
+
+
+def _error_row(item: FileStat, reason: str) -> dict[str, Any]:
+    return {**reader.layout(item.path), "error": reason, "problems": []}
 
 
 def sha256_of(data: bytes) -> str:
@@ -247,7 +319,8 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
             # fork: workers start in milliseconds and never re-import the caller's __main__;
             # they only run numpy/zlib/pickle code and pyarrow's single-threaded conversion
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-            with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+            with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx,
+                                     initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
                 for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
                     tables.append(batch)
                     if bar:
@@ -261,6 +334,34 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
         if bar:
             bar[0].stop()
     return pa.concat_tables(tables)
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the process that started it dies, even by SIGKILL.
+
+    A killed parent never tells its pool to stop, and a forked worker holds the write end of its
+    own task pipe, so it would wait for work forever. On Linux the kernel sends SIGKILL on the
+    parent's death (PR_SET_PDEATHSIG); elsewhere a thread polls the parent pid.
+    """
+    import signal
+    import threading
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        armed = libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
 
 
 def _progress_bar(total: int):
@@ -421,8 +522,8 @@ def build_index(
     if cached is not None:
         t = cached.table
         cached_keys = list(zip(t["path"].to_pylist(), t["size"].to_pylist(), t["mtime_ns"].to_pylist()))
-    files, dirs = walk(root, cached.dirs if cached else None, frozenset(k[0] for k in cached_keys))
-    if not files:
+    files, dirs, walk_problems = walk(root, cached.dirs if cached else None, frozenset(k[0] for k in cached_keys))
+    if not files and not walk_problems:
         raise InputError(
             f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
             "point it at the run's data/ folder"
@@ -461,6 +562,8 @@ def build_index(
         bad = table.filter(failed)
         errors = tuple(zip(bad["path"].to_pylist(), bad["error"].to_pylist()))
         good = table.filter(pc.invert(failed))
+    if walk_problems:  # entries that are not results the run can be judged on: they block like unreadable files
+        errors = tuple(sorted([*errors, *walk_problems]))
     good = good.drop_columns(["error"])
     return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path,
                     fingerprint=fingerprint, files=tuple(files))
@@ -481,7 +584,7 @@ def split_methods(index: RawIndex) -> dict[str, RawIndex]:
     for prefix in prefixes:
         errors = []
         for path, reason in index.errors:
-            config_dir = Path(path).parts[0] if len(Path(path).parts) >= 4 else None
+            config_dir = Path(path).parts[0] if len(Path(path).parts) >= 2 else None
             owner = by_dir.get(config_dir) or reader.method_prefix(config_dir, None, True)
             if owner == prefix or owner not in prefixes:
                 errors.append((path, reason))

@@ -30,6 +30,8 @@ from checks import InputError
 GZIP_MAGIC = b"\x1f\x8b"
 #: largest decompressed size accepted by default (real files are a few MiB at most)
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: what the index's integer columns hold
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: TabArena compares the stored test prediction with the mean of its children at this rtol
 TEST_RTOL = 5e-4
 #: ... and the rebuilt validation prediction with np.isclose's default rtol
@@ -258,13 +260,65 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
+def _repr_limits():
+    import reprlib
+
+    limits = reprlib.Repr()
+    limits.maxlevel, limits.maxstring, limits.maxother, limits.maxlong = 3, 60, 60, 40
+    return limits
+
+
+_REPR = _repr_limits()
+
+
 def _show(value: Any) -> str:
-    """repr of a value with numpy scalars shown as the Python value they hold."""
+    """A short repr of a value with numpy scalars shown as the Python value they hold.
+
+    Bounded whatever the value (reprlib cuts long containers, deep nesting, huge ints and
+    long strings; numpy summarises arrays), and escaped, so it is safe to print.
+    """
     item = getattr(value, "item", None)
     if callable(item) and getattr(value, "shape", None) == ():
         value = item()
-    text = repr(value)
+    try:
+        text = _REPR.repr(value)
+    except Exception as exc:  # a value whose repr fails is still shown
+        text = f"<{type(value).__name__}: repr failed with {type(exc).__name__}>"
+    text = text.encode("ascii", "backslashreplace").decode("ascii") if not text.isascii() and not _valid(text) else text
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _valid(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate), so it can be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+#: the most values (array elements, characters) a JSON-rendered field may hold; real hyperparameters hold dozens
+MAX_RENDERED = 1_000_000
+
+
+def _rendered_size(value: Any, limit: int) -> int:
+    """How many values rendering ``value`` as JSON would write, counted up to just past ``limit`` (no recursion)."""
+    total, pending = 0, [value]
+    while pending and total <= limit:
+        item = pending.pop()
+        total += 1
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            pending.extend(item)
+        elif isinstance(item, (str, bytes)):
+            total += len(item) // 16
+        elif getattr(item, "size", None) is not None and getattr(item, "ndim", 0):
+            total += int(item.size) if item.dtype.kind != "O" else 0
+            if item.dtype.kind == "O":
+                pending.extend(item.reshape(-1).tolist())
+    return total
 
 
 def _jsonable(value: Any) -> Any:
@@ -279,8 +333,13 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def _json(value: Any) -> str | None:
+def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
+    """``value`` as JSON text; None (and a problem naming ``label``) when it is too large to record."""
     if value is None:
+        return None
+    if _rendered_size(value, MAX_RENDERED) > MAX_RENDERED:
+        if row is not None:
+            row.problems.append(f"{label} is too large to record (more than {MAX_RENDERED} values)")
         return None
     return json.dumps(value, sort_keys=True, default=_jsonable, allow_nan=True)
 
@@ -318,13 +377,23 @@ class _Row:
 
     def int_field(self, source: dict, key: str, label: str, *, required: bool = True) -> int | None:
         value = self._typed(source, key, label, required, _is_int, "an integer")
-        return None if value is None else int(value)
+        if value is None:
+            return None
+        value = int(value)
+        if not INT64_MIN <= value <= INT64_MAX:
+            self.problems.append(f"{label} is out of range (got {_show(value)}; a 64-bit integer is expected)")
+            return None
+        return value
 
     def float_field(self, source: dict, key: str, label: str, *, required: bool = True) -> float | None:
         value = self._typed(source, key, label, required, _is_number, "a number")
         if value is None:
             return None
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            self.problems.append(f"{label} is too large for a float (got {_show(value)})")
+            return None
         if math.isnan(value):
             self.problems.append(f"{label} is NaN")
         elif math.isinf(value):
@@ -333,7 +402,12 @@ class _Row:
 
     def str_field(self, source: dict, key: str, label: str, *, required: bool = True) -> str | None:
         value = self._typed(source, key, label, required, lambda v: isinstance(v, str), "a string")
-        return None if value is None else str(value)
+        if value is None:
+            return None
+        if not _valid(value):
+            self.problems.append(f"{label} is not valid text (got {_show(value)}, which holds a lone surrogate)")
+            return None
+        return str(value)
 
     def dict_field(self, source: dict, key: str, label: str) -> dict | None:
         value = source.get(key)
@@ -520,7 +594,7 @@ def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
     protocol = record.get("protocol")
     if protocol is not None and not isinstance(protocol, dict):
         row.problems.append(f"validation_protocol.protocol is not a dict (got {type(protocol).__name__})")
-    out["vp_protocol"] = _json(protocol) if isinstance(protocol, dict) else None
+    out["vp_protocol"] = _json(protocol, "validation_protocol.protocol", row) if isinstance(protocol, dict) else None
     stored = record.get("key")
     out["vp_stored_key"] = stored if isinstance(stored, str) else None
     for kind in ("folds", "sets"):
@@ -560,8 +634,8 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     out["disk_usage"] = row.float_field(mm, "disk_usage", "method_metadata.disk_usage", required=False)
     use_child_oof = ensemble.get("use_child_oof")
     out["use_child_oof"] = bool(use_child_oof) if use_child_oof is not None else None
-    out["hyperparameters"] = _json(mm.get("model_hyperparameters"))
-    out["method_hyperparameters"] = _json(mm.get("hyperparameters"))
+    out["hyperparameters"] = _json(mm.get("model_hyperparameters"), "method_metadata.model_hyperparameters", row)
+    out["method_hyperparameters"] = _json(mm.get("hyperparameters"), "method_metadata.hyperparameters", row)
     return out
 
 
@@ -585,25 +659,52 @@ def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
     v["metric_error"] = row.float_field(result, "metric_error", "metric_error")
     v["time_train_s"] = row.float_field(result, "time_train_s", "time_train_s")
     v["time_infer_s"] = row.float_field(result, "time_infer_s", "time_infer_s")
-    v.update(_method_fields(result, row))
+    v.update(_guarded(row, "method_metadata", lambda: _method_fields(result, row), _METHOD_NONE))
     sa = _simulation_artifacts(result, row)
     v["has_sim_artifacts"] = sa is not None
     v["metric_error_val"] = row.float_field(result, "metric_error_val", "metric_error_val", required=sa is not None)
-    v.update(_fidelity(sa, v["framework"], row) if sa is not None else
-             {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None, "val_not_close_pct": None})
-    v.update(_protocol_fields(result, row))
+    no_fidelity = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
+                   "val_not_close_pct": None}
+    if sa is not None:
+        v.update(_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity))
+    else:
+        v.update(no_fidelity)
+    v.update(_guarded(row, "validation_protocol", lambda: _protocol_fields(result, row), _PROTOCOL_NONE))
     single_oof = bool(v["use_child_oof"]) and v["num_bag_children"] == 1
     v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
     v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
     _consistency(v, row)
+    for key, value in v.items():  # text the file holds must be valid to be stored, printed or written as UTF-8
+        if isinstance(value, str) and not _valid(value):
+            row.problems.append(f"{key} is not valid text (got {_show(value)}, which holds a lone surrogate)")
+            v[key] = None
     v["problems"] = row.problems
     return v
+
+
+#: the fields of a section that could not be read at all
+_METHOD_NONE = {"has_method_metadata": False, "model_cls": None, "model_type": None, "ag_key": None, "name_prefix": None,
+                "name_suffix": None, "num_cpus": None, "num_gpus": None, "disk_usage": None, "use_child_oof": None,
+                "hyperparameters": None, "method_hyperparameters": None}
+_PROTOCOL_NONE = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "vp_num_bag_folds": None,
+                  "vp_num_bag_sets": None, "vp_child_oof": None, "vp_num_child_models": None, "vp_protocol": None,
+                  "vp_stored_key": None}
+
+
+def _guarded(row: _Row, field: str, read, default: dict[str, Any]) -> dict[str, Any]:
+    """``read()``, or ``default`` and a problem naming ``field`` when reading it raised (an odd type, a 0-d
+    array where rows are expected, an index out of range): one odd field is that file's finding, not a crash."""
+    try:
+        return read()
+    except Exception as exc:
+        row.problems.append(f"{field} cannot be read ({type(exc).__name__}: {_text(exc)})")
+        return default
 
 
 def _consistency(v: dict[str, Any], row: _Row) -> None:
     """Where the directory layout and the file disagree."""
     if v["config_dir"] and v["framework"] and v["config_dir"] != v["framework"]:
-        row.problems.append(f"directory '{v['config_dir']}' holds framework '{v['framework']}'")
+        row.problems.append(f"directory '{v['config_dir']}' holds framework {_show(v['framework'])}")
     if v["task_dir"] and v["task_dir"].isdigit() and v["tid"] is not None and int(v["task_dir"]) != v["tid"]:
         row.problems.append(f"directory '{v['task_dir']}' holds task {v['tid']}")
     if v["split_dir"] is not None and v["dir_repeat"] is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -54,6 +55,9 @@ def make_client(environ: Mapping[str, str] | None = None):
             f"missing environment variable(s) {', '.join(missing)}: R2 uploads need an API token with "
             "'Object Read & Write' on the bucket; export them in the environment (never as options)"
         )
+    if not env.get(ENDPOINT_ENV) and not re.fullmatch(r"[A-Za-z0-9-]{1,63}", env["R2_ACCOUNT_ID"]):
+        raise ActionFailed("'R2_ACCOUNT_ID' is not an R2 account id (letters, digits and '-' only, as the R2 "
+                           "dashboard shows it); its value is not printed")
     attempts = env.get(ATTEMPTS_ENV) or str(DEFAULT_ATTEMPTS)
     if not attempts.isdigit() or int(attempts) < 1:
         raise ActionFailed(f"'{ATTEMPTS_ENV}' must be a positive integer (got {attempts!r})")

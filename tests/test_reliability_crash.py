@@ -8,9 +8,11 @@ plain rerun must converge on the new one.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import resource
+import signal
 import time
 
 import pytest
@@ -274,3 +276,65 @@ def test_draft_rerun_restores_a_bundle_moved_aside(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     assert (tmp_path / "bundle" / "review.md").exists()
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle.")]
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    out = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.add(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+@reliability(fault="SIGKILL of the `checks inspect` parent alone (not its process group) while its decode workers are "
+                   "busy (a run of 54 results, 60 of them slow to refuse)",
+             must="every decode worker dies with it (the kernel's parent-death signal; a thread watching the parent "
+                  "elsewhere) instead of waiting on its task pipe forever; measured: all gone within about 0.1 s")
+def test_decode_workers_die_with_their_parent(tmp_path):
+    import gzip
+
+    import hostile_pickles
+
+    data = make_run(tmp_path / "run", tasks=(363612, 363614, 363619), folds=3, configs=6, validation_protocol="8x1")
+    slow = gzip.compress(hostile_pickles.opcode_flood(5_000_000), compresslevel=1)
+    for n in range(60):
+        target = data / "TA-Nori_c1_default_BAG_L1" / "363612" / f"9_{n}" / "results.pkl"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(slow)
+    proc = start_checks(["inspect", data, "--format", "json", "--cache-dir", tmp_path / "idx"], cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        workers = {p for p in _children(proc.pid) if _alive(p)}
+        time.sleep(0.05)
+    assert len(workers) >= 2, "the decode workers never started"
+    os.kill(proc.pid, signal.SIGKILL)  # the parent alone: its workers are not signalled
+    proc.wait()  # not communicate(): an orphaned worker would hold the output pipes open
+    proc.stdout.close()
+    proc.stderr.close()
+    try:
+        killed, deadline = time.monotonic(), time.monotonic() + 15
+        while time.monotonic() < deadline and any(_alive(p) for p in workers):
+            time.sleep(0.01)
+        print(f"workers gone {time.monotonic() - killed:.2f} s after the parent was killed")
+        assert not [p for p in workers if _alive(p)], "orphaned decode workers are still running"
+    finally:
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

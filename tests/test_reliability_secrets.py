@@ -8,6 +8,8 @@ stdout/stderr is searched for each value.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from reliability_fixtures import draft_args, files_under, hf_setup, leaks, run_checks, write_info, write_ledger
 from s3_fixtures import make_method_cache, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
@@ -102,3 +104,76 @@ def test_credential_options_refused_everywhere(tmp_path, args):
     assert "environment" in res.stderr
     assert "abcdefghijklmnopqrstu" not in res.stdout + res.stderr
     assert not (tmp_path / ".checks").exists()
+
+
+#: secrets spelled the way escaping changes them: a quote, a backslash, non-ASCII
+AWKWARD = {"R2_ACCESS_KEY_ID": 'key"\\\u00e9-7731', "R2_SECRET_ACCESS_KEY": 'sec"ret\\\u00e9-7731-xyz'}
+
+
+def _spellings(value: str) -> list[str]:
+    """The secret as stored raw, escaped for JSON (ASCII or not) and as a Python repr shows it."""
+    return [value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], repr(value)[1:-1]]
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+@reliability(fault="credentials holding a quote, a backslash and a non-ASCII character, one of them also used as the "
+                   "suite name of info.py, so a verdict message quotes it (process blocked by TA406)",
+             must="redaction runs on the values before JSON escaping: no raw, JSON-escaped or repr spelling of any "
+                  "secret appears in stdout (human and JSON), stderr or the decision record, nor in any string the "
+                  "JSON decodes to")
+def test_secrets_with_quotes_backslashes_and_non_ascii_are_redacted(tmp_path, monkeypatch):
+    for name, value in AWKWARD.items():
+        monkeypatch.setenv(name, value)
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
+    ref = write_info(tmp_path / "info", suite=AWKWARD["R2_SECRET_ACCESS_KEY"])
+    outputs = []
+    for fmt in ("human", "json"):
+        res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "c"),
+                       "--format", fmt], cwd=tmp_path)
+        assert res.exit_code == 1, res.stdout + res.stderr
+        outputs += [res.stdout, res.stderr]
+    decoded = json.loads(outputs[2])
+    assert "***" in json.dumps(decoded), "the suite was quoted, masked"
+    log = (tmp_path / ".checks" / "decisions.jsonl").read_text(encoding="utf-8")
+    texts = [*outputs, log, *_strings(decoded), *(s for line in log.splitlines() for s in _strings(json.loads(line)))]
+    for value in AWKWARD.values():
+        for spelling in _spellings(value):
+            assert not [t for t in texts if spelling in t], spelling
+
+
+@reliability(fault="R2 unreachable: the endpoint host, named after R2_ACCOUNT_ID as R2's is "
+                   "(<account>.r2.cloudflarestorage.com; here <account>.invalid, which never resolves), quoted by the "
+                   "connection error; an R2_ACCOUNT_ID that cannot be a host name",
+             must="R2_ACCOUNT_ID is a secret: the error (exit 4) shows the host with the account masked, and the value "
+                  "is in no output or decision record; an impossible account id is refused without echoing it")
+def test_account_id_is_never_shown(tmp_path, monkeypatch):
+    account = "f00dfeed" * 4
+    for name, value in {"R2_ACCOUNT_ID": account, "R2_ACCESS_KEY_ID": "AKIDPLAIN0042",
+                        "R2_SECRET_ACCESS_KEY": "plain-secret-0042", "CHECKS_S3_MAX_ATTEMPTS": "1",
+                        "CHECKS_S3_ENDPOINT_URL": f"https://{account}.invalid"}.items():
+        monkeypatch.setenv(name, value)
+    make_method_cache(tmp_path / "cache")
+    args = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
+            "--no-dry-run"]
+    res = run_cli([*args, "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == ExitCode.ACTION_FAILED, res.stdout + res.stderr
+    assert "***.invalid" in res.stdout, res.stdout
+    human = run_cli(args, cwd=tmp_path)
+    log = (tmp_path / ".checks" / "decisions.jsonl").read_text()
+    assert leaks([account], [res.stdout, res.stderr, human.stdout, human.stderr, log]) == []
+    monkeypatch.delenv("CHECKS_S3_ENDPOINT_URL")
+    monkeypatch.setenv("R2_ACCOUNT_ID", 'not"a host\\')
+    refused = run_cli([*args, "--format", "json"], cwd=tmp_path)
+    assert refused.exit_code == ExitCode.ACTION_FAILED and "is not an R2 account id" in refused.stdout
+    assert 'not"a' not in refused.stdout + refused.stderr and "not\\\\\"a" not in refused.stdout
