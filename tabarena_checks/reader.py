@@ -95,7 +95,7 @@ def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
                                          "a file: replace it by the file itself")
             if st.st_size > max_bytes:
                 raise RawFileError(path, f"file is {st.st_size} bytes, over the {max_bytes}-byte limit")
-            data = file.read(max_bytes + 1)
+            data = _read_capped(file, st.st_size, max_bytes)
         except OSError as exc:
             raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > max_bytes:
@@ -103,6 +103,20 @@ def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     if not data:
         raise RawFileError(path, "file is empty (0 bytes): the run that wrote it was interrupted; rerun that split")
     return data
+
+
+def _read_capped(file, size: int, cap: int) -> bytes:
+    """At most ``cap`` + 1 bytes: the ``size`` fstat gave and one more (a read of ``cap`` bytes at once would
+    reserve the whole cap), then in blocks while the file turns out longer than it said."""
+    parts = [file.read(size + 1)]
+    total = len(parts[0])
+    while total > size and total <= cap:
+        block = file.read(min(1 << 20, cap + 1 - total))
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _file_kind(mode: int) -> str:

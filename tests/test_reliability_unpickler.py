@@ -74,8 +74,8 @@ print(json.dumps(out))
                    "self-containing list, bytearray(10**10), str() of a billion laughs, 10^10 elements copied by "
                    "tuple(), 5,000,000 opcodes of empty sets",
              must="each is refused as unreadable naming what was refused (and the field, for the graph limits); the "
-                  "reader never dies (exit 0, no SIGSEGV); measured on 2 cores: all 22 in about 1.5 s, the "
-                  "slowest (the opcode flood) 0.8 s, peak RSS about 180 MiB")
+                  "reader never dies (exit 0, no SIGSEGV); measured on the shared 2-core machine: all 22 in 2.7 s, "
+                  "the slowest (the opcode flood) 1.5 s, peak RSS 167 MiB")
 def test_hostile_pickles_are_refused_without_crashing(tmp_path):
     paths = {}
     for name, blob in hostile_pickles.payloads().items():
