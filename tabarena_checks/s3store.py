@@ -199,20 +199,27 @@ class Publisher:
         except Exception as exc:  # boto3 and s3transfer raise several wrappers of the S3 error
             raise ActionFailed(f"upload of {obj.key} failed: {_describe(exc)}") from None
 
-    def _abort_stale_multipart(self) -> int:
-        """Multipart uploads an interrupted run left open: aborted, so the rerun starts their files afresh."""
-        uploads = self.client.list_multipart_uploads(Bucket=self.bucket, Prefix=self.prefix).get("Uploads", [])
-        for up in uploads:
-            self.client.abort_multipart_upload(Bucket=self.bucket, Key=up["Key"], UploadId=up["UploadId"])
-        return len(uploads)
+    def _abort_stale_multipart(self, before=None) -> int:
+        """Multipart uploads an interrupted run left open: aborted, so the rerun starts their files afresh.
 
-    def publish(self, objects: Iterable[Planned], last: str) -> UploadReport:
+        Only those started ``before`` this run took the upload lock: one started since belongs to a
+        live run (an older version without the lock), and is never aborted.
+        """
+        uploads = self.client.list_multipart_uploads(Bucket=self.bucket, Prefix=self.prefix).get("Uploads", [])
+        stale = [up for up in uploads if before is None or up.get("Initiated") is None or up["Initiated"] < before]
+        for up in stale:
+            self.client.abort_multipart_upload(Bucket=self.bucket, Key=up["Key"], UploadId=up["UploadId"])
+        return len(stale)
+
+    def publish(self, objects: Iterable[Planned], last: str, lock=None) -> UploadReport:
+        """Send what differs, ``last`` (metadata.yaml) only after every other object and a check that
+        ``lock`` (a :class:`tabarena_checks.s3lock.UploadLock`) is still held."""
         from concurrent.futures import ThreadPoolExecutor
 
         objects = list(objects)
         report = UploadReport()
         try:
-            report.aborted_multipart = self._abort_stale_multipart()
+            report.aborted_multipart = self._abort_stale_multipart(lock.acquired if lock is not None else None)
             remote = list_prefix(self.client, self.bucket, self.prefix)
         except Exception as exc:
             raise ActionFailed(f"cannot list r2://{self.bucket}/{self.prefix}: {_describe(exc)}") from None
@@ -258,6 +265,8 @@ class Publisher:
                     report.skipped.append(obj.key)
                     advance(obj.size)
                 else:
+                    if lock is not None:
+                        lock.check()
                     self._send(obj, config, advance)
                     report.sent.append(obj.key)
                     self.log(f"sent {obj.key} ({obj.size} bytes) last")
@@ -279,10 +288,10 @@ class Publisher:
         extra = tuple(sorted(k for k in listed if k not in planned))
         return Verification(len(objects), missing, mismatched, extra)
 
-    def remove(self, first: str) -> list[str]:
+    def remove(self, first: str, lock=None) -> list[str]:
         """Delete every object below the prefix, ``first`` (metadata.yaml) before the rest."""
         keys = sorted(list_prefix(self.client, self.bucket, self.prefix), key=lambda k: (k != first, k))
-        self._abort_stale_multipart()
+        self._abort_stale_multipart(lock.acquired if lock is not None else None)
         if first in keys:
             self.client.delete_object(Bucket=self.bucket, Key=first)
         rest = [k for k in keys if k != first]

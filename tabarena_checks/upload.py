@@ -22,7 +22,7 @@ import click
 
 from checks import ActionFailed, Action, ChecksError, UsageError
 from checks import io
-from tabarena_checks import integrity, s3store
+from tabarena_checks import integrity, s3lock, s3store
 from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.facts import info_sources
 from tabarena_checks.metadata import MethodMetadata
@@ -274,11 +274,15 @@ def _execute(ctx) -> str:
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
         objects = facts.stage(Path(tmp), keep=True)
-        publisher = s3store.Publisher(
-            s3store.make_client(), facts.bucket, facts.key_root, log=lambda line: click.echo(line, err=True)
-        )
-        report = publisher.publish(objects, last=objects[-1].key)
-        verification = publisher.verify(objects)
+        client = s3store.make_client()
+
+        def log(line: str) -> None:
+            click.echo(line, err=True)
+
+        publisher = s3store.Publisher(client, facts.bucket, facts.key_root, log=log)
+        with s3lock.holding(client, facts.bucket, facts.key_root, log=log) as lock:
+            report = publisher.publish(objects, last=objects[-1].key, lock=lock)
+            verification = publisher.verify(objects)
     lines.append(
         f"uploaded {len(report.sent)} object(s), skipped {len(report.skipped)} already in place, "
         f"to {facts.destination}"
@@ -353,7 +357,8 @@ def _unpublish(ctx) -> str:
                                "pass --yes")
         click.confirm(f"Delete {len(keys)} object(s) under {where}?", abort=True)
     publisher = s3store.Publisher(s3store.make_client(), facts.bucket, facts.key_root)
-    removed = publisher.remove(first=f"{facts.key_root}/metadata.yaml")
+    with s3lock.holding(publisher.client, facts.bucket, facts.key_root) as lock:
+        removed = publisher.remove(first=f"{facts.key_root}/metadata.yaml", lock=lock)
     left = s3store.list_prefix(publisher.client, facts.bucket, facts.key_root + "/")
     if left:
         raise ActionFailed(f"{len(left)} object(s) remain under {where} after deleting: re-run to retry")

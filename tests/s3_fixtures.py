@@ -141,8 +141,9 @@ class FaultProxy:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def puts(self) -> list[str]:
-        """Paths of the PUT requests that reached the server (whole objects and multipart parts)."""
-        return [path for method, path in self.forwarded if method == "PUT"]
+        """Paths of the PUT requests of published objects that reached the server (whole objects and multipart
+        parts; the upload lock's writes are not objects of the method)."""
+        return [path for method, path in self.forwarded if method == "PUT" and ".checks-lock" not in path]
 
     def close(self) -> None:
         self._server.shutdown()
