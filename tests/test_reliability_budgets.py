@@ -187,3 +187,24 @@ def test_one_odd_field_is_that_files_finding(tmp_path, kind):
     assert any(words in v["message"] for v in failed), [v["message"] for v in failed]
     assert not [v for v in verdicts if v["outcome"] == "crashed"]
     assert peak < 1024, peak
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
+@reliability(fault="the --method-metadata info.py is a link to /dev/zero (3.8 GB read before) or a FIFO nobody writes "
+                   "(the read waited forever)",
+             must="process is blocked by TA116 (the metadata reference) naming the file as not a regular file "
+                  "(exit 1) within seconds, nothing read from it")
+def test_info_py_that_is_not_a_file_is_refused(tmp_path, kind):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
+    info = tmp_path / "info.py"
+    if kind == "dev-zero":
+        info.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(info)
+    code, out, err, peak, seconds = _measured(["run", "process", data, "--method-metadata", f"{info}:nori",
+                                               "--cache-root", tmp_path / "cache", "--format", "json"], tmp_path,
+                                              timeout=60)
+    assert code == 1, (code, out, err[-2000:])
+    ta116 = {v["code"]: v for v in json.loads(out)["verdicts"]}["TA116"]
+    assert ta116["outcome"] == "failed" and "not a regular file" in ta116["message"], ta116
+    assert "Traceback" not in err + out and peak < 512, peak
