@@ -35,7 +35,9 @@ try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code
-peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+with open("/proc/self/status") as fh:  # VmHWM starts at exec; ru_maxrss would count the forking parent's pages
+    peak = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+peak = max(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # the decode workers, if any
 print(f"MEASURED peak_kib={peak} seconds={time.perf_counter() - start:.2f}", file=sys.stderr)
 sys.exit(code)
 """

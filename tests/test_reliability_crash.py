@@ -129,9 +129,11 @@ def _upload_args(root):
 
 
 def _remote_state(client) -> dict[str, str]:
+    """The method's objects and their ETags (the upload lock a killed run leaves beside them is not one)."""
     out = {}
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
-        out.update({item["Key"]: item["ETag"] for item in page.get("Contents", [])})
+        out.update({item["Key"]: item["ETag"] for item in page.get("Contents", [])
+                    if not item["Key"].endswith(".checks-lock")})
     return out
 
 
