@@ -67,7 +67,7 @@ def gather(ctx):
     from collections import defaultdict
     from concurrent.futures import ThreadPoolExecutor
 
-    from checks import UsageError
+    from checks import UsageError, progress
     from hfmigrate_checks import contract as contract_mod
     from hfmigrate_checks import drafts, ledger, resolve, state
     from hfmigrate_checks.bundle import replaceable_problem
@@ -107,7 +107,14 @@ def gather(ctx):
             return res
 
         labels = list(by_label)
-        resolutions = dict(zip(labels, pool.map(resolve_and_inspect, labels)))
+        with progress.bar("Hub: resolve and inspect", total=len(labels), unit="models") as advance:
+            def counted(label):
+                try:
+                    return resolve_and_inspect(label)
+                finally:
+                    advance(1)
+
+            resolutions = dict(zip(labels, pool.map(counted, labels)))
         live, account = live_future.result(), account_future.result()
     return DraftFacts(
         contract=contract,

@@ -81,9 +81,18 @@ def migrated(tmp_path_factory):
         kept = kept and refused.exit_code == 2 and "is a non-empty directory that is not a review bundle" in refused.stderr
         kept = kept and (tmp / "hub" / "whoami.json").exists()
         # ... and a complete rerun replaces it as a whole
-        results.append(run_cli(steps[2], env=env, cwd=tmp))
+        results.append(run_cli(steps[2], env={**env, "CHECKS_PROGRESS": "always"}, cwd=tmp))  # with a bar
         methods = Counter(r.method for r in hub.requests)
     return tmp, models, results, methods, (broken, kept)
+
+
+def test_the_hub_gather_shows_progress_only_where_asked(migrated):
+    import re
+
+    _tmp, _models, results, _methods, _ = migrated
+    assert "Hub: resolve and inspect" not in results[2].stderr  # not a terminal
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", results[3].stderr)
+    assert "Hub: resolve and inspect" in shown and re.search(rf"\b(\d+)/\1 models\b", shown), shown
 
 
 def expected_counts(models) -> dict[str, int]:
