@@ -29,7 +29,8 @@ $(TA_STAMP): $(TA_REQ)
 tabarena-env: $(TA_STAMP)
 
 test: install chromium $(TA_STAMP)
-	CHECKS_TABARENA_PYTHON=$(TA_VENV)/bin/python $(BIN)/python -m pytest -n 2 -q
+	CHECKS_TABARENA_PYTHON=$(CURDIR)/$(TA_VENV)/bin/python TABARENA_PYTHON=$(CURDIR)/$(TA_VENV)/bin/python \
+	  $(BIN)/python -m pytest -n 2 -q
 
 # the HTML reports are rendered by headless Chromium in the tests (Debian's package; CI runs as root)
 chromium:
