@@ -134,22 +134,14 @@ def _keyword_only(reader: Reader, module: Module, call: ast.Call, label: str) ->
 
 def _descriptor(reader: Reader, module: Module, call: ast.Call, variable: str | None) -> Descriptor:
     label = f"{DESCRIPTOR}()"
-    fields: dict[str, Val] = {}
-    for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred) or index >= len(DESCRIPTOR_FIELDS):
-            raise module.fail(f"{label} takes at most {len(DESCRIPTOR_FIELDS)} positional arguments "
-                              f"({', '.join(DESCRIPTOR_FIELDS)}); pass the others by keyword", arg)
-        fields[DESCRIPTOR_FIELDS[index]] = reader.evaluate(module, arg).via(
-            module.step("positional", DESCRIPTOR_FIELDS[index], arg))
-    for name, val in reader.keywords(module, call, label).items():
+    fields = _arguments(reader, module, call, label, DESCRIPTOR_FIELDS,
+                        f" ({', '.join(DESCRIPTOR_FIELDS)}); pass the others by keyword")
+    for name, val in fields.items():
         if name not in DESCRIPTOR_FIELDS:
-            at = site(val.steps)
-            raise _at(at, module, call, f"{label} does not accept {name!r} (TabArena raises TypeError); its "
-                                        f"fields are {', '.join(DESCRIPTOR_FIELDS)}: set {name} in each "
-                                        f"descriptor.method_metadata(...) call instead")
-        if name in fields:
-            raise _at(site(val.steps), module, call, f"{label} gets {name!r} by position and by keyword; keep one")
-        fields[name] = val
+            raise _at(site(val.steps), module, call,
+                      f"{label} does not accept {name!r} (TabArena raises TypeError); its "
+                      f"fields are {', '.join(DESCRIPTOR_FIELDS)}: set {name} in each "
+                      f"descriptor.method_metadata(...) call instead")
     if "display_name" not in fields:
         raise module.fail(f"{label} needs display_name= (TabArena raises TypeError without it)", call)
     return Descriptor(fields, variable or "")
@@ -170,18 +162,23 @@ def _from_descriptor(reader: Reader, module: Module, call: ast.Call, descriptor:
 
 
 def _direct(reader: Reader, module: Module, call: ast.Call, label: str, variable: str | None) -> MethodMetadata:
+    given = _arguments(reader, module, call, label, DATACLASS_ORDER, "; pass fields by keyword")
+    return _record(module, call, "direct", given, label, variable)
+
+
+def _arguments(reader: Reader, module: Module, call: ast.Call, label: str, order: tuple[str, ...],
+               hint: str) -> dict[str, Val]:
+    """Positional arguments named after ``order``, then the keywords; a field given both ways is refused."""
     given: dict[str, Val] = {}
     for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred) or index >= len(DATACLASS_ORDER):
-            raise module.fail(f"{label} takes at most {len(DATACLASS_ORDER)} positional arguments; pass fields "
-                              f"by keyword", arg)
-        given[DATACLASS_ORDER[index]] = reader.evaluate(module, arg).via(
-            module.step("positional", DATACLASS_ORDER[index], arg))
+        if isinstance(arg, ast.Starred) or index >= len(order):
+            raise module.fail(f"{label} takes at most {len(order)} positional arguments{hint}", arg)
+        given[order[index]] = reader.evaluate(module, arg).via(module.step("positional", order[index], arg))
     for name, val in reader.keywords(module, call, label).items():
         if name in given:
             raise _at(site(val.steps), module, call, f"{label} gets {name!r} by position and by keyword; keep one")
         given[name] = val
-    return _record(module, call, "direct", given, label, variable)
+    return given
 
 
 def _at(step: Step | None, module: Module, node: ast.AST, message: str) -> Unreadable:
