@@ -1,4 +1,5 @@
-"""The run the inspect and process benchmarks share, and the bare read loop both compare with.
+"""The run the inspect, process and report benchmarks share, what ``checks inspect`` computes on it, and the bare
+read loop they compare with.
 
 About 10,000 results.pkl of full-size arrays: configs x 3 TabArena-v0.1 tasks x 10 repeats
 x 3 folds. The benchmarks load it by file path: this directory also holds inspect.py, which
@@ -44,6 +45,20 @@ def cpu_seconds() -> float:
     """CPU seconds used so far by this process and its finished children."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def index_and_infer(data: Path, cache: Path, workers: int):
+    """What ``checks inspect`` computes: the index, split by method, and each method's inference.
+
+    Returns ((wall, CPU) seconds, index, {prefix: method's index}, {prefix: inference}).
+    """
+    from tabarena_checks import index, inference_memo
+
+    started, cpu = time.perf_counter(), cpu_seconds()
+    built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
+    methods = index.split_methods(built)
+    infs = {prefix: inference_memo.infer(sub) for prefix, sub in methods.items()}
+    return (time.perf_counter() - started, cpu_seconds() - cpu), built, methods, infs
 
 
 def bare_loop(paths: list[Path]) -> tuple[float, float]:

@@ -34,25 +34,16 @@ import importlib.util  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import duckdb  # noqa: E402,F401  (imported before timing)
 import pyarrow.parquet  # noqa: E402,F401
 
-from tabarena_checks import index, inference_memo  # noqa: E402
+from tabarena_checks import index  # noqa: E402
 
 tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
     "tenk_run", Path(__file__).with_name("_tenk_run.py")))
 spec.loader.exec_module(tenk)
-
-
-def _index_and_infer(data: Path, cache: Path, workers: int):
-    """What ``checks inspect`` computes: the index, split by method, and each method's inference."""
-    started, cpu = time.perf_counter(), tenk.cpu_seconds()
-    built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
-    (inf,) = [inference_memo.infer(sub) for sub in index.split_methods(built).values()]
-    return (time.perf_counter() - started, tenk.cpu_seconds() - cpu), built, inf
 
 
 def _runs(measures: list[tuple[float, float]]) -> str:
@@ -90,10 +81,11 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.rounds):
             bares.append(tenk.bare_loop(paths))
             shutil.rmtree(cache, ignore_errors=True)
-            seconds, built, inf = _index_and_infer(data, cache, args.workers)
+            seconds, built, _, infs = tenk.index_and_infer(data, cache, args.workers)
+            (inf,) = infs.values()
             assert built.decoded == len(paths) and inf.n_results == len(paths)
             colds.append(seconds)
-            seconds, again, _ = _index_and_infer(data, cache, args.workers)
+            seconds, again, _, _ = tenk.index_and_infer(data, cache, args.workers)
             assert again.decoded == 0
             warms.append(seconds)
         (bare, bare_cpu), (cold, cold_cpu), (warm, _) = min(bares), min(colds), min(warms)

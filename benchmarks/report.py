@@ -37,17 +37,6 @@ tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_loc
 spec.loader.exec_module(tenk)
 
 
-def cold_inspect(data: Path, cache: Path, workers: int):
-    from tabarena_checks import index, inference_memo
-
-    shutil.rmtree(cache, ignore_errors=True)
-    started = time.perf_counter()
-    built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
-    methods = index.split_methods(built)
-    infs = {prefix: inference_memo.infer(sub) for prefix, sub in methods.items()}
-    return time.perf_counter() - started, built, methods, infs
-
-
 def write_report(out: Path, data: Path, built, methods, infs, registry, config) -> float:
     from tabarena_checks import html_inspect, report
 
@@ -90,7 +79,8 @@ def main(argv: list[str] | None = None) -> None:
         page = out / "report.html"
         colds, reports = [], []
         for _ in range(args.rounds):
-            seconds, built, methods, infs = cold_inspect(data, out / "bench-cache", args.workers)
+            shutil.rmtree(out / "bench-cache", ignore_errors=True)
+            (seconds, _), built, methods, infs = tenk.index_and_infer(data, out / "bench-cache", args.workers)
             colds.append(seconds)
             reports.append(write_report(page, data, built, methods, infs, registry, config))
         imported = import_seconds()
