@@ -37,12 +37,12 @@ tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_loc
 spec.loader.exec_module(tenk)
 
 
-def write_report(out: Path, data: Path, built, methods, infs, registry, config) -> float:
+def write_report(out: Path, data: Path, built, methods, infs) -> float:
     from tabarena_checks import html_inspect, report
 
     started = time.perf_counter()
     reports = [report.method_report(p, infs[p], None, dt.date.today()) for p in methods]
-    html_inspect.write(str(out), str(data), None, built, methods, methods, reports, [], registry, config)
+    html_inspect.write(str(out), str(data), None, built, methods, methods, reports, [])
     return time.perf_counter() - started
 
 
@@ -60,13 +60,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
 
+    import click
+    from click.globals import push_context
+
+    from checks import plugins
+    from checks.cli import App
+
+    # the report previews the process gate with the command's plugins and rules.toml, as under `checks inspect`
+    push_context(click.Context(click.Command("inspect"), obj=App(plugins.load([]), None)))
+
     import duckdb  # noqa: F401  (imported before timing, as in benchmarks/inspect.py)
     import pyarrow.parquet  # noqa: F401
 
-    from checks import plugins
-    from checks.config import Config
-
-    registry, config = plugins.load([]), Config()
     tmp = None
     out = args.dir
     if out is None:
@@ -82,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
             shutil.rmtree(out / "bench-cache", ignore_errors=True)
             (seconds, _), built, methods, infs = tenk.index_and_infer(data, out / "bench-cache", args.workers)
             colds.append(seconds)
-            reports.append(write_report(page, data, built, methods, infs, registry, config))
+            reports.append(write_report(page, data, built, methods, infs))
         imported = import_seconds()
         cold, best, first = min(colds), min(reports), reports[0]
         size = page.stat().st_size
