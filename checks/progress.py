@@ -5,7 +5,9 @@ bar on stderr when stderr is a terminal and the command was not given ``-q``; ot
 ``advance`` does nothing. ``CHECKS_PROGRESS=never`` turns bars off, ``always`` draws them even
 off a terminal (CI logs, tests). ``advance`` is cheap enough for a per-file or per-chunk call
 from worker threads: it adds to a counter and hands the sum to rich at most ten times a
-second; rich redraws from its own thread, so the work never waits on the terminal.
+second; rich redraws from its own thread, so the work never waits on the terminal. Bars open
+at the same time (process copies raw/ while it writes the tables) share one live display,
+since a terminal holds only one.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 ENV = "CHECKS_PROGRESS"
 #: seconds between two hand-overs of the counted work to rich
 INTERVAL = 0.1
+
+T = TypeVar("T")
 
 
 def _quiet() -> bool:
@@ -68,25 +73,79 @@ def _nothing(amount: float = 1) -> None:
     return None
 
 
-@contextlib.contextmanager
-def bar(description: str, total: float | None, *, unit: str = "files") -> Iterator[Callable[[float], None]]:
-    """A bar for ``total`` units (``bytes`` shows sizes and speed); yields ``advance(amount=1)``."""
-    if not enabled():
-        yield _nothing
-        return
+def _new_progress():
+    """A rich Progress on stderr whose count column reads each task's unit (bytes: size and speed)."""
     from rich.console import Console
-    from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn,
+    from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                                TimeRemainingColumn, TransferSpeedColumn)
+    from rich.text import Text
+
+    class Counted(ProgressColumn):
+        """``3/8 files``, or for bytes ``1.2/4.0 MB 3.1 MB/s``."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._size, self._speed, self._count = DownloadColumn(), TransferSpeedColumn(), MofNCompleteColumn()
+
+        def render(self, task) -> Text:
+            unit = task.fields.get("unit", "")
+            if unit == "bytes":
+                return Text.assemble(self._size.render(task), " ", self._speed.render(task))
+            return Text.assemble(self._count.render(task), f" {unit}")
 
     console = Console(file=sys.stderr, force_terminal=os.environ.get(ENV, "").lower() == "always" or None)
-    counted = [DownloadColumn(), TransferSpeedColumn()] if unit == "bytes" else [MofNCompleteColumn(),
-                                                                                  TextColumn(unit)]
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), *counted, TimeRemainingColumn(),
-                        console=console, transient=False, refresh_per_second=8)
-    with progress:
-        task = progress.add_task(description, total=total)
+    return Progress(TextColumn("{task.description}"), BarColumn(), Counted(), TimeRemainingColumn(),
+                    console=console, transient=False, refresh_per_second=8)
+
+
+_live_lock = threading.Lock()
+_live: list = []  # [progress, number of open bars] while a bar is open
+
+
+@contextlib.contextmanager
+def _shared() -> Iterator:
+    """The live Progress, started by the first open bar and stopped when the last one closes."""
+    with _live_lock:
+        if not _live:
+            progress = _new_progress()
+            progress.start()
+            _live[:] = [progress, 0]
+        _live[1] += 1
+        progress = _live[0]
+    try:
+        yield progress
+    finally:
+        with _live_lock:
+            _live[1] -= 1
+            if _live[1] == 0:
+                _live.clear()
+                progress.stop()
+
+
+@contextlib.contextmanager
+def bar(description: str, total: float | None, *, unit: str = "files",
+        show: bool | None = None) -> Iterator[Callable[[float], None]]:
+    """A bar for ``total`` units (``bytes`` shows sizes and speed); yields ``advance(amount=1)``.
+
+    ``show`` overrides :func:`enabled` (a library caller that was told to draw, or not).
+    """
+    if not (enabled() if show is None else show):
+        yield _nothing
+        return
+    with _shared() as progress:
+        task = progress.add_task(description, total=total, unit=unit)
         counter = _Counter(progress, task)
         try:
             yield counter
         finally:
             counter.flush()
+            progress.refresh()
+
+
+def counted(items: Iterable[T], description: str, total: float | None, *, unit: str = "files",
+            weight: Callable[[T], float] = lambda item: 1) -> Iterator[T]:
+    """``items`` with a bar advanced by ``weight(item)`` once the loop body is done with each item."""
+    with bar(description, total, unit=unit) as advance:
+        for item in items:
+            yield item
+            advance(weight(item))

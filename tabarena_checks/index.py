@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import stat
-import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
@@ -304,14 +303,14 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
     """The rows of ``todo`` as one table, decoded in worker processes when there are enough files."""
     import pyarrow as pa
 
+    from checks import progress as bars
+
     if not todo:
         return schema().empty_table()
     workers = workers or os.cpu_count() or 1
-    show = sys.stderr.isatty() if progress is None else progress
     chunks = list(_chunks(todo, CHUNK))
-    bar = _progress_bar(len(todo)) if show else None
     tables = []
-    try:
+    with bars.bar("decode", total=len(todo), unit="results.pkl", show=progress) as advance:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -323,16 +322,11 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
                                      initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
                 for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
                     tables.append(batch)
-                    if bar:
-                        bar[0].advance(bar[1], batch.num_rows)
+                    advance(batch.num_rows)
         else:
             for chunk in chunks:
                 tables.append(_decode_chunk(str(root), chunk, max_bytes))
-                if bar:
-                    bar[0].advance(bar[1], len(chunk))
-    finally:
-        if bar:
-            bar[0].stop()
+                advance(len(chunk))
     return pa.concat_tables(tables)
 
 
@@ -362,16 +356,6 @@ def die_with_parent(parent: int) -> None:
             os._exit(1)
 
         threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
-
-
-def _progress_bar(total: int):
-    from rich.console import Console
-    from rich.progress import Progress
-
-    progress = Progress(console=Console(stderr=True), transient=True)
-    task = progress.add_task("decoding results.pkl", total=total)
-    progress.start()
-    return progress, task
 
 
 def default_cache_dir(data_dir: str | os.PathLike) -> Path:

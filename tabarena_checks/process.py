@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 import click
 
-from checks import Action, ActionFailed, UsageError, io
+from checks import Action, ActionFailed, UsageError, io, progress
 from tabarena_checks import integrity
 from tabarena_checks.cache_layout import MethodCache, cache_root, render_metadata_yaml
 from tabarena_checks.facts import TabArenaFacts, info_sources
@@ -190,7 +190,7 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
 
     digests = dict(index.query("SELECT path, sha256 FROM results"))
     results, tasks = [], []
-    for group in task_groups(digests):
+    for group in progress.counted(task_groups(digests), "process", len(digests), unit="results.pkl", weight=len):
         preds = []
         for path in group:
             where = index.abspath(path)
@@ -263,16 +263,18 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
             (task_dir / split).mkdir(exist_ok=True)
             write_new(task_dir / split / "results.pkl", data)
             copied[(task_dir / split / "results.pkl").relative_to(raw_dir.parent).as_posix()] = digest
+            advance(1)
 
-    pool = ThreadPoolExecutor(COPY_THREADS)
-    try:
-        done = pool.map(fill, list(by_task))
-        yield copied
-        list(done)
-    except reader.RawFileError as exc:
-        raise ActionFailed(f"{exc}; nothing was published: run the command again to judge it") from None
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    with progress.bar("raw copy", len(rows), unit="results.pkl") as advance:
+        pool = ThreadPoolExecutor(COPY_THREADS)
+        try:
+            done = pool.map(fill, list(by_task))
+            yield copied
+            list(done)
+        except reader.RawFileError as exc:
+            raise ActionFailed(f"{exc}; nothing was published: run the command again to judge it") from None
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def write_new(path: Path, data: bytes) -> None:

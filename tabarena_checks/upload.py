@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from checks import ActionFailed, Action, ChecksError, UsageError
-from checks import io
+from checks import io, progress
 from tabarena_checks import integrity, s3lock, s3store
 from tabarena_checks.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.facts import info_sources
@@ -41,7 +41,8 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
     are checked as they are zipped: the zip holds exactly what process wrote, or it is refused.
     """
     files = sorted((p for p in src.rglob("*") if p.is_file()), key=lambda p: p.relative_to(src).as_posix())
-    with zipfile.ZipFile(dest, "w") as zf:
+    size = sum(p.stat().st_size for p in files)
+    with zipfile.ZipFile(dest, "w") as zf, progress.bar(f"zip {src.name}", size, unit="bytes") as advance:
         for path in files:
             rel = path.relative_to(src).as_posix()
             data = path.read_bytes()
@@ -50,6 +51,7 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
             info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+            advance(len(data))
     if expected is not None:
         _complete(src.name, {f"{src.name}/{p.relative_to(src).as_posix()}" for p in files}, expected)
 

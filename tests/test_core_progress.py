@@ -69,3 +69,88 @@ def test_upload_shows_bytes_unless_quiet(tmp_path, s3_env, s3_proxy):
     assert shown.exit_code == 0, shown.stdout + shown.stderr
     assert "upload to tabarena" in shown.stderr
     assert re.search(r"\b(\d+)/\1 bytes\b", plain(shown.stderr)), plain(shown.stderr)  # every byte counted
+
+
+def test_bars_open_together_share_one_display(monkeypatch, capfd):
+    monkeypatch.setenv(progress.ENV, "always")
+    with progress.bar("first", total=2, unit="files") as one:
+        with progress.bar("second", total=3, unit="bytes") as two:
+            one(2)
+            two(3)
+            assert progress._live[1] == 2  # one live display, two bars
+    assert not progress._live  # stopped with the last bar
+    err = plain(capfd.readouterr().err)
+    assert "2/2 files" in err and "3/3 bytes" in err
+
+
+def test_counted_yields_every_item_and_counts_their_weight(monkeypatch, capfd):
+    monkeypatch.setenv(progress.ENV, "always")
+    assert list(progress.counted([[1, 2], [3]], "groups", 3, unit="items", weight=len)) == [[1, 2], [3]]
+    assert "3/3 items" in plain(capfd.readouterr().err)
+
+
+def process_and_plan_upload(tmp_path, env, *extra):
+    from checks.testing import tabarena_run
+
+    made = tabarena_run(tmp_path / "in", folds=3)
+    processed = run_cli(["run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
+                         "--cache-root", str(made.cache_root), *extra], env=env, cwd=tmp_path)
+    assert processed.exit_code == 0, processed.stdout + processed.stderr
+    planned = run_cli(["run", "upload", "--verified", "--method-metadata", made.metadata_ref,
+                       "--cache-root", str(made.cache_root),
+                       *extra], env=env, cwd=tmp_path)
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    return processed, planned
+
+
+def test_process_decode_copy_and_upload_zip_are_shown_unless_quiet_or_no_terminal(tmp_path):
+    processed, planned = process_and_plan_upload(tmp_path / "shown", {progress.ENV: "always"})
+    err = plain(processed.stderr)
+    for step in ("decode", "process", "raw copy"):
+        assert re.search(rf"(^|\r){step} +━[^\r\n]* 3/3 results\.pkl", err, re.M), (step, err)
+    zips = plain(planned.stderr)
+    for part in ("processed", "raw"):
+        assert re.search(rf"(^|\r)zip {part} +━[^\r\n]* ([\d.]+)/\2 (bytes|kB|MB)", zips, re.M), (part, zips)
+    for env, extra in (({progress.ENV: "always"}, ["-q"]), ({}, [])):  # -q, and stderr no terminal
+        silent = process_and_plan_upload(tmp_path / f"silent{len(extra)}", env, *extra)
+        assert all("results.pkl" not in r.stderr and "zip " not in r.stderr for r in silent), silent
+
+
+def test_a_real_terminal_gets_the_bars(tmp_path):
+    """stderr a pseudo-terminal, nothing forced: the process bars are drawn there (stdout, a pipe, stays plain)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    import threading
+
+    from checks.testing import tabarena_run
+
+    made = tabarena_run(tmp_path / "in", folds=2)
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != progress.ENV}
+    child = subprocess.Popen([sys.executable, "-m", "checks", "run", "process", str(made.run_dir), "--method-metadata",
+                              made.metadata_ref, "--cache-root", str(made.cache_root)],
+                             stdout=subprocess.PIPE, stderr=follower, cwd=tmp_path, env=env)
+    os.close(follower)
+    drawn = bytearray()
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    out, _ = child.communicate(timeout=120)
+    reader.join(timeout=10)
+    os.close(leader)
+    assert child.returncode == 0, out.decode() + drawn.decode(errors="replace")
+    err = plain(drawn.decode(errors="replace"))
+    assert "raw copy" in err and "2/2 results.pkl" in err, err
+    assert "\x1b[" not in out.decode()
