@@ -71,7 +71,7 @@ def main() -> None:
     from botocore.config import Config
 
     from tabarena_checks import s3store
-    from tabarena_checks.upload import UploadFacts
+    from tabarena_checks.upload import UploadFacts, UploadOptions
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="bench-upload-"))
@@ -91,7 +91,7 @@ def main() -> None:
                              aws_secret_access_key="bench-secret",
                              config=Config(request_checksum_calculation="when_required",
                                            response_checksum_validation="when_required"))
-        facts = UploadFacts({"from_cache": (METHOD, SUITE), "cache_root": str(work / "cache")})
+        facts = UploadFacts(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))
         start = time.perf_counter()
         objects = facts.stage(work)
         staged = time.perf_counter() - start

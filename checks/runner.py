@@ -303,13 +303,14 @@ class Preview:
         return any(v.blocks for v in self.verdicts)
 
 
-def preview(action_name: str, facts: Any, options: Mapping[str, Any]) -> Preview:
+def preview(action_name: str, facts: Any, options: Any) -> Preview:
     """From inside a ``checks`` command: the verdicts ``checks run ACTION`` would give on ``facts``.
 
     The command's plugins and rules.toml are used, and the rules are selected and judged
     by :func:`evaluate` exactly as in a run (waivers included); nothing is gathered,
     executed or recorded. A report uses it to show what the gate would say (``checks
-    inspect --html`` previews ``process`` on the index it built).
+    inspect --html`` previews ``process`` on the index it built). ``options`` is the action's
+    options object, or a mapping of option values it is built from (as for :func:`run`).
 
     :raises ChecksError: the action is not loaded, or its selection is refused.
     """

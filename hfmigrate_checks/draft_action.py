@@ -12,6 +12,7 @@ import hashlib
 import os
 from pathlib import Path
 
+import attrs
 import click
 
 from checks import Action
@@ -21,10 +22,23 @@ DEFAULT_WORKERS = 16
 HUB_MODEL_URL = r"^https?://(?:www\.)?huggingface\.co/(?!datasets/|spaces/)([^/?#]+/[^/?#]+)/?(?:[?#].*)?$"
 
 
-def _hub(options):
+@attrs.frozen
+class DraftOptions:
+    """``checks run draft``'s options (one field per parameter of :data:`DRAFT`)."""
+
+    benchmark_id: str
+    contract: str
+    ledger: str
+    bundle: str
+    mapping: str | None = None
+    endpoint: str | None = None
+    max_workers: int = DEFAULT_WORKERS
+
+
+def _hub(options: DraftOptions):
     from hfmigrate_checks.hub import ReadOnlyHub
 
-    endpoint = options.get("endpoint") or os.environ.get("HF_ENDPOINT") or None
+    endpoint = options.endpoint or os.environ.get("HF_ENDPOINT") or None
     return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None)
 
 
@@ -73,22 +87,22 @@ def gather(ctx):
     from hfmigrate_checks.bundle import replaceable_problem
     from hfmigrate_checks.facts import DraftFacts
 
-    options = ctx.options
-    problem = replaceable_problem(options["bundle"])
+    options: DraftOptions = ctx.options
+    problem = replaceable_problem(options.bundle)
     if problem:
         raise UsageError(problem)
-    contract = contract_mod.load(options["contract"])
-    rows = ledger.load(options["ledger"])
-    mapping = resolve.load_mapping(options["mapping"]) if options.get("mapping") else {}
+    contract = contract_mod.load(options.contract)
+    rows = ledger.load(options.ledger)
+    mapping = resolve.load_mapping(options.mapping) if options.mapping else {}
     by_label = defaultdict(list)
     for row in rows:
         by_label[row.source_model].append(row)
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
-    workers = max(1, options.get("max_workers") or DEFAULT_WORKERS)
+    workers = max(1, options.max_workers or DEFAULT_WORKERS)
     states, claimed, lock = {}, set(), threading.Lock()
 
     with _hub(options) as hub, ThreadPoolExecutor(workers, thread_name_prefix="hf-gather") as pool:
-        live_future = pool.submit(live_benchmark, hub, options["benchmark_id"])
+        live_future = pool.submit(live_benchmark, hub, options.benchmark_id)
         account_future = pool.submit(_account, hub)
 
         def resolve_and_inspect(label):
@@ -124,8 +138,8 @@ def gather(ctx):
         states=states,
         whoami=account,
         checked_at=checked_at,
-        bundle_path=options["bundle"],
-        benchmark_id=options["benchmark_id"],
+        bundle_path=options.bundle,
+        benchmark_id=options.benchmark_id,
         mapped_labels=tuple(mapping),
     )
 
@@ -167,12 +181,12 @@ def execute(ctx):
 
 
 def inputs(ctx):
+    options: DraftOptions = ctx.options
     out = {}
-    for key in ("contract", "ledger", "mapping"):
-        path = ctx.options.get(key)
+    for key, path in (("contract", options.contract), ("ledger", options.ledger), ("mapping", options.mapping)):
         if path and Path(path).is_file():
             out[key] = "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    out["endpoint"] = ctx.options.get("endpoint") or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    out["endpoint"] = options.endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
     return out
 
 
@@ -196,10 +210,11 @@ DRAFT = Action(
         click.Option(["--max-workers"], default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(1, 64),
                      help="Concurrent Hub reads while gathering."),
     ),
-    target=lambda ctx: ctx.options.get("benchmark_id") or "draft",
+    target=lambda ctx: ctx.options.benchmark_id or "draft",
     inputs=inputs,
     arena="hf",
     requires=("huggingface_hub", "duckdb"),
+    options=DraftOptions,
 )
 
 ACTIONS = [DRAFT]

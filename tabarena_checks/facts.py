@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -112,9 +111,7 @@ def raw_digest(data_dir: Path, files=None) -> str:
 
 def info_sources(ctx) -> list[str]:
     """The info.py a TabArena action's ``--method-metadata`` names (its ``Action.sources``), if it is a file."""
-    options = ctx.options  # register's options class, or the dict of actions that have none yet (process, upload)
-    ref = options.get("method_metadata") if isinstance(options, Mapping) else getattr(options, "method_metadata", None)
-    path = _metadata_file(ref or "")
+    path = _metadata_file(ctx.options.method_metadata or "")
     return [str(path)] if path is not None else []
 
 

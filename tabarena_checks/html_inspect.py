@@ -25,10 +25,11 @@ def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str
 def preview(data_dir: str, metadata_ref: str | None, raw, method: str | None):
     """The process rules' :class:`checks.Preview` over the index inspect built; nothing is decoded twice or written."""
     from checks import preview as gate_preview
-    from tabarena_checks.process import ProcessFacts
+    from tabarena_checks.process import ProcessFacts, ProcessOptions
 
     facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method, built_index=raw)
-    return gate_preview("process", facts, {"run_data_dir": data_dir, "method_metadata": metadata_ref})
+    return gate_preview("process", facts, ProcessOptions(run_data_dir=data_dir, method_metadata=metadata_ref,
+                                                         method=method))
 
 
 def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods: Mapping[str, Any],
@@ -79,14 +80,14 @@ def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> N
         prefix = index.method or (inference.methods[0] if len(inference.methods) == 1 else "")
         methods.append((report.method_report(prefix, inference, metadata, ctx.today), index))
     outcome = record.get("outcome", "")
-    html_run.write(ctx.options["html"], html_run.render(
+    html_run.write(ctx.options.html, html_run.render(
         title=f"checks run process: {ctx.target}",
         subtitle=f"outcome: {outcome}; {sum(v.blocks for v in ctx.verdicts)} blocking verdict(s); "
-                 f"raw data {ctx.options.get('run_data_dir')}",
+                 f"raw data {ctx.options.run_data_dir}",
         methods=methods, verdicts=ctx.verdicts, explanations=_explanations(rules, ctx.verdicts), record=record,
         verdict_note=problem, record_note="Appended to the decision log of this run.",
         waivers=html_run.waivers_of(ctx, record),
     ))
     import click
 
-    click.echo(f"HTML report: {ctx.options['html']}", err=True)
+    click.echo(f"HTML report: {ctx.options.html}", err=True)

@@ -19,7 +19,7 @@ checks_rules, checks_actions, checks_commands = wiring.hooks()
 @hookimpl
 def checks_run_finished(ctx, record, rules):
     """``checks run process --html FILE``: the run report, written whether the run passed or was blocked."""
-    if ctx.action == "process" and ctx.options.get("html"):
+    if ctx.action == "process" and ctx.options.html:
         from tabarena_checks.html_inspect import after_process
 
         after_process(ctx, record, rules)

@@ -126,24 +126,41 @@ def _declares(meta: MethodMetadata, prefix: str, sub) -> bool:
     return inference.method_type == "baseline" and any(prefix.startswith(n) for n in names)
 
 
+@attrs.frozen
+class ProcessOptions:
+    """``checks run process``'s options (one field per parameter of :data:`PROCESS`)."""
+
+    run_data_dir: str
+    #: required on the command line; ``checks inspect`` previews process without one
+    method_metadata: str | None = None
+    expect_validation_protocol: str | None = None
+    cache_root: str | None = None
+    method: str | None = None
+    no_cache_raw: bool = False
+    force: bool = False
+    engine: str = "native"
+    ignore_metadata_mismatch: bool = False
+    html: str | None = None
+
+
 def _facts(ctx):
     from tabarena_checks.rules_metadata import metadata_mismatch_waivers
 
-    o = ctx.options
-    if o.get("html"):
+    o: ProcessOptions = ctx.options
+    if o.html:
         from tabarena_checks.html_run import check_target
 
-        check_target(o["html"])
-    if o.get("engine") == "tabarena" and importlib.util.find_spec("tabarena") is None:
+        check_target(o.html)
+    if o.engine == "tabarena" and importlib.util.find_spec("tabarena") is None:
         raise UsageError("--engine tabarena needs TabArena importable in this environment (pip install tabarena); "
                          "use --engine native (the default) otherwise")
-    if o.get("ignore_metadata_mismatch"):
+    if o.ignore_metadata_mismatch:
         ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
-    return ProcessFacts(data_dir=o["run_data_dir"], metadata_ref=o.get("method_metadata"), method=o.get("method"))
+    return ProcessFacts(data_dir=o.run_data_dir, metadata_ref=o.method_metadata, method=o.method)
 
 
 def _cache(ctx) -> MethodCache:
-    return MethodCache.of(cache_root(ctx.options.get("cache_root")), ctx.facts.metadata)
+    return MethodCache.of(cache_root(ctx.options.cache_root), ctx.facts.metadata)
 
 
 def _digests(ctx) -> dict[str, str]:
@@ -156,8 +173,8 @@ def source_record(ctx) -> dict[str, Any]:
     return {
         "raw_data": digests.get("raw_data"),
         "method_metadata": digests.get("method_metadata"),
-        "cache_raw": not ctx.options.get("no_cache_raw"),
-        "engine": ctx.options.get("engine") or "native",
+        "cache_raw": not ctx.options.no_cache_raw,
+        "engine": ctx.options.engine,
     }
 
 
@@ -300,7 +317,7 @@ def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
-    if ctx.options.get("no_cache_raw"):
+    if ctx.options.no_cache_raw:
         return _tables(index, inference, meta, out), {}
     with copying_raw(index, inference, meta, out / "raw") as copied:
         written = _tables(index, inference, meta, out)
@@ -366,7 +383,7 @@ def with_tabarena(ctx, out: Path) -> list[str]:
         # the judged method's files only (in a shared directory, the others are left alone)
         paths = sorted(facts.index.abspath(p) for (p,) in facts.index.query("SELECT path FROM results"))
         process_raw(RawMethod(path_raw=Path(facts.data_dir), method_metadata=ta_meta),
-                    cache_raw=not ctx.options.get("no_cache_raw"), cache_hpo_trajectories=False, backend="native",
+                    cache_raw=not ctx.options.no_cache_raw, cache_hpo_trajectories=False, backend="native",
                     file_paths=paths)
         built = MethodCache(scratch, facts.metadata.effective_suite, facts.metadata.method).path
         if not built.is_dir():
@@ -389,15 +406,15 @@ def _plan(ctx) -> Iterator[str]:
     new = source_record(ctx)
     yield f"engine {new['engine']}: would write {cache.path}"
     if cache.path.exists():
-        if _same_inputs(_existing(cache), new) and not ctx.options.get("force"):
+        if _same_inputs(_existing(cache), new) and not ctx.options.force:
             yield "a cache built from the same inputs exists there: it would be kept unchanged"
-        elif ctx.options.get("force"):
+        elif ctx.options.force:
             yield "the existing cache there would be replaced whole (--force)"
         else:
             yield "a cache from other (or unknown) inputs exists there: process would refuse without --force"
     yield ("metadata.yaml, processed/ (configs, baselines, task metadata, configs_hyperparameters.json, "
            "model_predictions/, context), results/model_results.parquet"
-           + ("" if ctx.options.get("no_cache_raw") else ", raw/"))
+           + ("" if ctx.options.no_cache_raw else ", raw/"))
     yield from _others(ctx)
 
 
@@ -409,7 +426,7 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
     """
     tmp = io.temp_sibling(cache.path)
     try:
-        if (ctx.options.get("engine") or "native") == "tabarena":
+        if ctx.options.engine == "tabarena":
             written, copied = with_tabarena(ctx, tmp), {}
         else:
             tmp.mkdir()
@@ -459,7 +476,7 @@ def _kept(ctx, cache: MethodCache) -> str | None:
 def _execute(ctx) -> str:
     cache = _cache(ctx)
     new = source_record(ctx)
-    force = ctx.options.get("force")
+    force = ctx.options.force
     notes = io.sweep_siblings(cache.path)
     if cache.path.exists() and not force:
         if _same_inputs(_existing(cache), new):
@@ -499,7 +516,7 @@ def _target(ctx) -> str:
         meta = ctx.facts.metadata
     except Exception:  # a bad reference is reported by the rules (TA116); the target stays readable
         meta = None
-    return f"{meta.method}@{meta.effective_suite}" if meta is not None else str(ctx.options["run_data_dir"])
+    return f"{meta.method}@{meta.effective_suite}" if meta is not None else str(ctx.options.run_data_dir)
 
 
 PROCESS = Action(
@@ -534,6 +551,7 @@ PROCESS = Action(
     sources=info_sources,
     arena="tabarena",
     requires=("pyarrow", "duckdb", "numpy", "isal"),
+    options=ProcessOptions,
 )
 
 ACTIONS = [PROCESS]

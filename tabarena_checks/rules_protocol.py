@@ -105,7 +105,7 @@ def validation_protocol_official(ctx):
     a custom run may be processed (it is published as custom). Systems are exempt; legacy
     results that record no protocol are not checked.
     """
-    expected = ctx.options.get("expect_validation_protocol")
+    expected = ctx.options.expect_validation_protocol
     if not expected:
         return
     md = declared_metadata(ctx)

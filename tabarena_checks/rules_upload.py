@@ -197,7 +197,7 @@ def credentials_in_env(ctx):
 def verified_needs_flag(ctx):
     """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
     meta = ctx.facts.metadata
-    if meta.verified is not False and not ctx.options.get("verified"):
+    if meta.verified is not False and not ctx.options.verified:
         yield Finding(f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
                       "verified, or set verified=False in its metadata", path=meta.source or None)
 

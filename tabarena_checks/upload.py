@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 
+import attrs
 import click
 
 from checks import ActionFailed, Action, ChecksError, UsageError
@@ -136,20 +137,45 @@ def _md5(path: Path) -> str:
     return digest.hexdigest()
 
 
+@attrs.frozen
+class UploadOptions:
+    """``checks run upload``'s options (one field per parameter of :data:`UPLOAD`)."""
+
+    method_metadata: str | None = None
+    #: ``(METHOD, SUITE)``
+    from_cache: tuple[str, str] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
+    no_upload_raw: bool = False
+    cache_root: str | None = None
+    verified: bool = False
+    expect_validation_protocol: str | None = None
+
+
+@attrs.frozen
+class UnpublishOptions:
+    """``checks run unpublish``'s options (one field per parameter of :data:`UNPUBLISH`)."""
+
+    method: str
+    suite: str
+    yes: bool = False
+    bucket: str | None = None
+    prefix: str | None = None
+    cache_root: str | None = None
+
+
 class UploadFacts:
     """What the TA4xx rules and the upload read: the metadata, the local cache and the environment.
 
     ``real`` is true when the upload executes (``--no-dry-run``), false when it only plans.
     """
 
-    def __init__(self, options, *, real: bool = False):
+    def __init__(self, options: UploadOptions, *, real: bool = False):
         from tabarena_checks import metadata_load
 
         self.options = options
-        ref, from_cache = options.get("method_metadata"), options.get("from_cache")
+        ref, from_cache = options.method_metadata, options.from_cache
         if bool(ref) == bool(from_cache):
             raise UsageError("give exactly one of --method-metadata REF or --from-cache METHOD SUITE")
-        self.root = cache_root(options.get("cache_root"))
+        self.root = cache_root(options.cache_root)
         if ref:
             self.metadata: MethodMetadata = metadata_load.load(ref)
             self.cache = MethodCache.of(self.root, self.metadata)
@@ -157,7 +183,7 @@ class UploadFacts:
             method, suite = from_cache
             self.cache = MethodCache(self.root, suite, method)
             self.metadata = read_metadata_yaml(self.cache.metadata_yaml)
-        self.upload_raw = not options.get("no_upload_raw")
+        self.upload_raw = not options.no_upload_raw
         self.real = real
 
     @cached_property
@@ -321,11 +347,11 @@ def _inputs(ctx) -> dict[str, str]:
 class UnpublishFacts:
     """Where the method lives remotely, and what is there (listed once, only with credentials)."""
 
-    def __init__(self, options):
+    def __init__(self, options: UnpublishOptions):
         self.options = options
-        method, suite = options["method"], options["suite"]
-        self.cache = MethodCache(cache_root(options.get("cache_root")), suite, method)
-        bucket, prefix = options.get("bucket"), options.get("prefix")
+        method, suite = options.method, options.suite
+        self.cache = MethodCache(cache_root(options.cache_root), suite, method)
+        bucket, prefix = options.bucket, options.prefix
         if not (bucket and prefix) and self.cache.metadata_yaml.is_file():
             kw = read_metadata_yaml(self.cache.metadata_yaml).cache_kwargs
             kw = kw if isinstance(kw, dict) else {}
@@ -353,7 +379,7 @@ def _unpublish(ctx) -> str:
     facts: UnpublishFacts = ctx.facts
     keys = facts.remote_keys
     where = f"r2://{facts.bucket}/{facts.key_root}/"
-    if not ctx.options.get("yes"):
+    if not ctx.options.yes:
         if not sys.stdin.isatty():
             raise ActionFailed(f"refusing to delete {len(keys)} object(s) under {where} without confirmation: "
                                "pass --yes")
@@ -399,6 +425,7 @@ UPLOAD = Action(
     arena="tabarena",
     requires=("boto3",),
     plans_by_default=True,
+    options=UploadOptions,
 )
 
 UNPUBLISH = Action(
@@ -416,9 +443,10 @@ UNPUBLISH = Action(
         click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
                      help="Cache root holding the method's metadata.yaml."),
     ),
-    target=lambda ctx: f"{ctx.options['method']}@{ctx.options['suite']}",
+    target=lambda ctx: f"{ctx.options.method}@{ctx.options.suite}",
     arena="tabarena",
     requires=("boto3",),
+    options=UnpublishOptions,
 )
 
 ACTIONS = [UPLOAD, UNPUBLISH]

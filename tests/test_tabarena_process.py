@@ -134,6 +134,9 @@ def test_ignore_metadata_mismatch_waives_and_records(tmp_path, runs):
     assert "waived TA104" in waived.stdout.replace("  ", " ").replace("  ", " ")
     record = json.loads((tmp_path / ".checks/decisions.jsonl").read_text().splitlines()[-1])
     assert "TA104:*" in record["waivers_used"]
+    options = record["options"]  # every option of ProcessOptions, as the command line gave them
+    assert options["ignore_metadata_mismatch"] is True and options["engine"] == "native" and options["force"] is False
+    assert options["method_metadata"].endswith("info.py:wrong_key") and options["html"] is None
 
 
 def test_existing_cache_is_kept_refused_or_replaced_whole(tmp_path, runs):

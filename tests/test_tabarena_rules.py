@@ -19,6 +19,8 @@ from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from tabarena_checks import compare, rules_metadata, rules_protocol
 from tabarena_checks.metadata import MethodMetadata
+from tabarena_checks.process import ProcessOptions
+from tabarena_checks.upload import UploadOptions
 
 RULES = [*rules_metadata.RULES, *rules_protocol.RULES]
 BY_CODE = {r.code: r for r in RULES}
@@ -63,8 +65,15 @@ def facts(metadata=GOOD, **inference):
     return SimpleNamespace(metadata=metadata, inference=FakeInference(**inference))
 
 
+def options_of(action, **values):
+    """The action's typed options, as the command line builds them (``ctx.options.<name>``)."""
+    if action == "upload":
+        return UploadOptions(**values)
+    return ProcessOptions(**{"run_data_dir": "run", **values})
+
+
 def run(code, facts_obj, action="process", **options):
-    return evaluate_rules([BY_CODE[code]], facts_obj, action=action, options=options)
+    return evaluate_rules([BY_CODE[code]], facts_obj, action=action, options=options_of(action, **options))
 
 
 class BadRef:
@@ -176,7 +185,7 @@ def test_an_unreadable_info_py_fails_ta116_at_its_line_and_column(tmp_path):
 
 
 def test_bad_reference_fails_only_ta116_never_crashes_the_others():
-    verdicts = evaluate_rules(RULES, BadRef(), action="process")
+    verdicts = evaluate_rules(RULES, BadRef(), action="process", options=options_of("process"))
     assert verdicts["TA116"].outcome is Outcome.FAILED
     assert not [v for v in verdicts.values() if v.outcome is Outcome.CRASHED]
     assert {c for c, v in verdicts.items() if v.outcome is Outcome.FAILED} == {"TA116"}
@@ -255,7 +264,7 @@ def test_legacy_raw_passes_undeclared_protocol():
     md = attrs.evolve(GOOD, validation_protocol=None)
     verdicts = evaluate_rules([BY_CODE["TA201"], BY_CODE["TA202"]],
                               facts(md, validation_protocol=None, validation_protocol_keys=()),
-                              options={"expect_validation_protocol": "tabarena"})
+                              options=options_of("process", expect_validation_protocol="tabarena"))
     assert_passes(verdicts, "TA201")
     assert_passes(verdicts, "TA202")
 
@@ -307,7 +316,7 @@ def test_ignore_metadata_mismatch_becomes_recorded_waivers():
     from checks.runner import evaluate
 
     today = dt.date(2026, 3, 1)
-    ctx = RunContext(action="process", options={}, config=Config(), today=today,
+    ctx = RunContext(action="process", options=options_of("process"), config=Config(), today=today,
                      facts=facts(method_type="baseline", compute="gpu"), target="Nori@nori-2026")
     waivers = rules_metadata.metadata_mismatch_waivers(ctx, today)
     assert [w.rule for w in waivers] == list(rules_metadata.MISMATCH_RULES)
@@ -422,7 +431,8 @@ def judge(runs, run, variable, **options):
     from tabarena_checks.facts import TabArenaFacts
 
     f = TabArenaFacts(data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache")
-    return evaluate_rules([*RULES, *rules_raw.RULES], f, action="process", options=options)
+    return evaluate_rules([*RULES, *rules_raw.RULES], f, action="process",
+                          options=options_of("process", run_data_dir=str(runs[run]), **options))
 
 
 def test_clean_run_with_matching_metadata_passes(runs):
@@ -485,7 +495,7 @@ def test_bad_reference_on_a_real_run_fails_only_metadata_present(runs):
     from tabarena_checks.facts import TabArenaFacts
 
     f = TabArenaFacts(data_dir=runs["clean"], metadata_ref=f"{runs['info']}:missing")
-    verdicts = evaluate_rules([*RULES, *rules_raw.RULES], f, action="process")
+    verdicts = evaluate_rules([*RULES, *rules_raw.RULES], f, action="process", options=options_of("process"))
     assert_fails(verdicts, "TA116", "no MethodMetadata declaration is assigned to 'missing'")
     assert {c for c, v in verdicts.items() if v.blocks} == {"TA116"}
 
@@ -507,7 +517,7 @@ def test_info_rules_never_crash_on_odd_field_values():
     @given(st.fixed_dictionaries({}, optional={n: odd for n in names}), odd)
     def check(fields, method):
         md = MethodMetadata(method=method, **fields)
-        verdicts = evaluate_rules(rules, SimpleNamespace(metadata=md), action="upload")
+        verdicts = evaluate_rules(rules, SimpleNamespace(metadata=md), action="upload", options=options_of("upload"))
         crashed = [v.message for v in verdicts.values() if v.outcome is Outcome.CRASHED]
         assert not crashed
 

@@ -24,7 +24,7 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks import rules_upload
 from tabarena_checks.demo import DEMO_ENV
-from tabarena_checks.upload import UploadFacts, write_zip
+from tabarena_checks.upload import UploadFacts, UploadOptions, write_zip
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 DEMO_SECRET = DEMO_ENV["R2_SECRET_ACCESS_KEY"]
@@ -41,7 +41,7 @@ def upload(tmp_path, *extra: str, env=None):
 
 def facts(tmp_path, real=False, **options):
     base = {"from_cache": (METHOD, SUITE), "cache_root": str(tmp_path / "cache")}
-    return UploadFacts({**base, **options}, real=real)
+    return UploadFacts(UploadOptions(**{**base, **options}), real=real)
 
 
 def test_dry_run_is_the_default_and_sends_nothing(tmp_path, s3_env, s3_proxy):
@@ -265,7 +265,7 @@ def test_deterministic_zip(tmp_path):
 
 def _verdicts(tmp_path, action="upload", real=False, **options):
     f = facts(tmp_path, real=real, **options)
-    return evaluate_rules(rules_upload.RULES, f, action=action, options={**f.options}, dry_run=not real)
+    return evaluate_rules(rules_upload.RULES, f, action=action, options=f.options, dry_run=not real)
 
 
 def _rewrite_metadata(path, **changes):
@@ -290,9 +290,9 @@ def test_ta402_protocol_recorded_must_equal_declared(tmp_path):
 
     make_method_cache(tmp_path / "cache", protocol="8x1")
     f = facts(tmp_path)
-    assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA402")
+    assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA402")
     f.metadata = attrs.evolve(f.metadata, validation_protocol="3x1")
-    assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA402", "records validation_protocol='8x1'")
+    assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA402", "records validation_protocol='8x1'")
 
 
 def test_ta403_parts(tmp_path):
@@ -370,10 +370,10 @@ def test_ta406_cache_names_safe(tmp_path):
 
     make_method_cache(tmp_path / "cache")
     f = facts(tmp_path)
-    assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA406")
+    assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA406")
     for method in ("../../x", "a/b", "bad\x00name", "n" * 300, ".hidden"):
         f.metadata = attrs.evolve(f.metadata, method=method)
-        assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload"), "TA406", "'method' must")
+        assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA406", "'method' must")
 
 
 def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path, s3_env, s3_proxy):
