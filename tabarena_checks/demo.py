@@ -25,6 +25,7 @@ demo_method_metadata = MethodMetadata.config(
     suite="demogbm-2026-11",
     ag_key="TA-DEMOGBM",
     is_bag=True,
+    config_default="DemoGBM_c1_default_BAG_L1",
     validation_protocol="8x1",
     cache_kwargs={"bucket": "tabarena", "prefix": "cache"},
     verified=False,

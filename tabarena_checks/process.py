@@ -192,13 +192,24 @@ def _same_inputs(old: dict | None, new: dict) -> bool:
 # --------------------------------------------------------------------------- native engine: tables
 
 
-def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None) -> tuple[list, list]:
+@attrs.define
+class Read:
+    """What one pass over the raw results gives: the renamed results in TabArena's order, the task
+    splits whose predictions were written, and for a config method the simulation's inputs and
+    per-split HPO rows."""
+
+    results: list = attrs.Factory(list)
+    tasks: list = attrs.Factory(list)
+    splits: list = attrs.Factory(list)
+    hpo_rows: list = attrs.Factory(list)
+
+
+def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None) -> Read:
     """Every result of the index, decoded again (restricted unpickler; only bytes with the digest the rules
     judged) and renamed, in TabArena's order; with ``predictions_dir``, each task split's config
-    predictions are written there as it is read.
+    predictions are written there as it is read, and for a config method its HPO results simulated.
 
-    Returns the results and the ``(dataset, split)`` pairs whose predictions were written. One task
-    split is in memory at a time, as in TabArena's per-task processing.
+    One task split is in memory at a time, as in TabArena's per-task processing.
     """
     from tabarena_checks import reader
     from tabarena_checks.cache_predictions import aligned, write_task
@@ -206,9 +217,9 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
     from tabarena_checks.integrity import sha256_of
 
     digests = dict(index.query("SELECT path, sha256 FROM results"))
-    results, tasks = [], []
+    out = Read()
     for group in progress.counted(task_groups(digests), "process", len(digests), unit="results.pkl", weight=len):
-        preds = []
+        preds, first = [], len(out.results)
         for path in group:
             where = index.abspath(path)
             try:
@@ -221,14 +232,37 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
             except reader.RawFileError as exc:
                 raise ActionFailed(f"{exc}; nothing was written: run the command again to judge it") from None
             result = from_raw(raw, path.split("/"), meta)
-            results.append(result)
+            out.results.append(result)
             if predictions_dir is not None and result.is_config:
                 preds.append(aligned(raw, result.row["framework"]))
         if preds:
-            dataset, split = results[-1].row["dataset"], results[-1].row["fold"]
+            dataset, split = out.results[-1].row["dataset"], out.results[-1].row["fold"]
             write_task(predictions_dir, dataset, split, preds)
-            tasks.append((dataset, split))
-    return results, tasks
+            out.tasks.append((dataset, split))
+            if meta.method_type == "config":
+                _simulate_split(out, out.results[first:], preds, meta)
+    return out
+
+
+def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata) -> None:
+    """The split's inputs to the trajectories, and its hpo_results rows (TabArena's per-task simulation)."""
+    import math
+
+    from tabarena_checks.cache_hpo import Split, read_back, split_results
+
+    configs = [r for r in results if r.is_config]
+    row = configs[0].row
+    keys = ("metric_error", "metric_error_val", "time_train_s", "time_infer_s")
+    split = Split(dataset=row["dataset"], fold=row["fold"], metric=row["metric"], problem_type=row["problem_type"],
+                  rows={r.row["framework"]: {k: r.row.get(k, math.nan) for k in keys} for r in configs},
+                  types={r.row["framework"]: r.config_type for r in configs},
+                  y_val=read_back(preds[0].y_val), y_test=read_back(preds[0].y_test))
+    out.splits.append(split)
+    try:
+        out.hpo_rows += split_results(split, preds, preds[0].y_val, preds[0].y_test, meta.effective_can_hpo)
+    except ValueError as exc:  # a metric the simulation does not compute, a split without results
+        raise ActionFailed(f"cannot simulate TabArena's HPO results for {split.dataset} split {split.fold}: {exc}; "
+                           "nothing was written (--engine tabarena runs TabArena's own simulation)") from None
 
 
 def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
@@ -333,7 +367,8 @@ def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
 
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
-    results, tasks = read_results(index, meta, out / "processed" / "model_predictions")
+    read = read_results(index, meta, out / "processed" / "model_predictions")
+    results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
     pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
     pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
@@ -346,13 +381,45 @@ def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
     (out / "processed" / "metadata.json").write_text(metadata_json(), encoding="utf-8")
     (out / "processed" / "context.json").write_text(context_json(tasks), encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
-    return [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
+    return [*_hpo_files(read, meta, out), f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
             f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
             "processed/metadata.json",
             f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
             f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
             f"processed/configs_hyperparameters.json ({len(hps)} configs)",
             f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
+
+
+def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
+    """results/hpo_results.parquet and results/hpo_trajectories.parquet of a config method.
+
+    The trajectories always include the declared default config; without ``config_default``
+    TabArena's own processing stops with an assertion, the native one leaves the file out and
+    says so (upload then publishes no trajectories).
+    """
+    import pyarrow.parquet as pq
+
+    from tabarena_checks.cache_hpo import hpo_results_table, load_split, trajectories_table, trajectory_rows
+
+    if meta.method_type != "config" or not read.splits:
+        return []
+    pq.write_table(hpo_results_table(read.hpo_rows, meta), out / "results" / "hpo_results.parquet")
+    written = [f"results/hpo_results.parquet ({len(read.hpo_rows)} rows)"]
+    default = meta.config_default
+    configs = sorted({name for split in read.splits for name in split.rows})
+    if default is None:
+        return [*written, "no results/hpo_trajectories.parquet: config_default is not declared (the trajectories "
+                          "always include the default config; TabArena's own processing stops here)"]
+    if default not in configs:
+        raise ActionFailed(f"config_default {default!r} names no config of the processed results "
+                           f"({', '.join(configs[:5])}); fix config_default in the method's info.py")
+    try:
+        rows = trajectory_rows(read.splits, load_split(out / "processed" / "model_predictions"), configs, default,
+                               f"{meta.effective_model_key}{meta.name_suffix or ''}")
+    except ValueError as exc:
+        raise ActionFailed(f"cannot simulate TabArena's HPO trajectories: {exc}; nothing was written") from None
+    pq.write_table(trajectories_table(rows, meta), out / "results" / "hpo_trajectories.parquet")
+    return [*written, f"results/hpo_trajectories.parquet ({len(rows)} rows)"]
 
 
 # --------------------------------------------------------------------------- TabArena engine
@@ -414,6 +481,8 @@ def _plan(ctx) -> Iterator[str]:
             yield "a cache from other (or unknown) inputs exists there: process would refuse without --force"
     yield ("metadata.yaml, processed/ (configs, baselines, task metadata, configs_hyperparameters.json, "
            "model_predictions/, context), results/model_results.parquet"
+           + (", results/hpo_results.parquet and hpo_trajectories.parquet (TabArena's HPO simulation)"
+              if ctx.facts.metadata is not None and ctx.facts.metadata.method_type == "config" else "")
            + ("" if ctx.options.no_cache_raw else ", raw/"))
     yield from _others(ctx)
 

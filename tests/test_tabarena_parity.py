@@ -34,9 +34,6 @@ DRIVER = Path(__file__).resolve().parent / "tabarena_driver.py"
 #: TabArena's processing of a small run takes 20-60 s on a loaded 2-core machine
 DRIVER_TIMEOUT = 900
 
-#: files TabArena writes that the native engine does not write yet (the HPO simulation, docs/tabarena-data.md)
-NOT_YET_NATIVE = ("results/hpo_results.parquet", "results/hpo_trajectories.parquet")
-
 HEADER = "from tabarena.models._method_metadata import MethodMetadata\n\n"
 #: every declaration uploads to this bucket and prefix (moto's S3 server in the tests)
 R2 = 'cache_kwargs={"bucket": "tabarena", "prefix": "cache"}, '
@@ -137,11 +134,10 @@ def compare_caches(native: Path, tabarena: Path) -> list[str]:
     problems = []
     mine = {f for f in _files(native) if f != ".checks-source.json"}
     theirs = _files(tabarena)
-    expected = {f for f in theirs if not f.startswith(NOT_YET_NATIVE)}
-    if mine != expected:
-        problems.append(f"file lists differ: only native {sorted(mine - expected)[:5]}, "
-                        f"only TabArena {sorted(expected - mine)[:5]}")
-    for rel in sorted(mine & expected):
+    if mine != theirs:
+        problems.append(f"file lists differ: only native {sorted(mine - theirs)[:5]}, "
+                        f"only TabArena {sorted(theirs - mine)[:5]}")
+    for rel in sorted(mine & theirs):
         if rel.startswith("raw/"):
             continue
         a, b = native / rel, tabarena / rel
@@ -292,12 +288,12 @@ def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env
     loaded_download = load_both(tmp_path, name, sides=("downloaded",))[0]
     for loaded in (loaded_native, loaded_download):
         problems = compare_loaded(loaded, loaded_tabarena)
-        if spec["info"].startswith("MethodMetadata.config"):
-            # load_results of a config method reads results/hpo_results.parquet, not written natively yet
-            assert problems == [p for p in problems if p.startswith("results.parquet: loaded from one cache only")]
-            assert (loaded / "results.error").read_text().startswith("FileNotFoundError")
-        else:
-            assert not problems, "\n".join(problems)
+        assert not problems, "\n".join(problems)
+        # load_results gives a config method's HPO results (the leaderboard's input), a baseline's model results
+        assert (loaded / "results.parquet").exists() and not (loaded / "results.error").exists()
+    if spec["info"].startswith("MethodMetadata.config"):
+        assert set(pq.read_table(loaded_native / "results.parquet").column("method_subtype").to_pylist()) >= {
+            "default"}
 
 
 def test_comparison_catches_a_changed_type_and_a_missing_file(tmp_path):

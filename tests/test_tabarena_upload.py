@@ -128,7 +128,7 @@ def test_rerun_sends_nothing_even_for_multipart_objects(tmp_path, s3_env, s3_pro
     again = upload(tmp_path, "--no-dry-run")
     assert again.exit_code == 0, again.stdout + again.stderr
     assert s3_proxy.puts() == []
-    assert "uploaded 0 object(s), skipped 6 already in place" in again.stdout
+    assert "uploaded 0 object(s), skipped 8 already in place" in again.stdout
 
 
 def test_changed_part_is_resent_with_metadata_withdrawn_first(tmp_path, s3_env, s3_proxy):
@@ -333,8 +333,8 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = proc.stdout
     assert "blocked: the action did not run (exit 1)" in out and "cache written: False" in out
-    assert "uploaded 6 object(s), skipped 0 already in place" in out
-    assert "uploaded 0 object(s), skipped 6 already in place" in out
+    assert "uploaded 8 object(s), skipped 0 already in place" in out
+    assert "uploaded 0 object(s), skipped 8 already in place" in out
     assert out.count("0 missing, 0 size/ETag mismatch") == 2
     assert "local S3 server stopped" in out
     assert DEMO_SECRET not in out + proc.stderr

@@ -1,0 +1,180 @@
+"""The native HPO simulation's parts: exact metrics, the greedy selection, and process writing the files.
+
+The parity tests (tests/test_tabarena_parity.py) compare whole caches with TabArena 0.1.0's own,
+bit for bit; these tests pin the pieces where exactness is easy to lose, against independent
+computations (exact rationals, brute-force pair counts, values pandas 0.1.0's environment gave).
+"""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+import shutil
+from fractions import Fraction
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from checks.testing import run_cli
+from tabarena_checks import cache_hpo, cache_hpo_metrics as hm
+from tabarena_checks.synth import generate_run
+
+
+def test_fused_square_add_is_rounded_once():
+    rng = np.random.default_rng(3)
+    d = rng.normal(size=2000) * 10.0 ** rng.integers(-5, 5, 2000)
+    acc = rng.normal(size=2000) * 10.0 ** rng.integers(-5, 5, 2000)
+    got = hm.fused_square_add(d, acc)
+    exact = [float(Fraction(x) * Fraction(x) + Fraction(a)) for x, a in zip(d.tolist(), acc.tolist())]
+    assert got.tolist() == exact
+    # the plain expression rounds twice and differs somewhere: the emulation is not a no-op
+    assert (d * d + acc).tolist() != exact
+
+
+def test_auc_counts_pairs_and_half_ties_on_float32_keys():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 300).astype(bool)
+    scores = np.round(rng.random((3, 300)), 2)  # many ties
+    scores[2] = scores[1] + 1e-9  # closer than a float32 step in [1, 2): ties for the kernel
+    keys = np.float32(np.clip(scores.astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0 ** -23))
+    expected = []
+    for row in keys:
+        pos, neg = row[y], row[~y]
+        wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+        expected.append(wins / (len(pos) * len(neg)))
+    got = hm.auc_rows(y, scores)
+    assert got.tolist() == pytest.approx(expected, abs=0, rel=1e-15)
+    assert got[1] == got[2]
+
+
+def test_rmse_exact_differs_from_plain_numpy_only_in_the_last_bits():
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=1001) * 10
+    pred = rng.normal(size=(50, 1001))
+    exact, plain = hm.rmse_exact(y, pred), hm.rmse_rows(y, pred)
+    assert np.allclose(exact, plain, rtol=1e-14, atol=0)
+    # lanes of eight, the tail of one, the lanes added last: a reference in exact rationals
+    diff = [Fraction(a) - Fraction(b) for a, b in zip(y.tolist(), pred[0].tolist())]
+    lanes = [0.0] * 8
+    for i in range(1000 // 8 * 8):
+        lanes[i % 8] = float(diff[i] * diff[i] + Fraction(lanes[i % 8]))
+    total = 0.0
+    for i in range(1000, 1001):
+        sq = float(diff[i] * diff[i])
+        total = total + sq
+    for lane in lanes:
+        total = total + lane
+    assert exact[0] == np.sqrt(total / 1001.0)
+
+
+def test_log_loss_rows_sum_as_a_lone_row_does():
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 500)
+    preds = rng.dirichlet([1, 1, 1], size=(4, 500)).astype(np.float32)
+    p = hm.true_class_probability(y, preds)
+    assert p.dtype == np.float32 and p.min() >= np.float32(1e-15)
+    fant = 0.5 * p.astype(np.float64) + 0.25  # not C-contiguous, like TabArena's preprocessed arrays
+    assert hm.log_loss_rows(fant).tolist() == [-np.log(np.ascontiguousarray(r)).mean() for r in fant]
+
+
+def test_an_unsupported_metric_is_refused_by_name():
+    with pytest.raises(ValueError, match="'balanced_accuracy' is not one TabArena's simulation computes"):
+        hm.Metric("balanced_accuracy", "binary")
+
+
+def test_pandas_float_lands_where_pandas_default_parser_does():
+    # pandas 2.3 read_csv (float_precision=None) gave these for 17-digit labels of a generated run
+    assert cache_hpo.pandas_float("15.916432158638221") == 15.91643215863822
+    assert cache_hpo.pandas_float("10.802984100681497") == 10.802984100681496
+    assert cache_hpo.pandas_float("3.57380410658956e-09") == 3.5738041065895605e-09
+    assert cache_hpo.pandas_float("-1.2345678") == -1.2345678  # short numbers parse exactly
+    assert np.isnan(cache_hpo.pandas_float(""))
+
+
+def test_greedy_selection_picks_the_best_then_mixes_and_cuts_at_the_first_best():
+    rng = np.random.default_rng(7)
+    y = rng.normal(size=400)
+    good = (y + rng.normal(size=400) * 0.3).astype(np.float32)
+    other = (y + rng.normal(size=400) * 0.3).astype(np.float32)
+    bad = rng.normal(size=400).astype(np.float32)
+    preds = np.stack([bad, good, other])
+    metric = hm.Metric("rmse", "regression")
+    one = cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 1)
+    best = int(np.argmin(hm.rmse_exact(y, preds)))
+    assert one.tolist() == [1.0 if j == best else 0.0 for j in range(3)]
+    forty = cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 40)
+    assert forty[0] == 0 and forty[1] > 0 and forty[2] > 0 and forty.sum() == pytest.approx(1.0)
+    # the shared score memo changes nothing
+    memo = cache_hpo.Scores()
+    assert cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 40, memo).tolist() == forty.tolist()
+    assert cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 40, memo).tolist() == forty.tolist()
+
+
+def test_passes_follow_tabarenas_budgets_and_seeds():
+    configs = [f"M_r{i}" for i in range(1, 12)] + ["M_c1"]
+    plan = cache_hpo.passes(sorted(configs), "M_c1")
+    budgets = [b for b, _, _ in plan]
+    assert sorted(set(budgets)) == [1, 2, 5, 10, 12]
+    assert budgets.count(1) == 1 and budgets.count(12) == 1 and budgets.count(5) == 20
+    assert all(chosen[0] == "M_c1" and len(chosen) == b for b, _, chosen in plan)
+    assert [c for b, s, c in plan if b == 2 and s == 0] != [c for b, s, c in plan if b == 2 and s == 1]
+
+
+INFO = '''from tabarena.models._method_metadata import MethodMetadata
+
+with_default = MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True,
+                                     config_default="Nori_c1_default_BAG_L1")
+without_default = MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True)
+'''
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hpo")
+    generate_run(root, configs=3, repeats=1, folds=2, tasks=(363612, 363619), bag_children=2, array_scale=0.05,
+                 workers=1)
+    (root / "info.py").write_text(INFO)
+    return root
+
+
+def _process(tmp_path, run, var, data=None):
+    return run_cli(["run", "process", str(data or run / "data"), "--method-metadata", f"{run / 'info.py'}:{var}",
+                    "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
+
+
+def test_process_writes_hpo_results_and_trajectories(tmp_path, run):
+    result = _process(tmp_path, run, "with_default")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    results = tmp_path / "cache/artifacts/nori-hpo/methods/Nori/results"
+    hpo = pq.read_table(results / "hpo_results.parquet").to_pylist()
+    assert [r["method"] for r in hpo[:3]] == ["TA-NORI (default)", "TA-NORI (tuned)", "TA-NORI (tuned + ensemble)"]
+    assert len(hpo) == 3 * 4  # three rows per task split
+    traj = pq.read_table(results / "hpo_trajectories.parquet")
+    # budgets 1 (one seed), 2 (20 seeds), 3 = all (one seed); four splits each
+    assert traj.num_rows == (1 + 20 + 1) * 4
+    assert set(traj.column("method").to_pylist()) == {"HPO-N1-TA-NORI", "HPO-N2-TA-NORI", "HPO-N3-TA-NORI"}
+    assert "hpo_trajectories.parquet (88 rows)" in result.stdout
+
+
+def test_without_config_default_trajectories_are_left_out_and_said(tmp_path, run):
+    result = _process(tmp_path, run, "without_default")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    results = tmp_path / "cache/artifacts/nori-hpo/methods/Nori/results"
+    assert (results / "hpo_results.parquet").exists() and not (results / "hpo_trajectories.parquet").exists()
+    assert "config_default is not declared" in result.stdout
+
+
+def test_a_metric_the_simulation_does_not_compute_blocks_with_the_split_named(tmp_path, run):
+    data = tmp_path / "data"
+    shutil.copytree(run / "data", data)
+    for path in data.rglob("results.pkl"):
+        result = pickle.loads(gzip.decompress(path.read_bytes()))
+        if result["problem_type"] == "binary":
+            result["metric"] = "balanced_accuracy"
+            path.write_bytes(gzip.compress(pickle.dumps(result)))
+    result = _process(tmp_path, run, "with_default", data)
+    assert result.exit_code != 0
+    assert "cannot simulate TabArena's HPO results for Bank_Customer_Churn split" in result.stdout + result.stderr
+    assert "'balanced_accuracy' is not one TabArena's simulation computes" in result.stdout + result.stderr
+    assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
