@@ -6,7 +6,6 @@ user mistakes print one ``checks: error:`` block, never a traceback.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -15,7 +14,7 @@ from pathlib import Path
 import click
 
 from checks import plugins
-from checks.errors import ChecksError, UsageError
+from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.redact import credential_options, redact
 
@@ -181,11 +180,34 @@ class _RunGroup(click.Group):
 
 
 class _ChecksGroup(click.Group):
-    """The ``checks`` group: a command missing because its plugin is not loaded says so."""
+    """The ``checks`` group: plugins' commands added on first need; one missing because its plugin is not loaded says so.
+
+    The framework's own commands (run, rules, rule, config, plugins) are answered without
+    calling ``checks_commands``, so ``checks rules`` imports no plugin's command modules;
+    any other name, ``--help`` and shell completion call the hook once, for every plugin.
+    """
 
     registry: plugins.Registry | None = None
+    _plugin_commands_added = False
+
+    def add_plugin_commands(self) -> None:
+        """Call every plugin's ``checks_commands`` hook with this group (once)."""
+        if not self._plugin_commands_added and self.registry is not None:
+            self._plugin_commands_added = True
+            framework = dict(self.commands)
+            self.registry.pm.hook.checks_commands(cli=self)
+            replaced = sorted(name for name, command in framework.items() if self.commands.get(name) is not command)
+            if replaced:
+                raise PluginError(f"hook checks_commands: a plugin replaced the framework's command(s) "
+                                  f"{', '.join(replaced)}; choose another name")
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self.add_plugin_commands()
+        return super().list_commands(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands:
+            self.add_plugin_commands()
         command = super().get_command(ctx, name)
         if command is None and not ctx.resilient_parsing and self.registry is not None:
             _refuse_unloaded(self.registry, f"no command {name!r}", command=(name,))
@@ -205,7 +227,8 @@ def _echo(text: str, err: bool = False) -> None:
 
 def build_cli(registry: plugins.Registry) -> click.Group:
     # Long on purpose: the root group and the framework's own commands (run, rules, rule,
-    # plugins) are closures over ``registry``; plugins add theirs through checks_commands below.
+    # config, plugins) are closures over ``registry``; plugins add theirs through
+    # checks_commands when one of theirs is asked for (_ChecksGroup).
     @click.group(cls=_ChecksGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
     @click.option("-p", "plugin_args", multiple=True, metavar="NAME",
@@ -224,11 +247,13 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     @click.pass_obj
     def rules_cmd(app: App, output_format):
         """List every rule: code, name, severity (after the configuration), actions, plugin."""
-        from checks.runner import effective
+        from checks.config import effective
 
         config = app.config()
         rules = [(r, *effective(r, config, None)) for r in registry.rules.values()]
         if output_format == "json":
+            import json
+
             rows = [
                 {"code": r.code, "name": r.name, "severity": severity.value, "default_severity": r.severity.value,
                  "actions": list(r.actions), "required": required, "plugin": r.plugin, "summary": r.summary}
@@ -273,14 +298,15 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         """List loaded plugins: name, distribution, version, hooks."""
         infos = list(registry.infos.values())
         if output_format == "json":
+            import json
+
             click.echo(json.dumps([{"name": i.name, "module": i.module, "distribution": i.distribution,
                                     "version": i.version, "hooks": list(i.hooks)} for i in infos], indent=2))
             return
         for i in infos:
             click.echo(f"{i.name}  {i.distribution or '-'} {i.version or '-'}  module={i.module}  hooks={','.join(i.hooks)}")
 
-    registry.pm.hook.checks_commands(cli=cli)
-    return cli
+    return cli  # the plugins' commands are added when first needed (_ChecksGroup.add_plugin_commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,6 @@ hook, so a misspelt key or a number where a code belongs is an error with its pa
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ import functools
 import attrs
 
 from checks.errors import ConfigError, UsageError
-from checks.model import Severity
+from checks.model import Rule, Severity
 
 CONFIG_NAME = "rules.toml"
 #: a rules.toml (or pyproject.toml) larger than this is refused before parsing
@@ -32,6 +31,8 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: the keys every ``[arenas.<name>]`` table may hold besides the plugin's own settings
 ARENA_KEYS = ("select", "ignore", "rules")
 #: attribute name -> key in the file, where they differ (ruff's kebab-case names)
+#: sha256 of no bytes: the built-in defaults' digest (a literal: hashlib's OpenSSL binding costs ~2 ms to import)
+EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 KEY_NAMES = {"extend_select": "extend-select", "extend_ignore": "extend-ignore", "per_file_ignores": "per-file-ignores"}
 
 
@@ -146,7 +147,7 @@ class Config:
     #: where it was read from (None: built-in defaults)
     path: str | None = None
     #: sha256 of the file's bytes, recorded in every decision
-    sha256: str = hashlib.sha256(b"").hexdigest()
+    sha256: str = EMPTY_SHA256
     #: the table holding the configuration in its file ("tool.checks" in pyproject.toml), for key paths
     table: str = ""
     #: command-line options that changed the file's selection (``--select=TA1``), recorded and shown
@@ -262,7 +263,17 @@ def _flatten(exc: BaseException, path: str) -> list[str]:
 
 
 def structure(data: Any, cls: type, where: str) -> Any:
-    """Structure ``data`` into ``cls`` or raise :class:`ConfigError` listing every problem with its path."""
+    """Structure ``data`` into ``cls`` or raise :class:`ConfigError` listing every problem with its path.
+
+    An empty table is the class's defaults, built without cattrs (whose import and generated
+    structuring code cost more than listing the rules): the same object cattrs would build,
+    since it passes no key. Should the defaults be invalid (a required key), cattrs reports it.
+    """
+    if isinstance(data, dict) and not data and attrs.has(cls):
+        try:
+            return cls()
+        except (TypeError, ValueError):
+            pass
     from cattrs.errors import BaseValidationError, ForbiddenExtraKeysError
 
     try:
@@ -309,19 +320,23 @@ def _per_file_ignores(raw: Any, where: str, base: str) -> tuple[PerFileIgnore, .
     return tuple(out)
 
 
+def _toml(text: str, source: str) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: tables or arrays are nested too deeply to be a rules.toml") from None
+
+
 def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] | None = None) -> Config:
     """Parse configuration text; ``sections`` maps arena names to their plugins' settings classes.
 
     A ``source`` named pyproject.toml is read from its ``[tool.checks]`` table.
     """
-    import tomllib  # its regular expressions cost a few ms: not for the defaults
-
-    try:
-        raw = tomllib.loads(text) if text.strip() else {}
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{source}: tables or arrays are nested too deeply to be a rules.toml") from None
+    raw = _toml(text, source) if text.strip() else {}  # tomllib's regular expressions: not for the defaults
     table = ""
     if Path(source).name == "pyproject.toml":
         table = PYPROJECT_TABLE
@@ -354,9 +369,17 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
         per_file_ignores=per_file,
         checks_plugins=base_cfg.checks_plugins,
         path=source,
-        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        sha256=_sha256(text),
         table=table,
     )
+
+
+def _sha256(text: str) -> str:
+    if not text:
+        return EMPTY_SHA256
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
@@ -599,6 +622,16 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
         if blocked:
             hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
         raise ConfigError("\n".join(f"{where}: {config.key(p)}" for p in problems) + f"\n({hint})")
+
+
+def effective(rule: Rule, config: Config, arena: str | None) -> tuple[Severity, bool]:
+    """The rule's severity and required flag after the configuration (global ``[rules]``, then the arena's)."""
+    severity, required = rule.severity, rule.required
+    for settings in (config.rules.get(rule.code), config.arena(arena).rules.get(rule.code)):
+        if settings is not None:
+            severity = settings.severity or severity
+            required = required or settings.required
+    return severity, required
 
 
 def _match_len(selectors: Iterable[str], code: str) -> int:

@@ -59,6 +59,18 @@ def _check_kebab(instance: object, attribute: attrs.Attribute, value: str) -> No
         raise ValueError(msg)
 
 
+def _tuple(value: Iterable[Any]) -> tuple:
+    """``tuple`` as an attrs converter. A Python function, not the builtin: attrs reads a converter's
+    signature, and a builtin's is parsed with tokenize, whose first use compiles a large regular
+    expression (a few ms of every command's start)."""
+    return tuple(value)
+
+
+def _severity(value: Severity | str) -> Severity:
+    """``Severity(value)`` as an attrs converter (a function for the reason given at :func:`_tuple`)."""
+    return Severity(value)
+
+
 @attrs.frozen
 class Finding:
     """One problem a rule found.
@@ -91,8 +103,8 @@ class Rule:
     name: str = attrs.field(validator=_check_kebab)
     summary: str
     check: CheckFn = attrs.field(repr=False)
-    actions: tuple[str, ...] = attrs.field(converter=tuple)
-    severity: Severity = attrs.field(default=Severity.ERROR, converter=Severity)
+    actions: tuple[str, ...] = attrs.field(converter=_tuple)
+    severity: Severity = attrs.field(default=Severity.ERROR, converter=_severity)
     required: bool = False
     #: False for the few rules that guard the machine itself (paths, content integrity): no waiver applies
     waivable: bool = True
@@ -225,13 +237,13 @@ class Action:
     gather: Callable[[RunContext], Any]
     plan: Callable[[RunContext], Iterable[str]]
     execute: Callable[[RunContext], str | None]
-    params: tuple["click.Parameter", ...] = attrs.field(default=(), converter=tuple)
+    params: tuple["click.Parameter", ...] = attrs.field(default=(), converter=_tuple)
     target: Callable[[RunContext], str] = lambda ctx: ctx.action
     inputs: Callable[[RunContext], Mapping[str, str]] = lambda ctx: {}
     #: the rules.toml arena section that applies (``[arenas.<arena>]``)
     arena: str | None = None
     plugin: str = ""
-    requires: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    requires: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     #: files the action judges whole (an info.py): their inline suppressions are scanned even where no finding points
     sources: Callable[[RunContext], Iterable[str]] = lambda ctx: ()
     options: type | None = None

@@ -13,6 +13,7 @@ import attrs
 import pluggy
 
 from checks import hookspecs
+from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
 
@@ -122,12 +123,21 @@ class Registry:
     """The loaded plugins and everything they contribute, collected once."""
 
     pm: ChecksPluginManager
-    infos: dict[str, PluginInfo] = attrs.field(factory=dict)
     #: names blocked with ``-p no:NAME``
     blocked: frozenset[str] = frozenset()
+    #: plugin name -> the entry point it was loaded from
+    sources: dict[str, EntryPoint] = attrs.field(factory=dict)
+    _infos: dict[str, PluginInfo] | None = None
     _rules: dict[str, Rule] | None = None
     _actions: dict[str, Action] | None = None
     _sections: dict[str, type] | None = None
+
+    @property
+    def infos(self) -> dict[str, PluginInfo]:
+        """What ``checks plugins`` shows, by plugin name (distributions' metadata read on first use)."""
+        if self._infos is None:
+            self._infos = _infos(self.pm, self.sources)
+        return self._infos
 
     @property
     def rules(self) -> dict[str, Rule]:
@@ -236,9 +246,10 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
          extra: Iterable[tuple[str, object]] = (), local: Iterable[tuple[str, str]] = ()) -> Registry:
     """Build the registry: essential plugins, entry points (unless disabled), ``-p`` names, ``extra``.
 
-    Entry points are loaded by pluggy (``load_setuptools_entrypoints``), which skips the
-    names blocked with ``-p no:NAME``. ``-p NAME`` loads the entry point of that name even
-    with autoload off, else imports the module ``NAME``. ``extra`` registers
+    The entry points are found in one scan of the installed distributions
+    (:mod:`checks.entrypoints`, which spares every command the import of importlib.metadata)
+    and registered with pluggy, except names blocked with ``-p no:NAME`` (``pm.set_blocked``).
+    ``-p NAME`` loads the entry point of that name even with autoload off, else imports the module ``NAME``. ``extra`` registers
     already-imported plugin objects (used by ``checks.testing``). ``local`` lists the
     configuration's ``checks_plugins`` as ``(entry, directory)``: a ``.py`` path or a dotted
     module, relative to the configuration file's directory (see :func:`_load_local`).
@@ -251,10 +262,13 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
         pm.register(importlib.import_module(name), name=name)
     for name in blocked:
         pm.set_blocked(name)
-    if env.get(AUTOLOAD_ENV, "").strip().lower() not in ("1", "true", "yes"):
-        _load_entry_points(pm)
+    autoload = env.get(AUTOLOAD_ENV, "").strip().lower() not in ("1", "true", "yes")
+    found = entry_points(ENTRY_POINT_GROUP) if autoload or to_load else []
+    sources: dict[str, EntryPoint] = {}
+    if autoload:
+        _load_entry_points(pm, found, sources)
     for name in to_load:
-        if pm.is_blocked(name) or pm.has_plugin(name) or _load_entry_points(pm, name):
+        if pm.is_blocked(name) or pm.has_plugin(name) or _load_entry_points(pm, found, sources, name):
             continue
         module = _import(name, f"-p {name}")
         if not pm.is_registered(module):
@@ -268,7 +282,7 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
-    return Registry(pm, _infos(pm), blocked=frozenset(blocked))
+    return Registry(pm, blocked=frozenset(blocked), sources=sources)
 
 
 def _load_local(entry: str, base: str) -> ModuleType:
@@ -313,12 +327,10 @@ def unloaded_providers(registry: Registry, *, action: str | None = None,
     command" error, never in a normal run. Returns sentences like
     ``plugin 'tabarena' provides it but is blocked with -p no:tabarena``.
     """
-    import importlib.metadata as md
-
     import click
 
     found = []
-    for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
         blocked = registry.pm.is_blocked(ep.name)
         if registry.pm.has_plugin(ep.name) and not blocked:
             continue
@@ -343,29 +355,40 @@ def unloaded_providers(registry: Registry, *, action: str | None = None,
     return found
 
 
-def _load_entry_points(pm: ChecksPluginManager, name: str | None = None) -> int:
-    """pluggy's entry-point loading (all of the group, or the one ``name``); a plugin that fails to import is named."""
-    try:
-        return pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
-    except ChecksError:
-        raise
-    except Exception as exc:
-        raise PluginError(f"a plugin of entry-point group {ENTRY_POINT_GROUP!r} failed to load: "
-                          f"{type(exc).__name__}: {exc}") from exc
+def _load_entry_points(pm: ChecksPluginManager, found: Iterable[EntryPoint], sources: dict[str, EntryPoint],
+                       name: str | None = None) -> int:
+    """Register the entry points ``found`` (all, or the one ``name``) not blocked or loaded yet; a failing import is named.
+
+    Like pluggy's ``load_setuptools_entrypoints``: the first entry point of a name wins and
+    ``-p no:NAME`` keeps it unimported. ``sources`` records where each plugin came from.
+    """
+    count = 0
+    for ep in found:
+        if (name is not None and ep.name != name) or pm.has_plugin(ep.name) or pm.is_blocked(ep.name):
+            continue
+        try:
+            plugin = ep.load()
+        except ChecksError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plugin {ep.name!r} (entry point {ep.name} = {ep.value} of group "
+                              f"{ENTRY_POINT_GROUP!r}) failed to load: {type(exc).__name__}: {exc}") from exc
+        pm.register(plugin, name=ep.name)
+        sources[ep.name] = ep
+        count += 1
+    return count
 
 
-def _infos(pm: ChecksPluginManager) -> dict[str, PluginInfo]:
-    """What ``checks plugins`` shows, in registration order; distributions as pluggy recorded them."""
-    dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
+def _infos(pm: ChecksPluginManager, sources: Mapping[str, EntryPoint]) -> dict[str, PluginInfo]:
+    """What ``checks plugins`` shows, in registration order; distributions from their metadata files."""
     infos = {}
     for name, plugin in pm.list_name_plugin():
         if plugin is None:  # a blocked name
             continue
-        dist = dists.get(id(plugin))
         if name in ESSENTIAL:
             distribution, version = "arena-checks", _own_version()
         else:
-            distribution, version = (dist.project_name, dist.version) if dist is not None else (None, None)
+            distribution, version = sources[name].distribution() if name in sources else (None, None)
         module = getattr(plugin, "__name__", name)
         infos[name] = PluginInfo(name, module, distribution, version, _hooks_of(pm, plugin))
     return infos

@@ -9,8 +9,6 @@ spellings of every secret.
 
 from __future__ import annotations
 
-import html
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -36,6 +34,9 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def _spellings(value: str) -> set[str]:
     """``value`` and the forms escaping gives it in JSON, XML/HTML and Python reprs."""
+    import html
+    import json
+
     forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
              html.escape(value), html.escape(value, quote=False), repr(value)[1:-1],
              value.encode("unicode_escape").decode("ascii")}

@@ -13,7 +13,7 @@ import attrs
 
 from checks import config as config_mod
 from checks import extras, records, suppress
-from checks.config import Config, Waiver
+from checks.config import Config, Waiver, effective
 from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
 from checks.exitcodes import ExitCode
@@ -40,16 +40,6 @@ class RunResult:
 
 def bound_to(rule: Rule, action: str) -> bool:
     return "*" in rule.actions or action in rule.actions
-
-
-def effective(rule: Rule, config: Config, arena: str | None) -> tuple[Severity, bool]:
-    """The rule's severity and required flag after rules.toml (global, then the arena's section)."""
-    severity, required = rule.severity, rule.required
-    for settings in (config.rules.get(rule.code), config.arena(arena).rules.get(rule.code)):
-        if settings is not None:
-            severity = settings.severity or severity
-            required = required or settings.required
-    return severity, required
 
 
 def selection(action: Action, config: Config) -> tuple[tuple[str, ...], tuple[str, ...]]:

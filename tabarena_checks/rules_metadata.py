@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checks import Finding, Severity, rule
 from checks import Waiver
 from checks import ChecksError
-from tabarena_checks import compare
-from tabarena_checks.metadata import MethodMetadata
+
+if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
+    from tabarena_checks.metadata import MethodMetadata
 
 #: rules decidable from info.py alone run on these actions
 INFO_ACTIONS = ("process", "upload", "precommit-info")
@@ -379,6 +380,8 @@ def _mismatch(ctx, field: str, only_declared: bool = False):
     inference = single_method_inference(ctx)
     if md is None or inference is None:
         return
+    from tabarena_checks import compare
+
     row = compare.row_for(md, inference, field)
     if row is None or row.matches or (only_declared and row.declared is None):
         return

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from checks import rule
 from checks import InputError
-from tabarena_checks import compare, protocol
 from tabarena_checks.rules_metadata import INFO_ACTIONS, at, declared_metadata, raw_inference, single_method_inference
 
 
@@ -48,6 +47,8 @@ def validation_protocol_declared(ctx):
         yield at(md, f"{legacy} raw result(s) record no validation protocol while the others record "
                      f"{keys[0]!r}; rerun them (or keep them apart) so every result records the same protocol")
         return
+    from tabarena_checks import compare  # imported by the checks: `checks rules` stays light
+
     row = compare.row_for(md, inference, "validation_protocol")
     if row is None or row.matches:
         return
@@ -72,6 +73,8 @@ def validation_protocol_well_formed(ctx):
     md = declared_metadata(ctx)
     if md is None or md.validation_protocol is None:
         return
+    from tabarena_checks import protocol
+
     try:
         protocol.parse_key(md.validation_protocol)
     except InputError as exc:
@@ -111,6 +114,8 @@ def validation_protocol_official(ctx):
     md = declared_metadata(ctx)
     if md is not None and md.is_system:
         return
+    from tabarena_checks import protocol
+
     try:
         want = protocol.resolve_expected(expected)
     except InputError as exc:

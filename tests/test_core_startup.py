@@ -1,0 +1,75 @@
+"""Start-up stays light: what the fast commands and the pre-commit hooks import (issues 11, 13 and 17).
+
+The figures are measured by benchmarks/startup.py, precommit_tabarena.py and hookenv.py; what
+these tests hold is their cause: each command, in a fresh interpreter, must not import the
+heavy libraries of the workflows, nor importlib.metadata (plugins are found by
+checks.entrypoints), nor cattrs when there is no configuration file to validate.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: imported by no fast command: the workflows' libraries and what the start-up path avoids
+HEAVY = ("pyarrow", "duckdb", "boto3", "botocore", "huggingface_hub", "numpy", "matplotlib", "markdown_it",
+         "rich", "jinja2", "importlib.metadata", "email", "cattrs", "hashlib")
+
+INFO_PY = 'from tabarena.models import MethodMetadata\n\nnori = MethodMetadata.config(method="Nori", suite="nori-2026-03")\n'
+EVAL_YAML = ('- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 41.2\n  date: "2025-01-15"\n'
+             '  source:\n    url: https://example.org/leaderboard\n')
+
+
+def _imported(cwd, *args: str) -> tuple[int, set[str]]:
+    """Run ``checks ARGS`` in a fresh interpreter; its exit code and every module it imported."""
+    code = textwrap.dedent(f"""
+        import json, sys
+        from checks.cli import main
+        code = main({list(args)!r})
+        print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)
+    """)
+    res = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
+    exit_code, modules = json.loads(res.stderr.strip().splitlines()[-1])
+    return exit_code, set(modules)
+
+
+@pytest.mark.parametrize("args", [("rules",), ("rule", "TA101"), ("rule", "HF201"), ("--version",), ("plugins",),
+                                  ("rules", "--format", "json")])
+def test_fast_commands_import_no_heavy_module(tmp_path, args):
+    exit_code, modules = _imported(tmp_path, *args)
+    assert exit_code == 0
+    assert sorted(modules & set(HEAVY)) == []
+
+
+def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
+    """`checks rules` asks no plugin for its commands (they are added when one is asked for) and needs no runner."""
+    _, modules = _imported(tmp_path, "rules")
+    assert "checks.runner" not in modules and "checks.filecheck" not in modules
+    assert not [m for m in modules if m.startswith(("tabarena_checks", "hfmigrate_checks")) and
+                m.rpartition(".")[2] in ("cli", "synth_cli", "inspect_cli", "metadata_cli", "precommit")]
+
+
+def test_precommit_hooks_import_no_heavy_module(tmp_path):
+    (tmp_path / "info.py").write_text(INFO_PY)
+    (tmp_path / ".eval_results").mkdir()
+    (tmp_path / ".eval_results" / "gpqa.yaml").write_text(EVAL_YAML)
+    exit_code, modules = _imported(tmp_path, "precommit", "info-py", "info.py")
+    assert exit_code in (0, 1)  # judged (this declaration's verdicts are the hook tests' business)
+    assert sorted(modules & set(HEAVY)) == []
+    assert "yaml" not in modules  # an info.py hook has no YAML to read
+    exit_code, modules = _imported(tmp_path, "precommit", "eval-results", ".eval_results/gpqa.yaml")
+    assert exit_code in (0, 1)
+    assert sorted(modules & set(HEAVY)) == []
+
+
+def test_a_configuration_file_is_still_validated_with_cattrs(tmp_path):
+    """The light path is for the defaults only: a rules.toml is parsed strictly, an invalid one exits 2."""
+    (tmp_path / "rules.toml").write_text('select = ["TA"]\n[rules.TA101]\nseverity = "loud"\n')
+    exit_code, modules = _imported(tmp_path, "rules")
+    assert exit_code == 2 and "cattrs" in modules
+    (tmp_path / "rules.toml").write_text('select = ["TA"]\nunknown_key = 1\n')
+    assert _imported(tmp_path, "rules")[0] == 2
