@@ -183,31 +183,40 @@ class _ChecksGroup(click.Group):
     """The ``checks`` group: plugins' commands added on first need; one missing because its plugin is not loaded says so.
 
     The framework's own commands (run, rules, rule, config, plugins) are answered without
-    calling ``checks_commands``, so ``checks rules`` imports no plugin's command modules;
-    any other name, ``--help`` and shell completion call the hook once, for every plugin.
+    calling ``checks_commands``, so ``checks rules`` imports no plugin's command modules.
+    Another name calls the hook with that name (a plugin may add just that command);
+    ``--help`` and shell completion call it with ``None``, for every command.
     """
 
     registry: plugins.Registry | None = None
-    _plugin_commands_added = False
 
-    def add_plugin_commands(self) -> None:
-        """Call every plugin's ``checks_commands`` hook with this group (once)."""
-        if not self._plugin_commands_added and self.registry is not None:
-            self._plugin_commands_added = True
-            framework = dict(self.commands)
-            self.registry.pm.hook.checks_commands(cli=self)
-            replaced = sorted(name for name, command in framework.items() if self.commands.get(name) is not command)
-            if replaced:
-                raise PluginError(f"hook checks_commands: a plugin replaced the framework's command(s) "
-                                  f"{', '.join(replaced)}; choose another name")
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        #: the names the plugins were asked for (None: every command)
+        self._asked: set[str | None] = set()
+        #: the framework's own commands, as they were before any plugin added one
+        self._framework: dict[str, click.Command] = {}
+
+    def add_plugin_commands(self, name: str | None) -> None:
+        """Call every plugin's ``checks_commands`` hook with this group, for ``name`` (None: all), once each."""
+        if self.registry is None or None in self._asked or name in self._asked:
+            return
+        if not self._asked:
+            self._framework = dict(self.commands)
+        self._asked.add(name)
+        self.registry.pm.hook.checks_commands(cli=self, name=name)
+        replaced = sorted(n for n, command in self._framework.items() if self.commands.get(n) is not command)
+        if replaced:
+            raise PluginError(f"hook checks_commands: a plugin replaced the framework's command(s) "
+                              f"{', '.join(replaced)}; choose another name")
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        self.add_plugin_commands()
+        self.add_plugin_commands(None)
         return super().list_commands(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands:
-            self.add_plugin_commands()
+            self.add_plugin_commands(name)
         command = super().get_command(ctx, name)
         if command is None and not ctx.resilient_parsing and self.registry is not None:
             _refuse_unloaded(self.registry, f"no command {name!r}", command=(name,))

@@ -81,19 +81,19 @@ def _metadata_dirs(paths: Iterable[str]) -> Iterator[tuple[str, str]]:
         for child in names:
             low = child.lower()
             if low.endswith(_SUFFIXES):
-                stem = child[: -len(".dist-info")] if low.endswith(".dist-info") else child[: -len(".egg-info")]
-                yield _normalized(stem.partition("-")[0]), os.path.join(root, child)
+                stem = child[: child.rindex(".")]  # the suffixes hold no other dot
+                yield _normalized(stem.partition("-")[0]), f"{root}/{child}"
 
 
 def _parse(text: str, group: str, path: str) -> Iterator[EntryPoint]:
-    """The ``name = value`` lines of section ``[group]`` of an entry_points.txt."""
+    """The ``name = value`` lines of section ``[group]`` of an entry_points.txt (comments start with ``#``)."""
     section = None
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1].strip()
+            section = line.strip("[]")
             continue
         if section == group:
             name, sep, value = line.partition("=")
@@ -102,17 +102,26 @@ def _parse(text: str, group: str, path: str) -> Iterator[EntryPoint]:
 
 
 def entry_points(group: str, paths: Iterable[str] | None = None) -> list[EntryPoint]:
-    """Every entry point of ``group``, one scan of ``paths`` (default ``sys.path``); the first distribution of a name wins."""
+    """Every entry point of ``group``, one scan of ``paths`` (default ``sys.path``); the first distribution of a name wins.
+
+    Most distributions declare no entry points, and most that do declare none of ``group``:
+    a file is parsed only when its bytes hold the section header ``[group]``.
+    """
+    header = f"[{group}]".encode()
     seen: set[str] = set()
     found = []
     for name, path in _metadata_dirs(sys.path if paths is None else paths):
         if name in seen:
             continue
         seen.add(name)
-        try:
-            with open(os.path.join(path, "entry_points.txt"), encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:  # most distributions declare no entry points
+        file = f"{path}/entry_points.txt"
+        if not os.access(file, os.R_OK):  # no exception for the usual case of no file
             continue
-        found.extend(_parse(text, group, path))
+        try:
+            with open(file, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if header in data:
+            found.extend(_parse(data.decode("utf-8", errors="replace"), group, path))
     return found

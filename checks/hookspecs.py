@@ -95,14 +95,18 @@ def checks_actions() -> Iterable[Action]:
 
 
 @hookspec
-def checks_commands(cli: click.Group) -> None:
-    """Add command-line commands next to ``run``, ``rules``, ``rule`` and ``plugins``.
+def checks_commands(cli: click.Group, name: str | None) -> None:
+    """Add command-line commands next to ``run``, ``rules``, ``rule``, ``config`` and ``plugins``.
 
     :param cli: the root ``checks`` click group; call ``cli.add_command(...)``.
+    :param name: the top-level command the user asked for (``"precommit"``), or ``None``
+        when every command is needed (``checks --help``). A plugin may add only that one
+        (it then imports no module for the others); adding all of them is always right.
     :return: nothing.
 
-    Use in plugins: add a group such as ``checks tabarena ...``. Keep heavy imports
-    inside the command functions so ``checks --version`` stays fast.
+    Called only when a command other than the framework's own is asked for (``checks
+    rules`` never calls it). Use in plugins: add a group such as ``checks tabarena ...``.
+    Keep heavy imports inside the command functions so the hooks and ``checks rules`` stay fast.
     """
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -270,6 +269,8 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 def temp_sibling(target: str | os.PathLike) -> Path:
     """This process's temporary path next to ``target`` (same file system, so renames are atomic), cleared."""
+    import shutil  # with zlib, bz2 and lzma: not for the hooks, which never remove a tree
+
     target = Path(target)
     path = target.parent / f".{target.name}.{TMP}-{os.getpid()}"
     shutil.rmtree(path, ignore_errors=True)
@@ -283,6 +284,8 @@ def swap_in_dir(built: Path, target: str | os.PathLike) -> bool:
     An existing ``target`` is renamed aside first and removed only once ``built`` is in
     place; if that second rename fails, it is put back.
     """
+    import shutil
+
     target = Path(target)
     if not target.exists():
         os.replace(built, target)
@@ -308,6 +311,8 @@ def sweep_siblings(target: str | os.PathLike) -> list[str]:
     ``target`` at all: the old one is put back, so the previous state is what the next run
     sees. Temporaries of a process still running are left alone.
     """
+    import shutil
+
     target = Path(target)
     notes: list[str] = []
     if not target.parent.is_dir():

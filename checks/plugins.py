@@ -342,7 +342,7 @@ def unloaded_providers(registry: Registry, *, action: str | None = None,
                 hit = action in names
             else:
                 found_cmd: click.Command | None = click.Group("checks")
-                scratch.hook.checks_commands(cli=found_cmd)
+                scratch.hook.checks_commands(cli=found_cmd, name=command[0] if command else None)
                 for part in command:
                     found_cmd = found_cmd.commands.get(part) if isinstance(found_cmd, click.Group) else None
                 hit = found_cmd is not None

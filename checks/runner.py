@@ -5,14 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import time
-import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from checks import config as config_mod
-from checks import extras, records, suppress
+from checks import suppress
 from checks.config import Config, Waiver, effective
 from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
@@ -180,6 +179,8 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
     try:
         findings = _findings(rule.check(ctx))
     except Exception as exc:  # fail closed: a crashed rule blocks
+        import traceback
+
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
         return Verdict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(Finding(message),), **base)
@@ -222,6 +223,8 @@ def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[s
     except ChecksError as exc:
         return "failed", ExitCode.ACTION_FAILED, (), "", str(exc)
     except Exception as exc:  # a bug in the action: reported with its traceback, the run fails closed
+        import traceback
+
         error = f"internal error in action {action.name!r}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
         return "failed", ExitCode.INTERNAL_ERROR, (), "", error
 
@@ -248,6 +251,8 @@ def run(
     if action_name not in registry.actions:
         known = ", ".join(registry.actions) or "none"
         raise ChecksError(f"unknown action {action_name!r} (known: {known})")
+    from checks import extras, records  # a run's own needs; the hooks judge files with evaluate() only
+
     action = registry.actions[action_name]
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
@@ -305,6 +310,8 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
     :raises ChecksError: the action is not loaded, or its selection is refused.
     """
     import click
+
+    from checks import records
 
     app = click.get_current_context().find_root().obj  # the checks.cli.App every command runs under
     registry = app.registry

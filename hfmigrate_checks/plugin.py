@@ -10,6 +10,6 @@ wiring = ModuleWiring(
     "hfmigrate_checks",
     rules=("rules_contract", "rules_ledger", "rules_drafts", "rules_hub"),
     actions=("draft_action",),
-    commands=("cli", "precommit"),
+    commands={"cli": ("hf",), "precommit": ("precommit",)},
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

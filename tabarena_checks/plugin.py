@@ -11,7 +11,8 @@ wiring = ModuleWiring(
     "tabarena_checks",
     rules=("rules_upload", "rules_metadata", "rules_protocol", "rules_raw", "rules_register"),
     actions=("upload", "register", "benchmark_log", "process"),
-    commands=("synth_cli", "inspect_cli", "precommit", "metadata_cli"),
+    commands={"synth_cli": ("tabarena",), "inspect_cli": ("inspect",), "precommit": ("precommit",),
+              "metadata_cli": ("tabarena",)},
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
 

@@ -45,6 +45,7 @@ def test_path_order_first_distribution_wins_egg_info_and_comments(tmp_path):
     _dist(second, "acme.checks-2.0.dist-info", "acme.checks", "2.0", "[checks]\nacme2 = acme_checks.other\n")
     _dist(second, "zeta.egg-info", "zeta", "0.3", "[checks]\nzeta = zeta_checks.plugin:hooks [extra]\n")
     _dist(second, "plain-1.0.dist-info", "plain", "1.0", None)
+    _dist(second, "acme_checks.egg-info", "acme-checks", "0.9", "[checks]\nshadowed = acme_checks.old\n")  # first wins
     paths = [str(first), str(tmp_path / "missing"), str(tmp_path / "first" / "Acme_Checks-1.0.dist-info" / "METADATA"),
              str(second)]
     found = entrypoints.entry_points("checks", paths)
@@ -54,6 +55,7 @@ def test_path_order_first_distribution_wins_egg_info_and_comments(tmp_path):
     assert found[0].distribution() == ("Acme-Checks", "1.0")
     assert found[1].distribution() == ("zeta", "0.3")
     assert found[1].module == "zeta_checks.plugin"
+    assert [ep.name for ep in entrypoints.entry_points("console_scripts", paths)] == ["acme"]
 
 
 def test_load_imports_the_module_and_follows_the_attribute_path(tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ checks.entrypoints), nor cattrs when there is no configuration file to validate.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -73,3 +74,33 @@ def test_a_configuration_file_is_still_validated_with_cattrs(tmp_path):
     assert exit_code == 2 and "cattrs" in modules
     (tmp_path / "rules.toml").write_text('select = ["TA"]\nunknown_key = 1\n')
     assert _imported(tmp_path, "rules")[0] == 2
+
+
+def test_a_plugin_command_imports_only_the_modules_that_add_it(tmp_path):
+    """`checks precommit ...` imports the precommit modules, not synth's, inspect's or the Hub client's commands."""
+    (tmp_path / "info.py").write_text(INFO_PY)
+    _, modules = _imported(tmp_path, "precommit", "info-py", "info.py")
+    assert {"tabarena_checks.precommit", "hfmigrate_checks.precommit"} <= modules
+    assert not modules & {"tabarena_checks.synth_cli", "tabarena_checks.synth", "tabarena_checks.inspect_cli",
+                          "tabarena_checks.metadata_cli", "hfmigrate_checks.cli"}
+
+
+def test_help_still_lists_every_plugin_command(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "checks", "--help"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0
+    listed = {line.split()[0] for line in res.stdout.split("Commands:")[1].splitlines() if line.strip()}
+    assert {"run", "rules", "rule", "config", "plugins", "precommit", "tabarena", "inspect", "hf"} <= listed
+
+
+def test_a_plugin_may_not_replace_a_framework_command(tmp_path):
+    (tmp_path / "grabber.py").write_text(
+        "import click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
+        "    cli.add_command(click.Command('rules', callback=lambda: None))\n"
+        "    cli.add_command(click.Command('grab', callback=lambda: click.echo('grabbed')))\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-m", "checks", "-p", "grabber", "grab"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 3 and "replaced the framework's command(s) rules" in res.stderr, res.stderr
+    res = subprocess.run([sys.executable, "-m", "checks", "-p", "grabber", "rules"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and "TA101" in res.stdout  # the framework's own, whatever the plugin tried
