@@ -77,13 +77,10 @@ def gather(ctx):
     (no barrier between the two steps); a repo two labels resolve to is inspected once.
     """
     import datetime as dt
-    import threading
-    from collections import defaultdict
-    from concurrent.futures import ThreadPoolExecutor
 
-    from checks import UsageError, progress
+    from checks import UsageError
     from hfmigrate_checks import contract as contract_mod
-    from hfmigrate_checks import drafts, ledger, resolve, state
+    from hfmigrate_checks import ledger, resolve
     from hfmigrate_checks.bundle import replaceable_problem
     from hfmigrate_checks.facts import DraftFacts
 
@@ -94,54 +91,80 @@ def gather(ctx):
     contract = contract_mod.load(options.contract)
     rows = ledger.load(options.ledger)
     mapping = resolve.load_mapping(options.mapping) if options.mapping else {}
-    by_label = defaultdict(list)
-    for row in rows:
-        by_label[row.source_model].append(row)
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
-    workers = max(1, options.max_workers or DEFAULT_WORKERS)
-    states, claimed, lock = {}, set(), threading.Lock()
-
-    with _hub(options) as hub, ThreadPoolExecutor(workers, thread_name_prefix="hf-gather") as pool:
-        live_future = pool.submit(live_benchmark, hub, options.benchmark_id)
-        account_future = pool.submit(_account, hub)
-
-        def resolve_and_inspect(label):
-            api_only = resolve.api_only_evidence(label, [row.qualifiers for row in by_label[label]]) or False
-            res = resolve.resolve(hub, label, candidates_for(by_label[label]), api_only=api_only,
-                                  mapped=mapping.get(label))
-            if res.status != "exact" or contract_mod.repo_id_problem(res.repo_id) is not None:
-                return res
-            with lock:
-                first = res.repo_id not in claimed
-                claimed.add(res.repo_id)
-            if first:
-                props, _ = drafts.proposals(contract, by_label[label])
-                proposed = {p.task_id: p.row.value for p in props}
-                states[res.repo_id] = state.inspect_repo(hub, res.repo_id, contract.benchmark_id, proposed=proposed)
-            return res
-
-        labels = list(by_label)
-        with progress.bar("Hub: resolve and inspect", total=len(labels), unit="models") as advance:
-            def counted(label):
-                try:
-                    return resolve_and_inspect(label)
-                finally:
-                    advance(1)
-
-            resolutions = dict(zip(labels, pool.map(counted, labels)))
-        live, account = live_future.result(), account_future.result()
+    with _hub(options) as hub:
+        inspector = _Inspector(hub, contract, rows, mapping)
+        live, account, resolutions = _ask_hub(hub, inspector, options.benchmark_id,
+                                              max(1, options.max_workers or DEFAULT_WORKERS))
     return DraftFacts(
         contract=contract,
         rows=rows,
         live=live,
         resolutions=resolutions,
-        states=states,
+        states=inspector.states,
         whoami=account,
         checked_at=checked_at,
         bundle_path=options.bundle,
         benchmark_id=options.benchmark_id,
         mapped_labels=tuple(mapping),
     )
+
+
+class _Inspector:
+    """Resolves one source label and inspects its repo when the match is exact (a worker's whole job);
+    a repo two labels resolve to is inspected once. ``states`` holds every repo inspected."""
+
+    def __init__(self, hub, contract, rows, mapping):
+        import threading
+        from collections import defaultdict
+
+        self.hub, self.contract, self.mapping = hub, contract, mapping
+        self.by_label = defaultdict(list)
+        for row in rows:
+            self.by_label[row.source_model].append(row)
+        self.states: dict = {}
+        self._claimed: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, label: str):
+        from hfmigrate_checks import contract as contract_mod
+        from hfmigrate_checks import drafts, resolve, state
+
+        rows = self.by_label[label]
+        api_only = resolve.api_only_evidence(label, [row.qualifiers for row in rows]) or False
+        res = resolve.resolve(self.hub, label, candidates_for(rows), api_only=api_only, mapped=self.mapping.get(label))
+        if res.status != "exact" or contract_mod.repo_id_problem(res.repo_id) is not None:
+            return res
+        with self._lock:
+            first = res.repo_id not in self._claimed
+            self._claimed.add(res.repo_id)
+        if first:
+            props, _ = drafts.proposals(self.contract, rows)
+            proposed = {p.task_id: p.row.value for p in props}
+            self.states[res.repo_id] = state.inspect_repo(self.hub, res.repo_id, self.contract.benchmark_id,
+                                                          proposed=proposed)
+        return res
+
+
+def _ask_hub(hub, inspector: _Inspector, benchmark_id: str, workers: int):
+    """The live benchmark, the account and every label's resolution, read on one bounded pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from checks import progress
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="hf-gather") as pool:
+        live_future = pool.submit(live_benchmark, hub, benchmark_id)
+        account_future = pool.submit(_account, hub)
+        labels = list(inspector.by_label)
+        with progress.bar("Hub: resolve and inspect", total=len(labels), unit="models") as advance:
+            def counted(label):
+                try:
+                    return inspector(label)
+                finally:
+                    advance(1)
+
+            resolutions = dict(zip(labels, pool.map(counted, labels)))
+        return live_future.result(), account_future.result(), resolutions
 
 
 def _account(hub) -> str:

@@ -247,12 +247,25 @@ def resolve(
     API-only (see :func:`api_only_evidence`); a mapping entry with a repo overrides it.
     ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`.
     """
-    from hfmigrate_checks.hub import HubNotFound, HubReadError
-
     label = source_label.strip()
+    preset = _preset(source_label, api_only, mapped)
+    if preset is not None:
+        return preset
+    lookups = _Lookups(hub, source_label)
+    if mapped is not None:
+        return lookups.by_mapping(mapped.repo)
+    explicit = list(dict.fromkeys([*candidates, *([label] if REPO_ID.match(label) else [])]))
+    named = lookups.by_name(explicit)
+    if named is not None:
+        return named
+    return _by_search(hub, label, search_limit, lookups.checked, lookups.conflicts, lookups.result)
 
-    def result(status: str, evidence: str, repo_id=None, sha=None, checked=()) -> Resolution:
-        return Resolution(source_label, status, repo_id, sha, evidence, tuple(checked))
+
+def _preset(source_label: str, api_only: bool | str, mapped: MappingEntry | None) -> Resolution | None:
+    """The outcome the mapping file or the API-only evidence settles without asking the Hub, or None."""
+
+    def result(status: str, evidence: str) -> Resolution:
+        return Resolution(source_label, status, None, None, evidence)
 
     if mapped is not None and mapped.api_only:
         return result("not_applicable", "API-only system (the mapping file marks it api_only): no Hub model repo "
@@ -263,67 +276,89 @@ def resolve(
                       "entry with a repo overrides this")
     if mapped is not None and mapped.repo is None:
         return result("not_on_hub", "the mapping file says this model has no Hub repo (repo: null)")
+    return None
 
-    checked: list[str] = []
-    failures: list[str] = []
 
-    def lookup(repo_id: str):
+class _Lookups:
+    """The ``model_info`` lookups for one label: what each found (``checked``), which reads failed, and
+    the named repos that exist but are not the label's model (``conflicts``)."""
+
+    def __init__(self, hub, source_label: str):
+        self.hub = hub
+        self.source_label = source_label
+        self.label = source_label.strip()
+        self.checked: list[str] = []
+        self.failures: list[str] = []
+        self.conflicts: list[str] = []
+
+    def result(self, status: str, evidence: str, repo_id=None, sha=None, checked=()) -> Resolution:
+        return Resolution(self.source_label, status, repo_id, sha, evidence, tuple(checked))
+
+    def lookup(self, repo_id: str):
+        """``("found", info)``, ``("moved", info)`` when the Hub answers under another id, or None."""
+        from hfmigrate_checks.hub import HubNotFound, HubReadError
+
         try:
-            info = hub.model_info(repo_id)
+            info = self.hub.model_info(repo_id)
         except HubNotFound:
-            checked.append(f"{repo_id} (not found)")
+            self.checked.append(f"{repo_id} (not found)")
             return None
         except HubReadError as exc:
-            checked.append(f"{repo_id} (read failed: {exc.reason})")
-            failures.append(f"{repo_id}: {exc.reason}")
+            self.checked.append(f"{repo_id} (read failed: {exc.reason})")
+            self.failures.append(f"{repo_id}: {exc.reason}")
             return None
         if info.repo_id.lower() != repo_id.lower():
-            checked.append(f"{repo_id} (the Hub answers with {info.repo_id}: renamed or moved)")
+            self.checked.append(f"{repo_id} (the Hub answers with {info.repo_id}: renamed or moved)")
             return "moved", info
         return "found", info
 
-    if mapped is not None:
-        found = lookup(mapped.repo)
+    def by_mapping(self, repo: str) -> Resolution:
+        """The mapping file's repo, taken as named when the Hub has it under that id."""
+        found, checked = self.lookup(repo), self.checked
         if found and found[0] == "found":
             info = found[1]
             checked.append(f"{info.repo_id} (exists, sha {info.sha})")
-            return result("exact", f"mapping file names {info.repo_id}; model_info found it at sha {info.sha}",
-                          info.repo_id, info.sha, checked)
-        if failures:
-            return result("needs_review", f"could not read {mapped.repo} named by the mapping file: {failures[0]}",
-                          checked=checked)
+            return self.result("exact", f"mapping file names {info.repo_id}; model_info found it at sha {info.sha}",
+                               info.repo_id, info.sha, checked)
+        if self.failures:
+            return self.result("needs_review", f"could not read {repo} named by the mapping file: "
+                               f"{self.failures[0]}", checked=checked)
         if found:
-            return result("mismatch", f"the mapping file names {mapped.repo}, but the Hub now calls it "
-                          f"{found[1].repo_id}; confirm and update the mapping", checked=checked)
-        return result("not_on_hub", f"the mapping file names {mapped.repo}, which the Hub does not have "
-                      "(deleted, private or misspelt); fix the mapping", checked=checked)
+            return self.result("mismatch", f"the mapping file names {repo}, but the Hub now calls it "
+                               f"{found[1].repo_id}; confirm and update the mapping", checked=checked)
+        return self.result("not_on_hub", f"the mapping file names {repo}, which the Hub does not have "
+                           "(deleted, private or misspelt); fix the mapping", checked=checked)
 
-    explicit = list(dict.fromkeys([*candidates, *([label] if REPO_ID.match(label) else [])]))
-    exact, conflicts = [], []
-    for repo_id in explicit:
-        found = lookup(repo_id)
+    def by_name(self, explicit: list[str]) -> Resolution | None:
+        """The outcome from the explicitly named repos, or None when a search must decide."""
+        exact = [info for info in map(self._named, explicit) if info is not None]
+        if self.failures:
+            return self.result("needs_review", "Hub reads failed: " + "; ".join(self.failures), checked=self.checked)
+        if len(exact) == 1:
+            info = exact[0]
+            return self.result("exact", f"{info.repo_id} exists (model_info sha {info.sha}) and is named as the "
+                               "label names it", info.repo_id, info.sha, self.checked)
+        if len(exact) > 1:
+            names = ", ".join(i.repo_id for i in exact)
+            return self.result("ambiguous", f"several named candidates exist: {names}", checked=self.checked)
+        return None
+
+    def _named(self, repo_id: str):
+        """The repo's info when it exists and is the label's model; a conflict otherwise."""
+        found = self.lookup(repo_id)
         if not found:
-            continue
+            return None
         kind, info = found
-        differences = variant_differences(label, info.repo_id)
+        differences = variant_differences(self.label, info.repo_id)
         if kind == "moved":
-            conflicts.append(f"{repo_id} now answers as {info.repo_id}")
+            self.conflicts.append(f"{repo_id} now answers as {info.repo_id}")
         elif differences:
-            checked.append(f"{info.repo_id} (exists, but differs: {'; '.join(differences)})")
-            conflicts.append(f"{info.repo_id} differs from the label: {'; '.join(differences)}")
+            self.checked.append(f"{info.repo_id} (exists, but differs: {'; '.join(differences)})")
+            self.conflicts.append(f"{info.repo_id} differs from the label: {'; '.join(differences)}")
         else:
-            checked.append(f"{info.repo_id} (exists, sha {info.sha})")
-            exact.append(info)
-    if failures:
-        return result("needs_review", "Hub reads failed: " + "; ".join(failures), checked=checked)
-    if len(exact) == 1:
-        info = exact[0]
-        return result("exact", f"{info.repo_id} exists (model_info sha {info.sha}) and is named as the label names it",
-                      info.repo_id, info.sha, checked)
-    if len(exact) > 1:
-        names = ", ".join(i.repo_id for i in exact)
-        return result("ambiguous", f"several named candidates exist: {names}", checked=checked)
-    return _by_search(hub, label, search_limit, checked, conflicts, result)
+            self.checked.append(f"{info.repo_id} (exists, sha {info.sha})")
+            return info
+        return None
 
 
 def search_queries(label: str) -> list[str]:
@@ -340,22 +375,67 @@ def search_queries(label: str) -> list[str]:
 
 
 def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[str], result) -> Resolution:
+    """The outcome from the Hub's search (see :func:`search_queries`), when no named repo decided."""
+    hits, failed = _search(hub, label, limit, checked)
+    if failed:
+        return result("needs_review", failed, checked=checked)
+    equal, plausible, near = _sort_hits(label, hits)
+    checked.extend(near[:_SHOWN])
+    if len(equal) == 1 and not conflicts and not plausible:
+        return _confirmed(hub, equal[0], checked, result)
+    if equal or plausible:
+        names = ", ".join([*equal, *plausible][:_SHOWN])
+        why = f"{len(equal) + len(plausible)} plausible repos ({names})"
+        if conflicts:
+            why += "; the source also points at " + "; ".join(conflicts)
+        return result("ambiguous", why + "; name the right one in the mapping file", checked=checked)
+    if conflicts or near:
+        reasons = [*conflicts, *near][:_SHOWN]
+        return result("mismatch", "only other variants exist: " + "; ".join(reasons), checked=checked)
+    searched = ", ".join(map(repr, search_queries(label)))
+    return result("not_on_hub", f"no Hub model is named like {label!r}, nor like its base name or family "
+                  f"(searched {searched})", checked=checked)
+
+
+def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
+    """``exact`` for the one search hit named like the label, once ``model_info`` gives its sha."""
+    from hfmigrate_checks.hub import HubNotFound, HubReadError
+
+    try:
+        info = hub.model_info(repo_id)
+    except (HubReadError, HubNotFound) as exc:
+        return result("needs_review", f"search found {repo_id} but model_info failed: {exc}", checked=checked)
+    checked.append(f"{info.repo_id} (exists, sha {info.sha})")
+    return result("exact", f"the only search hit named exactly like the label: {info.repo_id} (sha {info.sha})",
+                  info.repo_id, info.sha, checked)
+
+
+def _search(hub, label: str, limit: int, checked: list[str]) -> tuple[list[str], str]:
+    """Every repo the label's searches hit, in order (the near-miss searches only when the full name is not
+    among the first hits), and why a search failed ("" when none did)."""
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
     query = normalize(label)
-    owner = label.split("/", 1)[0].lower() if REPO_ID.match(label) else None
     hits: list[str] = []
     for n, text in enumerate(search_queries(label)):
         try:
             found = hub.search_models(text, limit=limit)
         except (HubReadError, HubNotFound) as exc:
             checked.append(f"search {text!r} (failed)")
-            return result("needs_review", f"the Hub search for {text!r} failed: {exc}", checked=checked)
+            return hits, f"the Hub search for {text!r} failed: {exc}"
         checked.append(f"search {text!r} ({len(found)} hit{'s' * (len(found) != 1)}"
                        f"{', limit reached' if len(found) >= limit else ''})")
         hits += [hit for hit in found if hit not in hits]
         if n == 0 and any(normalize(hit) == query for hit in found):
             break  # the full name was found: no near-miss search needed
+    return hits, ""
+
+
+def _sort_hits(label: str, hits: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The hits named exactly like the label (same owner when it names one), the plausible ones (no
+    difference found), and the near misses with what differs."""
+    query = normalize(label)
+    owner = label.split("/", 1)[0].lower() if REPO_ID.match(label) else None
     equal, plausible, near = [], [], []
     label_words = features(label).words
     for hit in hits:
@@ -370,25 +450,4 @@ def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[
             near.append(f"{hit} ({'; '.join(differences)})")
         else:
             plausible.append(hit)
-    checked.extend(near[:_SHOWN])
-    if len(equal) == 1 and not conflicts and not plausible:
-        try:
-            info = hub.model_info(equal[0])
-        except (HubReadError, HubNotFound) as exc:
-            return result("needs_review", f"search found {equal[0]} but model_info failed: {exc}", checked=checked)
-        checked.append(f"{info.repo_id} (exists, sha {info.sha})")
-        return result("exact", f"the only search hit named exactly like the label: {info.repo_id} (sha {info.sha})",
-                      info.repo_id, info.sha, checked)
-    if equal or plausible:
-        names = ", ".join([*equal, *plausible][:_SHOWN])
-        why = f"{len(equal) + len(plausible)} plausible repos ({names})"
-        if conflicts:
-            why += "; the source also points at " + "; ".join(conflicts)
-        return result("ambiguous", why + "; name the right one in the mapping file", checked=checked)
-    if conflicts or near:
-        reasons = [*conflicts, *near][:_SHOWN]
-        return result("mismatch", "only other variants exist: " + "; ".join(reasons), checked=checked)
-    searched = ", ".join(map(repr, search_queries(label)))
-    return result("not_on_hub", f"no Hub model is named like {label!r}, nor like its base name or family "
-                  f"(searched {searched})", checked=checked)
-
+    return equal, plausible, near

@@ -225,7 +225,6 @@ def inspect_repo(
     """
     from hfmigrate_checks.hub import HubNotFound, HubReadError
 
-    proposed = dict(proposed or {})
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     rev = revision or "main"
 
@@ -235,51 +234,61 @@ def inspect_repo(
 
     try:
         info = hub.model_info(repo_id, revision=revision)
-        listing_problems: list[str] = []
+        problems: list[str] = []
         known: dict[tuple[str, str], EvalFile] = {}
-        main_files = _read_eval_files(hub, repo_id, info.sha or rev, listing_problems, f"{rev}:", known)
+        main_files = _read_eval_files(hub, repo_id, info.sha or rev, problems, f"{rev}:", known)
         prs = hub.pull_requests(repo_id)
     except (HubReadError, HubNotFound) as exc:
         return state("needs_review", f"the repo could not be inspected: {exc}", problems=(str(exc),))
-    problems = list(listing_problems)
-    sha = info.sha
-    on_main = [f.path for f in main_files if benchmark_entries(f, benchmark_id)]
+    on_main = ", ".join(f.path for f in main_files if benchmark_entries(f, benchmark_id))
     if on_main:
-        return state("already_present", f"{benchmark_id} is on {rev} in {', '.join(on_main)}", sha=sha,
+        return state("already_present", f"{benchmark_id} is on {rev} in {on_main}", sha=info.sha,
                      main_files=main_files, main_has_benchmark=True, problems=tuple(problems))
-
-    inspected = [_inspect_pr(hub, repo_id, benchmark_id, pr, known) for pr in prs if pr.pending]
-    pending = tuple(record for record, _ in inspected)
-    for _, pr_problems in inspected:
-        problems.extend(pr_problems)
+    pending, matching = _pending_prs(hub, repo_id, benchmark_id, prs, known, problems)
     if info.gated:
         problems.append(f"the repo is gated ({info.gated}); its files cannot be relied on without accepted access")
-    matching = [pr for pr in pending if pr.matches_benchmark]
-
-    account = None
-    if len(matching) == 1:
-        try:
-            found = hub.whoami()
-            account = found.name if found else None
-        except HubReadError as exc:
-            problems.append(f"the authenticated account could not be read: {exc}")
-    common = dict(sha=sha, main_files=main_files, pending_prs=pending, whoami=account)
-
+    account = _account(hub, problems) if len(matching) == 1 else None
+    common = dict(sha=info.sha, main_files=main_files, pending_prs=pending, whoami=account)
     if problems:
         return state("needs_review", "not everything could be read reliably: " + "; ".join(problems),
                      problems=tuple(problems), **common)
-    if not matching:
-        return state("new", f"{benchmark_id} is neither on {rev} nor in any of {len(pending)} pending PR(s)", **common)
-    if len(matching) > 1:
-        nums = ", ".join(f"#{pr.num} by {pr.author}" for pr in matching)
-        return state("duplicate_open_pr", f"{len(matching)} pending PRs already add {benchmark_id}: {nums}", **common)
-    pr = matching[0]
-    if account is None:
-        return state("duplicate_open_pr", f"PR #{pr.num} by {pr.author} already adds {benchmark_id}; without a "
-                     "token its ownership is unknown", **common)
-    if pr.author.lower() != account.lower():
-        return state("duplicate_open_pr", f"PR #{pr.num} by {pr.author} (not {account}) already adds {benchmark_id}",
-                     **common)
-    status, reason, update = _owned_pr_status(pr, benchmark_id, proposed)
+    status, reason, update = _pending_status(benchmark_id, rev, pending, matching, account, proposed)
     return state(status, reason, update=update, **common)
 
+
+def _pending_prs(hub, repo_id: str, benchmark_id: str, prs, known: dict,
+                 problems: list[str]) -> tuple[tuple[PendingPR, ...], list[PendingPR]]:
+    """Every pending PR, inspected, and those that add the benchmark; what could not be read goes to ``problems``."""
+    inspected = [_inspect_pr(hub, repo_id, benchmark_id, pr, known) for pr in prs if pr.pending]
+    pending = tuple(record for record, _ in inspected)
+    problems += [problem for _, pr_problems in inspected for problem in pr_problems]
+    return pending, [pr for pr in pending if pr.matches_benchmark]
+
+
+def _account(hub, problems: list[str]) -> str | None:
+    """The authenticated account's name (None without a token, or when it cannot be read: a problem then)."""
+    from hfmigrate_checks.hub import HubReadError
+
+    try:
+        found = hub.whoami()
+    except HubReadError as exc:
+        problems.append(f"the authenticated account could not be read: {exc}")
+        return None
+    return found.name if found else None
+
+
+def _pending_status(benchmark_id: str, rev: str, pending: tuple[PendingPR, ...], matching: list[PendingPR],
+                    account: str | None, proposed: Mapping[str, Any] | None) -> tuple[str, str, PrUpdate | None]:
+    """The status when the benchmark is not on the revision: from the pending PRs that add it."""
+    if not matching:
+        return "new", f"{benchmark_id} is neither on {rev} nor in any of {len(pending)} pending PR(s)", None
+    if len(matching) > 1:
+        nums = ", ".join(f"#{pr.num} by {pr.author}" for pr in matching)
+        return "duplicate_open_pr", f"{len(matching)} pending PRs already add {benchmark_id}: {nums}", None
+    pr = matching[0]
+    if account is None:
+        return ("duplicate_open_pr", f"PR #{pr.num} by {pr.author} already adds {benchmark_id}; without a "
+                "token its ownership is unknown", None)
+    if pr.author.lower() != account.lower():
+        return "duplicate_open_pr", f"PR #{pr.num} by {pr.author} (not {account}) already adds {benchmark_id}", None
+    return _owned_pr_status(pr, benchmark_id, dict(proposed or {}))

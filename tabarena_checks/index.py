@@ -108,14 +108,10 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None,
     is not a regular file. A directory holding such an entry is listed again on every walk.
     """
     known = known or {}
-    if known and UNTRUSTED not in known.values():
-        same = _unchanged(os.fspath(data_dir), known, known_files)
-        if same is not None:
-            return Walk(same, dict(known), [])
-    children: dict[str, list[str]] = {}
-    for rel in known:
-        if rel:
-            children.setdefault(rel.rpartition("/")[0], []).append(rel)
+    same = _unchanged(os.fspath(data_dir), known, known_files) if _trusted(known) else None
+    if same is not None:
+        return Walk(same, dict(known), [])
+    children = _children(known)
     root = os.fspath(data_dir)
     trusted_before = time.time_ns() - RACY_NS
     found: list[FileStat] = []
@@ -124,34 +120,64 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None,
     pending = [""]
     while pending:
         rel = pending.pop()
-        where = f"{root}/{rel}" if rel else root
-        try:
-            mtime = os.stat(where).st_mtime_ns
-        except OSError as exc:
+        mtime = _dir_mtime(root, rel, problems)
+        if mtime is None:
             seen[rel] = UNTRUSTED  # tried again next time
-            problems.append((rel or ".", f"directory cannot be read ({exc.strerror or exc})"))
-            continue
-        prefix = f"{rel}/" if rel else ""
-        if mtime == known.get(rel, UNTRUSTED) != UNTRUSTED:
+        elif mtime == known.get(rel, UNTRUSTED) != UNTRUSTED:  # listed before and unchanged: same entries
             seen[rel] = mtime
             pending.extend(children.get(rel, ()))
-            if prefix + RESULT_FILE in known_files:
-                _add(found, problems, f"{root}/{prefix}{RESULT_FILE}", prefix + RESULT_FILE)
-            continue
-        seen[rel] = mtime if mtime < trusted_before else UNTRUSTED
-        before = len(problems)
-        try:
-            with os.scandir(where) as entries:
-                for entry in entries:
-                    _entry(entry, prefix, pending, found, problems)
-        except OSError as exc:
-            problems.append((rel or ".", f"directory cannot be listed ({exc.strerror or exc}); its results would "
-                                         "be missing: fix its permissions"))
-        if len(problems) > before:
-            seen[rel] = UNTRUSTED
+            _restat(root, rel, known_files, found, problems)
+        else:
+            clean = _list(root, rel, pending, found, problems)
+            seen[rel] = mtime if clean and mtime < trusted_before else UNTRUSTED
     found.sort()
     problems.sort()
     return Walk(found, seen, problems)
+
+
+def _trusted(known: Mapping[str, int]) -> bool:
+    """Whether every directory of the last walk was listed cleanly, long enough ago to trust its mtime."""
+    return bool(known) and UNTRUSTED not in known.values()
+
+
+def _children(known: Mapping[str, int]) -> dict[str, list[str]]:
+    """The known subdirectories of each known directory."""
+    children: dict[str, list[str]] = {}
+    for rel in known:
+        if rel:
+            children.setdefault(rel.rpartition("/")[0], []).append(rel)
+    return children
+
+
+def _restat(root: str, rel: str, known_files: frozenset[str], found: list[FileStat],
+            problems: list[tuple[str, str]]) -> None:
+    """The known results.pkl of an unchanged directory, stat'ed again (a rewrite in place changes the file only)."""
+    result = f"{rel}/{RESULT_FILE}" if rel else RESULT_FILE
+    if result in known_files:
+        _add(found, problems, f"{root}/{result}", result)
+
+
+def _dir_mtime(root: str, rel: str, problems: list[tuple[str, str]]) -> int | None:
+    """The directory's mtime_ns, or None (and a problem) when it cannot be read."""
+    try:
+        return os.stat(f"{root}/{rel}" if rel else root).st_mtime_ns
+    except OSError as exc:
+        problems.append((rel or ".", f"directory cannot be read ({exc.strerror or exc})"))
+        return None
+
+
+def _list(root: str, rel: str, pending: list[str], found: list[FileStat], problems: list[tuple[str, str]]) -> bool:
+    """Sort every entry of one directory (see :func:`_entry`); False when it held a problem or could not be listed."""
+    before = len(problems)
+    prefix = f"{rel}/" if rel else ""
+    try:
+        with os.scandir(f"{root}/{rel}" if rel else root) as entries:
+            for entry in entries:
+                _entry(entry, prefix, pending, found, problems)
+    except OSError as exc:
+        problems.append((rel or ".", f"directory cannot be listed ({exc.strerror or exc}); its results would "
+                                     "be missing: fix its permissions"))
+    return len(problems) == before
 
 
 def _entry(entry: os.DirEntry, prefix: str, pending: list[str], found: list[FileStat],
@@ -491,9 +517,6 @@ def build_index(
     With ``verify`` every cached row is checked against its file's content (sha256) and
     decoded again when it differs: what an action copies must be what its rules judged.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     root = Path(data_dir)
     if not root.is_dir():
         raise InputError(
@@ -502,43 +525,79 @@ def build_index(
         )
     cache_path = _cache_file(root, cache_dir) if use_cache else None
     cached = _read_cache(cache_path, root) if cache_path else None
-    cached_keys: list[tuple[str, int, int]] = []
-    if cached is not None:
-        t = cached.table
-        cached_keys = list(zip(t["path"].to_pylist(), t["size"].to_pylist(), t["mtime_ns"].to_pylist()))
+    cached_keys = _keys(cached)
     files, dirs, walk_problems = walk(root, cached.dirs if cached else None, frozenset(k[0] for k in cached_keys))
     if not files and not walk_problems:
         raise InputError(
             f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
             "point it at the run's data/ folder"
         )
-    wanted = set(files)
-    changed: set[str] = set()
-    if cached is not None and verify:
-        reused = [(FileStat(*key), digest) for key, digest in zip(cached_keys, cached.table["sha256"].to_pylist())
-                  if key in wanted]
-        changed = _changed(root, [r[0] for r in reused], [r[1] for r in reused], max_bytes)
+    changed = _changed_since(root, cached, cached_keys, set(files), max_bytes) if verify else set()
+    table, todo = _table(root, cached, cached_keys, files, changed,
+                         workers=workers, progress=progress, max_bytes=max_bytes)
+    cache_path, fingerprint = _stored(cache_path if write_cache else None, root, cached, table, dirs)
+    good, errors = _split_errors(table, walk_problems)
+    return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path,
+                    fingerprint=fingerprint, files=tuple(files))
+
+
+def _keys(cached: _Cached | None) -> list[tuple[str, int, int]]:
+    """``(path, size, mtime_ns)`` of every cached row, in the cache's order."""
+    if cached is None:
+        return []
+    t = cached.table
+    return list(zip(t["path"].to_pylist(), t["size"].to_pylist(), t["mtime_ns"].to_pylist()))
+
+
+def _changed_since(root: Path, cached: _Cached | None, cached_keys: list, wanted: set, max_bytes: int) -> set[str]:
+    """The cached rows whose file kept its stat but not its content (see :func:`_changed`)."""
+    if cached is None:
+        return set()
+    reused = [(FileStat(*key), digest) for key, digest in zip(cached_keys, cached.table["sha256"].to_pylist())
+              if key in wanted]
+    return _changed(root, [r[0] for r in reused], [r[1] for r in reused], max_bytes)
+
+
+def _table(root: Path, cached: _Cached | None, cached_keys: list, files: list[FileStat], changed: set[str],
+           **decode) -> tuple[Any, list[FileStat]]:
+    """Every file's row (the cached rows still valid, the others decoded now) and the files decoded."""
+    import pyarrow as pa
+
     if cached is not None and files == cached_keys and not changed:  # the usual warm case: nothing to decode or drop
-        table, todo = cached.table, []
-    else:
-        kept = None
-        if cached is not None:
-            mask = [key in wanted and key[0] not in changed for key in cached_keys]
-            kept = cached.table.filter(pa.array(mask, pa.bool_()))
-            have = {key for key, keep in zip(cached_keys, mask) if keep}
-            todo = [f for f in files if f not in have]
-        else:
-            todo = files
-        fresh = _decode(root, todo, workers=workers, progress=progress, max_bytes=max_bytes)
-        table = (fresh if kept is None else pa.concat_tables([kept, fresh])).sort_by("path")
+        return cached.table, []
+    kept, todo = _kept(cached, cached_keys, files, changed)
+    fresh = _decode(root, todo, **decode)
+    return (fresh if kept is None else pa.concat_tables([kept, fresh])).sort_by("path"), todo
+
+
+def _kept(cached: _Cached | None, cached_keys: list, files: list[FileStat], changed: set[str]):
+    """The cached rows still valid (None without a cache) and the files to decode."""
+    import pyarrow as pa
+
+    if cached is None:
+        return None, files
+    wanted = set(files)
+    mask = [key in wanted and key[0] not in changed for key in cached_keys]
+    have = {key for key, keep in zip(cached_keys, mask) if keep}
+    return cached.table.filter(pa.array(mask, pa.bool_())), [f for f in files if f not in have]
+
+
+def _stored(cache_path: Path | None, root: Path, cached: _Cached | None, table, dirs: dict[str, int]):
+    """Write the cache when its content or directory stats changed; ``(cache path, fingerprint)``, or
+    ``(None, None)`` when there is no cache to write (or writing failed)."""
+    if not cache_path:
+        return None, None
     content_changed = cached is None or table is not cached.table
-    fingerprint = None
-    if cache_path and not write_cache:
-        cache_path = None
-    elif cache_path:
-        fingerprint = os.urandom(12).hex() if content_changed else cached.token
-        if (content_changed or dirs != cached.dirs) and not _write_cache(cache_path, _Cached(table, dirs, fingerprint), root):
-            cache_path = fingerprint = None
+    fingerprint = os.urandom(12).hex() if content_changed else cached.token
+    if (content_changed or dirs != cached.dirs) and not _write_cache(cache_path, _Cached(table, dirs, fingerprint), root):
+        return None, None
+    return cache_path, fingerprint
+
+
+def _split_errors(table, walk_problems: list[tuple[str, str]]):
+    """The decoded rows without their error column, and ``(path, error)`` of every file that could not be judged."""
+    import pyarrow.compute as pc
+
     errors: tuple[tuple[str, str], ...] = ()
     good = table
     if table["error"].null_count < table.num_rows:  # filtering copies every column: only when needed
@@ -548,9 +607,7 @@ def build_index(
         good = table.filter(pc.invert(failed))
     if walk_problems:  # entries that are not results the run can be judged on: they block like unreadable files
         errors = tuple(sorted([*errors, *walk_problems]))
-    good = good.drop_columns(["error"])
-    return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path,
-                    fingerprint=fingerprint, files=tuple(files))
+    return good.drop_columns(["error"]), errors
 
 
 def split_methods(index: RawIndex) -> dict[str, RawIndex]:

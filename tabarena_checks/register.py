@@ -332,6 +332,21 @@ def _with_import(stmts: list, target_module: str, name: str, alias: str | None) 
     import libcst as cst
 
     alias_node = cst.ImportAlias(cst.Name(name), asname=cst.AsName(cst.Name(alias)) if alias else None)
+    infos = _info_imports(stmts)
+    for i, mod, imp in infos:
+        if mod == target_module and not isinstance(imp.names, cst.ImportStar):
+            names = _names_with(imp, name, alias_node)
+            stmts[i] = stmts[i].with_changes(body=[imp.with_changes(names=names)])
+            return stmts
+    new = cst.SimpleStatementLine([cst.ImportFrom(module=cst.parse_expression(target_module), names=[alias_node])])
+    _insert_import(stmts, [(i, mod) for i, mod, _ in infos], target_module, new)
+    return stmts
+
+
+def _info_imports(stmts: list) -> list[tuple[int, str, object]]:
+    """``(position, module, ImportFrom)`` of every one-line ``from tabarena.models.<x>.info import ...``."""
+    import libcst as cst
+
     infos = []
     for i, stmt in enumerate(stmts):
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.ImportFrom):
@@ -339,28 +354,34 @@ def _with_import(stmts: list, target_module: str, name: str, alias: str | None) 
             mod = _dotted(imp.module) if imp.module is not None else ""
             if _INFO_MODULE.match(mod):
                 infos.append((i, mod, imp))
-    for i, mod, imp in infos:
-        if mod == target_module and not isinstance(imp.names, cst.ImportStar):
-            names = list(imp.names)
-            key = lambda a: a.name.value  # noqa: E731
-            pos = next((k for k, a in enumerate(names) if key(a) > name), len(names))
-            if imp.lpar is not None and pos == len(names):
-                last = names[-1]
-                names[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(
-                    first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))))
-                names.append(alias_node.with_changes(comma=last.comma))
-            else:
-                template = names[pos].comma if pos < len(names) - 1 else (names[0].comma if len(names) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                if imp.lpar is None and pos == len(names):
-                    names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                    names.append(alias_node)
-                else:
-                    names.insert(pos, alias_node.with_changes(comma=template))
-            stmts[i] = stmts[i].with_changes(body=[imp.with_changes(names=names)])
-            return stmts
-    new = cst.SimpleStatementLine([cst.ImportFrom(module=cst.parse_expression(target_module), names=[alias_node])])
+    return infos
+
+
+def _names_with(imp, name: str, alias_node) -> list:
+    """The names ``imp`` imports with ``alias_node`` added in alphabetical position, commas laid out as around it."""
+    import libcst as cst
+
+    names = list(imp.names)
+    pos = next((k for k, a in enumerate(names) if a.name.value > name), len(names))
+    if imp.lpar is not None and pos == len(names):  # parenthesised, appended: one name per line
+        last = names[-1]
+        names[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(
+            first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))))
+        names.append(alias_node.with_changes(comma=last.comma))
+    elif imp.lpar is None and pos == len(names):
+        names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        names.append(alias_node)
+    else:
+        template = names[pos].comma if pos < len(names) - 1 else (
+            names[0].comma if len(names) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        names.insert(pos, alias_node.with_changes(comma=template))
+    return names
+
+
+def _insert_import(stmts: list, infos: list[tuple[int, str]], target_module: str, new) -> None:
+    """Put the new import statement ``new`` among the info imports ``infos``, in its own block, alphabetically."""
     kind = target_module.split(".")[1]
-    same = [(i, mod) for i, mod, _ in infos if mod.split(".")[1] == kind] or [(i, mod) for i, mod, _ in infos]
+    same = [(i, mod) for i, mod in infos if mod.split(".")[1] == kind] or infos
     after = [i for i, mod in same if mod < target_module]
     before = [i for i, mod in same if mod > target_module]
     if after:  # models and systems imports are separate blocks: stay inside the target's own block
@@ -372,10 +393,15 @@ def _with_import(stmts: list, target_module: str, name: str, alias: str | None) 
         stmts[at] = stmts[at].with_changes(leading_lines=[])
         stmts.insert(at, new)
     else:
-        last_import = max((i for i, s in enumerate(stmts) if isinstance(s, cst.SimpleStatementLine)
-                           and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body)), default=-1)
-        stmts.insert(last_import + 1, new)
-    return stmts
+        stmts.insert(_last_import(stmts) + 1, new)
+
+
+def _last_import(stmts: list) -> int:
+    """The position of the module's last import statement (-1 without one)."""
+    import libcst as cst
+
+    return max((i for i, s in enumerate(stmts) if isinstance(s, cst.SimpleStatementLine)
+                and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body)), default=-1)
 
 
 def plan_edit(source: str, path: str, meta: MethodMetadata, module_name: str, replaced: str | None) -> Edit:
