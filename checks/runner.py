@@ -257,8 +257,7 @@ def run(
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(action=action_name, options=action.make_options(options) if isinstance(options, Mapping)
-                     else options, config=config,
+    ctx = RunContext(action=action_name, options=_options_of(action, options), config=config,
                      settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today(),
                      command_line=tuple(command_line))
     started = dt.datetime.now(dt.timezone.utc)
@@ -270,16 +269,29 @@ def run(
     outcome, code, plan, summary, error = _decide(action, ctx, verdicts)
     record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome=outcome, started=started,
                            finished=dt.datetime.now(dt.timezone.utc), versions=registry.distributions(), error=error)
-    log = records.log_path(config, cwd)
-    try:
-        records.append(log, record)
-    except OSError as exc:  # the audit trail failed: say so, and never report a clean run
-        note = f"the decision record could not be appended to {log}: {exc.strerror or exc}"
+    note = _append(records.log_path(config, cwd), record)
+    if note:  # the audit trail failed: say so, and never report a clean run
         error = f"{error}\n{note}" if error else note
         code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
     registry.pm.hook.checks_run_finished(ctx=ctx, record=record, rules=registry.rules)
     return RunResult(action=action_name, target=ctx.target, verdicts=tuple(verdicts), outcome=outcome, exit_code=code,
                      plan=plan, summary=summary, error=error, record=record)
+
+
+def _options_of(action: Action, options: Any) -> Any:
+    """The action's options object: built from a mapping of option values, else as given."""
+    return action.make_options(options) if isinstance(options, Mapping) else options
+
+
+def _append(log, record: Mapping[str, Any]) -> str:
+    """Append the decision record to the log; why it could not be ("" when it was)."""
+    from checks import records
+
+    try:
+        records.append(log, record)
+    except OSError as exc:
+        return f"the decision record could not be appended to {log}: {exc.strerror or exc}"
+    return ""
 
 
 @attrs.frozen
@@ -320,8 +332,7 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
         raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
     config = adjust_config(registry, app.config())
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(action=action_name, options=action.make_options(options) if isinstance(options, Mapping)
-                     else options, config=config,
+    ctx = RunContext(action=action_name, options=_options_of(action, options), config=config,
                      settings=config.arena(action.arena).settings, facts=facts)
     started = dt.datetime.now(dt.timezone.utc)
     ctx.target = action.target(ctx)

@@ -47,6 +47,7 @@ _BACKLOG = """
     read_layout plan_edit snippet method_report human cache_settings_consistent _bad_values
     validation_protocol_declared cache_names_safe Publisher.publish Publisher.verify protocol_record make_result
     generate_run _plant _brief _set_dtype_state _set_array_state _children check_graph
+    guessed_default select ensemble_row pandas_float passes
     # hfmigrate_checks
     review_md parse_eval_yaml parse_mapping _loaded_problem _scalar _lines decide _decide_one _update _classify
     RetryingTransport.handle_request parse_cell rows_from_records markdown_records load _cell tables _table
