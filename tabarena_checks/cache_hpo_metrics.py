@@ -191,3 +191,63 @@ class Metric:
         if self.name == "roc_auc":
             return float(1 - auc_rows(y, pred[None, :])[0])
         return float(0 - (-1 * rmse_exact(y, pred)[0]))
+
+
+# --------------------------------------------------------------------------- metric_error_val of a raw result
+
+from tabarena_checks.reader import RECOMPUTED_VAL as RECOMPUTED  # noqa: E402  (the reader flags the others)
+
+
+def stored_val_prediction(sa: dict, framework: str):
+    """The validation prediction a result stores (``pred_val``, else its entry of ``pred_proba_dict_val``)."""
+    pred = sa.get("pred_val")
+    if pred is None and isinstance(sa.get("pred_proba_dict_val"), dict):
+        pred = sa["pred_proba_dict_val"].get(framework)
+    return pred
+
+
+def recomputed_val_error(metric: str, problem_type: str, y_val, pred_val) -> float:
+    """The validation error TabArena 0.1.0 fills in for a config result that has none.
+
+    TabArena scores the stored validation prediction (binary: the positive class) against
+    ``y_val`` with AutoGluon's plain metric of that name: RMSE in the arrays' own dtype,
+    binary log loss on float64 probabilities clipped to [1e-15, 1 - 1e-15], multiclass log loss
+    as scikit-learn computes it (the probability of the true class clipped to the dtype's
+    epsilon, the mean in the prediction's dtype), ROC AUC by the trapezoid rule over the
+    distinct thresholds (collinear points dropped above 100,000 thresholds).
+    """
+    if metric not in RECOMPUTED:
+        raise ValueError(f"metric {metric!r} is not one whose validation error the native engine recomputes "
+                         f"(supported: {', '.join(RECOMPUTED)})")
+    y = np.asarray(y_val)
+    pred = np.asarray(pred_val)
+    if problem_type == "binary" and pred.ndim != 1:
+        pred = pred[:, 1]
+    if metric == "rmse":
+        return float(0 - (-1 * np.sqrt(((y - pred) ** 2).mean())))
+    if metric == "log_loss":
+        if pred.ndim == 1:
+            p = np.clip(pred.astype(float), 1e-15, 1 - 1e-15)
+            return float(0 - (-1 * -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()))
+        eps = np.finfo(pred.dtype).eps
+        p = np.clip(pred, eps, 1 - eps)
+        true = p[np.arange(len(y)), y.astype(np.int64)]
+        loss = -np.log(true)
+        return float(0 - (-1 * float(np.average(loss))))
+    return float(1 - _trapezoid_auc(y, pred))
+
+
+def _trapezoid_auc(y, score) -> float:
+    order = np.argsort(score, kind="mergesort")[::-1]
+    score, y = score[order], y[order]
+    cut = np.r_[np.where(np.diff(score))[0], y.size - 1]
+    tps = np.cumsum(y)[cut]
+    fps = 1 + cut - tps
+    if tps.size > 100_000:
+        keep = np.where(np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True])[0]
+        fps, tps = fps[keep], tps[keep]
+    tps, fps = np.r_[0, tps], np.r_[0, fps]
+    if fps[-1] <= 0 or tps[-1] <= 0:
+        raise ValueError("only one class in y_val: ROC AUC is not defined")
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    return float(trapezoid(tps / tps[-1], fps / fps[-1]))

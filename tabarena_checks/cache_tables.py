@@ -92,6 +92,10 @@ def table_row(result: dict, framework: str, mm: dict) -> dict[str, Any]:
     row["metric"] = METRIC_ALIASES.get(row["metric"], row["metric"])
     if "metric_error_val" in result:
         row["metric_error_val"] = float(result["metric_error_val"])
+    elif _is_config(result):
+        recomputed = recomputed_val_error(result)
+        if recomputed is not None:
+            row["metric_error_val"] = recomputed
     if "tid" in tm:
         row["tid"] = tm["tid"]
     if result.get("method_metadata") is not None:
@@ -99,6 +103,20 @@ def table_row(result: dict, framework: str, mm: dict) -> dict[str, Any]:
             if key in mm:
                 row[key] = mm[key]
     return row
+
+
+def recomputed_val_error(result: dict) -> float | None:
+    """A config result's missing ``metric_error_val``, recomputed from its stored validation
+    prediction as TabArena does when it loads the result (None without labels or prediction)."""
+    from tabarena_checks.cache_hpo_metrics import recomputed_val_error as compute, stored_val_prediction
+    from tabarena_checks.cache_predictions import _flat
+
+    sa = _flat(result)
+    y_val, pred = sa.get("y_val"), stored_val_prediction(sa, result["framework"])
+    if y_val is None or pred is None:
+        return None
+    metric = METRIC_ALIASES.get(result["metric"], result["metric"])
+    return compute(metric, result["problem_type"], y_val, pred)
 
 
 def hyperparameters_record(mm: dict) -> dict[str, Any]:

@@ -38,6 +38,8 @@ TEST_RTOL = 5e-4
 VAL_RTOL = 1e-5
 #: metric names TabArena normalizes when it loads a result
 METRIC_ALIASES = {"root_mean_squared_error": "rmse"}
+#: metrics whose missing metric_error_val the native engine recomputes as TabArena does (cache_hpo_metrics)
+RECOMPUTED_VAL = ("rmse", "log_loss", "roc_auc")
 #: ``<repeat>_<fold>`` split directory names
 SPLIT_DIR = re.compile(r"^(\d+)_(\d+)$")
 #: a config directory: ``<name prefix>_c<i>`` or ``_r<i>``, then the infix and suffix
@@ -676,7 +678,12 @@ def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
     v.update(_guarded(row, "method_metadata", lambda: _method_fields(result, row), _METHOD_NONE))
     sa = _simulation_artifacts(result, row)
     v["has_sim_artifacts"] = sa is not None
-    v["metric_error_val"] = row.float_field(result, "metric_error_val", "metric_error_val", required=sa is not None)
+    v["metric_error_val"] = row.float_field(result, "metric_error_val", "metric_error_val", required=False)
+    if sa is not None and "metric_error_val" not in result and v["metric"] not in RECOMPUTED_VAL:
+        row.problems.append(
+            f"metric_error_val missing: TabArena 0.1.0 recomputes it from the stored validation predictions with "
+            f"AutoGluon's {v['metric']!r}, which the native engine reproduces for {', '.join(RECOMPUTED_VAL)} only; "
+            "add metric_error_val (the validation error of these predictions) to the result")
     no_fidelity = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
                    "val_not_close_pct": None}
     if sa is not None:

@@ -178,3 +178,59 @@ def test_a_metric_the_simulation_does_not_compute_blocks_with_the_split_named(tm
     assert "cannot simulate TabArena's HPO results for Bank_Customer_Churn split" in result.stdout + result.stderr
     assert "'balanced_accuracy' is not one TabArena's simulation computes" in result.stdout + result.stderr
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
+
+
+def _rewrite(data, change):
+    for path in data.rglob("results.pkl"):
+        result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files
+        change(result)
+        path.write_bytes(gzip.compress(pickle.dumps(result)))
+
+
+def test_trapezoid_auc_of_the_recompute_counts_pairs():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 500)
+    score = np.round(rng.random(500), 3)
+    pos, neg = score[y == 1], score[y == 0]
+    pairs = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    assert hm.recomputed_val_error("roc_auc", "binary", y, score) == pytest.approx(1 - pairs, abs=1e-12)
+    two_columns = np.stack([1 - score, score], axis=1)
+    assert hm.recomputed_val_error("roc_auc", "binary", y, two_columns) == hm.recomputed_val_error(
+        "roc_auc", "binary", y, score)
+    with pytest.raises(ValueError, match="'accuracy' is not one whose validation error"):
+        hm.recomputed_val_error("accuracy", "binary", y, score)
+
+
+def test_a_missing_val_error_is_recomputed_from_the_stored_validation_prediction(tmp_path, run):
+    data = tmp_path / "data"
+    shutil.copytree(run / "data", data)
+    _rewrite(data, lambda r: r.pop("metric_error_val"))
+    result = _process(tmp_path, run, "with_default", data)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    rows = pq.read_table(tmp_path / "cache/artifacts/nori-hpo/methods/Nori/processed/configs.parquet").to_pylist()
+    assert all(r["metric_error_val"] is not None for r in rows)
+    # the regression ones are the RMSE of the stored validation prediction, in its own dtype
+    raw = pickle.loads(gzip.decompress(next(data.glob("*_c1_*/363612/0_0/results.pkl")).read_bytes()))
+    sa = raw["simulation_artifacts"]
+    pred = sa["pred_proba_dict_val"][raw["framework"]]
+    expected = float(np.sqrt(((sa["y_val"] - pred) ** 2).mean()))
+    assert [r["metric_error_val"] for r in rows if r["framework"].startswith("Nori_c1_") and r["task"] == "363612_0"
+            ] == [expected]
+
+
+def test_a_missing_val_error_of_another_metric_blocks_with_the_file_and_the_fix(tmp_path, run):
+    data = tmp_path / "data"
+    shutil.copytree(run / "data", data)
+
+    def change(result):
+        if result["problem_type"] == "binary":
+            result["metric"] = "balanced_accuracy"
+            del result["metric_error_val"]
+
+    _rewrite(data, change)
+    result = _process(tmp_path, run, "with_default", data)
+    out = result.stdout + result.stderr
+    assert result.exit_code != 0 and "failed TA306" in out
+    assert "363619/0_0/results.pkl: metric_error_val missing: TabArena 0.1.0 recomputes it" in out
+    assert "add metric_error_val (the validation error of these predictions) to the result" in out
+    assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()

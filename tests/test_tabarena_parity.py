@@ -39,11 +39,12 @@ HEADER = "from tabarena.models._method_metadata import MethodMetadata\n\n"
 R2 = 'cache_kwargs={"bucket": "tabarena", "prefix": "cache"}, '
 SCENARIOS = {
     # a config method with HPO: 3 configs, 2 tasks, 3 repeats
-    "hpo": dict(method="Nori", suite="nori-hpo", run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
+    # (metric_error_val left out of every fold-0 result: both recompute it from the validation predictions)
+    "hpo": dict(method="Nori", suite="nori-hpo", drop_val=True, run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
                 info='MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True, '
                      'can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
     # one config, renamed with name_suffix and a model_key of its own
-    "suffix": dict(method="Nori", suite="nori-v2", run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
+    "suffix": dict(method="Nori", suite="nori-v2", drop_val=True, run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
                    info='MethodMetadata.config(method="Nori", suite="nori-v2", ag_key="TA-NORI", '
                         'model_key="NORI-KEY", name_suffix="_v2", is_bag=True, can_hpo=False, '
                         'config_default="Nori_v2_c1_default_BAG_L1")'),
@@ -88,6 +89,8 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     spec = SCENARIOS[name]
     method, suite, info = spec["method"], spec["suite"], spec["info"].replace("(", f"({R2}", 1)
     data = generate_run(tmp_path / "run", array_scale=0.05, workers=1, **spec["run"])
+    if spec.get("drop_val"):
+        _drop_val_error(data)
     if "other" in spec:
         other = generate_run(tmp_path / "other", array_scale=0.05, workers=1, **spec["other"])
         for config_dir in other.iterdir():
@@ -111,6 +114,18 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     assert rc == 0, f"TabArena's processing failed:\n{(tmp_path / 'tabarena.log').read_text()[-4000:]}"
     rel = Path("artifacts") / suite / "methods" / method
     return tmp_path / "native" / rel, tmp_path / "tabarena" / rel
+
+
+def _drop_val_error(data: Path) -> None:
+    """Remove metric_error_val from the fold-0 results (TabArena 0.1.0 recomputes a missing one on load)."""
+    import gzip
+    import pickle
+
+    for path in data.rglob("results.pkl"):
+        result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files
+        if result["task_metadata"]["fold"] == 0:
+            del result["metric_error_val"]
+            path.write_bytes(gzip.compress(pickle.dumps(result)))
 
 
 def _files(root: Path) -> set[str]:
