@@ -70,43 +70,18 @@ def _existing(decision: ModelDecision, whoami: str) -> str:
 
 
 def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: Header) -> str:
-    inspected = [d for d in decisions if d.state is not None]
-    excluded = [d for d in decisions if d.draft is None]
     lines = [f"# Review bundle: {contract.benchmark_id}", "", "## Benchmark contract", ""]
-    lines += [
-        f"- Dataset: `{contract.benchmark_id}` ({contract.name or 'no name in eval.yaml'})",
-        f"- Inspected revision: `{contract.dataset_sha}`"
-        + (f" (requested `{contract.requested_revision}`)" if contract.requested_revision else ""),
-        f"- Current revision at check time: `{header.live_sha or 'unknown'}`",
-        f"- eval.yaml: {contract.eval_yaml_url}",
-        f"- Official benchmark (`benchmark:official`): {'yes' if contract.official else 'no'}",
-        f"- Evaluation framework: {contract.evaluation_framework or 'not declared'}",
-        "- Valid task ids: " + ", ".join(f"`{t}`" for t in contract.task_ids),
-        f"- Source: {contract.source_url or 'per ledger row'}"
-        + (f" at commit `{contract.source_commit}`" if contract.source_commit else ""),
-        f"- Metric: {contract.metric}; direction: {contract.direction}; unit: {contract.unit}"
-        + (f"; scale: {contract.scale}" if contract.scale else ""),
-        f"- dataset.revision in drafts: {'yes, the inspected revision' if contract.revision_in_claim else 'no (not part of the claim)'}",
-        f"- Authenticated account: {header.whoami or 'none (anonymous read)'}; checked at {header.checked_at}",
-        "",
-    ]
+    lines += _contract_lines(contract, header)
     lines += _table(["Source column", "Task id"], sorted(contract.columns.items()))
     if contract.ignore_columns:
         lines += ["", "Ignored source columns: " + ", ".join(f"`{c}`" for c in contract.ignore_columns)]
     lines += ["", "## Proposed repository changes", ""]
-    rows = []
-    for d in inspected:
-        draft = d.draft
-        values = "; ".join(f"{p.task_id}={p.row.source_value}" for p in draft.added) if draft else "-"
-        rows.append([d.label, d.repo_id, _evidence(d.resolution), getattr(d.state, "sha", "") or "-",
-                     draft.path if draft else "-", values, _existing(d, header.whoami),
-                     "draft" if d.decision == "draft" else d.decision])
     lines += _table(["Source model", "Hub repo", "Match evidence", "Inspected SHA", "Draft path", "Tasks/values",
-                     "Existing state", "Decision"], rows)
+                     "Existing state", "Decision"],
+                    [_proposed_row(d, header.whoami) for d in decisions if d.state is not None])
     lines += ["", "## Excluded and unresolved models", ""]
-    rows = [[d.label, d.decision, ", ".join(getattr(d.resolution, "candidates_checked", ()) or ()) or "-",
-             d.reason, _locators(d)] for d in excluded]
-    lines += _table(["Source model", "Classification", "Candidates checked", "Reason", "Source locator"], rows)
+    lines += _table(["Source model", "Classification", "Candidates checked", "Reason", "Source locator"],
+                    [_excluded_row(d) for d in decisions if d.draft is None])
     lines += ["", "## Conflicts and assumptions", ""]
     lines += _conflicts(contract, decisions) or ["- None found."]
     lines += [
@@ -120,6 +95,43 @@ def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: He
         CLOSING_LINE,
     ]
     return "\n".join(lines) + "\n"
+
+
+def _contract_lines(contract: Contract, header: Header) -> list[str]:
+    """The benchmark contract section's bullet list."""
+    requested = f" (requested `{contract.requested_revision}`)" if contract.requested_revision else ""
+    commit = f" at commit `{contract.source_commit}`" if contract.source_commit else ""
+    scale = f"; scale: {contract.scale}" if contract.scale else ""
+    revision = "yes, the inspected revision" if contract.revision_in_claim else "no (not part of the claim)"
+    return [
+        f"- Dataset: `{contract.benchmark_id}` ({contract.name or 'no name in eval.yaml'})",
+        f"- Inspected revision: `{contract.dataset_sha}`{requested}",
+        f"- Current revision at check time: `{header.live_sha or 'unknown'}`",
+        f"- eval.yaml: {contract.eval_yaml_url}",
+        f"- Official benchmark (`benchmark:official`): {'yes' if contract.official else 'no'}",
+        f"- Evaluation framework: {contract.evaluation_framework or 'not declared'}",
+        "- Valid task ids: " + ", ".join(f"`{t}`" for t in contract.task_ids),
+        f"- Source: {contract.source_url or 'per ledger row'}{commit}",
+        f"- Metric: {contract.metric}; direction: {contract.direction}; unit: {contract.unit}{scale}",
+        f"- dataset.revision in drafts: {revision}",
+        f"- Authenticated account: {header.whoami or 'none (anonymous read)'}; checked at {header.checked_at}",
+        "",
+    ]
+
+
+def _proposed_row(d: ModelDecision, whoami: str) -> list[str]:
+    """One inspected model's row of the proposed changes."""
+    draft = d.draft
+    values = "; ".join(f"{p.task_id}={p.row.source_value}" for p in draft.added) if draft else "-"
+    return [d.label, d.repo_id, _evidence(d.resolution), getattr(d.state, "sha", "") or "-",
+            draft.path if draft else "-", values, _existing(d, whoami),
+            "draft" if d.decision == "draft" else d.decision]
+
+
+def _excluded_row(d: ModelDecision) -> list[str]:
+    """One model without a draft: why, and what was checked."""
+    return [d.label, d.decision, ", ".join(getattr(d.resolution, "candidates_checked", ()) or ()) or "-",
+            d.reason, _locators(d)]
 
 
 def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[str]:

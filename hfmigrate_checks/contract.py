@@ -141,6 +141,21 @@ def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str,
         raise InputError(f"{where}: cannot read the mapping: {exc.reason}") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: the mapping must be a YAML mapping with keys {', '.join(REQUIRED_MAPPING_KEYS)}")
+    _check_keys(data, where)
+    _check_values(data, where)
+    ignore = data.get("ignore_columns", [])
+    if not isinstance(ignore, list) or not all(isinstance(c, str) for c in ignore):
+        raise InputError(f"{where}: 'ignore_columns' must be a list of column names")
+    columns = data["columns"]
+    if not isinstance(columns, dict):
+        raise InputError(f"{where}: 'columns' must map each source column to an eval.yaml task id")
+    for column, task in columns.items():
+        _check_column(column, task, ignore, task_ids, where)
+    return data
+
+
+def _check_keys(data: dict, where: str) -> None:
+    """No unknown key, every required one set."""
     unknown = sorted(set(map(str, data)) - set(MAPPING_KEYS))
     if unknown:
         known = "; ".join(f"{k}: {v}" for k, v in MAPPING_KEYS.items())
@@ -148,6 +163,10 @@ def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str,
     for key in REQUIRED_MAPPING_KEYS:
         if data.get(key) in (None, "", {}):
             raise InputError(f"{where}: '{key}' is required ({MAPPING_KEYS[key]})")
+
+
+def _check_values(data: dict, where: str) -> None:
+    """The scalar keys: strings where strings are meant, a URL, a direction, a slug, a boolean."""
     for key in ("metric", "direction", "unit", "scale", "source_url", "source_name", "source_commit", "slug"):
         if key in data and not isinstance(data[key], str):
             raise InputError(f"{where}: '{key}' must be a string (got {data[key]!r}); quote it")
@@ -160,34 +179,30 @@ def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str,
         raise InputError(f"{where}: 'slug' must be lowercase letters, digits, '.', '_' or '-' (got {data['slug']!r})")
     if not isinstance(data.get("revision_in_claim", False), bool):
         raise InputError(f"{where}: 'revision_in_claim' must be true or false")
-    ignore = data.get("ignore_columns", [])
-    if not isinstance(ignore, list) or not all(isinstance(c, str) for c in ignore):
-        raise InputError(f"{where}: 'ignore_columns' must be a list of column names")
-    columns = data["columns"]
-    if not isinstance(columns, dict):
-        raise InputError(f"{where}: 'columns' must map each source column to an eval.yaml task id")
+
+
+def _check_column(column: Any, task: Any, ignore: list[str], task_ids: tuple[str, ...], where: str) -> None:
+    """One ``columns`` entry: a column name mapped to a task id eval.yaml declares."""
     declared = ", ".join(task_ids)
-    for column, task in columns.items():
-        if not isinstance(column, str):
-            raise InputError(f"{where}: columns: key {column!r} must be a column name string; quote it")
-        if column in ignore:
-            raise InputError(f"{where}: column {column!r} is both mapped and listed in ignore_columns")
-        if task is None or task == "":
-            raise InputError(
-                f"{where}: columns.{column}: unmapped column; map it to one of [{declared}] "
-                f"or list it under ignore_columns"
-            )
-        if not isinstance(task, str) or task not in task_ids:
-            hint = (
-                " (eval.yaml declares no such aggregate task; never invent an overall/default task)"
-                if isinstance(task, str) and task.lower() in AGGREGATE_TASKS
-                else ""
-            )
-            raise InputError(
-                f"{where}: columns.{column}: task id {task!r} is not declared in eval.yaml{hint}; "
-                f"valid task ids: [{declared}]"
-            )
-    return data
+    if not isinstance(column, str):
+        raise InputError(f"{where}: columns: key {column!r} must be a column name string; quote it")
+    if column in ignore:
+        raise InputError(f"{where}: column {column!r} is both mapped and listed in ignore_columns")
+    if task is None or task == "":
+        raise InputError(
+            f"{where}: columns.{column}: unmapped column; map it to one of [{declared}] "
+            f"or list it under ignore_columns"
+        )
+    if not isinstance(task, str) or task not in task_ids:
+        hint = (
+            " (eval.yaml declares no such aggregate task; never invent an overall/default task)"
+            if isinstance(task, str) and task.lower() in AGGREGATE_TASKS
+            else ""
+        )
+        raise InputError(
+            f"{where}: columns.{column}: task id {task!r} is not declared in eval.yaml{hint}; "
+            f"valid task ids: [{declared}]"
+        )
 
 
 def build(hub, benchmark_id: str, mapping_path: str | Path, revision: str | None = None) -> Contract:

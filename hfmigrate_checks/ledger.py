@@ -234,60 +234,74 @@ def rows_from_records(
         raise InputError(f"{where}: the table has no data rows")
     columns = list(records.columns)
     model_column = model_column or columns[0]
-    named = [model_column, variant_column, task_column, value_column, *ignore_columns]
-    for name in filter(None, named):
-        if name not in columns:
-            raise InputError(f"{where}: no column {name!r}; the columns are {', '.join(map(repr, columns))}")
+    _check_columns(columns, [model_column, variant_column, task_column, value_column, *ignore_columns], where)
     if (task_column is None) != (value_column is None):
         raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
     skip = {model_column, variant_column, *ignore_columns}
     out = []
     for item in records.rows:
-        locator, record = item.locator, item.cells
-        label_cell = _printed(record.get(model_column))
-        label = label_cell.text
-        link = label_cell.links[0] if label_cell.links else ""
-        if not label:
-            raise InputError(f"{where}: {locator}: empty model label in column {model_column!r}")
-        if len(label) > MAX_CELL or not label.isprintable():
-            raise InputError(f"{where}: {locator}: the model label in column {model_column!r} is longer than "
-                             f"{MAX_CELL} characters or holds control characters; fix the source table")
+        record = item.cells
+        label_cell = _label_cell(record.get(model_column), model_column, item.locator, where)
         variant = _printed(record.get(variant_column)).text if variant_column else ""
         if task_column:
             pairs = [(_printed(record.get(task_column)).text, _printed(record.get(value_column)))]
         else:
             pairs = [(column, _printed(record.get(column))) for column in columns if column not in skip]
-        group = [f"in the group {item.group!r} of the table"] if item.group else []
+        context = [f"in the group {item.group!r} of the table"] if item.group else []
         struck = ["the model label is struck through in the source"] if label_cell.emphasis == "~~" else []
         for task, cell in pairs:
-            if len(cell.raw) > MAX_CELL:
-                raise InputError(f"{where}: {locator}: cell in column {task!r} is longer than {MAX_CELL} characters")
-            score = _score(cell)
-            markers = list(dict.fromkeys([*label_cell.markers, *records.column_markers.get(task, ()),
-                                          *cell.markers, *score.markers]))
-            shown, variants, review = _qualify(markers, records.notes)
-            status = score.status
-            if score.status == NEEDS_REVIEW and score.markers and score.value is not None:
-                status = OK  # the cell is one clean number; its markers are judged just below
-            review = [*struck, *review]
-            if review:
-                status = NEEDS_REVIEW
-            quals = [q for q in [*shown, *group, score.qualifiers if not score.markers else _without_markers(score)] if q]
-            out.append(
-                LedgerRow(
-                    source_model=label,
-                    source_variant="; ".join(filter(None, [variant, *variants])),
-                    source_task=task,
-                    source_value=cell.raw,
-                    source_unit=score.unit,
-                    source_url=source_url,
-                    source_locator=f"{locator} column {task!r}" if not task_column else locator,
-                    qualifiers="; ".join([*quals, *review]),
-                    status=status,
-                    source_link=link,
-                )
-            )
+            locator = f"{item.locator} column {task!r}" if not task_column else item.locator
+            out.append(_row(records, label_cell, variant, task, cell, context, struck, source_url, locator,
+                            f"{where}: {item.locator}"))
     return out
+
+
+def _check_columns(columns: list[str], named: list[str | None], where: str) -> None:
+    for name in filter(None, named):
+        if name not in columns:
+            raise InputError(f"{where}: no column {name!r}; the columns are {', '.join(map(repr, columns))}")
+
+
+def _label_cell(value: object, model_column: str, locator: str, where: str) -> mdtable.Cell:
+    """The record's model label, printed; an empty, overlong or unprintable one is refused."""
+    label_cell = _printed(value)
+    label = label_cell.text
+    if not label:
+        raise InputError(f"{where}: {locator}: empty model label in column {model_column!r}")
+    if len(label) > MAX_CELL or not label.isprintable():
+        raise InputError(f"{where}: {locator}: the model label in column {model_column!r} is longer than "
+                         f"{MAX_CELL} characters or holds control characters; fix the source table")
+    return label_cell
+
+
+def _row(records: Records, label_cell: mdtable.Cell, variant: str, task: str, cell: mdtable.Cell, context: list[str],
+         struck: list[str], source_url: str, locator: str, where: str) -> LedgerRow:
+    """One score of one model: its value as printed, and every marker on label, header and cell judged."""
+    if len(cell.raw) > MAX_CELL:
+        raise InputError(f"{where}: cell in column {task!r} is longer than {MAX_CELL} characters")
+    score = _score(cell)
+    markers = list(dict.fromkeys([*label_cell.markers, *records.column_markers.get(task, ()),
+                                  *cell.markers, *score.markers]))
+    shown, variants, review = _qualify(markers, records.notes)
+    status = score.status
+    if score.status == NEEDS_REVIEW and score.markers and score.value is not None:
+        status = OK  # the cell is one clean number; its markers are judged just below
+    review = [*struck, *review]
+    if review:
+        status = NEEDS_REVIEW
+    quals = [q for q in [*shown, *context, score.qualifiers if not score.markers else _without_markers(score)] if q]
+    return LedgerRow(
+        source_model=label_cell.text,
+        source_variant="; ".join(filter(None, [variant, *variants])),
+        source_task=task,
+        source_value=cell.raw,
+        source_unit=score.unit,
+        source_url=source_url,
+        source_locator=locator,
+        qualifiers="; ".join([*quals, *review]),
+        status=status,
+        source_link=label_cell.links[0] if label_cell.links else "",
+    )
 
 
 def _without_markers(score: Cell) -> str:
@@ -458,26 +472,35 @@ def load(path: str | Path) -> list[LedgerRow]:
         )
     rows = []
     for record in reader:
+        where = f"{path}: line {reader.line_num}"
         if None in record:
-            raise InputError(f"{path}: line {reader.line_num}: more cells than header columns")
+            raise InputError(f"{where}: more cells than header columns")
         values = {c: (record.get(c) or "") for c in COLUMNS}
-        for column in ("source_model", "source_task", "source_locator"):
-            if not values[column].strip():
-                raise InputError(f"{path}: line {reader.line_num}: '{column}' is empty; every score needs it")
-        if values["status"] not in ("", OK, NEEDS_REVIEW):
-            raise InputError(
-                f"{path}: line {reader.line_num}: 'status' must be {OK} or {NEEDS_REVIEW} (got {values['status']!r})"
-            )
-        if values["eval_date"] and date_problem({"date": values["eval_date"]}):
-            raise InputError(f"{path}: line {reader.line_num}: 'eval_date' must be a real ISO-8601 date like "
-                             f"2025-01-15 (got {values['eval_date']!r}); leave it empty when the source states none")
-        cell = parse_cell(values["source_value"])
-        parts = values["qualifiers"].split("; ")
-        explained = cell.value is not None and all(
-            any(p.startswith(f"{m} ") and not p.startswith(f"{m} (no footnote") for p in parts) for m in cell.markers)
-        if cell.status == NEEDS_REVIEW and not explained:
-            values["status"] = NEEDS_REVIEW
-            values["qualifiers"] = values["qualifiers"] or cell.qualifiers
-        values["status"] = values["status"] or OK
-        rows.append(LedgerRow(**values))
+        _check_row(values, where)
+        rows.append(LedgerRow(**_judged(values)))
     return rows
+
+
+def _check_row(values: dict[str, str], where: str) -> None:
+    """The cells every score needs, a known status and a real date."""
+    for column in ("source_model", "source_task", "source_locator"):
+        if not values[column].strip():
+            raise InputError(f"{where}: '{column}' is empty; every score needs it")
+    if values["status"] not in ("", OK, NEEDS_REVIEW):
+        raise InputError(f"{where}: 'status' must be {OK} or {NEEDS_REVIEW} (got {values['status']!r})")
+    if values["eval_date"] and date_problem({"date": values["eval_date"]}):
+        raise InputError(f"{where}: 'eval_date' must be a real ISO-8601 date like "
+                         f"2025-01-15 (got {values['eval_date']!r}); leave it empty when the source states none")
+
+
+def _judged(values: dict[str, str]) -> dict[str, str]:
+    """The row's values with its status judged again from the cell: a marker nothing explains needs review."""
+    cell = parse_cell(values["source_value"])
+    parts = values["qualifiers"].split("; ")
+    explained = cell.value is not None and all(
+        any(p.startswith(f"{m} ") and not p.startswith(f"{m} (no footnote") for p in parts) for m in cell.markers)
+    if cell.status == NEEDS_REVIEW and not explained:
+        values["status"] = NEEDS_REVIEW
+        values["qualifiers"] = values["qualifiers"] or cell.qualifiers
+    values["status"] = values["status"] or OK
+    return values

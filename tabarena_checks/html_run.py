@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from checks import io as checks_io
 from checks.htmlreport import badge, esc, key_values, new_figure, page, plot_text, record_section, svg, table
 from checks.htmlreport import verdict_table, waiver_table
@@ -133,67 +135,24 @@ def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, 
     by_row: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for c in cells:
         by_row[c["config"]][c["task"]] = c
-    stats = {}
-    for name, row in by_row.items():
-        present = sum(c["present"] for c in row.values())
-        expected = sum(c["expected"] for c in row.values())
-        bad = sum(c["results"] - c["present"] + c["unreadable"] for c in row.values())
-        stats[name] = (present / expected if expected else 1.0, -bad, present, expected, bad)
+    stats = {name: _row_stats(row) for name, row in by_row.items()}
     order = sorted(by_row, key=lambda n: (stats[n][0], stats[n][1], natural(n)))
-    size = 22 if len(tasks) <= 12 else 15
-    step = size + 1
-    char = 6.6  # px per character at font-size 11, a little generous
-    longest = max(len(n) for n in order)
-    left = min(360, 24 + int(longest * char))
-    fits = longest if left < 360 else int((left - 24) / char)
-    labels = [_short(t + (f" {datasets[t]}" if t in datasets else ""), 22) for t in tasks]
     totals = {n: f"{stats[n][2]}/{stats[n][3]}" + (f" ({stats[n][4]} flagged)" if stats[n][4] else "") for n in order}
-    top = 24 + int(max(len(t) for t in labels) * 7.0 * 0.71)
-    slant = int(max(len(t) for t in labels) * 7.0 * 0.71)  # the last column label leans right
-    right = 12 + max(int(max(len(t) for t in totals.values()) * char), slant - step * len(tasks) // 2)
-    width = left + step * len(tasks) + right
-    height = top + step * len(order) + 10
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="{esc(ident)}" class="heatmap" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-labelledby="{esc(ident)}-t" '
-             f'data-rows="{len(order)}" data-step="{step}" data-top="{top}" font-size="11" '
-             f'font-family="system-ui, DejaVu Sans, sans-serif">'
+    grid = _Grid.of(tasks, order, datasets, totals)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="{esc(ident)}" class="heatmap" width="{grid.width}" '
+             f'height="{grid.height}" viewBox="0 0 {grid.width} {grid.height}" role="img" '
+             f'aria-labelledby="{esc(ident)}-t" data-rows="{len(order)}" data-step="{grid.step}" data-top="{grid.top}" '
+             f'font-size="11" font-family="system-ui, DejaVu Sans, sans-serif">'
              f'<title id="{esc(ident)}-t">Coverage heatmap: {len(order)} {esc(what)} x {len(tasks)} tasks, '
              f"each cell coloured by splits present of expected; the table below lists every incomplete cell"
              f"</title>"]
-    for j, (task, short) in enumerate(zip(tasks, labels)):
-        x = left + j * step + size / 2
+    for j, (task, short) in enumerate(zip(tasks, grid.labels)):
+        x = grid.left + j * grid.step + grid.size / 2
         label = task + (f" {datasets[task]}" if task in datasets else "")
-        parts.append(f'<text transform="translate({x:.0f},{top - 5}) rotate(-45)">'
+        parts.append(f'<text transform="translate({x:.0f},{grid.top - 5}) rotate(-45)">'
                      f"<title>{esc(label)}</title>{esc(short)}</text>")
     for i, name in enumerate(order):
-        ratio, _, _, _, bad = stats[name]
-        row = [f'<g class="hrow" data-name="{esc(name)}" data-cov="{ratio:.6f}" data-bad="{bad}" '
-               f'transform="translate(0,{top + i * step})">'
-               f'<text x="{left - 6}" y="{size / 2 + 4}" text-anchor="end"><title>{esc(name)}</title>'
-               f"{esc(_short(name, fits))}</text>"]
-        for j, task in enumerate(tasks):
-            cell = by_row[name].get(task)
-            x = left + j * step
-            if cell is None:
-                row.append(f'<rect x="{x}" width="{size}" height="{size}" fill="#fff" stroke="#d0d7de">'
-                           f"<title>{esc(name)} / task {esc(task)}: no cell</title></rect>")
-                continue
-            fill, _ = colour(cell["present"], cell["expected"])
-            tip = f"<title>{esc(_cell_text(cell, datasets))}</title>"
-            marks = ""
-            if cell["results"] > cell["present"]:
-                marks += f'<circle cx="{x + size / 2}" cy="{size / 2}" r="{size / 5:.1f}" fill="#000" stroke="#fff"/>'
-            if cell["unreadable"]:
-                a, b = 3, size - 3
-                marks += (f'<path d="M{x + a} {a}L{x + b} {b}M{x + b} {a}L{x + a} {b}" stroke="#000" '
-                          f'stroke-width="2"/>')
-            if marks:
-                row.append(f'<g>{tip}<rect x="{x}" width="{size}" height="{size}" fill="{fill}"/>{marks}</g>')
-            else:
-                row.append(f'<rect x="{x}" width="{size}" height="{size}" fill="{fill}">{tip}</rect>')
-        row.append(f'<text x="{left + step * len(tasks) + 6}" y="{size / 2 + 4}" fill="#57606a">{totals[name]}'
-                   "</text></g>")
-        parts.append("".join(row))
+        parts.append(_heat_row(grid, i, name, stats[name], by_row[name], tasks, datasets, totals[name]))
     parts.append("</svg>")
     sortbar = (f'<div class="sortbar" role="group" aria-label="Sort rows">Sort rows: '
                f'<button type="button" data-key="cov">worst coverage first</button>'
@@ -204,6 +163,80 @@ def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, 
                f"flagged. Rows are sorted worst coverage first; hover a cell for its counts.")
     return (f'<p>{esc(summary)}</p>{legend()}<div data-sortable>{sortbar}<div class="scroll">{"".join(parts)}</div>'
             f"</div>{_incomplete_table(incomplete, datasets, what)}")
+
+
+def _row_stats(row: Mapping[str, Mapping[str, Any]]) -> tuple[float, int, int, int, int]:
+    """A heatmap row's (coverage, -flagged, present, expected, flagged): its sort key and its total."""
+    present = sum(c["present"] for c in row.values())
+    expected = sum(c["expected"] for c in row.values())
+    bad = sum(c["results"] - c["present"] + c["unreadable"] for c in row.values())
+    return (present / expected if expected else 1.0, -bad, present, expected, bad)
+
+
+@attrs.frozen
+class _Grid:
+    """The heatmap's geometry: cell size, margins for the row names, the slanted task labels and the totals."""
+
+    size: int
+    step: int
+    left: int
+    top: int
+    width: int
+    height: int
+    #: characters of a row name that fit left of the grid
+    fits: int
+    labels: list[str]
+
+    @classmethod
+    def of(cls, tasks: list[str], order: list[str], datasets: Mapping[str, str], totals: Mapping[str, str]) -> "_Grid":
+        size = 22 if len(tasks) <= 12 else 15
+        step = size + 1
+        char = 6.6  # px per character at font-size 11, a little generous
+        longest = max(len(n) for n in order)
+        left = min(360, 24 + int(longest * char))
+        fits = longest if left < 360 else int((left - 24) / char)
+        labels = [_short(t + (f" {datasets[t]}" if t in datasets else ""), 22) for t in tasks]
+        slant = int(max(len(t) for t in labels) * 7.0 * 0.71)  # the last column label leans right
+        top = 24 + slant
+        right = 12 + max(int(max(len(t) for t in totals.values()) * char), slant - step * len(tasks) // 2)
+        return cls(size, step, left, top, left + step * len(tasks) + right, top + step * len(order) + 10, fits,
+                   labels)
+
+
+def _heat_row(grid: _Grid, i: int, name: str, stats: tuple, row: Mapping[str, Mapping[str, Any]], tasks: list[str],
+              datasets: Mapping[str, str], total: str) -> str:
+    """One row of the heatmap: its name, a cell per task, its total."""
+    ratio, _, _, _, bad = stats
+    size = grid.size
+    out = [f'<g class="hrow" data-name="{esc(name)}" data-cov="{ratio:.6f}" data-bad="{bad}" '
+           f'transform="translate(0,{grid.top + i * grid.step})">'
+           f'<text x="{grid.left - 6}" y="{size / 2 + 4}" text-anchor="end"><title>{esc(name)}</title>'
+           f"{esc(_short(name, grid.fits))}</text>"]
+    for j, task in enumerate(tasks):
+        out.append(_heat_cell(row.get(task), name, task, grid.left + j * grid.step, size, datasets))
+    out.append(f'<text x="{grid.left + grid.step * len(tasks) + 6}" y="{size / 2 + 4}" fill="#57606a">{total}'
+               "</text></g>")
+    return "".join(out)
+
+
+def _heat_cell(cell: Mapping[str, Any] | None, name: str, task: str, x: int, size: int,
+               datasets: Mapping[str, str]) -> str:
+    """One cell: coloured by coverage, a dot for duplicates, a cross for unreadable files."""
+    if cell is None:
+        return (f'<rect x="{x}" width="{size}" height="{size}" fill="#fff" stroke="#d0d7de">'
+                f"<title>{esc(name)} / task {esc(task)}: no cell</title></rect>")
+    fill, _ = colour(cell["present"], cell["expected"])
+    tip = f"<title>{esc(_cell_text(cell, datasets))}</title>"
+    marks = ""
+    if cell["results"] > cell["present"]:
+        marks += f'<circle cx="{x + size / 2}" cy="{size / 2}" r="{size / 5:.1f}" fill="#000" stroke="#fff"/>'
+    if cell["unreadable"]:
+        a, b = 3, size - 3
+        marks += (f'<path d="M{x + a} {a}L{x + b} {b}M{x + b} {a}L{x + a} {b}" stroke="#000" '
+                  f'stroke-width="2"/>')
+    if marks:
+        return f'<g>{tip}<rect x="{x}" width="{size}" height="{size}" fill="{fill}"/>{marks}</g>'
+    return f'<rect x="{x}" width="{size}" height="{size}" fill="{fill}">{tip}</rect>'
 
 
 def natural(name: str) -> tuple:

@@ -234,59 +234,70 @@ class Module:
         known.append(binding)
 
     def _bind(self, body: list[ast.stmt], loop: ast.stmt | None, typing_only: bool) -> None:
+        """Record every name ``body`` binds; ``loop`` is the loop around it, if any."""
         for stmt in body:
-            inner = loop
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                for target in targets:
-                    for name in _target_names(target):
-                        if loop is not None:
-                            kind, what = "loop", f"assigned in the loop at line {loop.lineno}"
-                        elif not isinstance(target, ast.Name):
-                            kind, what = "other", "bound by unpacking"
-                        else:
-                            kind, what = "value", ""
-                        self._add(name.id, Binding(kind, stmt.lineno, self.col(name), stmt.value, what=what))
-            elif isinstance(stmt, ast.AugAssign):
-                for name in _target_names(stmt.target):
-                    self._add(name.id, Binding("other", stmt.lineno, self.col(name), what="changed in place (augmented assignment)"))
-            elif isinstance(stmt, ast.ImportFrom):
-                module = self.reader.absolute(self.path, stmt.module, stmt.level)
-                if module and not typing_only and module != "__future__":
-                    self.imported_modules.add(module)
-                for alias in stmt.names:
-                    if alias.name == "*":
-                        continue
-                    name = alias.asname or alias.name
-                    kind = "loop" if loop is not None else "import"
-                    self._add(name, Binding(kind, stmt.lineno, self.col(stmt), alias, module, alias.name,
-                                            what=f"imported in the loop at line {loop.lineno}" if loop else ""))
-            elif isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    name = alias.asname or alias.name.split(".")[0]
-                    self._add(name, Binding("other", stmt.lineno, self.col(stmt), what=f"the module {alias.name}"))
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self._add(stmt.name, Binding("other", stmt.lineno, self.col(stmt),
                                              what=f"a {'class' if isinstance(stmt, ast.ClassDef) else 'function'}"))
                 continue
-            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-                inner = loop or stmt
-                for name in _target_names(stmt.target):
-                    self._add(name.id, Binding("loop", stmt.lineno, self.col(name),
-                                               what=f"the variable of the loop at line {stmt.lineno}"))
-            elif isinstance(stmt, ast.While):
-                inner = loop or stmt
-            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-                self._bind(stmt.body, inner, typing_only)
-                self._bind(stmt.orelse, loop, typing_only)
-            elif isinstance(stmt, ast.If):
-                self._bind(stmt.body, loop, typing_only or _is_type_checking(stmt.test))
-                self._bind(stmt.orelse, loop, typing_only)
-            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-                self._bind(stmt.body, loop, typing_only)
-            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-                for block in (stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)):
-                    self._bind(block, loop, typing_only)
+            self._bind_statement(stmt, loop, typing_only)
+            self._bind_blocks(stmt, loop, typing_only)
+
+    def _bind_statement(self, stmt: ast.stmt, loop: ast.stmt | None, typing_only: bool) -> None:
+        """The names the statement itself binds (an assignment, an import, a loop variable)."""
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            self._bind_assignment(stmt, loop)
+        elif isinstance(stmt, ast.AugAssign):
+            for name in _target_names(stmt.target):
+                self._add(name.id, Binding("other", stmt.lineno, self.col(name), what="changed in place (augmented assignment)"))
+        elif isinstance(stmt, ast.ImportFrom):
+            self._bind_import_from(stmt, loop, typing_only)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                name = alias.asname or alias.name.split(".")[0]
+                self._add(name, Binding("other", stmt.lineno, self.col(stmt), what=f"the module {alias.name}"))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            for name in _target_names(stmt.target):
+                self._add(name.id, Binding("loop", stmt.lineno, self.col(name),
+                                           what=f"the variable of the loop at line {stmt.lineno}"))
+
+    def _bind_assignment(self, stmt: ast.Assign | ast.AnnAssign, loop: ast.stmt | None) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            for name in _target_names(target):
+                if loop is not None:
+                    kind, what = "loop", f"assigned in the loop at line {loop.lineno}"
+                elif not isinstance(target, ast.Name):
+                    kind, what = "other", "bound by unpacking"
+                else:
+                    kind, what = "value", ""
+                self._add(name.id, Binding(kind, stmt.lineno, self.col(name), stmt.value, what=what))
+
+    def _bind_import_from(self, stmt: ast.ImportFrom, loop: ast.stmt | None, typing_only: bool) -> None:
+        module = self.reader.absolute(self.path, stmt.module, stmt.level)
+        if module and not typing_only and module != "__future__":
+            self.imported_modules.add(module)
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            name = alias.asname or alias.name
+            kind = "loop" if loop is not None else "import"
+            self._add(name, Binding(kind, stmt.lineno, self.col(stmt), alias, module, alias.name,
+                                    what=f"imported in the loop at line {loop.lineno}" if loop else ""))
+
+    def _bind_blocks(self, stmt: ast.stmt, loop: ast.stmt | None, typing_only: bool) -> None:
+        """The names bound in a compound statement's blocks (a loop's body is in that loop)."""
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            self._bind(stmt.body, loop or stmt, typing_only)
+            self._bind(stmt.orelse, loop, typing_only)
+        elif isinstance(stmt, ast.If):
+            self._bind(stmt.body, loop, typing_only or _is_type_checking(stmt.test))
+            self._bind(stmt.orelse, loop, typing_only)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            self._bind(stmt.body, loop, typing_only)
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            for block in (stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)):
+                self._bind(block, loop, typing_only)
 
     # ------------------------------------------------------------------ names
 

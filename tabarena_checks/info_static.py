@@ -190,20 +190,7 @@ def _at(step: Step | None, module: Module, node: ast.AST, message: str) -> Unrea
 def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, Val], label: str,
             variable: str | None, via: str | None = None) -> MethodMetadata:
     signature = SIGNATURES.get(constructor)
-    accepted = set(FIELDS) | set(RUNTIME_ONLY) | (set(signature.params) if signature else set())
-    for name, val in given.items():
-        if name not in accepted:
-            raise _at(site(val.steps), module, call,
-                      f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
-                      f"remove it or use one of the fields: {', '.join(FIELDS)}")
-        if signature and name in signature.fixed:
-            raise _at(site(val.steps), module, call,
-                      f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "
-                      f"remove {name}=" + ("" if constructor == LEGACY_S3 else " or use another constructor"))
-    required = signature.required if signature else ("method",)
-    for name in required:
-        if name not in given:
-            raise module.fail(f"{label} needs {name}= (TabArena raises TypeError without it)", call)
+    _check_arguments(module, call, constructor, signature, given, label)
     func_step = module.step("constructor", label, call.func)
     values = {name: plain(val) for name, val in given.items()}
     origins = {name: val.steps for name, val in given.items()}
@@ -233,6 +220,25 @@ def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, V
                             source=f"{module.path}:{call.lineno}", variable=variable,
                             origins=origins)
     return canonical(record)
+
+
+def _check_arguments(module: Module, call: ast.Call, constructor: str, signature, given: dict[str, Val],
+                     label: str) -> None:
+    """The keywords the constructor accepts, none it sets itself, every one it requires: as TabArena's TypeError."""
+    accepted = set(FIELDS) | set(RUNTIME_ONLY) | (set(signature.params) if signature else set())
+    for name, val in given.items():
+        if name not in accepted:
+            raise _at(site(val.steps), module, call,
+                      f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
+                      f"remove it or use one of the fields: {', '.join(FIELDS)}")
+        if signature and name in signature.fixed:
+            raise _at(site(val.steps), module, call,
+                      f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "
+                      f"remove {name}=" + ("" if constructor == LEGACY_S3 else " or use another constructor"))
+    required = signature.required if signature else ("method",)
+    for name in required:
+        if name not in given:
+            raise module.fail(f"{label} needs {name}= (TabArena raises TypeError without it)", call)
 
 
 # --------------------------------------------------------------------------- finding declarations

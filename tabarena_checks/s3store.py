@@ -214,7 +214,7 @@ class Publisher:
     def publish(self, objects: Iterable[Planned], last: str, lock=None) -> UploadReport:
         """Send what differs, ``last`` (metadata.yaml) only after every other object and a check that
         ``lock`` (a :class:`tabarena_checks.s3lock.UploadLock`) is still held."""
-        from concurrent.futures import ThreadPoolExecutor
+        from checks import progress
 
         objects = list(objects)
         report = UploadReport()
@@ -223,54 +223,65 @@ class Publisher:
             remote = list_prefix(self.client, self.bucket, self.prefix)
         except Exception as exc:
             raise ActionFailed(f"cannot list r2://{self.bucket}/{self.prefix}: {_describe(exc)}") from None
-        body = [o for o in objects if o.key != last]
         final = [o for o in objects if o.key == last]
-        # only objects whose key already exists need hashing before the decision; new ones go straight out
-        with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
-            same = list(pool.map(lambda o: o.key in remote and self._matches(o, remote[o.key]), body))
-        todo = [o for o, skip in zip(body, same) if not skip]
-        report.skipped += [o.key for o, skip in zip(body, same) if skip]
+        todo = self._differing([o for o in objects if o.key != last], remote, report)
         if todo and last in remote:
             # readers find a method through its metadata.yaml: withdraw it while its parts change
             self.client.delete_object(Bucket=self.bucket, Key=last)
             report.withdrawn_metadata = True
             remote.pop(last)
-        from checks import progress
-
         total = sum(o.size for o in (*todo, *final))
         with progress.bar(f"upload to {self.bucket}", total=total, unit="bytes") as advance:
             config = transfer_config()
-            done: list[str] = []
-            errors: list[str] = []
-
-            def send(obj: Planned) -> None:
-                try:
-                    self._send(obj, config, advance)
-                    done.append(obj.key)
-                    self.log(f"sent {obj.key} ({obj.size} bytes)")
-                except ActionFailed as exc:
-                    errors.append(str(exc))
-
-            with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
-                list(pool.map(send, sorted(todo, key=lambda o: -o.size)))
-            report.sent += sorted(done)
-            if errors:
-                raise ActionFailed(
-                    f"{len(errors)} of {len(todo)} object(s) failed ({len(done)} sent, {len(report.skipped)} already "
-                    f"in place); metadata.yaml was not uploaded, so the method is not published. Re-run the same "
-                    f"command to resume: objects already in place are skipped.\n  - " + "\n  - ".join(sorted(errors))
-                )
+            self._send_all(todo, config, advance, report)
             for obj in final:
                 if self._matches(obj, remote.get(obj.key)):
                     report.skipped.append(obj.key)
                     advance(obj.size)
-                else:
-                    if lock is not None:
-                        lock.check()
-                    self._send(obj, config, advance)
-                    report.sent.append(obj.key)
-                    self.log(f"sent {obj.key} ({obj.size} bytes) last")
+                    continue
+                if lock is not None:
+                    lock.check()
+                self._send(obj, config, advance)
+                report.sent.append(obj.key)
+                self.log(f"sent {obj.key} ({obj.size} bytes) last")
         return report
+
+    def _differing(self, body: list[Planned], remote: dict, report: UploadReport) -> list[Planned]:
+        """The objects whose content is not in place yet; the others are noted as skipped.
+
+        Only objects whose key already exists need hashing before the decision; new ones go straight out.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
+            same = list(pool.map(lambda o: o.key in remote and self._matches(o, remote[o.key]), body))
+        report.skipped += [o.key for o, skip in zip(body, same) if skip]
+        return [o for o, skip in zip(body, same) if not skip]
+
+    def _send_all(self, todo: list[Planned], config, advance, report: UploadReport) -> None:
+        """Send ``todo`` in parallel, largest first; any failure is raised once all have been tried."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        done: list[str] = []
+        errors: list[str] = []
+
+        def send(obj: Planned) -> None:
+            try:
+                self._send(obj, config, advance)
+                done.append(obj.key)
+                self.log(f"sent {obj.key} ({obj.size} bytes)")
+            except ActionFailed as exc:
+                errors.append(str(exc))
+
+        with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
+            list(pool.map(send, sorted(todo, key=lambda o: -o.size)))
+        report.sent += sorted(done)
+        if errors:
+            raise ActionFailed(
+                f"{len(errors)} of {len(todo)} object(s) failed ({len(done)} sent, {len(report.skipped)} already "
+                f"in place); metadata.yaml was not uploaded, so the method is not published. Re-run the same "
+                f"command to resume: objects already in place are skipped.\n  - " + "\n  - ".join(sorted(errors))
+            )
 
     def verify(self, objects: Iterable[Planned]) -> Verification:
         """List the prefix and HEAD every planned key; compare keys, sizes and ETags with the plan."""

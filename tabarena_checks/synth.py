@@ -149,17 +149,19 @@ def _labels(rng, task: Task, n: int):
 
 
 def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: int, seed: int) -> dict:
-    """One result dict in the runner's format (before TabArena's alignment)."""
+    """One result dict in the runner's format (before TabArena's alignment).
+
+    The random draws happen in one fixed order (the helpers are called in it), so a seed
+    always gives the same bytes.
+    """
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    n_train, n_test = _rows(task.n_train, spec.array_scale), _rows(task.n_test, spec.array_scale)
-    split_idx = spec.folds * repeat + fold
     metric_error = float(rng.uniform(0.05, 0.4))
     result: dict[str, Any] = {
         "framework": framework,
         "task_metadata": {"tid": task.tid, "name": task.name, "fold": fold, "repeat": repeat, "sample": 0,
-                          "split_idx": split_idx},
+                          "split_idx": spec.folds * repeat + fold},
         "problem_type": task.problem_type,
         "metric": task.metric,
         "metric_error": metric_error,
@@ -179,10 +181,17 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
         return _legacy(result) if spec.legacy_layout else result
     children = 1 if spec.use_child_oof or spec.validation_protocol == "holdout" else spec.bag_children
     result["metric_error_val"] = float(metric_error * rng.uniform(0.9, 1.1))
+    result["method_metadata"] = _method_metadata(rng, spec, framework, seed, children)
+    result["simulation_artifacts"] = _simulation_artifacts(rng, spec, framework, task, children)
+    return _legacy(result) if spec.legacy_layout else result
+
+
+def _method_metadata(rng, spec: RunSpec, framework: str, seed: int, children: int) -> dict[str, Any]:
+    """A config's method_metadata record (AutoGluon's model and bag settings)."""
     ensemble = {"fold_fitting_strategy": "sequential_local", "seed": seed % 1000}
     if spec.use_child_oof:
         ensemble["use_child_oof"] = True
-    result["method_metadata"] = {
+    return {
         "model_cls": f"{spec.method}Model",
         "model_type": spec.ag_key,
         "name_prefix": spec.name_prefix,
@@ -195,6 +204,13 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
         "num_cpus": 8,
         "num_gpus": spec.gpus,
     }
+
+
+def _simulation_artifacts(rng, spec: RunSpec, framework: str, task: Task, children: int) -> dict[str, Any]:
+    """A config's simulation artifacts: validation and test predictions, labels, and each bag child's share."""
+    import numpy as np
+
+    n_train, n_test = _rows(task.n_train, spec.array_scale), _rows(task.n_test, spec.array_scale)
     row_ids = rng.permutation(n_train + n_test)
     y_val_idx, y_test_idx = row_ids[:n_train], row_ids[n_train:]
     base_test = _predictions(rng, task, n_test)
@@ -207,7 +223,7 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
         order = rng.permutation(n_train)
         val_idx_per_child = [np.sort(part) for part in np.array_split(order, children)]
     classes = list(range(task.num_classes)) if task.num_classes else None
-    result["simulation_artifacts"] = {
+    return {
         "pred_proba_dict_val": {framework: pred_val},
         "pred_proba_dict_test": {framework: pred_test},
         "y_val": _labels(rng, task, n_train),
@@ -224,7 +240,6 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
         "metric": task.metric,
         "bag_info": {"pred_proba_test_per_child": per_child, "val_idx_per_child": val_idx_per_child},
     }
-    return _legacy(result) if spec.legacy_layout else result
 
 
 def _legacy(result: dict) -> dict:
@@ -274,6 +289,24 @@ def generate_run(
 ) -> Path:
     """Write a run under ``out_dir`` and return its data directory (``out_dir/data``)."""
     defects = tuple(defects)
+    _check_request(defects, kind, tasks, configs, repeats, folds, bag_children)
+    protocol_record(validation_protocol, children=bag_children, use_child_oof=use_child_oof)  # validates
+    spec = RunSpec(method=method, name_prefix=name_prefix, ag_key=ag_key, kind=kind, bag_children=bag_children,
+                   validation_protocol=validation_protocol, use_child_oof=use_child_oof, gpus=gpus,
+                   legacy_layout=legacy_layout, array_scale=array_scale, folds=folds)
+    data = Path(out_dir) / "data"
+    names = framework_names(name_prefix, configs, kind=kind, validation_protocol=validation_protocol)
+    jobs = [(spec, framework, TASKS[tid], r, f, seed * 1_000_003 + ((c * 1000 + t) * 100 + r) * 100 + f,
+             data / framework / str(tid) / f"{r}_{f}" / "results.pkl")
+            for c, framework in enumerate(names) for t, tid in enumerate(tasks)
+            for r in range(repeats) for f in range(folds)]
+    _write_all(jobs, workers)
+    _plant(data, jobs, defects, spec)
+    return data
+
+
+def _check_request(defects: tuple[str, ...], kind: str, tasks: Iterable[int], configs: int, repeats: int, folds: int,
+                   bag_children: int) -> None:
     unknown = [d for d in defects if d not in DEFECTS]
     if unknown:
         raise ValueError(f"unknown defect(s) {', '.join(map(repr, unknown))}: choose from {', '.join(DEFECTS)}")
@@ -284,24 +317,14 @@ def generate_run(
         raise ValueError(f"unknown task id(s) {bad_tasks}: the generator knows {', '.join(map(str, TASKS))}")
     if configs < 1 or repeats < 1 or folds < 1 or bag_children < 1:
         raise ValueError("configs, repeats, folds and bag_children must be at least 1")
-    protocol_record(validation_protocol, children=bag_children, use_child_oof=use_child_oof)  # validates
-    spec = RunSpec(method=method, name_prefix=name_prefix, ag_key=ag_key, kind=kind, bag_children=bag_children,
-                   validation_protocol=validation_protocol, use_child_oof=use_child_oof, gpus=gpus,
-                   legacy_layout=legacy_layout, array_scale=array_scale, folds=folds)
-    data = Path(out_dir) / "data"
-    jobs = []
-    names = framework_names(name_prefix, configs, kind=kind, validation_protocol=validation_protocol)
-    for c, framework in enumerate(names):
-        for t, tid in enumerate(tasks):
-            for r in range(repeats):
-                for f in range(folds):
-                    job_seed = seed * 1_000_003 + ((c * 1000 + t) * 100 + r) * 100 + f
-                    path = data / framework / str(tid) / f"{r}_{f}" / "results.pkl"
-                    jobs.append((spec, framework, TASKS[tid], r, f, job_seed, path))
-    if workers is None:
-        workers = min(os.cpu_count() or 1, 8) if len(jobs) > 200 else 1
+
+
+def _write_all(jobs: list[tuple], workers: int | None) -> None:
+    """Write every results.pkl, on a process pool for a large run (``workers`` None: decided by its size)."""
     from checks import progress
 
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 8) if len(jobs) > 200 else 1
     with progress.bar("synth", total=len(jobs), unit="results.pkl") as advance:
         if workers > 1:
             from concurrent.futures import ProcessPoolExecutor
@@ -313,8 +336,6 @@ def generate_run(
             for job in jobs:
                 _write_one(job)
                 advance(1)
-    _plant(data, jobs, defects, spec)
-    return data
 
 
 def _plant(data: Path, jobs: list[tuple], defects: tuple[str, ...], spec: RunSpec) -> None:

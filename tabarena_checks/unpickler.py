@@ -455,6 +455,9 @@ def _children(value: Any):
     return None
 
 
+# shape: one explicit-stack walk over every object a pickle decoded to; its state (the frames, the
+# objects on the path, the sizes measured) lives in the loop, and per-object calls on this hot path
+# would cost more than the split would make clear
 def check_graph(root: Any, *, max_depth: int = MAX_DEPTH, max_expanded: int = MAX_EXPANDED) -> None:
     """Raise :class:`GraphError` when ``root`` holds a cycle, nests deeper than ``max_depth`` or expands,
     each shared reference counted where it is reached, to more than ``max_expanded`` objects.
