@@ -100,9 +100,6 @@ def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: He
 def _contract_lines(contract: Contract, header: Header) -> list[str]:
     """The benchmark contract section's bullet list."""
     requested = f" (requested `{contract.requested_revision}`)" if contract.requested_revision else ""
-    commit = f" at commit `{contract.source_commit}`" if contract.source_commit else ""
-    scale = f"; scale: {contract.scale}" if contract.scale else ""
-    revision = "yes, the inspected revision" if contract.revision_in_claim else "no (not part of the claim)"
     return [
         f"- Dataset: `{contract.benchmark_id}` ({contract.name or 'no name in eval.yaml'})",
         f"- Inspected revision: `{contract.dataset_sha}`{requested}",
@@ -111,11 +108,21 @@ def _contract_lines(contract: Contract, header: Header) -> list[str]:
         f"- Official benchmark (`benchmark:official`): {'yes' if contract.official else 'no'}",
         f"- Evaluation framework: {contract.evaluation_framework or 'not declared'}",
         "- Valid task ids: " + ", ".join(f"`{t}`" for t in contract.task_ids),
+        *_claim_lines(contract),
+        f"- Authenticated account: {header.whoami or 'none (anonymous read)'}; checked at {header.checked_at}",
+        "",
+    ]
+
+
+def _claim_lines(contract: Contract) -> list[str]:
+    """Where the scores come from and what a draft claims about them."""
+    commit = f" at commit `{contract.source_commit}`" if contract.source_commit else ""
+    scale = f"; scale: {contract.scale}" if contract.scale else ""
+    revision = "yes, the inspected revision" if contract.revision_in_claim else "no (not part of the claim)"
+    return [
         f"- Source: {contract.source_url or 'per ledger row'}{commit}",
         f"- Metric: {contract.metric}; direction: {contract.direction}; unit: {contract.unit}{scale}",
         f"- dataset.revision in drafts: {revision}",
-        f"- Authenticated account: {header.whoami or 'none (anonymous read)'}; checked at {header.checked_at}",
-        "",
     ]
 
 

@@ -248,18 +248,19 @@ class Module:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             self._bind_assignment(stmt, loop)
         elif isinstance(stmt, ast.AugAssign):
-            for name in _target_names(stmt.target):
-                self._add(name.id, Binding("other", stmt.lineno, self.col(name), what="changed in place (augmented assignment)"))
+            self._bind_names(stmt.target, "other", stmt.lineno, "changed in place (augmented assignment)")
         elif isinstance(stmt, ast.ImportFrom):
             self._bind_import_from(stmt, loop, typing_only)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
-                name = alias.asname or alias.name.split(".")[0]
-                self._add(name, Binding("other", stmt.lineno, self.col(stmt), what=f"the module {alias.name}"))
+                self._add(alias.asname or alias.name.split(".")[0],
+                          Binding("other", stmt.lineno, self.col(stmt), what=f"the module {alias.name}"))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            for name in _target_names(stmt.target):
-                self._add(name.id, Binding("loop", stmt.lineno, self.col(name),
-                                           what=f"the variable of the loop at line {stmt.lineno}"))
+            self._bind_names(stmt.target, "loop", stmt.lineno, f"the variable of the loop at line {stmt.lineno}")
+
+    def _bind_names(self, target: ast.expr, kind: str, lineno: int, what: str) -> None:
+        for name in _target_names(target):
+            self._add(name.id, Binding(kind, lineno, self.col(name), what=what))
 
     def _bind_assignment(self, stmt: ast.Assign | ast.AnnAssign, loop: ast.stmt | None) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

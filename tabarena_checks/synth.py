@@ -315,7 +315,7 @@ def _check_request(defects: tuple[str, ...], kind: str, tasks: Iterable[int], co
     bad_tasks = [t for t in tasks if t not in TASKS]
     if bad_tasks:
         raise ValueError(f"unknown task id(s) {bad_tasks}: the generator knows {', '.join(map(str, TASKS))}")
-    if configs < 1 or repeats < 1 or folds < 1 or bag_children < 1:
+    if min(configs, repeats, folds, bag_children) < 1:
         raise ValueError("configs, repeats, folds and bag_children must be at least 1")
 
 
