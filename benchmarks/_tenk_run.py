@@ -23,7 +23,7 @@ FOLDS = 3
 
 def generate(out: Path, files: int, workers: int) -> Path:
     """``out/data`` holding about ``files`` results.pkl; a run generated before with the same shape is reused."""
-    from tabarena_checks import synth
+    from tabarena_checks.synth import generate as synth
 
     configs = max(1, math.ceil(files / (len(TASKS) * REPEATS * FOLDS)))
     stamp = out / f".bench-{configs}x{len(TASKS)}x{REPEATS}x{FOLDS}"
@@ -52,7 +52,7 @@ def index_and_infer(data: Path, cache: Path, workers: int):
 
     Returns ((wall, CPU) seconds, index, {prefix: method's index}, {prefix: inference}).
     """
-    from tabarena_checks import index, inference_memo
+    from tabarena_checks.raw import index, inference_memo
 
     started, cpu = time.perf_counter(), cpu_seconds()
     built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)

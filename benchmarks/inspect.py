@@ -39,7 +39,7 @@ from pathlib import Path  # noqa: E402
 import duckdb  # noqa: E402,F401  (imported before timing)
 import pyarrow.parquet  # noqa: E402,F401
 
-from tabarena_checks import index  # noqa: E402
+from tabarena_checks.raw import index  # noqa: E402
 
 tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
     "tenk_run", Path(__file__).with_name("_tenk_run.py")))

@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/load_inspect.py --files 20000    # smaller
     .venv/bin/python benchmarks/load_inspect.py --dir /tmp/big   # generate once, reuse later
 
-The run is written by tabarena_checks.synth with the smallest arrays (16 rows per split) and
+The run is written by tabarena_checks.synth.generate with the smallest arrays (16 rows per split) and
 inspected by the real CLI in a child process. A sampler reads /proc every 0.1 s and sums the
 resident memory of that child and all its worker processes, so the figure is the peak of the
 whole process tree at one moment (not the peaks of its members added up). The baseline is the
@@ -97,7 +97,7 @@ class TreeRSS:
 
 def generate(out: Path, files: int, workers: int) -> tuple[Path, int]:
     """A run of about ``files`` results (rounded up to whole configs); reused when already there."""
-    from tabarena_checks import synth
+    from tabarena_checks.synth import generate as synth
 
     configs = max(1, math.ceil(files / (len(TASKS) * REPEATS * FOLDS)))
     data = out / "data"

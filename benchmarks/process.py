@@ -119,7 +119,7 @@ def tabarena_process(python: str, data: Path, root: Path, work: Path) -> tuple[f
 
 def small_run(work: Path) -> Path:
     """The 189-file run: 7 configs x 3 tasks x 3 repeats x 3 folds, full-size arrays."""
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.synth.generate import generate_run
 
     stamp, data = work / ".bench-189", work / "data"
     if not (stamp.exists() and data.is_dir()):
@@ -148,7 +148,7 @@ def main() -> None:
     size = sum(p.stat().st_size for p in files)
     print(f"run: {len(files)} results.pkl, {size / 2**20:.0f} MiB on disk, {os.cpu_count()} CPU(s)")
 
-    from tabarena_checks.index import default_cache_dir
+    from tabarena_checks.raw.index import default_cache_dir
 
     index_cache = default_cache_dir(data)
     shutil.rmtree(index_cache, ignore_errors=True)  # no inspect cache: process decodes everything

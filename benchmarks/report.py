@@ -38,7 +38,7 @@ spec.loader.exec_module(tenk)
 
 
 def write_report(out: Path, data: Path, built, methods, infs) -> float:
-    from tabarena_checks import html_inspect, report
+    from tabarena_checks.report import html_inspect, summary as report
 
     started = time.perf_counter()
     reports = [report.method_report(p, infs[p], None, dt.date.today()) for p in methods]

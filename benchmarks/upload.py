@@ -39,8 +39,8 @@ def build_cache(root: Path, mib: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tabarena_checks.cache_layout import MethodCache, render_metadata_yaml
-    from tabarena_checks.metadata import MethodMetadata
+    from tabarena_checks.publish.cache_layout import MethodCache, render_metadata_yaml
+    from tabarena_checks.metadata.model import MethodMetadata
 
     cache = MethodCache(root, SUITE, METHOD)
     meta = MethodMetadata(method=METHOD, suite=SUITE, ag_key="TA-BENCH", verified=False,
@@ -70,8 +70,8 @@ def main() -> None:
     import boto3
     from botocore.config import Config
 
-    from tabarena_checks import s3store
-    from tabarena_checks.upload import UploadFacts, UploadOptions
+    from tabarena_checks.publish import s3store
+    from tabarena_checks.publish.upload import UploadFacts, UploadOptions
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="bench-upload-"))

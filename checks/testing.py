@@ -157,7 +157,7 @@ def tabarena_run(root: str | os.PathLike, *, method: str = "Nori", suite: str = 
                  defects: Sequence[str] = (), tasks: Sequence[int] = (363612,), folds: int = 2,
                  **synth: Any) -> TabArenaRun:
     """Write a run like ``checks tabarena synth`` (``defects`` as its ``--defect``) and a matching info.py under ``root``."""
-    from tabarena_checks import synth as synth_mod
+    from tabarena_checks.synth import generate as synth_mod
 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
@@ -189,7 +189,7 @@ def upload_facts(root: str | os.PathLike, **run: Any) -> Any:
 
 def info_facts(root: str | os.PathLike, source: str, name: str = "info.py") -> list[Any]:
     """What the ``precommit-info`` rules read: one ``InfoFacts`` per declaration of ``source`` (written to ``root/name``)."""
-    from tabarena_checks import precommit
+    from tabarena_checks.metadata import precommit
 
     path = Path(root) / name
     path.parent.mkdir(parents=True, exist_ok=True)

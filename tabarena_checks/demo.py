@@ -100,7 +100,7 @@ def environment(values: dict[str, str]) -> Iterator[None]:
 
 
 def run_demo(workdir: Path) -> None:
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.synth.generate import generate_run
 
     started = time.perf_counter()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -139,7 +139,7 @@ def run_demo(workdir: Path) -> None:
         checks([*upload, "--no-dry-run"], expect=0)
 
         step("8. the bucket, listed independently")
-        from tabarena_checks import s3store
+        from tabarena_checks.publish import s3store
 
         listed = s3store.list_prefix(s3store.make_client(), BUCKET, "cache/")
         for key, obj in sorted(listed.items()):

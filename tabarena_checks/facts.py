@@ -28,7 +28,7 @@ class TabArenaFacts:
     """Inputs of a TabArena action and everything derived from them, lazily.
 
     ``method`` restricts the raw data to one method of a directory holding several
-    (see :func:`tabarena_checks.index.split_methods`).
+    (see :func:`tabarena_checks.raw.index.split_methods`).
     """
 
     data_dir: Path | None = attrs.field(default=None, converter=_optional_path)
@@ -41,7 +41,7 @@ class TabArenaFacts:
     @cached_property
     def full_index(self):
         """The index of the whole data directory."""
-        from tabarena_checks.index import build_index
+        from tabarena_checks.raw.index import build_index
 
         if self.data_dir is None:
             raise InputError("no raw data directory given: pass the run's data/ folder (e.g. --raw RUN/data)")
@@ -50,7 +50,7 @@ class TabArenaFacts:
     @cached_property
     def methods(self) -> dict:
         """One index per method found in the directory."""
-        from tabarena_checks.index import split_methods
+        from tabarena_checks.raw.index import split_methods
 
         return split_methods(self.full_index)
 
@@ -66,14 +66,14 @@ class TabArenaFacts:
 
     @cached_property
     def inference(self):
-        from tabarena_checks.inference_memo import infer
+        from tabarena_checks.raw.inference_memo import infer
 
         return infer(self.index)
 
     @cached_property
     def metadata(self):
         """The declared MethodMetadata, or None when no reference was given."""
-        from tabarena_checks.metadata_load import load
+        from tabarena_checks.metadata.load import load
 
         return load(self.metadata_ref)
 
@@ -101,7 +101,7 @@ class TabArenaFacts:
 
 def raw_digest(data_dir: Path, files=None) -> str:
     """sha256 over the sorted (path, size, mtime_ns) of every results.pkl (``files``, else a fresh walk)."""
-    from tabarena_checks.index import scan
+    from tabarena_checks.raw.index import scan
 
     h = hashlib.sha256()
     for f in scan(data_dir) if files is None else files:

@@ -6,7 +6,8 @@ import gzip
 import pickle
 from pathlib import Path
 
-from tabarena_checks import index, inference, synth
+from tabarena_checks.raw import index, inference
+from tabarena_checks.synth import generate as synth
 
 #: small arrays keep the tests fast; the layout and keys are those of full-size runs
 SCALE = 0.05

@@ -45,7 +45,7 @@ def test_each_builtin_action_has_an_options_class_matching_its_parameters(name):
 
 
 def test_the_command_line_builds_the_options_object():
-    from tabarena_checks.upload import UploadOptions
+    from tabarena_checks.publish.upload import UploadOptions
 
     upload = _builtin_actions()["upload"]
     made = upload.make_options({"from_cache": ["Nori", "nori-2026"], "cache_root": "/c", "verified": True,

@@ -59,10 +59,10 @@ def test_a_command_importing_a_missing_extra_names_it_instead_of_a_traceback(tmp
 
 
 def test_a_missing_module_that_is_no_extra_stays_an_internal_error(tmp_path, monkeypatch):
-    import tabarena_checks
+    import tabarena_checks.metadata
 
-    monkeypatch.delattr(tabarena_checks, "metadata_load", raising=False)
-    monkeypatch.setitem(sys.modules, "tabarena_checks.metadata_load", None)  # a bug of ours, not an extra
+    monkeypatch.delattr(tabarena_checks.metadata, "load", raising=False)
+    monkeypatch.setitem(sys.modules, "tabarena_checks.metadata.load", None)  # a bug of ours, not an extra
     res = run_cli([*BUILTIN, "inspect", str(tmp_path)], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.INTERNAL_ERROR
-    assert "internal error" in res.stderr and "tabarena_checks.metadata_load" in res.stderr
+    assert "internal error" in res.stderr and "tabarena_checks.metadata.load" in res.stderr

@@ -59,7 +59,7 @@ def unreadable_report(tmp_path):
     """A hook's report on a declaration failing TA110 and a file its domain could not read into facts."""
     from checks import filecheck, plugins
     from checks.config import Config
-    from tabarena_checks import precommit as info_hook
+    from tabarena_checks.metadata import precommit as info_hook
 
     bad = str(write_info(tmp_path, "bad", INFO_CASES["TA110"][0]).relative_to(tmp_path))
     registry = plugins.load(["tabarena"], environ=NO_AUTOLOAD)

@@ -32,7 +32,7 @@ def test_process_facts_are_the_real_run(tmp_path):
     assert len(facts.index.files) == 2  # one task, two folds
     assert facts.inference.fidelity, "the fidelity_drift defect shows in the inference"
     assert_fails(evaluate_rules([reference_url_present], facts), "MY101", "set reference_url")
-    from tabarena_checks.rules_raw import RULES as RAW
+    from tabarena_checks.rules.raw import RULES as RAW
 
     verdicts = evaluate_rules(RAW, facts, action="process")
     assert_fails(verdicts, "TA305", "not close to the prediction rebuilt")
@@ -40,7 +40,7 @@ def test_process_facts_are_the_real_run(tmp_path):
 
 
 def test_a_clean_run_passes_the_raw_rules(tmp_path):
-    from tabarena_checks.rules_raw import RULES as RAW
+    from tabarena_checks.rules.raw import RULES as RAW
 
     made = tabarena_run(tmp_path / "a")
     assert made.metadata_ref.endswith("info.py:method_metadata") and made.run_dir.is_dir()

@@ -33,7 +33,7 @@ def readme_toml() -> str:
 @pytest.fixture(scope="module")
 def drifting_run(tmp_path_factory):
     """A run whose predictions drift from their bag children (TA305) for method Nori."""
-    from tabarena_checks import synth
+    from tabarena_checks.synth import generate as synth
 
     root = tmp_path_factory.mktemp("readme")
     (root / "info.py").write_text(INFO)

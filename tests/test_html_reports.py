@@ -45,7 +45,7 @@ def browser():
 @pytest.fixture(scope="module")
 def run_reports(tmp_path_factory):
     """A run with every kind of defect the report marks, and its three reports."""
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.synth.generate import generate_run
 
     tmp = tmp_path_factory.mktemp("html")
     data = generate_run(tmp / "run", configs=4, repeats=2, folds=3, validation_protocol="8x1", array_scale=0.05,
@@ -239,7 +239,7 @@ HOSTILE_LEADERBOARD = f"""# Toy leaderboard
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     from hfmigrate_checks import demo
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.synth.generate import generate_run
 
     tmp = tmp_path_factory.mktemp("hostile")
     data = generate_run(tmp / "run", configs=2, repeats=1, folds=2, validation_protocol="8x1", array_scale=0.05,
@@ -303,7 +303,7 @@ def test_hostile_names_never_execute_in_chromium(browser, hostile, tmp_path, wit
 
 def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
     """The issue's scale: every one of the 10,200 cells has its hover text, families sum the configs."""
-    from tabarena_checks import html_run
+    from tabarena_checks.report import html_run
 
     tasks = [str(363600 + i) for i in range(51)]
     cells = [dict(config=f"{fam}_{'c1' if c == 0 else f'r{c}'}_BAG_L1", task=t, present=30 - (c + i) % 7 // 6,
@@ -320,7 +320,7 @@ def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
 
 
 def test_process_report_lists_the_waivers_and_what_they_covered(tmp_path):
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.synth.generate import generate_run
 
     data = generate_run(tmp_path / "run", configs=2, repeats=1, folds=2, validation_protocol="8x1", array_scale=0.05)
     (tmp_path / "info.py").write_text(INFO)

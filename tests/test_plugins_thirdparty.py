@@ -30,7 +30,7 @@ from beyondarena_checks.settings import OFFICIAL_PROTOCOL, BeyondArenaSettings  
 from orgpolicy_checks import rules as org  # noqa: E402
 from orgpolicy_checks.settings import OrgPolicySettings  # noqa: E402
 from precommit_fixtures import GOOD_INFO, HEADER, write_info  # noqa: E402
-from tabarena_checks.metadata import MethodMetadata  # noqa: E402
+from tabarena_checks.metadata.model import MethodMetadata  # noqa: E402
 
 SECTIONS = {"beyondarena": BeyondArenaSettings, "orgpolicy": OrgPolicySettings}
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -287,7 +287,7 @@ def _verdicts(res) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_installed_beyondarena_blocks_processing_a_run_fit_under_tabarenas_protocol(installed, tmp_path):
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.synth.generate import generate_run
 
     small = dict(tasks=(363612, 363614), configs=1, repeats=1, folds=2, bag_children=2, array_scale=0.05, workers=1)
     plain = generate_run(tmp_path / "plain", validation_protocol="8x1", **small)

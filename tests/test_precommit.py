@@ -365,7 +365,8 @@ def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_process_or_u
     from types import SimpleNamespace
 
     from checks.testing import assert_fails, evaluate_rules
-    from tabarena_checks import info_static, rules_metadata, rules_upload
+    from tabarena_checks.metadata import info_static
+    from tabarena_checks.rules import metadata as rules_metadata, upload as rules_upload
 
     path = write_info(tmp_path, "nori", SUPERSEDED)
     res = precommit(tmp_path, "info-py", str(path))

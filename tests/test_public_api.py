@@ -63,38 +63,3 @@ def test_the_check_catches_a_private_import(tmp_path):
     sneaky.write_text("from checks.runner import evaluate\nfrom checks import io, rule\nimport checks.config\n")
     found = [(m, n) for _, m, n in _framework_imports(sneaky) if _private_use(m, n)]
     assert found == [("checks.runner", "evaluate"), ("checks.config", "")]
-
-
-def _import_graph() -> dict[str, set[str]]:
-    """Module -> the project modules it imports anywhere (top level, in functions, under TYPE_CHECKING)."""
-    packages = ("checks", "tabarena_checks", "hfmigrate_checks")
-    modules = {(pkg if p.stem == "__init__" else f"{pkg}.{p.stem}"): p
-               for pkg in packages for p in sorted((ROOT / pkg).glob("*.py"))}
-    graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        targets = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                targets |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
-            elif isinstance(node, ast.Import):
-                targets |= {a.name for a in node.names}
-        # the package itself (``from checks import X``) resolves X lazily, so it is no edge
-        graph[name] = {t for t in targets if t in modules and t != name and t not in packages}
-    return graph
-
-
-def test_no_import_cycles():
-    graph = _import_graph()
-    cycles = []
-    for start in graph:  # a depth-first walk from each module looking for a way back to it
-        stack = [(start, [start])]
-        seen = set()
-        while stack:
-            node, trail = stack.pop()
-            for nxt in graph[node]:
-                if nxt == start:
-                    cycles.append(" -> ".join([*trail, start]))
-                elif nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, [*trail, nxt]))
-    assert not cycles, "import circles:\n" + "\n".join(sorted(set(cycles)))

@@ -63,7 +63,9 @@ def test_file_swapped_after_inspect_is_judged_again(tmp_path):
 
 def test_raw_copy_refuses_a_file_changed_after_it_was_judged(tmp_path):
     """The window between judging and copying: the copy checks each file's bytes against the index's digest."""
-    from tabarena_checks import index, inference, metadata_load, process
+    from tabarena_checks.raw import index, inference
+    from tabarena_checks.metadata import load as metadata_load
+    from tabarena_checks.publish import process
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     built = index.build_index(data, workers=1, progress=False, use_cache=False)

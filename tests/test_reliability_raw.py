@@ -248,7 +248,7 @@ def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
                   "never read: every file is decoded, TA301 refuses the payload, process is blocked (exit 1), nothing "
                   "ran; inspect reports the file")
 def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monkeypatch):
-    from tabarena_checks import index
+    from tabarena_checks.raw import index
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
     victim = sorted(data.rglob("results.pkl"))[0]

@@ -113,7 +113,7 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
     assert f"{KEY_ROOT}/raw.zip" in report and "metadata.yaml was not uploaded" in report
     assert "Re-run the same command to resume" in report
     assert len(attempts) == 4, f"{len(attempts)} attempts: botocore's 4, and no second retry layer on top"
-    from tabarena_checks.s3store import make_client
+    from tabarena_checks.publish.s3store import make_client
 
     assert make_client().meta.config.retries == {"mode": "standard", "total_max_attempts": 4}
     sent = set(remote_objects(s3_env))

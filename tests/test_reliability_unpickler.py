@@ -20,7 +20,7 @@ from reliability_fixtures import child_env, run_checks, write_info
 from tabarena_fixtures import make_run
 
 from reliability import reliability
-from tabarena_checks import reader
+from tabarena_checks.raw import reader
 
 CONFIG = "TA-Nori_c1_default_BAG_L1"
 
@@ -52,7 +52,7 @@ EXPECTED = {
 
 _LOAD_ALL = """
 import json, sys, time
-from tabarena_checks import reader
+from tabarena_checks.raw import reader
 out = {}
 for path in sys.argv[1:]:
     start = time.perf_counter()

@@ -12,9 +12,9 @@ import attrs
 import numpy as np
 import pyarrow as pa
 
-from tabarena_checks import cache_tables as ct
-from tabarena_checks.metadata import MethodMetadata
-from tabarena_checks.synth import TASKS, RunSpec, make_result
+from tabarena_checks.publish import cache_tables as ct
+from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.synth.generate import TASKS, RunSpec, make_result
 
 SPEC = RunSpec(method="Nori", name_prefix="TA-Nori", ag_key="TA-NORI", kind="config", bag_children=2,
                validation_protocol=None, use_child_oof=False, gpus=0, legacy_layout=False, array_scale=0.02, folds=3)
@@ -100,10 +100,10 @@ def test_numpy_hyperparameters_keep_their_value():
 
 def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
     """TA108 expects the name the cache holds (TabArena's own verification leaves the suffix out)."""
-    from tabarena_checks import compare
-    from tabarena_checks.index import build_index
-    from tabarena_checks.inference import infer
-    from tabarena_checks.synth import generate_run
+    from tabarena_checks.metadata import compare
+    from tabarena_checks.raw.index import build_index
+    from tabarena_checks.raw.inference import infer
+    from tabarena_checks.synth.generate import generate_run
 
     data = generate_run(tmp_path / "run", configs=1, folds=1, tasks=(363612,), array_scale=0.02, workers=1)
     inference = infer(build_index(data, write_cache=False))
@@ -118,7 +118,7 @@ def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
 def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_them_out(tmp_path):
     import zipfile
 
-    from tabarena_checks.cache_predictions import aligned, write_task
+    from tabarena_checks.publish.cache_predictions import aligned, write_task
 
     raw = _result(tid=363614)  # multiclass, 2 children
     sa = raw["simulation_artifacts"]
@@ -140,7 +140,7 @@ def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_
 
 
 def test_binary_keeps_the_positive_class_and_a_single_oof_child_maps_labels_to_positions():
-    from tabarena_checks.cache_predictions import aligned
+    from tabarena_checks.publish.cache_predictions import aligned
 
     spec = attrs.evolve(SPEC, use_child_oof=True)
     raw = _result(tid=363619, spec=spec)

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.testing import run_cli
-from tabarena_checks import cache_hpo, cache_hpo_metrics as hm
-from tabarena_checks.synth import generate_run
+from tabarena_checks.publish import cache_hpo, cache_hpo_metrics as hm
+from tabarena_checks.synth.generate import generate_run
 
 
 def test_fused_square_add_is_rounded_once():

@@ -11,7 +11,7 @@ import time
 import pytest
 from tabarena_fixtures import build, make_run
 
-from tabarena_checks import index, inference, inference_memo
+from tabarena_checks.raw import index, inference, inference_memo
 from tabarena_checks.facts import TabArenaFacts
 
 

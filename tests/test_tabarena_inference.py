@@ -6,7 +6,8 @@ import pytest
 from tabarena_fixtures import build, infer_run, make_run
 
 from checks.testing import run_cli
-from tabarena_checks import inference, synth
+from tabarena_checks.raw import inference
+from tabarena_checks.synth import generate as synth
 
 
 def test_single_bagged_config(tmp_path):

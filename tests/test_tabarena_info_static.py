@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from checks.errors import InputError
-from tabarena_checks import info_static
-from tabarena_checks.info_eval import site
+from tabarena_checks.metadata import info_static
+from tabarena_checks.metadata.info_eval import site
 from info_checkout_fixtures import write_checkout
 
 

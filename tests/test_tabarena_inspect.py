@@ -7,7 +7,7 @@ import json
 import pytest
 
 from checks.testing import run_cli
-from tabarena_checks import synth
+from tabarena_checks.synth import generate as synth
 
 INFO = """\
 from tabarena.models import MethodMetadata

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checks.errors import ChecksError, InputError
-from tabarena_checks import info_static, metadata_load, protocol
-from tabarena_checks.metadata import FIELDS, MethodMetadata
+from tabarena_checks.metadata import info_static, load as metadata_load
+from tabarena_checks.raw import protocol
+from tabarena_checks.metadata.model import FIELDS, MethodMetadata
 
 INFO = textwrap.dedent(
     """\

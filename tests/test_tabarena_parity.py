@@ -27,7 +27,7 @@ import pytest
 
 from checks.testing import run_cli
 from s3_fixtures import BUCKET, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
-from tabarena_checks.synth import generate_run
+from tabarena_checks.synth.generate import generate_run
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).resolve().parent / "tabarena_driver.py"

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from checks.testing import run_cli
-from tabarena_checks import index, reader
-from tabarena_checks.synth import generate_run
+from tabarena_checks.raw import index, reader
+from tabarena_checks.synth.generate import generate_run
 
 INFO = '''from tabarena.models._method_metadata import MethodMetadata
 
@@ -157,7 +157,7 @@ def test_existing_cache_is_kept_refused_or_replaced_whole(tmp_path, runs):
 
 
 def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monkeypatch):
-    from tabarena_checks import process as process_mod
+    from tabarena_checks.publish import process as process_mod
 
     assert process(tmp_path, runs).exit_code == 0
     cache = tmp_path / "cache" / CACHE
@@ -331,7 +331,7 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
 
 
 def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path, runs):
-    from tabarena_checks.process import ProcessFacts
+    from tabarena_checks.publish.process import ProcessFacts
 
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
@@ -355,7 +355,7 @@ def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path,
 
 def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, runs):
     from tabarena_checks.facts import raw_digest
-    from tabarena_checks.process import ProcessFacts
+    from tabarena_checks.publish.process import ProcessFacts
 
     data = runs / "configs" / "data"
     facts = ProcessFacts(data_dir=data)
@@ -419,7 +419,7 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
     victim = data / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl"
     result = reader.load_result(victim)
     del result["task_metadata"]["split_idx"]
-    from tabarena_checks.synth import write_result
+    from tabarena_checks.synth.generate import write_result
 
     write_result(victim, result)
     twin = data / "TA-Nori_c1_default_BAG_L1-rerun" / "363612" / "0_0" / "results.pkl"

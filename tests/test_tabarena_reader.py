@@ -18,7 +18,8 @@ import pytest
 from tabarena_fixtures import Call, make_run, write_payload
 
 from checks import InputError
-from tabarena_checks import reader, synth
+from tabarena_checks.raw import reader
+from tabarena_checks.synth import generate as synth
 
 
 def _marker_payloads(marker):

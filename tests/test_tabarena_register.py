@@ -7,8 +7,8 @@ from tabarena_checkout_fixtures import HEADER, METHODS, METHODS_PY, SRC, checkou
 
 from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
-from tabarena_checks import rules_register
-from tabarena_checks.register import RegisterFacts, RegisterOptions, import_module_for
+from tabarena_checks.rules import register as rules_register
+from tabarena_checks.publish.register import RegisterFacts, RegisterOptions, import_module_for
 
 
 def register(repo, rel: str, variable: str, tmp_path):

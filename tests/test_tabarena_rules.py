@@ -2,7 +2,7 @@
 
 Unit tests use small in-process facts objects with the attributes the rules read
 (``metadata``, ``inference``); the end-to-end tests at the bottom use runs written by
-``tabarena_checks.synth`` and the real index and inference.
+``tabarena_checks.synth.generate`` and the real index and inference.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from checks.config import Config
 from checks.errors import InputError
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
-from tabarena_checks import compare, rules_metadata, rules_protocol
-from tabarena_checks.metadata import MethodMetadata
-from tabarena_checks.process import ProcessOptions
-from tabarena_checks.upload import UploadOptions
+from tabarena_checks.metadata import compare
+from tabarena_checks.rules import metadata as rules_metadata, protocol as rules_protocol
+from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.publish.process import ProcessOptions
+from tabarena_checks.publish.upload import UploadOptions
 
 RULES = [*rules_metadata.RULES, *rules_protocol.RULES]
 BY_CODE = {r.code: r for r in RULES}
@@ -35,7 +36,7 @@ GOOD = MethodMetadata(
 
 @attrs.frozen
 class FakeInference:
-    """The fields of tabarena_checks.inference.Inference the rules read."""
+    """The fields of tabarena_checks.raw.inference.Inference the rules read."""
 
     methods: tuple = ("TA-Nori",)
     method_type: str | None = "config"
@@ -170,7 +171,7 @@ def test_metadata_present():
 
 
 def test_an_unreadable_info_py_fails_ta116_at_its_line_and_column(tmp_path):
-    from tabarena_checks import metadata_load
+    from tabarena_checks.metadata import load as metadata_load
 
     path = tmp_path / "info.py"
     path.write_text("m = MethodMetadata.config(method='M', suite='s', colour='red')\n")
@@ -357,20 +358,20 @@ RAW_CASES = [
 
 @pytest.mark.parametrize("code, inferred, message", RAW_CASES)
 def test_raw_rule_fails(code, inferred, message):
-    from tabarena_checks import rules_raw
+    from tabarena_checks.rules import raw as rules_raw
 
     assert_fails(evaluate_rules(rules_raw.RULES, facts(**inferred)), code, message)
 
 
 def test_raw_rules_pass_on_clean_inference():
-    from tabarena_checks import rules_raw
+    from tabarena_checks.rules import raw as rules_raw
 
     verdicts = evaluate_rules(rules_raw.RULES, facts())
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
 
 
 def test_coverage_lists_are_capped():
-    from tabarena_checks import rules_raw
+    from tabarena_checks.rules import raw as rules_raw
 
     cells = tuple((f"c{i}", "1", "0_0") for i in range(25))
     v = assert_fails(evaluate_rules(rules_raw.RULES, facts(missing_cells=cells)), "TA303", "and 5 more")
@@ -378,7 +379,7 @@ def test_coverage_lists_are_capped():
 
 
 def test_single_method_reports_why_the_raw_data_could_not_be_read():
-    from tabarena_checks import rules_raw
+    from tabarena_checks.rules import raw as rules_raw
     from tabarena_checks.facts import TabArenaFacts
 
     verdicts = evaluate_rules(rules_raw.RULES, TabArenaFacts(data_dir=None))
@@ -408,7 +409,7 @@ as_baseline = MethodMetadata.baseline(method="Nori", suite="nori-2026", name="No
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    from tabarena_checks import synth
+    from tabarena_checks.synth import generate as synth
 
     root = tmp_path_factory.mktemp("a2runs")
     info = root / "info.py"
@@ -427,7 +428,7 @@ def runs(tmp_path_factory):
 
 
 def judge(runs, run, variable, **options):
-    from tabarena_checks import rules_raw
+    from tabarena_checks.rules import raw as rules_raw
     from tabarena_checks.facts import TabArenaFacts
 
     f = TabArenaFacts(data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache")
@@ -491,7 +492,7 @@ def test_two_methods_in_one_directory_fail_single_method(runs):
 
 
 def test_bad_reference_on_a_real_run_fails_only_metadata_present(runs):
-    from tabarena_checks import rules_raw
+    from tabarena_checks.rules import raw as rules_raw
     from tabarena_checks.facts import TabArenaFacts
 
     f = TabArenaFacts(data_dir=runs["clean"], metadata_ref=f"{runs['info']}:missing")

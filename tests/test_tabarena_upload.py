@@ -22,9 +22,9 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
 )
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
-from tabarena_checks import rules_upload
+from tabarena_checks.rules import upload as rules_upload
 from tabarena_checks.demo import DEMO_ENV
-from tabarena_checks.upload import UploadFacts, UploadOptions, write_zip
+from tabarena_checks.publish.upload import UploadFacts, UploadOptions, write_zip
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 DEMO_SECRET = DEMO_ENV["R2_SECRET_ACCESS_KEY"]
@@ -393,7 +393,7 @@ def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path,
 ])
 def test_hostile_metadata_yaml_is_one_clear_input_error(tmp_path, hostile, reason):
     from checks.errors import InputError
-    from tabarena_checks.cache_layout import read_metadata_yaml
+    from tabarena_checks.publish.cache_layout import read_metadata_yaml
 
     path = tmp_path / "metadata.yaml"
     path.write_bytes(hostile)

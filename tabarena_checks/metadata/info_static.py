@@ -1,0 +1,447 @@
+"""Read every ``MethodMetadata`` declaration of an ``info.py`` without importing it.
+
+Importing an ``info.py`` runs its code and needs TabArena installed, and TabArena's own
+checks stop at the first bad field. Evaluating the file statically
+(:mod:`tabarena_checks.metadata.info_eval`) gives each declared value and where it was written, so the
+rules can report every problem at once, in a pre-commit hook, on a machine without TabArena.
+
+The constructors follow TabArena 0.1.0's signatures: ``MethodMetadata(...)`` (the dataclass,
+positional in field order), the keyword-only ``.config``, ``.baseline``, ``.system``,
+``.portfolio`` and ``.tabarena_legacy_s3``, and ``ModelDescriptor(...).method_metadata(...)``
+(the descriptor's fields are defaults, the caller's keywords win, always a config). What
+TabArena refuses with a TypeError or ValueError (an unknown keyword, a keyword given twice, a
+positional argument to a keyword-only constructor, a descriptor asked for a baseline) is
+refused here with the place and the fix.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from checks import InputError
+from tabarena_checks.metadata.info_eval import (
+    CALL,
+    Declared,
+    Descriptor,
+    KnownClass,
+    KnownMethod,
+    Module,
+    Reader,
+    Step,
+    Unreadable,
+    Val,
+    plain,
+    site,
+    snippet,
+)
+from tabarena_checks.metadata.model import FIELDS, MethodMetadata, canonical
+
+CLASS_NAME = "MethodMetadata"
+DESCRIPTOR = "ModelDescriptor"
+#: accepted by TabArena but runtime-only: never part of the record
+RUNTIME_ONLY = ("artifact_dir", "cache_root")
+#: TabArena's dataclass field order (positional arguments of ``MethodMetadata(...)``)
+DATACLASS_ORDER = ("method", "suite", "artifact_dir", "cache_root", *FIELDS[2:])
+DESCRIPTOR_FIELDS = ("display_name", "compute", "is_bag", "reference_url", "date_introduced")
+LEGACY_S3 = "tabarena_legacy_s3"
+
+
+@attrs.frozen
+class Signature:
+    """A constructor: the fields it fixes, its own parameters (with defaults) and which are required."""
+
+    fixed: dict[str, Any]
+    params: dict[str, Any]
+    required: tuple[str, ...] = ("method",)
+
+
+SIGNATURES = {
+    "config": Signature({"method_type": "config"}, {"method": None, "ag_key": None, "model_key": None,
+                                                    "config_default": None, "name_suffix": None, "can_hpo": None,
+                                                    "is_bag": False}),
+    "baseline": Signature({"method_type": "baseline"}, {"method": None, "name": None}),
+    "system": Signature({"method_type": "baseline", "method_class": "system"},
+                        {"method": None, "name": None, "tags": ()}),
+    "portfolio": Signature({"method_type": "portfolio"}, {"method": None, "name": None, "has_raw": False}),
+    LEGACY_S3: Signature({"cache_type": "s3", "cache_kwargs": None},
+                         {"method": None, "suite": None, "has_raw": True, "has_processed": True, "has_results": True,
+                          "bucket": "tabarena", "prefix": "cache"}, ("method", "suite")),
+}
+#: fields a constructor sets without the caller (not "declared" by the info.py)
+IMPLIED_ONLY = {"portfolio": ("has_raw",)}
+CONSTRUCTOR_NAMES = tuple(SIGNATURES)
+
+
+@attrs.frozen
+class Declaration:
+    """One declaration in a file: its variable and place, and the record or why it cannot be read."""
+
+    variable: str | None
+    path: str
+    line: int
+    col: int
+    record: MethodMetadata | None = None
+    problem: Unreadable | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+# --------------------------------------------------------------------------- building a record
+
+
+def _label(func: Val) -> str:
+    target = func.value
+    if isinstance(target, KnownClass):
+        return f"{target.name}()"
+    if isinstance(target.owner, Descriptor):
+        return f"{target.owner.name or 'descriptor'}.method_metadata()"
+    return f"{target.owner.name}.{target.name}()"
+
+
+def build(reader: Reader, module: Module, call: ast.Call, func: Val, variable: str | None) -> Val:
+    """Evaluate a call to a known class or constructor (the hook :class:`Reader` calls back into)."""
+    target = func.value
+    if isinstance(target, KnownClass) and target.name == DESCRIPTOR:
+        return Val(_descriptor(reader, module, call, variable))
+    label = _label(func)
+    if isinstance(target, KnownMethod) and isinstance(target.owner, Descriptor):
+        return Val(Declared(_from_descriptor(reader, module, call, target.owner, label, variable, func.steps)))
+    if isinstance(target, KnownClass) and target.name == CLASS_NAME:
+        return Val(Declared(_direct(reader, module, call, label, variable)))
+    if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME and target.name in SIGNATURES:
+        kwargs = _keyword_only(reader, module, call, label)
+        return Val(Declared(_record(module, call, target.name, kwargs, label, variable)))
+    if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME:
+        raise module.fail(f"{label} cannot be read statically; declare it with MethodMetadata(...), .config, "
+                          f".baseline, .system, .portfolio, .tabarena_legacy_s3 or descriptor.method_metadata",
+                          call)
+    raise module.fail(f"{label} is not a MethodMetadata constructor that can be read statically", call)
+
+
+def _keyword_only(reader: Reader, module: Module, call: ast.Call, label: str) -> dict[str, Val]:
+    if call.args:
+        raise module.fail(f"{label} takes keyword arguments only (TabArena raises TypeError on "
+                          f"{snippet(call.args[0])} given by position); write it as method=... or the field's name",
+                          call.args[0])
+    return reader.keywords(module, call, label)
+
+
+def _descriptor(reader: Reader, module: Module, call: ast.Call, variable: str | None) -> Descriptor:
+    label = f"{DESCRIPTOR}()"
+    fields = _arguments(reader, module, call, label, DESCRIPTOR_FIELDS,
+                        f" ({', '.join(DESCRIPTOR_FIELDS)}); pass the others by keyword")
+    for name, val in fields.items():
+        if name not in DESCRIPTOR_FIELDS:
+            raise _at(site(val.steps), module, call,
+                      f"{label} does not accept {name!r} (TabArena raises TypeError); its "
+                      f"fields are {', '.join(DESCRIPTOR_FIELDS)}: set {name} in each "
+                      f"descriptor.method_metadata(...) call instead")
+    if "display_name" not in fields:
+        raise module.fail(f"{label} needs display_name= (TabArena raises TypeError without it)", call)
+    return Descriptor(fields, variable or "")
+
+
+def _from_descriptor(reader: Reader, module: Module, call: ast.Call, descriptor: Descriptor, label: str,
+                     variable: str | None, via: tuple[Step, ...] = ()) -> MethodMetadata:
+    kwargs = _keyword_only(reader, module, call, label)
+    method_type = kwargs.pop("method_type", None)
+    if method_type is not None and plain(method_type) != "config":
+        raise _at(site(method_type.steps), module, call,
+                  f"{label}: a ModelDescriptor describes config methods (TabArena raises ValueError for "
+                  f"method_type={plain(method_type)!r}); declare a {plain(method_type)} with "
+                  f"MethodMetadata.{'system' if plain(method_type) == 'baseline' else plain(method_type)}(...)")
+    step = module.step("descriptor", descriptor.name or snippet(call.func.value), call.func)
+    defaults = {name: val.via(step, *via) for name, val in descriptor.fields.items()}
+    return _record(module, call, "config", {**defaults, **kwargs}, label, variable, via="descriptor")
+
+
+def _direct(reader: Reader, module: Module, call: ast.Call, label: str, variable: str | None) -> MethodMetadata:
+    given = _arguments(reader, module, call, label, DATACLASS_ORDER, "; pass fields by keyword")
+    return _record(module, call, "direct", given, label, variable)
+
+
+def _arguments(reader: Reader, module: Module, call: ast.Call, label: str, order: tuple[str, ...],
+               hint: str) -> dict[str, Val]:
+    """Positional arguments named after ``order``, then the keywords; a field given both ways is refused."""
+    given: dict[str, Val] = {}
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred) or index >= len(order):
+            raise module.fail(f"{label} takes at most {len(order)} positional arguments{hint}", arg)
+        given[order[index]] = reader.evaluate(module, arg).via(module.step("positional", order[index], arg))
+    for name, val in reader.keywords(module, call, label).items():
+        if name in given:
+            raise _at(site(val.steps), module, call, f"{label} gets {name!r} by position and by keyword; keep one")
+        given[name] = val
+    return given
+
+
+def _at(step: Step | None, module: Module, node: ast.AST, message: str) -> Unreadable:
+    if step is None:
+        return module.fail(message, node)
+    return Unreadable(message, step.path, step.line, step.col)
+
+
+def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, Val], label: str,
+            variable: str | None, via: str | None = None) -> MethodMetadata:
+    signature = SIGNATURES.get(constructor)
+    _check_arguments(module, call, constructor, signature, given, label)
+    func_step = module.step("constructor", label, call.func)
+    values = {name: plain(val) for name, val in given.items()}
+    origins = {name: val.steps for name, val in given.items()}
+    origins[CALL] = (module.step("constructor", label, call),)
+    declared = {name for name in given if name in FIELDS}
+    if signature:
+        for name, default in signature.params.items():
+            values.setdefault(name, default)
+        values.update({k: v for k, v in signature.fixed.items() if v is not None})
+        for name in signature.fixed:
+            origins[name] = (func_step,)
+    if constructor == LEGACY_S3:
+        values["cache_kwargs"] = {"bucket": values.pop("bucket"), "prefix": values.pop("prefix"),
+                                  "upload_as_public": True}
+        origins["cache_kwargs"] = (func_step, *(s for k in ("bucket", "prefix") for s in origins.pop(k, ())))
+        declared |= {"cache_type", "cache_kwargs"}
+    for name in IMPLIED_ONLY.get(constructor, ()):
+        if name not in given:
+            origins[name] = (func_step,)
+    for name in RUNTIME_ONLY:
+        values.pop(name, None)
+        origins.pop(name, None)
+    if isinstance(values.get("tags"), list):
+        values["tags"] = tuple(values["tags"])
+    record = MethodMetadata(**{k: v for k, v in values.items() if k in FIELDS},
+                            constructor=via or constructor, declared=frozenset(declared),
+                            source=f"{module.path}:{call.lineno}", variable=variable,
+                            origins=origins)
+    return canonical(record)
+
+
+def _check_arguments(module: Module, call: ast.Call, constructor: str, signature, given: dict[str, Val],
+                     label: str) -> None:
+    """The keywords the constructor accepts, none it sets itself, every one it requires: as TabArena's TypeError."""
+    accepted = set(FIELDS) | set(RUNTIME_ONLY) | (set(signature.params) if signature else set())
+    for name, val in given.items():
+        if name not in accepted:
+            raise _at(site(val.steps), module, call,
+                      f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
+                      f"remove it or use one of the fields: {', '.join(FIELDS)}")
+        if signature and name in signature.fixed:
+            raise _at(site(val.steps), module, call,
+                      f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "
+                      f"remove {name}=" + ("" if constructor == LEGACY_S3 else " or use another constructor"))
+    required = signature.required if signature else ("method",)
+    for name in required:
+        if name not in given:
+            raise module.fail(f"{label} needs {name}= (TabArena raises TypeError without it)", call)
+
+
+# --------------------------------------------------------------------------- finding declarations
+
+_DECLARING = (*CONSTRUCTOR_NAMES, "method_metadata")
+
+
+def _declaring_call(node: ast.AST, module: Module) -> bool:
+    """Whether ``node`` looks like a call building a MethodMetadata (decided by its spelling alone)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "method_metadata":
+        return True
+    if isinstance(func, ast.Attribute) and _names_class(func.value, module):
+        return True
+    return _names_class(func, module)
+
+
+def _names_class(node: ast.AST, module: Module) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == CLASS_NAME
+    if isinstance(node, ast.Name):
+        if node.id == CLASS_NAME:
+            return True
+        return any(b.kind == "import" and b.original == CLASS_NAME for b in module.bindings.get(node.id, ()))
+    return False
+
+
+def _bound_calls(module: Module):
+    """``(variable, call, statement)`` for each module-level assignment of a declaring call, outside loops."""
+    from tabarena_checks.metadata.info_eval import module_statements
+
+    for stmt, loop in module_statements(module.tree.body):
+        if loop is not None or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            continue
+        if not _declaring_call(stmt.value, module):
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                yield target, stmt.value, stmt
+
+
+def _unbound_calls(module: Module, bound: set[int]):
+    """Declaring calls that are not the value of a module-level assignment: in loops, comprehensions, lists."""
+    from tabarena_checks.metadata.info_eval import module_statements
+
+    for stmt, loop in module_statements(module.tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            continue
+        stack = [(child, None) for child in _own_children(stmt)]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, _LEAVES) or id(node) in bound:
+                continue  # a bound declaration is judged on its own; nothing inside a leaf or a function runs
+            inner = scope
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                inner = scope or node
+            if _declaring_call(node, module):
+                yield node, loop, inner
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+_LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _own_children(stmt: ast.stmt):
+    """The expressions of ``stmt`` itself (nested statements are visited on their own)."""
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
+
+
+def _loop_problems(reader: Reader, module: Module, call: ast.Call, loop: ast.stmt | None,
+                   comprehension: ast.AST | None) -> list[Declaration]:
+    how = ("declare each one as a module-level assignment (NAME = MethodMetadata...(...)) and point at it as "
+           f"{module.path}:NAME")
+    line, col = call.lineno, module.col(call)
+    if loop is None and comprehension is None:
+        message = (f"a MethodMetadata built inside {snippet(call)[:40]}... is not bound to a module-level name, so "
+                   f"nothing can point at it; {how}")
+        return [Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col))]
+    builder = f"the for loop at line {loop.lineno}" if loop is not None else \
+        f"the comprehension at line {comprehension.lineno}"
+    items: list[Any] = []
+    if isinstance(loop, ast.For):
+        try:
+            value = plain(reader.evaluate(module, loop.iter))
+            items = list(value) if isinstance(value, (list, tuple)) else []
+        except InputError:
+            items = []
+    if not items:
+        message = f"a MethodMetadata built by {builder} cannot be read statically (it is made while the loop runs); {how}"
+        return [Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col))]
+    target = snippet(loop.target)
+    out = []
+    for index, item in enumerate(items, 1):
+        message = (f"the MethodMetadata {builder} builds for {target}={item!r} ({index} of {len(items)}) cannot be "
+                   f"read statically (it is made while the loop runs); {how}")
+        out.append(Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col)))
+    return out
+
+
+def _declarations(reader: Reader, module: Module) -> list[Declaration]:
+    out: list[tuple[int, int, Declaration]] = []
+    bound: set[int] = set()
+    for target, call, stmt in _bound_calls(module):
+        bound.add(id(call))
+        variable = target.id
+        line, col = stmt.lineno, module.col(target)
+        try:
+            val = module.value(variable, target)
+            if not isinstance(val.value, Declared):
+                raise module.fail(f"{variable!r} is bound to {snippet(call)[:40]}..., which is not a "
+                                  f"MethodMetadata", call)
+            record = attrs.evolve(val.value.record, variable=variable, source=f"{module.path}:{stmt.lineno}")
+            out.append((line, col, Declaration(variable, module.path, line, col, record=record)))
+        except Unreadable as exc:
+            out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
+        except RecursionError:
+            reader.stack.clear()
+            exc = Unreadable(f"{variable!r} is built from values nested too deeply to read; write its fields out",
+                             module.path, line, col)
+            out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
+    for call, loop, comprehension in _unbound_calls(module, bound):
+        for declaration in _loop_problems(reader, module, call, loop, comprehension):
+            out.append((declaration.line, declaration.col, declaration))
+    out.sort(key=lambda item: (item[0], item[1]))
+    return [d for _, _, d in out]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def new_reader() -> Reader:
+    return Reader(build_declaration=build)
+
+
+def read_declarations(path: str | Path, reader: Reader | None = None) -> list[Declaration]:
+    """Every declaration in ``path``, in file order, each readable or with its own problem.
+
+    A file that cannot be read or parsed at all raises :class:`~tabarena_checks.metadata.info_eval.Unreadable`.
+    """
+    reader = reader or new_reader()
+    return _declarations(reader, reader.module(path))
+
+
+def parse_source(text: str, path: str) -> list[MethodMetadata]:
+    """The readable declarations of ``text`` (as the file ``path``); the first unreadable one raises."""
+    reader = new_reader()
+    reader.modules[str(Path(path).resolve())] = module = Module(reader, path, text)
+    return _records(_declarations(reader, module))
+
+
+def _records(declarations: list[Declaration]) -> list[MethodMetadata]:
+    for declaration in declarations:
+        if declaration.problem is not None:
+            raise declaration.problem
+    return [d.record for d in declarations]
+
+
+def read_file(path: str | Path, reader: Reader | None = None) -> list[MethodMetadata]:
+    """Every declaration of ``path``; the first that cannot be read raises :class:`InputError`."""
+    return _records(read_declarations(path, reader))
+
+
+def read_variable(path: str | Path, variable: str, reader: Reader | None = None) -> MethodMetadata:
+    """The MethodMetadata bound to ``variable`` in ``path`` (followed through imports and aliases)."""
+    reader = reader or new_reader()
+    module = reader.module(path)
+    if variable not in module.bindings:
+        found = sorted({d.variable for d in _declarations(reader, module) if d.variable})
+        raise InputError(
+            f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {', '.join(found) or 'none'}); "
+            f"use path/to/info.py:VARIABLE with one of those names"
+        )
+    try:
+        val = module.value(variable)
+    except RecursionError:
+        reader.stack.clear()
+        raise InputError(f"{path}: {variable!r} is built from values nested too deeply to read; write its fields "
+                         f"out") from None
+    if not isinstance(val.value, Declared):
+        binding = module.bindings[variable][-1]
+        raise Unreadable(f"{variable!r} is {plain_kind(val)}, not a MethodMetadata; point at a variable holding "
+                         f"MethodMetadata.config(...)/.baseline(...)/.system(...)", module.path, binding.line,
+                         binding.col)
+    record = val.value.record
+    steps = tuple(s for s in val.steps if s.kind == "import")
+    if record.variable != variable or steps:
+        record = attrs.evolve(record, variable=variable)
+    return record
+
+
+def plain_kind(val: Val) -> str:
+    from tabarena_checks.metadata.info_eval import kind_of
+
+    return kind_of(val.value)
+
+
+__all__ = ["Declaration", "new_reader", "parse_source", "read_declarations", "read_file", "read_variable"]

@@ -1,0 +1,118 @@
+"""Turn a ``--method-metadata`` reference into a :class:`MethodMetadata` record.
+
+Two spellings, as TabArena's scripts accept plus one of our own:
+
+- ``path/to/info.py:VARIABLE`` is read statically (nothing is imported or executed);
+- ``package.module:VARIABLE`` or ``package.module.VARIABLE`` is imported and the object
+  converted: TabArena's own ``MethodMetadata`` (read field by field), any object of a class
+  named ``MethodMetadata`` offering those attributes, or our record.
+
+Both give the same record for the same ``info.py`` (see :func:`from_object`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from typing import Any
+
+import attrs
+
+from checks import InputError
+from tabarena_checks.metadata import info_static
+from tabarena_checks.metadata.model import CONSTRUCTOR_IMPLIES, FIELDS, MethodMetadata, canonical
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_MODULE_REF = re.compile(rf"^(?P<module>{_IDENT}(?:\.{_IDENT})*)[:.](?P<var>{_IDENT})$")
+_HELP = "use path/to/info.py:VARIABLE (read statically) or package.module:VARIABLE (imported)"
+
+
+def load(ref: str | None) -> MethodMetadata | None:
+    """The metadata ``ref`` names; ``None`` when no reference was given."""
+    if ref is None:
+        return None
+    if not isinstance(ref, str) or not ref.strip():
+        raise InputError(f"--method-metadata: empty reference; {_HELP}")
+    ref = ref.strip()
+    path, sep, variable = ref.rpartition(":")
+    if sep and path.endswith(".py"):
+        if not re.fullmatch(_IDENT, variable):
+            raise InputError(f"--method-metadata {ref!r}: {variable!r} is not a variable name; {_HELP}")
+        return info_static.read_variable(path, variable)
+    if ref.endswith(".py"):
+        raise InputError(f"--method-metadata {ref!r}: name the variable too, as {ref}:VARIABLE")
+    match = _MODULE_REF.match(ref)
+    if not match:
+        raise InputError(f"--method-metadata {ref!r}: not a reference to a MethodMetadata; {_HELP}")
+    return import_object(match["module"], match["var"])
+
+
+def import_object(module_name: str, variable: str) -> MethodMetadata:
+    """Import ``module_name`` (the working directory is searched too) and convert ``variable``."""
+    ref = f"{module_name}:{variable}"
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise InputError(
+            f"--method-metadata {ref!r}: cannot import {module_name!r} ({exc}); install the package, "
+            f"run from the directory that contains it, or pass path/to/info.py:{variable} to read it statically"
+        ) from None
+    except Exception as exc:  # the module's own code failed (e.g. TabArena's field assertions)
+        raise InputError(
+            f"--method-metadata {ref!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}; "
+            f"pass path/to/info.py:{variable} to read it statically and see every problem"
+        ) from None
+    finally:
+        if added and sys.path and sys.path[0] == cwd:
+            sys.path.pop(0)
+    if not hasattr(module, variable):
+        names = sorted(n for n, v in vars(module).items() if _is_metadata(v))
+        raise InputError(
+            f"--method-metadata {ref!r}: module {module_name!r} has no attribute {variable!r} "
+            f"(MethodMetadata variables there: {', '.join(names) or 'none'})"
+        )
+    return from_object(getattr(module, variable), source=ref, variable=variable)
+
+
+def _is_metadata(value: Any) -> bool:
+    return isinstance(value, MethodMetadata) or (
+        not isinstance(value, type) and type(value).__name__ == info_static.CLASS_NAME
+    )
+
+
+def _constructor(values: dict[str, Any]) -> str:
+    if values.get("method_class") == "system":
+        return "system"
+    kind = values.get("method_type")
+    return kind if kind in ("config", "baseline", "portfolio") else "direct"
+
+
+def from_object(obj: Any, *, source: str, variable: str | None) -> MethodMetadata:
+    """Convert an imported MethodMetadata (TabArena's, a look-alike, or ours) to our record.
+
+    An imported object cannot tell which fields were written in ``info.py``, so
+    ``declared`` holds the fields whose value differs from what the constructor would
+    have set anyway, after :func:`canonical` dropped TabArena's derived defaults.
+    """
+    if isinstance(obj, MethodMetadata):
+        return attrs.evolve(obj, source=obj.source or source, variable=obj.variable or variable)
+    if not _is_metadata(obj):
+        raise InputError(
+            f"--method-metadata {source!r}: resolved to a {type(obj).__name__}, not a MethodMetadata; "
+            f"point it at the variable holding MethodMetadata.config(...)/.baseline(...)/.system(...)"
+        )
+    defaults = {f.name: f.default for f in attrs.fields(MethodMetadata) if f.name in FIELDS}
+    values = {name: getattr(obj, name, defaults[name]) for name in FIELDS}
+    if isinstance(values["tags"], list):
+        values["tags"] = tuple(values["tags"])
+    constructor = _constructor(values)
+    record = canonical(MethodMetadata(**values, constructor=constructor, source=source, variable=variable))
+    baseline = {**defaults, **CONSTRUCTOR_IMPLIES[constructor]}
+    declared = frozenset(n for n in FIELDS if n == "method" or getattr(record, n) != baseline[n])
+    return attrs.evolve(record, declared=declared)

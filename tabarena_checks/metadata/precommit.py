@@ -1,0 +1,72 @@
+"""``checks precommit info-py FILE...``: the MethodMetadata rules decidable from info.py alone.
+
+Each file is read statically (nothing is imported, TabArena need not be installed) and
+every declaration in it is judged by the rules bound to ``precommit-info``, with
+rules.toml's selection and waivers, like a ``checks run`` would judge it. Read-only:
+no decision record, nothing written.
+"""
+
+from __future__ import annotations
+
+import attrs
+import click
+
+from checks import InputError
+from checks import filecheck
+from tabarena_checks.metadata.model import MethodMetadata
+
+ACTION = "precommit-info"
+
+
+@attrs.frozen
+class InfoFacts:
+    """What the ``precommit-info`` rules read: one declaration, or why it cannot be read (TA118)."""
+
+    metadata: MethodMetadata | None
+    problem: InputError | None = None
+
+
+def subjects(paths: list[str]) -> list[filecheck.Subject]:
+    """One subject per declaration, readable or not; a file that cannot be parsed or declares nothing is one.
+
+    The target is ``method@suite``, as ``checks run process`` and ``upload`` name it, so one
+    waiver covers a method in the hook and in the runs. Every file is read with one reader, so a
+    module the files import from (a descriptor, shared keyword arguments) is parsed once.
+    """
+    from tabarena_checks.metadata import info_eval, info_static
+
+    reader = info_static.new_reader()
+    out = []
+    for path in paths:
+        try:
+            declarations = info_static.read_declarations(path, reader)
+        except info_eval.Unreadable as exc:
+            out.append(filecheck.Subject(path, InfoFacts(None, exc), target=path, line=exc.line, col=exc.col))
+            continue
+        if not declarations:
+            problem = info_eval.Unreadable("no MethodMetadata declaration assigned to a module-level name; declare "
+                                           "one (e.g. nori = MethodMetadata.config(...)) or exclude this file from "
+                                           "the hook", path, 1, 1)
+            out.append(filecheck.Subject(path, InfoFacts(None, problem), target=path, line=1, col=1))
+        for declaration in declarations:
+            record = declaration.record
+            if record is None:
+                out.append(filecheck.Subject(path, InfoFacts(None, declaration.problem),
+                                             target=f"{path}:{declaration.variable or declaration.line}",
+                                             line=declaration.line, col=declaration.col))
+                continue
+            out.append(filecheck.Subject(path, InfoFacts(record), target=f"{record.method}@{record.effective_suite}",
+                                         line=declaration.line, col=declaration.col))
+    return out
+
+
+def register_commands(cli: click.Group) -> None:
+    group = filecheck.command_group(cli)
+
+    @group.command("info-py")
+    @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+    @click.option("--arena", default=None, metavar="NAME",
+                  help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).")
+    def info_py(files, arena):
+        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line: CODE message)."""
+        filecheck.run_command(ACTION, subjects(list(files)), arena=arena)

@@ -1,0 +1,410 @@
+"""results/hpo_results.parquet and results/hpo_trajectories.parquet: TabArena 0.1.0's HPO simulation.
+
+TabArena simulates, from the cached predictions, what tuning the method would have given:
+
+- per task split (``hpo_results``): the default config's own result, and for a method that can
+  be tuned the greedy ensemble (Caruana's ensemble selection on the validation predictions) of
+  all its configs in name order, with one iteration ("tuned": the best config) and with 40
+  ("tuned + ensemble");
+- over the whole method (``hpo_trajectories``): for budgets of 1, 2, 5, 10, 25, 50, 100, 150
+  and all configs, and seeds 0-19, the 40-iteration ensemble of the default config plus that
+  many randomly ordered others (one seed when the choice cannot vary).
+
+The greedy search follows AutoGluon's ``EnsembleSelection`` step by step (float32 products
+added into float64 running means, scores rounded to six decimals after the first pick, ties
+within a relative 1e-12 kept to models already chosen and broken by ``RandomState(0)``, the
+trajectory cut at its first minimum), so the same predictions and seeds give the same
+weights, and the metrics (:mod:`tabarena_checks.publish.cache_hpo_metrics`) give the same errors.
+Scores of the same candidate after the same picks are shared between the passes of a task
+split, which is what makes the simulation fast: most passes pick the same leading configs.
+
+Two quirks are TabArena's and kept: the per-split results see the labels as the raw results
+hold them (say float32), the trajectories as TabArena reads them back from the label CSV; and
+the per-split default is the config named ``_c1`` (TabArena's own guess), the trajectories'
+the declared ``config_default``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from tabarena_checks.publish.cache_hpo_metrics import Metric
+
+#: TabArena's trajectory budgets (None: every config)
+BUDGETS = (1, 2, 5, 10, 25, 50, 100, 150, None)
+SEEDS = 20
+ITERATIONS = 40
+#: AutoGluon's EnsembleSelection: scores are rounded after the first pick when it is above this
+_ROUND_ABOVE = 1e-4
+_DECIMALS = 6
+
+
+@attrs.frozen
+class Split:
+    """What the simulation needs of one task split: the configs' result rows and the labels."""
+
+    dataset: str
+    fold: int
+    metric: str
+    problem_type: str
+    #: config -> its row (metric_error, metric_error_val, time_train_s, time_infer_s), in processing order
+    rows: dict[str, dict[str, Any]]
+    #: config -> its config type (model type)
+    types: dict[str, str]
+    #: the labels as TabArena reads them back from the cache (label CSVs)
+    y_val: Any
+    y_test: Any
+
+
+# --------------------------------------------------------------------------- the greedy search
+
+
+class Scores:
+    """Scores of candidates after a sequence of picks, shared by the passes of one task split."""
+
+    def __init__(self):
+        self._memo: dict[tuple, dict[str, float]] = {}
+
+    def get(self, key: tuple) -> dict[str, float]:
+        return self._memo.setdefault(key, {})
+
+
+def select(metric: Metric, y: np.ndarray, preds: np.ndarray, names: Sequence[str], size: int,
+           memo: Scores | None = None) -> np.ndarray:
+    """The ensemble weights (one per model of ``preds``) AutoGluon's greedy selection gives."""
+    rng = np.random.RandomState(seed=0)
+    m = len(preds)
+    ensemble: list[int] = []
+    trajectory: list[Any] = []
+    used: set[int] = set()
+    mean = np.zeros(preds[0].shape)
+    weighted = np.zeros(preds[0].shape)
+    rounding = False
+    for i in range(size):
+        s = len(ensemble)
+        if s:
+            mean *= (s - 1) / s
+            mean += preds[ensemble[-1]] / np.float32(s)
+            weighted[:] = (s / float(s + 1)) * mean
+        scores = _scores(metric, y, preds, names, weighted, s, tuple(names[j] for j in ensemble), memo,
+                         exact=not rounding)
+        if rounding:
+            scores = scores.round(_DECIMALS)
+        best_all = np.argwhere(np.isclose(scores, np.nanmin(scores), atol=0, rtol=1e-12)).flatten()
+        if len(best_all) > 1 and used:
+            preferred = [j for j in best_all if j in used]
+            if preferred:
+                best_all = preferred
+        best = rng.choice(best_all)
+        score = scores[best]
+        if i == 0 and np.abs(score) > _ROUND_ABOVE:
+            rounding = True
+            score = score.round(_DECIMALS)
+        ensemble.append(int(best))
+        trajectory.append(score)
+        used.add(int(best))
+        if m == 1:
+            break
+    cut = trajectory.index(np.min(trajectory)) + 1
+    weights = np.zeros(m, dtype=float)
+    for j, count in Counter(ensemble[:cut]).most_common():
+        weights[j] = float(count) / cut
+    if np.sum(weights) < 1:  # the fractions sum a hair under one: AutoGluon renormalises them
+        weights = weights / np.sum(weights)
+    return weights
+
+
+def _scores(metric: Metric, y, preds, names, weighted, s: int, picked: tuple, memo: Scores | None,
+            exact: bool) -> np.ndarray:
+    """Every candidate's error when added to the ensemble so far (the picks ``picked``)."""
+    known = memo.get((picked, exact)) if memo is not None else {}
+    missing = [j for j, name in enumerate(names) if name not in known]
+    if missing:
+        step = np.float32(1.0 / float(s + 1))
+        fant = weighted + step * preds[missing]
+        for j, value in zip(missing, metric.scores(y, fant, exact=exact)):
+            known[names[j]] = value
+    return np.array([known[name] for name in names], dtype=np.float64)
+
+
+def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted ensemble prediction (float64), summed as AutoGluon sums it."""
+    return np.sum([p.astype(np.float64) * w for p, w in zip(preds, weights) if w != 0], axis=0)
+
+
+# --------------------------------------------------------------------------- one ensemble on one split
+
+
+def ensemble_row(split: Split, pred_val, pred_test, names: list[str], configs: Sequence[str], size: int,
+                 y_val, y_test, fallback: str | None = None, memo: Scores | None = None) -> dict[str, Any]:
+    """One (dataset, fold) row of TabArena's ``evaluate_ensemble`` for the config list ``configs``.
+
+    ``names`` orders the rows of ``pred_val``/``pred_test``; configs without a result on this
+    split are left out, and with none left the ``fallback`` config stands in (imputed).
+    """
+    use = [c for c in configs if c in split.rows]
+    imputed = not use
+    if imputed:
+        if fallback is None or fallback not in split.rows:
+            raise ValueError(f"{split.dataset} split {split.fold}: none of the configs {list(configs)[:3]} has a "
+                             "result here and the default config has none either")
+        use = [fallback]
+    metric = Metric(split.metric, split.problem_type)
+    pos = {name: i for i, name in enumerate(names)}
+    idx = [pos[c] for c in use]
+    yv, pv = metric.prepare(np.asarray(y_val), pred_val[idx])
+    yt, pt = metric.prepare(np.asarray(y_test), pred_test[idx])
+    weights = select(metric, yv, pv, use, size, memo)
+    used = weights != 0
+    chosen = set(use)
+    picked = {c for c, u in zip(use, used) if u}
+    train = [split.rows[c]["time_train_s"] for c in split.rows if c in chosen]
+    infer = [split.rows[c]["time_infer_s"] for c in split.rows if c in picked]
+    return {
+        "metric_error": metric.error(yt, combine(pt, weights)),
+        "metric": split.metric,
+        "time_train_s": _plain(sum(np.asarray(train))),
+        "time_infer_s": _plain(sum(np.asarray(infer))),
+        "problem_type": split.problem_type,
+        "metric_error_val": metric.error(yv, combine(pv, weights)),
+        "imputed": imputed,
+        "impute_method": fallback if imputed else math.nan,
+    }
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else float(value)
+
+
+# --------------------------------------------------------------------------- per split: hpo_results
+
+
+def guessed_default(configs: Sequence[str]) -> str | None:
+    """TabArena's guess of the default config among ``configs`` (sorted): the one named ``_c1``;
+    several: the one ending in ``_c1``, else the shortest tail after ``_c1_``, first by name;
+    none: the first named ``_r1``, else the first config."""
+    defaults = [c for c in configs if "_c1_" in c or c.endswith("_c1")]
+    if len(defaults) == 1:
+        return defaults[0]
+    if not defaults:
+        r1 = [c for c in configs if "_r1_" in c or c.endswith("_r1")]
+        if r1:
+            return r1[0]
+        return configs[0] if configs else None
+    ending = [c for c in defaults if c.endswith("_c1")]
+    if len(ending) == 1:
+        return ending[0]
+    if ending:
+        defaults = ending
+    else:
+        tails = [len(c.rsplit("_c1_", maxsplit=1)[-1]) for c in defaults]
+        defaults = [c for c, t in zip(defaults, tails) if t == min(tails)]
+    return sorted(defaults)[0]
+
+
+def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -> list[dict[str, Any]]:
+    """The hpo_results rows of one split (default, then tuned and tuned + ensemble when ``can_hpo``).
+
+    ``preds`` are the configs' aligned predictions (``cache_predictions.Predictions``); ``y_val``
+    and ``y_test`` the labels as the raw results hold them.
+    """
+    configs = sorted(split.rows)
+    config_type = split.types[configs[0]]
+    default = guessed_default(configs)
+    row = split.rows[default]
+    out = [{"dataset": split.dataset, "fold": split.fold, "method": f"{config_type} (default)",
+            "metric_error": row["metric_error"], "time_train_s": row["time_train_s"],
+            "time_infer_s": row["time_infer_s"], "metric": split.metric, "problem_type": split.problem_type,
+            "metric_error_val": row["metric_error_val"], "method_type": "config", "method_subtype": "default",
+            "config_type": split.types[default], "imputed": False}]
+    if not can_hpo:
+        return out
+    out[0].update(impute_method=math.nan, method_metadata=None)
+    names = [p.framework for p in preds]
+    pred_val = np.array([p.pred_val for p in preds], dtype=np.float32)
+    pred_test = np.array([p.pred_test for p in preds], dtype=np.float32)
+    memo = Scores()
+    for size, name, subtype in ((1, "tuned", "tuned"), (ITERATIONS, "tuned + ensemble", "tuned_ensemble")):
+        r = ensemble_row(split, pred_val, pred_test, names, configs, size, y_val, y_test, memo=memo)
+        out.append({"dataset": split.dataset, "fold": split.fold, "method": f"{config_type} ({name})",
+                    "metric_error": r["metric_error"], "time_train_s": r["time_train_s"],
+                    "time_infer_s": r["time_infer_s"], "metric": r["metric"], "problem_type": r["problem_type"],
+                    "metric_error_val": r["metric_error_val"], "method_type": "hpo", "method_subtype": subtype,
+                    "config_type": config_type, "imputed": r["imputed"], "impute_method": r["impute_method"],
+                    "method_metadata": {"n_iterations": size, "n_configs": None, "time_limit": None,
+                                        "config_type": config_type, "fit_order": "original"}})
+    return out
+
+
+# --------------------------------------------------------------------------- the whole method: trajectories
+
+
+def passes(configs: Sequence[str], default: str) -> list[tuple[int, int, list[str]]]:
+    """(budget, seed, config list) of every trajectory pass, in TabArena's order."""
+    total = len(configs)
+    budgets = sorted({total if b is None else b for b in BUDGETS if (total if b is None else b) <= total})
+    others = [c for c in configs if c != default]
+    out = []
+    for budget in budgets:
+        fixed = budget == 1 or budget == total
+        for seed in range(1 if fixed else SEEDS):
+            order = [str(x) for x in np.random.default_rng(seed=seed).permuted(others)]
+            out.append((budget, seed, ([default] + order)[:budget]))
+    return out
+
+
+def trajectory_rows(splits: Sequence[Split], load, configs: Sequence[str], default: str,
+                    config_type: str) -> list[dict[str, Any]]:
+    """hpo_trajectories rows: per pass, one row per split in (dataset, fold) order.
+
+    ``load(split)`` gives the split's (names, pred_val, pred_test) as the cache holds them.
+    """
+    plan = passes(configs, default)
+    per_pass: list[list[dict]] = [[] for _ in plan]
+    for split in sorted(splits, key=lambda s: (s.dataset, s.fold)):
+        names, pred_val, pred_test = load(split)
+        memo = Scores()
+        for k, (_, _, chosen) in enumerate(plan):
+            per_pass[k].append(ensemble_row(split, pred_val, pred_test, names, chosen, ITERATIONS, split.y_val,
+                                            split.y_test, fallback=default, memo=memo))
+    out = []
+    for (budget, seed, _), rows in zip(plan, per_pass):
+        meta = {"n_iterations": ITERATIONS, "n_configs": budget, "time_limit": None, "config_type": config_type,
+                "fit_order": "random"}
+        for split, r in zip(sorted(splits, key=lambda s: (s.dataset, s.fold)), rows):
+            out.append({"dataset": split.dataset, "fold": split.fold, **r, "method_type": "hpo",
+                        "method_subtype": "tuned_ensemble", "config_type": config_type, "method_metadata": meta,
+                        "method": f"HPO-N{budget}-{config_type}", "n_configs": budget, "n_iterations": ITERATIONS,
+                        "seed": seed})
+    return out
+
+
+def load_split(predictions_dir: Path):
+    """A loader of a split's cached predictions (processed/model_predictions/<dataset>/<fold>/)."""
+
+    def load(split: Split):
+        where = predictions_dir / split.dataset / str(split.fold)
+        meta = json.loads((where / "metadata.json").read_text(encoding="utf-8"))
+        val = np.fromfile(where / "pred-val.dat", dtype=np.float32).reshape(meta["pred_val_shape"])
+        test = np.fromfile(where / "pred-test.dat", dtype=np.float32).reshape(meta["pred_test_shape"])
+        return meta["models"], val, test
+
+    return load
+
+
+# --------------------------------------------------------------------------- the tables
+
+
+def _impute_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """With an imputed row, ``impute_method`` is a text column (pandas: object) with nulls elsewhere."""
+    if any(isinstance(r.get("impute_method"), str) for r in rows):
+        return [{**r, "impute_method": r["impute_method"] if isinstance(r["impute_method"], str) else None}
+                if "impute_method" in r else r for r in rows]
+    return rows
+
+
+def _struct(budget_type):
+    import pyarrow as pa
+
+    return pa.struct([("n_iterations", pa.int64()), ("n_configs", budget_type), ("time_limit", pa.null()),
+                      ("config_type", pa.string()), ("fit_order", pa.string())])
+
+
+def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
+    """results/hpo_results.parquet (``ta_name``/``ta_suite`` added as TabArena adds them)."""
+    import pyarrow as pa
+
+    from tabarena_checks.publish.cache_tables import frame
+
+    plain = [{k: v for k, v in r.items() if k != "method_metadata"} | {"ta_name": meta.method,
+                                                                      "ta_suite": meta.effective_suite}
+             for r in rows]
+    table = frame(_impute_text(plain))
+    if rows and "method_metadata" in rows[0]:
+        at = table.column_names.index("impute_method") + 1
+        table = table.add_column(at, pa.field("method_metadata", _struct(pa.null())),
+                                 pa.array([r["method_metadata"] for r in rows], _struct(pa.null())))
+    return table
+
+
+def trajectories_table(rows: Sequence[dict[str, Any]], meta):
+    """results/hpo_trajectories.parquet."""
+    import pyarrow as pa
+
+    from tabarena_checks.publish.cache_tables import frame
+
+    plain = [{k: v for k, v in r.items() if k != "method_metadata"}
+             | {"ta_name": meta.method, "ta_suite": meta.effective_suite, "always_include_default": True}
+             for r in rows]
+    table = frame(_impute_text(plain))
+    at = table.column_names.index("config_type") + 1
+    return table.add_column(at, pa.field("method_metadata", _struct(pa.int64())),
+                            pa.array([r["method_metadata"] for r in rows], _struct(pa.int64())))
+
+
+def read_back(values: Iterable) -> np.ndarray:
+    """Labels as TabArena reads them from the label CSV the cache holds (floats parsed from their text
+    the way pandas' CSV reader parses them)."""
+    from tabarena_checks.publish.cache_predictions import _cells
+
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        return np.array([pandas_float(c) for c in _cells(arr)], dtype=np.float64)
+    if arr.dtype.kind in "iub":
+        return arr.astype(np.int64)
+    return arr
+
+
+#: pandas keeps this many significant digits of a number in a CSV (the rest only moves the exponent)
+_PANDAS_DIGITS = 17
+
+
+def pandas_float(text: str) -> float:
+    """``text`` as pandas' default CSV float parser reads it (``float_precision=None``).
+
+    pandas accumulates up to 17 digits in a double (rounding once the value passes 2**53) and
+    then divides or multiplies by one power of ten, so a 17-digit number can land one step
+    away from Python's correctly rounded ``float(text)``; shorter numbers agree with it.
+    """
+    s = text.strip()
+    if not s:
+        return math.nan
+    mantissa, _, exp_text = s.lower().partition("e")
+    negative = mantissa.startswith("-")
+    mantissa = mantissa.lstrip("+-")
+    whole, _, decimals = mantissa.partition(".")
+    if len(whole) + len(decimals) <= 15 and abs(int(exp_text or 0) - len(decimals)) <= 22:
+        return float(s)  # an exact integer scaled by an exact power of ten: one rounding, as float() does
+    number, digits, exponent = 0.0, 0, 0
+    for ch in whole:
+        if digits < _PANDAS_DIGITS:
+            number = number * 10.0 + (ord(ch) - 48)
+            digits += 1
+        else:
+            exponent += 1
+    kept = 0
+    for ch in decimals:
+        if digits >= _PANDAS_DIGITS:
+            break
+        number = number * 10.0 + (ord(ch) - 48)
+        digits += 1
+        kept += 1
+    exponent -= kept
+    if negative:
+        number = -number
+    exponent += int(exp_text or 0)
+    if exponent > 308:
+        return math.copysign(math.inf, number)
+    if exponent > 0:
+        return number * float(f"1e{exponent}")
+    if exponent < -308:
+        return number / float(f"1e{-308 - exponent}") / 1e308
+    return number / float(f"1e{-exponent}")

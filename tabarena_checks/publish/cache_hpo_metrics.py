@@ -1,0 +1,253 @@
+"""The three metrics TabArena's ensemble simulation scores with, computed to the same bits.
+
+TabArena 0.1.0 scores ensembles with its "fast" metrics: ``log_loss`` on the probability of the
+true class (clipped to [1e-15, 1 - 1e-15], kept as float32), ``roc_auc`` from a C++ radix sort
+of the predictions cast to float32 and shifted into [1, 2) (so scores closer than one float32
+step in that range tie), and ``rmse`` from a C++ loop with eight running sums that the
+compiler (``-O3 -march=native``) turns into fused multiply-adds on a CPU that has them. The
+functions here reproduce each result exactly with numpy: AUC from integer pair counts,
+the fused multiply-add with error-free transformations (Boldo and Melquiond's emulation:
+the product split exactly, the low parts added with rounding to odd). Scores of many
+candidates at once (rows of a 2-D array) serve the greedy search; ``error`` gives one value.
+
+Every metric here returns an error, lower is better, as TabArena's ``Scorer.error`` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: the metrics TabArena's simulation computes itself (others come from AutoGluon and are not reproduced)
+SIMULATED = ("log_loss", "roc_auc", "rmse")
+#: float32 one-step below 2.0, the upper clamp of the AUC kernel
+_AUC_TOP = 2.0 - float(np.finfo(np.float32).eps)
+
+
+# --------------------------------------------------------------------------- log_loss
+
+
+def true_class_probability(y: np.ndarray, preds: np.ndarray) -> np.ndarray:
+    """Each model's probability for the true class, clipped and kept as float32 (``preds`` is
+    ``[models, rows]`` for binary, ``[models, rows, classes]`` otherwise)."""
+    if preds.ndim == 2:
+        positive = y.astype(np.bool_)
+        picked = positive * preds + ~positive * (1 - preds)
+    else:
+        picked = preds[:, np.arange(preds.shape[1]), y]
+    return np.clip(picked.astype(float), 1e-15, 1 - 1e-15).astype(np.float32)
+
+
+def log_loss_rows(fant: np.ndarray) -> np.ndarray:
+    """Mean negative log of each row (the rows are ensembles of true-class probabilities).
+
+    numpy sums a row pairwise in its memory order, so the rows must be C-contiguous to sum as a
+    lone row does."""
+    return -np.log(np.ascontiguousarray(fant)).mean(axis=-1)
+
+
+# --------------------------------------------------------------------------- roc_auc
+
+
+def _auc_keys(scores: np.ndarray) -> np.ndarray:
+    """The values the C++ kernel ranks by: float32 of (float32 score + 1), clamped to [1, 2)."""
+    shifted = np.clip(scores.astype(np.float32).astype(np.float64) + 1.0, 1.0, _AUC_TOP)
+    return shifted.astype(np.float32)
+
+
+def auc_rows(y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """AUC of each row of ``scores`` (``[models, rows]``) against the bool labels ``y``.
+
+    Counted as the kernel counts: for every negative, the positives with a strictly larger key,
+    plus half of the positive-negative pairs that share a key; divided by positives x negatives.
+    """
+    keys = _auc_keys(np.atleast_2d(scores))
+    order = np.argsort(keys, axis=1, kind="stable")
+    k = np.take_along_axis(keys, order, axis=1)
+    lab = y[order]
+    pos = int(y.sum())
+    neg = y.size - pos
+    cum_pos = np.cumsum(lab, axis=1)
+    n = keys.shape[1]
+    last = np.ones_like(k, dtype=bool)
+    last[:, :-1] = k[:, 1:] != k[:, :-1]
+    # index of the last element of each element's tie group
+    idx = np.where(last, np.arange(n), n)
+    group_end = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+    pos_through_group = np.take_along_axis(cum_pos, group_end, axis=1)
+    first = np.ones_like(k, dtype=bool)
+    first[:, 1:] = last[:, :-1]
+    start = np.where(first, np.arange(n), -1)
+    group_start = np.maximum.accumulate(start, axis=1)
+    pos_before_group = np.where(group_start > 0,
+                                np.take_along_axis(cum_pos, np.maximum(group_start - 1, 0), axis=1), 0)
+    negatives = ~lab
+    rect = ((pos - pos_through_group) * negatives).sum(axis=1)
+    ties = ((pos_through_group - pos_before_group) * negatives).sum(axis=1)
+    return (rect.astype(np.float64) + ties / 2.0) / float(pos * neg)
+
+
+# --------------------------------------------------------------------------- rmse
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(a):
+    c = 134217729.0 * a  # 2**27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a, b):
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _odd_sum(a, b):
+    """a + b rounded to odd: when inexact, the neighbour whose last mantissa bit is 1."""
+    s, e = _two_sum(a, b)
+    even = (s.view(np.int64) & 1) == 0
+    fix = (e != 0) & even
+    if fix.any():
+        s = np.where(fix, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+    return s
+
+
+def fused_square_add(d: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """``d * d + acc`` rounded once, as a fused multiply-add gives it."""
+    hi, lo = _two_product(d, d)
+    th, tl = _two_sum(acc, hi)
+    return th + _odd_sum(tl, lo)
+
+
+def rmse_exact(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """RMSE of each row of ``pred`` (``[models, rows]`` or ``[rows]``) against ``y``, in the C++
+    kernel's arithmetic: eight lanes of fused square-adds over whole groups of eight, the rest
+    added plainly, then the lanes in order."""
+    diff = np.atleast_2d(np.asarray(y, dtype=np.float64) - np.asarray(pred, dtype=np.float64))
+    n = diff.shape[1]
+    whole = n // 8 * 8
+    lanes = np.zeros((diff.shape[0], 8))
+    blocks = diff[:, :whole].reshape(diff.shape[0], -1, 8)
+    for step in range(blocks.shape[1]):
+        lanes = fused_square_add(blocks[:, step, :], lanes)
+    total = np.zeros(diff.shape[0])
+    for i in range(whole, n):
+        total = total + diff[:, i] * diff[:, i]
+    for j in range(8):
+        total = total + lanes[:, j]
+    return np.sqrt(total / float(n))
+
+
+def rmse_rows(y: np.ndarray, fant: np.ndarray) -> np.ndarray:
+    """RMSE of each row, as plain numpy computes it: equal to the kernel's to the last bit or two,
+    which the greedy search cannot see (it compares scores rounded to six decimals, or within
+    a relative 1e-12)."""
+    diff = y - fant
+    return np.sqrt((diff * diff).mean(axis=-1))
+
+
+# --------------------------------------------------------------------------- one interface
+
+
+class Metric:
+    """One metric as the simulation uses it: how predictions are prepared, the problem type the
+    ensemble is fitted in, scores of many candidate rows, and the exact error of one prediction."""
+
+    def __init__(self, name: str, problem_type: str):
+        if name not in SIMULATED:
+            raise ValueError(f"metric {name!r} is not one TabArena's simulation computes natively "
+                             f"(supported: {', '.join(SIMULATED)})")
+        self.name = name
+        #: log_loss ensembles true-class probabilities, a binary view of any classification
+        self.fit_problem_type = "binary" if name == "log_loss" else problem_type
+
+    def prepare(self, y: np.ndarray, preds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(labels, predictions) in the space the metric scores in."""
+        if self.name == "log_loss":
+            return y, true_class_probability(y, preds)
+        if self.name == "roc_auc":
+            return y.astype(np.bool_), preds.astype(np.float32)
+        return np.asarray(y, dtype=np.float64), preds
+
+    def scores(self, y: np.ndarray, fant: np.ndarray, exact: bool = False) -> np.ndarray:
+        """The error of each candidate row of ``fant`` (float64 ensembles); ``exact`` computes RMSE
+        in the kernel's arithmetic (needed only where scores are compared unrounded)."""
+        if self.name == "log_loss":
+            return log_loss_rows(fant)
+        if self.name == "roc_auc":
+            return 1 - auc_rows(y, fant)
+        return rmse_exact(y, fant) if exact else rmse_rows(y, fant)
+
+    def error(self, y: np.ndarray, pred: np.ndarray) -> float:
+        """The exact error of one ensemble prediction (float64)."""
+        if self.name == "log_loss":
+            return float(0 - (-1 * log_loss_rows(pred[None, :])[0]))
+        if self.name == "roc_auc":
+            return float(1 - auc_rows(y, pred[None, :])[0])
+        return float(0 - (-1 * rmse_exact(y, pred)[0]))
+
+
+# --------------------------------------------------------------------------- metric_error_val of a raw result
+
+from tabarena_checks.raw.reader import RECOMPUTED_VAL as RECOMPUTED  # noqa: E402  (the reader flags the others)
+
+
+def stored_val_prediction(sa: dict, framework: str):
+    """The validation prediction a result stores (``pred_val``, else its entry of ``pred_proba_dict_val``)."""
+    pred = sa.get("pred_val")
+    if pred is None and isinstance(sa.get("pred_proba_dict_val"), dict):
+        pred = sa["pred_proba_dict_val"].get(framework)
+    return pred
+
+
+def recomputed_val_error(metric: str, problem_type: str, y_val, pred_val) -> float:
+    """The validation error TabArena 0.1.0 fills in for a config result that has none.
+
+    TabArena scores the stored validation prediction (binary: the positive class) against
+    ``y_val`` with AutoGluon's plain metric of that name: RMSE in the arrays' own dtype,
+    binary log loss on float64 probabilities clipped to [1e-15, 1 - 1e-15], multiclass log loss
+    as scikit-learn computes it (the probability of the true class clipped to the dtype's
+    epsilon, the mean in the prediction's dtype), ROC AUC by the trapezoid rule over the
+    distinct thresholds (collinear points dropped above 100,000 thresholds).
+    """
+    if metric not in RECOMPUTED:
+        raise ValueError(f"metric {metric!r} is not one whose validation error the native engine recomputes "
+                         f"(supported: {', '.join(RECOMPUTED)})")
+    y = np.asarray(y_val)
+    pred = np.asarray(pred_val)
+    if problem_type == "binary" and pred.ndim != 1:
+        pred = pred[:, 1]
+    if metric == "rmse":
+        return float(0 - (-1 * np.sqrt(((y - pred) ** 2).mean())))
+    if metric == "log_loss":
+        if pred.ndim == 1:
+            p = np.clip(pred.astype(float), 1e-15, 1 - 1e-15)
+            return float(0 - (-1 * -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()))
+        eps = np.finfo(pred.dtype).eps
+        p = np.clip(pred, eps, 1 - eps)
+        true = p[np.arange(len(y)), y.astype(np.int64)]
+        loss = -np.log(true)
+        return float(0 - (-1 * float(np.average(loss))))
+    return float(1 - _trapezoid_auc(y, pred))
+
+
+def _trapezoid_auc(y, score) -> float:
+    order = np.argsort(score, kind="mergesort")[::-1]
+    score, y = score[order], y[order]
+    cut = np.r_[np.where(np.diff(score))[0], y.size - 1]
+    tps = np.cumsum(y)[cut]
+    fps = 1 + cut - tps
+    if tps.size > 100_000:
+        keep = np.where(np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True])[0]
+        fps, tps = fps[keep], tps[keep]
+    tps, fps = np.r_[0, tps], np.r_[0, fps]
+    if fps[-1] <= 0 or tps[-1] <= 0:
+        raise ValueError("only one class in y_val: ROC AUC is not defined")
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    return float(trapezoid(tps / tps[-1], fps / fps[-1]))

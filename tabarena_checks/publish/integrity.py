@@ -1,0 +1,93 @@
+"""Content digests that tie a published cache to the raw files its rules judged.
+
+The rules judge the bytes the index decoded; process copies raw files into ``raw/`` and
+upload zips the cache. A file swapped in between (same size, mtime restored: ``rsync -a``
+does it by accident) or dropped into the cache after process would otherwise be copied or
+published unjudged. So: the index records the sha256 of every file it decodes, process
+checks each copy against it and writes a manifest of every file of the cache (its digest goes
+into the process decision record), and upload refuses a cache that differs from its manifest
+or whose manifest no passed process decision recorded, and checks each file again as it
+stages it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: the key of the manifest in ``.checks-source.json`` and of its digest in the process decision record
+MANIFEST = "files"
+DECISION_KEY = "cache_manifest"
+#: what upload keeps in the cache and never publishes (see tabarena_checks.publish.upload)
+UNLISTED = (".checks-source.json", ".checks-staging")
+
+
+def sha256_of(data: bytes) -> str:
+    """``sha256:<hex>`` of ``data``."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """``sha256:<hex>`` of a file's content, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return "sha256:" + digest.hexdigest()
+
+
+def listing(cache_dir: Path) -> list[str]:
+    """Every entry below ``cache_dir`` that a manifest covers, relative and sorted; directories are
+    walked without following links, and anything that is not a regular file is listed too (so it differs)."""
+    out: list[str] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        with os.scandir(cache_dir / rel if rel else cache_dir) as entries:
+            for entry in entries:
+                name = f"{rel}/{entry.name}" if rel else entry.name
+                if not rel and entry.name in UNLISTED:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(name)
+                else:
+                    out.append(name)
+    return sorted(out)
+
+
+def manifest_of(cache_dir: Path, known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{relative path: sha256}`` of every file of the cache; ``known`` digests are taken as given."""
+    known = known or {}
+    return {rel: known.get(rel) or file_sha256(cache_dir / rel) for rel in listing(cache_dir)}
+
+
+def manifest_digest(manifest: Mapping[str, str]) -> str:
+    """One digest naming a whole manifest (what the process decision record keeps)."""
+    return sha256_of(json.dumps(dict(sorted(manifest.items())), sort_keys=True).encode())
+
+
+def differences(cache_dir: Path, manifest: Mapping[str, str]) -> list[str]:
+    """How the cache differs from ``manifest``: files added, missing, changed or not regular files."""
+    problems = []
+    present = listing(cache_dir)
+    for rel in present:
+        path = cache_dir / rel
+        if rel not in manifest:
+            problems.append(f"{rel}: not written by process (added to the cache afterwards)")
+        elif not path.is_file() or path.is_symlink():
+            problems.append(f"{rel}: not a regular file")
+        elif file_sha256(path) != manifest[rel]:
+            problems.append(f"{rel}: changed since process wrote it (sha256 differs)")
+    problems += [f"{rel}: missing (process wrote it)" for rel in sorted(set(manifest) - set(present))]
+    return problems
+
+
+def passed_process_decisions(records: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The manifest digests recorded by every process run whose rules passed and that ran (wrote or kept a cache)."""
+    return {r["inputs"][DECISION_KEY] for r in records
+            if r.get("action") == "process" and r.get("outcome") == "ran" and not r.get("dry_run")
+            and isinstance(r.get("inputs"), dict) and isinstance(r["inputs"].get(DECISION_KEY), str)}

@@ -1,0 +1,452 @@
+"""``checks run upload``: publish a processed method's cache to R2, and ``checks run unpublish`` to take it down.
+
+Upload plans by default (like TabArena's ``run_upload_results.py``): it checks every part
+locally, lists each object with its size and destination, and prints the exact command
+for the real upload. ``--no-dry-run`` uploads with metadata.yaml last, skips objects whose
+content is already in place, and compares the store with the plan afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterator, Mapping
+from functools import cached_property
+from pathlib import Path
+
+import attrs
+import click
+
+from checks import ActionFailed, Action, ChecksError, UsageError
+from checks import io, progress
+from tabarena_checks.publish import integrity, s3lock, s3store
+from tabarena_checks.publish.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.facts import info_sources
+from tabarena_checks.metadata.model import MethodMetadata
+
+#: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+CHECKSUMS = "results_checksums.json"
+#: the zips of the last real upload, reused by a rerun while their inputs are unchanged (never uploaded)
+STAGING = ".checks-staging"
+
+
+def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) -> None:
+    """A deterministic deflate zip of ``src`` (sorted entries relative to it, fixed times and modes).
+
+    With ``expected`` (the cache manifest: path relative to the cache -> sha256) every file's bytes
+    are checked as they are zipped: the zip holds exactly what process wrote, or it is refused.
+    """
+    files = sorted((p for p in src.rglob("*") if p.is_file()), key=lambda p: p.relative_to(src).as_posix())
+    size = sum(p.stat().st_size for p in files)
+    with zipfile.ZipFile(dest, "w") as zf, progress.bar(f"zip {src.name}", size, unit="bytes") as advance:
+        for path in files:
+            rel = path.relative_to(src).as_posix()
+            data = path.read_bytes()
+            if expected is not None:
+                _check(f"{src.name}/{rel}", data, expected)
+            info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+            advance(len(data))
+    if expected is not None:
+        _complete(src.name, {f"{src.name}/{p.relative_to(src).as_posix()}" for p in files}, expected)
+
+
+def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
+    if rel not in expected:
+        raise ActionFailed(f"{rel} was not written by process (added to the cache afterwards); nothing was "
+                           "uploaded: remove it, or process the method again with --force")
+    if integrity.sha256_of(data) != expected[rel]:
+        raise ActionFailed(f"{rel} changed since process wrote it (sha256 differs); nothing was uploaded: "
+                           "process the method again with --force")
+
+
+def _complete(part: str, staged: set[str], expected: Mapping[str, str]) -> None:
+    missing = sorted(rel for rel in expected if rel.startswith(f"{part}/") and rel not in staged)
+    if missing:
+        raise ActionFailed(f"{len(missing)} file(s) process wrote are missing from the cache ({', '.join(missing[:5])}); "
+                           "nothing was uploaded: process the method again with --force")
+
+
+def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
+    """Whether a staged zip holds exactly the files of ``part`` the manifest lists, with their content."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
+                return False
+            return all(integrity.sha256_of(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError):
+        return False
+
+
+def _inputs_of(src: Path) -> list[list]:
+    return [[p.relative_to(src).as_posix(), p.stat().st_size, p.stat().st_mtime_ns]
+            for p in sorted(src.rglob("*")) if p.is_file()]
+
+
+def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool, expected: Mapping[str, str]) -> Path:
+    """``<name>.zip`` of ``src``: reused from ``staging`` when its recorded inputs are unchanged.
+
+    Zipping a large raw/ takes longer than checking that nothing needs uploading, so a rerun
+    (the way an interrupted upload resumes) should not redo it; a reused zip is still read back
+    and every entry checked against the manifest (``expected``), since staging lives in the cache
+    too. With ``keep`` a new zip is stored in ``staging`` for the next run; without (a dry run),
+    it is built in ``scratch``.
+    """
+    name = f"{src.name}.zip"
+    inputs = _inputs_of(src)
+    stored, manifest = staging / name, staging / f"{name}.inputs.json"
+    try:
+        if (stored.is_file() and json.loads(manifest.read_text(encoding="utf-8")) == inputs
+                and _zip_matches(stored, src.name, expected)):
+            return stored
+    except (OSError, ValueError):
+        pass
+    if not keep:
+        write_zip(src, scratch / name, expected)
+        return scratch / name
+    staging.mkdir(exist_ok=True)
+    io.sweep_siblings(stored)  # what an interrupted upload left half-written
+    with io.replacing(stored) as tmp:
+        write_zip(src, tmp, expected)
+    io.write_text(manifest, json.dumps(inputs))
+    return stored
+
+
+def staged_copy(cache_dir: Path, rel: str, workdir: Path, expected: Mapping[str, str]) -> Path:
+    """A copy of the cache file ``rel`` in ``workdir``, checked against the manifest; the copy is what is sent."""
+    data = (cache_dir / rel).read_bytes()
+    _check(rel, data, expected)
+    dest = workdir / "files" / rel
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
+    return dest
+
+
+def _md5(path: Path) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@attrs.frozen
+class UploadOptions:
+    """``checks run upload``'s options (one field per parameter of :data:`UPLOAD`)."""
+
+    method_metadata: str | None = None
+    #: ``(METHOD, SUITE)``
+    from_cache: tuple[str, str] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
+    no_upload_raw: bool = False
+    cache_root: str | None = None
+    verified: bool = False
+    expect_validation_protocol: str | None = None
+
+
+@attrs.frozen
+class UnpublishOptions:
+    """``checks run unpublish``'s options (one field per parameter of :data:`UNPUBLISH`)."""
+
+    method: str
+    suite: str
+    yes: bool = False
+    bucket: str | None = None
+    prefix: str | None = None
+    cache_root: str | None = None
+
+
+class UploadFacts:
+    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment.
+
+    ``real`` is true when the upload executes (``--no-dry-run``), false when it only plans.
+    """
+
+    def __init__(self, options: UploadOptions, *, real: bool = False):
+        from tabarena_checks.metadata import load as metadata_load
+
+        self.options = options
+        ref, from_cache = options.method_metadata, options.from_cache
+        if bool(ref) == bool(from_cache):
+            raise UsageError("give exactly one of --method-metadata REF or --from-cache METHOD SUITE")
+        self.root = cache_root(options.cache_root)
+        if ref:
+            self.metadata: MethodMetadata = metadata_load.load(ref)
+            self.cache = MethodCache.of(self.root, self.metadata)
+        else:
+            method, suite = from_cache
+            self.cache = MethodCache(self.root, suite, method)
+            self.metadata = read_metadata_yaml(self.cache.metadata_yaml)
+        self.upload_raw = not options.no_upload_raw
+        self.real = real
+
+    @cached_property
+    def recorded(self) -> MethodMetadata | None:
+        """The cache's metadata.yaml as written by process (None when missing or unreadable: TA403 says which)."""
+        try:
+            return read_metadata_yaml(self.cache.metadata_yaml)
+        except (ChecksError, TypeError, ValueError):  # unreadable, or fields MethodMetadata refuses
+            return None
+
+    @property
+    def bucket(self) -> str | None:
+        kw = self.metadata.cache_kwargs if isinstance(self.metadata.cache_kwargs, dict) else {}
+        return kw.get("bucket")
+
+    @property
+    def key_root(self) -> str:
+        kw = self.metadata.cache_kwargs if isinstance(self.metadata.cache_kwargs, dict) else {}
+        return f"{str(kw.get('prefix', '')).strip('/')}/{self.cache.rel}"
+
+    @property
+    def destination(self) -> str:
+        return f"r2://{self.bucket}/{self.key_root}/"
+
+    @cached_property
+    def part_problems(self) -> list[str]:
+        """Every missing or empty part, in TabArena's wording (``<part>: missing file '<path>'``)."""
+        c, out = self.cache, []
+
+        def need_file(part: str, path: Path) -> None:
+            if not path.is_file():
+                out.append(f"{part}: missing file '{path}'")
+            elif path.stat().st_size == 0:
+                out.append(f"{part}: empty file '{path}'")
+
+        need_file("metadata", c.metadata_yaml)
+        tables = sorted(c.results.glob("*.parquet")) if c.results.is_dir() else []
+        if not tables:
+            out.append(f"results: missing file '{c.results / 'model_results.parquet'}'")
+        for table in tables:
+            need_file("results", table)
+        if c.processed.is_dir():
+            need_file("processed", c.configs_hyperparameters)
+        if self.upload_raw:
+            if not c.raw.is_dir():
+                out.append(f"raw: missing directory '{c.raw}' (pass --no-upload-raw to publish without raw results)")
+            elif next(c.raw.rglob("results.pkl"), None) is None:
+                out.append(f"raw: no results.pkl under '{c.raw}'")
+        return out
+
+    @cached_property
+    def manifest(self) -> dict[str, str] | None:
+        """The sha256 of every file process wrote into the cache (its source record), or None."""
+        try:
+            record = json.loads(self.cache.source_record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        files = record.get(integrity.MANIFEST) if isinstance(record, dict) else None
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+            return None
+        return files
+
+    def stage(self, workdir: Path, *, keep: bool = False) -> list[s3store.Planned]:
+        """The objects to publish, small generated files written to ``workdir``; metadata.yaml comes last.
+
+        Every file taken from the cache is checked against the manifest process wrote (TA407 judged
+        the same before): the objects are copies made while checking, never the cache files
+        themselves. The zips are kept in the cache's ``.checks-staging/`` when ``keep`` (a real
+        upload), so a rerun reuses them; a dry run reuses fresh ones but stores nothing.
+        """
+        c, root = self.cache, self.key_root
+        expected = self.manifest
+        if expected is None:
+            raise ActionFailed(f"{c.source_record} lists no digests of the cache's files; nothing was uploaded: "
+                               "process the method again with --force")
+        staging = c.path / STAGING
+        files: list[tuple[str, Path]] = []
+        tables = sorted(c.results.glob("*.parquet"))
+        files += [(f"results/{t.name}", staged_copy(c.path, f"results/{t.name}", workdir, expected)) for t in tables]
+        checksums = {f"{c.rel}/results/{t.name}": _md5(path) for (_, path), t in zip(files, tables)}
+        (workdir / CHECKSUMS).write_text(json.dumps(checksums, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        files.append((CHECKSUMS, workdir / CHECKSUMS))
+        if c.processed.is_dir():
+            files.append(("processed.zip", staged_zip(c.processed, staging, workdir, keep=keep, expected=expected)))
+            rel = c.configs_hyperparameters.relative_to(c.path).as_posix()
+            files.append(("processed/configs_hyperparameters.json", staged_copy(c.path, rel, workdir, expected)))
+        if self.upload_raw:
+            files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep, expected=expected)))
+        protocol = self.recorded.validation_protocol if self.recorded else self.metadata.validation_protocol
+        (workdir / "metadata.yaml").write_text(render_metadata_yaml(self.metadata, protocol), encoding="utf-8")
+        files.append(("metadata.yaml", workdir / "metadata.yaml"))
+        return [s3store.Planned(f"{root}/{name}", path, path.stat().st_size) for name, path in files]
+
+
+def real_command(ctx) -> str:
+    """The command that uploads for real: the one given, with ``--no-dry-run``; placeholders for unset credentials."""
+    env = [f"{name}=<{name.lower()}>" for name in s3store.missing_credentials()]
+    if not ctx.command_line:  # run in-process: there is no command line to repeat
+        return " ".join([*env, "the same command with --no-dry-run"])
+    args = [*ctx.command_line, *([] if "--no-dry-run" in ctx.command_line else ["--no-dry-run"])]
+    return " ".join([*env, "checks", *map(shlex.quote, args)])
+
+
+def _plan_lines(facts: UploadFacts, ctx) -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
+        objects = facts.stage(Path(tmp))
+        yield f"'{facts.metadata.method}' (suite={facts.cache.suite}) verified OK; would upload to {facts.destination}"
+        for obj in objects:
+            yield f"  {obj.key}  {obj.size} bytes"
+        yield f"{len(objects)} object(s), {sum(o.size for o in objects)} bytes; metadata.yaml goes last"
+    yield f"to upload for real: {real_command(ctx)}"
+
+
+def _execute(ctx) -> str:
+    facts: UploadFacts = ctx.facts
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
+        objects = facts.stage(Path(tmp), keep=True)
+        client = s3store.make_client()
+
+        def log(line: str) -> None:
+            click.echo(line, err=True)
+
+        publisher = s3store.Publisher(client, facts.bucket, facts.key_root, log=log)
+        with s3lock.holding(client, facts.bucket, facts.key_root, log=log) as lock:
+            report = publisher.publish(objects, last=objects[-1].key, lock=lock)
+            verification = publisher.verify(objects)
+    lines.append(
+        f"uploaded {len(report.sent)} object(s), skipped {len(report.skipped)} already in place, "
+        f"to {facts.destination}"
+    )
+    if report.aborted_multipart:
+        lines.append(f"aborted {report.aborted_multipart} unfinished multipart upload(s) from an earlier run")
+    if report.withdrawn_metadata:
+        lines.append("metadata.yaml was withdrawn while parts changed, then uploaded last")
+    lines.append(
+        f"verify: {verification.checked} planned object(s) listed and HEAD-checked; "
+        f"{len(verification.missing)} missing, {len(verification.mismatched)} size/ETag mismatch"
+    )
+    if verification.extra:
+        lines.append(f"note: {len(verification.extra)} object(s) under the prefix are not in the plan: "
+                     + ", ".join(verification.extra))
+    if not verification.ok:
+        raise ActionFailed("\n".join([*lines, "the store does not match the plan: "
+                                      + ", ".join((*verification.missing, *verification.mismatched))
+                                      + "; re-run the same command to repair"]))
+    return "\n".join(lines)
+
+
+def _plan(ctx) -> Iterator[str]:
+    yield from _plan_lines(ctx.facts, ctx)
+
+
+def _inputs(ctx) -> dict[str, str]:
+    facts: UploadFacts = ctx.facts
+    c = facts.cache
+    paths = [c.metadata_yaml, c.source_record, *sorted(c.results.glob("*.parquet"))]
+    return {str(p.relative_to(c.path)): _md5(p) for p in paths if p.is_file()}
+
+
+class UnpublishFacts:
+    """Where the method lives remotely, and what is there (listed once, only with credentials)."""
+
+    def __init__(self, options: UnpublishOptions):
+        self.options = options
+        method, suite = options.method, options.suite
+        self.cache = MethodCache(cache_root(options.cache_root), suite, method)
+        bucket, prefix = options.bucket, options.prefix
+        if not (bucket and prefix) and self.cache.metadata_yaml.is_file():
+            kw = read_metadata_yaml(self.cache.metadata_yaml).cache_kwargs
+            kw = kw if isinstance(kw, dict) else {}
+            bucket, prefix = bucket or kw.get("bucket"), prefix or kw.get("prefix")
+        if not (bucket and prefix):
+            raise UsageError(
+                f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
+                f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
+            )
+        self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
+        self.real = True
+
+    @cached_property
+    def remote_keys(self) -> list[str] | str:
+        """The keys under the method's prefix, or why they could not be listed."""
+        if s3store.missing_credentials():
+            return "credentials missing"
+        try:
+            return sorted(s3store.list_prefix(s3store.make_client(), self.bucket, self.key_root + "/"))
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+
+def _unpublish(ctx) -> str:
+    facts: UnpublishFacts = ctx.facts
+    keys = facts.remote_keys
+    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    if not ctx.options.yes:
+        if not sys.stdin.isatty():
+            raise ActionFailed(f"refusing to delete {len(keys)} object(s) under {where} without confirmation: "
+                               "pass --yes")
+        click.confirm(f"Delete {len(keys)} object(s) under {where}?", abort=True)
+    publisher = s3store.Publisher(s3store.make_client(), facts.bucket, facts.key_root)
+    with s3lock.holding(publisher.client, facts.bucket, facts.key_root) as lock:
+        removed = publisher.remove(first=f"{facts.key_root}/metadata.yaml", lock=lock)
+    left = s3store.list_prefix(publisher.client, facts.bucket, facts.key_root + "/")
+    if left:
+        raise ActionFailed(f"{len(left)} object(s) remain under {where} after deleting: re-run to retry")
+    return f"removed {len(removed)} object(s) under {where} (metadata.yaml first); nothing remains there"
+
+
+def _unpublish_plan(ctx) -> Iterator[str]:
+    facts: UnpublishFacts = ctx.facts
+    yield f"would delete under r2://{facts.bucket}/{facts.key_root}/ (metadata.yaml first):"
+    for key in facts.remote_keys:
+        yield f"  {key}"
+
+
+UPLOAD = Action(
+    name="upload",
+    help="Publish a processed method to R2 (plans by default; --no-dry-run uploads). "
+    "Credentials come from R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.",
+    gather=lambda ctx: UploadFacts(ctx.options, real=not ctx.dry_run),
+    plan=_plan,
+    execute=_execute,
+    params=(
+        click.Option(["--method-metadata"], default=None, metavar="REF",
+                     help="info.py:VARIABLE or package.module:VARIABLE of the method to publish."),
+        click.Option(["--from-cache"], nargs=2, default=None, metavar="METHOD SUITE",
+                     help="Publish the cached method's metadata.yaml instead of an info.py."),
+        click.Option(["--no-upload-raw"], is_flag=True, help="Leave raw/ (raw.zip) out."),
+        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
+                     help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
+        click.Option(["--verified"], is_flag=True, help="Allow publishing metadata with verified=True."),
+        click.Option(["--expect-validation-protocol"], default=None, metavar="KEY",
+                     help="Refuse unless the declared protocol is this one (e.g. tabarena or 8x1)."),
+    ),
+    target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
+    inputs=_inputs,
+    sources=info_sources,
+    arena="tabarena",
+    requires=("boto3",),
+    plans_by_default=True,
+    options=UploadOptions,
+)
+
+UNPUBLISH = Action(
+    name="unpublish",
+    help="Delete a published method's objects from R2 (metadata.yaml first). Asks for confirmation unless --yes.",
+    gather=lambda ctx: UnpublishFacts(ctx.options),
+    plan=_unpublish_plan,
+    execute=_unpublish,
+    params=(
+        click.Option(["--method"], required=True, help="Method name."),
+        click.Option(["--suite"], required=True, help="Suite (artifact) name."),
+        click.Option(["--yes"], is_flag=True, help="Delete without asking."),
+        click.Option(["--bucket"], default=None, help="Bucket (default: cache_kwargs of the local metadata.yaml)."),
+        click.Option(["--prefix"], default=None, help="Key prefix (default: cache_kwargs of the local metadata.yaml)."),
+        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
+                     help="Cache root holding the method's metadata.yaml."),
+    ),
+    target=lambda ctx: f"{ctx.options.method}@{ctx.options.suite}",
+    arena="tabarena",
+    requires=("boto3",),
+    options=UnpublishOptions,
+)
+
+ACTIONS = [UPLOAD, UNPUBLISH]

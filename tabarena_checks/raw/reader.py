@@ -1,0 +1,754 @@
+"""Read raw TabArena ``results.pkl`` files without running anything they contain.
+
+A results.pkl is a (usually gzip-compressed) pickle, and unpickling is code execution.
+Files come from cluster runs, colleagues and downloads, so they are read with a
+restricted unpickler (:mod:`tabarena_checks.raw.unpickler`): only builtins and checked numpy
+arrays can be built; any other global ends the read with :class:`UnsafePickleError` before it
+is imported. Only regular files are read, and reading and decompression are capped, so a
+device, a FIFO or a gzip bomb cannot exhaust memory or hang the read.
+
+:func:`decode_row` turns one file into one flat metadata row (no prediction arrays kept)
+and computes the per-file facts the rules need: task and split, metric and timings,
+method metadata, the validation-protocol record and the prediction fidelity checks
+TabArena runs on every load ("Not close TEST" / "Not close  VAL").
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+import stat
+import zlib
+from pathlib import Path
+from typing import Any
+
+from checks import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+#: largest decompressed size accepted by default (real files are a few MiB at most)
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: what the index's integer columns hold
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: TabArena compares the stored test prediction with the mean of its children at this rtol
+TEST_RTOL = 5e-4
+#: ... and the rebuilt validation prediction with np.isclose's default rtol
+VAL_RTOL = 1e-5
+#: metric names TabArena normalizes when it loads a result
+METRIC_ALIASES = {"root_mean_squared_error": "rmse"}
+#: metrics whose missing metric_error_val the native engine recomputes as TabArena does (cache_hpo_metrics)
+RECOMPUTED_VAL = ("rmse", "log_loss", "roc_auc")
+#: ``<repeat>_<fold>`` split directory names
+SPLIT_DIR = re.compile(r"^(\d+)_(\d+)$")
+#: a config directory: ``<name prefix>_c<i>`` or ``_r<i>``, then the infix and suffix
+CONFIG_DIR = re.compile(r"^(?P<prefix>.+?)_[cr]\d+(?=_|$)")
+
+
+class RawFileError(InputError):
+    """A results.pkl that cannot be read: empty, truncated, corrupt, too large or unsafe."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+    def __reduce__(self):
+        return (RawFileError, (self.path, self.reason))
+
+
+class UnsafePickleError(RawFileError):
+    """The pickle references a global outside the allow-list; nothing from it was run."""
+
+    def __init__(self, path: str | Path, global_name: str):
+        self.global_name = global_name
+        super().__init__(
+            path,
+            f"refused to load '{global_name}': a results.pkl may only hold builtins and numpy arrays "
+            "(nothing from the file was run; regenerate it with TabArena or delete it)",
+        )
+
+    def __reduce__(self):
+        return (UnsafePickleError, (self.path, self.global_name))
+
+
+def read_payload(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The pickle bytes of ``path``: gunzipped when it starts with the gzip magic, else as is."""
+    return unpack(path, read_raw(path, max_bytes=max_bytes), max_bytes)
+
+
+def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of ``path`` as stored, when it is a regular file of at most ``max_bytes``.
+
+    Opened without blocking (a FIFO named results.pkl would wait forever for a writer) and
+    checked with fstat on the open file, so a device or a FIFO is refused whatever its name;
+    at most ``max_bytes`` + 1 bytes are read whatever the size says (``/dev/zero`` says 0).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as file:
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise RawFileError(path, f"is not a regular file (a {_file_kind(st.st_mode)}); a results.pkl must be "
+                                         "a file: replace it by the file itself")
+            if st.st_size > max_bytes:
+                raise RawFileError(path, f"file is {st.st_size} bytes, over the {max_bytes}-byte limit")
+            data = _read_capped(file, st.st_size, max_bytes)
+        except OSError as exc:
+            raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise RawFileError(path, f"file grew past the {max_bytes}-byte limit while it was read")
+    if not data:
+        raise RawFileError(path, "file is empty (0 bytes): the run that wrote it was interrupted; rerun that split")
+    return data
+
+
+def _read_capped(file, size: int, cap: int) -> bytes:
+    """At most ``cap`` + 1 bytes: the ``size`` fstat gave and one more (a read of ``cap`` bytes at once would
+    reserve the whole cap), then in blocks while the file turns out longer than it said."""
+    parts = [file.read(size + 1)]
+    total = len(parts[0])
+    while total > size and total <= cap:
+        block = file.read(min(1 << 20, cap + 1 - total))
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def unpack(path: str | Path, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The pickle inside the stored bytes ``data`` of ``path``: gunzipped when they start with the gzip magic."""
+    if data[:2] == GZIP_MAGIC:
+        return _gunzip(path, data, max_bytes)
+    return data
+
+
+def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
+    """Decompress every gzip member, never producing more than ``max_bytes`` (+1 to detect the overrun).
+
+    ISA-L's inflate (python-isal, zlib's API) is used because gunzip is most of the cost of a read.
+    """
+    from isal import isal_zlib
+
+    parts: list[bytes] = []
+    total = 0
+    rest = data
+    while rest:
+        inflater = isal_zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            chunk = inflater.decompress(rest, max_bytes - total + 1)
+        except isal_zlib.error as exc:
+            raise RawFileError(path, f"corrupt gzip data ({exc})") from None
+        total += len(chunk)
+        if total > max_bytes or inflater.unconsumed_tail:
+            raise RawFileError(
+                path, f"decompresses to more than {max_bytes} bytes (a gzip bomb or not a results file); refused"
+            )
+        if not inflater.eof:
+            raise RawFileError(path, "truncated gzip data (the file ends before the compressed stream does)")
+        parts.append(chunk)
+        rest = inflater.unused_data
+        if rest and not rest.startswith(GZIP_MAGIC):
+            if rest.strip(b"\0"):
+                raise RawFileError(path, f"{len(rest)} unexpected bytes after the gzip data")
+            break
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+    """The result dict stored in ``path``, read safely; raises :class:`RawFileError`."""
+    return unpickle(path, read_payload(path, max_bytes=max_bytes))
+
+
+def unpickle(path: str | Path, payload: bytes) -> dict:
+    """The result dict in ``payload`` (read from ``path``), through :mod:`tabarena_checks.raw.unpickler`."""
+    from tabarena_checks.raw import unpickler
+
+    try:
+        obj = unpickler.RestrictedUnpickler(io.BytesIO(payload)).load()
+        unpickler.check_graph(obj)
+    except unpickler.UnpicklingRefused as exc:
+        if exc.is_global:
+            raise UnsafePickleError(path, exc.what) from None
+        raise RawFileError(path, f"refused {exc.what}; nothing from the file was run (regenerate "
+                                 "it with TabArena or delete it)") from None
+    except unpickler.GraphError as exc:
+        raise RawFileError(path, f"{exc.field or 'the result'} {exc.reason}; refused") from None
+    except RecursionError:
+        raise RawFileError(path, "pickle is nested too deeply to read") from None
+    except MemoryError:
+        raise RawFileError(path, "pickle needs more memory than is available") from None
+    except Exception as exc:  # any other failure is a corrupt pickle, not a bug here
+        raise RawFileError(path, f"not a readable pickle ({type(exc).__name__}: {_text(exc)})") from None
+    if not isinstance(obj, dict):
+        raise RawFileError(path, f"holds a {type(obj).__name__}, expected the dict of one result")
+    return obj
+
+
+def _text(exc: BaseException) -> str:
+    """An exception's message, short, whatever it holds."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "?"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+# --- validation protocol -------------------------------------------------------------------------
+
+_PROTOCOL_INTS = ("num_bag_folds", "num_bag_sets", "tiny_num_bag_folds", "tiny_num_bag_sets", "tiny_max_group_instances")
+
+
+def protocol_key(protocol: dict) -> str:
+    """TabArena's ``ValidationProtocol.key()`` for a protocol dict; ValueError when it is invalid."""
+
+    def count(name: str, default: int | None, minimum: int) -> int | None:
+        value = protocol.get(name, default)
+        if value is None and default is None:
+            return None
+        if not _is_int(value) or value < minimum:
+            raise ValueError(f"'{name}' must be an integer >= {minimum} (got {_show(value)})")
+        return int(value)
+
+    folds = count("num_bag_folds", 8, 2)
+    sets = count("num_bag_sets", 1, 1)
+    tiny = (count("tiny_num_bag_folds", None, 2), count("tiny_num_bag_sets", None, 1),
+            count("tiny_max_group_instances", None, 0))
+    if any(v is None for v in tiny) and any(v is not None for v in tiny):
+        raise ValueError(f"the three tiny_* fields must be set together or not at all (got {tiny})")
+    parts = [f"{folds}x{sets}"]
+    if tiny[0] is not None:
+        parts.append(f"tiny{tiny[0]}x{tiny[1]}<={tiny[2]}")
+    if protocol.get("task_specific_validation"):
+        parts.append("task-specific")
+    if protocol.get("adapt_num_folds_to_n_classes"):
+        parts.append("adapt-classes")
+    return "+".join(parts)
+
+
+def record_key(record: Any) -> str | None:
+    """The validation-protocol key of a result's ``validation_protocol`` record.
+
+    ``None`` without a record (legacy results); ``"system"`` for systems; the protocol key
+    for bagged fits (``"custom"`` without a protocol); ``"<flavour>:<key>"`` or the bare
+    flavour otherwise; ``"custom"``/``"custom:<key>"`` when the flavour is unset. An
+    invalid protocol dict raises ValueError.
+    """
+    if not isinstance(record, dict) or not record:
+        return None
+    flavour = record.get("flavour")
+    protocol = record.get("protocol")
+    key = protocol_key(protocol) if isinstance(protocol, dict) else None
+    if flavour == "system":
+        return "system"
+    if flavour == "bagged":
+        return key if key is not None else "custom"
+    if flavour is None:
+        return "custom" if key is None else f"custom:{key}"
+    return f"{flavour}:{key}" if key is not None else str(flavour)
+
+
+# --- one file -> one row --------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _repr_limits():
+    import reprlib
+
+    limits = reprlib.Repr()
+    limits.maxlevel, limits.maxstring, limits.maxother, limits.maxlong = 3, 60, 60, 40
+    return limits
+
+
+_REPR = _repr_limits()
+
+
+def _show(value: Any) -> str:
+    """A short repr of a value with numpy scalars shown as the Python value they hold.
+
+    Bounded whatever the value (reprlib cuts long containers, deep nesting, huge ints and
+    long strings; numpy summarises arrays), and escaped, so it is safe to print.
+    """
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        value = item()
+    try:
+        text = _REPR.repr(value)
+    except Exception as exc:  # a value whose repr fails is still shown
+        text = f"<{type(value).__name__}: repr failed with {type(exc).__name__}>"
+    text = text.encode("ascii", "backslashreplace").decode("ascii") if not text.isascii() and not _valid(text) else text
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _valid(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate), so it can be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+#: the most values (array elements, characters) a JSON-rendered field may hold; real hyperparameters hold dozens
+MAX_RENDERED = 1_000_000
+
+
+def _rendered_size(value: Any, limit: int) -> int:
+    """How many values rendering ``value`` as JSON would write, counted up to just past ``limit`` (no recursion)."""
+    total, pending = 0, [value]
+    while pending and total <= limit:
+        item = pending.pop()
+        total += 1
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            pending.extend(item)
+        elif isinstance(item, (str, bytes)):
+            total += len(item) // 16
+        elif getattr(item, "size", None) is not None and getattr(item, "ndim", 0):
+            total += int(item.size) if item.dtype.kind != "O" else 0
+            if item.dtype.kind == "O":
+                pending.extend(item.reshape(-1).tolist())
+    return total
+
+
+def _jsonable(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return repr(value)
+
+
+def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
+    """``value`` as JSON text; None (and a problem naming ``label``) when it is too large to record."""
+    if value is None:
+        return None
+    if _rendered_size(value, MAX_RENDERED) > MAX_RENDERED:
+        if row is not None:
+            row.problems.append(f"{label} is too large to record (more than {MAX_RENDERED} values)")
+        return None
+    return json.dumps(value, sort_keys=True, default=_jsonable, allow_nan=True)
+
+
+def method_prefix(config_dir: str | None, framework: str | None, is_config: bool) -> str | None:
+    """The method a config directory belongs to: the name before ``_c<i>``/``_r<i>``; baselines keep the whole name."""
+    name = config_dir or framework
+    if not name:
+        return None
+    if is_config:
+        match = CONFIG_DIR.match(name)
+        if match:
+            return match.group("prefix")
+    return name
+
+
+class _Row:
+    """Collects one row's fields and the problems found while reading them."""
+
+    def __init__(self):
+        self.values: dict[str, Any] = {}
+        self.problems: list[str] = []
+
+    def _typed(self, source: dict, key: str, label: str, required: bool, ok, kind: str) -> Any:
+        """``source[key]`` when it passes ``ok``; otherwise None and a problem (missing or wrong type)."""
+        value = source.get(key)
+        if value is None:
+            if required:
+                self.problems.append(f"{label} missing")
+            return None
+        if not ok(value):
+            self.problems.append(f"{label} is not {kind} (got {_show(value)})")
+            return None
+        return value
+
+    def int_field(self, source: dict, key: str, label: str, *, required: bool = True) -> int | None:
+        value = self._typed(source, key, label, required, _is_int, "an integer")
+        if value is None:
+            return None
+        value = int(value)
+        if not INT64_MIN <= value <= INT64_MAX:
+            self.problems.append(f"{label} is out of range (got {_show(value)}; a 64-bit integer is expected)")
+            return None
+        return value
+
+    def float_field(self, source: dict, key: str, label: str, *, required: bool = True) -> float | None:
+        value = self._typed(source, key, label, required, _is_number, "a number")
+        if value is None:
+            return None
+        try:
+            value = float(value)
+        except OverflowError:
+            self.problems.append(f"{label} is too large for a float (got {_show(value)})")
+            return None
+        if math.isnan(value):
+            self.problems.append(f"{label} is NaN")
+        elif math.isinf(value):
+            self.problems.append(f"{label} is infinite")
+        return value
+
+    def str_field(self, source: dict, key: str, label: str, *, required: bool = True) -> str | None:
+        value = self._typed(source, key, label, required, lambda v: isinstance(v, str), "a string")
+        if value is None:
+            return None
+        if not _valid(value):
+            self.problems.append(f"{label} is not valid text (got {_show(value)}, which holds a lone surrogate)")
+            return None
+        return str(value)
+
+    def dict_field(self, source: dict, key: str, label: str) -> dict | None:
+        value = source.get(key)
+        if value is not None and not isinstance(value, dict):
+            self.problems.append(f"{label} is not a dict (got {type(value).__name__})")
+            return None
+        return value
+
+
+def layout(rel: str | Path) -> dict[str, Any]:
+    """What the path says: ``<config dir>/<task key>/<repeat>_<fold>/results.pkl`` (a string uses ``/``)."""
+    parts = rel.split("/") if isinstance(rel, str) else rel.parts
+    out: dict[str, Any] = {"config_dir": None, "task_dir": None, "split_dir": None, "dir_repeat": None, "dir_fold": None}
+    if len(parts) >= 4:
+        out.update(config_dir=parts[-4], task_dir=parts[-3], split_dir=parts[-2])
+        match = SPLIT_DIR.match(parts[-2])
+        if match:
+            out.update(dir_repeat=int(match.group(1)), dir_fold=int(match.group(2)))
+    return out
+
+
+def _task_metadata(result: dict, row: _Row) -> tuple[dict, bool]:
+    """The task metadata and whether it came from the legacy top-level layout."""
+    tm = result.get("task_metadata")
+    if tm is None:
+        if any(k in result for k in ("dataset", "fold", "tid")):
+            fold = result.get("fold")
+            return {"tid": result.get("tid"), "name": result.get("dataset"), "fold": fold, "repeat": 0,
+                    "sample": 0, "split_idx": fold}, True
+        row.problems.append("task_metadata missing")
+        return {}, False
+    if not isinstance(tm, dict):
+        row.problems.append(f"task_metadata is not a dict (got {type(tm).__name__})")
+        return {}, False
+    return tm, False
+
+
+def _simulation_artifacts(result: dict, row: _Row) -> dict | None:
+    """The flat simulation artifacts; legacy results nest them under dataset and fold."""
+    sa = row.dict_field(result, "simulation_artifacts", "simulation_artifacts")
+    for _ in range(2):
+        if sa is None or "bag_info" in sa or "pred_proba_dict_test" in sa or len(sa) != 1:
+            break
+        inner = next(iter(sa.values()))
+        if not isinstance(inner, dict):
+            break
+        sa = inner
+    return sa
+
+
+def _prediction(sa: dict, key: str, framework: str | None, row: _Row):
+    import numpy as np
+
+    preds = sa.get(key)
+    if not isinstance(preds, dict):
+        single = "pred_test" if key.endswith("test") else "pred_val"
+        value = sa.get(single)
+        return value if isinstance(value, np.ndarray) else None
+    if framework in preds:
+        value = preds[framework]
+    elif len(preds) == 1:
+        row.problems.append(f"simulation_artifacts.{key} is keyed {_show(next(iter(preds)))}, not the framework {framework!r}")
+        value = next(iter(preds.values()))
+    else:
+        row.problems.append(f"simulation_artifacts.{key} has no entry for framework {framework!r}")
+        return None
+    return value if isinstance(value, np.ndarray) else None
+
+
+def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
+    """Rebuild the test and validation predictions from the bag children, like TabArena's loader."""
+    import numpy as np
+
+    out: dict[str, Any] = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
+                           "val_not_close_pct": None}
+    bag = sa.get("bag_info")
+    if not isinstance(bag, dict):
+        return out
+    children = bag.get("pred_proba_test_per_child", bag.get("pred_test_per_child"))
+    if not isinstance(children, (list, tuple)) or not children:
+        row.problems.append("simulation_artifacts.bag_info has no per-child test predictions")
+        return out
+    out["num_bag_children"] = len(children)
+    stored = _prediction(sa, "pred_proba_dict_test", framework, row)
+    try:
+        rebuilt = np.zeros(np.shape(children[0]), dtype=np.float64)
+        for child in children:
+            rebuilt += child
+        rebuilt = (rebuilt / len(children)).astype(np.float32)
+        if stored is not None:
+            if stored.shape != rebuilt.shape:
+                row.problems.append(f"test prediction shape {stored.shape} differs from the children's {rebuilt.shape}")
+            else:
+                close = _isclose(rebuilt, stored, TEST_RTOL)
+                out["test_not_close_pct"] = float((1.0 - close.mean()) * 100.0) if close.size else 0.0
+    except (ValueError, TypeError) as exc:
+        row.problems.append(f"per-child test predictions cannot be averaged ({exc})")
+    out.update(_val_fidelity(sa, bag, framework, row))
+    return out
+
+
+def _isclose(a, b, rtol: float):
+    """``numpy.isclose(a, b, rtol)`` (atol 1e-8, NaN never close, equal infinities close), in fewer passes."""
+    import numpy as np
+
+    with np.errstate(invalid="ignore"):
+        scale = np.abs(b)
+        close = np.abs(a - b) <= 1e-8 + rtol * scale
+    return (close & (scale != np.inf)) | (a == b)
+
+
+def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict[str, Any]:
+    import numpy as np
+
+    stored = _prediction(sa, "pred_proba_dict_val", framework, row)
+    val_idx = bag.get("val_idx_per_child")
+    y_val_idx = sa.get("y_val_idx")
+    if stored is None or not isinstance(val_idx, (list, tuple)) or not val_idx or y_val_idx is None:
+        return {}
+    n = len(y_val_idx)
+    if len(stored) != n:
+        row.problems.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
+        return {}
+    val_idx = [np.asarray(idx) for idx in val_idx]
+    per_child = bag.get("pred_val_per_child")
+    if len(val_idx) == 1 and per_child is None:
+        # a single (use_child_oof) child records training-row labels; TabArena maps them to positions
+        labels = np.asarray(y_val_idx)
+        order = np.argsort(labels, kind="stable")
+        pos = np.searchsorted(labels[order], val_idx[0])
+        pos = np.clip(pos, 0, max(n - 1, 0))
+        if n == 0 or not np.array_equal(labels[order][pos], val_idx[0]):
+            row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
+            return {}
+        val_idx = [order[pos]]
+    try:
+        if isinstance(per_child, (list, tuple)) and len(per_child) == len(val_idx):
+            total = np.zeros(stored.shape, dtype=np.float64)
+            count = np.zeros(n, dtype=np.int64)
+            for idx, pred in zip(val_idx, per_child):
+                count[idx] += 1
+                total[idx] += pred
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rebuilt = (total / (count if total.ndim == 1 else count[:, None])).astype(np.float32)
+            bad = ~_isclose(rebuilt, stored, VAL_RTOL)
+        else:
+            # Without per-child predictions TabArena takes each child's as the stored prediction at
+            # the child's rows, so the average over the children holding a row out is exactly that
+            # row's stored value; it differs (NaN) only where no child held the row out, or the
+            # stored value is NaN. Equivalent to the full rebuild, without the arithmetic.
+            covered = np.zeros(n, dtype=bool)
+            for idx in val_idx:
+                covered[idx] = True
+            bad = np.isnan(stored) | (~covered if stored.ndim == 1 else ~covered[:, None])
+    except (IndexError, ValueError) as exc:
+        row.problems.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
+        return {}
+    return {"val_not_close": bool(bad.any()),
+            "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
+
+
+def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
+    record = result.get("validation_protocol")
+    out: dict[str, Any] = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "vp_num_bag_folds": None,
+                           "vp_num_bag_sets": None, "vp_child_oof": None, "vp_num_child_models": None,
+                           "vp_protocol": None, "vp_stored_key": None}
+    if record is None:
+        return out
+    if not isinstance(record, dict):
+        row.problems.append(f"validation_protocol is not a dict (got {type(record).__name__})")
+        return out
+    out["has_vp_record"] = bool(record)
+    if not record:
+        return out
+    try:
+        out["vp_key"] = record_key(record)
+    except ValueError as exc:
+        row.problems.append(f"validation_protocol.protocol is invalid: {exc}")
+    flavour = record.get("flavour")
+    if flavour is not None and not isinstance(flavour, str):
+        row.problems.append(f"validation_protocol.flavour is not a string (got {_show(flavour)})")
+    else:
+        out["vp_flavour"] = flavour
+    protocol = record.get("protocol")
+    if protocol is not None and not isinstance(protocol, dict):
+        row.problems.append(f"validation_protocol.protocol is not a dict (got {type(protocol).__name__})")
+    out["vp_protocol"] = _json(protocol, "validation_protocol.protocol", row) if isinstance(protocol, dict) else None
+    stored = record.get("key")
+    out["vp_stored_key"] = stored if isinstance(stored, str) else None
+    for kind in ("folds", "sets"):
+        for source in (f"num_bag_{kind}_fitted", f"num_bag_{kind}_resolved"):
+            value = record.get(source)
+            if value is None:
+                continue
+            if _is_int(value):
+                out[f"vp_num_bag_{kind}"] = int(value)
+            else:
+                row.problems.append(f"validation_protocol.{source} is not an integer (got {_show(value)})")
+            break
+    child_oof = record.get("child_oof")
+    out["vp_child_oof"] = bool(child_oof) if child_oof is not None else None
+    models = record.get("num_child_models")
+    out["vp_num_child_models"] = int(models) if _is_int(models) else None
+    return out
+
+
+def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
+    mm = row.dict_field(result, "method_metadata", "method_metadata")
+    out: dict[str, Any] = {"has_method_metadata": mm is not None}
+    mm = mm or {}
+    hp = mm.get("model_hyperparameters") if isinstance(mm.get("model_hyperparameters"), dict) else {}
+    ag_args = hp.get("ag_args") if isinstance(hp.get("ag_args"), dict) else {}
+    ensemble = hp.get("ag_args_ensemble") if isinstance(hp.get("ag_args_ensemble"), dict) else {}
+    model_cls = mm.get("model_cls")
+    out["model_cls"] = model_cls if isinstance(model_cls, str) else (None if model_cls is None else _show(model_cls))
+    out["model_type"] = row.str_field(mm, "model_type", "method_metadata.model_type", required=False)
+    ag_key = mm.get("ag_key", mm.get("model_type"))
+    out["ag_key"] = ag_key if isinstance(ag_key, str) else None
+    out["name_prefix"] = row.str_field(mm, "name_prefix", "method_metadata.name_prefix", required=False)
+    suffix = ag_args.get("name_suffix")
+    out["name_suffix"] = suffix if isinstance(suffix, str) else None
+    out["num_cpus"] = row.int_field(mm, "num_cpus", "method_metadata.num_cpus", required=False)
+    out["num_gpus"] = row.float_field(mm, "num_gpus", "method_metadata.num_gpus", required=False)
+    out["disk_usage"] = row.float_field(mm, "disk_usage", "method_metadata.disk_usage", required=False)
+    use_child_oof = ensemble.get("use_child_oof")
+    out["use_child_oof"] = bool(use_child_oof) if use_child_oof is not None else None
+    out["hyperparameters"] = _json(mm.get("model_hyperparameters"), "method_metadata.model_hyperparameters", row)
+    out["method_hyperparameters"] = _json(mm.get("hyperparameters"), "method_metadata.hyperparameters", row)
+    return out
+
+
+def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
+    """The metadata row of one loaded result at ``rel`` (relative to the data directory, see :func:`layout`)."""
+    row = _Row()
+    v = row.values
+    v.update(layout(rel))
+    v["framework"] = row.str_field(result, "framework", "framework")
+    tm, legacy = _task_metadata(result, row)
+    v["is_legacy_layout"] = legacy
+    v["tid"] = row.int_field(tm, "tid", "tid" if legacy else "task_metadata.tid")
+    v["dataset"] = row.str_field(tm, "name", "dataset" if legacy else "task_metadata.name")
+    v["repeat"] = row.int_field(tm, "repeat", "task_metadata.repeat", required=not legacy and bool(tm))
+    v["fold"] = row.int_field(tm, "fold", "fold" if legacy else "task_metadata.fold", required=bool(tm) or legacy)
+    v["sample"] = row.int_field(tm, "sample", "task_metadata.sample", required=False)
+    v["split_idx"] = row.int_field(tm, "split_idx", "task_metadata.split_idx", required=False)
+    v["problem_type"] = row.str_field(result, "problem_type", "problem_type")
+    metric = row.str_field(result, "metric", "metric")
+    v["metric"] = METRIC_ALIASES.get(metric, metric) if metric else metric
+    v["metric_error"] = row.float_field(result, "metric_error", "metric_error")
+    v["time_train_s"] = row.float_field(result, "time_train_s", "time_train_s")
+    v["time_infer_s"] = row.float_field(result, "time_infer_s", "time_infer_s")
+    v.update(_guarded(row, "method_metadata", lambda: _method_fields(result, row), _METHOD_NONE))
+    sa = _simulation_artifacts(result, row)
+    v["has_sim_artifacts"] = sa is not None
+    v["metric_error_val"] = row.float_field(result, "metric_error_val", "metric_error_val", required=False)
+    if sa is not None and "metric_error_val" not in result and v["metric"] not in RECOMPUTED_VAL:
+        row.problems.append(
+            f"metric_error_val missing: TabArena 0.1.0 recomputes it from the stored validation predictions with "
+            f"AutoGluon's {v['metric']!r}, which the native engine reproduces for {', '.join(RECOMPUTED_VAL)} only; "
+            "add metric_error_val (the validation error of these predictions) to the result")
+    no_fidelity = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
+                   "val_not_close_pct": None}
+    if sa is not None:
+        v.update(_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity))
+    else:
+        v.update(no_fidelity)
+    v.update(_guarded(row, "validation_protocol", lambda: _protocol_fields(result, row), _PROTOCOL_NONE))
+    single_oof = bool(v["use_child_oof"]) and v["num_bag_children"] == 1
+    v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
+    v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
+    _consistency(v, row)
+    for key, value in v.items():  # text the file holds must be valid to be stored, printed or written as UTF-8
+        if isinstance(value, str) and not _valid(value):
+            row.problems.append(f"{key} is not valid text (got {_show(value)}, which holds a lone surrogate)")
+            v[key] = None
+    v["problems"] = row.problems
+    return v
+
+
+#: the fields of a section that could not be read at all
+_METHOD_NONE = {"has_method_metadata": False, "model_cls": None, "model_type": None, "ag_key": None, "name_prefix": None,
+                "name_suffix": None, "num_cpus": None, "num_gpus": None, "disk_usage": None, "use_child_oof": None,
+                "hyperparameters": None, "method_hyperparameters": None}
+_PROTOCOL_NONE = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "vp_num_bag_folds": None,
+                  "vp_num_bag_sets": None, "vp_child_oof": None, "vp_num_child_models": None, "vp_protocol": None,
+                  "vp_stored_key": None}
+
+
+def _guarded(row: _Row, field: str, read, default: dict[str, Any]) -> dict[str, Any]:
+    """``read()``, or ``default`` and a problem naming ``field`` when reading it raised (an odd type, a 0-d
+    array where rows are expected, an index out of range): one odd field is that file's finding, not a crash."""
+    try:
+        return read()
+    except Exception as exc:
+        row.problems.append(f"{field} cannot be read ({type(exc).__name__}: {_text(exc)})")
+        return default
+
+
+def _consistency(v: dict[str, Any], row: _Row) -> None:
+    """Where the directory layout and the file disagree."""
+    if v["config_dir"] and v["framework"] and v["config_dir"] != v["framework"]:
+        row.problems.append(f"directory '{v['config_dir']}' holds framework {_show(v['framework'])}")
+    if v["task_dir"] and v["task_dir"].isdigit() and v["tid"] is not None and int(v["task_dir"]) != v["tid"]:
+        row.problems.append(f"directory '{v['task_dir']}' holds task {v['tid']}")
+    if v["split_dir"] is not None and v["dir_repeat"] is None:
+        row.problems.append(f"split directory '{v['split_dir']}' is not <repeat>_<fold>")
+    elif v["dir_repeat"] is not None and v["fold"] is not None:
+        repeat = 0 if v["repeat"] is None else v["repeat"]
+        if (v["dir_repeat"], v["dir_fold"]) != (repeat, v["fold"]):
+            row.problems.append(
+                f"directory '{v['split_dir']}' says repeat {v['dir_repeat']} fold {v['dir_fold']} "
+                f"but the result says repeat {repeat} fold {v['fold']}"
+            )
+    if v["config_dir"] is None:
+        row.problems.append("path does not follow <config>/<task>/<repeat>_<fold>/results.pkl")
+
+
+def decode_row(path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+    """Read ``path`` safely and return its metadata row (``path`` relative to ``root`` when given)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    rel = path.relative_to(root) if root is not None else path
+    row = row_from_result(load_result(path, max_bytes=max_bytes), rel)
+    row.update(path=rel.as_posix(), size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return row

@@ -1,0 +1,95 @@
+"""``checks inspect``: report what a run's raw results say, before anything is declared or processed.
+
+A report, not a gate: it exits 0 whenever it could read the directory, whatever it found.
+Input errors (a missing directory, a bad ``--method-metadata``) end as ``checks: error:``
+with exit code 2, through the core's error handling.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import click
+
+from checks import UsageError
+
+
+def _pick(methods: dict, wanted: str | None) -> dict:
+    if wanted is None:
+        return methods
+    if wanted in methods:
+        return {wanted: methods[wanted]}
+    matches = [m for m in methods if m.startswith(wanted)]
+    if len(matches) == 1:
+        return {matches[0]: methods[matches[0]]}
+    known = ", ".join(methods) or "none"
+    how = "matches several" if matches else "matches none"
+    raise UsageError(f"--method {wanted!r} {how} of the methods in the directory ({known})")
+
+
+@click.command("inspect")
+@click.argument("run_data_dir", metavar="RUN_DATA_DIR")
+@click.option("--method-metadata", "method_metadata", default=None, metavar="REF",
+              help="Compare with this MethodMetadata: path/to/info.py:VARIABLE or package.module:VARIABLE.")
+@click.option("--format", "output_format", type=click.Choice(["human", "json"]), default="human", show_default=True)
+@click.option("--method", "method", default=None, metavar="PREFIX",
+              help="Inspect only this method when the directory holds several (its config-dir prefix).")
+@click.option("--cache-dir", default=None, metavar="DIR",
+              help="Where to keep the index cache (default: one directory per data directory in your cache "
+              "directory, $CHECKS_CACHE_DIR or $XDG_CACHE_HOME/arena-checks).")
+@click.option("--c1-only", "c1_only", is_flag=True,
+              help="Infer config_default of an HPO method from its default (_c1_) config, not only for single-config runs.")
+@click.option("--html", "html_path", default=None, metavar="FILE",
+              help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
+def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, c1_only, html_path):
+    """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
+    from tabarena_checks.raw import index as index_mod, inference_memo
+    from tabarena_checks.metadata import load as metadata_load
+    from tabarena_checks.report import summary as report
+
+    if html_path is not None:
+        from tabarena_checks.report import html_run
+
+        html_run.check_target(html_path)
+    metadata = metadata_load.load(method_metadata)
+    raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
+    methods = index_mod.split_methods(raw)
+    today = dt.date.today()
+    picked = _pick(methods, method)
+    inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
+    if c1_only:
+        inferences = {prefix: with_c1_default(inf) for prefix, inf in inferences.items()}
+    reports = [report.method_report(prefix, inferences[prefix], metadata, today) for prefix in picked]
+    unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
+    if html_path is not None:
+        from tabarena_checks.report import html_inspect
+
+        html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
+        click.echo(f"HTML report: {html_path}", err=True)
+    if output_format == "json":
+        click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
+                              indent=2, default=str))
+        return
+    click.echo(report.human(str(run_data_dir), reports))
+    if unassigned:
+        click.echo(f"no readable result; unreadable files: {len(unassigned)}")
+        for item in unassigned:
+            click.echo(f"    {item['path']}: {item['reason']}")
+
+
+def with_c1_default(inference):
+    """``inference`` with ``raw_config_default`` taken from the one default config (``_c1_`` in its name,
+    or ending in ``_c1``) of an HPO run: TabArena infers it only for a single-config run, so
+    maintainers inspected the ``_c1_`` directories alone to get it. Unchanged when there is not
+    exactly one such config."""
+    import attrs
+
+    if inference.raw_config_default is not None or inference.method_type != "config":
+        return inference
+    defaults = [f for f in inference.frameworks if "_c1_" in f or f.endswith("_c1")]
+    return attrs.evolve(inference, raw_config_default=defaults[0]) if len(defaults) == 1 else inference
+
+
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(inspect_command)

@@ -1,0 +1,202 @@
+"""The ``checks inspect`` report: what one method's raw results say, as data and as text.
+
+:func:`method_report` builds a JSON-ready dict (the ``--format json`` output); :func:`human`
+renders the same dict for a terminal. Nothing here decides pass or fail: the diff rows
+carry the severity the process gate would apply, and the rules apply it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+from tabarena_checks.metadata import compare
+from tabarena_checks.metadata.model import MethodMetadata
+
+_LIST = 50
+
+
+def suggested_method(inference: Any, metadata: MethodMetadata | None) -> str | None:
+    """The method name for the snippet: the declared one, else the raw name without TabArena's TA- prefix."""
+    if metadata is not None:
+        return metadata.method
+    if inference.method_type == "config" and inference.name_prefix:
+        return inference.name_prefix.removeprefix("TA-")
+    return inference.inferred_method
+
+
+def _py(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def snippet(inference: Any, metadata: MethodMetadata | None, today: dt.date) -> tuple[str | None, str]:
+    """A ``MethodMetadata.<type>(...)`` declaration matching the raw results, or None and the reason."""
+    kind = inference.method_type
+    method = suggested_method(inference, metadata)
+    if kind not in ("config", "baseline") or not method:
+        why = "results mix configs and baselines" if kind == "mixed" else "no single method name in the raw results"
+        return None, why
+    constructor = "system" if metadata is not None and metadata.is_system else kind
+    if metadata is not None and metadata.suite and metadata.suite != metadata.method:
+        suite = f"    suite={_py(metadata.suite)},"
+    else:
+        suite = (f"    suite={_py(f'{method}-{today:%Y-%m}')},  # required: an explicit suite distinct from "
+                 f"method (it defaults to method); name the artifact set, e.g. by date")
+    args = [f"    method={_py(method)},", suite]
+    if kind == "config":
+        args.append(f"    ag_key={_py(inference.ag_key)},")
+        default = inference.config_default_for(method)
+        if default is not None:
+            args.append(f"    config_default={_py(default)},")
+        args += [f"    can_hpo={_py(inference.can_hpo)},", f"    is_bag={_py(inference.is_bag)},"]
+    else:
+        name = metadata.name if metadata is not None and metadata.name else method
+        args.append(f"    name={_py(name)},")
+    args.append(f"    compute={_py(inference.compute)},")
+    if inference.validation_protocol is not None:
+        args.append(f"    validation_protocol={_py(inference.validation_protocol)},")
+    variable = (metadata.variable if metadata is not None and metadata.variable else
+                re.sub(r"\W+", "_", method).strip("_").lower() or "method")
+    if variable[0].isdigit():
+        variable = f"m_{variable}"
+    head = f"{variable} = MethodMetadata.{constructor}("
+    if constructor == "baseline":
+        head += "  # a system (AutoML pipeline, ensemble)? use MethodMetadata.system(...)"
+    return "\n".join([head, *args, ")"]), ""
+
+
+def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
+    """What the info.py rules (the ``precommit-info`` gate) find in ``metadata``, for the report.
+
+    Judged by :func:`checks.filecheck.judge` like the pre-commit hook judges the file: the
+    command's plugins, rules.toml selection and waivers apply. Findings about rules.toml
+    itself (``CK``) are not about the metadata and are left out.
+    """
+    from checks import Outcome, filecheck
+    from tabarena_checks.metadata.precommit import ACTION, InfoFacts
+
+    subject = filecheck.Subject(metadata.source or "info.py", InfoFacts(metadata),
+                                target=f"{metadata.method}@{metadata.effective_suite}")
+    report = filecheck.judge(ACTION, [subject])
+    return [{"rule": v.code, "name": v.name, "message": f.message}
+            for v in report.verdicts if v.outcome in (Outcome.FAILED, Outcome.CRASHED) and not v.code.startswith("CK")
+            for f in v.findings]
+
+
+def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date) -> dict[str, Any]:
+    """Everything ``checks inspect`` shows for one method, JSON-ready."""
+    code, why = snippet(inference, metadata, today)
+    method = suggested_method(inference, metadata)
+    return {
+        "method_prefix": prefix,
+        "inferred": {
+            "method": inference.inferred_method,
+            "method_type": inference.method_type,
+            "ag_key": inference.ag_key,
+            "compute": inference.compute,
+            "is_bag": inference.is_bag,
+            "can_hpo": inference.can_hpo,
+            "name_prefix": inference.name_prefix,
+            "frameworks": list(inference.frameworks),
+            "raw_config_default": inference.raw_config_default,
+            "config_default": inference.config_default_for(method) if method and inference.method_type == "config" else None,
+            "validation_protocol": inference.validation_protocol,
+            "validation_protocol_keys": list(inference.validation_protocol_keys),
+            "validation_flavours": list(inference.validation_flavours),
+            "results_without_protocol": inference.n_without_protocol,
+        },
+        "counts": {
+            "results": inference.n_results,
+            "tasks": inference.n_tasks,
+            "datasets": list(inference.datasets),
+            "splits": [f"{r}_{f}" for r, f in inference.splits],
+            "problem_types": list(inference.problem_types),
+            "metrics": list(inference.metrics),
+            "results_per_config": dict(inference.results_per_config),
+        },
+        "fold_histogram": [[label, n] for label, n in inference.fold_histogram],
+        "coverage": {
+            "missing_cells": [{"config": c, "task": t, "split": s} for c, t, s in inference.missing_cells],
+            "duplicates": [{"config": c, "task": t, "split": s, "paths": list(p)} for c, t, s, p in inference.duplicates],
+        },
+        "fidelity": [
+            {"dataset": i.dataset, "split_idx": i.split_idx, "framework": i.framework, "kind": i.kind,
+             "pct": i.pct, "path": i.path}
+            for i in inference.fidelity
+        ],
+        "problems": [{"path": p, "message": m} for p, m in inference.problems],
+        "unreadable": [{"path": p, "reason": r} for p, r in inference.errors],
+        "snippet": code,
+        "snippet_unavailable": why or None,
+        "metadata": None if metadata is None else {"source": metadata.source, "variable": metadata.variable},
+        "comparison": None if metadata is None else [row.as_dict() for row in compare.rows(metadata, inference)],
+        "metadata_problems": None if metadata is None else metadata_problems(metadata),
+    }
+
+
+def _some(items: list, render) -> list[str]:
+    lines = [f"    {render(item)}" for item in items[:_LIST]]
+    if len(items) > _LIST:
+        lines.append(f"    ... and {len(items) - _LIST} more (--format json lists all)")
+    return lines
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def human(data_dir: str, reports: list[dict[str, Any]]) -> str:
+    """The terminal rendering of :func:`method_report` dicts."""
+    out = [f"raw data: {data_dir} ({len(reports)} method(s))"]
+    for rep in reports:
+        inf, counts, cov = rep["inferred"], rep["counts"], rep["coverage"]
+        out += ["", f"== {rep['method_prefix']}: {counts['results']} result(s)", "  inferred:"]
+        fields = [
+            ("method", inf["method"]), ("method_type", inf["method_type"]), ("ag_key", inf["ag_key"]),
+            ("compute", inf["compute"]), ("is_bag", inf["is_bag"]), ("can_hpo", inf["can_hpo"]),
+            ("config_default", inf["config_default"] or "- (only inferred for a single config)"),
+            ("validation_protocol", inf["validation_protocol"] or
+             ("- (legacy: no record)" if not inf["validation_protocol_keys"] else
+              "several: " + ", ".join(inf["validation_protocol_keys"]))),
+            ("flavours", ", ".join(inf["validation_flavours"]) or "-"),
+        ]
+        out += _table([[name, str(value)] for name, value in fields])
+        out.append(f"  tasks: {counts['tasks']}, datasets: {len(counts['datasets'])}, splits: "
+                   f"{' '.join(counts['splits']) or '-'}; problem types: {', '.join(counts['problem_types']) or '-'}; "
+                   f"metrics: {', '.join(counts['metrics']) or '-'}")
+        out.append("  results per config:")
+        out += _some(list(counts["results_per_config"].items()), lambda kv: f"{kv[0]}: {kv[1]}")
+        out.append("  fold histogram:" + ("" if rep["fold_histogram"] else " - (no validation-protocol record)"))
+        out += _some(rep["fold_histogram"], lambda kv: f"{kv[0]}: {kv[1]}")
+        missing, dups = cov["missing_cells"], cov["duplicates"]
+        out.append(f"  coverage: {len(missing)} missing (config, task, split) cell(s), {len(dups)} duplicate(s)")
+        out += _some(missing, lambda c: f"missing {c['config']} task {c['task']} split {c['split']}")
+        out += _some(dups, lambda d: f"duplicate {d['config']} task {d['task']} split {d['split']}: {', '.join(d['paths'])}")
+        out.append(f"  prediction fidelity (test rtol 5e-4, val rtol 1e-5): {len(rep['fidelity'])} result(s) not close")
+        out += _some(rep["fidelity"], lambda i: f"{i['kind']} {i['dataset']} split {i['split_idx']} {i['framework']}: "
+                                                f"{i['pct']:.3f}% of rows ({i['path']})")
+        out.append(f"  result field problems: {len(rep['problems'])}")
+        out += _some(rep["problems"], lambda p: f"{p['path']}: {p['message']}")
+        out.append(f"  unreadable files: {len(rep['unreadable'])}")
+        out += _some(rep["unreadable"], lambda u: f"{u['path']}: {u['reason']}")
+        if rep["comparison"] is not None:
+            out.append(f"  compared with {rep['metadata']['source']}:")
+            rows = [["FIELD", "INFERRED (raw)", "DECLARED", "STATUS", "SEVERITY"]]
+            rows += [[r["field"], repr(r["inferred"]), repr(r["declared"]), r["status"], r["severity"]]
+                     for r in rep["comparison"]]
+            out += _table(rows)
+            failing = [r for r in rep["comparison"] if r["status"] != "ok" and r["severity"] == "error"]
+            out.append(f"  {len(failing)} error row(s): `checks run process` would fail on "
+                       f"{', '.join(r['field'] for r in failing)}" if failing else
+                       "  no error rows (warn and info rows never block)")
+        if rep["metadata_problems"]:
+            out.append(f"  problems in the declared metadata: {len(rep['metadata_problems'])}")
+            out += _some(rep["metadata_problems"], lambda p: f"{p['rule']} {p['name']}: {p['message']}")
+        if rep["snippet"]:
+            out += ["  MethodMetadata for info.py:", *("    " + line for line in rep["snippet"].splitlines())]
+        else:
+            out.append(f"  no MethodMetadata snippet: {rep['snippet_unavailable']}")
+    return "\n".join(out)

@@ -1,0 +1,151 @@
+"""TA3xx: the quality of the raw results themselves, before anything is processed.
+
+They read ``ctx.facts.inference`` (see :mod:`tabarena_checks.raw.inference`); when the raw
+data cannot be indexed at all, TA302 (required) reports why and the others stay silent.
+"""
+
+from __future__ import annotations
+
+from checks import Finding, Severity, rule
+from checks import ChecksError
+from tabarena_checks.rules.metadata import provides, raw_inference
+
+RAW_ACTIONS = ("process",)
+#: how many cells a finding lists before summarising the rest
+_SHOWN = 20
+
+
+def _more(total: int) -> str:
+    return f" (and {total - _SHOWN} more; `checks inspect` lists them all)" if total > _SHOWN else ""
+
+
+@rule(
+    "TA301",
+    "raw-files-readable",
+    actions=RAW_ACTIONS,
+    why="An unreadable file (truncated gzip, not a pickle, a pickle that would import code the reader "
+    "does not allow) is a result that silently goes missing from the method.",
+    example_fail="data/TA-Nori_c1_BAG_L1/363612/0_0/results.pkl: not gzip or pickle data",
+    example_pass="every results.pkl decodes to a dict of builtins and numpy arrays",
+)
+def raw_files_readable(ctx):
+    """Every ``results.pkl`` must decode (safely) to a result dict."""
+    inference = raw_inference(ctx)
+    if inference is None:
+        return
+    for path, reason in inference.errors:
+        yield Finding(f"cannot be read: {reason}", path=path)
+
+
+@rule(
+    "TA302",
+    "single-method",
+    actions=RAW_ACTIONS,
+    required=True,
+    why="Processing renames every raw result to one method; a directory with several methods would "
+    "merge them unless one is chosen (--method, or the one the declaration matches), and one with none "
+    "(or that cannot be indexed) has nothing to check.",
+    example_fail="data/ holds TA-Nori_c1_BAG_L1/... and TA-Other_c1_BAG_L1/...",
+    example_pass="data/ holds only TA-Nori_c1_BAG_L1/, TA-Nori_r1_BAG_L1/, ...",
+)
+def single_method(ctx):
+    """The raw data directory must hold the results of exactly one method."""
+    if not provides(ctx.facts, "inference"):
+        return
+    try:
+        inference = ctx.facts.inference
+    except ChecksError as exc:
+        yield str(exc)
+        return
+    methods = inference.methods
+    if not methods:
+        yield "no readable result in the raw data directory: nothing identifies a method (see TA301 for unreadable files)"
+    elif len(methods) > 1:
+        yield (f"the raw data directory holds {len(methods)} methods ({', '.join(methods)}) and the declaration "
+               f"matches none of them alone (configs by ag_key, baselines by name); choose the one to process "
+               f"with --method PREFIX (e.g. --method {methods[0]}); the others are left alone")
+
+
+@rule(
+    "TA303",
+    "coverage-complete",
+    actions=RAW_ACTIONS,
+    severity=Severity.WARNING,
+    why="A config missing on some task or split is imputed or dropped on the leaderboard; usually a "
+    "job failed or was not collected.",
+    example_fail="TA-Nori_c1_BAG_L1 has no result for task 363614 split 0_2",
+    example_pass="every config has a result for every task and split in the run",
+)
+def coverage_complete(ctx):
+    """Every (config, task, split) cell of the run must hold a result."""
+    inference = raw_inference(ctx)
+    if inference is None or not inference.missing_cells:
+        return
+    cells = inference.missing_cells
+    shown = "; ".join(f"{config} task {task} split {split}" for config, task, split in cells[:_SHOWN])
+    yield f"{len(cells)} (config, task, split) cell(s) have no result: {shown}{_more(len(cells))}"
+
+
+@rule(
+    "TA304",
+    "no-duplicate-results",
+    actions=RAW_ACTIONS,
+    why="Two results for the same config, task and split (e.g. a rerun copied next to the first run) "
+    "make the processed tables depend on file order.",
+    example_fail="TA-Nori_c1_BAG_L1 task 363612 split 0_0 in two results.pkl files",
+    example_pass="one results.pkl per (config, task, split)",
+)
+def no_duplicate_results(ctx):
+    """Each (config, task, split) cell must hold exactly one result."""
+    inference = raw_inference(ctx)
+    if inference is None:
+        return
+    for config, task, split, paths in inference.duplicates:
+        yield Finding(f"{config} task {task} split {split} has {len(paths)} results: {', '.join(paths)}; "
+                      f"TabArena's processing refuses the pair: keep the one to publish and move the other(s) "
+                      f"out of the data directory", target=None, path=paths[0] if paths else None)
+
+
+@rule(
+    "TA305",
+    "prediction-fidelity",
+    actions=RAW_ACTIONS,
+    severity=Severity.WARNING,
+    why="TabArena rebuilds the stored predictions from the bag children on every load (test: mean of "
+    "the children, rtol 5e-4; validation: out-of-fold rows, rtol 1e-5) and overwrites what differs; a "
+    "large share of differing rows means the stored predictions are not what was evaluated.",
+    example_fail="airfoil_self_noise split 0 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close",
+    example_pass="stored test predictions equal the mean of the per-child predictions",
+)
+def prediction_fidelity(ctx):
+    """Stored predictions must match the ones rebuilt from the bag children (test rtol 5e-4, val rtol 1e-5)."""
+    inference = raw_inference(ctx)
+    if inference is None:
+        return
+    for issue in inference.fidelity:
+        pct = f"{issue.pct:.3f}% of {issue.kind} rows" if issue.pct is not None else f"some {issue.kind} rows"
+        yield Finding(f"{issue.dataset} split {issue.split_idx} {issue.framework}: {pct} not close to the "
+                      f"prediction rebuilt from the bag children", path=issue.path)
+
+
+@rule(
+    "TA306",
+    "result-fields-valid",
+    actions=RAW_ACTIONS,
+    why="A result with a string fold, a NaN metric_error, no task_metadata or no split_idx decodes but "
+    "cannot be placed or scored, so it would be dropped or mis-filed during processing (TabArena's own "
+    "processing fails on a missing split_idx).",
+    example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
+    example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
+)
+def result_fields_valid(ctx):
+    """Every decoded result must carry the fields processing needs, with the right types."""
+    inference = raw_inference(ctx)
+    if inference is None:
+        return
+    for path, message in inference.problems:
+        yield Finding(f"{path}: {message}", path=path)
+
+
+RULES = [raw_files_readable, single_method, coverage_complete, no_duplicate_results, prediction_fidelity,
+         result_fields_valid]

@@ -1,0 +1,225 @@
+"""TA4xx: what must hold before a method's artifacts go to (or come off) the public R2 store.
+
+The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
+:mod:`tabarena_checks.publish.upload`); they never touch the network or the disk themselves.
+"""
+
+from __future__ import annotations
+
+from checks import Finding, rule
+
+UPLOAD = ("upload",)
+
+
+@rule(
+    "TA401",
+    "upload-store-is-r2",
+    actions=UPLOAD,
+    why="Only the R2 store is published from here; a method without a bucket and prefix has nowhere "
+    "to go, and an s3 or local cache_type would send the artifacts somewhere nobody reads.",
+    example_fail="MethodMetadata.config('Nori', ..., cache_type='local')",
+    example_pass="MethodMetadata.config('Nori', ..., cache_kwargs={'bucket': 'tabarena', 'prefix': 'cache'})",
+)
+def store_is_r2(ctx):
+    """The metadata's cache_type is ``r2`` and its cache_kwargs hold a ``bucket`` and a ``prefix``."""
+    meta = ctx.facts.metadata
+    kind = meta.effective_cache_type
+    from tabarena_checks.rules.metadata import at
+
+    kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
+    field = "cache_type" if meta.cache_type else "cache_kwargs"
+    if kind in (None, "local"):
+        yield at(meta, f"'{meta.method}' has no remote store to upload to (cache_type={kind!r}); set "
+                       "cache_type='r2' and cache_kwargs={'bucket': ..., 'prefix': ...}", field)
+    elif kind != "r2":
+        yield at(meta, f"cache_type {kind!r} is not supported for upload; only 'r2' is", field)
+    for key in ("bucket", "prefix"):
+        if kind == "r2" and not kw.get(key):
+            yield at(meta, f"cache_kwargs is missing {key!r} (got {sorted(kw)})", "cache_kwargs")
+
+
+@rule(
+    "TA406",
+    "cache-names-safe",
+    actions=("process", "upload"),
+    required=True,
+    waivable=False,
+    why="method and suite become directory names of the cache and segments of the object keys, and the raw "
+    "copy's directories are the run's config directories renamed to the method; a '..', a '/', an absolute "
+    "path, a NUL byte or a name over the file system's limit would write outside the cache root or the bucket "
+    "prefix, or fail half-way. Paths are never built from text inside a results.pkl.",
+    example_fail='MethodMetadata.config(method="../../x", suite="nori-2026-11", ...)',
+    example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-11", ...)',
+)
+def cache_names_safe(ctx):
+    """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
+    at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
+    from checks import ChecksError
+    from tabarena_checks.publish.cache_layout import name_problem, segment_problem
+
+    try:
+        meta = ctx.facts.metadata
+    except ChecksError:
+        return  # an unreadable reference is reported by TA116
+    if meta is None:
+        return
+    problems = [(f, name_problem(v, f)) for f, v in (("method", meta.method), ("suite", meta.effective_suite))]
+    for _, problem in problems:
+        if problem:
+            yield Finding(problem, path=meta.source or None)
+    if ctx.action != "process" or any(p for _, p in problems):
+        return
+    try:
+        index, inference = ctx.facts.index, ctx.facts.inference
+    except ChecksError:
+        return  # TA302 reports a run that cannot be indexed
+    for config_dir in sorted({c for c in index.table["config_dir"].to_pylist() if c is not None}):
+        renamed = inference.renamed_framework(config_dir, meta.method)
+        problem = segment_problem(renamed)
+        if problem:
+            yield Finding(f"the raw copy of '{config_dir}' would be named {renamed!r}, which {problem}; "
+                          "shorten the method name or the config directory", path=config_dir)
+
+
+@rule(
+    "TA402",
+    "upload-protocol-matches-declared",
+    actions=UPLOAD,
+    why="The leaderboard treats a method as official or custom from the validation protocol its "
+    "metadata declares; artifacts processed under another protocol would be published under a false label.",
+    example_fail="metadata.yaml (processed): validation_protocol: holdout:8x1\ninfo.py: validation_protocol='8x1'",
+    example_pass="metadata.yaml (processed): validation_protocol: 8x1\ninfo.py: validation_protocol='8x1'",
+)
+def protocol_matches(ctx):
+    """The validation_protocol recorded in the processed cache equals the one the metadata declares."""
+    facts = ctx.facts
+    recorded = facts.recorded
+    if recorded is None:
+        return  # the missing metadata.yaml is TA403's finding
+    if recorded.validation_protocol != facts.metadata.validation_protocol:
+        yield Finding(
+            f"the processed artifact records validation_protocol={recorded.validation_protocol!r} but the "
+            f"metadata declares {facts.metadata.validation_protocol!r}; declare the recorded key in info.py "
+            "(or re-process the run that matches the declaration)",
+            path=str(facts.cache.metadata_yaml),
+        )
+
+
+@rule(
+    "TA403",
+    "upload-parts-present",
+    actions=UPLOAD,
+    why="A half-present cache uploads a method readers cannot load; every part is checked before any "
+    "byte leaves the machine, and a missing file is named as such (not as a credentials problem).",
+    example_fail="results/ missing: results: missing file '.../results/model_results.parquet'",
+    example_pass="metadata.yaml, results/model_results.parquet, processed/configs_hyperparameters.json, raw/**/results.pkl",
+)
+def parts_present(ctx):
+    """metadata.yaml and results tables exist and are non-empty; processed/ has its hyperparameters; raw/ has results.pkl."""
+    for problem in ctx.facts.part_problems:
+        yield Finding(problem, path=str(ctx.facts.cache.path))
+
+
+@rule(
+    "TA407",
+    "cache-is-what-process-wrote",
+    actions=UPLOAD,
+    required=True,
+    waivable=False,
+    why="Upload publishes raw/ as raw.zip, and a results.pkl is code when unpickled: a file swapped or "
+    "dropped into the cache after process would be published without ever being judged. The cache must be "
+    "exactly the files a passed `checks run process` wrote and recorded.",
+    example_fail="raw/Nori_c1_BAG_L1/363612/0_0/results.pkl: changed since process wrote it (sha256 differs)",
+    example_pass="every file matches .checks-source.json, whose digest a passed process decision recorded",
+)
+def cache_is_what_process_wrote(ctx):
+    """Every file of the cache has the sha256 process recorded, none was added, and a passed process run
+    in the decision log recorded that manifest."""
+    import os
+
+    from checks import records
+    from tabarena_checks.publish import integrity
+
+    facts = ctx.facts
+    cache = facts.cache
+    if not cache.path.is_dir():
+        return  # TA403 reports the missing parts
+    manifest = facts.manifest
+    if manifest is None:
+        yield Finding(f"{cache.source_record.name} lists no digests of the cache's files (written by an older "
+                      "version, or not by process): process the method again with --force", path=str(cache.path))
+        return
+    for problem in integrity.differences(cache.path, manifest):
+        yield Finding(problem, path=str(cache.path))
+    digest = integrity.manifest_digest(manifest)
+    log = records.log_path(ctx.config, os.getcwd())
+    try:
+        recorded = integrity.passed_process_decisions(records.read(log))
+    except (OSError, ValueError) as exc:
+        yield Finding(f"the decision log {log} cannot be read ({exc}); it must show the process run that wrote "
+                      "this cache")
+        return
+    if digest not in recorded:
+        yield Finding(f"no passed `checks run process` in {log} recorded this cache (manifest {digest[:23]}...): "
+                      "process the method from here, with the same rules.toml, then upload", path=str(cache.path))
+
+
+@rule(
+    "TA404",
+    "store-credentials-in-env",
+    actions=("upload", "unpublish"),
+    why="Credentials travel only through the environment (never options, never printed); a real "
+    "upload or deletion without them cannot work, and a dry run does not need them.",
+    example_fail="checks run upload ... --no-dry-run   # with R2_SECRET_ACCESS_KEY unset",
+    example_pass="R2_ACCOUNT_ID=... R2_ACCESS_KEY_ID=... R2_SECRET_ACCESS_KEY=... checks run upload ... --no-dry-run",
+)
+def credentials_in_env(ctx):
+    """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
+    from tabarena_checks.publish.s3store import CREDENTIAL_ENV, missing_credentials
+
+    if not ctx.facts.real or ctx.dry_run:
+        return
+    missing = missing_credentials()
+    if missing:
+        yield (f"missing environment variable(s) {', '.join(missing)} (all of {', '.join(CREDENTIAL_ENV)} are "
+               "needed): create an R2 API token with 'Object Read & Write' on the bucket and export them")
+
+
+@rule(
+    "TA405",
+    "upload-verified-needs-flag",
+    actions=UPLOAD,
+    why="verified=True puts a method on the leaderboard as checked by the maintainers; that claim is "
+    "made on purpose, with --verified, never by a default.",
+    example_fail="MethodMetadata.config(..., verified=True) without --verified",
+    example_pass="MethodMetadata.config(..., verified=False), or --verified given",
+)
+def verified_needs_flag(ctx):
+    """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
+    meta = ctx.facts.metadata
+    if meta.verified is not False and not ctx.options.verified:
+        yield Finding(f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
+                      "verified, or set verified=False in its metadata", path=meta.source or None)
+
+
+@rule(
+    "TA410",
+    "unpublish-method-exists",
+    actions=("unpublish",),
+    why="Deleting a prefix that holds nothing usually means a typo in the method or suite; saying so "
+    "beats reporting success for a no-op.",
+    example_fail="checks run unpublish --method Nori --suite no-such-suite --yes",
+    example_pass="checks run unpublish --method Nori --suite tabarena-2026-09-16 --yes",
+)
+def method_exists_remotely(ctx):
+    """The method has objects under ``<prefix>/artifacts/<suite>/methods/<method>/`` in the bucket."""
+    facts = ctx.facts
+    keys = facts.remote_keys
+    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    if isinstance(keys, str):
+        yield f"cannot list {where}: {keys}"
+    elif not keys:
+        yield f"nothing is published under {where}: check --method and --suite"
+
+
+RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, cache_is_what_process_wrote, credentials_in_env, verified_needs_flag, method_exists_remotely]

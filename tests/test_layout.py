@@ -1,0 +1,163 @@
+"""The shape of the three packages: no import circles.
+
+The import graph is read from the source (ast), so it sees every import: top level, inside
+functions and under ``TYPE_CHECKING``. A circle is a strongly connected component of that
+graph with more than one module; each is named with the imports that close it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("checks", "tabarena_checks", "hfmigrate_checks")
+
+
+def _modules(root: Path, packages=PACKAGES) -> dict[str, Path]:
+    found = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _lazy(path: Path) -> bool:
+    """A package that resolves its names on first use (PEP 562 ``__getattr__``, like ``checks``): no edge leads to it,
+    since importing it or a name from it imports nothing else until the name is used."""
+    return path.name == "__init__.py" and any(
+        isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in ast.parse(path.read_text()).body)
+
+
+def import_graph(root: Path = ROOT, packages=PACKAGES) -> dict[str, dict[str, int]]:
+    """Module -> {project module it imports: line of the first such import}."""
+    modules = _modules(root, packages)
+    lazy = {name for name, path in modules.items() if _lazy(path)}
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: dict[str, int] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the package, one level up per extra dot
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for target in targets:
+                parts = target.split(".")
+                for i in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
+                    dotted = ".".join(parts[:i])
+                    if dotted in modules and dotted != name and dotted not in lazy:
+                        edges.setdefault(dotted, node.lineno)
+        graph[name] = edges
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def _top_level_names(path: Path) -> set[str]:
+    """Names a module binds at its top level (inside ``if`` and ``try`` blocks too)."""
+    names, todo = set(), list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                     *(s for h in getattr(node, "handlers", []) for s in h.body)]
+    return names
+
+
+def _describe(graph, component) -> str:
+    inside = set(component)
+    return "; ".join(f"{a}:{line} imports {b}" for a in component for b, line in sorted(graph[a].items()) if b in inside)
+
+
+def test_no_import_circles():
+    graph = import_graph()
+    assert {"checks.runner", "tabarena_checks.raw.reader", "tabarena_checks.synth.cli"} <= set(graph)
+    found = circles(graph)
+    assert not found, "import circles:\n" + "\n".join(_describe(graph, c) for c in found)
+
+
+def test_every_import_of_a_project_module_names_one_that_exists():
+    """After a module moves, an old path left in a function body, a benchmark or a test fails here, not in use."""
+    modules = _modules(ROOT)
+    lazy = {name for name, path in modules.items() if _lazy(path)}
+    defined = {name: _top_level_names(path) for name, path in modules.items()}
+    sources = [p for d in (*PACKAGES, "tests", "benchmarks", "plugins") for p in sorted((ROOT / d).rglob("*.py"))]
+    stale = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                wanted = [(node.module, a.name) for a in node.names]
+            elif isinstance(node, ast.Import):
+                wanted = [(a.name, None) for a in node.names]
+            else:
+                continue
+            for module, name in wanted:
+                if module.split(".")[0] not in PACKAGES:
+                    continue
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                if module not in modules:
+                    stale.append(f"{where}: no module {module}")
+                elif name and module not in lazy and f"{module}.{name}" not in modules and name not in defined[module]:
+                    stale.append(f"{where}: {module} has no {name}")
+    assert not stale, "imports of modules or names that do not exist:\n" + "\n".join(stale)
+
+
+def test_the_circle_check_finds_a_circle_through_sub_packages_and_a_function_level_import(tmp_path):
+    pkg = tmp_path / "demo_pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text('"""A sub-package."""\n')
+    (pkg / "sub" / "a.py").write_text("from demo_pkg import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .sub.a import x\n")
+    (pkg / "c.py").write_text("import demo_pkg.b\n")
+    graph = import_graph(tmp_path, ("demo_pkg",))
+    assert graph["demo_pkg.c"] == {"demo_pkg": 1, "demo_pkg.b": 1}
+    assert circles(graph) == [["demo_pkg.b", "demo_pkg.sub.a"]]
