@@ -32,7 +32,7 @@ import time  # noqa: E402
 from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from hfmigrate_checks import ledger  # noqa: E402
+from hfmigrate_checks.source import ledger  # noqa: E402
 from hfmigrate_checks.testing import LocalHub, set_whoami, write_dataset, write_model  # noqa: E402
 
 CHECKS = str(Path(sys.executable).with_name("checks"))

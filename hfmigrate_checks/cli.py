@@ -23,7 +23,7 @@ import click
 def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
     """Pin BENCHMARK_ID's eval.yaml, confirm it is official, and record the source -> task contract."""
     from checks import InputError, io
-    from hfmigrate_checks import contract
+    from hfmigrate_checks.source import contract
 
     with _read_only_hub(endpoint) as hub:
         result = contract.build(hub, benchmark_id, mapping, revision)
@@ -55,7 +55,7 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
 def ledger_cmd(source, fmt, heading, table, source_url, model_column, variant_column, task_column, value_column,
                ignore_columns, out):
     """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
-    from hfmigrate_checks import ledger
+    from hfmigrate_checks.source import ledger
 
     if source_url and not source_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"must be an absolute http(s) URL (got {source_url!r})", param_hint="--source-url")
@@ -76,7 +76,7 @@ def ledger_cmd(source, fmt, heading, table, source_url, model_column, variant_co
 @click.option("--task-id", "task_ids", multiple=True, required=True, help="Allowed task id; repeat for several.")
 def validate_cmd(bundle, benchmark_id, task_ids):
     """Validate BUNDLE/drafts/**/.eval_results/*.yaml (PASS/FAIL per file; exit 0 all passed, 1 otherwise)."""
-    from hfmigrate_checks import validate
+    from hfmigrate_checks.drafts import validate
 
     text, code = validate.validate_bundle(bundle, benchmark_id, task_ids)
     click.echo(text, nl=False)
@@ -84,7 +84,7 @@ def validate_cmd(bundle, benchmark_id, task_ids):
 
 
 def _read_only_hub(endpoint):
-    from hfmigrate_checks.hub import ReadOnlyHub
+    from hfmigrate_checks.hub.client import ReadOnlyHub
 
     return ReadOnlyHub(endpoint or os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None)
 
@@ -96,7 +96,7 @@ def _read_only_hub(endpoint):
 @click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
 def resolve_cmd(labels, mapping, candidates, endpoint):
     """Classify each source model LABEL against the Hub: exact, ambiguous, not_on_hub, mismatch, ... (read-only)."""
-    from hfmigrate_checks import resolve
+    from hfmigrate_checks.hub import resolve
 
     entries = resolve.load_mapping(mapping) if mapping else {}
     with _read_only_hub(endpoint) as hub:
@@ -116,8 +116,8 @@ def resolve_cmd(labels, mapping, candidates, endpoint):
 def inspect_cmd(repo_id, benchmark_id, endpoint):
     """What REPO_ID already holds for the benchmark on main and in pending PRs (read-only)."""
     from checks import UsageError
-    from hfmigrate_checks import state
-    from hfmigrate_checks.contract import repo_id_problem
+    from hfmigrate_checks.hub import state
+    from hfmigrate_checks.source.contract import repo_id_problem
 
     problem = repo_id_problem(repo_id)
     if problem:

@@ -3,9 +3,9 @@
 Two kinds of facts objects exist, and the rules shared by both actions read only what
 both provide (the *eval-files view*):
 
-- ``eval_files``: tuple of :class:`~hfmigrate_checks.validate.EvalFile`, the files to judge
+- ``eval_files``: tuple of :class:`~hfmigrate_checks.drafts.validate.EvalFile`, the files to judge
   (for ``draft``: the planned drafts, parsed back from the exact text to be written);
-- ``contract``: the :class:`~hfmigrate_checks.contract.Contract`, or ``None``;
+- ``contract``: the :class:`~hfmigrate_checks.source.contract.Contract`, or ``None``;
 - ``task_ids``: the task ids of the benchmark's current eval.yaml (or of the contract);
 - ``supplied_tokens``: verifyToken values the user supplied for exactly these runs;
 - ``output_files``: path -> text of everything that would be written.
@@ -24,10 +24,10 @@ from typing import Any
 
 import attrs
 
-from hfmigrate_checks import bundle, drafts
-from hfmigrate_checks.contract import Contract
-from hfmigrate_checks.ledger import LedgerRow
-from hfmigrate_checks.validate import EvalFile
+from hfmigrate_checks.drafts import bundle, decide as drafts
+from hfmigrate_checks.source.contract import Contract
+from hfmigrate_checks.source.ledger import LedgerRow
+from hfmigrate_checks.drafts.validate import EvalFile
 
 
 @attrs.frozen

@@ -1,6 +1,7 @@
 """The Hugging Face migration plugin: registered through the ``checks`` entry point like any third party.
 
-Each workflow step lives in its own module; this file only names them. Modules keep heavy
+Each workflow step lives in its own sub-package (source, hub, drafts, rules); this file only names
+the modules that hold rules, actions and commands. Modules keep heavy
 imports (duckdb, pyarrow, huggingface_hub) inside functions so ``checks rules`` stays fast.
 """
 
@@ -8,8 +9,8 @@ from checks import ModuleWiring
 
 wiring = ModuleWiring(
     "hfmigrate_checks",
-    rules=("rules_contract", "rules_ledger", "rules_drafts", "rules_hub"),
-    actions=("draft_action",),
-    commands={"cli": ("hf",), "precommit": ("precommit",)},
+    rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
+    actions=("drafts.action",),
+    commands={"cli": ("hf",), "drafts.precommit": ("precommit",)},
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

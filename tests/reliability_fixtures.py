@@ -152,7 +152,7 @@ def write_mapping(path: Path, models: int) -> None:
 
 def write_ledger(path: Path, *, models: int, base: float) -> None:
     """Two printed scores per model; ``base`` shifts every value (a new version of the leaderboard)."""
-    from hfmigrate_checks import ledger
+    from hfmigrate_checks.source import ledger
 
     rows = [ledger.LedgerRow(source_model=model_label(i), source_task=task, source_value=f"{base + i / 10 + k:.1f}",
                              source_locator=f"README.md:L{10 + i}", source_url="https://example.org/board")

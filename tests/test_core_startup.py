@@ -80,7 +80,7 @@ def test_a_plugin_command_imports_only_the_modules_that_add_it(tmp_path):
     """`checks precommit ...` imports the precommit modules, not synth's, inspect's or the Hub client's commands."""
     (tmp_path / "info.py").write_text(INFO_PY)
     _, modules = _imported(tmp_path, "precommit", "info-py", "info.py")
-    assert {"tabarena_checks.metadata.precommit", "hfmigrate_checks.precommit"} <= modules
+    assert {"tabarena_checks.metadata.precommit", "hfmigrate_checks.drafts.precommit"} <= modules
     assert not modules & {"tabarena_checks.synth.cli", "tabarena_checks.synth.generate", "tabarena_checks.report.inspect_cli",
                           "tabarena_checks.metadata.cli", "hfmigrate_checks.cli"}
 

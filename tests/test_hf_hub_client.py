@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hfmigrate_checks.hub import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
+from hfmigrate_checks.hub.client import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
 from hf_fixtures import write_small_hub
 from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_model
 

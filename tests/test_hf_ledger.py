@@ -9,7 +9,7 @@ import pytest
 
 from checks import InputError
 from checks.testing import run_cli
-from hfmigrate_checks import ledger
+from hfmigrate_checks.source import ledger
 
 README = """# My model zoo
 
@@ -344,7 +344,7 @@ def test_an_empty_header_cell_gets_a_name(tmp_path):
     ("this model supports TPU training", "unknown"),
 ])
 def test_footnote_texts_are_sorted_by_what_they_say(text, kind):
-    from hfmigrate_checks import qualifiers
+    from hfmigrate_checks.source import qualifiers
 
     assert qualifiers.classify(text) == kind
 

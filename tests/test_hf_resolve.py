@@ -8,8 +8,8 @@ import pytest
 
 from checks import InputError
 from hf_fixtures import FLAKY_REPO, build_leaderboard_hub, leaderboard_faults, mapping_yaml
-from hfmigrate_checks.hub import ReadOnlyHub
-from hfmigrate_checks.resolve import (MappingEntry, Resolution, api_only_evidence, load_mapping, resolve,
+from hfmigrate_checks.hub.client import ReadOnlyHub
+from hfmigrate_checks.hub.resolve import (MappingEntry, Resolution, api_only_evidence, load_mapping, resolve,
                                       search_queries, variant_differences)
 from hfmigrate_checks.testing import Fault, LocalHub, write_model
 

@@ -12,12 +12,13 @@ import pytest
 
 from checks import ActionFailed
 from checks.testing import assert_fails, assert_passes, evaluate_rules
-from hfmigrate_checks import bundle, drafts, rules_contract, rules_drafts, rules_hub, rules_ledger, validate
-from hfmigrate_checks.contract import Contract, repo_id_problem
+from hfmigrate_checks.drafts import bundle, decide as drafts, validate
+from hfmigrate_checks.rules import contract as rules_contract, drafts as rules_drafts, hub as rules_hub, ledger as rules_ledger
+from hfmigrate_checks.source.contract import Contract, repo_id_problem
 from hfmigrate_checks.facts import DraftFacts, LiveBenchmark, eval_files_facts
-from hfmigrate_checks.ledger import LedgerRow, parse_cell
-from hfmigrate_checks.resolve import Resolution
-from hfmigrate_checks.state import PendingPR, PrUpdate, RepoState
+from hfmigrate_checks.source.ledger import LedgerRow, parse_cell
+from hfmigrate_checks.hub.resolve import Resolution
+from hfmigrate_checks.hub.state import PendingPR, PrUpdate, RepoState
 
 RULES = [*rules_contract.RULES, *rules_ledger.RULES, *rules_drafts.RULES, *rules_hub.RULES]
 BENCH = "org/bench"
@@ -397,7 +398,7 @@ def _eval_facts(tmp_path, files):
 
 def test_hf506_fails_on_shape_problems_with_lines(tmp_path):
     from checks.testing import assert_fails, evaluate_rules
-    from hfmigrate_checks.rules_drafts import eval_results_shape
+    from hfmigrate_checks.rules.drafts import eval_results_shape
 
     facts = _eval_facts(tmp_path, {
         "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
@@ -415,7 +416,7 @@ def test_hf506_fails_on_shape_problems_with_lines(tmp_path):
 
 def test_hf506_passes_on_well_formed_files(tmp_path):
     from checks.testing import assert_passes, evaluate_rules
-    from hfmigrate_checks.rules_drafts import eval_results_shape
+    from hfmigrate_checks.rules.drafts import eval_results_shape
 
     facts = _eval_facts(tmp_path, {
         "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
@@ -426,7 +427,7 @@ def test_hf506_passes_on_well_formed_files(tmp_path):
 
 
 def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
-    from hfmigrate_checks.drafts import Proposal
+    from hfmigrate_checks.drafts.decide import Proposal
 
     bare = LedgerRow(source_model="A", source_task="Main", source_value="71.2", source_locator="b.csv:L2")
     with_page = attrs.evolve(CONTRACT, source_url="https://example.org/leaderboard")
@@ -438,7 +439,7 @@ def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
 
 
 def test_a_run_qualifier_is_the_drafts_notes():
-    from hfmigrate_checks.drafts import Proposal
+    from hfmigrate_checks.drafts.decide import Proposal
 
     tools = LedgerRow(source_model="Sable-22B", source_task="Main", source_value="80.1", source_locator="r.md:L9",
                       source_variant="with tools", qualifiers="† with tools")

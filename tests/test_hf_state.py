@@ -15,8 +15,8 @@ from hf_fixtures import (
     build_leaderboard_hub,
     eval_results_yaml,
 )
-from hfmigrate_checks.hub import ReadOnlyHub
-from hfmigrate_checks.state import STATUSES, inspect_repo
+from hfmigrate_checks.hub.client import ReadOnlyHub
+from hfmigrate_checks.hub.state import STATUSES, inspect_repo
 from hfmigrate_checks.testing import Fault, LocalHub, write_model
 
 VALUES = {"main": 71.2, "hard": 40.5}

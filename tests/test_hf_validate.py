@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from checks import io
 from checks.testing import run_cli
-from hfmigrate_checks import validate
-from hfmigrate_checks.drafts import emit_yaml, yaml_number
-from hfmigrate_checks.ledger import NUMBER
+from hfmigrate_checks.drafts import validate
+from hfmigrate_checks.drafts.decide import emit_yaml, yaml_number
+from hfmigrate_checks.source.ledger import NUMBER
 
 BENCH = "Idavidrein/gpqa"
 GOOD = """- dataset:

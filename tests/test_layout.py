@@ -1,4 +1,4 @@
-"""The shape of the three packages: no import circles.
+"""The shape of the three packages: no import circles, and the runtime never imports test-only code.
 
 The import graph is read from the source (ast), so it sees every import: top level, inside
 functions and under ``TYPE_CHECKING``. A circle is a strongly connected component of that
@@ -8,10 +8,17 @@ graph with more than one module; each is named with the imports that close it.
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("checks", "tabarena_checks", "hfmigrate_checks")
+#: test-only code: the local Hub simulator and the fixtures for plugin tests
+TESTING = ("hfmigrate_checks.testing", "checks.testing")
+#: ``python -m ...demo`` runs a whole flow against the local servers, so it may use them; nothing imports a demo
+DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
 
 
 def _modules(root: Path, packages=PACKAGES) -> dict[str, Path]:
@@ -119,7 +126,7 @@ def _describe(graph, component) -> str:
 
 def test_no_import_circles():
     graph = import_graph()
-    assert {"checks.runner", "tabarena_checks.raw.reader", "tabarena_checks.synth.cli"} <= set(graph)
+    assert {"checks.runner", "tabarena_checks.raw.reader", "hfmigrate_checks.hub.client"} <= set(graph)
     found = circles(graph)
     assert not found, "import circles:\n" + "\n".join(_describe(graph, c) for c in found)
 
@@ -161,3 +168,70 @@ def test_the_circle_check_finds_a_circle_through_sub_packages_and_a_function_lev
     graph = import_graph(tmp_path, ("demo_pkg",))
     assert graph["demo_pkg.c"] == {"demo_pkg": 1, "demo_pkg.b": 1}
     assert circles(graph) == [["demo_pkg.b", "demo_pkg.sub.a"]]
+
+
+def _runtime(graph, testing=TESTING, demos=DEMOS) -> list[str]:
+    return [m for m in graph if not m.startswith(testing) and m not in demos]
+
+
+def leaks_into_runtime(graph, testing=TESTING, demos=DEMOS) -> list[str]:
+    """Each chain by which a runtime module imports test-only code, directly or not."""
+    leaks = []
+    for module in _runtime(graph, testing, demos):
+        via, todo = {module: ""}, [module]  # module -> the module that imports it
+        while todo:
+            node = todo.pop()
+            for nxt in graph[node]:
+                if nxt not in via:
+                    via[nxt] = node
+                    todo.append(nxt)
+        for reached in via:
+            if reached.startswith(testing):
+                chain = [reached]
+                while via[chain[-1]]:
+                    chain.append(via[chain[-1]])
+                leaks.append(" <- ".join(chain))
+    return sorted(leaks)
+
+
+def test_the_runtime_never_imports_the_testing_sub_packages():
+    graph = import_graph()
+    assert "hfmigrate_checks.testing.localhub" in graph  # the Hub simulator lives in the testing sub-package
+    leaks = leaks_into_runtime(graph)
+    assert not leaks, "the runtime imports test-only code:\n" + "\n".join(leaks)
+
+
+def test_the_leak_check_follows_a_function_level_import_through_another_module(tmp_path):
+    pkg = tmp_path / "demo_pkg"
+    (pkg / "testing").mkdir(parents=True)
+    for init in (pkg / "__init__.py", pkg / "testing" / "__init__.py"):
+        init.write_text("")
+    (pkg / "testing" / "server.py").write_text("")
+    (pkg / "demo.py").write_text("from demo_pkg.testing import server\n")
+    (pkg / "helpers.py").write_text("def f():\n    from demo_pkg.testing.server import x\n")
+    (pkg / "action.py").write_text("from demo_pkg import helpers\n")
+    graph = import_graph(tmp_path, ("demo_pkg",))
+    leaks = leaks_into_runtime(graph, ("demo_pkg.testing",), ("demo_pkg.demo",))
+    assert leaks == ["demo_pkg.testing <- demo_pkg.helpers", "demo_pkg.testing <- demo_pkg.helpers <- demo_pkg.action",
+                     "demo_pkg.testing.server <- demo_pkg.helpers",
+                     "demo_pkg.testing.server <- demo_pkg.helpers <- demo_pkg.action"]
+
+
+def test_importing_every_runtime_module_loads_no_testing_module():
+    """The same, by running it: import every runtime module and call every plugin hook, then look at sys.modules."""
+    runtime = sorted(_runtime(import_graph()))
+    code = (
+        "import importlib, json, sys\n"
+        "import click\n"
+        f"for name in {runtime!r}:\n"
+        "    importlib.import_module(name)\n"
+        "for plugin in ('tabarena_checks.plugin', 'hfmigrate_checks.plugin'):\n"
+        "    module = importlib.import_module(plugin)\n"
+        "    module.checks_rules(), module.checks_actions(), module.checks_commands(cli=click.Group('checks'), name=None)\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    loaded = json.loads(proc.stdout)
+    assert "hfmigrate_checks.drafts.action" in loaded and "tabarena_checks.publish.process" in loaded
+    assert not [m for m in loaded if m.startswith(TESTING)]

@@ -119,7 +119,7 @@ def markdown_texts(draw):
 
 
 def _import(fmt: str, text: str, **kwargs):
-    from hfmigrate_checks import ledger
+    from hfmigrate_checks.source import ledger
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / ("board.csv" if fmt == "csv" else "README.md")
@@ -176,7 +176,7 @@ _ENTRIES = st.recursive(
                    "dates, NaN, nesting, and arbitrary text",
              must="the validator reports PASS or FAIL with reasons for each file and never raises")
 def test_eval_results_validator_never_raises(text):
-    from hfmigrate_checks import validate
+    from hfmigrate_checks.drafts import validate
 
     parsed = validate.EvalFile.parse("drafts/o--n/.eval_results/b.yaml", text)
     lines, ok = validate.report([parsed], "org/bench", ["main"])

@@ -159,7 +159,7 @@ def test_upload_keys_never_hold_dot_dot(tmp_path, s3_env, s3_proxy):
                   "labels alone, `checks run draft` writes only below the bundle and only drafts/<owner>--<name>/ "
                   "paths of valid Hub ids")
 def test_draft_never_writes_outside_the_bundle(tmp_path):
-    from hfmigrate_checks import ledger
+    from hfmigrate_checks.source import ledger
 
     labels = ["../../../escaped", "/tmp/arena-checks-escaped", "evil\x00label", "x" * 5000, "a/../../b"]
     with hf_setup(tmp_path, models=2) as (env, hub):

@@ -199,8 +199,8 @@ def test_draft_rides_out_brief_hub_faults_and_flags_lasting_ones(tmp_path):
              must="each attempt is abandoned at the deadline and retried; when the Hub keeps hanging the model is "
                   "needs_review (not not_on_hub) within bounded time; a single slow answer is ridden out")
 def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
-    from hfmigrate_checks import resolve
-    from hfmigrate_checks.hub import ReadOnlyHub
+    from hfmigrate_checks.hub import resolve
+    from hfmigrate_checks.hub.client import ReadOnlyHub
     from reliability_fixtures import write_hub
 
     write_hub(tmp_path / "hub", 2)

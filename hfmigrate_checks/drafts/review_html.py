@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from checks.htmlreport import badge, esc, key_values, page, table
-from hfmigrate_checks.drafts import row_decision
+from hfmigrate_checks.drafts.decide import row_decision
 
 #: decision -> badge kind (the word is always shown: colour is never the only signal)
 DECISION_KIND = {

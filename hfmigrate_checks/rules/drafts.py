@@ -51,7 +51,7 @@ def no_verify_token_unless_supplied(ctx):
 )
 def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
-    from hfmigrate_checks.validate import date_problem
+    from hfmigrate_checks.drafts.validate import date_problem
 
     facts = ctx.facts
     for file in facts.eval_files:
@@ -100,7 +100,7 @@ def no_credentials_in_bundle(ctx):
 )
 def no_submit_script_in_bundle(ctx):
     """The bundle holds only review.md, review.html, source-ledger.csv, validation.txt and drafts, and no submit command."""
-    from hfmigrate_checks.validate import is_draft_path
+    from hfmigrate_checks.drafts.validate import is_draft_path
 
     for path, text in ctx.facts.output_files.items():
         if path not in BUNDLE_FILES and not is_draft_path(path):
@@ -146,7 +146,7 @@ def eval_results_shape(ctx):
     """Each file is a non-empty list of entries of the documented shape, no (dataset.id, task_id) pair twice per model."""
     from pathlib import PurePosixPath
 
-    from hfmigrate_checks.validate import standalone_problems
+    from hfmigrate_checks.drafts.validate import standalone_problems
 
     seen: dict[tuple[str, tuple[str, str]], str] = {}
     for file in ctx.facts.eval_files:

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from hfmigrate_checks.validate import EvalFile
+from hfmigrate_checks.drafts.validate import EvalFile
 
 STATUSES = ("already_present", "update_existing_pr", "already_in_own_open_pr", "duplicate_open_pr",
             "needs_review", "new")
@@ -104,7 +104,7 @@ def _read_eval_files(hub, repo_id: str, revision: str, problems: list[str], wher
     ``known`` maps (path, blob id) to files already read: main's reads are recorded there,
     so a PR's unchanged files are not downloaded again nor their problems reported twice.
     """
-    from hfmigrate_checks.hub import HubNotFound, HubReadError
+    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
     listing = hub.list_files(repo_id, revision=revision, path=EVAL_DIR)
     out = []
@@ -142,7 +142,7 @@ def _added_lines(diff: str) -> str:
 def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr,
                 known: Mapping[tuple[str, str], EvalFile]) -> tuple[PendingPR, list[str]]:
     """Read one pending PR's diff and files; ``known`` holds main's files by (path, blob id), read only."""
-    from hfmigrate_checks.hub import HubNotFound, HubReadError
+    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
     problems: list[str] = []
     where = f"PR #{pr.num}"
@@ -220,10 +220,10 @@ def inspect_repo(
 ) -> RepoState:
     """Inspect ``repo_id`` for ``benchmark_id``; ``proposed`` maps task id -> value the draft would add.
 
-    ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`; the reads of one repo are
+    ``hub`` is a :class:`~hfmigrate_checks.hub.client.ReadOnlyHub`; the reads of one repo are
     sequential (callers run several repos at once).
     """
-    from hfmigrate_checks.hub import HubNotFound, HubReadError
+    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     rev = revision or "main"
@@ -267,7 +267,7 @@ def _pending_prs(hub, repo_id: str, benchmark_id: str, prs, known: dict,
 
 def _account(hub, problems: list[str]) -> str | None:
     """The authenticated account's name (None without a token, or when it cannot be read: a problem then)."""
-    from hfmigrate_checks.hub import HubReadError
+    from hfmigrate_checks.hub.client import HubReadError
 
     try:
         found = hub.whoami()

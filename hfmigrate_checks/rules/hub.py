@@ -24,8 +24,8 @@ def _drafted(facts):
 )
 def exact_match_only(ctx):
     """Every draft goes to the repo its source model resolved to exactly, at a path made from a valid repo id."""
-    from hfmigrate_checks.contract import repo_id_problem
-    from hfmigrate_checks.drafts import draft_path
+    from hfmigrate_checks.source.contract import repo_id_problem
+    from hfmigrate_checks.drafts.decide import draft_path
 
     seen: dict[str, str] = {}
     for d in _drafted(ctx.facts):
@@ -87,7 +87,7 @@ def no_duplicate_benchmark(ctx):
 )
 def owned_pr_exception(ctx):
     """An update draft extends exactly one pending PR by the authenticated account, keeping its entries and values."""
-    from hfmigrate_checks.validate import EvalFile
+    from hfmigrate_checks.drafts.validate import EvalFile
 
     facts = ctx.facts
     for d in _drafted(facts):
@@ -126,7 +126,7 @@ def owned_pr_exception(ctx):
 )
 def every_file_and_diff_checked(ctx):
     """Every exact repo was inspected; a drafted repo's files and PR diffs were all read, at a recorded commit."""
-    from hfmigrate_checks.contract import repo_id_problem
+    from hfmigrate_checks.source.contract import repo_id_problem
 
     facts = ctx.facts
     for d in facts.decisions:

@@ -24,7 +24,7 @@ TASK_ID_RULES = ("HF102",)
 
 def _eval_yaml_contract(spec: str):
     """A contract that knows only what a cached eval.yaml says: the benchmark id and its task ids."""
-    from hfmigrate_checks import contract
+    from hfmigrate_checks.source import contract
 
     benchmark_id, sep, path = spec.partition("=")
     if not sep or not benchmark_id or not path:
@@ -67,7 +67,7 @@ def register_commands(cli: click.Group) -> None:
                   help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.")
     def eval_results(files, eval_yamls, contracts):
         """Check .eval_results/*.yaml FILES offline (read-only; path:line: CODE message)."""
-        from hfmigrate_checks import contract
+        from hfmigrate_checks.source import contract
 
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
         filecheck.run_command(ACTION, subjects(list(files), known), undecidable=() if known else TASK_ID_RULES)

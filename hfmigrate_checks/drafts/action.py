@@ -36,7 +36,7 @@ class DraftOptions:
 
 
 def _hub(options: DraftOptions):
-    from hfmigrate_checks.hub import ReadOnlyHub
+    from hfmigrate_checks.hub.client import ReadOnlyHub
 
     endpoint = options.endpoint or os.environ.get("HF_ENDPOINT") or None
     return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None)
@@ -45,7 +45,7 @@ def _hub(options: DraftOptions):
 def live_benchmark(hub, benchmark_id: str):
     """Official-list membership and the current eval.yaml task ids; a read failure is kept as ``error``."""
     from checks import ChecksError
-    from hfmigrate_checks.contract import parse_eval_yaml
+    from hfmigrate_checks.source.contract import parse_eval_yaml
     from hfmigrate_checks.facts import LiveBenchmark
 
     try:
@@ -79,9 +79,10 @@ def gather(ctx):
     import datetime as dt
 
     from checks import UsageError
-    from hfmigrate_checks import contract as contract_mod
-    from hfmigrate_checks import ledger, resolve
-    from hfmigrate_checks.bundle import replaceable_problem
+    from hfmigrate_checks.source import contract as contract_mod
+    from hfmigrate_checks.source import ledger
+    from hfmigrate_checks.hub import resolve
+    from hfmigrate_checks.drafts.bundle import replaceable_problem
     from hfmigrate_checks.facts import DraftFacts
 
     options: DraftOptions = ctx.options
@@ -127,8 +128,9 @@ class _Inspector:
         self._lock = threading.Lock()
 
     def __call__(self, label: str):
-        from hfmigrate_checks import contract as contract_mod
-        from hfmigrate_checks import drafts, resolve, state
+        from hfmigrate_checks.source import contract as contract_mod
+        from hfmigrate_checks.drafts import decide as drafts
+        from hfmigrate_checks.hub import resolve, state
 
         rows = self.by_label[label]
         api_only = resolve.api_only_evidence(label, [row.qualifiers for row in rows]) or False
@@ -196,7 +198,7 @@ def plan(ctx):
 
 
 def execute(ctx):
-    from hfmigrate_checks import bundle
+    from hfmigrate_checks.drafts import bundle
 
     facts = ctx.facts
     bundle.write(facts.bundle_path, facts.output_files, facts.contract)

@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from hfmigrate_checks.contract import Contract, repo_id_problem
-from hfmigrate_checks.ledger import OK, LedgerRow
+from hfmigrate_checks.source.contract import Contract, repo_id_problem
+from hfmigrate_checks.source.ledger import OK, LedgerRow
 
 FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.yaml$")
 DRAFTED = ("draft", "update_existing_pr")

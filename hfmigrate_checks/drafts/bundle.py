@@ -16,9 +16,9 @@ import attrs
 
 from checks import ActionFailed
 from checks.io import ReadError, read_text, swap_in_dir, sweep_siblings, temp_sibling
-from hfmigrate_checks import validate
-from hfmigrate_checks.contract import Contract
-from hfmigrate_checks.drafts import ModelDecision, row_decision
+from hfmigrate_checks.drafts import validate
+from hfmigrate_checks.source.contract import Contract
+from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 
 LEDGER_COLUMNS = (
     "source_model,source_variant,source_task,source_value,source_unit,source_url,"
@@ -181,7 +181,7 @@ def plan_files(contract: Contract, decisions: Sequence[ModelDecision], header: H
     files = {d.draft.path: d.draft.text for d in decisions if d.draft is not None}
     drafts = [validate.EvalFile.parse(path, text) for path, text in files.items()]
     validation, _code = validate.render(drafts, bundle_path, contract.benchmark_id, contract.task_ids)
-    from hfmigrate_checks import review_html
+    from hfmigrate_checks.drafts import review_html
 
     return {
         "review.md": review_md(contract, decisions, header),

@@ -2,7 +2,7 @@
 
 ``ReadOnlyHub`` holds a ``huggingface_hub.HfApi`` privately and exposes explicit read
 methods; there is no upload, commit, pull-request or delete method to call by mistake.
-Transient failures are retried by the one policy of :mod:`hfmigrate_checks.hubretry`, in
+Transient failures are retried by the one policy of :mod:`hfmigrate_checks.hub.retry`, in
 the HTTP transport every request goes through (downloads included); what still fails ends
 in one of the project's error types: :class:`HubNotFound` when the Hub says the thing does
 not exist (a caller may read that as "absent"), :class:`HubGatedError` for gated repos,
@@ -111,7 +111,7 @@ def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str |
     """Sort a client exception into (gated|missing|malformed|fail, reason, what is missing or None).
 
     Transient HTTP failures never get here as such: the transport retried them and raised
-    :class:`~hfmigrate_checks.hubretry.HubUnavailable` when its budget was spent. A 404
+    :class:`~hfmigrate_checks.hub.retry.HubUnavailable` when its budget was spent. A 404
     without the Hub's ``X-Error-Code`` means "not found" only where the Hub answers that
     way (``bare_404`` names the kind, e.g. discussion); elsewhere it is a failure, so a
     wrong endpoint reads as needs_review, never as "absent".
@@ -119,7 +119,7 @@ def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str |
     import httpx2
     from huggingface_hub import errors
 
-    from hfmigrate_checks.hubretry import HubUnavailable
+    from hfmigrate_checks.hub.retry import HubUnavailable
 
     if isinstance(exc, HubUnavailable):
         return "fail", f"the read failed: {exc}", None
@@ -161,7 +161,7 @@ class ReadOnlyHub:
     """Read-only access to a Hub at ``endpoint`` (default huggingface.co), optionally as ``token``.
 
     Transient failures (408/429/5xx, connection resets, timeouts) of every request are
-    retried by :class:`~hfmigrate_checks.hubretry.RetryPolicy`: ``retries`` extra attempts
+    retried by :class:`~hfmigrate_checks.hub.retry.RetryPolicy`: ``retries`` extra attempts
     ``backoff * 2**n`` seconds apart (at most ``max_wait``), ``timeout`` seconds per network
     operation, 429s waited out for up to ``rate_limit_patience`` seconds. A response that
     arrives whole but cannot be parsed is asked again up to ``retries`` times. The client
@@ -185,7 +185,7 @@ class ReadOnlyHub:
         from huggingface_hub.utils import disable_progress_bars
         from huggingface_hub.utils import logging as hf_logging
 
-        from hfmigrate_checks import hubretry
+        from hfmigrate_checks.hub import retry as hubretry
 
         hf_logging.set_verbosity_error()  # its per-request retry chatter would bury the report
         disable_progress_bars()  # a few-KB file needs no progress bar (nor tqdm's monitor thread)
@@ -224,7 +224,7 @@ class ReadOnlyHub:
     # ----------------------------------------------------------------- plumbing
     def _call(self, what: str, fn: Callable[[], T], *, bare_404: str | None = None) -> T:
         """Call ``fn`` under this client's retry policy and map failures onto the project's error types."""
-        from hfmigrate_checks import hubretry
+        from hfmigrate_checks.hub import retry as hubretry
 
         attempt = 0
         while True:

@@ -245,7 +245,7 @@ def resolve(
     taken as named; ``candidates`` (e.g. repo links printed next to the label) must also
     agree with the label's variant. ``api_only`` is True or the evidence that the system is
     API-only (see :func:`api_only_evidence`); a mapping entry with a repo overrides it.
-    ``hub`` is a :class:`~hfmigrate_checks.hub.ReadOnlyHub`.
+    ``hub`` is a :class:`~hfmigrate_checks.hub.client.ReadOnlyHub`.
     """
     label = source_label.strip()
     preset = _preset(source_label, api_only, mapped)
@@ -296,7 +296,7 @@ class _Lookups:
 
     def lookup(self, repo_id: str):
         """``("found", info)``, ``("moved", info)`` when the Hub answers under another id, or None."""
-        from hfmigrate_checks.hub import HubNotFound, HubReadError
+        from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
         try:
             info = self.hub.model_info(repo_id)
@@ -399,7 +399,7 @@ def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[
 
 def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
     """``exact`` for the one search hit named like the label, once ``model_info`` gives its sha."""
-    from hfmigrate_checks.hub import HubNotFound, HubReadError
+    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
     try:
         info = hub.model_info(repo_id)
@@ -413,7 +413,7 @@ def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
 def _search(hub, label: str, limit: int, checked: list[str]) -> tuple[list[str], str]:
     """Every repo the label's searches hit, in order (the near-miss searches only when the full name is not
     among the first hits), and why a search failed ("" when none did)."""
-    from hfmigrate_checks.hub import HubNotFound, HubReadError
+    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
     query = normalize(label)
     hits: list[str] = []

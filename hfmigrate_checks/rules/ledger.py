@@ -22,7 +22,7 @@ BOTH = ("draft", "precommit-eval-results")
 )
 def values_numeric_finite(ctx):
     """Every entry's ``value`` is a finite number (not a string, a boolean, NaN or infinity)."""
-    from hfmigrate_checks.validate import value_problem
+    from hfmigrate_checks.drafts.validate import value_problem
 
     for file in ctx.facts.eval_files:
         if file.error:

@@ -1,0 +1,10 @@
+"""Test-only: ``LocalHub``, a local read-only Hub the real huggingface_hub client talks to, and its fixture writers.
+
+The runtime never imports this sub-package (tests/test_layout.py); tests, benchmarks, the demo and
+other plugins' tests do, through these names.
+"""
+
+from hfmigrate_checks.testing.localhub import (Fault, HubRequest, LocalHub, set_whoami, transient_faults, write_dataset,
+                                               write_model)
+
+__all__ = ["Fault", "HubRequest", "LocalHub", "set_whoami", "transient_faults", "write_dataset", "write_model"]
