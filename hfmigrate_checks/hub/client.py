@@ -107,6 +107,8 @@ class Account:
     token_role: str | None
 
 
+# shape: one dispatch over the client's exception types, in the order their subclassing needs; split,
+# the mapping from exception to verdict could no longer be read in one place
 def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str | None]:
     """Sort a client exception into (gated|missing|malformed|fail, reason, what is missing or None).
 

@@ -191,23 +191,34 @@ def _owned_pr_status(pr: PendingPR, benchmark_id: str, proposed: Mapping[str, An
     present: dict[str, list[Any]] = {}
     for entry in entries:
         present.setdefault(entry["dataset"].get("task_id"), []).append(entry.get("value"))
+    conflicts = _conflicting_values(pr, present, proposed)
+    if conflicts:
+        return "needs_review", "conflicting values in your own PR: " + "; ".join(conflicts), None
+    missing = tuple(task for task in proposed if task not in present)
+    update = PrUpdate(pr.num, pr.author, pr.url, file.path, file.text, tuple(file.data), missing)
+    return (*_owned_update_status(pr, benchmark_id, present, proposed, missing), update)
+
+
+def _conflicting_values(pr: PendingPR, present: Mapping[str, list[Any]], proposed: Mapping[str, Any]) -> list[str]:
+    """The proposed values the PR holds a different number for."""
     conflicts = []
     for task, value in proposed.items():
         if task in present and not all(_same_number(v, value) for v in present[task]):
             shown = ", ".join(map(repr, present[task]))
             conflicts.append(f"task {task!r}: PR #{pr.num} has {shown}, the source has {value!r}")
-    if conflicts:
-        return "needs_review", "conflicting values in your own PR: " + "; ".join(conflicts), None
-    missing = tuple(task for task in proposed if task not in present)
-    update = PrUpdate(pr.num, pr.author, pr.url, file.path, file.text, tuple(file.data), missing)
+    return conflicts
+
+
+def _owned_update_status(pr: PendingPR, benchmark_id: str, present: Mapping[str, list[Any]],
+                         proposed: Mapping[str, Any], missing: tuple[str, ...]) -> tuple[str, str]:
+    """Whether the own PR, agreeing on its values, holds everything already or lacks tasks."""
     if not proposed:
         held = ", ".join(sorted(map(str, present)))
         return ("already_in_own_open_pr", f"your PR #{pr.num} already adds {benchmark_id} (task(s) {held}); "
-                "no values were proposed, so none were compared", update)
+                "no values were proposed, so none were compared")
     if not missing:
-        return "already_in_own_open_pr", f"your PR #{pr.num} already holds every proposed value", update
-    return ("update_existing_pr", f"your PR #{pr.num} agrees on its values and lacks task(s) "
-            f"{', '.join(missing)}", update)
+        return "already_in_own_open_pr", f"your PR #{pr.num} already holds every proposed value"
+    return "update_existing_pr", f"your PR #{pr.num} agrees on its values and lacks task(s) {', '.join(missing)}"
 
 
 def inspect_repo(

@@ -327,6 +327,33 @@ def csv_records(path: Path) -> Records:
     return Records(tuple(header), tuple(out))
 
 
+def _under_heading(found: list, heading: str | None, path: Path) -> tuple[list, str]:
+    """The tables under ``heading`` (its nearest tables, else those of an enclosing section), and where that is."""
+    if heading is None:
+        return found, "in the file"
+    wanted = mdtable.plain_heading(heading)
+    nearest = [t for t in found if mdtable.plain_heading(t.heading) == wanted]
+    candidates = nearest or [t for t in found if wanted in map(mdtable.plain_heading, t.headings)]
+    if not candidates:
+        names = ", ".join(repr(t.heading) for t in found)
+        raise InputError(f"{path}: no table under a heading {heading!r}; headings with tables: {names}")
+    return candidates, f"under {heading!r}"
+
+
+def _pick_table(candidates: list, where: str, heading: str | None, table_number: int | None, path: Path):
+    """The one table meant: ``table_number`` (1-based) among several, never a silent first pick."""
+    listed = ", ".join(f"{n} on line {t.line} under {t.heading!r}" for n, t in enumerate(candidates, 1))
+    if table_number is not None:
+        if not 1 <= table_number <= len(candidates):
+            raise InputError(f"{path}: --table {table_number}, but there are {len(candidates)} table(s) {where} "
+                             f"({listed})")
+        return candidates[table_number - 1]
+    if len(candidates) > 1:
+        hint = "--table N" if heading is not None else "--heading (or --table N)"
+        raise InputError(f"{path}: {len(candidates)} tables {where}; pick one with {hint}: {listed}")
+    return candidates[0]
+
+
 def markdown_records(path: Path, heading: str | None, table_number: int | None = None) -> Records:
     """Records of the table under ``heading`` (or of the only table when no heading is given), as GitHub renders it.
 
@@ -342,27 +369,8 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
         hint = (f"; line {text.count(chr(10), 0, html.start()) + 1} starts an HTML <table>, which is not read: "
                 "export it as CSV and use --format csv") if html else ""
         raise InputError(f"{path}: no Markdown (GFM) table found{hint}")
-    if heading is None:
-        candidates, where = found, "in the file"
-    else:
-        wanted = mdtable.plain_heading(heading)
-        nearest = [t for t in found if mdtable.plain_heading(t.heading) == wanted]
-        candidates = nearest or [t for t in found if wanted in map(mdtable.plain_heading, t.headings)]
-        where = f"under {heading!r}"
-        if not candidates:
-            names = ", ".join(repr(t.heading) for t in found)
-            raise InputError(f"{path}: no table under a heading {heading!r}; headings with tables: {names}")
-    listed = ", ".join(f"{n} on line {t.line} under {t.heading!r}" for n, t in enumerate(candidates, 1))
-    if table_number is not None:
-        if not 1 <= table_number <= len(candidates):
-            raise InputError(f"{path}: --table {table_number}, but there are {len(candidates)} table(s) {where} "
-                             f"({listed})")
-        table = candidates[table_number - 1]
-    elif len(candidates) > 1:
-        hint = "--table N" if heading is not None else "--heading (or --table N)"
-        raise InputError(f"{path}: {len(candidates)} tables {where}; pick one with {hint}: {listed}")
-    else:
-        table = candidates[0]
+    candidates, where = _under_heading(found, heading, path)
+    table = _pick_table(candidates, where, heading, table_number, path)
     header = []
     for n, cell in enumerate(table.header, 1):
         header.append(cell.text or f"column {n}")

@@ -95,61 +95,77 @@ def plain_heading(text: str) -> str:
 
 def _cell(inline) -> Cell:
     """Render one inline token (a cell or a heading) as plain text, collecting markers and links."""
-    parts: list[str] = []
-    markers: list[str] = []
-    links: list[str] = []
-    depth = {"strong": 0, "em": 0, "s": 0}
-    emphasized = {"strong": True, "em": True, "s": True}
-    sup: list[str] | None = None
+    rendered = _Inline()
     for tok in inline.children or ():
+        rendered.feed(tok)
+    text = " ".join("".join(rendered.parts).split())
+    text, loose = strip_markers(text)
+    markers = loose[0] + rendered.markers + loose[1]
+    return Cell(inline.content.strip(), text, tuple(dict.fromkeys(markers)), tuple(rendered.links),
+                rendered.emphasis(text))
+
+
+class _Inline:
+    """What one inline token renders to so far: text parts, markers, links, the emphasis every word
+    carried, and the text of a ``<sup>`` still open."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.markers: list[str] = []
+        self.links: list[str] = []
+        self.depth = {"strong": 0, "em": 0, "s": 0}
+        self.emphasized = {"strong": True, "em": True, "s": True}
+        self.sup: list[str] | None = None
+
+    def feed(self, tok) -> None:
         kind = tok.type
         if kind in ("strong_open", "em_open", "s_open"):
-            depth[kind[:-5]] += 1
-            continue
-        if kind in ("strong_close", "em_close", "s_close"):
-            depth[kind[:-6]] -= 1
-            continue
-        if kind == "footnote_ref":
-            markers.append(f"[^{tok.meta['label']}]")
-            continue
-        if kind == "link_open":
-            links.append(tok.attrs.get("href", ""))
-            continue
-        if kind == "html_inline":
-            tag = tok.content.strip()
-            if _BR.match(tag):
-                parts.append(" ")
-            elif tag.lower() == "<sup>":
-                sup = []
-            elif tag.lower() == "</sup>" and sup is not None:
-                inner = "".join(sup)
-                mark = _SUP_MARK.match(inner)
-                if mark:
-                    markers.append(mark.group(1) if _SYMBOL_RUN.fullmatch(mark.group(1)) else f"<sup>{mark.group(1)}</sup>")
-                else:
-                    parts.append(inner)
-                sup = None
-            continue
-        if kind in ("text", "code_inline"):
-            content = tok.content
+            self.depth[kind[:-5]] += 1
+        elif kind in ("strong_close", "em_close", "s_close"):
+            self.depth[kind[:-6]] -= 1
+        elif kind == "footnote_ref":
+            self.markers.append(f"[^{tok.meta['label']}]")
+        elif kind == "link_open":
+            self.links.append(tok.attrs.get("href", ""))
+        elif kind == "html_inline":
+            self._html(tok.content.strip())
+        elif kind in ("text", "code_inline"):
+            self._text(tok.content)
         elif kind in ("softbreak", "hardbreak"):
-            content = " "
+            self._text(" ")
+        # images, closing tags, raw HTML: not part of what the label says
+
+    def _html(self, tag: str) -> None:
+        if _BR.match(tag):
+            self.parts.append(" ")
+        elif tag.lower() == "<sup>":
+            self.sup = []
+        elif tag.lower() == "</sup>" and self.sup is not None:
+            self._close_sup("".join(self.sup))
+
+    def _close_sup(self, inner: str) -> None:
+        """A superscript that is a marker is one; any other is text."""
+        mark = _SUP_MARK.match(inner)
+        if mark:
+            self.markers.append(mark.group(1) if _SYMBOL_RUN.fullmatch(mark.group(1)) else f"<sup>{mark.group(1)}</sup>")
         else:
-            continue  # images, closing tags, raw HTML: not part of what the label says
-        if sup is not None:
-            sup.append(content)
-            continue
-        parts.append(content)
+            self.parts.append(inner)
+        self.sup = None
+
+    def _text(self, content: str) -> None:
+        if self.sup is not None:
+            self.sup.append(content)
+            return
+        self.parts.append(content)
         if content.strip():
-            for name in emphasized:
-                emphasized[name] = emphasized[name] and depth[name] > 0
-    text = " ".join("".join(parts).split())
-    text, loose = strip_markers(text)
-    markers = loose[0] + markers + loose[1]
-    emphasis = ""
-    if text:
-        emphasis = "~~" if emphasized["s"] else "**" if emphasized["strong"] else "*" if emphasized["em"] else ""
-    return Cell(inline.content.strip(), text, tuple(dict.fromkeys(markers)), tuple(links), emphasis)
+            for name in self.emphasized:
+                self.emphasized[name] = self.emphasized[name] and self.depth[name] > 0
+
+    def emphasis(self, text: str) -> str:
+        """The emphasis every word of a non-empty text carried: ``~~``, ``**``, ``*`` or none."""
+        if not text:
+            return ""
+        return "~~" if self.emphasized["s"] else "**" if self.emphasized["strong"] else "*" if self.emphasized["em"] else ""
 
 
 def strip_markers(text: str, *, stars: bool = True) -> tuple[str, tuple[list[str], list[str]]]:
@@ -234,6 +250,22 @@ def tables(text: str) -> list[Table]:
 
 def _table(tokens, headings, lines, heading_lines, definitions) -> Table:
     start, stop = tokens[0].map
+    rows = _rows(tokens, start)
+    header, body = rows[0], rows[1:]
+    # legend lines: from the heading above the table to the next heading below it
+    above = max([h for h in heading_lines if h < start], default=-1) + 1
+    below = min([h for h in heading_lines if h >= stop], default=len(lines))
+    legends = _legends([*lines[above:start], *lines[stop:below]])
+    out_rows = _grouped(body)
+    notes: dict[str, str | None] = {}
+    for cell in (*header[1], *(c for r in out_rows for c in r.cells)):
+        for mark in cell.markers:
+            notes.setdefault(mark, definitions.get(mark) if mark.startswith("[^") else legends.get(mark))
+    return Table(headings, header[0], tuple(header[1]), tuple(out_rows), notes)
+
+
+def _rows(tokens, start: int) -> list[tuple[int, list[Cell]]]:
+    """Every table row (header first) as its 1-based line and its rendered cells."""
     rows: list[tuple[int, list[Cell]]] = []
     line = start
     for tok in tokens:
@@ -242,11 +274,11 @@ def _table(tokens, headings, lines, heading_lines, definitions) -> Table:
             rows.append((line + 1, []))
         elif tok.type == "inline":
             rows[-1][1].append(_cell(tok))
-    header, body = rows[0], rows[1:]
-    # legend lines: from the heading above the table to the next heading below it
-    above = max([h for h in heading_lines if h < start], default=-1) + 1
-    below = min([h for h in heading_lines if h >= stop], default=len(lines))
-    legends = _legends([*lines[above:start], *lines[stop:below]])
+    return rows
+
+
+def _grouped(body: list[tuple[int, list[Cell]]]) -> list[Row]:
+    """The body rows with data, each in the group its last group row (one emphasised cell alone) opened."""
     out_rows: list[Row] = []
     group = ""
     for number, cells in body:
@@ -257,8 +289,6 @@ def _table(tokens, headings, lines, heading_lines, definitions) -> Table:
             group = filled[0].text
             continue
         out_rows.append(Row(number, tuple(cells), group))
-    notes: dict[str, str | None] = {}
-    for cell in (*header[1], *(c for r in out_rows for c in r.cells)):
-        for mark in cell.markers:
-            notes.setdefault(mark, definitions.get(mark) if mark.startswith("[^") else legends.get(mark))
-    return Table(headings, header[0], tuple(header[1]), tuple(out_rows), notes)
+    return out_rows
+
+

@@ -418,12 +418,8 @@ def plan_edit(source: str, path: str, meta: MethodMetadata, module_name: str, re
     changes = []
     stmts = list(tree.body)
     if bound is None:
-        taken = set(layout.imports) | set(layout.other_names)
-        alias = _alias_for(variable, meta.effective_suite, taken) if variable in taken else None
-        bound = alias or variable
-        stmts = _with_import(stmts, module_name, variable, alias)
-        changes.append(f"import {variable}" + (f" as {alias} (the name {variable!r} is taken)" if alias else "")
-                       + f" from {module_name}")
+        bound, change = _import_variable(stmts, layout, meta, module_name)
+        changes.append(change)
     group = group_for(meta)
     add_superseded = replaced if replaced is not None and replaced not in layout.superseded else None
     editor = _Editor(entry=bound, group=group, replace=replaced, superseded_add=add_superseded,
@@ -442,6 +438,18 @@ def plan_edit(source: str, path: str, meta: MethodMetadata, module_name: str, re
     except SyntaxError as exc:  # a bug here must never reach the checkout
         raise ActionFailed(f"{path}: the edited file would not parse ({exc.msg} at line {exc.lineno}); nothing was written") from None
     return Edit(new_source, tuple(changes), bound)
+
+
+def _import_variable(stmts: list, layout: Layout, meta: MethodMetadata, module_name: str) -> tuple[str, str]:
+    """Import the metadata's variable into ``stmts`` (under an alias when its name is taken); the name it is
+    bound to, and the change to report."""
+    variable = meta.variable
+    taken = set(layout.imports) | set(layout.other_names)
+    alias = _alias_for(variable, meta.effective_suite, taken) if variable in taken else None
+    stmts[:] = _with_import(stmts, module_name, variable, alias)
+    change = (f"import {variable}" + (f" as {alias} (the name {variable!r} is taken)" if alias else "")
+              + f" from {module_name}")
+    return alias or variable, change
 
 
 # --------------------------------------------------------------------------- facts and action

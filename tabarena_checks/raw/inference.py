@@ -189,18 +189,10 @@ def infer(index: RawIndex) -> Inference:
                count(*) FILTER (WHERE NOT has_vp_record)
         FROM results
     """)
-    if n_results == 0:
-        method_type = None
-    else:
-        method_type = "config" if all_config else ("mixed" if any_config else "baseline")
+    method_type = None if n_results == 0 else "config" if all_config else "mixed" if any_config else "baseline"
     lists = _distinct(index)
     frameworks, name_prefixes, keys = lists["frameworks"], lists["name_prefixes"], lists["validation_protocol_keys"]
-    if method_type == "config":
-        inferred_method = _single(name_prefixes)
-    elif method_type == "baseline":
-        inferred_method = _single(frameworks)
-    else:
-        inferred_method = None
+    inferred_method = _single({"config": name_prefixes, "baseline": frameworks}.get(method_type, ()))
     per_config = {f: int(n) for f, n in index.query(
         "SELECT framework, count(*) FROM results WHERE framework IS NOT NULL GROUP BY 1 ORDER BY 1")}
     return Inference(
@@ -224,11 +216,16 @@ def infer(index: RawIndex) -> Inference:
         missing_cells=_missing_cells(index),
         duplicates=_duplicates(index),
         fidelity=_fidelity(index),
-        problems=tuple(sorted(index.query(
-            "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
-            # TabArena places a result by its split_idx and its processing fails without it
-            "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
-            "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
-            "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL"))),
+        problems=_field_problems(index),
         errors=index.errors,
     )
+
+
+def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
+    """``(path, problem)`` of every result field the reader flagged, and of every missing split_idx."""
+    return tuple(sorted(index.query(
+        "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
+        # TabArena places a result by its split_idx and its processing fails without it
+        "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
+        "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
+        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL")))

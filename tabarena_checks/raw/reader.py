@@ -551,38 +551,56 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
     per_child = bag.get("pred_val_per_child")
     if len(val_idx) == 1 and per_child is None:
         # a single (use_child_oof) child records training-row labels; TabArena maps them to positions
-        labels = np.asarray(y_val_idx)
-        order = np.argsort(labels, kind="stable")
-        pos = np.searchsorted(labels[order], val_idx[0])
-        pos = np.clip(pos, 0, max(n - 1, 0))
-        if n == 0 or not np.array_equal(labels[order][pos], val_idx[0]):
+        positions = _label_positions(np.asarray(y_val_idx), val_idx[0])
+        if positions is None:
             row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
             return {}
-        val_idx = [order[pos]]
+        val_idx = [positions]
     try:
-        if isinstance(per_child, (list, tuple)) and len(per_child) == len(val_idx):
-            total = np.zeros(stored.shape, dtype=np.float64)
-            count = np.zeros(n, dtype=np.int64)
-            for idx, pred in zip(val_idx, per_child):
-                count[idx] += 1
-                total[idx] += pred
-            with np.errstate(invalid="ignore", divide="ignore"):
-                rebuilt = (total / (count if total.ndim == 1 else count[:, None])).astype(np.float32)
-            bad = ~_isclose(rebuilt, stored, VAL_RTOL)
-        else:
-            # Without per-child predictions TabArena takes each child's as the stored prediction at
-            # the child's rows, so the average over the children holding a row out is exactly that
-            # row's stored value; it differs (NaN) only where no child held the row out, or the
-            # stored value is NaN. Equivalent to the full rebuild, without the arithmetic.
-            covered = np.zeros(n, dtype=bool)
-            for idx in val_idx:
-                covered[idx] = True
-            bad = np.isnan(stored) | (~covered if stored.ndim == 1 else ~covered[:, None])
+        bad = _val_not_close(stored, val_idx, per_child, n)
     except (IndexError, ValueError) as exc:
         row.problems.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
         return {}
     return {"val_not_close": bool(bad.any()),
             "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
+
+
+def _label_positions(labels, wanted):
+    """The positions in ``labels`` of each of the ``wanted`` labels, or None when one is missing."""
+    import numpy as np
+
+    n = len(labels)
+    order = np.argsort(labels, kind="stable")
+    pos = np.clip(np.searchsorted(labels[order], wanted), 0, max(n - 1, 0))
+    if n == 0 or not np.array_equal(labels[order][pos], wanted):
+        return None
+    return order[pos]
+
+
+def _val_not_close(stored, val_idx: list, per_child, n: int):
+    """Per validation row, whether the out-of-fold rebuild from the children differs from the stored prediction.
+
+    :raises IndexError, ValueError: a child's positions fall outside the ``n`` rows.
+    """
+    import numpy as np
+
+    if isinstance(per_child, (list, tuple)) and len(per_child) == len(val_idx):
+        total = np.zeros(stored.shape, dtype=np.float64)
+        count = np.zeros(n, dtype=np.int64)
+        for idx, pred in zip(val_idx, per_child):
+            count[idx] += 1
+            total[idx] += pred
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rebuilt = (total / (count if total.ndim == 1 else count[:, None])).astype(np.float32)
+        return ~_isclose(rebuilt, stored, VAL_RTOL)
+    # Without per-child predictions TabArena takes each child's as the stored prediction at
+    # the child's rows, so the average over the children holding a row out is exactly that
+    # row's stored value; it differs (NaN) only where no child held the row out, or the
+    # stored value is NaN. Equivalent to the full rebuild, without the arithmetic.
+    covered = np.zeros(n, dtype=bool)
+    for idx in val_idx:
+        covered[idx] = True
+    return np.isnan(stored) | (~covered if stored.ndim == 1 else ~covered[:, None])
 
 
 def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:

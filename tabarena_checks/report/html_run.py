@@ -291,13 +291,36 @@ def fidelity_plot(rows: Sequence[Mapping[str, Any]], *, ident: str) -> str:
     if not rows:
         return ('<p class="note">No result carries bag children, so there are no rebuilt predictions to compare '
                 "(baselines, or results without simulation artifacts).</p>")
-    worst = sorted(rows, key=lambda r: -max(r["test"] or 0.0, r["val"] or 0.0))
-    flagged = [r for r in worst if (r["test"] or 0) > 0 or (r["val"] or 0) > 0]
+    worst = sorted(rows, key=lambda r: -_discrepancy(r))
+    flagged = [r for r in worst if _discrepancy(r) > 0]
     n = len(worst)
+    fig = new_figure(9.5, 3.6, left=0.9, right=0.2, bottom=0.55, top=0.15)
+    _draw_fidelity(fig.add_subplot(), flagged, n)
+    if flagged:
+        desc = (f"{n} results compared; {len(flagged)} with a discrepancy above 0%. Largest: "
+                + "; ".join(f"{r['path']} test {r['test'] or 0:.3f}% val {r['val'] or 0:.3f}%"
+                            for r in flagged[:LABELLED_OUTLIERS]))
+    else:
+        desc = f"{n} results compared; 0 with a discrepancy above 0%. None exceeds the limit."
+    out = svg(fig, ident=ident, title="Prediction fidelity per result", desc=desc)
+    if not flagged:
+        return out + f'<p class="note">All {n} results are within tolerance.</p>'
+    rows_out = [[r["path"], r["framework"], r["task"], r["dataset"], _pct(r["test"]), _pct(r["val"])]
+                for r in flagged[:TABLE_ROWS]]
+    return out + (f"<details><summary>Results beyond tolerance as a table ({len(flagged)})</summary>"
+                  + table(["file", "config", "task", "dataset", "test % not close", "validation % not close"],
+                          rows_out, numeric=(4, 5)) + "</details>")
+
+
+def _discrepancy(row: Mapping[str, Any]) -> float:
+    """The larger of a result's test and validation discrepancy (% of rows not close; 0 when none measured)."""
+    return max(row["test"] or 0.0, row["val"] or 0.0)
+
+
+def _draw_fidelity(ax, flagged: list[Mapping[str, Any]], n: int) -> None:
+    """The flagged results as points (test and validation), the rest as one segment at 0%, the worst labelled."""
     from matplotlib.ticker import NullLocator
 
-    fig = new_figure(9.5, 3.6, left=0.9, right=0.2, bottom=0.55, top=0.15)
-    ax = fig.add_subplot()
     for key, col, marker, label in (("test", TEST_COLOUR, "o", "test (rtol 5e-4, stored vs mean of children)"),
                                     ("val", VAL_COLOUR, "^", "validation (rtol 1e-5, out-of-fold rebuild)")):
         pts = [(x, r[key]) for x, r in enumerate(flagged, start=1) if r[key]]
@@ -307,7 +330,7 @@ def fidelity_plot(rows: Sequence[Mapping[str, Any]], *, ident: str) -> str:
     ax.hlines(0, len(flagged) + 1 if flagged else 1, max(n, 2), color="#1a7f37", linewidth=4,
               label=f"{n - len(flagged)} result(s) within tolerance (0% of rows beyond rtol: TA305's limit)")
     ax.set_xlim(0, n + 1)
-    top_value = max([max(r["test"] or 0.0, r["val"] or 0.0) for r in flagged] + [0.05])
+    top_value = max([_discrepancy(r) for r in flagged] + [0.05])
     ax.set_yscale("symlog", linthresh=0.01)
     ax.yaxis.set_minor_locator(NullLocator())  # symlog's minor ticks cost more than the rest of the figure
     ax.set_ylim(bottom=-0.002, top=top_value * 4)
@@ -315,23 +338,9 @@ def fidelity_plot(rows: Sequence[Mapping[str, Any]], *, ident: str) -> str:
     ax.set_ylabel("% of prediction rows not close")
     ax.grid(True, axis="y", color="#eaeef2")
     for x, r in list(enumerate(flagged, start=1))[:LABELLED_OUTLIERS]:
-        value = max(r["test"] or 0.0, r["val"] or 0.0)
-        ax.annotate(plot_text(_short_path(r["path"])), (x, value), xytext=(8, -2 - 9 * (x % 3)),
+        ax.annotate(plot_text(_short_path(r["path"])), (x, _discrepancy(r)), xytext=(8, -2 - 9 * (x % 3)),
                     textcoords="offset points", fontsize=7.5, color="#1b1f24")
     ax.legend(loc="upper right", fontsize=8, frameon=False)
-    desc = (f"{n} results compared; {len(flagged)} with a discrepancy above 0%. "
-            + ("Largest: " + "; ".join(f"{r['path']} test {r['test'] or 0:.3f}% val {r['val'] or 0:.3f}%"
-                                        for r in flagged[:LABELLED_OUTLIERS]) if flagged else "None exceeds the limit."))
-    out = svg(fig, ident=ident, title="Prediction fidelity per result", desc=desc)
-    rows_out = [[r["path"], r["framework"], r["task"], r["dataset"], _pct(r["test"]), _pct(r["val"])]
-                for r in flagged[:TABLE_ROWS]]
-    if flagged:
-        out += (f"<details><summary>Results beyond tolerance as a table ({len(flagged)})</summary>"
-                + table(["file", "config", "task", "dataset", "test % not close", "validation % not close"],
-                        rows_out, numeric=(4, 5)) + "</details>")
-    else:
-        out += f'<p class="note">All {n} results are within tolerance.</p>'
-    return out
 
 
 def _pct(value: float | None) -> str:
@@ -382,44 +391,61 @@ def metric_plot(rows: Sequence[tuple[str, str, str, float]], datasets: Mapping[s
         by_task[task].append((config, float(value)))
         metric[task] = name or "?"
     tasks = sorted(by_task, key=lambda t: (not t.isdigit(), int(t) if t.isdigit() else 0, t))
-    values = [v for t in tasks for _, v in by_task[t]]
-    positive = all(v > 0 for v in values)
-    log = positive and max(values) / min(values) > 30
-    ticks = [plot_text(_short(f"{t} {datasets.get(t, '')}".strip(), 24)) for t in tasks]
-    slanted = len(tasks) > 4
-    bottom = 0.5 + (0.055 * max(len(t) for t in ticks) if slanted else 0.1)
-    fig = new_figure(max(6.0, 0.42 * len(tasks) + 2.5), 3.4 + bottom, left=0.9, right=0.2, bottom=bottom, top=0.15)
-    ax = fig.add_subplot()
-    data = [[v for _, v in by_task[t]] for t in tasks]
-    ax.boxplot(data, positions=range(1, len(tasks) + 1), widths=0.55, showfliers=False,
-               medianprops={"color": VAL_COLOUR}, boxprops={"color": "#57606a"}, whiskerprops={"color": "#57606a"},
-               capprops={"color": "#57606a"})
-    xs, ys = [], []
-    for i, task in enumerate(tasks, start=1):
-        for config, v in by_task[task]:
-            jitter = (zlib.crc32(config.encode()) % 1000 / 1000 - 0.5) * 0.4
-            xs.append(i + jitter)
-            ys.append(v)
-    (points,) = ax.plot(xs, ys, linestyle="none", marker="o", markersize=3, color=TEST_COLOUR, alpha=0.55)
-    points.set_rasterized(len(xs) > VECTOR_POINTS)
-    ax.set_xticks(range(1, len(tasks) + 1), labels=ticks, rotation=45 if slanted else 0,
-                  ha="right" if slanted else "center", fontsize=8)
-    if log:
-        ax.set_yscale("log")
-    ax.set_ylabel("metric_error (config mean over splits)" + (", log scale" if log else ""))
-    ax.grid(True, axis="y", color="#eaeef2")
-    table_rows = []
-    for task in tasks:
-        vals = sorted(by_task[task], key=lambda cv: cv[1])
-        mid = vals[len(vals) // 2][1]
-        table_rows.append([task, datasets.get(task, ""), metric[task], len(vals), f"{vals[0][1]:.4g}", f"{mid:.4g}",
-                           f"{vals[-1][1]:.4g}", vals[0][0]])
+    fig = _draw_metric(by_task, tasks, datasets)
+    table_rows = [_metric_row(task, by_task[task], datasets, metric[task]) for task in tasks]
     desc = "; ".join(f"task {r[0]}: {r[3]} configs, metric_error {r[4]} to {r[6]}, median {r[5]}, best {r[7]}"
                      for r in table_rows[:60])
     return (svg(fig, ident=ident, title="metric_error by task across configs", desc=desc)
             + "<details><summary>The same as a table</summary>"
             + table(["task", "dataset", "metric", "configs", "min", "median", "max", "best config"], table_rows,
                     numeric=(3, 4, 5, 6)) + "</details>")
+
+
+def _draw_metric(by_task: Mapping[str, list[tuple[str, float]]], tasks: list[str], datasets: Mapping[str, str]):
+    """The figure: a box per task and each config as a point (jittered by its name, so the same every time)."""
+    ticks = [plot_text(_short(f"{t} {datasets.get(t, '')}".strip(), 24)) for t in tasks]
+    slanted = len(tasks) > 4
+    bottom = 0.5 + (0.055 * max(len(t) for t in ticks) if slanted else 0.1)
+    fig = new_figure(max(6.0, 0.42 * len(tasks) + 2.5), 3.4 + bottom, left=0.9, right=0.2, bottom=bottom, top=0.15)
+    ax = fig.add_subplot()
+    ax.boxplot([[v for _, v in by_task[t]] for t in tasks], positions=range(1, len(tasks) + 1), widths=0.55,
+               showfliers=False, medianprops={"color": VAL_COLOUR}, boxprops={"color": "#57606a"},
+               whiskerprops={"color": "#57606a"}, capprops={"color": "#57606a"})
+    _config_points(ax, by_task, tasks)
+    ax.set_xticks(range(1, len(tasks) + 1), labels=ticks, rotation=45 if slanted else 0,
+                  ha="right" if slanted else "center", fontsize=8)
+    _metric_axis(ax, [v for t in tasks for _, v in by_task[t]])
+    return fig
+
+
+def _config_points(ax, by_task: Mapping[str, list[tuple[str, float]]], tasks: list[str]) -> None:
+    """Each config's mean as a point in its task's column (rasterised when there are many)."""
+    points = [(i + _jitter(config), v) for i, task in enumerate(tasks, start=1) for config, v in by_task[task]]
+    (line,) = ax.plot([x for x, _ in points], [y for _, y in points], linestyle="none", marker="o", markersize=3,
+                      color=TEST_COLOUR, alpha=0.55)
+    line.set_rasterized(len(points) > VECTOR_POINTS)
+
+
+def _metric_axis(ax, values: list[float]) -> None:
+    """The y axis: log scale when the values are positive and span more than a factor 30."""
+    log = all(v > 0 for v in values) and max(values) / min(values) > 30
+    if log:
+        ax.set_yscale("log")
+    ax.set_ylabel("metric_error (config mean over splits)" + (", log scale" if log else ""))
+    ax.grid(True, axis="y", color="#eaeef2")
+
+
+def _jitter(config: str) -> float:
+    """A config's horizontal offset in its task's column: from its name, so the same on every page."""
+    return (zlib.crc32(config.encode()) % 1000 / 1000 - 0.5) * 0.4
+
+
+def _metric_row(task: str, configs: list[tuple[str, float]], datasets: Mapping[str, str], metric: str) -> list:
+    """One task's row: its configs' min, median and max metric_error and the best config."""
+    vals = sorted(configs, key=lambda cv: cv[1])
+    mid = vals[len(vals) // 2][1]
+    return [task, datasets.get(task, ""), metric, len(vals), f"{vals[0][1]:.4g}", f"{mid:.4g}", f"{vals[-1][1]:.4g}",
+            vals[0][0]]
 
 
 # ----------------------------------------------------------------------------- sections

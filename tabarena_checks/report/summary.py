@@ -39,32 +39,41 @@ def snippet(inference: Any, metadata: MethodMetadata | None, today: dt.date) -> 
         why = "results mix configs and baselines" if kind == "mixed" else "no single method name in the raw results"
         return None, why
     constructor = "system" if metadata is not None and metadata.is_system else kind
-    if metadata is not None and metadata.suite and metadata.suite != metadata.method:
-        suite = f"    suite={_py(metadata.suite)},"
-    else:
-        suite = (f"    suite={_py(f'{method}-{today:%Y-%m}')},  # required: an explicit suite distinct from "
-                 f"method (it defaults to method); name the artifact set, e.g. by date")
-    args = [f"    method={_py(method)},", suite]
-    if kind == "config":
-        args.append(f"    ag_key={_py(inference.ag_key)},")
-        default = inference.config_default_for(method)
-        if default is not None:
-            args.append(f"    config_default={_py(default)},")
-        args += [f"    can_hpo={_py(inference.can_hpo)},", f"    is_bag={_py(inference.is_bag)},"]
-    else:
-        name = metadata.name if metadata is not None and metadata.name else method
-        args.append(f"    name={_py(name)},")
-    args.append(f"    compute={_py(inference.compute)},")
+    args = [f"    method={_py(method)},", _suite_line(method, metadata, today), *_kind_lines(inference, metadata, method),
+            f"    compute={_py(inference.compute)},"]
     if inference.validation_protocol is not None:
         args.append(f"    validation_protocol={_py(inference.validation_protocol)},")
-    variable = (metadata.variable if metadata is not None and metadata.variable else
-                re.sub(r"\W+", "_", method).strip("_").lower() or "method")
-    if variable[0].isdigit():
-        variable = f"m_{variable}"
-    head = f"{variable} = MethodMetadata.{constructor}("
+    head = f"{_variable(method, metadata)} = MethodMetadata.{constructor}("
     if constructor == "baseline":
         head += "  # a system (AutoML pipeline, ensemble)? use MethodMetadata.system(...)"
     return "\n".join([head, *args, ")"]), ""
+
+
+def _suite_line(method: str, metadata: MethodMetadata | None, today: dt.date) -> str:
+    """The declared suite when it is one of its own, else a dated one to rename."""
+    if metadata is not None and metadata.suite and metadata.suite != metadata.method:
+        return f"    suite={_py(metadata.suite)},"
+    return (f"    suite={_py(f'{method}-{today:%Y-%m}')},  # required: an explicit suite distinct from "
+            f"method (it defaults to method); name the artifact set, e.g. by date")
+
+
+def _kind_lines(inference: Any, metadata: MethodMetadata | None, method: str) -> list[str]:
+    """A config's model key, default and bagging; a baseline's display name."""
+    if inference.method_type != "config":
+        name = metadata.name if metadata is not None and metadata.name else method
+        return [f"    name={_py(name)},"]
+    lines = [f"    ag_key={_py(inference.ag_key)},"]
+    default = inference.config_default_for(method)
+    if default is not None:
+        lines.append(f"    config_default={_py(default)},")
+    return [*lines, f"    can_hpo={_py(inference.can_hpo)},", f"    is_bag={_py(inference.is_bag)},"]
+
+
+def _variable(method: str, metadata: MethodMetadata | None) -> str:
+    """The declared variable name, else one made from the method name (a Python identifier)."""
+    variable = (metadata.variable if metadata is not None and metadata.variable else
+                re.sub(r"\W+", "_", method).strip("_").lower() or "method")
+    return f"m_{variable}" if variable[0].isdigit() else variable
 
 
 def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
@@ -152,46 +161,10 @@ def human(data_dir: str, reports: list[dict[str, Any]]) -> str:
     """The terminal rendering of :func:`method_report` dicts."""
     out = [f"raw data: {data_dir} ({len(reports)} method(s))"]
     for rep in reports:
-        inf, counts, cov = rep["inferred"], rep["counts"], rep["coverage"]
-        out += ["", f"== {rep['method_prefix']}: {counts['results']} result(s)", "  inferred:"]
-        fields = [
-            ("method", inf["method"]), ("method_type", inf["method_type"]), ("ag_key", inf["ag_key"]),
-            ("compute", inf["compute"]), ("is_bag", inf["is_bag"]), ("can_hpo", inf["can_hpo"]),
-            ("config_default", inf["config_default"] or "- (only inferred for a single config)"),
-            ("validation_protocol", inf["validation_protocol"] or
-             ("- (legacy: no record)" if not inf["validation_protocol_keys"] else
-              "several: " + ", ".join(inf["validation_protocol_keys"]))),
-            ("flavours", ", ".join(inf["validation_flavours"]) or "-"),
-        ]
-        out += _table([[name, str(value)] for name, value in fields])
-        out.append(f"  tasks: {counts['tasks']}, datasets: {len(counts['datasets'])}, splits: "
-                   f"{' '.join(counts['splits']) or '-'}; problem types: {', '.join(counts['problem_types']) or '-'}; "
-                   f"metrics: {', '.join(counts['metrics']) or '-'}")
-        out.append("  results per config:")
-        out += _some(list(counts["results_per_config"].items()), lambda kv: f"{kv[0]}: {kv[1]}")
-        out.append("  fold histogram:" + ("" if rep["fold_histogram"] else " - (no validation-protocol record)"))
-        out += _some(rep["fold_histogram"], lambda kv: f"{kv[0]}: {kv[1]}")
-        missing, dups = cov["missing_cells"], cov["duplicates"]
-        out.append(f"  coverage: {len(missing)} missing (config, task, split) cell(s), {len(dups)} duplicate(s)")
-        out += _some(missing, lambda c: f"missing {c['config']} task {c['task']} split {c['split']}")
-        out += _some(dups, lambda d: f"duplicate {d['config']} task {d['task']} split {d['split']}: {', '.join(d['paths'])}")
-        out.append(f"  prediction fidelity (test rtol 5e-4, val rtol 1e-5): {len(rep['fidelity'])} result(s) not close")
-        out += _some(rep["fidelity"], lambda i: f"{i['kind']} {i['dataset']} split {i['split_idx']} {i['framework']}: "
-                                                f"{i['pct']:.3f}% of rows ({i['path']})")
-        out.append(f"  result field problems: {len(rep['problems'])}")
-        out += _some(rep["problems"], lambda p: f"{p['path']}: {p['message']}")
-        out.append(f"  unreadable files: {len(rep['unreadable'])}")
-        out += _some(rep["unreadable"], lambda u: f"{u['path']}: {u['reason']}")
-        if rep["comparison"] is not None:
-            out.append(f"  compared with {rep['metadata']['source']}:")
-            rows = [["FIELD", "INFERRED (raw)", "DECLARED", "STATUS", "SEVERITY"]]
-            rows += [[r["field"], repr(r["inferred"]), repr(r["declared"]), r["status"], r["severity"]]
-                     for r in rep["comparison"]]
-            out += _table(rows)
-            failing = [r for r in rep["comparison"] if r["status"] != "ok" and r["severity"] == "error"]
-            out.append(f"  {len(failing)} error row(s): `checks run process` would fail on "
-                       f"{', '.join(r['field'] for r in failing)}" if failing else
-                       "  no error rows (warn and info rows never block)")
+        out += ["", f"== {rep['method_prefix']}: {rep['counts']['results']} result(s)", "  inferred:"]
+        out += _inferred_lines(rep["inferred"])
+        out += _data_lines(rep)
+        out += _comparison_lines(rep)
         if rep["metadata_problems"]:
             out.append(f"  problems in the declared metadata: {len(rep['metadata_problems'])}")
             out += _some(rep["metadata_problems"], lambda p: f"{p['rule']} {p['name']}: {p['message']}")
@@ -200,3 +173,58 @@ def human(data_dir: str, reports: list[dict[str, Any]]) -> str:
         else:
             out.append(f"  no MethodMetadata snippet: {rep['snippet_unavailable']}")
     return "\n".join(out)
+
+
+def _inferred_lines(inf: dict[str, Any]) -> list[str]:
+    """The fields inferred from the raw results, as a table."""
+    if inf["validation_protocol"]:
+        protocol = inf["validation_protocol"]
+    elif not inf["validation_protocol_keys"]:
+        protocol = "- (legacy: no record)"
+    else:
+        protocol = "several: " + ", ".join(inf["validation_protocol_keys"])
+    fields = [
+        ("method", inf["method"]), ("method_type", inf["method_type"]), ("ag_key", inf["ag_key"]),
+        ("compute", inf["compute"]), ("is_bag", inf["is_bag"]), ("can_hpo", inf["can_hpo"]),
+        ("config_default", inf["config_default"] or "- (only inferred for a single config)"),
+        ("validation_protocol", protocol),
+        ("flavours", ", ".join(inf["validation_flavours"]) or "-"),
+    ]
+    return _table([[name, str(value)] for name, value in fields])
+
+
+def _data_lines(rep: dict[str, Any]) -> list[str]:
+    """Counts, results per config, folds, coverage, fidelity, field problems and unreadable files."""
+    counts, cov = rep["counts"], rep["coverage"]
+    out = [f"  tasks: {counts['tasks']}, datasets: {len(counts['datasets'])}, splits: "
+           f"{' '.join(counts['splits']) or '-'}; problem types: {', '.join(counts['problem_types']) or '-'}; "
+           f"metrics: {', '.join(counts['metrics']) or '-'}", "  results per config:"]
+    out += _some(list(counts["results_per_config"].items()), lambda kv: f"{kv[0]}: {kv[1]}")
+    out.append("  fold histogram:" + ("" if rep["fold_histogram"] else " - (no validation-protocol record)"))
+    out += _some(rep["fold_histogram"], lambda kv: f"{kv[0]}: {kv[1]}")
+    missing, dups = cov["missing_cells"], cov["duplicates"]
+    out.append(f"  coverage: {len(missing)} missing (config, task, split) cell(s), {len(dups)} duplicate(s)")
+    out += _some(missing, lambda c: f"missing {c['config']} task {c['task']} split {c['split']}")
+    out += _some(dups, lambda d: f"duplicate {d['config']} task {d['task']} split {d['split']}: {', '.join(d['paths'])}")
+    out.append(f"  prediction fidelity (test rtol 5e-4, val rtol 1e-5): {len(rep['fidelity'])} result(s) not close")
+    out += _some(rep["fidelity"], lambda i: f"{i['kind']} {i['dataset']} split {i['split_idx']} {i['framework']}: "
+                                            f"{i['pct']:.3f}% of rows ({i['path']})")
+    out.append(f"  result field problems: {len(rep['problems'])}")
+    out += _some(rep["problems"], lambda p: f"{p['path']}: {p['message']}")
+    out.append(f"  unreadable files: {len(rep['unreadable'])}")
+    out += _some(rep["unreadable"], lambda u: f"{u['path']}: {u['reason']}")
+    return out
+
+
+def _comparison_lines(rep: dict[str, Any]) -> list[str]:
+    """The inferred fields against the declared metadata, and whether process would fail on them."""
+    if rep["comparison"] is None:
+        return []
+    rows = [["FIELD", "INFERRED (raw)", "DECLARED", "STATUS", "SEVERITY"]]
+    rows += [[r["field"], repr(r["inferred"]), repr(r["declared"]), r["status"], r["severity"]]
+             for r in rep["comparison"]]
+    failing = [r for r in rep["comparison"] if r["status"] != "ok" and r["severity"] == "error"]
+    verdict = (f"  {len(failing)} error row(s): `checks run process` would fail on "
+               f"{', '.join(r['field'] for r in failing)}" if failing else
+               "  no error rows (warn and info rows never block)")
+    return [f"  compared with {rep['metadata']['source']}:", *_table(rows), verdict]
