@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,11 @@ PACKAGES = ("checks", "tabarena_checks", "hfmigrate_checks")
 TESTING = ("hfmigrate_checks.testing", "checks.testing")
 #: ``python -m ...demo`` runs a whole flow against the local servers, so it may use them; nothing imports a demo
 DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
+#: what may sit at the top of a domain package; everything else lives in the sub-package of its workflow step
+TOP_LEVEL = {
+    "tabarena_checks": {"__init__.py", "plugin.py", "facts.py", "demo.py"},
+    "hfmigrate_checks": {"__init__.py", "plugin.py", "facts.py", "cli.py", "demo.py"},
+}
 
 
 def _modules(root: Path, packages=PACKAGES) -> dict[str, Path]:
@@ -155,6 +161,44 @@ def test_every_import_of_a_project_module_names_one_that_exists():
                 elif name and module not in lazy and f"{module}.{name}" not in modules and name not in defined[module]:
                     stale.append(f"{where}: {module} has no {name}")
     assert not stale, "imports of modules or names that do not exist:\n" + "\n".join(stale)
+
+
+def test_a_domain_package_keeps_only_its_wiring_facts_and_demo_at_the_top():
+    for package, allowed in TOP_LEVEL.items():
+        extra = sorted(p.name for p in (ROOT / package).glob("*.py") if p.name not in allowed)
+        assert not extra, (f"{package}: {', '.join(extra)} belong in the sub-package of their workflow step "
+                           f"(docs/architecture.md, 'The domain plugins')")
+
+
+def test_each_sub_package_says_its_job_and_imports_nothing():
+    for package in TOP_LEVEL:
+        for init in sorted((ROOT / package).glob("*/__init__.py")):
+            tree = ast.parse(init.read_text(encoding="utf-8"))
+            where = init.relative_to(ROOT)
+            assert ast.get_docstring(tree), f"{where}: say the sub-package's job in its docstring"
+            imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+            if init.parent.name != "testing":  # the Hub simulator's public names are re-exported there
+                assert not imports, f"{where}: importing the sub-package should import nothing else"
+
+
+def test_the_docs_name_only_modules_and_files_that_exist():
+    """A dotted ``tabarena_checks.x.y`` or a path ``hfmigrate_checks/x/y.py`` in the docs names something real."""
+    modules = _modules(ROOT)
+    defined = {name: _top_level_names(path) for name, path in modules.items()}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "plugins").glob("*/README.md"))]
+    wrong = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"(?<![\w./-])((?:tabarena_checks|hfmigrate_checks)(?:/\w+)+\.py)\b", text):
+            if not (ROOT / match.group(1)).is_file():
+                wrong.append(f"{page.relative_to(ROOT)}: {match.group(1)} (no such file)")
+        for match in re.finditer(r"(?<![\w./-])((?:tabarena_checks|hfmigrate_checks)(?:\.\w+)+)", text):
+            parts = match.group(1).split(".")
+            known = max(i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in modules)
+            module, rest = ".".join(parts[:known]), parts[known:]
+            if rest and rest[0] not in defined[module]:
+                wrong.append(f"{page.relative_to(ROOT)}: {match.group(1)} ({module} has no {rest[0]})")
+    assert not wrong, "the docs name modules that moved or never were:\n" + "\n".join(wrong)
 
 
 def test_the_circle_check_finds_a_circle_through_sub_packages_and_a_function_level_import(tmp_path):
