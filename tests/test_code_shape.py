@@ -36,20 +36,19 @@ MARKER = "# shape:"
 #: the list when its function is split (the test says so). Shrink it; never add to it.
 _BACKLOG = """
     # checks
-    human _early_args build_cli build_cli.rules_cmd main overridden check_codes as_toml check _merge _verdict_row
-    verdict_table record_section loads_yaml as_junit as_sarif_dict load unloaded_providers build select_rules
-    evaluate _judged parse_comment _python _yaml Tracker.split evaluate_rules
+    human _early_args build_cli build_cli.rules_cmd main overridden check_codes as_toml check _merge
+    _verdict_row verdict_table record_section loads_yaml as_junit as_sarif_dict load unloaded_providers build
+    select_rules evaluate _judged parse_comment _python _yaml Tracker.split evaluate_rules
     # tabarena_checks
     name_problem _from_children column_type frame write heatmap comparison _entry Reader.evaluate
     Reader.keywords Reader._call build _record _unbound_calls read_variable inspect_command canonical
     _derivation register_commands.metadata import_object from_object ProcessFacts.selected_method _execute
-    parse_key _val_fidelity _protocol_fields row_from_result _consistency read_layout plan_edit method_report
-    cache_settings_consistent _bad_values validation_protocol_declared cache_names_safe Publisher.publish
-    Publisher.verify protocol_record _plant _brief _set_dtype_state _set_array_state _children guessed_default
-    select ensemble_row pandas_float passes
+    parse_key _val_fidelity row_from_result _consistency read_layout plan_edit method_report
+    cache_settings_consistent validation_protocol_declared Publisher.publish Publisher.verify protocol_record
+    _brief _set_array_state guessed_default select ensemble_row pandas_float passes
     # hfmigrate_checks
     parse_eval_yaml _loaded_problem _scalar _lines decide _decide_one _update RetryingTransport.handle_request
-    parse_cell rows_from_records load tables _entry search_queries no_duplicate_benchmark owned_pr_exception
+    rows_from_records load tables _entry search_queries no_duplicate_benchmark owned_pr_exception
     every_file_and_diff_checked _owned_pr_status _Repo.pr_diff LocalHub._respond _Router._api _Router._tree
     _Router._discussions source_problems
 """

@@ -263,12 +263,20 @@ def load(path: str | Path) -> Contract:
     return loaded
 
 
-def _loaded_problem(contract: Contract, data: dict) -> str | None:
-    """What a hand-edited contract.json got wrong (types, names that become paths, undeclared tasks)."""
+def _type_problem(data: dict) -> str | None:
+    """A string or boolean field of contract.json holding something else."""
     for field in attrs.fields(Contract):
         value = data.get(field.name, field.default)
         if field.type in ("str", "bool") and not isinstance(value, str if field.type == "str" else bool):
             return f"'{field.name}' must be a {field.type} (got {value!r})"
+    return None
+
+
+def _loaded_problem(contract: Contract, data: dict) -> str | None:
+    """What a hand-edited contract.json got wrong (types, names that become paths, undeclared tasks)."""
+    problem = _type_problem(data)
+    if problem:
+        return problem
     if repo_id_problem(contract.benchmark_id):
         return f"'benchmark_id': {repo_id_problem(contract.benchmark_id)}"
     if contract.slug and not SLUG.match(contract.slug):

@@ -100,9 +100,24 @@ def parse_cell(text: str) -> Cell:
     read, but the cell stays ``needs_review`` until the marker's meaning is known (the
     Markdown importer finds it in the table's footnotes and legend).
     """
+    inner, qualifiers, markers = _unwrapped(text.strip())
+    unit = ""
+    if inner.endswith("%") and NUMBER.match(inner[:-1].strip()):
+        unit, inner = "%", inner[:-1].strip()
+    if NUMBER.match(inner):
+        number = float(inner)
+        if number == number and abs(number) != float("inf"):
+            if markers:
+                qualifiers.append("marker(s) " + " ".join(markers) + " printed with the score")
+                return Cell(number, unit, "; ".join(qualifiers), NEEDS_REVIEW, inner, markers)
+            return Cell(number, unit, "; ".join(qualifiers), OK, inner)
+    return Cell(None, unit, "; ".join([*qualifiers, _not_a_score(inner)]), NEEDS_REVIEW, markers=markers)
+
+
+def _unwrapped(inner: str) -> tuple[str, list[str], tuple[str, ...]]:
+    """The cell's text without emphasis, link and markers around it; what each said, and the markers."""
     qualifiers: list[str] = []
     markers: list[str] = []
-    inner = text.strip()
     while True:
         emph = EMPHASIS.match(inner)
         link = MD_LINK.match(inner)
@@ -116,29 +131,20 @@ def parse_cell(text: str) -> Cell:
             continue
         stripped, (before, after) = mdtable.strip_markers(inner, stars=not inner.startswith(("*", "_")))
         if stripped == inner:
-            break
+            return inner, qualifiers, tuple(dict.fromkeys(markers))
         inner, markers = stripped, markers + before + after
-    markers = tuple(dict.fromkeys(markers))
-    unit = ""
-    if inner.endswith("%") and NUMBER.match(inner[:-1].strip()):
-        unit, inner = "%", inner[:-1].strip()
-    if NUMBER.match(inner):
-        number = float(inner)
-        if number == number and abs(number) != float("inf"):
-            if markers:
-                qualifiers.append("marker(s) " + " ".join(markers) + " printed with the score")
-                return Cell(number, unit, "; ".join(qualifiers), NEEDS_REVIEW, inner, markers)
-            return Cell(number, unit, "; ".join(qualifiers), OK, inner)
+
+
+def _not_a_score(inner: str) -> str:
+    """Why the text is not one clean number."""
     if not inner:
-        reason = "empty cell"
-    elif inner in NO_SCORE:
-        reason = f"no score printed ({inner!r})"
-    else:
-        lead = LEADING_NUMBER.match(inner)
-        reason = f"not one clean number: {lead.group(2)!r} follows {lead.group(1)}" if lead and lead.group(2) else (
-            f"not a number: {inner!r}"
-        )
-    return Cell(None, unit, "; ".join([*qualifiers, reason]), NEEDS_REVIEW, markers=markers)
+        return "empty cell"
+    if inner in NO_SCORE:
+        return f"no score printed ({inner!r})"
+    lead = LEADING_NUMBER.match(inner)
+    if lead and lead.group(2):
+        return f"not one clean number: {lead.group(2)!r} follows {lead.group(1)}"
+    return f"not a number: {inner!r}"
 
 
 def _split_link(label: str) -> tuple[str, str]:

@@ -169,6 +169,13 @@ def _kind(value: Any) -> str:
     return "object"
 
 
+def _object_type(given: list[Any]):
+    """An object column: strings when every value given is one, else null (pandas keeps objects; Arrow cannot)."""
+    import pyarrow as pa
+
+    return pa.string() if given and all(isinstance(v, str) for v in given) else pa.null()
+
+
 def column_type(values: Sequence[Any], present: Sequence[bool]):
     """The Arrow type pandas' concat gives a column (``present`` False: that row's frame lacks it)."""
     import numpy as np
@@ -177,8 +184,7 @@ def column_type(values: Sequence[Any], present: Sequence[bool]):
     kinds = {_kind(v) for v, p in zip(values, present) if p}
     gaps = not all(present)
     if "object" in kinds or not kinds:
-        strings = [v for v, p in zip(values, present) if p and v is not None]
-        return pa.string() if strings and all(isinstance(v, str) for v in strings) else pa.null()
+        return _object_type([v for v, p in zip(values, present) if p and v is not None])
     if "bool" in kinds:
         return pa.bool_() if kinds == {"bool"} and not gaps else pa.null()
     dtype = np.result_type(*[np.dtype(k) for k in sorted(kinds)])

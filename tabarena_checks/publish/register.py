@@ -139,6 +139,17 @@ def _dotted(node) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+def _from_imports(small) -> dict[str, tuple[str, str]]:
+    """``from m import x as y``: ``{y: (m, x)}`` for each name."""
+    return {(alias.asname.name.value if alias.asname else alias.name.value): (_dotted(small.module), alias.name.value)
+            for alias in small.names}
+
+
+def _imported_modules(small) -> set[str]:
+    """``import a.b as c``: the top-level names the statement binds."""
+    return {(alias.asname.name.value if alias.asname else _dotted(alias.name)).split(".")[0] for alias in small.names}
+
+
 def read_layout(module) -> Layout:
     import libcst as cst
 
@@ -156,12 +167,9 @@ def read_layout(module) -> Layout:
             continue
         for small in stmt.body:
             if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
-                for alias in small.names:
-                    bound = alias.asname.name.value if alias.asname else alias.name.value
-                    imports[bound] = (_dotted(small.module), alias.name.value)
+                imports.update(_from_imports(small))
             elif isinstance(small, cst.Import):
-                for alias in small.names:
-                    other.add((alias.asname.name.value if alias.asname else _dotted(alias.name)).split(".")[0])
+                other.update(_imported_modules(small))
             else:
                 names = _targets(small)
                 other.update(names)

@@ -614,12 +614,33 @@ def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
         row.problems.append(f"validation_protocol is not a dict (got {type(record).__name__})")
         return out
     out["has_vp_record"] = bool(record)
-    if not record:
-        return out
+    if record:
+        out.update(_record_fields(record, row))
+    return out
+
+
+def _record_fields(record: dict, row: _Row) -> dict[str, Any]:
+    """The fields of a non-empty validation-protocol record; a field of the wrong kind is a problem of the row."""
+    out: dict[str, Any] = {}
     try:
         out["vp_key"] = record_key(record)
     except ValueError as exc:
         row.problems.append(f"validation_protocol.protocol is invalid: {exc}")
+    out.update(_flavour_and_protocol(record, row))
+    stored = record.get("key")
+    out["vp_stored_key"] = stored if isinstance(stored, str) else None
+    for kind in ("folds", "sets"):
+        _bag_count(record, kind, out, row)
+    child_oof = record.get("child_oof")
+    out["vp_child_oof"] = bool(child_oof) if child_oof is not None else None
+    models = record.get("num_child_models")
+    out["vp_num_child_models"] = int(models) if _is_int(models) else None
+    return out
+
+
+def _flavour_and_protocol(record: dict, row: _Row) -> dict[str, Any]:
+    """``vp_flavour`` (a string) and ``vp_protocol`` (the protocol dict as JSON); other kinds are problems."""
+    out: dict[str, Any] = {}
     flavour = record.get("flavour")
     if flavour is not None and not isinstance(flavour, str):
         row.problems.append(f"validation_protocol.flavour is not a string (got {_show(flavour)})")
@@ -629,23 +650,20 @@ def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
     if protocol is not None and not isinstance(protocol, dict):
         row.problems.append(f"validation_protocol.protocol is not a dict (got {type(protocol).__name__})")
     out["vp_protocol"] = _json(protocol, "validation_protocol.protocol", row) if isinstance(protocol, dict) else None
-    stored = record.get("key")
-    out["vp_stored_key"] = stored if isinstance(stored, str) else None
-    for kind in ("folds", "sets"):
-        for source in (f"num_bag_{kind}_fitted", f"num_bag_{kind}_resolved"):
-            value = record.get(source)
-            if value is None:
-                continue
-            if _is_int(value):
-                out[f"vp_num_bag_{kind}"] = int(value)
-            else:
-                row.problems.append(f"validation_protocol.{source} is not an integer (got {_show(value)})")
-            break
-    child_oof = record.get("child_oof")
-    out["vp_child_oof"] = bool(child_oof) if child_oof is not None else None
-    models = record.get("num_child_models")
-    out["vp_num_child_models"] = int(models) if _is_int(models) else None
     return out
+
+
+def _bag_count(record: dict, kind: str, out: dict[str, Any], row: _Row) -> None:
+    """``vp_num_bag_<kind>`` from the fitted count, else the resolved one (an integer, or a problem)."""
+    for source in (f"num_bag_{kind}_fitted", f"num_bag_{kind}_resolved"):
+        value = record.get(source)
+        if value is None:
+            continue
+        if _is_int(value):
+            out[f"vp_num_bag_{kind}"] = int(value)
+        else:
+            row.problems.append(f"validation_protocol.{source} is not an integer (got {_show(value)})")
+        return
 
 
 def _method_fields(result: dict, row: _Row) -> dict[str, Any]:

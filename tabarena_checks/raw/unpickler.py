@@ -366,17 +366,26 @@ def _set_dtype_state(dtype, state: Any) -> None:
     if type(state) is not tuple or len(state) != len(canonical):
         raise UnpicklingRefused(f"a dtype state of {_brief(state)}")
     for i, (got, want) in enumerate(zip(state, canonical)):
-        if i == 1:  # byte order: only between the orders numpy knows, never onto a byte-order-free type
-            ok = got == want if want == "|" else got in ("<", ">", "=")
-        elif i == 8:  # datetime metadata: (None, (unit, count, 1, 1))
-            ok = (type(got) is tuple and len(got) == 2 and got[0] is None and type(got[1]) is tuple
-                  and len(got[1]) == 4 and got[1][0] in _TIME_UNITS and type(got[1][1]) is int
-                  and 1 <= got[1][1] <= 1_000_000 and got[1][2:] == (1, 1))
-        else:
-            ok = type(got) is type(want) and got == want
-        if not ok:
+        if not _dtype_field_ok(i, got, want):
             raise UnpicklingRefused(f"a dtype state whose field {i} is {_brief(got)} (numpy writes {_brief(want)})")
     dtype.__setstate__(state)
+
+
+def _dtype_field_ok(i: int, got: Any, want: Any) -> bool:
+    """Field ``i`` of a pickled dtype state may differ from numpy's own only in byte order and time unit."""
+    if i == 1:  # byte order: only between the orders numpy knows, never onto a byte-order-free type
+        return got == want if want == "|" else got in ("<", ">", "=")
+    if i == 8:  # datetime metadata: (None, (unit, count, 1, 1))
+        return _time_metadata_ok(got)
+    return type(got) is type(want) and got == want
+
+
+def _time_metadata_ok(got: Any) -> bool:
+    """``(None, (unit, count, 1, 1))`` with a unit numpy knows and a count up to a million."""
+    if not (type(got) is tuple and len(got) == 2 and got[0] is None and type(got[1]) is tuple and len(got[1]) == 4):
+        return False
+    unit, count, *rest = got[1]
+    return unit in _TIME_UNITS and type(count) is int and 1 <= count <= 1_000_000 and tuple(rest) == (1, 1)
 
 
 def _set_array_state(array, state: Any) -> None:
@@ -438,6 +447,8 @@ def _scalar(real: Callable) -> Callable:
 _LEAVES = frozenset({str, int, float, bool, bytes, bytearray, complex, type(None)})
 
 
+# shape: called once per object of every decoded pickle (check_graph's hot path): one dispatch on the
+# container type, cheapest checks first, rather than a call per kind
 def _children(value: Any):
     """(label, child) pairs of a container, or None for a leaf (object arrays are containers)."""
     kind = type(value)

@@ -94,28 +94,32 @@ def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
             for f in v.findings]
 
 
+def _inferred(inference: Any, method: str | None) -> dict[str, Any]:
+    """The fields inferred from the raw results, JSON-ready."""
+    return {
+        "method": inference.inferred_method,
+        "method_type": inference.method_type,
+        "ag_key": inference.ag_key,
+        "compute": inference.compute,
+        "is_bag": inference.is_bag,
+        "can_hpo": inference.can_hpo,
+        "name_prefix": inference.name_prefix,
+        "frameworks": list(inference.frameworks),
+        "raw_config_default": inference.raw_config_default,
+        "config_default": inference.config_default_for(method) if method and inference.method_type == "config" else None,
+        "validation_protocol": inference.validation_protocol,
+        "validation_protocol_keys": list(inference.validation_protocol_keys),
+        "validation_flavours": list(inference.validation_flavours),
+        "results_without_protocol": inference.n_without_protocol,
+    }
+
+
 def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date) -> dict[str, Any]:
     """Everything ``checks inspect`` shows for one method, JSON-ready."""
     code, why = snippet(inference, metadata, today)
-    method = suggested_method(inference, metadata)
     return {
         "method_prefix": prefix,
-        "inferred": {
-            "method": inference.inferred_method,
-            "method_type": inference.method_type,
-            "ag_key": inference.ag_key,
-            "compute": inference.compute,
-            "is_bag": inference.is_bag,
-            "can_hpo": inference.can_hpo,
-            "name_prefix": inference.name_prefix,
-            "frameworks": list(inference.frameworks),
-            "raw_config_default": inference.raw_config_default,
-            "config_default": inference.config_default_for(method) if method and inference.method_type == "config" else None,
-            "validation_protocol": inference.validation_protocol,
-            "validation_protocol_keys": list(inference.validation_protocol_keys),
-            "validation_flavours": list(inference.validation_flavours),
-            "results_without_protocol": inference.n_without_protocol,
-        },
+        "inferred": _inferred(inference, suggested_method(inference, metadata)),
         "counts": {
             "results": inference.n_results,
             "tasks": inference.n_tasks,

@@ -277,6 +277,11 @@ def _bad_values(md: MethodMetadata):
     for name in ("is_bag", "has_raw", "has_processed", "has_results", "verified"):
         if not isinstance(getattr(md, name), bool):
             yield name, f"{name!r} must be True or False (got {getattr(md, name)!r})"
+    yield from _bad_combinations(md)
+
+
+def _bad_combinations(md: MethodMetadata):
+    """``(field, problem)`` for an optional field of the wrong kind, or fields that exclude each other."""
     if md.can_hpo is not None and not isinstance(md.can_hpo, bool):
         yield "can_hpo", f"'can_hpo' must be True, False or unset (got {md.can_hpo!r})"
     if md.name is not None and md.method_type == "config":

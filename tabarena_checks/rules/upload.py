@@ -55,7 +55,7 @@ def cache_names_safe(ctx):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
     at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
     from checks import ChecksError
-    from tabarena_checks.publish.cache_layout import name_problem, segment_problem
+    from tabarena_checks.publish.cache_layout import name_problem
 
     try:
         meta = ctx.facts.metadata
@@ -67,14 +67,21 @@ def cache_names_safe(ctx):
     for _, problem in problems:
         if problem:
             yield Finding(problem, path=meta.source or None)
-    if ctx.action != "process" or any(p for _, p in problems):
-        return
+    if ctx.action == "process" and not any(p for _, p in problems):
+        yield from _raw_copy_names(ctx, meta.method)
+
+
+def _raw_copy_names(ctx, method: str):
+    """A finding for each config directory whose raw copy, renamed to ``method``, is no plain directory name."""
+    from checks import ChecksError
+    from tabarena_checks.publish.cache_layout import segment_problem
+
     try:
         index, inference = ctx.facts.index, ctx.facts.inference
     except ChecksError:
         return  # TA302 reports a run that cannot be indexed
     for config_dir in sorted({c for c in index.table["config_dir"].to_pylist() if c is not None}):
-        renamed = inference.renamed_framework(config_dir, meta.method)
+        renamed = inference.renamed_framework(config_dir, method)
         problem = segment_problem(renamed)
         if problem:
             yield Finding(f"the raw copy of '{config_dir}' would be named {renamed!r}, which {problem}; "

@@ -340,54 +340,63 @@ def _write_all(jobs: list[tuple], workers: int | None) -> None:
 
 def _plant(data: Path, jobs: list[tuple], defects: tuple[str, ...], spec: RunSpec) -> None:
     """Damage the generated run the way real runs go wrong, each defect on its own file."""
-    import numpy as np
-
     paths = [job[-1] for job in jobs]
     # each defect takes a different file, counted from the end so the first file stays clean
     victims = iter(reversed(paths))
     for defect in defects:
         if defect == "duplicate":
-            src = paths[0]
-            rel = src.relative_to(data)
+            rel = paths[0].relative_to(data)
             dst = data / (rel.parts[0] + "-rerun") / Path(*rel.parts[1:])
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
+            shutil.copy2(paths[0], dst)
             continue
         path = next(victims)
-        job = jobs[paths.index(path)]
-        if defect == "corrupt":
-            path.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4)
-        elif defect == "truncated":
-            blob = path.read_bytes()
-            path.write_bytes(blob[: len(blob) // 2])
-        elif defect == "zero_byte":
-            path.write_bytes(b"")
-        elif defect == "missing_split":
-            path.unlink()
-        elif defect == "plain_pickle":
-            write_result(path, make_result(*job[:-1]), compress=False)
-        elif defect == "unsafe_pickle":
-            path.write_bytes(gzip.compress(_unsafe_payload(data / UNSAFE_MARKER)))
-        elif defect == "bad_fields":
-            result = make_result(*job[:-1])
-            result["task_metadata"]["fold"] = str(result["task_metadata"]["fold"])
-            result["metric_error"] = float("nan")
-            write_result(path, result)
-        elif defect in ("fidelity_drift", "val_gap"):
-            if spec.kind != "config":
-                raise ValueError(f"defect {defect!r} needs kind='config' (baselines carry no predictions)")
-            result = make_result(*job[:-1])
-            sa = result["simulation_artifacts"]
-            framework = result["framework"]
-            if spec.legacy_layout:
-                sa = next(iter(next(iter(sa.values())).values()))
-            if defect == "fidelity_drift":
-                pred = sa["pred_proba_dict_test"][framework]
-                rows = np.arange(0, len(pred), 20)  # 5% of the rows drift well past rtol 5e-4
-                pred[rows] = pred[rows] * 1.01 + 0.01
-            else:
-                sa["bag_info"]["val_idx_per_child"][-1] = sa["bag_info"]["val_idx_per_child"][-1][1:]
-            write_result(path, result)
+        _damage(defect, path, jobs[paths.index(path)], data, spec)
+
+
+def _damage(defect: str, path: Path, job: tuple, data: Path, spec: RunSpec) -> None:
+    """Plant one defect in the result at ``path`` (written from ``job``)."""
+    if defect == "corrupt":
+        path.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4)
+    elif defect == "truncated":
+        blob = path.read_bytes()
+        path.write_bytes(blob[: len(blob) // 2])
+    elif defect == "zero_byte":
+        path.write_bytes(b"")
+    elif defect == "missing_split":
+        path.unlink()
+    elif defect == "plain_pickle":
+        write_result(path, make_result(*job[:-1]), compress=False)
+    elif defect == "unsafe_pickle":
+        path.write_bytes(gzip.compress(_unsafe_payload(data / UNSAFE_MARKER)))
+    elif defect == "bad_fields":
+        result = make_result(*job[:-1])
+        result["task_metadata"]["fold"] = str(result["task_metadata"]["fold"])
+        result["metric_error"] = float("nan")
+        write_result(path, result)
+    elif defect in ("fidelity_drift", "val_gap"):
+        write_result(path, _drifted(defect, job, spec))
+
+
+def _drifted(defect: str, job: tuple, spec: RunSpec) -> dict:
+    """The job's result with test predictions that drift from the children's (``fidelity_drift``) or a bag
+    child that leaves a validation row out (``val_gap``)."""
+    import numpy as np
+
+    if spec.kind != "config":
+        raise ValueError(f"defect {defect!r} needs kind='config' (baselines carry no predictions)")
+    result = make_result(*job[:-1])
+    sa = result["simulation_artifacts"]
+    framework = result["framework"]
+    if spec.legacy_layout:
+        sa = next(iter(next(iter(sa.values())).values()))
+    if defect == "fidelity_drift":
+        pred = sa["pred_proba_dict_test"][framework]
+        rows = np.arange(0, len(pred), 20)  # 5% of the rows drift well past rtol 5e-4
+        pred[rows] = pred[rows] * 1.01 + 0.01
+    else:
+        sa["bag_info"]["val_idx_per_child"][-1] = sa["bag_info"]["val_idx_per_child"][-1][1:]
+    return result
 
 
 class _Reduce:
