@@ -45,7 +45,7 @@ _BACKLOG = """
     _derivation register_commands.metadata import_object from_object ProcessFacts.selected_method _execute
     parse_key _val_fidelity row_from_result _consistency read_layout plan_edit method_report
     cache_settings_consistent validation_protocol_declared Publisher.publish Publisher.verify protocol_record
-    _brief _set_array_state guessed_default select ensemble_row pandas_float passes
+    _brief _set_array_state guessed_default select pandas_float passes
     # hfmigrate_checks
     parse_eval_yaml _loaded_problem _scalar _lines decide _decide_one _update RetryingTransport.handle_request
     rows_from_records load tables _entry search_queries no_duplicate_benchmark owned_pr_exception

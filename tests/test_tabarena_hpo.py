@@ -99,16 +99,23 @@ def test_greedy_selection_picks_the_best_then_mixes_and_cuts_at_the_first_best()
     other = (y + rng.normal(size=400) * 0.3).astype(np.float32)
     bad = rng.normal(size=400).astype(np.float32)
     preds = np.stack([bad, good, other])
-    metric = hm.Metric("rmse", "regression")
-    one = cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 1)
+
+    def prepared():
+        return cache_hpo.Prepared(hm.Metric("rmse", "regression"), ["bad", "good", "other"], y, preds, y, preds)
+
+    everything = np.array([0, 1, 2])
+    one = cache_hpo.select(prepared(), everything, 1)
     best = int(np.argmin(hm.rmse_exact(y, preds)))
     assert one.tolist() == [1.0 if j == best else 0.0 for j in range(3)]
-    forty = cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 40)
+    forty = cache_hpo.select(prepared(), everything, 40)
     assert forty[0] == 0 and forty[1] > 0 and forty[2] > 0 and forty.sum() == pytest.approx(1.0)
-    # the shared score memo changes nothing
-    memo = cache_hpo.Scores()
-    assert cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 40, memo).tolist() == forty.tolist()
-    assert cache_hpo.select(metric, y, preds, ["bad", "good", "other"], 40, memo).tolist() == forty.tolist()
+    # scores shared between passes change nothing, whatever the candidates' order
+    shared = prepared()
+    assert cache_hpo.select(shared, everything, 40).tolist() == forty.tolist()
+    assert cache_hpo.select(shared, everything, 40).tolist() == forty.tolist()
+    assert cache_hpo.select(shared, np.array([2, 1, 0]), 40).tolist() == forty[::-1].tolist()
+    # a subset is scored on its own
+    assert cache_hpo.select(shared, np.array([0, 2]), 40)[1] > 0
 
 
 def test_passes_follow_tabarenas_budgets_and_seeds():

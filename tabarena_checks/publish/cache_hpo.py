@@ -67,38 +67,57 @@ class Split:
 # --------------------------------------------------------------------------- the greedy search
 
 
-class Scores:
-    """Scores of candidates after a sequence of picks, shared by the passes of one task split."""
+class Prepared:
+    """One split's predictions of every config in the metric's space, and the scores already computed.
 
-    def __init__(self):
-        self._memo: dict[tuple, dict[str, float]] = {}
+    A candidate's score after a given sequence of picks is the same in every pass that reaches
+    that sequence, so it is computed once per split (keyed by the picks, as config positions).
+    """
 
-    def get(self, key: tuple) -> dict[str, float]:
-        return self._memo.setdefault(key, {})
+    def __init__(self, metric: Metric, names: Sequence[str], y_val, pred_val, y_test, pred_test):
+        self.metric = metric
+        self.names = list(names)
+        self.pos = {name: i for i, name in enumerate(self.names)}
+        self.yv, self.pv = metric.prepare(np.asarray(y_val), pred_val)
+        self.yt, self.pt = metric.prepare(np.asarray(y_test), pred_test)
+        self._memo: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def scores(self, cand: np.ndarray, weighted: np.ndarray, s: int, picked: tuple, exact: bool) -> np.ndarray:
+        """Every candidate's error when added to the ensemble of the picks ``picked`` (mean ``weighted``)."""
+        entry = self._memo.get((picked, exact))
+        if entry is None:
+            entry = self._memo[(picked, exact)] = (np.full(len(self.names), np.nan),
+                                                   np.zeros(len(self.names), dtype=bool))
+        values, known = entry
+        missing = cand[~known[cand]]
+        if missing.size:
+            fant = weighted + np.float32(1.0 / float(s + 1)) * self.pv[missing]
+            values[missing] = self.metric.scores(self.yv, fant, exact=exact)
+            known[missing] = True
+        return values[cand]
 
 
-def select(metric: Metric, y: np.ndarray, preds: np.ndarray, names: Sequence[str], size: int,
-           memo: Scores | None = None) -> np.ndarray:
-    """The ensemble weights (one per model of ``preds``) AutoGluon's greedy selection gives."""
+def select(prep: Prepared, cand: np.ndarray, size: int) -> np.ndarray:
+    """The ensemble weights (one per candidate, positions into the split's configs) of AutoGluon's greedy
+    selection on the validation predictions."""
     rng = np.random.RandomState(seed=0)
-    m = len(preds)
+    m = len(cand)
     ensemble: list[int] = []
     trajectory: list[Any] = []
     used: set[int] = set()
-    mean = np.zeros(preds[0].shape)
-    weighted = np.zeros(preds[0].shape)
+    mean = np.zeros(prep.pv[0].shape)
+    weighted = np.zeros(prep.pv[0].shape)
     rounding = False
     for i in range(size):
         s = len(ensemble)
         if s:
             mean *= (s - 1) / s
-            mean += preds[ensemble[-1]] / np.float32(s)
+            mean += prep.pv[cand[ensemble[-1]]] / np.float32(s)
             weighted[:] = (s / float(s + 1)) * mean
-        scores = _scores(metric, y, preds, names, weighted, s, tuple(names[j] for j in ensemble), memo,
-                         exact=not rounding)
+        scores = prep.scores(cand, weighted, s, tuple(int(cand[j]) for j in ensemble), exact=not rounding)
         if rounding:
             scores = scores.round(_DECIMALS)
-        best_all = np.argwhere(np.isclose(scores, np.nanmin(scores), atol=0, rtol=1e-12)).flatten()
+        best_all = np.flatnonzero(_close_to_min(scores))
         if len(best_all) > 1 and used:
             preferred = [j for j in best_all if j in used]
             if preferred:
@@ -122,17 +141,12 @@ def select(metric: Metric, y: np.ndarray, preds: np.ndarray, names: Sequence[str
     return weights
 
 
-def _scores(metric: Metric, y, preds, names, weighted, s: int, picked: tuple, memo: Scores | None,
-            exact: bool) -> np.ndarray:
-    """Every candidate's error when added to the ensemble so far (the picks ``picked``)."""
-    known = memo.get((picked, exact)) if memo is not None else {}
-    missing = [j for j, name in enumerate(names) if name not in known]
-    if missing:
-        step = np.float32(1.0 / float(s + 1))
-        fant = weighted + step * preds[missing]
-        for j, value in zip(missing, metric.scores(y, fant, exact=exact)):
-            known[names[j]] = value
-    return np.array([known[name] for name in names], dtype=np.float64)
+def _close_to_min(scores: np.ndarray) -> np.ndarray:
+    """``numpy.isclose(scores, nanmin(scores), atol=0, rtol=1e-12)``, without its overhead for finite minima."""
+    best = np.nanmin(scores)
+    if not np.isfinite(best):
+        return np.isclose(scores, best, atol=0, rtol=1e-12)
+    return np.abs(scores - best) <= 1e-12 * np.abs(best)
 
 
 def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -140,44 +154,47 @@ def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.sum([p.astype(np.float64) * w for p, w in zip(preds, weights) if w != 0], axis=0)
 
 
-# --------------------------------------------------------------------------- one ensemble on one split
+# --------------------------------------------------------------------------- ensembles on one split
 
 
-def ensemble_row(split: Split, pred_val, pred_test, names: list[str], configs: Sequence[str], size: int,
-                 y_val, y_test, fallback: str | None = None, memo: Scores | None = None) -> dict[str, Any]:
-    """One (dataset, fold) row of TabArena's ``evaluate_ensemble`` for the config list ``configs``.
+def ensembles(split: Split, prep: Prepared, config_lists: Sequence[Sequence[str]], size: int,
+              fallback: str | None = None) -> list[dict[str, Any]]:
+    """TabArena's ``evaluate_ensemble`` row on this split for each config list (errors computed together)."""
+    rows, val_preds, test_preds = [], [], []
+    for configs in config_lists:
+        use, imputed = _usable(split, configs, fallback)
+        cand = np.array([prep.pos[c] for c in use], dtype=np.int64)
+        weights = select(prep, cand, size)
+        val_preds.append(combine(prep.pv[cand], weights))
+        test_preds.append(combine(prep.pt[cand], weights))
+        rows.append({"metric": split.metric, **_times(split, use, weights), "problem_type": split.problem_type,
+                     "imputed": imputed, "impute_method": fallback if imputed else math.nan})
+    test_errors = prep.metric.errors(prep.yt, np.array(test_preds))
+    val_errors = prep.metric.errors(prep.yv, np.array(val_preds))
+    return [{"metric_error": t, **{k: r[k] for k in ("metric", "time_train_s", "time_infer_s", "problem_type")},
+             "metric_error_val": v, "imputed": r["imputed"], "impute_method": r["impute_method"]}
+            for r, t, v in zip(rows, test_errors, val_errors)]
 
-    ``names`` orders the rows of ``pred_val``/``pred_test``; configs without a result on this
-    split are left out, and with none left the ``fallback`` config stands in (imputed).
-    """
+
+def _usable(split: Split, configs: Sequence[str], fallback: str | None) -> tuple[list[str], bool]:
+    """The configs with a result on this split; with none, the ``fallback`` config stands in (imputed)."""
     use = [c for c in configs if c in split.rows]
-    imputed = not use
-    if imputed:
-        if fallback is None or fallback not in split.rows:
-            raise ValueError(f"{split.dataset} split {split.fold}: none of the configs {list(configs)[:3]} has a "
-                             "result here and the default config has none either")
-        use = [fallback]
-    metric = Metric(split.metric, split.problem_type)
-    pos = {name: i for i, name in enumerate(names)}
-    idx = [pos[c] for c in use]
-    yv, pv = metric.prepare(np.asarray(y_val), pred_val[idx])
-    yt, pt = metric.prepare(np.asarray(y_test), pred_test[idx])
-    weights = select(metric, yv, pv, use, size, memo)
-    used = weights != 0
+    if use:
+        return use, False
+    if fallback is None or fallback not in split.rows:
+        raise ValueError(f"{split.dataset} split {split.fold}: none of the configs {list(configs)[:3]} has "
+                         "a result here and the default config has none either")
+    return [fallback], True
+
+
+def _times(split: Split, use: Sequence[str], weights: np.ndarray) -> dict[str, Any]:
+    """An ensemble's train time (every config considered) and inference time (those with weight), summed
+    in the split's row order as TabArena sums them."""
     chosen = set(use)
-    picked = {c for c, u in zip(use, used) if u}
-    train = [split.rows[c]["time_train_s"] for c in split.rows if c in chosen]
-    infer = [split.rows[c]["time_infer_s"] for c in split.rows if c in picked]
-    return {
-        "metric_error": metric.error(yt, combine(pt, weights)),
-        "metric": split.metric,
-        "time_train_s": _plain(sum(np.asarray(train))),
-        "time_infer_s": _plain(sum(np.asarray(infer))),
-        "problem_type": split.problem_type,
-        "metric_error_val": metric.error(yv, combine(pv, weights)),
-        "imputed": imputed,
-        "impute_method": fallback if imputed else math.nan,
-    }
+    picked = {c for c, w in zip(use, weights) if w != 0}
+    train = [r["time_train_s"] for c, r in split.rows.items() if c in chosen]
+    infer = [r["time_infer_s"] for c, r in split.rows.items() if c in picked]
+    return {"time_train_s": _plain(sum(np.asarray(train))), "time_infer_s": _plain(sum(np.asarray(infer)))}
 
 
 def _plain(value):
@@ -228,12 +245,11 @@ def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -
     if not can_hpo:
         return out
     out[0].update(impute_method=math.nan, method_metadata=None)
-    names = [p.framework for p in preds]
-    pred_val = np.array([p.pred_val for p in preds], dtype=np.float32)
-    pred_test = np.array([p.pred_test for p in preds], dtype=np.float32)
-    memo = Scores()
+    prep = Prepared(Metric(split.metric, split.problem_type), [p.framework for p in preds], y_val,
+                    np.array([p.pred_val for p in preds], dtype=np.float32), y_test,
+                    np.array([p.pred_test for p in preds], dtype=np.float32))
     for size, name, subtype in ((1, "tuned", "tuned"), (ITERATIONS, "tuned + ensemble", "tuned_ensemble")):
-        r = ensemble_row(split, pred_val, pred_test, names, configs, size, y_val, y_test, memo=memo)
+        r = ensembles(split, prep, [configs], size)[0]
         out.append({"dataset": split.dataset, "fold": split.fold, "method": f"{config_type} ({name})",
                     "metric_error": r["metric_error"], "time_train_s": r["time_train_s"],
                     "time_infer_s": r["time_infer_s"], "metric": r["metric"], "problem_type": r["problem_type"],
@@ -271,10 +287,11 @@ def trajectory_rows(splits: Sequence[Split], load, configs: Sequence[str], defau
     per_pass: list[list[dict]] = [[] for _ in plan]
     for split in sorted(splits, key=lambda s: (s.dataset, s.fold)):
         names, pred_val, pred_test = load(split)
-        memo = Scores()
-        for k, (_, _, chosen) in enumerate(plan):
-            per_pass[k].append(ensemble_row(split, pred_val, pred_test, names, chosen, ITERATIONS, split.y_val,
-                                            split.y_test, fallback=default, memo=memo))
+        prep = Prepared(Metric(split.metric, split.problem_type), names, split.y_val, pred_val, split.y_test,
+                        pred_test)
+        for k, row in enumerate(ensembles(split, prep, [chosen for _, _, chosen in plan], ITERATIONS,
+                                          fallback=default)):
+            per_pass[k].append(row)
     out = []
     for (budget, seed, _), rows in zip(plan, per_pass):
         meta = {"n_iterations": ITERATIONS, "n_configs": budget, "time_limit": None, "config_type": config_type,

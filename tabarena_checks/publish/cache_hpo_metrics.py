@@ -59,31 +59,33 @@ def auc_rows(y: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
     Counted as the kernel counts: for every negative, the positives with a strictly larger key,
     plus half of the positive-negative pairs that share a key; divided by positives x negatives.
+    One sort of (row, key, label) codes serves every row: within a row and a key the negatives
+    come first, so the negatives before each positive count the strictly smaller ones plus
+    the ties, and the ties are counted per key group.
     """
     keys = _auc_keys(np.atleast_2d(scores))
-    order = np.argsort(keys, axis=1, kind="stable")
-    k = np.take_along_axis(keys, order, axis=1)
-    lab = y[order]
-    pos = int(y.sum())
-    neg = y.size - pos
-    cum_pos = np.cumsum(lab, axis=1)
-    n = keys.shape[1]
-    last = np.ones_like(k, dtype=bool)
-    last[:, :-1] = k[:, 1:] != k[:, :-1]
-    # index of the last element of each element's tie group
-    idx = np.where(last, np.arange(n), n)
-    group_end = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
-    pos_through_group = np.take_along_axis(cum_pos, group_end, axis=1)
-    first = np.ones_like(k, dtype=bool)
-    first[:, 1:] = last[:, :-1]
-    start = np.where(first, np.arange(n), -1)
-    group_start = np.maximum.accumulate(start, axis=1)
-    pos_before_group = np.where(group_start > 0,
-                                np.take_along_axis(cum_pos, np.maximum(group_start - 1, 0), axis=1), 0)
-    negatives = ~lab
-    rect = ((pos - pos_through_group) * negatives).sum(axis=1)
-    ties = ((pos_through_group - pos_before_group) * negatives).sum(axis=1)
-    return (rect.astype(np.float64) + ties / 2.0) / float(pos * neg)
+    m, n = keys.shape
+    mantissa = (keys.view(np.int32) & 0x7FFFFF).astype(np.int64)
+    label = np.asarray(y).astype(np.int64)
+    pos = int(label.sum())
+    code = (np.arange(m, dtype=np.int64)[:, None] << 25) | (mantissa << 1) | label[None, :]
+    code = np.sort(code, axis=None)
+    lab = code & 1
+    row = code >> 25
+    pos_before = np.cumsum(lab) - lab
+    starts = np.arange(m) * n
+    within = np.arange(m * n) - starts[row]
+    neg_before = within - (pos_before - pos_before[starts][row])
+    below_or_tied = np.bincount(row, weights=lab * neg_before, minlength=m)
+    group = code >> 1
+    first = np.empty(m * n, dtype=bool)
+    first[0] = True
+    np.not_equal(group[1:], group[:-1], out=first[1:])
+    gid = np.cumsum(first) - 1
+    size = np.bincount(gid)
+    pos_in = np.bincount(gid, weights=lab)
+    ties = np.bincount(row[first], weights=pos_in * (size - pos_in), minlength=m)
+    return ((below_or_tied - ties) + ties / 2.0) / float(pos * (n - pos))
 
 
 # --------------------------------------------------------------------------- rmse
@@ -183,6 +185,14 @@ class Metric:
         if self.name == "roc_auc":
             return 1 - auc_rows(y, fant)
         return rmse_exact(y, fant) if exact else rmse_rows(y, fant)
+
+    def errors(self, y: np.ndarray, preds: np.ndarray) -> list[float]:
+        """The exact error of each row of ``preds`` (float64 ensemble predictions), as ``error`` gives it."""
+        if self.name == "log_loss":
+            return [float(0 - (-1 * v)) for v in log_loss_rows(preds)]
+        if self.name == "roc_auc":
+            return [float(1 - v) for v in auc_rows(y, preds)]
+        return [float(0 - (-1 * v)) for v in rmse_exact(y, preds)]
 
     def error(self, y: np.ndarray, pred: np.ndarray) -> float:
         """The exact error of one ensemble prediction (float64)."""
