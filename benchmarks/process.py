@@ -12,11 +12,13 @@ idle, so no run pays for the write-back or deletion of the previous one's 10,000
 Also printed: process right after ``checks inspect`` (which keeps the index cache process reads).
 
     .venv/bin/python benchmarks/process.py [--files 10000 | --small] [--dir DIR] [--no-cache-raw]
-        [--tabarena-python .venv-tabarena/bin/python]
+        [--tabarena-python .venv-tabarena/bin/python [--tabarena-timeout S]]
 
 With ``--tabarena-python`` it also times TabArena 0.1.0 processing the same run (its
 ``process_method`` defaults, through tests/tabarena_driver.py) and prints wall time and peak RSS
-of both and their ratio (target: native >= 20x faster at no more than TabArena's peak RSS).
+of both and their ratio (target: native >= 20x faster at no more than TabArena's peak RSS); both
+write the same files, the HPO simulation included. ``--tabarena-timeout S`` stops TabArena after S
+seconds and reports how far it got (the 10,000-file run takes TabArena hours).
 ``--small`` is the 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds).
 
 ``--dir`` generates the run there once and reuses it (the same directory as inspect.py's ``--dir``).
@@ -45,10 +47,10 @@ spec.loader.exec_module(tenk)
 INFO = '''from tabarena.models._method_metadata import MethodMetadata
 
 bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-NORI", is_bag=True,
-                              validation_protocol="8x1")
+                              validation_protocol="8x1", config_default="Nori_c1_default_BAG_L1")
 '''
 
-#: the same declaration for TabArena 0.1.0, which predates validation_protocol; its HPO trajectories need config_default
+#: the same declaration for TabArena 0.1.0, which predates validation_protocol (both simulate the HPO trajectories)
 TABARENA_INFO = '''from tabarena.models._method_metadata import MethodMetadata
 
 bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-NORI", is_bag=True,
@@ -80,16 +82,38 @@ def settle(limit: float = 60.0) -> float:
     return time.perf_counter() - start
 
 
-def measured(cmd: list[str], cwd: Path, what: str) -> tuple[float, float]:
-    """Run ``cmd`` after the disks went idle: (wall seconds, peak RSS in MiB of the command's own process)."""
+#: CPU seconds (user + system) of the last measured command and the children it waited for
+LAST_CPU = [0.0]
+
+
+def measured(cmd: list[str], cwd: Path, what: str, timeout: float | None = None) -> tuple[float, float]:
+    """Run ``cmd`` after the disks went idle: (wall seconds, peak RSS in MiB of the command's own process);
+    its CPU seconds go to ``LAST_CPU`` (on a shared machine they say more than the wall time).
+
+    With ``timeout``, a command still running then is stopped and the seconds returned are negative
+    (it did not finish); the peak RSS is what it reached until then."""
     waited = settle()
     if waited > 5:
         print(f"(waited {waited:.0f} s for the disk to go idle before this run)")
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
+        stopped = False
+        while timeout is not None:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                proc.kill()
+                stopped = True
+                break
+            time.sleep(1.0)
+        if timeout is None or stopped:
+            _, status, usage = os.wait4(proc.pid, 0)
         took = time.perf_counter() - start
+        LAST_CPU[0] = usage.ru_utime + usage.ru_stime
+        if stopped:
+            return -took, usage.ru_maxrss / 1024
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             out.seek(0)
@@ -108,13 +132,14 @@ def process_with_rss(data: Path, root: Path, work: Path, *extra: str) -> tuple[f
                      "--cache-root", str(root), *extra], work, "checks run process")
 
 
-def tabarena_process(python: str, data: Path, root: Path, work: Path) -> tuple[float, float]:
+def tabarena_process(python: str, data: Path, root: Path, work: Path,
+                     timeout: float | None = None) -> tuple[float, float]:
     """TabArena 0.1.0's own processing of the same run (process_method's defaults: raw copy, HPO
     trajectories), through the driver the parity tests use."""
     driver = Path(__file__).resolve().parent.parent / "tests" / "tabarena_driver.py"
     (work / "tabarena_info.py").write_text(TABARENA_INFO)
     return measured([os.path.abspath(python), str(driver), "process", str(data), f"{work / 'tabarena_info.py'}:bench", str(root)],
-                    work, "TabArena's processing")
+                    work, "TabArena's processing", timeout)
 
 
 def small_run(work: Path) -> Path:
@@ -129,6 +154,17 @@ def small_run(work: Path) -> Path:
     return data
 
 
+def after_inspect(data: Path, roots: Path, work: Path, bare: float) -> None:
+    """Process right after ``checks inspect``, which leaves the index cache process reads."""
+    inspect = subprocess.run([str(Path(sys.executable).with_name("checks")), "inspect", str(data)],
+                             capture_output=True, text=True, cwd=work)
+    if inspect.returncode != 0:
+        raise SystemExit(f"checks inspect failed (exit {inspect.returncode}):\n{inspect.stderr[-3000:]}")
+    after = timed_process(data, roots / "after-inspect", work)
+    print(f"checks run process after checks inspect (index cache read, nothing decoded): {after:.2f}s  "
+          f"= {after / bare:.2f}x the bare loop")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=10_000, help="about how many results.pkl to generate")
@@ -136,6 +172,10 @@ def main() -> None:
     parser.add_argument("--no-cache-raw", action="store_true", help="Measure process without the raw copy too.")
     parser.add_argument("--small", action="store_true",
                         help="The 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds) instead of ~10,000 files.")
+    parser.add_argument("--compare-only", action="store_true",
+                        help="With --tabarena-python: only the native and TabArena runs, not the bare-loop rounds.")
+    parser.add_argument("--tabarena-timeout", type=float, default=None, metavar="SECONDS",
+                        help="Stop TabArena's processing after this long and report it as not finished.")
     parser.add_argument("--tabarena-python", default=None, metavar="PYTHON",
                         help="Also time TabArena 0.1.0 processing the same run with this interpreter "
                              "(e.g. .venv-tabarena/bin/python, which make tabarena-env builds).")
@@ -157,30 +197,41 @@ def main() -> None:
     roots = work / "caches"
     shutil.rmtree(roots, ignore_errors=True)
     try:
-        runs = [timed_process(data, roots / f"run{i}", work) for i in range(2)]
+        runs = [] if args.compare_only else [timed_process(data, roots / f"run{i}", work) for i in range(2)]
         print(f"bare read loop (read + gunzip + unpickle, 1 process), best of 2: {bare:.2f}s")
         for took in runs:
             print(f"checks run process: {took:.2f}s  = {took / bare:.2f}x the bare loop (target < 2x)")
-        if args.no_cache_raw:
+        if args.no_cache_raw and not args.compare_only:
             no_raw = timed_process(data, roots / "no-raw", work, "--no-cache-raw")
             print(f"checks run process --no-cache-raw: {no_raw:.2f}s  = {no_raw / bare:.2f}x the bare loop")
         if args.tabarena_python:
+            load_before = os.getloadavg()[0]
             native, native_rss = process_with_rss(data, roots / "native-rss", work)
-            theirs, their_rss = tabarena_process(args.tabarena_python, data, roots / "tabarena", work)
-            print(f"checks run process (native, whole cache): {native:.2f}s, peak RSS {native_rss:.0f} MiB (its own "
-                  f"process; decoding workers are separate)")
-            print(f"TabArena 0.1.0 process_method (native backend, raw copy, HPO results and trajectories): "
-                  f"{theirs:.2f}s, peak RSS {their_rss:.0f} MiB")
-            print(f"native is {theirs / native:.1f}x faster (target >= 20x) at {native_rss / their_rss:.2f}x "
-                  f"TabArena's peak RSS (target <= 1x); the native cache has no HPO results/trajectories "
-                  f"(not reimplemented), so TabArena does more work")
-        inspect = subprocess.run([str(Path(sys.executable).with_name("checks")), "inspect", str(data)],
-                                 capture_output=True, text=True, cwd=work)
-        if inspect.returncode != 0:
-            raise SystemExit(f"checks inspect failed (exit {inspect.returncode}):\n{inspect.stderr[-3000:]}")
-        after = timed_process(data, roots / "after-inspect", work)
-        print(f"checks run process after checks inspect (index cache read, nothing decoded): {after:.2f}s  "
-              f"= {after / bare:.2f}x the bare loop")
+            native_cpu = LAST_CPU[0]
+            theirs, their_rss = tabarena_process(args.tabarena_python, data, roots / "tabarena", work,
+                                                 args.tabarena_timeout)
+            their_cpu = LAST_CPU[0]
+            load_after = os.getloadavg()[0]
+            print(f"checks run process (native, whole cache incl. HPO results and trajectories): {native:.2f}s, "
+                  f"peak RSS {native_rss:.0f} MiB (its own process; decoding workers are separate)")
+            if theirs < 0:
+                done = len(list((roots / "tabarena").glob("artifacts/*/methods/*/processed/model_predictions/*/*")))
+                splits = len({p.parent.parent for p in files})
+                print(f"TabArena 0.1.0 process_method (native backend, raw copy, HPO results and trajectories): "
+                      f"not finished after {-theirs:.0f}s (stopped), peak RSS {their_rss:.0f} MiB until then; it had "
+                      f"processed {done} of {splits} task splits (before any HPO trajectory)")
+                print(f"native is more than {-theirs / native:.1f}x faster (target >= 20x), at most "
+                      f"{native_rss / their_rss:.2f}x TabArena's peak RSS so far (target <= 1x)")
+            else:
+                print(f"TabArena 0.1.0 process_method (native backend, raw copy, HPO results and trajectories): "
+                      f"{theirs:.2f}s, peak RSS {their_rss:.0f} MiB")
+                print(f"native is {theirs / native:.1f}x faster (target >= 20x) at {native_rss / their_rss:.2f}x "
+                      f"TabArena's peak RSS (target <= 1x), for the same files")
+            print(f"CPU seconds (user + system, with waited-for children): native {native_cpu:.1f}, TabArena "
+                  f"{their_cpu:.1f}{' until stopped' if theirs < 0 else ''} ({their_cpu / native_cpu:.1f}x)")
+            print(f"load average (1 min) before/after: {load_before:.1f}/{load_after:.1f}")
+        if not args.compare_only:
+            after_inspect(data, roots, work, bare)
     finally:
         shutil.rmtree(index_cache, ignore_errors=True)
         shutil.rmtree(roots, ignore_errors=True)

@@ -289,6 +289,11 @@ def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env
                         str(tmp_path / "native"), "--no-dry-run", "--verified"], cwd=tmp_path)
     assert uploaded.exit_code == 0, uploaded.stdout + uploaded.stderr
     download(s3_env, f"cache/artifacts/{spec['suite']}/methods/{spec['method']}/", tmp_path / "downloaded")
+    published = tmp_path / "downloaded" / native.relative_to(tmp_path / "native") / "results"
+    assert sorted(p.name for p in published.glob("*.parquet")) == sorted(p.name for p in (native / "results").glob(
+        "*.parquet")), "every results table is published (the HPO results and trajectories of a config method too)"
+    for table in published.glob("*.parquet"):
+        assert table.read_bytes() == (native / "results" / table.name).read_bytes()
     if protocol is not None:
         # TabArena 0.1.0 refuses the key (from_yaml: unexpected keyword); it reads the rest once it is gone
         failed = load_both(tmp_path, name, sides=("downloaded",), expect_failure=True)[0]

@@ -59,33 +59,35 @@ def auc_rows(y: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
     Counted as the kernel counts: for every negative, the positives with a strictly larger key,
     plus half of the positive-negative pairs that share a key; divided by positives x negatives.
-    One sort of (row, key, label) codes serves every row: within a row and a key the negatives
-    come first, so the negatives before each positive count the strictly smaller ones plus
-    the ties, and the ties are counted per key group.
+    Each row is sorted by (key, label) in one sort of codes carrying the row number: within a
+    key the negatives come first, so the negatives before the positives count the pairs below
+    plus the ties (the positions of the positives minus 0 + 1 + ... + (P - 1)), and the ties
+    are then counted in the few runs of equal keys.
     """
     keys = _auc_keys(np.atleast_2d(scores))
     m, n = keys.shape
-    mantissa = (keys.view(np.int32) & 0x7FFFFF).astype(np.int64)
     label = np.asarray(y).astype(np.int64)
     pos = int(label.sum())
-    code = (np.arange(m, dtype=np.int64)[:, None] << 25) | (mantissa << 1) | label[None, :]
-    code = np.sort(code, axis=None)
+    wide = m >= 128  # the row number above 24 bits of key and label
+    code = (keys.view(np.int32) & 0x7FFFFF).astype(np.int64 if wide else np.int32) << 1
+    code |= label.astype(code.dtype)[None, :]
+    code |= (np.arange(m, dtype=code.dtype) << 24)[:, None]
+    code = np.sort(code, axis=None).reshape(m, n)
     lab = code & 1
-    row = code >> 25
-    pos_before = np.cumsum(lab) - lab
-    starts = np.arange(m) * n
-    within = np.arange(m * n) - starts[row]
-    neg_before = within - (pos_before - pos_before[starts][row])
-    below_or_tied = np.bincount(row, weights=lab * neg_before, minlength=m)
-    group = code >> 1
-    first = np.empty(m * n, dtype=bool)
-    first[0] = True
-    np.not_equal(group[1:], group[:-1], out=first[1:])
-    gid = np.cumsum(first) - 1
-    size = np.bincount(gid)
-    pos_in = np.bincount(gid, weights=lab)
-    ties = np.bincount(row[first], weights=pos_in * (size - pos_in), minlength=m)
-    return ((below_or_tied - ties) + ties / 2.0) / float(pos * (n - pos))
+    below_or_tied = (lab * np.arange(n)).sum(axis=1) - pos * (pos - 1) // 2
+    key = code >> 1
+    ties = np.zeros(m, dtype=np.int64)
+    if (key[:, 1:] == key[:, :-1]).any():
+        # runs of equal keys never span rows (the row number is part of the key)
+        flat = key.ravel()
+        first = np.empty(flat.size, dtype=bool)
+        first[0] = True
+        np.not_equal(flat[1:], flat[:-1], out=first[1:])
+        group = np.cumsum(first) - 1
+        size = np.bincount(group)
+        pos_in = np.bincount(group, weights=lab.ravel()).astype(np.int64)
+        ties = np.bincount(np.flatnonzero(first) // n, weights=pos_in * (size - pos_in), minlength=m).astype(np.int64)
+    return ((below_or_tied - ties).astype(np.float64) + ties / 2.0) / float(pos * (n - pos))
 
 
 # --------------------------------------------------------------------------- rmse
