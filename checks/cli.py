@@ -287,7 +287,9 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         from checks import config_view
 
         config = app.config(selection=pop_selection(selection))
-        click.echo(config_view.as_json(config) + "\n" if output_format == "json" else config_view.as_toml(config), nl=False)
+        selected = config_view.selected(app.registry, config)
+        click.echo(config_view.as_json(config, selected) + "\n" if output_format == "json"
+                   else config_view.as_toml(config, selected), nl=False)
 
     @cli.command("rule")
     @click.argument("code")

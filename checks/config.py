@@ -120,6 +120,43 @@ def _glob_regex(glob: str) -> re.Pattern:
 
 
 @attrs.frozen
+class Layer:
+    """One layer of the rule selection, stacked as ruff stacks a configuration and its command line.
+
+    ``select`` (when given) replaces what the layers below selected; ``extend_select`` adds and
+    ``ignore`` (``ignore`` and ``extend-ignore`` together) removes on top. Within the layer the
+    most specific matching selector decides (``TA301`` over ``TA3`` over ``ALL``), ``ignore``
+    on a tie.
+    """
+
+    #: where the layer comes from, as ``checks config`` shows it (``rules.toml``, ``command line``)
+    name: str
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def decide(self, code: str) -> bool | None:
+        """True (selected) or False (ignored) when a selector of this layer matches ``code``, else None."""
+        chosen = _match_len((*(self.select or ()), *self.extend_select), code)
+        dropped = _match_len(self.ignore, code)
+        if chosen < 0 and dropped < 0:
+            return None
+        return chosen > dropped
+
+
+def is_selected(code: str, layers: Iterable[Layer]) -> bool:
+    """Whether ``code`` is selected after every layer, the first at the bottom (ruff's rule selection)."""
+    selected = False
+    for layer in layers:
+        verdict = layer.decide(code)
+        if layer.select is not None:
+            selected = bool(verdict)
+        elif verdict is not None:
+            selected = verdict
+    return selected
+
+
+@attrs.frozen
 class ArenaSection:
     """``[arenas.<name>]``: selection and severity for one arena, plus its plugin's settings."""
 
@@ -152,9 +189,20 @@ class Config:
     table: str = ""
     #: command-line options that changed the file's selection (``--select=TA1``), recorded and shown
     overrides: tuple[str, ...] = ()
+    #: selection layers stacked on the file's: the command line's options, a hook's undecidable rules
+    overlays: tuple[Layer, ...] = ()
 
     def arena(self, name: str | None) -> ArenaSection:
         return self.arenas.get(name or "", ArenaSection())
+
+    def layers(self, arena: str | None) -> list[Layer]:
+        """The selection layers for an action of ``arena``: the file's top level, the arena's table, the command line."""
+        where = self.path or "<defaults>"
+        layers = [Layer(where, self.select, self.extend_select, (*self.ignore, *self.extend_ignore))]
+        section = self.arena(arena)
+        if section.select is not None or section.ignore:
+            layers.append(Layer(f"{where} [arenas.{arena}]", section.select, (), section.ignore))
+        return [*layers, *self.overlays]
 
     def key(self, path: str) -> str:
         """``path`` as the user finds it in the file: ``tool.checks.select`` inside pyproject.toml."""
@@ -522,12 +570,12 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
 def overridden(config: Config, *, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
                ignore: Sequence[str] | None = None, extend_ignore: Sequence[str] = (),
                per_file_ignores: Sequence[str] = (), codes: Iterable[str] = ()) -> Config:
-    """``config`` with the command line's selection options applied, as ruff applies its own.
+    """``config`` with the command line's selection options as its last layer, as ruff stacks its own.
 
-    ``--select`` starts a new selection: every ``select``, ``extend-select``, ``ignore`` and
-    ``extend-ignore`` of the file (the arenas' too) is dropped. ``--ignore`` replaces every
-    ``ignore``; ``--extend-select``/``--extend-ignore``/``--per-file-ignores`` add.
-    Values are checked against ``codes``; a problem raises :class:`UsageError` naming the option.
+    ``--select`` replaces everything the file (and its arena tables) selected; ``--extend-select``
+    adds and ``--ignore``/``--extend-ignore`` remove on top of it, the most specific selector of
+    the layer winning; ``--per-file-ignores`` adds to the file's. Values are checked against
+    ``codes``; a problem raises :class:`UsageError` naming the option.
     """
     codes = sorted(codes)
     notes: list[str] = []
@@ -541,21 +589,18 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
         notes.append(f"{option.split()[0]}={note}{','.join(values)}")
         return tuple(values)
 
+    if select is not None and not select:
+        raise UsageError("--select: an empty list selects no rule; an empty gate is never a pass")
+    layer = Layer(
+        "command line",
+        select=None if select is None else check("--select", select),
+        extend_select=check("--extend-select", extend_select) if extend_select else (),
+        ignore=(*(check("--ignore", ignore) if ignore else ()),
+                *(check("--extend-ignore", extend_ignore) if extend_ignore else ())),
+    )
     changes: dict[str, Any] = {}
-    arenas = dict(config.arenas)
-    if select is not None:  # a new selection: the file's select and ignore lists all go, as ruff does
-        if not select:
-            raise UsageError("--select: an empty list selects no rule; an empty gate is never a pass")
-        changes.update(select=check("--select", select), extend_select=(), ignore=(), extend_ignore=())
-        arenas = {n: attrs.evolve(a, select=None, ignore=()) for n, a in arenas.items()}
-        config = attrs.evolve(config, extend_select=(), extend_ignore=())
-    if ignore is not None:
-        changes["ignore"] = check("--ignore", ignore)
-        arenas = {n: attrs.evolve(a, ignore=()) for n, a in arenas.items()}
-    if extend_select:
-        changes["extend_select"] = (*config.extend_select, *check("--extend-select", extend_select))
-    if extend_ignore:
-        changes["extend_ignore"] = (*config.extend_ignore, *check("--extend-ignore", extend_ignore))
+    if layer != Layer("command line"):
+        changes["overlays"] = (*config.overlays, layer)
     if per_file_ignores:
         extra = []
         for spec in per_file_ignores:
@@ -566,7 +611,7 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
         changes["per_file_ignores"] = (*config.per_file_ignores, *(attrs.evolve(p, base=str(Path.cwd())) for p in extra))
     if not changes:
         return config
-    return attrs.evolve(config, arenas=arenas, overrides=(*config.overrides, *notes), **changes)
+    return attrs.evolve(config, overrides=(*config.overrides, *notes), **changes)
 
 
 def _unknown_selector(selector: str, codes: Iterable[str]) -> bool:
@@ -642,9 +687,3 @@ def _match_len(selectors: Iterable[str], code: str) -> int:
         elif code.startswith(sel):
             best = max(best, len(sel))
     return best
-
-
-def is_selected(code: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
-    """Ruff's rule: the most specific matching selector wins; on a tie, ``ignore`` wins."""
-    chosen = _match_len(select, code)
-    return chosen >= 0 and chosen > _match_len(ignore, code)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -16,8 +17,9 @@ import attrs
 from checks.config import Config
 
 
-def as_data(config: Config) -> dict[str, Any]:
-    """Every key of ``config`` under its name in the file, plus its ``source`` (path, table, sha256, overrides)."""
+def as_data(config: Config, selected: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """Every key of ``config`` under its name in the file, plus its ``source`` (path, table, sha256, overrides),
+    the selection layers stacked on the file (``overlays``) and, given, the rules each action runs (``selected``)."""
     arenas = {}
     for name, section in sorted(config.arenas.items()):
         body: dict[str, Any] = {}
@@ -42,7 +44,24 @@ def as_data(config: Config) -> dict[str, Any]:
         "rules": _rules(config.rules),
         "arenas": arenas,
         "waivers": [attrs.asdict(w) for w in config.waivers],
+        "overlays": [{"name": layer.name, "select": None if layer.select is None else list(layer.select),
+                      "extend-select": list(layer.extend_select), "ignore": list(layer.ignore)}
+                     for layer in config.overlays],
+        "selected": {action: list(codes) for action, codes in (selected or {}).items()},
     }
+
+
+def selected(registry, config: Config) -> dict[str, list[str]]:
+    """The codes each ``checks run`` action would run under ``config`` (``*`` after a required one)."""
+    from checks.config import effective
+    from checks.runner import adjust_config, select_rules
+
+    config = adjust_config(registry, config)
+    out = {}
+    for name, action in sorted(registry.actions.items()):
+        chosen = sorted(select_rules(registry.rules, action, config), key=lambda pair: pair[0].code)
+        out[name] = [r.code + ("*" if effective(r, config, action.arena)[1] else "") for r, _ in chosen]
+    return out
 
 
 def _rules(rules) -> dict[str, dict[str, Any]]:
@@ -50,13 +69,15 @@ def _rules(rules) -> dict[str, dict[str, Any]]:
             for code, s in sorted(rules.items())}
 
 
-def as_json(config: Config) -> str:
-    return json.dumps(as_data(config), indent=2, default=_plain)
+def as_json(config: Config, selected: Mapping[str, Sequence[str]] | None = None) -> str:
+    return json.dumps(as_data(config, selected), indent=2, default=_plain)
 
 
-def as_toml(config: Config) -> str:
-    """The resolved configuration as TOML, with its source in leading comments."""
-    data = as_data(config)
+def as_toml(config: Config, selected: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The resolved configuration as TOML, with its source in leading comments and the rules each action
+    runs (every layer applied) in trailing ones."""
+    data = as_data(config, selected)
+    overlays, chosen = data.pop("overlays"), data.pop("selected")
     source = data.pop("source")
     where = source["path"] or "<defaults>"
     lines = [f"# source: {where}" + (f" [{source['table']}]" if source["table"] else "")]
@@ -78,6 +99,10 @@ def as_toml(config: Config) -> str:
             lines += ["", f"[arenas.{_key(name)}.rules.{code}]", *(f"{k} = {_value(v)}" for k, v in rule.items())]
     for waiver in waivers:
         lines += ["", "[[waivers]]", *(f"{k} = {_value(v)}" for k, v in waiver.items())]
+    if chosen:
+        stack = " < ".join(["the file", "its [arenas.NAME] table", *(o["name"] for o in overlays)])
+        lines += ["", f"# rules each `checks run` action runs, after every layer ({stack}; * required):"]
+        lines += [f"#   {action}: {' '.join(codes) or '(none)'}" for action, codes in chosen.items()]
     return "\n".join(lines) + "\n"
 
 

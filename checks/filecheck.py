@@ -88,7 +88,9 @@ def check(
     started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
     config = adjust_config(registry, config)
     if undecidable:
-        config = attrs.evolve(config, ignore=(*config.ignore, *undecidable))
+        from checks.config import Layer
+
+        config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
     settings = config.arena(arena).settings
     unreadable: list[Finding] = []

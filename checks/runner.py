@@ -41,20 +41,14 @@ def bound_to(rule: Rule, action: str) -> bool:
     return "*" in rule.actions or action in rule.actions
 
 
-def selection(action: Action, config: Config) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The ``select`` and ``ignore`` lists that apply to ``action``: its arena's ``select`` replaces the global one."""
-    arena = config.arena(action.arena)
-    select = arena.select if arena.select is not None else config.select
-    return (*select, *config.extend_select), (*config.ignore, *arena.ignore, *config.extend_ignore)
-
-
 def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> list[tuple[Rule, Severity]]:
     """The rules that gate ``action`` under ``config``, with their effective severity.
 
     Required rules are always kept; ignoring one by its exact code, or lowering its
     severity below ``error``, is a configuration error.
     """
-    select, ignore = selection(action, config)
+    layers = config.layers(action.arena)
+    ignore = {code for layer in layers for code in layer.ignore}
     chosen = []
     for rule in rules.values():
         if not bound_to(rule, action.name):
@@ -79,7 +73,7 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
                     f"files and cannot be waived; fix what it reports instead"
                 )
             chosen.append((rule, severity))
-        elif config_mod.is_selected(rule.code, select, ignore):
+        elif config_mod.is_selected(rule.code, layers):
             chosen.append((rule, severity))
     return chosen
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from checks import records
+from checks.config import Layer, is_selected
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 
@@ -142,10 +143,53 @@ def test_per_file_ignores_cannot_drop_a_required_rule(tmp_path):
     assert "per-file-ignores.'*.py': 'ZZ9' matches no rule code" in toy(tmp_path).stderr
 
 
+# --------------------------------------------------------------------------- layers (ruff's rule selection)
+
+FILE = Layer("rules.toml", select=("TA1", "TA3"), ignore=("TA301",))
+
+
+@pytest.mark.parametrize(
+    "layers, expected",
+    [
+        # one layer: the most specific selector wins, ignore on a tie; no match means not selected
+        ([FILE], {"TA101": True, "TA301": False, "TA302": True, "TA201": False}),
+        ([Layer("f", select=("TA3",), ignore=("TA3",))], {"TA301": False}),
+        ([Layer("f", select=("ALL",), ignore=("TA",), extend_select=("TA3",))], {"TA301": True, "TA101": False}),
+        ([Layer("f", select=("ALL",), ignore=("TA301",), extend_select=("TA3",))], {"TA301": False, "TA302": True}),
+        # a later layer without select changes only what it names...
+        ([FILE, Layer("cli", ignore=("TA302",))], {"TA301": False, "TA302": False, "TA101": True}),
+        ([FILE, Layer("cli", extend_select=("TA301",))], {"TA301": True}),
+        ([FILE, Layer("cli", extend_select=("TA2",), ignore=("TA201",))], {"TA201": False, "TA202": True}),
+        # ...one with select replaces everything below it, the ignores too
+        ([FILE, Layer("arena", select=("TA3",))], {"TA301": True, "TA101": False}),
+        ([FILE, Layer("arena", select=("TA3",)), Layer("cli", ignore=("TA30",))], {"TA301": False, "TA310": True}),
+    ],
+)
+def test_layers_stack_as_ruffs_rule_selections(layers, expected):
+    assert {code: is_selected(code, layers) for code in expected} == expected
+
+
+def test_an_arena_table_is_a_layer_above_the_file_and_the_command_line_above_both(tmp_path):
+    (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n[arenas.toy]\nignore = ["TOY003"]\n')
+
+    def ran(*args):
+        res = toy(tmp_path, "--format", "json", *args)
+        assert res.exit_code in (ExitCode.OK, ExitCode.BLOCKED), res.stdout + res.stderr
+        return {v["code"] for v in json.loads(res.stdout)["verdicts"] if v["code"].startswith("TOY")}
+
+    assert ran() == {"TOY002", "TOY004"}  # the arena's ignore adds to the file's
+    (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n[arenas.toy]\nselect = ["TOY00"]\nignore = ["TOY003"]\n')
+    assert ran() == {"TOY001", "TOY002", "TOY004"}  # the arena's select replaced the file's selection, ignore and all
+    assert ran("--ignore", "TOY002") == {"TOY001", "TOY004"}  # the command line removes on top
+    assert ran("--extend-select", "TOY003") == {"TOY001", "TOY002", "TOY003", "TOY004"}  # or brings back
+    assert ran("--select", "TOY003") == {"TOY003", "TOY004"}  # or starts again (required rules stay)
+    assert ran("--select", "TOY", "--ignore", "TOY00", "--extend-select", "TOY002") == {"TOY002", "TOY004"}
+
+
 # --------------------------------------------------------------------------- the command line
 
 
-def test_command_line_select_and_ignore_replace_the_file_and_extend_adds(tmp_path):
+def test_command_line_is_the_last_layer_select_replaces_the_rest_add_on_top(tmp_path):
     (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n[arenas.toy]\nselect = ["TOY003"]\n')
     assert toy(tmp_path, "--fail").exit_code == ExitCode.OK
     res = toy(tmp_path, "--fail", "--select", "TOY001,TOY002", "--format", "json")
@@ -154,8 +198,9 @@ def test_command_line_select_and_ignore_replace_the_file_and_extend_adds(tmp_pat
     assert {v["code"] for v in out["verdicts"]} == {"CK001", "TOY001", "TOY002", "TOY004"}  # the file's ignore went too
     assert out["record"]["config"]["overrides"] == ["--select=TOY001,TOY002"]
     (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n')
-    assert toy(tmp_path, "--fail", "--ignore", "TOY003").exit_code == ExitCode.BLOCKED  # the file's ignore is gone
-    assert toy(tmp_path, "--fail", "--ignore", "TOY003", "--extend-ignore", "TOY001").exit_code == ExitCode.OK
+    res = toy(tmp_path, "--fail", "--ignore", "TOY003", "--format", "json")  # on top of the file's ignore, as ruff
+    assert res.exit_code == ExitCode.OK and {"TOY001", "TOY003"}.isdisjoint(v["code"] for v in json.loads(res.stdout)["verdicts"])
+    assert toy(tmp_path, "--fail", "--extend-select", "TOY001").exit_code == ExitCode.BLOCKED  # a later layer brings it back
     (tmp_path / "rules.toml").write_text('select = ["TOY003"]\n')
     res = toy(tmp_path, "--fail", "--extend-select", "TOY001", "--format", "json")
     assert {"TOY001", "TOY003"} <= {v["code"] for v in json.loads(res.stdout)["verdicts"]}
@@ -216,7 +261,8 @@ def test_checks_config_prints_the_resolved_configuration_and_its_source(tmp_path
     text = res.stdout
     assert f"# source: {tmp_path / 'pyproject.toml'} [tool.checks]" in text
     assert "# command line: --extend-select=TOY00" in text
-    for line in ('select = ["ALL"]', 'extend-select = ["TOY00"]', 'extend-ignore = ["TOY003"]', '"gen/*.py" = ["TOY001"]', "[rules.TOY001]",
+    assert "#   toy: CK001* CK002 CK003 CK004 TOY001 TOY002 TOY003 TOY004*\n" in text  # the later layer re-selects TOY003
+    for line in ('select = ["ALL"]', 'extend-select = []', 'extend-ignore = ["TOY003"]', '"gen/*.py" = ["TOY001"]', "[rules.TOY001]",
                  'severity = "warning"', "[[waivers]]", "expires = 2099-01-31"):
         assert line in text, line
     import tomllib
@@ -225,8 +271,12 @@ def test_checks_config_prints_the_resolved_configuration_and_its_source(tmp_path
     data = json.loads(checks(tmp_path, "config", "--format", "json").stdout)
     assert data["source"]["path"] == str(tmp_path / "pyproject.toml") and data["source"]["table"] == "tool.checks"
     assert data["rules"] == {"TOY001": {"severity": "warning"}}
-    res = checks(tmp_path, "config", "--select", "TOY001")  # a new selection drops the file's lists
-    assert 'select = ["TOY001"]' in res.stdout and "extend-ignore = []" in res.stdout
+    res = checks(tmp_path, "config", "--select", "TOY001")  # a new selection: the file's lists no longer count
+    assert 'extend-ignore = ["TOY003"]' in res.stdout and "# command line: --select=TOY001" in res.stdout
+    assert "#   toy: CK001* TOY001 TOY004*\n" in res.stdout  # what the run would evaluate, every layer applied
+    data = json.loads(checks(tmp_path, "config", "--select", "TOY001", "--ignore", "TOY00", "--format", "json").stdout)
+    assert data["overlays"] == [{"name": "command line", "select": ["TOY001"], "extend-select": [], "ignore": ["TOY00"]}]
+    assert data["selected"]["toy"] == ["CK001*", "TOY001", "TOY004*"]  # one layer: TOY001 is more specific than TOY00
 
 
 def test_checks_config_and_checks_rules_exit_2_on_an_invalid_configuration(tmp_path):

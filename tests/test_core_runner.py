@@ -134,7 +134,7 @@ def test_required_rule_cannot_be_ignored(tmp_path):
 
 
 def test_required_rule_survives_a_prefix_ignore_and_still_blocks(tmp_path):
-    res = toy(tmp_path, "--fail-required", config='select = ["TOY003"]\n[arenas.toy]\nignore = ["TOY00"]\n')
+    res = toy(tmp_path, "--fail-required", config='[arenas.toy]\nselect = ["TOY003"]\nignore = ["TOY00"]\n')
     assert res.exit_code == ExitCode.BLOCKED
     assert "required rule failed" in res.stdout
 

@@ -81,3 +81,31 @@ def test_the_shipped_rules_toml_example_waiver_is_valid_when_uncommented(driftin
     res, out = process(root, run, text + "\n" + waiver + "\n")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
     assert out["record"]["waivers_used"] == ["TA305:Nori@nori-2026-11"]
+
+
+def test_the_layered_selection_example_of_rules_toml_md_holds():
+    """docs/rules-toml.md's worked example: each cell of its table is what `checks config` computes for process."""
+    import tempfile
+
+    text = (ROOT / "docs" / "rules-toml.md").read_text()
+    section = text[text.index("A worked example"):]
+    example = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    columns = [c.strip() for c in lines[0].strip("|").split("|")][1:]
+    rows = {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines[2:])}
+    assert set(rows) >= {"TA110", "TA301", "TA305"} and len(columns) == 5
+
+    def process_rules(toml: str, args: list[str]) -> set[str]:
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, "rules.toml").write_text(toml)
+            res = run_cli(["-p", "tabarena", "-p", "hfmigrate", "config", "--format", "json", *args],
+                          env=NO_AUTOLOAD, cwd=tmp)
+        assert res.exit_code == ExitCode.OK, res.stderr
+        return {code.rstrip("*") for code in json.loads(res.stdout)["selected"]["process"]}
+
+    file_only = example[:example.index("[arenas.")]
+    for i, column in enumerate(columns):
+        args = " ".join(re.findall(r"`([^`]*)`", column)) if column.startswith("`--") else ""
+        chosen = process_rules(file_only if i == 0 else example, args.split())
+        for code, cells in rows.items():
+            assert (code in chosen) == cells[i].startswith("selected"), (column, code, cells[i])
