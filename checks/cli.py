@@ -100,12 +100,15 @@ class App:
         #: the arguments ``checks`` was started with (an action's plan can show how to run it again)
         self.argv = tuple(argv)
 
-    def config(self, decision_log: str | None = None, selection: dict | None = None):
-        """The configuration file's settings, checked against the loaded rules, with the command line's applied."""
+    def config(self, decision_log: str | None = None, selection: dict | None = None, *, near: Path | None = None):
+        """The configuration file's settings, checked against the loaded rules, with the command line's applied.
+
+        The file is ``--config``, else the one nearest ``near`` (a directory; default the working one).
+        """
         from checks import config as config_mod
 
         path = Path(self.config_path) if self.config_path else None
-        cfg = config_mod.load(path, cwd=Path.cwd(), sections=self.registry.config_sections)
+        cfg = config_mod.load(path, cwd=near or Path.cwd(), sections=self.registry.config_sections)
         # the actions' arenas are needed only for a section no plugin declares (it saves importing every action)
         declared = self.registry.config_sections
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
@@ -117,6 +120,25 @@ class App:
 
             cfg = attrs.evolve(cfg, decision_log=decision_log)
         return cfg
+
+    def configs(self, selection: dict | None = None):
+        """``path -> Config`` for the files a command judges: ``--config`` for every file when given, else the
+        configuration nearest each file, as ruff finds a file's own (each file read and checked once)."""
+        from checks import config as config_mod
+
+        if self.config_path:
+            one = self.config(selection=selection)
+            return lambda path: one
+        by_file: dict[Path | None, object] = {}
+
+        def nearest(path: str | None):
+            where = Path(path).resolve().parent if path else Path.cwd()
+            found = config_mod.find(where)
+            if found not in by_file:
+                by_file[found] = self.config(selection=selection, near=where)
+            return by_file[found]
+
+        return nearest
 
 
 def _run_command(action) -> click.Command:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -65,7 +65,7 @@ def check(
     registry: Registry,
     action: str,
     subjects: Iterable[Subject],
-    config: Config,
+    config: Config | Callable[[str | None], Config],
     *,
     arena: str | None = None,
     options: dict[str, Any] | None = None,
@@ -74,42 +74,29 @@ def check(
 ) -> Report:
     """Evaluate the rules bound to ``action`` on each subject; one verdict per rule, merged over the files.
 
+    ``config`` is the configuration of every subject, or a function giving the one of a subject's
+    file (:meth:`checks.cli.App.configs`: the nearest to it); each subject is judged under its own.
+
     A rule's merged verdict crashed if it crashed on any file, failed if it failed on any
     (holding the findings of those files, each located in its file), else waived if a waiver
     covered it anywhere, else passed. Framework rules (``CK``) judge rules.toml rather than a
-    file, so they keep only the findings every subject produced: a waiver used by one file is
-    not unused. ``undecidable`` names rules this invocation has no input for (say, task ids
+    file, so they keep only the findings every subject judged under that configuration produced:
+    a waiver used by one file is not unused. ``undecidable`` names rules this invocation has no input for (say, task ids
     without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
     An empty selection is refused like ``checks run`` refuses it.
     """
-    from checks.context import RunContext  # the judging machinery loads only when a hook runs
-    from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
+    from checks.runner import FRAMEWORK_PREFIX
 
     started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
-    config = adjust_config(registry, config)
-    if undecidable:
-        from checks.config import Layer
-
-        config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
-    chosen = gate_rules(registry, _file_action(action, arena), config)
-    settings = config.arena(arena).settings
     unreadable: list[Finding] = []
     per_rule: dict[str, list[Verdict]] = {}
-    for subject in subjects:
-        if subject.error is not None:
-            unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
-            continue
-        ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings,
-                         today=today or dt.date.today(), facts=subject.facts, target=subject.target or subject.path,
-                         sources=subject.sources or (subject.path,))
-        for verdict in evaluate(chosen, ctx, registry.rules):
-            if verdict.code.startswith(FRAMEWORK_PREFIX):
-                where = {"path": config.path or "rules.toml", "line": 1}
-            else:
-                where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
-            located = tuple(_locate(f, where) for f in verdict.findings)
-            per_rule.setdefault(verdict.code, []).append(attrs.evolve(verdict, findings=located))
-    verdicts = tuple(_merge(vs, framework=code.startswith(FRAMEWORK_PREFIX)) for code, vs in sorted(per_rule.items()))
+    for group_config, group in _by_config(subjects, config):
+        judged = _judge_group(registry, action, group, group_config, arena=arena, options=options,
+                              undecidable=undecidable, today=today or dt.date.today(), unreadable=unreadable)
+        for code, found in judged.items():  # a framework rule judged one configuration: merged within its group
+            per_rule.setdefault(code, []).extend([_merge(found, framework=True)]
+                                                 if code.startswith(FRAMEWORK_PREFIX) else found)
+    verdicts = tuple(_merge(vs, framework=False) for code, vs in sorted(per_rule.items()))
     if any(v.outcome is Outcome.CRASHED for v in verdicts):
         code, outcome = ExitCode.INTERNAL_ERROR, "crashed"
     elif unreadable:
@@ -121,6 +108,51 @@ def check(
     return Report(command="precommit", action=action, target=action, outcome=outcome, exit_code=int(code),
                   verdicts=verdicts, started=started, duration=time.perf_counter() - clock,
                   unreadable=tuple(unreadable), rules={c: registry.rules[c].summary for c in per_rule})
+
+
+def _judge_group(registry: Registry, action: str, subjects: list[Subject], config: Config, *, arena: str | None,
+                 options: dict[str, Any] | None, undecidable: Sequence[str], today: dt.date,
+                 unreadable: list[Finding]) -> dict[str, list[Verdict]]:
+    """The verdicts of each rule on every subject judged under one configuration (unreadable ones are appended)."""
+    from checks.config import Layer
+    from checks.context import RunContext  # the judging machinery loads only when a hook runs
+    from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
+
+    config = adjust_config(registry, config)
+    if undecidable:
+        config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
+    chosen = gate_rules(registry, _file_action(action, arena), config)
+    settings = config.arena(arena).settings
+    per_rule: dict[str, list[Verdict]] = {}
+    for subject in subjects:
+        if subject.error is not None:
+            unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
+            continue
+        ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings, today=today,
+                         facts=subject.facts, target=subject.target or subject.path,
+                         sources=subject.sources or (subject.path,))
+        for verdict in evaluate(chosen, ctx, registry.rules):
+            if verdict.code.startswith(FRAMEWORK_PREFIX):
+                where = {"path": config.path or "rules.toml", "line": 1}
+            else:
+                where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
+            located = tuple(_locate(f, where) for f in verdict.findings)
+            per_rule.setdefault(verdict.code, []).append(attrs.evolve(verdict, findings=located))
+    return per_rule
+
+
+def _by_config(subjects: Iterable[Subject], config: Config | Callable[[str | None], Config]) -> list[tuple[Config, list[Subject]]]:
+    """The subjects grouped by the configuration that applies to each, in first-seen order (at least one group)."""
+    if not callable(config):
+        return [(config, list(subjects))]
+    groups: dict[int, tuple[Config, list[Subject]]] = {}
+    for subject in subjects:
+        cfg = config(subject.path)
+        groups.setdefault(id(cfg), (cfg, []))[1].append(subject)
+    if not groups:  # no file: the configuration is still checked, and an empty gate refused
+        cfg = config(None)
+        groups[id(cfg)] = (cfg, [])
+    return list(groups.values())
 
 
 def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
@@ -200,8 +232,24 @@ def judge(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
     """From inside any ``checks`` command: :func:`check` with the command's plugins and rules.toml."""
     ctx = click.get_current_context()
     app = ctx.find_root().obj  # the checks.cli.App every command runs under
-    return check(app.registry, action, subjects, app.config(selection=ctx.meta.get(_SELECTION)), arena=arena,
+    return check(app.registry, action, subjects, app.configs(ctx.meta.get(_SELECTION)), arena=arena,
                  options=options, undecidable=undecidable)
+
+
+def by_configuration(paths: Sequence[str]) -> list[list[str]]:
+    """From inside a ``checks precommit`` command: ``paths`` grouped by the configuration nearest each
+    (one group with ``--config``), for a command that judges several files as one subject."""
+    from checks import config as config_mod
+
+    app = click.get_current_context().find_root().obj
+    if app.config_path:
+        return [list(paths)] if paths else []
+    from pathlib import Path
+
+    groups: dict[Any, list[str]] = {}
+    for path in paths:
+        groups.setdefault(config_mod.find(Path(path).resolve().parent), []).append(path)
+    return list(groups.values())
 
 
 def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,

@@ -132,6 +132,45 @@ def test_an_expired_waiver_is_reported_once_and_an_unused_one_only_when_no_file_
     assert res.exit_code == ExitCode.BLOCKED  # CK001 is required and an error
 
 
+def test_each_file_is_judged_under_the_configuration_nearest_it(tmp_path):
+    """As ruff: one run over files of two directories, each with its own configuration (and one with none)."""
+    bad = INFO_CASES["TA110"][0]
+    strict, lax, bare = (write_info(tmp_path, name, bad.replace("Nori", name.title())) for name in ("strict", "lax", "bare"))
+    (tmp_path / "models" / "lax" / ".checks.toml").write_text('ignore = ["TA110"]\n')
+    (tmp_path / "models" / "strict" / "pyproject.toml").write_text(
+        '[tool.checks]\n[[tool.checks.waivers]]\nrule = "TA111"\ntarget = "Nobody"\nreason = "r"\nowner = "o"\n'
+        'expires = 2999-01-01\n')
+    res = precommit(tmp_path, "info-py", *(str(p.relative_to(tmp_path)) for p in (strict, lax, bare)))
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    ta110 = {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line}
+    assert ta110 == {"models/strict/info.py", "models/bare/info.py"}  # lax/ ignores it; bare/ has the defaults
+    unused = [line for line in res.stdout.splitlines() if " CK002 " in line]  # strict/'s waiver, reported at its file
+    assert len(unused) == 1 and unused[0].startswith(str(tmp_path / "models/strict/pyproject.toml")), res.stdout
+    (tmp_path / "rules.toml").write_text('ignore = ["TA110"]\n')  # at the working directory: only bare/ is under it
+    res = precommit(tmp_path, "info-py", str(strict), str(lax), str(bare))
+    assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
+    res = run_cli([*BUILTIN, "--config", str(tmp_path / "rules.toml"), "precommit", "info-py", str(strict)],
+                  env=ENV, cwd=tmp_path)  # --config: one configuration for every file, as ruff's
+    assert res.exit_code == ExitCode.OK, res.stdout
+    res = precommit(tmp_path, "info-py", str(strict), "--extend-select", "TA110")  # the command line tops each file's
+    assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
+    assert precommit(tmp_path, "info-py", str(lax), "--extend-select", "TA110").exit_code == ExitCode.BLOCKED
+
+
+def test_drafts_under_different_configurations_are_judged_apart(tmp_path):
+    one = write_draft(tmp_path / "a", "org--m", "gpqa", DRAFT_CASES["HF201"][0])
+    two = write_draft(tmp_path / "b", "org--m", "gpqa", DRAFT_CASES["HF201"][0])
+    (tmp_path / "b" / "rules.toml").write_text('ignore = ["HF201"]\n')
+    res = precommit(tmp_path, "eval-results", str(one), str(two))
+    assert res.exit_code == ExitCode.BLOCKED
+    assert {line.split(":", 1)[0] for line in res.stdout.splitlines()} == {one.as_posix()}
+    (tmp_path / "a" / "rules.toml").write_text('select = ["TA"]\n')  # an empty gate under a/ is refused
+    assert precommit(tmp_path, "eval-results", str(one), str(two)).exit_code == ExitCode.NO_RULES
+    (tmp_path / "a" / ".checks.toml").write_text("")  # two configurations in one directory
+    res = precommit(tmp_path, "eval-results", str(two), str(one))
+    assert res.exit_code == ExitCode.USAGE_ERROR and "keep exactly one per directory" in res.stderr
+
+
 def test_precommit_is_read_only(tmp_path):
     path = write_info(tmp_path, "nori", INFO_CASES["TA101"][0])
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))

@@ -1,8 +1,9 @@
 """``checks precommit eval-results FILE...``: the draft rules that need no network.
 
-All files of one invocation form one eval-files view (pre-commit runs this hook with
-``require_serial``, so every staged draft is in one process and cross-file rules see them
-all). Task ids are checked only against a benchmark's eval.yaml cached on disk
+All files of one invocation under one configuration form one eval-files view (pre-commit runs
+this hook with ``require_serial``, so every staged draft is in one process and cross-file rules
+see them all); files under different configurations (the nearest to each, as ruff finds it)
+are judged apart, each under its own. Task ids are checked only against a benchmark's eval.yaml cached on disk
 (``--eval-yaml DATASET_ID=PATH``) or a contract from ``checks hf contract``; without
 either, the task-id rule is left out of the selection. Read-only: nothing is fetched or
 written, no decision record.
@@ -70,4 +71,6 @@ def register_commands(cli: click.Group) -> None:
         from hfmigrate_checks.source import contract
 
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
-        filecheck.run_command(ACTION, subjects(list(files), known), undecidable=() if known else TASK_ID_RULES)
+        # the files under one configuration form one view (cross-file rules), judged under it
+        judged = [s for group in filecheck.by_configuration(list(files)) for s in subjects(group, known)]
+        filecheck.run_command(ACTION, judged, undecidable=() if known else TASK_ID_RULES)
