@@ -167,7 +167,8 @@ def _merge(verdicts: list[Verdict], *, framework: bool) -> Verdict:
     first = verdicts[0]
     duration = sum(v.duration for v in verdicts)
     kept = dict(waivers=tuple(dict.fromkeys(w for v in verdicts for w in v.waivers)),
-                suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)), duration=duration)
+                suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)),
+                excused=tuple(dict.fromkeys(e for v in verdicts for e in v.excused)), duration=duration)
     if framework:  # the same rules.toml judged once per file: keep what every file saw
         common = [f for f in first.findings if all(f in v.findings for v in verdicts[1:])]
         outcome = first.outcome if common else Outcome.PASSED

@@ -186,6 +186,21 @@ def _located(finding: Finding) -> str:
 
 
 @attrs.frozen
+class Excuse:
+    """Why one finding does not count, under SARIF's names for the two kinds of suppression.
+
+    ``inSource``: an inline ``# checks: ignore[CODE] reason`` comment covered it (``by`` is its
+    ``path:line``; the finding is then not among the verdict's findings). ``external``: a waiver
+    in the configuration covered it (``by`` is the waiver's id).
+    """
+
+    kind: str
+    by: str
+    reason: str
+    finding: Finding
+
+
+@attrs.frozen
 class Verdict:
     """The judgement of one rule in one run."""
 
@@ -199,6 +214,8 @@ class Verdict:
     plugin: str = ""
     #: inline suppressions (``path:line``) that covered findings of this rule; those findings are not in ``findings``
     suppressions: tuple[str, ...] = ()
+    #: every finding a suppression or a waiver excused, with why (SARIF shows them as suppressed results)
+    excused: tuple[Excuse, ...] = ()
     #: seconds the rule took (JUnit's time); not part of the judgement
     duration: float = attrs.field(default=0.0, eq=False, repr=False)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from checks.errors import UsageError
-from checks.model import Finding, Outcome, Severity, Verdict, location
+from checks.model import Excuse, Finding, Outcome, Severity, Verdict, location
 
 if TYPE_CHECKING:  # pragma: no cover
     from checks.runner import RunResult
@@ -218,6 +218,8 @@ def as_dict(report: Report) -> dict[str, Any]:
                 "findings": [_finding_json(f) for f in v.findings],
                 "waivers": list(v.waivers),
                 "suppressions": list(v.suppressions),
+                "excused": [{"kind": e.kind, "by": e.by, "reason": e.reason, "finding": _finding_json(e.finding)}
+                            for e in v.excused],
                 "duration_s": round(v.duration, 6),
             }
             for v in report.verdicts
@@ -315,11 +317,59 @@ def _sarif_location(f: Finding) -> list[dict[str, Any]]:
     return [{"physicalLocation": physical}]
 
 
+def _suppression(excuse: Excuse) -> dict[str, Any]:
+    """SARIF's suppression object: ``inSource`` at the comment, ``external`` naming the waiver."""
+    out: dict[str, Any] = {"kind": excuse.kind, "status": "accepted", "justification": excuse.reason}
+    if excuse.kind == "inSource":
+        path, _, line = excuse.by.rpartition(":")
+        where = _sarif_location(Finding("", path=path, line=int(line) if line.isdigit() else None))
+        if where:
+            out["location"] = where[0]
+    else:
+        out["properties"] = {"waiver": excuse.by}
+    return out
+
+
+def _sarif_results(v: Verdict, rule_index: int, target: str) -> list[dict[str, Any]]:
+    """One result per finding of a verdict that did not pass, and per finding a suppression excused.
+
+    A waived finding carries an ``external`` suppression per waiver, an inline-suppressed one an
+    ``inSource`` suppression with the comment's reason and place: code scanning lists them as
+    suppressed, not as open alerts.
+    """
+    level = "error" if v.outcome is Outcome.CRASHED else _level(v.severity)
+    waived: dict[Finding, list[Excuse]] = {}
+    for e in v.excused:
+        if e.kind == "external":
+            waived.setdefault(e.finding, []).append(e)
+    shown = [(f, waived.get(f, [])) for f in v.findings] if v.outcome is not Outcome.PASSED else []
+    shown += [(f, excuses) for f, excuses in waived.items() if f not in v.findings]  # merged away by a hook
+    shown += [(e.finding, [e]) for e in v.excused if e.kind == "inSource"]
+    results = []
+    for f, excuses in shown:
+        outcome = {"inSource": "suppressed", "external": "waived"}[excuses[0].kind] if excuses else v.outcome.value
+        result: dict[str, Any] = {
+            "ruleId": v.code,
+            "ruleIndex": rule_index,
+            "level": level,
+            "message": {"text": f.message},
+            "locations": _sarif_location(f),
+            "properties": {"outcome": outcome, "target": f.target or target},
+        }
+        if excuses:
+            result["suppressions"] = [_suppression(e) for e in excuses]
+        elif v.outcome is Outcome.WAIVED:  # a verdict built without its excuses: the waivers it names
+            result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                       "justification": f"waived by {', '.join(v.waivers)}"}]
+        results.append(result)
+    return results
+
+
 def as_sarif_dict(report: Report) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one run, the evaluated rules as reporting descriptors, one result per finding.
 
-    Waived findings are results with an external suppression naming the waivers (code scanning
-    shows them as dismissed); unreadable inputs are results of the pseudo-rule ``input-error``.
+    Waived and inline-suppressed findings are results with a suppression (:func:`_sarif_results`);
+    unreadable inputs are results of the pseudo-rule ``input-error``.
     """
     from checks.plugins import _own_version
 
@@ -334,24 +384,7 @@ def as_sarif_dict(report: Report) -> dict[str, Any]:
             "defaultConfiguration": {"level": _level(v.severity)},
             "properties": {"plugin": v.plugin or "core"},
         })
-    results = []
-    for v in report.verdicts:
-        if v.outcome is Outcome.PASSED:
-            continue
-        level = "error" if v.outcome is Outcome.CRASHED else _level(v.severity)
-        for f in v.findings:
-            result: dict[str, Any] = {
-                "ruleId": v.code,
-                "ruleIndex": index[v.code],
-                "level": level,
-                "message": {"text": f.message},
-                "locations": _sarif_location(f),
-                "properties": {"outcome": v.outcome.value, "target": f.target or report.target},
-            }
-            if v.outcome is Outcome.WAIVED:
-                result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                           "justification": f"waived by {', '.join(v.waivers)}"}]
-            results.append(result)
+    results = [r for v in report.verdicts for r in _sarif_results(v, index[v.code], report.target)]
     if report.unreadable:
         index["input-error"] = len(rules)
         rules.append({"id": "input-error", "name": "input-error",

@@ -16,7 +16,7 @@ from checks.config import Config, Waiver, effective
 from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
 from checks.exitcodes import ExitCode
-from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict
+from checks.model import Action, Excuse, Finding, Outcome, Rule, Severity, Verdict
 from checks.plugins import Registry
 
 FRAMEWORK_PREFIX = "CK"
@@ -182,17 +182,21 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
         ignored = [p for p in ctx.config.per_file_ignores if any(rule.code.startswith(c) or c == "ALL" for c in p.codes)]
         findings = tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
     suppressed: tuple[str, ...] = ()
+    excused: list[Excuse] = []
     if tracker is not None and findings:
-        findings, hits = tracker.split(rule.code, findings)
-        suppressed = tuple(s.id for s in hits)
+        findings, covered = tracker.split(rule.code, findings)
+        suppressed = tuple(dict.fromkeys(s.id for _, s in covered))
+        excused = [Excuse("inSource", s.id, s.reason, f) for f, s in covered]
     if not findings:
         outcome = Outcome.WAIVED if suppressed else Outcome.PASSED
-        return Verdict(severity=severity, outcome=outcome, suppressions=suppressed, **base)
+        return Verdict(severity=severity, outcome=outcome, suppressions=suppressed, excused=tuple(excused), **base)
     used: list[str] = []
     all_waived = True
     for finding in findings:
         hits = _matching(waivers, rule.code, finding.target or ctx.target) if rule.waivable else []
         if hits:
+            excused += [Excuse("external", w.id, f"{w.reason} (owner {w.owner}, expires {w.expires})", finding)
+                        for w in hits]
             for w in hits:
                 matched.add(w.id)
                 if w.id not in used:
@@ -202,7 +206,7 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
             all_waived = False
     outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
     return Verdict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
-                   suppressions=suppressed, **base)
+                   suppressions=suppressed, excused=tuple(excused), **base)
 
 
 def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[str, ExitCode, tuple[str, ...], str, str]:

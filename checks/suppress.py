@@ -220,9 +220,9 @@ class Tracker:
             self._files[key] = scan(path) if path else ()
         return self._files[key]
 
-    def split(self, code: str, findings: Iterable[Finding]) -> tuple[tuple[Finding, ...], list[Suppression]]:
-        """The findings no valid suppression covers, and the suppressions that covered the others."""
-        kept, used = [], []
+    def split(self, code: str, findings: Iterable[Finding]) -> tuple[tuple[Finding, ...], list[tuple[Finding, Suppression]]]:
+        """The findings no valid suppression covers, and each other finding with the suppression that covered it."""
+        kept, covered, used = [], [], []
         for finding in findings:
             hit = None
             if finding.path and finding.line and code not in self.required:
@@ -232,11 +232,12 @@ class Tracker:
                 kept.append(finding)
                 continue
             self._hits.add((hit.id, code))
+            covered.append((finding, hit))
             if hit not in used:
                 used.append(hit)
         if used:
             self.report.used.setdefault(code, []).extend(s for s in used if s not in self.report.used.get(code, []))
-        return tuple(kept), used
+        return tuple(kept), covered
 
     def problem(self, s: Suppression) -> str:
         if s.problem:

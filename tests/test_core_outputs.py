@@ -196,6 +196,47 @@ def test_sarif_of_a_run_is_valid_2_1_0_and_carries_levels_and_suppressions(tmp_p
     assert summary == "Fails when --fail is given."
 
 
+def test_sarif_shows_inline_suppressed_and_waived_findings_as_suppressed(tmp_path, sarif_schema):
+    """SARIF 2.1.0 section 3.35: an inline `# checks: ignore` is an inSource suppression at the comment with its
+    reason; a waiver an external one with the waiver's reason; open findings carry no suppressions."""
+    info = write_info(tmp_path, "nori", INFO_CASES["TA110"][0] + "  # checks: ignore[TA110] copied from the paper as printed")
+    other = write_info(tmp_path, "late", INFO_CASES["TA110"][0].replace("Nori", "Late"))
+    still = write_info(tmp_path, "open", INFO_CASES["TA110"][0].replace("Nori", "Open"))
+    (tmp_path / "rules.toml").write_text('[[waivers]]\nrule = "TA110"\ntarget = "Late@*"\nreason = "upstream date"\n'
+                                         'owner = "ana"\nexpires = 2999-01-01\n')
+    rel = [str(p.relative_to(tmp_path)) for p in (info, other, still)]
+    res = precommit(tmp_path, "info-py", "--format", "sarif", *rel)
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr  # Open's finding is neither
+    results = [r for r in validate_sarif(res.stdout, sarif_schema)["runs"][0]["results"] if r["ruleId"] == "TA110"]
+    by_file = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r for r in results}
+    assert set(by_file) == set(rel) and len(results) == 3
+    comment_line = info.read_text().splitlines().index(next(line for line in info.read_text().splitlines()
+                                                             if "checks: ignore" in line)) + 1
+    (inline,) = by_file[rel[0]]["suppressions"]
+    assert inline["kind"] == "inSource" and inline["justification"] == "copied from the paper as printed"
+    assert inline["location"]["physicalLocation"]["region"]["startLine"] == comment_line
+    assert by_file[rel[0]]["properties"]["outcome"] == "suppressed"
+    (waived,) = by_file[rel[1]]["suppressions"]
+    assert waived["kind"] == "external" and waived["justification"].startswith("upstream date (owner ana")
+    assert waived["properties"]["waiver"] == "TA110:Late@*"
+    assert "suppressions" not in by_file[rel[2]]
+    verdict = next(v for v in json.loads(precommit(tmp_path, "info-py", "--format", "json", *rel).stdout)["verdicts"]
+                   if v["code"] == "TA110")
+    assert {(e["kind"], e["finding"]["path"]) for e in verdict["excused"]} == {("inSource", rel[0]), ("external", rel[1])}
+
+
+def test_sarif_of_a_run_whose_only_finding_was_suppressed_inline(tmp_path, sarif_schema):
+    src = tmp_path / "src.py"
+    src.write_text("x = 1\ny = 2  # checks: ignore[TOY001] the toy always fails here\n")
+    res = toy(tmp_path, "--fail", "--at", "src.py:2:1", "--format", "sarif")
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    (result,) = [r for r in validate_sarif(res.stdout, sarif_schema)["runs"][0]["results"] if r["ruleId"] == "TOY001"]
+    assert result["suppressions"] == [{
+        "kind": "inSource", "status": "accepted", "justification": "the toy always fails here",
+        "location": {"physicalLocation": {"artifactLocation": {"uri": "src.py"}, "region": {"startLine": 2}}}}]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}
+
+
 def test_sarif_of_a_precommit_run_is_valid_with_unreadable_inputs(tmp_path, sarif_schema):
     bad, good = drafts(tmp_path)
     log = validate_sarif(precommit(tmp_path, "eval-results", "--format", "sarif", bad, good).stdout, sarif_schema)
