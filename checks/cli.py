@@ -131,10 +131,22 @@ class App:
             return lambda path: one
         by_file: dict[Path | None, object] = {}
 
+        def plugin_ids(entries) -> set:
+            return {str((Path(base) / entry).resolve()) if entry.endswith(".py") else (entry, base)
+                    for entry, base in entries}
+
+        loaded = plugin_ids(_local_plugins(None))
+
         def nearest(path: str | None):
             where = Path(path).resolve().parent if path else Path.cwd()
             found = config_mod.find(where)
             if found not in by_file:
+                wanted = config_mod.local_plugins(found) if found is not None else []
+                if plugin_ids(wanted) - loaded:  # its rules would silently not run
+                    raise UsageError(
+                        f"{found}: checks_plugins {', '.join(e for e, _ in wanted)} are not loaded for {path}: local "
+                        f"plugins come from the configuration of the working directory; run checks from "
+                        f"{found.parent}, or list them in the configuration there")
                 by_file[found] = self.config(selection=selection, near=where)
             return by_file[found]
 

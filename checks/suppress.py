@@ -47,6 +47,8 @@ class Suppression:
     reason: str
     #: why it is malformed (it then suppresses nothing)
     problem: str = ""
+    #: the column the comment starts at (1-based)
+    col: int | None = None
 
     @property
     def id(self) -> str:
@@ -86,7 +88,7 @@ def _python(path: str, text: str) -> list[Suppression]:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
                 own_line = not tok.line[: tok.start[1]].strip()
-                comments.append((tok.start[0], tok.string, own_line))
+                comments.append((tok.start[0], tok.string, own_line, tok.start[1] + 1))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
     if not comments:
@@ -100,14 +102,14 @@ def _python(path: str, text: str) -> list[Suppression]:
         spans[node.lineno] = max(spans.get(node.lineno, node.lineno), node.end_lineno or node.lineno)
     code_lines = sorted({n.lineno for n in nodes} | set(spans))
     out = []
-    for line, comment, own_line in comments:
+    for line, comment, own_line, col in comments:
         parsed = parse_comment(comment)
         if parsed is None:
             continue
         first = line
         if own_line:
             first = next((n for n in code_lines if n > line), line)
-        out.append(Suppression(path, line, first, spans.get(first, first), *parsed))
+        out.append(Suppression(path, line, first, spans.get(first, first), *parsed, col=col))
     return out
 
 
@@ -134,7 +136,7 @@ def _yaml(path: str, text: str) -> list[Suppression]:
                 if len(lines[j]) - len(lines[j].lstrip()) <= indent:
                     break
                 last = j
-        out.append(Suppression(path, index + 1, first + 1, last + 1, *parsed))
+        out.append(Suppression(path, index + 1, first + 1, last + 1, *parsed, col=at + 1))
     return out
 
 

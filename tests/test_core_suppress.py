@@ -116,7 +116,7 @@ def test_a_suppression_elsewhere_does_not_cover_and_is_reported_unused(tmp_path)
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
     assert verdicts["TOY001"]["outcome"] == "failed"
     assert verdicts["CK003"]["outcome"] == "failed" and verdicts["CK003"]["severity"] == "warning"
-    assert "src.py:1: suppression of TOY001 matched no finding" in verdicts["CK003"]["message"]
+    assert "src.py:1:8: suppression of TOY001 matched no finding" in verdicts["CK003"]["message"]  # at the comment
 
 
 def test_a_suppression_without_reason_suppresses_nothing_and_is_an_error(tmp_path):
@@ -185,6 +185,7 @@ def test_eval_results_suppression_covers_one_entry(tmp_path):
     draft.write_text(text)
     res = precommit(tmp_path, "eval-results", str(draft))
     assert sorted(problems(res.stdout)) == [(1, "HF506"), (6, "CK004"), (7, "HF506")], res.stdout
+    assert f"{draft}:6:1: CK004 " in res.stdout  # a comment alone on its line starts at column 1
 
 
 def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path):
@@ -193,11 +194,12 @@ def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path)
     made = tabarena_run(tmp_path)
     text = made.info.read_text().replace("MethodMetadata.config(", "MethodMetadata.config(  # checks: ignore[TA110] old")
     made.info.write_text(text)
-    line = text.splitlines().index(next(x for x in text.splitlines() if "checks: ignore" in x)) + 1
+    commented = next(x for x in text.splitlines() if "checks: ignore" in x)
+    line, col = text.splitlines().index(commented) + 1, commented.index("#") + 1
     res = run_cli(["-p", "tabarena", "run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
                    "--cache-root", str(made.cache_root), "--dry-run", "--format", "json", "--extend-ignore", "TA102"],
                   env=NO_AUTOLOAD, cwd=tmp_path)  # TA102 (a warning located in info.py) off: no finding points there
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
     assert not any(str(made.info) in v["message"] for c, v in verdicts.items() if c != "CK003")
-    assert f"{made.info}:{line}: suppression of TA110 matched no finding" in verdicts["CK003"]["message"]
+    assert f"{made.info}:{line}:{col}: suppression of TA110 matched no finding" in verdicts["CK003"]["message"]
     assert res.exit_code == ExitCode.OK  # a warning

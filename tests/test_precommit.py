@@ -157,6 +157,16 @@ def test_each_file_is_judged_under_the_configuration_nearest_it(tmp_path):
     assert precommit(tmp_path, "info-py", str(lax), "--extend-select", "TA110").exit_code == ExitCode.BLOCKED
 
 
+def test_a_nearer_configurations_local_plugins_must_be_the_loaded_ones(tmp_path):
+    info = write_info(tmp_path, "nori", GOOD_INFO)
+    (tmp_path / "local.py").write_text("from checks import hookimpl\n\n@hookimpl\ndef checks_rules():\n    return []\n")
+    (info.parent / "rules.toml").write_text('checks_plugins = ["../../local.py"]\n')
+    res = precommit(tmp_path, "info-py", str(info))  # its rules would not run: refused, never silently skipped
+    assert res.exit_code == ExitCode.USAGE_ERROR and "checks_plugins ../../local.py are not loaded" in res.stderr
+    (tmp_path / "rules.toml").write_text('checks_plugins = ["local.py"]\n')  # the same file, loaded from here
+    assert precommit(tmp_path, "info-py", str(info)).exit_code == ExitCode.OK
+
+
 def test_drafts_under_different_configurations_are_judged_apart(tmp_path):
     one = write_draft(tmp_path / "a", "org--m", "gpqa", DRAFT_CASES["HF201"][0])
     two = write_draft(tmp_path / "b", "org--m", "gpqa", DRAFT_CASES["HF201"][0])
