@@ -108,12 +108,14 @@ def test_process_decode_copy_and_upload_zip_are_shown_unless_quiet_or_no_termina
     err = plain(processed.stderr)
     for step in ("decode", "process", "raw copy"):
         assert re.search(rf"(^|\r){step} +━[^\r\n]* 3/3 results\.pkl", err, re.M), (step, err)
+    assert re.search(r"(^|\r)HPO trajectories +━[^\r\n]* (\d+)/\2 task splits", err, re.M), err
     zips = plain(planned.stderr)
     for part in ("processed", "raw"):
         assert re.search(rf"(^|\r)zip {part} +━[^\r\n]* ([\d.]+)/\2 (bytes|kB|MB)", zips, re.M), (part, zips)
     for env, extra in (({progress.ENV: "always"}, ["-q"]), ({}, [])):  # -q, and stderr no terminal
         silent = process_and_plan_upload(tmp_path / f"silent{len(extra)}", env, *extra)
-        assert all("results.pkl" not in r.stderr and "zip " not in r.stderr for r in silent), silent
+        assert all("results.pkl" not in r.stderr and "zip " not in r.stderr and "splits" not in r.stderr
+                   for r in silent), silent
 
 
 def test_a_real_terminal_gets_the_bars(tmp_path):

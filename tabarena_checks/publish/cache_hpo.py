@@ -36,6 +36,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from checks import progress
 from tabarena_checks.publish.cache_hpo_metrics import Metric
 
 #: TabArena's trajectory budgets (None: every config)
@@ -285,7 +286,8 @@ def trajectory_rows(splits: Sequence[Split], load, configs: Sequence[str], defau
     """
     plan = passes(configs, default)
     per_pass: list[list[dict]] = [[] for _ in plan]
-    for split in sorted(splits, key=lambda s: (s.dataset, s.fold)):
+    ordered = sorted(splits, key=lambda s: (s.dataset, s.fold))
+    for split in progress.counted(ordered, "HPO trajectories", len(ordered), unit="task splits"):
         names, pred_val, pred_test = load(split)
         prep = Prepared(Metric(split.metric, split.problem_type), names, split.y_val, pred_val, split.y_test,
                         pred_test)
