@@ -129,26 +129,29 @@ class App:
         if self.config_path:
             one = self.config(selection=selection)
             return lambda path: one
+        by_dir: dict[Path, object] = {}
         by_file: dict[Path | None, object] = {}
 
         def plugin_ids(entries) -> set:
             return {str((Path(base) / entry).resolve()) if entry.endswith(".py") else (entry, base)
                     for entry, base in entries}
 
-        loaded = plugin_ids(_local_plugins(None))
-
         def nearest(path: str | None):
             where = Path(path).resolve().parent if path else Path.cwd()
-            found = config_mod.find(where)
-            if found not in by_file:
-                wanted = config_mod.local_plugins(found) if found is not None else []
-                if plugin_ids(wanted) - loaded:  # its rules would silently not run
-                    raise UsageError(
-                        f"{found}: checks_plugins {', '.join(e for e, _ in wanted)} are not loaded for {path}: local "
-                        f"plugins come from the configuration of the working directory; run checks from "
-                        f"{found.parent}, or list them in the configuration there")
-                by_file[found] = self.config(selection=selection, near=where)
-            return by_file[found]
+            if where not in by_dir:
+                found = config_mod.find(where)
+                if found not in by_file:
+                    cfg = self.config(selection=selection, near=where)
+                    base = str(found.resolve().parent) if found is not None else ""
+                    wanted = plugin_ids((entry, base) for entry in cfg.checks_plugins)
+                    if wanted - plugin_ids(_local_plugins(None)):  # its rules would silently not run
+                        raise UsageError(
+                            f"{found}: checks_plugins {', '.join(cfg.checks_plugins)} are not loaded for {path}: "
+                            f"local plugins come from the configuration of the working directory; run checks from "
+                            f"{found.parent}, or list them in the configuration there")
+                    by_file[found] = cfg
+                by_dir[where] = by_file[found]
+            return by_dir[where]
 
         return nearest
 
