@@ -317,13 +317,16 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         click.echo("(* required: cannot be ignored, only waived)")
 
     @cli.command("config", params=selection_params())
+    @click.argument("file", required=False, type=click.Path(dir_okay=False))
     @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
     @click.pass_obj
-    def config_cmd(app: App, output_format, **selection):
-        """Print the resolved configuration and the file it came from; exit 2 if it is invalid."""
+    def config_cmd(app: App, output_format, file, **selection):
+        """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
+        for it); exit 2 if it is invalid."""
         from checks import config_view
 
-        config = app.config(selection=pop_selection(selection))
+        chosen = pop_selection(selection)
+        config = app.configs(chosen)(file) if file else app.config(selection=chosen)
         selected = config_view.selected(app.registry, config)
         click.echo(config_view.as_json(config, selected) + "\n" if output_format == "json"
                    else config_view.as_toml(config, selected), nl=False)

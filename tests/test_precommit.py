@@ -155,6 +155,9 @@ def test_each_file_is_judged_under_the_configuration_nearest_it(tmp_path):
     res = precommit(tmp_path, "info-py", str(strict), "--extend-select", "TA110")  # the command line tops each file's
     assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
     assert precommit(tmp_path, "info-py", str(lax), "--extend-select", "TA110").exit_code == ExitCode.BLOCKED
+    shown = run_cli([*BUILTIN, "config", str(lax)], env=ENV, cwd=tmp_path)  # what applies to one file
+    assert f"# source: {tmp_path / 'models' / 'lax' / '.checks.toml'}" in shown.stdout, shown.stdout + shown.stderr
+    assert 'ignore = ["TA110"]' in shown.stdout
 
 
 def test_a_nearer_configurations_local_plugins_must_be_the_loaded_ones(tmp_path):
