@@ -20,17 +20,6 @@ from checks.config import Config
 def as_data(config: Config, selected: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
     """Every key of ``config`` under its name in the file, plus its ``source`` (path, table, sha256, overrides),
     the selection layers stacked on the file (``overlays``) and, given, the rules each action runs (``selected``)."""
-    arenas = {}
-    for name, section in sorted(config.arenas.items()):
-        body: dict[str, Any] = {}
-        if section.select is not None:
-            body["select"] = list(section.select)
-        body["ignore"] = list(section.ignore)
-        if section.rules:
-            body["rules"] = _rules(section.rules)
-        if section.settings is not None:
-            body.update(attrs.asdict(section.settings))
-        arenas[name] = body
     return {
         "source": {"path": config.path, "table": config.table or None, "sha256": config.sha256,
                    "overrides": list(config.overrides)},
@@ -42,13 +31,28 @@ def as_data(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
         "decision_log": config.decision_log,
         "checks_plugins": list(config.checks_plugins),
         "rules": _rules(config.rules),
-        "arenas": arenas,
+        "arenas": {name: _arena(section) for name, section in sorted(config.arenas.items())},
         "waivers": [attrs.asdict(w) for w in config.waivers],
-        "overlays": [{"name": layer.name, "select": None if layer.select is None else list(layer.select),
-                      "extend-select": list(layer.extend_select), "ignore": list(layer.ignore)}
-                     for layer in config.overlays],
+        "overlays": [_layer(layer) for layer in config.overlays],
         "selected": {action: list(codes) for action, codes in (selected or {}).items()},
     }
+
+
+def _arena(section) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    if section.select is not None:
+        body["select"] = list(section.select)
+    body["ignore"] = list(section.ignore)
+    if section.rules:
+        body["rules"] = _rules(section.rules)
+    if section.settings is not None:
+        body.update(attrs.asdict(section.settings))
+    return body
+
+
+def _layer(layer) -> dict[str, Any]:
+    return {"name": layer.name, "select": None if layer.select is None else list(layer.select),
+            "extend-select": list(layer.extend_select), "ignore": list(layer.ignore)}
 
 
 def selected(registry, config: Config) -> dict[str, list[str]]:

@@ -116,29 +116,37 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     """The verdicts of each rule on every subject judged under one configuration (unreadable ones are appended)."""
     from checks.config import Layer
     from checks.context import RunContext  # the judging machinery loads only when a hook runs
-    from checks.runner import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules
+    from checks.runner import adjust_config, gate_rules
 
     config = adjust_config(registry, config)
     if undecidable:
         config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
-    settings = config.arena(arena).settings
     per_rule: dict[str, list[Verdict]] = {}
     for subject in subjects:
         if subject.error is not None:
             unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
             continue
-        ctx = RunContext(action=action, options=dict(options or {}), config=config, settings=settings, today=today,
-                         facts=subject.facts, target=subject.target or subject.path,
-                         sources=subject.sources or (subject.path,))
-        for verdict in evaluate(chosen, ctx, registry.rules):
-            if verdict.code.startswith(FRAMEWORK_PREFIX):
-                where = {"path": config.path or "rules.toml", "line": 1}
-            else:
-                where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
-            located = tuple(_locate(f, where) for f in verdict.findings)
-            per_rule.setdefault(verdict.code, []).append(attrs.evolve(verdict, findings=located))
+        ctx = RunContext(action=action, options=dict(options or {}), config=config,
+                         settings=config.arena(arena).settings, today=today, facts=subject.facts,
+                         target=subject.target or subject.path, sources=subject.sources or (subject.path,))
+        for verdict in _located_verdicts(registry, chosen, ctx, subject):
+            per_rule.setdefault(verdict.code, []).append(verdict)
     return per_rule
+
+
+def _located_verdicts(registry: Registry, chosen, ctx: RunContext, subject: Subject) -> list[Verdict]:
+    """The subject's verdicts, each finding placed in its file (a framework rule's at the configuration)."""
+    from checks.runner import FRAMEWORK_PREFIX, evaluate
+
+    out = []
+    for verdict in evaluate(chosen, ctx, registry.rules):
+        if verdict.code.startswith(FRAMEWORK_PREFIX):
+            where = {"path": ctx.config.path or "rules.toml", "line": 1}
+        else:
+            where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
+        out.append(attrs.evolve(verdict, findings=tuple(_locate(f, where) for f in verdict.findings)))
+    return out
 
 
 def _by_config(subjects: Iterable[Subject], config: Config | Callable[[str | None], Config]) -> list[tuple[Config, list[Subject]]]:

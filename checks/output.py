@@ -317,6 +317,10 @@ def _sarif_location(f: Finding) -> list[dict[str, Any]]:
     return [{"physicalLocation": physical}]
 
 
+#: a SARIF result's ``properties.outcome`` for an excused finding
+_EXCUSED = {"inSource": "suppressed", "external": "waived"}
+
+
 def _suppression(excuse: Excuse) -> dict[str, Any]:
     """SARIF's suppression object: ``inSource`` at the comment, ``external`` naming the waiver."""
     out: dict[str, Any] = {"kind": excuse.kind, "status": "accepted", "justification": excuse.reason}
@@ -330,37 +334,42 @@ def _suppression(excuse: Excuse) -> dict[str, Any]:
     return out
 
 
+def _excused_findings(v: Verdict) -> list[tuple[Finding, list[Excuse]]]:
+    """The findings a verdict's SARIF results are made of, each with the excuses that cover it: the findings
+    of a verdict that did not pass, those waived (a hook's merge may have left them out), those suppressed inline."""
+    waived: dict[Finding, list[Excuse]] = {}
+    for e in v.excused:
+        if e.kind == "external":
+            waived.setdefault(e.finding, []).append(e)
+    shown = [(f, waived.get(f, [])) for f in v.findings] if v.outcome is not Outcome.PASSED else []
+    shown += [(f, excuses) for f, excuses in waived.items() if f not in v.findings]
+    return shown + [(e.finding, [e]) for e in v.excused if e.kind == "inSource"]
+
+
 def _sarif_results(v: Verdict, rule_index: int, target: str) -> list[dict[str, Any]]:
-    """One result per finding of a verdict that did not pass, and per finding a suppression excused.
+    """One result per finding of :func:`_excused_findings`.
 
     A waived finding carries an ``external`` suppression per waiver, an inline-suppressed one an
     ``inSource`` suppression with the comment's reason and place: code scanning lists them as
     suppressed, not as open alerts.
     """
     level = "error" if v.outcome is Outcome.CRASHED else _level(v.severity)
-    waived: dict[Finding, list[Excuse]] = {}
-    for e in v.excused:
-        if e.kind == "external":
-            waived.setdefault(e.finding, []).append(e)
-    shown = [(f, waived.get(f, [])) for f in v.findings] if v.outcome is not Outcome.PASSED else []
-    shown += [(f, excuses) for f, excuses in waived.items() if f not in v.findings]  # merged away by a hook
-    shown += [(e.finding, [e]) for e in v.excused if e.kind == "inSource"]
+    # a verdict built without its excuses (not by the runner): the waivers it names
+    unexplained = [{"kind": "external", "status": "accepted", "justification": f"waived by {', '.join(v.waivers)}"}]
     results = []
-    for f, excuses in shown:
-        outcome = {"inSource": "suppressed", "external": "waived"}[excuses[0].kind] if excuses else v.outcome.value
+    for f, excuses in _excused_findings(v):
         result: dict[str, Any] = {
             "ruleId": v.code,
             "ruleIndex": rule_index,
             "level": level,
             "message": {"text": f.message},
             "locations": _sarif_location(f),
-            "properties": {"outcome": outcome, "target": f.target or target},
+            "properties": {"outcome": _EXCUSED.get(excuses[0].kind) if excuses else v.outcome.value,
+                           "target": f.target or target},
         }
-        if excuses:
-            result["suppressions"] = [_suppression(e) for e in excuses]
-        elif v.outcome is Outcome.WAIVED:  # a verdict built without its excuses: the waivers it names
-            result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                       "justification": f"waived by {', '.join(v.waivers)}"}]
+        suppressions = [_suppression(e) for e in excuses] or (unexplained if v.outcome is Outcome.WAIVED else [])
+        if suppressions:
+            result["suppressions"] = suppressions
         results.append(result)
     return results
 
