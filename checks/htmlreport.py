@@ -172,15 +172,30 @@ def verdict_rows(verdicts: Iterable[Any]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (_ORDER.get((r["outcome"], r["severity"]), 9), r["code"]))
 
 
-def _verdict_row(r: Mapping[str, Any], explanations: Mapping[str, str]) -> str:
-    kind = r["outcome"] if r["outcome"] in ("passed", "waived", "crashed") else f"{r['outcome']}-{r['severity']}"
+def _verdict_summary(rows: list[Mapping[str, Any]]) -> str:
+    """How many rules block, and how many ended in each outcome."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    blocking = sum(1 for r in rows if r["outcome"] == "crashed" or (r["outcome"] == "failed" and r["severity"] == "error"))
+    state = badge(f"{blocking} blocking", "bad") if blocking else badge("nothing blocks", "ok")
+    return f'<p class="verdict-summary">{state} {esc(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))}</p>'
+
+
+def _findings_list(findings: list[Mapping[str, Any]]) -> str:
+    """The first findings, each with its location, as a list (and how many more)."""
     items = []
-    for f in r["findings"][:FINDINGS_SHOWN]:
+    for f in findings[:FINDINGS_SHOWN]:
         where = f'<code>{esc(f["location"])}</code>: ' if f["location"] else ""
         items.append(f"<li>{where}{esc(f['message'])}</li>")
-    if len(r["findings"]) > FINDINGS_SHOWN:
-        items.append(f"<li>... and {len(r['findings']) - FINDINGS_SHOWN} more</li>")
-    message = f'<ul class="findings">{"".join(items)}</ul>' if items else '<span class="muted">no finding</span>'
+    if len(findings) > FINDINGS_SHOWN:
+        items.append(f"<li>... and {len(findings) - FINDINGS_SHOWN} more</li>")
+    return f'<ul class="findings">{"".join(items)}</ul>' if items else '<span class="muted">no finding</span>'
+
+
+def _verdict_row(r: Mapping[str, Any], explanations: Mapping[str, str]) -> str:
+    kind = r["outcome"] if r["outcome"] in ("passed", "waived", "crashed") else f"{r['outcome']}-{r['severity']}"
+    message = _findings_list(r["findings"])
     if r["waivers"]:
         message += f'<div class="muted">waived by {esc(", ".join(r["waivers"]))}</div>'
     text = explanations.get(r["code"])
@@ -199,12 +214,7 @@ def verdict_table(verdicts: Iterable[Any], explanations: Mapping[str, str]) -> s
     rows = verdict_rows(verdicts)
     if not rows:
         return '<p class="note">No rule was evaluated.</p>'
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    blocking = sum(1 for r in rows if r["outcome"] == "crashed" or (r["outcome"] == "failed" and r["severity"] == "error"))
-    state = badge(f"{blocking} blocking", "bad") if blocking else badge("nothing blocks", "ok")
-    summary = f'<p class="verdict-summary">{state} {esc(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))}</p>'
+    summary = _verdict_summary(rows)
     head = "".join(f'<th scope="col">{c}</th>' for c in ("Code", "Name", "Severity", "Outcome", "Message",
                                                           "Location"))
     attention = [r for r in rows if r["outcome"] != "passed"]
@@ -221,6 +231,17 @@ def verdict_table(verdicts: Iterable[Any], explanations: Mapping[str, str]) -> s
     return out
 
 
+def _provenance(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The versions, the rules.toml and the waivers a record names."""
+    versions = record.get("versions") or {}
+    pairs = [("arena-checks", versions.get("arena-checks"))]
+    pairs += [(f"plugin {k}", v) for k, v in (versions.get("plugins") or {}).items()]
+    cfg = record.get("config") or {}
+    pairs += [("rules.toml", cfg.get("path") or "(defaults)"), ("rules.toml sha256", cfg.get("sha256") or "-")]
+    pairs.append(("waivers used", ", ".join(record.get("waivers_used") or ()) or "none"))
+    return pairs
+
+
 def record_section(record: Mapping[str, Any] | None, *, note: str = "") -> str:
     """The decision record: outcome, input digests, versions, waivers used, and the whole record as JSON."""
     if not record:
@@ -229,12 +250,7 @@ def record_section(record: Mapping[str, Any] | None, *, note: str = "") -> str:
              ("outcome", record.get("outcome")), ("started", record.get("started")),
              ("finished", record.get("finished")), ("dry run", record.get("dry_run"))]
     pairs += [(f"input {k}", v) for k, v in (record.get("inputs") or {}).items()]
-    versions = record.get("versions") or {}
-    pairs.append(("arena-checks", versions.get("arena-checks")))
-    pairs += [(f"plugin {k}", v) for k, v in (versions.get("plugins") or {}).items()]
-    cfg = record.get("config") or {}
-    pairs += [("rules.toml", cfg.get("path") or "(defaults)"), ("rules.toml sha256", cfg.get("sha256") or "-")]
-    pairs.append(("waivers used", ", ".join(record.get("waivers_used") or ()) or "none"))
+    pairs += _provenance(record)
     if record.get("error"):
         pairs.append(("error", record["error"]))
     lead = f'<p class="note">{esc(note)}</p>' if note else ""

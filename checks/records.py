@@ -47,19 +47,7 @@ def build(
         "mode": "plan" if ctx.dry_run else "execute",
         "options": _options(ctx.options),
         "inputs": inputs,
-        "verdicts": [
-            {
-                "code": v.code,
-                "name": v.name,
-                "severity": v.severity.value,
-                "outcome": v.outcome.value,
-                "message": v.message,
-                "waivers": list(v.waivers),
-                "suppressions": list(v.suppressions),
-                "plugin": v.plugin,
-            }
-            for v in verdicts
-        ],
+        "verdicts": [_verdict(v) for v in verdicts],
         "waivers_used": sorted({w for v in verdicts for w in v.waivers}),
         "suppressions_used": [
             {"rule": code, "path": s.path, "line": s.line, "reason": s.reason}
@@ -74,6 +62,20 @@ def build(
     if error:
         record["error"] = error.splitlines()[0] if error else ""
     return json.loads(json.dumps(redact_data(record), default=str))
+
+
+def _verdict(v: Verdict) -> dict[str, Any]:
+    """One rule's verdict as the record keeps it."""
+    return {
+        "code": v.code,
+        "name": v.name,
+        "severity": v.severity.value,
+        "outcome": v.outcome.value,
+        "message": v.message,
+        "waivers": list(v.waivers),
+        "suppressions": list(v.suppressions),
+        "plugin": v.plugin,
+    }
 
 
 def _options(options: Any) -> dict[str, Any]:

@@ -37,8 +37,8 @@ MARKER = "# shape:"
 _BACKLOG = """
     # checks
     human _early_args build_cli build_cli.rules_cmd main overridden check_codes as_toml check _merge
-    _verdict_row verdict_table record_section loads_yaml as_junit load unloaded_providers build
-    select_rules evaluate _judged parse_comment _python _yaml Tracker.split evaluate_rules
+    verdict_table loads_yaml as_junit load unloaded_providers select_rules evaluate _judged parse_comment
+    _python _yaml Tracker.split evaluate_rules
     # tabarena_checks
     name_problem _from_children column_type frame write heatmap comparison _entry Reader.evaluate
     Reader.keywords Reader._call build _record _unbound_calls read_variable inspect_command canonical
@@ -47,10 +47,9 @@ _BACKLOG = """
     cache_settings_consistent validation_protocol_declared Publisher.publish Publisher.verify protocol_record
     _brief _set_array_state guessed_default select pandas_float passes
     # hfmigrate_checks
-    parse_eval_yaml _loaded_problem _scalar _lines decide _decide_one _update RetryingTransport.handle_request
-    rows_from_records load tables _entry search_queries no_duplicate_benchmark owned_pr_exception
-    every_file_and_diff_checked _owned_pr_status _Repo.pr_diff LocalHub._respond _Router._api _Router._tree
-    _Router._discussions source_problems
+    _loaded_problem _scalar _lines decide RetryingTransport.handle_request rows_from_records load tables _entry
+    search_queries no_duplicate_benchmark every_file_and_diff_checked _owned_pr_status _Repo.pr_diff
+    LocalHub._respond _Router._tree _Router._discussions
 """
 BACKLOG = Counter(name for line in _BACKLOG.splitlines() for name in line.partition("#")[0].split())
 

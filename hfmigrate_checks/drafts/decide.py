@@ -246,6 +246,19 @@ def decide(
     return out
 
 
+def _draftable(contract, rows, repo_id: str) -> tuple[list, str]:
+    """The model's proposals, and why nothing can be drafted for it ("" when something can)."""
+    problem = repo_id_problem(repo_id)
+    if problem:
+        return [], problem
+    props, problems = proposals(contract, rows)
+    if problems:
+        return props, "; ".join(problems)
+    if not props:
+        return props, "no clean, mapped value to draft (see the ledger's qualifiers)"
+    return props, ""
+
+
 def _decide_one(contract, label, rows, resolution, states) -> ModelDecision:
     def result(decision, reason, state=None, draft=None):
         return ModelDecision(label, rows, resolution, state, decision, reason, draft)
@@ -255,14 +268,9 @@ def _decide_one(contract, label, rows, resolution, states) -> ModelDecision:
     if resolution.status != "exact":
         return result(resolution.status, _evidence(resolution) or f"match status {resolution.status}")
     repo_id = resolution.repo_id
-    problem = repo_id_problem(repo_id)
+    props, problem = _draftable(contract, rows, repo_id)
     if problem:
         return result("needs_review", problem)
-    props, problems = proposals(contract, rows)
-    if problems:
-        return result("needs_review", "; ".join(problems))
-    if not props:
-        return result("needs_review", "no clean, mapped value to draft (see the ledger's qualifiers)")
     state = states.get(repo_id)
     if state is None:
         return result("needs_review", "the repo's existing results were not inspected")
@@ -278,6 +286,16 @@ def _decide_one(contract, label, rows, resolution, states) -> ModelDecision:
     return result("needs_review", f"unknown repo state {state.status!r}", state)
 
 
+def _present_values(entries: list, benchmark_id: str) -> dict:
+    """Task id -> value of the benchmark's entries in a file."""
+    present = {}
+    for entry in entries:
+        dataset = entry.get("dataset") if isinstance(entry, dict) else None
+        if isinstance(dataset, dict) and dataset.get("id") == benchmark_id:
+            present[dataset.get("task_id")] = entry.get("value")
+    return present
+
+
 def _update(contract, label, rows, resolution, state, props) -> ModelDecision:
     def result(decision, reason, draft=None):
         return ModelDecision(label, rows, resolution, state, decision, reason, draft)
@@ -287,11 +305,7 @@ def _update(contract, label, rows, resolution, state, props) -> ModelDecision:
     if not FILE_NAME.match(file_name) or ".." in file_name:
         return result("needs_review", f"the owned PR's file name {file_name[:120]!r} is not a plain '<name>.yaml'")
     existing = list(update.entries)
-    present = {}
-    for entry in existing:
-        dataset = entry.get("dataset") if isinstance(entry, dict) else None
-        if isinstance(dataset, dict) and dataset.get("id") == contract.benchmark_id:
-            present[dataset.get("task_id")] = entry.get("value")
+    present = _present_values(existing, contract.benchmark_id)
     added, conflicts = [], []
     for p in props:
         if p.task_id not in present:

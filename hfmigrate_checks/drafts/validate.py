@@ -109,20 +109,24 @@ def date_problem(entry: dict) -> str | None:
     return None
 
 
+def _url_problems(source: dict) -> list[str]:
+    """source.url must be there, an absolute http(s) URL."""
+    if "url" not in source:
+        return ["source.url is required when source is present"]
+    url = source["url"]
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if not parts or parts.scheme not in ("http", "https") or not parts.netloc:
+        return [f"source.url must be an absolute http(s) URL (got {url!r})"]
+    return []
+
+
 def source_problems(entry: dict) -> list[str]:
     if "source" not in entry:
         return []
     source = entry["source"]
     if not isinstance(source, dict):
         return [f"source must be a mapping with a url (got {source!r})"]
-    problems = []
-    if "url" not in source:
-        problems.append("source.url is required when source is present")
-    else:
-        url = source["url"]
-        parts = urlsplit(url) if isinstance(url, str) else None
-        if not parts or parts.scheme not in ("http", "https") or not parts.netloc:
-            problems.append(f"source.url must be an absolute http(s) URL (got {url!r})")
+    problems = _url_problems(source)
     for key in ("name", "user", "org"):
         if key in source and not isinstance(source[key], str):
             problems.append(f"source.{key} must be a string (got {source[key]!r})")

@@ -94,16 +94,7 @@ def owned_pr_exception(ctx):
         if d.draft.kind != "update_existing_pr":
             continue
         update = d.state.update
-        whoami = facts.whoami
-        if not whoami:
-            yield Finding(f"{d.draft.repo_id}: no authenticated account, so PR ownership is unknown", target=d.label)
-        elif update.pr_author.lower() != whoami.lower():
-            yield Finding(f"{d.draft.repo_id}: PR #{update.pr_num} is by {update.pr_author!r}, "
-                          f"not the authenticated account {whoami!r}", target=d.label)
-        holding = d.state.matching_prs
-        if len(holding) != 1:
-            yield Finding(f"{d.draft.repo_id}: {len(holding)} pending PRs hold the benchmark (exactly one needed)",
-                          target=d.label)
+        yield from _ownership(d, facts.whoami)
         entries = [e for _, e in EvalFile.parse(d.draft.path, d.draft.text).entries()]
         if entries[: len(d.draft.kept)] != list(d.draft.kept):
             yield Finding(f"{d.draft.path}: the update does not keep PR #{update.pr_num}'s entries unchanged",
@@ -113,6 +104,20 @@ def owned_pr_exception(ctx):
             if proposal.task_id in kept_tasks:
                 yield Finding(f"{d.draft.path}: task {proposal.task_id!r} is already in PR #{update.pr_num}; "
                               f"adding it again would conflict", target=d.label)
+
+
+def _ownership(d, whoami: str | None):
+    """Findings when the PR an update extends is not the authenticated account's one PR for the benchmark."""
+    update = d.state.update
+    if not whoami:
+        yield Finding(f"{d.draft.repo_id}: no authenticated account, so PR ownership is unknown", target=d.label)
+    elif update.pr_author.lower() != whoami.lower():
+        yield Finding(f"{d.draft.repo_id}: PR #{update.pr_num} is by {update.pr_author!r}, "
+                      f"not the authenticated account {whoami!r}", target=d.label)
+    holding = d.state.matching_prs
+    if len(holding) != 1:
+        yield Finding(f"{d.draft.repo_id}: {len(holding)} pending PRs hold the benchmark (exactly one needed)",
+                      target=d.label)
 
 
 @rule(

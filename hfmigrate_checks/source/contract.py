@@ -106,15 +106,8 @@ def default_slug(benchmark_id: str) -> str:
     return stem[:64] or "benchmark"
 
 
-def parse_eval_yaml(text: str, where: str) -> EvalSpec:
-    """Parse a benchmark's ``eval.yaml``; ``where`` names it in errors."""
-    try:
-        data = io.loads_yaml(text, source=where)
-    except io.YamlError as exc:
-        raise InputError(f"{where}: cannot read eval.yaml: {exc.reason}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: eval.yaml must be a mapping with 'name' and 'tasks' (got {type(data).__name__})")
-    tasks = data.get("tasks")
+def _task_ids(tasks: Any, where: str) -> list[str]:
+    """eval.yaml's task ids: each task a mapping with a non-empty, unique ``id``."""
     if not isinstance(tasks, list) or not tasks:
         raise InputError(f"{where}: 'tasks' must be a non-empty list of {{id: ...}} mappings")
     ids: list[str] = []
@@ -125,6 +118,18 @@ def parse_eval_yaml(text: str, where: str) -> EvalSpec:
         if task_id in ids:
             raise InputError(f"{where}: tasks[{n}].id {task_id!r} is declared twice")
         ids.append(task_id)
+    return ids
+
+
+def parse_eval_yaml(text: str, where: str) -> EvalSpec:
+    """Parse a benchmark's ``eval.yaml``; ``where`` names it in errors."""
+    try:
+        data = io.loads_yaml(text, source=where)
+    except io.YamlError as exc:
+        raise InputError(f"{where}: cannot read eval.yaml: {exc.reason}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: eval.yaml must be a mapping with 'name' and 'tasks' (got {type(data).__name__})")
+    ids = _task_ids(data.get("tasks"), where)
     return EvalSpec(
         name=str(data.get("name") or ""),
         description=str(data.get("description") or ""),

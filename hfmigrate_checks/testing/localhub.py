@@ -484,16 +484,24 @@ class LocalHub:
                 return fault
         return None
 
+    def _rate_limited(self) -> _Response | None:
+        """A 429 with Retry-After while the configured rate limit says wait, else None."""
+        if self._limiter is None:
+            return None
+        wait = self._limiter.wait_needed()
+        if not wait:
+            return None
+        return _error(429, None, "Rate limited (local hub)", {"Retry-After": str(max(1, math.ceil(wait)))})
+
     def _respond(self, method: str, raw_path: str, query: dict, headers: Mapping[str, str]) -> _Response | None:
         """The response, or None when an injected fault drops the connection instead."""
         fault = self._fault_for(method, raw_path, query)
         delay = self.latency + (fault.delay if fault else 0.0)
         if delay:
             time.sleep(delay)
-        if self._limiter is not None:
-            wait = self._limiter.wait_needed()
-            if wait:
-                return _error(429, None, "Rate limited (local hub)", {"Retry-After": str(max(1, math.ceil(wait)))})
+        limited = self._rate_limited()
+        if limited is not None:
+            return limited
         if fault and fault.reset:
             return None
         if fault and fault.status and not fault.truncate:
@@ -583,6 +591,8 @@ class _Router:
             return self._resolve(method, kind, s[0], s[1], s[3:])
         return _error(404, None, f"Not found: {self.raw_path}")
 
+    # shape: the Hub's /api routes in one table, the way the Hub documents them; split, no one place
+    # would say which path answers what
     def _api(self, s: list[str], whoami: dict | None) -> _Response:
         if s == ["whoami-v2"]:
             return self._whoami_response(whoami)
