@@ -178,13 +178,103 @@ def process_facts(root: str | os.PathLike, **run: Any) -> Any:
 
 def upload_facts(root: str | os.PathLike, **run: Any) -> Any:
     """What ``checks run upload`` gathers (an ``UploadFacts``, planning only) after a real ``process`` of a fresh run."""
+    made = _processed_run(root, **run)
+    return gather_facts("upload", {"method_metadata": made.metadata_ref, "cache_root": str(made.cache_root)})
+
+
+def _processed_run(root: str | os.PathLike, **run: Any) -> TabArenaRun:
+    """A fresh :func:`tabarena_run` put through a real ``checks run process`` into ``root/cache``."""
     made = tabarena_run(root, **run)
     result = run_cli(["-p", "tabarena", "run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
                       "--cache-root", str(made.cache_root), "--decision-log", str(Path(root) / "decisions.jsonl")],
                      env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=root)
     if result.exit_code != 0:
         raise AssertionError(f"process of the synthetic run exited {result.exit_code}:\n{result.stdout}{result.stderr}")
-    return gather_facts("upload", {"method_metadata": made.metadata_ref, "cache_root": str(made.cache_root)})
+    return made
+
+
+#: where a TabArena checkout keeps its package sources, its arena's methods.py and the benchmark log
+ARENA_SRC = Path("packages/tabarena/src/tabarena")
+ARENA_LOG = Path("packages/tabflow_slurm/BENCHMARK_LOG.md")
+#: a methods.py laid out as ``checks run register`` expects: grouped collection, superseded list
+ARENA_METHODS = """\
+from tabarena.models._method_metadata_collection import MethodMetadataCollection
+
+from tabarena.models.lightgbm.info import lightgbm_method_metadata
+
+tabarena_method_metadata_collection = MethodMetadataCollection(
+    method_metadata_lst=[
+        # Systems
+        # Default tabular models (CPU)
+        lightgbm_method_metadata,
+        # Neural / GPU / foundation models
+    ],
+)
+
+methods_superseded = []
+"""
+ARENA_LIGHTGBM = """\
+from tabarena.models import MethodMetadata
+
+lightgbm_method_metadata = MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")
+"""
+
+
+@attrs.frozen
+class ArenaCheckout:
+    """A miniature TabArena git checkout holding a synthetic run's info.py, for ``register`` and ``log``."""
+
+    repo: Path
+    #: the :func:`tabarena_run` whose info.py the checkout holds
+    run: TabArenaRun
+    #: ``tabarena.models.<method>.info:method_metadata``, what ``--method-metadata`` takes for this checkout
+    module_ref: str
+
+
+def arena_checkout(root: str | os.PathLike, **run: Any) -> ArenaCheckout:
+    """A git checkout (one commit) with ``contexts/tabarena/methods.py``, a BENCHMARK_LOG.md and a fresh run's info.py."""
+    import subprocess
+
+    root = Path(root)
+    made = tabarena_run(root, **run)
+    repo = root / "tabarena"
+    package = made.method.lower()
+    texts = {ARENA_SRC / "contexts" / "tabarena" / "methods.py": ARENA_METHODS,
+             ARENA_SRC / "models" / "lightgbm" / "info.py": ARENA_LIGHTGBM,
+             ARENA_SRC / "models" / package / "info.py": made.info.read_text(encoding="utf-8"),
+             ARENA_LOG: "# Benchmark log\n\nAppend-only, newest first. Always record the git SHA.\n"}
+    for rel, text in texts.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    who = {"GIT_AUTHOR_NAME": "checks", "GIT_AUTHOR_EMAIL": "checks@example.org",
+           "GIT_COMMITTER_NAME": "checks", "GIT_COMMITTER_EMAIL": "checks@example.org"}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "checkout for checks.testing"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env={**os.environ, **who})
+    return ArenaCheckout(repo, made, f"tabarena.models.{package}.info:method_metadata")
+
+
+def register_facts(root: str | os.PathLike, **run: Any) -> Any:
+    """What ``checks run register`` gathers (a ``RegisterFacts``) for a fresh run's info.py in an :func:`arena_checkout`."""
+    made = arena_checkout(root, **run)
+    return gather_facts("register", {"method_metadata": made.module_ref, "repo": str(made.repo)})
+
+
+def log_facts(root: str | os.PathLike, *, benchmark_name: str = "nori-2026-11", purpose: str | None = "a new method",
+              **run: Any) -> Any:
+    """What ``checks run log`` gathers (a ``LogFacts``) for a fresh run and an :func:`arena_checkout`."""
+    made = arena_checkout(root, **run)
+    return gather_facts("log", {"run": str(made.run.run_dir), "repo": str(made.repo), "benchmark_name": benchmark_name,
+                                "purpose": purpose, "method_metadata": made.run.metadata_ref})
+
+
+def unpublish_facts(root: str | os.PathLike, **run: Any) -> Any:
+    """What ``checks run unpublish`` gathers (an ``UnpublishFacts``) for a run processed for real into ``root/cache``.
+
+    Its ``remote_keys`` lists the bucket only when S3 credentials (and ``AWS_ENDPOINT_URL`` for a
+    local server) are in the environment; otherwise it says ``credentials missing``.
+    """
+    made = _processed_run(root, **run)
+    return gather_facts("unpublish", {"method": made.method, "suite": made.suite, "cache_root": str(made.cache_root)})
 
 
 def info_facts(root: str | os.PathLike, source: str, name: str = "info.py") -> list[Any]:

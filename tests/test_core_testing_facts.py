@@ -11,9 +11,13 @@ from checks.testing import (
     draft_facts,
     eval_results_facts,
     evaluate_rules,
+    arena_checkout,
     info_facts,
+    log_facts,
     process_facts,
+    register_facts,
     tabarena_run,
+    unpublish_facts,
     upload_facts,
 )
 
@@ -82,3 +86,51 @@ def test_draft_facts_come_from_the_local_hub(tmp_path):
     assert len({d.label for d in facts.decisions}) == 7  # one decision per leaderboard model
     assert {r.source_task for r in facts.rows} == {"Main", "Hard", "Average"} and len(facts.rows) == 21
     assert "drafts/acme--Alpha-7B/.eval_results/toy-bench.yaml" in facts.output_files  # the bundle it would write
+
+
+def _of(action):
+    from tabarena_checks.rules.register import RULES
+
+    return [r for r in RULES if action in r.actions]
+
+
+def test_register_facts_read_the_checkouts_methods_py(tmp_path):
+    facts = register_facts(tmp_path)
+    assert facts.metadata.method == "Nori" and facts.path.name == "methods.py"
+    assert [e.name for e in facts.entries] == ["lightgbm_method_metadata"]
+    assert facts.entries[0].metadata.method == "LightGBM" and facts.replaced is None
+    assert "from tabarena.models.nori.info import" in facts.edit().source  # what register would write
+    verdicts = evaluate_rules(_of("register"), facts, action="register")
+    assert all(v.outcome is Outcome.PASSED for v in verdicts.values()), {c: v.message for c, v in verdicts.items()}
+
+
+def test_register_facts_of_a_checkout_whose_methods_py_lost_its_layout(tmp_path):
+    from checks.testing import gather_facts
+
+    made = arena_checkout(tmp_path)
+    methods = made.repo / "packages/tabarena/src/tabarena/contexts/tabarena/methods.py"
+    methods.write_text(methods.read_text().replace("methods_superseded = []\n", ""))
+    facts = gather_facts("register", {"method_metadata": made.module_ref, "repo": str(made.repo)})
+    assert_fails(evaluate_rules(_of("register"), facts, action="register"), "TA503", "methods_superseded")
+
+
+def test_log_facts_come_from_a_git_checkout_and_the_run(tmp_path):
+    facts = log_facts(tmp_path)
+    assert len(facts.files) == 2 and facts.log_text.startswith("# Benchmark log")
+    assert not facts.logged and len(facts.sha.sha) == 40
+    assert "nori-2026-11" in facts.entry() and "Nori" in facts.entry()
+    verdicts = evaluate_rules(_of("log"), facts, action="log")
+    assert all(v.outcome is Outcome.PASSED for v in verdicts.values()), {c: v.message for c, v in verdicts.items()}
+    dashed = log_facts(tmp_path / "b", benchmark_name="nori \u2014 rerun")
+    assert_fails(evaluate_rules(_of("log"), dashed, action="log"), "TA513")
+
+
+def test_unpublish_facts_know_where_the_method_lives(tmp_path, monkeypatch):
+    from tabarena_checks.publish.s3store import CREDENTIAL_ENV
+
+    for name in CREDENTIAL_ENV:
+        monkeypatch.delenv(name, raising=False)
+    facts = unpublish_facts(tmp_path)
+    assert facts.bucket == "tabarena" and facts.key_root == "cache/artifacts/nori-2026-11/methods/Nori"
+    assert facts.cache.metadata_yaml.is_file()
+    assert facts.remote_keys == "credentials missing"
