@@ -145,7 +145,9 @@ def _located_verdicts(registry: Registry, chosen, ctx: RunContext, subject: Subj
             where = {"path": ctx.config.path or "rules.toml", "line": 1}
         else:
             where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
-        out.append(attrs.evolve(verdict, findings=tuple(_locate(f, where) for f in verdict.findings)))
+        if verdict.findings:  # most verdicts have none: no copy to make
+            verdict = attrs.evolve(verdict, findings=tuple(_locate(f, where) for f in verdict.findings))
+        out.append(verdict)
     return out
 
 

@@ -161,12 +161,13 @@ def _required_by_config(code: str, config: Config) -> bool:
 def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
            tracker: suppress.Tracker | None = None) -> Verdict:
     start = time.perf_counter()
-    verdict = _judged(rule, severity, ctx, waivers, matched, tracker)
-    return attrs.evolve(verdict, duration=time.perf_counter() - start)
+    fields = _judged(rule, severity, ctx, waivers, matched, tracker)
+    return Verdict(**fields, duration=time.perf_counter() - start)  # built once: a hook judges ~1,000 per run
 
 
 def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
-            tracker: suppress.Tracker | None) -> Verdict:
+            tracker: suppress.Tracker | None) -> dict[str, Any]:
+    """The :class:`Verdict`'s fields for one rule (its duration is added by :func:`_judge`)."""
     # One function on purpose (radon D): crash, inline suppression, waiver and pass/fail are the
     # four ways one rule's findings end, and a reader should see their order in one place.
     base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
@@ -177,7 +178,7 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
 
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
-        return Verdict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(Finding(message),), **base)
+        return dict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(Finding(message),), **base)
     if ctx.config.per_file_ignores and not (rule.required or _required_by_config(rule.code, ctx.config)):
         ignored = [p for p in ctx.config.per_file_ignores if any(rule.code.startswith(c) or c == "ALL" for c in p.codes)]
         findings = tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
@@ -189,7 +190,7 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
         excused = [Excuse("inSource", s.id, s.reason, f) for f, s in covered]
     if not findings:
         outcome = Outcome.WAIVED if suppressed else Outcome.PASSED
-        return Verdict(severity=severity, outcome=outcome, suppressions=suppressed, excused=tuple(excused), **base)
+        return dict(severity=severity, outcome=outcome, suppressions=suppressed, excused=tuple(excused), **base)
     used: list[str] = []
     all_waived = True
     for finding in findings:
@@ -205,8 +206,8 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
         else:
             all_waived = False
     outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
-    return Verdict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
-                   suppressions=suppressed, excused=tuple(excused), **base)
+    return dict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
+                suppressions=suppressed, excused=tuple(excused), **base)
 
 
 def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[str, ExitCode, tuple[str, ...], str, str]:
