@@ -20,14 +20,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hfmigrate_checks.drafts import bundle, decide as drafts
-from hfmigrate_checks.source.contract import Contract
-from hfmigrate_checks.source.ledger import LedgerRow
 from hfmigrate_checks.drafts.validate import EvalFile
+
+if TYPE_CHECKING:  # the draft's modules load with the draft action, not with the eval-results hook
+    from hfmigrate_checks.drafts import bundle, decide as drafts
+    from hfmigrate_checks.source.contract import Contract
+    from hfmigrate_checks.source.ledger import LedgerRow
 
 
 @attrs.frozen
@@ -103,6 +105,8 @@ class DraftFacts:
 
     @functools.cached_property
     def decisions(self) -> tuple[drafts.ModelDecision, ...]:
+        from hfmigrate_checks.drafts import decide as drafts
+
         return tuple(drafts.decide(self.contract, self.rows, self.resolutions, self.states))
 
     @functools.cached_property
@@ -141,6 +145,8 @@ class DraftFacts:
 
     @functools.cached_property
     def output_files(self) -> Mapping[str, str]:
+        from hfmigrate_checks.drafts import bundle
+
         header = bundle.Header(self.whoami, self.checked_at, self.live.sha)
         return bundle.plan_files(self.contract, self.decisions, header, self.bundle_path)
 

@@ -65,6 +65,9 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     exit_code, modules = _imported(tmp_path, "precommit", "eval-results", ".eval_results/gpqa.yaml")
     assert exit_code in (0, 1)
     assert sorted(modules & set(HEAVY)) == []
+    # the draft action's modules (the review bundle, the ledger importers and their csv) stay out of the hook
+    assert "csv" not in modules and not [m for m in modules if m.endswith((".bundle", ".ledger"))]
+    assert "tabarena_checks.info_static" not in modules  # the info.py reader is the other hook's
 
 
 def test_a_configuration_file_is_still_validated_with_cattrs(tmp_path):

@@ -8,12 +8,16 @@ no decision record, nothing written.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 import click
 
 from checks import InputError
 from checks import filecheck
-from tabarena_checks.metadata.model import MethodMetadata
+
+if TYPE_CHECKING:  # loaded by the reader when a file is read, not when the eval-results hook registers this one
+    from tabarena_checks.metadata.model import MethodMetadata
 
 ACTION = "precommit-info"
 
