@@ -6,6 +6,7 @@ user mistakes print one ``checks: error:`` block, never a traceback.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -376,6 +377,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         plugin_args, config_path, args = _early_args(args)
         registry = plugins.load(plugin_args, local=_local_plugins(config_path))
         cli = build_cli(registry)
+        if argv is None:  # the script owns its process: start-up's objects stay for good (see checks.__main__)
+            gc.freeze()
+            gc.enable()
         cli.main(args, prog_name="checks", standalone_mode=False, obj=tuple(args))
         code = ExitCode.OK
     except SystemExit as exc:

@@ -107,3 +107,15 @@ def test_a_plugin_may_not_replace_a_framework_command(tmp_path):
     res = subprocess.run([sys.executable, "-m", "checks", "-p", "grabber", "rules"], cwd=tmp_path, env=env,
                          capture_output=True, text=True)
     assert res.returncode == 0 and "TA101" in res.stdout  # the framework's own, whatever the plugin tried
+
+
+def test_the_garbage_collector_is_back_on_when_the_command_runs(tmp_path):
+    """`checks` turns the cyclic GC off while it starts and back on, start-up's objects frozen, before the command."""
+    (tmp_path / "gcprobe.py").write_text(
+        "import gc\nimport click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
+        "    cli.add_command(click.Command('gcprobe', callback=lambda: click.echo(\n"
+        "        f'enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 1000}')))\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-m", "checks", "-p", "gcprobe", "gcprobe"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "enabled=True frozen=True", res.stdout + res.stderr
