@@ -9,7 +9,6 @@ docs/outputs.md documents each format and the JSON schema.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -235,6 +234,8 @@ def as_dict(report: Report) -> dict[str, Any]:
 
 
 def as_json(report: Report) -> str:
+    import json  # only for this format: a hook printing human lines imports no json
+
     from checks.redact import redact_data  # on the values, before JSON escapes a secret out of sight
 
     return json.dumps(redact_data(as_dict(report)), indent=2, default=str)
@@ -428,6 +429,8 @@ def _utc(moment: dt.datetime) -> str:
 
 
 def as_sarif(report: Report) -> str:
+    import json
+
     from checks.redact import redact_data
 
     return json.dumps(redact_data(as_sarif_dict(report)), indent=2, default=str)
