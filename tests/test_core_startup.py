@@ -51,7 +51,7 @@ def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     _, modules = _imported(tmp_path, "rules")
     assert "checks.runner" not in modules and "checks.filecheck" not in modules
     assert not [m for m in modules if m.startswith(("tabarena_checks", "hfmigrate_checks")) and
-                m.rpartition(".")[2] in ("cli", "synth_cli", "inspect_cli", "metadata_cli", "precommit")]
+                m.rpartition(".")[2] in ("cli", "inspect_cli", "precommit")]
 
 
 def test_precommit_hooks_import_no_heavy_module(tmp_path):
@@ -67,7 +67,7 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     assert sorted(modules & set(HEAVY)) == []
     # the draft action's modules (the review bundle, the ledger importers and their csv) stay out of the hook
     assert "csv" not in modules and not [m for m in modules if m.endswith((".bundle", ".ledger"))]
-    assert "tabarena_checks.info_static" not in modules  # the info.py reader is the other hook's
+    assert "tabarena_checks.metadata.info_static" not in modules  # the info.py reader is the other hook's
 
 
 def test_a_configuration_file_is_still_validated_with_cattrs(tmp_path):
