@@ -40,16 +40,15 @@ _BACKLOG = """
     verdict_table loads_yaml as_junit load unloaded_providers select_rules evaluate _judged parse_comment
     _python _yaml Tracker.split evaluate_rules
     # tabarena_checks
-    name_problem _from_children column_type frame write heatmap comparison _entry Reader.evaluate
-    Reader.keywords Reader._call build _record _unbound_calls read_variable inspect_command canonical
-    _derivation register_commands.metadata import_object from_object ProcessFacts.selected_method _execute
-    parse_key _val_fidelity row_from_result _consistency read_layout plan_edit method_report
-    cache_settings_consistent validation_protocol_declared Publisher.publish Publisher.verify protocol_record
-    _brief _set_array_state guessed_default select pandas_float passes
+    name_problem _from_children column_type frame write heatmap comparison _entry Reader.evaluate Reader.keywords
+    Reader._call build _record _unbound_calls read_variable inspect_command canonical _derivation
+    register_commands.metadata import_object from_object ProcessFacts.selected_method _execute parse_key
+    _val_fidelity row_from_result _consistency read_layout plan_edit method_report cache_settings_consistent
+    validation_protocol_declared Publisher.publish Publisher.verify protocol_record _brief _set_array_state
+    guessed_default select pandas_float passes
     # hfmigrate_checks
-    _loaded_problem _scalar _lines decide RetryingTransport.handle_request rows_from_records load tables _entry
-    search_queries no_duplicate_benchmark every_file_and_diff_checked _owned_pr_status _Repo.pr_diff
-    LocalHub._respond _Router._tree _Router._discussions
+    _loaded_problem decide RetryingTransport.handle_request rows_from_records load tables
+    _owned_pr_status _Repo.pr_diff LocalHub._respond _Router._tree _Router._discussions
 """
 BACKLOG = Counter(name for line in _BACKLOG.splitlines() for name in line.partition("#")[0].split())
 

@@ -64,6 +64,15 @@ def _float_text(number: float) -> str:
     return f"{mantissa}.0e{exponent}" if sep and "." not in mantissa else text
 
 
+def _float_scalar(value: float) -> str:
+    """A float as YAML writes it: its shortest text, or .nan / .inf / -.inf."""
+    if math.isfinite(value):
+        return _float_text(value)
+    if value != value:
+        return ".nan"
+    return ".inf" if value > 0 else "-.inf"
+
+
 def _scalar(value: Any) -> str:
     import datetime as dt
     import json
@@ -75,7 +84,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _float_text(value) if math.isfinite(value) else ".nan" if value != value else (".inf" if value > 0 else "-.inf")
+        return _float_scalar(value)
     if isinstance(value, (dt.date, dt.datetime)):
         value = value.isoformat()
     text = json.dumps(str(value), ensure_ascii=False)
@@ -101,25 +110,31 @@ def _key(key: Any) -> str:
 def _lines(value: Any, indent: int) -> list[str]:
     pad = " " * indent
     if isinstance(value, dict) and value:
-        out = []
-        for key, item in value.items():
-            if isinstance(item, (dict, list)) and item:
-                out.append(f"{pad}{_key(key)}:")
-                out += _lines(item, indent + 2)
-            else:
-                out.append(f"{pad}{_key(key)}: {_inline(item)}")
-        return out
+        return [line for key, item in value.items() for line in _mapping_item(key, item, indent)]
     if isinstance(value, list) and value:
-        out = []
-        for item in value:
-            if isinstance(item, (dict, list)) and item:
-                sub = _lines(item, indent + 2)
-                out.append(f"{pad}- {sub[0][indent + 2:]}")
-                out += sub[1:]
-            else:
-                out.append(f"{pad}- {_inline(item)}")
-        return out
+        return [line for item in value for line in _sequence_item(item, indent)]
     return [pad + _inline(value)]
+
+
+def _nested(item: Any) -> bool:
+    return isinstance(item, (dict, list)) and bool(item)
+
+
+def _mapping_item(key: Any, item: Any, indent: int) -> list[str]:
+    """``key: value`` on one line, or ``key:`` above a nested block."""
+    pad = " " * indent
+    if _nested(item):
+        return [f"{pad}{_key(key)}:", *_lines(item, indent + 2)]
+    return [f"{pad}{_key(key)}: {_inline(item)}"]
+
+
+def _sequence_item(item: Any, indent: int) -> list[str]:
+    """``- value`` on one line, or ``- `` starting a nested block."""
+    pad = " " * indent
+    if _nested(item):
+        sub = _lines(item, indent + 2)
+        return [f"{pad}- {sub[0][indent + 2:]}", *sub[1:]]
+    return [f"{pad}- {_inline(item)}"]
 
 
 def _inline(value: Any) -> str:

@@ -85,6 +85,16 @@ def _label(path: Path, key: object) -> str:
     return key
 
 
+def _note_and_api_only(value: dict, where: str) -> tuple[str, bool]:
+    note = value.get("note", "")
+    if not isinstance(note, str):
+        raise InputError(f"{where}: 'note' must be a string (got {note!r})")
+    api_only = value.get("api_only", False)
+    if not isinstance(api_only, bool):
+        raise InputError(f"{where}: 'api_only' must be true or false (got {api_only!r})")
+    return note, api_only
+
+
 def _entry(path: Path, label: object, value: object) -> MappingEntry:
     where = f"{path}: entry {label!r}"
     if not isinstance(value, dict):
@@ -93,12 +103,7 @@ def _entry(path: Path, label: object, value: object) -> MappingEntry:
     unknown = sorted(map(str, set(value) - MAPPING_KEYS))
     if unknown:
         raise InputError(f"{where} has unknown key(s) {', '.join(unknown)}; allowed: repo, api_only, note")
-    note = value.get("note", "")
-    if not isinstance(note, str):
-        raise InputError(f"{where}: 'note' must be a string (got {note!r})")
-    api_only = value.get("api_only", False)
-    if not isinstance(api_only, bool):
-        raise InputError(f"{where}: 'api_only' must be true or false (got {api_only!r})")
+    note, api_only = _note_and_api_only(value, where)
     if api_only:
         if value.get("repo") is not None:
             raise InputError(f"{where} sets both 'api_only: true' and a repo; keep one of them")
@@ -361,13 +366,18 @@ class _Lookups:
         return None
 
 
+def _base_word(part: str) -> bool:
+    """Whether a label word names the model rather than its role, quantization or fine-tune."""
+    return part not in ROLE_WORDS | BASE_WORDS and not _QUANT.fullmatch(part)
+
+
 def search_queries(label: str) -> list[str]:
     """The Hub searches for ``label``: its full name, then its base name (no role, quantization or
     fine-tune words: ``Kestrel-9B-Instruct`` -> ``kestrel-9b``), then its family (name words only:
     ``kestrel``), so a near miss is found and named as one instead of "nothing is named like it"."""
     full = normalize(label)
     parts = [p for p in full.split("-") if p]
-    base = "-".join(p for p in parts if p not in ROLE_WORDS | BASE_WORDS and not _QUANT.fullmatch(p))
+    base = "-".join(p for p in parts if _base_word(p))
     family = "-".join(p for p in parts if p in features(label).words)
     # a near-miss query must keep a name word of 3+ letters: "7b" or "pi" alone would list half the Hub
     near = [q for q in (base, family) if q != full and re.search(r"[a-z]{3}", q)]

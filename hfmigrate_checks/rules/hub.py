@@ -9,6 +9,13 @@ from checks import Finding, rule
 DRAFT = ("draft",)
 
 
+def _held(state) -> str:
+    """Where the repo holds the benchmark already: on main, or in which pending PRs."""
+    if state.main_has_benchmark:
+        return "on main"
+    return "in PR " + ", ".join(f"#{pr.num}" for pr in state.matching_prs)
+
+
 def _drafted(facts):
     return [d for d in facts.decisions if d.draft is not None]
 
@@ -67,9 +74,7 @@ def no_duplicate_benchmark(ctx):
             yield Finding(f"{d.draft.repo_id}: a new file is drafted but the repo state is {status!r}",
                           target=d.label)
         elif d.draft.kind == "draft" and (getattr(state, "main_has_benchmark", False) or state.matching_prs):
-            where = "on main" if state.main_has_benchmark else "in PR " + ", ".join(
-                f"#{pr.num}" for pr in state.matching_prs)
-            yield Finding(f"{d.draft.repo_id}: a new file is drafted but the benchmark is already {where}",
+            yield Finding(f"{d.draft.repo_id}: a new file is drafted but the benchmark is already {_held(state)}",
                           target=d.label)
         elif d.draft.kind == "update_existing_pr" and status != "update_existing_pr":
             yield Finding(f"{d.draft.repo_id}: an owned-PR update is drafted but the repo state is {status!r}",
@@ -140,16 +145,21 @@ def every_file_and_diff_checked(ctx):
         if d.repo_id not in facts.states:
             yield Finding(f"{d.repo_id}: exact match of {d.label!r} was never inspected", target=d.label)
     for d in _drafted(facts):
-        state = d.state
-        problems = list(getattr(state, "problems", ()) or ())
-        if problems:
-            yield Finding(f"{d.draft.repo_id}: drafted although reading it failed: {'; '.join(map(str, problems))}",
-                          target=d.label)
-        unread = [f"#{pr.num}" for pr in getattr(state, "pending_prs", ()) if not pr.diff_checked]
-        if unread:
-            yield Finding(f"{d.draft.repo_id}: the diff of pending PR {', '.join(unread)} was not read", target=d.label)
-        if not getattr(state, "sha", None) or not getattr(state, "checked_at", None):
-            yield Finding(f"{d.draft.repo_id}: no inspected commit or check time recorded", target=d.label)
+        yield from _read_completely(d)
+
+
+def _read_completely(d):
+    """Findings when a drafted repo had read failures, an unread PR diff, or no recorded commit."""
+    state = d.state
+    problems = list(getattr(state, "problems", ()) or ())
+    if problems:
+        yield Finding(f"{d.draft.repo_id}: drafted although reading it failed: {'; '.join(map(str, problems))}",
+                      target=d.label)
+    unread = [f"#{pr.num}" for pr in getattr(state, "pending_prs", ()) if not pr.diff_checked]
+    if unread:
+        yield Finding(f"{d.draft.repo_id}: the diff of pending PR {', '.join(unread)} was not read", target=d.label)
+    if not getattr(state, "sha", None) or not getattr(state, "checked_at", None):
+        yield Finding(f"{d.draft.repo_id}: no inspected commit or check time recorded", target=d.label)
 
 
 RULES = [exact_match_only, no_duplicate_benchmark, owned_pr_exception, every_file_and_diff_checked]
