@@ -55,27 +55,33 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         severity, required = effective(rule, config, action.arena)
         if required:
-            per_file = any(rule.code in p.codes for p in config.per_file_ignores)
-            if rule.code in ignore or per_file:
-                key = config.key("per-file-ignores" if per_file else "ignore")
-                raise ConfigError(
-                    f"{config.path}: {key}: {rule.code} ({rule.name}) is a required rule and cannot be "
-                    f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
-                )
-            if severity is not Severity.ERROR:
-                raise ConfigError(
-                    f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
-                    f"its severity must stay 'error' (got {severity.value!r})"
-                )
-            if not rule.waivable and any(w.rule == rule.code for w in config.waivers):
-                raise ConfigError(
-                    f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
-                    f"files and cannot be waived; fix what it reports instead"
-                )
+            _check_required(rule, severity, ignore, config)
             chosen.append((rule, severity))
         elif config_mod.is_selected(rule.code, layers):
             chosen.append((rule, severity))
     return chosen
+
+
+def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
+    """Raise :class:`ConfigError` if ``config`` ignores, lowers or (when it may not be) waives a required rule:
+    a required rule gates every run, so a configuration that would silence it is refused up front."""
+    per_file = any(rule.code in p.codes for p in config.per_file_ignores)
+    if rule.code in ignore or per_file:
+        key = config.key("per-file-ignores" if per_file else "ignore")
+        raise ConfigError(
+            f"{config.path}: {key}: {rule.code} ({rule.name}) is a required rule and cannot be "
+            f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
+        )
+    if severity is not Severity.ERROR:
+        raise ConfigError(
+            f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
+            f"its severity must stay 'error' (got {severity.value!r})"
+        )
+    if not rule.waivable and any(w.rule == rule.code for w in config.waivers):
+        raise ConfigError(
+            f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
+            f"files and cannot be waived; fix what it reports instead"
+        )
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:
@@ -129,28 +135,47 @@ def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]
 
 
 def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_codes: Iterable[str]) -> list[Verdict]:
-    """Evaluate each rule on its own (a raising rule cannot hide the others), apply waivers, sort by code."""
-    waivers = [*ctx.config.waivers, *ctx.extra_waivers]
-    report = ctx.waiver_report
-    report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
-    live = [w for w in waivers if not w.expired(ctx.today)]
+    """Evaluate each rule on its own (a raising rule cannot hide the others), apply waivers, sort by code.
+
+    Domain rules run first so the framework rules (which judge waivers and suppressions) see
+    what the domain rules used.
+    """
+    chosen = list(chosen)
+    ctx.waiver_report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
+    live = [w for w in (*ctx.config.waivers, *ctx.extra_waivers) if not w.expired(ctx.today)]
+    framework, domain = _split_framework(chosen)
+    matched: set[str] = set()
+    known = set(known_codes)
+    required = frozenset(r.code for r, _ in chosen if _is_required(r, ctx.config))
+    tracker = suppress.Tracker(frozenset(known), required, tuple(ctx.sources), report=ctx.suppression_report)
+    verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
+                for rule, severity in sorted(domain, key=lambda p: p[0].code)]
+    evaluated = {r.code for r, _ in domain}
+    tracker.finish(evaluated)
+    _report_waivers(ctx, live, evaluated, matched, known)
+    verdicts += [_judge(rule, severity, ctx, [], matched) for rule, severity in framework]
+    return sorted(verdicts, key=lambda v: v.code)
+
+
+def _split_framework(chosen: list[tuple[Rule, Severity]]) -> tuple[list, list]:
+    """(framework rules, domain rules) of ``chosen``, each in its given order."""
     framework, domain = [], []
     for rule, severity in chosen:
         (framework if rule.code.startswith(FRAMEWORK_PREFIX) else domain).append((rule, severity))
-    verdicts = []
-    matched: set[str] = set()
-    known = set(known_codes)
-    required = frozenset(r.code for r, _ in chosen if r.required or _required_by_config(r.code, ctx.config))
-    tracker = suppress.Tracker(frozenset(known), required, tuple(ctx.sources), report=ctx.suppression_report)
-    for rule, severity in sorted(domain, key=lambda p: p[0].code):
-        verdicts.append(_judge(rule, severity, ctx, live, matched, tracker))
-    evaluated = {r.code for r, _ in domain}
-    tracker.finish(evaluated)
+    return framework, domain
+
+
+def _report_waivers(ctx: RunContext, live: list[Waiver], evaluated: set[str], matched: set[str],
+                    known: set[str]) -> None:
+    """Fill the waivers the domain rules left unused or that name an unknown rule, for the framework rules."""
+    report = ctx.waiver_report
     report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
     report.unknown = [w for w in ctx.config.waivers if w.rule not in known]
-    for rule, severity in framework:
-        verdicts.append(_judge(rule, severity, ctx, [], matched))
-    return sorted(verdicts, key=lambda v: v.code)
+
+
+def _is_required(rule: Rule, config: Config) -> bool:
+    """Whether ``rule`` is required by its plugin or by ``config``."""
+    return rule.required or _required_by_config(rule.code, config)
 
 
 def _required_by_config(code: str, config: Config) -> bool:
@@ -167,21 +192,17 @@ def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver
 
 def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
             tracker: suppress.Tracker | None) -> dict[str, Any]:
-    """The :class:`Verdict`'s fields for one rule (its duration is added by :func:`_judge`)."""
-    # One function on purpose (radon D): crash, inline suppression, waiver and pass/fail are the
-    # four ways one rule's findings end, and a reader should see their order in one place.
+    """The :class:`Verdict`'s fields for one rule (its duration is added by :func:`_judge`).
+
+    Crash, per-file ignore, inline suppression, waiver and pass/fail are the ways one rule's
+    findings end, in this order; each step is a helper so the order reads in one place.
+    """
     base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
     try:
         findings = _findings(rule.check(ctx))
     except Exception as exc:  # fail closed: a crashed rule blocks
-        import traceback
-
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        message = f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
-        return dict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(Finding(message),), **base)
-    if ctx.config.per_file_ignores and not (rule.required or _required_by_config(rule.code, ctx.config)):
-        ignored = [p for p in ctx.config.per_file_ignores if any(rule.code.startswith(c) or c == "ALL" for c in p.codes)]
-        findings = tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
+        return dict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(_crash_finding(exc),), **base)
+    findings = _not_ignored_per_file(rule, ctx.config, findings)
     suppressed: tuple[str, ...] = ()
     excused: list[Excuse] = []
     if tracker is not None and findings:
@@ -191,23 +212,52 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
     if not findings:
         outcome = Outcome.WAIVED if suppressed else Outcome.PASSED
         return dict(severity=severity, outcome=outcome, suppressions=suppressed, excused=tuple(excused), **base)
+    all_waived, used = _apply_waivers(rule, findings, ctx, waivers, matched, excused)
+    outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
+    return dict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
+                suppressions=suppressed, excused=tuple(excused), **base)
+
+
+def _crash_finding(exc: Exception) -> Finding:
+    """The finding a crashed rule reports: the exception and the line that raised it, to find it fast."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return Finding(f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})")
+
+
+def _not_ignored_per_file(rule: Rule, config: Config, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """``findings`` without those ``per-file-ignores`` covers; a required rule's findings are never dropped."""
+    if not config.per_file_ignores or _is_required(rule, config):
+        return findings
+    ignored = [p for p in config.per_file_ignores if _names_rule(p.codes, rule.code)]
+    return tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
+
+
+def _names_rule(codes: Iterable[str], code: str) -> bool:
+    """Whether a ``per-file-ignores`` entry's ``codes`` cover ``code`` (a prefix of it, or ``ALL``)."""
+    return any(code.startswith(c) or c == "ALL" for c in codes)
+
+
+def _apply_waivers(rule: Rule, findings: tuple[Finding, ...], ctx: RunContext, waivers: list[Waiver],
+                   matched: set[str], excused: list[Excuse]) -> tuple[bool, list[str]]:
+    """(whether every finding is waived, the waiver ids used in order); ``excused``, ``matched`` and the
+    run's waiver report are filled in place, as the run's later waiver checks read them."""
     used: list[str] = []
     all_waived = True
     for finding in findings:
         hits = _matching(waivers, rule.code, finding.target or ctx.target) if rule.waivable else []
-        if hits:
-            excused += [Excuse("external", w.id, f"{w.reason} (owner {w.owner}, expires {w.expires})", finding)
-                        for w in hits]
-            for w in hits:
-                matched.add(w.id)
-                if w.id not in used:
-                    used.append(w.id)
-                    ctx.waiver_report.used.setdefault(rule.code, []).append(w.id)
-        else:
+        if not hits:
             all_waived = False
-    outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
-    return dict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
-                suppressions=suppressed, excused=tuple(excused), **base)
+            continue
+        excused += [Excuse("external", w.id, f"{w.reason} (owner {w.owner}, expires {w.expires})", finding)
+                    for w in hits]
+        for w in hits:
+            matched.add(w.id)
+            if w.id not in used:
+                used.append(w.id)
+                ctx.waiver_report.used.setdefault(rule.code, []).append(w.id)
+    return all_waived, used
 
 
 def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[str, ExitCode, tuple[str, ...], str, str]:
