@@ -134,17 +134,13 @@ def human(report: Report, console, *, quiet: bool = False) -> None:
     if not quiet:
         console.print(f"[bold]checks run {report.action}[/bold] target={escape(report.target)}", highlight=False)
     for v in report.verdicts:
-        if quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED):
-            continue
-        style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
-        console.print(f"  [{style}]{label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
-        for f in v.findings:
-            where = location(f)
-            console.print(f"           {where + ': ' if where else ''}{f.message}", highlight=False, markup=False)
-        if v.waivers:
-            console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
-        if v.suppressions:
-            console.print(f"           suppressed inline at: {', '.join(v.suppressions)}", highlight=False, markup=False)
+        if not (quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED)):
+            _human_verdict(v, console)
+    _human_tail(report, console, quiet=quiet)
+
+
+def _human_tail(report: Report, console, *, quiet: bool) -> None:
+    """The plan (not with ``-q``), the summary line, the action's own summary and the error, if any."""
     if not quiet:
         for line in report.plan:
             console.print(f"  plan: {line}", highlight=False, markup=False)
@@ -153,6 +149,18 @@ def human(report: Report, console, *, quiet: bool = False) -> None:
         console.print(report.summary, highlight=False, markup=False)
     if report.error:
         console.print(f"error: {report.error}", highlight=False, markup=False)
+
+
+def _human_verdict(v: Verdict, console) -> None:
+    """One verdict's line (a failed non-error rule in yellow), its findings, waivers and inline suppressions."""
+    style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
+    console.print(f"  [{style}]{label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
+    for f in v.findings:
+        console.print(f"           {_located(f)}", highlight=False, markup=False)
+    if v.waivers:
+        console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
+    if v.suppressions:
+        console.print(f"           suppressed inline at: {', '.join(v.suppressions)}", highlight=False, markup=False)
 
 
 def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
@@ -254,34 +262,10 @@ def as_junit(report: Report) -> str:
     from xml.etree import ElementTree as ET
 
     classname = f"checks.{report.action}"
-    suite = ET.Element(
-        "testsuite",
-        name=classname,
-        tests=str(len(report.verdicts) + len(report.unreadable)),
-        failures=str(sum(v.outcome is Outcome.FAILED and v.blocks for v in report.verdicts)),
-        errors=str(sum(v.outcome is Outcome.CRASHED for v in report.verdicts) + len(report.unreadable)),
-        skipped=str(sum(v.outcome is Outcome.WAIVED for v in report.verdicts)),
-        time=f"{report.duration:.6f}",
-        timestamp=report.started.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
-    )
+    suite = _junit_suite(report, classname)
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
     for v in report.verdicts:
-        case = ET.SubElement(suite, "testcase", classname=f"{classname}.{v.plugin or 'core'}",
-                             name=f"{v.code} {v.name}", time=f"{v.duration:.6f}")
-        first = next((f for f in v.findings if f.path), None)
-        if first is not None and v.outcome is not Outcome.PASSED:
-            case.set("file", first.path)
-            if first.line:
-                case.set("line", str(first.line))
-        text = "\n".join(f"{location(f) + ': ' if location(f) else ''}{f.message}" for f in v.findings)
-        if v.outcome is Outcome.CRASHED:
-            ET.SubElement(case, "error", message=v.message[:500], type="crashed").text = text
-        elif v.outcome is Outcome.FAILED and v.blocks:
-            ET.SubElement(case, "failure", message=v.message[:500], type=v.severity.value).text = text
-        elif v.outcome is Outcome.WAIVED:
-            ET.SubElement(case, "skipped", message=f"waived by {', '.join(v.waivers)}")
-        elif v.outcome is Outcome.FAILED:
-            ET.SubElement(case, "system-out").text = f"{v.severity.value}: {text}"
+        _junit_verdict(suite, classname, v)
     for f in report.unreadable:
         case = ET.SubElement(suite, "testcase", classname=f"{classname}.input", name=f"read {f.path}", time="0",
                              file=f.path or "")
@@ -292,6 +276,58 @@ def as_junit(report: Report) -> str:
                       errors=suite.get("errors"), time=suite.get("time"))
     root.append(suite)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _junit_suite(report: Report, classname: str):
+    """The ``<testsuite>`` element with its counts: the totals CI dashboards show before any case."""
+    from xml.etree import ElementTree as ET
+
+    return ET.Element(
+        "testsuite",
+        name=classname,
+        tests=str(len(report.verdicts) + len(report.unreadable)),
+        failures=str(sum(v.outcome is Outcome.FAILED and v.blocks for v in report.verdicts)),
+        errors=str(sum(v.outcome is Outcome.CRASHED for v in report.verdicts) + len(report.unreadable)),
+        skipped=str(sum(v.outcome is Outcome.WAIVED for v in report.verdicts)),
+        time=f"{report.duration:.6f}",
+        timestamp=report.started.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
+    )
+
+
+def _junit_verdict(suite, classname: str, v: Verdict) -> None:
+    """Append one verdict's ``<testcase>``, pointing at its first finding's place unless it passed."""
+    from xml.etree import ElementTree as ET
+
+    case = ET.SubElement(suite, "testcase", classname=f"{classname}.{v.plugin or 'core'}",
+                         name=f"{v.code} {v.name}", time=f"{v.duration:.6f}")
+    first = next((f for f in v.findings if f.path), None)
+    if first is not None and v.outcome is not Outcome.PASSED:
+        case.set("file", first.path)
+        if first.line:
+            case.set("line", str(first.line))
+    _junit_outcome(case, v)
+
+
+def _junit_outcome(case, v: Verdict) -> None:
+    """The child that says how the case ended: ``<error>``, ``<failure>``, ``<skipped>`` or, for a
+    failed warning or info rule that passes, ``<system-out>``; nothing for a pass."""
+    from xml.etree import ElementTree as ET
+
+    text = "\n".join(_located(f) for f in v.findings)
+    if v.outcome is Outcome.CRASHED:
+        ET.SubElement(case, "error", message=v.message[:500], type="crashed").text = text
+    elif v.outcome is Outcome.FAILED and v.blocks:
+        ET.SubElement(case, "failure", message=v.message[:500], type=v.severity.value).text = text
+    elif v.outcome is Outcome.WAIVED:
+        ET.SubElement(case, "skipped", message=f"waived by {', '.join(v.waivers)}")
+    elif v.outcome is Outcome.FAILED:
+        ET.SubElement(case, "system-out").text = f"{v.severity.value}: {text}"
+
+
+def _located(f: Finding) -> str:
+    """``place: message``, or just the message when the finding has no place."""
+    where = location(f)
+    return f"{where + ': ' if where else ''}{f.message}"
 
 
 # --------------------------------------------------------------------------- sarif
