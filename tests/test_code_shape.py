@@ -40,10 +40,10 @@ _BACKLOG = """
     verdict_table loads_yaml load unloaded_providers parse_comment
     _python _yaml Tracker.split evaluate_rules
     # tabarena_checks
-    name_problem _from_children column_type frame write heatmap comparison _entry Reader.evaluate Reader.keywords
-    Reader._call build _record _unbound_calls read_variable inspect_command canonical _derivation
+    name_problem _from_children column_type frame write heatmap comparison _entry Reader.keywords
+    build _unbound_calls read_variable inspect_command canonical _derivation
     register_commands.metadata import_object from_object ProcessFacts.selected_method _execute parse_key
-    _val_fidelity row_from_result _consistency read_layout plan_edit method_report cache_settings_consistent
+    _val_fidelity read_layout plan_edit method_report cache_settings_consistent
     validation_protocol_declared Publisher.publish Publisher.verify protocol_record _brief _set_array_state
     guessed_default select pandas_float passes
     # hfmigrate_checks

@@ -480,25 +480,9 @@ class Reader:
         if isinstance(node, ast.Constant):
             return Val(node.value)
         if isinstance(node, ast.Name):
-            val = module.value(node.id, node)
-            if isinstance(val.value, (KnownClass, KnownMethod, Kwargs, Descriptor, Declared)):
-                return val  # the spread, descriptor or declaration step names it already
-            binding = (module.bindings.get(node.id) or [None])[0]
-            if binding is not None and binding.kind == "value":
-                return val.via(Step("constant", node.id, module.path, binding.line, binding.col))
-            return val
+            return self._name(module, node)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            items = []
-            for element in node.elts:
-                if isinstance(element, ast.Starred):
-                    raise module.fail(f"*{snippet(element.value)} in a literal cannot be read statically; "
-                                      f"write the items out", element)
-                items.append(plain(self.evaluate(module, element)))
-            kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
-            try:
-                return Val(kind(items))
-            except TypeError as exc:
-                raise module.fail(f"{snippet(node)}: {exc}", node) from None
+            return self._sequence_display(module, node)
         if isinstance(node, ast.Dict):
             return self._dict_display(module, node)
         if isinstance(node, ast.Call):
@@ -513,6 +497,32 @@ class Reader:
         raise module.fail(f"{snippet(node)} is an expression outside what can be read statically (literals, "
                           f"module-level names, dict(...), ** spreads, MethodMetadata/ModelDescriptor calls); "
                           f"write the value itself or a module-level constant", node)
+
+    @staticmethod
+    def _name(module: Module, node: ast.Name) -> Val:
+        """A name's value, traced to the module-level constant it reads (spreads, descriptors and declarations
+        carry their own step)."""
+        val = module.value(node.id, node)
+        if isinstance(val.value, (KnownClass, KnownMethod, Kwargs, Descriptor, Declared)):
+            return val  # the spread, descriptor or declaration step names it already
+        binding = (module.bindings.get(node.id) or [None])[0]
+        if binding is not None and binding.kind == "value":
+            return val.via(Step("constant", node.id, module.path, binding.line, binding.col))
+        return val
+
+    def _sequence_display(self, module: Module, node: ast.List | ast.Tuple | ast.Set) -> Val:
+        """A list, tuple or set literal of readable items (a ``*`` spread's length is not known statically)."""
+        items = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                raise module.fail(f"*{snippet(element.value)} in a literal cannot be read statically; "
+                                  f"write the items out", element)
+            items.append(plain(self.evaluate(module, element)))
+        kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
+        try:
+            return Val(kind(items))
+        except TypeError as exc:
+            raise module.fail(f"{snippet(node)}: {exc}", node) from None
 
     def _dict_display(self, module: Module, node: ast.Dict) -> Val:
         items: dict[Any, Val] = {}
@@ -570,19 +580,23 @@ class Reader:
         func = self.evaluate(module, node.func)
         target = func.value
         if isinstance(target, KnownClass) and target.name == "dict":
-            if len(node.args) > 1 or (node.args and isinstance(node.args[0], ast.Starred)):
-                raise module.fail("dict() with more than one positional argument cannot be read statically", node)
-            base: dict[str, Val] = {}
-            if node.args:
-                first = self.evaluate(module, node.args[0])
-                if not isinstance(first.value, Kwargs):
-                    raise module.fail(f"dict({snippet(node.args[0])}) copies {kind_of(first.value)}, not a dict", node)
-                base = dict(first.value.items)
-            extra = self.keywords(module, node, "dict()")
-            return Val(Kwargs({**base, **extra}))
+            return self._dict_call(module, node)
         if isinstance(target, (KnownClass, KnownMethod)) and self._build is not None:
             return self._build(self, module, node, func, variable)
         raise self._other_call(module, node)
+
+    def _dict_call(self, module: Module, node: ast.Call) -> Val:
+        """``dict(spread, **keywords)``: at most one positional argument, itself a readable dict."""
+        if len(node.args) > 1 or (node.args and isinstance(node.args[0], ast.Starred)):
+            raise module.fail("dict() with more than one positional argument cannot be read statically", node)
+        base: dict[str, Val] = {}
+        if node.args:
+            first = self.evaluate(module, node.args[0])
+            if not isinstance(first.value, Kwargs):
+                raise module.fail(f"dict({snippet(node.args[0])}) copies {kind_of(first.value)}, not a dict", node)
+            base = dict(first.value.items)
+        extra = self.keywords(module, node, "dict()")
+        return Val(Kwargs({**base, **extra}))
 
     @staticmethod
     def _other_call(module: Module, node: ast.Call) -> Unreadable:

@@ -197,29 +197,51 @@ def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, V
     origins[CALL] = (module.step("constructor", label, call),)
     declared = {name for name in given if name in FIELDS}
     if signature:
-        for name, default in signature.params.items():
-            values.setdefault(name, default)
-        values.update({k: v for k, v in signature.fixed.items() if v is not None})
-        for name in signature.fixed:
-            origins[name] = (func_step,)
+        _apply_signature(signature, values, origins, func_step)
     if constructor == LEGACY_S3:
-        values["cache_kwargs"] = {"bucket": values.pop("bucket"), "prefix": values.pop("prefix"),
-                                  "upload_as_public": True}
-        origins["cache_kwargs"] = (func_step, *(s for k in ("bucket", "prefix") for s in origins.pop(k, ())))
-        declared |= {"cache_type", "cache_kwargs"}
-    for name in IMPLIED_ONLY.get(constructor, ()):
-        if name not in given:
-            origins[name] = (func_step,)
-    for name in RUNTIME_ONLY:
-        values.pop(name, None)
-        origins.pop(name, None)
-    if isinstance(values.get("tags"), list):
-        values["tags"] = tuple(values["tags"])
+        declared |= _legacy_s3_cache(values, origins, func_step)
+    _implied_origins(constructor, given, origins, func_step)
+    _drop_runtime_only(values, origins)
     record = MethodMetadata(**{k: v for k, v in values.items() if k in FIELDS},
                             constructor=via or constructor, declared=frozenset(declared),
                             source=f"{module.path}:{call.lineno}", variable=variable,
                             origins=origins)
     return canonical(record)
+
+
+def _apply_signature(signature, values: dict, origins: dict, func_step: Step) -> None:
+    """The constructor's defaults where the call gave nothing, and what it fixes itself (traced to the call's
+    function name, as TabArena's constructor sets them whatever the call says)."""
+    for name, default in signature.params.items():
+        values.setdefault(name, default)
+    values.update({k: v for k, v in signature.fixed.items() if v is not None})
+    for name in signature.fixed:
+        origins[name] = (func_step,)
+
+
+def _legacy_s3_cache(values: dict, origins: dict, func_step: Step) -> set[str]:
+    """The legacy S3 constructor's bucket and prefix folded into ``cache_kwargs`` as it does; the fields it
+    thereby declares."""
+    values["cache_kwargs"] = {"bucket": values.pop("bucket"), "prefix": values.pop("prefix"),
+                              "upload_as_public": True}
+    origins["cache_kwargs"] = (func_step, *(s for k in ("bucket", "prefix") for s in origins.pop(k, ())))
+    return {"cache_type", "cache_kwargs"}
+
+
+def _implied_origins(constructor: str, given: dict[str, Val], origins: dict, func_step: Step) -> None:
+    """Fields the constructor implies without a keyword are traced to its name when the call left them out."""
+    for name in IMPLIED_ONLY.get(constructor, ()):
+        if name not in given:
+            origins[name] = (func_step,)
+
+
+def _drop_runtime_only(values: dict, origins: dict) -> None:
+    """Runtime-only keywords are not part of the record; tags are stored as a tuple (the record is frozen)."""
+    for name in RUNTIME_ONLY:
+        values.pop(name, None)
+        origins.pop(name, None)
+    if isinstance(values.get("tags"), list):
+        values["tags"] = tuple(values["tags"])
 
 
 def _check_arguments(module: Module, call: ast.Call, constructor: str, signature, given: dict[str, Val],

@@ -697,24 +697,53 @@ def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
     v = row.values
     v.update(layout(rel))
     v["framework"] = row.str_field(result, "framework", "framework")
-    tm, legacy = _task_metadata(result, row)
-    v["is_legacy_layout"] = legacy
-    v["tid"] = row.int_field(tm, "tid", "tid" if legacy else "task_metadata.tid")
-    v["dataset"] = row.str_field(tm, "name", "dataset" if legacy else "task_metadata.name")
-    v["repeat"] = row.int_field(tm, "repeat", "task_metadata.repeat", required=not legacy and bool(tm))
-    v["fold"] = row.int_field(tm, "fold", "fold" if legacy else "task_metadata.fold", required=bool(tm) or legacy)
-    v["sample"] = row.int_field(tm, "sample", "task_metadata.sample", required=False)
-    v["split_idx"] = row.int_field(tm, "split_idx", "task_metadata.split_idx", required=False)
-    v["problem_type"] = row.str_field(result, "problem_type", "problem_type")
-    metric = row.str_field(result, "metric", "metric")
-    v["metric"] = METRIC_ALIASES.get(metric, metric) if metric else metric
-    v["metric_error"] = row.float_field(result, "metric_error", "metric_error")
-    v["time_train_s"] = row.float_field(result, "time_train_s", "time_train_s")
-    v["time_infer_s"] = row.float_field(result, "time_infer_s", "time_infer_s")
+    v.update(_task_fields(result, row))
+    v.update(_score_fields(result, row))
     v.update(_guarded(row, "method_metadata", lambda: _method_fields(result, row), _METHOD_NONE))
+    v.update(_artifact_fields(result, v, row))
+    v.update(_guarded(row, "validation_protocol", lambda: _protocol_fields(result, row), _PROTOCOL_NONE))
+    single_oof = bool(v["use_child_oof"]) and v["num_bag_children"] == 1
+    v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
+    v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
+    _consistency(v, row)
+    _drop_invalid_text(v, row)
+    v["problems"] = row.problems
+    return v
+
+
+def _task_fields(result: dict, row: _Row) -> dict[str, Any]:
+    """The task and split a result is for; the legacy layout keeps them at the top level under other names."""
+    tm, legacy = _task_metadata(result, row)
+    return {
+        "is_legacy_layout": legacy,
+        "tid": row.int_field(tm, "tid", "tid" if legacy else "task_metadata.tid"),
+        "dataset": row.str_field(tm, "name", "dataset" if legacy else "task_metadata.name"),
+        "repeat": row.int_field(tm, "repeat", "task_metadata.repeat", required=not legacy and bool(tm)),
+        "fold": row.int_field(tm, "fold", "fold" if legacy else "task_metadata.fold", required=bool(tm) or legacy),
+        "sample": row.int_field(tm, "sample", "task_metadata.sample", required=False),
+        "split_idx": row.int_field(tm, "split_idx", "task_metadata.split_idx", required=False),
+    }
+
+
+def _score_fields(result: dict, row: _Row) -> dict[str, Any]:
+    """The problem type, the metric (under TabArena's name for it) and the test error and times."""
+    problem_type = row.str_field(result, "problem_type", "problem_type")
+    metric = row.str_field(result, "metric", "metric")
+    return {
+        "problem_type": problem_type,
+        "metric": METRIC_ALIASES.get(metric, metric) if metric else metric,
+        "metric_error": row.float_field(result, "metric_error", "metric_error"),
+        "time_train_s": row.float_field(result, "time_train_s", "time_train_s"),
+        "time_infer_s": row.float_field(result, "time_infer_s", "time_infer_s"),
+    }
+
+
+def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, Any]:
+    """Whether the result holds simulation artifacts, its validation error, and how faithfully the stored
+    predictions reproduce its errors (``None`` without artifacts)."""
     sa = _simulation_artifacts(result, row)
-    v["has_sim_artifacts"] = sa is not None
-    v["metric_error_val"] = row.float_field(result, "metric_error_val", "metric_error_val", required=False)
+    out = {"has_sim_artifacts": sa is not None,
+           "metric_error_val": row.float_field(result, "metric_error_val", "metric_error_val", required=False)}
     if sa is not None and "metric_error_val" not in result and v["metric"] not in RECOMPUTED_VAL:
         row.problems.append(
             f"metric_error_val missing: TabArena 0.1.0 recomputes it from the stored validation predictions with "
@@ -722,21 +751,18 @@ def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
             "add metric_error_val (the validation error of these predictions) to the result")
     no_fidelity = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
                    "val_not_close_pct": None}
-    if sa is not None:
-        v.update(_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity))
-    else:
-        v.update(no_fidelity)
-    v.update(_guarded(row, "validation_protocol", lambda: _protocol_fields(result, row), _PROTOCOL_NONE))
-    single_oof = bool(v["use_child_oof"]) and v["num_bag_children"] == 1
-    v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
-    v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
-    _consistency(v, row)
-    for key, value in v.items():  # text the file holds must be valid to be stored, printed or written as UTF-8
+    if sa is None:
+        return {**out, **no_fidelity}
+    return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity)}
+
+
+def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
+    """Text the file holds must be valid to be stored, printed or written as UTF-8: a value with a lone
+    surrogate becomes ``None`` and a problem."""
+    for key, value in v.items():
         if isinstance(value, str) and not _valid(value):
             row.problems.append(f"{key} is not valid text (got {_show(value)}, which holds a lone surrogate)")
             v[key] = None
-    v["problems"] = row.problems
-    return v
 
 
 #: the fields of a section that could not be read at all
@@ -764,6 +790,13 @@ def _consistency(v: dict[str, Any], row: _Row) -> None:
         row.problems.append(f"directory '{v['config_dir']}' holds framework {_show(v['framework'])}")
     if v["task_dir"] and v["task_dir"].isdigit() and v["tid"] is not None and int(v["task_dir"]) != v["tid"]:
         row.problems.append(f"directory '{v['task_dir']}' holds task {v['tid']}")
+    _split_consistency(v, row)
+    if v["config_dir"] is None:
+        row.problems.append("path does not follow <config>/<task>/<repeat>_<fold>/results.pkl")
+
+
+def _split_consistency(v: dict[str, Any], row: _Row) -> None:
+    """The split directory must read ``<repeat>_<fold>`` and name the split the file holds (no repeat is 0)."""
     if v["split_dir"] is not None and v["dir_repeat"] is None:
         row.problems.append(f"split directory '{v['split_dir']}' is not <repeat>_<fold>")
     elif v["dir_repeat"] is not None and v["fold"] is not None:
@@ -773,8 +806,6 @@ def _consistency(v: dict[str, Any], row: _Row) -> None:
                 f"directory '{v['split_dir']}' says repeat {v['dir_repeat']} fold {v['dir_fold']} "
                 f"but the result says repeat {repeat} fold {v['fold']}"
             )
-    if v["config_dir"] is None:
-        row.problems.append("path does not follow <config>/<task>/<repeat>_<fold>/results.pkl")
 
 
 def decode_row(path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
