@@ -20,7 +20,10 @@ import io
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+from checks.errors import UsageError
 
 #: verdicts that need attention first: crashed, failed errors, failed warnings, waived, passed
 _ORDER = {("crashed", "error"): 0, ("failed", "error"): 1, ("failed", "warning"): 2, ("failed", "info"): 3,
@@ -332,3 +335,14 @@ def svg(fig, *, ident: str, title: str, desc: str) -> str:
     head = text[:close - 1] + f' role="img" aria-labelledby="{esc(ident)}-t {esc(ident)}-d">'
     return (f'<div class="figure">{head}<title id="{esc(ident)}-t">{esc(title)}</title>'
             f'<desc id="{esc(ident)}-d">{esc(desc)}</desc>{text[close:]}</div>')
+
+
+def check_target(value: str | None) -> None:
+    """Refuse an ``--html`` path that is a directory or whose directory does not exist, before anything runs."""
+    if value is None:
+        return
+    target = Path(value)
+    if target.is_dir():
+        raise UsageError(f"--html {value}: is a directory; name the report file, e.g. {target / 'report.html'}")
+    if not target.parent.is_dir():
+        raise UsageError(f"--html {value}: directory '{target.parent}' does not exist; create it or choose another path")

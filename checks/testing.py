@@ -293,7 +293,7 @@ def info_facts(root: str | os.PathLike, source: str, name: str = "info.py") -> l
 
 def eval_results_facts(root: str | os.PathLike, files: Mapping[str, str]) -> Any:
     """What the ``precommit-eval-results`` rules read (an ``EvalFilesFacts``) for drafts ``{relative path: YAML}``."""
-    from hfmigrate_checks.facts import eval_files_facts
+    from hfmigrate_checks.drafts.facts import eval_files_facts
 
     paths = []
     for rel, text in files.items():

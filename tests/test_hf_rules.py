@@ -15,7 +15,7 @@ from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.drafts import bundle, decide as drafts, validate
 from hfmigrate_checks.rules import contract as rules_contract, drafts as rules_drafts, hub as rules_hub, ledger as rules_ledger
 from hfmigrate_checks.source.contract import Contract, repo_id_problem
-from hfmigrate_checks.facts import DraftFacts, LiveBenchmark, eval_files_facts
+from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark, eval_files_facts
 from hfmigrate_checks.source.ledger import LedgerRow, parse_cell
 from hfmigrate_checks.hub.resolve import Resolution
 from hfmigrate_checks.hub.state import PendingPR, PrUpdate, RepoState
@@ -385,7 +385,7 @@ def test_a_directory_that_is_not_a_bundle_is_never_replaced(tmp_path):
 
 
 def _eval_facts(tmp_path, files):
-    from hfmigrate_checks.facts import eval_files_facts
+    from hfmigrate_checks.drafts.facts import eval_files_facts
 
     paths = []
     for rel, text in files.items():

@@ -2,7 +2,9 @@
 
 The import graph is read from the source (ast), so it sees every import: top level, inside
 functions and under ``TYPE_CHECKING``. A circle is a strongly connected component of that
-graph with more than one module; each is named with the imports that close it.
+graph with more than one module; each is named with the imports that close it. The same holds
+one level up: with each module collapsed into its sub-package (a top-level module is a node of
+its own), the workflow steps import each other one way only (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
 #: what may sit at the top of a domain package; everything else lives in the sub-package of its workflow step
 TOP_LEVEL = {
     "tabarena_checks": {"__init__.py", "plugin.py", "facts.py", "demo.py"},
-    "hfmigrate_checks": {"__init__.py", "plugin.py", "facts.py", "cli.py", "demo.py"},
+    "hfmigrate_checks": {"__init__.py", "plugin.py", "cli.py", "demo.py"},
 }
 
 
@@ -135,6 +137,67 @@ def test_no_import_circles():
     assert {"checks.runner", "tabarena_checks.raw.reader", "hfmigrate_checks.hub.client"} <= set(graph)
     found = circles(graph)
     assert not found, "import circles:\n" + "\n".join(_describe(graph, c) for c in found)
+
+
+def sub_package_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, list[str]]]:
+    """Sub-package -> {sub-package it imports: the module imports behind that edge}.
+
+    A module is collapsed into the sub-package it sits in (``tabarena_checks.publish.process`` ->
+    ``tabarena_checks.publish``); a top-level module (``tabarena_checks.facts``, ``checks.runner``)
+    and a package itself are nodes of their own.
+    """
+    def node(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    collapsed: dict[str, dict[str, list[str]]] = {}
+    for module, edges in sorted(graph.items()):
+        imports = collapsed.setdefault(node(module), {})
+        for target, line in sorted(edges.items()):
+            if node(target) != node(module):
+                imports.setdefault(node(target), []).append(f"{module}:{line} imports {target}")
+    return collapsed
+
+
+def describe_sub_package_circle(collapsed: dict[str, dict[str, list[str]]], component: list[str]) -> str:
+    inside = set(component)
+    return " <-> ".join(component) + ":\n" + "\n".join(
+        f"  {why}" for a in component for b, whys in sorted(collapsed[a].items()) if b in inside for why in whys)
+
+
+def test_no_import_circles_between_sub_packages():
+    """raw -> metadata -> publish -> rules/report, source -> hub -> drafts -> rules: never back."""
+    collapsed = sub_package_graph(import_graph())
+    assert {"tabarena_checks.publish", "tabarena_checks.rules", "hfmigrate_checks.drafts"} <= set(collapsed)
+    assert "tabarena_checks.publish" in collapsed["tabarena_checks.rules"]  # a real edge, collapsed
+    found = circles(collapsed)
+    assert not found, "import circles between sub-packages:\n" + "\n".join(
+        describe_sub_package_circle(collapsed, c) for c in found)
+
+
+def test_the_sub_package_check_finds_a_circle_no_two_modules_make(tmp_path):
+    pkg = tmp_path / "demo_pkg"
+    for sub in ("step_a", "step_b"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text(f'"""{sub}."""\n')
+    (pkg / "__init__.py").write_text("")
+    (pkg / "step_a" / "one.py").write_text("from demo_pkg.step_b import two\n")
+    (pkg / "step_b" / "two.py").write_text("")
+    (pkg / "step_b" / "three.py").write_text("def f():\n    from demo_pkg.step_a import four\n")
+    (pkg / "step_a" / "four.py").write_text("")
+    (pkg / "facts.py").write_text("from demo_pkg.step_b import two\n")
+    (pkg / "step_b" / "five.py").write_text("from demo_pkg import facts\n")
+    graph = import_graph(tmp_path, ("demo_pkg",))
+    assert circles(graph) == []  # module by module, no circle
+    collapsed = sub_package_graph(graph)
+    assert circles(collapsed) == [["demo_pkg.facts", "demo_pkg.step_a", "demo_pkg.step_b"]]
+    assert collapsed["demo_pkg.step_b"]["demo_pkg.step_a"] == ["demo_pkg.step_b.three:2 imports demo_pkg.step_a",
+                                                               "demo_pkg.step_b.three:2 imports demo_pkg.step_a.four"]
+    message = describe_sub_package_circle(collapsed, circles(collapsed)[0])
+    assert "demo_pkg.step_a.one:1 imports demo_pkg.step_b.two" in message
+    assert "demo_pkg.step_b.five:1 imports demo_pkg.facts" in message and "demo_pkg.facts:1 imports" in message
+    (pkg / "step_b" / "three.py").write_text("")
+    (pkg / "step_b" / "five.py").write_text("")
+    assert circles(sub_package_graph(import_graph(tmp_path, ("demo_pkg",)))) == []
 
 
 def test_every_import_of_a_project_module_names_one_that_exists():

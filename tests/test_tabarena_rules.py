@@ -319,8 +319,8 @@ def test_ignore_metadata_mismatch_becomes_recorded_waivers():
     today = dt.date(2026, 3, 1)
     ctx = RunContext(action="process", options=options_of("process"), config=Config(), today=today,
                      facts=facts(method_type="baseline", compute="gpu"), target="Nori@nori-2026")
-    waivers = rules_metadata.metadata_mismatch_waivers(ctx, today)
-    assert [w.rule for w in waivers] == list(rules_metadata.MISMATCH_RULES)
+    waivers = compare.metadata_mismatch_waivers(ctx, today)
+    assert [w.rule for w in waivers] == list(compare.MISMATCH_RULES)
     assert {(w.target, w.expires, w.reason) for w in waivers} == {
         ("*", today, "--ignore-metadata-mismatch given on the command line")}
     assert all(w.owner for w in waivers)

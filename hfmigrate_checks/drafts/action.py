@@ -46,7 +46,7 @@ def live_benchmark(hub, benchmark_id: str):
     """Official-list membership and the current eval.yaml task ids; a read failure is kept as ``error``."""
     from checks import ChecksError
     from hfmigrate_checks.source.contract import parse_eval_yaml
-    from hfmigrate_checks.facts import LiveBenchmark
+    from hfmigrate_checks.drafts.facts import LiveBenchmark
 
     try:
         official = benchmark_id in hub.official_benchmarks()
@@ -83,7 +83,7 @@ def gather(ctx):
     from hfmigrate_checks.source import ledger
     from hfmigrate_checks.hub import resolve
     from hfmigrate_checks.drafts.bundle import replaceable_problem
-    from hfmigrate_checks.facts import DraftFacts
+    from hfmigrate_checks.drafts.facts import DraftFacts
 
     options: DraftOptions = ctx.options
     problem = replaceable_problem(options.bundle)

@@ -44,7 +44,7 @@ def _eval_yaml_contract(spec: str):
 
 def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
     """One subject per benchmark with known task ids (or one without any), each holding every file."""
-    from hfmigrate_checks.facts import eval_files_facts
+    from hfmigrate_checks.drafts.facts import eval_files_facts
 
     if not paths:
         return []

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from hfmigrate_checks.drafts.validate import EvalFile
+from hfmigrate_checks.evalresults.evalfile import EvalFile
 
 STATUSES = ("already_present", "update_existing_pr", "already_in_own_open_pr", "duplicate_open_pr",
             "needs_review", "new")

@@ -51,7 +51,7 @@ def no_verify_token_unless_supplied(ctx):
 )
 def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
-    from hfmigrate_checks.drafts.validate import date_problem
+    from hfmigrate_checks.evalresults.evalfile import date_problem
 
     facts = ctx.facts
     for file in facts.eval_files:

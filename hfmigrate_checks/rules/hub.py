@@ -92,7 +92,7 @@ def no_duplicate_benchmark(ctx):
 )
 def owned_pr_exception(ctx):
     """An update draft extends exactly one pending PR by the authenticated account, keeping its entries and values."""
-    from hfmigrate_checks.drafts.validate import EvalFile
+    from hfmigrate_checks.evalresults.evalfile import EvalFile
 
     facts = ctx.facts
     for d in _drafted(facts):

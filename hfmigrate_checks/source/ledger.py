@@ -19,7 +19,7 @@ import attrs
 from checks import InputError
 from checks.io import read_text, write_text
 from hfmigrate_checks.source import mdtable, qualifiers
-from hfmigrate_checks.drafts.validate import date_problem
+from hfmigrate_checks.evalresults.evalfile import date_problem
 
 OK = "ok"
 NEEDS_REVIEW = "needs_review"

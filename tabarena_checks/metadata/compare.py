@@ -11,11 +11,16 @@ left out; ``config_default`` is only inferred for single-config runs.
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import os
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from tabarena_checks.metadata.model import MethodMetadata
+
+if TYPE_CHECKING:
+    from checks import Waiver
 
 ERROR, WARN, INFO = "error", "warn", "info"
 #: field -> the rule that gates it
@@ -30,6 +35,8 @@ RULE_FOR_FIELD = {
     "model_key": "TA109",
     "validation_protocol": "TA201",
 }
+#: what ``--ignore-metadata-mismatch`` waives: the rules of the rows above but the protocol's
+MISMATCH_RULES = ("TA102", "TA103", "TA104", "TA105", "TA106", "TA107", "TA108", "TA109")
 
 
 @attrs.frozen
@@ -113,3 +120,25 @@ def rows(metadata: MethodMetadata, inference: Any) -> list[DiffRow]:
 
 def row_for(metadata: MethodMetadata, inference: Any, field: str) -> DiffRow | None:
     return next((r for r in rows(metadata, inference) if r.field == field), None)
+
+
+def metadata_mismatch_waivers(ctx, today: dt.date | None = None) -> list[Waiver]:
+    """Waivers for ``--ignore-metadata-mismatch``: each mismatch rule, any target, for today only.
+
+    The flag never skips a rule: the rules still run, their findings are shown, and the
+    decision record lists these waivers with the user who gave the flag. It lives here, under
+    the process action that applies it and the rules it waives, so neither imports the other.
+    """
+    from checks import Waiver  # on use: resolving it loads the configuration model
+
+    try:
+        import getpass
+
+        owner = getpass.getuser()
+    except Exception:  # no passwd entry (containers): fall back to the environment
+        owner = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+    return [
+        Waiver(rule=code, target="*", reason="--ignore-metadata-mismatch given on the command line",
+               owner=owner, expires=today or ctx.today)
+        for code in MISMATCH_RULES
+    ]

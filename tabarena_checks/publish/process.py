@@ -144,11 +144,11 @@ class ProcessOptions:
 
 
 def _facts(ctx):
-    from tabarena_checks.rules.metadata import metadata_mismatch_waivers
+    from tabarena_checks.metadata.compare import metadata_mismatch_waivers
 
     o: ProcessOptions = ctx.options
     if o.html:
-        from tabarena_checks.report.html_run import check_target
+        from checks.htmlreport import check_target
 
         check_target(o.html)
     if o.engine == "tabarena" and importlib.util.find_spec("tabarena") is None:

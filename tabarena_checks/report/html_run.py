@@ -541,16 +541,3 @@ def write(path: str | Path, text: str) -> Path:
     path = Path(path)
     checks_io.write_text(path, text)
     return path
-
-
-def check_target(value: str | None) -> None:
-    """Refuse an ``--html`` path whose directory does not exist, before anything runs."""
-    from checks import UsageError
-
-    if value is None:
-        return
-    target = Path(value)
-    if target.is_dir():
-        raise UsageError(f"--html {value}: is a directory; name the report file, e.g. {target / 'report.html'}")
-    if not target.parent.is_dir():
-        raise UsageError(f"--html {value}: directory '{target.parent}' does not exist; create it or choose another path")

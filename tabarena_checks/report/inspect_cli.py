@@ -49,9 +49,9 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     from tabarena_checks.report import summary as report
 
     if html_path is not None:
-        from tabarena_checks.report import html_run
+        from checks.htmlreport import check_target
 
-        html_run.check_target(html_path)
+        check_target(html_path)
     metadata = metadata_load.load(method_metadata)
     raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
     methods = index_mod.split_methods(raw)

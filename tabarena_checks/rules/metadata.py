@@ -8,12 +8,10 @@ bare ``info.py`` with no raw data. The mismatch rules (TA102-TA109) read the row
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from typing import TYPE_CHECKING, Any
 
 from checks import Finding, Severity, rule
-from checks import Waiver
 from checks import ChecksError
 
 if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
@@ -22,8 +20,6 @@ if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not whe
 #: rules decidable from info.py alone run on these actions
 INFO_ACTIONS = ("process", "upload", "precommit-info")
 RAW_ACTIONS = ("process",)
-#: what ``--ignore-metadata-mismatch`` waives
-MISMATCH_RULES = ("TA102", "TA103", "TA104", "TA105", "TA106", "TA107", "TA108", "TA109")
 ALLOWED_TAGS = ("closed-source-api", "with-llm")
 METHOD_TYPES = ("config", "baseline", "portfolio")
 METHOD_CLASSES = ("model", "system")
@@ -452,25 +448,6 @@ model_key = _mismatch_rule(
     "model_key groups configs of one model family; it may deliberately differ from ag_key, so this "
     "is only reported.",
     'raw model_type "TA-NORI", model_key="NORI"', "model_key left unset (defaults to ag_key)")
-
-
-def metadata_mismatch_waivers(ctx, today: dt.date | None = None) -> list[Waiver]:
-    """Waivers for ``--ignore-metadata-mismatch``: each mismatch rule, any target, for today only.
-
-    The flag never skips a rule: the rules still run, their findings are shown, and the
-    decision record lists these waivers with the user who gave the flag.
-    """
-    try:
-        import getpass
-
-        owner = getpass.getuser()
-    except Exception:  # no passwd entry (containers): fall back to the environment
-        owner = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
-    return [
-        Waiver(rule=code, target="*", reason="--ignore-metadata-mismatch given on the command line",
-               owner=owner, expires=today or ctx.today)
-        for code in MISMATCH_RULES
-    ]
 
 
 RULES = [

@@ -3,7 +3,7 @@
 Two kinds of facts objects exist, and the rules shared by both actions read only what
 both provide (the *eval-files view*):
 
-- ``eval_files``: tuple of :class:`~hfmigrate_checks.drafts.validate.EvalFile`, the files to judge
+- ``eval_files``: tuple of :class:`~hfmigrate_checks.evalresults.evalfile.EvalFile`, the files to judge
   (for ``draft``: the planned drafts, parsed back from the exact text to be written);
 - ``contract``: the :class:`~hfmigrate_checks.source.contract.Contract`, or ``None``;
 - ``task_ids``: the task ids of the benchmark's current eval.yaml (or of the contract);
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hfmigrate_checks.drafts.validate import EvalFile
+from hfmigrate_checks.evalresults.evalfile import EvalFile
 
 if TYPE_CHECKING:  # the draft's modules load with the draft action, not with the eval-results hook
     from hfmigrate_checks.drafts import bundle, decide as drafts
