@@ -82,7 +82,19 @@ def as_toml(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
     runs (every layer applied) in trailing ones."""
     data = as_data(config, selected)
     overlays, chosen = data.pop("overlays"), data.pop("selected")
-    source = data.pop("source")
+    lines = _toml_source(data.pop("source"))
+    tables, waivers = {k: data.pop(k) for k in ("per-file-ignores", "rules", "arenas")}, data.pop("waivers")
+    lines += [f"{_key(k)} = {_value(v)}" for k, v in data.items()]
+    lines += _toml_tables(tables, waivers)
+    if chosen:
+        stack = " < ".join(["the file", "its [arenas.NAME] table", *(o["name"] for o in overlays)])
+        lines += ["", f"# rules each `checks run` action runs, after every layer ({stack}; * required):"]
+        lines += [f"#   {action}: {' '.join(codes) or '(none)'}" for action, codes in chosen.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_source(source: Mapping[str, Any]) -> list[str]:
+    """The leading comments: where the configuration came from, its hash and the command-line overrides."""
     where = source["path"] or "<defaults>"
     lines = [f"# source: {where}" + (f" [{source['table']}]" if source["table"] else "")]
     if source["path"] == "<defaults>":
@@ -90,24 +102,30 @@ def as_toml(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
     lines.append(f"# sha256: {source['sha256']}")
     if source["overrides"]:
         lines.append(f"# command line: {' '.join(source['overrides'])}")
-    tables, waivers = {k: data.pop(k) for k in ("per-file-ignores", "rules", "arenas")}, data.pop("waivers")
-    lines += [f"{_key(k)} = {_value(v)}" for k, v in data.items()]
+    return lines
+
+
+def _toml_tables(tables: Mapping[str, Any], waivers: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The ``[per-file-ignores]``, ``[rules.CODE]``, ``[arenas.NAME]`` (with their rules) and
+    ``[[waivers]]`` tables, in that order, each after a blank line."""
+    lines = []
     if tables["per-file-ignores"]:
         lines += ["", "[per-file-ignores]", *(f"{_key(g)} = {_value(c)}" for g, c in tables["per-file-ignores"].items())]
     for code, body in tables["rules"].items():
-        lines += ["", f"[rules.{code}]", *(f"{k} = {_value(v)}" for k, v in body.items())]
+        lines += ["", f"[rules.{code}]", *_toml_pairs(body)]
     for name, body in tables["arenas"].items():
         nested = body.pop("rules", {})
         lines += ["", f"[arenas.{_key(name)}]", *(f"{_key(k)} = {_value(v)}" for k, v in body.items())]
         for code, rule in nested.items():
-            lines += ["", f"[arenas.{_key(name)}.rules.{code}]", *(f"{k} = {_value(v)}" for k, v in rule.items())]
+            lines += ["", f"[arenas.{_key(name)}.rules.{code}]", *_toml_pairs(rule)]
     for waiver in waivers:
-        lines += ["", "[[waivers]]", *(f"{k} = {_value(v)}" for k, v in waiver.items())]
-    if chosen:
-        stack = " < ".join(["the file", "its [arenas.NAME] table", *(o["name"] for o in overlays)])
-        lines += ["", f"# rules each `checks run` action runs, after every layer ({stack}; * required):"]
-        lines += [f"#   {action}: {' '.join(codes) or '(none)'}" for action, codes in chosen.items()]
-    return "\n".join(lines) + "\n"
+        lines += ["", "[[waivers]]", *_toml_pairs(waiver)]
+    return lines
+
+
+def _toml_pairs(body: Mapping[str, Any]) -> list[str]:
+    """``key = value`` lines of a table whose keys are bare (rule settings, waiver fields)."""
+    return [f"{k} = {_value(v)}" for k, v in body.items()]
 
 
 def _key(key: str) -> str:

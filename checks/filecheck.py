@@ -97,14 +97,7 @@ def check(
             per_rule.setdefault(code, []).extend([_merge(found, framework=True)]
                                                  if code.startswith(FRAMEWORK_PREFIX) else found)
     verdicts = tuple(_merge(vs, framework=False) for code, vs in sorted(per_rule.items()))
-    if any(v.outcome is Outcome.CRASHED for v in verdicts):
-        code, outcome = ExitCode.INTERNAL_ERROR, "crashed"
-    elif unreadable:
-        code, outcome = ExitCode.USAGE_ERROR, "error"
-    elif any(v.blocks for v in verdicts):
-        code, outcome = ExitCode.BLOCKED, "blocked"
-    else:
-        code, outcome = ExitCode.OK, "passed"
+    code, outcome = _ending(verdicts, unreadable)
     return Report(command="precommit", action=action, target=action, outcome=outcome, exit_code=int(code),
                   verdicts=verdicts, started=started, duration=time.perf_counter() - clock,
                   unreadable=tuple(unreadable), rules={c: registry.rules[c].summary for c in per_rule})
@@ -172,23 +165,46 @@ def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
     return attrs.evolve(finding, **{k: getattr(finding, k) or v for k, v in where.items()})
 
 
+def _ending(verdicts: Sequence[Verdict], unreadable: Sequence[Finding]) -> tuple[ExitCode, str]:
+    """(exit code, outcome) of a ``checks precommit`` run: a crash first, then an unreadable input,
+    then a blocking verdict; passed otherwise."""
+    if any(v.outcome is Outcome.CRASHED for v in verdicts):
+        return ExitCode.INTERNAL_ERROR, "crashed"
+    if unreadable:
+        return ExitCode.USAGE_ERROR, "error"
+    if any(v.blocks for v in verdicts):
+        return ExitCode.BLOCKED, "blocked"
+    return ExitCode.OK, "passed"
+
+
 def _merge(verdicts: list[Verdict], *, framework: bool) -> Verdict:
     """One rule's verdicts on every file as one (see :func:`check`)."""
     first = verdicts[0]
-    duration = sum(v.duration for v in verdicts)
-    kept = dict(waivers=tuple(dict.fromkeys(w for v in verdicts for w in v.waivers)),
-                suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)),
-                excused=tuple(dict.fromkeys(e for v in verdicts for e in v.excused)), duration=duration)
+    kept = _merged_excuses(verdicts)
     if framework:  # the same rules.toml judged once per file: keep what every file saw
-        common = [f for f in first.findings if all(f in v.findings for v in verdicts[1:])]
+        common = _common_findings(verdicts)
         outcome = first.outcome if common else Outcome.PASSED
-        return attrs.evolve(first, outcome=outcome, findings=tuple(common), **kept)
+        return attrs.evolve(first, outcome=outcome, findings=common, **kept)
     for outcome in (Outcome.CRASHED, Outcome.FAILED, Outcome.WAIVED):
         hit = [v for v in verdicts if v.outcome is outcome]
         if hit:
             findings = tuple(dict.fromkeys(f for v in hit for f in v.findings))
             return attrs.evolve(first, outcome=outcome, findings=findings, **kept)
     return attrs.evolve(first, outcome=Outcome.PASSED, findings=(), **kept)
+
+
+def _common_findings(verdicts: list[Verdict]) -> tuple[Finding, ...]:
+    """The first verdict's findings that every other verdict has too, in the first one's order."""
+    return tuple(f for f in verdicts[0].findings if all(f in v.findings for v in verdicts[1:]))
+
+
+def _merged_excuses(verdicts: list[Verdict]) -> dict[str, Any]:
+    """The waivers, suppressions and excuses of every file's verdict, each once in first-seen order,
+    and their summed duration: what the merged verdict keeps whatever its outcome."""
+    return dict(waivers=tuple(dict.fromkeys(w for v in verdicts for w in v.waivers)),
+                suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)),
+                excused=tuple(dict.fromkeys(e for v in verdicts for e in v.excused)),
+                duration=sum(v.duration for v in verdicts))
 
 
 class _FileCheckGroup(click.Group):

@@ -36,7 +36,7 @@ MARKER = "# shape:"
 #: the list when its function is split (the test says so). Shrink it; never add to it.
 _BACKLOG = """
     # checks
-    _early_args build_cli build_cli.rules_cmd main overridden check_codes as_toml check _merge
+    _early_args build_cli build_cli.rules_cmd main overridden check_codes
     verdict_table loads_yaml load unloaded_providers parse_comment
     _python _yaml Tracker.split evaluate_rules
     # tabarena_checks
