@@ -132,6 +132,7 @@ class App:
             return lambda path: one
         by_dir: dict[Path, object] = {}
         by_file: dict[Path | None, object] = {}
+        seen: dict[Path, Path | None] = {}  # directory -> its nearest configuration, for this command only
 
         def plugin_ids(entries) -> set:
             return {str((Path(base) / entry).resolve()) if entry.endswith(".py") else (entry, base)
@@ -140,7 +141,7 @@ class App:
         def nearest(path: str | None):
             where = Path(path).resolve().parent if path else Path.cwd()
             if where not in by_dir:
-                found = config_mod.find(where)
+                found = config_mod.find(where, seen)
                 if found not in by_file:
                     cfg = self.config(selection=selection, near=where)
                     base = str(found.resolve().parent) if found is not None else ""

@@ -508,24 +508,41 @@ def _holds_config(path: Path) -> bool:
     return isinstance(tool, dict) and "checks" in tool
 
 
-def find(start: Path) -> Path | None:
+def _held(folder: Path) -> Path | None:
+    """The one configuration file ``folder`` itself holds, if any (two side by side are an error)."""
+    found = [folder / name for name in CONFIG_FILES if (folder / name).is_file() and _holds_config(folder / name)]
+    if len(found) > 1:
+        names = " and ".join(p.name for p in found)
+        raise ConfigError(
+            f"{folder}: {names} both hold a checks configuration; keep exactly one per directory "
+            f"(move the settings into one file and delete the other)"
+        )
+    return found[0] if found else None
+
+
+def find(start: Path, seen: dict[Path, Path | None] | None = None) -> Path | None:
     """The configuration nearest to ``start``: the first directory upwards holding one, as ruff finds ruff.toml.
 
     A directory holds at most one: rules.toml, .checks.toml and a pyproject.toml with
     [tool.checks] side by side are an error, since which one wins would be a guess.
+    ``seen`` (one command's memo, directory -> its nearest configuration) spares walking again the directories an
+    earlier file of the same run already walked: the walk stops at the first one known.
     """
     start = start.resolve()
+    seen = {} if seen is None else seen
+    walked: list[Path] = []
+    result = None
     for folder in (start, *start.parents):
-        found = [folder / name for name in CONFIG_FILES if (folder / name).is_file() and _holds_config(folder / name)]
-        if len(found) > 1:
-            names = " and ".join(p.name for p in found)
-            raise ConfigError(
-                f"{folder}: {names} both hold a checks configuration; keep exactly one per directory "
-                f"(move the settings into one file and delete the other)"
-            )
-        if found:
-            return found[0]
-    return None
+        if folder in seen:
+            result = seen[folder]
+            break
+        walked.append(folder)
+        result = _held(folder)
+        if result is not None:
+            break
+    for folder in walked:
+        seen[folder] = result
+    return result
 
 
 def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = None) -> Config:

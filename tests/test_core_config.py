@@ -297,3 +297,28 @@ def test_checks_rules_shows_the_configured_severity(tmp_path):
     rows = {r["code"]: r for r in json.loads(checks(tmp_path, "rules", "--format", "json").stdout)}
     assert rows["TOY001"]["severity"] == "warning" and rows["TOY001"]["default_severity"] == "error"
     assert rows["TOY003"]["required"] is True
+
+
+def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, monkeypatch):
+    from checks import config as config_mod
+
+    (tmp_path / "rules.toml").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".checks.toml").write_text("")
+    for leaf in ("sub/a/x", "sub/a/y", "other/z"):
+        (tmp_path / leaf).mkdir(parents=True)
+    probed: list = []
+    held = config_mod._held
+    monkeypatch.setattr(config_mod, "_held", lambda folder: probed.append(folder) or held(folder))
+    seen: dict = {}
+    cases = (("sub/a/x", "sub/.checks.toml"), ("sub/a/y", "sub/.checks.toml"), ("other/z", "rules.toml"),
+             ("sub/a", "sub/.checks.toml"))
+    for leaf, want in cases:
+        assert config_mod.find(tmp_path / leaf, seen) == (tmp_path / want).resolve()
+    assert len(probed) == len(set(probed)) == 7  # x, a, sub; y; z, other, the root: each probed once, none above
+    for leaf, want in cases:
+        assert config_mod.find(tmp_path / leaf) == (tmp_path / want).resolve()  # the same without the memo
+    (tmp_path / "sub" / "a" / "rules.toml").write_text("")
+    (tmp_path / "sub" / "a" / ".checks.toml").write_text("")
+    with pytest.raises(config_mod.ConfigError, match="keep exactly one per directory"):
+        config_mod.find(tmp_path / "sub/a/x", {})
