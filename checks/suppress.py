@@ -68,39 +68,26 @@ def parse_comment(comment: str) -> tuple[tuple[str, ...], str, str] | None:
         return (), "", "expected '# checks: ignore[CODE, ...] reason'"
     codes = tuple(c.strip() for c in strict["codes"].split(",") if c.strip())
     reason = strict["reason"].strip().lstrip(":-–— ").strip()
+    return codes, reason, _directive_problem(codes, reason)
+
+
+def _directive_problem(codes: tuple[str, ...], reason: str) -> str:
+    """What is wrong with a well-formed directive's codes or reason ("" when nothing): the first problem only."""
     bad = [c for c in codes if not _CODE.match(c)]
     if not codes:
-        return codes, reason, "names no rule code; write ignore[TA110]"
+        return "names no rule code; write ignore[TA110]"
     if bad:
-        return codes, reason, f"{', '.join(repr(c) for c in bad)} is not a rule code like 'TA110'"
+        return f"{', '.join(repr(c) for c in bad)} is not a rule code like 'TA110'"
     if not reason:
-        return codes, reason, "gives no reason; write why after the bracket, e.g. ignore[TA110] dated before 2020"
-    return codes, reason, ""
+        return "gives no reason; write why after the bracket, e.g. ignore[TA110] dated before 2020"
+    return ""
 
 
 def _python(path: str, text: str) -> list[Suppression]:
-    import ast  # only when a file has a directive-like comment: the hooks start fast
-    import io
-    import tokenize
-
-    comments = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT:
-                own_line = not tok.line[: tok.start[1]].strip()
-                comments.append((tok.start[0], tok.string, own_line, tok.start[1] + 1))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return []
+    comments = _python_comments(text)
     if not comments:
         return []
-    try:
-        nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.stmt, ast.Call))]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        nodes = []
-    spans: dict[int, int] = {}
-    for node in nodes:
-        spans[node.lineno] = max(spans.get(node.lineno, node.lineno), node.end_lineno or node.lineno)
-    code_lines = sorted({n.lineno for n in nodes} | set(spans))
+    spans, code_lines = _statement_spans(text)
     out = []
     for line, comment, own_line, col in comments:
         parsed = parse_comment(comment)
@@ -111,6 +98,37 @@ def _python(path: str, text: str) -> list[Suppression]:
             first = next((n for n in code_lines if n > line), line)
         out.append(Suppression(path, line, first, spans.get(first, first), *parsed, col=col))
     return out
+
+
+def _python_comments(text: str) -> list[tuple[int, str, bool, int]]:
+    """(line, comment, alone on its line, column) of each comment; none if the file does not tokenize."""
+    import io  # only when a file has a directive-like comment: the hooks start fast
+    import tokenize
+
+    comments = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                own_line = not tok.line[: tok.start[1]].strip()
+                comments.append((tok.start[0], tok.string, own_line, tok.start[1] + 1))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    return comments
+
+
+def _statement_spans(text: str) -> tuple[dict[int, int], list[int]]:
+    """(first line -> last line of the statements and calls starting there, the sorted first lines):
+    what a directive alone on its line covers; nothing if the file does not parse."""
+    import ast  # only when a file has a directive-like comment: the hooks start fast
+
+    try:
+        nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.stmt, ast.Call))]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        nodes = []
+    spans: dict[int, int] = {}
+    for node in nodes:
+        spans[node.lineno] = max(spans.get(node.lineno, node.lineno), node.end_lineno or node.lineno)
+    return spans, sorted({n.lineno for n in nodes} | set(spans))
 
 
 def _yaml(path: str, text: str) -> list[Suppression]:
@@ -126,18 +144,25 @@ def _yaml(path: str, text: str) -> list[Suppression]:
         first = index
         if not raw[:at].strip():  # alone on its line: the next line of content
             first = next((j for j in range(index + 1, len(lines)) if _content(lines[j])), index)
-        last = first
-        content = lines[first]
-        if content.lstrip().startswith("- ") or content.strip() == "-":
-            indent = len(content) - len(content.lstrip())
-            for j in range(first + 1, len(lines)):
-                if not _content(lines[j]):
-                    continue
-                if len(lines[j]) - len(lines[j].lstrip()) <= indent:
-                    break
-                last = j
+        last = _item_end(lines, first)
         out.append(Suppression(path, index + 1, first + 1, last + 1, *parsed, col=at + 1))
     return out
+
+
+def _item_end(lines: list[str], first: int) -> int:
+    """The last line a directive on line ``first`` covers: the whole item when it opens a sequence
+    item (``- ...``), the line itself otherwise."""
+    last = first
+    content = lines[first]
+    if content.lstrip().startswith("- ") or content.strip() == "-":
+        indent = len(content) - len(content.lstrip())
+        for j in range(first + 1, len(lines)):
+            if not _content(lines[j]):
+                continue
+            if len(lines[j]) - len(lines[j].lstrip()) <= indent:
+                break
+            last = j
+    return last
 
 
 def _content(line: str) -> bool:
@@ -226,10 +251,7 @@ class Tracker:
         """The findings no valid suppression covers, and each other finding with the suppression that covered it."""
         kept, covered, used = [], [], []
         for finding in findings:
-            hit = None
-            if finding.path and finding.line and code not in self.required:
-                hit = next((s for s in self._file(finding.path)
-                            if not self.problem(s) and code in s.codes and s.covers(finding.line)), None)
+            hit = self._covering(code, finding)
             if hit is None:
                 kept.append(finding)
                 continue
@@ -240,6 +262,13 @@ class Tracker:
         if used:
             self.report.used.setdefault(code, []).extend(s for s in used if s not in self.report.used.get(code, []))
         return tuple(kept), covered
+
+    def _covering(self, code: str, finding: Finding) -> Suppression | None:
+        """The first valid suppression of ``code`` covering the finding's line; a required rule is never covered."""
+        if not (finding.path and finding.line) or code in self.required:
+            return None
+        return next((s for s in self._file(finding.path)
+                     if not self.problem(s) and code in s.codes and s.covers(finding.line)), None)
 
     def problem(self, s: Suppression) -> str:
         if s.problem:
