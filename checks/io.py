@@ -173,16 +173,7 @@ def loads_yaml(text: str | bytes, *, source: str | os.PathLike | None = None, ma
     global _LOADER
     import yaml
 
-    size = len(text.encode("utf-8") if isinstance(text, str) else text)
-    if size > max_bytes:
-        raise YamlError(source, f"{size} bytes is too large (more than the {max_bytes}-byte limit)")
-    if isinstance(text, bytes):
-        try:
-            text = decode(text, source)
-        except ReadError as exc:
-            raise YamlError(source, exc.reason) from None
-    if "\x00" in text:
-        raise YamlError(source, "YAML text contains a NUL character")
+    text = _yaml_text(text, source, max_bytes)
     _LOADER = _LOADER or _strict_loader()
     loader = None
     try:
@@ -200,6 +191,22 @@ def loads_yaml(text: str | bytes, *, source: str | os.PathLike | None = None, ma
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _yaml_text(text: str | bytes, source: str | os.PathLike | None, max_bytes: int) -> str:
+    """``text`` as a string, refused (as :class:`YamlError`) before parsing when it is too large,
+    not UTF-8 or holds a NUL: the cheap refusals come first."""
+    size = len(text.encode("utf-8") if isinstance(text, str) else text)
+    if size > max_bytes:
+        raise YamlError(source, f"{size} bytes is too large (more than the {max_bytes}-byte limit)")
+    if isinstance(text, bytes):
+        try:
+            text = decode(text, source)
+        except ReadError as exc:
+            raise YamlError(source, exc.reason) from None
+    if "\x00" in text:
+        raise YamlError(source, "YAML text contains a NUL character")
+    return text
 
 
 def load_yaml(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Any:

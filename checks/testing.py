@@ -47,15 +47,21 @@ def evaluate_rules(
         config = config_mod.parse(config, source="<test rules.toml>")
     config = config or Config()
     rules = list(rules)
-    ctx = RunContext(action=action, options=dict(options or {}) if options is None or isinstance(options, Mapping)
-                     else options, config=config, settings=settings, today=today or dt.date.today(), facts=facts,
-                     target=target, dry_run=dry_run,
+    ctx = RunContext(action=action, options=_options(options), config=config, settings=settings,
+                     today=today or dt.date.today(), facts=facts, target=target, dry_run=dry_run,
                      extra_waivers=list(extra_waivers))
-    chosen = []
-    for r in rules:
-        severity = (config.rules.get(r.code) and config.rules[r.code].severity) or r.severity
-        chosen.append((r, severity))
+    chosen = [(r, _severity(r, config)) for r in rules]
     return {v.code: v for v in evaluate(chosen, ctx, [r.code for r in rules])}
+
+
+def _options(options: Any) -> Any:
+    """The action's options as the runner passes them: a fresh dict for none or a mapping, else the object."""
+    return dict(options or {}) if options is None or isinstance(options, Mapping) else options
+
+
+def _severity(rule: Rule, config: Config) -> Severity:
+    """The rule's severity, or the one ``config``'s ``[rules.CODE]`` sets."""
+    return (config.rules.get(rule.code) and config.rules[rule.code].severity) or rule.severity
 
 
 def assert_fails(verdicts: Mapping[str, Verdict], code: str, contains: str = "") -> Verdict:

@@ -37,8 +37,7 @@ MARKER = "# shape:"
 _BACKLOG = """
     # checks
     _early_args build_cli build_cli.rules_cmd main overridden check_codes
-    verdict_table loads_yaml load unloaded_providers
-    evaluate_rules
+    load unloaded_providers
     # tabarena_checks
     name_problem _from_children column_type frame write heatmap comparison _entry Reader.keywords
     build _unbound_calls read_variable inspect_command canonical _derivation
