@@ -46,8 +46,6 @@ _BACKLOG = """
     validation_protocol_declared Publisher.publish Publisher.verify protocol_record _brief _set_array_state
     guessed_default select pandas_float passes
     # hfmigrate_checks
-    _loaded_problem decide RetryingTransport.handle_request rows_from_records load tables
-    _owned_pr_status _Repo.pr_diff LocalHub._respond _Router._tree _Router._discussions
 """
 BACKLOG = Counter(name for line in _BACKLOG.splitlines() for name in line.partition("#")[0].split())
 

@@ -244,11 +244,7 @@ def decide(
     by_label: dict[str, list[LedgerRow]] = defaultdict(list)
     for row in rows:
         by_label[row.source_model].append(row)
-    claimed: dict[str, list[str]] = defaultdict(list)
-    for label in by_label:
-        res = resolutions.get(label)
-        if res is not None and res.status == "exact":
-            claimed[res.repo_id].append(label)
+    claimed = _exact_claims(by_label, resolutions)
     out = []
     for label, label_rows in by_label.items():
         res = resolutions.get(label)
@@ -259,6 +255,16 @@ def decide(
             continue
         out.append(_decide_one(contract, label, tuple(label_rows), res, states))
     return out
+
+
+def _exact_claims(labels: Iterable[str], resolutions: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The labels exactly matched to each repo: two labels on one repo would write its scores twice."""
+    claimed: dict[str, list[str]] = defaultdict(list)
+    for label in labels:
+        res = resolutions.get(label)
+        if res is not None and res.status == "exact":
+            claimed[res.repo_id].append(label)
+    return claimed
 
 
 def _draftable(contract, rows, repo_id: str) -> tuple[list, str]:

@@ -79,6 +79,52 @@ def _retry_after(headers) -> float | None:
         return None  # an HTTP date: rare on the Hub; the backoff applies
 
 
+class _Tries:
+    """The attempts of one request so far; each failure either waits for the next try or raises
+    :class:`HubUnavailable` once its budget (timeouts, other failures, rate-limit patience) is spent."""
+
+    def __init__(self, rules: RetryPolicy) -> None:
+        self.rules = rules
+        self.failures = self.timeouts = 0
+        self.limited_since: float | None = None
+
+    def timed_out(self) -> None:
+        self.timeouts += 1
+        if self.timeouts > self.rules.timeout_retries:
+            raise HubUnavailable(f"no answer within {self.rules.timeout:g} s", self.failures + self.timeouts) from None
+
+    def network_error(self, exc: Exception) -> None:
+        self.failures += 1
+        if self.failures > self.rules.retries:
+            raise HubUnavailable(f"{type(exc).__name__}: {exc}", self.failures + self.timeouts) from None
+        time.sleep(self.rules.wait(self.failures))
+
+    def after_status(self, response) -> None:
+        """A retryable status: drain the response, then wait (a 429 its own way) or give up."""
+        response.read()
+        response.close()
+        status = response.status_code
+        reason = f"HTTP {status}: {response.headers.get('X-Error-Message') or response.reason_phrase}"
+        if status == 429:
+            self._rate_limited(response, reason)
+            return
+        self.failures += 1
+        if self.failures > self.rules.retries:
+            raise HubUnavailable(reason, self.failures + self.timeouts, status)
+        time.sleep(self.rules.wait(self.failures))
+
+    def _rate_limited(self, response, reason: str) -> None:
+        """A 429 waits its ``Retry-After`` (or the first backoff) within the patience, and uses no budget."""
+        rules = self.rules
+        self.limited_since = self.limited_since or time.monotonic()
+        waited = time.monotonic() - self.limited_since
+        if waited >= rules.rate_limit_patience:
+            raise HubUnavailable(f"{reason}: still rate-limited after {rules.rate_limit_patience:g} s",
+                                 self.failures + self.timeouts + 1, 429)
+        delay = _retry_after(response.headers)
+        time.sleep(min(delay if delay is not None else rules.wait(1), rules.rate_limit_patience - waited))
+
+
 class RetryingTransport:
     """An ``httpx2`` transport that retries transient failures of GET/HEAD requests (see the module)."""
 
@@ -86,45 +132,28 @@ class RetryingTransport:
         self.inner = inner
 
     def handle_request(self, request):
-        import httpx2
-
         rules = _POLICY.get()
         self._apply_timeout(request, rules.timeout)
-        failures = timeouts = 0
-        limited_since: float | None = None
+        tries = _Tries(rules)
         while True:
-            try:
-                response = self.inner.handle_request(request)
-            except httpx2.TimeoutException:
-                timeouts += 1
-                if timeouts > rules.timeout_retries:
-                    raise HubUnavailable(f"no answer within {rules.timeout:g} s", failures + timeouts) from None
+            response = self._send(request, tries)
+            if response is None:
                 continue
-            except (httpx2.NetworkError, httpx2.RemoteProtocolError) as exc:
-                failures += 1
-                if failures > rules.retries:
-                    raise HubUnavailable(f"{type(exc).__name__}: {exc}", failures + timeouts) from None
-                time.sleep(rules.wait(failures))
-                continue
-            status = response.status_code
-            if status not in RETRY_STATUSES or request.method not in ("GET", "HEAD"):
+            if response.status_code not in RETRY_STATUSES or request.method not in ("GET", "HEAD"):
                 return response
-            response.read()
-            response.close()
-            reason = f"HTTP {status}: {response.headers.get('X-Error-Message') or response.reason_phrase}"
-            if status == 429:
-                limited_since = limited_since or time.monotonic()
-                waited = time.monotonic() - limited_since
-                if waited >= rules.rate_limit_patience:
-                    raise HubUnavailable(f"{reason}: still rate-limited after {rules.rate_limit_patience:g} s",
-                                         failures + timeouts + 1, status)
-                delay = _retry_after(response.headers)
-                time.sleep(min(delay if delay is not None else rules.wait(1), rules.rate_limit_patience - waited))
-                continue
-            failures += 1
-            if failures > rules.retries:
-                raise HubUnavailable(reason, failures + timeouts, status)
-            time.sleep(rules.wait(failures))
+            tries.after_status(response)
+
+    def _send(self, request, tries: _Tries):
+        """One attempt: the response, or None after a timeout or a reset that the budget still allows."""
+        import httpx2
+
+        try:
+            return self.inner.handle_request(request)
+        except httpx2.TimeoutException:
+            tries.timed_out()
+        except (httpx2.NetworkError, httpx2.RemoteProtocolError) as exc:
+            tries.network_error(exc)
+        return None
 
     @staticmethod
     def _apply_timeout(request, seconds: float) -> None:

@@ -180,14 +180,10 @@ def _owned_pr_status(pr: PendingPR, benchmark_id: str, proposed: Mapping[str, An
     """Judge the one matching PR that the authenticated account wrote."""
     holding = [(f, benchmark_entries(f, benchmark_id)) for f in pr.files]
     holding = [(f, entries) for f, entries in holding if entries]
-    if len(holding) != 1:
-        where = "no file" if not holding else f"{len(holding)} files"
-        return "needs_review", f"your PR #{pr.num} holds {benchmark_id} in {where}; one file was expected", None
+    problem = _owned_pr_problem(pr, benchmark_id, holding)
+    if problem:
+        return "needs_review", problem, None
     file, entries = holding[0]
-    spelled = sorted({e["dataset"]["id"] for e in entries} - {benchmark_id})
-    if spelled:
-        return ("needs_review", f"your PR #{pr.num} spells the benchmark id {', '.join(spelled)!s}, "
-                f"not {benchmark_id}", None)
     present: dict[str, list[Any]] = {}
     for entry in entries:
         present.setdefault(entry["dataset"].get("task_id"), []).append(entry.get("value"))
@@ -197,6 +193,18 @@ def _owned_pr_status(pr: PendingPR, benchmark_id: str, proposed: Mapping[str, An
     missing = tuple(task for task in proposed if task not in present)
     update = PrUpdate(pr.num, pr.author, pr.url, file.path, file.text, tuple(file.data), missing)
     return (*_owned_update_status(pr, benchmark_id, present, proposed, missing), update)
+
+
+def _owned_pr_problem(pr: PendingPR, benchmark_id: str, holding: list) -> str:
+    """Why our own PR cannot simply be updated: the benchmark in no file or in several, or spelled
+    differently ("" when it is in one file under the contract's id)."""
+    if len(holding) != 1:
+        where = "no file" if not holding else f"{len(holding)} files"
+        return f"your PR #{pr.num} holds {benchmark_id} in {where}; one file was expected"
+    spelled = sorted({e["dataset"]["id"] for e in holding[0][1]} - {benchmark_id})
+    if spelled:
+        return f"your PR #{pr.num} spells the benchmark id {', '.join(spelled)!s}, not {benchmark_id}"
+    return ""
 
 
 def _conflicting_values(pr: PendingPR, present: Mapping[str, list[Any]], proposed: Mapping[str, Any]) -> list[str]:

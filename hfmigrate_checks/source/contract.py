@@ -279,17 +279,29 @@ def _type_problem(data: dict) -> str | None:
 
 def _loaded_problem(contract: Contract, data: dict) -> str | None:
     """What a hand-edited contract.json got wrong (types, names that become paths, undeclared tasks)."""
-    problem = _type_problem(data)
-    if problem:
-        return problem
+    return _type_problem(data) or _name_problem(contract) or _task_problem(contract)
+
+
+def _name_problem(contract: Contract) -> str | None:
+    """The benchmark id and slug become repo ids and paths: they must be well formed."""
     if repo_id_problem(contract.benchmark_id):
         return f"'benchmark_id': {repo_id_problem(contract.benchmark_id)}"
     if contract.slug and not SLUG.match(contract.slug):
         return f"'slug' must be lowercase letters, digits, '.', '_' or '-' (got {contract.slug!r})"
+    return None
+
+
+def _task_problem(contract: Contract) -> str | None:
+    """The task ids, direction, column map and ignored columns: every score must land on a declared task."""
     if not contract.task_ids or not all(isinstance(t, str) and t.strip() for t in contract.task_ids):
         return f"'task_ids' must be a non-empty list of task id strings (got {list(contract.task_ids)!r})"
     if contract.direction not in DIRECTIONS:
         return f"'direction' must be one of {', '.join(DIRECTIONS)} (got {contract.direction!r})"
+    return _column_problem(contract)
+
+
+def _column_problem(contract: Contract) -> str | None:
+    """Every mapped column names a declared task, and the ignored columns are names."""
     for column, task in contract.columns.items():
         if not isinstance(column, str) or not isinstance(task, str) or task not in contract.task_ids:
             return f"'columns': {column!r} must map to one of the task_ids (got {task!r})"

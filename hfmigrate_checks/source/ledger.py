@@ -249,10 +249,7 @@ def rows_from_records(
         record = item.cells
         label_cell = _label_cell(record.get(model_column), model_column, item.locator, where)
         variant = _printed(record.get(variant_column)).text if variant_column else ""
-        if task_column:
-            pairs = [(_printed(record.get(task_column)).text, _printed(record.get(value_column)))]
-        else:
-            pairs = [(column, _printed(record.get(column))) for column in columns if column not in skip]
+        pairs = _task_cells(record, columns, skip, task_column, value_column)
         context = [f"in the group {item.group!r} of the table"] if item.group else []
         struck = ["the model label is struck through in the source"] if label_cell.emphasis == "~~" else []
         for task, cell in pairs:
@@ -260,6 +257,14 @@ def rows_from_records(
             out.append(_row(records, label_cell, variant, task, cell, context, struck, source_url, locator,
                             f"{where}: {item.locator}"))
     return out
+
+
+def _task_cells(record: dict, columns: list[str], skip: set, task_column: str | None,
+                value_column: str | None) -> list:
+    """(task, printed cell) pairs of one record: one per score column of a wide table, the one of a long table."""
+    if task_column:
+        return [(_printed(record.get(task_column)).text, _printed(record.get(value_column)))]
+    return [(column, _printed(record.get(column))) for column in columns if column not in skip]
 
 
 def _check_columns(columns: list[str], named: list[str | None], where: str) -> None:
@@ -475,15 +480,7 @@ def load(path: str | Path) -> list[LedgerRow]:
     path = Path(path)
     text = _read_text(path)
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = reader.fieldnames or []
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    unknown = [c for c in header if c not in COLUMNS]
-    if missing or unknown:
-        raise InputError(
-            f"{path}: not a ledger made by `checks hf ledger`: "
-            + "; ".join(filter(None, [missing and f"missing column(s) {', '.join(missing)}",
-                                      unknown and f"unknown column(s) {', '.join(unknown)}"]))
-        )
+    _check_ledger_columns(reader.fieldnames or [], path)
     rows = []
     for record in reader:
         where = f"{path}: line {reader.line_num}"
@@ -493,6 +490,18 @@ def load(path: str | Path) -> list[LedgerRow]:
         _check_row(values, where)
         rows.append(LedgerRow(**_judged(values)))
     return rows
+
+
+def _check_ledger_columns(header: list[str], path: Path) -> None:
+    """A ledger has every required column and no unknown one: a CSV made by hand or another tool is refused."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    unknown = [c for c in header if c not in COLUMNS]
+    if missing or unknown:
+        raise InputError(
+            f"{path}: not a ledger made by `checks hf ledger`: "
+            + "; ".join(filter(None, [missing and f"missing column(s) {', '.join(missing)}",
+                                      unknown and f"unknown column(s) {', '.join(unknown)}"]))
+        )
 
 
 def _check_row(values: dict[str, str], where: str) -> None:

@@ -238,14 +238,18 @@ def tables(text: str) -> list[Table]:
     while i < len(tokens):
         tok = tokens[i]
         if tok.type == "heading_open":
-            level = int(tok.tag[1:])
-            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, _cell(tokens[i + 1]).text)]
+            stack = _enter_heading(stack, int(tok.tag[1:]), _cell(tokens[i + 1]).text)
         elif tok.type == "table_open":
             end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
             found.append(_table(tokens[i:end + 1], tuple(t for _, t in stack), lines, heading_lines, definitions))
             i = end
         i += 1
     return found
+
+
+def _enter_heading(stack: list[tuple[int, str]], level: int, text: str) -> list[tuple[int, str]]:
+    """The enclosing headings after a heading of ``level``: it replaces those at its level or deeper."""
+    return [(lv, t) for lv, t in stack if lv < level] + [(level, text)]
 
 
 def _table(tokens, headings, lines, heading_lines, definitions) -> Table:

@@ -239,24 +239,24 @@ class _Repo:
         if "diff" in pr:
             return pr["diff"]
         before, after = self.main().files, self.pr_snapshot(pr).files
-        chunks = []
-        for path in sorted(set(before) | set(after)):
-            old, new = before.get(path), after.get(path)
-            if old == new:
-                continue
-            header = [f"diff --git a/{path} b/{path}\n"]
-            if old is None:
-                header.append("new file mode 100644\n")
-            elif new is None:
-                header.append("deleted file mode 100644\n")
-            lines = difflib.unified_diff(
-                (old or b"").decode(errors="replace").splitlines(keepends=True),
-                (new or b"").decode(errors="replace").splitlines(keepends=True),
-                fromfile=f"a/{path}" if old is not None else "/dev/null",
-                tofile=f"b/{path}" if new is not None else "/dev/null",
-            )
-            chunks.append("".join(header) + "".join(line if line.endswith("\n") else line + "\n" for line in lines))
-        return "".join(chunks)
+        return "".join(_file_diff(path, before.get(path), after.get(path))
+                       for path in sorted(set(before) | set(after)) if before.get(path) != after.get(path))
+
+
+def _file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
+    """One file's ``git diff`` section (None: the file is absent on that side), as the Hub's PR diff shows it."""
+    header = [f"diff --git a/{path} b/{path}\n"]
+    if old is None:
+        header.append("new file mode 100644\n")
+    elif new is None:
+        header.append("deleted file mode 100644\n")
+    lines = difflib.unified_diff(
+        (old or b"").decode(errors="replace").splitlines(keepends=True),
+        (new or b"").decode(errors="replace").splitlines(keepends=True),
+        fromfile=f"a/{path}" if old is not None else "/dev/null",
+        tofile=f"b/{path}" if new is not None else "/dev/null",
+    )
+    return "".join(header) + "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- faults and records
@@ -502,15 +502,54 @@ class LocalHub:
         limited = self._rate_limited()
         if limited is not None:
             return limited
-        if fault and fault.reset:
-            return None
-        if fault and fault.status and not fault.truncate:
-            extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
-            return _error(fault.status, None, f"Injected failure {fault.status}", extra)
+        if fault and (fault.reset or fault.status and not fault.truncate):
+            return _fault_response(fault)
         response = _Router(self, raw_path, query, headers).route(method)
-        if fault and fault.truncate and response.body:
-            response.body = response.body[: max(1, len(response.body) // 2)]
+        if fault and fault.truncate:
+            _truncate(response)
         return response
+
+
+def _truncate(response: _Response) -> None:
+    """An injected truncation: the body loses its second half (at least one byte stays)."""
+    if response.body:
+        response.body = response.body[: max(1, len(response.body) // 2)]
+
+
+def _fault_response(fault) -> _Response | None:
+    """What an injected reset (None: the connection drops) or error status answers instead of the route."""
+    if fault.reset:
+        return None
+    extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+    return _error(fault.status, None, f"Injected failure {fault.status}", extra)
+
+
+def _add_tree_entries(entries: dict[str, dict], sha: str, prefix: str, file_path: str, data: bytes,
+                      recursive: bool) -> None:
+    """The tree listing's entries for one file under ``prefix``: the directories on its way (only the first
+    level unless ``recursive``) and the file itself when it is listed."""
+    parts = file_path[len(prefix):].split("/")
+    for depth in range(1, len(parts)):  # directories on the way
+        if depth > 1 and not recursive:
+            break
+        dir_path = prefix + "/".join(parts[:depth])
+        entries.setdefault(dir_path, {"type": "directory", "oid": _digest(sha, dir_path), "path": dir_path})
+    if len(parts) == 1 or recursive:
+        entries[file_path] = {"type": "file", "oid": _git_blob_oid(data), "size": len(data), "path": file_path}
+
+
+def _discussion_wanted(d: dict, kind: str | None, status: str | None, author: str | None) -> bool:
+    """Whether a discussion passes the listing's type, status and author filters."""
+    is_pr = d.get("is_pull_request", True)
+    if kind == "pull_request" and not is_pr or kind == "discussion" and is_pr:
+        return False
+    # The Hub's status filter knows only open/closed; drafts are left out of "open" here,
+    # the pessimistic reading of an undocumented behaviour.
+    if status == "open" and d["status"] != "open":
+        return False
+    if status == "closed" and d["status"] not in ("closed", "merged"):
+        return False
+    return not (author and d["author"] != author)
 
 
 class _Router:
@@ -672,16 +711,8 @@ class _Router:
         recursive = (self._q("recursive") or "false").lower() == "true"
         entries: dict[str, dict] = {}
         for file_path, data in snap.files.items():
-            if not file_path.startswith(prefix):
-                continue
-            parts = file_path[len(prefix):].split("/")
-            for depth in range(1, len(parts)):  # directories on the way
-                if depth > 1 and not recursive:
-                    break
-                dir_path = prefix + "/".join(parts[:depth])
-                entries.setdefault(dir_path, {"type": "directory", "oid": _digest(snap.sha, dir_path), "path": dir_path})
-            if len(parts) == 1 or recursive:
-                entries[file_path] = {"type": "file", "oid": _git_blob_oid(data), "size": len(data), "path": file_path}
+            if file_path.startswith(prefix):
+                _add_tree_entries(entries, snap.sha, prefix, file_path, data, recursive)
         if prefix and not entries:
             return _error(404, "EntryNotFound", f"{path} does not exist on {rev}", {"X-Repo-Commit": snap.sha})
         items = [entries[k] for k in sorted(entries)]
@@ -697,20 +728,8 @@ class _Router:
 
     def _discussions(self, repo: _Repo) -> _Response:
         kind, status, author = self._q("type"), self._q("status"), self._q("author")
-        selected = []
-        for d in repo.discussions():
-            is_pr = d.get("is_pull_request", True)
-            if kind == "pull_request" and not is_pr or kind == "discussion" and is_pr:
-                continue
-            # The Hub's status filter knows only open/closed; drafts are left out of "open" here,
-            # the pessimistic reading of an undocumented behaviour.
-            if status == "open" and d["status"] != "open":
-                continue
-            if status == "closed" and d["status"] not in ("closed", "merged"):
-                continue
-            if author and d["author"] != author:
-                continue
-            selected.append(self._discussion_summary(repo, d))
+        selected = [self._discussion_summary(repo, d) for d in repo.discussions()
+                    if _discussion_wanted(d, kind, status, author)]
         page = int(self._q("p") or 0)
         start = page * self.hub.page_size
         return _Response(200, {"discussions": selected[start : start + self.hub.page_size],
