@@ -39,11 +39,11 @@ _BACKLOG = """
     _early_args build_cli build_cli.rules_cmd main overridden check_codes
     load unloaded_providers
     # tabarena_checks
-    name_problem _from_children column_type frame write heatmap comparison _entry Reader.keywords
-    build _unbound_calls read_variable inspect_command canonical _derivation
+    name_problem _from_children frame write comparison _entry Reader.keywords
+    build _unbound_calls read_variable _derivation
     register_commands.metadata import_object from_object ProcessFacts.selected_method _execute parse_key
-    _val_fidelity read_layout plan_edit method_report cache_settings_consistent
-    validation_protocol_declared Publisher.publish Publisher.verify protocol_record _brief _set_array_state
+    _val_fidelity
+    validation_protocol_declared Publisher.verify _brief _set_array_state
     guessed_default select pandas_float passes
     # hfmigrate_checks
 """

@@ -154,7 +154,14 @@ def canonical(record: MethodMetadata) -> MethodMetadata:
     ``display_name`` from other fields when they are unset, so an imported object has them
     while a statically read ``info.py`` does not. Tags are sorted and deduplicated as
     TabArena does (left alone when they are not a list of strings, for the rules to report).
+    The derived settings are compared on the record with the first three dropped, as TabArena derives them.
     """
+    record = attrs.evolve(record, **_derivable_fields(record))
+    return attrs.evolve(record, **_derivable_settings(record))
+
+
+def _derivable_fields(record: MethodMetadata) -> dict[str, Any]:
+    """``suite``, ``model_key`` and ``can_hpo`` where they equal their defaults; the tags in canonical form."""
     changes: dict[str, Any] = {}
     if record.suite == record.method:
         changes["suite"] = None
@@ -164,12 +171,15 @@ def canonical(record: MethodMetadata) -> MethodMetadata:
         changes["can_hpo"] = None
     tags = record.tags
     if isinstance(tags, (list, tuple, set, frozenset)):
-        tags = tuple(sorted(set(tags))) if all(isinstance(t, str) for t in tags) else tuple(tags)
-        changes["tags"] = tags
-    record = attrs.evolve(record, **changes)
-    changes = {}
+        changes["tags"] = tuple(sorted(set(tags))) if all(isinstance(t, str) for t in tags) else tuple(tags)
+    return changes
+
+
+def _derivable_settings(record: MethodMetadata) -> dict[str, Any]:
+    """``cache_type`` and ``display_name`` where they equal what TabArena derives from the other fields."""
+    changes: dict[str, Any] = {}
     if record.cache_type is not None and record.cache_type == attrs.evolve(record, cache_type=None).effective_cache_type:
         changes["cache_type"] = None
     if record.display_name is not None and record.display_name == record.derived_display_name():
         changes["display_name"] = None
-    return attrs.evolve(record, **changes)
+    return changes

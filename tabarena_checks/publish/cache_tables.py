@@ -178,15 +178,27 @@ def _object_type(given: list[Any]):
 
 def column_type(values: Sequence[Any], present: Sequence[bool]):
     """The Arrow type pandas' concat gives a column (``present`` False: that row's frame lacks it)."""
-    import numpy as np
     import pyarrow as pa
 
     kinds = {_kind(v) for v, p in zip(values, present) if p}
     gaps = not all(present)
     if "object" in kinds or not kinds:
-        return _object_type([v for v, p in zip(values, present) if p and v is not None])
+        return _object_type(_given(values, present))
     if "bool" in kinds:
         return pa.bool_() if kinds == {"bool"} and not gaps else pa.null()
+    return _numeric_type(kinds, gaps)
+
+
+def _given(values: Sequence[Any], present: Sequence[bool]) -> list[Any]:
+    """The values of the rows that have the column and hold something in it."""
+    return [v for v, p in zip(values, present) if p and v is not None]
+
+
+def _numeric_type(kinds: set[str], gaps: bool):
+    """numpy's common type of the kinds; integers become float64 where a row lacks the column (pandas fills NaN)."""
+    import numpy as np
+    import pyarrow as pa
+
     dtype = np.result_type(*[np.dtype(k) for k in sorted(kinds)])
     if gaps and dtype.kind in "iu":
         dtype = np.dtype("float64")

@@ -151,39 +151,60 @@ def _imported_modules(small) -> set[str]:
 
 
 def read_layout(module) -> Layout:
+    """What the registry module binds at its top level: its imports, other names, collection and superseded list."""
     import libcst as cst
 
-    imports: dict[str, tuple[str, str]] = {}
-    other: set[str] = set()
-    entries: tuple = ()
-    superseded: tuple = ()
-    has_collection = has_superseded = False
-    groups: frozenset[str] = frozenset()
+    found = _LayoutReader()
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            other.add(stmt.name.value)
-            continue
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
-                imports.update(_from_imports(small))
-            elif isinstance(small, cst.Import):
-                other.update(_imported_modules(small))
-            else:
-                names = _targets(small)
-                other.update(names)
-                value = getattr(small, "value", None)
-                lst = _collection_list(value)
-                if lst is not None:
-                    has_collection = True
-                    entries = tuple(_list_groups(lst))
-                    groups = frozenset(_group_comments(lst))
-                if SUPERSEDED in names and isinstance(value, cst.List):
-                    has_superseded = True
-                    superseded = tuple(name for name, _ in _list_groups(value))
-    return Layout(imports, frozenset(other - set(imports)), entries, superseded, has_collection, has_superseded,
-                  groups)
+            found.other.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                found.statement(small)
+    return found.layout()
+
+
+@attrs.define
+class _LayoutReader:
+    """Collects a :class:`Layout` one top-level simple statement at a time (the last collection wins)."""
+
+    imports: dict[str, tuple[str, str]] = attrs.Factory(dict)
+    other: set[str] = attrs.Factory(set)
+    entries: tuple = ()
+    superseded: tuple = ()
+    has_collection: bool = False
+    has_superseded: bool = False
+    groups: frozenset[str] = frozenset()
+
+    def statement(self, small) -> None:
+        import libcst as cst
+
+        if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
+            self.imports.update(_from_imports(small))
+        elif isinstance(small, cst.Import):
+            self.other.update(_imported_modules(small))
+        else:
+            self._binding(small)
+
+    def _binding(self, small) -> None:
+        """The names a statement binds; the collection's entries and group comments, the superseded list's names."""
+        import libcst as cst
+
+        names = _targets(small)
+        self.other.update(names)
+        value = getattr(small, "value", None)
+        lst = _collection_list(value)
+        if lst is not None:
+            self.has_collection = True
+            self.entries = tuple(_list_groups(lst))
+            self.groups = frozenset(_group_comments(lst))
+        if SUPERSEDED in names and isinstance(value, cst.List):
+            self.has_superseded = True
+            self.superseded = tuple(name for name, _ in _list_groups(value))
+
+    def layout(self) -> Layout:
+        return Layout(self.imports, frozenset(self.other - set(self.imports)), self.entries, self.superseded,
+                      self.has_collection, self.has_superseded, self.groups)
 
 
 # --------------------------------------------------------------------------- the edit
@@ -432,20 +453,37 @@ def plan_edit(source: str, path: str, meta: MethodMetadata, module_name: str, re
     add_superseded = replaced if replaced is not None and replaced not in layout.superseded else None
     editor = _Editor(entry=bound, group=group, replace=replaced, superseded_add=add_superseded,
                      comment=f"# rerun {meta.effective_suite} replaced it")
-    stmts = [s.with_changes(body=[editor.statement(b) for b in s.body]) if isinstance(s, cst.SimpleStatementLine) else s
-             for s in stmts]
-    if replaced is not None:
-        changes.append(f"swap {replaced} -> {bound} in {COLLECTION_ARG}")
-        if add_superseded:
-            changes.append(f"append {replaced} to {SUPERSEDED}")
-    else:
-        changes.append(f"add {bound} to {COLLECTION_ARG} under {group!r}")
+    stmts = _edited_statements(stmts, editor)
+    changes.extend(_entry_changes(bound, group, replaced, add_superseded))
     new_source = tree.with_changes(body=stmts).code
+    _must_compile(new_source, path)
+    return Edit(new_source, tuple(changes), bound)
+
+
+def _edited_statements(stmts: list, editor: _Editor) -> list:
+    """Each simple statement line with its statements passed through ``editor``; compound statements as they are."""
+    import libcst as cst
+
+    return [s.with_changes(body=[editor.statement(b) for b in s.body]) if isinstance(s, cst.SimpleStatementLine)
+            else s for s in stmts]
+
+
+def _entry_changes(bound: str, group: str, replaced: str | None, add_superseded: str | None) -> list[str]:
+    """What the edit does to the collection: a swap (and the superseded list) for a rerun, else an addition."""
+    if replaced is None:
+        return [f"add {bound} to {COLLECTION_ARG} under {group!r}"]
+    changes = [f"swap {replaced} -> {bound} in {COLLECTION_ARG}"]
+    if add_superseded:
+        changes.append(f"append {replaced} to {SUPERSEDED}")
+    return changes
+
+
+def _must_compile(new_source: str, path: str) -> None:
+    """The edited file must parse before it is written: a bug here must never reach the checkout."""
     try:
         compile(new_source, path, "exec")
-    except SyntaxError as exc:  # a bug here must never reach the checkout
+    except SyntaxError as exc:
         raise ActionFailed(f"{path}: the edited file would not parse ({exc.msg} at line {exc.lineno}); nothing was written") from None
-    return Edit(new_source, tuple(changes), bound)
 
 
 def _import_variable(stmts: list, layout: Layout, meta: MethodMetadata, module_name: str) -> tuple[str, str]:

@@ -218,11 +218,7 @@ class Publisher:
 
         objects = list(objects)
         report = UploadReport()
-        try:
-            report.aborted_multipart = self._abort_stale_multipart(lock.acquired if lock is not None else None)
-            remote = list_prefix(self.client, self.bucket, self.prefix)
-        except Exception as exc:
-            raise ActionFailed(f"cannot list r2://{self.bucket}/{self.prefix}: {_describe(exc)}") from None
+        remote = self._remote_state(lock, report)
         final = [o for o in objects if o.key == last]
         todo = self._differing([o for o in objects if o.key != last], remote, report)
         if todo and last in remote:
@@ -234,17 +230,29 @@ class Publisher:
         with progress.bar(f"upload to {self.bucket}", total=total, unit="bytes") as advance:
             config = transfer_config()
             self._send_all(todo, config, advance, report)
-            for obj in final:
-                if self._matches(obj, remote.get(obj.key)):
-                    report.skipped.append(obj.key)
-                    advance(obj.size)
-                    continue
-                if lock is not None:
-                    lock.check()
-                self._send(obj, config, advance)
-                report.sent.append(obj.key)
-                self.log(f"sent {obj.key} ({obj.size} bytes) last")
+            self._send_last(final, remote, lock, config, advance, report)
         return report
+
+    def _remote_state(self, lock, report: UploadReport) -> dict:
+        """The objects under the prefix, after aborting the stale multipart uploads (``lock``'s own are kept)."""
+        try:
+            report.aborted_multipart = self._abort_stale_multipart(lock.acquired if lock is not None else None)
+            return list_prefix(self.client, self.bucket, self.prefix)
+        except Exception as exc:
+            raise ActionFailed(f"cannot list r2://{self.bucket}/{self.prefix}: {_describe(exc)}") from None
+
+    def _send_last(self, final: list[Planned], remote: dict, lock, config, advance, report: UploadReport) -> None:
+        """metadata.yaml, unless it is in place already, and only while ``lock`` is still held."""
+        for obj in final:
+            if self._matches(obj, remote.get(obj.key)):
+                report.skipped.append(obj.key)
+                advance(obj.size)
+                continue
+            if lock is not None:
+                lock.check()
+            self._send(obj, config, advance)
+            report.sent.append(obj.key)
+            self.log(f"sent {obj.key} ({obj.size} bytes) last")
 
     def _differing(self, body: list[Planned], remote: dict, report: UploadReport) -> list[Planned]:
         """The objects whose content is not in place yet; the others are noted as skipped.

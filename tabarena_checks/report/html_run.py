@@ -131,38 +131,67 @@ def heatmap(cells: Sequence[Mapping[str, Any]], datasets: Mapping[str, str], *, 
     """An SVG grid, rows x tasks, each cell with a <title> (hover and screen readers), plus legend and text table."""
     if not cells:
         return '<p class="note">No (config, task) cell to show.</p>'
-    tasks = sorted({c["task"] for c in cells}, key=lambda t: (not t.isdigit(), int(t) if t.isdigit() else 0, t))
+    tasks = _task_order(cells)
     by_row: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for c in cells:
         by_row[c["config"]][c["task"]] = c
     stats = {name: _row_stats(row) for name, row in by_row.items()}
     order = sorted(by_row, key=lambda n: (stats[n][0], stats[n][1], natural(n)))
-    totals = {n: f"{stats[n][2]}/{stats[n][3]}" + (f" ({stats[n][4]} flagged)" if stats[n][4] else "") for n in order}
+    totals = {n: _row_total(stats[n]) for n in order}
     grid = _Grid.of(tasks, order, datasets, totals)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="{esc(ident)}" class="heatmap" width="{grid.width}" '
-             f'height="{grid.height}" viewBox="0 0 {grid.width} {grid.height}" role="img" '
-             f'aria-labelledby="{esc(ident)}-t" data-rows="{len(order)}" data-step="{grid.step}" data-top="{grid.top}" '
-             f'font-size="11" font-family="system-ui, DejaVu Sans, sans-serif">'
-             f'<title id="{esc(ident)}-t">Coverage heatmap: {len(order)} {esc(what)} x {len(tasks)} tasks, '
-             f"each cell coloured by splits present of expected; the table below lists every incomplete cell"
-             f"</title>"]
+    parts = [_svg_open(grid, ident, what, len(order), len(tasks)), *_task_labels(grid, tasks, datasets)]
+    parts += [_heat_row(grid, i, name, stats[name], by_row[name], tasks, datasets, totals[name])
+              for i, name in enumerate(order)]
+    parts.append("</svg>")
+    incomplete = [c for c in cells if _incomplete(c)]
+    summary = (f"{len(order)} {what} x {len(tasks)} tasks; {len(incomplete)} of {len(cells)} cells incomplete or "
+               f"flagged. Rows are sorted worst coverage first; hover a cell for its counts.")
+    return (f'<p>{esc(summary)}</p>{legend()}<div data-sortable>{_SORTBAR}<div class="scroll">{"".join(parts)}</div>'
+            f"</div>{_incomplete_table(incomplete, datasets, what)}")
+
+
+#: the buttons that re-sort the heatmap's rows (the page's script reads their data-key)
+_SORTBAR = ('<div class="sortbar" role="group" aria-label="Sort rows">Sort rows: '
+            '<button type="button" data-key="cov">worst coverage first</button>'
+            '<button type="button" data-key="bad" data-desc>most flagged first</button>'
+            '<button type="button" data-key="name">by name</button></div>')
+
+
+def _task_order(cells: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The heatmap's columns: numeric task ids in numeric order, then any other task names."""
+    return sorted({c["task"] for c in cells}, key=lambda t: (not t.isdigit(), int(t) if t.isdigit() else 0, t))
+
+
+def _row_total(stat: tuple[float, int, int, int, int]) -> str:
+    """A row's total, ``present/expected`` and how many of its cells are flagged."""
+    return f"{stat[2]}/{stat[3]}" + (f" ({stat[4]} flagged)" if stat[4] else "")
+
+
+def _incomplete(cell: Mapping[str, Any]) -> bool:
+    """A cell missing splits, holding more results than splits, or with unreadable files."""
+    return cell["present"] < cell["expected"] or cell["results"] > cell["present"] or bool(cell["unreadable"])
+
+
+def _svg_open(grid: _Grid, ident: str, what: str, rows: int, tasks: int) -> str:
+    """The SVG's opening tag and its title, which screen readers announce."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="{esc(ident)}" class="heatmap" width="{grid.width}" '
+            f'height="{grid.height}" viewBox="0 0 {grid.width} {grid.height}" role="img" '
+            f'aria-labelledby="{esc(ident)}-t" data-rows="{rows}" data-step="{grid.step}" data-top="{grid.top}" '
+            f'font-size="11" font-family="system-ui, DejaVu Sans, sans-serif">'
+            f'<title id="{esc(ident)}-t">Coverage heatmap: {rows} {esc(what)} x {tasks} tasks, '
+            f"each cell coloured by splits present of expected; the table below lists every incomplete cell"
+            f"</title>")
+
+
+def _task_labels(grid: _Grid, tasks: Sequence[str], datasets: Mapping[str, str]) -> list[str]:
+    """The column labels, slanted; each one's title names the task's dataset where it is known."""
+    labels = []
     for j, (task, short) in enumerate(zip(tasks, grid.labels)):
         x = grid.left + j * grid.step + grid.size / 2
         label = task + (f" {datasets[task]}" if task in datasets else "")
-        parts.append(f'<text transform="translate({x:.0f},{grid.top - 5}) rotate(-45)">'
-                     f"<title>{esc(label)}</title>{esc(short)}</text>")
-    for i, name in enumerate(order):
-        parts.append(_heat_row(grid, i, name, stats[name], by_row[name], tasks, datasets, totals[name]))
-    parts.append("</svg>")
-    sortbar = (f'<div class="sortbar" role="group" aria-label="Sort rows">Sort rows: '
-               f'<button type="button" data-key="cov">worst coverage first</button>'
-               f'<button type="button" data-key="bad" data-desc>most flagged first</button>'
-               f'<button type="button" data-key="name">by name</button></div>')
-    incomplete = [c for c in cells if c["present"] < c["expected"] or c["results"] > c["present"] or c["unreadable"]]
-    summary = (f"{len(order)} {what} x {len(tasks)} tasks; {len(incomplete)} of {len(cells)} cells incomplete or "
-               f"flagged. Rows are sorted worst coverage first; hover a cell for its counts.")
-    return (f'<p>{esc(summary)}</p>{legend()}<div data-sortable>{sortbar}<div class="scroll">{"".join(parts)}</div>'
-            f"</div>{_incomplete_table(incomplete, datasets, what)}")
+        labels.append(f'<text transform="translate({x:.0f},{grid.top - 5}) rotate(-45)">'
+                      f"<title>{esc(label)}</title>{esc(short)}</text>")
+    return labels
 
 
 def _row_stats(row: Mapping[str, Mapping[str, Any]]) -> tuple[float, int, int, int, int]:

@@ -44,9 +44,8 @@ def _pick(methods: dict, wanted: str | None) -> dict:
               help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
 def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, c1_only, html_path):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
-    from tabarena_checks.raw import index as index_mod, inference_memo
+    from tabarena_checks.raw import index as index_mod
     from tabarena_checks.metadata import load as metadata_load
-    from tabarena_checks.report import summary as report
 
     if html_path is not None:
         from checks.htmlreport import check_target
@@ -55,12 +54,8 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     metadata = metadata_load.load(method_metadata)
     raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
     methods = index_mod.split_methods(raw)
-    today = dt.date.today()
     picked = _pick(methods, method)
-    inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
-    if c1_only:
-        inferences = {prefix: with_c1_default(inf) for prefix, inf in inferences.items()}
-    reports = [report.method_report(prefix, inferences[prefix], metadata, today) for prefix in picked]
+    reports = _method_reports(picked, metadata, c1_only)
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
     if html_path is not None:
         from tabarena_checks.report import html_inspect
@@ -70,7 +65,26 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     if output_format == "json":
         click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
                               indent=2, default=str))
-        return
+    else:
+        _echo_human(run_data_dir, reports, unassigned)
+
+
+def _method_reports(picked: dict, metadata, c1_only: bool) -> list[dict]:
+    """Each picked method's report; ``c1_only`` infers config_default from the default (_c1_) config."""
+    from tabarena_checks.raw import inference_memo
+    from tabarena_checks.report import summary as report
+
+    today = dt.date.today()
+    inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
+    if c1_only:
+        inferences = {prefix: with_c1_default(inf) for prefix, inf in inferences.items()}
+    return [report.method_report(prefix, inferences[prefix], metadata, today) for prefix in picked]
+
+
+def _echo_human(run_data_dir, reports: list[dict], unassigned: list[dict]) -> None:
+    """The reports as text, then the unreadable files when no method could be read at all."""
+    from tabarena_checks.report import summary as report
+
     click.echo(report.human(str(run_data_dir), reports))
     if unassigned:
         click.echo(f"no readable result; unreadable files: {len(unassigned)}")

@@ -120,20 +120,9 @@ def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, 
     return {
         "method_prefix": prefix,
         "inferred": _inferred(inference, suggested_method(inference, metadata)),
-        "counts": {
-            "results": inference.n_results,
-            "tasks": inference.n_tasks,
-            "datasets": list(inference.datasets),
-            "splits": [f"{r}_{f}" for r, f in inference.splits],
-            "problem_types": list(inference.problem_types),
-            "metrics": list(inference.metrics),
-            "results_per_config": dict(inference.results_per_config),
-        },
+        "counts": _counts(inference),
         "fold_histogram": [[label, n] for label, n in inference.fold_histogram],
-        "coverage": {
-            "missing_cells": [{"config": c, "task": t, "split": s} for c, t, s in inference.missing_cells],
-            "duplicates": [{"config": c, "task": t, "split": s, "paths": list(p)} for c, t, s, p in inference.duplicates],
-        },
+        "coverage": _coverage(inference),
         "fidelity": [
             {"dataset": i.dataset, "split_idx": i.split_idx, "framework": i.framework, "kind": i.kind,
              "pct": i.pct, "path": i.path}
@@ -143,10 +132,39 @@ def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, 
         "unreadable": [{"path": p, "reason": r} for p, r in inference.errors],
         "snippet": code,
         "snippet_unavailable": why or None,
-        "metadata": None if metadata is None else {"source": metadata.source, "variable": metadata.variable},
-        "comparison": None if metadata is None else [row.as_dict() for row in compare.rows(metadata, inference)],
-        "metadata_problems": None if metadata is None else metadata_problems(metadata),
+        **_metadata_part(metadata, inference),
     }
+
+
+def _counts(inference: Any) -> dict[str, Any]:
+    """How many results, tasks and splits the method has, and which datasets, problem types and metrics."""
+    return {
+        "results": inference.n_results,
+        "tasks": inference.n_tasks,
+        "datasets": list(inference.datasets),
+        "splits": [f"{r}_{f}" for r, f in inference.splits],
+        "problem_types": list(inference.problem_types),
+        "metrics": list(inference.metrics),
+        "results_per_config": dict(inference.results_per_config),
+    }
+
+
+def _coverage(inference: Any) -> dict[str, Any]:
+    """The (config, task, split) cells missing, and those held by more than one file."""
+    return {
+        "missing_cells": [{"config": c, "task": t, "split": s} for c, t, s in inference.missing_cells],
+        "duplicates": [{"config": c, "task": t, "split": s, "paths": list(p)} for c, t, s, p in inference.duplicates],
+    }
+
+
+def _metadata_part(metadata: MethodMetadata | None, inference: Any) -> dict[str, Any]:
+    """Where the method's metadata is declared, how it compares with the results, and its problems (None
+    without metadata)."""
+    if metadata is None:
+        return {"metadata": None, "comparison": None, "metadata_problems": None}
+    return {"metadata": {"source": metadata.source, "variable": metadata.variable},
+            "comparison": [row.as_dict() for row in compare.rows(metadata, inference)],
+            "metadata_problems": metadata_problems(metadata)}
 
 
 def _some(items: list, render) -> list[str]:

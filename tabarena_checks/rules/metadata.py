@@ -250,15 +250,25 @@ def cache_settings_consistent(ctx):
     if kind not in CACHE_TYPES:
         yield at(md, f"'cache_type' must be one of {', '.join(CACHE_TYPES)} (got {kind!r})", "cache_type")
     elif kind == "local":
-        present = [k for k in ("bucket", "prefix") if k in kwargs]
-        if present:
-            yield at(md, f"cache_type 'local' cannot have {' and '.join(present)} in cache_kwargs; "
-                         f"set cache_type='r2' or remove them", "cache_type" if md.cache_type else "cache_kwargs")
+        yield from _local_cache_problems(md, kwargs)
     else:
-        for key in ("bucket", "prefix"):
-            if not kwargs.get(key):
-                yield at(md, f"cache_type {kind!r} needs cache_kwargs[{key!r}]; cache_kwargs is missing {key!r}",
-                         "cache_kwargs" if md.cache_kwargs else "cache_type")
+        yield from _remote_cache_problems(md, kind, kwargs)
+
+
+def _local_cache_problems(md: MethodMetadata, kwargs: dict):
+    """A local cache has no bucket or prefix; the finding points at whichever field the author wrote."""
+    present = [k for k in ("bucket", "prefix") if k in kwargs]
+    if present:
+        yield at(md, f"cache_type 'local' cannot have {' and '.join(present)} in cache_kwargs; "
+                     f"set cache_type='r2' or remove them", "cache_type" if md.cache_type else "cache_kwargs")
+
+
+def _remote_cache_problems(md: MethodMetadata, kind: str, kwargs: dict):
+    """An r2/s3 cache needs a bucket and a prefix, each a finding of its own."""
+    for key in ("bucket", "prefix"):
+        if not kwargs.get(key):
+            yield at(md, f"cache_type {kind!r} needs cache_kwargs[{key!r}]; cache_kwargs is missing {key!r}",
+                     "cache_kwargs" if md.cache_kwargs else "cache_type")
 
 
 def _bad_values(md: MethodMetadata):

@@ -68,34 +68,40 @@ def protocol_record(spec: str | Mapping | None, *, children: int, use_child_oof:
         return None
     if isinstance(spec, Mapping):
         return dict(spec)
-    fitted: dict[str, Any] = {}
-    if spec in ("8x1", "beyondarena") or (isinstance(spec, str) and "x" in spec and spec.replace("x", "").isdigit()):
-        if spec == "8x1":
-            protocol = TABARENA_PROTOCOL
-        elif spec == "beyondarena":
-            protocol = BEYONDARENA_PROTOCOL
-        else:
-            folds, sets = (int(p) for p in spec.split("x"))
-            protocol = _custom_protocol(folds, sets)
-        flavour = "bagged"
-        fitted = {"num_bag_folds_fitted": protocol["num_bag_folds"], "num_bag_sets_fitted": protocol["num_bag_sets"],
-                  "num_child_models": 1 if use_child_oof else children, "child_oof": use_child_oof}
-    elif spec == "holdout":
-        flavour, protocol = "holdout", TABARENA_PROTOCOL
-        fitted = {"num_child_models": 1, "child_oof": False}
-    elif spec in ("outer", "system"):
+    if spec in ("outer", "system"):
         return {"flavour": spec, "protocol": None, "key": spec}
-    elif spec == "custom":
-        flavour, protocol = None, _custom_protocol(3, 1)
-    else:
-        raise ValueError(
-            f"validation_protocol must be None, one of {', '.join(PROTOCOL_PRESETS)}, '<folds>x<sets>' or a "
-            f"record dict (got {spec!r})"
-        )
+    flavour, protocol, fitted = _protocol_fit(spec, children=children, use_child_oof=use_child_oof)
     key = "x".join(str(protocol[k]) for k in ("num_bag_folds", "num_bag_sets"))
     return {"flavour": flavour, "protocol": dict(protocol), "key": key, "regime": "default",
             "num_group_instances": None, "num_bag_folds_nominal": protocol["num_bag_folds"],
             "num_bag_sets_nominal": protocol["num_bag_sets"], "clamps": [], "custom_splits": False, **fitted}
+
+
+def _protocol_fit(spec: str, *, children: int, use_child_oof: bool) -> tuple[str | None, Mapping, dict[str, Any]]:
+    """The flavour, the nominal protocol and the fitted fields of a preset or ``'<folds>x<sets>'`` spec."""
+    if spec in ("8x1", "beyondarena") or (isinstance(spec, str) and "x" in spec and spec.replace("x", "").isdigit()):
+        protocol = _bagged_protocol(spec)
+        return "bagged", protocol, {
+            "num_bag_folds_fitted": protocol["num_bag_folds"], "num_bag_sets_fitted": protocol["num_bag_sets"],
+            "num_child_models": 1 if use_child_oof else children, "child_oof": use_child_oof}
+    if spec == "holdout":
+        return "holdout", TABARENA_PROTOCOL, {"num_child_models": 1, "child_oof": False}
+    if spec == "custom":
+        return None, _custom_protocol(3, 1), {}
+    raise ValueError(
+        f"validation_protocol must be None, one of {', '.join(PROTOCOL_PRESETS)}, '<folds>x<sets>' or a "
+        f"record dict (got {spec!r})"
+    )
+
+
+def _bagged_protocol(spec: str) -> Mapping:
+    """TabArena's 8x1, BeyondArena's, or a custom ``'<folds>x<sets>'`` protocol."""
+    if spec == "8x1":
+        return TABARENA_PROTOCOL
+    if spec == "beyondarena":
+        return BEYONDARENA_PROTOCOL
+    folds, sets = (int(p) for p in spec.split("x"))
+    return _custom_protocol(folds, sets)
 
 
 @attrs.frozen
