@@ -26,35 +26,53 @@ def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
     ``-p NAME`` may come anywhere before ``--`` (``checks run process -p no:x`` too): every
     occurrence is taken out of the arguments, since the plugins must be known before the
     commands they add can be parsed. ``--config`` is a global option, read before the
-    subcommand only.
+    subcommand only, and left in the arguments for click.
     """
     values, config, rest, i = [], None, [], 0
     before_command = True
     while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
+        if argv[i] == "--":
             rest += argv[i:]
             break
-        if arg == "-p" and i + 1 < len(argv):
-            values.append(argv[i + 1])
-            i += 2
+        plugin, width = _plugin_value(argv, i)
+        if plugin is not None:
+            values.append(plugin)
+            i += width
             continue
-        if arg.startswith("-p") and len(arg) > 2 and not arg.startswith("--"):
-            values.append(arg[2:].removeprefix("="))
-            i += 1
-            continue
-        if before_command and arg == "--config" and i + 1 < len(argv):
-            config = argv[i + 1]
-            rest += argv[i:i + 2]
-            i += 2
-            continue
-        if before_command and arg.startswith("--config="):
-            config = arg.partition("=")[2]
-        elif not arg.startswith("-"):
+        path, width = _config_value(argv, i) if before_command else (None, 1)
+        if path is not None:
+            config = path
+        elif not argv[i].startswith("-"):
             before_command = False
-        rest.append(arg)
-        i += 1
+        rest += argv[i:i + width]
+        i += width
     return values, config, rest
+
+
+def _plugin_value(argv: Sequence[str], i: int) -> tuple[str | None, int]:
+    """The plugin named by ``-p NAME``, ``-pNAME`` or ``-p=NAME`` at ``argv[i]`` and how many arguments it spans.
+
+    ``(None, 1)`` when ``argv[i]`` is something else; a ``-p`` with nothing after it is left to click.
+    """
+    arg = argv[i]
+    if arg == "-p" and i + 1 < len(argv):
+        return argv[i + 1], 2
+    if arg.startswith("-p") and len(arg) > 2 and not arg.startswith("--"):
+        return arg[2:].removeprefix("="), 1
+    return None, 1
+
+
+def _config_value(argv: Sequence[str], i: int) -> tuple[str | None, int]:
+    """The path of ``--config PATH`` or ``--config=PATH`` at ``argv[i]`` and how many arguments it spans.
+
+    ``(None, 1)`` when ``argv[i]`` is something else; a ``--config`` with nothing after it is left to click.
+    """
+    arg = argv[i]
+    if arg == "--config" and i + 1 < len(argv):
+        return argv[i + 1], 2
+    if arg.startswith("--config="):
+        return arg.partition("=")[2], 1
+    return None, 1
 
 
 #: the selection options every ``checks run`` and ``checks precommit`` command takes (the config keys' names)
@@ -274,9 +292,11 @@ def _echo(text: str, err: bool = False) -> None:
 
 
 def build_cli(registry: plugins.Registry) -> click.Group:
-    # Long on purpose: the root group and the framework's own commands (run, rules, rule,
-    # config, plugins) are closures over ``registry``; plugins add theirs through
-    # checks_commands when one of theirs is asked for (_ChecksGroup).
+    """The ``checks`` group with the framework's own commands (run, rules, rule, config, plugins).
+
+    Each command is made by its own function, closed over ``registry``; the plugins add theirs
+    through checks_commands when one of theirs is asked for (:class:`_ChecksGroup`).
+    """
     @click.group(cls=_ChecksGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
     @click.option("-p", "plugin_args", multiple=True, metavar="NAME",
@@ -289,8 +309,14 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 
     cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
+    for command in (_rules_command(registry), _config_command(), _rule_command(registry), _plugins_command(registry)):
+        cli.add_command(command)
+    return cli  # the plugins' commands are added when first needed (_ChecksGroup.add_plugin_commands)
 
-    @cli.command("rules")
+
+def _rules_command(registry: plugins.Registry) -> click.Command:
+    """``checks rules``: every loaded rule with its severity after the configuration."""
+    @click.command("rules")
     @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
     @click.pass_obj
     def rules_cmd(app: App, output_format):
@@ -299,26 +325,36 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 
         config = app.config()
         rules = [(r, *effective(r, config, None)) for r in registry.rules.values()]
-        if output_format == "json":
-            import json
+        click.echo(_rules_json(rules) if output_format == "json" else _rules_table(rules))
 
-            rows = [
-                {"code": r.code, "name": r.name, "severity": severity.value, "default_severity": r.severity.value,
-                 "actions": list(r.actions), "required": required, "plugin": r.plugin, "summary": r.summary}
-                for r, severity, required in rules
-            ]
-            click.echo(json.dumps(rows, indent=2))
-            return
-        rows = [("CODE", "NAME", "SEVERITY", "ACTIONS", "PLUGIN")]
-        for r, severity, required in rules:
-            shown = severity.value if severity is r.severity else f"{severity.value} (default {r.severity.value})"
-            rows.append((r.code + ("*" if required else ""), r.name, shown, ",".join(r.actions), r.plugin))
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-        click.echo("(* required: cannot be ignored, only waived)")
+    return rules_cmd
 
-    @cli.command("config", params=selection_params())
+
+def _rules_json(rules: Sequence[tuple]) -> str:
+    """``checks rules --format json``: one object per ``(rule, severity, required)``, the default severity beside."""
+    import json
+
+    return json.dumps([
+        {"code": r.code, "name": r.name, "severity": severity.value, "default_severity": r.severity.value,
+         "actions": list(r.actions), "required": required, "plugin": r.plugin, "summary": r.summary}
+        for r, severity, required in rules
+    ], indent=2)
+
+
+def _rules_table(rules: Sequence[tuple]) -> str:
+    """``checks rules``: aligned columns, a changed severity with its default, ``*`` on required rules."""
+    rows = [("CODE", "NAME", "SEVERITY", "ACTIONS", "PLUGIN")]
+    for r, severity, required in rules:
+        shown = severity.value if severity is r.severity else f"{severity.value} (default {r.severity.value})"
+        rows.append((r.code + ("*" if required else ""), r.name, shown, ",".join(r.actions), r.plugin))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join([*lines, "(* required: cannot be ignored, only waived)"])
+
+
+def _config_command() -> click.Command:
+    """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
+    @click.command("config", params=selection_params())
     @click.argument("file", required=False, type=click.Path(dir_okay=False))
     @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
     @click.pass_obj
@@ -333,7 +369,12 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         click.echo(config_view.as_json(config, selected) + "\n" if output_format == "json"
                    else config_view.as_toml(config, selected), nl=False)
 
-    @cli.command("rule")
+    return config_cmd
+
+
+def _rule_command(registry: plugins.Registry) -> click.Command:
+    """``checks rule CODE``: one rule explained, found by code or by name."""
+    @click.command("rule")
     @click.argument("code")
     def rule_cmd(code):
         """Explain rule CODE (markdown): what it does, why, a failing and a passing example."""
@@ -345,7 +386,12 @@ def build_cli(registry: plugins.Registry) -> click.Group:
             raise UsageError(f"unknown rule {code!r}: `checks rules` lists the codes")
         click.echo(rule.explain(), nl=False)
 
-    @cli.command("plugins")
+    return rule_cmd
+
+
+def _plugins_command(registry: plugins.Registry) -> click.Command:
+    """``checks plugins``: the loaded plugins, where they come from and the hooks they implement."""
+    @click.command("plugins")
     @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
     def plugins_cmd(output_format):
         """List loaded plugins: name, distribution, version, hooks."""
@@ -359,7 +405,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         for i in infos:
             click.echo(f"{i.name}  {i.distribution or '-'} {i.version or '-'}  module={i.module}  hooks={','.join(i.hooks)}")
 
-    return cli  # the plugins' commands are added when first needed (_ChecksGroup.add_plugin_commands)
+    return plugins_cmd
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -369,44 +415,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(f"arena-checks {plugins._own_version()}")
         return _finish(ExitCode.OK, argv)
     try:
-        bad = credential_options(args)
-        if bad:
-            raise UsageError(
-                f"{', '.join(bad)}: credentials are never accepted as command-line options "
-                f"(they end up in shell history and process lists); set them in the environment instead"
-            )
-        plugin_args, config_path, args = _early_args(args)
-        registry = plugins.load(plugin_args, local=_local_plugins(config_path))
-        cli = build_cli(registry)
-        if argv is None:  # the script owns its process: start-up's objects stay for good (see checks.__main__)
-            gc.freeze()
-            gc.enable()
-        cli.main(args, prog_name="checks", standalone_mode=False, obj=tuple(args))
+        _run(args, own_process=argv is None)
         code = ExitCode.OK
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.USAGE_ERROR)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.Abort:
-        _echo("checks: aborted", err=True)
-        code = ExitCode.USAGE_ERROR
-    except click.ClickException as exc:
-        _echo(f"checks: error: {exc.format_message()}", err=True)
-        code = ExitCode.USAGE_ERROR
-    except ChecksError as exc:
-        _echo(f"checks: error: {exc}", err=True)
-        code = exit_code_for(exc)
-    except Exception as exc:
-        missing = _missing_extra(exc)
-        if missing is not None:
-            _echo(f"checks: error: {missing}", err=True)
-            code = exit_code_for(missing)
-        else:
-            import traceback
-
-            _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
-            code = exit_code_for(exc)
+    except (SystemExit, Exception) as exc:
+        code = _exit_code(exc)
     return _finish(code, argv)
+
+
+def _run(args: list[str], *, own_process: bool) -> None:
+    """Refuse credentials given as options, load the plugins the arguments and configuration name, run the command.
+
+    ``own_process``: the script owns its process, so start-up's objects stay for good and
+    are moved out of the garbage collector's reach (see checks.__main__).
+    """
+    bad = credential_options(args)
+    if bad:
+        raise UsageError(
+            f"{', '.join(bad)}: credentials are never accepted as command-line options "
+            f"(they end up in shell history and process lists); set them in the environment instead"
+        )
+    plugin_args, config_path, args = _early_args(args)
+    registry = plugins.load(plugin_args, local=_local_plugins(config_path))
+    cli = build_cli(registry)
+    if own_process:
+        gc.freeze()
+        gc.enable()
+    cli.main(args, prog_name="checks", standalone_mode=False, obj=tuple(args))
+
+
+def _exit_code(exc: BaseException) -> int:
+    """The exit code for what ended a command: one ``checks: error:`` block for a user's mistake, first.
+
+    click's own exits keep their codes; its usage errors, the framework's errors and a module
+    missing from the light install are user mistakes; anything else is a bug, printed with its
+    traceback (this runs inside the ``except`` that caught ``exc``).
+    """
+    if isinstance(exc, SystemExit):
+        return exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.USAGE_ERROR)
+    if isinstance(exc, click.exceptions.Exit):
+        return exc.exit_code
+    if isinstance(exc, click.Abort):
+        _echo("checks: aborted", err=True)
+        return ExitCode.USAGE_ERROR
+    if isinstance(exc, click.ClickException):
+        _echo(f"checks: error: {exc.format_message()}", err=True)
+        return ExitCode.USAGE_ERROR
+    error = exc if isinstance(exc, ChecksError) else _missing_extra(exc)
+    if error is not None:
+        _echo(f"checks: error: {error}", err=True)
+        return exit_code_for(error)
+    import traceback
+
+    _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
+    return exit_code_for(exc)
 
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:

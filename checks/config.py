@@ -592,43 +592,59 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
     ``--select`` replaces everything the file (and its arena tables) selected; ``--extend-select``
     adds and ``--ignore``/``--extend-ignore`` remove on top of it, the most specific selector of
     the layer winning; ``--per-file-ignores`` adds to the file's. Values are checked against
-    ``codes``; a problem raises :class:`UsageError` naming the option.
+    ``codes``; a problem raises :class:`UsageError` naming the option. Each option given is
+    noted in ``overrides`` (``--select=TA1``), which the decision record and ``checks config`` show.
     """
     codes = sorted(codes)
-    notes: list[str] = []
-
-    def check(option: str, values: Sequence[str], note: str = "") -> tuple[str, ...]:
-        for value in values:
-            if not SELECTOR.match(value):
-                raise UsageError(f"{option}: expected 'ALL' or a rule code or prefix like 'TA' or 'TA101' (got {value!r})")
-            if _unknown_selector(value, codes):
-                raise UsageError(f"{option}: {value!r} matches no rule code (`checks rules` lists them)")
-        notes.append(f"{option.split()[0]}={note}{','.join(values)}")
-        return tuple(values)
-
-    if select is not None and not select:
-        raise UsageError("--select: an empty list selects no rule; an empty gate is never a pass")
-    layer = Layer(
-        "command line",
-        select=None if select is None else check("--select", select),
-        extend_select=check("--extend-select", extend_select) if extend_select else (),
-        ignore=(*(check("--ignore", ignore) if ignore else ()),
-                *(check("--extend-ignore", extend_ignore) if extend_ignore else ())),
-    )
+    layer, notes = _command_line_layer(codes, select=select, extend_select=extend_select, ignore=ignore,
+                                       extend_ignore=extend_ignore)
     changes: dict[str, Any] = {}
     if layer != Layer("command line"):
         changes["overlays"] = (*config.overlays, layer)
     if per_file_ignores:
-        extra = []
-        for spec in per_file_ignores:
-            glob, sep, listed = spec.rpartition(":")
-            if not sep or not glob.strip() or not listed.strip():
-                raise UsageError(f"--per-file-ignores {spec!r}: expected GLOB:CODE[,CODE...], e.g. 'tests/*.py:TA110'")
-            extra.append(PerFileIgnore(glob, check(f"--per-file-ignores {glob}", listed.split(","), f"{glob}:"), "."))
-        changes["per_file_ignores"] = (*config.per_file_ignores, *(attrs.evolve(p, base=str(Path.cwd())) for p in extra))
+        extra = [_per_file_ignore(spec, codes) for spec in per_file_ignores]
+        notes += [f"--per-file-ignores={entry.glob}:{','.join(entry.codes)}" for entry in extra]
+        changes["per_file_ignores"] = (*config.per_file_ignores, *extra)
     if not changes:
         return config
     return attrs.evolve(config, overrides=(*config.overrides, *notes), **changes)
+
+
+def _command_line_layer(codes: Sequence[str], *, select: Sequence[str] | None, extend_select: Sequence[str],
+                        ignore: Sequence[str] | None, extend_ignore: Sequence[str]) -> tuple[Layer, list[str]]:
+    """The selection options as one layer (``--ignore`` and ``--extend-ignore`` together) and a note per option given.
+
+    An empty ``--select`` is refused: it would select no rule, and an empty gate is never a pass.
+    """
+    if select is not None and not select:
+        raise UsageError("--select: an empty list selects no rule; an empty gate is never a pass")
+    given = {"--select": select or (), "--extend-select": extend_select, "--ignore": ignore or (),
+             "--extend-ignore": extend_ignore}
+    checked = {option: _checked(option, values, codes) for option, values in given.items() if values}
+    layer = Layer("command line", select=checked.get("--select"), extend_select=checked.get("--extend-select", ()),
+                  ignore=(*checked.get("--ignore", ()), *checked.get("--extend-ignore", ())))
+    return layer, [f"{option}={','.join(values)}" for option, values in checked.items()]
+
+
+def _checked(option: str, values: Sequence[str], codes: Sequence[str]) -> tuple[str, ...]:
+    """``values`` of a selection option, each a selector (``ALL``, a code or a prefix) that matches a loaded rule.
+
+    Checked apart from the file's keys (:func:`check_codes`) because the error names the option, not a key path.
+    """
+    for value in values:
+        if not SELECTOR.match(value):
+            raise UsageError(f"{option}: expected 'ALL' or a rule code or prefix like 'TA' or 'TA101' (got {value!r})")
+        if _unknown_selector(value, codes):
+            raise UsageError(f"{option}: {value!r} matches no rule code (`checks rules` lists them)")
+    return tuple(values)
+
+
+def _per_file_ignore(spec: str, codes: Sequence[str]) -> PerFileIgnore:
+    """One ``--per-file-ignores GLOB:CODES`` value, its glob relative to the working directory."""
+    glob, sep, listed = spec.rpartition(":")
+    if not sep or not glob.strip() or not listed.strip():
+        raise UsageError(f"--per-file-ignores {spec!r}: expected GLOB:CODE[,CODE...], e.g. 'tests/*.py:TA110'")
+    return PerFileIgnore(glob, _checked(f"--per-file-ignores {glob}", listed.split(","), codes), str(Path.cwd()))
 
 
 def _unknown_selector(selector: str, codes: Iterable[str]) -> bool:
@@ -642,48 +658,55 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
     in ``ignore``, ``[rules.X]`` or a waiver would keep a rule the user meant to change.
     Every problem is listed with its key path; raises :class:`ConfigError`.
     """
-    codes, known_arenas, blocked = sorted(codes), sorted(set(arenas)), sorted(blocked)
-    where = config.path or CONFIG_NAME
-    problems: list[str] = []
-
-    def selectors(key: str, values: Iterable[str] | None) -> None:
-        if values is None:
-            return
-        values = tuple(values)
-        if key.endswith("select") and key != "extend-select" and not values:
-            problems.append(f"{key}: an empty list selects no rule; an empty gate is never a pass "
-                            f"(remove the key for the default [\"ALL\"])")
-        for value in values:
-            if _unknown_selector(value, codes):
-                problems.append(f"{key}: {value!r} matches no rule code")
-
-    def rule_keys(key: str, table: Mapping[str, Any]) -> None:
-        for code in table:
-            if code not in codes:
-                problems.append(f"{key}.{code}: no rule has the code {code!r}")
-
-    selectors("select", config.select)
-    selectors("extend-select", config.extend_select)
-    selectors("ignore", config.ignore)
-    selectors("extend-ignore", config.extend_ignore)
-    for entry in config.per_file_ignores:
-        selectors(f"per-file-ignores.{entry.glob!r}", entry.codes)
-    rule_keys("rules", config.rules)
-    for name, section in config.arenas.items():
-        if name not in known_arenas:
-            problems.append(f"arenas.{name}: no loaded action or plugin belongs to arena {name!r} "
-                            f"(known: {', '.join(known_arenas) or 'none'})")
-        selectors(f"arenas.{name}.select", section.select)
-        selectors(f"arenas.{name}.ignore", section.ignore)
-        rule_keys(f"arenas.{name}.rules", section.rules)
-    for i, waiver in enumerate(config.waivers):
-        if waiver.rule not in codes:
-            problems.append(f"waivers[{i}].rule: no rule has the code {waiver.rule!r}")
+    codes, blocked = sorted(codes), sorted(blocked)
+    problems = [
+        *_selector_problems("select", config.select, codes),
+        *_selector_problems("extend-select", config.extend_select, codes),
+        *_selector_problems("ignore", config.ignore, codes),
+        *_selector_problems("extend-ignore", config.extend_ignore, codes),
+        *(problem for entry in config.per_file_ignores
+          for problem in _selector_problems(f"per-file-ignores.{entry.glob!r}", entry.codes, codes)),
+        *_rule_key_problems("rules", config.rules, codes),
+        *_arena_problems(config.arenas, codes, sorted(set(arenas))),
+        *(f"waivers[{i}].rule: no rule has the code {waiver.rule!r}"
+          for i, waiver in enumerate(config.waivers) if waiver.rule not in codes),
+    ]
     if problems:
         hint = "`checks rules` lists the loaded rules"
         if blocked:
             hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
+        where = config.path or CONFIG_NAME
         raise ConfigError("\n".join(f"{where}: {config.key(p)}" for p in problems) + f"\n({hint})")
+
+
+def _selector_problems(key: str, values: Iterable[str] | None, codes: Sequence[str]) -> list[str]:
+    """What is wrong with the selectors under ``key``: an empty ``select`` (selects nothing), a selector matching no code."""
+    if values is None:
+        return []
+    values = tuple(values)
+    problems = []
+    if key.endswith("select") and key != "extend-select" and not values:
+        problems.append(f"{key}: an empty list selects no rule; an empty gate is never a pass "
+                        f"(remove the key for the default [\"ALL\"])")
+    return problems + [f"{key}: {value!r} matches no rule code" for value in values if _unknown_selector(value, codes)]
+
+
+def _rule_key_problems(key: str, table: Mapping[str, Any], codes: Sequence[str]) -> list[str]:
+    """The codes of a ``[rules]`` table (``key``) that no loaded rule has."""
+    return [f"{key}.{code}: no rule has the code {code!r}" for code in table if code not in codes]
+
+
+def _arena_problems(arenas: Mapping[str, Any], codes: Sequence[str], known: Sequence[str]) -> list[str]:
+    """Each ``[arenas.NAME]`` table's problems: an arena nothing loaded belongs to, then its selectors and rules."""
+    problems = []
+    for name, section in arenas.items():
+        if name not in known:
+            problems.append(f"arenas.{name}: no loaded action or plugin belongs to arena {name!r} "
+                            f"(known: {', '.join(known) or 'none'})")
+        problems += _selector_problems(f"arenas.{name}.select", section.select, codes)
+        problems += _selector_problems(f"arenas.{name}.ignore", section.ignore, codes)
+        problems += _rule_key_problems(f"arenas.{name}.rules", section.rules, codes)
+    return problems
 
 
 def effective(rule: Rule, config: Config, arena: str | None) -> tuple[Severity, bool]:

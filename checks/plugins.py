@@ -267,15 +267,8 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
     sources: dict[str, EntryPoint] = {}
     if autoload:
         _load_entry_points(pm, found, sources)
-    for name in to_load:
-        if pm.is_blocked(name) or pm.has_plugin(name) or _load_entry_points(pm, found, sources, name):
-            continue
-        module = _import(name, f"-p {name}")
-        if not pm.is_registered(module):
-            pm.register(module, name=name)
-    for entry, base in local:
-        if not pm.is_blocked(entry) and not pm.has_plugin(entry):
-            pm.register(_load_local(entry, base), name=entry)
+    _load_named(pm, to_load, found, sources)
+    _load_locals(pm, local)
     for name, plugin in extra:
         pm.register(plugin, name=name)
     try:
@@ -283,6 +276,27 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
     return Registry(pm, blocked=frozenset(blocked), sources=sources)
+
+
+def _load_named(pm: ChecksPluginManager, names: Iterable[str], found: Iterable[EntryPoint],
+                sources: dict[str, EntryPoint]) -> None:
+    """``-p NAME`` for each of ``names``: the entry point of that name, else the module ``NAME``.
+
+    A blocked or already loaded name is skipped, so ``-p tabarena`` with autoload on is harmless.
+    """
+    for name in names:
+        if pm.is_blocked(name) or pm.has_plugin(name) or _load_entry_points(pm, found, sources, name):
+            continue
+        module = _import(name, f"-p {name}")
+        if not pm.is_registered(module):
+            pm.register(module, name=name)
+
+
+def _load_locals(pm: ChecksPluginManager, local: Iterable[tuple[str, str]]) -> None:
+    """The configuration's ``checks_plugins`` (``(entry, directory)``), unless blocked or loaded under that name."""
+    for entry, base in local:
+        if not pm.is_blocked(entry) and not pm.has_plugin(entry):
+            pm.register(_load_local(entry, base), name=entry)
 
 
 def _load_local(entry: str, base: str) -> ModuleType:
@@ -327,31 +341,41 @@ def unloaded_providers(registry: Registry, *, action: str | None = None,
     command" error, never in a normal run. Returns sentences like
     ``plugin 'tabarena' provides it but is blocked with -p no:tabarena``.
     """
-    import click
-
     found = []
     for ep in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
         blocked = registry.pm.is_blocked(ep.name)
         if registry.pm.has_plugin(ep.name) and not blocked:
             continue
-        try:
-            scratch = ChecksPluginManager()
-            scratch.register(ep.load(), name=ep.name)
-            if action is not None:
-                names = {a.name for result in scratch.hook.checks_actions() for a in result or ()}
-                hit = action in names
-            else:
-                found_cmd: click.Command | None = click.Group("checks")
-                scratch.hook.checks_commands(cli=found_cmd, name=command[0] if command else None)
-                for part in command:
-                    found_cmd = found_cmd.commands.get(part) if isinstance(found_cmd, click.Group) else None
-                hit = found_cmd is not None
-        except Exception:  # a plugin that cannot even be asked provides nothing we can name
-            continue
-        if hit:
+        if _provides(ep, action, command):
             why = (f"is blocked with -p no:{ep.name}" if blocked
                    else f"is not loaded ({AUTOLOAD_ENV} is set; load it with -p {ep.name})")
             found.append(f"plugin {ep.name!r} provides it but {why}")
+    return found
+
+
+def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> bool:
+    """Whether the plugin of ``ep``, loaded into a scratch manager, provides ``action`` or ``command``.
+
+    A plugin that cannot even be asked (its import or hook raises) provides nothing we can name.
+    """
+    try:
+        scratch = ChecksPluginManager()
+        scratch.register(ep.load(), name=ep.name)
+        if action is not None:
+            return action in {a.name for result in scratch.hook.checks_actions() for a in result or ()}
+        return _command_of(scratch, command) is not None
+    except Exception:
+        return False
+
+
+def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Command | None:
+    """The click command at path ``command`` among those ``pm``'s plugins add, or None."""
+    import click
+
+    found: click.Command | None = click.Group("checks")
+    pm.hook.checks_commands(cli=found, name=command[0] if command else None)
+    for part in command:
+        found = found.commands.get(part) if isinstance(found, click.Group) else None
     return found
 
 

@@ -36,8 +36,6 @@ MARKER = "# shape:"
 #: the list when its function is split (the test says so). Shrink it; never add to it.
 _BACKLOG = """
     # checks
-    _early_args build_cli build_cli.rules_cmd main overridden check_codes
-    load unloaded_providers
     # tabarena_checks
     name_problem _from_children frame write comparison _entry Reader.keywords
     build _unbound_calls read_variable _derivation
