@@ -37,10 +37,9 @@ MARKER = "# shape:"
 _BACKLOG = """
     # checks
     # tabarena_checks
-    name_problem _from_children frame write comparison _entry Reader.keywords
+    name_problem frame write _entry Reader.keywords
     build _unbound_calls read_variable _derivation
-    register_commands.metadata import_object from_object ProcessFacts.selected_method _execute parse_key
-    _val_fidelity
+    register_commands.metadata import_object from_object parse_key
     validation_protocol_declared Publisher.verify _brief _set_array_state
     guessed_default select pandas_float passes
     # hfmigrate_checks

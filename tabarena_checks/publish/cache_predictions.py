@@ -75,20 +75,38 @@ def aligned(result: dict, framework: str) -> Predictions:
 
 def _from_children(bag: dict, pred_val, y_val_idx, y_test_idx):
     """The bag's predictions rebuilt from its children, in TabArena's arithmetic (float64 sums, float32 result)."""
-    import numpy as np
-
     per_child_test = bag.get("pred_test_per_child", bag.get("pred_proba_test_per_child"))
     val_idx = list(bag["val_idx_per_child"])
     per_child_val = bag.get("pred_val_per_child")
     if per_child_val is None:
-        n = len(y_val_idx)
-        first = np.asarray(val_idx[0])
-        if len(val_idx) == 1 and not np.array_equal(first, np.arange(n)):
-            # a single use_child_oof child recorded row labels: map them to positions
-            position = {value: i for i, value in enumerate(y_val_idx)}
-            val_idx[0] = np.array([position[v] for v in first])
-        per_child_val = [pred_val[idx] for idx in val_idx]
-    n_val = len(y_val_idx)
+        val_idx, per_child_val = _children_val(val_idx, pred_val, y_val_idx)
+    val = _mean_over_children(val_idx, per_child_val, len(y_val_idx))
+    width = None if per_child_val[0].ndim == 1 else per_child_test[0].shape[1]
+    return val, _mean_test(per_child_test, len(y_test_idx), width)
+
+
+def _children_val(val_idx: list, pred_val, y_val_idx) -> tuple[list, list]:
+    """Each child's validation positions and predictions, cut from the bag's out-of-fold ``pred_val``.
+
+    Apart because a single ``use_child_oof`` child records row labels, not positions: they are
+    mapped to positions in ``y_val_idx`` first, as TabArena does.
+    """
+    import numpy as np
+
+    first = np.asarray(val_idx[0])
+    if len(val_idx) == 1 and not np.array_equal(first, np.arange(len(y_val_idx))):
+        position = {value: i for i, value in enumerate(y_val_idx)}
+        val_idx = [np.array([position[v] for v in first])]
+    return val_idx, [pred_val[idx] for idx in val_idx]
+
+
+def _mean_over_children(val_idx: list, per_child_val: list, n_val: int):
+    """Each validation row's mean over the children that predicted it (float64 sums, float32 result).
+
+    A row no child predicted is NaN (0/0), as in TabArena: the division's warnings are silenced.
+    """
+    import numpy as np
+
     shape_val = (n_val,) if per_child_val[0].ndim == 1 else (n_val, per_child_val[0].shape[1])
     total = np.zeros(shape_val, dtype=np.float64)
     count = np.zeros(n_val, dtype=int)
@@ -96,13 +114,20 @@ def _from_children(bag: dict, pred_val, y_val_idx, y_test_idx):
         count[idx] += 1
         total[idx] += pred
     with np.errstate(invalid="ignore", divide="ignore"):
-        val = (total / count if total.ndim == 1 else total / count[:, None]).astype(np.float32)
-    n_test = len(y_test_idx)
-    shape_test = (n_test,) if per_child_val[0].ndim == 1 else (n_test, per_child_test[0].shape[1])
-    test = np.zeros(shape_test, dtype=np.float64)
+        return (total / count if total.ndim == 1 else total / count[:, None]).astype(np.float32)
+
+
+def _mean_test(per_child_test: list, n_test: int, width: int | None):
+    """The children's test predictions averaged (float64 sum, float32 result), ``width`` classes or one column.
+
+    The shape follows the validation predictions' (as TabArena's does), hence ``width`` passed in.
+    """
+    import numpy as np
+
+    test = np.zeros((n_test,) if width is None else (n_test, width), dtype=np.float64)
     for pred in per_child_test:
         test += pred
-    return val, (test / len(per_child_test)).astype(np.float32)
+    return (test / len(per_child_test)).astype(np.float32)
 
 
 def _csv(values, index, name) -> bytes:

@@ -70,20 +70,37 @@ class ProcessFacts(TabArenaFacts):
         ``name``). None when the directory holds one method, or when no single method matches
         (TA302 then says how to choose).
         """
-        methods = self.methods
         if self.method is not None:
-            matches = [m for m in methods if m == self.method] or [m for m in methods if m.startswith(self.method)]
-            if len(matches) != 1:
-                found = ", ".join(methods) or "none"
-                how = "matches several" if matches else "matches none"
-                raise UsageError(f"--method {self.method!r} {how} of the methods in '{self.data_dir}' ({found})")
-            sharing = _sharing(methods, matches[0])
-            if sharing:
-                raise UsageError(f"--method {matches[0]!r}: its config directories also hold results read as "
-                                 f"{', '.join(sharing)} (a damaged result, or another method's); fix or move them")
-            return matches[0]
-        if len(methods) < 2:
+            return self._named_method()
+        if len(self.methods) < 2:
             return None
+        return self._declared_method()
+
+    def _named_method(self) -> str:
+        """The one method ``--method`` names, exactly or as a unique prefix.
+
+        A usage error when it names none or several, or when its config directories also hold
+        results read as another method: processing it alone would silently leave those out.
+        """
+        methods = self.methods
+        matches = [m for m in methods if m == self.method] or [m for m in methods if m.startswith(self.method)]
+        if len(matches) != 1:
+            found = ", ".join(methods) or "none"
+            how = "matches several" if matches else "matches none"
+            raise UsageError(f"--method {self.method!r} {how} of the methods in '{self.data_dir}' ({found})")
+        sharing = _sharing(methods, matches[0])
+        if sharing:
+            raise UsageError(f"--method {matches[0]!r}: its config directories also hold results read as "
+                             f"{', '.join(sharing)} (a damaged result, or another method's); fix or move them")
+        return matches[0]
+
+    def _declared_method(self) -> str | None:
+        """The one method of several that the declaration matches, or None.
+
+        Apart from ``--method`` because it never raises: an unreadable declaration is its rule's
+        finding, and an ambiguous match is TA302's, so nothing is chosen then.
+        """
+        methods = self.methods
         try:
             meta = self.metadata
         except Exception:  # a bad reference is reported by its rule; nothing is chosen
@@ -545,30 +562,46 @@ def _kept(ctx, cache: MethodCache) -> str | None:
 def _execute(ctx) -> str:
     cache = _cache(ctx)
     new = source_record(ctx)
-    force = ctx.options.force
     notes = io.sweep_siblings(cache.path)
-    if cache.path.exists() and not force:
-        if _same_inputs(_existing(cache), new):
-            why = _kept(ctx, cache)
-            if why is not None:
-                raise ActionFailed(f"{cache.path} was built from the same inputs, but {why}; it is kept as it is. "
-                                   "Pass --force to rebuild it whole")
-            return "\n".join([*notes, f"{cache.path} was built from the same inputs already; kept unchanged "
-                                      "(--force rebuilds it)"])
+    if cache.path.exists() and not ctx.options.force:
+        return "\n".join([*notes, _keep_existing(ctx, cache, new)])
+    written, replaced = _write_cache(ctx, cache, new)
+    verb = "replaced" if replaced else "wrote"
+    return "\n".join([*notes, f"{verb} {cache.path}:", *(f"  {w}" for w in written), *_others(ctx)])
+
+
+def _keep_existing(ctx, cache, new: dict) -> str:
+    """The line saying an existing cache is kept, or the refusal to touch it without ``--force``.
+
+    Apart from the write because a cache is never mixed with files of another run: it is kept
+    only when built from the same inputs and still as process wrote it, otherwise the user decides.
+    """
+    if not _same_inputs(_existing(cache), new):
         raise ActionFailed(
             f"{cache.path} exists and was built from other (or unknown) inputs; it is kept as it is. "
             "Pass --force to replace it whole (a cache is never mixed with files from another run)"
         )
+    why = _kept(ctx, cache)
+    if why is not None:
+        raise ActionFailed(f"{cache.path} was built from the same inputs, but {why}; it is kept as it is. "
+                           "Pass --force to rebuild it whole")
+    return f"{cache.path} was built from the same inputs already; kept unchanged (--force rebuilds it)"
+
+
+def _write_cache(ctx, cache, new: dict) -> tuple[list[str], bool]:
+    """Build the cache (its written lines, and whether it replaced one), a failed write said plainly.
+
+    Apart so that a full disk, a file-size limit or a read-only cache root is one clear error
+    naming the place and saying the previous cache is intact, never a traceback.
+    """
     try:
         cache.path.parent.mkdir(parents=True, exist_ok=True)
-        written, replaced = _build(ctx, cache, new)
+        return _build(ctx, cache, new)
     except OSError as exc:  # a full disk, a file-size limit, a read-only cache root
         where = exc.filename or cache.path.parent
         kept = "the previous cache is kept" if cache.path.exists() else "no cache was written"
         raise ActionFailed(f"cannot write the cache: {exc.strerror or exc} ({where}); {kept}. "
                            f"Free space or choose another --cache-root, then rerun") from None
-    verb = "replaced" if replaced else "wrote"
-    return "\n".join([*notes, f"{verb} {cache.path}:", *(f"  {w}" for w in written), *_others(ctx)])
 
 
 def _others(ctx) -> list[str]:

@@ -536,8 +536,11 @@ def _isclose(a, b, rtol: float):
 
 
 def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict[str, Any]:
-    import numpy as np
+    """Whether the stored validation predictions match the children's (``val_not_close`` and its share).
 
+    Nothing when the predictions or the children's positions are missing; a problem on ``row``
+    when they cannot be compared.
+    """
     stored = _prediction(sa, "pred_proba_dict_val", framework, row)
     val_idx = bag.get("val_idx_per_child")
     y_val_idx = sa.get("y_val_idx")
@@ -547,15 +550,10 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
     if len(stored) != n:
         row.problems.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
         return {}
-    val_idx = [np.asarray(idx) for idx in val_idx]
     per_child = bag.get("pred_val_per_child")
-    if len(val_idx) == 1 and per_child is None:
-        # a single (use_child_oof) child records training-row labels; TabArena maps them to positions
-        positions = _label_positions(np.asarray(y_val_idx), val_idx[0])
-        if positions is None:
-            row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
-            return {}
-        val_idx = [positions]
+    val_idx = _child_positions(val_idx, per_child, y_val_idx, row)
+    if val_idx is None:
+        return {}
     try:
         bad = _val_not_close(stored, val_idx, per_child, n)
     except (IndexError, ValueError) as exc:
@@ -563,6 +561,24 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
         return {}
     return {"val_not_close": bool(bad.any()),
             "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
+
+
+def _child_positions(val_idx, per_child, y_val_idx, row: _Row) -> list | None:
+    """Each child's validation positions, or None (with a problem on ``row``) when they cannot be found.
+
+    Apart because a single (use_child_oof) child without its own predictions records training-row
+    labels; TabArena maps them to positions, and a label missing from ``y_val_idx`` is a damaged result.
+    """
+    import numpy as np
+
+    val_idx = [np.asarray(idx) for idx in val_idx]
+    if len(val_idx) != 1 or per_child is not None:
+        return val_idx
+    positions = _label_positions(np.asarray(y_val_idx), val_idx[0])
+    if positions is None:
+        row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
+        return None
+    return [positions]
 
 
 def _label_positions(labels, wanted):

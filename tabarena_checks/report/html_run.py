@@ -482,27 +482,38 @@ def _metric_row(task: str, configs: list[tuple[str, float]], datasets: Mapping[s
 
 def comparison(rep: Mapping[str, Any]) -> str:
     """Inferred vs declared metadata side by side (or the inferred values and the suggested snippet)."""
-    inf = rep["inferred"]
-    if rep.get("comparison") is None:
-        pairs = [(k, "-" if inf.get(k) is None else inf.get(k)) for k in ("method", "method_type", "ag_key", "compute", "is_bag", "can_hpo",
-                                           "config_default", "validation_protocol")]
-        out = ('<p class="note">No <code>--method-metadata</code> was given: the values inferred from the raw '
-               "results, and a declaration matching them.</p>" + key_values(pairs))
-    else:
-        rows = []
-        for r in rep["comparison"]:
-            status = r["status"]
-            kind = "ok" if status == "ok" else {"error": "bad", "warn": "warn"}.get(r["severity"], "info")
-            rows.append([r["field"], repr(r["inferred"]), repr(r["declared"]), badge(status, kind), r["severity"]])
-        source = (rep.get("metadata") or {}).get("source") or "the declaration"
-        out = (f"<p>Compared with <code>{esc(source)}</code>.</p>"
-               + table(["field", "inferred from raw results", "declared", "status", "severity"], rows, raw=(3,)))
-        problems = rep.get("metadata_problems") or []
-        if problems:
-            out += "<h3>Problems in the declaration</h3>" + table(
-                ["rule", "name", "message"], [[p["rule"], p["name"], p["message"]] for p in problems])
+    out = _inferred_only(rep["inferred"]) if rep.get("comparison") is None else _compared(rep)
     if rep.get("snippet"):
         out += f"<h3>MethodMetadata for info.py</h3><pre>{esc(rep['snippet'])}</pre>"
+    return out
+
+
+#: the inferred fields shown when nothing was declared, in the order of a MethodMetadata
+_INFERRED_FIELDS = ("method", "method_type", "ag_key", "compute", "is_bag", "can_hpo", "config_default",
+                    "validation_protocol")
+
+
+def _inferred_only(inf: Mapping[str, Any]) -> str:
+    """The values inferred from the raw results, when no declaration was given to compare with."""
+    pairs = [(k, "-" if inf.get(k) is None else inf.get(k)) for k in _INFERRED_FIELDS]
+    return ('<p class="note">No <code>--method-metadata</code> was given: the values inferred from the raw '
+            "results, and a declaration matching them.</p>" + key_values(pairs))
+
+
+def _compared(rep: Mapping[str, Any]) -> str:
+    """The field-by-field comparison with the declaration, then the declaration's own problems (if any)."""
+    rows = []
+    for r in rep["comparison"]:
+        status = r["status"]
+        kind = "ok" if status == "ok" else {"error": "bad", "warn": "warn"}.get(r["severity"], "info")
+        rows.append([r["field"], repr(r["inferred"]), repr(r["declared"]), badge(status, kind), r["severity"]])
+    source = (rep.get("metadata") or {}).get("source") or "the declaration"
+    out = (f"<p>Compared with <code>{esc(source)}</code>.</p>"
+           + table(["field", "inferred from raw results", "declared", "status", "severity"], rows, raw=(3,)))
+    problems = rep.get("metadata_problems") or []
+    if problems:
+        out += "<h3>Problems in the declaration</h3>" + table(
+            ["rule", "name", "message"], [[p["rule"], p["name"], p["message"]] for p in problems])
     return out
 
 
