@@ -37,10 +37,10 @@ MARKER = "# shape:"
 _BACKLOG = """
     # checks
     # tabarena_checks
-    name_problem frame write _entry Reader.keywords
+    name_problem write Reader.keywords
     build _unbound_calls read_variable _derivation
-    register_commands.metadata import_object from_object parse_key
-    validation_protocol_declared Publisher.verify _brief _set_array_state
+    register_commands.metadata parse_key
+    validation_protocol_declared Publisher.verify
     guessed_default select pandas_float passes
     # hfmigrate_checks
 """

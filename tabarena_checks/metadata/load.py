@@ -52,12 +52,28 @@ def load(ref: str | None) -> MethodMetadata | None:
 def import_object(module_name: str, variable: str) -> MethodMetadata:
     """Import ``module_name`` (the working directory is searched too) and convert ``variable``."""
     ref = f"{module_name}:{variable}"
+    module = _import_module(module_name, variable, ref)
+    if not hasattr(module, variable):
+        names = sorted(n for n, v in vars(module).items() if _is_metadata(v))
+        raise InputError(
+            f"--method-metadata {ref!r}: module {module_name!r} has no attribute {variable!r} "
+            f"(MethodMetadata variables there: {', '.join(names) or 'none'})"
+        )
+    return from_object(getattr(module, variable), source=ref, variable=variable)
+
+
+def _import_module(module_name: str, variable: str, ref: str):
+    """The module, imported with the working directory on ``sys.path`` for the time of the import only.
+
+    Apart so that ``sys.path`` is restored whatever happens, and a module that is missing or whose
+    own code fails (e.g. TabArena's field assertions) is an input error naming the static way round.
+    """
     cwd = os.getcwd()
     added = cwd not in sys.path
     if added:
         sys.path.insert(0, cwd)
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise InputError(
             f"--method-metadata {ref!r}: cannot import {module_name!r} ({exc}); install the package, "
@@ -71,13 +87,6 @@ def import_object(module_name: str, variable: str) -> MethodMetadata:
     finally:
         if added and sys.path and sys.path[0] == cwd:
             sys.path.pop(0)
-    if not hasattr(module, variable):
-        names = sorted(n for n, v in vars(module).items() if _is_metadata(v))
-        raise InputError(
-            f"--method-metadata {ref!r}: module {module_name!r} has no attribute {variable!r} "
-            f"(MethodMetadata variables there: {', '.join(names) or 'none'})"
-        )
-    return from_object(getattr(module, variable), source=ref, variable=variable)
 
 
 def _is_metadata(value: Any) -> bool:
@@ -107,6 +116,15 @@ def from_object(obj: Any, *, source: str, variable: str | None) -> MethodMetadat
             f"--method-metadata {source!r}: resolved to a {type(obj).__name__}, not a MethodMetadata; "
             f"point it at the variable holding MethodMetadata.config(...)/.baseline(...)/.system(...)"
         )
+    return _converted(obj, source, variable)
+
+
+def _converted(obj: Any, source: str, variable: str | None) -> MethodMetadata:
+    """Our record of a MethodMetadata look-alike, read attribute by attribute (missing ones take our defaults).
+
+    Apart from :func:`from_object`'s checks because this is where ``declared`` is guessed: the
+    fields that differ from what the object's constructor would have set anyway.
+    """
     defaults = {f.name: f.default for f in attrs.fields(MethodMetadata) if f.name in FIELDS}
     values = {name: getattr(obj, name, defaults[name]) for name in FIELDS}
     if isinstance(values["tags"], list):

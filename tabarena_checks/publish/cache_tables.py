@@ -205,25 +205,32 @@ def _numeric_type(kinds: set[str], gaps: bool):
     return pa.from_numpy_dtype(dtype)
 
 
-def frame(rows: Sequence[dict[str, Any]], extra: dict[str, Any] | None = None):
+def frame(rows: Sequence[dict[str, Any]]):
     """The Arrow table pandas would make of one-row frames ``rows`` concatenated (columns in order of first appearance)."""
     import pyarrow as pa
 
-    columns: dict[str, None] = {}
-    for row in rows:
-        for key in row:
-            columns.setdefault(key)
+    columns = dict.fromkeys(key for row in rows for key in row)
     arrays, fields = [], []
     for name in columns:
-        present = [name in row for row in rows]
-        values = [row.get(name) for row in rows]
-        typ = column_type(values, present)
-        if pa.types.is_floating(typ):  # pandas writes NaN as a null
-            values = [None if v is None or v != v else v for v in values]
-        arrays.append(pa.array([_plain(v) for v in values], type=typ))
-        fields.append(pa.field(name, typ))
-    table = pa.Table.from_arrays(arrays, schema=pa.schema(fields)) if fields else pa.table({})
-    return table
+        array = _column(rows, name)
+        arrays.append(array)
+        fields.append(pa.field(name, array.type))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields)) if fields else pa.table({})
+
+
+def _column(rows: Sequence[dict[str, Any]], name: str):
+    """One column of the concatenated frame: its values typed as pandas would type them (see :func:`column_type`).
+
+    A float column's NaN becomes a null, because pandas writes a missing float as a null to parquet.
+    """
+    import pyarrow as pa
+
+    present = [name in row for row in rows]
+    values = [row.get(name) for row in rows]
+    typ = column_type(values, present)
+    if pa.types.is_floating(typ):  # pandas writes NaN as a null
+        values = [None if v is None or v != v else v for v in values]
+    return pa.array([_plain(v) for v in values], type=typ)
 
 
 def _plain(value: Any) -> Any:

@@ -187,32 +187,51 @@ def _entry(entry: os.DirEntry, prefix: str, pending: list[str], found: list[File
     if name.startswith("."):
         return
     rel = prefix + name
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    shown = _undecodable(rel)
+    if shown is not None:
         problems.append((shown, "name is not valid UTF-8; rename it"))
         return
     try:
-        if entry.is_dir(follow_symlinks=False):
-            if name == RESULT_FILE:
-                problems.append((rel, "is a directory; a results.pkl must be a file"))
-            else:
-                pending.append(rel)
+        if _directory_or_link(entry, rel, pending, problems):
             return
-        if entry.is_symlink():
-            if entry.is_dir():
-                problems.append((rel, "a symbolic link to a directory, not followed; copy the directory into the "
-                                      "run instead"))
-                return
-            if not os.path.exists(entry.path):
-                problems.append((rel, "a dangling symbolic link (its target does not exist or loops)"))
-                return
     except OSError as exc:
         problems.append((rel, f"cannot be read ({exc.strerror or exc})"))
         return
     if name == RESULT_FILE:
         _add(found, problems, entry.path, rel)
+
+
+def _undecodable(rel: str) -> str | None:
+    """``rel`` shown with replacement characters when it is not valid UTF-8 (it could be neither stored
+    nor reported faithfully), else None."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return None
+
+
+def _directory_or_link(entry: os.DirEntry, rel: str, pending: list[str], problems: list[tuple[str, str]]) -> bool:
+    """True when ``entry`` was sorted here: a directory queued in ``pending``, or a problem (a directory
+    named results.pkl, a link to a directory, a dangling link); False for a file or a link to one.
+
+    Apart so that every stat it makes is under the caller's one OSError handler.
+    """
+    if entry.is_dir(follow_symlinks=False):
+        if entry.name == RESULT_FILE:
+            problems.append((rel, "is a directory; a results.pkl must be a file"))
+        else:
+            pending.append(rel)
+        return True
+    if not entry.is_symlink():
+        return False
+    if entry.is_dir():
+        problems.append((rel, "a symbolic link to a directory, not followed; copy the directory into the run instead"))
+        return True
+    if not os.path.exists(entry.path):
+        problems.append((rel, "a dangling symbolic link (its target does not exist or loops)"))
+        return True
+    return False
 
 
 def _unchanged(root: str, known: Mapping[str, int], known_files: frozenset[str]) -> list[FileStat] | None:

@@ -98,17 +98,26 @@ def _shape(shape: Any) -> int:
 
 def _brief(value: Any) -> str:
     """A short description of a value met while unpickling (its repr could be huge or never end)."""
+    short = _short_repr(value)
+    if short is not None:
+        return short
+    if type(value).__module__.startswith("numpy") and hasattr(value, "descr") and hasattr(value, "str"):
+        return f"dtype({value.str!r})"
+    if isinstance(value, (tuple, list, dict, str, bytes, bytearray)):
+        return f"a {type(value).__name__} of length {len(value)}"
+    return f"a {type(value).__name__}"
+
+
+def _short_repr(value: Any) -> str | None:
+    """The repr of a value whose repr is known to be short (None, a bool, a float, a small int, a short
+    string), else None: exact types only, so a subclass's own ``__repr__`` is never run."""
     if value is None or type(value) in (bool, float):
         return repr(value)
     if type(value) is int:
         return repr(value) if value.bit_length() < 64 else f"an int of {value.bit_length()} bits"
     if type(value) in (str, bytes) and len(value) <= 40:
         return repr(value)
-    if type(value).__module__.startswith("numpy") and hasattr(value, "descr") and hasattr(value, "str"):
-        return f"dtype({value.str!r})"
-    if isinstance(value, (tuple, list, dict, str, bytes, bytearray)):
-        return f"a {type(value).__name__} of length {len(value)}"
-    return f"a {type(value).__name__}"
+    return None
 
 
 def _allow_list() -> dict[tuple[str, str], str]:
@@ -390,6 +399,23 @@ def _time_metadata_ok(got: Any) -> bool:
 
 def _set_array_state(array, state: Any) -> None:
     """An array's pickled state, applied only when dtype, shape and data agree (object data only from a list)."""
+    shape, n, dtype, fortran, data = _array_state(state)
+    if dtype.hasobject:
+        if type(data) is not list or len(data) != n:
+            raise UnpicklingRefused(f"an object array of {n} element(s) from {_brief(data)} (object arrays are only "
+                                    "rebuilt from the list of their elements)")
+    elif type(data) not in (bytes, bytearray) or len(data) != n * dtype.itemsize:
+        raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(data)} (it needs exactly "
+                                f"{n * dtype.itemsize} bytes)")
+    array.__setstate__((1, shape, dtype, fortran, data))
+
+
+def _array_state(state: Any) -> tuple:
+    """The (shape, element count, dtype, order flag, data) of an array's pickled state, after checking its framing.
+
+    Apart from the data check so that each reads as one list of refusals, in the order they are
+    met: here the tuple, its version, the shape, the dtype and the order flag; the data in the caller.
+    """
     import numpy as np
 
     if type(state) is not tuple or len(state) not in (4, 5):
@@ -402,14 +428,7 @@ def _set_array_state(array, state: Any) -> None:
         raise UnpicklingRefused(f"an array whose dtype is {_brief(dtype)}")
     if type(fortran) is not bool:
         raise UnpicklingRefused(f"an array whose order flag is {_brief(fortran)}")
-    if dtype.hasobject:
-        if type(data) is not list or len(data) != n:
-            raise UnpicklingRefused(f"an object array of {n} element(s) from {_brief(data)} (object arrays are only "
-                                    "rebuilt from the list of their elements)")
-    elif type(data) not in (bytes, bytearray) or len(data) != n * dtype.itemsize:
-        raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(data)} (it needs exactly "
-                                f"{n * dtype.itemsize} bytes)")
-    array.__setstate__((1, shape, dtype, fortran, data))
+    return shape, n, dtype, fortran, data
 
 
 def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any):
