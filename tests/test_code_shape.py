@@ -37,10 +37,8 @@ MARKER = "# shape:"
 _BACKLOG = """
     # checks
     # tabarena_checks
-    name_problem write Reader.keywords
-    build _unbound_calls read_variable _derivation
-    register_commands.metadata parse_key
-    validation_protocol_declared Publisher.verify
+    Reader.keywords
+    build _unbound_calls read_variable
     guessed_default select pandas_float passes
     # hfmigrate_checks
 """

@@ -25,17 +25,23 @@ _DERIVED = {
 
 
 def _derivation(record, field: str) -> str | None:
+    """How TabArena derives ``field`` of ``record`` when it was left unset; None when it was set (or is not derived)."""
     if field in _DERIVED and getattr(record, field) is None:
         return _DERIVED[field]
     if field == "cache_type" and record.cache_type is None:
         return "'r2' when cache_kwargs has bucket and prefix, else 'local'"
     if field == "display_name" and record.display_name is None:
-        if record.name is not None:
-            return "name"
-        if record.method_type == "config" and record.effective_model_key:
-            return "model_key + name_suffix" if record.name_suffix else "model_key"
-        return "method"
+        return _display_name_derivation(record)
     return None
+
+
+def _display_name_derivation(record) -> str:
+    """Where an unset ``display_name`` comes from: apart because it alone depends on other fields' values."""
+    if record.name is not None:
+        return "name"
+    if record.method_type == "config" and record.effective_model_key:
+        return "model_key + name_suffix" if record.name_suffix else "model_key"
+    return "method"
 
 
 def _kinds(steps) -> list[str]:
@@ -128,21 +134,9 @@ def register_commands(cli: click.Group) -> None:
     def metadata(ref, fmt):
         """Show every MethodMetadata declaration of FILE (or VAR) as read statically: each field, derived ones
         included, and where its value came from. Exit 1 when a declaration cannot be read."""
-        from tabarena_checks.metadata import info_eval, info_static
-
         path, variable = _split(ref)
-        reader = info_static.new_reader()
         try:
-            if variable is None:
-                declarations = info_static.read_declarations(path, reader)
-            else:
-                try:
-                    record = info_static.read_variable(path, variable, reader)
-                    declarations = [_declaration_of(record, variable)]
-                except info_eval.Unreadable as exc:
-                    declarations = [info_static.Declaration(variable, exc.path, exc.line, exc.col, problem=exc)]
-        except info_eval.Unreadable as exc:
-            declarations = [info_static.Declaration(None, exc.path, exc.line, exc.col, problem=exc)]
+            declarations = _declarations(path, variable)
         except InputError as exc:
             click.echo(str(exc), err=True)
             raise SystemExit(int(ExitCode.BLOCKED)) from None
@@ -153,6 +147,26 @@ def register_commands(cli: click.Group) -> None:
             click.echo(_human(items) if items else f"{path}: no MethodMetadata declaration")
         bad = any("problem" in item for item in items) or not items
         raise SystemExit(int(ExitCode.BLOCKED if bad else ExitCode.OK))
+
+
+def _declarations(path: str, variable: str | None) -> list:
+    """Every declaration of ``path`` (or only ``variable``'s), read statically.
+
+    A declaration that cannot be read is kept, with its problem, so the command shows it where it
+    is; only a file that cannot be read at all raises (an InputError).
+    """
+    from tabarena_checks.metadata import info_eval, info_static
+
+    reader = info_static.new_reader()
+    try:
+        if variable is None:
+            return info_static.read_declarations(path, reader)
+        try:
+            return [_declaration_of(info_static.read_variable(path, variable, reader), variable)]
+        except info_eval.Unreadable as exc:
+            return [info_static.Declaration(variable, exc.path, exc.line, exc.col, problem=exc)]
+    except info_eval.Unreadable as exc:
+        return [info_static.Declaration(None, exc.path, exc.line, exc.col, problem=exc)]
 
 
 def _declaration_of(record, variable: str):

@@ -38,11 +38,21 @@ def name_problem(value: object, field: str) -> str | None:
     """Why ``value`` cannot name a directory of the cache (and a segment of the object keys), or None."""
     if not isinstance(value, str) or not value:
         return f"'{field}' must be a non-empty string (got {value!r})"
+    return _character_problem(value, field) or _size_problem(value, field)
+
+
+def _character_problem(value: str, field: str) -> str | None:
+    """Why ``value`` is not a plain directory name (a separator, a control character, a leading dot, padding)."""
     if value.startswith(".") or any(c in value for c in "/\\") or any(ord(c) < 32 for c in value):
         return (f"'{field}' must be a plain directory name: no '/', '\\', control characters or leading '.' "
                 f"(got {value!r})")
     if value != value.strip():
         return f"'{field}' must not start or end with whitespace (got {value!r})"
+    return None
+
+
+def _size_problem(value: str, field: str) -> str | None:
+    """Why ``value`` cannot be written as a file name: not encodable, or over :data:`MAX_NAME` bytes."""
     size = _utf8_size(value)
     if size is None:
         return f"'{field}' must be valid text (got {value!r}, which holds a lone surrogate)"

@@ -180,6 +180,24 @@ class Verification:
         return not self.missing and not self.mismatched
 
 
+def _verification(objects: list[Planned], heads: list, listed) -> Verification:
+    """The plan compared with the bucket: keys not listed or not found, found with another size or ETag, and
+    keys listed under the prefix that the plan does not hold.
+
+    Apart from the network calls so that the comparison reads on its own: a key both unlisted and of
+    another size is counted in both lists, as the listing and the HEAD are separate observations.
+    """
+    missing, mismatched = [], []
+    for o, h in zip(objects, heads):
+        if h is None or o.key not in listed:
+            missing.append(o.key)
+        if h is not None and (h.size != o.size or h.etag != o.digest.etag):
+            mismatched.append(o.key)
+    planned = {o.key for o in objects}
+    extra = tuple(sorted(k for k in listed if k not in planned))
+    return Verification(len(objects), tuple(missing), tuple(mismatched), extra)
+
+
 class Publisher:
     """Uploads one method's objects below a key prefix, the ``last`` key only once all others are in place."""
 
@@ -299,13 +317,7 @@ class Publisher:
         listed = list_prefix(self.client, self.bucket, self.prefix)
         with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
             heads = list(pool.map(lambda o: head(self.client, self.bucket, o.key), objects))
-        missing = tuple(o.key for o, h in zip(objects, heads) if h is None or o.key not in listed)
-        mismatched = tuple(
-            o.key for o, h in zip(objects, heads) if h is not None and (h.size != o.size or h.etag != o.digest.etag)
-        )
-        planned = {o.key for o in objects}
-        extra = tuple(sorted(k for k in listed if k not in planned))
-        return Verification(len(objects), missing, mismatched, extra)
+        return _verification(objects, heads, listed)
 
     def remove(self, first: str, lock=None) -> list[str]:
         """Delete every object below the prefix, ``first`` (metadata.yaml) before the rest."""

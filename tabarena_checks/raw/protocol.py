@@ -106,12 +106,20 @@ def parse_key(text: object) -> ProtocolKey:
     if not text or len(text) > _MAX_LEN or text != text.strip():
         raise _bad(text[:_MAX_LEN], "empty, too long or padded with spaces")
     flavour, sep, rest = text.partition(":")
-    if not sep:
-        if text[0].isdigit():
-            return ProtocolKey("bagged", **_parse_protocol(text, text))
-        if text not in BARE_FLAVOURS:
-            raise _bad(text, f"not a protocol, nor one of the bare flavours {', '.join(BARE_FLAVOURS)}")
-        return ProtocolKey(text)
+    return _parse_flavoured(text, flavour, rest) if sep else _parse_unflavoured(text)
+
+
+def _parse_unflavoured(text: str) -> ProtocolKey:
+    """A key without ``flavour:``: a bagged protocol (it starts with its fold count) or a bare flavour."""
+    if text[0].isdigit():
+        return ProtocolKey("bagged", **_parse_protocol(text, text))
+    if text not in BARE_FLAVOURS:
+        raise _bad(text, f"not a protocol, nor one of the bare flavours {', '.join(BARE_FLAVOURS)}")
+    return ProtocolKey(text)
+
+
+def _parse_flavoured(text: str, flavour: str, rest: str) -> ProtocolKey:
+    """A ``flavour:protocol`` key; the bagged flavour and the bare-only ones are refused with the spelling to use."""
     if not _FLAVOUR.match(flavour):
         raise _bad(text, f"{flavour!r} is not a flavour name")
     if flavour == "bagged":

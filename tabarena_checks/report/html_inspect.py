@@ -36,29 +36,37 @@ def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods:
           picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]]) -> None:
     """The inspect report: every picked method's sections and the process rules' preview."""
     method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
-    verdicts, record, note, explanations, waivers = [], None, "", {}, ""
-    try:
-        seen = preview(data_dir, metadata_ref, raw, method)
-    except ConfigError:
-        raise  # a broken rules.toml fails the command, as it does for every other one
-    except ChecksError as exc:
-        note = f"the process rules could not be evaluated: {exc}"
-    else:
-        verdicts, record = list(seen.verdicts), seen.record
-        explanations = _explanations(seen.rules, verdicts)
-        waivers = html_run.waivers_of(seen.ctx, record)
-    blocked = any(v.blocks for v in verdicts)
-    state = "would block" if blocked else "would pass"
+    gate = _gate_sections(data_dir, metadata_ref, raw, method)
+    state = "would block" if any(v.blocks for v in gate["verdicts"]) else "would pass"
     text = html_run.render(
         title=f"checks inspect: {data_dir}",
         subtitle=f"{raw.table.num_rows} readable result(s), {len(raw.errors)} unreadable; `checks run process` "
                  f"{state}" + (f" (metadata {metadata_ref})" if metadata_ref else " (no --method-metadata given)"),
         methods=[(rep, sub) for rep, sub in zip(reports, picked.values())],
-        verdicts=verdicts, explanations=explanations, record=record, verdict_note=note or PREVIEW_NOTE,
         record_note="The record `checks run process` would append (not written: inspect gates nothing).",
-        unreadable=unassigned, waivers=waivers,
+        unreadable=unassigned, **gate,
     )
     html_run.write(html_path, text)
+
+
+def _gate_sections(data_dir: str, metadata_ref: str | None, raw, method: str | None) -> dict[str, Any]:
+    """The verdicts, explanations, record and waivers ``checks run process`` would show (``render``'s arguments).
+
+    Apart because only a broken rules.toml fails the report: any other error of the rules is said
+    in the verdicts' note, and the rest of the page is still written.
+    """
+    out = {"verdicts": [], "record": None, "verdict_note": PREVIEW_NOTE, "explanations": {}, "waivers": ""}
+    try:
+        seen = preview(data_dir, metadata_ref, raw, method)
+    except ConfigError:
+        raise  # a broken rules.toml fails the command, as it does for every other one
+    except ChecksError as exc:
+        out["verdict_note"] = f"the process rules could not be evaluated: {exc}"
+        return out
+    verdicts = list(seen.verdicts)
+    out.update(verdicts=verdicts, record=seen.record, explanations=_explanations(seen.rules, verdicts),
+               waivers=html_run.waivers_of(seen.ctx, seen.record))
+    return out
 
 
 def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> None:

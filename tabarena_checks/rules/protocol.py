@@ -36,17 +36,33 @@ def validation_protocol_declared(ctx):
     inference = single_method_inference(ctx)
     if md is None or inference is None:
         return
+    mixed = _mixed_protocols(inference)
+    if mixed is not None:
+        yield at(md, mixed)
+        return
+    yield from _against_declaration(md, inference)
+
+
+def _mixed_protocols(inference) -> str | None:
+    """What is wrong when the raw results do not all record one protocol, else None.
+
+    Checked before the declaration because no declaration can match results fit under several
+    protocols (or some under none): the results must be fixed first.
+    """
     keys = [k for k in inference.validation_protocol_keys if k is not None]
     if len(keys) > 1:
-        yield at(md, f"the raw results were fit under {len(keys)} validation protocols ({_histogram(inference)}); "
-                     f"one method's results must share one protocol: rerun the odd ones or split them "
-                     f"into separate methods")
-        return
+        return (f"the raw results were fit under {len(keys)} validation protocols ({_histogram(inference)}); "
+                f"one method's results must share one protocol: rerun the odd ones or split them "
+                f"into separate methods")
     legacy = getattr(inference, "n_without_protocol", 0)
     if keys and legacy:
-        yield at(md, f"{legacy} raw result(s) record no validation protocol while the others record "
-                     f"{keys[0]!r}; rerun them (or keep them apart) so every result records the same protocol")
-        return
+        return (f"{legacy} raw result(s) record no validation protocol while the others record "
+                f"{keys[0]!r}; rerun them (or keep them apart) so every result records the same protocol")
+    return None
+
+
+def _against_declaration(md, inference):
+    """The finding when the declared protocol differs from (or leaves out) the one the results record."""
     from tabarena_checks.metadata import compare  # imported by the checks: `checks rules` stays light
 
     row = compare.row_for(md, inference, "validation_protocol")
