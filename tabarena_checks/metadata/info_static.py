@@ -25,11 +25,13 @@ import attrs
 from checks import InputError
 from tabarena_checks.metadata.info_eval import (
     CALL,
+    Comparable,
     Declared,
     Descriptor,
     KnownClass,
     KnownMethod,
     Module,
+    Plain,
     Reader,
     Step,
     Unreadable,
@@ -50,13 +52,13 @@ DESCRIPTOR_FIELDS = ("display_name", "compute", "is_bag", "reference_url", "date
 LEGACY_S3 = "tabarena_legacy_s3"
 
 
-@attrs.frozen
-class Signature:
+class Signature(Plain):
     """A constructor: the fields it fixes, its own parameters (with defaults) and which are required."""
 
-    fixed: dict[str, Any]
-    params: dict[str, Any]
-    required: tuple[str, ...] = ("method",)
+    __slots__ = ("fixed", "params", "required")
+
+    def __init__(self, fixed: dict[str, Any], params: dict[str, Any], required: tuple[str, ...] = ("method",)):
+        self.fixed, self.params, self.required = fixed, params, required
 
 
 SIGNATURES = {
@@ -76,16 +78,19 @@ IMPLIED_ONLY = {"portfolio": ("has_raw",)}
 CONSTRUCTOR_NAMES = tuple(SIGNATURES)
 
 
-@attrs.frozen
-class Declaration:
-    """One declaration in a file: its variable and place, and the record or why it cannot be read."""
+class Declaration(Comparable):
+    """One declaration in a file: its variable and place, and the record or why it cannot be read.
 
-    variable: str | None
-    path: str
-    line: int
-    col: int
-    record: MethodMetadata | None = None
-    problem: Unreadable | None = None
+    A plain slotted class like the evaluator's values (:mod:`~tabarena_checks.metadata.info_eval`
+    says why): this module loads on every run of the info.py hook.
+    """
+
+    __slots__ = ("variable", "path", "line", "col", "record", "problem")
+
+    def __init__(self, variable: str | None, path: str, line: int, col: int, record: MethodMetadata | None = None,
+                 problem: Unreadable | None = None):
+        self.variable, self.path, self.line, self.col = variable, path, line, col
+        self.record, self.problem = record, problem
 
     @property
     def where(self) -> str:
@@ -381,7 +386,9 @@ def _declarations(reader: Reader, module: Module) -> list[Declaration]:
             if not isinstance(val.value, Declared):
                 raise module.fail(f"{variable!r} is bound to {snippet(call)[:40]}..., which is not a "
                                   f"MethodMetadata", call)
-            record = attrs.evolve(val.value.record, variable=variable, source=f"{module.path}:{stmt.lineno}")
+            record, source = val.value.record, f"{module.path}:{stmt.lineno}"
+            if (record.variable, record.source) != (variable, source):
+                record = attrs.evolve(record, variable=variable, source=source)
             out.append((line, col, Declaration(variable, module.path, line, col, record=record)))
         except Unreadable as exc:
             out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))

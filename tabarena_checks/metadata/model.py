@@ -100,10 +100,7 @@ class MethodMetadata:
     @property
     def effective_cache_type(self) -> str:
         """``r2`` when cache_kwargs holds bucket and prefix and no type is set; else the type or ``local``."""
-        if self.cache_type:
-            return self.cache_type
-        kw = self.cache_kwargs if isinstance(self.cache_kwargs, dict) else {}
-        return "r2" if kw.get("bucket") and kw.get("prefix") else "local"
+        return self.cache_type or _cache_type_of(self.cache_kwargs)
 
     def as_yaml_dict(self) -> dict[str, Any]:
         """Every field for metadata.yaml (keys sorted by the writer), with defaults resolved."""
@@ -137,6 +134,12 @@ class MethodMetadata:
         return self.method
 
 
+def _cache_type_of(cache_kwargs: Any) -> str:
+    """The cache type TabArena derives when none is set: ``r2`` when cache_kwargs holds bucket and prefix."""
+    kw = cache_kwargs if isinstance(cache_kwargs, dict) else {}
+    return "r2" if kw.get("bucket") and kw.get("prefix") else "local"
+
+
 #: what each constructor sets on its own (so these are not "declared" by info.py)
 CONSTRUCTOR_IMPLIES: dict[str, dict[str, Any]] = {
     "config": {"method_type": "config"},
@@ -154,10 +157,13 @@ def canonical(record: MethodMetadata) -> MethodMetadata:
     ``display_name`` from other fields when they are unset, so an imported object has them
     while a statically read ``info.py`` does not. Tags are sorted and deduplicated as
     TabArena does (left alone when they are not a list of strings, for the rules to report).
-    The derived settings are compared on the record with the first three dropped, as TabArena derives them.
+    The derived settings are compared as TabArena derives them with the first three unset, which gives
+    the same values: a dropped ``model_key`` equalled ``ag_key``, its fallback. One copy is made (the
+    info.py hook makes one per declaration).
     """
-    record = attrs.evolve(record, **_derivable_fields(record))
-    return attrs.evolve(record, **_derivable_settings(record))
+    changes = _derivable_fields(record)
+    changes.update(_derivable_settings(record))
+    return attrs.evolve(record, **changes) if changes else record
 
 
 def _derivable_fields(record: MethodMetadata) -> dict[str, Any]:
@@ -178,7 +184,7 @@ def _derivable_fields(record: MethodMetadata) -> dict[str, Any]:
 def _derivable_settings(record: MethodMetadata) -> dict[str, Any]:
     """``cache_type`` and ``display_name`` where they equal what TabArena derives from the other fields."""
     changes: dict[str, Any] = {}
-    if record.cache_type is not None and record.cache_type == attrs.evolve(record, cache_type=None).effective_cache_type:
+    if record.cache_type is not None and record.cache_type == _cache_type_of(record.cache_kwargs):
         changes["cache_type"] = None
     if record.display_name is not None and record.display_name == record.derived_display_name():
         changes["display_name"] = None
