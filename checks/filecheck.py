@@ -149,8 +149,11 @@ def _by_config(subjects: Iterable[Subject], config: Config | Callable[[str | Non
     if not callable(config):
         return [(config, list(subjects))]
     groups: dict[int, tuple[Config, list[Subject]]] = {}
+    by_path: dict[str, Config] = {}  # a file's declarations are several subjects: its configuration is looked up once
     for subject in subjects:
-        cfg = config(subject.path)
+        cfg = by_path.get(subject.path)
+        if cfg is None:
+            cfg = by_path[subject.path] = config(subject.path)
         groups.setdefault(id(cfg), (cfg, []))[1].append(subject)
     if not groups:  # no file: the configuration is still checked, and an empty gate refused
         cfg = config(None)

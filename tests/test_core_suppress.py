@@ -203,3 +203,16 @@ def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path)
     assert not any(str(made.info) in v["message"] for c, v in verdicts.items() if c != "CK003")
     assert f"{made.info}:{line}:{col}: suppression of TA110 matched no finding" in verdicts["CK003"]["message"]
     assert res.exit_code == ExitCode.OK  # a warning
+
+
+def test_a_file_named_three_ways_is_tracked_once(tmp_path, monkeypatch):
+    """Relative, absolute and through a symlink: one file, so its unused suppression is reported once."""
+    (tmp_path / "src.py").write_text("a = 1  # checks: ignore[TOY001] kept for the old run\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "src.py")
+    (tmp_path / "other.py").write_text("b = 2  # checks: ignore[TOY001] another file\n")
+    monkeypatch.chdir(tmp_path)
+    tracker = suppress.Tracker(frozenset({"TOY001"}), frozenset(),
+                               ("src.py", str(tmp_path / "src.py"), "link.py", "other.py", "missing.py"))
+    report = tracker.finish({"TOY001"})
+    assert sorted((s.path, code) for s, code in report.unused) == [("other.py", "TOY001"), ("src.py", "TOY001")]
+    assert report.invalid == []
