@@ -106,6 +106,29 @@ def _write(tmp_path, text, name="info.py"):
     return path
 
 
+@pytest.mark.parametrize("spelling, separator", [
+    ("MM.config", "\n"),  # an alias of the class
+    ("MethodMetadata.config", "\n\x0c\n"),  # a form feed: str.splitlines counts lines differently from ast
+    ("\uff2dethodMetadata.config", "\n"),  # a fullwidth M: Python reads the identifier as MethodMetadata
+])
+def test_declarations_in_loops_are_found_however_the_file_spells_them(tmp_path, spelling, separator):
+    """A loop's declarations are found whatever spells the class: an import alias, a file whose lines
+    str.splitlines numbers differently from Python, an identifier Python normalises (NFKC)."""
+    lines = ["from tabarena.models._method_metadata import MethodMetadata",
+             "from tabarena.models._method_metadata import MethodMetadata as MM",
+             "kept = MethodMetadata.config(method='Kept', suite='kept-1')",
+             f"others = [{spelling}(method=n, suite='s') for n in ('A', 'B')]",
+             "for n in ('C',):",
+             f"    single = {spelling}(method=n, suite='s')"]
+    path = tmp_path / "info.py"
+    path.write_text(separator.join(lines) + "\n", encoding="utf-8")
+    declarations = info_static.read_declarations(path)
+    problems = [d.problem.message for d in declarations if d.problem]
+    assert [d.record.method for d in declarations if d.record] == ["Kept"]
+    assert len(problems) == 2, problems
+    assert "comprehension at line" in problems[0] and "for n='C' (1 of 1)" in problems[1]
+
+
 def test_one_unreadable_declaration_never_hides_the_others(tmp_path):
     path = _write(tmp_path, """\
         from tabarena.models._method_metadata import MethodMetadata

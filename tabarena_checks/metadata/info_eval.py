@@ -236,6 +236,9 @@ class Module:
         self.lines = text.splitlines()
         #: every column is a byte offset plus one when the file is ASCII (the common case: no line to re-encode)
         self._ascii = text.isascii()
+        #: whether ``lines`` are numbered as ast numbers lines: ASCII text in which only "\n" ends a line
+        #: (str.splitlines also splits at "\r", form feeds and a few other separators)
+        self.plain_lines = self._ascii and not any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e")
         self.bindings: dict[str, list[Binding]] = {}
         self.memo: dict[str, Val | Unreadable] = {}
         #: absolute names of the modules this one imports from at run time (not under TYPE_CHECKING)

@@ -314,8 +314,10 @@ def _unbound_calls(module: Module, bound: set[int]):
     """Declaring calls that are not the value of a module-level assignment: in loops, comprehensions, lists."""
     from tabarena_checks.metadata.info_eval import module_statements
 
+    spellings = _spellings(module)
     for stmt, loop in module_statements(module.tree.body):
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) \
+                or not _may_declare(stmt, module, spellings):
             continue
         stack = [(child, None) for child in _own_children(stmt)]
         while stack:
@@ -328,6 +330,28 @@ def _unbound_calls(module: Module, bound: set[int]):
             if _declaring_call(node, module):
                 yield node, loop, inner
             stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def _spellings(module: Module) -> tuple[str, ...]:
+    """What the text of a declaring call holds (:func:`_declaring_call`): ``method_metadata``, the class's
+    name, or a name the module imports the class as."""
+    aliases = (name for name, bindings in module.bindings.items()
+               if any(b.kind == "import" and b.original == CLASS_NAME for b in bindings))
+    return ("method_metadata", CLASS_NAME, *aliases)
+
+
+def _may_declare(stmt: ast.stmt, module: Module, spellings: tuple[str, ...]) -> bool:
+    """Whether the lines of ``stmt`` hold one of ``spellings`` (true when the lines cannot be told apart).
+
+    Walking every expression of a file is the costliest step of reading it; most statements of an
+    info.py (descriptors, shared keyword arguments, the model's registration) hold no spelling of a
+    declaring call, so their trees need no walk. A non-ASCII file is walked whole: Python reads
+    identifiers in their NFKC form, which the text need not show.
+    """
+    if not module.plain_lines:
+        return True
+    text = "\n".join(module.lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+    return any(spelling in text for spelling in spellings)
 
 
 _LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
