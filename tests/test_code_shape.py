@@ -39,7 +39,6 @@ _BACKLOG = """
     # tabarena_checks
     Reader.keywords
     build _unbound_calls read_variable
-    guessed_default select pandas_float passes
     # hfmigrate_checks
 """
 BACKLOG = Counter(name for line in _BACKLOG.splitlines() for name in line.partition("#")[0].split())

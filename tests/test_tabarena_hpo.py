@@ -48,6 +48,24 @@ def test_auc_counts_pairs_and_half_ties_on_float32_keys():
     assert got[1] == got[2]
 
 
+def test_auc_of_many_rows_in_blocks_and_of_a_base_plus_candidates_counts_as_one_row_alone():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 5000).astype(bool)
+    base = np.round(rng.random(5000), 3) * 0.5  # many equal keys, so ties in every row
+    added = (np.round(rng.random((300, 5000)), 2) * 0.5).astype(np.float32)  # more rows than one block holds
+    alone = [hm.auc_rows(y, (base + row)[None, :])[0] for row in added]
+    assert hm.auc_rows(y, added, base=base).tolist() == alone
+    assert hm.auc_rows(y, base[None, :] + added).tolist() == alone
+    labels = hm.AucLabels(y)
+    assert labels.step < 300 and hm.auc_rows(labels, added, base=base).tolist() == alone
+    # one pair counted by brute force: a tie counts half
+    keys = np.float32(np.clip((base + added[7]).astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0 ** -23))
+    pos, neg = keys[y], keys[~y]
+    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    assert (pos[:, None] == neg[None, :]).any()
+    assert alone[7] == wins / (len(pos) * len(neg))
+
+
 def test_rmse_exact_differs_from_plain_numpy_only_in_the_last_bits():
     rng = np.random.default_rng(5)
     y = rng.normal(size=1001) * 10
@@ -109,13 +127,14 @@ def test_greedy_selection_picks_the_best_then_mixes_and_cuts_at_the_first_best()
     assert one.tolist() == [1.0 if j == best else 0.0 for j in range(3)]
     forty = cache_hpo.select(prepared(), everything, 40)
     assert forty[0] == 0 and forty[1] > 0 and forty[2] > 0 and forty.sum() == pytest.approx(1.0)
-    # scores shared between passes change nothing, whatever the candidates' order
-    shared = prepared()
-    assert cache_hpo.select(shared, everything, 40).tolist() == forty.tolist()
-    assert cache_hpo.select(shared, everything, 40).tolist() == forty.tolist()
-    assert cache_hpo.select(shared, np.array([2, 1, 0]), 40).tolist() == forty[::-1].tolist()
-    # a subset is scored on its own
-    assert cache_hpo.select(shared, np.array([0, 2]), 40)[1] > 0
+    # searches run together (sharing the scores of the ensembles they have in common) pick as each alone,
+    # whatever the candidates' order, and a subset is searched on its own
+    lists = [everything, np.array([2, 1, 0]), np.array([0, 2]), np.array([1]), everything]
+    together = cache_hpo.select_all(prepared(), lists, 40)
+    assert [w.tolist() for w in together] == [cache_hpo.select(prepared(), c, 40).tolist() for c in lists]
+    assert together[0].tolist() == forty.tolist() == together[4].tolist()
+    assert together[1].tolist() == forty[::-1].tolist()
+    assert together[2][1] > 0 and together[3].tolist() == [1.0]
 
 
 def test_passes_follow_tabarenas_budgets_and_seeds():

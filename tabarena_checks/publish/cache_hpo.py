@@ -15,8 +15,10 @@ added into float64 running means, scores rounded to six decimals after the first
 within a relative 1e-12 kept to models already chosen and broken by ``RandomState(0)``, the
 trajectory cut at its first minimum), so the same predictions and seeds give the same
 weights, and the metrics (:mod:`tabarena_checks.publish.cache_hpo_metrics`) give the same errors.
-Scores of the same candidate after the same picks are shared between the passes of a task
-split, which is what makes the simulation fast: most passes pick the same leading configs.
+All passes of a task split run in lockstep, one greedy step for all at a time: passes with the
+same picks so far share one ensemble (so a candidate is scored once per ensemble and step), every
+candidate of a step is scored in a few large blocks, and the picks are chosen for all passes at
+once, only ties going through the per-pass rule.
 
 Two quirks are TabArena's and kept: the per-split results see the labels as the raw results
 hold them (say float32), the trajectories as TabArena reads them back from the label CSV; and
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,13 +69,12 @@ class Split:
 
 # --------------------------------------------------------------------------- the greedy search
 
+#: at most this many prediction values in one block of candidate ensembles scored at once
+_BLOCK = 1 << 18
+
 
 class Prepared:
-    """One split's predictions of every config in the metric's space, and the scores already computed.
-
-    A candidate's score after a given sequence of picks is the same in every pass that reaches
-    that sequence, so it is computed once per split (keyed by the picks, as config positions).
-    """
+    """One split's predictions of every config in the metric's space."""
 
     def __init__(self, metric: Metric, names: Sequence[str], y_val, pred_val, y_test, pred_test):
         self.metric = metric
@@ -81,65 +82,142 @@ class Prepared:
         self.pos = {name: i for i, name in enumerate(self.names)}
         self.yv, self.pv = metric.prepare(np.asarray(y_val), pred_val)
         self.yt, self.pt = metric.prepare(np.asarray(y_test), pred_test)
-        self._memo: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
-    def scores(self, cand: np.ndarray, weighted: np.ndarray, s: int, picked: tuple, exact: bool) -> np.ndarray:
-        """Every candidate's error when added to the ensemble of the picks ``picked`` (mean ``weighted``)."""
-        entry = self._memo.get((picked, exact))
-        if entry is None:
-            entry = self._memo[(picked, exact)] = (np.full(len(self.names), np.nan),
-                                                   np.zeros(len(self.names), dtype=bool))
-        values, known = entry
-        missing = cand[~known[cand]]
-        if missing.size:
-            fant = weighted + np.float32(1.0 / float(s + 1)) * self.pv[missing]
-            values[missing] = self.metric.scores(self.yv, fant, exact=exact)
-            known[missing] = True
-        return values[cand]
+    def scores(self, weighted: np.ndarray, states: np.ndarray, cands: np.ndarray, s: int, exact: bool) -> np.ndarray:
+        """The error of each config ``cands[k]`` added as pick ``s + 1`` to the ensemble whose weighted mean
+        is ``weighted[states[k]]``, scored in blocks of bounded size (a block of one state adds its mean
+        to every row without copying it)."""
+        added = np.float32(1.0 / float(s + 1)) * self.pv  # each config's share as the next pick (float32)
+        out = np.empty(len(cands))
+        step = max(1, _BLOCK // max(1, self.pv[0].size))
+        for lo in range(0, len(cands), step):
+            at = states[lo:lo + step]
+            base = weighted[at[0]] if at[0] == at[-1] else weighted[at]
+            out[lo:lo + step] = self.metric.scores(self.yv, base, added[cands[lo:lo + step]], exact=exact)
+        return out
+
+
+@attrs.define
+class _Searches:
+    """The greedy searches of one split, run in lockstep, one iteration for all at a time.
+
+    A search's state is the ensemble its picks so far make; searches with the same picks share
+    it (its running mean, whether its scores are rounded), so each candidate is scored once per
+    state and iteration however many searches consider it: most searches pick the same leading
+    configs. Candidates are positions into the split's configs, padded with one past the last
+    (a column of NaN scores, which no minimum sees).
+    """
+
+    prep: Prepared
+    cand: np.ndarray  #: [searches, widest] candidate positions, padded
+    sizes: np.ndarray  #: the candidates of each search
+    picks: np.ndarray  #: [searches, iterations] each pick, as a column of ``cand``
+    trajectory: np.ndarray  #: [searches, iterations] each pick's score
+    state: np.ndarray  #: each search's state (a row of ``weighted``)
+    rounding: np.ndarray  #: each search: scores rounded to six decimals (its first pick scored above 1e-4)
+    mean: np.ndarray  #: [states, rows] the running mean of each state's picks
+    weighted: np.ndarray  #: [states, rows] the mean as the next pick sees it
+    rngs: dict = attrs.Factory(dict)  #: each search's RandomState(0), made at its first tie
+
+    @classmethod
+    def start(cls, prep: Prepared, cands: Sequence[np.ndarray], size: int) -> _Searches:
+        sizes = np.array([len(c) for c in cands], dtype=np.int64)
+        cand = np.full((len(cands), int(sizes.max())), len(prep.names), dtype=np.int64)
+        for k, c in enumerate(cands):
+            cand[k, :len(c)] = c
+        zeros = np.zeros((1, *prep.pv[0].shape))
+        return cls(prep, cand, sizes, np.zeros((len(cands), size), dtype=np.int64), np.zeros((len(cands), size)),
+                   np.zeros(len(cands), dtype=np.int64), np.zeros(len(cands), dtype=bool), zeros, zeros.copy())
+
+    def advance(self, s: int, active: np.ndarray) -> None:
+        """Move the ``active`` searches to the states their pick ``s`` made (``s`` picks so far)."""
+        last = self.cand[active, self.picks[active, s - 1]]
+        key = self.state[active] * (len(self.prep.names) + 1) + last
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        mean = self.mean[self.state[active][first]] * ((s - 1) / s)
+        mean += self.prep.pv[last[first]] / np.float32(s)
+        self.mean, self.weighted = mean, (s / float(s + 1)) * mean
+        self.state[active] = inverse.reshape(-1)
+
+    def score(self, s: int, active: np.ndarray) -> np.ndarray:
+        """[states, configs + 1] the score of every candidate of an active search at its state (NaN elsewhere)."""
+        width = len(self.prep.names) + 1
+        need = np.zeros((len(self.mean), width), dtype=bool)
+        need[self.state[active][:, None], self.cand[active]] = True
+        need[:, -1] = False
+        exact = np.ones(len(self.mean), dtype=bool)
+        exact[self.state[active]] = ~self.rounding[active]  # the same for every search in a state
+        values = np.full(need.shape, np.nan)
+        for flag in (True, False):
+            states, cands = np.nonzero(need & (exact == flag)[:, None])
+            if states.size:
+                values[states, cands] = self.prep.scores(self.weighted, states, cands, s, exact=flag)
+        return values
+
+    def choose(self, s: int, active: np.ndarray, values: np.ndarray) -> None:
+        """Pick ``s`` of every active search: the best score (rounded once the search rounds), ties kept to
+        configs already picked and broken by the search's RandomState(0)."""
+        scores = values[self.state[active][:, None], self.cand[active]]
+        rounded = self.rounding[active]
+        if rounded.any():
+            scores[rounded] = scores[rounded].round(_DECIMALS)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a search with no finite score: tie_break decides
+            best = np.nanmin(scores, axis=1)
+            close = np.abs(scores - best[:, None]) <= 1e-12 * np.abs(best)[:, None]
+        chosen = close.argmax(axis=1)
+        for r in np.flatnonzero((close.sum(axis=1) != 1) | ~np.isfinite(best)):
+            chosen[r] = self.tie_break(int(active[r]), scores[r, :self.sizes[active[r]]], s)
+        score = scores[np.arange(len(active)), chosen]
+        if s == 0:
+            self.rounding[active] = np.abs(score) > _ROUND_ABOVE
+            score = np.where(self.rounding[active], score.round(_DECIMALS), score)
+        self.picks[active, s] = chosen
+        self.trajectory[active, s] = score
+
+    def tie_break(self, k: int, scores: np.ndarray, s: int) -> int:
+        """Search ``k``'s pick among several equally good candidates (AutoGluon's rule)."""
+        best = np.flatnonzero(_close_to_min(scores))
+        if len(best) > 1 and s:
+            used = set(self.picks[k, :s].tolist())
+            preferred = [j for j in best if j in used]
+            if preferred:
+                best = preferred
+        if len(best) == 1:
+            return int(best[0])  # a choice among one draws nothing
+        if k not in self.rngs:
+            self.rngs[k] = np.random.RandomState(seed=0)
+        return int(self.rngs[k].choice(best))
+
+    def weights(self, k: int) -> np.ndarray:
+        """Search ``k``'s ensemble weights, one per candidate: pick counts up to the trajectory's first minimum."""
+        m = int(self.sizes[k])
+        done = 1 if m == 1 else self.picks.shape[1]
+        cut = int(np.argmin(self.trajectory[k, :done])) + 1
+        weights = np.bincount(self.picks[k, :cut], minlength=m) / cut
+        if np.sum(weights) < 1:  # the fractions sum a hair under one: AutoGluon renormalises them
+            weights = weights / np.sum(weights)
+        return weights
+
+
+def select_all(prep: Prepared, cands: Sequence[np.ndarray], size: int) -> list[np.ndarray]:
+    """The ensemble weights of AutoGluon's greedy selection on the validation predictions, for each list of
+    candidates (positions into the split's configs): one weight per candidate."""
+    searches = _Searches.start(prep, cands, size)
+    everyone = np.arange(len(cands))
+    for s in range(size):
+        active = everyone if s == 0 else everyone[searches.sizes > 1]  # one candidate: one pick
+        if not active.size:
+            break
+        if s:
+            searches.advance(s, active)
+        searches.choose(s, active, searches.score(s, active))
+    return [searches.weights(k) for k in everyone]
 
 
 def select(prep: Prepared, cand: np.ndarray, size: int) -> np.ndarray:
-    """The ensemble weights (one per candidate, positions into the split's configs) of AutoGluon's greedy
-    selection on the validation predictions."""
-    rng = np.random.RandomState(seed=0)
-    m = len(cand)
-    ensemble: list[int] = []
-    trajectory: list[Any] = []
-    used: set[int] = set()
-    mean = np.zeros(prep.pv[0].shape)
-    weighted = np.zeros(prep.pv[0].shape)
-    rounding = False
-    for i in range(size):
-        s = len(ensemble)
-        if s:
-            mean *= (s - 1) / s
-            mean += prep.pv[cand[ensemble[-1]]] / np.float32(s)
-            weighted[:] = (s / float(s + 1)) * mean
-        scores = prep.scores(cand, weighted, s, tuple(int(cand[j]) for j in ensemble), exact=not rounding)
-        if rounding:
-            scores = scores.round(_DECIMALS)
-        best_all = np.flatnonzero(_close_to_min(scores))
-        if len(best_all) > 1 and used:
-            preferred = [j for j in best_all if j in used]
-            if preferred:
-                best_all = preferred
-        best = rng.choice(best_all)
-        score = scores[best]
-        if i == 0 and np.abs(score) > _ROUND_ABOVE:
-            rounding = True
-            score = score.round(_DECIMALS)
-        ensemble.append(int(best))
-        trajectory.append(score)
-        used.add(int(best))
-        if m == 1:
-            break
-    cut = trajectory.index(np.min(trajectory)) + 1
-    weights = np.zeros(m, dtype=float)
-    for j, count in Counter(ensemble[:cut]).most_common():
-        weights[j] = float(count) / cut
-    if np.sum(weights) < 1:  # the fractions sum a hair under one: AutoGluon renormalises them
-        weights = weights / np.sum(weights)
-    return weights
+    """The ensemble weights of one list of candidates (see :func:`select_all`)."""
+    return select_all(prep, [cand], size)[0]
 
 
 def _close_to_min(scores: np.ndarray) -> np.ndarray:
@@ -161,13 +239,13 @@ def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def ensembles(split: Split, prep: Prepared, config_lists: Sequence[Sequence[str]], size: int,
               fallback: str | None = None) -> list[dict[str, Any]]:
     """TabArena's ``evaluate_ensemble`` row on this split for each config list (errors computed together)."""
+    usable = [_usable(split, configs, fallback) for configs in config_lists]
+    cands = [np.array([prep.pos[c] for c in use], dtype=np.int64) for use, _ in usable]
     rows, val_preds, test_preds = [], [], []
-    for configs in config_lists:
-        use, imputed = _usable(split, configs, fallback)
-        cand = np.array([prep.pos[c] for c in use], dtype=np.int64)
-        weights = select(prep, cand, size)
-        val_preds.append(combine(prep.pv[cand], weights))
-        test_preds.append(combine(prep.pt[cand], weights))
+    for (use, imputed), cand, weights in zip(usable, cands, select_all(prep, cands, size)):
+        nonzero = np.flatnonzero(weights)
+        val_preds.append(combine(prep.pv[cand[nonzero]], weights[nonzero]))
+        test_preds.append(combine(prep.pt[cand[nonzero]], weights[nonzero]))
         rows.append({"metric": split.metric, **_times(split, use, weights), "problem_type": split.problem_type,
                      "imputed": imputed, "impute_method": fallback if imputed else math.nan})
     test_errors = prep.metric.errors(prep.yt, np.array(test_preds))
@@ -209,23 +287,28 @@ def guessed_default(configs: Sequence[str]) -> str | None:
     """TabArena's guess of the default config among ``configs`` (sorted): the one named ``_c1``;
     several: the one ending in ``_c1``, else the shortest tail after ``_c1_``, first by name;
     none: the first named ``_r1``, else the first config."""
-    defaults = [c for c in configs if "_c1_" in c or c.endswith("_c1")]
+    defaults = [c for c in configs if _tagged(c, "_c1")]
     if len(defaults) == 1:
         return defaults[0]
-    if not defaults:
-        r1 = [c for c in configs if "_r1_" in c or c.endswith("_r1")]
-        if r1:
-            return r1[0]
-        return configs[0] if configs else None
+    if defaults:
+        return _nearest_c1(defaults)
+    r1 = [c for c in configs if _tagged(c, "_r1")]
+    return r1[0] if r1 else (configs[0] if configs else None)
+
+
+def _tagged(name: str, tag: str) -> bool:
+    """``name`` carries ``tag`` as a name part (followed by ``_`` or at the end)."""
+    return f"{tag}_" in name or name.endswith(tag)
+
+
+def _nearest_c1(defaults: Sequence[str]) -> str:
+    """Among several ``_c1`` configs: the one ending in ``_c1``, else those with the shortest tail after
+    ``_c1_``; the first by name."""
     ending = [c for c in defaults if c.endswith("_c1")]
-    if len(ending) == 1:
-        return ending[0]
-    if ending:
-        defaults = ending
-    else:
+    if not ending:
         tails = [len(c.rsplit("_c1_", maxsplit=1)[-1]) for c in defaults]
-        defaults = [c for c, t in zip(defaults, tails) if t == min(tails)]
-    return sorted(defaults)[0]
+        ending = [c for c, t in zip(defaults, tails) if t == min(tails)]
+    return sorted(ending)[0]
 
 
 def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -> list[dict[str, Any]]:
@@ -265,17 +348,22 @@ def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -
 
 
 def passes(configs: Sequence[str], default: str) -> list[tuple[int, int, list[str]]]:
-    """(budget, seed, config list) of every trajectory pass, in TabArena's order."""
+    """(budget, seed, config list) of every trajectory pass, in TabArena's order: a budget of one config or
+    of all is one pass, any other twenty (the default then the others shuffled by the seed)."""
     total = len(configs)
-    budgets = sorted({total if b is None else b for b in BUDGETS if (total if b is None else b) <= total})
     others = [c for c in configs if c != default]
     out = []
-    for budget in budgets:
-        fixed = budget == 1 or budget == total
-        for seed in range(1 if fixed else SEEDS):
+    for budget in budgets(total):
+        for seed in range(1 if budget in (1, total) else SEEDS):
             order = [str(x) for x in np.random.default_rng(seed=seed).permuted(others)]
             out.append((budget, seed, ([default] + order)[:budget]))
     return out
+
+
+def budgets(total: int) -> list[int]:
+    """TabArena's budgets (numbers of configs) that ``total`` configs fill, ascending."""
+    sizes = {total if b is None else b for b in BUDGETS}
+    return sorted(b for b in sizes if b <= total)
 
 
 def trajectory_rows(splits: Sequence[Split], load, configs: Sequence[str], default: str,
@@ -397,29 +485,26 @@ def pandas_float(text: str) -> float:
     if not s:
         return math.nan
     mantissa, _, exp_text = s.lower().partition("e")
-    negative = mantissa.startswith("-")
-    mantissa = mantissa.lstrip("+-")
-    whole, _, decimals = mantissa.partition(".")
-    if len(whole) + len(decimals) <= 15 and abs(int(exp_text or 0) - len(decimals)) <= 22:
+    whole, _, decimals = mantissa.lstrip("+-").partition(".")
+    exponent = int(exp_text or 0)
+    if len(whole) + len(decimals) <= 15 and abs(exponent - len(decimals)) <= 22:
         return float(s)  # an exact integer scaled by an exact power of ten: one rounding, as float() does
-    number, digits, exponent = 0.0, 0, 0
-    for ch in whole:
-        if digits < _PANDAS_DIGITS:
-            number = number * 10.0 + (ord(ch) - 48)
-            digits += 1
-        else:
-            exponent += 1
-    kept = 0
-    for ch in decimals:
-        if digits >= _PANDAS_DIGITS:
-            break
+    number, shift = _leading_digits(whole, decimals)
+    return _scaled(-number if mantissa.startswith("-") else number, exponent + shift)
+
+
+def _leading_digits(whole: str, decimals: str) -> tuple[float, int]:
+    """The first 17 digits accumulated in a double as pandas does, and the power of ten they still need."""
+    head = whole[:_PANDAS_DIGITS]
+    kept = decimals[:_PANDAS_DIGITS - len(head)]
+    number = 0.0
+    for ch in head + kept:
         number = number * 10.0 + (ord(ch) - 48)
-        digits += 1
-        kept += 1
-    exponent -= kept
-    if negative:
-        number = -number
-    exponent += int(exp_text or 0)
+    return number, len(whole) - len(head) - len(kept)
+
+
+def _scaled(number: float, exponent: int) -> float:
+    """``number`` times ten to ``exponent``, by one multiplication or division as pandas scales."""
     if exponent > 308:
         return math.copysign(math.inf, number)
     if exponent > 0:

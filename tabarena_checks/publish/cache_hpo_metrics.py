@@ -48,45 +48,79 @@ def log_loss_rows(fant: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- roc_auc
 
 
-def _auc_keys(scores: np.ndarray) -> np.ndarray:
-    """The values the C++ kernel ranks by: float32 of (float32 score + 1), clamped to [1, 2)."""
-    shifted = np.clip(scores.astype(np.float32).astype(np.float64) + 1.0, 1.0, _AUC_TOP)
-    return shifted.astype(np.float32)
+class AucLabels:
+    """Binary labels as the AUC counts read them, with what every block of one split shares."""
+
+    def __init__(self, y: np.ndarray):
+        label = np.asarray(y).astype(np.int32)
+        self.n = len(label)
+        self.pos = int(label.sum())
+        #: rows of one block: at most 127 (the row number sits above the 23 bits of key and the label bit
+        #: of an int32 code), and few enough that a block's codes stay in a core's cache
+        self.step = max(1, min(127, _AUC_CACHED // max(1, self.n)))
+        #: added to a block's shifted keys: the row number, the label, minus the bits of 1.0
+        self.offsets = (label - _ONE_CODE)[None, :] + (np.arange(self.step, dtype=np.int32) << 24)[:, None]
+        #: each position, to sum the positions of the positives (int32 products fit below 65,536 rows)
+        self.positions = np.arange(self.n, dtype=np.int32 if self.n < 65_536 else np.float64)
 
 
-def auc_rows(y: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """AUC of each row of ``scores`` (``[models, rows]``) against the bool labels ``y``.
+def auc_rows(y: np.ndarray | AucLabels, scores: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
+    """AUC of each row of ``scores`` (``[models, rows]``; with ``base``, of ``base + scores`` added in float64)
+    against the bool labels ``y``.
 
     Counted as the kernel counts: for every negative, the positives with a strictly larger key,
     plus half of the positive-negative pairs that share a key; divided by positives x negatives.
-    Each row is sorted by (key, label) in one sort of codes carrying the row number: within a
-    key the negatives come first, so the negatives before the positives count the pairs below
-    plus the ties (the positions of the positives minus 0 + 1 + ... + (P - 1)), and the ties
-    are then counted in the few runs of equal keys.
+    Scored in blocks of rows that stay in the CPU's cache through the sort and the counts.
     """
-    keys = _auc_keys(np.atleast_2d(scores))
+    labels = y if isinstance(y, AucLabels) else AucLabels(y)
+    scores = np.atleast_2d(scores)
+    out = np.empty(scores.shape[0])
+    for lo in range(0, scores.shape[0], labels.step):
+        block = scores[lo:lo + labels.step]
+        keys = np.empty(block.shape, dtype=np.float32)
+        if base is None:
+            np.copyto(keys, block, casting="unsafe")
+        else:  # computed in float64, rounded once to float32: as (base + block).astype(float32)
+            np.add(base, block, out=keys, casting="unsafe")
+        out[lo:lo + labels.step] = _auc_block(keys, labels)
+    return out
+
+
+#: values of one block at most
+_AUC_CACHED = 1 << 18
+#: the bits of float32 1.0 shifted left by one: a key's code is its mantissa, the label in the lowest bit
+_ONE_CODE = np.int32(0x3F800000 << 1)
+
+
+def _auc_block(keys: np.ndarray, labels: AucLabels) -> np.ndarray:
+    """AUC of up to 127 rows of float32 scores, from one sort of int32 codes (row, key, label).
+
+    The key is float32 of (float32 score + 1), clamped to [1, 2) (added in float32 directly: a
+    float32 plus one is exact in float64 unless the float32 is below 2**-29, where both ways
+    round to one). Within a row the codes sort by key and, within a key, negatives first, so
+    the negatives before a positive count the pairs below it plus its ties: the positions of
+    the positives minus 0 + 1 + ... + (P - 1). The ties are counted where a positive directly
+    follows a negative of its key: that key's run holds (negatives before) x (positives after)
+    tied pairs (an odd code never follows one of the row before: rows differ above 24 bits).
+    """
     m, n = keys.shape
-    label = np.asarray(y).astype(np.int64)
-    pos = int(label.sum())
-    wide = m >= 128  # the row number above 24 bits of key and label
-    code = (keys.view(np.int32) & 0x7FFFFF).astype(np.int64 if wide else np.int32) << 1
-    code |= label.astype(code.dtype)[None, :]
-    code |= (np.arange(m, dtype=code.dtype) << 24)[:, None]
-    code = np.sort(code, axis=None).reshape(m, n)
-    lab = code & 1
-    below_or_tied = (lab * np.arange(n)).sum(axis=1) - pos * (pos - 1) // 2
-    key = code >> 1
+    keys += np.float32(1.0)
+    np.clip(keys, np.float32(1.0), np.float32(_AUC_TOP), out=keys)
+    code = keys.view(np.int32)
+    code <<= 1
+    code += labels.offsets[:m]
+    code.sort(axis=-1)
+    pos = labels.pos
+    positives_at = np.einsum("ij,j->i", code & 1, labels.positions)  # sums of exact integers
+    below_or_tied = positives_at.astype(np.int64) - pos * (pos - 1) // 2
+    flat = code.ravel()
+    tied = np.flatnonzero(np.equal(flat[1:] - 1, flat[:-1])) + 1
+    tied = tied[(flat[tied] & 1) == 1]
     ties = np.zeros(m, dtype=np.int64)
-    if (key[:, 1:] == key[:, :-1]).any():
-        # runs of equal keys never span rows (the row number is part of the key)
-        flat = key.ravel()
-        first = np.empty(flat.size, dtype=bool)
-        first[0] = True
-        np.not_equal(flat[1:], flat[:-1], out=first[1:])
-        group = np.cumsum(first) - 1
-        size = np.bincount(group)
-        pos_in = np.bincount(group, weights=lab.ravel()).astype(np.int64)
-        ties = np.bincount(np.flatnonzero(first) // n, weights=pos_in * (size - pos_in), minlength=m).astype(np.int64)
+    if tied.size:
+        negatives = tied - np.searchsorted(flat, flat[tied] - 1, side="left")
+        positives = np.searchsorted(flat, flat[tied], side="right") - tied
+        ties = np.bincount(tied // n, weights=negatives * positives, minlength=m).astype(np.int64)
     return ((below_or_tied - ties).astype(np.float64) + ties / 2.0) / float(pos * (n - pos))
 
 
@@ -176,16 +210,18 @@ class Metric:
         if self.name == "log_loss":
             return y, true_class_probability(y, preds)
         if self.name == "roc_auc":
-            return y.astype(np.bool_), preds.astype(np.float32)
+            return AucLabels(y), preds.astype(np.float32)
         return np.asarray(y, dtype=np.float64), preds
 
-    def scores(self, y: np.ndarray, fant: np.ndarray, exact: bool = False) -> np.ndarray:
-        """The error of each candidate row of ``fant`` (float64 ensembles); ``exact`` computes RMSE
-        in the kernel's arithmetic (needed only where scores are compared unrounded)."""
+    def scores(self, y: np.ndarray, base: np.ndarray, added: np.ndarray, exact: bool = False) -> np.ndarray:
+        """The error of each candidate ensemble ``base + added[k]`` (float64 ``base``, float32 rows ``added``,
+        added in float64); ``exact`` computes RMSE in the kernel's arithmetic (needed only where scores
+        are compared unrounded)."""
+        if self.name == "roc_auc":
+            return 1 - auc_rows(y, added, base=base)
+        fant = base + added
         if self.name == "log_loss":
             return log_loss_rows(fant)
-        if self.name == "roc_auc":
-            return 1 - auc_rows(y, fant)
         return rmse_exact(y, fant) if exact else rmse_rows(y, fant)
 
     def errors(self, y: np.ndarray, preds: np.ndarray) -> list[float]:
