@@ -37,8 +37,6 @@ MARKER = "# shape:"
 _BACKLOG = """
     # checks
     # tabarena_checks
-    Reader.keywords
-    build _unbound_calls read_variable
     # hfmigrate_checks
 """
 BACKLOG = Counter(name for line in _BACKLOG.splitlines() for name in line.partition("#")[0].split())

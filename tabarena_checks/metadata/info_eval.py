@@ -414,6 +414,17 @@ class Module:
         return other.value(binding.original, binding.node).via(step)
 
 
+def _given_twice(module: Module, call: ast.Call, what: str, name: str, first: Val, again: Val) -> Unreadable:
+    """The error for a keyword ``name`` that ``call`` gets twice (Python's TypeError), at its second site."""
+    first_site, again_site = site(first.steps), site(again.steps)
+    return Unreadable(
+        f"{what} gets {name!r} twice ({first_site.describe() if first_site else '?'} and "
+        f"{again_site.describe() if again_site else '?'}): Python raises TypeError (multiple values for "
+        f"keyword argument {name!r}); keep one",
+        again_site.path if again_site else module.path, again_site.line if again_site else call.lineno,
+        again_site.col if again_site else module.col(call))
+
+
 class Reader:
     """Parses and evaluates modules of one checkout; shared by every file of one invocation."""
 
@@ -591,26 +602,25 @@ class Reader:
         """``name=value`` and ``**spread`` arguments of ``call`` in order; a name given twice is refused."""
         out: dict[str, Val] = {}
         for kw in call.keywords:
-            if kw.arg is not None:
-                pairs = [(kw.arg, self.evaluate(module, kw.value).via(module.step("keyword", f"{kw.arg}=", kw)))]
-            else:
-                spread = self.evaluate(module, kw.value)
-                if not isinstance(spread.value, Kwargs):
-                    raise module.fail(f"**{snippet(kw.value)} is {kind_of(spread.value)}, not a dict of keyword "
-                                      f"arguments; spread a dict(...) of field values", kw)
-                step = module.step("spread", f"**{snippet(kw.value)}", kw)
-                pairs = [(name, item.via(step, *spread.steps)) for name, item in spread.value.items.items()]
-            for name, item in pairs:
+            for name, item in self._keyword(module, kw):
                 if name in out:
-                    first, again = site(out[name].steps), site(item.steps)
-                    raise Unreadable(
-                        f"{what} gets {name!r} twice ({first.describe() if first else '?'} and "
-                        f"{again.describe() if again else '?'}): Python raises TypeError (multiple values for "
-                        f"keyword argument {name!r}); keep one",
-                        again.path if again else module.path, again.line if again else call.lineno,
-                        again.col if again else module.col(call))
+                    raise _given_twice(module, call, what, name, out[name], item)
                 out[name] = item
         return out
+
+    def _keyword(self, module: Module, kw: ast.keyword) -> list[tuple[str, Val]]:
+        """The ``(name, value)`` pairs one keyword argument gives: one for ``name=value``, each item of a ``**`` dict.
+
+        A spread of anything but a known dict of keyword arguments cannot be read: its names are unknown.
+        """
+        if kw.arg is not None:
+            return [(kw.arg, self.evaluate(module, kw.value).via(module.step("keyword", f"{kw.arg}=", kw)))]
+        spread = self.evaluate(module, kw.value)
+        if not isinstance(spread.value, Kwargs):
+            raise module.fail(f"**{snippet(kw.value)} is {kind_of(spread.value)}, not a dict of keyword "
+                              f"arguments; spread a dict(...) of field values", kw)
+        step = module.step("spread", f"**{snippet(kw.value)}", kw)
+        return [(name, item.via(step, *spread.steps)) for name, item in spread.value.items.items()]
 
     def _call(self, module: Module, node: ast.Call, variable: str | None) -> Val:
         name = node.func.id if isinstance(node.func, ast.Name) else None

@@ -119,14 +119,24 @@ def build(reader: Reader, module: Module, call: ast.Call, func: Val, variable: s
         return Val(Declared(_from_descriptor(reader, module, call, target.owner, label, variable, func.steps)))
     if isinstance(target, KnownClass) and target.name == CLASS_NAME:
         return Val(Declared(_direct(reader, module, call, label, variable)))
-    if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME and target.name in SIGNATURES:
-        kwargs = _keyword_only(reader, module, call, label)
-        return Val(Declared(_record(module, call, target.name, kwargs, label, variable)))
     if isinstance(target, KnownMethod) and target.owner.name == CLASS_NAME:
+        return Val(Declared(_constructor(reader, module, call, target.name, label, variable)))
+    raise module.fail(f"{label} is not a MethodMetadata constructor that can be read statically", call)
+
+
+def _constructor(reader: Reader, module: Module, call: ast.Call, name: str, label: str,
+                 variable: str | None) -> MethodMetadata:
+    """A call to the class method ``name`` of MethodMetadata (``.config``, ``.baseline``, ...).
+
+    Only the constructors whose signature is known (:data:`SIGNATURES`) can be read; any other is
+    refused with the spellings that can.
+    """
+    if name not in SIGNATURES:
         raise module.fail(f"{label} cannot be read statically; declare it with MethodMetadata(...), .config, "
                           f".baseline, .system, .portfolio, .tabarena_legacy_s3 or descriptor.method_metadata",
                           call)
-    raise module.fail(f"{label} is not a MethodMetadata constructor that can be read statically", call)
+    kwargs = _keyword_only(reader, module, call, label)
+    return _record(module, call, name, kwargs, label, variable)
 
 
 def _keyword_only(reader: Reader, module: Module, call: ast.Call, label: str) -> dict[str, Val]:
@@ -316,20 +326,33 @@ def _unbound_calls(module: Module, bound: set[int]):
 
     spellings = _spellings(module)
     for stmt, loop in module_statements(module.tree.body):
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) \
-                or not _may_declare(stmt, module, spellings):
+        if isinstance(stmt, _NOT_RUN_HERE) or not _may_declare(stmt, module, spellings):
             continue
-        stack = [(child, None) for child in _own_children(stmt)]
-        while stack:
-            node, scope = stack.pop()
-            if isinstance(node, _LEAVES) or id(node) in bound:
-                continue  # a bound declaration is judged on its own; nothing inside a leaf or a function runs
-            inner = scope
-            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                inner = scope or node
-            if _declaring_call(node, module):
-                yield node, loop, inner
-            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        for node, scope in _declaring_calls_in(stmt, module, bound):
+            yield node, loop, scope
+
+
+#: statements whose inside does not run where they stand (definitions) or cannot declare (imports)
+_NOT_RUN_HERE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+
+
+def _declaring_calls_in(stmt: ast.stmt, module: Module, bound: set[int]):
+    """``(call, comprehension)`` for each declaring call in the expressions of ``stmt`` not in ``bound``;
+    the comprehension is the outermost one holding the call (None outside any).
+
+    A walk with its own stack: the tree of one statement can be deeper than Python's recursion allows.
+    """
+    stack = [(child, None) for child in _own_children(stmt)]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, _LEAVES) or id(node) in bound:
+            continue  # a bound declaration is judged on its own; nothing inside a leaf or a function runs
+        inner = scope
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            inner = scope or node
+        if _declaring_call(node, module):
+            yield node, inner
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
 
 
 def _spellings(module: Module) -> tuple[str, ...]:
@@ -468,17 +491,8 @@ def read_variable(path: str | Path, variable: str, reader: Reader | None = None)
     reader = reader or new_reader()
     module = reader.module(path)
     if variable not in module.bindings:
-        found = sorted({d.variable for d in _declarations(reader, module) if d.variable})
-        raise InputError(
-            f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {', '.join(found) or 'none'}); "
-            f"use path/to/info.py:VARIABLE with one of those names"
-        )
-    try:
-        val = module.value(variable)
-    except RecursionError:
-        reader.stack.clear()
-        raise InputError(f"{path}: {variable!r} is built from values nested too deeply to read; write its fields "
-                         f"out") from None
+        raise _not_assigned(reader, module, path, variable)
+    val = _value_of(reader, module, path, variable)
     if not isinstance(val.value, Declared):
         binding = module.bindings[variable][-1]
         raise Unreadable(f"{variable!r} is {plain_kind(val)}, not a MethodMetadata; point at a variable holding "
@@ -489,6 +503,28 @@ def read_variable(path: str | Path, variable: str, reader: Reader | None = None)
     if record.variable != variable or steps:
         record = attrs.evolve(record, variable=variable)
     return record
+
+
+def _not_assigned(reader: Reader, module: Module, path: str | Path, variable: str) -> InputError:
+    """The error for a ``variable`` the file never assigns, naming the declarations it does hold."""
+    found = sorted({d.variable for d in _declarations(reader, module) if d.variable})
+    return InputError(
+        f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {', '.join(found) or 'none'}); "
+        f"use path/to/info.py:VARIABLE with one of those names"
+    )
+
+
+def _value_of(reader: Reader, module: Module, path: str | Path, variable: str) -> Val:
+    """The value bound to ``variable``; a value nested deeper than Python's recursion allows is an input error.
+
+    The reader's stack of modules being read is cleared then, so the same reader can read on.
+    """
+    try:
+        return module.value(variable)
+    except RecursionError:
+        reader.stack.clear()
+        raise InputError(f"{path}: {variable!r} is built from values nested too deeply to read; write its fields "
+                         f"out") from None
 
 
 def plain_kind(val: Val) -> str:
