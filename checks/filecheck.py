@@ -109,12 +109,13 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     """The verdicts of each rule on every subject judged under one configuration (unreadable ones are appended)."""
     from checks.config import Layer
     from checks.context import RunContext  # the judging machinery loads only when a hook runs
-    from checks.runner import adjust_config, gate_rules
+    from checks.runner import adjust_config, gate_rules, required_codes
 
     config = adjust_config(registry, config)
     if undecidable:
         config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
+    required = required_codes(chosen, config)  # the same for every subject of the group
     per_rule: dict[str, list[Verdict]] = {}
     for subject in subjects:
         if subject.error is not None:
@@ -123,17 +124,18 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
         ctx = RunContext(action=action, options=dict(options or {}), config=config,
                          settings=config.arena(arena).settings, today=today, facts=subject.facts,
                          target=subject.target or subject.path, sources=subject.sources or (subject.path,))
-        for verdict in _located_verdicts(registry, chosen, ctx, subject):
+        for verdict in _located_verdicts(registry, chosen, ctx, subject, required):
             per_rule.setdefault(verdict.code, []).append(verdict)
     return per_rule
 
 
-def _located_verdicts(registry: Registry, chosen, ctx: RunContext, subject: Subject) -> list[Verdict]:
+def _located_verdicts(registry: Registry, chosen, ctx: RunContext, subject: Subject,
+                      required: frozenset[str]) -> list[Verdict]:
     """The subject's verdicts, each finding placed in its file (a framework rule's at the configuration)."""
     from checks.runner import FRAMEWORK_PREFIX, evaluate
 
     out = []
-    for verdict in evaluate(chosen, ctx, registry.rules):
+    for verdict in evaluate(chosen, ctx, registry.rules, required=required):
         if verdict.code.startswith(FRAMEWORK_PREFIX):
             where = {"path": ctx.config.path or "rules.toml", "line": 1}
         else:

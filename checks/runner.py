@@ -134,20 +134,23 @@ def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]
     return [w for w in waivers if w.rule == code and fnmatch.fnmatchcase(target, w.target)]
 
 
-def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_codes: Iterable[str]) -> list[Verdict]:
+def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_codes: Iterable[str], *,
+             required: frozenset[str] | None = None) -> list[Verdict]:
     """Evaluate each rule on its own (a raising rule cannot hide the others), apply waivers, sort by code.
 
     Domain rules run first so the framework rules (which judge waivers and suppressions) see
-    what the domain rules used.
+    what the domain rules used. ``required`` is :func:`required_codes` of ``chosen`` under
+    ``ctx.config`` when the caller has it already (a pre-commit hook judges many files under one).
     """
     chosen = list(chosen)
     ctx.waiver_report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
     live = [w for w in (*ctx.config.waivers, *ctx.extra_waivers) if not w.expired(ctx.today)]
     framework, domain = _split_framework(chosen)
     matched: set[str] = set()
-    known = set(known_codes)
-    required = frozenset(r.code for r, _ in chosen if _is_required(r, ctx.config))
-    tracker = suppress.Tracker(frozenset(known), required, tuple(ctx.sources), report=ctx.suppression_report)
+    known = frozenset(known_codes)
+    if required is None:
+        required = required_codes(chosen, ctx.config)
+    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report)
     verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
                 for rule, severity in sorted(domain, key=lambda p: p[0].code)]
     evaluated = {r.code for r, _ in domain}
@@ -155,6 +158,11 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     _report_waivers(ctx, live, evaluated, matched, known)
     verdicts += [_judge(rule, severity, ctx, [], matched) for rule, severity in framework]
     return sorted(verdicts, key=lambda v: v.code)
+
+
+def required_codes(chosen: Iterable[tuple[Rule, Severity]], config: Config) -> frozenset[str]:
+    """The codes of the rules in ``chosen`` that their plugin or ``config`` makes required."""
+    return frozenset(r.code for r, _ in chosen if _is_required(r, config))
 
 
 def _split_framework(chosen: list[tuple[Rule, Severity]]) -> tuple[list, list]:
@@ -166,7 +174,7 @@ def _split_framework(chosen: list[tuple[Rule, Severity]]) -> tuple[list, list]:
 
 
 def _report_waivers(ctx: RunContext, live: list[Waiver], evaluated: set[str], matched: set[str],
-                    known: set[str]) -> None:
+                    known: frozenset[str]) -> None:
     """Fill the waivers the domain rules left unused or that name an unknown rule, for the framework rules."""
     report = ctx.waiver_report
     report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
