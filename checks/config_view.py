@@ -58,7 +58,7 @@ def _layer(layer) -> dict[str, Any]:
 def selected(registry, config: Config) -> dict[str, list[str]]:
     """The codes each ``checks run`` action would run under ``config`` (``*`` after a required one)."""
     from checks.config import effective
-    from checks.runner import adjust_config, select_rules
+    from checks.judge import adjust_config, select_rules
 
     config = adjust_config(registry, config)
     out = {}

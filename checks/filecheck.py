@@ -3,8 +3,8 @@
 A hook must be read-only and fast, and its output must point an editor at the line to
 fix. So nothing is gathered or executed and no decision record is written: a domain
 module turns each file into :class:`Subject` records (facts the rules read), and this
-module selects the action's rules with :func:`checks.runner.gate_rules`, evaluates
-them on every subject with :func:`checks.runner.evaluate` (waivers and rules.toml
+module selects the action's rules with :func:`checks.judge.gate_rules`, evaluates
+them on every subject with :func:`checks.judge.evaluate` (waivers and rules.toml
 included), and prints ``path:line:col: CODE message`` lines (or another --format). The exit code follows the
 runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule crashed.
 """
@@ -85,7 +85,7 @@ def check(
     without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
     An empty selection is refused like ``checks run`` refuses it.
     """
-    from checks.runner import FRAMEWORK_PREFIX
+    from checks.judge import FRAMEWORK_PREFIX
 
     started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
     unreadable: list[Finding] = []
@@ -109,7 +109,7 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     """The verdicts of each rule on every subject judged under one configuration (unreadable ones are appended)."""
     from checks.config import Layer
     from checks.context import RunContext  # the judging machinery loads only when a hook runs
-    from checks.runner import adjust_config, gate_rules, required_codes
+    from checks.judge import adjust_config, gate_rules, required_codes
 
     config = adjust_config(registry, config)
     if undecidable:
@@ -132,7 +132,7 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
 def _located_verdicts(registry: Registry, chosen, ctx: RunContext, subject: Subject,
                       required: frozenset[str]) -> list[Verdict]:
     """The subject's verdicts, each finding placed in its file (a framework rule's at the configuration)."""
-    from checks.runner import FRAMEWORK_PREFIX, evaluate
+    from checks.judge import FRAMEWORK_PREFIX, evaluate
 
     out = []
     for verdict in evaluate(chosen, ctx, registry.rules, required=required):

@@ -20,7 +20,7 @@ from checks import config as config_mod
 from checks.config import Config, Waiver
 from checks.context import RunContext
 from checks.model import Outcome, Rule, Severity, Verdict
-from checks.runner import evaluate
+from checks.judge import evaluate
 
 
 def evaluate_rules(

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import attrs
 import pytest
 
-from checks import hookimpl, plugins, runner
+from checks import hookimpl, judge, plugins, runner
 from checks import config as config_mod
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
@@ -49,7 +49,7 @@ class _AddIgnore:
 def test_adjust_config_chains_two_plugins_each_seeing_the_previous_result():
     registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD,
                             extra=[("first", _AddIgnore("TOY001")), ("second", _AddIgnore("TOY003"))])
-    config = runner.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+    config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
     # both changes survive; pluggy's order: the plugin registered last adjusts first
     assert config.ignore[-2:] == ("TOY003", "TOY001")
 
@@ -62,7 +62,7 @@ def test_adjust_config_returning_something_else_names_the_plugin():
 
     registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("wrong", Wrong())])
     with pytest.raises(ChecksError, match="plugin 'wrong': checks_adjust_config must return a Config or None"):
-        runner.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+        judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
 
 
 def test_run_finished_sees_every_outcome(checks_cli, tmp_path):

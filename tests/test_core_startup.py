@@ -49,7 +49,7 @@ def test_fast_commands_import_no_heavy_module(tmp_path, args):
 def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     """`checks rules` asks no plugin for its commands (they are added when one is asked for) and needs no runner."""
     _, modules = _imported(tmp_path, "rules")
-    assert "checks.runner" not in modules and "checks.filecheck" not in modules
+    assert not {"checks.runner", "checks.judge", "checks.filecheck"} & modules
     assert not [m for m in modules if m.startswith(("tabarena_checks", "hfmigrate_checks")) and
                 m.rpartition(".")[2] in ("cli", "inspect_cli", "precommit")]
 
@@ -62,6 +62,7 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     assert exit_code in (0, 1)  # judged (this declaration's verdicts are the hook tests' business)
     assert sorted(modules & set(HEAVY)) == []
     assert "yaml" not in modules  # an info.py hook has no YAML to read
+    assert "checks.judge" in modules and "checks.runner" not in modules  # it judges; it runs no action
     exit_code, modules = _imported(tmp_path, "precommit", "eval-results", ".eval_results/gpqa.yaml")
     assert exit_code in (0, 1)
     assert sorted(modules & set(HEAVY)) == []

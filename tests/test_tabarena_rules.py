@@ -314,7 +314,7 @@ def test_upload_without_raw_judges_the_declared_key():
 
 def test_ignore_metadata_mismatch_becomes_recorded_waivers():
     from checks.context import RunContext
-    from checks.runner import evaluate
+    from checks.judge import evaluate
 
     today = dt.date(2026, 3, 1)
     ctx = RunContext(action="process", options=options_of("process"), config=Config(), today=today,

@@ -1,0 +1,254 @@
+"""Judge: select the rules that gate an action, evaluate each one, apply waivers and suppressions.
+
+What every evaluation shares: ``checks run`` (:mod:`checks.runner`, which then decides,
+executes and records), the pre-commit hooks (:mod:`checks.filecheck`, which judge files and
+nothing else, so they load no part of a run they do not make) and ``checks.testing``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from checks import config as config_mod
+from checks import suppress
+from checks.config import Config, Waiver, effective
+from checks.context import RunContext
+from checks.errors import ChecksError, ConfigError, NoRulesSelected
+from checks.model import Action, Excuse, Finding, Outcome, Rule, Severity, Verdict
+from checks.plugins import Registry
+
+FRAMEWORK_PREFIX = "CK"
+
+
+def bound_to(rule: Rule, action: str) -> bool:
+    return "*" in rule.actions or action in rule.actions
+
+
+def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> list[tuple[Rule, Severity]]:
+    """The rules that gate ``action`` under ``config``, with their effective severity.
+
+    Required rules are always kept; ignoring one by its exact code, or lowering its
+    severity below ``error``, is a configuration error.
+    """
+    layers = config.layers(action.arena)
+    ignore = {code for layer in layers for code in layer.ignore}
+    chosen = []
+    for rule in rules.values():
+        if not bound_to(rule, action.name):
+            continue
+        severity, required = effective(rule, config, action.arena)
+        if required:
+            _check_required(rule, severity, ignore, config)
+            chosen.append((rule, severity))
+        elif config_mod.is_selected(rule.code, layers):
+            chosen.append((rule, severity))
+    return chosen
+
+
+def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
+    """Raise :class:`ConfigError` if ``config`` ignores, lowers or (when it may not be) waives a required rule:
+    a required rule gates every run, so a configuration that would silence it is refused up front."""
+    per_file = any(rule.code in p.codes for p in config.per_file_ignores)
+    if rule.code in ignore or per_file:
+        key = config.key("per-file-ignores" if per_file else "ignore")
+        raise ConfigError(
+            f"{config.path}: {key}: {rule.code} ({rule.name}) is a required rule and cannot be "
+            f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
+        )
+    if severity is not Severity.ERROR:
+        raise ConfigError(
+            f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
+            f"its severity must stay 'error' (got {severity.value!r})"
+        )
+    if not rule.waivable and any(w.rule == rule.code for w in config.waivers):
+        raise ConfigError(
+            f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
+            f"files and cannot be waived; fix what it reports instead"
+        )
+
+
+def adjust_config(registry: Registry, config: Config) -> Config:
+    """The configuration after every plugin's ``checks_adjust_config``, each fed the previous result.
+
+    pluggy hands every implementation the same arguments, so the chain the hook promises is
+    made here: the implementations are taken from ``pm.hook`` in pluggy's call order (the
+    plugin registered last first; ``tryfirst``/``trylast`` honoured) and called one by one.
+    """
+    for impl in reversed(registry.pm.hook.checks_adjust_config.get_hookimpls()):
+        result = impl.function(*[config for _ in impl.argnames])  # the spec's only argument, if asked for
+        if result is not None:
+            if not isinstance(result, Config):
+                raise ChecksError(f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
+                                  f"(got {type(result).__name__})")
+            config = result
+    return config
+
+
+def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple[Rule, Severity]]:
+    """The selected rules for ``action``; an empty gate (framework rules aside) is an error, never a pass."""
+    chosen = select_rules(registry.rules, action, config)
+    domain = [r for r, _ in chosen if not r.code.startswith(FRAMEWORK_PREFIX)]
+    if not any(not effective(r, config, action.arena)[1] for r in domain):
+        only = " besides the required ones" if domain else ""
+        raise NoRulesSelected(
+            f"no rule is selected for action {action.name!r}{only}: check 'select'/'ignore' in "
+            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
+        )
+    return chosen
+
+
+def _findings(result: Iterable[Finding | str] | None) -> tuple[Finding, ...]:
+    if result is None:
+        return ()
+    if isinstance(result, (str, Finding)):
+        result = [result]
+    out = []
+    for item in result:
+        if isinstance(item, str):
+            out.append(Finding(item))
+        elif isinstance(item, Finding):
+            out.append(item)
+        else:
+            raise TypeError(f"a rule must yield checks.Finding or str (got {item!r})")
+    return tuple(out)
+
+
+def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]:
+    return [w for w in waivers if w.rule == code and fnmatch.fnmatchcase(target, w.target)]
+
+
+def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_codes: Iterable[str], *,
+             required: frozenset[str] | None = None) -> list[Verdict]:
+    """Evaluate each rule on its own (a raising rule cannot hide the others), apply waivers, sort by code.
+
+    Domain rules run first so the framework rules (which judge waivers and suppressions) see
+    what the domain rules used. ``required`` is :func:`required_codes` of ``chosen`` under
+    ``ctx.config`` when the caller has it already (a pre-commit hook judges many files under one).
+    """
+    chosen = list(chosen)
+    ctx.waiver_report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
+    live = [w for w in (*ctx.config.waivers, *ctx.extra_waivers) if not w.expired(ctx.today)]
+    framework, domain = _split_framework(chosen)
+    matched: set[str] = set()
+    known = frozenset(known_codes)
+    if required is None:
+        required = required_codes(chosen, ctx.config)
+    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report)
+    verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
+                for rule, severity in sorted(domain, key=lambda p: p[0].code)]
+    evaluated = {r.code for r, _ in domain}
+    tracker.finish(evaluated)
+    _report_waivers(ctx, live, evaluated, matched, known)
+    verdicts += [_judge(rule, severity, ctx, [], matched) for rule, severity in framework]
+    return sorted(verdicts, key=lambda v: v.code)
+
+
+def required_codes(chosen: Iterable[tuple[Rule, Severity]], config: Config) -> frozenset[str]:
+    """The codes of the rules in ``chosen`` that their plugin or ``config`` makes required."""
+    return frozenset(r.code for r, _ in chosen if _is_required(r, config))
+
+
+def _split_framework(chosen: list[tuple[Rule, Severity]]) -> tuple[list, list]:
+    """(framework rules, domain rules) of ``chosen``, each in its given order."""
+    framework, domain = [], []
+    for rule, severity in chosen:
+        (framework if rule.code.startswith(FRAMEWORK_PREFIX) else domain).append((rule, severity))
+    return framework, domain
+
+
+def _report_waivers(ctx: RunContext, live: list[Waiver], evaluated: set[str], matched: set[str],
+                    known: frozenset[str]) -> None:
+    """Fill the waivers the domain rules left unused or that name an unknown rule, for the framework rules."""
+    report = ctx.waiver_report
+    report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
+    report.unknown = [w for w in ctx.config.waivers if w.rule not in known]
+
+
+def _is_required(rule: Rule, config: Config) -> bool:
+    """Whether ``rule`` is required by its plugin or by ``config``."""
+    return rule.required or _required_by_config(rule.code, config)
+
+
+def _required_by_config(code: str, config: Config) -> bool:
+    return any(settings.get(code) is not None and settings[code].required
+               for settings in (config.rules, *(a.rules for a in config.arenas.values())))
+
+
+def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
+           tracker: suppress.Tracker | None = None) -> Verdict:
+    start = time.perf_counter()
+    fields = _judged(rule, severity, ctx, waivers, matched, tracker)
+    return Verdict(**fields, duration=time.perf_counter() - start)  # built once: a hook judges ~1,000 per run
+
+
+def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
+            tracker: suppress.Tracker | None) -> dict[str, Any]:
+    """The :class:`Verdict`'s fields for one rule (its duration is added by :func:`_judge`).
+
+    Crash, per-file ignore, inline suppression, waiver and pass/fail are the ways one rule's
+    findings end, in this order; each step is a helper so the order reads in one place.
+    """
+    base = dict(code=rule.code, name=rule.name, plugin=rule.plugin)
+    try:
+        findings = _findings(rule.check(ctx))
+    except Exception as exc:  # fail closed: a crashed rule blocks
+        return dict(severity=Severity.ERROR, outcome=Outcome.CRASHED, findings=(_crash_finding(exc),), **base)
+    findings = _not_ignored_per_file(rule, ctx.config, findings)
+    suppressed: tuple[str, ...] = ()
+    excused: list[Excuse] = []
+    if tracker is not None and findings:
+        findings, covered = tracker.split(rule.code, findings)
+        suppressed = tuple(dict.fromkeys(s.id for _, s in covered))
+        excused = [Excuse("inSource", s.id, s.reason, f) for f, s in covered]
+    if not findings:
+        outcome = Outcome.WAIVED if suppressed else Outcome.PASSED
+        return dict(severity=severity, outcome=outcome, suppressions=suppressed, excused=tuple(excused), **base)
+    all_waived, used = _apply_waivers(rule, findings, ctx, waivers, matched, excused)
+    outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
+    return dict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
+                suppressions=suppressed, excused=tuple(excused), **base)
+
+
+def _crash_finding(exc: Exception) -> Finding:
+    """The finding a crashed rule reports: the exception and the line that raised it, to find it fast."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return Finding(f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})")
+
+
+def _not_ignored_per_file(rule: Rule, config: Config, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """``findings`` without those ``per-file-ignores`` covers; a required rule's findings are never dropped."""
+    if not config.per_file_ignores or _is_required(rule, config):
+        return findings
+    ignored = [p for p in config.per_file_ignores if _names_rule(p.codes, rule.code)]
+    return tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
+
+
+def _names_rule(codes: Iterable[str], code: str) -> bool:
+    """Whether a ``per-file-ignores`` entry's ``codes`` cover ``code`` (a prefix of it, or ``ALL``)."""
+    return any(code.startswith(c) or c == "ALL" for c in codes)
+
+
+def _apply_waivers(rule: Rule, findings: tuple[Finding, ...], ctx: RunContext, waivers: list[Waiver],
+                   matched: set[str], excused: list[Excuse]) -> tuple[bool, list[str]]:
+    """(whether every finding is waived, the waiver ids used in order); ``excused``, ``matched`` and the
+    run's waiver report are filled in place, as the run's later waiver checks read them."""
+    used: list[str] = []
+    all_waived = True
+    for finding in findings:
+        hits = _matching(waivers, rule.code, finding.target or ctx.target) if rule.waivable else []
+        if not hits:
+            all_waived = False
+            continue
+        excused += [Excuse("external", w.id, f"{w.reason} (owner {w.owner}, expires {w.expires})", finding)
+                    for w in hits]
+        for w in hits:
+            matched.add(w.id)
+            if w.id not in used:
+                used.append(w.id)
+                ctx.waiver_report.used.setdefault(rule.code, []).append(w.id)
+    return all_waived, used
