@@ -1,9 +1,9 @@
 """Progress bars for steps that can take over a second, on a terminal only.
 
 ``with progress.bar("decode", total=n, unit="files") as advance: ... advance(1)`` shows a rich
-bar on stderr when stderr is a terminal and the command was not given ``-q``; otherwise
-``advance`` does nothing. ``CHECKS_PROGRESS=never`` turns bars off, ``always`` draws them even
-off a terminal (CI logs, tests). ``advance`` is cheap enough for a per-file or per-chunk call
+bar on stderr when stderr is a terminal and the command was not given ``-q`` (a plugin's own
+command takes it with :func:`quiet_option`); otherwise ``advance`` does nothing.
+``CHECKS_PROGRESS=never`` turns bars off, ``always`` draws them even off a terminal (CI logs, tests). ``advance`` is cheap enough for a per-file or per-chunk call
 from worker threads: it adds to a counter and hands the sum to rich at most ten times a
 second; rich redraws from its own thread, so the work never waits on the terminal. Bars open
 at the same time (process copies raw/ while it writes the tables) share one live display,
@@ -27,13 +27,35 @@ INTERVAL = 0.1
 T = TypeVar("T")
 
 
+#: where ``-q`` is kept in the click context (``checks.reporting`` keeps the output options there too)
+META_KEY = "checks.output"
+
+
 def _quiet() -> bool:
     try:
         import click
     except ImportError:  # pragma: no cover - click is a core dependency
         return False
     ctx = click.get_current_context(silent=True)
-    return bool(ctx and ctx.meta.get("checks.output", {}).get("quiet"))
+    return bool(ctx and ctx.meta.get(META_KEY, {}).get("quiet"))
+
+
+def quiet_option(help: str = "Draw no progress bar.") -> Callable:  # noqa: A002 - click's name
+    """``@progress.quiet_option()``: ``-q``/``--quiet`` for a command that draws bars but judges nothing.
+
+    ``checks run`` and ``checks precommit`` take ``-q`` with their output options; a report or
+    tool command (``checks inspect``, ``checks tabarena synth``) takes this one, so ``-q`` stops
+    its bars the same way, on a terminal too. The flag is kept in the click context, not passed
+    to the command.
+    """
+    import click
+
+    def store(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        if value:
+            ctx.meta.setdefault(META_KEY, {})["quiet"] = True
+        return value
+
+    return click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=store, help=help)
 
 
 def enabled() -> bool:

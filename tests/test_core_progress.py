@@ -57,6 +57,26 @@ def test_synth_shows_its_files_on_a_terminal_only(tmp_path):
     assert shown.stdout == quiet.stdout.replace(str(tmp_path / "a"), str(tmp_path / "b"))
 
 
+def test_synth_and_inspect_take_q_as_the_judging_commands_do(tmp_path):
+    """``-q`` stops the bars of `checks tabarena synth` and `checks inspect` even where they would be drawn."""
+    always = {progress.ENV: "always"}
+    shown = synth(tmp_path, "a", always)
+    assert "4/4 results.pkl" in plain(shown.stderr), shown.stderr
+    quiet = run_cli(["tabarena", "synth", str(tmp_path / "b"), "--configs", "2", "--tasks", "363612", "--folds", "2",
+                     "-q"], env=always, cwd=tmp_path)
+    assert quiet.exit_code == 0, quiet.stderr
+    assert quiet.stderr == "" and quiet.stdout == shown.stdout.replace(str(tmp_path / "a"), str(tmp_path / "b"))
+    data = str(tmp_path / "a" / "data")
+    inspected = {}
+    for name, extra in (("shown", []), ("quiet", ["--quiet"])):  # a cache of its own each: both decode every file
+        inspected[name] = run_cli(["inspect", data, "--cache-dir", str(tmp_path / f"cache-{name}"), *extra],
+                                  env=always, cwd=tmp_path)
+        assert inspected[name].exit_code == 0, inspected[name].stderr
+    assert re.search(r"(^|\r)decode +━[^\r\n]* 4/4 results\.pkl", plain(inspected["shown"].stderr), re.M), \
+        inspected["shown"].stderr
+    assert inspected["quiet"].stderr == "" and inspected["quiet"].stdout == inspected["shown"].stdout
+
+
 def test_upload_shows_bytes_unless_quiet(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
     args = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),

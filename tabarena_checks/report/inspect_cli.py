@@ -12,7 +12,7 @@ import json
 
 import click
 
-from checks import UsageError
+from checks import UsageError, progress
 
 
 def _pick(methods: dict, wanted: str | None) -> dict:
@@ -42,6 +42,7 @@ def _pick(methods: dict, wanted: str | None) -> dict:
               help="Infer config_default of an HPO method from its default (_c1_) config, not only for single-config runs.")
 @click.option("--html", "html_path", default=None, metavar="FILE",
               help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
+@progress.quiet_option("Draw no progress bar (the report is printed whole).")
 def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, c1_only, html_path):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
     from tabarena_checks.raw import index as index_mod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from checks import UsageError
+from checks import UsageError, progress
 
 
 def tabarena_group(cli: click.Group) -> click.Group:
@@ -55,6 +55,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--defect", "defects", multiple=True, type=click.Choice(synth.DEFECTS), help="Plant a defect (repeatable).")
     @click.option("--array-scale", default=1.0, show_default=True, type=float, help="Scale the prediction arrays' rows.")
     @click.option("--seed", default=0, show_default=True)
+    @progress.quiet_option()
     def synth_cmd(out, configs, repeats, folds, tasks, method, name_prefix, ag_key, bag_children, validation_protocol,
                   use_child_oof, gpus, kind, legacy, defects, array_scale, seed):
         """Write a synthetic TabArena run to OUT (files under OUT/data) and print the data directory."""
