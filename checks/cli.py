@@ -113,11 +113,14 @@ def pop_selection(options: dict) -> dict:
 class App:
     """What every command needs: the registry and the global options."""
 
-    def __init__(self, registry: plugins.Registry, config_path: str | None, argv: Sequence[str] = ()):
+    def __init__(self, registry: plugins.Registry, config_path: str | None, argv: Sequence[str] = (),
+                 own_process: bool = False):
         self.registry = registry
         self.config_path = config_path
         #: the arguments ``checks`` was started with (an action's plan can show how to run it again)
         self.argv = tuple(argv)
+        #: the ``checks`` script owns the process (not ``main(argv)`` called in-process): signals are its to handle
+        self.own_process = own_process
 
     def config(self, decision_log: str | None = None, selection: dict | None = None, *, near: Path | None = None):
         """The configuration file's settings, checked against the loaded rules, with the command line's applied.
@@ -181,6 +184,8 @@ def _run_command(action) -> click.Command:
         from checks import output, reporting, runner
 
         app: App = click.get_current_context().find_object(App)
+        if app.own_process:
+            _abort_on_sigterm()
         dry_run = not options.pop("execute") if action.plans_by_default else options.pop("plan")
         selection = pop_selection(options)
         result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
@@ -199,6 +204,21 @@ def _run_command(action) -> click.Command:
         *selection_params(),
     ]
     return click.Command(action.name, callback=callback, params=params, help=action.help)
+
+
+def _abort_on_sigterm() -> None:
+    """SIGTERM (``kill``, a CI job's timeout, a supervisor) stops an action as Ctrl-C does.
+
+    Python's default for SIGTERM ends the process on the spot: no ``finally`` block runs, so
+    the temporary directories of an upload's staging or a Hub download would stay in /tmp.
+    As a KeyboardInterrupt the action unwinds, removes them, keeps the previous state of what
+    it was replacing, and ends as ``checks: aborted`` (exit 2). Only ``checks run``, run as
+    the ``checks`` script, installs it: the commands that only read and print stay as cheap
+    to start as they are, and an in-process ``main(argv)`` leaves its host's signals alone.
+    """
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
 def _mode_options(action) -> list[click.Option]:
@@ -305,7 +325,8 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
-        ctx.obj = App(registry, config_path, argv=ctx.obj or ())  # main() hands the arguments in as obj
+        start = ctx.obj or {}  # main() hands the arguments in as obj
+        ctx.obj = App(registry, config_path, argv=start.get("argv", ()), own_process=start.get("own_process", False))
 
     cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
@@ -440,7 +461,7 @@ def _run(args: list[str], *, own_process: bool) -> None:
     if own_process:
         gc.freeze()
         gc.enable()
-    cli.main(args, prog_name="checks", standalone_mode=False, obj=tuple(args))
+    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": tuple(args), "own_process": own_process})
 
 
 def _exit_code(exc: BaseException) -> int:

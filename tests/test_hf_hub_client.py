@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -201,15 +202,19 @@ def test_a_second_discussion_page_that_keeps_failing_fails_the_whole_listing(hub
         hub.pull_requests("org/model")
 
 
-def test_file_reads_never_fall_back_to_a_cached_copy(tmp_path):
+def test_file_reads_never_fall_back_to_a_cached_copy(tmp_path, monkeypatch):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     write_model(tmp_path, "o/m", {"a.txt": "public"})
     with LocalHub(tmp_path) as local, ReadOnlyHub(local.endpoint) as hub:
+        assert list(temp.iterdir()) == []  # a client that is not reading holds no directory a kill could leave
         assert hub.read_file("o/m", "a.txt") == "public"
         write_model(tmp_path, "o/m", {"a.txt": "public"}, gated=True)
         with pytest.raises(HubGatedError):
             hub.read_file("o/m", "a.txt")
-        assert list(hub._cache_root.iterdir()) == []  # every read's cache is removed
-    assert not hub._cache_root.exists()
+        assert list(temp.iterdir()) == []  # every read's cache is removed, a failed read's too
+    assert list(temp.iterdir()) == []  # nor does the local Hub's start and stop leave one
 
 
 def test_oversized_and_non_utf8_files_are_read_errors(hub):

@@ -11,7 +11,8 @@ read that as ``needs_review``, never as "absent").
 
 Files are downloaded into a fresh temporary cache for every read and removed afterwards,
 because ``hf_hub_download`` silently falls back to a cached copy when the Hub answers
-with an error (see docs/hf-hub.md).
+with an error (see docs/hf-hub.md). The client keeps no directory between reads, so a
+process killed while it holds one leaves nothing behind unless a download was under way.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import shutil
 import tempfile
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -200,8 +200,6 @@ class ReadOnlyHub:
         # False, not None: None would make the client pick up a token from HF_HOME or HF_TOKEN.
         self.__token: str | bool = token or False
         self.__api = HfApi(endpoint=self.endpoint, token=self.__token, library_name="arena-checks")
-        self._cache_root = Path(tempfile.mkdtemp(prefix="arena-checks-hub-"))
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self._cache_root, True)
         self._account: Account | None = None
         self._account_lock = threading.Lock()
 
@@ -220,8 +218,7 @@ class ReadOnlyHub:
         self.close()
 
     def close(self) -> None:
-        """Delete the temporary download cache."""
-        self._cleanup()
+        """Nothing to release: each read removes its own download cache before it returns (or raises)."""
 
     # ----------------------------------------------------------------- plumbing
     def _call(self, what: str, fn: Callable[[], T], *, bare_404: str | None = None) -> T:
@@ -312,7 +309,7 @@ class ReadOnlyHub:
         what = f"{repo_type} {self._at(repo_id, revision)} file {path!r}"
 
         def fetch() -> bytes:
-            cache = Path(tempfile.mkdtemp(dir=self._cache_root))
+            cache = Path(tempfile.mkdtemp(prefix="arena-checks-hub-"))
             try:
                 local = self.__api.hf_hub_download(repo_id, path, repo_type=repo_type, revision=revision,
                                                    cache_dir=cache, token=self.__token)
