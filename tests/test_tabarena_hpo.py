@@ -48,22 +48,43 @@ def test_auc_counts_pairs_and_half_ties_on_float32_keys():
     assert got[1] == got[2]
 
 
-def test_auc_of_many_rows_in_blocks_and_of_a_base_plus_candidates_counts_as_one_row_alone():
+def test_auc_of_many_rows_in_blocks_and_of_float32_sums_counts_as_one_row_alone():
     rng = np.random.default_rng(8)
     y = rng.integers(0, 2, 5000).astype(bool)
     base = np.round(rng.random(5000), 3) * 0.5  # many equal keys, so ties in every row
     added = (np.round(rng.random((300, 5000)), 2) * 0.5).astype(np.float32)  # more rows than one block holds
     alone = [hm.auc_rows(y, (base + row)[None, :])[0] for row in added]
-    assert hm.auc_rows(y, added, base=base).tolist() == alone
     assert hm.auc_rows(y, base[None, :] + added).tolist() == alone
     labels = hm.AucLabels(y)
-    assert labels.step < 300 and hm.auc_rows(labels, added, base=base).tolist() == alone
+    assert labels.step < 300 and hm.auc_rows(labels, base[None, :] + added).tolist() == alone
+    # the search sums in float64 and keeps float32 (the kernel's keys), which the metric consumes
+    sums = np.empty(added.shape, dtype=np.float32)
+    np.add(base, added, out=sums, casting="unsafe")
+    metric = hm.Metric("roc_auc", "binary")
+    assert metric.sum_dtype == np.float32
+    assert metric.scores(labels, sums).tolist() == [1 - a for a in alone]
+    with pytest.raises(ValueError, match="C-ordered float32"):
+        hm.auc_rows(labels, base[None, :] + added, consume=True)
     # one pair counted by brute force: a tie counts half
     keys = np.float32(np.clip((base + added[7]).astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0 ** -23))
     pos, neg = keys[y], keys[~y]
     wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
     assert (pos[:, None] == neg[None, :]).any()
     assert alone[7] == wins / (len(pos) * len(neg))
+
+
+def test_scores_of_candidates_of_many_ensembles_in_blocks_equal_each_scored_alone():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 3000)
+    preds = rng.random((6, 3000)).astype(np.float32)
+    prep = cache_hpo.Prepared(hm.Metric("roc_auc", "binary"), list("abcdef"), y, preds, y, preds)
+    weighted = rng.random((4, 3000)) * 0.5
+    states = np.repeat(np.arange(4), 40)  # 160 rows: blocks of 87 rows that cut through a state's run
+    cands = rng.integers(0, 6, 160)
+    got = prep.scores(weighted, states, cands, 2, exact=False)
+    coef = np.float32(1 / 3)
+    alone = [1 - hm.auc_rows(y, (weighted[s] + coef * preds[c])[None, :])[0] for s, c in zip(states, cands)]
+    assert got.tolist() == alone
 
 
 def test_rmse_exact_differs_from_plain_numpy_only_in_the_last_bits():

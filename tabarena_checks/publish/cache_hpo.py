@@ -85,15 +85,20 @@ class Prepared:
 
     def scores(self, weighted: np.ndarray, states: np.ndarray, cands: np.ndarray, s: int, exact: bool) -> np.ndarray:
         """The error of each config ``cands[k]`` added as pick ``s + 1`` to the ensemble whose weighted mean
-        is ``weighted[states[k]]``, scored in blocks of bounded size (a block of one state adds its mean
-        to every row without copying it)."""
+        is ``weighted[states[k]]`` (``states`` ascending), scored in blocks of bounded size; each run of
+        one state in a block adds its mean to its candidates in one broadcast."""
         added = np.float32(1.0 / float(s + 1)) * self.pv  # each config's share as the next pick (float32)
         out = np.empty(len(cands))
-        step = max(1, _BLOCK // max(1, self.pv[0].size))
+        step = max(1, min(127, _BLOCK // max(1, self.pv[0].size)))
+        cuts = np.union1d(np.flatnonzero(np.r_[True, states[1:] != states[:-1]]), np.arange(0, len(cands), step))
+        cuts = np.append(cuts, len(cands))
         for lo in range(0, len(cands), step):
-            at = states[lo:lo + step]
-            base = weighted[at[0]] if at[0] == at[-1] else weighted[at]
-            out[lo:lo + step] = self.metric.scores(self.yv, base, added[cands[lo:lo + step]], exact=exact)
+            hi = min(lo + step, len(cands))
+            fant = np.empty((hi - lo, *self.pv[0].shape), dtype=self.metric.sum_dtype)
+            inside = cuts[(cuts >= lo) & (cuts <= hi)]
+            for a, b in zip(inside[:-1].tolist(), inside[1:].tolist()):
+                np.add(weighted[states[a]], added[cands[a:b]], out=fant[a - lo:b - lo], casting="unsafe")
+            out[lo:hi] = self.metric.scores(self.yv, fant, exact=exact)
         return out
 
 

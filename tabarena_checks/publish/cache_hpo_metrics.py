@@ -64,25 +64,22 @@ class AucLabels:
         self.positions = np.arange(self.n, dtype=np.int32 if self.n < 65_536 else np.float64)
 
 
-def auc_rows(y: np.ndarray | AucLabels, scores: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
-    """AUC of each row of ``scores`` (``[models, rows]``; with ``base``, of ``base + scores`` added in float64)
-    against the bool labels ``y``.
+def auc_rows(y: np.ndarray | AucLabels, scores: np.ndarray, consume: bool = False) -> np.ndarray:
+    """AUC of each row of ``scores`` (``[models, rows]``) against the bool labels ``y``.
 
     Counted as the kernel counts: for every negative, the positives with a strictly larger key,
     plus half of the positive-negative pairs that share a key; divided by positives x negatives.
-    Scored in blocks of rows that stay in the CPU's cache through the sort and the counts.
+    Scored in blocks of rows that stay in the CPU's cache through the sort and the counts;
+    ``consume``: ``scores`` is C-ordered float32 and is worked on in place (its values are lost).
     """
     labels = y if isinstance(y, AucLabels) else AucLabels(y)
     scores = np.atleast_2d(scores)
+    if consume and not (scores.dtype == np.float32 and scores.flags.c_contiguous):
+        raise ValueError("auc_rows can only consume a C-ordered float32 array")
     out = np.empty(scores.shape[0])
     for lo in range(0, scores.shape[0], labels.step):
         block = scores[lo:lo + labels.step]
-        keys = np.empty(block.shape, dtype=np.float32)
-        if base is None:
-            np.copyto(keys, block, casting="unsafe")
-        else:  # computed in float64, rounded once to float32: as (base + block).astype(float32)
-            np.add(base, block, out=keys, casting="unsafe")
-        out[lo:lo + labels.step] = _auc_block(keys, labels)
+        out[lo:lo + labels.step] = _auc_block(block if consume else block.astype(np.float32), labels)
     return out
 
 
@@ -204,6 +201,8 @@ class Metric:
         self.name = name
         #: log_loss ensembles true-class probabilities, a binary view of any classification
         self.fit_problem_type = "binary" if name == "log_loss" else problem_type
+        #: candidate ensembles are summed in float64 and stored as this (roc_auc's kernel ranks float32 keys)
+        self.sum_dtype = np.float32 if name == "roc_auc" else np.float64
 
     def prepare(self, y: np.ndarray, preds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(labels, predictions) in the space the metric scores in."""
@@ -213,13 +212,12 @@ class Metric:
             return AucLabels(y), preds.astype(np.float32)
         return np.asarray(y, dtype=np.float64), preds
 
-    def scores(self, y: np.ndarray, base: np.ndarray, added: np.ndarray, exact: bool = False) -> np.ndarray:
-        """The error of each candidate ensemble ``base + added[k]`` (float64 ``base``, float32 rows ``added``,
-        added in float64); ``exact`` computes RMSE in the kernel's arithmetic (needed only where scores
-        are compared unrounded)."""
+    def scores(self, y: np.ndarray, fant: np.ndarray, exact: bool = False) -> np.ndarray:
+        """The error of each candidate ensemble, a row of ``fant`` in :attr:`sum_dtype` (roc_auc: the
+        float64 sums rounded once to float32, consumed); ``exact`` computes RMSE in the kernel's
+        arithmetic (needed only where scores are compared unrounded)."""
         if self.name == "roc_auc":
-            return 1 - auc_rows(y, added, base=base)
-        fant = base + added
+            return 1 - auc_rows(y, fant, consume=True)
         if self.name == "log_loss":
             return log_loss_rows(fant)
         return rmse_exact(y, fant) if exact else rmse_rows(y, fant)
