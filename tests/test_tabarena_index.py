@@ -224,3 +224,27 @@ def test_unreadable_file_of_an_unknown_directory_goes_to_every_method(tmp_path):
     parts = index.split_methods(build(data))
     assert sorted(parts) == ["TA-Nori", "TA-Other"]
     assert all([p for p, _ in part.errors] == ["Broken_c1_BAG_L1/363612/0_0/results.pkl"] for part in parts.values())
+
+
+
+def test_a_query_stopped_by_ctrl_c_is_a_keyboard_interrupt(tmp_path, monkeypatch):
+    """DuckDB reports a query that Ctrl-C stopped as RuntimeError('Query interrupted') (when it notices the signal:
+    not always, so a real signal would make this test hang now and then); the index raises KeyboardInterrupt, so
+    Ctrl-C, and SIGTERM in `checks run`, ends a command as 'checks: aborted', not as an internal error."""
+    built = build(make_run(tmp_path, tasks=(363612,), folds=1))
+
+    class Stopped:
+        def __init__(self, message):
+            self.message = message
+
+        def execute(self, *args):
+            raise RuntimeError(self.message)
+
+    monkeypatch.setattr(index.RawIndex, "con", property(lambda self: Stopped("Query interrupted")))
+    with pytest.raises(KeyboardInterrupt):
+        built.query("SELECT 1")
+    with pytest.raises(KeyboardInterrupt):
+        built.records("SELECT 1")
+    monkeypatch.setattr(index.RawIndex, "con", property(lambda self: Stopped("Out of Memory Error")))
+    with pytest.raises(RuntimeError, match="Out of Memory"):  # any other failure is left as it is
+        built.query("SELECT 1")

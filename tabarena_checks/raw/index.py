@@ -502,13 +502,27 @@ class RawIndex:
 
     def query(self, sql: str, params: Any = None) -> list[tuple]:
         """Run ``sql`` against ``results`` and return every row (results are always fully fetched)."""
-        return self.con.execute(sql, params).fetchall() if params is not None else self.con.execute(sql).fetchall()
+        return self._fetched(sql, params)[1]
 
     def records(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
         """Like :meth:`query`, with each row as a dict keyed by column name."""
-        cursor = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        names, rows = self._fetched(sql, params)
+        return [dict(zip(names, row)) for row in rows]
+
+    def _fetched(self, sql: str, params: Any) -> tuple[list[str], list[tuple]]:
+        """The column names and every row of ``sql``; a query stopped by Ctrl-C raises KeyboardInterrupt.
+
+        DuckDB turns the interrupt into ``RuntimeError('Query interrupted')``, which would end a
+        command as an internal error with a traceback instead of ``checks: aborted``
+        (``checks run`` takes SIGTERM as Ctrl-C, so a CI timeout lands here too).
+        """
+        try:
+            cursor = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+            return [d[0] for d in cursor.description or ()], cursor.fetchall()
+        except RuntimeError as exc:
+            if str(exc) != "Query interrupted":
+                raise
+            raise KeyboardInterrupt from exc
 
     def abspath(self, path: str) -> Path:
         """The file a row's ``path`` refers to."""
