@@ -7,8 +7,9 @@ declarations (a superseded legacy-s3 one next to its rerun in every third), a sy
 sixteen `MethodMetadata.tabarena_legacy_s3(...)`/`.system(...)` declarations built from nested
 `dict(...)` spreads and module-level constants, and a baselines file importing from it. The hook is
 run as pre-commit runs it, all files in one call, with bytecode caching on (as in an installed hook
-environment; a warm-up run writes the caches). Figures: median of 7 runs each, wall time and the
-child's CPU time (user + system), which a loaded machine disturbs less.
+environment; a warm-up run writes the caches). Figures: medians of 11 runs each, sampled round-robin
+(a change of load hits every command alike), wall time and the child's CPU time (user + system),
+which a loaded machine disturbs less; the load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RUNS = 7
+RUNS = 11
 MODELS = 32
 CHECKS = [sys.executable, "-m", "checks"]
 IMPORT = "from tabarena.models._method_metadata import MethodMetadata, ModelDescriptor\n"
@@ -134,17 +135,26 @@ def write_tree(root: Path) -> list[str]:
     return files
 
 
-def median_time(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int]:
-    """Median wall time and median CPU time (user + system of the child: steadier on a shared machine)."""
-    walls, cpus, rc = [], [], 0
+def medians(commands: dict[str, list[str]], cwd: Path, env: dict[str, str]) -> dict[str, tuple[float, float, int]]:
+    """Median wall time, median CPU time (user + system of the child) and the last exit code of each command,
+    sampled round-robin."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    codes: dict[str, int] = {}
     for _ in range(RUNS):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        rc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(walls), statistics.median(cpus), rc
+        for name, argv in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            codes[name] = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL).returncode
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            samples[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
+    return {name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got), codes[name])
+            for name, got in samples.items()}
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -155,9 +165,11 @@ def main() -> None:
         declarations = sum((root / f).read_text().count("metadata = ") for f in files)
         hook = [*CHECKS, "precommit", "info-py", *files]
         subprocess.run(hook, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm-up
-        base, base_cpu, _ = median_time([sys.executable, "-c", "pass"], root, env)
-        info, info_cpu, rc = median_time(hook, root, env)
-        one, one_cpu, _ = median_time([*CHECKS, "precommit", "info-py", files[0]], root, env)
+        before = load_average()
+        times = medians({"base": [sys.executable, "-c", "pass"], "hook": hook,
+                         "one": [*CHECKS, "precommit", "info-py", files[0]]}, root, env)
+        after = load_average()
+    (base, base_cpu, _), (info, info_cpu, rc), (one, one_cpu, _) = times["base"], times["hook"], times["one"]
     if rc != 0:
         raise SystemExit(f"the hook exited {rc} on the generated tree; it must pass")
     label = f"checks precommit info-py ({len(files)} info.py, {declarations} declarations)"
@@ -166,6 +178,7 @@ def main() -> None:
           f"({info_cpu / base_cpu:5.2f}x)  (target <= 10x)")
     print(f"{'checks precommit info-py (1 info.py: the start-up)':<57} wall {one * 1000:7.1f} ms ({one / base:5.2f}x)  "
           f"cpu {one_cpu * 1000:6.1f} ms ({one_cpu / base_cpu:5.2f}x)")
+    print(f"medians of {RUNS}, round-robin; load average before {before}, after {after}")
 
 
 if __name__ == "__main__":

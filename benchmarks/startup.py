@@ -11,6 +11,7 @@ every start.
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import subprocess
@@ -61,6 +62,7 @@ def main() -> None:
     checks = [sys.executable, "-m", "checks"]
     with tempfile.TemporaryDirectory() as work:
         (Path(work) / "info.py").write_text(INFO_PY)
+        before = os.getloadavg()
         times = medians({
             "python -c pass": [sys.executable, "-c", "pass"],
             "import floor": [sys.executable, "-c", "import pluggy, click, attrs"],
@@ -69,6 +71,7 @@ def main() -> None:
             "checks rule TA101": [*checks, "rule", "TA101"],
             "checks precommit info-py": [*checks, "precommit", "info-py", "info.py"],
         }, work)
+        after = os.getloadavg()
     base, base_cpu = times.pop("python -c pass")
     print(f"{'python -c pass':26s} wall {base * 1000:7.1f} ms           cpu {base_cpu * 1000:6.1f} ms  (medians of {RUNS})")
     for name, (seconds, cpu) in times.items():
@@ -76,6 +79,8 @@ def main() -> None:
             f"  (target <= {TARGET:.0f}x: {'met' if max(seconds / base, cpu / base_cpu) <= TARGET else 'NOT met'})"
         print(f"{name:26s} wall {seconds * 1000:7.1f} ms ({seconds / base:5.2f}x)  cpu {cpu * 1000:6.1f} ms "
               f"({cpu / base_cpu:5.2f}x){verdict}")
+    print("load average before " + " ".join(f"{x:.2f}" for x in before) + ", after " +
+          " ".join(f"{x:.2f}" for x in after))
 
 
 if __name__ == "__main__":

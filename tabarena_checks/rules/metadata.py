@@ -32,7 +32,7 @@ _SOURCE = re.compile(r"^(?P<path>.+\.py):(?P<line>\d+)$")
 
 def provides(facts: Any, name: str) -> bool:
     """Whether the facts object offers ``name`` at all (without computing it)."""
-    return facts is not None and (name in getattr(facts, "__dict__", {}) or hasattr(type(facts), name))
+    return facts is not None and (hasattr(type(facts), name) or name in getattr(facts, "__dict__", {}))
 
 
 def _fact(ctx, name: str) -> Any | None:
