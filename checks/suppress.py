@@ -222,13 +222,27 @@ def _identity(path: str) -> tuple[int, int] | str:
     return st.st_dev, st.st_ino
 
 
-@attrs.define
 class SuppressionReport:
-    """Which suppressions a run used, which are unused and which are malformed (read by CK003 and CK004)."""
+    """Which suppressions a run used, which are unused and which are malformed (read by CK003 and CK004).
 
-    used: dict[str, list[Suppression]] = attrs.field(factory=dict)
-    unused: list[tuple[Suppression, str]] = attrs.field(factory=list)
-    invalid: list[tuple[Suppression, str]] = attrs.field(factory=list)
+    Working state the :class:`Tracker` fills, so a plain class like it (see its docstring).
+    """
+
+    __slots__ = ("used", "unused", "invalid")
+
+    def __init__(self, used: dict[str, list[Suppression]] | None = None,
+                 unused: list[tuple[Suppression, str]] | None = None,
+                 invalid: list[tuple[Suppression, str]] | None = None):
+        self.used = {} if used is None else used
+        self.unused = [] if unused is None else unused
+        self.invalid = [] if invalid is None else invalid
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and (self.used, self.unused, self.invalid) == (
+            other.used, other.unused, other.invalid)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"SuppressionReport(used={self.used!r}, unused={self.unused!r}, invalid={self.invalid!r})"
 
     @property
     def count(self) -> int:
