@@ -116,6 +116,7 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
         config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
     required = required_codes(chosen, config)  # the same for every subject of the group
+    known = frozenset(registry.rules)
     per_rule: dict[str, list[Verdict]] = {}
     for subject in subjects:
         if subject.error is not None:
@@ -124,18 +125,18 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
         ctx = RunContext(action=action, options=dict(options or {}), config=config,
                          settings=config.arena(arena).settings, today=today, facts=subject.facts,
                          target=subject.target or subject.path, sources=subject.sources or (subject.path,))
-        for verdict in _located_verdicts(registry, chosen, ctx, subject, required):
+        for verdict in _located_verdicts(chosen, ctx, subject, known, required):
             per_rule.setdefault(verdict.code, []).append(verdict)
     return per_rule
 
 
-def _located_verdicts(registry: Registry, chosen, ctx: RunContext, subject: Subject,
+def _located_verdicts(chosen, ctx: RunContext, subject: Subject, known: frozenset[str],
                       required: frozenset[str]) -> list[Verdict]:
     """The subject's verdicts, each finding placed in its file (a framework rule's at the configuration)."""
     from checks.judge import FRAMEWORK_PREFIX, evaluate
 
     out = []
-    for verdict in evaluate(chosen, ctx, registry.rules, required=required):
+    for verdict in evaluate(chosen, ctx, known, required=required):
         if verdict.code.startswith(FRAMEWORK_PREFIX):
             where = {"path": ctx.config.path or "rules.toml", "line": 1}
         else:

@@ -133,7 +133,7 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     live = [w for w in (*ctx.config.waivers, *ctx.extra_waivers) if not w.expired(ctx.today)]
     framework, domain = _split_framework(chosen)
     matched: set[str] = set()
-    known = frozenset(known_codes)
+    known = known_codes if isinstance(known_codes, frozenset) else frozenset(known_codes)
     if required is None:
         required = required_codes(chosen, ctx.config)
     tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report)
