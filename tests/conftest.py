@@ -7,16 +7,46 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
 _OWN: list[str] = []
+#: the session's cache directory is ``checks-cache-<pid>-<random>`` in the temporary directory
+CACHE_PREFIX = "checks-cache-"
 
 
 def pytest_configure(config) -> None:
     if "CHECKS_CACHE_DIR" not in os.environ:
-        _OWN.append(tempfile.mkdtemp(prefix="checks-cache-"))
+        sweep_killed_sessions(Path(tempfile.gettempdir()))
+        _OWN.append(tempfile.mkdtemp(prefix=f"{CACHE_PREFIX}{os.getpid()}-"))
         os.environ["CHECKS_CACHE_DIR"] = _OWN[0]
+
+
+def sweep_killed_sessions(where: Path) -> list[Path]:
+    """Remove the cache directories of sessions that no longer run, and return them.
+
+    A session removes its own at the end (pytest_unconfigure); one that was killed (a timeout,
+    SIGKILL) cannot, so the next session does: a directory whose pid names no process. A live
+    session's, in another checkout, is left alone.
+    """
+    swept = []
+    for folder in where.glob(f"{CACHE_PREFIX}*-*"):
+        pid = folder.name[len(CACHE_PREFIX):].partition("-")[0]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            swept.append(folder)
+    return swept
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def pytest_unconfigure(config) -> None:

@@ -103,3 +103,26 @@ def test_upload_removes_its_staging_when_it_ends_or_is_terminated(tmp_path, temp
     s3_proxy.fault = None
     assert proc.returncode == 2 and "checks: aborted" in err, (proc.returncode, out, err)
     assert list(temp.iterdir()) == []
+
+
+@reliability(fault="a test session killed before its end (a timeout, SIGKILL): its cache directory "
+                   "checks-cache-<pid>-* stays in the temporary directory",
+             must="the next session removes it (no process has that pid), and leaves alone the cache directory of a "
+                  "session still running (in another checkout) and anything else")
+def test_the_next_session_sweeps_a_killed_sessions_cache(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import sweep_killed_sessions
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    killed = tmp_path / f"checks-cache-{ended.pid}-abc123"
+    (killed / "index").mkdir(parents=True)
+    running = tmp_path / f"checks-cache-{os.getpid()}-def456"
+    running.mkdir()
+    others = [tmp_path / "checks-cache-old_style", tmp_path / "checks-upload-x1"]
+    for folder in others:
+        folder.mkdir()
+    assert sweep_killed_sessions(tmp_path) == [killed]
+    assert not killed.exists() and running.is_dir() and all(folder.is_dir() for folder in others)
