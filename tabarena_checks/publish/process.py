@@ -221,37 +221,26 @@ class Read:
     hpo_rows: list = attrs.Factory(list)
 
 
-def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None) -> Read:
+def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None, pool=None) -> Read:
     """Every result of the index, decoded again (restricted unpickler; only bytes with the digest the rules
     judged) and renamed, in TabArena's order; with ``predictions_dir``, each task split's config
     predictions are written there as it is read, and for a config method its HPO results simulated.
 
-    One task split is in memory at a time, as in TabArena's per-task processing.
+    With ``pool`` (:func:`~tabarena_checks.publish.reread.decoding_pool`), worker processes decode the
+    next task splits meanwhile; a few task splits are in memory at a time, as in TabArena's per-task processing.
     """
-    from tabarena_checks.raw import reader
-    from tabarena_checks.publish.cache_predictions import aligned, write_task
-    from tabarena_checks.publish.cache_tables import from_raw, task_groups
-    from tabarena_checks.publish.integrity import sha256_of
+    from tabarena_checks.publish.cache_predictions import write_task
+    from tabarena_checks.publish.cache_tables import task_groups
+    from tabarena_checks.publish.reread import decoded
 
     digests = dict(index.query("SELECT path, sha256 FROM results"))
+    groups = [[(path, str(index.abspath(path)), digests[path]) for path in group] for group in task_groups(digests)]
     out = Read()
-    for group in progress.counted(task_groups(digests), "process", len(digests), unit="results.pkl", weight=len):
-        preds, first = [], len(out.results)
-        for path in group:
-            where = index.abspath(path)
-            try:
-                data = reader.read_raw(where)
-                if sha256_of(data) != digests[path]:
-                    raise ActionFailed(f"{path} changed after the rules judged it (its sha256 differs from the one "
-                                       "recorded when it was decoded); nothing was written: run the command again "
-                                       "to judge the new content")
-                raw = reader.unpickle(where, reader.unpack(where, data))
-            except reader.RawFileError as exc:
-                raise ActionFailed(f"{exc}; nothing was written: run the command again to judge it") from None
-            result = from_raw(raw, path.split("/"), meta)
-            out.results.append(result)
-            if predictions_dir is not None and result.is_config:
-                preds.append(aligned(raw, result.row["framework"]))
+    for group in progress.counted(decoded(groups, meta, predictions_dir is not None, pool), "process",
+                                  len(digests), unit="results.pkl", weight=len):
+        first = len(out.results)
+        out.results += [result for result, _ in group]
+        preds = [pred for _, pred in group if pred is not None]
         if preds:
             dataset, split = out.results[-1].row["dataset"], out.results[-1].row["fold"]
             write_task(predictions_dir, dataset, split, preds)
@@ -364,18 +353,22 @@ def plain_segment(name: str) -> str:
 def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
     """Write the whole method cache into ``out`` with the native engine; returns what was written and
     the digests of the raw copies."""
+    from tabarena_checks.publish.reread import decoding_pool
+
     facts = ctx.facts
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
-    if ctx.options.no_cache_raw:
-        return _tables(index, inference, meta, out), {}
-    with copying_raw(index, inference, meta, out / "raw") as copied:
-        written = _tables(index, inference, meta, out)
+    # the decoding workers fork before the raw copy's threads start (see decoding_pool)
+    with decoding_pool(len(index), facts.workers) as pool:
+        if ctx.options.no_cache_raw:
+            return _tables(index, inference, meta, out, pool), {}
+        with copying_raw(index, inference, meta, out / "raw") as copied:
+            written = _tables(index, inference, meta, out, pool)
     return [*written, f"raw/ ({len(copied)} results.pkl)"], copied
 
 
-def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
+def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> list[str]:
     """metadata.yaml, processed/ and results/."""
     import pyarrow.parquet as pq
 
@@ -384,7 +377,7 @@ def _tables(index, inference, meta: MethodMetadata, out: Path) -> list[str]:
 
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
-    read = read_results(index, meta, out / "processed" / "model_predictions")
+    read = read_results(index, meta, out / "processed" / "model_predictions", pool)
     results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
     pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")

@@ -1,0 +1,102 @@
+"""The second read of a run's raw results by ``checks run process``: each task split's files decoded again,
+checked against the digests the rules judged, and turned into table rows and aligned predictions.
+
+The rules judged every file through the index, so this read only proves it sees the same bytes
+(sha256) and builds what the cache needs. Decoding is the restricted unpickler, pure Python, so it
+scales with processes, not threads: with enough files, worker processes decode the next task splits
+while the caller writes the current one's predictions and simulates its HPO results. At most
+:data:`AHEAD` splits are decoded ahead of the caller, so memory stays a few task splits
+per process, as in TabArena's per-task processing.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from checks import ActionFailed
+
+#: below this many files, starting worker processes costs more than it saves (as for the index)
+PARALLEL_THRESHOLD = 48
+#: task splits decoded ahead of the caller (two per worker on two cores)
+AHEAD = 4
+
+#: one file to read: (path relative to the data directory, absolute path, sha256 the rules judged)
+Job = tuple[str, str, str]
+
+
+def decode_group(jobs: Sequence[Job], meta, predictions: bool) -> list[tuple[Any, Any]]:
+    """(table result, aligned predictions or None) of each file of one task split, in order.
+
+    Runs in a worker process or in the caller; a file whose bytes are not the judged ones, or that
+    cannot be read any more, stops the read with :class:`ActionFailed` naming it.
+    """
+    from tabarena_checks.publish.cache_predictions import aligned
+    from tabarena_checks.publish.cache_tables import from_raw
+    from tabarena_checks.publish.integrity import sha256_of
+    from tabarena_checks.raw import reader
+
+    out = []
+    for rel, where, digest in jobs:
+        try:
+            data = reader.read_raw(where)
+            if sha256_of(data) != digest:
+                raise ActionFailed(f"{rel} changed after the rules judged it (its sha256 differs from the one "
+                                   "recorded when it was decoded); nothing was written: run the command again "
+                                   "to judge the new content")
+            raw = reader.unpickle(where, reader.unpack(where, data))
+        except reader.RawFileError as exc:
+            raise ActionFailed(f"{exc}; nothing was written: run the command again to judge it") from None
+        result = from_raw(raw, rel.split("/"), meta)
+        out.append((result, aligned(raw, result.row["framework"]) if predictions and result.is_config else None))
+    return out
+
+
+@contextmanager
+def decoding_pool(files: int, workers: int | None = None, threshold: int = PARALLEL_THRESHOLD):
+    """Worker processes for :func:`decoded`, or None when ``files`` are too few (or one core).
+
+    Opened before any other thread of the action starts (the raw copy's): a fork copies only the
+    forking thread, and a lock another thread held at that moment would stay held in the worker.
+    """
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or files < threshold:
+        yield None
+        return
+    import multiprocessing
+
+    from tabarena_checks.raw.index import die_with_parent
+
+    # fork: workers start in milliseconds and never re-import the caller's __main__
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    pool = ctx.Pool(workers, initializer=die_with_parent, initargs=(os.getpid(),))
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def decoded(groups: Iterable[Sequence[Job]], meta, predictions: bool, pool=None) -> Iterator[list[tuple[Any, Any]]]:
+    """:func:`decode_group` of each group, in order; in ``pool``'s workers when given, a few groups ahead."""
+    if pool is None:
+        for group in groups:
+            yield decode_group(group, meta, predictions)
+        return
+    todo = iter(groups)
+    pending: collections.deque = collections.deque()
+
+    def submit() -> None:
+        group = next(todo, None)
+        if group is not None:
+            pending.append(pool.apply_async(decode_group, (group, meta, predictions)))
+
+    for _ in range(AHEAD):
+        submit()
+    while pending:
+        done = pending.popleft().get()
+        submit()
+        yield done

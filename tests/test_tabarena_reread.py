@@ -1,0 +1,71 @@
+"""The second read of ``checks run process`` in worker processes gives what the read in one process gives.
+
+``read_results`` with a :func:`~tabarena_checks.publish.reread.decoding_pool` decodes task splits in
+forked workers while the caller writes predictions and simulates the HPO results; the tables'
+rows, the predictions files and the HPO rows must be the same, in the same order, and a file
+swapped after it was judged must still stop the read, naming it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from reliability_fixtures import write_info
+from tabarena_fixtures import build, make_run
+from test_reliability_integrity import CONFIG, _swap_same_size
+
+from checks import ActionFailed
+from tabarena_checks.metadata import load as metadata_load
+from tabarena_checks.publish import process
+from tabarena_checks.publish.reread import decoding_pool
+
+
+def _files(root) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reread")
+    data = make_run(tmp / "run", configs=3, tasks=(363612, 363614), repeats=2, folds=2, validation_protocol="8x1")
+    meta = metadata_load.load(write_info(tmp / "info", can_hpo=True))
+    return tmp, data, meta
+
+
+def test_workers_read_what_one_process_reads(run):
+    tmp, data, meta = run
+    built = build(data, use_cache=False)
+    alone = process.read_results(built, meta, tmp / "alone")
+    with decoding_pool(len(built), workers=2, threshold=1) as pool:
+        assert pool is not None
+        shared = process.read_results(built, meta, tmp / "workers", pool)
+    assert len(alone.results) == len(built) == 24
+    assert [r.row for r in shared.results] == [r.row for r in alone.results]
+    assert [r.hyperparameters for r in shared.results] == [r.hyperparameters for r in alone.results]
+    assert shared.tasks == alone.tasks and len(alone.tasks) == 8
+    assert shared.hpo_rows == alone.hpo_rows and alone.hpo_rows
+    assert _files(tmp / "workers") == _files(tmp / "alone")
+
+
+def test_few_files_or_one_core_start_no_workers():
+    with decoding_pool(47, workers=2) as pool:
+        assert pool is None
+    with decoding_pool(10_000, workers=1) as pool:
+        assert pool is None
+
+
+def test_a_worker_refuses_a_file_changed_after_it_was_judged(run, tmp_path):
+    _, data, meta = run
+    built = build(data, use_cache=False)
+    victim = data / CONFIG / "363614" / "1_0" / "results.pkl"
+    kept = victim.read_bytes(), victim.stat()
+    try:
+        _swap_same_size(victim, tmp_path / "ran")
+        with decoding_pool(len(built), workers=2, threshold=1) as pool:
+            with pytest.raises(ActionFailed, match="363614/1_0/results.pkl changed after the rules judged it"):
+                process.read_results(built, meta, tmp_path / "out", pool)
+    finally:
+        victim.write_bytes(kept[0])
+        os.utime(victim, ns=(kept[1].st_atime_ns, kept[1].st_mtime_ns))
+    assert not (tmp_path / "ran").exists()
