@@ -431,11 +431,11 @@ class _Cached:
 
 def _read_cache(path: Path, data_dir: Path) -> _Cached | None:
     """The cached index, or None when it is absent, unreadable or from another version or directory."""
-    if not path.is_file():  # the usual first build: pq.read_table would import pyarrow.dataset (0.2 s) to fail
-        return None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if not path.is_file():  # the usual first build: pq.read_table would import pyarrow.dataset (0.2 s) to fail
+        return None
     try:
         table = pq.read_table(path)
     except (OSError, ValueError, pa.ArrowException):
