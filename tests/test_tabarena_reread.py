@@ -1,15 +1,16 @@
 """The second read of ``checks run process`` in worker processes gives what the read in one process gives.
 
-``read_results`` with a :func:`~tabarena_checks.publish.reread.decoding_pool` decodes task splits in
-forked workers while the caller writes predictions and simulates the HPO results; the tables'
-rows, the predictions files and the HPO rows must be the same, in the same order, and a file
-swapped after it was judged must still stop the read, naming it.
+``read_results`` with a :func:`~tabarena_checks.publish.reread.decoding_pool` decodes whole task
+splits in forked workers, which also write their predictions and simulate their HPO results; the
+tables' rows, the predictions files, the HPO rows and the simulation's inputs must be the same, in
+the same order, and a file swapped after it was judged must still stop the read, naming it.
 """
 
 from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 from reliability_fixtures import write_info
 from tabarena_fixtures import build, make_run
@@ -44,7 +45,11 @@ def test_workers_read_what_one_process_reads(run):
     assert [r.row for r in shared.results] == [r.row for r in alone.results]
     assert [r.hyperparameters for r in shared.results] == [r.hyperparameters for r in alone.results]
     assert shared.tasks == alone.tasks and len(alone.tasks) == 8
-    assert shared.hpo_rows == alone.hpo_rows and alone.hpo_rows
+    assert repr(shared.hpo_rows) == repr(alone.hpo_rows) and alone.hpo_rows  # NaN included
+    assert [(s.dataset, s.fold, repr(s.rows), s.types) for s in shared.splits] == \
+        [(s.dataset, s.fold, repr(s.rows), s.types) for s in alone.splits]
+    assert all(np.array_equal(a.y_val, b.y_val) and np.array_equal(a.y_test, b.y_test)
+               for a, b in zip(shared.splits, alone.splits, strict=True))
     assert _files(tmp / "workers") == _files(tmp / "alone")
 
 

@@ -226,28 +226,42 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
     judged) and renamed, in TabArena's order; with ``predictions_dir``, each task split's config
     predictions are written there as it is read, and for a config method its HPO results simulated.
 
-    With ``pool`` (:func:`~tabarena_checks.publish.reread.decoding_pool`), worker processes decode the
-    next task splits meanwhile; a few task splits are in memory at a time, as in TabArena's per-task processing.
+    With ``pool`` (:func:`~tabarena_checks.publish.reread.decoding_pool`), worker processes read and
+    finish whole task splits; a few task splits are in memory at a time, as in TabArena's per-task processing.
     """
-    from tabarena_checks.publish.cache_predictions import write_task
+    from functools import partial
+
     from tabarena_checks.publish.cache_tables import task_groups
     from tabarena_checks.publish.reread import decoded
 
     digests = dict(index.query("SELECT path, sha256 FROM results"))
     groups = [[(path, str(index.abspath(path)), digests[path]) for path in group] for group in task_groups(digests)]
+    finish = None if predictions_dir is None else partial(_finish_split, predictions_dir, meta)
     out = Read()
-    for group in progress.counted(decoded(groups, meta, predictions_dir is not None, pool), "process",
-                                  len(digests), unit="results.pkl", weight=len):
-        first = len(out.results)
-        out.results += [result for result, _ in group]
-        preds = [pred for _, pred in group if pred is not None]
-        if preds:
-            dataset, split = out.results[-1].row["dataset"], out.results[-1].row["fold"]
-            write_task(predictions_dir, dataset, split, preds)
-            out.tasks.append((dataset, split))
-            if meta.method_type == "config":
-                _simulate_split(out, out.results[first:], preds, meta)
+    for results, part in progress.counted(decoded(groups, meta, finish, pool), "process", len(digests),
+                                          unit="results.pkl", weight=lambda split: len(split[0])):
+        out.results += results
+        if part is not None:
+            out.tasks += part.tasks
+            out.splits += part.splits
+            out.hpo_rows += part.hpo_rows
     return out
+
+
+def _finish_split(predictions_dir: Path, meta: MethodMetadata, results: list, preds: list) -> Read | None:
+    """Write one task split's predictions and, for a config method, simulate its HPO results (in a
+    worker process when there are any); what it adds to the whole read, or None without config predictions."""
+    if not preds:
+        return None
+    from tabarena_checks.publish.cache_predictions import write_task
+
+    part = Read()
+    dataset, split = results[-1].row["dataset"], results[-1].row["fold"]
+    write_task(predictions_dir, dataset, split, preds)
+    part.tasks.append((dataset, split))
+    if meta.method_type == "config":
+        _simulate_split(part, results, preds, meta)
+    return part
 
 
 def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata) -> None:

@@ -3,8 +3,9 @@ checked against the digests the rules judged, and turned into table rows and ali
 
 The rules judged every file through the index, so this read only proves it sees the same bytes
 (sha256) and builds what the cache needs. Decoding is the restricted unpickler, pure Python, so it
-scales with processes, not threads: with enough files, worker processes decode the next task splits
-while the caller writes the current one's predictions and simulates its HPO results. At most
+scales with processes, not threads: with enough files, worker processes each take a whole task split,
+decode it and finish it (process writes its predictions and simulates its HPO results there), while
+the caller collects the splits in order. At most
 :data:`AHEAD` splits are decoded ahead of the caller, so memory stays a few task splits
 per process, as in TabArena's per-task processing.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import collections
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,8 +29,9 @@ AHEAD = 4
 Job = tuple[str, str, str]
 
 
-def decode_group(jobs: Sequence[Job], meta, predictions: bool) -> list[tuple[Any, Any]]:
-    """(table result, aligned predictions or None) of each file of one task split, in order.
+def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] | None = None) -> tuple[list, Any]:
+    """The table results of one task split's files, in order, and ``finish(results, predictions)``: what the
+    caller does with the split's aligned config predictions (None: they are not aligned).
 
     Runs in a worker process or in the caller; a file whose bytes are not the judged ones, or that
     cannot be read any more, stops the read with :class:`ActionFailed` naming it.
@@ -39,7 +41,7 @@ def decode_group(jobs: Sequence[Job], meta, predictions: bool) -> list[tuple[Any
     from tabarena_checks.publish.integrity import sha256_of
     from tabarena_checks.raw import reader
 
-    out = []
+    results, preds = [], []
     for rel, where, digest in jobs:
         try:
             data = reader.read_raw(where)
@@ -51,8 +53,10 @@ def decode_group(jobs: Sequence[Job], meta, predictions: bool) -> list[tuple[Any
         except reader.RawFileError as exc:
             raise ActionFailed(f"{exc}; nothing was written: run the command again to judge it") from None
         result = from_raw(raw, rel.split("/"), meta)
-        out.append((result, aligned(raw, result.row["framework"]) if predictions and result.is_config else None))
-    return out
+        results.append(result)
+        if finish is not None and result.is_config:
+            preds.append(aligned(raw, result.row["framework"]))
+    return results, (finish(results, preds) if finish is not None else None)
 
 
 @contextmanager
@@ -80,11 +84,13 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
         pool.join()
 
 
-def decoded(groups: Iterable[Sequence[Job]], meta, predictions: bool, pool=None) -> Iterator[list[tuple[Any, Any]]]:
-    """:func:`decode_group` of each group, in order; in ``pool``'s workers when given, a few groups ahead."""
+def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list], Any] | None = None,
+            pool=None) -> Iterator[tuple[list, Any]]:
+    """:func:`decode_group` of each group, in order; in ``pool``'s workers when given, a few groups ahead
+    (``finish`` then runs in the workers too: a module-level function, its result sent back)."""
     if pool is None:
         for group in groups:
-            yield decode_group(group, meta, predictions)
+            yield decode_group(group, meta, finish)
         return
     todo = iter(groups)
     pending: collections.deque = collections.deque()
@@ -92,7 +98,7 @@ def decoded(groups: Iterable[Sequence[Job]], meta, predictions: bool, pool=None)
     def submit() -> None:
         group = next(todo, None)
         if group is not None:
-            pending.append(pool.apply_async(decode_group, (group, meta, predictions)))
+            pending.append(pool.apply_async(decode_group, (group, meta, finish)))
 
     for _ in range(AHEAD):
         submit()
