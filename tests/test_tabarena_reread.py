@@ -74,3 +74,17 @@ def test_a_worker_refuses_a_file_changed_after_it_was_judged(run, tmp_path):
         victim.write_bytes(kept[0])
         os.utime(victim, ns=(kept[1].st_atime_ns, kept[1].st_mtime_ns))
     assert not (tmp_path / "ran").exists()
+
+
+def test_workers_leave_quietly_whatever_handler_the_cli_installed():
+    """The CLI stops on SIGTERM as on Ctrl-C (a KeyboardInterrupt); a forked worker must not inherit that,
+    or the pool's terminate would print a traceback from each idle worker."""
+    import signal
+
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        with decoding_pool(100, workers=2) as pool:
+            assert pool.apply(signal.getsignal, (signal.SIGTERM,)) == signal.SIG_DFL
+            assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -72,16 +72,28 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
         return
     import multiprocessing
 
-    from tabarena_checks.raw.index import die_with_parent
-
     # fork: workers start in milliseconds and never re-import the caller's __main__
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ctx.Pool(workers, initializer=die_with_parent, initargs=(os.getpid(),))
+    pool = ctx.Pool(workers, initializer=_worker_start, initargs=(os.getpid(),))
     try:
         yield pool
+        pool.close()  # done: each worker leaves once the queue is empty
     finally:
-        pool.terminate()
+        pool.terminate()  # after close, only the ones still running (a failure, Ctrl-C)
         pool.join()
+
+
+def _worker_start(parent: int) -> None:
+    """A worker leaves quietly when stopped: the CLI's SIGTERM handler (stop as Ctrl-C does, so ``finally``
+    blocks run) is inherited by fork and would print a KeyboardInterrupt traceback from a worker the pool
+    terminates; Ctrl-C is the main process's to handle (it then terminates the pool)."""
+    import signal
+
+    from tabarena_checks.raw.index import die_with_parent
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
 
 
 def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list], Any] | None = None,
