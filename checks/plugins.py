@@ -107,17 +107,6 @@ _STAMPS = {
 }
 
 
-@attrs.frozen
-class PluginInfo:
-    """What ``checks plugins`` shows for one plugin."""
-
-    name: str
-    module: str
-    distribution: str | None
-    version: str | None
-    hooks: tuple[str, ...]
-
-
 class Registry:
     """The loaded plugins and everything they contribute, collected once.
 
@@ -132,7 +121,7 @@ class Registry:
         self.blocked = blocked
         #: plugin name -> the entry point it was loaded from
         self.sources: dict[str, EntryPoint] = {} if sources is None else sources
-        self._infos: dict[str, PluginInfo] | None = None
+        self._infos: dict[str, Any] | None = None
         self._rules: dict[str, Rule] | None = None
         self._actions: dict[str, Action] | None = None
         self._sections: dict[str, type] | None = None
@@ -141,10 +130,12 @@ class Registry:
         return f"Registry(pm={self.pm!r}, blocked={self.blocked!r}, sources={self.sources!r})"
 
     @property
-    def infos(self) -> dict[str, PluginInfo]:
+    def infos(self) -> dict[str, Any]:
         """What ``checks plugins`` shows, by plugin name (distributions' metadata read on first use)."""
         if self._infos is None:
-            self._infos = _infos(self.pm, self.sources)
+            from checks.plugin_info import infos  # only `checks plugins` and a run's record need them
+
+            self._infos = infos(self.pm, self.sources, ESSENTIAL, _own_version())
         return self._infos
 
     @property
@@ -219,10 +210,6 @@ def _collect_actions(pm: pluggy.PluginManager) -> dict[str, Action]:
                 )
             actions[item.name] = item
     return dict(sorted(actions.items()))
-
-
-def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> tuple[str, ...]:
-    return tuple(sorted(c.name for c in pm.get_hookcallers(plugin) or ()))
 
 
 def _import(name: str, what: str) -> ModuleType:
@@ -409,21 +396,6 @@ def _load_entry_points(pm: ChecksPluginManager, found: Iterable[EntryPoint], sou
         sources[ep.name] = ep
         count += 1
     return count
-
-
-def _infos(pm: ChecksPluginManager, sources: Mapping[str, EntryPoint]) -> dict[str, PluginInfo]:
-    """What ``checks plugins`` shows, in registration order; distributions from their metadata files."""
-    infos = {}
-    for name, plugin in pm.list_name_plugin():
-        if plugin is None:  # a blocked name
-            continue
-        if name in ESSENTIAL:
-            distribution, version = "arena-checks", _own_version()
-        else:
-            distribution, version = sources[name].distribution() if name in sources else (None, None)
-        module = getattr(plugin, "__name__", name)
-        infos[name] = PluginInfo(name, module, distribution, version, _hooks_of(pm, plugin))
-    return infos
 
 
 def _own_version() -> str:
