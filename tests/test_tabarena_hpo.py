@@ -8,6 +8,7 @@ computations (exact rationals, brute-force pair counts, values pandas 0.1.0's en
 from __future__ import annotations
 
 import gzip
+import os
 import pickle
 import shutil
 from fractions import Fraction
@@ -202,6 +203,28 @@ def test_process_writes_hpo_results_and_trajectories(tmp_path, run):
     assert traj.num_rows == (1 + 20 + 1) * 4
     assert set(traj.column("method").to_pylist()) == {"HPO-N1-TA-NORI", "HPO-N2-TA-NORI", "HPO-N3-TA-NORI"}
     assert "hpo_trajectories.parquet (88 rows)" in result.stdout
+
+
+def _pid_and_split(job):
+    return os.getpid(), job[0]
+
+
+def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(tmp_path, run, monkeypatch):
+    (tmp_path / "serial").mkdir()
+    (tmp_path / "parallel").mkdir()
+    serial = _process(tmp_path / "serial", run, "with_default")
+    assert serial.exit_code == 0, serial.stdout + serial.stderr
+    monkeypatch.setattr(cache_hpo, "PARALLEL_SPLITS", 2)  # the run has four task splits
+    monkeypatch.setattr(cache_hpo.os, "cpu_count", lambda: 2)
+    parallel = _process(tmp_path / "parallel", run, "with_default")
+    assert parallel.exit_code == 0, parallel.stdout + parallel.stderr
+    name = "cache/artifacts/nori-hpo/methods/Nori/results/hpo_trajectories.parquet"
+    assert pq.read_table(tmp_path / "parallel" / name).equals(pq.read_table(tmp_path / "serial" / name))
+    # the splits did go to other processes, in order
+    monkeypatch.setattr(cache_hpo, "_split_trajectories", _pid_and_split)
+    splits = [cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None) for fold in range(4)]
+    done = list(cache_hpo._simulated(splits, tmp_path, [], "x", workers=2))
+    assert [s for _, s in done] == splits and os.getpid() not in {pid for pid, _ in done}
 
 
 def test_without_config_default_trajectories_are_left_out_and_said(tmp_path, run):

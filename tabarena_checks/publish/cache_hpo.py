@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -166,9 +166,8 @@ class _Searches:
         rounded = self.rounding[active]
         if rounded.any():
             scores[rounded] = scores[rounded].round(_DECIMALS)
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a search with no finite score: tie_break decides
-            best = np.nanmin(scores, axis=1)
+        best = np.fmin.reduce(scores, axis=1)  # nanmin's values, without its warning for a row of NaN
+        with np.errstate(invalid="ignore"):  # infinite scores: tie_break decides
             close = np.abs(scores - best[:, None]) <= 1e-12 * np.abs(best)[:, None]
         chosen = close.argmax(axis=1)
         for r in np.flatnonzero((close.sum(axis=1) != 1) | ~np.isfinite(best)):
@@ -371,32 +370,61 @@ def budgets(total: int) -> list[int]:
     return sorted(b for b in sizes if b <= total)
 
 
-def trajectory_rows(splits: Sequence[Split], load, configs: Sequence[str], default: str,
-                    config_type: str) -> list[dict[str, Any]]:
+def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Sequence[str], default: str,
+                    config_type: str, workers: int | None = None) -> list[dict[str, Any]]:
     """hpo_trajectories rows: per pass, one row per split in (dataset, fold) order.
 
-    ``load(split)`` gives the split's (names, pred_val, pred_test) as the cache holds them.
+    Each split is simulated on its own from its cached predictions (``predictions_dir``, read
+    by :func:`load_split`): with ``PARALLEL_SPLITS`` splits or more, in ``workers`` processes
+    (default: one per CPU).
     """
     plan = passes(configs, default)
-    per_pass: list[list[dict]] = [[] for _ in plan]
     ordered = sorted(splits, key=lambda s: (s.dataset, s.fold))
-    for split in progress.counted(ordered, "HPO trajectories", len(ordered), unit="task splits"):
-        names, pred_val, pred_test = load(split)
-        prep = Prepared(Metric(split.metric, split.problem_type), names, split.y_val, pred_val, split.y_test,
-                        pred_test)
-        for k, row in enumerate(ensembles(split, prep, [chosen for _, _, chosen in plan], ITERATIONS,
-                                          fallback=default)):
-            per_pass[k].append(row)
+    lists = [chosen for _, _, chosen in plan]
+    per_split = list(progress.counted(_simulated(ordered, predictions_dir, lists, default, workers),
+                                      "HPO trajectories", len(ordered), unit="task splits"))
     out = []
-    for (budget, seed, _), rows in zip(plan, per_pass):
+    for k, (budget, seed, _) in enumerate(plan):
         meta = {"n_iterations": ITERATIONS, "n_configs": budget, "time_limit": None, "config_type": config_type,
                 "fit_order": "random"}
-        for split, r in zip(sorted(splits, key=lambda s: (s.dataset, s.fold)), rows):
-            out.append({"dataset": split.dataset, "fold": split.fold, **r, "method_type": "hpo",
+        for split, rows in zip(ordered, per_split):
+            out.append({"dataset": split.dataset, "fold": split.fold, **rows[k], "method_type": "hpo",
                         "method_subtype": "tuned_ensemble", "config_type": config_type, "method_metadata": meta,
                         "method": f"HPO-N{budget}-{config_type}", "n_configs": budget, "n_iterations": ITERATIONS,
                         "seed": seed})
     return out
+
+
+#: from this many task splits on, the trajectories are simulated in worker processes
+PARALLEL_SPLITS = 8
+
+
+def _simulated(ordered: Sequence[Split], predictions_dir: Path, lists: list[list[str]], default: str,
+               workers: int | None) -> Iterable[list[dict[str, Any]]]:
+    """Each split's rows (one per pass) in order, from worker processes when there are enough splits."""
+    jobs = [(split, predictions_dir, lists, default) for split in ordered]
+    count = min(workers or os.cpu_count() or 1, len(jobs)) if len(jobs) >= PARALLEL_SPLITS else 1
+    if count < 2:
+        yield from map(_split_trajectories, jobs)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tabarena_checks.raw.index import die_with_parent
+
+    # fork, as the index's decoding workers: they start at once and run numpy code only
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(max_workers=count, mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
+        yield from pool.map(_split_trajectories, jobs)
+
+
+def _split_trajectories(job: tuple[Split, Path, list[list[str]], str]) -> list[dict[str, Any]]:
+    """One split's ensemble rows, one per pass (config list), from its cached predictions."""
+    split, predictions_dir, lists, default = job
+    names, pred_val, pred_test = load_split(predictions_dir)(split)
+    prep = Prepared(Metric(split.metric, split.problem_type), names, split.y_val, pred_val, split.y_test, pred_test)
+    return ensembles(split, prep, lists, ITERATIONS, fallback=default)
 
 
 def load_split(predictions_dir: Path):

@@ -423,7 +423,7 @@ def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
     """
     import pyarrow.parquet as pq
 
-    from tabarena_checks.publish.cache_hpo import hpo_results_table, load_split, trajectories_table, trajectory_rows
+    from tabarena_checks.publish.cache_hpo import hpo_results_table, trajectories_table, trajectory_rows
 
     if meta.method_type != "config" or not read.splits:
         return []
@@ -438,7 +438,7 @@ def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
         raise ActionFailed(f"config_default {default!r} names no config of the processed results "
                            f"({', '.join(configs[:5])}); fix config_default in the method's info.py")
     try:
-        rows = trajectory_rows(read.splits, load_split(out / "processed" / "model_predictions"), configs, default,
+        rows = trajectory_rows(read.splits, out / "processed" / "model_predictions", configs, default,
                                f"{meta.effective_model_key}{meta.name_suffix or ''}")
     except ValueError as exc:
         raise ActionFailed(f"cannot simulate TabArena's HPO trajectories: {exc}; nothing was written") from None
