@@ -17,9 +17,10 @@ Also printed: process right after ``checks inspect`` (which keeps the index cach
 With ``--tabarena-python`` it also times TabArena 0.1.0 processing the same run (its
 ``process_method`` defaults, through tests/tabarena_driver.py) and prints wall time, CPU seconds
 and peak RSS of both and their ratio (target: native >= 20x faster at no more than TabArena's peak
-RSS); both write the same files, the HPO simulation included. The peak RSS is each command's whole
-process tree, sampled every 0.2 s (native's decoding and HPO-simulation workers included; pages a
-forked worker shares with its parent count twice, so native's figure can only be overstated). ``--tabarena-timeout S`` stops TabArena after S
+RSS); both write the same files, the HPO simulation included. The memory compared is each command's
+whole process tree (native's decoding and HPO-simulation workers included): the peak of the sum of
+their proportional set sizes (a page shared by k processes counts 1/k in each), sampled every 0.2 s;
+the peak RSS of each command's own process is printed beside it. ``--tabarena-timeout S`` stops TabArena after S
 seconds and reports how far it got (the 10,000-file run takes TabArena hours).
 ``--small`` is the 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds).
 
@@ -84,13 +85,10 @@ def settle(limit: float = 60.0) -> float:
     return time.perf_counter() - start
 
 
-#: CPU seconds (user + system) of the last measured command and the children it waited for
-LAST_CPU = [0.0]
-
-
-def tree_rss(pid: int) -> float:
-    """MiB resident in ``pid`` and every process below it now (Linux /proc; 0 elsewhere). Pages a
-    forked worker shares with its parent count in both, so the sum can only overstate."""
+def tree_pss(pid: int) -> float:
+    """MiB of memory ``pid`` and every process below it hold now: the sum of their proportional set
+    sizes (Linux /proc; a page shared by k processes counts 1/k in each, so a forked worker's pages
+    shared with its parent count once). 0 elsewhere."""
     below: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -103,30 +101,31 @@ def tree_rss(pid: int) -> float:
         current = todo.pop()
         todo += below.get(current, [])
         try:
-            status = Path(f"/proc/{current}/status").read_text()
+            rollup = Path(f"/proc/{current}/smaps_rollup").read_text()
         except OSError:
             continue
-        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+        total += next((int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")), 0)
     return total / 1024
 
 
 #: CPU seconds (user + system) of the last measured command and the children it waited for
 LAST_CPU = [0.0]
-#: the peak of the last measured command's whole process tree (its workers included), sampled
-LAST_TREE_RSS = [0.0]
+#: the peak memory of the last measured command's whole process tree (its workers included), sampled
+LAST_TREE = [0.0]
 
 
 def measured(cmd: list[str], cwd: Path, what: str, timeout: float | None = None) -> tuple[float, float]:
     """Run ``cmd`` after the disks went idle: (wall seconds, peak RSS in MiB of the command's own process);
-    its CPU seconds go to ``LAST_CPU``, the peak RSS of its process tree sampled every 0.2 s (worker
-    processes included) to ``LAST_TREE_RSS`` (on a shared machine CPU seconds say more than wall time).
+    its CPU seconds go to ``LAST_CPU``, the peak memory of its process tree (:func:`tree_pss`, sampled
+    every 0.2 s, worker processes included) to ``LAST_TREE`` (on a shared machine CPU seconds say more
+    than wall time).
 
     With ``timeout``, a command still running then is stopped and the seconds returned are negative
     (it did not finish); the peak RSS is what it reached until then."""
     waited = settle()
     if waited > 5:
         print(f"(waited {waited:.0f} s for the disk to go idle before this run)")
-    LAST_TREE_RSS[0] = 0.0
+    LAST_TREE[0] = 0.0
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
@@ -140,11 +139,10 @@ def measured(cmd: list[str], cwd: Path, what: str, timeout: float | None = None)
                 stopped = True
                 _, status, usage = os.wait4(proc.pid, 0)
                 break
-            LAST_TREE_RSS[0] = max(LAST_TREE_RSS[0], tree_rss(proc.pid))
+            LAST_TREE[0] = max(LAST_TREE[0], tree_pss(proc.pid))
             time.sleep(0.2)
         took = time.perf_counter() - start
         LAST_CPU[0] = usage.ru_utime + usage.ru_stime
-        LAST_TREE_RSS[0] = max(LAST_TREE_RSS[0], usage.ru_maxrss / 1024)
         if stopped:
             return -took, usage.ru_maxrss / 1024
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -203,27 +201,28 @@ def compare(args, data: Path, roots: Path, work: Path, files: list[Path]) -> Non
     peak RSS of each whole process tree (workers included)."""
     load_before = os.getloadavg()[0]
     native, native_own = process_with_rss(data, roots / "native-rss", work)
-    native_cpu, native_rss = LAST_CPU[0], LAST_TREE_RSS[0]
+    native_cpu, native_rss = LAST_CPU[0], LAST_TREE[0]
     theirs, their_own = tabarena_process(args.tabarena_python, data, roots / "tabarena", work, args.tabarena_timeout)
-    their_cpu, their_rss = LAST_CPU[0], LAST_TREE_RSS[0]
+    their_cpu, their_rss = LAST_CPU[0], LAST_TREE[0]
     load_after = os.getloadavg()[0]
     print(f"checks run process (native, whole cache incl. HPO results and trajectories): {native:.2f}s, "
-          f"peak RSS {native_rss:.0f} MiB (process tree, decoding and simulation workers included; its own "
-          f"process {native_own:.0f} MiB)")
+          f"peak memory {native_rss:.0f} MiB (PSS of the process tree, decoding and simulation workers "
+          f"included; peak RSS of its own process {native_own:.0f} MiB)")
     name = "TabArena 0.1.0 process_method (native backend, raw copy, HPO results and trajectories)"
     if theirs < 0:
         done = len(list((roots / "tabarena").glob("artifacts/*/methods/*/processed/model_predictions/*/*")))
         splits = len({p.parent.parent for p in files})
         phase = ("before any HPO trajectory" if done < splits
                  else "all of its per-split phase; it was in the HPO trajectories or writing")
-        print(f"{name}: not finished after {-theirs:.0f}s (stopped), peak RSS {their_rss:.0f} MiB until then "
-              f"(its own process {their_own:.0f} MiB); it had processed {done} of {splits} task splits ({phase})")
+        print(f"{name}: not finished after {-theirs:.0f}s (stopped), peak memory {their_rss:.0f} MiB until then "
+              f"(peak RSS {their_own:.0f} MiB); it had processed {done} of {splits} task splits ({phase})")
         print(f"native is more than {-theirs / native:.1f}x faster (target >= 20x), at most "
-              f"{native_rss / their_rss:.2f}x TabArena's peak RSS so far (target <= 1x)")
+              f"{native_rss / their_rss:.2f}x TabArena's peak memory so far (target <= 1x)")
     else:
-        print(f"{name}: {theirs:.2f}s, peak RSS {their_rss:.0f} MiB (its own process {their_own:.0f} MiB)")
+        print(f"{name}: {theirs:.2f}s, peak memory {their_rss:.0f} MiB (PSS of the process tree; peak RSS "
+              f"{their_own:.0f} MiB)")
         print(f"native is {theirs / native:.1f}x faster (target >= 20x) at {native_rss / their_rss:.2f}x "
-              f"TabArena's peak RSS (target <= 1x), for the same files")
+              f"TabArena's peak memory (target <= 1x), for the same files")
     print(f"CPU seconds (user + system, with waited-for children): native {native_cpu:.1f}, TabArena "
           f"{their_cpu:.1f}{' until stopped' if theirs < 0 else ''} ({their_cpu / native_cpu:.1f}x)")
     print(f"load average (1 min) before/after: {load_before:.1f}/{load_after:.1f}")
