@@ -157,6 +157,9 @@ def test_greedy_selection_picks_the_best_then_mixes_and_cuts_at_the_first_best()
     assert together[0].tolist() == forty.tolist() == together[4].tolist()
     assert together[1].tolist() == forty[::-1].tolist()
     assert together[2][1] > 0 and together[3].tolist() == [1.0]
+    # a one-pick search run beside a forty-pick one over the same candidates is that search's first step
+    mixed = cache_hpo.select_all(prepared(), [everything, everything, np.array([1])], (1, 40, 40))
+    assert [w.tolist() for w in mixed] == [one.tolist(), forty.tolist(), [1.0]]
 
 
 def test_passes_follow_tabarenas_budgets_and_seeds():

@@ -193,10 +193,11 @@ class _Searches:
             self.rngs[k] = np.random.RandomState(seed=0)
         return int(self.rngs[k].choice(best))
 
-    def weights(self, k: int) -> np.ndarray:
-        """Search ``k``'s ensemble weights, one per candidate: pick counts up to the trajectory's first minimum."""
+    def weights(self, k: int, steps: int) -> np.ndarray:
+        """Search ``k``'s ensemble weights after ``steps`` iterations, one per candidate: pick counts up to
+        the trajectory's first minimum."""
         m = int(self.sizes[k])
-        done = 1 if m == 1 else self.picks.shape[1]
+        done = 1 if m == 1 else steps
         cut = int(np.argmin(self.trajectory[k, :done])) + 1
         weights = np.bincount(self.picks[k, :cut], minlength=m) / cut
         if np.sum(weights) < 1:  # the fractions sum a hair under one: AutoGluon renormalises them
@@ -204,19 +205,21 @@ class _Searches:
         return weights
 
 
-def select_all(prep: Prepared, cands: Sequence[np.ndarray], size: int) -> list[np.ndarray]:
+def select_all(prep: Prepared, cands: Sequence[np.ndarray], size: int | Sequence[int]) -> list[np.ndarray]:
     """The ensemble weights of AutoGluon's greedy selection on the validation predictions, for each list of
-    candidates (positions into the split's configs): one weight per candidate."""
-    searches = _Searches.start(prep, cands, size)
+    candidates (positions into the split's configs): one weight per candidate. ``size``: the iterations
+    of every search, or of each (a shorter search is the first steps of a longer one with its candidates)."""
+    limits = np.broadcast_to(np.asarray(size, dtype=np.int64), (len(cands),))
+    searches = _Searches.start(prep, cands, int(limits.max()))
     everyone = np.arange(len(cands))
-    for s in range(size):
-        active = everyone if s == 0 else everyone[searches.sizes > 1]  # one candidate: one pick
+    for s in range(int(limits.max())):
+        active = everyone[(limits > s) & ((searches.sizes > 1) | (s == 0))]  # one candidate: one pick
         if not active.size:
             break
         if s:
             searches.advance(s, active)
         searches.choose(s, active, searches.score(s, active))
-    return [searches.weights(k) for k in everyone]
+    return [searches.weights(k, int(limits[k])) for k in everyone]
 
 
 def select(prep: Prepared, cand: np.ndarray, size: int) -> np.ndarray:
@@ -240,7 +243,7 @@ def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- ensembles on one split
 
 
-def ensembles(split: Split, prep: Prepared, config_lists: Sequence[Sequence[str]], size: int,
+def ensembles(split: Split, prep: Prepared, config_lists: Sequence[Sequence[str]], size: int | Sequence[int],
               fallback: str | None = None) -> list[dict[str, Any]]:
     """TabArena's ``evaluate_ensemble`` row on this split for each config list (errors computed together)."""
     usable = [_usable(split, configs, fallback) for configs in config_lists]
@@ -336,8 +339,9 @@ def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -
     prep = Prepared(Metric(split.metric, split.problem_type), [p.framework for p in preds], y_val,
                     np.array([p.pred_val for p in preds], dtype=np.float32), y_test,
                     np.array([p.pred_test for p in preds], dtype=np.float32))
-    for size, name, subtype in ((1, "tuned", "tuned"), (ITERATIONS, "tuned + ensemble", "tuned_ensemble")):
-        r = ensembles(split, prep, [configs], size)[0]
+    sizes = (1, ITERATIONS)
+    tuned = ensembles(split, prep, [configs, configs], sizes)  # the one-pick search is the other's first step
+    for size, name, subtype, r in zip(sizes, ("tuned", "tuned + ensemble"), ("tuned", "tuned_ensemble"), tuned):
         out.append({"dataset": split.dataset, "fold": split.fold, "method": f"{config_type} ({name})",
                     "metric_error": r["metric_error"], "time_train_s": r["time_train_s"],
                     "time_infer_s": r["time_infer_s"], "metric": r["metric"], "problem_type": r["problem_type"],
@@ -530,8 +534,9 @@ def _leading_digits(whole: str, decimals: str) -> tuple[float, int]:
     """The first 17 digits accumulated in a double as pandas does, and the power of ten they still need."""
     head = whole[:_PANDAS_DIGITS]
     kept = decimals[:_PANDAS_DIGITS - len(head)]
-    number = 0.0
-    for ch in head + kept:
+    digits = head + kept
+    number = float(int(digits[:15] or 0))  # below 10**15 < 2**53 every step of the loop is exact
+    for ch in digits[15:]:
         number = number * 10.0 + (ord(ch) - 48)
     return number, len(whole) - len(head) - len(kept)
 
