@@ -274,6 +274,28 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
+def write_zip_entry(archive, info, data: bytes, **options: Any) -> None:
+    """``archive.writestr(info, data, **options)`` with Ctrl-C and SIGTERM held until the entry is whole.
+
+    zipfile marks an archive as having an open entry before it hands out that entry's writer. An
+    interrupt landing in between leaves the mark set, and closing the archive (the ``with`` block's
+    exit) then raises ValueError over the interrupt: an internal error instead of an abort, and a
+    leaked file. Held for the length of one entry, the interrupt arrives right after it, where the
+    archive closes cleanly and the run unwinds as aborted. Signals can be held only on POSIX.
+    """
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):
+        archive.writestr(info, data, **options)
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        archive.writestr(info, data, **options)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def temp_sibling(target: str | os.PathLike) -> Path:
     """This process's temporary path next to ``target`` (same file system, so renames are atomic), cleared."""
     import shutil  # with zlib, bz2 and lzma: not for the hooks, which never remove a tree

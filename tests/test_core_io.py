@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import zipfile
 
 import pytest
 
@@ -159,3 +161,27 @@ def test_no_package_decodes_parses_yaml_or_renames_on_its_own():
     found = [f"{p.relative_to(root)}:{n}: {line.strip()}" for p in sources if p.name != "io.py" or p.parent.name != "checks"
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if banned.search(line)]
     assert not found, "use checks.io instead:\n" + "\n".join(found)
+
+
+class _InterruptedAsEntryOpens(zipfile.ZipFile):
+    """An archive whose entry writer is handed out with a Ctrl-C already sent: the moment zipfile has
+    marked the entry open but the caller does not hold it yet."""
+
+    def open(self, name, mode="r", pwd=None, *, force_zip64=False):
+        handle = super().open(name, mode, pwd, force_zip64=force_zip64)
+        if mode == "w":
+            os.kill(os.getpid(), signal.SIGINT)
+        return handle
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="signals are held only on POSIX")
+def test_an_interrupt_inside_a_zip_entry_arrives_after_it_and_the_archive_still_closes(tmp_path):
+    path = tmp_path / "a.zip"
+    with pytest.raises(KeyboardInterrupt):  # not ValueError "... open writing handle" from the close
+        with _InterruptedAsEntryOpens(path, "w") as archive:
+            io.write_zip_entry(archive, zipfile.ZipInfo("a.txt"), b"alpha")
+            io.write_zip_entry(archive, zipfile.ZipInfo("b.txt"), b"never written")
+    with zipfile.ZipFile(path) as archive:  # closed cleanly with the whole first entry, nothing after it
+        assert archive.namelist() == ["a.txt"]
+        assert archive.read("a.txt") == b"alpha"
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # the mask is restored

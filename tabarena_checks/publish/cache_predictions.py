@@ -19,6 +19,8 @@ from typing import Any
 
 import attrs
 
+from checks import io
+
 PRED_FILES = ("metadata.json", "pred-test.dat", "pred-val.dat")
 LABEL_FILES = ("label-test.csv.zip", "label-val.csv.zip")
 
@@ -152,7 +154,7 @@ def _zip(path: Path, name: str, payload: bytes) -> None:
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.external_attr = 0o644 << 16
     with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr(info, payload, compress_type=zipfile.ZIP_DEFLATED)
+        io.write_zip_entry(zf, info, payload, compress_type=zipfile.ZIP_DEFLATED)
 
 
 def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]) -> None:

@@ -51,7 +51,7 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
                 _check(f"{src.name}/{rel}", data, expected)
             info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
-            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+            io.write_zip_entry(zf, info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
             advance(len(data))
     if expected is not None:
         _complete(src.name, {f"{src.name}/{p.relative_to(src).as_posix()}" for p in files}, expected)
