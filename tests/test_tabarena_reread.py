@@ -8,6 +8,7 @@ the same order, and a file swapped after it was judged must still stop the read,
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 
 import numpy as np
@@ -19,7 +20,7 @@ from test_reliability_integrity import CONFIG, _swap_same_size
 from checks import ActionFailed
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.publish import process
-from tabarena_checks.publish.reread import decoding_pool
+from tabarena_checks.publish.reread import decoded, decoding_pool
 
 
 def _files(root) -> dict[str, bytes]:
@@ -82,9 +83,25 @@ def test_workers_leave_quietly_whatever_handler_the_cli_installed():
     import signal
 
     before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    others = set(multiprocessing.active_children())
     try:
         with decoding_pool(100, workers=2) as pool:
-            assert pool.apply(signal.getsignal, (signal.SIGTERM,)) == signal.SIG_DFL
-            assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
+            # both forked on entry, before the raw copy's threads start
+            assert len(set(multiprocessing.active_children()) - others) == 2
+            assert pool.submit(signal.getsignal, signal.SIGTERM).result() == signal.SIG_DFL
+            assert pool.submit(signal.getsignal, signal.SIGINT).result() == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def _die(results, preds):
+    os._exit(3)  # what the OOM killer leaves: a worker gone without a word
+
+
+def test_a_killed_worker_is_a_clear_failure_not_a_hang(run):
+    _, data, meta = run
+    built = build(data, use_cache=False)
+    groups = [[(p, str(built.abspath(p)), d) for p, d in built.query("SELECT path, sha256 FROM results ORDER BY path")]]
+    with decoding_pool(len(built), workers=2, threshold=1) as pool:
+        with pytest.raises(ActionFailed, match="a worker process reading the raw results died"):
+            list(decoded(groups, meta, _die, pool))

@@ -71,22 +71,23 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
         yield None
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     # fork: workers start in milliseconds and never re-import the caller's __main__
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ctx.Pool(workers, initializer=_worker_start, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_start, initargs=(os.getpid(),))
     try:
+        pool.submit(int).result()  # with fork, the first task starts every worker: now, before any other thread
         yield pool
-        pool.close()  # done: each worker leaves once the queue is empty
     finally:
-        pool.terminate()  # after close, only the ones still running (a failure, Ctrl-C)
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _worker_start(parent: int) -> None:
     """A worker leaves quietly when stopped: the CLI's SIGTERM handler (stop as Ctrl-C does, so ``finally``
     blocks run) is inherited by fork and would print a KeyboardInterrupt traceback from a worker the pool
-    terminates; Ctrl-C is the main process's to handle (it then terminates the pool)."""
+    terminates (it does when another worker died); Ctrl-C is the main process's to handle (it then shuts
+    the pool down)."""
     import signal
 
     from tabarena_checks.raw.index import die_with_parent
@@ -104,17 +105,23 @@ def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list]
         for group in groups:
             yield decode_group(group, meta, finish)
         return
+    from concurrent.futures.process import BrokenProcessPool
+
     todo = iter(groups)
     pending: collections.deque = collections.deque()
 
     def submit() -> None:
         group = next(todo, None)
         if group is not None:
-            pending.append(pool.apply_async(decode_group, (group, meta, finish)))
+            pending.append(pool.submit(decode_group, group, meta, finish))
 
     for _ in range(AHEAD):
         submit()
     while pending:
-        done = pending.popleft().get()
+        try:
+            done = pending.popleft().result()
+        except BrokenProcessPool:  # a worker was killed (the OOM killer, a signal): said plainly, never a hang
+            raise ActionFailed("a worker process reading the raw results died (killed, or out of memory); nothing "
+                               "was written: free memory and run the command again") from None
         submit()
         yield done
