@@ -392,6 +392,8 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> lis
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
     read = read_results(index, meta, out / "processed" / "model_predictions", pool)
+    if pool is not None:
+        pool.shutdown()  # the read's workers leave before the HPO trajectories start workers of their own
     results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
     pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
