@@ -230,6 +230,27 @@ def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(t
     assert [s for _, s in done] == splits and os.getpid() not in {pid for pid, _ in done}
 
 
+def _handlers(job):
+    import signal
+
+    return signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+
+
+def test_trajectory_workers_leave_quietly_whatever_handler_the_cli_installed(tmp_path, monkeypatch):
+    """The CLI stops on SIGTERM as on Ctrl-C; a forked worker inheriting that would print a traceback when
+    its pool stops it, and one taking Ctrl-C itself would die mid-split instead of being cancelled."""
+    import signal
+
+    monkeypatch.setattr(cache_hpo, "_split_trajectories", _handlers)
+    splits = [cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None) for fold in range(8)]
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        done = list(cache_hpo._simulated(splits, tmp_path, [], "x", workers=2))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert done == [(signal.SIG_DFL, signal.SIG_IGN)] * 8
+
+
 def test_without_config_default_trajectories_are_left_out_and_said(tmp_path, run):
     result = _process(tmp_path, run, "without_default")
     assert result.exit_code == 0, result.stdout + result.stderr

@@ -414,13 +414,15 @@ def _simulated(ordered: Sequence[Split], predictions_dir: Path, lists: list[list
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from tabarena_checks.raw.index import die_with_parent
+    from tabarena_checks.raw.index import quiet_worker
 
     # fork, as the index's decoding workers: they start at once and run numpy code only
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(max_workers=count, mp_context=ctx, initializer=die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=ctx, initializer=quiet_worker, initargs=(os.getpid(),))
+    try:
         yield from pool.map(_split_trajectories, jobs)
+    finally:  # on Ctrl-C the queued splits are dropped, not simulated by workers that ignore it
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _split_trajectories(job: tuple[Split, Path, list[list[str]], str]) -> list[dict[str, Any]]:

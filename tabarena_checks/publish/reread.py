@@ -73,28 +73,16 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from tabarena_checks.raw.index import quiet_worker
+
     # fork: workers start in milliseconds and never re-import the caller's __main__
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_start, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=quiet_worker, initargs=(os.getpid(),))
     try:
         pool.submit(int).result()  # with fork, the first task starts every worker: now, before any other thread
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _worker_start(parent: int) -> None:
-    """A worker leaves quietly when stopped: the CLI's SIGTERM handler (stop as Ctrl-C does, so ``finally``
-    blocks run) is inherited by fork and would print a KeyboardInterrupt traceback from a worker the pool
-    terminates (it does when another worker died); Ctrl-C is the main process's to handle (it then shuts
-    the pool down)."""
-    import signal
-
-    from tabarena_checks.raw.index import die_with_parent
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(parent)
 
 
 def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list], Any] | None = None,

@@ -375,6 +375,21 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
     return pa.concat_tables(tables)
 
 
+def quiet_worker(parent: int) -> None:
+    """Worker initializer for the pools of ``checks run process``: stopped quietly, and only by its pool.
+
+    The CLI's SIGTERM handler (stop as Ctrl-C does, so ``finally`` blocks run) is inherited by fork
+    and would print a KeyboardInterrupt traceback from each worker the pool terminates (it does when
+    another worker died). Ctrl-C is the main process's to handle: it shuts the pool down, cancelling
+    what is queued, so a pool using this must shut down with ``cancel_futures=True``.
+    """
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
 def die_with_parent(parent: int) -> None:
     """Worker initializer: end this worker when the process that started it dies, even by SIGKILL.
 
