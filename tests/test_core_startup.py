@@ -97,17 +97,21 @@ def test_help_still_lists_every_plugin_command(tmp_path):
     assert {"run", "rules", "rule", "config", "plugins", "precommit", "tabarena", "inspect", "hf"} <= listed
 
 
+def _with_plugin(tmp_path, plugin: str, *args: str) -> subprocess.CompletedProcess:
+    """``checks -p PLUGIN ARGS...`` in a fresh interpreter, the plugin module importable from ``tmp_path``."""
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    return subprocess.run([sys.executable, "-m", "checks", "-p", plugin, *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+
+
 def test_a_plugin_may_not_replace_a_framework_command(tmp_path):
     (tmp_path / "grabber.py").write_text(
         "import click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
         "    cli.add_command(click.Command('rules', callback=lambda: None))\n"
         "    cli.add_command(click.Command('grab', callback=lambda: click.echo('grabbed')))\n")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    res = subprocess.run([sys.executable, "-m", "checks", "-p", "grabber", "grab"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True)
+    res = _with_plugin(tmp_path, "grabber", "grab")
     assert res.returncode == 3 and "replaced the framework's command(s) rules" in res.stderr, res.stderr
-    res = subprocess.run([sys.executable, "-m", "checks", "-p", "grabber", "rules"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True)
+    res = _with_plugin(tmp_path, "grabber", "rules")
     assert res.returncode == 0 and "TA101" in res.stdout  # the framework's own, whatever the plugin tried
 
 
@@ -117,7 +121,5 @@ def test_the_garbage_collector_is_back_on_when_the_command_runs(tmp_path):
         "import gc\nimport click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
         "    cli.add_command(click.Command('gcprobe', callback=lambda: click.echo(\n"
         "        f'enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 1000}')))\n")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    res = subprocess.run([sys.executable, "-m", "checks", "-p", "gcprobe", "gcprobe"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True)
+    res = _with_plugin(tmp_path, "gcprobe", "gcprobe")
     assert res.returncode == 0 and res.stdout.strip() == "enabled=True frozen=True", res.stdout + res.stderr

@@ -121,14 +121,20 @@ def _task_ids(tasks: Any, where: str) -> list[str]:
     return ids
 
 
-def parse_eval_yaml(text: str, where: str) -> EvalSpec:
-    """Parse a benchmark's ``eval.yaml``; ``where`` names it in errors."""
+def _yaml_mapping(text: str, where: str, what: str, shape: str) -> dict[str, Any]:
+    """``text`` parsed strictly as YAML, refused unless it is a mapping; ``what`` and ``shape`` word the errors."""
     try:
         data = io.loads_yaml(text, source=where)
     except io.YamlError as exc:
-        raise InputError(f"{where}: cannot read eval.yaml: {exc.reason}") from None
+        raise InputError(f"{where}: cannot read {what}: {exc.reason}") from None
     if not isinstance(data, dict):
-        raise InputError(f"{where}: eval.yaml must be a mapping with 'name' and 'tasks' (got {type(data).__name__})")
+        raise InputError(f"{where}: {shape} (got {type(data).__name__})")
+    return data
+
+
+def parse_eval_yaml(text: str, where: str) -> EvalSpec:
+    """Parse a benchmark's ``eval.yaml``; ``where`` names it in errors."""
+    data = _yaml_mapping(text, where, "eval.yaml", "eval.yaml must be a mapping with 'name' and 'tasks'")
     ids = _task_ids(data.get("tasks"), where)
     return EvalSpec(
         name=str(data.get("name") or ""),
@@ -140,12 +146,8 @@ def parse_eval_yaml(text: str, where: str) -> EvalSpec:
 
 def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str, Any]:
     """Check the user's mapping file against the benchmark's declared task ids."""
-    try:
-        data = io.loads_yaml(text, source=where)
-    except io.YamlError as exc:
-        raise InputError(f"{where}: cannot read the mapping: {exc.reason}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: the mapping must be a YAML mapping with keys {', '.join(REQUIRED_MAPPING_KEYS)}")
+    data = _yaml_mapping(text, where, "the mapping",
+                         f"the mapping must be a YAML mapping with keys {', '.join(REQUIRED_MAPPING_KEYS)}")
     _check_keys(data, where)
     _check_values(data, where)
     ignore = data.get("ignore_columns", [])
