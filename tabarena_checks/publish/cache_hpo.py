@@ -411,14 +411,10 @@ def _simulated(ordered: Sequence[Split], predictions_dir: Path, lists: list[list
     if count < 2:
         yield from map(_split_trajectories, jobs)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from tabarena_checks.raw.index import quiet_worker, worker_pool
 
-    from tabarena_checks.raw.index import quiet_worker
-
-    # fork, as the index's decoding workers: they start at once and run numpy code only
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=ctx, initializer=quiet_worker, initargs=(os.getpid(),))
+    # forked workers run numpy code only
+    pool = worker_pool(count, quiet_worker)
     try:
         yield from pool.map(_split_trajectories, jobs)
     finally:  # on Ctrl-C the queued splits are dropped, not simulated by workers that ignore it

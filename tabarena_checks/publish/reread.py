@@ -70,14 +70,9 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
     if workers < 2 or files < threshold:
         yield None
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from tabarena_checks.raw.index import quiet_worker, worker_pool
 
-    from tabarena_checks.raw.index import quiet_worker
-
-    # fork: workers start in milliseconds and never re-import the caller's __main__
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=quiet_worker, initargs=(os.getpid(),))
+    pool = worker_pool(workers, quiet_worker)
     try:
         pool.submit(int).result()  # with fork, the first task starts every worker: now, before any other thread
         yield pool

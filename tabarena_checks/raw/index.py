@@ -17,7 +17,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -357,14 +357,8 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
     tables = []
     with bars.bar("decode", total=len(todo), unit="results.pkl", show=progress) as advance:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            # fork: workers start in milliseconds and never re-import the caller's __main__;
             # they only run numpy/zlib/pickle code and pyarrow's single-threaded conversion
-            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-            with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx,
-                                     initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            with worker_pool(min(workers, len(chunks)), die_with_parent) as pool:
                 for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
                     tables.append(batch)
                     advance(batch.num_rows)
@@ -373,6 +367,19 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
                 tables.append(_decode_chunk(str(root), chunk, max_bytes))
                 advance(len(chunk))
     return pa.concat_tables(tables)
+
+
+def worker_pool(count: int, initializer: Callable[[int], None]):
+    """A pool of ``count`` worker processes, each started with ``initializer(<this process's pid>)``.
+
+    Forked where the platform can: workers start in milliseconds and never re-import the
+    caller's ``__main__``; elsewhere spawned.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    return ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer, initargs=(os.getpid(),))
 
 
 def quiet_worker(parent: int) -> None:
