@@ -113,14 +113,11 @@ def pop_selection(options: dict) -> dict:
 class App:
     """What every command needs: the registry and the global options."""
 
-    def __init__(self, registry: plugins.Registry, config_path: str | None, argv: Sequence[str] = (),
-                 own_process: bool = False):
+    def __init__(self, registry: plugins.Registry, config_path: str | None, argv: Sequence[str] = ()):
         self.registry = registry
         self.config_path = config_path
         #: the arguments ``checks`` was started with (an action's plan can show how to run it again)
         self.argv = tuple(argv)
-        #: the ``checks`` script owns the process (not ``main(argv)`` called in-process): signals are its to handle
-        self.own_process = own_process
 
     def config(self, decision_log: str | None = None, selection: dict | None = None, *, near: Path | None = None):
         """The configuration file's settings, checked against the loaded rules, with the command line's applied.
@@ -184,8 +181,6 @@ def _run_command(action) -> click.Command:
         from checks import output, reporting, runner
 
         app: App = click.get_current_context().find_object(App)
-        if app.own_process:
-            _abort_on_sigterm()
         dry_run = not options.pop("execute") if action.plans_by_default else options.pop("plan")
         selection = pop_selection(options)
         result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
@@ -207,14 +202,14 @@ def _run_command(action) -> click.Command:
 
 
 def _abort_on_sigterm() -> None:
-    """SIGTERM (``kill``, a CI job's timeout, a supervisor) stops an action as Ctrl-C does.
+    """SIGTERM (``kill``, a CI job's timeout, a supervisor) stops a command as Ctrl-C does.
 
     Python's default for SIGTERM ends the process on the spot: no ``finally`` block runs, so
-    the temporary directories of an upload's staging or a Hub download would stay in /tmp.
-    As a KeyboardInterrupt the action unwinds, removes them, keeps the previous state of what
-    it was replacing, and ends as ``checks: aborted`` (exit 2). Only ``checks run``, run as
-    the ``checks`` script, installs it: the commands that only read and print stay as cheap
-    to start as they are, and an in-process ``main(argv)`` leaves its host's signals alone.
+    the temporary directories of an upload's staging or a Hub download (``checks run``, and
+    ``checks hf inspect`` or ``resolve`` reading the Hub) would stay in /tmp. As a
+    KeyboardInterrupt the command unwinds, removes them, keeps the previous state of what it
+    was replacing, and ends as ``checks: aborted`` (exit 2). Installed by every command the
+    ``checks`` script runs; an in-process ``main(argv)`` leaves its host's signals alone.
     """
     import signal
 
@@ -326,7 +321,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
         start = ctx.obj or {}  # main() hands the arguments in as obj
-        ctx.obj = App(registry, config_path, argv=start.get("argv", ()), own_process=start.get("own_process", False))
+        ctx.obj = App(registry, config_path, argv=start.get("argv", ()))
 
     cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
@@ -447,7 +442,8 @@ def _run(args: list[str], *, own_process: bool) -> None:
     """Refuse credentials given as options, load the plugins the arguments and configuration name, run the command.
 
     ``own_process``: the script owns its process, so start-up's objects stay for good and
-    are moved out of the garbage collector's reach (see checks.__main__).
+    are moved out of the garbage collector's reach (see checks.__main__), and SIGTERM is its to
+    handle (:func:`_abort_on_sigterm`).
     """
     bad = credential_options(args)
     if bad:
@@ -461,7 +457,8 @@ def _run(args: list[str], *, own_process: bool) -> None:
     if own_process:
         gc.freeze()
         gc.enable()
-    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": tuple(args), "own_process": own_process})
+        _abort_on_sigterm()
+    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": tuple(args)})
 
 
 def _exit_code(exc: BaseException) -> int:

@@ -2,7 +2,8 @@
 
 An upload stages its zips and a Hub read downloads into a temporary directory. A run that
 ends, fails or is stopped with SIGTERM (``kill``, a CI job's timeout) must leave the
-temporary directory as it found it: `checks run` takes SIGTERM as Ctrl-C and unwinds. Only
+temporary directory as it found it: every command of the ``checks`` script takes SIGTERM as
+Ctrl-C and unwinds. Only
 SIGKILL leaves what was under way; the suite points TMPDIR at pytest's own temporary
 directory (tests/conftest.py), so the crash tests' kills do not pile up in /tmp.
 """
@@ -69,6 +70,27 @@ def test_draft_removes_its_downloads_when_it_ends_or_is_terminated(tmp_path, tem
         assert len(_models_asked(hub)) <= 6, "the reads not started yet were not dropped"
     assert list(temp.iterdir()) == []
     assert snapshot(tmp_path / "bundle") == before
+
+
+@reliability(fault="`checks hf contract` (a read-only command, not an action) stopped with SIGTERM while it downloads "
+                   "the benchmark's eval.yaml from a slow Hub (1.5 s a file)",
+             must="it ends as 'checks: aborted' (exit 2), leaves TMPDIR as it found it (no arena-checks-hub-* "
+                  "directory) and writes no --out file; the same command run to the end writes it")
+def test_a_read_only_hub_command_stopped_with_sigterm_removes_its_download(tmp_path, temp):
+    from hf_fixtures import BENCHMARK_ID
+
+    args = ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "again.json"]
+    with hf_setup(tmp_path, models=1) as (env, hub):
+        env = {**env, "TMPDIR": str(temp)}
+        hub.add_fault(Fault("/resolve/", status=0, delay=1.5, times=None))
+        proc = start_checks(args, cwd=tmp_path, env=env)
+        out, err = _terminate_once(proc, temp, "arena-checks-hub-")
+        assert proc.returncode == 2 and "checks: aborted" in err, (proc.returncode, out, err)
+        assert "Traceback" not in err
+        assert list(temp.iterdir()) == [] and not (tmp_path / "again.json").exists()
+        done = run_checks(args, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "again.json").is_file() and list(temp.iterdir()) == []
 
 
 def _models_asked(hub) -> set[str]:
