@@ -296,6 +296,23 @@ def write_zip_entry(archive, info, data: bytes, **options: Any) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+@contextlib.contextmanager
+def interrupted_query_aborts() -> Iterator[None]:
+    """A DuckDB query stopped by Ctrl-C (or SIGTERM, which the ``checks`` script takes as Ctrl-C) raises
+    KeyboardInterrupt, so the command ends as ``checks: aborted``.
+
+    DuckDB catches the interrupt itself and raises ``RuntimeError('Query interrupted')``, which
+    would end the command as an internal error with a traceback, or be taken for a file DuckDB
+    cannot read. Any other error passes through unchanged.
+    """
+    try:
+        yield
+    except RuntimeError as exc:
+        if str(exc) != "Query interrupted":
+            raise
+        raise KeyboardInterrupt from exc
+
+
 def temp_sibling(target: str | os.PathLike) -> Path:
     """This process's temporary path next to ``target`` (same file system, so renames are atomic), cleared."""
     import shutil  # with zlib, bz2 and lzma: not for the hooks, which never remove a tree

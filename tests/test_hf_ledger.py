@@ -155,6 +155,36 @@ def test_broken_parquet_is_a_clear_error(tmp_path):
         ledger.import_source(path, "parquet")
 
 
+def test_a_dataset_read_stopped_by_ctrl_c_is_an_abort_not_an_unreadable_file(tmp_path, monkeypatch):
+    """DuckDB reports a read that Ctrl-C (or SIGTERM, taken as Ctrl-C) stopped as RuntimeError('Query interrupted'):
+    the import raises KeyboardInterrupt, so the command ends as 'checks: aborted'; DuckDB's own errors stay a
+    clear refusal naming the file."""
+    import duckdb
+
+    path = tmp_path / "board.csv"
+    path.write_text("model,Diamond\nm1,71.20\n")
+
+    class Stopped:
+        def __init__(self, error):
+            self.error = error
+
+        def execute(self, *args):
+            raise self.error
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(duckdb, "connect", lambda: Stopped(RuntimeError("Query interrupted")))
+    with pytest.raises(KeyboardInterrupt):
+        ledger.import_source(path, "parquet")
+    monkeypatch.setattr(duckdb, "connect", lambda: Stopped(duckdb.IOException("cannot open")))
+    with pytest.raises(InputError, match="board.csv: DuckDB cannot read it as csv: cannot open"):
+        ledger.import_source(path, "parquet")
+    monkeypatch.setattr(duckdb, "connect", lambda: Stopped(RuntimeError("something else")))
+    with pytest.raises(RuntimeError, match="something else"):  # a bug stays a bug
+        ledger.import_source(path, "parquet")
+
+
 def test_ledger_round_trip_and_hand_edited_status_cannot_hide_a_qualifier(tmp_path):
     path = tmp_path / "board.csv"
     path.write_text("Model,Diamond\nm1,71.2\nm2,71.2*\n")

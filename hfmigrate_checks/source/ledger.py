@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 
 from checks import InputError
-from checks.io import read_text, write_text
+from checks.io import interrupted_query_aborts, read_text, write_text
 from hfmigrate_checks.source import mdtable, qualifiers
 from hfmigrate_checks.evalresults.evalfile import date_problem
 
@@ -404,10 +404,11 @@ def dataset_records(path: Path) -> list[tuple[str, dict[str, str]]]:
     reader = "read_parquet(?)" if path.suffix.lower() != ".csv" else "read_csv(?, all_varchar = true, header = true)"
     con = duckdb.connect()
     try:
-        con.execute("SET preserve_insertion_order = true")
-        cursor = con.execute(f"SELECT * FROM {reader}", [str(path)])
-        columns = [d[0] for d in cursor.description]
-        rows = cursor.fetchall()
+        with interrupted_query_aborts():
+            con.execute("SET preserve_insertion_order = true")
+            cursor = con.execute(f"SELECT * FROM {reader}", [str(path)])
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
     except duckdb.Error as exc:
         raise InputError(f"{path}: DuckDB cannot read it as {path.suffix.lstrip('.') or 'parquet'}: {exc}") from None
     finally:

@@ -534,19 +534,10 @@ class RawIndex:
         return [dict(zip(names, row)) for row in rows]
 
     def _fetched(self, sql: str, params: Any) -> tuple[list[str], list[tuple]]:
-        """The column names and every row of ``sql``; a query stopped by Ctrl-C raises KeyboardInterrupt.
-
-        DuckDB turns the interrupt into ``RuntimeError('Query interrupted')``, which would end a
-        command as an internal error with a traceback instead of ``checks: aborted``
-        (``checks run`` takes SIGTERM as Ctrl-C, so a CI timeout lands here too).
-        """
-        try:
+        """The column names and every row of ``sql``; a query stopped by Ctrl-C or SIGTERM raises KeyboardInterrupt."""
+        with io.interrupted_query_aborts():
             cursor = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
             return [d[0] for d in cursor.description or ()], cursor.fetchall()
-        except RuntimeError as exc:
-            if str(exc) != "Query interrupted":
-                raise
-            raise KeyboardInterrupt from exc
 
     def abspath(self, path: str) -> Path:
         """The file a row's ``path`` refers to."""
