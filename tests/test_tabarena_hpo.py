@@ -11,6 +11,7 @@ import gzip
 import os
 import pickle
 import shutil
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -19,6 +20,7 @@ import pytest
 
 from checks.testing import run_cli
 from tabarena_checks.publish import cache_hpo, cache_hpo_metrics as hm
+from tabarena_checks.raw import index
 from tabarena_checks.synth.generate import generate_run
 
 
@@ -219,15 +221,30 @@ def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(t
     assert serial.exit_code == 0, serial.stdout + serial.stderr
     monkeypatch.setattr(cache_hpo, "PARALLEL_SPLITS", 2)  # the run has four task splits
     monkeypatch.setattr(cache_hpo.os, "cpu_count", lambda: 2)
+    # every pool forks while no thread of the command runs (the raw copy's threads, a progress bar's)
+    before, beside = set(threading.enumerate()), []
+    forking = index.worker_pool
+
+    def pool_noting_threads(count, initializer):
+        beside.append(sorted(t.name for t in set(threading.enumerate()) - before))
+        return forking(count, initializer)
+
+    monkeypatch.setattr(index, "worker_pool", pool_noting_threads)
     parallel = _process(tmp_path / "parallel", run, "with_default")
     assert parallel.exit_code == 0, parallel.stdout + parallel.stderr
+    assert beside and beside == [[]] * len(beside)
+    monkeypatch.setattr(index, "worker_pool", forking)
     name = "cache/artifacts/nori-hpo/methods/Nori/results/hpo_trajectories.parquet"
     assert pq.read_table(tmp_path / "parallel" / name).equals(pq.read_table(tmp_path / "serial" / name))
     # the splits did go to other processes, in order
     monkeypatch.setattr(cache_hpo, "_split_trajectories", _pid_and_split)
-    splits = [cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None) for fold in range(4)]
-    done = list(cache_hpo._simulated(splits, tmp_path, [], "x", workers=2))
-    assert [s for _, s in done] == splits and os.getpid() not in {pid for pid, _ in done}
+    jobs = [(cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x")
+            for fold in range(4)]
+    with cache_hpo._simulation_pool(len(jobs), 2) as pool:
+        done = list(cache_hpo._simulated(jobs, pool))
+    assert [s for _, s in done] == [job[0] for job in jobs] and os.getpid() not in {pid for pid, _ in done}
+    with cache_hpo._simulation_pool(1, 2) as pool:  # too few splits for workers
+        assert pool is None
 
 
 def _handlers(job):
@@ -242,10 +259,12 @@ def test_trajectory_workers_leave_quietly_whatever_handler_the_cli_installed(tmp
     import signal
 
     monkeypatch.setattr(cache_hpo, "_split_trajectories", _handlers)
-    splits = [cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None) for fold in range(8)]
+    jobs = [(cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x")
+            for fold in range(8)]
     before = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        done = list(cache_hpo._simulated(splits, tmp_path, [], "x", workers=2))
+        with cache_hpo._simulation_pool(len(jobs), 2) as pool:
+            done = list(cache_hpo._simulated(jobs, pool))
     finally:
         signal.signal(signal.SIGTERM, before)
     assert done == [(signal.SIG_DFL, signal.SIG_IGN)] * 8

@@ -32,6 +32,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -384,9 +385,10 @@ def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Seq
     """
     plan = passes(configs, default)
     ordered = sorted(splits, key=lambda s: (s.dataset, s.fold))
-    lists = [chosen for _, _, chosen in plan]
-    per_split = list(progress.counted(_simulated(ordered, predictions_dir, lists, default, workers),
-                                      "HPO trajectories", len(ordered), unit="task splits"))
+    jobs = [(split, predictions_dir, [chosen for _, _, chosen in plan], default) for split in ordered]
+    with _simulation_pool(len(jobs), workers) as pool:  # forked before the progress bar's thread starts
+        per_split = list(progress.counted(_simulated(jobs, pool), "HPO trajectories", len(ordered),
+                                          unit="task splits"))
     out = []
     for k, (budget, seed, _) in enumerate(plan):
         meta = {"n_iterations": ITERATIONS, "n_configs": budget, "time_limit": None, "config_type": config_type,
@@ -403,22 +405,31 @@ def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Seq
 PARALLEL_SPLITS = 8
 
 
-def _simulated(ordered: Sequence[Split], predictions_dir: Path, lists: list[list[str]], default: str,
-               workers: int | None) -> Iterable[list[dict[str, Any]]]:
-    """Each split's rows (one per pass) in order, from worker processes when there are enough splits."""
-    jobs = [(split, predictions_dir, lists, default) for split in ordered]
-    count = min(workers or os.cpu_count() or 1, len(jobs)) if len(jobs) >= PARALLEL_SPLITS else 1
+@contextmanager
+def _simulation_pool(splits: int, workers: int | None):
+    """Worker processes for the trajectories of ``splits`` task splits (``workers``, default one per CPU),
+    every one started now; None when the splits are too few or there is one CPU.
+
+    Started while no other thread of the command runs (the caller's progress bar draws from one):
+    a process forked beside another thread keeps, held for good, any lock that thread held.
+    """
+    count = min(workers or os.cpu_count() or 1, splits) if splits >= PARALLEL_SPLITS else 1
     if count < 2:
-        yield from map(_split_trajectories, jobs)
+        yield None
         return
     from tabarena_checks.raw.index import quiet_worker, worker_pool
 
-    # forked workers run numpy code only
     pool = worker_pool(count, quiet_worker)
     try:
-        yield from pool.map(_split_trajectories, jobs)
+        pool.submit(int).result()  # with fork, the first task starts every worker
+        yield pool
     finally:  # on Ctrl-C the queued splits are dropped, not simulated by workers that ignore it
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _simulated(jobs: Sequence[tuple[Split, Path, list[list[str]], str]], pool) -> Iterable[list[dict[str, Any]]]:
+    """Each split's rows (one per pass) in order, in ``pool``'s workers when there is one."""
+    return map(_split_trajectories, jobs) if pool is None else pool.map(_split_trajectories, jobs)
 
 
 def _split_trajectories(job: tuple[Split, Path, list[list[str]], str]) -> list[dict[str, Any]]:

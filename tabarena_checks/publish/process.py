@@ -373,17 +373,25 @@ def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
     meta, index, inference = facts.metadata, facts.index, facts.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
-    # the decoding workers fork before the raw copy's threads start (see decoding_pool)
+    # worker processes fork while no other thread runs (a lock another thread held at that moment would
+    # stay held in the worker): the decoding workers before the raw copy's threads start (see
+    # decoding_pool), the HPO simulation's once those threads and the decoding pool have ended
+    copied = None
     with decoding_pool(len(index), facts.workers) as pool:
         if ctx.options.no_cache_raw:
-            return _tables(index, inference, meta, out, pool), {}
-        with copying_raw(index, inference, meta, out / "raw") as copied:
-            written = _tables(index, inference, meta, out, pool)
-    return [*written, f"raw/ ({len(copied)} results.pkl)"], copied
+            read, written = _tables(index, inference, meta, out, pool)
+        else:
+            with copying_raw(index, inference, meta, out / "raw") as copied:
+                read, written = _tables(index, inference, meta, out, pool)
+    simulated = _hpo_files(read, meta, out)
+    if copied is None:
+        return [*simulated, *written], {}
+    return [*simulated, *written, f"raw/ ({len(copied)} results.pkl)"], copied
 
 
-def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> list[str]:
-    """metadata.yaml, processed/ and results/."""
+def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tuple[Read, list[str]]:
+    """metadata.yaml, processed/ and results/ but for the HPO trajectories: the read (for :func:`_hpo_files`)
+    and what was written."""
     import pyarrow.parquet as pq
 
     from tabarena_checks.publish.cache_predictions import context_json, metadata_json, task_metadata_table
@@ -392,8 +400,6 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> lis
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
     read = read_results(index, meta, out / "processed" / "model_predictions", pool)
-    if pool is not None:
-        pool.shutdown()  # the read's workers leave before the HPO trajectories start workers of their own
     results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
     pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
@@ -407,13 +413,13 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> lis
     (out / "processed" / "metadata.json").write_text(metadata_json(), encoding="utf-8")
     (out / "processed" / "context.json").write_text(context_json(tasks), encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
-    return [*_hpo_files(read, meta, out), f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
-            f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
-            "processed/metadata.json",
-            f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
-            f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
-            f"processed/configs_hyperparameters.json ({len(hps)} configs)",
-            f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
+    return read, [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
+                  f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
+                  "processed/metadata.json",
+                  f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
+                  f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
+                  f"processed/configs_hyperparameters.json ({len(hps)} configs)",
+                  f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
 
 
 def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
