@@ -390,8 +390,8 @@ def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
 
 
 def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tuple[Read, list[str]]:
-    """metadata.yaml, processed/ and results/ but for the HPO trajectories: the read (for :func:`_hpo_files`)
-    and what was written."""
+    """metadata.yaml, processed/ and results/ but for the HPO files: the read (for :func:`_hpo_files`) and
+    what was written."""
     import pyarrow.parquet as pq
 
     from tabarena_checks.publish.cache_predictions import context_json, metadata_json, task_metadata_table
@@ -400,6 +400,8 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tup
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
     read = read_results(index, meta, out / "processed" / "model_predictions", pool)
+    if pool is not None:
+        pool.shutdown()  # the read's workers leave now: the memory they hold is the tables' to use
     results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
     pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
