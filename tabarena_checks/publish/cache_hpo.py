@@ -408,23 +408,17 @@ PARALLEL_SPLITS = 8
 @contextmanager
 def _simulation_pool(splits: int, workers: int | None):
     """Worker processes for the trajectories of ``splits`` task splits (``workers``, default one per CPU),
-    every one started now; None when the splits are too few or there is one CPU.
-
-    Started while no other thread of the command runs (the caller's progress bar draws from one):
-    a process forked beside another thread keeps, held for good, any lock that thread held.
+    every one started now (:func:`~tabarena_checks.raw.index.quiet_pool`), before the caller's progress bar
+    starts drawing from a thread of its own; None when the splits are too few or there is one CPU.
     """
     count = min(workers or os.cpu_count() or 1, splits) if splits >= PARALLEL_SPLITS else 1
     if count < 2:
         yield None
         return
-    from tabarena_checks.raw.index import quiet_worker, worker_pool
+    from tabarena_checks.raw.index import quiet_pool
 
-    pool = worker_pool(count, quiet_worker)
-    try:
-        pool.submit(int).result()  # with fork, the first task starts every worker
+    with quiet_pool(count) as pool:
         yield pool
-    finally:  # on Ctrl-C the queued splits are dropped, not simulated by workers that ignore it
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _simulated(jobs: Sequence[tuple[Split, Path, list[list[str]], str]], pool) -> Iterable[list[dict[str, Any]]]:

@@ -70,14 +70,10 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
     if workers < 2 or files < threshold:
         yield None
         return
-    from tabarena_checks.raw.index import quiet_worker, worker_pool
+    from tabarena_checks.raw.index import quiet_pool
 
-    pool = worker_pool(workers, quiet_worker)
-    try:
-        pool.submit(int).result()  # with fork, the first task starts every worker: now, before any other thread
+    with quiet_pool(workers) as pool:
         yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list], Any] | None = None,

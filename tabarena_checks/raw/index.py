@@ -17,7 +17,8 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -395,6 +396,19 @@ def quiet_worker(parent: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
+
+
+@contextmanager
+def quiet_pool(count: int) -> Iterator[Any]:
+    """``count`` worker processes started with :func:`quiet_worker`, every one forked now (call it before any
+    other thread starts: a process forked beside another thread keeps, held for good, any lock that thread
+    held); on leaving, the queued tasks are dropped and the workers stopped."""
+    pool = worker_pool(count, quiet_worker)
+    try:
+        pool.submit(int).result()  # with fork, the first task starts every worker
+        yield pool
+    finally:  # on Ctrl-C the queued tasks are dropped, not run by workers that ignore it
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def die_with_parent(parent: int) -> None:
