@@ -17,10 +17,12 @@ back a directory moved aside when the target is missing, and leaves a running on
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +274,24 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
 def write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically."""
     write_bytes(path, text.encode("utf-8"))
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """``header`` and ``rows`` as CSV text, one ``\\n`` per line, that ``csv.reader`` reads back cell for cell.
+
+    csv.writer quotes a cell only for the characters of its own line terminator, so with ``\\n`` a
+    cell holding a bare ``\\r`` (a leaderboard cell can) went out unquoted, and every reader took
+    it for the end of the line: the row fell apart into two short ones. Such a row is written
+    with every cell quoted; the others as usual.
+    """
+    buf = io.StringIO()
+    minimal = csv.writer(buf, lineterminator="\n")
+    quoted = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    minimal.writerow(header)
+    for row in rows:
+        row = list(row)
+        (quoted if any("\r" in str(cell) for cell in row) else minimal).writerow(row)
+    return buf.getvalue()
 
 
 def write_zip_entry(archive, info, data: bytes, **options: Any) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io as stdlib_io
 import os
 import signal
 import subprocess
@@ -93,6 +95,15 @@ def test_a_killed_writers_temporary_is_swept(tmp_path):
 
 
 # --------------------------------------------------------------------------- bounded reads
+
+
+def test_csv_text_reads_back_cell_for_cell_even_with_a_bare_carriage_return():
+    rows = [["m1", "71.2"], ["m2", "0\r0"], ["m3", "a\nb"], ["m4", 'say "x", then\r\n']]
+    text = io.csv_text(["model", "score"], rows)
+    assert list(csv.reader(stdlib_io.StringIO(text, newline=""))) == [["model", "score"], *rows]
+    # only the row that needs it is quoted in full: ledgers stay as plain to read and diff as before
+    assert text.startswith("model,score\nm1,71.2\n\"m2\",\"0\r0\"\nm3,\"a\nb\"\n")
+    assert "\r\n" not in text.replace('then\r\n"', "")  # every line ends in \n alone
 
 
 def test_read_errors_name_the_file_and_the_reason(tmp_path):

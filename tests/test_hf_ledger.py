@@ -201,6 +201,17 @@ def test_ledger_round_trip_and_hand_edited_status_cannot_hide_a_qualifier(tmp_pa
     assert reloaded[1].status == "needs_review" and reloaded[1].value is None
 
 
+def test_a_cell_with_a_bare_carriage_return_survives_the_ledger_file(tmp_path):
+    # csv.writer left such a cell unquoted, and the reread ledger had a row with no source_locator
+    path = tmp_path / "board.csv"
+    path.write_text('Model,Diamond,Hard\r\nm1,71.2,"0\r0"\r\n', newline="")
+    rows = ledger.import_source(path, "csv")
+    assert [r.source_value for r in rows] == ["71.2", "0\r0"] and rows[1].status == "needs_review"
+    out = tmp_path / "ledger.csv"
+    ledger.write(out, rows)
+    assert ledger.load(out) == rows
+
+
 def test_ledger_eval_date_must_be_a_real_date(tmp_path):
     out = tmp_path / "ledger.csv"
     ledger.write(out, [ledger.LedgerRow("m", "Diamond", "71.2", "b.csv:L2", eval_date="2025-02-30")])

@@ -7,15 +7,13 @@ bundle stays intact until the new one is complete.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 import attrs
 
 from checks import ActionFailed
-from checks.io import ReadError, read_text, swap_in_dir, sweep_siblings, temp_sibling
+from checks.io import ReadError, csv_text, read_text, swap_in_dir, sweep_siblings, temp_sibling
 from hfmigrate_checks.drafts import validate
 from hfmigrate_checks.source.contract import Contract
 from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
@@ -161,18 +159,12 @@ def _evidence(resolution) -> str:
 
 
 def source_ledger_csv(contract: Contract, decisions: Sequence[ModelDecision]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(LEDGER_COLUMNS)
-    for d in decisions:
-        status = getattr(d.resolution, "status", "") or "needs_review"
-        for row in d.rows:
-            writer.writerow([
-                row.source_model, row.source_variant, row.source_task, row.source_value,
-                row.source_unit or contract.unit, row.source_url, row.source_locator, row.qualifiers,
-                d.repo_id, status, _evidence(d.resolution), row_decision(d, row, contract),
-            ])
-    return buf.getvalue()
+    return csv_text(LEDGER_COLUMNS, (
+        [row.source_model, row.source_variant, row.source_task, row.source_value,
+         row.source_unit or contract.unit, row.source_url, row.source_locator, row.qualifiers,
+         d.repo_id, getattr(d.resolution, "status", "") or "needs_review", _evidence(d.resolution),
+         row_decision(d, row, contract)]
+        for d in decisions for row in d.rows))
 
 
 def plan_files(contract: Contract, decisions: Sequence[ModelDecision], header: Header,

@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 
 from checks import InputError
-from checks.io import interrupted_query_aborts, read_text, write_text
+from checks.io import csv_text, interrupted_query_aborts, read_text, write_text
 from hfmigrate_checks.source import mdtable, qualifiers
 from hfmigrate_checks.evalresults.evalfile import date_problem
 
@@ -464,12 +464,7 @@ def import_source(
 
 
 def dumps(rows: Iterable[LedgerRow]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow([getattr(row, c) for c in COLUMNS])
-    return buf.getvalue()
+    return csv_text(COLUMNS, ([getattr(row, c) for c in COLUMNS] for row in rows))
 
 
 def write(path: str | Path, rows: Iterable[LedgerRow]) -> None:
