@@ -17,8 +17,6 @@ back a directory moved aside when the target is missing, and leaves a running on
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import os
 import re
 import stat
@@ -284,6 +282,9 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     it for the end of the line: the row fell apart into two short ones. Such a row is written
     with every cell quoted; the others as usual.
     """
+    import csv
+    import io
+
     buf = io.StringIO()
     minimal = csv.writer(buf, lineterminator="\n")
     quoted = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)

@@ -81,6 +81,37 @@ def test_framework_inside_a_pickle_never_names_a_path(tmp_path, config):
         "Nori_c1_default_BAG_L1/363612/0_0/results.pkl", "Nori_c1_default_BAG_L1/363612/0_1/results.pkl"]
 
 
+@pytest.mark.parametrize("name", [pytest.param(v, id=k) for k, v in {**HOSTILE, "dot-dot-alone": ".."}.items()])
+@reliability(fault="every result of a task says `task_metadata.name = '../../../../escaped'` (or '..', 'a/b', an "
+                   "absolute path, a NUL byte, 300 characters): TabArena names the task's "
+                   "processed/model_predictions/ directory after it, and so did `checks run process`",
+             must="TA406 (it cannot be ignored or waived) blocks the run naming the file and the name, nothing is "
+                  "written anywhere, and the predictions writer itself refuses such a name")
+def test_a_dataset_name_inside_a_pickle_never_names_a_path(tmp_path, name):
+    import gzip
+    import pickle
+
+    from checks import ActionFailed
+    from tabarena_checks.publish.cache_predictions import write_task
+
+    data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=1, validation_protocol="8x1")
+    for path in data.rglob("363612/*/results.pkl"):
+        result = pickle.loads(gzip.decompress(path.read_bytes()))
+        result["task_metadata"]["name"] = name
+        path.write_bytes(gzip.compress(pickle.dumps(result)))
+    ref = write_info(tmp_path / "info")
+    root = tmp_path / "a" / "b" / "cache"
+    before = snapshot(tmp_path)
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(root)], cwd=tmp_path)
+    assert res.exit_code == 1, res.stdout + res.stderr
+    assert "failed TA406 cache-names-safe" in res.stdout and "363612/0_0/results.pkl" in res.stdout
+    assert f"processed/model_predictions/{name!r}/" in res.stdout
+    assert _written_outside(tmp_path, before, root) == [] and not root.exists()
+    with pytest.raises(ActionFailed, match="cannot name a model_predictions directory"):
+        write_task(tmp_path / "predictions", name, 0, [])
+    assert not (tmp_path / "predictions").exists()
+
+
 @pytest.mark.parametrize("config", [
     pytest.param('ignore = ["TA406"]\n', id="ignored"),
     pytest.param('[[waivers]]\nrule = "TA406"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\n'

@@ -185,6 +185,36 @@ def _damage(data, kind):
         result["simulation_artifacts"] = ["oops"]
         rewrite(result)
         return "TA306", [rel, "simulation_artifacts is not a dict"]
+    sa = result["simulation_artifacts"]
+    if kind == "missing-y-test":
+        del sa["y_test"]
+        rewrite(result)
+        return "TA306", [rel, "simulation_artifacts.y_test is missing"]
+    if kind == "prediction-not-an-array":
+        sa["pred_proba_dict_val"][result["framework"]] = "0.5"
+        rewrite(result)
+        return "TA306", [rel, "must be a 1-D or 2-D numeric array (got a str)"]
+    if kind == "position-past-the-rows":
+        sa["bag_info"]["val_idx_per_child"][1][0] = len(sa["y_val"])
+        rewrite(result)
+        return "TA306", [rel, "val_idx_per_child[1] holds positions outside the"]
+    if kind == "int-beyond-64-bits":
+        result["time_infer_s"] = 2**70
+        rewrite(result)
+        return "TA306", [rel, "time_infer_s is out of range"]
+    if kind == "other-rows-in-the-split":
+        # a second config of the split, sound on its own, predicting one test row fewer
+        other = pickle.loads(gzip.decompress(blob))
+        other["framework"] = CONFIG.replace("_c1_", "_r1_")
+        osa = other["simulation_artifacts"]
+        osa["y_test"], osa["y_test_idx"] = osa["y_test"][:-1], osa["y_test_idx"][:-1]
+        osa["pred_proba_dict_val"] = {other["framework"]: osa["pred_proba_dict_val"][CONFIG]}
+        osa["pred_proba_dict_test"] = {other["framework"]: osa["pred_proba_dict_test"][CONFIG][:-1]}
+        osa["bag_info"]["pred_proba_test_per_child"] = [c[:-1] for c in osa["bag_info"]["pred_proba_test_per_child"]]
+        twin = data / other["framework"] / "363614" / "0_1" / "results.pkl"
+        twin.parent.mkdir(parents=True)
+        twin.write_bytes(gzip.compress(pickle.dumps(other, protocol=4)))
+        return "TA306", [twin.relative_to(data).as_posix(), "every config of a task split must predict the same rows"]
     if kind == "duplicate-split":
         twin = data / (CONFIG + "-rerun") / "363614" / "0_1" / "results.pkl"
         twin.parent.mkdir(parents=True)
@@ -200,12 +230,16 @@ def _damage(data, kind):
 
 DAMAGE = ("truncated-gzip", "zero-byte", "not-a-pickle", "not-a-dict", "string-fold", "nan-metric-error",
           "missing-task-metadata", "task-metadata-not-a-dict", "string-metric-error", "bad-protocol-record",
-          "artifacts-not-a-dict", "duplicate-split", "two-methods")
+          "artifacts-not-a-dict", "missing-y-test", "prediction-not-an-array", "position-past-the-rows",
+          "int-beyond-64-bits", "other-rows-in-the-split", "duplicate-split", "two-methods")
 
 
 @pytest.mark.parametrize("kind", DAMAGE)
 @reliability(fault="one damaged result in a run: truncated gzip, zero bytes, not a pickle, not a dict, a string fold, "
                    "a NaN or string metric_error, missing or mistyped task_metadata, a malformed protocol record, "
+                   "simulation artifacts that processing cannot align (a missing label array, a prediction that is "
+                   "not an array, a child's position past the validation rows), an int time beyond 64 bits, a config "
+                   "whose labels differ in number from the rest of its task split, "
                    "a duplicate (config, task, split), results of two methods mixed",
              must="`checks run process` blocks with one clear verdict naming the file and the field (TA301, TA302, "
                   "TA304 or TA306), never a traceback; every other rule still judges the rest of the run")

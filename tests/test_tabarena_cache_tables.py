@@ -11,6 +11,7 @@ import json
 import attrs
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from tabarena_checks.publish import cache_tables as ct
 from tabarena_checks.metadata.model import MethodMetadata
@@ -59,6 +60,24 @@ def test_column_types_follow_pandas_concat():
     assert table.schema.field("d").type == pa.string()
     mixed = ct.frame([{"a": 1}, {"a": 2.5}, {"a": np.int32(3)}])
     assert mixed.schema.field("a").type == pa.float64()
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([1, None], pa.int64()),  # pandas keeps an object column; Arrow reads it as int64 with a null
+    ([np.int32(3), None], pa.int64()),
+    ([1.5, None], pa.float64()),  # the None row is left out of the common dtype, and NaN fits a float
+    ([np.float32(1.5), None], pa.float32()),
+    ([True, None], pa.bool_()),
+    ([None, None], pa.null()),
+    ([True, 1], pa.int64()),
+    ([True, 1.5], pa.float64()),
+])
+def test_a_none_in_a_column_types_it_as_pandas_and_its_parquet_writer_do(values, expected):
+    # before, any None made the column Arrow's null type and the value beside it failed the write
+    table = ct.frame([{"a": v} for v in values])
+    assert table.schema.field("a").type == expected
+    assert table.column("a").to_pylist() == [None if v is None else (int(v) if isinstance(v, bool) and
+                                             expected != pa.bool_() else v) for v in values]
 
 
 def test_hardware_fields_missing_everywhere_are_no_columns():

@@ -44,7 +44,8 @@ SCENARIOS = {
                 info='MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True, '
                      'can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
     # one config, renamed with name_suffix and a model_key of its own
-    "suffix": dict(method="Nori", suite="nori-v2", drop_val=True, run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
+    # (disk_usage None in every fold-0 result: an int column holding None, int64 with nulls in both)
+    "suffix": dict(method="Nori", suite="nori-v2", drop_val=True, no_disk_usage=True, run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
                    info='MethodMetadata.config(method="Nori", suite="nori-v2", ag_key="TA-NORI", '
                         'model_key="NORI-KEY", name_suffix="_v2", is_bag=True, can_hpo=False, '
                         'config_default="Nori_v2_c1_default_BAG_L1")'),
@@ -89,8 +90,8 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     spec = SCENARIOS[name]
     method, suite, info = spec["method"], spec["suite"], spec["info"].replace("(", f"({R2}", 1)
     data = generate_run(tmp_path / "run", array_scale=0.05, workers=1, **spec["run"])
-    if spec.get("drop_val"):
-        _drop_val_error(data)
+    if spec.get("drop_val") or spec.get("no_disk_usage"):
+        _edit_fold0(data, drop_val=spec.get("drop_val", False), no_disk_usage=spec.get("no_disk_usage", False))
     if "other" in spec:
         other = generate_run(tmp_path / "other", array_scale=0.05, workers=1, **spec["other"])
         for config_dir in other.iterdir():
@@ -116,15 +117,19 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     return tmp_path / "native" / rel, tmp_path / "tabarena" / rel
 
 
-def _drop_val_error(data: Path) -> None:
-    """Remove metric_error_val from the fold-0 results (TabArena 0.1.0 recomputes a missing one on load)."""
+def _edit_fold0(data: Path, drop_val: bool, no_disk_usage: bool) -> None:
+    """Edit the fold-0 results: remove metric_error_val (TabArena 0.1.0 recomputes a missing one on load),
+    set method_metadata.disk_usage to None."""
     import gzip
     import pickle
 
     for path in data.rglob("results.pkl"):
         result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files
         if result["task_metadata"]["fold"] == 0:
-            del result["metric_error_val"]
+            if drop_val:
+                del result["metric_error_val"]
+            if no_disk_usage:
+                result["method_metadata"]["disk_usage"] = None
             path.write_bytes(gzip.compress(pickle.dumps(result)))
 
 

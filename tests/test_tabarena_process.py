@@ -431,3 +431,71 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
             and "add split_idx = n_folds * repeat + fold (repeat 1, fold 0)" in out.stdout)
     assert "has 2 results" in out.stdout and "move the other(s) out of the data directory" in out.stdout
     assert not (tmp_path / "cache").exists(), "nothing is written"
+
+
+def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead_of_crashing(tmp_path, runs):
+    # each stopped processing halfway with a traceback (exit 3) before the reader checked them
+    from tabarena_checks.synth.generate import write_result
+
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"
+    result = reader.load_result(damaged)
+    del result["simulation_artifacts"]["y_test"]
+    write_result(damaged, result)
+    other_rows = data / "TA-Nori_r1_default_BAG_L1" / "363612" / "1_1" / "results.pkl"
+    result = reader.load_result(other_rows)
+    sa = result["simulation_artifacts"]
+    keep = slice(0, len(sa["y_val"]) - 2)  # two validation rows fewer, consistently within the file
+    sa["y_val"], sa["y_val_idx"] = sa["y_val"][keep], sa["y_val_idx"][keep]
+    sa["pred_proba_dict_val"] = {k: v[keep] for k, v in sa["pred_proba_dict_val"].items()}
+    sa["bag_info"]["val_idx_per_child"] = [idx[idx < keep.stop] for idx in sa["bag_info"]["val_idx_per_child"]]
+    write_result(other_rows, result)
+    assert reader.decode_row(other_rows, root=data)["problems"] == [], "the file alone is sound"
+    out = process(tmp_path, runs)
+    assert out.exit_code == 1, out.stdout + out.stderr
+    assert ("TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: simulation_artifacts.y_test is missing"
+            in out.stdout)
+    assert ("TA-Nori_r1_default_BAG_L1/363612/1_1/results.pkl: simulation_artifacts holds 48 validation and "
+            "25 test labels, but TA-Nori_c1_default_BAG_L1/363612/1_1/results.pkl of the same task split holds "
+            "50 and 25" in out.stdout)
+    assert "Traceback" not in out.stderr and not (tmp_path / "cache").exists(), "nothing is written"
+
+
+def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, runs, monkeypatch):
+    from tabarena_checks.raw import artifacts
+    from tabarena_checks.synth.generate import write_result
+
+    monkeypatch.setattr(artifacts, "problems", lambda *args: [])  # a defect no check foresaw
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"
+    result = reader.load_result(damaged)
+    del result["simulation_artifacts"]["y_test"]
+    write_result(damaged, result)
+    out = process(tmp_path, runs, "configs", "nori", env={"CHECKS_CACHE_DIR": str(tmp_path / "index-cache")})
+    assert out.exit_code == 4, out.stdout + out.stderr
+    assert ("TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: its simulation artifacts cannot be aligned as "
+            "TabArena aligns them (KeyError: 'y_test'); nothing was written" in out.stdout + out.stderr)
+    assert "Traceback" not in out.stderr and not (tmp_path / "cache" / CACHE).exists()
+
+
+def test_a_validation_row_no_child_predicted_ends_the_simulation_with_the_reason(tmp_path, runs):
+    # TabArena 0.1.0 stops here too, with numpy's "'a' cannot be empty unless no samples are taken"
+    from tabarena_checks.synth.generate import write_result
+
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    gap = data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl"
+    result = reader.load_result(gap)
+    children = result["simulation_artifacts"]["bag_info"]["val_idx_per_child"]
+    children[:] = [idx[idx != 0] for idx in children]  # validation row 0: predicted by no child, NaN
+    write_result(gap, result)
+    info = tmp_path / "info.py"
+    info.write_text(INFO.replace('is_bag=True,\n', 'is_bag=True, config_default="Nori_c1_default_BAG_L1",\n', 1))
+    out = run_cli(["run", "process", str(data), "--method-metadata", f"{info}:nori", "--cache-root",
+                   str(tmp_path / "cache")], cwd=tmp_path)
+    assert out.exit_code == 4, out.stdout + out.stderr
+    assert "TA305" in out.stdout and ("cannot simulate TabArena's HPO trajectories: every candidate ensemble scored "
+                                      "NaN at step 1 of a greedy search" in out.stdout + out.stderr)
+    assert "Warning" not in out.stderr and not (tmp_path / "cache" / CACHE).exists()

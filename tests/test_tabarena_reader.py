@@ -252,6 +252,74 @@ def test_wrong_types_are_recorded_not_crashed_on(tmp_path):
     assert "task_metadata missing" in row["problems"] and row["tid"] is None and row["framework"]
 
 
+def _sa(result):
+    return result["simulation_artifacts"]
+
+
+def _bag(result):
+    return _sa(result)["bag_info"]
+
+
+#: (task, edit of a clean bagged result, a problem the row must then carry): each a defect that stopped
+#: ``checks run process`` with a traceback (exit 3) before the reader checked what alignment reads
+ARTIFACT_DEFECTS = {
+    "y_test missing": (363614, lambda r: _sa(r).pop("y_test"), "simulation_artifacts.y_test is missing"),
+    "y_val not an array": (363612, lambda r: _sa(r).update(y_val=b"bytes"),
+                           "simulation_artifacts.y_val must be a 1-D array of numbers (got a bytes)"),
+    "float labels in a classification": (363619, lambda r: _sa(r).update(y_val=_sa(r)["y_val"] + 0.5),
+                                         "simulation_artifacts.y_val must hold class numbers (integers)"),
+    "a class beyond the predictions": (363614, lambda r: _sa(r)["y_test"].__setitem__(0, 9),
+                                       "simulation_artifacts.y_test holds class 9 but the predictions have 5 classes"),
+    "no test prediction": (363612, lambda r: _sa(r).pop("pred_proba_dict_test"),
+                           "simulation_artifacts has no test prediction (pred_proba_dict_test or pred_test)"),
+    "a prediction that is a number": (
+        363612, lambda r: _sa(r)["pred_proba_dict_val"].update({r["framework"]: 1}),
+        "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] must be a 1-D or 2-D numeric array "
+        "(got a int)"),
+    "prediction and labels disagree": (363612, lambda r: _sa(r).update(y_test=_sa(r)["y_test"][:-1]),
+                                       "the test prediction has 25 rows but y_test has 24"),
+    "row ids of another length": (363612, lambda r: _sa(r).update(y_test_idx=_sa(r)["y_test_idx"][:3]),
+                                  "simulation_artifacts.y_test_idx has 3 row ids but its labels have 25 rows"),
+    "bag without row ids": (363612, lambda r: _sa(r).pop("y_val_idx"),
+                            "simulation_artifacts has bag_info but no usable y_val_idx"),
+    "no val_idx_per_child": (363612, lambda r: _bag(r).pop("val_idx_per_child"),
+                             "simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer "
+                             "arrays (got nothing)"),
+    "float positions": (363612, lambda r: _bag(r)["val_idx_per_child"].__setitem__(2, np.zeros((0, 3))),
+                        "val_idx_per_child must be a non-empty list of 1-D integer arrays (got a list of 8 "
+                        "(1-D int64 array, 2-D float64 array))"),
+    "a position past the rows": (363612, lambda r: _bag(r)["val_idx_per_child"][1].__setitem__(0, 10_000),
+                                 "bag_info.val_idx_per_child[1] holds positions outside the 50 validation rows"),
+    "a child predicting fewer test rows": (
+        363612, lambda r: _bag(r)["pred_proba_test_per_child"].__setitem__(3, np.zeros(4, dtype=np.float32)),
+        "bag_info.pred_proba_test_per_child: every child must predict all 25 test rows"),
+    "children of another width": (
+        363614, lambda r: _bag(r)["pred_proba_test_per_child"].__setitem__(0, np.zeros(16, dtype=np.float32)),
+        "pred_proba_test_per_child: the children's predictions differ in columns"),
+    "bag_info not a dict": (363612, lambda r: _sa(r).update(bag_info=1.5),
+                            "simulation_artifacts.bag_info is not a dict (got float)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARTIFACT_DEFECTS))
+def test_what_alignment_reads_is_checked_when_the_file_is_indexed(tmp_path, name):
+    task, edit, problem = ARTIFACT_DEFECTS[name]
+    data = make_run(tmp_path, tasks=(task,), folds=1, array_scale=0.05)
+    path = next(data.rglob("results.pkl"))
+    assert reader.decode_row(path, root=data)["problems"] == []  # must pass before the edit
+    result = reader.load_result(path)
+    edit(result)
+    write_payload(path, result)
+    problems = reader.decode_row(path, root=data)["problems"]
+    assert any(problem in p for p in problems), problems
+
+
+def test_val_and_test_rows_are_recorded_for_the_split_check(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1, array_scale=0.05)
+    (row,) = _rows(data).values()
+    assert (row["val_rows"], row["test_rows"]) == (50, 25)
+
+
 def test_directory_and_content_disagreements_are_problems(tmp_path):
     data = make_run(tmp_path, tasks=(363612,), folds=1)
     src = next(data.rglob("results.pkl"))

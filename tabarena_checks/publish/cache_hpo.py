@@ -183,6 +183,9 @@ class _Searches:
     def tie_break(self, k: int, scores: np.ndarray, s: int) -> int:
         """Search ``k``'s pick among several equally good candidates (AutoGluon's rule)."""
         best = np.flatnonzero(_close_to_min(scores))
+        if not len(best):  # AutoGluon's draw from no candidate fails too, with numpy's own words
+            raise ValueError(f"every candidate ensemble scored NaN at step {s + 1} of a greedy search: a config's "
+                             "validation prediction holds NaN (rows no bag child predicted, see TA305)")
         if len(best) > 1 and s:
             used = set(self.picks[k, :s].tolist())
             preferred = [j for j in best if j in used]
@@ -229,7 +232,10 @@ def select(prep: Prepared, cand: np.ndarray, size: int) -> np.ndarray:
 
 
 def _close_to_min(scores: np.ndarray) -> np.ndarray:
-    """``numpy.isclose(scores, nanmin(scores), atol=0, rtol=1e-12)``, without its overhead for finite minima."""
+    """``numpy.isclose(scores, nanmin(scores), atol=0, rtol=1e-12)``, without its overhead for finite minima
+    (and without nanmin's warning when every score is NaN: then nothing is close)."""
+    if np.isnan(scores).all():
+        return np.zeros(scores.shape, dtype=bool)
     best = np.nanmin(scores)
     if not np.isfinite(best):
         return np.isclose(scores, best, atol=0, rtol=1e-12)

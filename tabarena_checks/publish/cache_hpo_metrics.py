@@ -196,7 +196,8 @@ class Metric:
 
     def __init__(self, name: str, problem_type: str):
         if name not in SIMULATED:
-            raise ValueError(f"metric {name!r} is not one TabArena's simulation computes natively "
+            shown = name if len(name) <= 60 else f"{name[:57]}..."
+            raise ValueError(f"metric {shown!r} is not one TabArena's simulation computes natively "
                              f"(supported: {', '.join(SIMULATED)})")
         self.name = name
         #: log_loss ensembles true-class probabilities, a binary view of any classification

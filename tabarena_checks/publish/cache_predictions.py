@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from checks import io
+from checks import ActionFailed, io
 
 PRED_FILES = ("metadata.json", "pred-test.dat", "pred-val.dat")
 LABEL_FILES = ("label-test.csv.zip", "label-val.csv.zip")
@@ -161,6 +161,11 @@ def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]
     """``model_predictions/<dataset>/<fold>/``: the models' predictions and the split's labels (from the first)."""
     import numpy as np
 
+    from tabarena_checks.publish.cache_layout import segment_problem
+
+    problem = segment_problem(dataset)
+    if problem:  # TA406 refuses such a name before processing starts; never a path outside the cache
+        raise ActionFailed(f"dataset name {dataset!r} {problem}; it cannot name a model_predictions directory")
     target = root / dataset / str(fold)
     target.mkdir(parents=True, exist_ok=True)
     pred_val = np.array([p.pred_val for p in preds], dtype=np.float32)

@@ -177,16 +177,23 @@ def _object_type(given: list[Any]):
 
 
 def column_type(values: Sequence[Any], present: Sequence[bool]):
-    """The Arrow type pandas' concat gives a column (``present`` False: that row's frame lacks it)."""
+    """The Arrow type pandas' concat, then its parquet writer, give a column (``present`` False: that row's
+    frame lacks it).
+
+    pandas (2.x) leaves the one-row frames that hold None out when it finds the common dtype. A float
+    column holds their NaN; an int or bool column cannot, so it stays an object column, which
+    Arrow types from its values (int64, bool). A row without the column at all turns an int column
+    into float64. A bool mixed with numbers takes their type (True as 1).
+    """
     import pyarrow as pa
 
-    kinds = {_kind(v) for v, p in zip(values, present) if p}
-    gaps = not all(present)
+    given = _given(values, present)
+    kinds = {_kind(v) for v in given}
     if "object" in kinds or not kinds:
-        return _object_type(_given(values, present))
-    if "bool" in kinds:
-        return pa.bool_() if kinds == {"bool"} and not gaps else pa.null()
-    return _numeric_type(kinds, gaps)
+        return _object_type(given)
+    if kinds == {"bool"}:
+        return pa.bool_()
+    return _numeric_type(kinds, gaps=not all(present), nulls=len(given) < sum(present))
 
 
 def _given(values: Sequence[Any], present: Sequence[bool]) -> list[Any]:
@@ -194,14 +201,16 @@ def _given(values: Sequence[Any], present: Sequence[bool]) -> list[Any]:
     return [v for v, p in zip(values, present) if p and v is not None]
 
 
-def _numeric_type(kinds: set[str], gaps: bool):
-    """numpy's common type of the kinds; integers become float64 where a row lacks the column (pandas fills NaN)."""
+def _numeric_type(kinds: set[str], gaps: bool, nulls: bool):
+    """numpy's common type of the kinds, where an int column with a gap is float64 and one holding None int64."""
     import numpy as np
     import pyarrow as pa
 
     dtype = np.result_type(*[np.dtype(k) for k in sorted(kinds)])
-    if gaps and dtype.kind in "iu":
+    if dtype.kind in "iu" and gaps:
         dtype = np.dtype("float64")
+    elif dtype.kind in "iu" and nulls:
+        return pa.int64()
     return pa.from_numpy_dtype(dtype)
 
 
@@ -230,13 +239,16 @@ def _column(rows: Sequence[dict[str, Any]], name: str):
     typ = column_type(values, present)
     if pa.types.is_floating(typ):  # pandas writes NaN as a null
         values = [None if v is None or v != v else v for v in values]
-    return pa.array([_plain(v) for v in values], type=typ)
+    numeric = pa.types.is_integer(typ) or pa.types.is_floating(typ)
+    return pa.array([_plain(v, numeric) for v in values], type=typ)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, numeric: bool = False) -> Any:
+    """``value`` as Arrow takes it: a numpy scalar as its Python value, a bool in a number column as 0 or 1."""
     import numpy as np
 
-    return value.item() if isinstance(value, np.generic) else value
+    value = value.item() if isinstance(value, np.generic) else value
+    return int(value) if numeric and isinstance(value, bool) else value
 
 
 # --------------------------------------------------------------------------- the tables

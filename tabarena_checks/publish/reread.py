@@ -55,7 +55,13 @@ def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] 
         result = from_raw(raw, rel.split("/"), meta)
         results.append(result)
         if finish is not None and result.is_config:
-            preds.append(aligned(raw, result.row["framework"]))
+            try:
+                preds.append(aligned(raw, result.row["framework"]))
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+                # the rules check what alignment reads (raw.artifacts); a shape they let through still ends here
+                raise ActionFailed(f"{rel}: its simulation artifacts cannot be aligned as TabArena aligns them "
+                                   f"({type(exc).__name__}: {exc}); nothing was written: fix or remove the file, "
+                                   "and please report it, as the rules should have caught it") from exc
     return results, (finish(results, preds) if finish is not None else None)
 
 

@@ -222,10 +222,30 @@ def infer(index: RawIndex) -> Inference:
 
 
 def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
-    """``(path, problem)`` of every result field the reader flagged, and of every missing split_idx."""
+    """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
+    config result whose labels differ in number from those of its task split's first config."""
     return tuple(sorted(index.query(
         "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
         # TabArena places a result by its split_idx and its processing fails without it
         "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
         "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
-        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL")))
+        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_ROWS_DIFFER)))
+
+
+#: processing stacks the predictions of a task split's configs and writes the labels of the first (in path order)
+_ROWS_DIFFER = """
+    WITH configs AS (
+        SELECT path, method_prefix, tid, coalesce(repeat, 0) AS r, fold, val_rows, test_rows FROM results
+        WHERE has_sim_artifacts AND val_rows IS NOT NULL AND test_rows IS NOT NULL AND tid IS NOT NULL
+          AND fold IS NOT NULL),
+    firsts AS (
+        SELECT method_prefix, tid, r, fold, arg_min(path, path) AS first, arg_min(val_rows, path) AS v,
+               arg_min(test_rows, path) AS t
+        FROM configs GROUP BY ALL)
+    SELECT c.path, 'simulation_artifacts holds ' || c.val_rows || ' validation and ' || c.test_rows
+           || ' test labels, but ' || f.first || ' of the same task split holds ' || f.v || ' and ' || f.t
+           || '; every config of a task split must predict the same rows (rerun this config on that split, '
+           || 'or remove the file)'
+    FROM configs c JOIN firsts f USING (method_prefix, tid, r, fold)
+    WHERE (c.val_rows, c.test_rows) IS DISTINCT FROM (f.v, f.t)
+"""

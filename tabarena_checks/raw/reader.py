@@ -23,10 +23,13 @@ import re
 import stat
 import zlib
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from checks import InputError
+from tabarena_checks.raw import artifacts
 
+T = TypeVar("T")
 GZIP_MAGIC = b"\x1f\x8b"
 #: largest decompressed size accepted by default (real files are a few MiB at most)
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
@@ -406,10 +409,14 @@ class _Row:
         if value is None:
             return None
         try:
-            value = float(value)
+            number = float(value)
         except OverflowError:
             self.problems.append(f"{label} is too large for a float (got {_show(value)})")
             return None
+        if _is_int(value) and not INT64_MIN <= int(value) <= INT64_MAX:  # TabArena's tables keep an int an int
+            self.problems.append(f"{label} is out of range (got {_show(value)}; a float or a 64-bit integer is expected)")
+            return None
+        value = number
         if math.isnan(value):
             self.problems.append(f"{label} is NaN")
         elif math.isinf(value):
@@ -767,8 +774,11 @@ def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, An
             "add metric_error_val (the validation error of these predictions) to the result")
     no_fidelity = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
                    "val_not_close_pct": None}
+    out.update(artifacts.label_rows(sa))
     if sa is None:
         return {**out, **no_fidelity}
+    row.problems.extend(_guarded(row, "simulation_artifacts",
+                                 lambda: artifacts.problems(sa, v["framework"], v["problem_type"]), []))
     return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity)}
 
 
@@ -790,7 +800,7 @@ _PROTOCOL_NONE = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "v
                   "vp_stored_key": None}
 
 
-def _guarded(row: _Row, field: str, read, default: dict[str, Any]) -> dict[str, Any]:
+def _guarded(row: _Row, field: str, read: Callable[[], T], default: T) -> T:
     """``read()``, or ``default`` and a problem naming ``field`` when reading it raised (an odd type, a 0-d
     array where rows are expected, an index out of range): one odd field is that file's finding, not a crash."""
     try:

@@ -134,7 +134,9 @@ def prediction_fidelity(ctx):
     actions=RAW_ACTIONS,
     why="A result with a string fold, a NaN metric_error, no task_metadata or no split_idx decodes but "
     "cannot be placed or scored, so it would be dropped or mis-filed during processing (TabArena's own "
-    "processing fails on a missing split_idx).",
+    "processing fails on a missing split_idx). Simulation artifacts that processing cannot align (a label "
+    "array missing, a prediction that is not an array, a child's positions past the validation rows, a "
+    "config whose labels differ in number from the rest of its task split) would stop it halfway.",
     example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
     example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
 )
@@ -144,7 +146,7 @@ def result_fields_valid(ctx):
     if inference is None:
         return
     for path, message in inference.problems:
-        yield Finding(f"{path}: {message}", path=path)
+        yield Finding(message, path=path)
 
 
 RULES = [raw_files_readable, single_method, coverage_complete, no_duplicate_results, prediction_fidelity,

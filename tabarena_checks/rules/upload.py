@@ -47,7 +47,9 @@ def store_is_r2(ctx):
     why="method and suite become directory names of the cache and segments of the object keys, and the raw "
     "copy's directories are the run's config directories renamed to the method; a '..', a '/', an absolute "
     "path, a NUL byte or a name over the file system's limit would write outside the cache root or the bucket "
-    "prefix, or fail half-way. Paths are never built from text inside a results.pkl.",
+    "prefix, or fail half-way. One path comes from text inside the results.pkl files: the predictions go to "
+    "processed/model_predictions/<dataset>/, named by task_metadata.name as in TabArena, so each such name "
+    "must be a plain directory name too.",
     example_fail='MethodMetadata.config(method="../../x", suite="nori-2026-11", ...)',
     example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-11", ...)',
 )
@@ -69,6 +71,7 @@ def cache_names_safe(ctx):
             yield Finding(problem, path=meta.source or None)
     if ctx.action == "process" and not any(p for _, p in problems):
         yield from _raw_copy_names(ctx, meta.method)
+        yield from _dataset_names(ctx)
 
 
 def _raw_copy_names(ctx, method: str):
@@ -86,6 +89,26 @@ def _raw_copy_names(ctx, method: str):
         if problem:
             yield Finding(f"the raw copy of '{config_dir}' would be named {renamed!r}, which {problem}; "
                           "shorten the method name or the config directory", path=config_dir)
+
+
+def _dataset_names(ctx):
+    """A finding for each dataset name (from task_metadata.name) that cannot name a model_predictions directory."""
+    from checks import ChecksError
+    from tabarena_checks.publish.cache_layout import segment_problem
+
+    try:
+        table = ctx.facts.index.table
+    except ChecksError:
+        return  # TA302 reports a run that cannot be indexed
+    first: dict[str, str] = {}
+    for name, path in sorted(zip(table["dataset"].to_pylist(), table["path"].to_pylist()), key=lambda t: t[1]):
+        if name is not None:
+            first.setdefault(name, path)
+    for name, path in first.items():
+        problem = segment_problem(name)
+        if problem:
+            yield Finding(f"its predictions would be written to processed/model_predictions/{name!r}/, whose name "
+                          f"{problem}; the name is task_metadata.name in the result: correct it there", path=path)
 
 
 @rule(
