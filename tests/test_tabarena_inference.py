@@ -168,3 +168,41 @@ def test_tasks_may_have_different_repeats_but_a_repeat_needs_every_fold(tmp_path
     assert holes == (("TA-Nori_c1_default_BAG_L1", "363612", "1_2"),
                      ("TA-Nori_r1_default_BAG_L1", "363614", "0_0"), ("TA-Nori_r1_default_BAG_L1", "363614", "0_1"),
                      ("TA-Nori_r1_default_BAG_L1", "363614", "0_2"))
+
+
+def _edit(path, **task_metadata):
+    from tabarena_fixtures import write_payload
+
+    from tabarena_checks.raw import reader
+
+    result = reader.load_result(path)
+    result["task_metadata"].update(task_metadata)
+    write_payload(path, result)
+
+
+def test_a_split_whose_configs_name_or_file_it_differently_is_a_problem(tmp_path):
+    data = make_run(tmp_path, configs=2, tasks=(363612,), folds=2, array_scale=0.05)
+    assert inference.infer(build(data)).problems == ()  # must pass before the edits
+    _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", name="renamed")
+    _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_1" / "results.pkl", split_idx=3)
+    problems = inference.infer(build(data, use_cache=False)).problems
+    assert ("TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl",
+        "task_metadata.name is 'renamed', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task "
+        "split says 'airfoil_self_noise'; every result of a task split must name the same dataset (its predictions "
+        "are filed under that name): correct task_metadata.name") in problems
+    assert any(path == "TA-Nori_r1_default_BAG_L1/363612/0_1/results.pkl" and problem.startswith(
+        "task_metadata.split_idx is 3, but TA-Nori_c1_default_BAG_L1/363612/0_1/results.pkl of the same task split "
+        "says 1;") for path, problem in problems), problems
+
+
+def test_two_splits_of_a_task_under_one_split_idx_is_a_problem(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=3, repeats=2, array_scale=0.05)
+    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    # 2 is what a 2-fold run gives repeat 1, fold 0 (this run has 3 folds: 3), and what repeat 0, fold 2 has
+    _edit(data / "TA-Nori_c1_default_BAG_L1" / "363612" / "1_0" / "results.pkl", split_idx=2)
+    ((path, problem),) = inference.infer(build(data, use_cache=False)).problems
+    assert path == "TA-Nori_c1_default_BAG_L1/363612/1_0/results.pkl"
+    assert problem == ("task_metadata.split_idx is 2 for repeat 1, fold 0, but "
+                       "TA-Nori_c1_default_BAG_L1/363612/0_2/results.pkl of the same task is repeat 0, fold 2 under "
+                       "the same split_idx; its predictions would overwrite the other split's: correct "
+                       "task_metadata.split_idx")

@@ -379,3 +379,48 @@ def test_val_rebuild_from_per_child_predictions(tmp_path):
     row = reader.decode_row(path, root=data)
     assert row["val_not_close"] is True
     assert row["val_not_close_pct"] == pytest.approx(100 * stored.shape[1] / stored.size)  # the row's 5 classes
+
+
+#: (edit of a clean result at repeat 2, fold 0 of a 2-fold run, a problem the row must then carry): each a
+#: result processing would misfile or misname
+RESULT_DEFECTS = {
+    "split_idx no fold count gives": (lambda r: r["task_metadata"].update(split_idx=5),
+                                      "task_metadata.split_idx is 5, which no number of folds gives for repeat 2, "
+                                      "fold 0 (split_idx = n_folds * repeat + fold): correct it"),
+    "split_idx of the first repeat": (lambda r: r["task_metadata"].update(split_idx=0),
+                                           "task_metadata.split_idx is 0, which no number of folds gives"),
+    "no method_metadata": (lambda r: r.pop("method_metadata"), "method_metadata is missing: processing renames"),
+    "no name_prefix": (lambda r: r["method_metadata"].pop("name_prefix"),
+                       "method_metadata.name_prefix is missing: processing renames a config"),
+    "a name_prefix the framework lacks": (lambda r: r["method_metadata"].update(name_prefix="Other"),
+                                          "method_metadata.name_prefix 'Other' does not start the framework "
+                                          "'TA-Nori_c1_default_BAG_L1'"),
+    "metric_error_val None": (lambda r: r.update(metric_error_val=None), "metric_error_val is None: record the "
+                              "validation error, or remove the key to have it recomputed"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_DEFECTS))
+def test_results_processing_would_misfile_are_problems(tmp_path, name):
+    edit, problem = RESULT_DEFECTS[name]
+    data = make_run(tmp_path, tasks=(363612,), folds=2, repeats=3, array_scale=0.05)
+    path = data / "TA-Nori_c1_default_BAG_L1" / "363612" / "2_0" / "results.pkl"
+    row = reader.decode_row(path, root=data)
+    assert row["problems"] == [] and row["split_idx"] == 4  # must pass before the edit
+    result = reader.load_result(path)
+    edit(result)
+    write_payload(path, result)
+    problems = reader.decode_row(path, root=data)["problems"]
+    assert any(problem in p for p in problems), problems
+
+
+@pytest.mark.parametrize("repeat, fold, split_idx", [(0, 0, 0), (0, 2, 2), (1, 0, 3), (2, 1, 7), (1, 1, 4)])
+def test_every_split_idx_some_fold_count_gives_passes(tmp_path, repeat, fold, split_idx):
+    data = make_run(tmp_path, tasks=(363612,), folds=1, array_scale=0.05)
+    path = next(data.rglob("results.pkl"))
+    result = reader.load_result(path)
+    result["task_metadata"].update(repeat=repeat, fold=fold, split_idx=split_idx)
+    moved = data / "TA-Nori_c1_default_BAG_L1" / "363612" / f"{repeat}_{fold}" / "results.pkl"
+    path.unlink()
+    write_payload(moved, result)
+    assert reader.decode_row(moved, root=data)["problems"] == []

@@ -223,29 +223,52 @@ def infer(index: RawIndex) -> Inference:
 
 def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
     """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
-    config result whose labels differ in number from those of its task split's first config."""
+    config result that disagrees with its task split's first config (see :data:`_SPLIT_DIFFERS`)."""
     return tuple(sorted(index.query(
         "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
         # TabArena places a result by its split_idx and its processing fails without it
         "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
         "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
-        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_ROWS_DIFFER)))
+        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_SPLIT_DIFFERS)))
 
 
-#: processing stacks the predictions of a task split's configs and writes the labels of the first (in path order)
-_ROWS_DIFFER = """
-    WITH configs AS (
-        SELECT path, method_prefix, tid, coalesce(repeat, 0) AS r, fold, val_rows, test_rows FROM results
-        WHERE has_sim_artifacts AND val_rows IS NOT NULL AND test_rows IS NOT NULL AND tid IS NOT NULL
-          AND fold IS NOT NULL),
-    firsts AS (
-        SELECT method_prefix, tid, r, fold, arg_min(path, path) AS first, arg_min(val_rows, path) AS v,
-               arg_min(test_rows, path) AS t
-        FROM configs GROUP BY ALL)
-    SELECT c.path, 'simulation_artifacts holds ' || c.val_rows || ' validation and ' || c.test_rows
-           || ' test labels, but ' || f.first || ' of the same task split holds ' || f.v || ' and ' || f.t
-           || '; every config of a task split must predict the same rows (rerun this config on that split, '
-           || 'or remove the file)'
-    FROM configs c JOIN firsts f USING (method_prefix, tid, r, fold)
-    WHERE (c.val_rows, c.test_rows) IS DISTINCT FROM (f.v, f.t)
+#: processing takes a task split's configs together: it stacks their predictions, writes the labels of the
+#: first (in path order) and files the split under the dataset name and split_idx it reads from them, so two
+#: splits of a task under one split_idx would overwrite each other
+_SPLIT_DIFFERS = """
+    WITH split AS (
+        SELECT path, dataset, split_idx, val_rows, test_rows, method_prefix, tid, coalesce(repeat, 0) AS r, fold
+        FROM results WHERE has_sim_artifacts AND tid IS NOT NULL AND fold IS NOT NULL),
+    named AS (
+        SELECT *, first_value(path) OVER w AS first, first_value(dataset) OVER w AS first_dataset,
+               first_value(split_idx) OVER w AS first_split_idx
+        FROM split WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
+    sized AS (  -- a file without labels is a problem of its own (raw.artifacts) and is not compared
+        SELECT *, first_value(path) OVER w AS first, first_value(val_rows) OVER w AS first_val,
+               first_value(test_rows) OVER w AS first_test
+        FROM split WHERE val_rows IS NOT NULL AND test_rows IS NOT NULL
+        WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
+    filed AS (
+        SELECT *, first_value(path) OVER w AS first, first_value(r) OVER w AS first_r,
+               first_value(fold) OVER w AS first_fold
+        FROM split WHERE split_idx IS NOT NULL WINDOW w AS (PARTITION BY method_prefix, tid, split_idx ORDER BY r, fold, path))
+    SELECT path, 'task_metadata.split_idx is ' || split_idx || ' for repeat ' || r || ', fold ' || fold || ', but '
+           || first || ' of the same task is repeat ' || first_r || ', fold ' || first_fold || ' under the same '
+           || 'split_idx; its predictions would overwrite the other split''s: correct task_metadata.split_idx' FROM filed
+    WHERE r <> first_r OR fold <> first_fold
+    UNION ALL
+    SELECT path, 'task_metadata.name is ''' || dataset || ''', but ' || first || ' of the same task split says '''
+           || first_dataset || '''; every result of a task split must name the same dataset (its predictions '
+           || 'are filed under that name): correct task_metadata.name' FROM named
+    WHERE dataset <> first_dataset
+    UNION ALL
+    SELECT path, 'task_metadata.split_idx is ' || split_idx || ', but ' || first || ' of the same task split says '
+           || first_split_idx || '; every result of a task split must have the same split_idx (its predictions are '
+           || 'filed under it): correct task_metadata.split_idx' FROM named
+    WHERE split_idx <> first_split_idx
+    UNION ALL
+    SELECT path, 'simulation_artifacts holds ' || val_rows || ' validation and ' || test_rows || ' test labels, but '
+           || first || ' of the same task split holds ' || first_val || ' and ' || first_test || '; every config '
+           || 'of a task split must predict the same rows (rerun this config on that split, or remove the file)'
+    FROM sized WHERE val_rows <> first_val OR test_rows <> first_test
 """

@@ -767,6 +767,9 @@ def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, An
     sa = _simulation_artifacts(result, row)
     out = {"has_sim_artifacts": sa is not None,
            "metric_error_val": row.float_field(result, "metric_error_val", "metric_error_val", required=False)}
+    if "metric_error_val" in result and result["metric_error_val"] is None:  # TabArena takes float() of it
+        row.problems.append("metric_error_val is None: record the validation error, or remove the key to have "
+                            "it recomputed from the stored validation predictions")
     if sa is not None and "metric_error_val" not in result and v["metric"] not in RECOMPUTED_VAL:
         row.problems.append(
             f"metric_error_val missing: TabArena 0.1.0 recomputes it from the stored validation predictions with "
@@ -811,12 +814,14 @@ def _guarded(row: _Row, field: str, read: Callable[[], T], default: T) -> T:
 
 
 def _consistency(v: dict[str, Any], row: _Row) -> None:
-    """Where the directory layout and the file disagree."""
+    """Where the directory layout and the file disagree, and where a config's name cannot be renamed."""
     if v["config_dir"] and v["framework"] and v["config_dir"] != v["framework"]:
         row.problems.append(f"directory '{v['config_dir']}' holds framework {_show(v['framework'])}")
+    _name_prefix_consistency(v, row)
     if v["task_dir"] and v["task_dir"].isdigit() and v["tid"] is not None and int(v["task_dir"]) != v["tid"]:
         row.problems.append(f"directory '{v['task_dir']}' holds task {v['tid']}")
     _split_consistency(v, row)
+    _split_idx_consistency(v, row)
     if v["config_dir"] is None:
         row.problems.append("path does not follow <config>/<task>/<repeat>_<fold>/results.pkl")
 
@@ -832,6 +837,37 @@ def _split_consistency(v: dict[str, Any], row: _Row) -> None:
                 f"directory '{v['split_dir']}' says repeat {v['dir_repeat']} fold {v['dir_fold']} "
                 f"but the result says repeat {repeat} fold {v['fold']}"
             )
+
+
+def _name_prefix_consistency(v: dict[str, Any], row: _Row) -> None:
+    """A config is renamed to the method plus what follows its name prefix in the framework (TabArena's
+    rename): without a name prefix that starts the framework, every config of the run gets one name."""
+    prefix, framework = v["name_prefix"], v["framework"]
+    if not v["has_sim_artifacts"] or v["is_legacy_layout"] or not framework:  # baselines keep the method's name
+        return
+    if not v["has_method_metadata"]:
+        row.problems.append("method_metadata is missing: processing renames a config to the method plus what "
+                            "follows method_metadata.name_prefix in its framework, so this config would lose its "
+                            "name; add method_metadata (as TabArena's runner records it)")
+    elif prefix is None:
+        row.problems.append("method_metadata.name_prefix is missing: processing renames a config to the method plus "
+                            "what follows its name prefix in the framework; record the prefix the config was named with")
+    elif not framework.startswith(prefix):
+        row.problems.append(f"method_metadata.name_prefix {_show(prefix)} does not start the framework "
+                            f"{framework!r}: processing renames a config by what follows its name prefix; "
+                            "record the prefix the config was named with")
+
+
+def _split_idx_consistency(v: dict[str, Any], row: _Row) -> None:
+    """``split_idx`` is ``n_folds * repeat + fold`` for some number of folds above ``fold``: TabArena files a
+    result's predictions under it, so a wrong one would land on (and overwrite) another split's."""
+    repeat, fold, split_idx = v["repeat"] or 0, v["fold"], v["split_idx"]
+    if fold is None or split_idx is None:
+        return
+    fits = split_idx == fold if repeat == 0 else (split_idx - fold) % repeat == 0 and (split_idx - fold) // repeat > fold
+    if not fits:
+        row.problems.append(f"task_metadata.split_idx is {split_idx}, which no number of folds gives for repeat "
+                            f"{repeat}, fold {fold} (split_idx = n_folds * repeat + fold): correct it")
 
 
 def decode_row(path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
