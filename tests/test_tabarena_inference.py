@@ -170,13 +170,14 @@ def test_tasks_may_have_different_repeats_but_a_repeat_needs_every_fold(tmp_path
                      ("TA-Nori_r1_default_BAG_L1", "363614", "0_2"))
 
 
-def _edit(path, **task_metadata):
+def _edit(path, top=None, **task_metadata):
     from tabarena_fixtures import write_payload
 
     from tabarena_checks.raw import reader
 
     result = reader.load_result(path)
     result["task_metadata"].update(task_metadata)
+    result.update(top or {})
     write_payload(path, result)
 
 
@@ -188,11 +189,11 @@ def test_a_split_whose_configs_name_or_file_it_differently_is_a_problem(tmp_path
     problems = inference.infer(build(data, use_cache=False)).problems
     assert ("TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl",
         "task_metadata.name is 'renamed', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task "
-        "split says 'airfoil_self_noise'; every result of a task split must name the same dataset (its predictions "
-        "are filed under that name): correct task_metadata.name") in problems
+        "split says 'airfoil_self_noise'; every result of a task split must have the same task_metadata.name (its "
+        "predictions are filed under that name): correct task_metadata.name") in problems
     assert any(path == "TA-Nori_r1_default_BAG_L1/363612/0_1/results.pkl" and problem.startswith(
-        "task_metadata.split_idx is 3, but TA-Nori_c1_default_BAG_L1/363612/0_1/results.pkl of the same task split "
-        "says 1;") for path, problem in problems), problems
+        "task_metadata.split_idx is '3', but TA-Nori_c1_default_BAG_L1/363612/0_1/results.pkl of the same task "
+        "split says '1';") for path, problem in problems), problems
 
 
 def test_two_splits_of_a_task_under_one_split_idx_is_a_problem(tmp_path):
@@ -206,3 +207,30 @@ def test_two_splits_of_a_task_under_one_split_idx_is_a_problem(tmp_path):
                        "TA-Nori_c1_default_BAG_L1/363612/0_2/results.pkl of the same task is repeat 0, fold 2 under "
                        "the same split_idx; its predictions would overwrite the other split's: correct "
                        "task_metadata.split_idx")
+
+
+def test_configs_of_a_method_named_with_another_prefix_are_a_problem(tmp_path):
+    from tabarena_fixtures import write_payload
+
+    from tabarena_checks.raw import reader
+
+    data = make_run(tmp_path, configs=2, tasks=(363612,), folds=1, array_scale=0.05)
+    path = data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl"
+    result = reader.load_result(path)
+    result["method_metadata"]["name_prefix"] = "TA-Nori_r1"  # starts the framework, unlike the method's other
+    write_payload(path, result)
+    ((where, problem),) = inference.infer(build(data)).problems
+    assert where == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl"
+    assert problem == ("method_metadata.name_prefix is 'TA-Nori_r1', but TA-Nori_c1_default_BAG_L1/363612/0_0/"
+                       "results.pkl of the same method says 'TA-Nori'; processing renames every config of a method "
+                       "by what follows one name prefix: record the prefix the method's configs were named with")
+
+
+@pytest.mark.parametrize("field, value, first", [("metric", "roc_auc", "rmse"), ("problem_type", "binary", "regression")])
+def test_a_split_whose_configs_are_scored_differently_is_a_problem(tmp_path, field, value, first):
+    data = make_run(tmp_path, configs=2, tasks=(363612,), folds=1, array_scale=0.05)
+    _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", {field: value})
+    problems = inference.infer(build(data)).problems  # a binary problem_type also makes the float labels wrong
+    assert any(path == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl" and problem.startswith(
+        f"{field} is '{value}', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task split says "
+        f"'{first}'; every result of a task split must have the same {field}") for path, problem in problems), problems

@@ -392,9 +392,16 @@ RESULT_DEFECTS = {
     "no method_metadata": (lambda r: r.pop("method_metadata"), "method_metadata is missing: processing renames"),
     "no name_prefix": (lambda r: r["method_metadata"].pop("name_prefix"),
                        "method_metadata.name_prefix is missing: processing renames a config"),
+    "an empty name_prefix": (lambda r: r["method_metadata"].update(name_prefix=""),
+                             "method_metadata.name_prefix is empty: processing renames a config"),
     "a name_prefix the framework lacks": (lambda r: r["method_metadata"].update(name_prefix="Other"),
                                           "method_metadata.name_prefix 'Other' does not start the framework "
                                           "'TA-Nori_c1_default_BAG_L1'"),
+    "a negative test error": (lambda r: r.update(metric_error=-0.25), "metric_error is negative (got -0.25); errors, "
+                              "times and resources are never below 0"),
+    "a negative time": (lambda r: r.update(time_infer_s=-1), "time_infer_s is negative (got -1.0)"),
+    "a negative cpu count": (lambda r: r["method_metadata"].update(num_cpus=-1),
+                             "method_metadata.num_cpus is negative (got -1)"),
     "metric_error_val None": (lambda r: r.update(metric_error_val=None), "metric_error_val is None: record the "
                               "validation error, or remove the key to have it recomputed"),
 }

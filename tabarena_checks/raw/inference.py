@@ -223,25 +223,56 @@ def infer(index: RawIndex) -> Inference:
 
 def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
     """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
-    config result that disagrees with its task split's first config (see :data:`_SPLIT_DIFFERS`)."""
+    config result that disagrees with its task split's first config (see :data:`_SPLIT_DIFFERS`) or with its
+    method's first on the name prefix (:data:`_PREFIX_DIFFERS`)."""
     return tuple(sorted(index.query(
         "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
         # TabArena places a result by its split_idx and its processing fails without it
         "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
         "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
-        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_SPLIT_DIFFERS)))
+        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_SPLIT_DIFFERS)
+        + index.query(_PREFIX_DIFFERS)))
 
 
-#: processing takes a task split's configs together: it stacks their predictions, writes the labels of the
-#: first (in path order) and files the split under the dataset name and split_idx it reads from them, so two
-#: splits of a task under one split_idx would overwrite each other
-_SPLIT_DIFFERS = """
+#: processing renames every config of a method by what follows one name prefix in its framework
+_PREFIX_DIFFERS = """
+    WITH configs AS (
+        SELECT path, name_prefix, first_value(path) OVER w AS first, first_value(name_prefix) OVER w AS first_prefix
+        FROM results WHERE has_sim_artifacts AND name_prefix <> ''
+        WINDOW w AS (PARTITION BY method_prefix ORDER BY path))
+    SELECT path, 'method_metadata.name_prefix is ''' || name_prefix || ''', but ' || first || ' of the same method '
+           || 'says ''' || first_prefix || '''; processing renames every config of a method by what follows one '
+           || 'name prefix: record the prefix the method''s configs were named with' FROM configs
+    WHERE name_prefix <> first_prefix
+"""
+
+
+#: what every config of a task split must share, with why: processing takes a split's configs together
+_SPLIT_SHARES = {
+    "dataset": ("task_metadata.name", "its predictions are filed under that name"),
+    "split_idx": ("task_metadata.split_idx", "its predictions are filed under it"),
+    "metric": ("metric", "its configs are scored and ensembled on one metric"),
+    "problem_type": ("problem_type", "its configs are scored and ensembled as one problem"),
+}
+
+
+def _shared_in_split(column: str, label: str, why: str) -> str:
+    return (f"SELECT path, '{label} is ''' || {column} || ''', but ' || first || ' of the same task split says ''' "
+            f"|| first_{column} || '''; every result of a task split must have the same {label} ({why}): correct "
+            f"{label}' FROM named WHERE {column} <> first_{column}")
+
+
+#: processing stacks a task split's configs' predictions, writes the labels of the first (in path order) and
+#: files the split under the dataset name and split_idx it reads from them, so two splits of a task under one
+#: split_idx would overwrite each other
+_SPLIT_DIFFERS = f"""
     WITH split AS (
-        SELECT path, dataset, split_idx, val_rows, test_rows, method_prefix, tid, coalesce(repeat, 0) AS r, fold
+        SELECT path, {", ".join(_SPLIT_SHARES)}, val_rows, test_rows, method_prefix, tid, coalesce(repeat, 0) AS r,
+               fold
         FROM results WHERE has_sim_artifacts AND tid IS NOT NULL AND fold IS NOT NULL),
     named AS (
-        SELECT *, first_value(path) OVER w AS first, first_value(dataset) OVER w AS first_dataset,
-               first_value(split_idx) OVER w AS first_split_idx
+        SELECT *, first_value(path) OVER w AS first,
+               {", ".join(f"first_value({c}) OVER w AS first_{c}" for c in _SPLIT_SHARES)}
         FROM split WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
     sized AS (  -- a file without labels is a problem of its own (raw.artifacts) and is not compared
         SELECT *, first_value(path) OVER w AS first, first_value(val_rows) OVER w AS first_val,
@@ -257,15 +288,7 @@ _SPLIT_DIFFERS = """
            || 'split_idx; its predictions would overwrite the other split''s: correct task_metadata.split_idx' FROM filed
     WHERE r <> first_r OR fold <> first_fold
     UNION ALL
-    SELECT path, 'task_metadata.name is ''' || dataset || ''', but ' || first || ' of the same task split says '''
-           || first_dataset || '''; every result of a task split must name the same dataset (its predictions '
-           || 'are filed under that name): correct task_metadata.name' FROM named
-    WHERE dataset <> first_dataset
-    UNION ALL
-    SELECT path, 'task_metadata.split_idx is ' || split_idx || ', but ' || first || ' of the same task split says '
-           || first_split_idx || '; every result of a task split must have the same split_idx (its predictions are '
-           || 'filed under it): correct task_metadata.split_idx' FROM named
-    WHERE split_idx <> first_split_idx
+    {" UNION ALL ".join(_shared_in_split(c, *label_why) for c, label_why in _SPLIT_SHARES.items())}
     UNION ALL
     SELECT path, 'simulation_artifacts holds ' || val_rows || ' validation and ' || test_rows || ' test labels, but '
            || first || ' of the same task split holds ' || first_val || ' and ' || first_test || '; every config '

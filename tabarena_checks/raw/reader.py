@@ -729,6 +729,7 @@ def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
     v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
     v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
     _consistency(v, row)
+    _negative_numbers(v, row)
     _drop_invalid_text(v, row)
     v["problems"] = row.problems
     return v
@@ -839,6 +840,20 @@ def _split_consistency(v: dict[str, Any], row: _Row) -> None:
             )
 
 
+#: fields no run can record below 0: errors (TabArena's are the distance to the metric's optimum), times, resources
+NON_NEGATIVE = {"metric_error": "metric_error", "metric_error_val": "metric_error_val", "time_train_s": "time_train_s",
+                "time_infer_s": "time_infer_s", "num_cpus": "method_metadata.num_cpus",
+                "num_gpus": "method_metadata.num_gpus", "disk_usage": "method_metadata.disk_usage"}
+
+
+def _negative_numbers(v: dict[str, Any], row: _Row) -> None:
+    """A negative error, time or resource count would rank or plot as a real figure: it is a problem."""
+    for field, label in NON_NEGATIVE.items():
+        if v.get(field) is not None and v[field] < 0:
+            row.problems.append(f"{label} is negative (got {v[field]!r}); errors, times and resources are "
+                                "never below 0: record the value the run measured")
+
+
 def _name_prefix_consistency(v: dict[str, Any], row: _Row) -> None:
     """A config is renamed to the method plus what follows its name prefix in the framework (TabArena's
     rename): without a name prefix that starts the framework, every config of the run gets one name."""
@@ -849,8 +864,9 @@ def _name_prefix_consistency(v: dict[str, Any], row: _Row) -> None:
         row.problems.append("method_metadata is missing: processing renames a config to the method plus what "
                             "follows method_metadata.name_prefix in its framework, so this config would lose its "
                             "name; add method_metadata (as TabArena's runner records it)")
-    elif prefix is None:
-        row.problems.append("method_metadata.name_prefix is missing: processing renames a config to the method plus "
+    elif not prefix:
+        row.problems.append(f"method_metadata.name_prefix is {'missing' if prefix is None else 'empty'}: "
+                            "processing renames a config to the method plus "
                             "what follows its name prefix in the framework; record the prefix the config was named with")
     elif not framework.startswith(prefix):
         row.problems.append(f"method_metadata.name_prefix {_show(prefix)} does not start the framework "
