@@ -402,6 +402,14 @@ RESULT_DEFECTS = {
     "a negative time": (lambda r: r.update(time_infer_s=-1), "time_infer_s is negative (got -1.0)"),
     "a negative cpu count": (lambda r: r["method_metadata"].update(num_cpus=-1),
                              "method_metadata.num_cpus is negative (got -1)"),
+    "artifacts scored on another metric": (lambda r: r["simulation_artifacts"].update(eval_metric="mae"),
+                                           "simulation_artifacts.eval_metric is 'mae' but the result's metric is "
+                                           "'rmse': the artifacts are another task's or metric's"),
+    "artifacts of another problem type": (lambda r: r["simulation_artifacts"].update(problem_type_transform="binary"),
+                                          "simulation_artifacts.problem_type_transform is 'binary' but the result's "
+                                          "problem_type is 'regression'"),
+    "an artifact metric that is no name": (lambda r: r["simulation_artifacts"].update(metric=None),
+                                           "simulation_artifacts.metric is None but the result's metric is 'rmse'"),
     "metric_error_val None": (lambda r: r.update(metric_error_val=None), "metric_error_val is None: record the "
                               "validation error, or remove the key to have it recomputed"),
 }
@@ -419,6 +427,16 @@ def test_results_processing_would_misfile_are_problems(tmp_path, name):
     write_payload(path, result)
     problems = reader.decode_row(path, root=data)["problems"]
     assert any(problem in p for p in problems), problems
+
+
+def test_artifacts_naming_the_metric_by_an_alias_pass(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1, array_scale=0.05)
+    path = next(data.rglob("results.pkl"))
+    result = reader.load_result(path)
+    result["metric"] = "rmse"  # TabArena's name, the artifacts keep AutoGluon's
+    result["simulation_artifacts"].update(eval_metric="root_mean_squared_error", metric="root_mean_squared_error")
+    write_payload(path, result)
+    assert reader.decode_row(path, root=data)["problems"] == []
 
 
 @pytest.mark.parametrize("repeat, fold, split_idx", [(0, 0, 0), (0, 2, 2), (1, 0, 3), (2, 1, 7), (1, 1, 4)])

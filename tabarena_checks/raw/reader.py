@@ -781,9 +781,28 @@ def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, An
     out.update(artifacts.label_rows(sa))
     if sa is None:
         return {**out, **no_fidelity}
+    _check_repeated_names(sa, v, row)
     row.problems.extend(_guarded(row, "simulation_artifacts",
                                  lambda: artifacts.problems(sa, v["framework"], v["problem_type"]), []))
     return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity)}
+
+
+#: artifact fields that repeat one of the result's (TabArena 0.1.0 asserts each equal to it when present)
+_REPEATED = (("eval_metric", "metric"), ("metric", "metric"), ("problem_type", "problem_type"),
+             ("problem_type_transform", "problem_type"))
+
+
+def _check_repeated_names(sa: dict, v: dict[str, Any], row: _Row) -> None:
+    """The metric and problem type the artifacts repeat are the result's (metric names compared after
+    TabArena's aliases, as it compares them): artifacts scored or fitted under another are not this result's."""
+    for key, field in _REPEATED:
+        if key not in sa or v[field] is None:
+            continue
+        value = sa[key]
+        named = METRIC_ALIASES.get(value, value) if field == "metric" and isinstance(value, str) else value
+        if not (isinstance(named, str) and named == v[field]):
+            row.problems.append(f"simulation_artifacts.{key} is {_show(value)} but the result's {field} is "
+                                f"{v[field]!r}: the artifacts are another task's or metric's; correct or remove {key}")
 
 
 def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
