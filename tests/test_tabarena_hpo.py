@@ -191,9 +191,9 @@ def run(tmp_path_factory):
     return root
 
 
-def _process(tmp_path, run, var, data=None):
+def _process(tmp_path, run, var, data=None, *extra):
     return run_cli(["run", "process", str(data or run / "data"), "--method-metadata", f"{run / 'info.py'}:{var}",
-                    "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
+                    "--cache-root", str(tmp_path / "cache"), *extra], cwd=tmp_path)
 
 
 def test_process_writes_hpo_results_and_trajectories(tmp_path, run):
@@ -278,16 +278,24 @@ def test_without_config_default_trajectories_are_left_out_and_said(tmp_path, run
     assert "config_default is not declared" in result.stdout
 
 
-def test_a_metric_the_simulation_does_not_compute_blocks_with_the_split_named(tmp_path, run):
+def test_a_metric_the_simulation_does_not_compute_blocks_before_anything_is_read(tmp_path, run):
     data = tmp_path / "data"
     shutil.copytree(run / "data", data)
-    for path in data.rglob("results.pkl"):
-        result = pickle.loads(gzip.decompress(path.read_bytes()))
+
+    def balanced_accuracy(result):
         if result["problem_type"] == "binary":
             result["metric"] = "balanced_accuracy"
-            path.write_bytes(gzip.compress(pickle.dumps(result)))
+            result["simulation_artifacts"].update(eval_metric="balanced_accuracy", metric="balanced_accuracy")
+
+    _rewrite(data, balanced_accuracy)
     result = _process(tmp_path, run, "with_default", data)
-    assert result.exit_code != 0
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "failed TA307 native-simulation-metric" in result.stdout
+    assert "scored on 'balanced_accuracy', which the native engine cannot simulate" in result.stdout
+    assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
+    # with the rule ignored, processing itself still refuses, naming the split, and writes nothing
+    result = _process(tmp_path, run, "with_default", data, "--extend-ignore", "TA307")
+    assert result.exit_code == 4, result.stdout + result.stderr
     assert "cannot simulate TabArena's HPO results for Bank_Customer_Churn split" in result.stdout + result.stderr
     assert "'balanced_accuracy' is not one TabArena's simulation computes" in result.stdout + result.stderr
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()

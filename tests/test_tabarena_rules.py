@@ -55,6 +55,7 @@ class FakeInference:
     missing_cells: tuple = ()
     duplicates: tuple = ()
     fidelity: tuple = ()
+    metrics: tuple = ("rmse",)
 
     def config_default_for(self, method):
         if self.raw_config_default is None:
@@ -353,6 +354,7 @@ RAW_CASES = [
     ("TA304", dict(duplicates=(("TA-Nori_c1", "363612", "0_0", ("x/results.pkl", "y/results.pkl")),)), "has 2 results: x/results.pkl, y/results.pkl"),
     ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
     ("TA306", dict(problems=(("p/results.pkl", "metric_error is NaN"),)), "p/results.pkl: metric_error is NaN"),
+    ("TA307", dict(metrics=("mae", "rmse")), "the configs are scored on 'mae', which the native engine cannot simulate"),
 ]
 
 
@@ -368,6 +370,19 @@ def test_raw_rules_pass_on_clean_inference():
 
     verdicts = evaluate_rules(rules_raw.RULES, facts())
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
+
+
+def test_native_simulation_metric_judges_only_native_config_processing():
+    from tabarena_checks.rules import raw as rules_raw
+
+    rule = [r for r in rules_raw.RULES if r.code == "TA307"]
+    mae = dict(metrics=("mae",))
+    assert_fails(evaluate_rules(rule, facts(**mae), action="process", options=options_of("process")), "TA307", "'mae'")
+    for passing, options in [(facts(**mae), options_of("process", engine="tabarena")),
+                             (facts(**mae, method_type="baseline"), options_of("process")),
+                             (facts(metadata=attrs.evolve(GOOD, method_type="baseline"), **mae), options_of("process")),
+                             (facts(metrics=("log_loss", "roc_auc", "rmse")), options_of("process"))]:
+        assert_passes(evaluate_rules(rule, passing, action="process", options=options), "TA307")
 
 
 def test_coverage_lists_are_capped():

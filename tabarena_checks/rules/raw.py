@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from checks import Finding, Severity, rule
 from checks import ChecksError
-from tabarena_checks.rules.metadata import provides, raw_inference
+from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
 
 RAW_ACTIONS = ("process",)
 #: how many cells a finding lists before summarising the rest
@@ -149,5 +149,32 @@ def result_fields_valid(ctx):
         yield Finding(message, path=path)
 
 
+@rule(
+    "TA307",
+    "native-simulation-metric",
+    actions=RAW_ACTIONS,
+    why="The native engine simulates TabArena's HPO results and trajectories with exact copies of the three "
+    "metrics TabArena's simulation computes itself (log_loss, roc_auc, rmse); ensembles scored on any other "
+    "metric come from AutoGluon's scorers, which only TabArena's own code runs. Without this rule such a run "
+    "passed every rule and then failed inside processing, after every file was decoded.",
+    example_fail="checks run process data/ --method-metadata info.py:nori  # configs scored on 'mae'",
+    example_pass="checks run process data/ --method-metadata info.py:nori --engine tabarena  # configs scored on 'mae'",
+)
+def native_simulation_metric(ctx):
+    """A config method processed by the native engine must be scored on a metric its simulation computes."""
+    from tabarena_checks.publish.cache_hpo_metrics import SIMULATED
+
+    if getattr(ctx.options, "engine", "native") != "native":
+        return
+    meta, inference = declared_metadata(ctx), raw_inference(ctx)
+    if meta is None or inference is None or meta.method_type != "config" or inference.method_type != "config":
+        return  # only config methods are simulated; TA103 judges a declaration the results contradict
+    others = [m for m in inference.metrics if m not in SIMULATED]
+    if others:
+        yield (f"the configs are scored on {', '.join(map(repr, others))}, which the native engine cannot simulate "
+               f"TabArena's HPO results for (it computes {', '.join(SIMULATED)}): process with --engine tabarena "
+               "(TabArena installed in this environment)")
+
+
 RULES = [raw_files_readable, single_method, coverage_complete, no_duplicate_results, prediction_fidelity,
-         result_fields_valid]
+         result_fields_valid, native_simulation_metric]
