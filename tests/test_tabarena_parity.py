@@ -40,17 +40,19 @@ R2 = 'cache_kwargs={"bucket": "tabarena", "prefix": "cache"}, '
 SCENARIOS = {
     # a config method with HPO: 3 configs, 2 tasks, 3 repeats
     # (metric_error_val left out of every fold-0 result: both recompute it from the validation predictions)
-    "hpo": dict(method="Nori", suite="nori-hpo", drop_val=True, run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
+    "hpo": dict(method="Nori", suite="nori-hpo", edits={0: ("drop_val",)}, run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
                 info='MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True, '
                      'can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
     # one config, renamed with name_suffix and a model_key of its own
     # (disk_usage None in every fold-0 result: an int column holding None, int64 with nulls in both)
-    "suffix": dict(method="Nori", suite="nori-v2", drop_val=True, no_disk_usage=True, run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
+    "suffix": dict(method="Nori", suite="nori-v2", edits={0: ("drop_val", "disk_usage_none")}, run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
                    info='MethodMetadata.config(method="Nori", suite="nori-v2", ag_key="TA-NORI", '
                         'model_key="NORI-KEY", name_suffix="_v2", is_bag=True, can_hpo=False, '
                         'config_default="Nori_v2_c1_default_BAG_L1")'),
     # one method out of a directory holding two (the other has its own ag_key)
-    "shared": dict(method="Nori", suite="nori-shared", prefix="TA-Nori",
+    # (no disk_usage key in the first config's fold-0 result: the column first appears in a later row of the
+    # first split, before task all the same)
+    "shared": dict(method="Nori", suite="nori-shared", prefix="TA-Nori", edits={0: ("no_disk_usage_c1",)},
                    run=dict(configs=2, repeats=1, folds=2, tasks=(363612,), bag_children=2),
                    other=dict(configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Other",
                               method="Other", ag_key="TA-OTHER"),
@@ -62,7 +64,8 @@ SCENARIOS = {
                                  validation_protocol="beyondarena"),
                         info='MethodMetadata.config(method="Nori", suite="nori-beyond", ag_key="TA-NORI", '
                              'is_bag=True, can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
-    "baseline": dict(method="AutoGluon", suite="ag-2026", run=dict(kind="baseline", method="AutoGluon", name_prefix="AutoGluon", repeats=1, folds=2,
+    # (hardware recorded by the fold-1 results only: those columns come after task)
+    "baseline": dict(method="AutoGluon", suite="ag-2026", edits={1: ("hardware",)}, run=dict(kind="baseline", method="AutoGluon", name_prefix="AutoGluon", repeats=1, folds=2,
                               tasks=(363612, 363619)),
                      info='MethodMetadata.baseline(method="AutoGluon", suite="ag-2026")'),
     "system": dict(method="MySys", suite="mysys-2026", run=dict(kind="system", method="MySys", name_prefix="MySys", repeats=1, folds=2,
@@ -90,8 +93,8 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     spec = SCENARIOS[name]
     method, suite, info = spec["method"], spec["suite"], spec["info"].replace("(", f"({R2}", 1)
     data = generate_run(tmp_path / "run", array_scale=0.05, workers=1, **spec["run"])
-    if spec.get("drop_val") or spec.get("no_disk_usage"):
-        _edit_fold0(data, drop_val=spec.get("drop_val", False), no_disk_usage=spec.get("no_disk_usage", False))
+    if "edits" in spec:
+        _edit(data, spec["edits"])
     if "other" in spec:
         other = generate_run(tmp_path / "other", array_scale=0.05, workers=1, **spec["other"])
         for config_dir in other.iterdir():
@@ -117,20 +120,27 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     return tmp_path / "native" / rel, tmp_path / "tabarena" / rel
 
 
-def _edit_fold0(data: Path, drop_val: bool, no_disk_usage: bool) -> None:
-    """Edit the fold-0 results: remove metric_error_val (TabArena 0.1.0 recomputes a missing one on load),
-    set method_metadata.disk_usage to None."""
+#: edits of generated results, by name
+EDITS = {
+    # TabArena 0.1.0 recomputes a missing metric_error_val on load
+    "drop_val": lambda r: r.pop("metric_error_val"),
+    "disk_usage_none": lambda r: r["method_metadata"].update(disk_usage=None),
+    "no_disk_usage_c1": lambda r: "_c1_" in r["framework"] and r["method_metadata"].pop("disk_usage"),
+    # a baseline's method_metadata with hardware figures
+    "hardware": lambda r: r.update(method_metadata={"num_cpus": 8, "disk_usage": 5_000_000}),
+}
+
+
+def _edit(data: Path, edits: dict[int, tuple[str, ...]]) -> None:
+    """Apply the named :data:`EDITS` to the results of each fold (``{fold: names}``)."""
     import gzip
     import pickle
 
     for path in data.rglob("results.pkl"):
         result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files
-        if result["task_metadata"]["fold"] == 0:
-            if drop_val:
-                del result["metric_error_val"]
-            if no_disk_usage:
-                result["method_metadata"]["disk_usage"] = None
-            path.write_bytes(gzip.compress(pickle.dumps(result)))
+        for name in edits.get(result["task_metadata"]["fold"], ()):
+            EDITS[name](result)
+        path.write_bytes(gzip.compress(pickle.dumps(result)))
 
 
 def _files(root: Path) -> set[str]:

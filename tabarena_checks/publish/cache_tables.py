@@ -13,6 +13,7 @@ the prefix, ``model_key`` (+ suffix) as every config's model type.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -214,11 +215,12 @@ def _numeric_type(kinds: set[str], gaps: bool, nulls: bool):
     return pa.from_numpy_dtype(dtype)
 
 
-def frame(rows: Sequence[dict[str, Any]]):
-    """The Arrow table pandas would make of one-row frames ``rows`` concatenated (columns in order of first appearance)."""
+def frame(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None):
+    """The Arrow table pandas would make of one-row frames ``rows`` concatenated: ``columns`` in that order,
+    by default every key in order of first appearance."""
     import pyarrow as pa
 
-    columns = dict.fromkeys(key for row in rows for key in row)
+    columns = columns or dict.fromkeys(key for row in rows for key in row)
     arrays, fields = [], []
     for name in columns:
         array = _column(rows, name)
@@ -258,11 +260,22 @@ def _task(row: dict[str, Any]) -> str:
     return f"{row['tid']}_{row['fold']}"
 
 
+def _split_frames_order(rows: Sequence[dict[str, Any]], after: Sequence[str] = ()) -> list[str]:
+    """The columns of TabArena's frame of ``rows``, a frame per task split (its rows' keys in order of first
+    appearance, then ``task``, which it sets on each) concatenated, and then the ``after`` columns: a key
+    that only a later split has comes after ``task`` (``rows`` hold ``task``; a split's rows are consecutive)."""
+    keys = []
+    for _, split in itertools.groupby(rows, key=lambda row: row["task"]):
+        keys += [key for row in split for key in row if key != "task" and key not in after]
+        keys.append("task")
+    return [*dict.fromkeys(keys), *after]
+
+
 def configs_table(results: Sequence[Result]):
     rows = [{**r.row, "task": _task(r.row)} for r in results if r.is_config]
     if not rows:
         return empty_configs()
-    return frame(rows)
+    return frame(rows, _split_frames_order(rows))
 
 
 def baselines_table(results: Sequence[Result]):
@@ -278,7 +291,7 @@ def baselines_table(results: Sequence[Result]):
         rows.append(row)
     if not rows:
         return empty_baselines()
-    return frame(rows)
+    return frame(rows, _split_frames_order(rows, after=("tid", "problem_type")))
 
 
 def model_results_table(results: Sequence[Result], meta: MethodMetadata):
