@@ -298,6 +298,12 @@ ARTIFACT_DEFECTS = {
         "pred_proba_test_per_child: the children's predictions differ in columns"),
     "bag_info not a dict": (363612, lambda r: _sa(r).update(bag_info=1.5),
                             "simulation_artifacts.bag_info is not a dict (got float)"),
+    "an infinite validation prediction": (
+        363619, lambda r: _sa(r)["pred_proba_dict_val"][r["framework"]].__setitem__(slice(0, 2), np.inf),
+        "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] holds 2 infinite values"),
+    "a child predicting infinity": (
+        363612, lambda r: _bag(r)["pred_proba_test_per_child"][2].__setitem__(0, -np.inf),
+        "simulation_artifacts.bag_info.pred_proba_test_per_child[2] holds 1 infinite value: a model predicts"),
 }
 
 
@@ -410,6 +416,9 @@ RESULT_DEFECTS = {
                                           "problem_type is 'regression'"),
     "an artifact metric that is no name": (lambda r: r["simulation_artifacts"].update(metric=None),
                                            "simulation_artifacts.metric is None but the result's metric is 'rmse'"),
+    "hyperparameters that are no dict": (lambda r: r["method_metadata"].update(model_hyperparameters=7),
+                                         "method_metadata.model_hyperparameters must be a dict of the config's "
+                                         "hyperparameters (got 7)"),
     "metric_error_val None": (lambda r: r.update(metric_error_val=None), "metric_error_val is None: record the "
                               "validation error, or remove the key to have it recomputed"),
 }

@@ -5,8 +5,8 @@ files (publish.cache_predictions) and scores ensembles of them (publish.cache_hp
 artifacts lack an array, hold a number where an array belongs, or arrays whose lengths disagree
 would stop that processing halfway, as it stops TabArena's. Checked here, each such defect is a
 problem of the file's index row: result-fields-valid (TA306) names it in ``checks inspect`` and
-blocks the action before anything is written. Only kinds and shapes are checked, nothing
-computed, so the index pass stays as cheap as before.
+blocks the action before anything is written. Only kinds, shapes and infinite values are checked,
+nothing computed, so the index pass stays about as cheap as before.
 """
 
 from __future__ import annotations
@@ -94,7 +94,18 @@ def _prediction(sa: dict, part: str, framework: Any, found: list[str]):
     if not _is_prediction(value):
         found.append(f"{label} must be a 1-D or 2-D numeric array (got {_described(value)})")
         return None
+    _check_finite(label, value, found)
     return value
+
+
+def _check_finite(label: str, pred, found: list[str]) -> None:
+    """A prediction holds no infinity: the errors and ensembles scored from it would be infinite or NaN."""
+    import numpy as np
+
+    infinite = int(np.count_nonzero(np.isinf(pred))) if pred.dtype.kind == "f" else 0
+    if infinite:
+        found.append(f"{label} holds {infinite} infinite value{'s' if infinite > 1 else ''}: a model predicts "
+                     "finite numbers, and errors scored from it would be infinite or NaN; re-run the config")
 
 
 def _class_count(pred, part: str, problem_type: str, found: list[str]) -> int | None:
@@ -232,6 +243,8 @@ def _children(bag: dict, key: str, rows: int | None, found: list[str]):
         found.append(f"simulation_artifacts.bag_info.{key}: every child must predict all {rows} test rows "
                      "(one per y_test_idx)")
         return None
+    for k, child in enumerate(value):
+        _check_finite(f"simulation_artifacts.bag_info.{key}[{k}]", child, found)
     return value
 
 

@@ -694,6 +694,11 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     out: dict[str, Any] = {"has_method_metadata": mm is not None}
     mm = mm or {}
     hp = mm.get("model_hyperparameters") if isinstance(mm.get("model_hyperparameters"), dict) else {}
+    if "model_hyperparameters" in mm and not isinstance(mm["model_hyperparameters"], dict) and \
+            result.get("simulation_artifacts") is not None:
+        row.problems.append(f"method_metadata.model_hyperparameters must be a dict of the config's hyperparameters "
+                            f"(got {_show(mm['model_hyperparameters'])}): processing writes it as the config's "
+                            "entry of configs_hyperparameters.json, which TabArena refuses to load otherwise")
     ag_args = hp.get("ag_args") if isinstance(hp.get("ag_args"), dict) else {}
     ensemble = hp.get("ag_args_ensemble") if isinstance(hp.get("ag_args_ensemble"), dict) else {}
     model_cls = mm.get("model_cls")
