@@ -298,6 +298,17 @@ ARTIFACT_DEFECTS = {
         "pred_proba_test_per_child: the children's predictions differ in columns"),
     "bag_info not a dict": (363612, lambda r: _sa(r).update(bag_info=1.5),
                             "simulation_artifacts.bag_info is not a dict (got float)"),
+    "no label name": (363612, lambda r: _sa(r).pop("label"), "simulation_artifacts.label is missing: it names the "
+                      "label column of the split's label files"),
+    "a label name that is no name": (363614, lambda r: _sa(r).update(label=float("nan")),
+                                     "simulation_artifacts.label must name the label column, a string or an integer "
+                                     "(got a float)"),
+    "fewer classes than prediction columns": (
+        363614, lambda r: _sa(r).update(ordered_class_labels_transformed=[0, 1, 2]),
+        "simulation_artifacts.ordered_class_labels_transformed must list 5 classes, one per column of the "
+        "predictions (two for a 1-D prediction), or be None (got a list of 3 (int))"),
+    "a class order that is a number": (363612, lambda r: _sa(r).update(ordered_class_labels_transformed=7),
+                                       "ordered_class_labels_transformed must list 2 classes"),
     "an infinite validation prediction": (
         363619, lambda r: _sa(r)["pred_proba_dict_val"][r["framework"]].__setitem__(slice(0, 2), np.inf),
         "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] holds 2 infinite values"),
@@ -416,6 +427,8 @@ RESULT_DEFECTS = {
                                           "problem_type is 'regression'"),
     "an artifact metric that is no name": (lambda r: r["simulation_artifacts"].update(metric=None),
                                            "simulation_artifacts.metric is None but the result's metric is 'rmse'"),
+    "no hyperparameters": (lambda r: r["method_metadata"].pop("model_hyperparameters"),
+                           "method_metadata.model_hyperparameters is missing: processing takes the config's"),
     "hyperparameters that are no dict": (lambda r: r["method_metadata"].update(model_hyperparameters=7),
                                          "method_metadata.model_hyperparameters must be a dict of the config's "
                                          "hyperparameters (got 7)"),

@@ -28,9 +28,11 @@ def problems(sa: dict, framework: Any, problem_type: Any) -> list[str]:
     ``problem_type`` its task's; either may be None when the row already has a problem for it.
     """
     found: list[str] = []
+    _check_label_name(sa, found)
     preds = {part: _prediction(sa, part, framework, found) for part in _PARTS}
     labels = {part: _vector(sa, f"y_{part}", found) for part in _PARTS}
     _check_parts(preds, labels, problem_type, found)
+    _check_class_order(sa, preds, found)
     ids = {part: _ids(sa, f"y_{part}_idx", labels[part], found) for part in _PARTS}
     bag = sa.get("bag_info")
     if isinstance(bag, dict):
@@ -38,6 +40,34 @@ def problems(sa: dict, framework: Any, problem_type: Any) -> list[str]:
     elif bag is not None:
         found.append(f"simulation_artifacts.bag_info is not a dict (got {type(bag).__name__})")
     return found
+
+
+def _check_label_name(sa: dict, found: list[str]) -> None:
+    """``label`` names the label column of the split's label files: a string or an integer, as in a data frame."""
+    import numpy as np
+
+    if "label" not in sa:
+        found.append("simulation_artifacts.label is missing: it names the label column of the split's label files "
+                     "(TabArena stops without it); record the task's target column name")
+    elif not isinstance(sa["label"], (str, int, np.integer)):
+        found.append("simulation_artifacts.label must name the label column, a string or an integer "
+                     f"(got {_described(sa['label'])})")
+
+
+def _check_class_order(sa: dict, preds: dict, found: list[str]) -> None:
+    """``ordered_class_labels_transformed`` (optional) names the predictions' columns: one class per column,
+    two for a 1-D prediction (its positive class is the second)."""
+    import numpy as np
+
+    order = sa.get("ordered_class_labels_transformed")
+    pred = preds["val"] if preds["val"] is not None else preds["test"]
+    if order is None or pred is None:
+        return
+    want = 2 if pred.ndim == 1 else pred.shape[1]
+    sized = isinstance(order, (list, tuple)) or (isinstance(order, np.ndarray) and order.ndim == 1)
+    if not sized or len(order) != want:
+        found.append(f"simulation_artifacts.ordered_class_labels_transformed must list {want} classes, one per "
+                     f"column of the predictions (two for a 1-D prediction), or be None (got {_described(order)})")
 
 
 def _check_parts(preds: dict, labels: dict, problem_type: Any, found: list[str]) -> None:
@@ -96,6 +126,11 @@ def _prediction(sa: dict, part: str, framework: Any, found: list[str]):
         return None
     _check_finite(label, value, found)
     return value
+
+
+def _check_children_finite(label: str, children, found: list[str]) -> None:
+    for k, child in enumerate(children):
+        _check_finite(f"{label}[{k}]", child, found)
 
 
 def _check_finite(label: str, pred, found: list[str]) -> None:
@@ -243,8 +278,7 @@ def _children(bag: dict, key: str, rows: int | None, found: list[str]):
         found.append(f"simulation_artifacts.bag_info.{key}: every child must predict all {rows} test rows "
                      "(one per y_test_idx)")
         return None
-    for k, child in enumerate(value):
-        _check_finite(f"simulation_artifacts.bag_info.{key}[{k}]", child, found)
+    _check_children_finite(f"simulation_artifacts.bag_info.{key}", value, found)
     return value
 
 

@@ -694,11 +694,7 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     out: dict[str, Any] = {"has_method_metadata": mm is not None}
     mm = mm or {}
     hp = mm.get("model_hyperparameters") if isinstance(mm.get("model_hyperparameters"), dict) else {}
-    if "model_hyperparameters" in mm and not isinstance(mm["model_hyperparameters"], dict) and \
-            result.get("simulation_artifacts") is not None:
-        row.problems.append(f"method_metadata.model_hyperparameters must be a dict of the config's hyperparameters "
-                            f"(got {_show(mm['model_hyperparameters'])}): processing writes it as the config's "
-                            "entry of configs_hyperparameters.json, which TabArena refuses to load otherwise")
+    _check_model_hyperparameters(result, mm, row)
     ag_args = hp.get("ag_args") if isinstance(hp.get("ag_args"), dict) else {}
     ensemble = hp.get("ag_args_ensemble") if isinstance(hp.get("ag_args_ensemble"), dict) else {}
     model_cls = mm.get("model_cls")
@@ -717,6 +713,22 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     out["hyperparameters"] = _json(mm.get("model_hyperparameters"), "method_metadata.model_hyperparameters", row)
     out["method_hyperparameters"] = _json(mm.get("hyperparameters"), "method_metadata.hyperparameters", row)
     return out
+
+
+def _check_model_hyperparameters(result: dict, mm: dict, row: _Row) -> None:
+    """A config's ``model_hyperparameters`` (``mm`` is its method_metadata, empty when missing) is a dict:
+    processing writes it, with the model type recorded beside it, as the config's entry of
+    configs_hyperparameters.json (TabArena refuses to load a non-dict, and stops simulating when one config
+    has no entry's model type)."""
+    if not mm or result.get("simulation_artifacts") is None:
+        return  # a config without method_metadata is a problem of its own; a baseline has no entry
+    if "model_hyperparameters" not in mm:
+        row.problems.append("method_metadata.model_hyperparameters is missing: processing takes the config's "
+                            "hyperparameters and model type from it; record the hyperparameters the config was fit with")
+    elif not isinstance(mm["model_hyperparameters"], dict):
+        row.problems.append(f"method_metadata.model_hyperparameters must be a dict of the config's hyperparameters "
+                            f"(got {_show(mm['model_hyperparameters'])}): processing writes it as the config's "
+                            "entry of configs_hyperparameters.json, which TabArena refuses to load otherwise")
 
 
 def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
