@@ -234,3 +234,35 @@ def test_a_split_whose_configs_are_scored_differently_is_a_problem(tmp_path, fie
     assert any(path == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl" and problem.startswith(
         f"{field} is '{value}', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task split says "
         f"'{first}'; every result of a task split must have the same {field}") for path, problem in problems), problems
+
+
+def _edit_artifacts(path, change):
+    from tabarena_fixtures import write_payload
+
+    from tabarena_checks.raw import reader
+
+    result = reader.load_result(path)
+    change(result["simulation_artifacts"])
+    write_payload(path, result)
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param(lambda sa: sa.update(y_val=sa["y_val"] + 1.0), id="other label values"),
+    pytest.param(lambda sa: sa.update(y_test_idx=sa["y_test_idx"][::-1].copy()), id="row ids in another order"),
+    pytest.param(lambda sa: sa.update(label="another_target"), id="another label name"),
+])
+def test_a_split_whose_configs_hold_other_labels_is_a_problem(tmp_path, change):
+    data = make_run(tmp_path, configs=2, tasks=(363612,), folds=1, array_scale=0.05)
+    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    _edit_artifacts(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", change)
+    ((path, problem),) = inference.infer(build(data, use_cache=False)).problems
+    assert path == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl"
+    assert problem.startswith("simulation_artifacts holds other labels than TA-Nori_c1_default_BAG_L1/363612/0_0/"
+                              "results.pkl of the same task split")
+
+
+def test_labels_stored_in_another_dtype_are_the_same_labels(tmp_path):
+    data = make_run(tmp_path, configs=2, tasks=(363614,), folds=1, array_scale=0.05)
+    _edit_artifacts(data / "TA-Nori_r1_default_BAG_L1" / "363614" / "0_0" / "results.pkl",
+                    lambda sa: sa.update(y_val=sa["y_val"].astype("int64"), y_val_idx=sa["y_val_idx"].astype("int32")))
+    assert inference.infer(build(data)).problems == ()

@@ -90,11 +90,13 @@ def _check_classes(preds: dict, labels: dict, problem_type: str, found: list[str
         _check_labels(labels[part], f"y_{part}", classes, found)
 
 
-def label_rows(sa: dict | None) -> dict[str, int | None]:
-    """``val_rows`` and ``test_rows``: how many labels each part holds (None without a 1-D array of them).
+def label_rows(sa: dict | None) -> dict[str, Any]:
+    """``val_rows`` and ``test_rows``: how many labels each part holds (None without a 1-D array of them), and
+    ``labels_digest``: a digest of the label values, their row ids and the label's name (None when one of them
+    is unusable, a problem of its own).
 
-    Every config of a task split must predict the same rows: processing stacks their predictions
-    and writes the split's labels once (see inference's field problems).
+    Every config of a task split must predict the same rows against the same labels: processing stacks
+    their predictions and writes the split's labels once, the first config's (see inference's field problems).
     """
     import numpy as np
 
@@ -102,7 +104,29 @@ def label_rows(sa: dict | None) -> dict[str, int | None]:
         return len(value) if isinstance(value, np.ndarray) and value.ndim == 1 else None
 
     sa = sa or {}
-    return {"val_rows": rows(sa.get("y_val")), "test_rows": rows(sa.get("y_test"))}
+    return {"val_rows": rows(sa.get("y_val")), "test_rows": rows(sa.get("y_test")), "labels_digest": _labels_digest(sa)}
+
+
+def _labels_digest(sa: dict) -> str | None:
+    """What identifies a split's labels: their values (as float64, whatever the dtype), row ids and name."""
+    import hashlib
+
+    import numpy as np
+
+    digest = hashlib.blake2b(digest_size=16)
+    for key in ("y_val", "y_test", "y_val_idx", "y_test_idx"):
+        value = sa.get(key)
+        if value is None and key.endswith("_idx"):
+            digest.update(b"-|")
+            continue
+        if not (isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in _NUMERIC):
+            return None
+        digest.update(np.ascontiguousarray(value, dtype=np.float64).tobytes() + b"|")
+    label = sa.get("label")
+    if not isinstance(label, (str, int, np.integer)):
+        return None
+    digest.update(str(label).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def _prediction(sa: dict, part: str, framework: Any, found: list[str]):

@@ -33,7 +33,7 @@ RESULT_FILE = "results.pkl"
 CACHE_SUBDIR = "index"
 CACHE_FILE = "index.parquet"
 #: bump when the row layout or its meaning changes: older caches are then ignored
-ROW_VERSION = "3"
+ROW_VERSION = "4"
 #: below this many files to decode, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 48
 CHUNK = 32
@@ -55,7 +55,7 @@ def schema():
         ("num_bag_children", i), ("use_child_oof", b), ("child_oof", b), ("has_vp_record", b), ("vp_key", s),
         ("vp_flavour", s), ("vp_num_bag_folds", i), ("vp_num_bag_sets", i), ("vp_child_oof", b),
         ("vp_num_child_models", i), ("vp_protocol", s), ("vp_stored_key", s), ("test_not_close_pct", f),
-        ("val_not_close", b), ("val_not_close_pct", f), ("val_rows", i), ("test_rows", i), ("hyperparameters", s), ("method_hyperparameters", s),
+        ("val_not_close", b), ("val_not_close_pct", f), ("val_rows", i), ("test_rows", i), ("labels_digest", s), ("hyperparameters", s), ("method_hyperparameters", s),
         ("problems", pa.list_(s)), ("error", s),
     ])
 

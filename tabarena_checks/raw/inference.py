@@ -267,8 +267,8 @@ def _shared_in_split(column: str, label: str, why: str) -> str:
 #: split_idx would overwrite each other
 _SPLIT_DIFFERS = f"""
     WITH split AS (
-        SELECT path, {", ".join(_SPLIT_SHARES)}, val_rows, test_rows, method_prefix, tid, coalesce(repeat, 0) AS r,
-               fold
+        SELECT path, {", ".join(_SPLIT_SHARES)}, val_rows, test_rows, labels_digest, method_prefix, tid,
+               coalesce(repeat, 0) AS r, fold
         FROM results WHERE has_sim_artifacts AND tid IS NOT NULL AND fold IS NOT NULL),
     named AS (
         SELECT *, first_value(path) OVER w AS first,
@@ -276,7 +276,7 @@ _SPLIT_DIFFERS = f"""
         FROM split WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
     sized AS (  -- a file without labels is a problem of its own (raw.artifacts) and is not compared
         SELECT *, first_value(path) OVER w AS first, first_value(val_rows) OVER w AS first_val,
-               first_value(test_rows) OVER w AS first_test
+               first_value(test_rows) OVER w AS first_test, first_value(labels_digest) OVER w AS first_labels
         FROM split WHERE val_rows IS NOT NULL AND test_rows IS NOT NULL
         WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
     filed AS (
@@ -294,4 +294,10 @@ _SPLIT_DIFFERS = f"""
            || first || ' of the same task split holds ' || first_val || ' and ' || first_test || '; every config '
            || 'of a task split must predict the same rows (rerun this config on that split, or remove the file)'
     FROM sized WHERE val_rows <> first_val OR test_rows <> first_test
+    UNION ALL
+    SELECT path, 'simulation_artifacts holds other labels than ' || first || ' of the same task split (y_val, '
+           || 'y_test, their row ids y_val_idx and y_test_idx, or the label name differ); processing scores every '
+           || 'config of a task split against the first one''s labels (rerun this config on that split, or remove '
+           || 'the file)'
+    FROM sized WHERE val_rows = first_val AND test_rows = first_test AND labels_digest <> first_labels
 """

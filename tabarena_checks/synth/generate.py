@@ -119,6 +119,8 @@ class RunSpec:
     legacy_layout: bool
     array_scale: float
     folds: int
+    #: the run's seed: with the task and split it draws the split's labels and row ids, which all its configs share
+    seed: int = 0
 
 
 def framework_names(name_prefix: str, configs: int, *, kind: str, validation_protocol: Any) -> list[str]:
@@ -188,7 +190,8 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
     children = 1 if spec.use_child_oof or spec.validation_protocol == "holdout" else spec.bag_children
     result["metric_error_val"] = float(metric_error * rng.uniform(0.9, 1.1))
     result["method_metadata"] = _method_metadata(rng, spec, framework, seed, children)
-    result["simulation_artifacts"] = _simulation_artifacts(rng, spec, framework, task, children)
+    split = np.random.default_rng([spec.seed, task.tid, repeat, fold])
+    result["simulation_artifacts"] = _simulation_artifacts(rng, split, spec, framework, task, children)
     return _legacy(result) if spec.legacy_layout else result
 
 
@@ -212,12 +215,14 @@ def _method_metadata(rng, spec: RunSpec, framework: str, seed: int, children: in
     }
 
 
-def _simulation_artifacts(rng, spec: RunSpec, framework: str, task: Task, children: int) -> dict[str, Any]:
-    """A config's simulation artifacts: validation and test predictions, labels, and each bag child's share."""
+def _simulation_artifacts(rng, split, spec: RunSpec, framework: str, task: Task, children: int) -> dict[str, Any]:
+    """A config's simulation artifacts: validation and test predictions (drawn by ``rng``), labels and row ids
+    (drawn by ``split``: every config of a task split is fit and scored on the same rows), and each bag child's share."""
     import numpy as np
 
     n_train, n_test = _rows(task.n_train, spec.array_scale), _rows(task.n_test, spec.array_scale)
-    row_ids = rng.permutation(n_train + n_test)
+    row_ids = split.permutation(n_train + n_test)
+    y_val, y_test = _labels(split, task, n_train), _labels(split, task, n_test)
     y_val_idx, y_test_idx = row_ids[:n_train], row_ids[n_train:]
     base_test = _predictions(rng, task, n_test)
     per_child = [(base_test + 0.01 * _predictions(rng, task, n_test)).astype(np.float32) for _ in range(children)]
@@ -232,8 +237,8 @@ def _simulation_artifacts(rng, spec: RunSpec, framework: str, task: Task, childr
     return {
         "pred_proba_dict_val": {framework: pred_val},
         "pred_proba_dict_test": {framework: pred_test},
-        "y_val": _labels(rng, task, n_train),
-        "y_test": _labels(rng, task, n_test),
+        "y_val": y_val,
+        "y_test": y_test,
         "y_val_idx": y_val_idx,
         "y_test_idx": y_test_idx,
         "eval_metric": task.metric,
@@ -299,7 +304,7 @@ def generate_run(
     protocol_record(validation_protocol, children=bag_children, use_child_oof=use_child_oof)  # validates
     spec = RunSpec(method=method, name_prefix=name_prefix, ag_key=ag_key, kind=kind, bag_children=bag_children,
                    validation_protocol=validation_protocol, use_child_oof=use_child_oof, gpus=gpus,
-                   legacy_layout=legacy_layout, array_scale=array_scale, folds=folds)
+                   legacy_layout=legacy_layout, array_scale=array_scale, folds=folds, seed=seed)
     data = Path(out_dir) / "data"
     names = framework_names(name_prefix, configs, kind=kind, validation_protocol=validation_protocol)
     jobs = [(spec, framework, TASKS[tid], r, f, seed * 1_000_003 + ((c * 1000 + t) * 100 + r) * 100 + f,
