@@ -108,25 +108,26 @@ def label_rows(sa: dict | None) -> dict[str, Any]:
 
 
 def _labels_digest(sa: dict) -> str | None:
-    """What identifies a split's labels: their values (as float64, whatever the dtype), row ids and name."""
-    import hashlib
+    """What identifies a split's labels: a CRC-32 of their values (as float64, whatever the dtype), row ids and
+    name. A checksum, cheap beside decoding the file, is enough: it tells one config's labels from another's
+    made by mistake, and a file made to collide would only have its own config scored against the first's labels."""
+    import zlib
 
     import numpy as np
 
-    digest = hashlib.blake2b(digest_size=16)
+    crc = 0
     for key in ("y_val", "y_test", "y_val_idx", "y_test_idx"):
         value = sa.get(key)
         if value is None and key.endswith("_idx"):
-            digest.update(b"-|")
+            crc = zlib.crc32(b"-", crc)
             continue
         if not (isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in _NUMERIC):
             return None
-        digest.update(np.ascontiguousarray(value, dtype=np.float64).tobytes() + b"|")
+        crc = zlib.crc32(b"|", zlib.crc32(np.ascontiguousarray(value, dtype=np.float64), crc))
     label = sa.get("label")
     if not isinstance(label, (str, int, np.integer)):
         return None
-    digest.update(str(label).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    return f"{zlib.crc32(str(label).encode('utf-8', 'surrogatepass'), crc):08x}"
 
 
 def _prediction(sa: dict, part: str, framework: Any, found: list[str]):
