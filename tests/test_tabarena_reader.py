@@ -427,6 +427,8 @@ RESULT_DEFECTS = {
                                           "problem_type is 'regression'"),
     "an artifact metric that is no name": (lambda r: r["simulation_artifacts"].update(metric=None),
                                            "simulation_artifacts.metric is None but the result's metric is 'rmse'"),
+    "no model type": (lambda r: r["method_metadata"].pop("model_type"),
+                      "method_metadata.model_type is missing: processing renames the config's model type"),
     "no hyperparameters": (lambda r: r["method_metadata"].pop("model_hyperparameters"),
                            "method_metadata.model_hyperparameters is missing: processing takes the config's"),
     "hyperparameters that are no dict": (lambda r: r["method_metadata"].update(model_hyperparameters=7),

@@ -694,7 +694,7 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     out: dict[str, Any] = {"has_method_metadata": mm is not None}
     mm = mm or {}
     hp = mm.get("model_hyperparameters") if isinstance(mm.get("model_hyperparameters"), dict) else {}
-    _check_model_hyperparameters(result, mm, row)
+    _check_config_entry(result, mm, row)
     ag_args = hp.get("ag_args") if isinstance(hp.get("ag_args"), dict) else {}
     ensemble = hp.get("ag_args_ensemble") if isinstance(hp.get("ag_args_ensemble"), dict) else {}
     model_cls = mm.get("model_cls")
@@ -715,13 +715,16 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     return out
 
 
-def _check_model_hyperparameters(result: dict, mm: dict, row: _Row) -> None:
-    """A config's ``model_hyperparameters`` (``mm`` is its method_metadata, empty when missing) is a dict:
-    processing writes it, with the model type recorded beside it, as the config's entry of
-    configs_hyperparameters.json (TabArena refuses to load a non-dict, and stops simulating when one config
-    has no entry's model type)."""
+def _check_config_entry(result: dict, mm: dict, row: _Row) -> None:
+    """A config's ``model_type`` and ``model_hyperparameters`` (``mm`` is its method_metadata, empty when missing)
+    are present, the latter a dict: processing writes them as the config's entry of configs_hyperparameters.json
+    (TabArena's renaming stops without a model type, its loader refuses hyperparameters that are no dict, and
+    its simulation stops when one config has no entry)."""
     if not mm or result.get("simulation_artifacts") is None:
         return  # a config without method_metadata is a problem of its own; a baseline has no entry
+    if "model_type" not in mm:
+        row.problems.append("method_metadata.model_type is missing: processing renames the config's model type "
+                            "from it; record the model's ag_key")
     if "model_hyperparameters" not in mm:
         row.problems.append("method_metadata.model_hyperparameters is missing: processing takes the config's "
                             "hyperparameters and model type from it; record the hyperparameters the config was fit with")
