@@ -189,8 +189,8 @@ def test_a_split_whose_configs_name_or_file_it_differently_is_a_problem(tmp_path
     problems = inference.infer(build(data, use_cache=False)).problems
     assert ("TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl",
         "task_metadata.name is 'renamed', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task "
-        "split says 'airfoil_self_noise'; every result of a task split must have the same task_metadata.name (its "
-        "predictions are filed under that name): correct task_metadata.name") in problems
+        "says 'airfoil_self_noise'; every result of a task must have the same task_metadata.name (TabArena looks "
+        "the task up by that name and files its predictions under it): correct task_metadata.name") in problems
     assert any(path == "TA-Nori_r1_default_BAG_L1/363612/0_1/results.pkl" and problem.startswith(
         "task_metadata.split_idx is '3', but TA-Nori_c1_default_BAG_L1/363612/0_1/results.pkl of the same task "
         "split says '1';") for path, problem in problems), problems
@@ -232,8 +232,22 @@ def test_a_split_whose_configs_are_scored_differently_is_a_problem(tmp_path, fie
     _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", {field: value})
     problems = inference.infer(build(data)).problems  # a binary problem_type also makes the float labels wrong
     assert any(path == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl" and problem.startswith(
-        f"{field} is '{value}', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task split says "
-        f"'{first}'; every result of a task split must have the same {field}") for path, problem in problems), problems
+        f"{field} is '{value}', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task says "
+        f"'{first}'; every result of a task must have the same {field}") for path, problem in problems), problems
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (dict(top={"metric": "log_loss"}), "metric is 'log_loss', but Nori_c1_default/363619/0_0/results.pkl of the "
+     "same task says 'roc_auc'; every result of a task must have the same metric"),
+    (dict(name="another_name"), "task_metadata.name is 'another_name', but Nori_c1_default/363619/0_0/results.pkl of "
+     "the same task says 'Bank_Customer_Churn'"),
+])
+def test_the_splits_of_a_task_must_agree_on_its_name_and_metric(tmp_path, edit, problem):
+    data = make_run(tmp_path, kind="baseline", method="Nori", name_prefix="Nori", tasks=(363619,), folds=2)
+    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    _edit(data / "Nori_c1_default" / "363619" / "0_1" / "results.pkl", **edit)
+    ((path, found),) = inference.infer(build(data, use_cache=False)).problems
+    assert path == "Nori_c1_default/363619/0_1/results.pkl" and found.startswith(problem), found
 
 
 def _edit_artifacts(path, change):

@@ -223,7 +223,7 @@ def infer(index: RawIndex) -> Inference:
 
 def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
     """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
-    config result that disagrees with its task split's first config (see :data:`_SPLIT_DIFFERS`) or with its
+    result that disagrees with its task's or task split's first (see :data:`_SPLIT_DIFFERS`) or with its
     method's first on the name prefix (:data:`_PREFIX_DIFFERS`)."""
     return tuple(sorted(index.query(
         "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
@@ -247,19 +247,22 @@ _PREFIX_DIFFERS = """
 """
 
 
+#: what every result of a task must share, with why: TabArena takes a dataset's results together
+_TASK_SHARES = {
+    "dataset": ("task_metadata.name", "TabArena looks the task up by that name and files its predictions under it"),
+    "metric": ("metric", "TabArena keeps one metric per dataset, and the configs of a split are ensembled on it"),
+    "problem_type": ("problem_type", "TabArena keeps one problem type per dataset"),
+}
 #: what every config of a task split must share, with why: processing takes a split's configs together
 _SPLIT_SHARES = {
-    "dataset": ("task_metadata.name", "its predictions are filed under that name"),
     "split_idx": ("task_metadata.split_idx", "its predictions are filed under it"),
-    "metric": ("metric", "its configs are scored and ensembled on one metric"),
-    "problem_type": ("problem_type", "its configs are scored and ensembled as one problem"),
 }
 
 
-def _shared_in_split(column: str, label: str, why: str) -> str:
-    return (f"SELECT path, '{label} is ''' || {column} || ''', but ' || first || ' of the same task split says ''' "
-            f"|| first_{column} || '''; every result of a task split must have the same {label} ({why}): correct "
-            f"{label}' FROM named WHERE {column} <> first_{column}")
+def _shared(scope: str, table: str, column: str, label: str, why: str) -> str:
+    return (f"SELECT path, '{label} is ''' || {column} || ''', but ' || first || ' of the same {scope} says ''' "
+            f"|| first_{column} || '''; every result of a {scope} must have the same {label} ({why}): correct "
+            f"{label}' FROM {table} WHERE {column} <> first_{column}")
 
 
 #: processing stacks a task split's configs' predictions, writes the labels of the first (in path order) and
@@ -274,6 +277,10 @@ _SPLIT_DIFFERS = f"""
         SELECT *, first_value(path) OVER w AS first,
                {", ".join(f"first_value({c}) OVER w AS first_{c}" for c in _SPLIT_SHARES)}
         FROM split WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
+    tasked AS (
+        SELECT path, {", ".join(_TASK_SHARES)}, first_value(path) OVER w AS first,
+               {", ".join(f"first_value({c}) OVER w AS first_{c}" for c in _TASK_SHARES)}
+        FROM results WHERE tid IS NOT NULL WINDOW w AS (PARTITION BY method_prefix, tid ORDER BY path)),
     sized AS (  -- a file without labels is a problem of its own (raw.artifacts) and is not compared
         SELECT *, first_value(path) OVER w AS first, first_value(val_rows) OVER w AS first_val,
                first_value(test_rows) OVER w AS first_test, first_value(labels_digest) OVER w AS first_labels
@@ -288,7 +295,9 @@ _SPLIT_DIFFERS = f"""
            || 'split_idx; its predictions would overwrite the other split''s: correct task_metadata.split_idx' FROM filed
     WHERE r <> first_r OR fold <> first_fold
     UNION ALL
-    {" UNION ALL ".join(_shared_in_split(c, *label_why) for c, label_why in _SPLIT_SHARES.items())}
+    {" UNION ALL ".join(_shared("task split", "named", c, *label_why) for c, label_why in _SPLIT_SHARES.items())}
+    UNION ALL
+    {" UNION ALL ".join(_shared("task", "tasked", c, *label_why) for c, label_why in _TASK_SHARES.items())}
     UNION ALL
     SELECT path, 'simulation_artifacts holds ' || val_rows || ' validation and ' || test_rows || ' test labels, but '
            || first || ' of the same task split holds ' || first_val || ' and ' || first_test || '; every config '
