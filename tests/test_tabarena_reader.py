@@ -318,16 +318,21 @@ ARTIFACT_DEFECTS = {
 }
 
 
+def _problems_after(edit, path, data) -> list[str]:
+    """The problems of the file at ``path`` once ``edit`` has changed its result."""
+    result = reader.load_result(path)
+    edit(result)
+    write_payload(path, result)
+    return reader.decode_row(path, root=data)["problems"]
+
+
 @pytest.mark.parametrize("name", sorted(ARTIFACT_DEFECTS))
 def test_what_alignment_reads_is_checked_when_the_file_is_indexed(tmp_path, name):
     task, edit, problem = ARTIFACT_DEFECTS[name]
     data = make_run(tmp_path, tasks=(task,), folds=1, array_scale=0.05)
     path = next(data.rglob("results.pkl"))
     assert reader.decode_row(path, root=data)["problems"] == []  # must pass before the edit
-    result = reader.load_result(path)
-    edit(result)
-    write_payload(path, result)
-    problems = reader.decode_row(path, root=data)["problems"]
+    problems = _problems_after(edit, path, data)
     assert any(problem in p for p in problems), problems
 
 
@@ -446,10 +451,7 @@ def test_results_processing_would_misfile_are_problems(tmp_path, name):
     path = data / "TA-Nori_c1_default_BAG_L1" / "363612" / "2_0" / "results.pkl"
     row = reader.decode_row(path, root=data)
     assert row["problems"] == [] and row["split_idx"] == 4  # must pass before the edit
-    result = reader.load_result(path)
-    edit(result)
-    write_payload(path, result)
-    problems = reader.decode_row(path, root=data)["problems"]
+    problems = _problems_after(edit, path, data)
     assert any(problem in p for p in problems), problems
 
 
