@@ -5,8 +5,8 @@ files (publish.cache_predictions) and scores ensembles of them (publish.cache_hp
 artifacts lack an array, hold a number where an array belongs, or arrays whose lengths disagree
 would stop that processing halfway, as it stops TabArena's. Checked here, each such defect is a
 problem of the file's index row: result-fields-valid (TA306) names it in ``checks inspect`` and
-blocks the action before anything is written. Only kinds, shapes and infinite values are checked,
-nothing computed, so the index pass stays about as cheap as before.
+blocks the action before anything is written. Only kinds, shapes and infinite values are checked
+and a checksum of the labels taken, nothing computed, so the index pass stays about as cheap as before.
 """
 
 from __future__ import annotations
@@ -42,14 +42,19 @@ def problems(sa: dict, framework: Any, problem_type: Any) -> list[str]:
     return found
 
 
-def _check_label_name(sa: dict, found: list[str]) -> None:
-    """``label`` names the label column of the split's label files: a string or an integer, as in a data frame."""
+def _is_label_name(value: Any) -> bool:
+    """A label column's name, as a data frame has them: a string or an integer."""
     import numpy as np
 
+    return isinstance(value, (str, int, np.integer))
+
+
+def _check_label_name(sa: dict, found: list[str]) -> None:
+    """``label`` names the label column of the split's label files."""
     if "label" not in sa:
         found.append("simulation_artifacts.label is missing: it names the label column of the split's label files "
                      "(TabArena stops without it); record the task's target column name")
-    elif not isinstance(sa["label"], (str, int, np.integer)):
+    elif not _is_label_name(sa["label"]):
         found.append("simulation_artifacts.label must name the label column, a string or an integer "
                      f"(got {_described(sa['label'])})")
 
@@ -125,7 +130,7 @@ def _labels_digest(sa: dict) -> str | None:
             return None
         crc = zlib.crc32(b"|", zlib.crc32(np.ascontiguousarray(value, dtype=np.float64), crc))
     label = sa.get("label")
-    if not isinstance(label, (str, int, np.integer)):
+    if not _is_label_name(label):
         return None
     return f"{zlib.crc32(str(label).encode('utf-8', 'surrogatepass'), crc):08x}"
 

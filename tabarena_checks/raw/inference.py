@@ -265,9 +265,9 @@ def _shared(scope: str, table: str, column: str, label: str, why: str) -> str:
             f"{label}' FROM {table} WHERE {column} <> first_{column}")
 
 
-#: processing stacks a task split's configs' predictions, writes the labels of the first (in path order) and
-#: files the split under the dataset name and split_idx it reads from them, so two splits of a task under one
-#: split_idx would overwrite each other
+#: processing stacks a task split's configs' predictions, scores them against the labels of the first (in path
+#: order) and files the split under the dataset name and split_idx it reads from them, so two splits of a task
+#: under one split_idx would overwrite each other; TabArena keeps one name, metric and problem type per task
 _SPLIT_DIFFERS = f"""
     WITH split AS (
         SELECT path, {", ".join(_SPLIT_SHARES)}, val_rows, test_rows, labels_digest, method_prefix, tid,
