@@ -301,6 +301,23 @@ def test_a_metric_the_simulation_does_not_compute_blocks_before_anything_is_read
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
 
 
+def test_two_tasks_under_one_name_block_before_anything_is_read(tmp_path, run):
+    data = tmp_path / "data"
+    shutil.copytree(run / "data", data)
+
+    def churn_named_airfoil(result):  # the simulation stacked both tasks' predictions and stopped (exit 4)
+        if result["task_metadata"]["tid"] == 363619:
+            result["task_metadata"]["name"] = "airfoil_self_noise"
+
+    _rewrite(data, churn_named_airfoil)
+    result = _process(tmp_path, run, "with_default", data)
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "failed TA306 result-fields-valid" in result.stdout
+    assert ("363619/0_0/results.pkl: task_metadata.name is 'airfoil_self_noise', but TabArena-v0.1 names task "
+            "363619 'Bank_Customer_Churn'") in result.stdout
+    assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
+
+
 def _rewrite(data, change):
     for path in data.rglob("results.pkl"):
         result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files

@@ -250,6 +250,57 @@ def test_the_splits_of_a_task_must_agree_on_its_name_and_metric(tmp_path, edit, 
     assert path == "Nori_c1_default/363619/0_1/results.pkl" and found.startswith(problem), found
 
 
+
+def _retask(data, task, **task_metadata):
+    """Every result below the ``task`` directories edited to carry ``task_metadata`` (another name or tid; a new
+    tid renames the directories, as a run of that task has them)."""
+    for path in sorted(data.rglob(f"{task}/*/results.pkl")):
+        _edit(path, **task_metadata)
+    for where in sorted(data.glob(f"*/{task}")) if "tid" in task_metadata else ():
+        where.rename(where.with_name(str(task_metadata["tid"])))
+
+
+@pytest.mark.parametrize("kind", ["config", "baseline"])
+def test_a_task_of_the_suite_under_another_name_is_a_problem(tmp_path, kind):
+    data = make_run(tmp_path, kind=kind, method="Nori", name_prefix="Nori", tasks=(363612, 363614), folds=2)
+    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    _retask(data, 363612, name="airfoil")  # TabArena 0.1.0 stops with a KeyError on this run
+    problems = inference.infer(build(data, use_cache=False)).problems
+    assert [p for p, _ in problems] == sorted(str(p.relative_to(data)) for p in data.rglob("363612/*/results.pkl"))
+    assert {m for _, m in problems} == {
+        "task_metadata.name is 'airfoil', but TabArena-v0.1 names task 363612 'airfoil_self_noise'; TabArena looks "
+        "the task's results up by that name and stops on any other: record task_metadata.name 'airfoil_self_noise' "
+        "(or the tid of the task these results are for)"}
+
+
+def test_a_name_of_the_suite_under_another_task_id_is_a_problem(tmp_path):
+    data = make_run(tmp_path, configs=1, tasks=(363612, 363614), folds=1)
+    _retask(data, 363614, tid=990001)  # still named 'anneal', TabArena-v0.1's task 363614
+    ((path, problem),) = inference.infer(build(data)).problems
+    assert path == "TA-Nori_c1_default_BAG_L1/990001/0_0/results.pkl"
+    assert problem.startswith("task_metadata.tid is 990001, but 'anneal' is TabArena-v0.1's task 363614; ")
+    assert problem.endswith("record task_metadata.tid 363614 (or the name of the dataset these results are for)")
+
+
+def test_two_tasks_of_a_method_under_one_name_are_a_problem(tmp_path):
+    data = make_run(tmp_path, configs=2, tasks=(363612, 363614), folds=1)
+    _retask(data, 363612, tid=990001, name="my_data")
+    _retask(data, 363614, tid=990002, name="my_data")  # native's simulation stopped on this run (exit 4)
+    problems = inference.infer(build(data)).problems
+    assert [p for p, _ in problems] == ["TA-Nori_c1_default_BAG_L1/990002/0_0/results.pkl",
+                                        "TA-Nori_r1_default_BAG_L1/990002/0_0/results.pkl"]
+    assert problems[0][1] == (
+        "task_metadata.name is 'my_data' for task 990002, but TA-Nori_c1_default_BAG_L1/990001/0_0/results.pkl of "
+        "the same method names task 990001 so; a task's results and predictions are filed under its name, so the "
+        "two tasks would be mixed: give each task its own task_metadata.name")
+
+
+def test_tasks_outside_the_suite_with_names_of_their_own_pass(tmp_path):
+    data = make_run(tmp_path, configs=2, tasks=(363612, 363614), folds=1)
+    _retask(data, 363612, tid=990001, name="my_data")
+    _retask(data, 363614, tid=990002, name="my_other_data")
+    assert inference.infer(build(data)).problems == ()
+
 def _edit_artifacts(path, change):
     from tabarena_fixtures import write_payload
 

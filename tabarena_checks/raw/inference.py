@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from tabarena_checks.raw import suite_tasks
 from tabarena_checks.raw.index import RawIndex
 
 
@@ -223,15 +224,16 @@ def infer(index: RawIndex) -> Inference:
 
 def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
     """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
-    result that disagrees with its task's or task split's first (see :data:`_SPLIT_DIFFERS`) or with its
-    method's first on the name prefix (:data:`_PREFIX_DIFFERS`)."""
+    result that disagrees with its task's or task split's first (see :data:`_SPLIT_DIFFERS`), with its
+    method's first on the name prefix (:data:`_PREFIX_DIFFERS`), or with the TabArena-v0.1 task table or
+    another task of its method on the task's name (:data:`_TASK_NAMES`)."""
     return tuple(sorted(index.query(
         "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
         # TabArena places a result by its split_idx and its processing fails without it
         "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
         "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
         "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_SPLIT_DIFFERS)
-        + index.query(_PREFIX_DIFFERS)))
+        + index.query(_PREFIX_DIFFERS) + index.query(_TASK_NAMES)))
 
 
 #: processing renames every config of a method by what follows one name prefix in its framework
@@ -246,6 +248,43 @@ _PREFIX_DIFFERS = """
     WHERE name_prefix <> first_prefix
 """
 
+
+#: TabArena files a task's results and predictions under its dataset name and, for a task of its bundled
+#: TabArena-v0.1 table, looks them up by the name the table gives: a known task id under another name (or a
+#: known name under another id) stops its processing with a KeyError, and two tasks of one method under one
+#: name would be mixed (native's simulation stopped on it). Only results that name their task as its first
+#: result does are judged (another name is a problem of :data:`_SPLIT_DIFFERS`); one the table judges is not
+#: compared with the other tasks.
+_TASK_NAMES = f"""
+    WITH known(tid, name) AS (VALUES {suite_tasks.values_sql()}),
+    tasks AS (
+        SELECT path, tid, dataset, method_prefix, first_value(dataset) OVER w AS task_name
+        FROM results WHERE tid IS NOT NULL AND dataset IS NOT NULL
+        WINDOW w AS (PARTITION BY method_prefix, tid ORDER BY path)),
+    judged AS (
+        SELECT r.*, by_tid.name AS table_name, by_name.tid AS table_tid,
+               coalesce(by_tid.name <> r.dataset, false) AS renamed,
+               by_tid.name IS NULL AND coalesce(by_name.tid <> r.tid, false) AS moved
+        FROM tasks r LEFT JOIN known by_tid ON r.tid = by_tid.tid LEFT JOIN known by_name ON r.dataset = by_name.name
+        WHERE r.dataset = r.task_name),
+    shared AS (
+        SELECT *, first_value(path) OVER w AS first, first_value(tid) OVER w AS first_tid
+        FROM judged WHERE NOT renamed AND NOT moved WINDOW w AS (PARTITION BY method_prefix, dataset ORDER BY path))
+    SELECT path, 'task_metadata.name is ''' || dataset || ''', but TabArena-v0.1 names task ' || tid || ' '''
+           || table_name || '''; TabArena looks the task''s results up by that name and stops on any other: record '
+           || 'task_metadata.name ''' || table_name || ''' (or the tid of the task these results are for)'
+    FROM judged WHERE renamed
+    UNION ALL
+    SELECT path, 'task_metadata.tid is ' || tid || ', but ''' || dataset || ''' is TabArena-v0.1''s task ' || table_tid
+           || '; TabArena would fetch task ' || tid || ' from OpenML and not find these results under its name: '
+           || 'record task_metadata.tid ' || table_tid || ' (or the name of the dataset these results are for)'
+    FROM judged WHERE moved
+    UNION ALL
+    SELECT path, 'task_metadata.name is ''' || dataset || ''' for task ' || tid || ', but ' || first || ' of the same '
+           || 'method names task ' || first_tid || ' so; a task''s results and predictions are filed under its name, '
+           || 'so the two tasks would be mixed: give each task its own task_metadata.name'
+    FROM shared WHERE tid <> first_tid
+"""
 
 #: what every result of a task must share, with why: TabArena takes a dataset's results together
 _TASK_SHARES = {
