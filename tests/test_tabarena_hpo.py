@@ -293,8 +293,10 @@ def test_a_metric_the_simulation_does_not_compute_blocks_before_anything_is_read
     assert "failed TA307 native-simulation-metric" in result.stdout
     assert "scored on 'balanced_accuracy', which the native engine cannot simulate" in result.stdout
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
-    # with the rule ignored, processing itself still refuses, naming the split, and writes nothing
-    result = _process(tmp_path, run, "with_default", data, "--extend-ignore", "TA307")
+    # with the rule ignored (and TA306, which refuses another metric than the suite's on Bank_Customer_Churn),
+    # processing itself still refuses, naming the split, and writes nothing
+    assert "metric is 'balanced_accuracy', but TabArena-v0.1 scores task 363619" in result.stdout
+    result = _process(tmp_path, run, "with_default", data, "--extend-ignore", "TA307", "--extend-ignore", "TA306")
     assert result.exit_code == 4, result.stdout + result.stderr
     assert "cannot simulate TabArena's HPO results for Bank_Customer_Churn split" in result.stdout + result.stderr
     assert "'balanced_accuracy' is not one TabArena's simulation computes" in result.stdout + result.stderr

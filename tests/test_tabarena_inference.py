@@ -295,6 +295,23 @@ def test_two_tasks_of_a_method_under_one_name_are_a_problem(tmp_path):
         "two tasks would be mixed: give each task its own task_metadata.name")
 
 
+@pytest.mark.parametrize("edit, problem", [
+    pytest.param(dict(problem_type="binary", metric="roc_auc"), "problem_type is 'binary', but TabArena-v0.1's task "
+                 "363612 (airfoil_self_noise) is 'regression', scored with 'rmse'; every method on the task is "
+                 "compared in those", id="problem type"),
+    pytest.param(dict(metric="mae"), "metric is 'mae', but TabArena-v0.1 scores task 363612 (airfoil_self_noise) "
+                 "with 'rmse'; every method's metric_error on the task is compared with the others'", id="metric"),
+])
+def test_a_task_of_the_suite_scored_otherwise_is_a_problem(tmp_path, edit, problem):
+    # a baseline carries no artifacts that would tell; TabArena 0.1.0 published both runs beside the suite's scores
+    data = make_run(tmp_path, kind="baseline", method="Nori", name_prefix="Nori", tasks=(363612, 363614), folds=2)
+    for path in data.rglob("363612/*/results.pkl"):
+        _edit(path, top=edit)
+    problems = inference.infer(build(data)).problems
+    assert [p for p, _ in problems] == sorted(str(p.relative_to(data)) for p in data.rglob("363612/*/results.pkl"))
+    assert all(m.startswith(problem) for _, m in problems), problems
+
+
 def test_tasks_outside_the_suite_with_names_of_their_own_pass(tmp_path):
     data = make_run(tmp_path, configs=2, tasks=(363612, 363614), folds=1)
     _retask(data, 363612, tid=990001, name="my_data")

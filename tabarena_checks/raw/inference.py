@@ -225,15 +225,15 @@ def infer(index: RawIndex) -> Inference:
 def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
     """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
     result that disagrees with its task's or task split's first (see :data:`_SPLIT_DIFFERS`), with its
-    method's first on the name prefix (:data:`_PREFIX_DIFFERS`), or with the TabArena-v0.1 task table or
-    another task of its method on the task's name (:data:`_TASK_NAMES`)."""
+    method's first on the name prefix (:data:`_PREFIX_DIFFERS`), or with the TabArena-v0.1 task table (name,
+    problem type, metric) or another task of its method on the task's name (:data:`_SUITE_DIFFERS`)."""
     return tuple(sorted(index.query(
         "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
         # TabArena places a result by its split_idx and its processing fails without it
         "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
         "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
         "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_SPLIT_DIFFERS)
-        + index.query(_PREFIX_DIFFERS) + index.query(_TASK_NAMES)))
+        + index.query(_PREFIX_DIFFERS) + index.query(_SUITE_DIFFERS)))
 
 
 #: processing renames every config of a method by what follows one name prefix in its framework
@@ -250,26 +250,33 @@ _PREFIX_DIFFERS = """
 
 
 #: TabArena files a task's results and predictions under its dataset name and, for a task of its bundled
-#: TabArena-v0.1 table, looks them up by the name the table gives: a known task id under another name (or a
-#: known name under another id) stops its processing with a KeyError, and two tasks of one method under one
-#: name would be mixed (native's simulation stopped on it). Only results that name their task as its first
-#: result does are judged (another name is a problem of :data:`_SPLIT_DIFFERS`); one the table judges is not
-#: compared with the other tasks.
-_TASK_NAMES = f"""
-    WITH known(tid, name) AS (VALUES {suite_tasks.values_sql()}),
+#: TabArena-v0.1 table (:mod:`~tabarena_checks.raw.suite_tasks`), looks them up by the name the table gives: a
+#: known task id under another name (or a known name under another id) stops its processing with a KeyError,
+#: and two tasks of one method under one name would be mixed (native's simulation stopped on it). The table's
+#: problem type and metric are the ones every method is compared in on the task: TabArena keeps them and
+#: publishes a result scored otherwise beside the rest. Only results that agree with their task's first on a
+#: field are judged on it (the others are problems of :data:`_SPLIT_DIFFERS`), and a result the table judges
+#: by its name is not compared with the other tasks.
+_SUITE_DIFFERS = f"""
+    WITH known(tid, name, problem_type, metric) AS (VALUES {suite_tasks.values_sql()}),
     tasks AS (
-        SELECT path, tid, dataset, method_prefix, first_value(dataset) OVER w AS task_name
+        SELECT path, tid, dataset, problem_type, metric, method_prefix, first_value(dataset) OVER w AS task_name,
+               first_value(problem_type) OVER w AS task_problem_type, first_value(metric) OVER w AS task_metric
         FROM results WHERE tid IS NOT NULL AND dataset IS NOT NULL
         WINDOW w AS (PARTITION BY method_prefix, tid ORDER BY path)),
     judged AS (
-        SELECT r.*, by_tid.name AS table_name, by_name.tid AS table_tid,
-               coalesce(by_tid.name <> r.dataset, false) AS renamed,
-               by_tid.name IS NULL AND coalesce(by_name.tid <> r.tid, false) AS moved
-        FROM tasks r LEFT JOIN known by_tid ON r.tid = by_tid.tid LEFT JOIN known by_name ON r.dataset = by_name.name
-        WHERE r.dataset = r.task_name),
+        SELECT r.*, by_tid.name AS table_name, by_tid.problem_type AS table_problem_type,
+               by_tid.metric AS table_metric, by_name.tid AS table_tid,
+               r.dataset = r.task_name AND coalesce(by_tid.name <> r.dataset, false) AS renamed,
+               r.dataset = r.task_name AND by_tid.name IS NULL AND coalesce(by_name.tid <> r.tid, false) AS moved,
+               coalesce(r.problem_type = r.task_problem_type AND by_tid.problem_type <> r.problem_type, false)
+                   AS retyped,
+               coalesce(r.metric = r.task_metric AND by_tid.metric <> r.metric, false) AS rescored
+        FROM tasks r LEFT JOIN known by_tid ON r.tid = by_tid.tid LEFT JOIN known by_name ON r.dataset = by_name.name),
     shared AS (
         SELECT *, first_value(path) OVER w AS first, first_value(tid) OVER w AS first_tid
-        FROM judged WHERE NOT renamed AND NOT moved WINDOW w AS (PARTITION BY method_prefix, dataset ORDER BY path))
+        FROM judged WHERE dataset = task_name AND NOT renamed AND NOT moved
+        WINDOW w AS (PARTITION BY method_prefix, dataset ORDER BY path))
     SELECT path, 'task_metadata.name is ''' || dataset || ''', but TabArena-v0.1 names task ' || tid || ' '''
            || table_name || '''; TabArena looks the task''s results up by that name and stops on any other: record '
            || 'task_metadata.name ''' || table_name || ''' (or the tid of the task these results are for)'
@@ -279,6 +286,18 @@ _TASK_NAMES = f"""
            || '; TabArena would fetch task ' || tid || ' from OpenML and not find these results under its name: '
            || 'record task_metadata.tid ' || table_tid || ' (or the name of the dataset these results are for)'
     FROM judged WHERE moved
+    UNION ALL
+    SELECT path, 'problem_type is ''' || problem_type || ''', but TabArena-v0.1''s task ' || tid || ' (' || table_name
+           || ') is ''' || table_problem_type || ''', scored with ''' || table_metric || '''; every method on the '
+           || 'task is compared in those, and TabArena would publish this result beside theirs: rerun the task as '
+           || 'the suite defines it (or correct problem_type)'
+    FROM judged WHERE retyped
+    UNION ALL
+    SELECT path, 'metric is ''' || metric || ''', but TabArena-v0.1 scores task ' || tid || ' (' || table_name
+           || ') with ''' || table_metric || '''; every method''s metric_error on the task is compared with the '
+           || 'others'', and TabArena would publish this one beside theirs: rerun scored with ''' || table_metric
+           || ''' (or correct metric)'
+    FROM judged WHERE rescored AND NOT retyped
     UNION ALL
     SELECT path, 'task_metadata.name is ''' || dataset || ''' for task ' || tid || ', but ' || first || ' of the same '
            || 'method names task ' || first_tid || ' so; a task''s results and predictions are filed under its name, '

@@ -137,7 +137,8 @@ def prediction_fidelity(ctx):
     "processing fails on a missing split_idx). Simulation artifacts that processing cannot align (a label "
     "array missing, a prediction that is not an array, a child's positions past the validation rows, a "
     "config whose labels differ in number from the rest of its task split) would stop it halfway. A task of "
-    "the TabArena-v0.1 suite under another name than the suite's stops TabArena's processing, and two tasks "
+    "the TabArena-v0.1 suite under another name than the suite's stops TabArena's processing, one scored with "
+    "another problem type or metric would be ranked beside results it cannot be compared with, and two tasks "
     "under one name would be mixed.",
     example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
     example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
