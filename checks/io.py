@@ -318,6 +318,21 @@ def write_zip_entry(archive, info, data: bytes, **options: Any) -> None:
 
 
 @contextlib.contextmanager
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` set in ``os.environ`` inside the block; after it each variable is back as it was (or unset)."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@contextlib.contextmanager
 def interrupted_query_aborts() -> Iterator[None]:
     """A DuckDB query stopped by Ctrl-C (or SIGTERM, which the ``checks`` script takes as Ctrl-C) raises
     KeyboardInterrupt, so the command ends as ``checks: aborted``.

@@ -16,6 +16,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from checks import io
+
 BENCHMARK = "demo-evals/toy-bench"
 ACCOUNT, TOKEN = "demo-bot", "hf_local_demo_token"
 EVAL_YAML = "name: Toy Bench\nevaluation_framework: inspect-ai\ntasks:\n  - id: main\n  - id: hard\n"
@@ -81,11 +83,9 @@ def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
     (workdir / "README.md").write_text(leaderboard, encoding="utf-8")
     env = {"HF_TOKEN": TOKEN, "HF_HOME": str(workdir / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
            "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
-    saved = {k: os.environ.get(k) for k in [*env, "HF_ENDPOINT"]}
     cwd = os.getcwd()
     try:
-        with LocalHub(workdir / "hub") as hub:
-            os.environ.update(env, HF_ENDPOINT=hub.endpoint)
+        with LocalHub(workdir / "hub") as hub, io.environment({**env, "HF_ENDPOINT": hub.endpoint}):
             os.chdir(workdir)
             steps = [
                 ["hf", "contract", BENCHMARK, "--mapping", "contract.yaml", "--out", "contract.json"],
@@ -104,11 +104,6 @@ def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
             print(f"the local Hub saw {len(hub.requests)} requests, {len(writes)} of them writes")
     finally:
         os.chdir(cwd)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     return workdir / "bundle" / "review.html"
 
 

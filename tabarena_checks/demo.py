@@ -18,6 +18,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from checks import io
+
 INFO = '''from tabarena.models._method_metadata import MethodMetadata
 
 demo_method_metadata = MethodMetadata.config(
@@ -85,20 +87,6 @@ def local_s3() -> Iterator[str]:
         server._server.server_close()  # stop() alone leaves the listening socket open
 
 
-@contextlib.contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def run_demo(workdir: Path) -> None:
     from tabarena_checks.synth.generate import generate_run
 
@@ -131,7 +119,7 @@ def run_demo(workdir: Path) -> None:
     step("5. upload, dry run (the default): parts checked, objects and destination listed")
     checks(upload, expect=0)
 
-    with local_s3() as endpoint, environment({**DEMO_ENV, "CHECKS_S3_ENDPOINT_URL": endpoint}):
+    with local_s3() as endpoint, io.environment({**DEMO_ENV, "CHECKS_S3_ENDPOINT_URL": endpoint}):
         step(f"6. upload for real to a local S3 server at {endpoint} (metadata.yaml last, then verified)")
         checks([*upload, "--no-dry-run"], expect=0)
 

@@ -4,11 +4,13 @@ Each case changes one value of one results.pkl in a small generated run (a leaf 
 of another kind, or deleted), runs ``checks run process`` on it, then TabArena 0.1.0's own processing
 (tests/tabarena_driver.py in the side environment) on the same files, and compares the two caches
 as the parity tests do. A case worth a look is one where native publishes (exit 0) while TabArena
-stops or writes another cache, or where native ends other than with exit 0 or 1. Every case is
-written as one JSON line to ``--out``; a line is printed per case: native's exit code, TabArena's,
-the number of differences and the change.
+stops or writes another cache, or where native ends other than with exit 0 or 1. With ``--scope task``
+the same leaf of every result of one task is changed alike: a whole task named, typed or scored
+otherwise, which no single file shows (the kind of run TA306's checks against the TabArena-v0.1
+task table refuse). Every case is written as one JSON line to ``--out``; a line is printed per
+case: native's exit code, TabArena's, the number of differences and the change.
 
-    .venv/bin/python tests/fuzz_parity.py --shape config --cases 100 --seed 1 --out fuzz.jsonl
+    .venv/bin/python tests/fuzz_parity.py --shape config --cases 100 --seed 1 --out fuzz.jsonl [--scope task]
 
 Shapes: ``config`` (2 configs, a regression and a multiclass task), ``binary`` (3 configs, a binary
 and a multiclass task), ``baseline``. About 25 s a case on a 2-core machine, most of it TabArena's.
@@ -83,19 +85,47 @@ def _leaves(value, path=()):
             yield from _leaves(item, path + (i,))
 
 
-def mutate(result: dict, rnd: random.Random, skip: tuple[str, ...]) -> str:
-    """Change one leaf of ``result`` in place; returns what was done."""
+#: the change that deletes a leaf
+DELETE = object()
+
+
+def pick_change(result: dict, rnd: random.Random, skip: tuple[str, ...]) -> tuple[tuple, object]:
+    """One change of one leaf of ``result``: its path and its new value (or :data:`DELETE`)."""
     path, value = rnd.choice([(p, v) for p, v in _leaves(result) if p[0] not in skip])
+    if isinstance(_parent(result, path), dict) and rnd.random() < 0.2:
+        return path, DELETE
+    options = list(REPLACEMENTS) + (_array_variants(value) if isinstance(value, np.ndarray) else [])
+    return path, rnd.choice(options)
+
+
+def apply_change(result: dict, path: tuple, new) -> bool:
+    """Make the change in ``result`` in place; False where ``result`` has no such leaf."""
+    try:
+        parent = _parent(result, path)
+        parent[path[-1]]
+    except (KeyError, IndexError, TypeError):
+        return False
+    if new is DELETE:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = new
+    return True
+
+
+def describe(path: tuple, new) -> str:
+    where = "/".join(map(str, path))
+    return f"{where} deleted" if new is DELETE else f"{where} = {repr(new)[:80]}"
+
+
+def _parent(result: dict, path: tuple):
     parent = result
     for key in path[:-1]:
         parent = parent[key]
-    where = "/".join(map(str, path))
-    if isinstance(parent, dict) and rnd.random() < 0.2:
-        del parent[path[-1]]
-        return f"{where} deleted"
-    options = list(REPLACEMENTS) + (_array_variants(value) if isinstance(value, np.ndarray) else [])
-    parent[path[-1]] = new = rnd.choice(options)
-    return f"{where} = {repr(new)[:80]}"
+    return parent
+
+
+def _load(path: Path) -> dict:
+    return pickle.loads(gzip.decompress(path.read_bytes()))  # written by this project's own generator
 
 
 def make_base(root: Path, shape: str) -> Path:
@@ -108,17 +138,27 @@ def make_base(root: Path, shape: str) -> Path:
     return root
 
 
-def run_case(base: Path, work: Path, python: str, rnd: random.Random | None = None, skip: tuple[str, ...] = ()) -> dict:
-    """One case in ``work`` (a fresh copy of ``base``, one leaf changed unless ``rnd`` is None): the change,
-    both exit codes and the differences."""
+def run_case(base: Path, work: Path, python: str, rnd: random.Random | None = None, skip: tuple[str, ...] = (),
+             scope: str = "file") -> dict:
+    """One case in ``work`` (a fresh copy of ``base``, one leaf changed unless ``rnd`` is None; with ``scope``
+    "task", the same leaf of every result of the chosen file's task changed alike): the change, both exit codes
+    and the differences."""
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(base, work)
     change = "none"
     if rnd is not None:
-        target = rnd.choice(sorted((work / "run" / "data").rglob("results.pkl")))
-        result = pickle.loads(gzip.decompress(target.read_bytes()))  # written by this project's own generator
-        change = f"{target.relative_to(work / 'run' / 'data')}: {mutate(result, rnd, skip)}"
-        target.write_bytes(gzip.compress(pickle.dumps(result)))
+        data = work / "run" / "data"
+        target = rnd.choice(sorted(data.rglob("results.pkl")))
+        path, new = pick_change(_load(target), rnd, skip)
+        files = sorted(data.glob(f"*/{target.parent.parent.name}/*/results.pkl")) if scope == "task" else [target]
+        changed = 0
+        for file in files:
+            result = _load(file)
+            if apply_change(result, path, new):
+                file.write_bytes(gzip.compress(pickle.dumps(result)))
+                changed += 1
+        where = target.relative_to(data) if scope == "file" else f"{changed} results of task {target.parent.parent.name}"
+        change = f"{where}: {describe(path, new)}"
     native = run_cli(["-p", "tabarena", "run", "process", str(work / "run" / "data"), "--method-metadata",
                       f"{work / 'native_info.py'}:m", "--cache-root", str(work / "native")],
                      env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=work)
@@ -144,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("fuzz-parity.jsonl"))
     parser.add_argument("--skip", default="experiment_metadata,memory_usage,validation_protocol")
+    parser.add_argument("--scope", choices=("file", "task"), default="file",
+                        help="change one file, or the same leaf of every result of one task alike")
     parser.add_argument("--tabarena-python", default=str(HERE.parent / ".venv-tabarena" / "bin" / "python"))
     args = parser.parse_args(argv)
     rnd, skip = random.Random(args.seed), tuple(filter(None, args.skip.split(",")))
@@ -154,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the unchanged {args.shape} run does not process alike: {json.dumps(unchanged)[:3000]}")
             return 1
         for _ in range(args.cases):
-            case = run_case(base, Path(tmp) / "case", args.tabarena_python, rnd, skip)
+            case = run_case(base, Path(tmp) / "case", args.tabarena_python, rnd, skip, args.scope)
             out.write(json.dumps(case) + "\n")
             out.flush()
             print(case["native"], case["tabarena"], len(case["differences"]), case["change"], flush=True)

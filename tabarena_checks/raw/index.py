@@ -370,16 +370,18 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
     return pa.concat_tables(tables)
 
 
-def worker_pool(count: int, initializer: Callable[[int], None]):
+def worker_pool(count: int, initializer: Callable[[int], None], fresh: bool = False):
     """A pool of ``count`` worker processes, each started with ``initializer(<this process's pid>)``.
 
     Forked where the platform can: workers start in milliseconds and never re-import the
-    caller's ``__main__``; elsewhere spawned.
+    caller's ``__main__``; elsewhere, or ``fresh`` (a new interpreter that imports its modules
+    anew, say numpy under other environment variables), spawned.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    fork = not fresh and "fork" in multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if fork else "spawn")
     return ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer, initargs=(os.getpid(),))
 
 
@@ -399,13 +401,19 @@ def quiet_worker(parent: int) -> None:
 
 
 @contextmanager
-def quiet_pool(count: int) -> Iterator[Any]:
+def quiet_pool(count: int, env: dict[str, str] | None = None) -> Iterator[Any]:
     """``count`` worker processes started with :func:`quiet_worker`, every one forked now (call it before any
     other thread starts: a process forked beside another thread keeps, held for good, any lock that thread
-    held); on leaving, the queued tasks are dropped and the workers stopped."""
-    pool = worker_pool(count, quiet_worker)
+    held); on leaving, the queued tasks are dropped and the workers stopped. With ``env``, the workers are
+    new interpreters spawned with these environment variables set (this process's environment is as it was
+    once they run)."""
+    pool = worker_pool(count, quiet_worker, fresh=env is not None)
     try:
-        pool.submit(int).result()  # with fork, the first task starts every worker
+        with io.environment(env or {}):
+            # fork starts every worker at the first task; spawn starts one for each task no idle worker takes
+            first = [pool.submit(int) for _ in range(count if env is not None else 1)]
+            for future in first:
+                future.result()
         yield pool
     finally:  # on Ctrl-C the queued tasks are dropped, not run by workers that ignore it
         pool.shutdown(wait=True, cancel_futures=True)
