@@ -43,8 +43,6 @@ from checks import progress
 from tabarena_checks.publish import sort_speed
 from tabarena_checks.publish.cache_hpo_metrics import Metric
 
-#: from this many task splits on, the trajectories are simulated in worker processes
-PARALLEL_SPLITS = 8
 #: TabArena's trajectory budgets (None: every config)
 BUDGETS = (1, 2, 5, 10, 25, 50, 100, 150, None)
 SEEDS = 20
@@ -416,6 +414,8 @@ def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Seq
     return out
 
 
+#: from this many task splits on, the trajectories are simulated in worker processes
+PARALLEL_SPLITS = 8
 
 
 @contextmanager
