@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from checks import io
+from tabarena_checks.raw.suite_tasks import TABARENA_V01
 
 
 @attrs.frozen
@@ -35,11 +36,12 @@ class Task:
     metric: str
 
 
-#: TabArena-v0.1 tasks bundled with TabArena's task metadata (unknown tids trigger a live OpenML fetch there)
+#: TabArena-v0.1 tasks bundled with TabArena's task metadata (unknown tids trigger a live OpenML fetch there),
+#: named and typed as the suite's table has them
 TASKS: dict[int, Task] = {
-    363612: Task(363612, "airfoil_self_noise", "regression", 1002, 501, None, "root_mean_squared_error"),
-    363614: Task(363614, "anneal", "multiclass", 598, 300, 5, "log_loss"),
-    363619: Task(363619, "Bank_Customer_Churn", "binary", 6667, 3333, 2, "roc_auc"),
+    363612: Task(363612, *TABARENA_V01[363612], 1002, 501, None, "root_mean_squared_error"),
+    363614: Task(363614, *TABARENA_V01[363614], 598, 300, 5, "log_loss"),
+    363619: Task(363619, *TABARENA_V01[363619], 6667, 3333, 2, "roc_auc"),
 }
 TABARENA_PROTOCOL = {"num_bag_folds": 8, "num_bag_sets": 1, "tiny_num_bag_folds": None, "tiny_num_bag_sets": None,
                      "tiny_max_group_instances": None, "task_specific_validation": False,
