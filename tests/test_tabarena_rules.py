@@ -52,6 +52,7 @@ class FakeInference:
     n_without_protocol: int = 0
     errors: tuple = ()
     problems: tuple = ()
+    unread: tuple = ()
     missing_cells: tuple = ()
     duplicates: tuple = ()
     fidelity: tuple = ()
@@ -355,6 +356,8 @@ RAW_CASES = [
     ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
     ("TA306", dict(problems=(("p/results.pkl", "metric_error is NaN"),)), "p/results.pkl: metric_error is NaN"),
     ("TA307", dict(metrics=("mae", "rmse")), "the configs are scored on 'mae', which the native engine cannot simulate"),
+    ("TA308", dict(unread=(("p/results.pkl", "method_metadata.info.x holds a a.B, which the reader does not load"),)),
+     "p/results.pkl: method_metadata.info.x holds a a.B"),
 ]
 
 

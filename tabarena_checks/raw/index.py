@@ -12,6 +12,7 @@ cannot be read or written the index is built from the files alone.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -32,8 +33,6 @@ RESULT_FILE = "results.pkl"
 #: below the user's cache directory: one sub-directory per resolved data directory
 CACHE_SUBDIR = "index"
 CACHE_FILE = "index.parquet"
-#: bump when the row layout or its meaning changes: older caches are then ignored
-ROW_VERSION = "4"
 #: below this many files to decode, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 48
 CHUNK = 32
@@ -56,7 +55,7 @@ def schema():
         ("vp_flavour", s), ("vp_num_bag_folds", i), ("vp_num_bag_sets", i), ("vp_child_oof", b),
         ("vp_num_child_models", i), ("vp_protocol", s), ("vp_stored_key", s), ("test_not_close_pct", f),
         ("val_not_close", b), ("val_not_close_pct", f), ("val_rows", i), ("test_rows", i), ("labels_digest", s), ("hyperparameters", s), ("method_hyperparameters", s),
-        ("problems", pa.list_(s)), ("error", s),
+        ("problems", pa.list_(s)), ("unread", pa.list_(s)), ("error", s),
     ])
 
 
@@ -288,8 +287,9 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
         try:
             data = reader.read_raw(path, max_bytes=max_bytes)
             digest = sha256_of(data)
-            row = reader.row_from_result(reader.unpickle(path, reader.unpack(path, data, max_bytes)), item.path)
-            row["error"] = None
+            notes: list[str] = []
+            row = reader.row_from_result(reader.unpickle(path, reader.unpack(path, data, max_bytes), notes), item.path)
+            row.update(error=None, unread=notes)
         except reader.RawFileError as exc:
             row = _error_row(item, exc.reason)
         except Exception as exc:  # a bug met by one odd file is that file's finding; the run goes on
@@ -312,7 +312,7 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
 
 
 def _error_row(item: FileStat, reason: str) -> dict[str, Any]:
-    return {**reader.layout(item.path), "error": reason, "problems": []}
+    return {**reader.layout(item.path), "error": reason, "problems": [], "unread": []}
 
 
 def sha256_of(data: bytes) -> str:
@@ -449,7 +449,6 @@ def die_with_parent(parent: int) -> None:
 
 def default_cache_dir(data_dir: str | os.PathLike) -> Path:
     """This user's cache directory for ``data_dir``: named by a digest of its resolved path."""
-    import hashlib
 
     key = hashlib.sha256(os.fsencode(Path(data_dir).resolve())).hexdigest()[:24]
     return io.user_cache_dir() / CACHE_SUBDIR / key
@@ -460,7 +459,25 @@ def _cache_file(data_dir: Path, cache_dir: str | os.PathLike | None) -> Path:
 
 
 def _cache_tag(data_dir: Path) -> dict[bytes, bytes]:
-    return {b"checks.row_version": ROW_VERSION.encode(), b"checks.data_dir": str(data_dir.resolve()).encode()}
+    return {b"checks.code": code_digest().encode(), b"checks.data_dir": str(data_dir.resolve()).encode()}
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of the code that turns a file into a row (every module of :mod:`tabarena_checks.raw`).
+
+    It keys the cached index: a cache built by other code, even one line of a check apart, is never
+    read, so no version number has to be bumped by hand.
+    """
+    return digest_of_modules(Path(__file__).parent)
+
+
+def digest_of_modules(package: Path) -> str:
+    """``sha256:<hex>`` over the names and bytes of the ``*.py`` files of ``package``, in name order."""
+    digest = hashlib.sha256()
+    for module in sorted(package.glob("*.py")):
+        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
 
 
 @attrs.frozen

@@ -68,6 +68,8 @@ class Inference:
     fidelity: tuple[FidelityIssue, ...]
     #: (path, message) per problem found while decoding a file
     problems: tuple[tuple[str, str], ...]
+    #: (path, message) per global outside the reader's allow-list found in a field nothing reads (read as None)
+    unread: tuple[tuple[str, str], ...]
     #: (path, reason) per file that could not be read at all
     errors: tuple[tuple[str, str], ...]
 
@@ -218,6 +220,7 @@ def infer(index: RawIndex) -> Inference:
         duplicates=_duplicates(index),
         fidelity=_fidelity(index),
         problems=_field_problems(index),
+        unread=tuple(sorted(index.query("SELECT path, unnest(unread) FROM results WHERE len(unread) > 0"))),
         errors=index.errors,
     )
 

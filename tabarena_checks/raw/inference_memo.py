@@ -8,7 +8,6 @@ optimisation only: when it cannot be read, parsed or written, the inference is c
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -23,15 +22,6 @@ MEMO_FILE = "inference.json"
 
 
 @cache
-def _code_digest() -> str:
-    """The source the memo depends on: the inference queries and the per-method split."""
-    h = hashlib.sha256()
-    for module in (inference_mod, index_mod):
-        h.update(Path(module.__file__).read_bytes())
-    return h.hexdigest()
-
-
-@cache
 def _converter():
     import cattrs
 
@@ -43,7 +33,7 @@ def infer(index: RawIndex) -> Inference:
     if index.fingerprint is None or index.cache_path is None:
         return inference_mod.infer(index)
     path = index.cache_path.with_name(MEMO_FILE)
-    key = {"index": index.fingerprint, "code": _code_digest()}
+    key = {"index": index.fingerprint, "code": index_mod.code_digest()}
     memo = _read(path)
     entries = memo.get("methods", {}) if memo.get("key") == key else {}
     name = index.method or ""

@@ -2,9 +2,10 @@
 
 A results.pkl is a (usually gzip-compressed) pickle, and unpickling is code execution.
 Files come from cluster runs, colleagues and downloads, so they are read with a
-restricted unpickler (:mod:`tabarena_checks.raw.unpickler`): only builtins and checked numpy
-arrays can be built; any other global ends the read with :class:`UnsafePickleError` before it
-is imported. Only regular files are read, and reading and decompression are capped, so a
+restricted unpickler (:mod:`tabarena_checks.raw.unpickler`): only builtins, checked numpy
+arrays and AutoGluon's plain container subclasses can be built; any other global is never
+imported, and ends the read with :class:`UnsafePickleError` unless it sits in a field nothing
+reads (:data:`UNREAD_FIELDS`). Only regular files are read, and reading and decompression are capped, so a
 device, a FIFO or a gzip bomb cannot exhaust memory or hang the read.
 
 :func:`decode_row` turns one file into one flat metadata row (no prediction arrays kept)
@@ -62,18 +63,22 @@ class RawFileError(InputError):
 
 
 class UnsafePickleError(RawFileError):
-    """The pickle references a global outside the allow-list; nothing from it was run."""
+    """The pickle holds a global outside the allow-list in a field that is read; nothing from it was run."""
 
-    def __init__(self, path: str | Path, global_name: str):
+    def __init__(self, path: str | Path, global_name: str, field: str = ""):
         self.global_name = global_name
+        self.field = field
+        where = f" in {field}" if field else ""
         super().__init__(
             path,
-            f"refused to load '{global_name}': a results.pkl may only hold builtins and numpy arrays "
-            "(nothing from the file was run; regenerate it with TabArena or delete it)",
+            f"refused to load '{global_name}'{where}: a results.pkl may only hold builtins, numpy arrays and the "
+            "AutoGluon containers docs/tabarena-data.md lists, and processing reads this field (nothing from the "
+            "file was run). If TabArena wrote it, report the class so the reader can learn it; otherwise "
+            "rewrite the file without it",
         )
 
     def __reduce__(self):
-        return (UnsafePickleError, (self.path, self.global_name))
+        return (UnsafePickleError, (self.path, self.global_name, self.field))
 
 
 def read_payload(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -171,18 +176,26 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
-    """The result dict stored in ``path``, read safely; raises :class:`RawFileError`."""
-    return unpickle(path, read_payload(path, max_bytes=max_bytes))
+#: fields where a global outside the allow-list is read as None with a warning (TA308) instead of refusing the
+#: file: neither the rules nor processing (native or TabArena's) read them. AutoGluon's model info lives here.
+UNREAD_FIELDS = ("method_metadata.info",)
 
 
-def unpickle(path: str | Path, payload: bytes) -> dict:
-    """The result dict in ``payload`` (read from ``path``), through :mod:`tabarena_checks.raw.unpickler`."""
+def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, notes: list[str] | None = None) -> dict:
+    """The result dict stored in ``path``, read safely; raises :class:`RawFileError` (see :func:`unpickle`)."""
+    return unpickle(path, read_payload(path, max_bytes=max_bytes), notes)
+
+
+def unpickle(path: str | Path, payload: bytes, notes: list[str] | None = None) -> dict:
+    """The result dict in ``payload`` (read from ``path``), through :mod:`tabarena_checks.raw.unpickler`.
+
+    A global outside the allow-list refuses the file unless it sits in one of :data:`UNREAD_FIELDS`;
+    there it is read as None and described in ``notes`` (when given).
+    """
     from tabarena_checks.raw import unpickler
 
     try:
-        obj = unpickler.RestrictedUnpickler(io.BytesIO(payload)).load()
-        unpickler.check_graph(obj)
+        loaded = unpickler.load(payload)
     except unpickler.UnpicklingRefused as exc:
         if exc.is_global:
             raise UnsafePickleError(path, exc.what) from None
@@ -196,9 +209,20 @@ def unpickle(path: str | Path, payload: bytes) -> dict:
         raise RawFileError(path, "pickle needs more memory than is available") from None
     except Exception as exc:  # any other failure is a corrupt pickle, not a bug here
         raise RawFileError(path, f"not a readable pickle ({type(exc).__name__}: {_text(exc)})") from None
+    obj = loaded.value
+    for field, name in loaded.unread:
+        if not _unread_field(field):
+            raise UnsafePickleError(path, name, field)
     if not isinstance(obj, dict):
         raise RawFileError(path, f"holds a {type(obj).__name__}, expected the dict of one result")
+    if notes is not None:
+        notes.extend(f"{field} holds a {name}, which the reader does not load (it is read as None; processing "
+                     "never reads that field)" for field, name in loaded.unread)
     return obj
+
+
+def _unread_field(field: str) -> bool:
+    return any(field == top or field.startswith((top + ".", top + "[")) for top in UNREAD_FIELDS)
 
 
 def _text(exc: BaseException) -> str:
@@ -933,6 +957,7 @@ def decode_row(path: str | Path, *, root: str | Path | None = None, max_bytes: i
     except OSError as exc:
         raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
     rel = path.relative_to(root) if root is not None else path
-    row = row_from_result(load_result(path, max_bytes=max_bytes), rel)
-    row.update(path=rel.as_posix(), size=st.st_size, mtime_ns=st.st_mtime_ns)
+    notes: list[str] = []
+    row = row_from_result(load_result(path, max_bytes=max_bytes, notes=notes), rel)
+    row.update(path=rel.as_posix(), size=st.st_size, mtime_ns=st.st_mtime_ns, unread=notes)
     return row

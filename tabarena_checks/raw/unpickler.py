@@ -3,34 +3,44 @@
 Unpickling is code execution, and a results.pkl can come from anyone. Three kinds of harm are
 closed here, each before the object that would cause it exists:
 
-* running code: only builtins and the numpy functions that rebuild arrays can be named;
-  anything else ends the read with :class:`UnpicklingRefused` before it is imported;
+* running code: only builtins, the numpy functions that rebuild arrays and the container
+  subclasses of :data:`CONTAINER_SUBCLASSES` (rebuilt as their plain base type, their own
+  module never imported) can be called. Any other global becomes an inert placeholder that is
+  never imported, called or given state; :func:`load` reports where each one sits (its field
+  path) so the reader can refuse the file or, where processing never reads that field, warn;
 * memory corruption: numpy's array constructors trust their arguments (``ndarray((1,), 'O',
   b'AAAAAAAA')`` is an object array whose element is the pointer 0x4141...). Arrays are
   built only through numpy's own pickle paths, with the dtype taken from a short list of
   plain types, the shape and the buffer checked against each other, and object arrays only
-  from a list of their elements; ``numpy.ndarray`` itself cannot be called;
+  from a list of their elements; ``numpy.ndarray`` itself cannot be called. Until the load
+  ends, arrays and dtypes are held by pending stand-ins of this module, so a pickle's BUILD
+  reaches only checks of ours, never numpy's unchecked ``__setstate__``;
 * unbounded work: every opcode and every element a call copies is charged to a budget, and
-  a tuple nested deeper than :data:`MAX_DEPTH` is refused as it is built (hashing one, as a
-  dict key, recurses in C without a limit and kills the process). After the load,
-  :func:`check_graph` measures the object graph: no cycle, no nesting deeper than
-  :data:`MAX_DEPTH`, and no more than :data:`MAX_EXPANDED` objects when shared references
-  are counted as often as they are reached, so rendering a value later is bounded too.
+  a tuple nested deeper than :data:`MAX_DEPTH` is refused (hashing one, as a dict key,
+  recurses in C without a limit and kills the process). After the load, :func:`check_graph`
+  measures the object graph: no cycle, no nesting deeper than :data:`MAX_DEPTH`, and no more
+  than :data:`MAX_EXPANDED` objects when shared references are counted as often as they are
+  reached, so rendering a value later is bounded too.
 
-The pure-Python unpickler of the standard library is used (subclassed) because it lets each
-opcode be counted and BUILD be checked; real files hold a few thousand opcodes (arrays are one
-opcode each), so it costs well under a millisecond per file.
+Two loaders share these checks. The fast one is the standard library's C unpickler, used when
+a scan of the opcodes (:func:`scan`) shows the pickle within the budget, with few tuple
+opcodes (so no tuple can nest deep enough to hurt) and only the opcodes real results use. The
+careful one is the pure-Python unpickler, subclassed so that each opcode is counted and each
+tuple's nesting measured as it is built; it reads whatever the scan sends its way, and every
+pickle the fast loader fails on, so that a refusal always names what was refused.
 """
 
 from __future__ import annotations
 
 import collections
 import gc
+import io
 import math
 import pickle
+import pickletools
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 #: opcodes one file may execute (each makes at most one object; a set or dict counts as
 #: :data:`HEAVY` opcodes, its size in memory); real files have about a thousand
@@ -42,11 +52,25 @@ MAX_DEPTH = 100
 MAX_EXPANDED = 10_000_000
 #: dimensions of one array (numpy's own limit is 64)
 MAX_NDIM = 32
+#: tuple-building opcodes (and calls, which may build tuples) above which the fast loader is not used: a tuple
+#: nested this deep hashes in well under a megabyte of C stack; real results hold a few hundred
+FAST_TUPLES = 5_000
 #: datetime units numpy pickles in a dtype's state
 _TIME_UNITS = frozenset({b"Y", b"M", b"W", b"D", b"h", b"m", b"s", b"ms", b"us", b"ns", b"ps", b"fs", b"as",
                          b"generic"})
 #: the dtype descriptions numpy writes for plain (not structured) dtypes; sizes of strings must be positive
 _PLAIN_DTYPE = re.compile(r"(?:b1|[iu][1248]|f(?:2|4|8|12|16)|c(?:8|16|24|32)|O[48]?|[US][1-9]\d{0,8}|[Mm]8)")
+
+#: container subclasses that real results hold, rebuilt as their plain base type without importing their module.
+#: AutoGluon 1.6 (required by TabArena 0.1.0: autogluon.core >=1.6,<1.7) wraps a model's ``params`` and
+#: ``params_aux`` in these dicts, which reach ``method_metadata.info`` (and its bag's children); each pickles as
+#: ``cls(dict(self))`` (a REDUCE with one plain dict), the only form accepted
+_AG_DICTS = "autogluon.core.models.abstract._mutation_deprecated_dict"
+CONTAINER_SUBCLASSES: dict[tuple[str, str], str] = {
+    (_AG_DICTS, "MutationDeprecatedDict"): "dict",
+    (_AG_DICTS, "ParamsDict"): "dict",
+    (_AG_DICTS, "ParamsAuxDict"): "dict",
+}
 
 
 class UnpicklingRefused(pickle.UnpicklingError):
@@ -67,14 +91,36 @@ class GraphError(ValueError):
         super().__init__(f"{field or 'the result'} {reason}")
 
 
-class _NdarrayToken:
-    """What ``numpy.ndarray`` resolves to: accepted as the first argument of ``_reconstruct``, never called."""
+class Unread(NamedTuple):
+    """A global outside the allow-list, met at ``field`` (``method_metadata.info.x``; empty for the whole value).
 
-    def __new__(cls, *args, **kwargs):
-        raise UnpicklingRefused("a direct call of numpy.ndarray (arrays are only rebuilt the way numpy pickles them)")
+    Its value was never built: the loaded result holds None in its place.
+    """
+
+    field: str
+    name: str
 
 
-class _Allowed:
+class Loaded(NamedTuple):
+    """What :func:`load` returns: the value, and every global outside the allow-list with where it sat."""
+
+    value: Any
+    unread: list[Unread]
+
+
+# --- stand-ins: what a pickle gets instead of a live object --------------------------------------
+
+
+class _Sealed:
+    """A stand-in a pickle may hold but never give state to: BUILD on it is refused."""
+
+    __slots__ = ()
+
+    def __setstate__(self, state: Any) -> None:
+        raise UnpicklingRefused(f"setting the state of {self!r} (BUILD)")
+
+
+class _Allowed(_Sealed):
     """An allow-listed callable, wrapped so each call is checked and charged before it runs."""
 
     __slots__ = ("name", "fn")
@@ -89,11 +135,88 @@ class _Allowed:
         return f"<{self.name}>"
 
 
-def _shape(shape: Any) -> int:
-    """The element count of a pickled shape, after checking it is a short tuple of non-negative ints."""
-    if type(shape) is not tuple or len(shape) > MAX_NDIM or any(type(n) is not int or n < 0 for n in shape):
-        raise UnpicklingRefused(f"an array shape of {_brief(shape)} (a tuple of at most {MAX_NDIM} non-negative ints)")
-    return math.prod(shape)
+def _direct_ndarray(*args, **kwargs):
+    raise UnpicklingRefused("a direct call of numpy.ndarray (arrays are only rebuilt the way numpy pickles them)")
+
+
+class _PendingArray(_Sealed):
+    """An array between numpy's ``_reconstruct`` and its state: the state is checked, then the array is built."""
+
+    __slots__ = ("array", "make")
+
+    def __init__(self, make: Callable | None = None, array: Any = None):
+        self.make, self.array = make, array
+
+    def __setstate__(self, state: Any) -> None:
+        if self.array is not None or self.make is None:
+            raise UnpicklingRefused("a second state for an array already built")
+        self.array = _array_from_state(self.make, state)
+
+    def __repr__(self) -> str:
+        return "an array"
+
+
+class _PendingDtype(_Sealed):
+    """A dtype numpy's pickle is still describing; its state is applied once, if it matches the dtype's own."""
+
+    __slots__ = ("dtype", "stated")
+
+    def __init__(self, dtype: Any):
+        self.dtype, self.stated = dtype, False
+
+    def __setstate__(self, state: Any) -> None:
+        if self.stated:
+            raise UnpicklingRefused("a second state for a dtype")
+        _set_dtype_state(self.dtype, state)
+        self.stated = True
+
+    def __repr__(self) -> str:
+        return "a dtype"
+
+
+class _UnreadValue:
+    """What calling, instantiating or filling a global outside the allow-list gives: a value never built."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, *args, **kwargs) -> _UnreadValue:  # what it returned is as unread as itself
+        return _UnreadValue(self.name)
+
+    # a pickle fills what it built with these opcodes; the content is dropped with the value
+    def __setstate__(self, state: Any) -> None:
+        pass
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+    def append(self, item: Any) -> None:
+        pass
+
+    def extend(self, items: Any) -> None:
+        pass
+
+    def add(self, item: Any) -> None:
+        pass
+
+
+class _SealedType(type):
+    """The metaclass of unread globals: nothing may set attributes on them."""
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        raise UnpicklingRefused(f"setting {name!r} on {cls.name} (BUILD)")
+
+
+class _UnreadGlobal(metaclass=_SealedType):
+    """A global outside the allow-list (one subclass per name and load): calling it or NEWOBJ gives an
+    :class:`_UnreadValue`; it is a type only because the C unpickler's NEWOBJ requires one."""
+
+    name = "?"
+
+    def __new__(cls, *args, **kwargs):
+        return _UnreadValue(cls.name)
 
 
 def _brief(value: Any) -> str:
@@ -101,6 +224,8 @@ def _brief(value: Any) -> str:
     short = _short_repr(value)
     if short is not None:
         return short
+    if isinstance(value, (_PendingArray, _PendingDtype, _Allowed)):
+        return repr(value)
     if type(value).__module__.startswith("numpy") and hasattr(value, "descr") and hasattr(value, "str"):
         return f"dtype({value.str!r})"
     if isinstance(value, (tuple, list, dict, str, bytes, bytearray)):
@@ -120,8 +245,27 @@ def _short_repr(value: Any) -> str | None:
     return None
 
 
+def _shape(shape: Any) -> int:
+    """The element count of a pickled shape, after checking it is a short tuple of non-negative ints."""
+    if type(shape) is tuple and len(shape) == 1 and type(shape[0]) is int and shape[0] >= 0:
+        return shape[0]  # the usual vector, checked without the loop below
+    if type(shape) is not tuple or len(shape) > MAX_NDIM or any(type(n) is not int or n < 0 for n in shape):
+        raise UnpicklingRefused(f"an array shape of {_brief(shape)} (a tuple of at most {MAX_NDIM} non-negative ints)")
+    return math.prod(shape)
+
+
+def _real_dtype(value: Any, what: str) -> Any:
+    """The dtype a pickle passed (always one of our pending dtypes), or a refusal naming ``what`` it was for."""
+    if type(value) is not _PendingDtype:
+        raise UnpicklingRefused(f"{what} whose dtype is {_brief(value)}")
+    return value.dtype
+
+
+# --- the globals a pickle may name, and the budget they charge -----------------------------------
+
+
 def _allow_list() -> dict[tuple[str, str], str]:
-    """(module, name) a pickle may name -> what it gets (resolved by :meth:`RestrictedUnpickler._resolve`)."""
+    """(module, name) a pickle may name -> what it gets (resolved by :meth:`_Globals._resolve`)."""
     out = {("numpy", "ndarray"): "ndarray", ("numpy", "dtype"): "dtype", ("_codecs", "encode"): "encode",
            ("collections", "OrderedDict"): "OrderedDict", ("collections", "defaultdict"): "defaultdict"}
     for pkg in ("numpy.core", "numpy._core"):
@@ -131,109 +275,49 @@ def _allow_list() -> dict[tuple[str, str], str]:
     for name in ("set", "frozenset", "list", "dict", "bytearray", "bytes", "tuple", "int", "float", "complex", "str",
                  "bool"):
         out[("builtins", name)] = out[("__builtin__", name)] = name
+    out.update(CONTAINER_SUBCLASSES)
     return out
 
 
 _ALLOWED = _allow_list()
 
 
-class RestrictedUnpickler(pickle._Unpickler):
-    """Loads one result: builtins and checked numpy arrays only, within :data:`MAX_OPS` opcodes."""
+class _Globals:
+    """The allow-listed globals of one load, resolved on first use, and the budget their calls charge."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    def __init__(self, budget: int, max_ops: int):
+        self.left = budget
+        self.max_ops = max_ops
+        #: id -> (tuple, nesting depth) of every tuple a call built, kept alive so ids stay unique
+        self.tuples: dict[int, tuple[tuple, int]] = {}
+        self.found: dict[tuple[str, str], Any] = {}
 
-    def __init__(self, file, *, max_ops: int = MAX_OPS):
-        super().__init__(file)
-        self._source = file
-        self._left = max_ops
-        self._max_ops = max_ops
-        #: id -> (tuple, nesting depth) of every tuple built, kept alive so ids stay unique
-        self._tuples: dict[int, tuple[tuple, int]] = {}
-        #: arrays made by ``_reconstruct`` that still wait for their (checked) state
-        self._fresh: dict[int, Any] = {}
-        #: the allow-listed globals this pickle named, resolved on first use
-        self._globals: dict[tuple[str, str], Any] = {}
-
-    # --- the loop: the standard one, with each opcode charged ----------------------------------
-
-    def load(self):
-        # frames are consecutive slices of the stream: reading straight from the file (an in-memory
-        # buffer here) is the same, without a Python call per read
-        self.read, self.readline = self._source.read, self._source.readline
-        self.readinto = self._source.readinto
-        self.metastack = []
-        self.stack = []
-        self.append = self.stack.append
-        self.proto = 0
-        read, dispatch = self.read, self.dispatch
-        collecting = gc.isenabled()
-        gc.disable()  # nothing loaded can be garbage yet; collections would make the load quadratic in its size
-        try:
-            while True:
-                key = read(1)
-                if not key:
-                    raise EOFError
-                self._left -= 1
-                if self._left < 0:
-                    raise UnpicklingRefused(f"a pickle of more than {self._max_ops} opcodes (a result this large "
-                                            "is not a TabArena result)")
-                dispatch[key[0]](self)
-        except pickle._Stop as stop:
-            return stop.value
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _charge(self, n: int, what: str) -> None:
-        self._left -= n
-        if self._left < 0:
-            raise UnpicklingRefused(f"{what} past the {self._max_ops} objects a result may build")
-
-    # --- globals -----------------------------------------------------------------------------
-
-    def find_class(self, module: str, name: str) -> Any:
-        found = self._globals.get((module, name))
+    def find(self, module: str, name: str) -> Any:
+        found = self.found.get((module, name))
         if found is None:
             kind = _ALLOWED.get((module, name))
             if kind is None:
-                raise UnpicklingRefused(f"{module}.{name}", is_global=True)
-            found = self._globals[(module, name)] = self._resolve(kind)
+                qualified = f"{module}.{name}"
+                found = _SealedType("unread", (_UnreadGlobal,), {"name": qualified})
+            else:
+                found = self._resolve(kind)
+            self.found[(module, name)] = found
         return found
 
-    def persistent_load(self, pid: Any) -> Any:
-        raise UnpicklingRefused(f"persistent id {_brief(pid)}", is_global=True)
+    def charge(self, n: int, what: str) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise UnpicklingRefused(f"{what} past the {self.max_ops} objects a result may build")
 
-    def _resolve(self, kind: str) -> Any:
+    def _resolve(self, kind: str) -> _Allowed:
         """The object a pickle gets for an allow-listed global (see :data:`_ALLOWED`)."""
-        import numpy as np
-
-        multiarray = (getattr(np, "_core", None) or np.core).multiarray
-        if kind == "ndarray":
-            return _NdarrayToken
-        makers: dict[str, Callable[[], Callable]] = {
-            "dtype": lambda: _dtype,
-            "_reconstruct": lambda: self._reconstruct(multiarray._reconstruct),
-            "scalar": lambda: _scalar(multiarray.scalar),
-            "_frombuffer": lambda: _frombuffer,
-            "encode": lambda: self._latin1_encode,
-            "OrderedDict": lambda: self._copying(collections.OrderedDict),
-            "defaultdict": lambda: self._defaultdict,
-            "tuple": lambda: self._tuple,
-            "int": lambda: _scalar_call(int, (str, bytes, bytearray, int, float, bool)),
-            "float": lambda: _scalar_call(float, (str, bytes, bytearray, int, float, bool)),
-            "complex": lambda: _scalar_call(complex, (str, int, float, bool, complex)),
-            "str": lambda: _scalar_call(str, (str, bytes, bytearray, int, float, bool, complex, type(None))),
-            "bool": lambda: _scalar_call(bool, (str, bytes, bytearray, int, float, bool, complex, type(None))),
-        }
-        for copied in (set, frozenset, list, dict, bytearray, bytes):
-            makers[copied.__name__] = (lambda k: lambda: self._copying(k))(copied)
-        return _Allowed(kind, makers[kind]())
+        return _Allowed(kind, _MAKERS[kind](self))
 
     def _latin1_encode(self, text: Any = "", encoding: str = "latin1") -> bytes:
         """What protocol-2 pickles call to rebuild ``bytes``; any other codec is refused."""
         if encoding not in ("latin1", "latin-1") or not isinstance(text, str):
             raise UnpicklingRefused(f"_codecs.encode with {_brief(encoding)} (only latin1 rebuilds bytes)")
-        self._charge(len(text) // 64, "_codecs.encode() copies")
+        self.charge(len(text) // 64, "_codecs.encode() copies")
         return text.encode("latin1")
 
     def _copying(self, kind: type) -> Callable:
@@ -249,7 +333,7 @@ class RestrictedUnpickler(pickle._Unpickler):
                                             "dict, str or bytes)")
                 if len(args) == 2 and not (isinstance(source, str) and isinstance(args[1], str)):
                     raise UnpicklingRefused(f"{kind.__name__} with an encoding but no text")
-                self._charge(len(source), f"{kind.__name__}() copies")
+                self.charge(len(source), f"{kind.__name__}() copies")
             return kind(*args)
 
         return make
@@ -264,14 +348,13 @@ class RestrictedUnpickler(pickle._Unpickler):
     def _tuple(self, source: Any = ()) -> tuple:
         if not isinstance(source, (list, tuple)):
             raise UnpicklingRefused(f"tuple({_brief(source)}) (only from a list or tuple)")
-        self._charge(len(source), "tuple() copies")
-        return self._register(tuple(source))
+        self.charge(len(source), "tuple() copies")
+        return self.register(tuple(source))
 
-    # --- tuples: nesting checked as they are built ------------------------------------------
-
-    def _register(self, value: tuple) -> tuple:
+    def register(self, value: tuple) -> tuple:
+        """``value``, after checking and recording how deep its tuples nest."""
         depth = 1
-        tuples = self._tuples
+        tuples = self.tuples
         for item in value:
             if type(item) is tuple:
                 known = tuples.get(id(item))
@@ -284,19 +367,85 @@ class RestrictedUnpickler(pickle._Unpickler):
             tuples[id(value)] = (value, depth)
         return value
 
-    # --- numpy -------------------------------------------------------------------------------
 
-    def _reconstruct(self, real: Callable) -> Callable:
+def _numpy_maker(name: str) -> Callable[[_Globals], Callable]:
+    """A maker of the checked form of numpy's ``multiarray`` function ``name`` (numpy imported on first use)."""
+
+    def make(_: _Globals) -> Callable:
         import numpy as np
 
-        def make(subtype: Any, shape: Any, typecode: Any):
-            if subtype is not _NdarrayToken or shape != (0,) or typecode != b"b":
-                raise UnpicklingRefused("numpy _reconstruct with arguments numpy never writes")
-            array = real(np.ndarray, (0,), b"b")
-            self._fresh[id(array)] = array
-            return array
+        real = getattr((getattr(np, "_core", None) or np.core).multiarray, name)
+        return _reconstruct(real) if name == "_reconstruct" else _scalar(real)
 
-        return make
+    return make
+
+
+#: kind (a value of :data:`_ALLOWED`) -> what makes the callable a pickle gets for it
+_MAKERS: dict[str, Callable[[_Globals], Callable]] = {
+    "ndarray": lambda g: _direct_ndarray,
+    "dtype": lambda g: _dtype,
+    "_reconstruct": _numpy_maker("_reconstruct"),
+    "scalar": _numpy_maker("scalar"),
+    "_frombuffer": lambda g: _frombuffer,
+    "encode": lambda g: g._latin1_encode,
+    "OrderedDict": lambda g: g._copying(collections.OrderedDict),
+    "defaultdict": lambda g: g._defaultdict,
+    "tuple": lambda g: g._tuple,
+    "int": lambda g: _scalar_call(int, (str, bytes, bytearray, int, float, bool)),
+    "float": lambda g: _scalar_call(float, (str, bytes, bytearray, int, float, bool)),
+    "complex": lambda g: _scalar_call(complex, (str, int, float, bool, complex)),
+    "str": lambda g: _scalar_call(str, (str, bytes, bytearray, int, float, bool, complex, type(None))),
+    "bool": lambda g: _scalar_call(bool, (str, bytes, bytearray, int, float, bool, complex, type(None))),
+    **{k.__name__: (lambda k: lambda g: g._copying(k))(k) for k in (set, frozenset, list, dict, bytearray, bytes)},
+}
+
+
+# --- the careful loader: the pure-Python unpickler, each opcode charged --------------------------
+
+
+class RestrictedUnpickler(pickle._Unpickler):
+    """Loads one result: builtins and checked numpy arrays only, within :data:`MAX_OPS` opcodes."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def __init__(self, file, *, max_ops: int = MAX_OPS):
+        super().__init__(file)
+        self._source = file
+        self._globals = _Globals(max_ops, max_ops)
+
+    def load(self):
+        # frames are consecutive slices of the stream: reading straight from the file (an in-memory
+        # buffer here) is the same, without a Python call per read
+        self.read, self.readline = self._source.read, self._source.readline
+        self.readinto = self._source.readinto
+        self.metastack = []
+        self.stack = []
+        self.append = self.stack.append
+        self.proto = 0
+        read, dispatch, budget = self.read, self.dispatch, self._globals
+        collecting = gc.isenabled()
+        gc.disable()  # nothing loaded can be garbage yet; collections would make the load quadratic in its size
+        try:
+            while True:
+                key = read(1)
+                if not key:
+                    raise EOFError
+                budget.left -= 1
+                if budget.left < 0:
+                    raise UnpicklingRefused(f"a pickle of more than {budget.max_ops} opcodes (a result this large "
+                                            "is not a TabArena result)")
+                dispatch[key[0]](self)
+        except pickle._Stop as stop:
+            return stop.value
+        finally:
+            if collecting:
+                gc.enable()
+
+    def find_class(self, module: str, name: str) -> Any:
+        return self._globals.find(module, name)
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise UnpicklingRefused(f"persistent id {_brief(pid)}", is_global=True)
 
     def load_frame(self):
         self.read(8)
@@ -304,19 +453,11 @@ class RestrictedUnpickler(pickle._Unpickler):
     dispatch[pickle.FRAME[0]] = load_frame
 
     def load_build(self):
-        import numpy as np
-
-        stack = self.stack
-        state = stack.pop()
-        inst = stack[-1]
-        if isinstance(inst, np.ndarray):
-            if self._fresh.pop(id(inst), None) is not inst:
-                raise UnpicklingRefused("a second state for an array already built")
-            _set_array_state(inst, state)
-        elif isinstance(inst, np.dtype):
-            _set_dtype_state(inst, state)
-        else:
+        state = self.stack.pop()
+        inst = self.stack[-1]
+        if not isinstance(inst, (_Sealed, _UnreadValue)):
             raise UnpicklingRefused(f"setting the state of a {type(inst).__name__} (BUILD)")
+        inst.__setstate__(state)
 
     dispatch[pickle.BUILD[0]] = load_build
 
@@ -326,7 +467,7 @@ def _tuple_op(load: Callable) -> Callable:
 
     def run(self: RestrictedUnpickler) -> None:
         load(self)
-        self._register(self.stack[-1])
+        self._globals.register(self.stack[-1])
 
     return run
 
@@ -335,17 +476,192 @@ def _heavy_op(load: Callable) -> Callable:
     """An opcode making a set or dict, charged as :data:`HEAVY` opcodes (an empty set is about 200 bytes)."""
 
     def run(self: RestrictedUnpickler) -> None:
-        self._charge(HEAVY - 1, "sets and dicts")
+        self._globals.charge(HEAVY - 1, "sets and dicts")
         load(self)
 
     return run
 
 
-for _op in (pickle.TUPLE, pickle.TUPLE1, pickle.TUPLE2, pickle.TUPLE3):
+_TUPLE_OPS = (pickle.TUPLE, pickle.TUPLE1, pickle.TUPLE2, pickle.TUPLE3)
+_HEAVY_OPS = (pickle.EMPTY_SET, pickle.FROZENSET, pickle.EMPTY_DICT, pickle.DICT)
+for _op in _TUPLE_OPS:
     RestrictedUnpickler.dispatch[_op[0]] = _tuple_op(pickle._Unpickler.dispatch[_op[0]])
-for _op in (pickle.EMPTY_SET, pickle.FROZENSET, pickle.EMPTY_DICT, pickle.DICT):
+for _op in _HEAVY_OPS:
     RestrictedUnpickler.dispatch[_op[0]] = _heavy_op(pickle._Unpickler.dispatch[_op[0]])
 del _op
+
+
+# --- the fast loader: the C unpickler, after a scan of the opcodes -------------------------------
+
+
+class _FastUnpickler(pickle.Unpickler):
+    """The C unpickler with the same globals; :func:`scan` has charged its opcodes and bounded its tuples."""
+
+    def __init__(self, file, budget: int):
+        super().__init__(file)
+        self._globals = _Globals(budget, MAX_OPS)
+
+    def find_class(self, module: str, name: str) -> Any:
+        return self._globals.find(module, name)
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise UnpicklingRefused(f"persistent id {_brief(pid)}", is_global=True)
+
+
+def _opcode_steps() -> list[int]:
+    """For each opcode byte, how the scan steps over it: ``n >= 1`` bytes in all, or a negative code
+    (:data:`_LEN1`, :data:`_LEN4`, :data:`_LEN8`: a length of that many bytes, then the data;
+    :data:`_LINES`: two lines; :data:`_LONG_PUT`, :data:`_STOP`), or :data:`_CAREFUL` where the fast loader
+    must not be used.
+    """
+    # protocol-0 text opcodes other than GLOBAL, extensions, persistent ids and out-of-band buffers: real results
+    # never hold them, and the careful loader reads (or refuses) them with its exact message
+    careful = {"INT", "LONG", "STRING", "UNICODE", "FLOAT", "GET", "PUT", "INST", "OBJ", "EXT1", "EXT2", "EXT4",
+               "PERSID", "BINPERSID", "NEXT_BUFFER", "READONLY_BUFFER", "POP_MARK", "DUP"}
+    lengths = {pickletools.TAKEN_FROM_ARGUMENT1: _LEN1, pickletools.TAKEN_FROM_ARGUMENT4: _LEN4,
+               pickletools.TAKEN_FROM_ARGUMENT4U: _LEN4, pickletools.TAKEN_FROM_ARGUMENT8U: _LEN8}
+    steps = [_CAREFUL] * 256
+    for op in pickletools.opcodes:
+        if op.name in careful:
+            continue
+        arg = op.arg
+        if arg is None:
+            steps[ord(op.code)] = 1
+        elif arg.n >= 0:
+            steps[ord(op.code)] = 1 + arg.n
+        elif arg.n == pickletools.UP_TO_NEWLINE:
+            steps[ord(op.code)] = _LINES  # GLOBAL: module and name, one line each
+        else:
+            steps[ord(op.code)] = lengths[arg.n]
+    steps[pickle.LONG_BINPUT[0]] = _LONG_PUT
+    steps[pickle.STOP[0]] = _STOP
+    return steps
+
+
+_LEN1, _LEN4, _LEN8, _LINES, _LONG_PUT, _STOP, _CAREFUL = -1, -4, -8, -2, -3, -5, -9
+_STEPS = _opcode_steps()
+#: the budget each opcode costs, and the opcodes that may build a tuple (counted towards :data:`FAST_TUPLES`)
+_WEIGHT = [HEAVY if bytes([code]) in _HEAVY_OPS else 1 for code in range(256)]
+_MAY_TUPLE = [op[0] for op in (*_TUPLE_OPS, pickle.REDUCE, pickle.NEWOBJ, pickle.NEWOBJ_EX)]
+
+
+# shape: one loop over every opcode of every file read (the fast loader's only Python-level cost per opcode);
+# the table lookups stay inline and the costs are summed from a histogram afterwards, since each statement
+# per opcode costs as much here as a tenth of the C unpickler's whole load
+def scan(payload: bytes) -> int | None:
+    """The budget the opcodes of ``payload`` cost, or None when the careful loader must read it.
+
+    None when the pickle uses an opcode real results never hold, ends early, costs more than
+    :data:`MAX_OPS`, has more than :data:`FAST_TUPLES` opcodes that may build a tuple, or memoizes at
+    an index past its opcode count (the C unpickler sizes its memo by the largest index).
+    """
+    steps, seen = _STEPS, [0] * 256
+    end = len(payload)
+    pos = 0
+    while pos < end:
+        code = payload[pos]
+        seen[code] += 1
+        step = steps[code]
+        if step > 0:
+            pos += step
+        elif step == _LEN1:
+            pos += 2 + payload[pos + 1] if pos + 1 < end else end
+        elif step == _LEN4:
+            pos += 5 + int.from_bytes(payload[pos + 1:pos + 5], "little")
+        elif step == _LEN8:
+            pos += 9 + int.from_bytes(payload[pos + 1:pos + 9], "little")
+        elif step == _LINES:
+            pos = payload.find(b"\n", payload.find(b"\n", pos) + 1) + 1
+            if not pos:
+                return None
+        elif step == _LONG_PUT:
+            if int.from_bytes(payload[pos + 1:pos + 5], "little") > sum(seen):
+                return None
+            pos += 5
+        elif step == _STOP:
+            cost = sum(map(int.__mul__, seen, _WEIGHT))
+            return cost if cost <= MAX_OPS and sum(seen[c] for c in _MAY_TUPLE) <= FAST_TUPLES else None
+        else:
+            return None
+    return None
+
+
+def load(payload: bytes) -> Loaded:
+    """The value pickled in ``payload``, checked; raises :class:`UnpicklingRefused` or :class:`GraphError`.
+
+    The C unpickler reads it when :func:`scan` allows; anything it fails on is read again by the
+    careful loader, whose refusal (or value) is the answer.
+    """
+    value = _MISSING
+    cost = scan(payload)
+    if cost is not None:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            value = _FastUnpickler(io.BytesIO(payload), MAX_OPS - cost).load()
+        except Exception:  # read again by the careful loader, for the exact refusal
+            value = _MISSING
+        finally:
+            if collecting:
+                gc.enable()
+    if value is _MISSING:
+        value = RestrictedUnpickler(io.BytesIO(payload)).load()
+    unread: list[Unread] = []
+    value = _settle(value, unread)
+    check_graph(value)
+    return Loaded(value, unread)
+
+
+_MISSING = object()
+
+
+# --- numpy ---------------------------------------------------------------------------------------
+
+
+def _reconstruct(real: Callable) -> Callable:
+    """numpy's ``_reconstruct(ndarray, (0,), b'b')``, the only call it writes: a pending array awaiting its state."""
+
+    def make(subtype: Any, shape: Any, typecode: Any):
+        if not (isinstance(subtype, _Allowed) and subtype.name == "ndarray") or shape != (0,) or typecode != b"b":
+            raise UnpicklingRefused("numpy _reconstruct with arguments numpy never writes")
+        return _PendingArray(real)
+
+    return make
+
+
+def _array_from_state(make: Callable, state: Any):
+    """An array built from its pickled state, only when dtype, shape and data agree (object data only from a list)."""
+    import numpy as np
+
+    shape, n, dtype, fortran, data = _array_state(state)
+    if dtype.hasobject:
+        if type(data) is not list or len(data) != n:
+            raise UnpicklingRefused(f"an object array of {n} element(s) from {_brief(data)} (object arrays are only "
+                                    "rebuilt from the list of their elements)")
+    elif type(data) not in (bytes, bytearray) or len(data) != n * dtype.itemsize:
+        raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(data)} (it needs exactly "
+                                f"{n * dtype.itemsize} bytes)")
+    array = make(np.ndarray, (0,), b"b")
+    array.__setstate__((1, shape, dtype, fortran, data))
+    return array
+
+
+def _array_state(state: Any) -> tuple:
+    """The (shape, element count, dtype, order flag, data) of an array's pickled state, after checking its framing.
+
+    Apart from the data check so that each reads as one list of refusals, in the order they are
+    met: here the tuple, its version, the shape, the dtype and the order flag; the data in the caller.
+    """
+    if type(state) is not tuple or len(state) not in (4, 5):
+        raise UnpicklingRefused(f"an array state of {_brief(state)}")
+    if len(state) == 5 and type(state[0]) is not int:
+        raise UnpicklingRefused(f"an array state version of {_brief(state[0])}")
+    shape, dtype, fortran, data = state[-4:]
+    n = _shape(shape)
+    dtype = _real_dtype(dtype, "an array")
+    if type(fortran) is not bool:
+        raise UnpicklingRefused(f"an array whose order flag is {_brief(fortran)}")
+    return shape, n, dtype, fortran, data
 
 
 def _scalar_call(kind: type, accepted: tuple[type, ...]) -> Callable:
@@ -359,25 +675,39 @@ def _scalar_call(kind: type, accepted: tuple[type, ...]) -> Callable:
     return make
 
 
-def _dtype(desc: Any = None, align: Any = False, copy: Any = True):
+def _dtype(desc: Any = None, align: Any = False, copy: Any = True) -> _PendingDtype:
     """A new plain dtype (never numpy's shared instance, which a later BUILD would change for everyone)."""
     import numpy as np
 
     if type(desc) is not str or not _PLAIN_DTYPE.fullmatch(desc):
         raise UnpicklingRefused(f"the dtype {_brief(desc)} (only plain numeric, bool, string, datetime and object "
                                 "dtypes)")
-    return np.dtype(desc, align=False, copy=True)
+    return _PendingDtype(np.dtype(desc, align=False, copy=True))
 
 
 def _set_dtype_state(dtype, state: Any) -> None:
     """Apply a pickled dtype state only when it equals the dtype's own, but for byte order and time unit."""
-    canonical = dtype.__reduce__()[2]
+    canonical = _canonical_state(dtype)
     if type(state) is not tuple or len(state) != len(canonical):
         raise UnpicklingRefused(f"a dtype state of {_brief(state)}")
     for i, (got, want) in enumerate(zip(state, canonical)):
         if not _dtype_field_ok(i, got, want):
             raise UnpicklingRefused(f"a dtype state whose field {i} is {_brief(got)} (numpy writes {_brief(want)})")
     dtype.__setstate__(state)
+
+
+_CANONICAL: dict[str, tuple] = {}
+
+
+def _canonical_state(dtype) -> tuple:
+    """The state numpy pickles for ``dtype``, remembered by its description (byte order, kind, size and
+    time unit: all a plain dtype has) for the first 256 descriptions met."""
+    state = _CANONICAL.get(dtype.str)
+    if state is None:
+        state = dtype.__reduce__()[2]
+        if len(_CANONICAL) < 256:
+            _CANONICAL[dtype.str] = state
+    return state
 
 
 def _dtype_field_ok(i: int, got: Any, want: Any) -> bool:
@@ -397,62 +727,29 @@ def _time_metadata_ok(got: Any) -> bool:
     return unit in _TIME_UNITS and type(count) is int and 1 <= count <= 1_000_000 and tuple(rest) == (1, 1)
 
 
-def _set_array_state(array, state: Any) -> None:
-    """An array's pickled state, applied only when dtype, shape and data agree (object data only from a list)."""
-    shape, n, dtype, fortran, data = _array_state(state)
-    if dtype.hasobject:
-        if type(data) is not list or len(data) != n:
-            raise UnpicklingRefused(f"an object array of {n} element(s) from {_brief(data)} (object arrays are only "
-                                    "rebuilt from the list of their elements)")
-    elif type(data) not in (bytes, bytearray) or len(data) != n * dtype.itemsize:
-        raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(data)} (it needs exactly "
-                                f"{n * dtype.itemsize} bytes)")
-    array.__setstate__((1, shape, dtype, fortran, data))
-
-
-def _array_state(state: Any) -> tuple:
-    """The (shape, element count, dtype, order flag, data) of an array's pickled state, after checking its framing.
-
-    Apart from the data check so that each reads as one list of refusals, in the order they are
-    met: here the tuple, its version, the shape, the dtype and the order flag; the data in the caller.
-    """
-    import numpy as np
-
-    if type(state) is not tuple or len(state) not in (4, 5):
-        raise UnpicklingRefused(f"an array state of {_brief(state)}")
-    if len(state) == 5 and type(state[0]) is not int:
-        raise UnpicklingRefused(f"an array state version of {_brief(state[0])}")
-    shape, dtype, fortran, data = state[-4:]
-    n = _shape(shape)
-    if not isinstance(dtype, np.dtype):
-        raise UnpicklingRefused(f"an array whose dtype is {_brief(dtype)}")
-    if type(fortran) is not bool:
-        raise UnpicklingRefused(f"an array whose order flag is {_brief(fortran)}")
-    return shape, n, dtype, fortran, data
-
-
-def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any):
+def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> _PendingArray:
     """numpy's protocol-5 array path: a buffer of exactly the bytes the dtype and shape need; never objects."""
     import numpy as np
 
-    if not isinstance(dtype, np.dtype) or dtype.hasobject:
+    if type(dtype) is not _PendingDtype or dtype.dtype.hasobject:
         raise UnpicklingRefused(f"an array from a buffer with the dtype {_brief(dtype)} (object arrays are only "
                                 "rebuilt from the list of their elements)")
+    dtype = dtype.dtype
     n = _shape(shape)
     if order not in ("C", "F"):
         raise UnpicklingRefused(f"an array order of {_brief(order)}")
     if type(buffer) not in (bytes, bytearray) or len(buffer) != n * dtype.itemsize:
         raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(buffer)} (it needs exactly "
                                 f"{n * dtype.itemsize} bytes)")
-    return np.frombuffer(buffer, dtype=dtype).reshape(shape, order=order)
+    array = np.frombuffer(buffer, dtype=dtype)
+    return _PendingArray(array=array if len(shape) == 1 else array.reshape(shape, order=order))
 
 
 def _scalar(real: Callable) -> Callable:
-    import numpy as np
-
     def make(dtype: Any, data: Any = None):
-        if not isinstance(dtype, np.dtype) or dtype.hasobject:
+        if type(dtype) is not _PendingDtype or dtype.dtype.hasobject:
             raise UnpicklingRefused(f"a numpy scalar of dtype {_brief(dtype)}")
+        dtype = dtype.dtype
         if type(data) is not bytes or len(data) != dtype.itemsize:
             raise UnpicklingRefused(f"a {dtype} scalar from {_brief(data)} (it needs exactly {dtype.itemsize} bytes)")
         return real(dtype, data)
@@ -460,10 +757,102 @@ def _scalar(real: Callable) -> Callable:
     return make
 
 
-# --- the loaded graph --------------------------------------------------------------------------
+# --- after the load: stand-ins replaced, the graph measured --------------------------------------
 
 
 _LEAVES = frozenset({str, int, float, bool, bytes, bytearray, complex, type(None)})
+
+
+class _Settling:
+    """One walk over a loaded value replacing every stand-in: a pending array or dtype by what it holds, an
+    unread global by None (recorded with its field path). Tuples holding a stand-in are rebuilt; each
+    container is visited once, and the walk stops at :data:`MAX_DEPTH` (:func:`check_graph` then refuses)."""
+
+    def __init__(self, unread: list[Unread]):
+        self.unread = unread
+        self.seen: dict[int, Any] = {}
+        self.keep: list[Any] = []  # keeps visited objects alive so their ids stay theirs
+
+    def value(self, value: Any, where: tuple, depth: int) -> Any:
+        kind = type(value)
+        if kind in _LEAVES:
+            return value
+        if kind is _PendingArray:
+            if value.array is None:
+                raise UnpicklingRefused("an array without its state")
+            array = value.array
+            if array.dtype.hasobject and array.ndim:
+                self.container(array, where, depth)
+            return array
+        if kind is _PendingDtype:
+            return value.dtype
+        if kind is _UnreadValue or (isinstance(value, type) and issubclass(value, _UnreadGlobal)):
+            self.unread.append(Unread(_field(where), value.name))
+            return None
+        if kind in (dict, list, tuple, set, frozenset, collections.OrderedDict, collections.defaultdict):
+            return self.container(value, where, depth)
+        return value
+
+    def container(self, value: Any, where: tuple, depth: int) -> Any:
+        original = id(value)
+        known = self.seen.get(original)
+        if known is not None:
+            return known
+        self.seen[original] = value
+        self.keep.append(value)
+        if depth >= MAX_DEPTH:
+            return value
+        inner = depth + 1
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if type(key) not in _LEAVES:
+                    self.key(key)
+                if type(item) not in _LEAVES:
+                    new = self.value(item, (where, key), inner)
+                    if new is not item:
+                        value[key] = new
+        elif type(value) is list or getattr(value, "dtype", None) is not None:
+            flat = value if type(value) is list else value.reshape(-1)
+            for i, item in enumerate(flat):
+                if type(item) not in _LEAVES:
+                    new = self.value(item, (where, i), inner)
+                    if new is not item:
+                        flat[i] = new
+        elif type(value) is tuple:
+            items = [self.value(item, (where, i), inner) for i, item in enumerate(value)]
+            if any(new is not old for new, old in zip(items, value)):
+                value = tuple(items)
+                self.seen[original] = value
+                self.keep.append(value)
+        else:  # a set: its members are hashable, so no array or dtype stand-in is there to replace
+            for item in value:
+                self.key(item)
+        return value
+
+    def key(self, key: Any) -> None:
+        """A dict key or set member: stand-ins cannot be replaced there, so one found is refused."""
+        pending, looked = [key], set()
+        while pending:
+            item = pending.pop()
+            if isinstance(item, (_Sealed, _UnreadValue)) or isinstance(item, type):
+                raise UnpicklingRefused(f"{_brief(item)} as a dict key or set member")
+            if type(item) in (tuple, frozenset) and id(item) not in looked:
+                looked.add(id(item))
+                pending.extend(item)
+
+
+def _field(where: tuple) -> str:
+    """``method_metadata.info[2]`` from the (parent, key) chain of a walk."""
+    parts = []
+    while where:
+        where, key = where
+        parts.append(f".{key}" if type(key) is str else f"[{_brief(key)}]")
+    return "".join(reversed(parts)).lstrip(".")
+
+
+def _settle(value: Any, unread: list[Unread]) -> Any:
+    """``value`` with its stand-ins replaced (see :class:`_Settling`)."""
+    return _Settling(unread).value(value, (), 0)
 
 
 # shape: called once per object of every decoded pickle (check_graph's hot path): one dispatch on the

@@ -179,5 +179,27 @@ def native_simulation_metric(ctx):
                "(TabArena installed in this environment)")
 
 
+@rule(
+    "TA308",
+    "unread-classes",
+    actions=RAW_ACTIONS,
+    severity=Severity.WARNING,
+    why="The reader builds only builtins, numpy arrays and the AutoGluon containers it knows, and never imports "
+    "anything a file names. A class it does not know, inside a field that neither the rules nor processing read "
+    "(AutoGluon's model info in method_metadata.info), is read as None so the run can still be published; this "
+    "rule says where, so that a new AutoGluon or TabArena release that writes another class is noticed. The "
+    "same class in a field processing reads makes the file unreadable (TA301).",
+    example_fail="method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.new.ParamsView",
+    example_pass="every value of every results.pkl is a builtin, a numpy array or a known AutoGluon container",
+)
+def unread_classes(ctx):
+    """Every class a results.pkl holds should be one the reader knows, even where nothing reads it."""
+    inference = raw_inference(ctx)
+    if inference is None:
+        return
+    for path, message in inference.unread:
+        yield Finding(message, path=path)
+
+
 RULES = [raw_files_readable, single_method, coverage_complete, no_duplicate_results, prediction_fidelity,
-         result_fields_valid, native_simulation_metric]
+         result_fields_valid, native_simulation_metric, unread_classes]
