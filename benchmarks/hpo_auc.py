@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tabarena_checks.publish import cache_hpo, sort_speed
-from tabarena_checks.publish.cache_hpo_metrics import Metric
+from tabarena_checks.engine import cache_hpo, sort_speed
+from tabarena_checks.engine.cache_hpo_metrics import Metric
 
 #: the binary task splits of the 10,000-file run (one task x 10 repeats x 3 folds)
 BINARY_SPLITS = 30

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.testing import run_cli
-from tabarena_checks.publish import cache_hpo, cache_hpo_metrics as hm, sort_speed
+from tabarena_checks.engine import cache_hpo, cache_hpo_metrics as hm, sort_speed
 from tabarena_checks.raw import index
 from tabarena_checks.synth.generate import generate_run
 

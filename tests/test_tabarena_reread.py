@@ -1,6 +1,6 @@
 """The second read of ``checks run process`` in worker processes gives what the read in one process gives.
 
-``read_results`` with a :func:`~tabarena_checks.publish.reread.decoding_pool` decodes whole task
+``read_results`` with a :func:`~tabarena_checks.engine.reread.decoding_pool` decodes whole task
 splits in forked workers, which also write their predictions and simulate their HPO results; the
 tables' rows, the predictions files, the HPO rows and the simulation's inputs must be the same, in
 the same order, and a file swapped after it was judged must still stop the read, naming it.
@@ -20,7 +20,7 @@ from test_reliability_integrity import CONFIG, _swap_same_size
 from checks import ActionFailed
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.publish import process
-from tabarena_checks.publish.reread import decoded, decoding_pool
+from tabarena_checks.engine.reread import decoded, decoding_pool
 
 
 def _files(root) -> dict[str, bytes]:

@@ -26,8 +26,8 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, UsageError, io, progress
-from tabarena_checks.publish import integrity
-from tabarena_checks.publish.cache_layout import MethodCache, cache_root, render_metadata_yaml
+from tabarena_checks.cache import integrity
+from tabarena_checks.cache.layout import MethodCache, cache_root, render_metadata_yaml
 from tabarena_checks.facts import TabArenaFacts, info_sources
 from tabarena_checks.metadata.model import FIELDS, MethodMetadata
 
@@ -226,13 +226,13 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
     judged) and renamed, in TabArena's order; with ``predictions_dir``, each task split's config
     predictions are written there as it is read, and for a config method its HPO results simulated.
 
-    With ``pool`` (:func:`~tabarena_checks.publish.reread.decoding_pool`), worker processes read and
+    With ``pool`` (:func:`~tabarena_checks.engine.reread.decoding_pool`), worker processes read and
     finish whole task splits; a few task splits are in memory at a time, as in TabArena's per-task processing.
     """
     from functools import partial
 
-    from tabarena_checks.publish.cache_tables import task_groups
-    from tabarena_checks.publish.reread import decoded
+    from tabarena_checks.engine.cache_tables import task_groups
+    from tabarena_checks.engine.reread import decoded
 
     digests = dict(index.query("SELECT path, sha256 FROM results"))
     groups = [[(path, str(index.abspath(path)), digests[path]) for path in group] for group in task_groups(digests)]
@@ -253,7 +253,7 @@ def _finish_split(predictions_dir: Path, meta: MethodMetadata, results: list, pr
     worker process when there are any); what it adds to the whole read, or None without config predictions."""
     if not preds:
         return None
-    from tabarena_checks.publish.cache_predictions import write_task
+    from tabarena_checks.engine.cache_predictions import write_task
 
     part = Read()
     dataset, split = results[-1].row["dataset"], results[-1].row["fold"]
@@ -268,7 +268,7 @@ def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata)
     """The split's inputs to the trajectories, and its hpo_results rows (TabArena's per-task simulation)."""
     import math
 
-    from tabarena_checks.publish.cache_hpo import Split, read_back, split_results
+    from tabarena_checks.engine.cache_hpo import Split, read_back, split_results
 
     configs = [r for r in results if r.is_config]
     row = configs[0].row
@@ -287,7 +287,7 @@ def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata)
 
 def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
     """The processed and results tables (pyarrow), as TabArena 0.1.0 writes them."""
-    from tabarena_checks.publish import cache_tables as ct
+    from tabarena_checks.engine import cache_tables as ct
 
     return {"configs": ct.configs_table(results), "baselines": ct.baselines_table(results),
             "model_results": ct.model_results_table(results, meta)}
@@ -314,7 +314,7 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
     from concurrent.futures import ThreadPoolExecutor
 
     from tabarena_checks.raw import reader
-    from tabarena_checks.publish.integrity import sha256_of
+    from tabarena_checks.cache.integrity import sha256_of
 
     rows = index.query("SELECT path, config_dir, tid, coalesce(repeat, 0), fold, sha256 FROM results ORDER BY path")
     by_task: dict[Path, list[tuple[str, str, str]]] = {}
@@ -356,7 +356,7 @@ def write_new(path: Path, data: bytes) -> None:
 
 def plain_segment(name: str) -> str:
     """``name`` when it can be one directory name of the cache; a path inside a name is refused, not followed."""
-    from tabarena_checks.publish.cache_layout import segment_problem
+    from tabarena_checks.cache.layout import segment_problem
 
     problem = segment_problem(name)
     if problem:
@@ -367,7 +367,7 @@ def plain_segment(name: str) -> str:
 def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
     """Write the whole method cache into ``out`` with the native engine; returns what was written and
     the digests of the raw copies."""
-    from tabarena_checks.publish.reread import decoding_pool
+    from tabarena_checks.engine.reread import decoding_pool
 
     facts = ctx.facts
     meta, index, inference = facts.metadata, facts.index, facts.inference
@@ -394,8 +394,8 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tup
     what was written."""
     import pyarrow.parquet as pq
 
-    from tabarena_checks.publish.cache_predictions import context_json, metadata_json, task_metadata_table
-    from tabarena_checks.publish.cache_tables import configs_hyperparameters, json_value
+    from tabarena_checks.engine.cache_predictions import context_json, metadata_json, task_metadata_table
+    from tabarena_checks.engine.cache_tables import configs_hyperparameters, json_value
 
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
@@ -433,7 +433,7 @@ def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
     """
     import pyarrow.parquet as pq
 
-    from tabarena_checks.publish.cache_hpo import hpo_results_table, trajectories_table, trajectory_rows
+    from tabarena_checks.engine.cache_hpo import hpo_results_table, trajectories_table, trajectory_rows
 
     if meta.method_type != "config" or not read.splits:
         return []

@@ -14,7 +14,7 @@ The greedy search follows AutoGluon's ``EnsembleSelection`` step by step (float3
 added into float64 running means, scores rounded to six decimals after the first pick, ties
 within a relative 1e-12 kept to models already chosen and broken by ``RandomState(0)``, the
 trajectory cut at its first minimum), so the same predictions and seeds give the same
-weights, and the metrics (:mod:`tabarena_checks.publish.cache_hpo_metrics`) give the same errors.
+weights, and the metrics (:mod:`tabarena_checks.engine.cache_hpo_metrics`) give the same errors.
 All passes of a task split run in lockstep, one greedy step for all at a time: passes with the
 same picks so far share one ensemble (so a candidate is scored once per ensemble and step), every
 candidate of a step is scored in a few large blocks, and the picks are chosen for all passes at
@@ -40,8 +40,8 @@ import attrs
 import numpy as np
 
 from checks import progress
-from tabarena_checks.publish import sort_speed
-from tabarena_checks.publish.cache_hpo_metrics import Metric
+from tabarena_checks.engine import sort_speed
+from tabarena_checks.engine.cache_hpo_metrics import Metric
 
 #: TabArena's trajectory budgets (None: every config)
 BUDGETS = (1, 2, 5, 10, 25, 50, 100, 150, None)
@@ -490,7 +490,7 @@ def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
     """results/hpo_results.parquet (``ta_name``/``ta_suite`` added as TabArena adds them)."""
     import pyarrow as pa
 
-    from tabarena_checks.publish.cache_tables import frame
+    from tabarena_checks.engine.cache_tables import frame
 
     plain = [{k: v for k, v in r.items() if k != "method_metadata"} | {"ta_name": meta.method,
                                                                       "ta_suite": meta.effective_suite}
@@ -507,7 +507,7 @@ def trajectories_table(rows: Sequence[dict[str, Any]], meta):
     """results/hpo_trajectories.parquet."""
     import pyarrow as pa
 
-    from tabarena_checks.publish.cache_tables import frame
+    from tabarena_checks.engine.cache_tables import frame
 
     plain = [{k: v for k, v in r.items() if k != "method_metadata"}
              | {"ta_name": meta.method, "ta_suite": meta.effective_suite, "always_include_default": True}
@@ -521,7 +521,7 @@ def trajectories_table(rows: Sequence[dict[str, Any]], meta):
 def read_back(values: Iterable) -> np.ndarray:
     """Labels as TabArena reads them from the label CSV the cache holds (floats parsed from their text
     the way pandas' CSV reader parses them)."""
-    from tabarena_checks.publish.cache_predictions import _cells
+    from tabarena_checks.engine.cache_predictions import _cells
 
     arr = np.asarray(values)
     if arr.dtype.kind == "f":
