@@ -40,7 +40,6 @@ import attrs
 import numpy as np
 
 from checks import progress
-from tabarena_checks.engine import sort_speed
 from tabarena_checks.engine.cache_hpo_metrics import Metric
 
 #: TabArena's trajectory budgets (None: every config)
@@ -383,24 +382,18 @@ def budgets(total: int) -> list[int]:
 
 
 def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Sequence[str], default: str,
-                    config_type: str, workers: int | None = None,
-                    sorting: dict[str, str] | None | str = "auto") -> list[dict[str, Any]]:
+                    config_type: str, workers: int | None = None) -> list[dict[str, Any]]:
     """hpo_trajectories rows: per pass, one row per split in (dataset, fold) order.
 
     Each split is simulated on its own from its cached predictions (``predictions_dir``, read
     by :func:`load_split`): with ``PARALLEL_SPLITS`` splits or more, in ``workers`` processes
-    (default: one per CPU). With ``sorting`` (environment variables; "auto": what
-    :func:`~tabarena_checks.publish.sort_speed.sorting_environment` says this CPU needs), the
-    roc_auc splits go to workers spawned with them and the others are simulated here meanwhile.
+    (default: one per CPU).
     """
     plan = passes(configs, default)
     ordered = sorted(splits, key=lambda s: (s.dataset, s.fold))
     jobs = [(split, predictions_dir, [chosen for _, _, chosen in plan], default) for split in ordered]
-    if sorting == "auto":
-        sorting = sort_speed.sorting_environment()
-    aside = [k for k, split in enumerate(ordered) if split.metric == "roc_auc"] if sorting is not None else []
-    with _simulation_pool(len(jobs), workers, sorting if aside else None) as pool:  # before the progress bar
-        per_split = list(progress.counted(_simulated(jobs, pool, aside), "HPO trajectories", len(ordered),
+    with _simulation_pool(len(jobs), workers) as pool:  # before the progress bar
+        per_split = list(progress.counted(_simulated(jobs, pool), "HPO trajectories", len(ordered),
                                           unit="task splits"))
     out = []
     for k, (budget, seed, _) in enumerate(plan):
@@ -419,11 +412,10 @@ PARALLEL_SPLITS = 8
 
 
 @contextmanager
-def _simulation_pool(splits: int, workers: int | None, env: dict[str, str] | None = None):
+def _simulation_pool(splits: int, workers: int | None):
     """Worker processes for the trajectories of ``splits`` task splits (``workers``, default one per CPU),
-    every one started now (:func:`~tabarena_checks.raw.index.quiet_pool`, spawned with ``env`` when given),
-    before the caller's progress bar starts drawing from a thread of its own; None when the splits are too
-    few or there is one CPU.
+    every one started now (:func:`~tabarena_checks.raw.index.quiet_pool`), before the caller's progress
+    bar starts drawing from a thread of its own; None when the splits are too few or there is one CPU.
     """
     count = min(workers or os.cpu_count() or 1, splits) if splits >= PARALLEL_SPLITS else 1
     if count < 2:
@@ -431,20 +423,15 @@ def _simulation_pool(splits: int, workers: int | None, env: dict[str, str] | Non
         return
     from tabarena_checks.raw.index import quiet_pool
 
-    with quiet_pool(count, env) as pool:
+    with quiet_pool(count) as pool:
         yield pool
 
 
-def _simulated(jobs: Sequence[tuple[Split, Path, list[list[str]], str]], pool,
-               aside: Sequence[int] = ()) -> Iterable[list[dict[str, Any]]]:
-    """Each split's rows (one per pass) in order, in ``pool``'s workers when there is one; with ``aside``
-    (positions of jobs), only those go to the workers and the rest are simulated here while they work."""
+def _simulated(jobs: Sequence[tuple[Split, Path, list[list[str]], str]], pool) -> Iterable[list[dict[str, Any]]]:
+    """Each split's rows (one per pass) in order, in ``pool``'s workers when there is one."""
     if pool is None:
         return map(_split_trajectories, jobs)
-    if not aside:
-        return pool.map(_split_trajectories, jobs)
-    away = {k: pool.submit(_split_trajectories, jobs[k]) for k in aside}
-    return (away[k].result() if k in away else _split_trajectories(job) for k, job in enumerate(jobs))
+    return pool.map(_split_trajectories, jobs)
 
 
 def _split_trajectories(job: tuple[Split, Path, list[list[str]], str]) -> list[dict[str, Any]]:
