@@ -19,7 +19,7 @@ from test_reliability_integrity import CONFIG, _swap_same_size
 
 from checks import ActionFailed
 from tabarena_checks.metadata import load as metadata_load
-from tabarena_checks.publish import process
+from tabarena_checks.engine import native
 from tabarena_checks.engine.reread import decoded, decoding_pool
 
 
@@ -38,10 +38,10 @@ def run(tmp_path_factory):
 def test_workers_read_what_one_process_reads(run):
     tmp, data, meta = run
     built = build(data, use_cache=False)
-    alone = process.read_results(built, meta, tmp / "alone")
+    alone = native.read_results(built, meta, tmp / "alone")
     with decoding_pool(len(built), workers=2, threshold=1) as pool:
         assert pool is not None
-        shared = process.read_results(built, meta, tmp / "workers", pool)
+        shared = native.read_results(built, meta, tmp / "workers", pool)
     assert len(alone.results) == len(built) == 24
     assert [r.row for r in shared.results] == [r.row for r in alone.results]
     assert [r.hyperparameters for r in shared.results] == [r.hyperparameters for r in alone.results]
@@ -70,7 +70,7 @@ def test_a_worker_refuses_a_file_changed_after_it_was_judged(run, tmp_path):
         _swap_same_size(victim, tmp_path / "ran")
         with decoding_pool(len(built), workers=2, threshold=1) as pool:
             with pytest.raises(ActionFailed, match="363614/1_0/results.pkl changed after the rules judged it"):
-                process.read_results(built, meta, tmp_path / "out", pool)
+                native.read_results(built, meta, tmp_path / "out", pool)
     finally:
         victim.write_bytes(kept[0])
         os.utime(victim, ns=(kept[1].st_atime_ns, kept[1].st_mtime_ns))
