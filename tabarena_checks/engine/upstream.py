@@ -20,7 +20,7 @@ def tabarena_metadata(meta: MethodMetadata, cache_root_dir: Path):
     """TabArena's own MethodMetadata for ``meta``, writing under ``cache_root_dir``."""
     import dataclasses
 
-    from tabarena.models._method_metadata import MethodMetadata as TAMethodMetadata
+    from tabarena.models import MethodMetadata as TAMethodMetadata
 
     accepted = {f.name for f in dataclasses.fields(TAMethodMetadata)}
     values = {f: getattr(meta, f) for f in FIELDS if f in meta.declared or f in ("method", "method_type", "method_class")}
