@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tabarena_checks.publish import cache_hpo, sort_speed
-from tabarena_checks.publish.cache_hpo_metrics import Metric
+from tabarena_checks.engine import cache_hpo
+from tabarena_checks.engine.cache_hpo_metrics import Metric
 
 #: the binary task splits of the 10,000-file run (one task x 10 repeats x 3 folds)
 BINARY_SPLITS = 30
@@ -138,11 +138,6 @@ def main() -> None:
     print(f"{BINARY_SPLITS} such splits (the 10,000-file run's binary ones): {BINARY_SPLITS * took:.0f} CPU-s, "
           f"at least {BINARY_SPLITS * sort:.0f} CPU-s for the sorts alone ({BINARY_SPLITS * sort / cpus:.1f} s "
           f"on {cpus} CPU(s))")
-    routed = sort_speed.sorting_environment()
-    if routed and sort_speed.VARIABLE not in os.environ:
-        setting = " ".join(f"{k}='{v}'" for k, v in routed.items())
-        print(f"this CPU sorts slowly with numpy's AVX-512 kernel (AMD Zen 4): checks run process scores its roc_auc "
-              f"splits in workers started with {setting}; run this benchmark with that set for their figures")
     if args.tabarena_python:
         theirs = tabarena_score(args.tabarena_python, split, prep) * 1e6
         print(f"TabArena 0.1.0's roc_auc kernel on this split: {theirs:.1f} us a score "

@@ -39,7 +39,7 @@ def build_cache(root: Path, mib: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tabarena_checks.publish.cache_layout import MethodCache, render_metadata_yaml
+    from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
     from tabarena_checks.metadata.model import MethodMetadata
 
     cache = MethodCache(root, SUITE, METHOD)

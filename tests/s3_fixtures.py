@@ -219,7 +219,7 @@ def make_method_cache(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tabarena_checks.publish.cache_layout import MethodCache, render_metadata_yaml
+    from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
     from tabarena_checks.metadata.model import MethodMetadata
 
     meta = MethodMetadata(method=method, suite=suite, ag_key="TA-DUMMY", cache_type="r2",
@@ -244,7 +244,7 @@ def record_process(cache_dir: Path, log: Path | None = None) -> str:
     its source record, and that manifest's digest in a decision record appended to ``log`` (default: the
     decision log of a command run in the cache root's parent, where the tests run upload)."""
     from checks import records
-    from tabarena_checks.publish import integrity
+    from tabarena_checks.cache import integrity
 
     manifest = integrity.manifest_of(cache_dir)
     source = cache_dir / ".checks-source.json"

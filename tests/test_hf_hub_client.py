@@ -270,3 +270,17 @@ def test_connection_resets_are_retried(hub, local):
     local.add_fault(Fault("^/api/models/org/model$", reset=True, times=2))
     assert hub.model_info("org/model").repo_id == "org/model"
     assert [r.status for r in local.requests] == [0, 0, 200]
+
+
+def test_the_retrying_client_keeps_the_hubs_own_request_hooks():
+    """The retry transport replaces huggingface_hub's client, never its request hooks (the Hub's headers)."""
+    import huggingface_hub
+    from huggingface_hub.utils import get_session
+
+    from hfmigrate_checks.hub import retry
+
+    retry.install()
+    client = get_session()
+    hooks = [hook.__module__ + "." + hook.__name__ for hook in client.event_hooks["request"]]
+    assert hooks == ["huggingface_hub.utils._http.hf_request_event_hook"]
+    assert huggingface_hub.get_session() is client

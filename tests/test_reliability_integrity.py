@@ -65,7 +65,7 @@ def test_raw_copy_refuses_a_file_changed_after_it_was_judged(tmp_path):
     """The window between judging and copying: the copy checks each file's bytes against the index's digest."""
     from tabarena_checks.raw import index, inference
     from tabarena_checks.metadata import load as metadata_load
-    from tabarena_checks.publish import process
+    from tabarena_checks.engine import raw_copy
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     built = index.build_index(data, workers=1, progress=False, use_cache=False)
@@ -73,7 +73,7 @@ def test_raw_copy_refuses_a_file_changed_after_it_was_judged(tmp_path):
     _swap_same_size(data / CONFIG / "363612" / "0_0" / "results.pkl", tmp_path / "ran")
     raw = tmp_path / "out" / "raw"
     with pytest.raises(ActionFailed, match="363612/0_0/results.pkl changed after the rules judged it"):
-        with process.copying_raw(built, inference.infer(built), meta, raw):
+        with raw_copy.copying_raw(built, inference.infer(built), meta, raw):
             pass
 
 

@@ -92,7 +92,7 @@ def test_a_dataset_name_inside_a_pickle_never_names_a_path(tmp_path, name):
     import pickle
 
     from checks import ActionFailed
-    from tabarena_checks.publish.cache_predictions import write_task
+    from tabarena_checks.engine.cache_predictions import write_task
 
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=1, validation_protocol="8x1")
     for path in data.rglob("363612/*/results.pkl"):

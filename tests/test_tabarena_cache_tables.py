@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tabarena_checks.publish import cache_tables as ct
+from tabarena_checks.engine import cache_tables as ct
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.synth.generate import TASKS, RunSpec, make_result
 
@@ -137,7 +137,7 @@ def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
 def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_them_out(tmp_path):
     import zipfile
 
-    from tabarena_checks.publish.cache_predictions import aligned, write_task
+    from tabarena_checks.engine.cache_predictions import aligned, write_task
 
     raw = _result(tid=363614)  # multiclass, 2 children
     sa = raw["simulation_artifacts"]
@@ -159,7 +159,7 @@ def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_
 
 
 def test_binary_keeps_the_positive_class_and_a_single_oof_child_maps_labels_to_positions():
-    from tabarena_checks.publish.cache_predictions import aligned
+    from tabarena_checks.engine.cache_predictions import aligned
 
     spec = attrs.evolve(SPEC, use_child_oof=True)
     raw = _result(tid=363619, spec=spec)

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.testing import run_cli
-from tabarena_checks.publish import cache_hpo, cache_hpo_metrics as hm, sort_speed
+from tabarena_checks.engine import cache_hpo, cache_hpo_metrics as hm
 from tabarena_checks.raw import index
 from tabarena_checks.synth.generate import generate_run
 
@@ -268,65 +268,6 @@ def test_trajectory_workers_leave_quietly_whatever_handler_the_cli_installed(tmp
     finally:
         signal.signal(signal.SIGTERM, before)
     assert done == [(signal.SIG_DFL, signal.SIG_IGN)] * 8
-
-
-def _sorting_worker(job):
-    found = np.show_config(mode="dicts")["SIMD Extensions"]["found"]
-    return os.getpid(), job[0].metric, os.environ.get(sort_speed.VARIABLE), found
-
-
-@pytest.mark.parametrize("cpuinfo, slow", [
-    pytest.param("vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nflags\t\t: fpu avx2 avx512f avx512bw\n\n"
-                 "processor\t: 1\n", True, id="zen 4"),
-    pytest.param("vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 33\nflags\t\t: fpu avx2\n", False,
-                 id="zen 3 (no avx-512)"),
-    pytest.param("vendor_id\t: AuthenticAMD\ncpu family\t: 26\nflags\t\t: fpu avx2 avx512f\n", False, id="zen 5"),
-    pytest.param("vendor_id\t: GenuineIntel\ncpu family\t: 6\nflags\t\t: fpu avx2 avx512f\n", False, id="intel"),
-])
-def test_the_slow_avx512_sort_is_told_by_the_cpu(cpuinfo, slow, tmp_path):
-    assert sort_speed.slow_compress_store(cpuinfo) is slow
-    (tmp_path / "cpuinfo").write_text(cpuinfo)
-    env = sort_speed.sorting_environment(tmp_path / "cpuinfo")
-    if not slow or not sort_speed.avx512_targets():
-        assert env is None
-    else:
-        assert env == {sort_speed.VARIABLE: " ".join(sort_speed.avx512_targets())}
-
-
-def test_roc_auc_splits_go_to_workers_that_sort_without_avx512_and_the_rest_stay(tmp_path, monkeypatch):
-    targets = sort_speed.avx512_targets()
-    env = {sort_speed.VARIABLE: " ".join(targets or ["AVX512_SPR"])}
-    monkeypatch.setattr(cache_hpo, "_split_trajectories", _sorting_worker)
-    jobs = [(cache_hpo.Split("d", fold, metric, "binary", {}, {}, None, None), tmp_path, [], "x")
-            for fold, metric in enumerate(["roc_auc", "log_loss", "roc_auc", "rmse"])]
-    with cache_hpo._simulation_pool(len(jobs), 2, env) as pool:  # fewer than PARALLEL_SPLITS: no pool
-        assert pool is None
-    monkeypatch.setattr(cache_hpo, "PARALLEL_SPLITS", 2)
-    with cache_hpo._simulation_pool(len(jobs), 2, env) as pool:
-        done = list(cache_hpo._simulated(jobs, pool, [0, 2]))
-    assert [metric for _, metric, _, _ in done] == ["roc_auc", "log_loss", "roc_auc", "rmse"]
-    here = np.show_config(mode="dicts")["SIMD Extensions"]["found"]
-    for (pid, metric, variable, found) in done:
-        if metric == "roc_auc":  # a new interpreter, its numpy started without the AVX-512 kernels
-            assert pid != os.getpid() and variable == env[sort_speed.VARIABLE]
-            assert not set(targets) & set(found)
-        else:
-            assert pid == os.getpid() and found == here
-    assert sort_speed.VARIABLE not in os.environ or os.environ[sort_speed.VARIABLE] != env[sort_speed.VARIABLE]
-
-
-def test_trajectories_from_workers_that_sort_without_avx512_equal_the_others(tmp_path, run, monkeypatch):
-    monkeypatch.setattr(cache_hpo, "PARALLEL_SPLITS", 2)  # the run has four task splits, two of them roc_auc
-    monkeypatch.setattr(cache_hpo.os, "cpu_count", lambda: 2)
-    caches = {}
-    for name, env in (("plain", None), ("aside", {sort_speed.VARIABLE: " ".join(sort_speed.avx512_targets())})):
-        monkeypatch.setattr(sort_speed, "sorting_environment", lambda env=env: env)
-        (tmp_path / name).mkdir()
-        result = _process(tmp_path / name, run, "with_default")
-        assert result.exit_code == 0, result.stdout + result.stderr
-        caches[name] = pq.read_table(tmp_path / name / "cache/artifacts/nori-hpo/methods/Nori/results/"
-                                     "hpo_trajectories.parquet")
-    assert caches["aside"].num_rows and caches["aside"].equals(caches["plain"])
 
 
 def test_without_config_default_trajectories_are_left_out_and_said(tmp_path, run):

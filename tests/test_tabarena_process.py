@@ -157,13 +157,13 @@ def test_existing_cache_is_kept_refused_or_replaced_whole(tmp_path, runs):
 
 
 def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monkeypatch):
-    from tabarena_checks.publish import process as process_mod
+    from tabarena_checks.engine import raw_copy
 
     assert process(tmp_path, runs).exit_code == 0
     cache = tmp_path / "cache" / CACHE
     before = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*"))
 
-    real, calls = process_mod.write_new, []
+    real, calls = raw_copy.write_new, []
 
     def fills_up(dest, data):  # the disk fills up after two files of raw/, while the tables are written
         calls.append(dest)
@@ -171,7 +171,7 @@ def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monk
             raise OSError(errno.ENOSPC, "No space left on device", str(dest))
         return real(dest, data)
 
-    monkeypatch.setattr(process_mod, "write_new", fills_up)
+    monkeypatch.setattr(raw_copy, "write_new", fills_up)
     failed = process(tmp_path, runs, "configs", "nori", "--force")
     assert failed.exit_code == 4, failed.stdout
     assert "cannot write the cache: No space left on device" in failed.stdout

@@ -1,6 +1,6 @@
 """The second read of ``checks run process`` in worker processes gives what the read in one process gives.
 
-``read_results`` with a :func:`~tabarena_checks.publish.reread.decoding_pool` decodes whole task
+``read_results`` with a :func:`~tabarena_checks.engine.reread.decoding_pool` decodes whole task
 splits in forked workers, which also write their predictions and simulate their HPO results; the
 tables' rows, the predictions files, the HPO rows and the simulation's inputs must be the same, in
 the same order, and a file swapped after it was judged must still stop the read, naming it.
@@ -19,8 +19,8 @@ from test_reliability_integrity import CONFIG, _swap_same_size
 
 from checks import ActionFailed
 from tabarena_checks.metadata import load as metadata_load
-from tabarena_checks.publish import process
-from tabarena_checks.publish.reread import decoded, decoding_pool
+from tabarena_checks.engine import native
+from tabarena_checks.engine.reread import decoded, decoding_pool
 
 
 def _files(root) -> dict[str, bytes]:
@@ -38,10 +38,10 @@ def run(tmp_path_factory):
 def test_workers_read_what_one_process_reads(run):
     tmp, data, meta = run
     built = build(data, use_cache=False)
-    alone = process.read_results(built, meta, tmp / "alone")
+    alone = native.read_results(built, meta, tmp / "alone")
     with decoding_pool(len(built), workers=2, threshold=1) as pool:
         assert pool is not None
-        shared = process.read_results(built, meta, tmp / "workers", pool)
+        shared = native.read_results(built, meta, tmp / "workers", pool)
     assert len(alone.results) == len(built) == 24
     assert [r.row for r in shared.results] == [r.row for r in alone.results]
     assert [r.hyperparameters for r in shared.results] == [r.hyperparameters for r in alone.results]
@@ -70,7 +70,7 @@ def test_a_worker_refuses_a_file_changed_after_it_was_judged(run, tmp_path):
         _swap_same_size(victim, tmp_path / "ran")
         with decoding_pool(len(built), workers=2, threshold=1) as pool:
             with pytest.raises(ActionFailed, match="363614/1_0/results.pkl changed after the rules judged it"):
-                process.read_results(built, meta, tmp_path / "out", pool)
+                native.read_results(built, meta, tmp_path / "out", pool)
     finally:
         victim.write_bytes(kept[0])
         os.utime(victim, ns=(kept[1].st_atime_ns, kept[1].st_mtime_ns))

@@ -393,7 +393,7 @@ def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path,
 ])
 def test_hostile_metadata_yaml_is_one_clear_input_error(tmp_path, hostile, reason):
     from checks.errors import InputError
-    from tabarena_checks.publish.cache_layout import read_metadata_yaml
+    from tabarena_checks.cache.layout import read_metadata_yaml
 
     path = tmp_path / "metadata.yaml"
     path.write_bytes(hostile)

@@ -185,13 +185,13 @@ def install() -> None:
         if _installed:
             return
         import httpx2
-        from huggingface_hub import set_client_factory
-        from huggingface_hub.utils._http import default_client_factory
+        from huggingface_hub import get_session, set_client_factory
+
+        # the stock client's event hooks add the Hub's headers and checks; its public accessor is the
+        # one way to them (set_client_factory below closes that client, its hooks stay usable)
+        hooks = {name: list(found) for name, found in get_session().event_hooks.items()}
 
         def factory():
-            stock = default_client_factory()  # its event hooks add the Hub's headers and checks
-            hooks = stock.event_hooks
-            stock.close()
             transport = RetryingTransport(httpx2.HTTPTransport())
             return httpx2.Client(transport=transport, event_hooks=hooks, follow_redirects=True, timeout=None)
 

@@ -1,12 +1,10 @@
 """``checks run process``: turn a run's raw results into a TabArena method cache, once every rule passed.
 
-The native engine judges from the DuckDB index the rules already built, then reads every file once
-more to build TabArena's tables from the raw values (their types included, which the index
-normalises); the raw copy only copies bytes into renamed directories.
-``--engine tabarena`` hands the same, already judged, input to
-TabArena's own processing. Either way the cache is built in a temporary sibling directory and
-renamed into place, and ``.checks-source.json`` records which inputs it was built from, so an
-existing cache is either kept as it is or replaced whole, never mixed with new files.
+The cache itself is written by an engine (:mod:`tabarena_checks.engine.api`: the native one, or
+``--engine tabarena``, TabArena's own processing), handed the judged input. This action owns
+the rest: the cache is built in a temporary sibling directory and renamed into place, and
+``.checks-source.json`` records which inputs it was built from, so an existing cache is either
+kept as it is or replaced whole, never mixed with new files.
 """
 
 from __future__ import annotations
@@ -14,10 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
-import os
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -25,15 +21,12 @@ from typing import Any
 import attrs
 import click
 
-from checks import Action, ActionFailed, UsageError, io, progress
-from tabarena_checks.publish import integrity
-from tabarena_checks.publish.cache_layout import MethodCache, cache_root, render_metadata_yaml
+from checks import Action, ActionFailed, UsageError, io
+from tabarena_checks.cache import integrity
+from tabarena_checks.cache.layout import MethodCache, cache_root
+from tabarena_checks.engine.api import ENGINES, Job, build
 from tabarena_checks.facts import TabArenaFacts, info_sources
-from tabarena_checks.metadata.model import FIELDS, MethodMetadata
-
-ENGINES = ("native", "tabarena")
-#: the raw copy is kernel work (directory and file creation, page cache): a thread per core, at most 8
-COPY_THREADS = min(8, os.cpu_count() or 2)
+from tabarena_checks.metadata.model import MethodMetadata
 
 
 @attrs.define(slots=False)
@@ -206,302 +199,6 @@ def _same_inputs(old: dict | None, new: dict) -> bool:
     return old is not None and all(old.get(k) == v for k, v in new.items())
 
 
-# --------------------------------------------------------------------------- native engine: tables
-
-
-@attrs.define
-class Read:
-    """What one pass over the raw results gives: the renamed results in TabArena's order, the task
-    splits whose predictions were written, and for a config method the simulation's inputs and
-    per-split HPO rows."""
-
-    results: list = attrs.Factory(list)
-    tasks: list = attrs.Factory(list)
-    splits: list = attrs.Factory(list)
-    hpo_rows: list = attrs.Factory(list)
-
-
-def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = None, pool=None) -> Read:
-    """Every result of the index, decoded again (restricted unpickler; only bytes with the digest the rules
-    judged) and renamed, in TabArena's order; with ``predictions_dir``, each task split's config
-    predictions are written there as it is read, and for a config method its HPO results simulated.
-
-    With ``pool`` (:func:`~tabarena_checks.publish.reread.decoding_pool`), worker processes read and
-    finish whole task splits; a few task splits are in memory at a time, as in TabArena's per-task processing.
-    """
-    from functools import partial
-
-    from tabarena_checks.publish.cache_tables import task_groups
-    from tabarena_checks.publish.reread import decoded
-
-    digests = dict(index.query("SELECT path, sha256 FROM results"))
-    groups = [[(path, str(index.abspath(path)), digests[path]) for path in group] for group in task_groups(digests)]
-    finish = None if predictions_dir is None else partial(_finish_split, predictions_dir, meta)
-    out = Read()
-    for results, part in progress.counted(decoded(groups, meta, finish, pool), "process", len(digests),
-                                          unit="results.pkl", weight=lambda split: len(split[0])):
-        out.results += results
-        if part is not None:
-            out.tasks += part.tasks
-            out.splits += part.splits
-            out.hpo_rows += part.hpo_rows
-    return out
-
-
-def _finish_split(predictions_dir: Path, meta: MethodMetadata, results: list, preds: list) -> Read | None:
-    """Write one task split's predictions and, for a config method, simulate its HPO results (in a
-    worker process when there are any); what it adds to the whole read, or None without config predictions."""
-    if not preds:
-        return None
-    from tabarena_checks.publish.cache_predictions import write_task
-
-    part = Read()
-    dataset, split = results[-1].row["dataset"], results[-1].row["fold"]
-    write_task(predictions_dir, dataset, split, preds)
-    part.tasks.append((dataset, split))
-    if meta.method_type == "config":
-        _simulate_split(part, results, preds, meta)
-    return part
-
-
-def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata) -> None:
-    """The split's inputs to the trajectories, and its hpo_results rows (TabArena's per-task simulation)."""
-    import math
-
-    from tabarena_checks.publish.cache_hpo import Split, read_back, split_results
-
-    configs = [r for r in results if r.is_config]
-    row = configs[0].row
-    keys = ("metric_error", "metric_error_val", "time_train_s", "time_infer_s")
-    split = Split(dataset=row["dataset"], fold=row["fold"], metric=row["metric"], problem_type=row["problem_type"],
-                  rows={r.row["framework"]: {k: r.row.get(k, math.nan) for k in keys} for r in configs},
-                  types={r.row["framework"]: r.config_type for r in configs},
-                  y_val=read_back(preds[0].y_val), y_test=read_back(preds[0].y_test))
-    out.splits.append(split)
-    try:
-        out.hpo_rows += split_results(split, preds, preds[0].y_val, preds[0].y_test, meta.effective_can_hpo)
-    except ValueError as exc:  # a metric the simulation does not compute, a split without results
-        raise ActionFailed(f"cannot simulate TabArena's HPO results for {split.dataset} split {split.fold}: {exc}; "
-                           "nothing was written (--engine tabarena runs TabArena's own simulation)") from None
-
-
-def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
-    """The processed and results tables (pyarrow), as TabArena 0.1.0 writes them."""
-    from tabarena_checks.publish import cache_tables as ct
-
-    return {"configs": ct.configs_table(results), "baselines": ct.baselines_table(results),
-            "model_results": ct.model_results_table(results, meta)}
-
-
-# --------------------------------------------------------------------------- native engine: raw copy
-
-
-@contextmanager
-def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterator[dict[str, str]]:
-    """Copy ``raw/<renamed config dir>/<tid>/<repeat>_<fold>/results.pkl`` for every readable result
-    in background threads while the body runs; yields the manifest of the copies (path relative to
-    the cache -> sha256), complete once the body returns.
-
-    Each file is the run's own results.pkl, byte for byte, and only if its bytes still have the
-    digest recorded when the rules' index decoded it: a file changed since is refused, never
-    copied unjudged. The directory names come from the run's directory layout (the config
-    directory renamed to the method, as processing renames frameworks) and integers, never from
-    text inside a pickle. Creating thousands of directories and files is kernel work, so threads
-    overlap it with each other and with the tables the body writes; each thread fills whole task
-    directories, because threads creating entries in the same directory wait on its lock. The
-    first failure (a full disk) drops the queued copies and is raised when the body ends.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tabarena_checks.raw import reader
-    from tabarena_checks.publish.integrity import sha256_of
-
-    rows = index.query("SELECT path, config_dir, tid, coalesce(repeat, 0), fold, sha256 FROM results ORDER BY path")
-    by_task: dict[Path, list[tuple[str, str, str]]] = {}
-    for path, config_dir, tid, rep, fold, digest in rows:
-        task_dir = raw_dir / plain_segment(inference.renamed_framework(config_dir, meta.method)) / str(int(tid))
-        by_task.setdefault(task_dir, []).append((path, f"{int(rep)}_{int(fold)}", digest))
-    copied: dict[str, str] = {}
-
-    def fill(task_dir: Path) -> None:
-        task_dir.mkdir(parents=True, exist_ok=True)
-        for path, split, digest in by_task[task_dir]:
-            data = reader.read_raw(index.abspath(path))
-            if sha256_of(data) != digest:
-                raise ActionFailed(f"{path} changed after the rules judged it (its sha256 differs from the one "
-                                   "recorded when it was decoded); nothing was published: run the command again "
-                                   "to judge the new content")
-            (task_dir / split).mkdir(exist_ok=True)
-            write_new(task_dir / split / "results.pkl", data)
-            copied[(task_dir / split / "results.pkl").relative_to(raw_dir.parent).as_posix()] = digest
-            advance(1)
-
-    with progress.bar("raw copy", len(rows), unit="results.pkl") as advance:
-        pool = ThreadPoolExecutor(COPY_THREADS)
-        try:
-            done = pool.map(fill, list(by_task))
-            yield copied
-            list(done)
-        except reader.RawFileError as exc:
-            raise ActionFailed(f"{exc}; nothing was published: run the command again to judge it") from None
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-
-def write_new(path: Path, data: bytes) -> None:
-    """Create ``path`` holding ``data`` (it must not exist: the cache is built in a fresh directory)."""
-    with open(path, "xb") as out:
-        out.write(data)
-
-
-def plain_segment(name: str) -> str:
-    """``name`` when it can be one directory name of the cache; a path inside a name is refused, not followed."""
-    from tabarena_checks.publish.cache_layout import segment_problem
-
-    problem = segment_problem(name)
-    if problem:
-        raise ActionFailed(f"cannot name a directory of the raw copy {name!r}: {problem}")
-    return name
-
-
-def native(ctx, out: Path) -> tuple[list[str], dict[str, str]]:
-    """Write the whole method cache into ``out`` with the native engine; returns what was written and
-    the digests of the raw copies."""
-    from tabarena_checks.publish.reread import decoding_pool
-
-    facts = ctx.facts
-    meta, index, inference = facts.metadata, facts.index, facts.inference
-    if meta.method_type not in ("config", "baseline"):
-        raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
-    # worker processes fork while no other thread runs (a lock another thread held at that moment would
-    # stay held in the worker): the decoding workers before the raw copy's threads start (see
-    # decoding_pool), the HPO simulation's once those threads and the decoding pool have ended
-    copied = None
-    with decoding_pool(len(index), facts.workers) as pool:
-        if ctx.options.no_cache_raw:
-            read, written = _tables(index, inference, meta, out, pool)
-        else:
-            with copying_raw(index, inference, meta, out / "raw") as copied:
-                read, written = _tables(index, inference, meta, out, pool)
-    simulated = _hpo_files(read, meta, out)
-    if copied is None:
-        return [*simulated, *written], {}
-    return [*simulated, *written, f"raw/ ({len(copied)} results.pkl)"], copied
-
-
-def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tuple[Read, list[str]]:
-    """metadata.yaml, processed/ and results/ but for the HPO files: the read (for :func:`_hpo_files`) and
-    what was written."""
-    import pyarrow.parquet as pq
-
-    from tabarena_checks.publish.cache_predictions import context_json, metadata_json, task_metadata_table
-    from tabarena_checks.publish.cache_tables import configs_hyperparameters, json_value
-
-    (out / "processed").mkdir(parents=True)
-    (out / "results").mkdir()
-    read = read_results(index, meta, out / "processed" / "model_predictions", pool)
-    if pool is not None:
-        pool.shutdown()  # the read's workers leave now: the memory they hold is the tables' to use
-    results, tasks = read.results, read.tasks
-    tables = build_tables(results, meta)
-    pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
-    pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
-    pq.write_table(tables["baselines"], out / "processed" / "baselines.parquet")
-    pq.write_table(tables["model_results"], out / "results" / "model_results.parquet")
-    hps = configs_hyperparameters(results)
-    # json.dump(indent=2) in insertion order, no final newline: TabArena's writer, so the files diff cleanly
-    (out / "processed" / "configs_hyperparameters.json").write_text(json.dumps(json_value(hps), indent=2),
-                                                                   encoding="utf-8")
-    (out / "processed" / "metadata.json").write_text(metadata_json(), encoding="utf-8")
-    (out / "processed" / "context.json").write_text(context_json(tasks), encoding="utf-8")
-    (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
-    return read, [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
-                  f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
-                  "processed/metadata.json",
-                  f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
-                  f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
-                  f"processed/configs_hyperparameters.json ({len(hps)} configs)",
-                  f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
-
-
-def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
-    """results/hpo_results.parquet and results/hpo_trajectories.parquet of a config method.
-
-    The trajectories always include the declared default config; without ``config_default``
-    TabArena's own processing stops with an assertion, the native one leaves the file out and
-    says so (upload then publishes no trajectories).
-    """
-    import pyarrow.parquet as pq
-
-    from tabarena_checks.publish.cache_hpo import hpo_results_table, trajectories_table, trajectory_rows
-
-    if meta.method_type != "config" or not read.splits:
-        return []
-    pq.write_table(hpo_results_table(read.hpo_rows, meta), out / "results" / "hpo_results.parquet")
-    written = [f"results/hpo_results.parquet ({len(read.hpo_rows)} rows)"]
-    default = meta.config_default
-    configs = sorted({name for split in read.splits for name in split.rows})
-    if default is None:
-        return [*written, "no results/hpo_trajectories.parquet: config_default is not declared (the trajectories "
-                          "always include the default config; TabArena's own processing stops here)"]
-    if default not in configs:
-        raise ActionFailed(f"config_default {default!r} names no config of the processed results "
-                           f"({', '.join(configs[:5])}); fix config_default in the method's info.py")
-    try:
-        rows = trajectory_rows(read.splits, out / "processed" / "model_predictions", configs, default,
-                               f"{meta.effective_model_key}{meta.name_suffix or ''}")
-    except ValueError as exc:
-        raise ActionFailed(f"cannot simulate TabArena's HPO trajectories: {exc}; nothing was written") from None
-    pq.write_table(trajectories_table(rows, meta), out / "results" / "hpo_trajectories.parquet")
-    return [*written, f"results/hpo_trajectories.parquet ({len(rows)} rows)"]
-
-
-# --------------------------------------------------------------------------- TabArena engine
-
-
-def tabarena_metadata(meta: MethodMetadata, cache_root_dir: Path):
-    """TabArena's own MethodMetadata for ``meta``, writing under ``cache_root_dir``."""
-    import dataclasses
-
-    from tabarena.models._method_metadata import MethodMetadata as TAMethodMetadata
-
-    accepted = {f.name for f in dataclasses.fields(TAMethodMetadata)}
-    values = {f: getattr(meta, f) for f in FIELDS if f in meta.declared or f in ("method", "method_type", "method_class")}
-    values["suite"] = meta.effective_suite
-    values["tags"] = list(values.get("tags") or [])
-    values = {k: v for k, v in values.items() if k in accepted}
-    return TAMethodMetadata(**values, cache_root=str(cache_root_dir))
-
-
-def with_tabarena(ctx, out: Path) -> list[str]:
-    """Run ``tabarena.tools.process_local_raw_data.process_raw`` (native backend) into a scratch cache root."""
-    from tabarena.tools.process_local_raw_data import RawMethod, process_raw
-
-    facts = ctx.facts
-    scratch = out.parent / f"{out.name}.root"
-    try:
-        ta_meta = tabarena_metadata(facts.metadata, scratch)
-        # the judged method's files only (in a shared directory, the others are left alone)
-        paths = sorted(facts.index.abspath(p) for (p,) in facts.index.query("SELECT path FROM results"))
-        process_raw(RawMethod(path_raw=Path(facts.data_dir), method_metadata=ta_meta),
-                    cache_raw=not ctx.options.no_cache_raw, cache_hpo_trajectories=False, backend="native",
-                    file_paths=paths)
-        built = MethodCache(scratch, facts.metadata.effective_suite, facts.metadata.method).path
-        if not built.is_dir():
-            raise ActionFailed(f"TabArena's processing wrote nothing under {built}")
-        os.rename(built, out)
-    except ActionFailed:
-        raise
-    except Exception as exc:  # TabArena's own failures are reported, not hidden behind a traceback
-        raise ActionFailed(f"TabArena's processing failed: {type(exc).__name__}: {exc}") from None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and "raw" not in p.parts)
-
-
-# --------------------------------------------------------------------------- the action
-
-
 def _plan(ctx) -> Iterator[str]:
     cache = _cache(ctx)
     new = source_record(ctx)
@@ -529,12 +226,11 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
     """
     tmp = io.temp_sibling(cache.path)
     try:
-        if ctx.options.engine == "tabarena":
-            written, copied = with_tabarena(ctx, tmp), {}
-        else:
-            tmp.mkdir()
-            written, copied = native(ctx, tmp)
-        manifest = integrity.manifest_of(tmp, copied)
+        if ctx.options.engine != "tabarena":
+            tmp.mkdir()  # TabArena's own processing renames its output here
+        built = build(ctx.options.engine, _job(ctx), tmp)
+        written = built.written
+        manifest = integrity.manifest_of(tmp, built.copied)
         _raw_judged(ctx, manifest)
         record = {**new, "data_dir": str(Path(ctx.facts.data_dir).resolve()),
                   "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -545,6 +241,13 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
         return written, io.swap_in_dir(tmp, cache.path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _job(ctx) -> Job:
+    """The engine's inputs: the judged facts and the declaration."""
+    facts = ctx.facts
+    return Job(index=facts.index, inference=facts.inference, metadata=facts.metadata, data_dir=Path(facts.data_dir),
+               cache_raw=not ctx.options.no_cache_raw, workers=facts.workers)
 
 
 def _raw_judged(ctx, manifest: dict[str, str]) -> None:
@@ -658,7 +361,7 @@ PROCESS = Action(
                           "as `checks inspect` lists them); by default the one the declaration matches."),
         click.Option(["--no-cache-raw"], is_flag=True, help="Do not copy the raw results into raw/."),
         click.Option(["--force"], is_flag=True, help="Replace an existing cache of this method and suite whole."),
-        click.Option(["--engine"], type=click.Choice(ENGINES), default="native", show_default=True,
+        click.Option(["--engine"], type=click.Choice(list(ENGINES)), default="native", show_default=True,
                      help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed)."),
         click.Option(["--ignore-metadata-mismatch"], is_flag=True,
                      help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers)."),

@@ -23,8 +23,9 @@ import click
 
 from checks import ActionFailed, Action, ChecksError, UsageError
 from checks import io, progress
-from tabarena_checks.publish import integrity, s3lock, s3store
-from tabarena_checks.publish.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.cache import integrity
+from tabarena_checks.publish import s3lock, s3store
+from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.facts import info_sources
 from tabarena_checks.metadata.model import MethodMetadata
 

@@ -1,7 +1,7 @@
 """What processing reads of a result's simulation artifacts, checked when the file is indexed.
 
 ``checks run process`` turns every config result's artifacts into aligned predictions and label
-files (publish.cache_predictions) and scores ensembles of them (publish.cache_hpo). A file whose
+files (engine.cache_predictions) and scores ensembles of them (engine.cache_hpo). A file whose
 artifacts lack an array, hold a number where an array belongs, or arrays whose lengths disagree
 would stop that processing halfway, as it stops TabArena's. Checked here, each such defect is a
 problem of the file's index row: result-fields-valid (TA306) names it in ``checks inspect`` and

@@ -57,7 +57,7 @@ def cache_names_safe(ctx):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
     at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
     from checks import ChecksError
-    from tabarena_checks.publish.cache_layout import name_problem
+    from tabarena_checks.cache.layout import name_problem
 
     try:
         meta = ctx.facts.metadata
@@ -77,7 +77,7 @@ def cache_names_safe(ctx):
 def _raw_copy_names(ctx, method: str):
     """A finding for each config directory whose raw copy, renamed to ``method``, is no plain directory name."""
     from checks import ChecksError
-    from tabarena_checks.publish.cache_layout import segment_problem
+    from tabarena_checks.cache.layout import segment_problem
 
     try:
         index, inference = ctx.facts.index, ctx.facts.inference
@@ -94,7 +94,7 @@ def _raw_copy_names(ctx, method: str):
 def _dataset_names(ctx):
     """A finding for each dataset name (from task_metadata.name) that cannot name a model_predictions directory."""
     from checks import ChecksError
-    from tabarena_checks.publish.cache_layout import segment_problem
+    from tabarena_checks.cache.layout import segment_problem
 
     try:
         table = ctx.facts.index.table
@@ -168,7 +168,7 @@ def cache_is_what_process_wrote(ctx):
     import os
 
     from checks import records
-    from tabarena_checks.publish import integrity
+    from tabarena_checks.cache import integrity
 
     facts = ctx.facts
     cache = facts.cache

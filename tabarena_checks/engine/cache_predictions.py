@@ -161,7 +161,7 @@ def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]
     """``model_predictions/<dataset>/<fold>/``: the models' predictions and the split's labels (from the first)."""
     import numpy as np
 
-    from tabarena_checks.publish.cache_layout import segment_problem
+    from tabarena_checks.cache.layout import segment_problem
 
     problem = segment_problem(dataset)
     if problem:  # TA406 refuses such a name before processing starts; never a path outside the cache

@@ -36,9 +36,9 @@ def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] 
     Runs in a worker process or in the caller; a file whose bytes are not the judged ones, or that
     cannot be read any more, stops the read with :class:`ActionFailed` naming it.
     """
-    from tabarena_checks.publish.cache_predictions import aligned
-    from tabarena_checks.publish.cache_tables import from_raw
-    from tabarena_checks.publish.integrity import sha256_of
+    from tabarena_checks.engine.cache_predictions import aligned
+    from tabarena_checks.engine.cache_tables import from_raw
+    from tabarena_checks.cache.integrity import sha256_of
     from tabarena_checks.raw import reader
 
     results, preds = [], []

@@ -14,7 +14,7 @@ The greedy search follows AutoGluon's ``EnsembleSelection`` step by step (float3
 added into float64 running means, scores rounded to six decimals after the first pick, ties
 within a relative 1e-12 kept to models already chosen and broken by ``RandomState(0)``, the
 trajectory cut at its first minimum), so the same predictions and seeds give the same
-weights, and the metrics (:mod:`tabarena_checks.publish.cache_hpo_metrics`) give the same errors.
+weights, and the metrics (:mod:`tabarena_checks.engine.cache_hpo_metrics`) give the same errors.
 All passes of a task split run in lockstep, one greedy step for all at a time: passes with the
 same picks so far share one ensemble (so a candidate is scored once per ensemble and step), every
 candidate of a step is scored in a few large blocks, and the picks are chosen for all passes at
@@ -40,8 +40,7 @@ import attrs
 import numpy as np
 
 from checks import progress
-from tabarena_checks.publish import sort_speed
-from tabarena_checks.publish.cache_hpo_metrics import Metric
+from tabarena_checks.engine.cache_hpo_metrics import Metric
 
 #: TabArena's trajectory budgets (None: every config)
 BUDGETS = (1, 2, 5, 10, 25, 50, 100, 150, None)
@@ -383,24 +382,18 @@ def budgets(total: int) -> list[int]:
 
 
 def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Sequence[str], default: str,
-                    config_type: str, workers: int | None = None,
-                    sorting: dict[str, str] | None | str = "auto") -> list[dict[str, Any]]:
+                    config_type: str, workers: int | None = None) -> list[dict[str, Any]]:
     """hpo_trajectories rows: per pass, one row per split in (dataset, fold) order.
 
     Each split is simulated on its own from its cached predictions (``predictions_dir``, read
     by :func:`load_split`): with ``PARALLEL_SPLITS`` splits or more, in ``workers`` processes
-    (default: one per CPU). With ``sorting`` (environment variables; "auto": what
-    :func:`~tabarena_checks.publish.sort_speed.sorting_environment` says this CPU needs), the
-    roc_auc splits go to workers spawned with them and the others are simulated here meanwhile.
+    (default: one per CPU).
     """
     plan = passes(configs, default)
     ordered = sorted(splits, key=lambda s: (s.dataset, s.fold))
     jobs = [(split, predictions_dir, [chosen for _, _, chosen in plan], default) for split in ordered]
-    if sorting == "auto":
-        sorting = sort_speed.sorting_environment()
-    aside = [k for k, split in enumerate(ordered) if split.metric == "roc_auc"] if sorting is not None else []
-    with _simulation_pool(len(jobs), workers, sorting if aside else None) as pool:  # before the progress bar
-        per_split = list(progress.counted(_simulated(jobs, pool, aside), "HPO trajectories", len(ordered),
+    with _simulation_pool(len(jobs), workers) as pool:  # before the progress bar
+        per_split = list(progress.counted(_simulated(jobs, pool), "HPO trajectories", len(ordered),
                                           unit="task splits"))
     out = []
     for k, (budget, seed, _) in enumerate(plan):
@@ -419,11 +412,10 @@ PARALLEL_SPLITS = 8
 
 
 @contextmanager
-def _simulation_pool(splits: int, workers: int | None, env: dict[str, str] | None = None):
+def _simulation_pool(splits: int, workers: int | None):
     """Worker processes for the trajectories of ``splits`` task splits (``workers``, default one per CPU),
-    every one started now (:func:`~tabarena_checks.raw.index.quiet_pool`, spawned with ``env`` when given),
-    before the caller's progress bar starts drawing from a thread of its own; None when the splits are too
-    few or there is one CPU.
+    every one started now (:func:`~tabarena_checks.raw.index.quiet_pool`), before the caller's progress
+    bar starts drawing from a thread of its own; None when the splits are too few or there is one CPU.
     """
     count = min(workers or os.cpu_count() or 1, splits) if splits >= PARALLEL_SPLITS else 1
     if count < 2:
@@ -431,20 +423,15 @@ def _simulation_pool(splits: int, workers: int | None, env: dict[str, str] | Non
         return
     from tabarena_checks.raw.index import quiet_pool
 
-    with quiet_pool(count, env) as pool:
+    with quiet_pool(count) as pool:
         yield pool
 
 
-def _simulated(jobs: Sequence[tuple[Split, Path, list[list[str]], str]], pool,
-               aside: Sequence[int] = ()) -> Iterable[list[dict[str, Any]]]:
-    """Each split's rows (one per pass) in order, in ``pool``'s workers when there is one; with ``aside``
-    (positions of jobs), only those go to the workers and the rest are simulated here while they work."""
+def _simulated(jobs: Sequence[tuple[Split, Path, list[list[str]], str]], pool) -> Iterable[list[dict[str, Any]]]:
+    """Each split's rows (one per pass) in order, in ``pool``'s workers when there is one."""
     if pool is None:
         return map(_split_trajectories, jobs)
-    if not aside:
-        return pool.map(_split_trajectories, jobs)
-    away = {k: pool.submit(_split_trajectories, jobs[k]) for k in aside}
-    return (away[k].result() if k in away else _split_trajectories(job) for k, job in enumerate(jobs))
+    return pool.map(_split_trajectories, jobs)
 
 
 def _split_trajectories(job: tuple[Split, Path, list[list[str]], str]) -> list[dict[str, Any]]:
@@ -490,7 +477,7 @@ def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
     """results/hpo_results.parquet (``ta_name``/``ta_suite`` added as TabArena adds them)."""
     import pyarrow as pa
 
-    from tabarena_checks.publish.cache_tables import frame
+    from tabarena_checks.engine.cache_tables import frame
 
     plain = [{k: v for k, v in r.items() if k != "method_metadata"} | {"ta_name": meta.method,
                                                                       "ta_suite": meta.effective_suite}
@@ -507,7 +494,7 @@ def trajectories_table(rows: Sequence[dict[str, Any]], meta):
     """results/hpo_trajectories.parquet."""
     import pyarrow as pa
 
-    from tabarena_checks.publish.cache_tables import frame
+    from tabarena_checks.engine.cache_tables import frame
 
     plain = [{k: v for k, v in r.items() if k != "method_metadata"}
              | {"ta_name": meta.method, "ta_suite": meta.effective_suite, "always_include_default": True}
@@ -521,7 +508,7 @@ def trajectories_table(rows: Sequence[dict[str, Any]], meta):
 def read_back(values: Iterable) -> np.ndarray:
     """Labels as TabArena reads them from the label CSV the cache holds (floats parsed from their text
     the way pandas' CSV reader parses them)."""
-    from tabarena_checks.publish.cache_predictions import _cells
+    from tabarena_checks.engine.cache_predictions import _cells
 
     arr = np.asarray(values)
     if arr.dtype.kind == "f":
