@@ -35,6 +35,7 @@ from __future__ import annotations
 import collections
 import gc
 import io
+import itertools
 import math
 import pickle
 import pickletools
@@ -846,7 +847,7 @@ def _field(where: tuple) -> str:
     parts = []
     while where:
         where, key = where
-        parts.append(f".{key}" if type(key) is str else f"[{_brief(key)}]")
+        parts.append(_label(key))
     return "".join(reversed(parts)).lstrip(".")
 
 
@@ -858,20 +859,35 @@ def _settle(value: Any, unread: list[Unread]) -> Any:
 # shape: called once per object of every decoded pickle (check_graph's hot path): one dispatch on the
 # container type, cheapest checks first, rather than a call per kind
 def _children(value: Any):
-    """(label, child) pairs of a container, or None for a leaf (object arrays are containers)."""
+    """An iterator of (key, child) pairs of a container, or None for a leaf (object arrays are containers).
+
+    Keys are a dict's keys, positions, or :data:`_IN_SET`; :func:`_label` turns one into text only
+    when a refusal names the field, so the walk itself runs on C iterators.
+    """
     kind = type(value)
     if kind in _LEAVES:
         return None
     if isinstance(value, dict):
-        return (((f".{k}" if type(k) is str else f"[{_brief(k)}]"), v) for k, v in value.items())
+        return iter(value.items())
     if kind is list or kind is tuple:
-        return ((f"[{i}]", v) for i, v in enumerate(value))
+        return enumerate(value)
     if kind is set or kind is frozenset:
-        return (("{}", v) for v in value)
+        return zip(itertools.repeat(_IN_SET), value)
     dtype = getattr(value, "dtype", None)
     if dtype is not None and dtype.hasobject and getattr(value, "ndim", 0):
-        return ((f"[{i}]", v) for i, v in enumerate(value.reshape(-1)))
+        return enumerate(value.reshape(-1))
     return None
+
+
+#: the key of a set's members in a field path (they have no position)
+_IN_SET = object()
+
+
+def _label(key: Any) -> str:
+    """One step of a field path: ``.name`` for a string key, ``{}`` inside a set, ``[3]`` otherwise."""
+    if type(key) is str:
+        return f".{key}"
+    return "{}" if key is _IN_SET else f"[{_brief(key)}]"
 
 
 # shape: one explicit-stack walk over every object a pickle decoded to; its state (the frames, the
@@ -895,8 +911,7 @@ def check_graph(root: Any, *, max_depth: int = MAX_DEPTH, max_expanded: int = MA
     on_path.add(id(root))
 
     def where() -> str:
-        labels = [f[2] for f in frames]
-        text = "".join(labels).lstrip(".")
+        text = "".join(_label(f[2]) for f in frames[1:]).lstrip(".")
         return text if len(text) <= 160 else text[:100] + "..." + text[-57:]
 
     while frames:
