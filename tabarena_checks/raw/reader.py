@@ -292,6 +292,8 @@ def record_key(record: Any) -> str | None:
 
 
 def _is_int(value: Any) -> bool:
+    if type(value) is int:
+        return True
     import numpy as np
 
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
@@ -350,7 +352,12 @@ def _rendered_size(value: Any, limit: int) -> int:
     while pending and total <= limit:
         item = pending.pop()
         total += 1
-        if isinstance(item, dict):
+        kind = type(item)
+        if kind in _PLAIN_SCALARS:  # most of what hyperparameters hold: checked by exact type first
+            continue
+        if kind is str or kind is bytes:
+            total += len(item) // 16
+        elif isinstance(item, dict):
             pending.extend(item.keys())
             pending.extend(item.values())
         elif isinstance(item, (list, tuple, set, frozenset)):
@@ -362,6 +369,9 @@ def _rendered_size(value: Any, limit: int) -> int:
             if item.dtype.kind == "O":
                 pending.extend(item.reshape(-1).tolist())
     return total
+
+
+_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _jsonable(value: Any) -> Any:
