@@ -22,6 +22,7 @@ from tabarena_checks.raw import index, inference, reader, unpickler
 from tabarena_checks.rules.raw import unread_classes
 
 AG_MODULE = "autogluon.core.models.abstract._mutation_deprecated_dict"
+AG_AUX_MODULE = "autogluon.core.models.abstract._auxiliary_params"
 
 
 @contextmanager
@@ -64,10 +65,11 @@ def _load_in_a_fresh_interpreter(path) -> dict:
 
 
 def test_autogluon_containers_are_rebuilt_as_dicts_without_importing_autogluon(tmp_path):
-    with importable_classes(AG_MODULE, ParamsDict="reduce", ParamsAuxDict="reduce") as ag:
+    with importable_classes(AG_MODULE, ParamsDict="reduce") as ag, \
+            importable_classes(AG_AUX_MODULE, ParamsAuxDict="reduce") as aux:
         result = {"framework": "x", "method_metadata": {"info": {
             "params": ag["ParamsDict"]({"n_estimators": 300, "max_leaf_nodes": 15000}),
-            "bagged_info": {"params_aux": ag["ParamsAuxDict"]({"num_cpus": 8})}}}}
+            "bagged_info": {"params_aux": aux["ParamsAuxDict"]({"num_cpus": 8})}}}}
         path = write_payload(tmp_path / "results.pkl", result)
     got = _load_in_a_fresh_interpreter(path)
     assert got["types"] == ["dict"] and got["ag"] == []

@@ -63,14 +63,16 @@ _TIME_UNITS = frozenset({b"Y", b"M", b"W", b"D", b"h", b"m", b"s", b"ms", b"us",
 _PLAIN_DTYPE = re.compile(r"(?:b1|[iu][1248]|f(?:2|4|8|12|16)|c(?:8|16|24|32)|O[48]?|[US][1-9]\d{0,8}|[Mm]8)")
 
 #: container subclasses that real results hold, rebuilt as their plain base type without importing their module.
-#: AutoGluon 1.6 (required by TabArena 0.1.0: autogluon.core >=1.6,<1.7) wraps a model's ``params`` and
-#: ``params_aux`` in these dicts, which reach ``method_metadata.info`` (and its bag's children); each pickles as
-#: ``cls(dict(self))`` (a REDUCE with one plain dict), the only form accepted
-_AG_DICTS = "autogluon.core.models.abstract._mutation_deprecated_dict"
+#: AutoGluon 1.6 (required by TabArena 0.1.0: autogluon.core >=1.6,<1.7) wraps a model's ``params`` in
+#: ``ParamsDict`` and its ``ag_args_fit`` in ``ParamsAuxDict``, which reach ``method_metadata.info`` and its
+#: bag's ``bagged_info`` and ``children_info``; both subclass ``MutationDeprecatedDict`` and pickle as
+#: ``cls(dict(self))`` (a REDUCE with one plain dict), the form the copying ``dict`` accepts. AutoGluon before 1.6
+#: pickled plain dicts there (docs/tabarena-data.md lists the versions checked).
+_AG_ABSTRACT = "autogluon.core.models.abstract"
 CONTAINER_SUBCLASSES: dict[tuple[str, str], str] = {
-    (_AG_DICTS, "MutationDeprecatedDict"): "dict",
-    (_AG_DICTS, "ParamsDict"): "dict",
-    (_AG_DICTS, "ParamsAuxDict"): "dict",
+    (f"{_AG_ABSTRACT}._mutation_deprecated_dict", "MutationDeprecatedDict"): "dict",
+    (f"{_AG_ABSTRACT}._mutation_deprecated_dict", "ParamsDict"): "dict",
+    (f"{_AG_ABSTRACT}._auxiliary_params", "ParamsAuxDict"): "dict",
 }
 
 
