@@ -37,6 +37,8 @@ class TabArenaFacts:
     method: str | None = None
     workers: int | None = None
     progress: bool | None = None
+    #: ``--task-metadata``: the metadata of the run's tasks outside the TabArena-v0.1 suite
+    task_metadata_file: str | None = None
 
     @cached_property
     def full_index(self):
@@ -71,6 +73,13 @@ class TabArenaFacts:
         return infer(self.index)
 
     @cached_property
+    def task_metadata(self):
+        """The :class:`~tabarena_checks.raw.task_table.TaskTable` given with ``--task-metadata``, or None."""
+        from tabarena_checks.raw import task_table
+
+        return None if self.task_metadata_file is None else task_table.read(self.task_metadata_file)
+
+    @cached_property
     def metadata(self):
         """The declared MethodMetadata, or None when no reference was given."""
         from tabarena_checks.metadata.load import load
@@ -96,6 +105,8 @@ class TabArenaFacts:
                 out["method_metadata"] = "sha256:" + hashlib.sha256(source.read_bytes()).hexdigest()
             else:
                 out["method_metadata"] = "ref:" + self.metadata_ref
+        if self.task_metadata_file is not None and Path(self.task_metadata_file).is_file():
+            out["task_metadata"] = "sha256:" + hashlib.sha256(Path(self.task_metadata_file).read_bytes()).hexdigest()
         return out
 
 

@@ -6,12 +6,17 @@ by ``make test``) and compare what it writes with the native cache. It imports n
 project, so it works with TabArena alone.
 
     python tabarena_driver.py process DATA_DIR INFO_PY:VARIABLE CACHE_ROOT [--prefix P] [--no-trajectories]
+                                      [--user-tasks DIR]
+    python tabarena_driver.py infer DATA_DIR OUT_JSON
     python tabarena_driver.py load CACHE_ROOT METHOD SUITE OUT_DIR
 
 ``process`` processes the results.pkl files below DATA_DIR (only the experiment directories
 starting with ``--prefix`` when given) as ``scripts/run_process_method.py --process --backend
 native`` does after its verification, with the defaults of ``process_method`` (raw copy and HPO
-trajectories on). ``load`` reads a cache as a TabArena user does (``MethodMetadata.from_yaml``,
+trajectories on). With ``--user-tasks DIR`` (a directory of UserTask caches, ``<slug>.pkl`` as
+``UserTask.save_task`` writes them) it hands TabArena those tasks' metadata, as a maintainer of a
+run on custom tasks must (``process_raw`` alone drops every task outside the suite). ``infer``
+writes what ``_infer_from_raw`` (TabArena's inspect) infers from DATA_DIR as JSON. ``load`` reads a cache as a TabArena user does (``MethodMetadata.from_yaml``,
 ``load_results``, ``load_processed``) and writes what it read to OUT_DIR: ``results.parquet``
 (``results.error`` when a results file is missing; ``processed.error`` when the processed tier
 does not load, as for any baseline in TabArena 0.1.0),
@@ -45,8 +50,45 @@ def process(args: list[str]) -> None:
     paths = sorted(Path(data_dir).rglob("results.pkl"))
     if prefix is not None:
         paths = [p for p in paths if p.relative_to(data_dir).parts[0].startswith(prefix)]
-    process_raw(RawMethod(path_raw=Path(data_dir), method_metadata=meta), cache_raw=True,
-                cache_hpo_trajectories="--no-trajectories" not in flags, backend="native", file_paths=paths)
+    method = RawMethod(path_raw=Path(data_dir), method_metadata=meta)
+    if "--user-tasks" not in flags:
+        process_raw(method, cache_raw=True, cache_hpo_trajectories="--no-trajectories" not in flags,
+                    backend="native", file_paths=paths)
+        return
+    from tabarena.end_to_end.end_to_end import EndToEnd
+
+    # process_raw's own call, plus the tasks' metadata it cannot be given
+    EndToEnd.from_path_raw(path_raw=method.path_raw, method_metadata=meta, task_metadata=_user_tasks(
+        Path(flags[flags.index("--user-tasks") + 1])), name=method.resolved_name, model_key=method.resolved_model_key,
+        suite=method.resolved_suite, file_paths=paths, cache=True, cache_raw=True, cache_processed=True,
+        cache_hpo_trajectories="--no-trajectories" not in flags, backend="native")
+
+
+def _user_tasks(directory: Path):
+    """The task-metadata collection of every UserTask cache in ``directory``."""
+    import pickle
+
+    from tabarena.benchmark.task.metadata.collection import TaskMetadataCollection
+    from tabarena.benchmark.task.user_task import UserTask
+
+    tasks = []
+    for cache in sorted(directory.glob("*.pkl")):
+        with cache.open("rb") as fh:
+            name = pickle.load(fh)["metadata"].dataset_name  # our own fixtures: trusted, plain pickle is fine
+        task = UserTask(task_name=name.removeprefix("Dataset-"), task_cache_path=directory)
+        assert task.task_path == cache, (task.task_path, cache)
+        tasks.append(task)
+    return TaskMetadataCollection.from_user_tasks(tasks)
+
+
+def infer(args: list[str]) -> None:
+    from tabarena.tools.process_local_raw_data import RawMethod, _infer_from_raw
+
+    data_dir, out = args
+    inferred = _infer_from_raw(RawMethod(path_raw=Path(data_dir)), engine="sequential")
+    counts = inferred.pop("config_task_counts")
+    inferred["config_task_counts"] = None if counts is None else {str(k): int(v) for k, v in counts.items()}
+    Path(out).write_text(json.dumps(inferred, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
 
 
 def load(args: list[str]) -> None:
@@ -89,4 +131,4 @@ def load(args: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    {"process": process, "load": load}[sys.argv[1]](sys.argv[2:])
+    {"process": process, "load": load, "infer": infer}[sys.argv[1]](sys.argv[2:])

@@ -57,6 +57,7 @@ class FakeInference:
     duplicates: tuple = ()
     fidelity: tuple = ()
     metrics: tuple = ("rmse",)
+    tasks: tuple = ()
 
     def config_default_for(self, method):
         if self.raw_config_default is None:

@@ -37,6 +37,10 @@ class Job:
     cache_raw: bool = True
     #: worker processes (None: one per CPU)
     workers: int | None = None
+    #: ``--task-metadata``: the metadata of the run's custom tasks
+    #: (:class:`~tabarena_checks.raw.task_table.TaskTable`), written as processed/task_metadata.parquet; None for a
+    #: run on TabArena-v0.1 tasks only
+    task_metadata: Any = None
 
 
 @attrs.frozen

@@ -119,19 +119,20 @@ def build(job: Job, out: Path) -> Built:
     copied = None
     with decoding_pool(len(index), job.workers) as pool:
         if not job.cache_raw:
-            read, written = _tables(index, inference, meta, out, pool)
+            read, written = _tables(index, inference, meta, out, pool, job.task_metadata)
         else:
             with copying_raw(index, inference, meta, out / "raw") as copied:
-                read, written = _tables(index, inference, meta, out, pool)
+                read, written = _tables(index, inference, meta, out, pool, job.task_metadata)
     simulated = _hpo_files(read, meta, out)
     if copied is None:
         return Built([*simulated, *written])
     return Built([*simulated, *written, f"raw/ ({len(copied)} results.pkl)"], copied)
 
 
-def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tuple[Read, list[str]]:
+def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None,
+            task_metadata=None) -> tuple[Read, list[str]]:
     """metadata.yaml, processed/ and results/ but for the HPO files: the read (for :func:`_hpo_files`) and
-    what was written."""
+    what was written (``task_metadata``: the ``--task-metadata`` table, see :class:`~.api.Job`)."""
     import pyarrow.parquet as pq
 
     from tabarena_checks.engine.cache_predictions import context_json, metadata_json, task_metadata_table
@@ -144,7 +145,7 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None) -> tup
         pool.shutdown()  # the read's workers leave now: the memory they hold is the tables' to use
     results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
-    pq.write_table(task_metadata_table([r.row for r in results]), out / "processed" / "task_metadata.parquet")
+    pq.write_table(task_metadata_table([r.row for r in results], task_metadata), out / "processed" / "task_metadata.parquet")
     pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
     pq.write_table(tables["baselines"], out / "processed" / "baselines.parquet")
     pq.write_table(tables["model_results"], out / "results" / "model_results.parquet")

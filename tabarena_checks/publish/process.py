@@ -151,6 +151,7 @@ class ProcessOptions:
     engine: str = "native"
     ignore_metadata_mismatch: bool = False
     html: str | None = None
+    task_metadata: str | None = None
 
 
 def _facts(ctx):
@@ -161,12 +162,17 @@ def _facts(ctx):
         from checks.htmlreport import check_target
 
         check_target(o.html)
+    if o.engine == "tabarena" and o.task_metadata is not None:
+        raise UsageError("--engine tabarena cannot take --task-metadata: TabArena's process_raw has no way to be "
+                         "handed task metadata; use --engine native (the default), which writes it as TabArena "
+                         "does when given those tasks")
     if o.engine == "tabarena" and importlib.util.find_spec("tabarena") is None:
         raise UsageError("--engine tabarena needs TabArena importable in this environment (pip install tabarena); "
                          "use --engine native (the default) otherwise")
     if o.ignore_metadata_mismatch:
         ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
-    return ProcessFacts(data_dir=o.run_data_dir, metadata_ref=o.method_metadata, method=o.method)
+    return ProcessFacts(data_dir=o.run_data_dir, metadata_ref=o.method_metadata, method=o.method,
+                        task_metadata_file=o.task_metadata)
 
 
 def _cache(ctx) -> MethodCache:
@@ -247,7 +253,7 @@ def _job(ctx) -> Job:
     """The engine's inputs: the judged facts and the declaration."""
     facts = ctx.facts
     return Job(index=facts.index, inference=facts.inference, metadata=facts.metadata, data_dir=Path(facts.data_dir),
-               cache_raw=not ctx.options.no_cache_raw, workers=facts.workers)
+               cache_raw=not ctx.options.no_cache_raw, workers=facts.workers, task_metadata=facts.task_metadata)
 
 
 def _raw_judged(ctx, manifest: dict[str, str]) -> None:
@@ -367,6 +373,10 @@ PROCESS = Action(
                      help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers)."),
         click.Option(["--html"], default=None, metavar="FILE",
                      help="Also write a self-contained HTML report of the run to FILE (passed or blocked)."),
+        click.Option(["--task-metadata"], default=None, metavar="FILE",
+                     help="TabArena's task-metadata frame (parquet or CSV, TaskMetadataCollection.to_legacy_df()) "
+                          "of the run's tasks outside the TabArena-v0.1 suite; written as "
+                          "processed/task_metadata.parquet (TA309)."),
     ),
     target=_target,
     inputs=_digests,

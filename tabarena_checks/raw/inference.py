@@ -57,6 +57,8 @@ class Inference:
     n_results: int
     n_tasks: int
     datasets: tuple[str, ...]
+    #: (dataset, tid, problem_type, metric) per dataset, as its first result (by path) records them
+    tasks: tuple[tuple[str, int | None, str | None, str | None], ...]
     splits: tuple[tuple[int, int], ...]
     problem_types: tuple[str, ...]
     metrics: tuple[str, ...]
@@ -221,6 +223,8 @@ def infer(index: RawIndex) -> Inference:
         fidelity=_fidelity(index),
         problems=_field_problems(index),
         unread=tuple(sorted(index.query("SELECT path, unnest(unread) FROM results WHERE len(unread) > 0"))),
+        tasks=tuple(index.query("SELECT dataset, arg_min(tid, path), arg_min(problem_type, path), arg_min(metric, path) "
+                                "FROM results WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset")),
         errors=index.errors,
     )
 

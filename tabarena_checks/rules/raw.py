@@ -6,6 +6,8 @@ data cannot be indexed at all, TA302 (required) reports why and the others stay 
 
 from __future__ import annotations
 
+import functools
+
 from checks import Finding, Severity, rule
 from checks import ChecksError
 from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
@@ -201,5 +203,66 @@ def unread_classes(ctx):
         yield Finding(message, path=path)
 
 
+@rule(
+    "TA309",
+    "custom-task-metadata",
+    actions=RAW_ACTIONS,
+    why="TabArena processes only tasks whose metadata it holds: a task outside the TabArena-v0.1 suite (a "
+    "UserTask: its directory a slug, its tid a hash beyond int32) has its results dropped by TabArena's own processing "
+    "and no row in the published task_metadata.parquet, which the loaders and leaderboards look tasks up in. "
+    "With --task-metadata, every task of the run must have its row there, with the tid, problem type and metric "
+    "its results record, since that row is what is published for it.",
+    example_fail="task 'sk_wine-2144e56dbe05' (tid 7166390669) is not a task of the TabArena-v0.1 suite",
+    example_pass="checks run process data/ --method-metadata info.py:rf --task-metadata tasks.parquet",
+)
+def custom_task_metadata(ctx):
+    """Every task outside the TabArena-v0.1 suite needs its metadata (``--task-metadata``), and it must agree."""
+    inference = raw_inference(ctx)
+    if inference is None:
+        return
+    try:
+        given = ctx.facts.task_metadata if provides(ctx.facts, "task_metadata") else None
+    except ChecksError as exc:
+        yield str(exc)
+        return
+    for task in inference.tasks:
+        problem = _task_problem(task, given)
+        if problem:
+            yield problem
+
+
+def _task_problem(task: tuple, given) -> str | None:
+    """What is wrong with one (dataset, tid, problem_type, metric) of the run against the suite or ``given``."""
+    from tabarena_checks.raw.reader import METRIC_ALIASES
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01
+
+    dataset, tid, problem_type, metric = task
+    if given is None:
+        if tid in TABARENA_V01 or dataset in _suite_names():
+            return None  # a suite task: TA306 holds it to the suite's name, problem type and metric
+        return (f"task {dataset!r} (tid {tid}) is not a task of the TabArena-v0.1 suite, so processing needs its "
+                "metadata: pass --task-metadata FILE, TabArena's task-metadata frame of the run's tasks (in "
+                "TabArena's environment: TaskMetadataCollection.from_user_tasks(tasks).to_legacy_df()"
+                ".to_parquet(FILE))")
+    row = given.rows.get(dataset)
+    if row is None:
+        return (f"task {dataset!r} (tid {tid}) has no row in {given.path} (its 'dataset' column): add the task's "
+                "row, or move its results out of the data directory (TabArena drops a task its metadata lacks)")
+    named = METRIC_ALIASES.get(row.get("eval_metric"), row.get("eval_metric"))
+    for field, theirs, ours in (("tid", row["tid"], tid), ("problem_type", row["problem_type"], problem_type),
+                                ("eval_metric", named, METRIC_ALIASES.get(metric, metric))):
+        if theirs is not None and theirs != ours:
+            return (f"task {dataset!r}: {given.path} gives {field} {theirs!r}, its results record {ours!r}; "
+                    "correct the task metadata (or the results) so the published row describes them")
+    return None
+
+
+@functools.cache
+def _suite_names() -> frozenset[str]:
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01
+
+    return frozenset(name for name, _ in TABARENA_V01.values())
+
+
 RULES = [raw_files_readable, single_method, coverage_complete, no_duplicate_results, prediction_fidelity,
-         result_fields_valid, native_simulation_metric, unread_classes]
+         result_fields_valid, native_simulation_metric, unread_classes, custom_task_metadata]

@@ -1,0 +1,168 @@
+"""Runs TabArena 0.1.0's own experiment runner wrote (tests/fixtures/tabarena_real, made by
+tests/real_runs/make_real_runs.py): every file is read, the inference equals TabArena's
+``_infer_from_raw``, and processing them (custom tasks, so with their task metadata) writes the
+cache TabArena's own processing writes, which TabArena's loaders read alike.
+
+The TabArena side runs in its own environment through tests/tabarena_driver.py, as the parity
+tests do (a missing environment is a skip by hand and a failure under ``make test``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from tabarena_fixtures import build
+from test_tabarena_parity import DRIVER, DRIVER_TIMEOUT, HEADER, _tabarena_python, compare_caches, compare_loaded
+
+from checks.testing import run_cli
+from tabarena_checks.raw import inference, reader
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "tabarena_real"
+TASKS = REAL / "tasks"
+TASK_TABLE = TASKS / "task_metadata_legacy.parquet"
+#: run -> (method, its declaration as a maintainer writes it after `checks inspect`)
+RUNS = {
+    "rf_bag": ("RandomForest", 'MethodMetadata.config(method="RandomForest", suite="rf-real", ag_key="RF", '
+               'config_default="RandomForest_c1_default_BAG_L1", can_hpo=True, is_bag=True, compute="cpu")'),
+    "lr_holdout": ("LinearModel", 'MethodMetadata.config(method="LinearModel", suite="lr-real", ag_key="LR", '
+                   'config_default="LinearModel_c1_default_HOLDOUT", can_hpo=False, is_bag=False, compute="cpu")'),
+}
+
+
+def _data(run: str) -> Path:
+    return REAL / "runs" / run / "data"
+
+
+def _driver(*args: str, log: Path) -> None:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "TABARENA_CACHE": str(log.parent / "ta-default-cache")}
+    with open(log, "wb") as out:
+        rc = subprocess.run([_tabarena_python(), str(DRIVER), *args], stdout=out, stderr=subprocess.STDOUT, env=env,
+                            timeout=DRIVER_TIMEOUT).returncode
+    assert rc == 0, f"TabArena failed ({' '.join(args[:1])}):\n{log.read_text()[-4000:]}"
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_every_real_file_is_read_with_nothing_left_out(tmp_path, run):
+    files = sorted(_data(run).rglob("results.pkl"))
+    assert len(files) >= 12
+    index = build(_data(run), cache_dir=tmp_path / "idx")
+    assert len(index) == len(files) and index.errors == ()
+    inf = inference.infer(index)
+    assert inf.problems == () and inf.unread == () and inf.fidelity == ()
+    for path in files:  # traits of real files the imitations never had
+        result = reader.load_result(path)
+        assert result["task_metadata"]["tid"] > 2**31 and "validation_protocol" not in result
+        info = result["method_metadata"]["info"]
+        assert type(info["ag_args_fit"]) is dict  # AutoGluon 1.6's ParamsAuxDict, rebuilt plain
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_inference_equals_tabarenas_infer_from_raw(tmp_path, run):
+    _driver("infer", str(_data(run)), str(tmp_path / "theirs.json"), log=tmp_path / "infer.log")
+    theirs = json.loads((tmp_path / "theirs.json").read_text())
+    ours = inference.infer(build(_data(run), cache_dir=tmp_path / "idx"))
+    assert theirs["n_results"] == ours.n_results
+    assert theirs["inferred_method_type"] == ours.method_type
+    assert theirs["inferred_ag_key"] == ours.ag_key
+    assert theirs["inferred_compute"] == ours.compute
+    assert theirs["inferred_can_hpo"] == ours.can_hpo
+    assert theirs["is_bag_any"] == ours.is_bag
+    assert theirs["inferred_config_default"] == ours.raw_config_default
+    assert theirs["inferred_method"] == ours.inferred_method
+    assert theirs["frameworks"] == list(ours.frameworks)
+    assert theirs["problem_types"] == list(ours.problem_types)
+    assert theirs["metrics"] == list(ours.metrics)
+    assert theirs["n_datasets"] == len(ours.datasets)
+    assert theirs["config_task_counts"] == dict(ours.results_per_config)
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_processing_real_custom_task_runs_equals_tabarenas_and_loads_alike(tmp_path, run):
+    method, declaration = RUNS[run]
+    (tmp_path / "info.py").write_text(f"{HEADER}m = {declaration}\n")
+    ref = f"{tmp_path / 'info.py'}:m"
+    _driver("process", str(_data(run)), ref, str(tmp_path / "tabarena"), "--user-tasks", str(TASKS),
+            log=tmp_path / "tabarena.log")
+    result = run_cli(["run", "process", str(_data(run)), "--method-metadata", ref, "--cache-root",
+                      str(tmp_path / "native"), "--task-metadata", str(TASK_TABLE)], cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    suite = declaration.split('suite="')[1].split('"')[0]
+    rel = Path("artifacts") / suite / "methods" / method
+    native, theirs = tmp_path / "native" / rel, tmp_path / "tabarena" / rel
+    assert compare_caches(native, theirs) == []
+    # the task rows are TabArena's own, whole: compare_caches cuts TabArena's frame to the native columns
+    assert pq.read_table(native / "processed" / "task_metadata.parquet").equals(
+        pq.read_table(theirs / "processed" / "task_metadata.parquet"))
+    for side in ("native", "tabarena"):
+        _driver("load", str(tmp_path / side), method, suite, str(tmp_path / f"loaded-{side}"),
+                log=tmp_path / f"load-{side}.log")
+    assert compare_loaded(tmp_path / "loaded-native", tmp_path / "loaded-tabarena") == []
+
+
+def _process(tmp_path: Path, *extra: str):
+    (tmp_path / "info.py").write_text(f"{HEADER}m = {RUNS['lr_holdout'][1]}\n")
+    return run_cli(["run", "process", str(_data("lr_holdout")), "--method-metadata", f"{tmp_path / 'info.py'}:m",
+                    "--cache-root", str(tmp_path / "cache"), "--format", "json", *extra], cwd=tmp_path)
+
+
+def _ta309(result) -> dict:
+    return next(v for v in json.loads(result.stdout)["verdicts"] if v["code"] == "TA309")
+
+
+def test_a_run_on_custom_tasks_without_their_metadata_is_refused_naming_the_option(tmp_path):
+    result = _process(tmp_path)
+    assert result.exit_code == 1, result.stderr
+    verdict = _ta309(result)
+    assert verdict["outcome"] == "failed"
+    assert "'sk_wine-2144e56dbe05' (tid 7166390669) is not a task of the TabArena-v0.1 suite" in verdict["message"]
+    assert "--task-metadata FILE" in verdict["message"]
+    assert not (tmp_path / "cache").exists()
+
+
+def test_task_metadata_that_disagrees_with_the_results_is_refused(tmp_path):
+    table = pq.read_table(TASK_TABLE)
+    problem = table.column("problem_type").to_pylist()
+    wine = table.column("dataset").to_pylist().index("sk_wine-2144e56dbe05")
+    problem[wine] = "binary"
+    wrong = table.set_column(table.column_names.index("problem_type"), "problem_type", pa.array(problem))
+    pq.write_table(wrong, tmp_path / "wrong.parquet")
+    verdict = _ta309(_process(tmp_path, "--task-metadata", str(tmp_path / "wrong.parquet")))
+    assert verdict["outcome"] == "failed"
+    assert "task 'sk_wine-2144e56dbe05'" in verdict["message"]
+    assert "gives problem_type 'binary', its results record 'multiclass'" in verdict["message"]
+
+    pq.write_table(table.slice(0, 2), tmp_path / "short.parquet")
+    verdict = _ta309(_process(tmp_path, "--task-metadata", str(tmp_path / "short.parquet")))
+    assert verdict["outcome"] == "failed" and "has no row in" in verdict["message"]
+
+    result = _process(tmp_path, "--task-metadata", str(TASK_TABLE))
+    assert result.exit_code == 0 and _ta309(result)["outcome"] == "passed"
+
+
+@pytest.mark.parametrize("content, words", [
+    (None, "cannot be read"),
+    (b"not parquet", "not a readable parquet file"),
+    (pa.table({"dataset": ["a"]}), "no column 'tid', 'problem_type'"),
+    (pa.table({"dataset": ["a"], "tid": [1], "problem_type": ["ranking"]}), "'problem_type' must be one of"),
+])
+def test_an_unusable_task_metadata_file_is_one_clear_finding(tmp_path, content, words):
+    path = tmp_path / "tasks.parquet"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        pq.write_table(content, path)
+    result = _process(tmp_path, "--task-metadata", str(path))
+    assert result.exit_code == 1 and "Traceback" not in result.stdout + result.stderr
+    verdict = _ta309(result)
+    assert verdict["outcome"] == "failed" and words in verdict["message"] and str(path) in verdict["message"]
+
+
+def test_the_tabarena_engine_cannot_take_task_metadata(tmp_path):
+    result = _process(tmp_path, "--engine", "tabarena", "--task-metadata", str(TASK_TABLE))
+    assert result.exit_code == 2 and "--engine tabarena cannot take --task-metadata" in result.stdout + result.stderr
