@@ -15,6 +15,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tabarena_fixtures import build, make_run, write_payload
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules
@@ -170,6 +172,7 @@ def test_scan_refuses_the_fast_loader_what_could_hurt_it():
     assert unpickler.scan(huge_memo) is None  # the C memo is sized by the largest index
     assert unpickler.scan(b"\x80\x04]" + b"\x8f" * (unpickler.MAX_OPS // unpickler.HEAVY) + b"e.") is None
     assert unpickler.scan(b"\x80\x04N") is None  # no STOP
+    assert unpickler.scan(b"\n\x80\x02cbuiltins") is None  # a GLOBAL whose lines never end: no step backwards
     payload = pickle.dumps({"a": [1, 2.5, {"b": "x"}], "c": {1, 2}}, protocol=4)
     careful = unpickler.RestrictedUnpickler(io.BytesIO(payload))
     careful.load()
@@ -197,3 +200,24 @@ def test_the_code_digest_covers_every_module_of_the_reader(tmp_path):
         module.write_bytes(before + b"\n")
         assert index.digest_of_modules(package) != index.code_digest(), module.name
         module.write_bytes(before)
+
+
+_SEED = pickle.dumps({"a": [1, 2.5, (3, "x")], "b": np.arange(6, dtype=np.float32).reshape(2, 3), "c": {1, 2},
+                      "d": np.float64(1.5), "e": b"raw"}, protocol=5)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_SEED) - 1), st.integers(0, 255)), min_size=1, max_size=4),
+       st.integers(0, len(_SEED)))
+def test_mutated_pickles_end_in_a_value_or_a_refusal(edits, cut):
+    """One to four bytes of a real pickle changed, and the rest cut anywhere: the scan always ends, and the load
+    returns or raises an exception (the careful loader's answer), never crashes or hangs."""
+    blob = bytearray(_SEED)
+    for at, byte in edits:
+        blob[at] = byte
+    blob = bytes(blob[:cut] if cut < len(blob) else blob)
+    unpickler.scan(blob)
+    try:
+        unpickler.load(blob)
+    except Exception:  # noqa: BLE001 - any refusal is an answer; only a crash or a hang would fail here
+        pass

@@ -574,8 +574,9 @@ def scan(payload: bytes) -> int | None:
         elif step == _LEN8:
             pos += 9 + int.from_bytes(payload[pos + 1:pos + 9], "little")
         elif step == _LINES:
-            pos = payload.find(b"\n", payload.find(b"\n", pos) + 1) + 1
-            if not pos:
+            first = payload.find(b"\n", pos)
+            pos = payload.find(b"\n", first + 1) + 1 if first >= 0 else 0
+            if not pos:  # a line without its end: never step backwards
                 return None
         elif step == _LONG_PUT:
             if int.from_bytes(payload[pos + 1:pos + 5], "little") > sum(seen):
