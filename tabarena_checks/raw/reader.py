@@ -192,10 +192,24 @@ def unpickle(path: str | Path, payload: bytes, notes: list[str] | None = None) -
     A global outside the allow-list refuses the file unless it sits in one of :data:`UNREAD_FIELDS`;
     there it is read as None and described in ``notes`` (when given).
     """
+    loaded = _load(path, payload)
+    for field, name in loaded.unread:
+        if not _unread_field(field):
+            raise UnsafePickleError(path, name, field)
+    if not isinstance(loaded.value, dict):
+        raise RawFileError(path, f"holds a {type(loaded.value).__name__}, expected the dict of one result")
+    if notes is not None:
+        notes.extend(f"{field} holds a {name}, which the reader does not load (it is read as None; processing "
+                     "never reads that field)" for field, name in loaded.unread)
+    return loaded.value
+
+
+def _load(path: str | Path, payload: bytes):
+    """:func:`tabarena_checks.raw.unpickler.load`, every failure turned into a :class:`RawFileError` of ``path``."""
     from tabarena_checks.raw import unpickler
 
     try:
-        loaded = unpickler.load(payload)
+        return unpickler.load(payload)
     except unpickler.UnpicklingRefused as exc:
         if exc.is_global:
             raise UnsafePickleError(path, exc.what) from None
@@ -209,16 +223,6 @@ def unpickle(path: str | Path, payload: bytes, notes: list[str] | None = None) -
         raise RawFileError(path, "pickle needs more memory than is available") from None
     except Exception as exc:  # any other failure is a corrupt pickle, not a bug here
         raise RawFileError(path, f"not a readable pickle ({type(exc).__name__}: {_text(exc)})") from None
-    obj = loaded.value
-    for field, name in loaded.unread:
-        if not _unread_field(field):
-            raise UnsafePickleError(path, name, field)
-    if not isinstance(obj, dict):
-        raise RawFileError(path, f"holds a {type(obj).__name__}, expected the dict of one result")
-    if notes is not None:
-        notes.extend(f"{field} holds a {name}, which the reader does not load (it is read as None; processing "
-                     "never reads that field)" for field, name in loaded.unread)
-    return obj
 
 
 def _unread_field(field: str) -> bool:
@@ -346,6 +350,9 @@ def _valid(text: str) -> bool:
 MAX_RENDERED = 1_000_000
 
 
+# shape: the loop over every value of every JSON field of every file indexed; exact types are tested
+# before the isinstance chain because most values are plain scalars, and a helper call per value would
+# cost more than the branches
 def _rendered_size(value: Any, limit: int) -> int:
     """How many values rendering ``value`` as JSON would write, counted up to just past ``limit`` (no recursion)."""
     total, pending = 0, [value]

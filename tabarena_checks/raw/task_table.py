@@ -54,19 +54,23 @@ def read(path: str | Path) -> TaskTable:
     rows: dict[str, dict[str, Any]] = {}
     for i, row in enumerate(table.select([c for c in ("dataset", "tid", "problem_type", "eval_metric")
                                           if c in table.column_names]).to_pylist()):
-        where = f"{path}: row {i + 1}"
-        dataset, tid, problem = row["dataset"], row["tid"], row["problem_type"]
-        if not isinstance(dataset, str) or not dataset:
-            raise InputError(f"{where}: 'dataset' must be the task's name (got {dataset!r})")
-        if type(tid) is not int:
-            raise InputError(f"{where} ({dataset}): 'tid' must be an integer task id (got {tid!r})")
-        if problem not in PROBLEM_TYPES:
-            raise InputError(f"{where} ({dataset}): 'problem_type' must be one of {', '.join(PROBLEM_TYPES)} "
-                             f"(got {problem!r})")
-        if dataset in rows:
-            raise InputError(f"{where}: task {dataset!r} has a row already; keep one row per task")
-        rows[dataset] = row
+        _check_row(f"{path}: row {i + 1}", row, rows)
+        rows[row["dataset"]] = row
     return TaskTable(str(path), table, rows)
+
+
+def _check_row(where: str, row: dict[str, Any], seen: dict[str, Any]) -> None:
+    """Refuse a row whose name, tid or problem type processing could not use, or a task already seen."""
+    dataset, tid, problem = row["dataset"], row["tid"], row["problem_type"]
+    if not isinstance(dataset, str) or not dataset:
+        raise InputError(f"{where}: 'dataset' must be the task's name (got {dataset!r})")
+    if type(tid) is not int:
+        raise InputError(f"{where} ({dataset}): 'tid' must be an integer task id (got {tid!r})")
+    if problem not in PROBLEM_TYPES:
+        raise InputError(f"{where} ({dataset}): 'problem_type' must be one of {', '.join(PROBLEM_TYPES)} "
+                         f"(got {problem!r})")
+    if dataset in seen:
+        raise InputError(f"{where}: task {dataset!r} has a row already; keep one row per task")
 
 
 def _load(path: Path):

@@ -782,20 +782,23 @@ class _Settling:
         if kind in _LEAVES:
             return value
         if kind is _PendingArray:
-            if value.array is None:
-                raise UnpicklingRefused("an array without its state")
-            array = value.array
-            if array.dtype.hasobject and array.ndim:
-                self.container(array, where, depth)
-            return array
+            return self.array(value, where, depth)
         if kind is _PendingDtype:
             return value.dtype
         if kind is _UnreadValue or (isinstance(value, type) and issubclass(value, _UnreadGlobal)):
             self.unread.append(Unread(_field(where), value.name))
             return None
-        if kind in (dict, list, tuple, set, frozenset, collections.OrderedDict, collections.defaultdict):
+        if kind in _CONTAINERS:
             return self.container(value, where, depth)
         return value
+
+    def array(self, pending: _PendingArray, where: tuple, depth: int) -> Any:
+        if pending.array is None:
+            raise UnpicklingRefused("an array without its state")
+        array = pending.array
+        if array.dtype.hasobject and array.ndim:
+            self.container(array, where, depth)
+        return array
 
     def container(self, value: Any, where: tuple, depth: int) -> Any:
         original = id(value)
@@ -806,32 +809,37 @@ class _Settling:
         self.keep.append(value)
         if depth >= MAX_DEPTH:
             return value
-        inner = depth + 1
         if isinstance(value, dict):
-            for key, item in value.items():
-                if type(key) not in _LEAVES:
-                    self.key(key)
-                if type(item) not in _LEAVES:
-                    new = self.value(item, (where, key), inner)
-                    if new is not item:
-                        value[key] = new
-        elif type(value) is list or getattr(value, "dtype", None) is not None:
-            flat = value if type(value) is list else value.reshape(-1)
-            for i, item in enumerate(flat):
-                if type(item) not in _LEAVES:
-                    new = self.value(item, (where, i), inner)
-                    if new is not item:
-                        flat[i] = new
+            self.items(value, value.items(), where, depth + 1)
+        elif type(value) is list:
+            self.items(value, enumerate(value), where, depth + 1)
         elif type(value) is tuple:
-            items = [self.value(item, (where, i), inner) for i, item in enumerate(value)]
-            if any(new is not old for new, old in zip(items, value)):
-                value = tuple(items)
-                self.seen[original] = value
-                self.keep.append(value)
-        else:  # a set: its members are hashable, so no array or dtype stand-in is there to replace
+            value = self.rebuilt(value, where, depth + 1)
+            self.seen[original] = value
+            self.keep.append(value)
+        elif type(value) in (set, frozenset):  # members are hashable: no array or dtype stand-in is there
             for item in value:
                 self.key(item)
+        else:  # an object array
+            flat = value.reshape(-1)
+            self.items(flat, enumerate(flat), where, depth + 1)
         return value
+
+    def items(self, target: Any, pairs: Any, where: tuple, depth: int) -> None:
+        """Settle each (key, item) of ``pairs`` in place in ``target`` (a dict, a list or a flat object array)."""
+        dicts = isinstance(target, dict)
+        for key, item in list(pairs) if dicts else pairs:
+            if dicts and type(key) not in _LEAVES:
+                self.key(key)
+            if type(item) not in _LEAVES:
+                new = self.value(item, (where, key), depth)
+                if new is not item:
+                    target[key] = new
+
+    def rebuilt(self, value: tuple, where: tuple, depth: int) -> tuple:
+        """``value``, or a new tuple when one of its items was a stand-in."""
+        items = [self.value(item, (where, i), depth) for i, item in enumerate(value)]
+        return tuple(items) if any(new is not old for new, old in zip(items, value)) else value
 
     def key(self, key: Any) -> None:
         """A dict key or set member: stand-ins cannot be replaced there, so one found is refused."""
@@ -843,6 +851,9 @@ class _Settling:
             if type(item) in (tuple, frozenset) and id(item) not in looked:
                 looked.add(id(item))
                 pending.extend(item)
+
+
+_CONTAINERS = frozenset({dict, list, tuple, set, frozenset, collections.OrderedDict, collections.defaultdict})
 
 
 def _field(where: tuple) -> str:
@@ -859,8 +870,6 @@ def _settle(value: Any, unread: list[Unread]) -> Any:
     return _Settling(unread).value(value, (), 0)
 
 
-# shape: called once per object of every decoded pickle (check_graph's hot path): one dispatch on the
-# container type, cheapest checks first, rather than a call per kind
 def _children(value: Any):
     """An iterator of (key, child) pairs of a container, or None for a leaf (object arrays are containers).
 
