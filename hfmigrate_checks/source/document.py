@@ -1,0 +1,141 @@
+"""Every results table of a README as a reader of the rendered page sees it.
+
+GFM tables and HTML ``<table>`` blocks are found in document order under their headings;
+each gets one header per column (two header levels flattened to ``group / sub``, see
+:mod:`~hfmigrate_checks.source.headers`), its body rows in their group-header groups, the
+text of every marker it prints (:mod:`~hfmigrate_checks.source.notes`), and the sentences
+under it that speak of its columns or rows. A table that cannot be attributed keeps the
+reason in ``problem``, raised only when that table is the one asked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+from hfmigrate_checks.source import headers, htmltable, mdtable, notes
+from hfmigrate_checks.source.mdtable import Cell
+
+_HTML_TABLE = re.compile(r"<table\b", re.I)
+
+
+@attrs.frozen
+class Row:
+    line: int
+    cells: tuple[Cell, ...]
+    #: the bold group-header row above it, if any ("Open models")
+    group: str = ""
+
+
+@attrs.frozen
+class Table:
+    """A table: ``headings`` are its enclosing headings, innermost last."""
+
+    headings: tuple[str, ...]
+    line: int
+    header: tuple[Cell, ...]
+    rows: tuple[Row, ...]
+    #: marker -> the texts of its footnote definition or legend lines (empty: none found; two: ambiguous)
+    notes: dict[str, tuple[str, ...]]
+    #: per column, (group, sub-column) of a two-level header; (name, "") for one level
+    parts: tuple[tuple[str, str], ...] = ()
+    #: sentences directly under the table and the column or row names each speaks of
+    prose: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    kind: str = "GFM"
+    #: why the table cannot be read as asked ("" when it can)
+    problem: str = ""
+
+    @property
+    def heading(self) -> str:
+        return self.headings[-1] if self.headings else ""
+
+
+@attrs.frozen
+class _Found:
+    start: int  # 0-based first line
+    stop: int  # 0-based line after the table
+    headings: tuple[str, ...]
+    header: tuple[tuple[int, tuple[Cell, ...]], ...]
+    body: tuple[tuple[int, tuple[Cell, ...]], ...]
+    kind: str
+    problem: str = ""
+
+
+def tables(text: str) -> list[Table]:
+    """Every GFM and HTML table of ``text`` with its headings, groups, notes and prose."""
+    tokens = mdtable.parse(text)
+    lines = text.splitlines()
+    definitions = mdtable.footnotes(tokens)
+    heading_lines = [(tok.map[0], int(tok.tag[1:])) for tok in tokens if tok.type == "heading_open" and tok.map]
+    found = _find(tokens, lines)
+    blocks = [(f.start, f.stop) for f in found]
+    return [_assemble(f, lines, heading_lines, [b for b in blocks if b != (f.start, f.stop)], definitions)
+            for f in found]
+
+
+def _find(tokens, lines: list[str]) -> list[_Found]:
+    found: list[_Found] = []
+    stack: list[tuple[int, str]] = []
+    i, html_until = 0, -1
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            stack = [(lv, t) for lv, t in stack if lv < int(tok.tag[1:])] + [(int(tok.tag[1:]),
+                                                                               mdtable.cell(tokens[i + 1]).text)]
+        elif tok.type == "table_open":
+            end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
+            rows = mdtable.gfm_rows(tokens[i:end + 1])
+            found.append(_Found(tok.map[0], tok.map[1], tuple(t for _, t in stack), (_row(rows[0]),),
+                                tuple(map(_row, rows[1:])), "GFM"))
+            i = end
+        elif tok.type == "html_block" and tok.map and tok.map[0] > html_until and _HTML_TABLE.search(tok.content):
+            offset = next(n for n, line in enumerate(lines[tok.map[0]:], tok.map[0]) if _HTML_TABLE.search(line))
+            table = htmltable.read(lines, offset)
+            if table is not None:
+                html_until = table.end_line - 1
+                found.append(_Found(table.line - 1, table.end_line, tuple(t for _, t in stack), table.header,
+                                    table.body, "HTML", table.problem))
+        i += 1
+    return found
+
+
+def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
+    return row[0], tuple(row[1])
+
+
+def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table:
+    header_rows, body = list(found.header), list(found.body)
+    line = header_rows[0][0] if header_rows else found.start + 1
+    if found.kind == "GFM" and body and headers.is_subheader(header_rows[0][1], body[0][1]):
+        header_rows.append(body.pop(0))
+    header = list(header_rows[0][1]) if header_rows else []
+    parts = [(c.text, "") for c in header]
+    problem = found.problem
+    if len(header_rows) == 2:
+        header, parts, level_problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
+        problem = problem or level_problem
+    rows = _grouped(body)
+    own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
+    markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
+    names = [*(c.text for c in header[1:]), *(r.cells[0].text for r in rows if r.cells)]
+    prose = notes.prose_under(lines, found.stop, names)
+    return Table(found.headings, line, tuple(header), tuple(rows),
+                 notes.table_notes(markers, own, parents, definitions), tuple(parts), tuple(prose), found.kind,
+                 problem)
+
+
+def _grouped(body) -> list[Row]:
+    """The body rows with data, each in the group its last group row (one emphasised cell alone) opened."""
+    out_rows: list[Row] = []
+    group = ""
+    for number, cells in body:
+        # one cell spread by an HTML colspan is one cell
+        filled = list({id(c): c for c in cells if c.text or c.markers}.values())
+        if not filled:
+            continue
+        if len(filled) == 1 and filled[0].emphasis in ("**", "*") and not filled[0].markers:
+            group = filled[0].text
+            continue
+        out_rows.append(Row(number, tuple(cells), group))
+    return out_rows

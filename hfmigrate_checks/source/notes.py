@@ -1,0 +1,136 @@
+"""Where a README explains the markers of a table, and what prose under a table says about it.
+
+A marker's meaning is read only from text a reader of the rendered page would connect to
+the table: the text between the table and its neighbours in the same section (the nearest
+heading or table above and below), and, for a marker still unexplained, the opening text
+of an enclosing section before its first sub-heading. Another section's legend is never
+borrowed. Two different legends for one marker in that scope are kept both, so the caller
+can say the marker is ambiguous instead of picking one.
+
+Legend lines take the forms maintainers write: ``† with tools``, ``\\*\\* for comparison
+only`` (escaped Markdown), ``[1] Moatless v0.0.3 ...``, ``¹ ...``, ``<sup>[1]</sup> ...``,
+``Note: ‡ denotes ...`` and ``scores marked with an asterisk (*) are ...``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+SYMBOLS = "†‡§¶‖☆★✝⋆♠♣♦♥"
+SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_TO_DIGITS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+#: a marker as written in a legend line
+_MARK = rf"(?:\\\*){{1,3}}|\*{{1,3}}|\[\d{{1,2}}\]|[{SUPERSCRIPT_DIGITS}]+|[{SYMBOLS}]+"
+_LEGEND = re.compile(
+    r"^\s*(?:[-+]\s+)?(?:[*_]{1,2}(?=\S))?(?:<sup>\s*(?P<sup>[^<]{1,4}?)\s*</sup>|(?P<mark>" + _MARK + "))"
+    r"(?:[*_]{1,2})?\s*[:=)\-–—]?\s*(?P<text>\S.*?)\s*$"
+)
+_DENOTES = re.compile(
+    rf"(?:^|[\s(])(?P<mark>{_MARK})\)?(?:[^.;:]{{0,40}}?)\s(?:denotes?|indicates?|means|marks|=)\s+(?:that\s+)?"
+    rf"(?P<text>[^.;]+)"
+    rf"|marked (?:with|by) (?:an? )?(?:\w+ )?\(?(?P<mark2>{_MARK})\)?\s+(?:are|is|were|was)\s+(?P<text2>[^.;]+)"
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*†‡])")
+
+
+def marker(written: str) -> str:
+    """One spelling per marker: ``\\*`` is ``*``, ``¹`` and ``<sup>1</sup>`` and ``[1]`` are ``[1]``."""
+    text = written.replace("\\", "").strip()
+    digits = text.translate(_TO_DIGITS).strip("[]")
+    if digits.isdigit() and len(digits) <= 2:
+        return f"[{int(digits)}]"
+    if re.fullmatch(rf"\*+|[{SYMBOLS}]+", text):
+        return text
+    return f"<sup>{text}</sup>"
+
+
+def legends(lines: Iterable[str]) -> dict[str, list[str]]:
+    """Marker -> every different legend text found in ``lines``, in order."""
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        for mark, text in _legend_pairs(line):
+            texts = found.setdefault(mark, [])
+            if text and text not in texts:
+                texts.append(text)
+    return found
+
+
+def _legend_pairs(line: str) -> list[tuple[str, str]]:
+    match = _LEGEND.match(line)
+    if match:
+        return [(marker(match.group("sup") or match.group("mark")), plain(match.group("text")))]
+    return [(marker(m.group("mark") or m.group("mark2")), plain(m.group("text") or m.group("text2")))
+            for m in _DENOTES.finditer(line)]
+
+
+def plain(text: str) -> str:
+    """Legend text as read: links as their text, no tags, no emphasis marks or escapes."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"<[^>]+>", " ", text)
+    text = text.replace("\\", "")
+    return " ".join(re.sub(r"(\*\*|__|`)", "", text).split()).strip(" *_")
+
+
+def scope(lines: Sequence[str], start: int, stop: int, headings: Sequence[tuple[int, int]],
+          blocks: Sequence[tuple[int, int]]) -> tuple[list[str], list[str]]:
+    """(the table's own lines of text, the opening text of its enclosing sections) for a table on
+    lines ``start:stop``; ``headings`` are (line, level), ``blocks`` the other tables' (start, stop)."""
+    above = max([h for h, _ in headings if h < start], default=-1) + 1
+    below = min([h for h, _ in headings if h >= stop], default=len(lines))
+    before = max([b for _, b in blocks if above <= b <= start], default=above)
+    after = min([a for a, _ in blocks if stop <= a <= below], default=below)
+    own = [*lines[before:start], *lines[stop:after]]
+    parents = []
+    level = next((lv for h, lv in headings if h == above - 1), 7)
+    for line, lv in sorted(headings, reverse=True):
+        if line < above - 1 and lv < level:
+            level = lv
+            first_sub = min([h for h, _ in headings if h > line], default=len(lines))
+            parents += lines[line + 1:first_sub]
+    return own, parents
+
+
+def table_notes(markers: Iterable[str], own: Sequence[str], parents: Sequence[str],
+                definitions: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Marker -> its texts: a ``[^x]`` definition, else the legends of the table's own text, else of
+    its enclosing sections' opening text; ``()`` when none is found."""
+    mine, outer = legends(own), legends(parents)
+    notes: dict[str, tuple[str, ...]] = {}
+    for mark in markers:
+        if mark.startswith("[^"):
+            notes[mark] = (definitions[mark],) if mark in definitions else ()
+        else:
+            notes[mark] = tuple(mine.get(mark) or outer.get(mark) or ())
+    return notes
+
+
+def prose_under(lines: Sequence[str], stop: int, names: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """Sentences of the paragraph directly under a table that name its columns or rows, with the names.
+
+    "SimpleQA and HotpotQA were run with search tools" under a table qualifies those columns
+    (or rows) although it carries no marker. Legend lines are not prose.
+    """
+    n = stop
+    while n < len(lines) and not lines[n].strip():
+        n += 1
+    if n > stop + 1:
+        return []
+    paragraph = []
+    while n < len(lines) and lines[n].strip() and not lines[n].lstrip().startswith(("#", "|", "<", "```")):
+        if not _legend_pairs(lines[n]):
+            paragraph.append(lines[n].strip())
+        n += 1
+    text = plain(" ".join(paragraph))
+    out = []
+    for sentence in filter(None, _SENTENCE.split(text)):
+        named = tuple(name for name in dict.fromkeys(names) if _names(sentence, name))
+        if named:
+            out.append((sentence.strip(), named))
+    return out
+
+
+def _names(sentence: str, name: str) -> bool:
+    """Whether the sentence names the column or row ``name`` (or its text before a parenthesis)."""
+    forms = {name, name.split(" (")[0]}
+    return any(len(f) >= 2 and re.search(rf"(?<!\w){re.escape(f)}(?!\w)", sentence, re.I) for f in forms)

@@ -1,0 +1,322 @@
+"""Table records to ledger rows: one row per score, every qualifier of it judged.
+
+A score is qualified by everything a reader connects to it: the markers on its cell, its
+model label, its column header and the row's other text cells (the variant, an ignored
+"LLM" or "framework" column), a sentence under the table naming its column or row, and
+run details in parentheses inside a label (``Chinchilla (70B, few-shot)``). Each lands in
+the row's ``qualifiers`` with its text; one that changes what was run becomes the row's
+variant (the draft's ``notes``); one whose meaning is unknown, ambiguous or missing makes
+the row ``needs_review``. Nothing is dropped, so nothing is drafted without its qualifier.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+import attrs
+
+from checks import InputError
+from hfmigrate_checks.source import mdtable, orientation, qualifiers
+from hfmigrate_checks.source.ledger import LedgerRow
+from hfmigrate_checks.source.printed import (
+    MAX_CELL,
+    NEEDS_REVIEW,
+    NO_SCORE,
+    OK,
+    Cell,
+    Records,
+    parse_cell,
+    split_link,
+)
+
+
+@attrs.frozen
+class _Site:
+    """One score before it is judged: who, which task, the printed cell, and what qualifies it."""
+
+    label: mdtable.Cell
+    variant: str
+    task: str
+    cell: mdtable.Cell
+    markers: tuple[str, ...]
+    #: run details taken from labels ("few-shot" of "Chinchilla (few-shot)")
+    details: tuple[str, ...]
+    context: tuple[str, ...]
+    locator: str
+    where: str
+    #: the record's other text cells, to tell apart two printings of one model
+    others: Mapping[str, str]
+    record: int
+
+
+def printed(cell: str | mdtable.Cell | None) -> mdtable.Cell:
+    """A cell as printed: a Markdown/HTML cell as rendered, a CSV or dataset text with its markers apart."""
+    if isinstance(cell, mdtable.Cell):
+        return cell
+    text = (cell or "").strip()
+    label, link = split_link(text)
+    stripped, (before, after) = mdtable.strip_markers(label)
+    markers = tuple(dict.fromkeys(before + after)) if stripped else ()
+    return mdtable.Cell(text, stripped if markers else label, markers, (link,) if link else ())
+
+
+def _score(cell: mdtable.Cell) -> Cell:
+    """The score of one printed cell; a Markdown cell is judged on its rendered text."""
+    if not isinstance(cell.raw, str) or cell.raw == cell.text and not cell.markers:
+        return parse_cell(cell.raw)
+    found = parse_cell(cell.text)
+    extra = [f"linked to {url}" for url in cell.links]
+    if cell.emphasis == "~~":
+        return Cell(None, found.unit, "; ".join(["struck through in source", found.qualifiers]).strip("; "),
+                    NEEDS_REVIEW)
+    if cell.emphasis:
+        extra.insert(0, f"emphasis {cell.emphasis} in source")
+    return attrs.evolve(found, qualifiers="; ".join([*extra, *filter(None, [found.qualifiers])]))
+
+
+def _qualify(markers: Sequence[str], notes: Mapping[str, tuple[str, ...]]) -> tuple[list[str], list[str], list[str]]:
+    """(qualifier texts, run variants, reasons to review) for the markers that apply to one score."""
+    shown, variants, review = [], [], []
+    for mark in markers:
+        texts = tuple(notes.get(mark) or ())
+        if not texts:
+            shown.append(f"{mark} (no footnote definition or legend found)")
+            review.append(f"marker {mark} has no footnote definition or legend line, so what it qualifies is unknown")
+            continue
+        if len(texts) > 1:
+            both = " and ".join(map(repr, texts))
+            shown.append(f"{mark} (ambiguous: {both})")
+            review.append(f"marker {mark} has {len(texts)} different legends near the table, {both}; a reviewer must "
+                          "say which one applies")
+            continue
+        shown.append(f"{mark} {texts[0]}")
+        kind = qualifiers.classify(texts[0])
+        if kind == qualifiers.RUN:
+            variants.append(texts[0])
+        elif kind == qualifiers.UNKNOWN:
+            review.append(f"footnote {mark} ({texts[0]!r}) may change what was run; a reviewer must decide")
+    return shown, variants, review
+
+
+def rows_from_records(
+    records: Records,
+    *,
+    model_column: str | None = None,
+    variant_column: str | None = None,
+    task_column: str | None = None,
+    value_column: str | None = None,
+    ignore_columns: Sequence[str] = (),
+    models_as_columns: bool | None = None,
+    source_url: str = "",
+    where: str = "source",
+) -> list[LedgerRow]:
+    """Turn table records into ledger rows.
+
+    Wide tables give one row per score column; with ``task_column`` and ``value_column``
+    the table is already long (one score per record); with ``models_as_columns`` every
+    column but the first is a model and the first column names the tasks. When that is not
+    said (``None``) and the table looks transposed, it is refused rather than guessed.
+    """
+    if not records.rows:
+        raise InputError(f"{where}: the table has no data rows")
+    columns = list(records.columns)
+    _check_columns(columns, [model_column, variant_column, task_column, value_column, *ignore_columns], where)
+    if (task_column is None) != (value_column is None):
+        raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
+    if models_as_columns:
+        if model_column or variant_column or task_column:
+            raise InputError(f"{where}: --models-as-columns reads the first column as the tasks and every other "
+                             "column as a model; drop --model-column, --variant-column and --task-column/"
+                             "--value-column, or drop --models-as-columns")
+        sites = _column_sites(records, set(ignore_columns), where)
+    else:
+        model_column = model_column or columns[0]
+        if models_as_columns is None and task_column is None and model_column == columns[0]:
+            _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns}, where)
+        sites = _row_sites(records, model_column, variant_column, task_column, value_column,
+                           set(ignore_columns), where)
+    rows = [_row(records, site, source_url) for site in sites]
+    return _distinct(rows, sites)
+
+
+def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
+    scores = [c for c in records.columns if c not in skip]
+    labels = [printed(r.cells.get(records.columns[0])).text for r in records.rows]
+    evidence = orientation.transposed_evidence(scores, labels)
+    if evidence:
+        raise InputError(f"{where}: {evidence}, so the models may be the columns and the benchmarks the rows; "
+                         "this is not guessed: pass --models-as-columns to read every column after the first as a "
+                         "model, or --models-as-rows to read each row as a model, as printed")
+
+
+def _check_columns(columns: list[str], named: list[str | None], where: str) -> None:
+    for name in filter(None, named):
+        if name not in columns:
+            raise InputError(f"{where}: no column {name!r}; the columns are {', '.join(map(repr, columns))}")
+
+
+def _label(cell: mdtable.Cell, column: str, locator: str, where: str) -> tuple[mdtable.Cell, tuple[str, ...]]:
+    """A model label without its run details, and those details; an empty, overlong or unprintable one is refused."""
+    label = cell.text
+    if not label:
+        raise InputError(f"{where}: {locator}: empty model label in column {column!r}; a row needs a model name "
+                         "(a table with models as columns needs --models-as-columns)")
+    if len(label) > MAX_CELL or not label.isprintable():
+        raise InputError(f"{where}: {locator}: the model label in column {column!r} is longer than "
+                         f"{MAX_CELL} characters or holds control characters; fix the source table")
+    name, details = qualifiers.run_details(label)
+    return attrs.evolve(cell, text=name), tuple(details)
+
+
+def _text_cells(record, columns: Sequence[str]) -> dict[str, str]:
+    """The record's non-score text cells among ``columns``: what may tell two printings apart."""
+    texts = {}
+    for column in columns:
+        cell = printed(record.get(column))
+        if cell.text and parse_cell(cell.text).value is None:
+            texts[column] = cell.text
+    return texts
+
+
+def _row_sites(records, model_column, variant_column, task_column, value_column, ignore, where) -> list[_Site]:
+    columns = list(records.columns)
+    skip = {model_column, variant_column, *ignore}
+    sites = []
+    for n, item in enumerate(records.rows):
+        record = item.cells
+        label, details = _label(printed(record.get(model_column)), model_column, item.locator, where)
+        variant_cell = printed(record.get(variant_column)) if variant_column else mdtable.Cell("", "")
+        if task_column:
+            pairs = [(printed(record.get(task_column)).text, printed(record.get(value_column)))]
+            others = [c for c in columns if c not in (model_column, task_column, value_column)]
+        else:
+            pairs = [(c, printed(record.get(c))) for c in columns if c not in skip]
+            others = [c for c in columns if c != model_column]
+        for task, cell in pairs:
+            texts = _text_cells(record, [c for c in others if c != task])
+            side = _marked(record, [c for c in others if c != task])
+            markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
+            locator = f"{item.locator} column {task!r}" if not task_column else item.locator
+            sites.append(_Site(label, variant_cell.text, task, cell, markers,
+                               (*details, *qualifiers.run_details(task)[1]), _context(item, label),
+                               locator, f"{where}: {item.locator}", texts, n))
+    return sites
+
+
+def _marked(record, columns) -> list[str]:
+    """The markers of the row's text cells in ``columns`` (an "LLM" cell ``GPT-4o[^2]``, a variant): they
+    qualify every score of the row. A cell printing no score (``n/a†``) qualifies only itself."""
+    out = []
+    for column in filter(None, columns):
+        cell = printed(record.get(column))
+        if cell.text and cell.text not in NO_SCORE and parse_cell(cell.text).value is None:
+            out += cell.markers
+    return out
+
+
+def _column_sites(records: Records, ignore: set, where: str) -> list[_Site]:
+    """Sites of a table whose columns are models and whose first column names the tasks."""
+    columns = list(records.columns)
+    first = columns[0]
+    sites = []
+    for n, item in enumerate(records.rows):
+        row_label = printed(item.cells.get(first))
+        if not row_label.text:
+            raise InputError(f"{where}: {item.locator}: empty task label in column {first!r}; with "
+                             "--models-as-columns the first column names the benchmark of each row")
+        texts = _text_cells(item.cells, sorted(ignore))
+        side = _marked(item.cells, sorted(ignore))
+        for column in columns[1:]:
+            if column in ignore:
+                continue
+            group, sub = records.parts.get(column, (column, ""))
+            header = mdtable.Cell(group, group, records.column_markers.get(column, ()))
+            label, details = _label(header, column, f"header column {column!r}", where)
+            task = f"{row_label.text} / {sub}" if sub else row_label.text
+            markers = (*label.markers, *row_label.markers, *side, *item.markers)
+            sites.append(_Site(label, "", task, printed(item.cells.get(column)), markers,
+                               (*details, *qualifiers.run_details(row_label.text)[1]), _context(item, label),
+                               f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n))
+    return sites
+
+
+def _context(item, label: mdtable.Cell) -> tuple[str, ...]:
+    group = [f"in the group {item.group!r} of the table"] if item.group else []
+    struck = ["the model label is struck through in the source"] if label.emphasis == "~~" else []
+    return (*group, *struck)
+
+
+def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
+    """One score of one model: its value as printed, and every qualifier of it judged."""
+    cell = site.cell
+    if len(cell.raw) > MAX_CELL:
+        raise InputError(f"{site.where}: cell in column {site.task!r} is longer than {MAX_CELL} characters")
+    score = _score(cell)
+    markers = list(dict.fromkeys([*site.markers, *cell.markers, *score.markers]))
+    shown, variants, review = _qualify(markers, records.notes)
+    status = score.status
+    if score.status == NEEDS_REVIEW and score.markers and score.value is not None:
+        status = OK  # the cell is one clean number; its markers are judged just below
+    struck = [c for c in site.context if c.startswith("the model label is struck")]
+    review = [*struck, *review]
+    if review:
+        status = NEEDS_REVIEW
+    details = [f"run detail ({d}) printed in the label" for d in site.details]
+    context = [c for c in site.context if c not in struck]
+    kept = score.qualifiers if not score.markers else _without_markers(score)
+    quals = [q for q in [*shown, *details, *context, kept] if q]
+    return LedgerRow(
+        source_model=site.label.text,
+        source_variant="; ".join(dict.fromkeys(filter(None, [site.variant, *site.details, *variants]))),
+        source_task=site.task,
+        source_value=cell.raw,
+        source_unit=score.unit,
+        source_url=source_url,
+        source_locator=site.locator,
+        qualifiers="; ".join([*quals, *review]),
+        status=status,
+        source_link=site.label.links[0] if site.label.links else "",
+    )
+
+
+def _without_markers(score: Cell) -> str:
+    return "; ".join(q for q in score.qualifiers.split("; ") if not q.startswith("marker(s) "))
+
+
+def _distinct(rows: list[LedgerRow], sites: list[_Site]) -> list[LedgerRow]:
+    """Rows of different table rows that read as one (model, variant, task) are told apart.
+
+    Two printings of one agent that differ only in a column the ledger does not map (a time
+    budget, a framework) get that column into their variant ("Budget: 24 h"); when no text
+    cell tells them apart they are ``needs_review`` with the reason, never merged.
+    """
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for n, row in enumerate(rows):
+        groups[(row.source_model, row.source_variant, row.source_task)].append(n)
+    out = list(rows)
+    for members in groups.values():
+        if len({sites[n].record for n in members}) < 2:
+            continue
+        telling = _telling_columns([sites[n].others for n in members])
+        for n in members:
+            row = out[n]
+            if telling:
+                extra = "; ".join(f"{c}: {sites[n].others[c]}" for c in telling)
+                out[n] = attrs.evolve(row, source_variant="; ".join(filter(None, [row.source_variant, extra])),
+                                      qualifiers="; ".join(filter(None, [row.qualifiers,
+                                                                         f"told apart from the model's other "
+                                                                         f"printing by {extra}"])))
+            else:
+                where = ", ".join(sites[m].locator.split(" column ")[0] for m in members)
+                reason = (f"{row.source_model!r} is printed {len(members)} times for {row.source_task!r} ({where}) "
+                          "and no text column tells the printings apart")
+                out[n] = attrs.evolve(row, status=NEEDS_REVIEW,
+                                      qualifiers="; ".join(filter(None, [row.qualifiers, reason])))
+    return out
+
+
+def _telling_columns(others: list[Mapping[str, str]]) -> list[str]:
+    """Columns with a text cell in every printing whose texts all differ."""
+    shared = set.intersection(*(set(o) for o in others))
+    return [c for c in sorted(shared) if len({o[c] for o in others}) == len(others)]
