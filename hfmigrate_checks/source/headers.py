@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 from hfmigrate_checks.source.mdtable import Cell
 
-_NUMBERISH = re.compile(r"^[+-]?(?:\d|\.\d)")
+#: a score, maybe with a unit or an uncertainty ("71.2", "71.2%", "70.1 ± 0.3"); "0-shot" is a name
+_NUMBERISH = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*(?:%|±.*)?$")
 
 
 def is_subheader(header: Sequence[Cell], row: Sequence[Cell]) -> bool:

@@ -14,6 +14,7 @@ only`` (escaped Markdown), ``[1] Moatless v0.0.3 ...``, ``¹ ...``, ``<sup>[1]</
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 
@@ -57,6 +58,7 @@ def legends(lines: Iterable[str]) -> dict[str, list[str]]:
 
 
 def _legend_pairs(line: str) -> list[tuple[str, str]]:
+    line = html.unescape(line)  # "&dagger; uses tools" renders as "† uses tools"
     match = _LEGEND.match(line)
     if match:
         return [(marker(match.group("sup") or match.group("mark")), plain(match.group("text")))]

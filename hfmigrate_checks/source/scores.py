@@ -199,7 +199,8 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
             markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
             sites.append(_Site(label, variant_cell.text, task, cell, markers,
-                               (*details, *qualifiers.run_details(task)[1]), _context(item, label),
+                               (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
+                               _context(item, label),
                                locator, f"{where}: {item.locator}", texts, n))
     return sites
 
@@ -236,9 +237,15 @@ def _column_sites(records: Records, ignore: set, where: str) -> list[_Site]:
             task = f"{row_label.text} / {sub}" if sub else row_label.text
             markers = (*label.markers, *row_label.markers, *side, *item.markers)
             sites.append(_Site(label, "", task, printed(item.cells.get(column)), markers,
-                               (*details, *qualifiers.run_details(row_label.text)[1]), _context(item, label),
+                               (*details, *_task_details(row_label.text, sub)), _context(item, label),
                                f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n))
     return sites
+
+
+def _task_details(task: str, sub: str) -> list[str]:
+    """Run details a task's name prints: ``GSM8K (CoT)``, or a sub-column ``5-shot`` under ``MMLU``."""
+    details = qualifiers.run_details(task)[1]
+    return [*details, sub] if sub and qualifiers.classify(sub) == qualifiers.RUN else details
 
 
 def _context(item, label: mdtable.Cell) -> tuple[str, ...]:
