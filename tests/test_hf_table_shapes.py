@@ -63,7 +63,7 @@ def test_models_as_columns_attributes_each_score_to_its_column_and_keeps_label_d
 def test_models_as_rows_reads_the_table_as_printed_and_the_option_excludes_row_options(tmp_path):
     rows = read(tmp_path, CARD, models_as_columns=False)
     assert rows[0].source_model == "MMLU" and rows[0].source_task == "Llama 3.2 1B bf16"
-    with pytest.raises(InputError, match="--models-as-columns reads the first column as the tasks"):
+    with pytest.raises(InputError, match="--models-as-columns reads every column but the task column"):
         read(tmp_path, CARD, models_as_columns=True, variant_column="Llama 3.2 1B bf16")
 
 

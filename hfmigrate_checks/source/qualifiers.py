@@ -21,7 +21,7 @@ _RUN = re.compile(
     r"\b(?:tools?|tool[- ]use|function[- ]call\w*|code[- ]interpreter|python|search|brows\w*|web|retrieval|rag"
     r"|agent\w*|scaffold\w*|harness|\d+[- ]?shots?|shots?|zero[- ]shot|few[- ]shot|cot|chain[- ]of[- ]thought"
     r"|think\w*|reasoning|effort|budget|majority|maj@\d+|votes?|voting|pass@\d+|best[- ]of[- ]?\d*|bo\d+"
-    r"|self[- ]consistency|sampl\w*|samples?|temperature|ensembl\w*|prompt\w*|subset|split|context|compute"
+    r"|self[- ]consistency|sampl\w*|samples?|temp(?:erature)?|greedy|decoding|ensembl\w*|prompt\w*|subset|split|context|compute"
     r"|test[- ]time|parallel|attempts?|rerank\w*|verifier|judge|avg@\d+|mean@\d+|cons@\d+"
     r"|iterations?|retr(?:y|ies)|max_\w+|turns?|hours?|\d+\s*h)\b"
     r"|@\d+",

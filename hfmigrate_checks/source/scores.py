@@ -48,6 +48,8 @@ class _Site:
     #: the record's other text cells, to tell apart two printings of one model
     others: Mapping[str, str]
     record: int
+    #: what the row's ignored columns say ("# Shots: 5", "Prompt: assistant")
+    described: tuple[str, ...] = ()
 
 
 def printed(cell: str | mdtable.Cell | None) -> mdtable.Cell:
@@ -122,15 +124,15 @@ def rows_from_records(
         raise InputError(f"{where}: the table has no data rows")
     columns = list(records.columns)
     _check_columns(columns, [model_column, variant_column, task_column, value_column, *ignore_columns], where)
-    if (task_column is None) != (value_column is None):
-        raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
     if models_as_columns:
-        if model_column or variant_column or task_column:
-            raise InputError(f"{where}: --models-as-columns reads the first column as the tasks and every other "
-                             "column as a model; drop --model-column, --variant-column and --task-column/"
-                             "--value-column, or drop --models-as-columns")
-        sites = _column_sites(records, set(ignore_columns), where)
+        if model_column or variant_column or value_column:
+            raise InputError(f"{where}: --models-as-columns reads every column but the task column (--task-column, "
+                             "default the first) and the ignored ones as a model; drop --model-column, "
+                             "--variant-column and --value-column, or drop --models-as-columns")
+        sites = _column_sites(records, task_column or columns[0], set(ignore_columns), where)
     else:
+        if (task_column is None) != (value_column is None):
+            raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
         model_column = model_column or columns[0]
         if models_as_columns is None and task_column is None and model_column == columns[0]:
             _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns}, where)
@@ -182,6 +184,7 @@ def _text_cells(record, columns: Sequence[str]) -> dict[str, str]:
 def _row_sites(records, model_column, variant_column, task_column, value_column, ignore, where) -> list[_Site]:
     columns = list(records.columns)
     skip = {model_column, variant_column, *ignore}
+    text_columns = _text_columns(records)
     sites = []
     for n, item in enumerate(records.rows):
         record = item.cells
@@ -195,42 +198,58 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
             others = [c for c in columns if c != model_column]
         for task, cell in pairs:
             texts = _text_cells(record, [c for c in others if c != task])
-            side = _marked(record, [c for c in others if c != task])
+            side = _marked(record, [c for c in others if c != task], text_columns)
             markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
             sites.append(_Site(label, variant_cell.text, task, cell, markers,
                                (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
-                               _context(item, label),
-                               locator, f"{where}: {item.locator}", texts, n))
+                               _context(item, label), locator, f"{where}: {item.locator}", texts, n,
+                               _described(record, sorted(ignore), numbers=False)))
     return sites
 
 
-def _marked(record, columns) -> list[str]:
-    """The markers of the row's text cells in ``columns`` (an "LLM" cell ``GPT-4o[^2]``, a variant): they
-    qualify every score of the row. A cell printing no score (``n/a†``) qualifies only itself."""
+def _marked(record, columns, text_columns=frozenset()) -> list[str]:
+    """The markers of the row's text cells in ``columns`` (an "LLM" cell ``GPT-4o[^2]``, a "Prompt" cell
+    ``n/a [^7]``): they qualify every score of the row. A no-score cell of a score column (``n/a†``
+    among numbers) qualifies only itself, so it is left to that column."""
     out = []
     for column in filter(None, columns):
         cell = printed(record.get(column))
-        if cell.text and cell.text not in NO_SCORE and parse_cell(cell.text).value is None:
+        if cell.text and parse_cell(cell.text).value is None and (cell.text not in NO_SCORE or column in text_columns):
             out += cell.markers
     return out
 
 
-def _column_sites(records: Records, ignore: set, where: str) -> list[_Site]:
-    """Sites of a table whose columns are models and whose first column names the tasks."""
-    columns = list(records.columns)
-    first = columns[0]
+def _text_columns(records: Records) -> frozenset:
+    """Columns that print no score in any row (a "Prompt" or "Authors" column)."""
+    return frozenset(c for c in records.columns
+                     if all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows))
+
+
+def _column_sites(records: Records, task_column: str, ignore: set, where: str) -> list[_Site]:
+    """Sites of a table whose columns are models and whose ``task_column`` names the task of each row.
+
+    An empty task cell continues the task of the row above, as a reader of a model card
+    takes it (``MMLU`` over its language rows); the score says so in its qualifiers.
+    """
+    models = [c for c in records.columns if c != task_column and c not in ignore]
     sites = []
+    above = None
     for n, item in enumerate(records.rows):
-        row_label = printed(item.cells.get(first))
+        row_label = printed(item.cells.get(task_column))
+        continued = []
         if not row_label.text:
-            raise InputError(f"{where}: {item.locator}: empty task label in column {first!r}; with "
-                             "--models-as-columns the first column names the benchmark of each row")
+            if above is None:
+                raise InputError(f"{where}: {item.locator}: empty task label in column {task_column!r}; with "
+                                 "--models-as-columns that column names the benchmark of each row (pick it with "
+                                 "--task-column)")
+            row_label = above
+            continued = [f"task {above.text!r} continued from the row above (its cell is empty)"]
+        above = row_label
         texts = _text_cells(item.cells, sorted(ignore))
-        side = _marked(item.cells, sorted(ignore))
-        for column in columns[1:]:
-            if column in ignore:
-                continue
+        side = _marked(item.cells, sorted(ignore), frozenset(ignore))
+        described = (*continued, *_described(item.cells, sorted(ignore), numbers=True))
+        for column in models:
             group, sub = records.parts.get(column, (column, ""))
             header = mdtable.Cell(group, group, records.column_markers.get(column, ()))
             label, details = _label(header, column, f"header column {column!r}", where)
@@ -238,8 +257,23 @@ def _column_sites(records: Records, ignore: set, where: str) -> list[_Site]:
             markers = (*label.markers, *row_label.markers, *side, *item.markers)
             sites.append(_Site(label, "", task, printed(item.cells.get(column)), markers,
                                (*details, *_task_details(row_label.text, sub)), _context(item, label),
-                               f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n))
+                               f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n,
+                               described))
     return sites
+
+
+def _described(record, columns: Sequence[str], *, numbers: bool) -> tuple[str, ...]:
+    """``column: text`` of the row's ignored cells: what they say qualifies every score of the row.
+
+    In a table of models as rows an ignored number is another score (``Avg``) and is left
+    out; in a model card's rows every ignored cell describes the benchmark (``# Shots: 5``).
+    """
+    out = []
+    for column in columns:
+        text = printed(record.get(column)).text
+        if text and text not in NO_SCORE and (numbers or parse_cell(text).value is None):
+            out.append(f"{column}: {text}")
+    return tuple(out)
 
 
 def _task_details(task: str, sub: str) -> list[str]:
@@ -272,10 +306,11 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
     details = [f"run detail ({d}) printed in the label" for d in site.details]
     context = [c for c in site.context if c not in struck]
     kept = score.qualifiers if not score.markers else _without_markers(score)
-    quals = [q for q in [*shown, *details, *context, kept] if q]
+    quals = [q for q in [*shown, *details, *site.described, *context, kept] if q]
+    run = [d for d in site.described if qualifiers.classify(d) == qualifiers.RUN]
     return LedgerRow(
         source_model=site.label.text,
-        source_variant="; ".join(dict.fromkeys(filter(None, [site.variant, *site.details, *variants]))),
+        source_variant="; ".join(dict.fromkeys(filter(None, [site.variant, *site.details, *run, *variants]))),
         source_task=site.task,
         source_value=cell.raw,
         source_unit=score.unit,
