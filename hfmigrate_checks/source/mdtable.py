@@ -15,6 +15,7 @@ text, so the caller can refuse to draft from it. The tables themselves are assem
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import attrs
 
@@ -54,10 +55,11 @@ def _parser():
 
 
 def plain_heading(text: str) -> str:
-    """A heading as compared: ``#`` marks, emphasis, code ticks and extra spaces removed, case folded."""
+    """A heading as compared: ``#`` marks, emphasis, code ticks, emoji and extra spaces removed, case folded."""
     text = _HEADING_MARKS.sub("", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return " ".join(re.sub(r"[*_`]", "", text).split()).casefold()
+    text = "".join(ch for ch in re.sub(r"[*_`]", "", text) if unicodedata.category(ch) != "So")  # emoji
+    return " ".join(text.split()).casefold()
 
 
 def cell(inline) -> Cell:

@@ -20,15 +20,17 @@ UNKNOWN = "unknown"
 _RUN = re.compile(
     r"\b(?:tools?|tool[- ]use|function[- ]call\w*|code[- ]interpreter|python|search|brows\w*|web|retrieval|rag"
     r"|agent\w*|scaffold\w*|harness|\d+[- ]?shots?|shots?|zero[- ]shot|few[- ]shot|cot|chain[- ]of[- ]thought"
-    r"|think\w*|reasoning|effort|budget|majority|maj@\d+|votes?|voting|pass@\d+|best[- ]of[- ]?\d*|bo\d+"
-    r"|self[- ]consistency|sampl\w*|samples?|temp(?:erature)?|greedy|decoding|ensembl\w*|prompt\w*|subset|split|context|compute"
+    r"|thinking|no[- ]?think|reasoning|effort|budget|majority|maj@\d+|votes?|voting|pass@\d+|best[- ]of[- ]?\d*|bo\d+"
+    r"|self[- ]consistency|sampl\w*|samples?|temp(?:erature)?|greedy|decoding|ensembl\w*|prompt\w*|subset|split"
+    r"|\d+\s*[kKmM]?\s*(?:tokens? )?context|context[- ](?:length|window|size)|compute"
     r"|test[- ]time|parallel|attempts?|rerank\w*|verifier|judge|avg@\d+|mean@\d+|cons@\d+"
     r"|iterations?|retr(?:y|ies)|max_\w+|turns?|hours?|\d+\s*h)\b"
     r"|@\d+",
     re.I,
 )
 _PROVENANCE = re.compile(
-    r"\b(?:reported|official|(?:run|evaluated|submitted) by|taken from|as published|reproduced|our (?:own )?evaluation|evaluated by"
+    r"\b(?:reported|official|(?:run|evaluated|submitted) by|taken from|as published|reproduced"
+    r"|our (?:own )?evaluation|evaluated by"
     r"|results? (?:from|by)|according to|cited|source|(?:tech(?:nical)? )?report|paper|model card|blog)\b",
     re.I,
 )

@@ -248,15 +248,16 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
         above = row_label
         texts = _text_cells(item.cells, sorted(ignore))
         side = _marked(item.cells, sorted(ignore), frozenset(ignore))
-        described = (*continued, *_described(item.cells, sorted(ignore), numbers=True))
+        described = _described(item.cells, sorted(ignore), numbers=True)
         for column in models:
             group, sub = records.parts.get(column, (column, ""))
-            header = mdtable.Cell(group, group, records.column_markers.get(column, ()))
+            name = printed(group)  # a CSV header keeps its markers in its name
+            header = attrs.evolve(name, markers=(*records.column_markers.get(column, ()), *name.markers))
             label, details = _label(header, column, f"header column {column!r}", where)
             task = f"{row_label.text} / {sub}" if sub else row_label.text
             markers = (*label.markers, *row_label.markers, *side, *item.markers)
             sites.append(_Site(label, "", task, printed(item.cells.get(column)), markers,
-                               (*details, *_task_details(row_label.text, sub)), _context(item, label),
+                               (*details, *_task_details(row_label.text, sub)), (*_context(item, label), *continued),
                                f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n,
                                described))
     return sites
