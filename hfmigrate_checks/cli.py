@@ -48,7 +48,9 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
 @click.option("--source-url", default="", help="The page that publishes these numbers (becomes source.url).")
 @click.option("--model-column", default=None, help="Column with the model label (default: the first).")
 @click.option("--variant-column", default=None, help="Column with the run variant (tools, shots, ...), if any.")
-@click.option("--task-column", default=None, help="Long tables: the column naming the task/score column.")
+@click.option("--task-column", default=None,
+              help="Long tables: the column naming the task of each score; with --models-as-columns: the column "
+              "naming the benchmark of each row (default: the first).")
 @click.option("--value-column", default=None, help="Long tables: the column holding the score.")
 @click.option("--ignore-column", "ignore_columns", multiple=True, help="A column that is not a score; repeatable.")
 @click.option("--models-as-columns/--models-as-rows", "models_as_columns", default=None,
