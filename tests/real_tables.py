@@ -12,6 +12,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+TEMPERATURE = "Benchmarks with fewer than 1000 samples are tested multiple times at varying temperature settings."
+
+
 class Case(NamedTuple):
     name: str
     #: where the shape comes from (repository: path)
@@ -270,4 +273,56 @@ Scores of the test:
         ("Lark 1B PTQ", "MMLU"): ("42.0", "needs_review", ""),
         ("Lark 1B PTQ", "GSM8K (CoT)"): ("32.2", "needs_review", "CoT"),
     }, fmt="csv"),
+    # deepseek-ai/DeepSeek-V3: README.md, "Base Model / Standard Benchmarks". Inside a centred <div>:
+    # an empty first header cell, models as columns, attribute rows ("Architecture") among the scores,
+    # the metric in parentheses after each benchmark, a "# Shots" column, and an alert under the
+    # table whose sentence names one model column without qualifying its runs.
+    Case("deepseek-base", "deepseek-ai/DeepSeek-V3: README.md", """#### Standard Benchmarks
+
+<div align="center">
+
+
+|  | Benchmark (Metric) | # Shots | Kite-V2 | Owl 72B | Kite-V3 |
+|---|---|---|---|---|---|
+| | Architecture | - | MoE | Dense | MoE |
+| English | Pile-test (BPB) | - | 0.606 | **0.538** | 0.548 |
+| | MMLU (Acc.) | 5-shot | 78.4 | 85.0 | **87.1** |
+| Code | HumanEval (Pass@1) | 0-shot | 43.3 | 53.0 | **65.2** |
+
+</div>
+
+> [!NOTE]
+> Best results are shown in bold. Kite-V3 achieves the best performance on most benchmarks.
+""", {"heading": "Standard Benchmarks", "models_as_columns": True, "task_column": "Benchmark (Metric)",
+      "ignore_columns": ["column 1", "# Shots"]}, {
+        ("Kite-V3", "MMLU (Acc.)"): ("**87.1**", "ok", "# Shots: 5-shot"),
+        ("Kite-V2", "Pile-test (BPB)"): ("0.606", "ok", ""),
+        ("Owl 72B", "HumanEval (Pass@1)"): ("53.0", "ok", "Pass@1; # Shots: 0-shot"),
+        ("Kite-V3", "Architecture"): ("MoE", "needs_review", ""),
+    }),
+    # deepseek-ai/DeepSeek-V3: README.md, "Chat Model / Standard Benchmarks (Models larger than 67B)".
+    # Bold header cells, "-" for a closed model's missing score, a run detail inside a benchmark label
+    # ("3-shot F1"), and an alert under the table saying how small benchmarks were run, naming no column.
+    Case("deepseek-chat", "deepseek-ai/DeepSeek-V3: README.md", """#### Standard Benchmarks (Models larger than 67B)
+<div align="center">
+
+| | **Benchmark (Metric)** | **Kite V2.5-0905** | **Owl 72B-Inst.** | **Sonnet-1022** | **Kite V3** |
+|---|---|---|---|---|---|
+| | Architecture | MoE | Dense | - | MoE |
+| English | MMLU (EM) | 80.6 | 85.3 | **88.3** | **88.5** |
+| | DROP (3-shot F1) | 87.8 | 76.7 | 88.3 | **91.6** |
+| Code | SWE Verified (Resolved) | - | 23.8 | **50.8** | 42.0 |
+
+</div>
+
+> [!NOTE]
+> All models are evaluated with the output limited to 8K. Benchmarks with fewer than 1000 samples are \
+tested multiple times at varying temperature settings.
+""", {"heading": "Standard Benchmarks (Models larger than 67B)", "models_as_columns": True,
+      "task_column": "Benchmark (Metric)", "ignore_columns": ["column 1"]}, {
+        ("Kite V3", "DROP (3-shot F1)"): ("**91.6**", "ok", "3-shot F1; " + TEMPERATURE),
+        ("Kite V2.5-0905", "SWE Verified (Resolved)"): ("-", "needs_review", TEMPERATURE),
+        ("Sonnet-1022", "MMLU (EM)"): ("**88.3**", "ok", TEMPERATURE),
+    }),
 ]
+

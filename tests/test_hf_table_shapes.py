@@ -165,10 +165,20 @@ def test_a_sentence_under_the_table_qualifies_the_columns_and_rows_it_names(tmp_
     table = by(rows)
     simple = table["Alpha-7B", "SimpleQA"]
     assert simple.status == "ok" and simple.source_variant == "SimpleQA and HotpotQA were run with search and click tools."
-    assert "[note 1 under the table] SimpleQA and HotpotQA" in simple.qualifiers
+    assert "[note under the table 1] SimpleQA and HotpotQA" in simple.qualifiers
     assert table["Alpha-7B", "MMLU"].qualifiers == "" and table["Alpha-7B", "MMLU"].status == "ok"
-    beta = table["Beta-9B", "MMLU"]
-    assert beta.status == "needs_review" and "Beta-9B was trained on a private mix." in beta.qualifiers
+    beta = table["Beta-9B", "MMLU"]  # a sentence that names no run is commentary: kept, not a reason to stop
+    assert (beta.status, beta.source_variant) == ("ok", "")
+    assert "[note under the table 2] Beta-9B was trained on a private mix." in beta.qualifiers
+
+
+def test_a_sentence_naming_no_column_that_says_how_the_run_was_done_qualifies_the_whole_table(tmp_path):
+    rows = read(tmp_path, '## Chat\n\n<div align="center">\n\n| Model | MMLU |\n|---|---|\n| Alpha-7B | 70.1 |\n\n</div>\n\n'
+                          "> [!NOTE]\n> Best results are in bold. Small benchmarks are run at several temperature "
+                          "settings.\n")
+    [row] = rows
+    assert row.source_variant == "Small benchmarks are run at several temperature settings."
+    assert "Best results" not in row.qualifiers
 
 
 def test_uncertainty_is_kept_and_a_footnote_on_the_variant_cell_is_not_lost(tmp_path):

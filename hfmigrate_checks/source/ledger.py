@@ -23,6 +23,7 @@ from hfmigrate_checks.source.printed import (
     NEEDS_REVIEW,
     NUMBER,
     OK,
+    PROSE_MARKER,
     Cell,
     Record,
     Records,
@@ -159,9 +160,9 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     table_notes = dict(table.notes)
     row_markers: dict[str, list[str]] = {}
     for n, (sentence, names) in enumerate(table.prose, 1):
-        key = "[note under the table]" if len(table.prose) == 1 else f"[note {n} under the table]"
+        key = PROSE_MARKER + ("]" if len(table.prose) == 1 else f" {n}]")
         table_notes[key] = (sentence,)
-        for name in names:
+        for name in names or header:
             if name in column_markers or name in header:
                 column_markers[name] = (*column_markers.get(name, ()), key)
             else:

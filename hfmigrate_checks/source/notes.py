@@ -18,6 +18,8 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
+from hfmigrate_checks.source import qualifiers
+
 SYMBOLS = "†‡§¶‖☆★✝⋆♠♣♦♥"
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _TO_DIGITS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
@@ -32,6 +34,12 @@ _DENOTES = re.compile(
     rf"(?P<text>[^.;]+)"
     rf"|marked (?:with|by) (?:an? )?(?:\w+ )?\(?(?P<mark2>{_MARK})\)?\s+(?:are|is|were|was)\s+(?P<text2>[^.;]+)"
 )
+_FOOTNOTE_DEFINITION = re.compile(r"^\s*\[\^[^\]]+\]:")
+_CLOSING_TAG = re.compile(r"^\s*</\w+>\s*$")
+#: lines that end a paragraph: a heading, a table row, a block-level tag, a fence
+_NOT_PROSE = re.compile(r"^\s*(?:#|\||```|<(?!/?(?:sup|sub|small|em|i|b|strong|p)\b))")
+#: a quote or alert prefix: "> ", "> [!NOTE]"
+_QUOTE = re.compile(r"^\s*(?:>\s*)+(?:\[![A-Z]+\]\s*)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*†‡])")
 
 
@@ -108,26 +116,30 @@ def table_notes(markers: Iterable[str], own: Sequence[str], parents: Sequence[st
 
 
 def prose_under(lines: Sequence[str], stop: int, names: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """Sentences of the paragraph directly under a table that name its columns or rows, with the names.
+    """Sentences of the paragraph directly under a table that qualify it, with the names each speaks of.
 
     "SimpleQA and HotpotQA were run with search tools" under a table qualifies those columns
-    (or rows) although it carries no marker. Legend lines are not prose.
+    (or rows) although it carries no marker; a sentence naming none that says how the run was
+    done ("tested at varying temperature settings") qualifies the whole table (no names).
+    The paragraph may sit after the closing tag of a wrapper (``</div>``) and in a quote or
+    an alert (``> [!NOTE]``); legend lines are not prose.
     """
     n = stop
-    while n < len(lines) and not lines[n].strip():
+    while n < len(lines) and (not lines[n].strip() or _CLOSING_TAG.match(lines[n])):
         n += 1
-    if n > stop + 1:
+    if n > stop + 3:
         return []
     paragraph = []
-    while n < len(lines) and lines[n].strip() and not lines[n].lstrip().startswith(("#", "|", "<", "```")):
-        if not _legend_pairs(lines[n]):
-            paragraph.append(lines[n].strip())
+    while n < len(lines) and lines[n].strip() and not _NOT_PROSE.match(lines[n]):
+        line = _QUOTE.sub("", lines[n])
+        if line.strip() and not _legend_pairs(line) and not _FOOTNOTE_DEFINITION.match(line):
+            paragraph.append(line.strip())
         n += 1
     text = plain(" ".join(paragraph))
     out = []
     for sentence in filter(None, _SENTENCE.split(text)):
         named = tuple(name for name in dict.fromkeys(names) if _names(sentence, name))
-        if named:
+        if named or qualifiers.classify(sentence) == qualifiers.RUN:
             out.append((sentence.strip(), named))
     return out
 

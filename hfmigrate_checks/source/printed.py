@@ -16,6 +16,8 @@ from hfmigrate_checks.source import mdtable
 
 OK = "ok"
 NEEDS_REVIEW = "needs_review"
+#: the marker a sentence under a table is kept under ("[note under the table]", "[note under the table 2]")
+PROSE_MARKER = "[note under the table"
 #: ASCII digits only: float() would also read other scripts' digits, which no leaderboard means as a number
 NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
 LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*)$", re.S | re.ASCII)

@@ -24,6 +24,7 @@ from hfmigrate_checks.source.printed import (
     NEEDS_REVIEW,
     NO_SCORE,
     OK,
+    PROSE_MARKER,
     Cell,
     Records,
     parse_cell,
@@ -96,7 +97,7 @@ def _qualify(markers: Sequence[str], notes: Mapping[str, tuple[str, ...]]) -> tu
         kind = qualifiers.classify(texts[0])
         if kind == qualifiers.RUN:
             variants.append(texts[0])
-        elif kind == qualifiers.UNKNOWN:
+        elif kind == qualifiers.UNKNOWN and not mark.startswith(PROSE_MARKER):  # prose is commentary
             review.append(f"footnote {mark} ({texts[0]!r}) may change what was run; a reviewer must decide")
     return shown, variants, review
 
