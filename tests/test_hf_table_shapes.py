@@ -6,6 +6,7 @@ The fixtures are small tables written for these tests; each has the shape of a r
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from checks import InputError
@@ -65,6 +66,11 @@ def test_models_as_rows_reads_the_table_as_printed_and_the_option_excludes_row_o
     assert rows[0].source_model == "MMLU" and rows[0].source_task == "Llama 3.2 1B bf16"
     with pytest.raises(InputError, match="--models-as-columns reads every column but the task column"):
         read(tmp_path, CARD, models_as_columns=True, variant_column="Llama 3.2 1B bf16")
+
+
+def test_a_transposed_csv_is_refused_too(tmp_path):
+    with pytest.raises(InputError, match=r"b.csv: the header names models \('Lark 1B', 'Lark 3B'\)"):
+        read(tmp_path, "Benchmark,Lark 1B,Lark 3B\nMMLU,31.0,57.5\nGSM8K,40.0,70.1\n", fmt="csv", name="b.csv")
 
 
 def test_a_usual_leaderboard_is_not_taken_for_a_transposed_one(tmp_path):
@@ -220,6 +226,9 @@ def test_a_marker_in_a_csv_or_dataset_file_always_needs_review(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    out = tmp_path / "ledger.csv"  # a hand edit of the status cannot clear the label's marker
+    ledger.write(out, [attrs.evolve(sable, status="ok")])
+    assert ledger.load(out)[0].status == "needs_review"
     pq.write_table(pa.table({"model": ["Sable-22B[1]", "Wren-3B"], "score": [80.1, 60.0]}), tmp_path / "b.parquet")
     parquet = ledger.import_source(tmp_path / "b.parquet", "parquet")
     assert [(r.source_model, r.status) for r in parquet] == [("Sable-22B", "needs_review"), ("Wren-3B", "ok")]

@@ -24,6 +24,7 @@ from hfmigrate_checks.source.printed import (
     NUMBER,
     OK,
     PROSE_MARKER,
+    REVIEW_SIGNS,
     Cell,
     Record,
     Records,
@@ -297,7 +298,8 @@ def _check_row(values: dict[str, str], where: str) -> None:
 
 
 def _judged(values: dict[str, str]) -> dict[str, str]:
-    """The row's values with its status judged again from the cell: a marker nothing explains needs review."""
+    """The row's values with its status judged again from the cell and the reasons in its qualifiers: a
+    marker nothing explains, or a reason to review written at import, keeps the row needs_review."""
     cell = parse_cell(values["source_value"])
     parts = values["qualifiers"].split("; ")
     explained = cell.value is not None and all(
@@ -306,5 +308,7 @@ def _judged(values: dict[str, str]) -> dict[str, str]:
     if cell.status == NEEDS_REVIEW and not explained:
         values["status"] = NEEDS_REVIEW
         values["qualifiers"] = values["qualifiers"] or cell.qualifiers
+    if any(sign in values["qualifiers"] for sign in REVIEW_SIGNS):
+        values["status"] = NEEDS_REVIEW
     values["status"] = values["status"] or OK
     return values
