@@ -307,3 +307,29 @@ def test_a_two_level_header_with_models_as_rows_names_columns_group_slash_sub(tm
         ("Alpha-7B", "MMLU / 0-shot", "0-shot"), ("Alpha-7B", "MMLU / 5-shot", "5-shot"),
         ("Alpha-7B", "GSM8K / 0-shot", "0-shot"), ("Alpha-7B", "GSM8K / 5-shot", "5-shot"),
     ]
+
+
+def test_tables_set_side_by_side_in_a_layout_table_are_read_each_on_its_own(tmp_path):
+    text = """## Results
+
+<table><tr>
+<td>
+<table>
+<tr><th colspan="2">lark</th></tr>
+<tr><th>method</th><th>humaneval</th></tr>
+<tr><td>Base</td><td>0.60</td></tr>
+</table>
+</td>
+<td>
+<table>
+<tr><th colspan="2">wren</th></tr>
+<tr><th>method</th><th>humaneval</th></tr>
+<tr><td>Base</td><td><b>0.85</b></td></tr>
+</table>
+</td>
+</tr></table>
+"""
+    with pytest.raises(InputError, match="2 tables under 'Results'; pick one with --table N: 1 on line 6"):
+        read(tmp_path, text, heading="Results")
+    [row] = read(tmp_path, text, heading="Results", table=2)
+    assert (row.source_model, row.source_task, row.source_value) == ("Base", "wren / humaneval", "**0.85**")

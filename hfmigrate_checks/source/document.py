@@ -94,8 +94,10 @@ def _find(tokens, lines: list[str]) -> list[_Found]:
             table = htmltable.read(lines, offset)
             if table is not None:
                 html_until = table.end_line - 1
-                found.append(_Found(table.line - 1, table.end_line, tuple(t for _, t in stack), table.header,
-                                    table.body, "HTML", table.problem))
+                # a layout table's cells hold the results tables: read those, each on its own
+                tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
+                found += [_Found(t.line - 1, t.end_line, tuple(h for _, h in stack), t.header, t.body, "HTML",
+                                 t.problem) for t in tables if t is not None]
         i += 1
     return found
 

@@ -30,6 +30,8 @@ class HtmlTable:
     header: tuple[tuple[int, tuple[mdtable.Cell, ...]], ...]
     body: tuple[tuple[int, tuple[mdtable.Cell, ...]], ...]
     problem: str = ""
+    #: 1-based lines of the tables inside its cells: a layout table sets results side by side
+    inner: tuple[int, ...] = ()
 
 
 class _Reader(HTMLParser):
@@ -44,6 +46,7 @@ class _Reader(HTMLParser):
         self.in_head = False
         self.rows: list[dict] = []
         self.cell: dict | None = None
+        self.inner: list[int] = []
 
     def _line(self) -> int:
         return self.first_line + self.getpos()[0] - 1
@@ -56,6 +59,8 @@ class _Reader(HTMLParser):
             self.depth += 1
             if self.depth == 1:
                 self.start = self._line()
+            elif self.depth == 2:
+                self.inner.append(self._line())
             return
         if self.depth != 1:
             return
@@ -94,7 +99,7 @@ class _Reader(HTMLParser):
             self.cell["ink"].close(tag)
 
     def handle_data(self, data):
-        if self.cell is not None and not self.done:
+        if self.cell is not None and not self.done and self.depth == 1:
             self.cell["ink"].text(data)
 
     def _close_cell(self) -> None:
@@ -173,7 +178,8 @@ def read(lines: list[str], first: int) -> HtmlTable | None:
                    "over sub-columns), can be attributed to columns")
     lines_of = [r["line"] for r in reader.rows]
     rows = list(zip(lines_of, grid))
-    return HtmlTable(reader.start, reader.end or reader.start, tuple(rows[:n_head]), tuple(rows[n_head:]), problem)
+    return HtmlTable(reader.start, reader.end or reader.start, tuple(rows[:n_head]), tuple(rows[n_head:]), problem,
+                     tuple(reader.inner))
 
 
 def _grid(rows: list[dict]) -> list[tuple[mdtable.Cell, ...]]:

@@ -177,7 +177,7 @@ def _text_cells(record, columns: Sequence[str]) -> dict[str, str]:
     texts = {}
     for column in columns:
         cell = printed(record.get(column))
-        if cell.text and parse_cell(cell.text).value is None:
+        if cell.text and cell.text not in NO_SCORE and parse_cell(cell.text).value is None:
             texts[column] = cell.text
     return texts
 
