@@ -75,31 +75,51 @@ def tables(text: str) -> list[Table]:
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
+    """The tables in document order, each with its enclosing headings."""
     found: list[_Found] = []
     stack: list[tuple[int, str]] = []
     i, html_until = 0, -1
     while i < len(tokens):
         tok = tokens[i]
         if tok.type == "heading_open":
-            stack = [(lv, t) for lv, t in stack if lv < int(tok.tag[1:])] + [(int(tok.tag[1:]),
-                                                                               mdtable.cell(tokens[i + 1]).text)]
+            level = int(tok.tag[1:])
+            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, mdtable.cell(tokens[i + 1]).text)]
         elif tok.type == "table_open":
             end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            rows = mdtable.gfm_rows(tokens[i:end + 1])
-            found.append(_Found(tok.map[0], tok.map[1], tuple(t for _, t in stack), (_row(rows[0]),),
-                                tuple(map(_row, rows[1:])), "GFM"))
+            found.append(_gfm(tokens[i:end + 1], _titles(stack)))
             i = end
-        elif tok.type == "html_block" and tok.map and tok.map[0] > html_until and _HTML_TABLE.search(tok.content):
-            offset = next(n for n, line in enumerate(lines[tok.map[0]:], tok.map[0]) if _HTML_TABLE.search(line))
-            table = htmltable.read(lines, offset)
-            if table is not None:
-                html_until = table.end_line - 1
-                # a layout table's cells hold the results tables: read those, each on its own
-                tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
-                found += [_Found(t.line - 1, t.end_line, tuple(h for _, h in stack), t.header, t.body, "HTML",
-                                 t.problem) for t in tables if t is not None]
+        elif _html_table_block(tok, html_until):
+            html, html_until = _html(lines, tok.map[0], _titles(stack), html_until)
+            found += html
         i += 1
     return found
+
+
+def _titles(stack: list[tuple[int, str]]) -> tuple[str, ...]:
+    return tuple(title for _, title in stack)
+
+
+def _html_table_block(tok, html_until: int) -> bool:
+    """An HTML block holding a ``<table>`` that no table already read covers."""
+    return tok.type == "html_block" and bool(tok.map) and tok.map[0] > html_until and bool(
+        _HTML_TABLE.search(tok.content))
+
+
+def _gfm(tokens, headings: tuple[str, ...]) -> _Found:
+    rows = mdtable.gfm_rows(tokens)
+    return _Found(tokens[0].map[0], tokens[0].map[1], headings, (_row(rows[0]),), tuple(map(_row, rows[1:])), "GFM")
+
+
+def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -> tuple[list[_Found], int]:
+    """The HTML table starting in the block at line index ``first``, and the line index it ends on; a
+    layout table's cells hold the results tables, so those are read instead, each on its own."""
+    offset = next(n for n, line in enumerate(lines[first:], first) if _HTML_TABLE.search(line))
+    table = htmltable.read(lines, offset)
+    if table is None:
+        return [], until
+    tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
+    return [_Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem)
+            for t in tables if t is not None], table.end_line - 1
 
 
 def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
@@ -107,16 +127,7 @@ def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
 
 
 def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table:
-    header_rows, body = list(found.header), list(found.body)
-    line = header_rows[0][0] if header_rows else found.start + 1
-    if found.kind == "GFM" and body and headers.is_subheader(header_rows[0][1], body[0][1]):
-        header_rows.append(body.pop(0))
-    header = list(header_rows[0][1]) if header_rows else []
-    parts = [(c.text, "") for c in header]
-    problem = found.problem
-    if len(header_rows) == 2:
-        header, parts, level_problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
-        problem = problem or level_problem
+    line, header, parts, body, problem = _header(found)
     rows = _grouped(body)
     own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
@@ -125,6 +136,20 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
     return Table(found.headings, line, tuple(header), tuple(rows),
                  notes.table_notes(markers, own, parents, definitions), tuple(parts), tuple(prose), found.kind,
                  problem)
+
+
+def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list, str]:
+    """(header line, one header cell per column, their (group, sub) parts, body rows, problem); a GFM
+    table's sub-header row (see :mod:`headers`) moves from the body to the header."""
+    header_rows, body = list(found.header), list(found.body)
+    line = header_rows[0][0] if header_rows else found.start + 1
+    if found.kind == "GFM" and body and headers.is_subheader(header_rows[0][1], body[0][1]):
+        header_rows.append(body.pop(0))
+    if len(header_rows) == 2:
+        header, parts, problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
+        return line, header, parts, body, found.problem or problem
+    header = list(header_rows[0][1]) if header_rows else []
+    return line, header, [(c.text, "") for c in header], body, found.problem
 
 
 def _grouped(body) -> list[Row]:

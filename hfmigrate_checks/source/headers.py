@@ -26,11 +26,10 @@ def is_subheader(header: Sequence[Cell], row: Sequence[Cell]) -> bool:
     The header must leave a score position empty (a group name sits beside it) and the row
     must fill that position with a name, holding at least two names and no number.
     """
-    filled = [c for c in row if c.text]
-    if len(filled) < 2 or any(_NUMBERISH.match(c.text) for c in filled):
+    filled = [c.text for c in row if c.text]
+    if len(filled) < 2 or any(map(_NUMBERISH.match, filled)) or not any(h.text for h in header[1:]):
         return False
-    gaps = [i for i in range(1, len(header)) if not header[i].text and i < len(row) and row[i].text]
-    return bool(gaps) and any(h.text for h in header[1:])
+    return any(not header[i].text and row[i].text for i in range(1, min(len(header), len(row))))
 
 
 def flatten(top: Sequence[Cell], sub: Sequence[Cell], line: int) -> tuple[list[Cell], list[tuple[str, str]], str]:
@@ -61,21 +60,27 @@ def flatten(top: Sequence[Cell], sub: Sequence[Cell], line: int) -> tuple[list[C
 def _groups(top: list[Cell], sub: list[Cell], line: int) -> tuple[list[Cell], str]:
     """The group cell over each column: itself when every sub-column has one, else by the sub-names' period."""
     first = next((i for i in range(1, len(sub)) if sub[i].text), len(sub))
-    region = range(first, len(sub))
-    if all(top[i].text for i in region):
+    if all(top[i].text for i in range(first, len(sub))):
         return top, ""
-    names = [sub[i].text for i in region]
-    period = next(p for p in range(1, len(names) + 1)
-                  if len(names) % p == 0 and all(names[i] == names[i % p] for i in range(len(names))))
+    return _spread(top, [c.text for c in sub[first:]], first, line)
+
+
+def _spread(top: list[Cell], names: list[str], first: int, line: int) -> tuple[list[Cell], str]:
+    """Each group name over its run of sub-columns (from column ``first``), or why that is not one name."""
+    period = _period(names)
     out = list(top)
-    for start in range(first, len(sub), period):
-        block = range(start, start + period)
-        named = [top[i] for i in block if top[i].text]
+    for start in range(first, len(top), period):
+        named = [top[i] for i in range(start, start + period) if top[i].text]
         if len(named) != 1:
             found = ", ".join(repr(c.text) for c in named) or "none"
             return top, (f"the two-level header on line {line}: the columns {start + 1}-{start + period} "
                          f"(sub-columns {', '.join(names[:period])}) have group names {found}; expected exactly one "
                          "per group. Give each group one name (or use an HTML colspan)")
-        for i in block:
-            out[i] = named[0]
+        out[start:start + period] = named * period
     return out, ""
+
+
+def _period(names: list[str]) -> int:
+    """The length of the shortest run of sub-column names that repeats over all of them."""
+    return next(p for p in range(1, len(names) + 1)
+                if len(names) % p == 0 and all(names[i] == names[i % p] for i in range(len(names))))

@@ -54,29 +54,31 @@ class _Reader(HTMLParser):
     def handle_starttag(self, tag, attrs_list):
         if self.done:
             return
-        attrs_map = dict(attrs_list)
         if tag == "table":
-            self.depth += 1
-            if self.depth == 1:
-                self.start = self._line()
-            elif self.depth == 2:
-                self.inner.append(self._line())
+            self._open_table()
+        elif self.depth != 1:
             return
-        if self.depth != 1:
-            return
-        if tag == "thead":
+        elif tag == "thead":
             self.in_head = True
-        elif tag == "tr":
-            self._close_cell()
-            self.rows.append({"line": self._line(), "head": self.in_head, "cells": []})
-        elif tag in ("td", "th"):
-            self._close_cell()
-            if not self.rows:
-                self.rows.append({"line": self._line(), "head": self.in_head, "cells": []})
-            self.cell = {"th": tag == "th", "span": (_span(attrs_map.get("colspan")), _span(attrs_map.get("rowspan"))),
-                         "ink": _Ink(), "raw_start": self.getpos()}
+        elif tag in ("tr", "td", "th"):
+            self._open_row_or_cell(tag, dict(attrs_list))
         elif self.cell is not None:
-            self.cell["ink"].open(tag, attrs_map)
+            self.cell["ink"].open(tag, dict(attrs_list))
+
+    def _open_table(self) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            self.start = self._line()
+        elif self.depth == 2:
+            self.inner.append(self._line())
+
+    def _open_row_or_cell(self, tag: str, attrs_map: dict) -> None:
+        self._close_cell()
+        if tag == "tr" or not self.rows:
+            self.rows.append({"line": self._line(), "head": self.in_head, "cells": []})
+        if tag != "tr":
+            self.cell = {"th": tag == "th", "span": (_span(attrs_map.get("colspan")), _span(attrs_map.get("rowspan"))),
+                         "ink": _Ink()}
 
     def handle_startendtag(self, tag, attrs_list):
         if self.cell is not None and self.depth == 1:
@@ -147,9 +149,8 @@ class _Ink:
         text, loose = mdtable.strip_markers(text)
         markers = tuple(dict.fromkeys(loose[0] + self.inline.markers + loose[1]))
         emphasis = self.inline.emphasis(text)
-        shown = "~~" if emphasis == "~~" else emphasis
         raw = " ".join("".join(self.raw).split())
-        raw = f"{shown}{raw}{shown}" if shown and raw else raw
+        raw = f"{emphasis}{raw}{emphasis}" if emphasis and raw else raw
         return mdtable.Cell(raw, text, markers, tuple(self.inline.links), emphasis)
 
 
@@ -163,23 +164,29 @@ def read(lines: list[str], first: int) -> HtmlTable | None:
     reader.close()
     if not reader.start:
         return None
-    grid = _grid(reader.rows)
-    heads = [r for r in reader.rows if r["head"]]
-    n_head = len(heads) if heads else next((i for i, r in enumerate(reader.rows)
-                                             if not r["cells"] or not all(c["th"] for c in r["cells"])),
-                                            len(reader.rows))
-    problem = ""
+    n_head = _header_count(reader.rows)
+    rows = list(zip([r["line"] for r in reader.rows], _grid(reader.rows)))
+    return HtmlTable(reader.start, reader.end or reader.start, tuple(rows[:n_head]), tuple(rows[n_head:]),
+                     _problem(reader, n_head), tuple(reader.inner))
+
+
+def _header_count(rows: list[dict]) -> int:
+    """The rows of ``<thead>``, else the leading rows of ``<th>`` only, else the first row (as in GFM)."""
+    heads = sum(1 for r in rows if r["head"])
+    if heads:
+        return heads
+    leading = next((i for i, r in enumerate(rows) if not r["cells"] or not all(c["th"] for c in r["cells"])),
+                   len(rows))
+    return leading or min(1, len(rows))
+
+
+def _problem(reader: _Reader, n_head: int) -> str:
     if not reader.done:
-        problem = f"the HTML <table> on line {reader.start} is never closed; add its </table>"
-    elif n_head == 0 and reader.rows:
-        n_head = 1  # a table of <td> only: its first row is the header, as in a GFM table
-    elif n_head > 2:
-        problem = (f"the HTML <table> on line {reader.start} has {n_head} header rows; only one, or two (a group row "
-                   "over sub-columns), can be attributed to columns")
-    lines_of = [r["line"] for r in reader.rows]
-    rows = list(zip(lines_of, grid))
-    return HtmlTable(reader.start, reader.end or reader.start, tuple(rows[:n_head]), tuple(rows[n_head:]), problem,
-                     tuple(reader.inner))
+        return f"the HTML <table> on line {reader.start} is never closed; add its </table>"
+    if n_head > 2:
+        return (f"the HTML <table> on line {reader.start} has {n_head} header rows; only one, or two (a group row "
+                "over sub-columns), can be attributed to columns")
+    return ""
 
 
 def _grid(rows: list[dict]) -> list[tuple[mdtable.Cell, ...]]:
@@ -192,14 +199,18 @@ def _grid(rows: list[dict]) -> list[tuple[mdtable.Cell, ...]]:
         for item in row["cells"]:
             while col in cells:
                 col += 1
-            rendered = item["ink"].cell()
-            colspan, rowspan = item["span"]
-            for dc in range(colspan):
-                cells[col + dc] = rendered
-                for dr in range(1, min(rowspan, len(rows) - r)):
-                    pending[(r + dr, col + dc)] = rendered
-            col += colspan
-        width = max(cells, default=-1) + 1
-        out.append(tuple(cells.get(c, mdtable.Cell("", "")) for c in range(width)))
+            _place(item, r, col, len(rows), cells, pending)
+            col += item["span"][0]
+        out.append(tuple(cells.get(c, mdtable.Cell("", "")) for c in range(max(cells, default=-1) + 1)))
     width = max((len(r) for r in out), default=0)
     return [r + (mdtable.Cell("", ""),) * (width - len(r)) for r in out]
+
+
+def _place(item: dict, r: int, col: int, n_rows: int, cells: dict, pending: dict) -> None:
+    """Put one cell in every position it spans: this row's columns, and the rows below it."""
+    rendered = item["ink"].cell()
+    colspan, rowspan = item["span"]
+    for dc in range(colspan):
+        cells[col + dc] = rendered
+        for dr in range(1, min(rowspan, n_rows - r)):
+            pending[(r + dr, col + dc)] = rendered

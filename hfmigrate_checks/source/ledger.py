@@ -13,12 +13,10 @@ import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import attrs
-
 from checks import InputError
 from checks.io import csv_text, interrupted_query_aborts, read_text, write_text
 from hfmigrate_checks.evalresults.evalfile import date_problem
-from hfmigrate_checks.source import document, mdtable
+from hfmigrate_checks.source import document, mdtable, scores
 from hfmigrate_checks.source.printed import (
     NEEDS_REVIEW,
     NUMBER,
@@ -26,6 +24,7 @@ from hfmigrate_checks.source.printed import (
     PROSE_MARKER,
     REVIEW_SIGNS,
     Cell,
+    LedgerRow,
     Record,
     Records,
     parse_cell,
@@ -49,33 +48,6 @@ COLUMNS = (
 )
 REQUIRED_COLUMNS = ("source_model", "source_task", "source_value", "source_locator")
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
-@attrs.frozen
-class LedgerRow:
-    """One published score; ``source_value`` is the text as printed."""
-
-    source_model: str
-    source_task: str
-    source_value: str
-    source_locator: str
-    source_variant: str = ""
-    source_unit: str = ""
-    source_url: str = ""
-    qualifiers: str = ""
-    status: str = OK
-    #: a link printed with the model label (a Hub URL is a resolution candidate)
-    source_link: str = ""
-    #: the evaluation date, only when the source states it
-    eval_date: str = ""
-    #: a verifyToken supplied by the user for exactly this run (importers never fill it)
-    verify_token: str = ""
-
-    @property
-    def cell(self) -> Cell:
-        return parse_cell(self.source_value)
-
-    @property
-    def value(self) -> float | None:
-        return self.cell.value if self.status == OK else None
 
 
 def csv_records(path: Path) -> Records:
@@ -143,8 +115,23 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     When several tables qualify, ``table_number`` (1-based, in file order) picks one;
     without it that is an error naming their lines, never a silent first pick.
     """
-    text = _read_text(path)
-    found = document.tables(text)
+    table = _the_table(path, heading, table_number)
+    header = [cell.text or f"column {n}" for n, cell in enumerate(table.header, 1)]
+    _check_header(header, path, f"the table header on line {table.line}")
+    column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
+    table_notes, row_markers = _prose(table, header, column_markers)
+    rows = []
+    for row in table.rows:
+        group = f", group {row.group!r})" if row.group else ")"
+        where = f"{path.name}:L{row.line} (table under {table.heading!r}{group}"
+        label = row.cells[0].text if row.cells else ""
+        rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(row_markers.get(label, ()))))
+    return Records(tuple(header), tuple(rows), table_notes, column_markers, dict(zip(header, table.parts)))
+
+
+def _the_table(path: Path, heading: str | None, table_number: int | None) -> document.Table:
+    """The one table asked for; a file with none, or a table that cannot be attributed, is refused."""
+    found = document.tables(_read_text(path))
     if not found:
         raise InputError(f"{path}: no table found (a GFM table or an HTML <table>); expected the results table the "
                          "--heading names")
@@ -152,29 +139,23 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     table = _pick_table(candidates, where, heading, table_number, path)
     if table.problem:
         raise InputError(f"{path}: {table.problem}")
-    header = []
-    for n, cell in enumerate(table.header, 1):
-        header.append(cell.text or f"column {n}")
-    _check_header(header, path, f"the table header on line {table.line}")
-    title = table.heading
-    column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
+    return table
+
+
+def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict[str, list[str]]]:
+    """The table's notes with each sentence under it as a marker of the columns it names (all of them when
+    it names none), which ``column_markers`` gains, and the row labels it names -> its markers."""
     table_notes = dict(table.notes)
     row_markers: dict[str, list[str]] = {}
     for n, (sentence, names) in enumerate(table.prose, 1):
         key = PROSE_MARKER + ("]" if len(table.prose) == 1 else f" {n}]")
         table_notes[key] = (sentence,)
         for name in names or header:
-            if name in column_markers or name in header:
+            if name in header:
                 column_markers[name] = (*column_markers.get(name, ()), key)
             else:
                 row_markers.setdefault(name, []).append(key)
-    rows = []
-    for row in table.rows:
-        where = f"{path.name}:L{row.line} (table under {title!r}" + (f", group {row.group!r})" if row.group else ")")
-        label = row.cells[0].text if row.cells else ""
-        rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(row_markers.get(label, ()))))
-    parts = dict(zip(header, table.parts))
-    return Records(tuple(header), tuple(rows), table_notes, column_markers, parts)
+    return table_notes, row_markers
 
 
 def dataset_records(path: Path) -> Records:
@@ -234,7 +215,6 @@ def import_source(
 ) -> list[LedgerRow]:
     """Read ``path`` in format ``csv``, ``markdown`` or ``parquet`` into ledger rows (options: see
     :func:`hfmigrate_checks.source.scores.rows_from_records`)."""
-    from hfmigrate_checks.source import scores
 
     path = Path(path)
     if fmt == "csv":
@@ -301,14 +281,17 @@ def _judged(values: dict[str, str]) -> dict[str, str]:
     """The row's values with its status judged again from the cell and the reasons in its qualifiers: a
     marker nothing explains, or a reason to review written at import, keeps the row needs_review."""
     cell = parse_cell(values["source_value"])
-    parts = values["qualifiers"].split("; ")
-    explained = cell.value is not None and all(
-        any(p.startswith(f"{m} ") and not p.startswith((f"{m} (no footnote", f"{m} (ambiguous")) for p in parts)
-        for m in cell.markers)
-    if cell.status == NEEDS_REVIEW and not explained:
+    if cell.status == NEEDS_REVIEW and not _explained(cell, values["qualifiers"].split("; ")):
         values["status"] = NEEDS_REVIEW
         values["qualifiers"] = values["qualifiers"] or cell.qualifiers
     if any(sign in values["qualifiers"] for sign in REVIEW_SIGNS):
         values["status"] = NEEDS_REVIEW
     values["status"] = values["status"] or OK
     return values
+
+
+def _explained(cell: Cell, parts: list[str]) -> bool:
+    """A clean number whose every marker has its text among the row's qualifiers."""
+    known = [p for p in parts if not p.startswith(tuple(f"{m} {why}" for m in cell.markers
+                                                        for why in ("(no footnote", "(ambiguous")))]
+    return cell.value is not None and all(any(p.startswith(f"{m} ") for p in known) for m in cell.markers)

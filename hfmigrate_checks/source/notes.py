@@ -15,6 +15,7 @@ only`` (escaped Markdown), ``[1] Moatless v0.0.3 ...``, ``¹ ...``, ``<sup>[1]</
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -90,15 +91,19 @@ def scope(lines: Sequence[str], start: int, stop: int, headings: Sequence[tuple[
     below = min([h for h, _ in headings if h >= stop], default=len(lines))
     before = max([b for _, b in blocks if above <= b <= start], default=above)
     after = min([a for a, _ in blocks if stop <= a <= below], default=below)
-    own = [*lines[before:start], *lines[stop:after]]
-    parents = []
-    level = next((lv for h, lv in headings if h == above - 1), 7)
+    return [*lines[before:start], *lines[stop:after]], _opening_texts(lines, above - 1, headings)
+
+
+def _opening_texts(lines: Sequence[str], own: int, headings: Sequence[tuple[int, int]]) -> list[str]:
+    """The text between each heading enclosing the one on line ``own`` and its first sub-heading."""
+    level = next((lv for h, lv in headings if h == own), 7)
+    out: list[str] = []
     for line, lv in sorted(headings, reverse=True):
-        if line < above - 1 and lv < level:
+        if line < own and lv < level:
             level = lv
-            first_sub = min([h for h, _ in headings if h > line], default=len(lines))
-            parents += lines[line + 1:first_sub]
-    return own, parents
+            first_sub = min(h for h, _ in headings if h > line)
+            out += lines[line + 1:first_sub]
+    return out
 
 
 def table_notes(markers: Iterable[str], own: Sequence[str], parents: Sequence[str],
@@ -121,27 +126,31 @@ def prose_under(lines: Sequence[str], stop: int, names: Iterable[str]) -> list[t
     "SimpleQA and HotpotQA were run with search tools" under a table qualifies those columns
     (or rows) although it carries no marker; a sentence naming none that says how the run was
     done ("tested at varying temperature settings") qualifies the whole table (no names).
-    The paragraph may sit after the closing tag of a wrapper (``</div>``) and in a quote or
-    an alert (``> [!NOTE]``); legend lines are not prose.
     """
-    n = stop
-    while n < len(lines) and (not lines[n].strip() or _CLOSING_TAG.match(lines[n])):
-        n += 1
-    if n > stop + 3:
-        return []
-    paragraph = []
-    while n < len(lines) and lines[n].strip() and not _NOT_PROSE.match(lines[n]):
-        line = _QUOTE.sub("", lines[n])
-        if line.strip() and not _legend_pairs(line) and not _FOOTNOTE_DEFINITION.match(line):
-            paragraph.append(line.strip())
-        n += 1
-    text = plain(" ".join(paragraph))
     out = []
-    for sentence in filter(None, _SENTENCE.split(text)):
+    for sentence in filter(None, _SENTENCE.split(_paragraph_under(lines, stop))):
         named = tuple(name for name in dict.fromkeys(names) if _names(sentence, name))
         if named or qualifiers.classify(sentence) == qualifiers.RUN:
             out.append((sentence.strip(), named))
     return out
+
+
+def _paragraph_under(lines: Sequence[str], stop: int) -> str:
+    """The plain text of the paragraph under a table, legend and footnote lines left out; it may sit
+    after the closing tag of a wrapper (``</div>``), in a quote or an alert (``> [!NOTE]``) or in
+    ``<sup>`` small print."""
+    n = stop
+    while n < len(lines) and (not lines[n].strip() or _CLOSING_TAG.match(lines[n])):
+        n += 1
+    if n > stop + 3:
+        return ""
+    block = itertools.takewhile(lambda line: line.strip() and not _NOT_PROSE.match(line), lines[n:])
+    unquoted = (_QUOTE.sub("", line) for line in block)
+    return plain(" ".join(line.strip() for line in unquoted if _is_prose(line)))
+
+
+def _is_prose(line: str) -> bool:
+    return bool(line.strip()) and not _legend_pairs(line) and not _FOOTNOTE_DEFINITION.match(line)
 
 
 def _names(sentence: str, name: str) -> bool:

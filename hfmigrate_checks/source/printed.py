@@ -144,3 +144,30 @@ class Records:
     parts: Mapping[str, tuple[str, str]] = attrs.field(factory=dict)
 
 
+@attrs.frozen
+class LedgerRow:
+    """One published score; ``source_value`` is the text as printed."""
+
+    source_model: str
+    source_task: str
+    source_value: str
+    source_locator: str
+    source_variant: str = ""
+    source_unit: str = ""
+    source_url: str = ""
+    qualifiers: str = ""
+    status: str = OK
+    #: a link printed with the model label (a Hub URL is a resolution candidate)
+    source_link: str = ""
+    #: the evaluation date, only when the source states it
+    eval_date: str = ""
+    #: a verifyToken supplied by the user for exactly this run (importers never fill it)
+    verify_token: str = ""
+
+    @property
+    def cell(self) -> Cell:
+        return parse_cell(self.source_value)
+
+    @property
+    def value(self) -> float | None:
+        return self.cell.value if self.status == OK else None

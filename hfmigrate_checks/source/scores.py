@@ -18,7 +18,6 @@ import attrs
 
 from checks import InputError
 from hfmigrate_checks.source import mdtable, orientation, qualifiers
-from hfmigrate_checks.source.ledger import LedgerRow
 from hfmigrate_checks.source.printed import (
     MAX_CELL,
     NEEDS_REVIEW,
@@ -26,6 +25,7 @@ from hfmigrate_checks.source.printed import (
     OK,
     PROSE_MARKER,
     Cell,
+    LedgerRow,
     Records,
     parse_cell,
     split_link,
@@ -121,19 +121,12 @@ def rows_from_records(
     column but the first is a model and the first column names the tasks. When that is not
     said (``None``) and the table looks transposed, it is refused rather than guessed.
     """
-    if not records.rows:
-        raise InputError(f"{where}: the table has no data rows")
+    _check_options(records, [model_column, variant_column, task_column, value_column, *ignore_columns],
+                   models_as_columns, where)
     columns = list(records.columns)
-    _check_columns(columns, [model_column, variant_column, task_column, value_column, *ignore_columns], where)
     if models_as_columns:
-        if model_column or variant_column or value_column:
-            raise InputError(f"{where}: --models-as-columns reads every column but the task column (--task-column, "
-                             "default the first) and the ignored ones as a model; drop --model-column, "
-                             "--variant-column and --value-column, or drop --models-as-columns")
         sites = _column_sites(records, task_column or columns[0], set(ignore_columns), where)
     else:
-        if (task_column is None) != (value_column is None):
-            raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
         model_column = model_column or columns[0]
         if models_as_columns is None and task_column is None and model_column == columns[0]:
             _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns}, where)
@@ -141,6 +134,20 @@ def rows_from_records(
                            set(ignore_columns), where)
     rows = [_row(records, site, source_url) for site in sites]
     return _distinct(rows, sites)
+
+
+def _check_options(records: Records, named: list[str | None], models_as_columns: bool | None, where: str) -> None:
+    """Rows to read, columns that exist, and options that fit the table's orientation."""
+    if not records.rows:
+        raise InputError(f"{where}: the table has no data rows")
+    _check_columns(list(records.columns), named, where)
+    model_column, variant_column, task_column, value_column = named[:4]
+    if models_as_columns and (model_column or variant_column or value_column):
+        raise InputError(f"{where}: --models-as-columns reads every column but the task column (--task-column, "
+                         "default the first) and the ignored ones as a model; drop --model-column, "
+                         "--variant-column and --value-column, or drop --models-as-columns")
+    if not models_as_columns and (task_column is None) != (value_column is None):
+        raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
 
 
 def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
@@ -190,23 +197,28 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
     for n, item in enumerate(records.rows):
         record = item.cells
         label, details = _label(printed(record.get(model_column)), model_column, item.locator, where)
-        variant_cell = printed(record.get(variant_column)) if variant_column else mdtable.Cell("", "")
-        if task_column:
-            pairs = [(printed(record.get(task_column)).text, printed(record.get(value_column)))]
-            others = [c for c in columns if c not in (model_column, task_column, value_column)]
-        else:
-            pairs = [(c, printed(record.get(c))) for c in columns if c not in skip]
-            others = [c for c in columns if c != model_column]
+        variant = printed(record.get(variant_column)).text if variant_column else ""
+        pairs, others = _pairs(record, columns, skip, model_column, task_column, value_column)
         for task, cell in pairs:
             texts = _text_cells(record, [c for c in others if c != task])
             side = _marked(record, [c for c in others if c != task], text_columns)
             markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
-            sites.append(_Site(label, variant_cell.text, task, cell, markers,
+            sites.append(_Site(label, variant, task, cell, markers,
                                (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
                                _context(item, label), locator, f"{where}: {item.locator}", texts, n,
                                _described(record, sorted(ignore), numbers=False)))
     return sites
+
+
+def _pairs(record, columns: list[str], skip: set, model_column: str, task_column: str | None,
+           value_column: str | None) -> tuple[list, list[str]]:
+    """(task, printed cell) of each score of a record, and its other columns: one per score column of a
+    wide table, the one of a long table."""
+    if task_column:
+        return ([(printed(record.get(task_column)).text, printed(record.get(value_column)))],
+                [c for c in columns if c not in (model_column, task_column, value_column)])
+    return [(c, printed(record.get(c))) for c in columns if c not in skip], [c for c in columns if c != model_column]
 
 
 def _marked(record, columns, text_columns=frozenset()) -> list[str]:
@@ -296,32 +308,39 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
     if len(cell.raw) > MAX_CELL:
         raise InputError(f"{site.where}: cell in column {site.task!r} is longer than {MAX_CELL} characters")
     score = _score(cell)
-    markers = list(dict.fromkeys([*site.markers, *cell.markers, *score.markers]))
-    shown, variants, review = _qualify(markers, records.notes)
-    status = score.status
-    if score.status == NEEDS_REVIEW and score.markers and score.value is not None:
-        status = OK  # the cell is one clean number; its markers are judged just below
+    shown, variants, review = _qualify(list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])),
+                                       records.notes)
     struck = [c for c in site.context if c.startswith("the model label is struck")]
     review = [*struck, *review]
-    if review:
-        status = NEEDS_REVIEW
-    details = [f"run detail ({d}) printed in the label" for d in site.details]
+    kept = _without_markers(score) if score.markers else score.qualifiers
     context = [c for c in site.context if c not in struck]
-    kept = score.qualifiers if not score.markers else _without_markers(score)
-    quals = [q for q in [*shown, *details, *site.described, *context, kept] if q]
-    run = [d for d in site.described if qualifiers.classify(d) == qualifiers.RUN]
+    quals = [*shown, *(f"run detail ({d}) printed in the label" for d in site.details), *site.described, *context, kept]
     return LedgerRow(
         source_model=site.label.text,
-        source_variant="; ".join(dict.fromkeys(filter(None, [site.variant, *site.details, *run, *variants]))),
+        source_variant=_variant(site, variants),
         source_task=site.task,
         source_value=cell.raw,
         source_unit=score.unit,
         source_url=source_url,
         source_locator=site.locator,
-        qualifiers="; ".join([*quals, *review]),
-        status=status,
+        qualifiers="; ".join(filter(None, [*quals, *review])),
+        status=_status(score, review),
         source_link=site.label.links[0] if site.label.links else "",
     )
+
+
+def _variant(site: _Site, variants: list[str]) -> str:
+    """What the draft's notes say: the variant cell, run details of labels and ignored cells, footnotes."""
+    run = [d for d in site.described if qualifiers.classify(d) == qualifiers.RUN]
+    return "; ".join(dict.fromkeys(filter(None, [site.variant, *site.details, *run, *variants])))
+
+
+def _status(score: Cell, review: list[str]) -> str:
+    """``ok`` for one clean number with nothing to review; a cell's markers were judged with the rest."""
+    if review:
+        return NEEDS_REVIEW
+    clean_but_marked = score.status == NEEDS_REVIEW and score.markers and score.value is not None
+    return OK if clean_but_marked else score.status
 
 
 def _without_markers(score: Cell) -> str:
