@@ -53,3 +53,16 @@ def test_the_suite_covers_at_least_twelve_tables_and_every_shape():
     assert any(o.get("models_as_columns") for o in options)
     assert any("<table>" in c.text for c in CASES) and any(c.fmt == "csv" for c in CASES)
     assert sum(len(c.cells) for c in CASES) >= 40
+
+
+@pytest.mark.parametrize("name", ["llama-card-base", "llama-card-instruct", "llama-card-multilingual",
+                                  "llama-card-csv-export"])
+def test_a_model_card_read_without_its_orientation_is_refused_not_guessed(name, tmp_path):
+    from checks import InputError
+
+    case = next(c for c in CASES if c.name == name)
+    path = tmp_path / ("board.csv" if case.fmt == "csv" else "README.md")
+    path.write_text(case.text)
+    options = {k: v for k, v in case.options.items() if k == "heading"}
+    with pytest.raises(InputError, match="pass --models-as-columns"):
+        ledger.import_source(path, case.fmt, **options)

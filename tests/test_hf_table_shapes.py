@@ -44,7 +44,7 @@ def test_a_transposed_table_is_refused_with_the_reason_and_the_option(tmp_path):
                       str(tmp_path / "l.csv")])
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert "the header names models ('Llama 3.2 1B bf16'" in result.stderr
-    assert "the first column names benchmarks ('MMLU (5-shot)'" in result.stderr
+    assert "the column 'Benchmark' names benchmarks ('MMLU (5-shot)'" in result.stderr
     assert "pass --models-as-columns" in result.stderr and "--models-as-rows" in result.stderr
     assert not (tmp_path / "l.csv").exists()
 
@@ -68,8 +68,19 @@ def test_models_as_rows_reads_the_table_as_printed_and_the_option_excludes_row_o
         read(tmp_path, CARD, models_as_columns=True, variant_column="Llama 3.2 1B bf16")
 
 
+def test_a_card_whose_benchmarks_follow_a_category_column_names_that_column(tmp_path):
+    card = ("| Category | Benchmark | Metric | Lark 1B | Lark 3B |\n|---|---|---|---|---|\n"
+            "| General | MMLU | acc | 31.0 | 57.5 |\n| | ARC-Challenge | acc | 30.1 | 68.8 |\n"
+            "| Math | GSM8K (CoT) | em | 40.0 | 70.1 |\n")
+    with pytest.raises(InputError, match=r"the column 'Benchmark' names benchmarks .* pass --models-as-columns "
+                                         r"--task-column 'Benchmark'"):
+        read(tmp_path, card)
+    rows = read(tmp_path, card, models_as_columns=True, task_column="Benchmark", ignore_columns=["Category", "Metric"])
+    assert by(rows)["Lark 3B", "ARC-Challenge"].source_value == "68.8"
+
+
 def test_a_transposed_csv_is_refused_too(tmp_path):
-    with pytest.raises(InputError, match=r"b.csv: the header names models \('Lark 1B', 'Lark 3B'\)"):
+    with pytest.raises(InputError, match=r"b.csv: the header names models \('Lark 1B', 'Lark 3B'\) and the column 'Benchmark'"):
         read(tmp_path, "Benchmark,Lark 1B,Lark 3B\nMMLU,31.0,57.5\nGSM8K,40.0,70.1\n", fmt="csv", name="b.csv")
 
 

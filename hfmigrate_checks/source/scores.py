@@ -151,13 +151,18 @@ def _check_options(records: Records, named: list[str | None], models_as_columns:
 
 
 def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
-    scores = [c for c in records.columns if c not in skip]
-    labels = [printed(r.cells.get(records.columns[0])).text for r in records.rows]
-    evidence = orientation.transposed_evidence(scores, labels)
+    text_columns = _text_columns(records)
+    scores = [c for c in records.columns if c not in skip and c not in text_columns]
+    first = records.columns[0]
+    labels = {c: [printed(r.cells.get(c)).text for r in records.rows] for c in records.columns
+              if c == first or c in text_columns}
+    evidence, column = orientation.transposed_evidence(scores, labels)
     if evidence:
+        task = "" if column == first else f" --task-column {column!r}"
         raise InputError(f"{where}: {evidence}, so the models may be the columns and the benchmarks the rows; "
-                         "this is not guessed: pass --models-as-columns to read every column after the first as a "
-                         "model, or --models-as-rows to read each row as a model, as printed")
+                         f"this is not guessed: pass --models-as-columns{task} to read every other column as a "
+                         "model (--ignore-column for the columns that describe a row), or --models-as-rows to read "
+                         "each row as a model, as printed")
 
 
 def _check_columns(columns: list[str], named: list[str | None], where: str) -> None:
