@@ -344,3 +344,12 @@ def test_tables_set_side_by_side_in_a_layout_table_are_read_each_on_its_own(tmp_
         read(tmp_path, text, heading="Results")
     [row] = read(tmp_path, text, heading="Results", table=2)
     assert (row.source_model, row.source_task, row.source_value) == ("Base", "wren / humaneval", "**0.85**")
+
+
+def test_a_hostile_html_span_cannot_blow_up_the_grid(tmp_path):
+    cells = '<td colspan="100000">x</td>' * 50
+    rows = read(tmp_path, f"<table><tr><th>Model</th><th>A</th></tr><tr><td>m</td><td>1</td>{cells}</tr></table>\n")
+    assert [(r.source_model, r.source_task, r.source_value) for r in rows][:1] == [("m", "A", "1")]
+    from hfmigrate_checks.source.htmltable import MAX_SPAN
+
+    assert len(rows) == MAX_SPAN - 1  # the row is cut at MAX_SPAN columns; the header is padded to them

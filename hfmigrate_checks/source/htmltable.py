@@ -16,7 +16,7 @@ import attrs
 
 from hfmigrate_checks.source import mdtable
 
-#: more columns than any real leaderboard; a larger span is a typo that would blow up the grid
+#: more columns than any real leaderboard: a larger span, or a row reaching past it, is cut there
 MAX_SPAN = 1000
 _EMPHASIS = {"b": "strong", "strong": "strong", "i": "em", "em": "em", "s": "s", "del": "s", "strike": "s"}
 
@@ -210,7 +210,7 @@ def _place(item: dict, r: int, col: int, n_rows: int, cells: dict, pending: dict
     """Put one cell in every position it spans: this row's columns, and the rows below it."""
     rendered = item["ink"].cell()
     colspan, rowspan = item["span"]
-    for dc in range(colspan):
+    for dc in range(min(colspan, MAX_SPAN - col)):  # a grid wider than any leaderboard is cut, not built
         cells[col + dc] = rendered
         for dr in range(1, min(rowspan, n_rows - r)):
             pending[(r + dr, col + dc)] = rendered

@@ -204,15 +204,16 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
         label, details = _label(printed(record.get(model_column)), model_column, item.locator, where)
         variant = printed(record.get(variant_column)).text if variant_column else ""
         pairs, others = _pairs(record, columns, skip, model_column, task_column, value_column)
+        all_texts, all_marks = _text_cells(record, others), _marked(record, others, text_columns)
+        described = _described(record, sorted(ignore), numbers=False)
         for task, cell in pairs:
-            texts = _text_cells(record, [c for c in others if c != task])
-            side = _marked(record, [c for c in others if c != task], text_columns)
+            texts = {c: t for c, t in all_texts.items() if c != task}
+            side = [m for c, marks in all_marks.items() if c != task for m in marks]
             markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
             sites.append(_Site(label, variant, task, cell, markers,
                                (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
-                               _context(item, label), locator, f"{where}: {item.locator}", texts, n,
-                               _described(record, sorted(ignore), numbers=False)))
+                               _context(item, label), locator, f"{where}: {item.locator}", texts, n, described))
     return sites
 
 
@@ -226,15 +227,16 @@ def _pairs(record, columns: list[str], skip: set, model_column: str, task_column
     return [(c, printed(record.get(c))) for c in columns if c not in skip], [c for c in columns if c != model_column]
 
 
-def _marked(record, columns, text_columns=frozenset()) -> list[str]:
-    """The markers of the row's text cells in ``columns`` (an "LLM" cell ``GPT-4o[^2]``, a "Prompt" cell
+def _marked(record, columns, text_columns=frozenset()) -> dict[str, tuple[str, ...]]:
+    """Column -> the markers of the row's text cell there (an "LLM" cell ``GPT-4o[^2]``, a "Prompt" cell
     ``n/a [^7]``): they qualify every score of the row. A no-score cell of a score column (``n/a†``
     among numbers) qualifies only itself, so it is left to that column."""
-    out = []
+    out = {}
     for column in filter(None, columns):
         cell = printed(record.get(column))
-        if cell.text and parse_cell(cell.text).value is None and (cell.text not in NO_SCORE or column in text_columns):
-            out += cell.markers
+        if cell.markers and parse_cell(cell.text).value is None and (
+                cell.text not in NO_SCORE or column in text_columns):
+            out[column] = cell.markers
     return out
 
 
@@ -254,18 +256,11 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
     sites = []
     above = None
     for n, item in enumerate(records.rows):
-        row_label = printed(item.cells.get(task_column))
-        continued = []
-        if not row_label.text:
-            if above is None:
-                raise InputError(f"{where}: {item.locator}: empty task label in column {task_column!r}; with "
-                                 "--models-as-columns that column names the benchmark of each row (pick it with "
-                                 "--task-column)")
-            row_label = above
-            continued = [f"task {above.text!r} continued from the row above (its cell is empty)"]
+        row_label, continued = _task_label(printed(item.cells.get(task_column)), above, task_column,
+                                           f"{where}: {item.locator}")
         above = row_label
         texts = _text_cells(item.cells, sorted(ignore))
-        side = _marked(item.cells, sorted(ignore), frozenset(ignore))
+        side = [m for marks in _marked(item.cells, sorted(ignore), frozenset(ignore)).values() for m in marks]
         described = _described(item.cells, sorted(ignore), numbers=True)
         for column in models:
             group, sub = records.parts.get(column, (column, ""))
@@ -279,6 +274,17 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
                                f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n,
                                described))
     return sites
+
+
+def _task_label(cell: mdtable.Cell, above: mdtable.Cell | None, column: str,
+                where: str) -> tuple[mdtable.Cell, list[str]]:
+    """A row's task label, and what to say when its empty cell continues the label above."""
+    if cell.text:
+        return cell, []
+    if above is None:
+        raise InputError(f"{where}: empty task label in column {column!r}; with --models-as-columns that column "
+                         "names the benchmark of each row (pick it with --task-column)")
+    return above, [f"task {above.text!r} continued from the row above (its cell is empty)"]
 
 
 def _described(record, columns: Sequence[str], *, numbers: bool) -> tuple[str, ...]:
