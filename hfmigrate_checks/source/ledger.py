@@ -1,9 +1,11 @@
 """The source ledger: one row per published score, exactly as printed, with where it was printed.
 
-Importers read a CSV file, a Markdown table (picked by the heading above it) or a
-leaderboard dataset file through DuckDB. None of them averages, converts, picks a best
-run or drops a footnote: a cell that is not cleanly one number keeps its text and its
-qualifier and is marked ``needs_review``, and nothing is drafted from it.
+Importers read a CSV file, a GFM or HTML table of a README or model card (picked by the
+heading above it) or a leaderboard dataset file through DuckDB, into records that
+:mod:`~hfmigrate_checks.source.scores` turns into rows, whichever way the table runs. None
+of them averages, converts, picks a best run or drops a footnote: a cell that is not
+cleanly one number keeps its text and its qualifier and is marked ``needs_review``, and
+nothing is drafted from it. The ledger file is written and read back here.
 """
 
 from __future__ import annotations

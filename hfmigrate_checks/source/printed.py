@@ -1,8 +1,9 @@
-"""A printed score cell and a table as an importer read it, before any row is judged.
+"""A printed score cell, a table as an importer read it, and the ledger row a score becomes.
 
 A cell is a number only when it is cleanly one: emphasis, a link and footnote markers
 around it are taken apart and kept, an uncertainty (``70.1 ± 0.3``, ``70.1 (±0.3)``) is
-kept as the value's uncertainty, and anything else is not a score and says why.
+kept as the value's uncertainty, and anything else is not a score and says why. These
+types are shared by the importers (:mod:`ledger`) and the judging of rows (:mod:`scores`).
 """
 
 from __future__ import annotations
