@@ -106,6 +106,12 @@ def test_numbered_notes_reach_the_row_and_its_variant(tmp_path, label, note):
     assert row.source_variant == "Moatless v0.0.3, max_iterations=30, no retries"
 
 
+def test_a_note_paragraph_over_several_lines_is_read_whole(tmp_path):
+    [row] = read(tmp_path, "| Agent | Resolved |\n|---|---|\n| Moatless[1] | 38.3 |\n\n[1] Moatless v0.0.3,\n"
+                           "  max_iterations=30, no retries\n[2] another note\n\nUnrelated paragraph.\n")
+    assert row.source_variant == "Moatless v0.0.3, max_iterations=30, no retries"
+
+
 def test_a_numbered_marker_without_its_note_needs_review(tmp_path):
     [row] = read(tmp_path, "| Agent | Resolved |\n|---|---|\n| Moatless[2] | 38.3 |\n\n[1] another note\n")
     assert row.status == "needs_review" and "marker [2] has no footnote definition or legend line" in row.qualifiers

@@ -56,14 +56,40 @@ def marker(written: str) -> str:
 
 
 def legends(lines: Iterable[str]) -> dict[str, list[str]]:
-    """Marker -> every different legend text found in ``lines``, in order."""
+    """Marker -> every different legend text found in ``lines``, in order. A note that goes on over
+    the next lines (``[1] Moatless v0.0.3, ...`` wrapped) is read to the end of its paragraph."""
     found: dict[str, list[str]] = {}
-    for line in lines:
-        for mark, text in _legend_pairs(line):
-            texts = found.setdefault(mark, [])
-            if text and text not in texts:
-                texts.append(text)
+    for mark, text in _notes(lines):
+        texts = found.setdefault(mark, [])
+        if text and text not in texts:
+            texts.append(text)
     return found
+
+
+def _notes(lines: Iterable[str]) -> list[tuple[str, str]]:
+    """(marker, text) of every legend, a note line joined with the lines that continue it."""
+    lines = list(lines)
+    out: list[tuple[str, str]] = []
+    for line, is_note in zip(lines, _note_lines(lines)):
+        pairs = _legend_pairs(line)
+        if pairs:
+            out += pairs
+        elif is_note:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {plain(line)}")
+    return out
+
+
+def _note_lines(lines: Sequence[str]) -> list[bool]:
+    """Per line: whether it is a legend, or continues the note of a legend line above it."""
+    flags, open_note = [], False
+    for line in lines:
+        if _legend_pairs(line):
+            flags.append(True)
+            open_note = bool(_LEGEND.match(html.unescape(line)))
+        else:
+            open_note = open_note and bool(line.strip()) and not _NOT_PROSE.match(line)
+            flags.append(open_note)
+    return flags
 
 
 def _legend_pairs(line: str) -> list[tuple[str, str]]:
@@ -145,12 +171,12 @@ def _paragraph_under(lines: Sequence[str], stop: int) -> str:
     if n > stop + 3:
         return ""
     block = itertools.takewhile(lambda line: line.strip() and not _NOT_PROSE.match(line), lines[n:])
-    unquoted = (_QUOTE.sub("", line) for line in block)
-    return plain(" ".join(line.strip() for line in unquoted if _is_prose(line)))
+    unquoted = [_QUOTE.sub("", line) for line in block]
+    return plain(" ".join(line.strip() for line, note in zip(unquoted, _note_lines(unquoted)) if _is_prose(line, note)))
 
 
-def _is_prose(line: str) -> bool:
-    return bool(line.strip()) and not _legend_pairs(line) and not _FOOTNOTE_DEFINITION.match(line)
+def _is_prose(line: str, note: bool) -> bool:
+    return bool(line.strip()) and not note and not _FOOTNOTE_DEFINITION.match(line)
 
 
 def _names(sentence: str, name: str) -> bool:
