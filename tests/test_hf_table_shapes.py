@@ -106,6 +106,13 @@ def test_numbered_notes_reach_the_row_and_its_variant(tmp_path, label, note):
     assert row.source_variant == "Moatless v0.0.3, max_iterations=30, no retries"
 
 
+def test_a_superscript_list_and_a_numbered_list_of_notes(tmp_path):
+    [row] = read(tmp_path, "| Agent | Resolved |\n|---|---|\n| Kite<sup>1, 2</sup> | 38.3 |\n\n"
+                           "1. with a 30-step budget\n2. reported by the authors\n")
+    assert (row.source_model, row.status, row.source_variant) == ("Kite", "ok", "with a 30-step budget")
+    assert "[2] reported by the authors" in row.qualifiers
+
+
 def test_a_note_paragraph_over_several_lines_is_read_whole(tmp_path):
     [row] = read(tmp_path, "| Agent | Resolved |\n|---|---|\n| Moatless[1] | 38.3 |\n\n[1] Moatless v0.0.3,\n"
                            "  max_iterations=30, no retries\n[2] another note\n\nUnrelated paragraph.\n")

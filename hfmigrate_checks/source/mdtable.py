@@ -113,10 +113,10 @@ class Inline:
             self.close_sup("".join(self.sup))
 
     def close_sup(self, inner: str) -> None:
-        """A superscript that is a marker is one; any other is text."""
-        mark = _SUP_MARK.match(inner)
-        if mark:
-            self.markers.append(notes.marker(mark.group(1)))
+        """A superscript that is a marker (or a list of them, ``<sup>1, 2</sup>``) is one; any other is text."""
+        marks = [_SUP_MARK.match(part) for part in inner.split(",")]
+        if all(marks):
+            self.markers += [notes.marker(mark.group(1)) for mark in marks]
         else:
             self.parts.append(inner)
         self.sup = None

@@ -9,7 +9,8 @@ can say the marker is ambiguous instead of picking one.
 
 Legend lines take the forms maintainers write: ``† with tools``, ``\\*\\* for comparison
 only`` (escaped Markdown), ``[1] Moatless v0.0.3 ...``, ``¹ ...``, ``<sup>[1]</sup> ...``,
-``Note: ‡ denotes ...`` and ``scores marked with an asterisk (*) are ...``.
+``1. ...`` (a numbered list), ``Note: ‡ denotes ...`` and ``scores marked with an asterisk (*)
+are ...``; a note line takes the lines that continue it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ _TO_DIGITS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
 #: a marker as written in a legend line
 _MARK = rf"(?:\\\*){{1,3}}|\*{{1,3}}|\[\d{{1,2}}\]|[{SUPERSCRIPT_DIGITS}]+|[{SYMBOLS}]+"
 _LEGEND = re.compile(
-    r"^\s*(?:[-+]\s+)?(?:[*_]{1,2}(?=\S))?(?:<sup>\s*(?P<sup>[^<]{1,4}?)\s*</sup>|(?P<mark>" + _MARK + "))"
+    r"^\s*(?:[-+]\s+)?(?:[*_]{1,2}(?=\S))?(?:<sup>\s*(?P<sup>[^<]{1,4}?)\s*</sup>|(?P<mark>" + _MARK + ")"
+    r"|(?P<item>\d{1,2})\.(?=\s))"
     r"(?:[*_]{1,2})?\s*[:=)\-–—]?\s*(?P<text>\S.*?)\s*$"
 )
 _DENOTES = re.compile(
@@ -96,7 +98,8 @@ def _legend_pairs(line: str) -> list[tuple[str, str]]:
     line = html.unescape(line)  # "&dagger; uses tools" renders as "† uses tools"
     match = _LEGEND.match(line)
     if match:
-        return [(marker(match.group("sup") or match.group("mark")), plain(match.group("text")))]
+        written = match.group("sup") or match.group("mark") or match.group("item")
+        return [(marker(written), plain(match.group("text")))]
     return [(marker(m.group("mark") or m.group("mark2")), plain(m.group("text") or m.group("text2")))
             for m in _DENOTES.finditer(line)]
 
