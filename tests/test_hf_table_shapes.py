@@ -202,6 +202,16 @@ def test_a_sentence_under_the_table_qualifies_the_columns_and_rows_it_names(tmp_
     assert "[note under the table 2] Beta-9B was trained on a private mix." in beta.qualifiers
 
 
+def test_a_sentence_naming_benchmark_rows_of_a_model_card_qualifies_those_rows(tmp_path):
+    rows = read(tmp_path, "| Category | Benchmark | Lark 1B | Lark 3B |\n|---|---|---|---|\n"
+                          "| Knowledge | SimpleQA | 10.1 | 20.2 |\n| | MMLU | 30.3 | 40.4 |\n\n"
+                          "SimpleQA was run with search and click tools.\n",
+                models_as_columns=True, task_column="Benchmark", ignore_columns=["Category"])
+    table = by(rows)
+    assert table["Lark 3B", "SimpleQA"].source_variant == "SimpleQA was run with search and click tools."
+    assert table["Lark 3B", "MMLU"].source_variant == ""
+
+
 def test_a_sentence_naming_no_column_that_says_how_the_run_was_done_qualifies_the_whole_table(tmp_path):
     rows = read(tmp_path, '## Chat\n\n<div align="center">\n\n| Model | MMLU |\n|---|---|\n| Alpha-7B | 70.1 |\n\n</div>\n\n'
                           "> [!NOTE]\n> Best results are in bold. Small benchmarks are run at several temperature "

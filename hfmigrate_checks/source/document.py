@@ -18,6 +18,8 @@ from hfmigrate_checks.source import headers, htmltable, mdtable, notes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
+_NAME = re.compile(r"[^\W\d_]{2}")
+_SCORE = re.compile(r"^[+-]?[\d.]+")
 
 
 @attrs.frozen
@@ -131,7 +133,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
     rows = _grouped(body)
     own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
-    names = [*(c.text for c in header[1:]), *(r.cells[0].text for r in rows if r.cells)]
+    names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
     prose = notes.prose_under(lines, found.stop, names)
     return Table(found.headings, line, tuple(header), tuple(rows),
                  notes.table_notes(markers, own, parents, definitions), tuple(parts), tuple(prose), found.kind,
@@ -150,6 +152,11 @@ def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list
         return line, header, parts, body, found.problem or problem
     header = list(header_rows[0][1]) if header_rows else []
     return line, header, [(c.text, "") for c in header], body, found.problem
+
+
+def row_names(row: Row) -> list[str]:
+    """What names a row: its text cells that are words, not scores (a model label, a benchmark name)."""
+    return [c.text for c in row.cells if _NAME.search(c.text) and not _SCORE.match(c.text)]
 
 
 def _grouped(body) -> list[Row]:

@@ -126,8 +126,8 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     for row in table.rows:
         group = f", group {row.group!r})" if row.group else ")"
         where = f"{path.name}:L{row.line} (table under {table.heading!r}{group}"
-        label = row.cells[0].text if row.cells else ""
-        rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(row_markers.get(label, ()))))
+        marks = dict.fromkeys(m for name in document.row_names(row) for m in row_markers.get(name, ()))
+        rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(marks)))
     return Records(tuple(header), tuple(rows), table_notes, column_markers, dict(zip(header, table.parts)))
 
 
