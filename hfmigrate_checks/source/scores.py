@@ -5,8 +5,10 @@ model label, its column header and the row's other text cells (the variant, an i
 "LLM" or "framework" column), a sentence under the table naming its column or row, and
 run details in parentheses inside a label (``Chinchilla (70B, few-shot)``). Each lands in
 the row's ``qualifiers`` with its text; one that changes what was run becomes the row's
-variant (the draft's ``notes``); one whose meaning is unknown, ambiguous or missing makes
-the row ``needs_review``. Nothing is dropped, so nothing is drafted without its qualifier.
+variant (the draft's ``notes``); a marker whose text is unknown, ambiguous or missing makes
+the row ``needs_review`` (a sentence of prose or an ignored cell that names no run is
+commentary, kept in ``qualifiers``). Nothing is dropped, so nothing is drafted without its
+qualifier.
 """
 
 from __future__ import annotations
