@@ -376,3 +376,16 @@ def test_a_hostile_html_span_cannot_blow_up_the_grid(tmp_path):
     from hfmigrate_checks.source.htmltable import MAX_SPAN
 
     assert len(rows) == MAX_SPAN - 1  # the row is cut at MAX_SPAN columns; the header is padded to them
+
+
+@pytest.mark.parametrize("text, message", [
+    (HTML.replace("</table>", ""), "README.md: the HTML <table> on line 3 is never closed; add its </table>"),
+    (SUBHEADER.replace("| Benchmark | | Model A |", "| Benchmark | A | Model A |"),
+     "README.md: the two-level header on line 3: the columns 2-4"),
+])
+def test_an_unreadable_table_ends_the_command_with_exit_2_naming_the_line(tmp_path, text, message):
+    (tmp_path / "README.md").write_text(text)
+    result = run_cli(["hf", "ledger", str(tmp_path / "README.md"), "--format", "markdown", "--models-as-columns",
+                      "--out", str(tmp_path / "l.csv")])
+    assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "l.csv").exists()
