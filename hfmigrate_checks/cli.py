@@ -48,12 +48,17 @@ def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
 @click.option("--source-url", default="", help="The page that publishes these numbers (becomes source.url).")
 @click.option("--model-column", default=None, help="Column with the model label (default: the first).")
 @click.option("--variant-column", default=None, help="Column with the run variant (tools, shots, ...), if any.")
-@click.option("--task-column", default=None, help="Long tables: the column naming the task/score column.")
+@click.option("--task-column", default=None,
+              help="Long tables: the column naming the task of each score; with --models-as-columns: the column "
+              "naming the benchmark of each row (default: the first).")
 @click.option("--value-column", default=None, help="Long tables: the column holding the score.")
 @click.option("--ignore-column", "ignore_columns", multiple=True, help="A column that is not a score; repeatable.")
+@click.option("--models-as-columns/--models-as-rows", "models_as_columns", default=None,
+              help="Whether each column after the first is a model (a model card's table: benchmarks down the "
+              "first column) or each row is; unset, a table that looks transposed is refused, not guessed.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="ledger.csv to write.")
 def ledger_cmd(source, fmt, heading, table, source_url, model_column, variant_column, task_column, value_column,
-               ignore_columns, out):
+               ignore_columns, models_as_columns, out):
     """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
     from hfmigrate_checks.source import ledger
 
@@ -62,7 +67,7 @@ def ledger_cmd(source, fmt, heading, table, source_url, model_column, variant_co
     rows = ledger.import_source(
         source, fmt, heading=heading, table=table, source_url=source_url, model_column=model_column,
         variant_column=variant_column, task_column=task_column, value_column=value_column,
-        ignore_columns=ignore_columns,
+        ignore_columns=ignore_columns, models_as_columns=models_as_columns,
     )
     ledger.write(out, rows)
     review = sum(r.status != ledger.OK for r in rows)

@@ -46,7 +46,10 @@ Some intro text | with a pipe that is not a table.
         ("81.2†", 81.2, "needs_review", "marker(s) † printed with the score"),
         ("*81.2* [^3]", 81.2, "needs_review", "emphasis * in source; marker(s) [^3] printed with the score"),
         ("-", None, "needs_review", "no score printed ('-')"),
-        ("70.1 ± 0.3", None, "needs_review", "'± 0.3' follows 70.1"),
+        ("70.1 ± 0.3", 70.1, "ok", "uncertainty ± 0.3 printed with the score"),
+        ("70.1 (±0.3)", 70.1, "ok", "uncertainty ± 0.3 printed with the score"),
+        ("70.1 +/- 0.25", 70.1, "ok", "uncertainty ± 0.25 printed with the score"),
+        ("70.1 ± n/a", None, "needs_review", "'± n/a' follows 70.1"),
         ("n/a", None, "needs_review", "no score printed ('n/a')"),
         ("71.2 (72.0)", None, "needs_review", "'(72.0)' follows 71.2"),
         ("1,234", None, "needs_review", "',234' follows 1"),
@@ -74,7 +77,7 @@ def test_markdown_table_is_picked_by_heading_and_keeps_printed_text(tmp_path):
                                 ignore_columns=["Notes"])
     assert [(r.source_model, r.source_task, r.source_value, r.status) for r in rows] == [
         ("Alpha-7B", "GPQA Diamond", "**71.2**", "ok"),
-        ("Alpha-7B", "MMLU-Pro", "70.1 ± 0.3", "needs_review"),
+        ("Alpha-7B", "MMLU-Pro", "70.1 ± 0.3", "ok"),
         ("Beta-13B", "GPQA Diamond", "71.2*", "needs_review"),
         ("Beta-13B", "MMLU-Pro", "n/a", "needs_review"),
         ("Gamma | chat", "GPQA Diamond", "71.2 (72.0)", "needs_review"),
@@ -82,7 +85,7 @@ def test_markdown_table_is_picked_by_heading_and_keeps_printed_text(tmp_path):
     ]
     assert rows[0].source_link == "https://huggingface.co/alpha/Alpha-7B"
     assert rows[0].source_locator == "README.md:L15 (table under 'Main results') column 'GPQA Diamond'"
-    assert "'± 0.3' follows 70.1" in rows[1].qualifiers
+    assert "uncertainty ± 0.3 printed with the score" in rows[1].qualifiers and rows[1].cell.uncertainty == "0.3"
     assert all(r.source_url == "https://example.org/r" for r in rows)
     assert len({r.source_locator for r in rows}) == len(rows)
 
@@ -235,7 +238,7 @@ def test_ledger_command_writes_csv_and_counts(tmp_path):
                       "--ignore-column", "Notes", "--source-url", "https://example.org/r",
                       "--out", str(tmp_path / "ledger.csv")])
     assert result.exit_code == 0, result.stderr
-    assert "6 score(s) of 3 model(s), 4 need review" in result.stdout
+    assert "6 score(s) of 3 model(s), 3 need review" in result.stdout
     assert len(ledger.load(tmp_path / "ledger.csv")) == 6
     bad = run_cli(["hf", "ledger", str(tmp_path / "missing.md"), "--format", "markdown", "--out", "x.csv"])
     assert bad.exit_code == 2 and "missing.md: no such file" in bad.stderr and "Traceback" not in bad.stderr
@@ -352,13 +355,17 @@ def test_headings_match_by_text_whatever_their_level(heading):
     assert rows[0].source_model == "acme/Alpha-7B"
 
 
-def test_enclosing_heading_picks_its_only_table_and_html_tables_are_named(tmp_path):
+def test_enclosing_heading_picks_its_only_table_and_html_tables_are_read(tmp_path):
     path = tmp_path / "README.md"
     path.write_text("# Evaluation\n\n## Math\n\n| Model | A |\n|---|---|\n| m | 1 |\n\n# Other\n\n| x | y |\n|---|---|\n"
                     "| 1 | 2 |\n")
     assert ledger.import_source(path, "markdown", heading="# Evaluation")[0].source_model == "m"
-    path.write_text("# Results\n\n<table>\n<tr><td>m</td><td>1</td></tr>\n</table>\n")
-    with pytest.raises(InputError, match="no Markdown .GFM. table found; line 3 starts an HTML <table>"):
+    path.write_text("# Results\n\n<table>\n<tr><th>Model</th><th>A</th></tr>\n<tr><td>m</td><td>1</td></tr>\n</table>\n")
+    [row] = ledger.import_source(path, "markdown")
+    assert (row.source_model, row.source_task, row.source_value, row.source_locator) == (
+        "m", "A", "1", "README.md:L5 (table under 'Results') column 'A'")
+    path.write_text("# Results\n\nNo table here.\n")
+    with pytest.raises(InputError, match="no table found .a GFM table or an HTML <table>."):
         ledger.import_source(path, "markdown")
 
 

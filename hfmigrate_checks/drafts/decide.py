@@ -177,9 +177,15 @@ class Proposal:
             if contract.source_name:
                 source["name"] = contract.source_name
             entry["source"] = source
-        if self.row.source_variant:
-            entry["notes"] = self.row.source_variant
+        notes = "; ".join(filter(None, [self.row.source_variant, self._uncertainty()]))
+        if notes:
+            entry["notes"] = notes
         return entry
+
+    def _uncertainty(self) -> str:
+        """The uncertainty printed with the value, which the entry has no field for, so it goes to notes."""
+        cell = self.row.cell
+        return f"printed as {cell.number} ± {cell.uncertainty}" if cell.uncertainty else ""
 
 
 def proposals(contract: Contract, rows: Iterable[LedgerRow]) -> tuple[list[Proposal], list[str]]:

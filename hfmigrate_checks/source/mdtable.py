@@ -1,4 +1,4 @@
-"""Markdown tables exactly as GitHub renders them, with the footnotes that qualify their cells.
+"""Markdown table cells exactly as GitHub renders them, with the markers that qualify them.
 
 A leaderboard README is read with markdown-it-py (CommonMark plus GFM tables and
 footnotes), not split on ``|`` by hand: GFM pads a row that has fewer cells than the
@@ -8,38 +8,30 @@ would take as a qualifier is kept, never dropped: GFM footnote references (``[^8
 the text of their ``[^8]: ...`` definition, wherever in the document it is) and symbol
 markers (``*``, ``†``, ``‡``, ``§``, ``¶``, ``‖``, or ``<sup>x</sup>``) with the text of
 their legend line near the table. A marker whose text cannot be found is kept with no
-text, so the caller can refuse to draft from it.
+text, so the caller can refuse to draft from it. The tables themselves are assembled in
+:mod:`hfmigrate_checks.source.document`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import unicodedata
 
 import attrs
 
-#: symbol markers a leaderboard prints after a label, a header or a score
-SYMBOLS = "†‡§¶‖☆★✝⋆♠♣♦♥"
+from hfmigrate_checks.source import notes
+
+SYMBOLS = notes.SYMBOLS
 _SYMBOL_RUN = re.compile(r"(\*+|" + "|".join(f"{c}+" for c in SYMBOLS) + ")")
 _TRAILING_MARKS = re.compile(rf"(?:\s*(?:\\?\*|[{SYMBOLS}]))+\s*$")
 _TRAILING_SYMBOLS = re.compile(rf"(?:\s*[{SYMBOLS}])+\s*$")
 _INNER_SYMBOLS = re.compile(rf"\s*([{SYMBOLS}]+)\s*")
 _FOOTNOTE_TEXT = re.compile(r"\s*\[\^([^\]\s]+)\]")
-_SUP_MARK = re.compile(rf"^\s*(\*+|[{SYMBOLS}]+|[A-Za-z0-9]{{1,3}})\s*$")
+#: numbered notes printed as text: ``Moatless[1]``, ``71.2 [2]``, ``Sable¹``
+_NUMBERED = re.compile(rf"\s*(\[\d{{1,2}}\]|(?<!\b[A-Za-z])[{notes.SUPERSCRIPT_DIGITS}]+)(?=\s|$|[^\w(])")
+_SUP_MARK = re.compile(rf"^\s*(\*+|[{SYMBOLS}]+|\[\d{{1,2}}\]|[A-Za-z0-9]{{1,3}})\s*$")
 _BR = re.compile(r"^<br\s*/?>$", re.I)
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+|\s+#+\s*$")
-#: a legend line: an optional list bullet, the marker (maybe in <sup> or emphasis), a separator, the text
-_LEGEND = re.compile(
-    r"^\s*(?:[-+]\s+)?(?:[*_]{1,2}(?=\S))?(?:<sup>\s*(?P<sup>[^<]{1,3}?)\s*</sup>|(?P<mark>\\\*{1,3}|\*{1,3}|[" + SYMBOLS + "]+))"
-    r"(?:[*_]{1,2})?\s*[:=)\-–—]?\s*(?P<text>\S.*?)\s*$"
-)
-#: "† denotes results with tools", "the asterisk (☆) ... indicates that ...", "marked with * are ..." in a line
-_MARK = rf"\\?\*{{1,3}}|[{SYMBOLS}]+"
-_DENOTES = re.compile(
-    rf"(?:^|[\s(])(?P<mark>{_MARK})\)?(?:[^.;:]{{0,40}}?)\s(?:denotes?|indicates?|means|marks|=)\s+(?:that\s+)?"
-    rf"(?P<text>[^.;]+)"
-    rf"|marked (?:with|by) (?:an? )?(?:\w+ )?\(?(?P<mark2>{_MARK})\)?\s+(?:are|is|were|was)\s+(?P<text2>[^.;]+)"
-)
 
 
 @attrs.frozen
@@ -55,30 +47,6 @@ class Cell:
     emphasis: str = ""
 
 
-@attrs.frozen
-class Row:
-    line: int
-    cells: tuple[Cell, ...]
-    #: the bold group-header row above it, if any ("Open models")
-    group: str = ""
-
-
-@attrs.frozen
-class Table:
-    """A GFM table: ``headings`` are its enclosing headings, innermost last."""
-
-    headings: tuple[str, ...]
-    line: int
-    header: tuple[Cell, ...]
-    rows: tuple[Row, ...]
-    #: marker -> text of its footnote definition or legend line (``None``: none found)
-    notes: dict[str, str | None]
-
-    @property
-    def heading(self) -> str:
-        return self.headings[-1] if self.headings else ""
-
-
 def _parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.footnote import footnote_plugin
@@ -87,15 +55,16 @@ def _parser():
 
 
 def plain_heading(text: str) -> str:
-    """A heading as compared: ``#`` marks, emphasis, code ticks and extra spaces removed, case folded."""
+    """A heading as compared: ``#`` marks, emphasis, code ticks, emoji and extra spaces removed, case folded."""
     text = _HEADING_MARKS.sub("", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return " ".join(re.sub(r"[*_`]", "", text).split()).casefold()
+    text = "".join(ch for ch in re.sub(r"[*_`]", "", text) if unicodedata.category(ch) != "So")  # emoji
+    return " ".join(text.split()).casefold()
 
 
-def _cell(inline) -> Cell:
+def cell(inline) -> Cell:
     """Render one inline token (a cell or a heading) as plain text, collecting markers and links."""
-    rendered = _Inline()
+    rendered = Inline()
     for tok in inline.children or ():
         rendered.feed(tok)
     text = " ".join("".join(rendered.parts).split())
@@ -105,7 +74,7 @@ def _cell(inline) -> Cell:
                 rendered.emphasis(text))
 
 
-class _Inline:
+class Inline:
     """What one inline token renders to so far: text parts, markers, links, the emphasis every word
     carried, and the text of a ``<sup>`` still open."""
 
@@ -130,9 +99,9 @@ class _Inline:
         elif kind == "html_inline":
             self._html(tok.content.strip())
         elif kind in ("text", "code_inline"):
-            self._text(tok.content)
+            self.add_text(tok.content)
         elif kind in ("softbreak", "hardbreak"):
-            self._text(" ")
+            self.add_text(" ")
         # images, closing tags, raw HTML: not part of what the label says
 
     def _html(self, tag: str) -> None:
@@ -141,18 +110,18 @@ class _Inline:
         elif tag.lower() == "<sup>":
             self.sup = []
         elif tag.lower() == "</sup>" and self.sup is not None:
-            self._close_sup("".join(self.sup))
+            self.close_sup("".join(self.sup))
 
-    def _close_sup(self, inner: str) -> None:
-        """A superscript that is a marker is one; any other is text."""
-        mark = _SUP_MARK.match(inner)
-        if mark:
-            self.markers.append(mark.group(1) if _SYMBOL_RUN.fullmatch(mark.group(1)) else f"<sup>{mark.group(1)}</sup>")
+    def close_sup(self, inner: str) -> None:
+        """A superscript that is a marker (or a list of them, ``<sup>1, 2</sup>``) is one; any other is text."""
+        marks = [_SUP_MARK.match(part) for part in inner.split(",")]
+        if all(marks):
+            self.markers += [notes.marker(mark.group(1)) for mark in marks]
         else:
             self.parts.append(inner)
         self.sup = None
 
-    def _text(self, content: str) -> None:
+    def add_text(self, content: str) -> None:
         if self.sup is not None:
             self.sup.append(content)
             return
@@ -177,6 +146,7 @@ def strip_markers(text: str, *, stars: bool = True) -> tuple[str, tuple[list[str
     before: list[str] = []
     after: list[str] = []
     text = _FOOTNOTE_TEXT.sub(lambda m: before.append(f"[^{m.group(1)}]") or "", text)
+    text = _NUMBERED.sub(lambda m: before.append(notes.marker(m.group(1))) or "", text)
     trailing = (_TRAILING_MARKS if stars else _TRAILING_SYMBOLS).search(text)
     if trailing and trailing.start() > 0:
         after += _SYMBOL_RUN.findall(trailing.group(0).replace("\\*", "*"))
@@ -185,31 +155,7 @@ def strip_markers(text: str, *, stars: bool = True) -> tuple[str, tuple[list[str
     return " ".join(text.split()), (before, after)
 
 
-def _legends(lines: Sequence[str]) -> dict[str, str]:
-    """Symbol marker -> legend text, from the lines around a table (first legend of a marker wins)."""
-    found: dict[str, str] = {}
-    for line in lines:
-        match = _LEGEND.match(line)
-        if match:
-            mark = match.group("mark")
-            mark = mark.replace("\\", "") if mark else f"<sup>{match.group('sup')}</sup>"
-            if match.group("sup") and _SYMBOL_RUN.fullmatch(match.group("sup")):
-                mark = match.group("sup")
-            found.setdefault(mark, _plain(match.group("text")))
-            continue
-        for match in _DENOTES.finditer(line):
-            mark = (match.group("mark") or match.group("mark2")).replace("\\", "")
-            found.setdefault(mark, _plain(match.group("text") or match.group("text2")))
-    return found
-
-
-def _plain(text: str) -> str:
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"<[^>]+>", " ", text)
-    return " ".join(re.sub(r"(\*\*|__|`)", "", text).split()).strip(" *_")
-
-
-def _footnotes(tokens) -> dict[str, str]:
+def footnotes(tokens) -> dict[str, str]:
     """``[^label]: text`` definitions, wherever they are in the document."""
     out: dict[str, str] = {}
     label = None
@@ -221,78 +167,23 @@ def _footnotes(tokens) -> dict[str, str]:
             out[f"[^{label}]"] = " ".join(" ".join(texts).split())
             label = None
         elif label is not None and tok.type == "inline":
-            texts.append(_cell(tok).text)
+            texts.append(cell(tok).text)
     return out
 
 
-def tables(text: str) -> list[Table]:
-    """Every GFM table of ``text`` with its enclosing headings, group rows and qualifier notes."""
-    tokens = _parser().parse(text)
-    lines = text.splitlines()
-    definitions = _footnotes(tokens)
-    # heading positions, to bound the lines a table's legend may be on
-    heading_lines = [tok.map[0] for tok in tokens if tok.type == "heading_open" and tok.map]
-    found: list[Table] = []
-    stack: list[tuple[int, str]] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok.type == "heading_open":
-            stack = _enter_heading(stack, int(tok.tag[1:]), _cell(tokens[i + 1]).text)
-        elif tok.type == "table_open":
-            end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            found.append(_table(tokens[i:end + 1], tuple(t for _, t in stack), lines, heading_lines, definitions))
-            i = end
-        i += 1
-    return found
+def parse(text: str):
+    """The markdown-it token stream of a document, as GitHub's GFM parser would see its blocks."""
+    return _parser().parse(text)
 
 
-def _enter_heading(stack: list[tuple[int, str]], level: int, text: str) -> list[tuple[int, str]]:
-    """The enclosing headings after a heading of ``level``: it replaces those at its level or deeper."""
-    return [(lv, t) for lv, t in stack if lv < level] + [(level, text)]
-
-
-def _table(tokens, headings, lines, heading_lines, definitions) -> Table:
-    start, stop = tokens[0].map
-    rows = _rows(tokens, start)
-    header, body = rows[0], rows[1:]
-    # legend lines: from the heading above the table to the next heading below it
-    above = max([h for h in heading_lines if h < start], default=-1) + 1
-    below = min([h for h in heading_lines if h >= stop], default=len(lines))
-    legends = _legends([*lines[above:start], *lines[stop:below]])
-    out_rows = _grouped(body)
-    notes: dict[str, str | None] = {}
-    for cell in (*header[1], *(c for r in out_rows for c in r.cells)):
-        for mark in cell.markers:
-            notes.setdefault(mark, definitions.get(mark) if mark.startswith("[^") else legends.get(mark))
-    return Table(headings, header[0], tuple(header[1]), tuple(out_rows), notes)
-
-
-def _rows(tokens, start: int) -> list[tuple[int, list[Cell]]]:
-    """Every table row (header first) as its 1-based line and its rendered cells."""
+def gfm_rows(tokens) -> list[tuple[int, list[Cell]]]:
+    """Every row of one GFM table's tokens (header first) as its 1-based line and its rendered cells."""
     rows: list[tuple[int, list[Cell]]] = []
-    line = start
+    line = tokens[0].map[0]
     for tok in tokens:
         if tok.type == "tr_open":
             line = tok.map[0] if tok.map else line
             rows.append((line + 1, []))
         elif tok.type == "inline":
-            rows[-1][1].append(_cell(tok))
+            rows[-1][1].append(cell(tok))
     return rows
-
-
-def _grouped(body: list[tuple[int, list[Cell]]]) -> list[Row]:
-    """The body rows with data, each in the group its last group row (one emphasised cell alone) opened."""
-    out_rows: list[Row] = []
-    group = ""
-    for number, cells in body:
-        filled = [c for c in cells if c.text or c.markers]
-        if not filled:
-            continue
-        if len(filled) == 1 and filled[0].emphasis in ("**", "*") and not filled[0].markers:
-            group = filled[0].text
-            continue
-        out_rows.append(Row(number, tuple(cells), group))
-    return out_rows
-
-

@@ -20,17 +20,39 @@ UNKNOWN = "unknown"
 _RUN = re.compile(
     r"\b(?:tools?|tool[- ]use|function[- ]call\w*|code[- ]interpreter|python|search|brows\w*|web|retrieval|rag"
     r"|agent\w*|scaffold\w*|harness|\d+[- ]?shots?|shots?|zero[- ]shot|few[- ]shot|cot|chain[- ]of[- ]thought"
-    r"|think\w*|reasoning|effort|budget|majority|maj@\d+|votes?|voting|pass@\d+|best[- ]of[- ]?\d*|bo\d+"
-    r"|self[- ]consistency|sampl\w*|samples?|temperature|ensembl\w*|prompt\w*|subset|split|context|compute"
-    r"|test[- ]time|parallel|attempts?|rerank\w*|verifier|judge|avg@\d+|mean@\d+|cons@\d+)\b"
+    r"|thinking|no[- ]?think|reasoning|effort|budget|majority|maj@\d+|votes?|voting|pass@\d+|best[- ]of[- ]?\d*|bo\d+"
+    r"|self[- ]consistency|sampl\w*|samples?|temp(?:erature)?|greedy|decoding|ensembl\w*|prompt\w*|subset|split"
+    r"|\d+\s*[kKmM]?\s*(?:tokens? )?context|context[- ](?:length|window|size)|compute"
+    r"|test[- ]time|parallel|attempts?|rerank\w*|verifier|judge|avg@\d+|mean@\d+|cons@\d+"
+    r"|iterations?|retr(?:y|ies)|max_\w+|turns?|hours?|\d+\s*h)\b"
     r"|@\d+",
     re.I,
 )
 _PROVENANCE = re.compile(
-    r"\b(?:reported|official|taken from|as published|reproduced|our (?:own )?evaluation|evaluated by"
+    r"\b(?:reported|official|(?:run|evaluated|submitted) by|taken from|as published|reproduced"
+    r"|our (?:own )?evaluation|evaluated by"
     r"|results? (?:from|by)|according to|cited|source|(?:tech(?:nical)? )?report|paper|model card|blog)\b",
     re.I,
 )
+
+
+_PARENS = re.compile(r"\s*\(([^()]{1,80})\)")
+
+
+def run_details(label: str) -> tuple[str, list[str]]:
+    """A label without its parenthesised run details, and those details: ``Chinchilla (70B, few-shot)``
+    is the model ``Chinchilla`` run ``70B, few-shot``. A parenthesis that says nothing about the run
+    (``(API)``, ``(multi-step)``) stays part of the label."""
+    details: list[str] = []
+
+    def take(match: re.Match) -> str:
+        if classify(match.group(1)) == RUN:
+            details.append(match.group(1).strip())
+            return " "
+        return match.group(0)
+
+    stripped = " ".join(_PARENS.sub(take, label).split())
+    return (stripped, details) if stripped else (label, [])
 
 
 def classify(text: str) -> str:

@@ -1,0 +1,175 @@
+"""Every results table of a README as a reader of the rendered page sees it.
+
+GFM tables and HTML ``<table>`` blocks are found in document order under their headings;
+each gets one header per column (two header levels flattened to ``group / sub``, see
+:mod:`~hfmigrate_checks.source.headers`), its body rows in their group-header groups, the
+text of every marker it prints (:mod:`~hfmigrate_checks.source.notes`), and the sentences
+under it that speak of its columns or rows. A table that cannot be attributed keeps the
+reason in ``problem``, raised only when that table is the one asked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+from hfmigrate_checks.source import headers, htmltable, mdtable, notes
+from hfmigrate_checks.source.mdtable import Cell
+
+_HTML_TABLE = re.compile(r"<table\b", re.I)
+_NAME = re.compile(r"[^\W\d_]{2}")
+_SCORE = re.compile(r"^[+-]?[\d.]+")
+
+
+@attrs.frozen
+class Row:
+    line: int
+    cells: tuple[Cell, ...]
+    #: the bold group-header row above it, if any ("Open models")
+    group: str = ""
+
+
+@attrs.frozen
+class Table:
+    """A table: ``headings`` are its enclosing headings, innermost last."""
+
+    headings: tuple[str, ...]
+    line: int
+    header: tuple[Cell, ...]
+    rows: tuple[Row, ...]
+    #: marker -> the texts of its footnote definition or legend lines (empty: none found; two: ambiguous)
+    notes: dict[str, tuple[str, ...]]
+    #: per column, (group, sub-column) of a two-level header; (name, "") for one level
+    parts: tuple[tuple[str, str], ...] = ()
+    #: sentences directly under the table and the column or row names each speaks of
+    prose: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    kind: str = "GFM"
+    #: why the table cannot be read as asked ("" when it can)
+    problem: str = ""
+
+    @property
+    def heading(self) -> str:
+        return self.headings[-1] if self.headings else ""
+
+
+@attrs.frozen
+class _Found:
+    start: int  # 0-based first line
+    stop: int  # 0-based line after the table
+    headings: tuple[str, ...]
+    header: tuple[tuple[int, tuple[Cell, ...]], ...]
+    body: tuple[tuple[int, tuple[Cell, ...]], ...]
+    kind: str
+    problem: str = ""
+
+
+def tables(text: str) -> list[Table]:
+    """Every GFM and HTML table of ``text`` with its headings, groups, notes and prose."""
+    tokens = mdtable.parse(text)
+    lines = text.splitlines()
+    definitions = mdtable.footnotes(tokens)
+    heading_lines = [(tok.map[0], int(tok.tag[1:])) for tok in tokens if tok.type == "heading_open" and tok.map]
+    found = _find(tokens, lines)
+    blocks = [(f.start, f.stop) for f in found]
+    return [_assemble(f, lines, heading_lines, [b for b in blocks if b != (f.start, f.stop)], definitions)
+            for f in found]
+
+
+def _find(tokens, lines: list[str]) -> list[_Found]:
+    """The tables in document order, each with its enclosing headings."""
+    found: list[_Found] = []
+    stack: list[tuple[int, str]] = []
+    i, html_until = 0, -1
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            level = int(tok.tag[1:])
+            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, mdtable.cell(tokens[i + 1]).text)]
+        elif tok.type == "table_open":
+            end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
+            found.append(_gfm(tokens[i:end + 1], _titles(stack)))
+            i = end
+        elif _html_table_block(tok, html_until):
+            html, html_until = _html(lines, tok.map[0], _titles(stack), html_until)
+            found += html
+        i += 1
+    return found
+
+
+def _titles(stack: list[tuple[int, str]]) -> tuple[str, ...]:
+    return tuple(title for _, title in stack)
+
+
+def _html_table_block(tok, html_until: int) -> bool:
+    """An HTML block holding a ``<table>`` that no table already read covers."""
+    return tok.type == "html_block" and bool(tok.map) and tok.map[0] > html_until and bool(
+        _HTML_TABLE.search(tok.content))
+
+
+def _gfm(tokens, headings: tuple[str, ...]) -> _Found:
+    rows = mdtable.gfm_rows(tokens)
+    return _Found(tokens[0].map[0], tokens[0].map[1], headings, (_row(rows[0]),), tuple(map(_row, rows[1:])), "GFM")
+
+
+def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -> tuple[list[_Found], int]:
+    """The HTML table starting in the block at line index ``first``, and the line index it ends on; a
+    layout table's cells hold the results tables, so those are read instead, each on its own."""
+    offset = next(n for n, line in enumerate(lines[first:], first) if _HTML_TABLE.search(line))
+    table = htmltable.read(lines, offset)
+    if table is None:
+        return [], until
+    tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
+    return [_Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem)
+            for t in tables if t is not None], table.end_line - 1
+
+
+def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
+    return row[0], tuple(row[1])
+
+
+def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table:
+    line, header, parts, body, problem = _header(found)
+    rows = _grouped(body)
+    own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
+    markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
+    names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
+    prose = notes.prose_under(lines, found.stop, names)
+    return Table(found.headings, line, tuple(header), tuple(rows),
+                 notes.table_notes(markers, own, parents, definitions), tuple(parts), tuple(prose), found.kind,
+                 problem)
+
+
+def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list, str]:
+    """(header line, one header cell per column, their (group, sub) parts, body rows, problem); a GFM
+    table's sub-header row (see :mod:`headers`) moves from the body to the header."""
+    header_rows, body = list(found.header), list(found.body)
+    line = header_rows[0][0] if header_rows else found.start + 1
+    if found.kind == "GFM" and body and headers.is_subheader(header_rows[0][1], body[0][1]):
+        header_rows.append(body.pop(0))
+    if len(header_rows) == 2:
+        header, parts, problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
+        return line, header, parts, body, found.problem or problem
+    header = list(header_rows[0][1]) if header_rows else []
+    return line, header, [(c.text, "") for c in header], body, found.problem
+
+
+def row_names(row: Row) -> list[str]:
+    """What names a row: its text cells that are words, not scores (a model label, a benchmark name)."""
+    return [c.text for c in row.cells if _NAME.search(c.text) and not _SCORE.match(c.text)]
+
+
+def _grouped(body) -> list[Row]:
+    """The body rows with data, each in the group its last group row (one emphasised cell alone) opened."""
+    out_rows: list[Row] = []
+    group = ""
+    for number, cells in body:
+        # one cell spread by an HTML colspan is one cell
+        filled = list({id(c): c for c in cells if c.text or c.markers}.values())
+        if not filled:
+            continue
+        if len(filled) == 1 and filled[0].emphasis in ("**", "*") and not filled[0].markers:
+            group = filled[0].text
+            continue
+        out_rows.append(Row(number, tuple(cells), group))
+    return out_rows
