@@ -162,6 +162,26 @@ def run_shapes():
         kwargs = {"fit_kwargs": {"presets": "medium_quality", "hyperparameters": {"LR": {}, "RF": {}}}}
         return _experiments(_bundle(models=[("AutoGluon_mini", kwargs)]), art, time_limit=30)
 
+    def rf_bag_current(art):
+        # The current (non-v0.1) bundle defaults: features shuffled, the validation protocol adapted
+        # to the task at run time, folds adapted to the number of classes.
+        from tabarena.benchmark.experiment import TabArenaExperimentBundle
+
+        bundle = TabArenaExperimentBundle(
+            models=[("RandomForest", 0)], n_random_configs=0, preprocessing_pipelines=["default"],
+            text_cache_mode="off", verbosity=0, model_verbosity=None,
+        )
+        return _experiments(bundle, art)
+
+    def rf_bag_beyond(art):
+        # BeyondArena's bundle: TabArena's own preprocessing pipeline ("tabarena_default").
+        from tabarena.benchmark.experiment import BeyondArenaExperimentBundle
+
+        bundle = BeyondArenaExperimentBundle(
+            models=[("RandomForest", 0)], text_cache_mode="off", verbosity=0, model_verbosity=None
+        )
+        return _experiments(bundle, art)
+
     # dataset_names filters on the dataset name UserTask.create_task gives ("Dataset-<task name>").
     one = {"split_indices": ["r0f0"], "dataset_names": ["Dataset-sk_breast_cancer"]}
     return {
@@ -172,6 +192,10 @@ def run_shapes():
                      {"split_indices": ["r0f0"]}),
         "xt_child_oof": ("ExtraTrees, bagged with AutoGluon's use_child_oof", xt_child_oof,
                          {"split_indices": ["r0f0"]}),
+        "rf_bag_current": ("RandomForest, bagged, TabArenaExperimentBundle defaults (dynamic protocol)",
+                           rf_bag_current, {"split_indices": ["r0f0"]}),
+        "rf_bag_beyond": ("RandomForest, bagged, BeyondArenaExperimentBundle (tabarena_default pipeline)",
+                          rf_bag_beyond, {"split_indices": ["r0f0"]}),
         "ag_system": ("AutoGluon as a system (AutoGluonSystemModel, medium_quality, 30 s)", ag_system, one),
         "ag_experiment": ("AutoGluon TabularPredictor as one experiment (AGExperiment, LR+RF)", ag_experiment, one),
     }
