@@ -20,13 +20,13 @@ OUT_DIR defaults to tests/fixtures/tabarena_real. What it writes there:
 Everything runs in a temporary directory (OpenML cache, model artifacts) and nothing touches
 the network: the tasks come from scikit-learn's bundled datasets through TabArena's custom-data
 path (``UserTask.create_task`` + ``save_task``). Seeds are fixed everywhere TabArena and
-AutoGluon take one; times and memory figures still differ from run to run.
+AutoGluon take one, and the script runs itself under ``PYTHONHASHSEED=0``; times and memory
+figures still differ from run to run.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -36,6 +36,11 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+
+if __name__ == "__main__" and os.environ.get("PYTHONHASHSEED") != "0":
+    # AutoGluon orders some feature lists through sets of strings, whose order follows the
+    # per-process hash seed: fix it, or method_metadata.info.features changes from run to run.
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
 
 # Offline before anything imports openml/huggingface.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -301,8 +306,8 @@ def main(argv=None) -> int:
             traceback.print_exc()
             manifest["runs"][name] = {"what": what, "ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
     manifest["versions"] = versions()
-    manifest["command"] = "/work/main/.venv-tabarena/bin/python tests/real_runs/make_real_runs.py " + " ".join(
-        sys.argv[1:]
+    manifest["command"] = " ".join(
+        ["/work/main/.venv-tabarena/bin/python", "tests/real_runs/make_real_runs.py", *sys.argv[1:]]
     )
     manifest["seconds_total_last_invocation"] = round(time.monotonic() - t_start, 1)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
