@@ -38,6 +38,8 @@ def _norm(path: str) -> str:
 
 
 def _describe(value) -> str:
+    if isinstance(value, type):  # a class stored as a value (pickled as a bare global)
+        return f"class {value.__module__}.{value.__qualname__}"
     t = type(value)
     name = f"{t.__module__}.{t.__qualname__}"
     if isinstance(value, np.ndarray):
@@ -60,7 +62,7 @@ def walk(value, path: str, out: dict) -> None:
 def foreign(types: set[str]) -> set[str]:
     keep = set()
     for t in types:
-        module = t.split("[")[0].rsplit(".", 1)[0]
+        module = t.removeprefix("class ").split("[")[0].rsplit(".", 1)[0]
         if module in BUILTIN_MODULES or t.startswith("ndarray") or module.startswith("numpy"):
             continue
         keep.add(t)

@@ -20,13 +20,13 @@ OUT_DIR defaults to tests/fixtures/tabarena_real. What it writes there:
 Everything runs in a temporary directory (OpenML cache, model artifacts) and nothing touches
 the network: the tasks come from scikit-learn's bundled datasets through TabArena's custom-data
 path (``UserTask.create_task`` + ``save_task``). Seeds are fixed everywhere TabArena and
-AutoGluon take one; times and memory figures still differ from run to run.
+AutoGluon take one, and the script runs itself under ``PYTHONHASHSEED=0``; times and memory
+figures still differ from run to run.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -36,6 +36,11 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+
+if __name__ == "__main__" and os.environ.get("PYTHONHASHSEED") != "0":
+    # AutoGluon orders some feature lists through sets of strings, whose order follows the
+    # per-process hash seed: fix it, or method_metadata.info.features changes from run to run.
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
 
 # Offline before anything imports openml/huggingface.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -162,6 +167,26 @@ def run_shapes():
         kwargs = {"fit_kwargs": {"presets": "medium_quality", "hyperparameters": {"LR": {}, "RF": {}}}}
         return _experiments(_bundle(models=[("AutoGluon_mini", kwargs)]), art, time_limit=30)
 
+    def rf_bag_current(art):
+        # The current (non-v0.1) bundle defaults: features shuffled, the validation protocol adapted
+        # to the task at run time, folds adapted to the number of classes.
+        from tabarena.benchmark.experiment import TabArenaExperimentBundle
+
+        bundle = TabArenaExperimentBundle(
+            models=[("RandomForest", 0)], n_random_configs=0, preprocessing_pipelines=["default"],
+            text_cache_mode="off", verbosity=0, model_verbosity=None,
+        )
+        return _experiments(bundle, art)
+
+    def rf_bag_beyond(art):
+        # BeyondArena's bundle: TabArena's own preprocessing pipeline ("tabarena_default").
+        from tabarena.benchmark.experiment import BeyondArenaExperimentBundle
+
+        bundle = BeyondArenaExperimentBundle(
+            models=[("RandomForest", 0)], text_cache_mode="off", verbosity=0, model_verbosity=None
+        )
+        return _experiments(bundle, art)
+
     # dataset_names filters on the dataset name UserTask.create_task gives ("Dataset-<task name>").
     one = {"split_indices": ["r0f0"], "dataset_names": ["Dataset-sk_breast_cancer"]}
     return {
@@ -172,6 +197,10 @@ def run_shapes():
                      {"split_indices": ["r0f0"]}),
         "xt_child_oof": ("ExtraTrees, bagged with AutoGluon's use_child_oof", xt_child_oof,
                          {"split_indices": ["r0f0"]}),
+        "rf_bag_current": ("RandomForest, bagged, TabArenaExperimentBundle defaults (dynamic protocol)",
+                           rf_bag_current, {"split_indices": ["r0f0"]}),
+        "rf_bag_beyond": ("RandomForest, bagged, BeyondArenaExperimentBundle (tabarena_default pipeline)",
+                          rf_bag_beyond, {"split_indices": ["r0f0"]}),
         "ag_system": ("AutoGluon as a system (AutoGluonSystemModel, medium_quality, 30 s)", ag_system, one),
         "ag_experiment": ("AutoGluon TabularPredictor as one experiment (AGExperiment, LR+RF)", ag_experiment, one),
     }
@@ -277,8 +306,8 @@ def main(argv=None) -> int:
             traceback.print_exc()
             manifest["runs"][name] = {"what": what, "ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
     manifest["versions"] = versions()
-    manifest["command"] = "/work/main/.venv-tabarena/bin/python tests/real_runs/make_real_runs.py " + " ".join(
-        sys.argv[1:]
+    manifest["command"] = " ".join(
+        ["/work/main/.venv-tabarena/bin/python", "tests/real_runs/make_real_runs.py", *sys.argv[1:]]
     )
     manifest["seconds_total_last_invocation"] = round(time.monotonic() - t_start, 1)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
