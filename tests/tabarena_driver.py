@@ -65,14 +65,16 @@ def process(args: list[str]) -> None:
 
 
 def _user_tasks(directory: Path):
-    """The task-metadata collection of every UserTask cache in ``directory``."""
+    """The task-metadata collection of the UserTask caches in ``directory``, in the order its task_metadata.json
+    lists them (the order a maintainer hands them over, which TabArena keeps in what it writes)."""
     import pickle
 
     from tabarena.benchmark.task.metadata.collection import TaskMetadataCollection
     from tabarena.benchmark.task.user_task import UserTask
 
     tasks = []
-    for cache in sorted(directory.glob("*.pkl")):
+    for entry in json.loads((directory / "task_metadata.json").read_text()):
+        cache = directory / f"{entry['slug']}.pkl"
         with cache.open("rb") as fh:
             name = pickle.load(fh)["metadata"].dataset_name  # our own fixtures: trusted, plain pickle is fine
         task = UserTask(task_name=name.removeprefix("Dataset-"), task_cache_path=directory)

@@ -32,7 +32,26 @@ RUNS = {
                'config_default="RandomForest_c1_default_BAG_L1", can_hpo=True, is_bag=True, compute="cpu")'),
     "lr_holdout": ("LinearModel", 'MethodMetadata.config(method="LinearModel", suite="lr-real", ag_key="LR", '
                    'config_default="LinearModel_c1_default_HOLDOUT", can_hpo=False, is_bag=False, compute="cpu")'),
+    "xt_child_oof": ("ExtraTrees", 'MethodMetadata.config(method="ExtraTrees", suite="xt-real", ag_key="XT", '
+                     'config_default="ExtraTrees_c1_default_BAG_L1", can_hpo=False, is_bag=False, compute="cpu")'),
+    "rf_bag_current": ("RandomForest", 'MethodMetadata.config(method="RandomForest", suite="rf-current", '
+                       'ag_key="RF", config_default="RandomForest_c1_default_BAG_L1", can_hpo=False, is_bag=True, '
+                       'compute="cpu")'),
+    "lr_outer": ("LinearModel_c1_default", 'MethodMetadata.baseline(method="LinearModel_c1_default", '
+                 'suite="lr-outer", name="LinearModel_c1_default", compute="cpu")'),
+    "ag_system": ("AutoGluonSystem_c1_default", 'MethodMetadata.baseline(method="AutoGluonSystem_c1_default", '
+                  'suite="ag-system", name="AutoGluonSystem_c1_default", compute="cpu")'),
+    "ag_experiment": ("AutoGluon_mini", 'MethodMetadata.baseline(method="AutoGluon_mini", suite="ag-mini", '
+                      'name="AutoGluon_mini", compute="cpu")'),
 }
+#: runs with a class the reader does not build in a field processing reads: every file is refused, naming it
+REFUSED = {"rf_bag_beyond": ("method_metadata.model_hyperparameters.ag.model_specific_feature_generator_kwargs",
+                             "tabarena.benchmark.preprocessing.model_specific_default_preprocessing."
+                             "ModelSpecificFeatureGenerator")}
+
+
+def test_the_fixtures_hold_every_run_the_script_made():
+    assert sorted(p.name for p in (REAL / "runs").iterdir()) == sorted([*RUNS, *REFUSED])
 
 
 def _data(run: str) -> Path:
@@ -50,7 +69,6 @@ def _driver(*args: str, log: Path) -> None:
 @pytest.mark.parametrize("run", list(RUNS))
 def test_every_real_file_is_read_with_nothing_left_out(tmp_path, run):
     files = sorted(_data(run).rglob("results.pkl"))
-    assert len(files) >= 12
     index = build(_data(run), cache_dir=tmp_path / "idx")
     assert len(index) == len(files) and index.errors == ()
     inf = inference.infer(index)
@@ -58,8 +76,18 @@ def test_every_real_file_is_read_with_nothing_left_out(tmp_path, run):
     for path in files:  # traits of real files the imitations never had
         result = reader.load_result(path)
         assert result["task_metadata"]["tid"] > 2**31 and "validation_protocol" not in result
-        info = result["method_metadata"]["info"]
-        assert type(info["ag_args_fit"]) is dict  # AutoGluon 1.6's ParamsAuxDict, rebuilt plain
+        if result.get("method_metadata"):
+            info = result["method_metadata"]["info"]
+            assert type(info["ag_args_fit"]) is dict  # AutoGluon 1.6's ParamsAuxDict, rebuilt plain
+
+
+@pytest.mark.parametrize("run", list(REFUSED))
+def test_a_class_in_a_field_processing_reads_refuses_the_file_naming_both(tmp_path, run):
+    field, name = REFUSED[run]
+    index = build(_data(run), cache_dir=tmp_path / "idx")
+    assert len(index) == 0 and len(index.errors) == len(list(_data(run).rglob("results.pkl")))
+    for _, reason in index.errors:
+        assert f"refused to load '{name}' in {field}" in reason and "processing reads this field" in reason
 
 
 @pytest.mark.parametrize("run", list(RUNS))

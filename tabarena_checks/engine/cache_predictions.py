@@ -216,19 +216,19 @@ def metadata_json() -> str:
 def task_metadata_table(rows: Sequence[dict[str, Any]], given: Any = None):
     """``task_metadata.parquet`` for the run's datasets.
 
-    With ``given`` (the ``--task-metadata`` :class:`~tabarena_checks.raw.task_table.TaskTable`), its rows of
-    the run's datasets as they are: TabArena, handed that collection, writes exactly that frame.
+    With ``given`` (the ``--task-metadata`` :class:`~tabarena_checks.raw.task_table.TaskTable`), that frame as
+    it is, every row in its order: TabArena, handed those tasks, writes exactly that frame.
     Otherwise the columns the raw results determine: TabArena writes its whole bundled
     task-metadata frame (51 datasets, 45 columns of its own data); loading needs a row per dataset
     present with ``dataset`` and ``tid``, and the frame is cut to the present datasets on load.
     """
     import pyarrow as pa
 
+    if given is not None:
+        return given.table
     seen: dict[str, dict[str, Any]] = {}
     for row in rows:
         seen.setdefault(row["dataset"], row)
-    if given is not None:
-        return given.for_datasets(set(seen))
     datasets = sorted(seen, key=str.lower)
     problem = [seen[d]["problem_type"] for d in datasets]
     return pa.table({

@@ -177,8 +177,12 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
 
 
 #: fields where a global outside the allow-list is read as None with a warning (TA308) instead of refusing the
-#: file: neither the rules nor processing (native or TabArena's) read them. AutoGluon's model info lives here.
-UNREAD_FIELDS = ("method_metadata.info",)
+#: file: neither the rules nor processing (native or TabArena's) read them. AutoGluon's model info lives in
+#: ``info``; TabArena's runner records the config as generated (``hyperparameters``) and what it passed to the
+#: model's constructor and fit (``init_kwargs_extra``, ``fit_kwargs_extra``: its BeyondArena bundle puts
+#: preprocessing classes there). ``model_hyperparameters``, which processing writes out, is not among them.
+UNREAD_FIELDS = ("method_metadata.info", "method_metadata.hyperparameters", "method_metadata.init_kwargs_extra",
+                 "method_metadata.fit_kwargs_extra")
 
 
 def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, notes: list[str] | None = None) -> dict:

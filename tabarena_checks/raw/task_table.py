@@ -35,13 +35,6 @@ class TaskTable:
     table: Any = attrs.field(repr=False)
     rows: dict[str, dict[str, Any]] = attrs.field(repr=False)
 
-    def for_datasets(self, datasets: set[str]):
-        """The frame's rows of ``datasets``, in the frame's order and with its schema (what processing writes)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        return self.table.filter(pc.is_in(self.table.column("dataset"), pa.array(sorted(datasets), pa.string())))
-
 
 def read(path: str | Path) -> TaskTable:
     """Read and check the task-metadata frame at ``path``; an :class:`InputError` names what is wrong and the fix."""

@@ -188,7 +188,8 @@ def native_simulation_metric(ctx):
     severity=Severity.WARNING,
     why="The reader builds only builtins, numpy arrays and the AutoGluon containers it knows, and never imports "
     "anything a file names. A class it does not know, inside a field that neither the rules nor processing read "
-    "(AutoGluon's model info in method_metadata.info), is read as None so the run can still be published; this "
+    "(AutoGluon's model info in method_metadata.info, the runner's own kwargs), is read as None so the run can "
+    "still be published; this "
     "rule says where, so that a new AutoGluon or TabArena release that writes another class is noticed. The "
     "same class in a field processing reads makes the file unreadable (TA301).",
     example_fail="method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.new.ParamsView",
