@@ -43,17 +43,23 @@ def _eval_yaml_contract(spec: str):
 
 
 def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
-    """One subject per benchmark with known task ids (or one without any), each holding every file."""
-    from hfmigrate_checks.drafts.facts import eval_files_facts
+    """One subject per file that cannot be read or parsed (the read check: no rule sees it, whatever is
+    selected), then one per benchmark with known task ids (or one without any), each holding every
+    readable file."""
+    from hfmigrate_checks.drafts.facts import EvalFilesFacts
+    from hfmigrate_checks.evalresults.evalfile import EvalFile
 
-    if not paths:
-        return []
-    first = Path(paths[0]).as_posix()
-    sources = tuple(paths)
+    files = [EvalFile.read(path) for path in paths]
+    out = [filecheck.Subject(f.path, error=f.error, line=f.error_line, col=f.error_col) for f in files if f.error]
+    readable = tuple(f for f in files if not f.error)
+    if not readable:
+        return out
+    first = readable[0].path
+    sources = tuple(f.path for f in readable)
     if not contracts:
-        return [filecheck.Subject(first, eval_files_facts(paths), target=".eval_results", sources=sources)]
-    return [filecheck.Subject(first, eval_files_facts(paths, c), target=c.benchmark_id, sources=sources)
-            for c in contracts]
+        return [*out, filecheck.Subject(first, EvalFilesFacts(readable), target=".eval_results", sources=sources)]
+    return [*out, *(filecheck.Subject(first, EvalFilesFacts(readable, c), target=c.benchmark_id, sources=sources)
+                    for c in contracts)]
 
 
 def register_commands(cli: click.Group) -> None:
