@@ -23,13 +23,13 @@ from checks.redact import credential_options, redact
 def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
     """The ``-p`` values, ``--config`` and what is left for click, read before click parses (like pytest).
 
-    ``-p NAME`` may come anywhere before ``--`` (``checks run process -p no:x`` too): every
-    occurrence is taken out of the arguments, since the plugins must be known before the
-    commands they add can be parsed. ``--config`` is a global option, read before the
-    subcommand only, and left in the arguments for click.
+    ``-p NAME`` and ``--config PATH`` may come anywhere before ``--`` (``checks precommit info-py
+    --config strict.toml`` too, as a pre-commit hook's ``args:`` puts them): every occurrence is
+    taken out of the arguments, since the plugins and the configuration that names local ones
+    must be known before the commands they add can be parsed. Two different ``--config`` values
+    are refused rather than one silently winning.
     """
-    values, config, rest, i = [], None, [], 0
-    before_command = True
+    values, configs, rest, i = [], [], [], 0
     while i < len(argv):
         if argv[i] == "--":
             rest += argv[i:]
@@ -37,16 +37,17 @@ def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
         plugin, width = _plugin_value(argv, i)
         if plugin is not None:
             values.append(plugin)
-            i += width
-            continue
-        path, width = _config_value(argv, i) if before_command else (None, 1)
-        if path is not None:
-            config = path
-        elif not argv[i].startswith("-"):
-            before_command = False
-        rest += argv[i:i + width]
+        else:
+            path, width = _config_value(argv, i)
+            if path is None:
+                rest += argv[i:i + width]
+            else:
+                configs.append(path)
         i += width
-    return values, config, rest
+    if len(set(configs)) > 1:
+        raise UsageError(f"--config is given {len(configs)} times ({', '.join(configs)}): one configuration "
+                         f"file applies to a command; keep one (`extend = \"PATH\"` in it builds on another)")
+    return values, (configs[0] if configs else None), rest
 
 
 def _plugin_value(argv: Sequence[str], i: int) -> tuple[str | None, int]:
@@ -133,7 +134,9 @@ class App:
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
         config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
-            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules)
+            required = {code: rule.name for code, rule in self.registry.rules.items()
+                        if config_mod.effective(rule, cfg, None)[1]}
+            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules, required=required)
         if decision_log:
             import attrs
 
@@ -316,12 +319,14 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
     @click.option("-p", "plugin_args", multiple=True, metavar="NAME",
                   help="Load plugin NAME (entry point or module); -p no:NAME blocks it. Accepted after the subcommand too.")
-    @click.option("--config", "config_path", default=None, metavar="PATH", help="rules.toml to use (default: the nearest one from the working directory).")
+    @click.option("--config", "config_path", default=None, metavar="PATH",
+                  help="rules.toml to use (default: the nearest one from the working directory). "
+                  "Accepted after the subcommand too.")
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
-        start = ctx.obj or {}  # main() hands the arguments in as obj
-        ctx.obj = App(registry, config_path, argv=start.get("argv", ()))
+        start = ctx.obj or {}  # main() hands the arguments and --config (taken out of them, wherever it was) in as obj
+        ctx.obj = App(registry, start.get("config") or config_path, argv=start.get("argv", ()))
 
     cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
@@ -458,7 +463,8 @@ def _run(args: list[str], *, own_process: bool) -> None:
         gc.freeze()
         gc.enable()
         _abort_on_sigterm()
-    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": tuple(args)})
+    again = ("--config", config_path, *args) if config_path else tuple(args)  # how to run the command again
+    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": again, "config": config_path})
 
 
 def _exit_code(exc: BaseException) -> int:

@@ -586,7 +586,8 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
 
 def overridden(config: Config, *, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
                ignore: Sequence[str] | None = None, extend_ignore: Sequence[str] = (),
-               per_file_ignores: Sequence[str] = (), codes: Iterable[str] = ()) -> Config:
+               per_file_ignores: Sequence[str] = (), codes: Iterable[str] = (),
+               required: Mapping[str, str] | None = None) -> Config:
     """``config`` with the command line's selection options as its last layer, as ruff stacks its own.
 
     ``--select`` replaces everything the file (and its arena tables) selected; ``--extend-select``
@@ -594,15 +595,21 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
     the layer winning; ``--per-file-ignores`` adds to the file's. Values are checked against
     ``codes``; a problem raises :class:`UsageError` naming the option. Each option given is
     noted in ``overrides`` (``--select=TA1``), which the decision record and ``checks config`` show.
+    ``required`` (code -> name) are the rules no option may ignore: naming one is refused here, with
+    the option's name, rather than later as if the file had done it.
     """
     codes = sorted(codes)
     layer, notes = _command_line_layer(codes, select=select, extend_select=extend_select, ignore=ignore,
                                        extend_ignore=extend_ignore)
+    for option, values in (("--ignore", ignore or ()), ("--extend-ignore", extend_ignore)):
+        _refuse_required(option, values, required or {})
     changes: dict[str, Any] = {}
     if layer != Layer("command line"):
         changes["overlays"] = (*config.overlays, layer)
     if per_file_ignores:
         extra = [_per_file_ignore(spec, codes) for spec in per_file_ignores]
+        for entry in extra:
+            _refuse_required(f"--per-file-ignores {entry.glob}:{','.join(entry.codes)}", entry.codes, required or {})
         notes += [f"--per-file-ignores={entry.glob}:{','.join(entry.codes)}" for entry in extra]
         changes["per_file_ignores"] = (*config.per_file_ignores, *extra)
     if not changes:
@@ -624,6 +631,15 @@ def _command_line_layer(codes: Sequence[str], *, select: Sequence[str] | None, e
     layer = Layer("command line", select=checked.get("--select"), extend_select=checked.get("--extend-select", ()),
                   ignore=(*checked.get("--ignore", ()), *checked.get("--extend-ignore", ())))
     return layer, [f"{option}={','.join(values)}" for option, values in checked.items()]
+
+
+def _refuse_required(option: str, values: Sequence[str], required: Mapping[str, str]) -> None:
+    """A command-line option naming a required rule by its code is refused, as the same key in a file is."""
+    for value in values:
+        if value in required:
+            raise UsageError(f"{option}: {value} ({required[value]}) is a required rule and cannot be ignored; "
+                             f"leave it out of {option.split()[0]}, or add a [[waivers]] entry with a reason, owner "
+                             f"and expiry to the configuration")
 
 
 def _checked(option: str, values: Sequence[str], codes: Sequence[str]) -> tuple[str, ...]:

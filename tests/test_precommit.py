@@ -465,3 +465,20 @@ def test_bad_info_py_is_one_finding_at_line_and_column(tmp_path, what):
     assert len(lines) == 1 and lines[0].startswith(f"{rel}:{line}:{col}: {code} "), res.stdout
     assert what in lines[0] and "; " in lines[0]  # what is wrong, then the fix
     assert "Traceback" not in res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_config_in_a_hooks_args_is_used(pre_commit, hook_repo, project, tmp_path):
+    """ruff's hook takes --config in `args:`; so does this one (it used to be refused as an unknown option)."""
+    strict = tmp_path / "lax.toml"
+    strict.write_text('ignore = ["TA110"]\n')
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True).stdout.strip()
+    config = tmp_path / "pre-commit-config.yaml"
+    config.write_text(f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: checks-info-py\n"
+                      f"    args: [--config, {strict}]\n")
+    res = pre_commit(project, "run", "-c", str(config), "--files", "models/bad/info.py")
+    assert res.returncode == 0 and "Passed" in res.stdout, res.stdout + res.stderr  # TA110 ignored by lax.toml
+    strict.write_text('select = ["TA110"]\n')
+    res = pre_commit(project, "run", "-c", str(config), "--files", "models/bad/info.py")
+    assert res.returncode == 1 and "TA110" in res.stdout, res.stdout + res.stderr
+    assert _status(project) == ""
