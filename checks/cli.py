@@ -306,7 +306,10 @@ def _refuse_unloaded(registry: plugins.Registry, what: str, **wanted) -> None:
 
 
 def _echo(text: str, err: bool = False) -> None:
-    click.echo(redact(text), err=err)
+    """An error block: redacted, control characters from file names shown visibly, no line a CI command."""
+    from checks.visible import safe_lines
+
+    click.echo(safe_lines(redact(text)), err=err)
 
 
 def build_cli(registry: plugins.Registry) -> click.Group:

@@ -17,6 +17,7 @@ import attrs
 
 from checks.errors import UsageError
 from checks.model import Excuse, Finding, Outcome, Severity, Verdict, location
+from checks.visible import guarded, safe_lines, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from checks.runner import RunResult
@@ -132,7 +133,7 @@ def human(report: Report, console, *, quiet: bool = False) -> None:
     from rich.markup import escape
 
     if not quiet:
-        console.print(f"[bold]checks run {report.action}[/bold] target={escape(report.target)}", highlight=False)
+        console.print(f"[bold]checks run {report.action}[/bold] target={escape(visible(report.target))}", highlight=False)
     for v in report.verdicts:
         if not (quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED)):
             _human_verdict(v, console)
@@ -143,24 +144,25 @@ def _human_tail(report: Report, console, *, quiet: bool) -> None:
     """The plan (not with ``-q``), the summary line, the action's own summary and the error, if any."""
     if not quiet:
         for line in report.plan:
-            console.print(f"  plan: {line}", highlight=False, markup=False)
+            console.print(f"  plan: {visible(line)}", highlight=False, markup=False)
     console.print(_summary_line(report), highlight=False, markup=False)
     if report.summary:
-        console.print(report.summary, highlight=False, markup=False)
+        console.print(safe_lines(report.summary), highlight=False, markup=False)
     if report.error:
-        console.print(f"error: {report.error}", highlight=False, markup=False)
+        console.print(f"error: {safe_lines(report.error)}", highlight=False, markup=False)
 
 
 def _human_verdict(v: Verdict, console) -> None:
     """One verdict's line (a failed non-error rule in yellow), its findings, waivers and inline suppressions."""
     style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
     console.print(f"  [{style}]{label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
-    for f in v.findings:
-        console.print(f"           {_located(f)}", highlight=False, markup=False)
+    for f in v.findings:  # data: shown visibly, and a line of it never starts a CI command
+        console.print(guarded(f"           {visible(_located(f))}"), highlight=False, markup=False)
     if v.waivers:
-        console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
+        console.print(f"           waived by: {visible(', '.join(v.waivers))}", highlight=False, markup=False)
     if v.suppressions:
-        console.print(f"           suppressed inline at: {', '.join(v.suppressions)}", highlight=False, markup=False)
+        console.print(f"           suppressed inline at: {visible(', '.join(v.suppressions))}", highlight=False,
+                      markup=False)
 
 
 def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
@@ -178,7 +180,7 @@ def precommit_lines(report: Report) -> list[str]:
     for f, code, severity in _problems(report):
         note = "" if severity is Severity.ERROR else f" [{severity.value}]"
         key = (f.path is None, f.path or "", f.line or 0, f.col or 0, code, f.message)
-        rows.append((key, f"{location(f) or '-'}: {code} {f.message}{note}"))
+        rows.append((key, guarded(visible(f"{location(f) or '-'}: {code} {f.message}{note}"))))
     return [text for _key, text in sorted(rows)]
 
 
@@ -275,7 +277,18 @@ def as_junit(report: Report) -> str:
     root = ET.Element("testsuites", name="checks", tests=suite.get("tests"), failures=suite.get("failures"),
                       errors=suite.get("errors"), time=suite.get("time"))
     root.append(suite)
+    _xml_safe(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _xml_safe(root) -> None:
+    """Every attribute and text of the tree without the characters XML 1.0 cannot hold (controls, lone
+    surrogates of undecodable file names), shown visibly instead: a hostile file name must not make the
+    whole report malformed, or CI loses every result in it."""
+    for element in root.iter():
+        element.attrib.update({key: visible(value) for key, value in element.attrib.items()})
+        if element.text:
+            element.text = visible(element.text, keep_newlines=True)
 
 
 def _junit_suite(report: Report, classname: str):
@@ -476,11 +489,12 @@ def as_sarif(report: Report) -> str:
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: controls shown visibly, then the runner's escapes (its line breaks stay breaks)."""
+    return visible(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _gh_property(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+    return _gh_data(visible(text)).replace(":", "%3A").replace(",", "%2C")
 
 
 def as_github(report: Report) -> str:
