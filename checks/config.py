@@ -601,15 +601,14 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
     codes = sorted(codes)
     layer, notes = _command_line_layer(codes, select=select, extend_select=extend_select, ignore=ignore,
                                        extend_ignore=extend_ignore)
+    required = required or {}
     for option, values in (("--ignore", ignore or ()), ("--extend-ignore", extend_ignore)):
-        _refuse_required(option, values, required or {})
+        _refuse_required(option, values, required)
     changes: dict[str, Any] = {}
     if layer != Layer("command line"):
         changes["overlays"] = (*config.overlays, layer)
     if per_file_ignores:
-        extra = [_per_file_ignore(spec, codes) for spec in per_file_ignores]
-        for entry in extra:
-            _refuse_required(f"--per-file-ignores {entry.glob}:{','.join(entry.codes)}", entry.codes, required or {})
+        extra = [_per_file_ignore(spec, codes, required) for spec in per_file_ignores]
         notes += [f"--per-file-ignores={entry.glob}:{','.join(entry.codes)}" for entry in extra]
         changes["per_file_ignores"] = (*config.per_file_ignores, *extra)
     if not changes:
@@ -655,11 +654,12 @@ def _checked(option: str, values: Sequence[str], codes: Sequence[str]) -> tuple[
     return tuple(values)
 
 
-def _per_file_ignore(spec: str, codes: Sequence[str]) -> PerFileIgnore:
+def _per_file_ignore(spec: str, codes: Sequence[str], required: Mapping[str, str]) -> PerFileIgnore:
     """One ``--per-file-ignores GLOB:CODES`` value, its glob relative to the working directory."""
     glob, sep, listed = spec.rpartition(":")
     if not sep or not glob.strip() or not listed.strip():
         raise UsageError(f"--per-file-ignores {spec!r}: expected GLOB:CODE[,CODE...], e.g. 'tests/*.py:TA110'")
+    _refuse_required(f"--per-file-ignores {spec}", listed.split(","), required)
     return PerFileIgnore(glob, _checked(f"--per-file-ignores {glob}", listed.split(","), codes), str(Path.cwd()))
 
 

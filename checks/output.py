@@ -255,25 +255,26 @@ def as_json(report: Report) -> str:
 
 
 def as_junit(report: Report) -> str:
-    """One ``<testcase>`` per rule with its time and, when it has one, the file and line it failed at.
+    """One ``<testcase>`` per finding (its file and line, the attributes CI links) and one per rule that
+    passed; an unreadable input (pre-commit) is an ``<error>`` case ``read PATH`` of its own.
 
-    A failed error-severity rule is a ``<failure>``, a crashed rule an ``<error>``, a waived one
-    ``<skipped>``; a failed warning or info rule passes with its findings in ``<system-out>``.
-    An unreadable input (pre-commit) is an ``<error>`` test case of its own.
+    A finding of a failed error-severity rule is a ``<failure>``, of a crashed rule an ``<error>``; a
+    finding a waiver or an inline suppression excused is ``<skipped>`` with the reason and where the
+    excuse is; a finding of a failed warning or info rule passes with the finding in ``<system-out>``.
     """
     from xml.etree import ElementTree as ET
 
     classname = f"checks.{report.action}"
-    suite = _junit_suite(report, classname)
-    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
-    for v in report.verdicts:
-        _junit_verdict(suite, classname, v)
+    cases = [case for v in report.verdicts for case in _junit_cases(classname, v)]
     for f in report.unreadable:
-        case = ET.SubElement(suite, "testcase", classname=f"{classname}.input", name=f"read {f.path}", time="0",
-                             file=f.path or "")
-        if f.line:
-            case.set("line", str(f.line))
+        case = ET.Element("testcase", classname=f"{classname}.input", name=f"read {f.path}", time="0")
+        if f.path:
+            case.attrib.update(file=f.path, **({"line": str(f.line)} if f.line else {}))
         ET.SubElement(case, "error", message=f.message[:500], type="unreadable").text = f.message
+        cases.append(case)
+    suite = _junit_suite(report, classname, cases)
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
+    suite.extend(cases)
     root = ET.Element("testsuites", name="checks", tests=suite.get("tests"), failures=suite.get("failures"),
                       errors=suite.get("errors"), time=suite.get("time"))
     root.append(suite)
@@ -291,49 +292,83 @@ def _xml_safe(root) -> None:
             element.text = visible(element.text, keep_newlines=True)
 
 
-def _junit_suite(report: Report, classname: str):
+def _junit_suite(report: Report, classname: str, cases: list):
     """The ``<testsuite>`` element with its counts: the totals CI dashboards show before any case."""
     from xml.etree import ElementTree as ET
 
+    def count(tag: str) -> str:
+        return str(sum(case.find(tag) is not None for case in cases))
+
     return ET.Element(
-        "testsuite",
-        name=classname,
-        tests=str(len(report.verdicts) + len(report.unreadable)),
-        failures=str(sum(v.outcome is Outcome.FAILED and v.blocks for v in report.verdicts)),
-        errors=str(sum(v.outcome is Outcome.CRASHED for v in report.verdicts) + len(report.unreadable)),
-        skipped=str(sum(v.outcome is Outcome.WAIVED for v in report.verdicts)),
-        time=f"{report.duration:.6f}",
+        "testsuite", name=classname, tests=str(len(cases)), failures=count("failure"), errors=count("error"),
+        skipped=count("skipped"), time=f"{report.duration:.6f}",
         timestamp=report.started.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
     )
 
 
-def _junit_verdict(suite, classname: str, v: Verdict) -> None:
-    """Append one verdict's ``<testcase>``, pointing at its first finding's place unless it passed."""
+def _junit_cases(classname: str, v: Verdict) -> list:
+    """A verdict's test cases: one per counted finding (or one for the rule when it passed), one per excused
+    finding. A rule's time goes to its first case, so the suite's cases still add up to the rules' time."""
     from xml.etree import ElementTree as ET
 
-    case = ET.SubElement(suite, "testcase", classname=f"{classname}.{v.plugin or 'core'}",
-                         name=f"{v.code} {v.name}", time=f"{v.duration:.6f}")
-    first = next((f for f in v.findings if f.path), None)
-    if first is not None and v.outcome is not Outcome.PASSED:
-        case.set("file", first.path)
-        if first.line:
-            case.set("line", str(first.line))
-    _junit_outcome(case, v)
+    cls = f"{classname}.{v.plugin or 'core'}"
+    counted = _counted(v)
+    excuses = _excuses(v)
+    cases = []
+    for f in counted:
+        cases.append(_junit_case(cls, v, f))
+        _junit_outcome(cases[-1], v, f)
+    if v.outcome is Outcome.PASSED or not (counted or excuses):
+        cases.append(ET.Element("testcase", classname=cls, name=f"{v.code} {v.name}", time="0"))
+    for e in excuses:
+        cases.append(_junit_case(cls, v, e.finding))
+        how = f"suppressed inline at {e.by}" if e.kind == "inSource" else f"waived by {e.by}"
+        ET.SubElement(cases[-1], "skipped", message=f"{how}: {e.reason}" if e.reason else how)
+    cases[0].set("time", f"{v.duration:.6f}")
+    return cases
 
 
-def _junit_outcome(case, v: Verdict) -> None:
-    """The child that says how the case ended: ``<error>``, ``<failure>``, ``<skipped>`` or, for a
-    failed warning or info rule that passes, ``<system-out>``; nothing for a pass."""
+def _counted(v: Verdict) -> tuple[Finding, ...]:
+    """The findings that make a failed or crashed verdict's cases (one without findings still fails, as one)."""
+    if v.outcome not in (Outcome.FAILED, Outcome.CRASHED):
+        return ()
+    return v.findings or (Finding(v.message or v.outcome.value),)
+
+
+def _junit_case(cls: str, v: Verdict, f: Finding):
+    """A finding's ``<testcase>``, named ``CODE name at PATH:LINE:COL`` (the place keeps one rule's cases
+    apart: readers key cases by name), with ``file`` and ``line`` when it has them."""
     from xml.etree import ElementTree as ET
 
-    text = "\n".join(_located(f) for f in v.findings)
+    where = location(f)
+    case = ET.Element("testcase", classname=cls, name=f"{v.code} {v.name} at {where}" if where else
+                      f"{v.code} {v.name}", time="0")
+    if f.path:
+        case.set("file", f.path)
+        if f.line:
+            case.set("line", str(f.line))
+    return case
+
+
+def _excuses(v: Verdict) -> list[Excuse]:
+    """The excuses of a verdict, or, for a waived verdict built without them (not by the judge), one per
+    waiver it names, so a waived rule is still a skipped case that says what waived it."""
+    if v.excused or v.outcome is not Outcome.WAIVED:
+        return list(v.excused)
+    return [Excuse("external", ", ".join(v.waivers) or "a waiver", "", f) for f in v.findings or (Finding(""),)]
+
+
+def _junit_outcome(case, v: Verdict, f: Finding) -> None:
+    """The child that says how one finding's case ended: ``<error>`` (the rule crashed), ``<failure>``
+    (it blocks) or, for a failed warning or info rule, which passes, ``<system-out>``."""
+    from xml.etree import ElementTree as ET
+
+    text = _located(f)
     if v.outcome is Outcome.CRASHED:
-        ET.SubElement(case, "error", message=v.message[:500], type="crashed").text = text
-    elif v.outcome is Outcome.FAILED and v.blocks:
-        ET.SubElement(case, "failure", message=v.message[:500], type=v.severity.value).text = text
-    elif v.outcome is Outcome.WAIVED:
-        ET.SubElement(case, "skipped", message=f"waived by {', '.join(v.waivers)}")
-    elif v.outcome is Outcome.FAILED:
+        ET.SubElement(case, "error", message=f.message[:500], type="crashed").text = text
+    elif v.blocks:
+        ET.SubElement(case, "failure", message=f.message[:500], type=v.severity.value).text = text
+    else:
         ET.SubElement(case, "system-out").text = f"{v.severity.value}: {text}"
 
 
