@@ -240,14 +240,20 @@ def _mode_options(action) -> list[click.Option]:
             click.Option(["--dry-run"], is_flag=True, hidden=True, expose_value=False, callback=refuse)]
 
 
+def _registry(ctx: click.Context) -> plugins.Registry:
+    """The loaded plugins' registry: on the root group, so shell completion (which runs no group's callback,
+    hence builds no :class:`App`) finds it too."""
+    return ctx.find_root().command.registry
+
+
 class _RunGroup(click.Group):
     """``checks run ACTION``: one subcommand per action contributed by the plugins."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(ctx.find_object(App).registry.actions)
+        return sorted(_registry(ctx).actions)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        registry = ctx.find_object(App).registry
+        registry = _registry(ctx)
         action = registry.actions.get(name)
         if action is None and not ctx.resilient_parsing:
             _refuse_unloaded(registry, f"no action {name!r}", action=name)
@@ -484,6 +490,9 @@ def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, click.Abort):
         _echo("checks: aborted", err=True)
         return ExitCode.USAGE_ERROR
+    if isinstance(exc, click.exceptions.NoSuchCommand):
+        _echo(f"checks: error: {_no_such_command(exc)}", err=True)
+        return ExitCode.USAGE_ERROR
     if isinstance(exc, click.ClickException):
         _echo(f"checks: error: {exc.format_message()}", err=True)
         return ExitCode.USAGE_ERROR
@@ -495,6 +504,22 @@ def _exit_code(exc: BaseException) -> int:
 
     _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
+
+
+def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
+    """The one place every group's unknown command is answered: the closest names and all of them.
+
+    click suggests only among the commands a group already holds, and ``checks``, ``checks run``
+    and ``checks precommit`` fill theirs on demand; so the group is asked for its full list here.
+    """
+    import difflib
+
+    group, ctx = exc.ctx.command if exc.ctx else None, exc.ctx
+    names = group.list_commands(ctx) if isinstance(group, click.Group) else []
+    close = difflib.get_close_matches(exc.command_name, names, n=2, cutoff=0.6)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    where = f"`{ctx.command_path} --help`" if ctx else "`checks --help`"
+    return f"No such command {exc.command_name!r}.{hint} ({where} lists {', '.join(names) or 'none'})"
 
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:
