@@ -225,6 +225,11 @@ class _FileCheckGroup(click.Group):
         from checks.cli import pop_selection, selection_params
 
         cmd.params.extend(reporting.params())
+        cmd.params.append(click.Option(
+            ["--exit-zero"], is_flag=True, expose_value=False,
+            callback=lambda ctx, param, value: ctx.meta.__setitem__(_EXIT_ZERO, value),
+            help="Exit 0 when the only problems are findings (an unreadable file, a bad option or a crash "
+            "still fail)."))
 
         callback = cmd.callback
         if callback is not None:
@@ -248,6 +253,7 @@ class _FileCheckGroup(click.Group):
 
 
 _SELECTION = "checks.selection"
+_EXIT_ZERO = "checks.exit_zero"
 
 
 def command_group(cli: click.Group) -> click.Group:
@@ -291,5 +297,7 @@ def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None =
     from checks import reporting
 
     report = judge(action, subjects, arena=arena, options=options, undecidable=undecidable)
+    if report.exit_code == ExitCode.BLOCKED and click.get_current_context().meta.get(_EXIT_ZERO):
+        report = attrs.evolve(report, exit_code=int(ExitCode.OK))  # the outcome still says "blocked"
     reporting.emit(report)
     raise SystemExit(int(report.exit_code))

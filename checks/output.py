@@ -174,6 +174,18 @@ def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
     return out
 
 
+def statistics(report: Report) -> list[str]:
+    """``--statistics``: ``COUNT  CODE  name`` per rule with counted findings (unreadable files as ``error``),
+    most first, then by code, as ruff prints its own."""
+    names = {v.code: v.name for v in report.verdicts}
+    counts: dict[str, int] = {}
+    for _f, code, _severity in _problems(report):
+        counts[code] = counts.get(code, 0) + 1
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = max((len(str(n)) for _code, n in rows), default=1)
+    return [f"{n:>{width}}  {code}  {names.get(code, 'unreadable input')}" for code, n in rows]
+
+
 def precommit_lines(report: Report) -> list[str]:
     """``path:line[:col]: CODE message [severity]``, sorted by file and place; rules.toml's own last."""
     rows = []
@@ -536,7 +548,9 @@ def as_github(report: Report) -> str:
     """GitHub Actions workflow commands: ``::error file=F,line=L,col=C,title=CODE name::message``.
 
     Blocking findings are errors, failed warning rules warnings, failed info rules notices;
-    passed and waived rules print nothing. The summary line ends the output as a notice.
+    passed and waived rules print nothing. The summary line ends the output as a notice when there
+    was something to annotate or the command did not succeed: a clean run prints nothing, so a
+    workflow's annotations list only what needs a look.
     """
     lines = []
     for f, code, severity in _problems(report):
@@ -551,8 +565,9 @@ def as_github(report: Report) -> str:
                     props.append(f"col={f.col}")
         props.append(f"title={_gh_property(f'{code} {v_name}')}")
         lines.append(f"::{level} {','.join(props)}::{_gh_data(f.message)}")
-    lines.append(f"::notice title={_gh_property(title(report))}::{_gh_data(_summary_line(report))}")
-    return "\n".join(lines) + "\n"
+    if lines or report.exit_code:
+        lines.append(f"::notice title={_gh_property(title(report))}::{_gh_data(_summary_line(report))}")
+    return "".join(f"{line}\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- dispatch

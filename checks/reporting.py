@@ -7,6 +7,7 @@ the click context, so a domain's ``checks precommit`` command needs no parameter
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -26,6 +27,22 @@ def _store(name: str):
     return callback
 
 
+def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    """``--format``, else ``$CHECKS_FORMAT`` (a CI job sets it once for every step), else human; a bad
+    value of the variable is refused naming the variable, not an option the user never typed."""
+    if value is None:
+        value = os.environ.get("CHECKS_FORMAT", "").strip() or "human"
+        if value not in output.FORMATS:
+            import difflib
+
+            close = difflib.get_close_matches(value, output.FORMATS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise UsageError(f"environment variable CHECKS_FORMAT={value!r}: expected one of "
+                             f"{', '.join(output.FORMATS)}{hint}")
+    ctx.meta.setdefault(_KEY, {})["format"] = value
+    return value
+
+
 def _files(ctx: click.Context, param: click.Parameter, value):
     specs = [output.parse_output_file(spec) for spec in value]
     ctx.meta.setdefault(_KEY, {})["files"] = specs
@@ -34,9 +51,15 @@ def _files(ctx: click.Context, param: click.Parameter, value):
 
 def params() -> list[click.Option]:
     return [
-        click.Option(["--format", "output_format"], type=click.Choice(output.FORMATS), default="human",
-                     show_default=True, expose_value=False, callback=_store("format"),
-                     help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations)."),
+        click.Option(["--format", "output_format"], type=click.Choice(output.FORMATS), default=None,
+                     expose_value=False, callback=_format,
+                     help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations); "
+                     "default $CHECKS_FORMAT, else human."),
+        click.Option(["--statistics"], is_flag=True, expose_value=False, callback=_store("statistics"),
+                     help="Human output: end with the number of findings per rule, most first."),
+        click.Option(["--color"], type=click.Choice(COLOR), default="auto", show_default=True, expose_value=False,
+                     callback=_store("color"),
+                     help="Colour the human output: auto (on a terminal, unless NO_COLOR is set), always, never."),
         click.Option(["--output-file", "output_files"], multiple=True, metavar="[FORMAT=]PATH", expose_value=False,
                      callback=_files,
                      help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
@@ -46,18 +69,16 @@ def params() -> list[click.Option]:
     ]
 
 
+#: ``--color`` choices
+COLOR = ("auto", "always", "never")
+
+
 def emit(report: output.Report) -> None:
     """Print ``report`` in the chosen terminal format, then write each ``--output-file``."""
     chosen = click.get_current_context().meta.get(_KEY, {})
     fmt, quiet = chosen.get("format", "human"), bool(chosen.get("quiet"))
-    if fmt == "human" and report.command == "precommit":  # plain lines: a hook run never pays for rich
-        for line in output.precommit_lines(report):
-            click.echo(redact(line))
-    elif fmt == "human":
-        from rich.console import Console
-
-        console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False)
-        output.human(report, console, quiet=quiet)
+    if fmt == "human":
+        _human(report, chosen, quiet=quiet)
     else:
         click.echo(redact(output.render(fmt, report)), nl=False)
     for file_format, path in chosen.get("files", ()):
@@ -65,6 +86,24 @@ def emit(report: output.Report) -> None:
             output.write_files(report, [(file_format, path)], quiet=quiet, redact=redact)
         except OSError as exc:
             raise UsageError(f"--output-file {path}: cannot write it: {exc.strerror or exc}") from None
+
+
+def _human(report: output.Report, chosen: dict, *, quiet: bool) -> None:
+    """The human format on stdout: a hook's plain lines (a hook run never pays for rich), or a run's
+    report in colour as ``--color`` says; then ``--statistics``."""
+    if report.command == "precommit":
+        for line in output.precommit_lines(report):
+            click.echo(redact(line))
+    else:
+        from rich.console import Console
+
+        color = chosen.get("color", "auto")
+        console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False,
+                          force_terminal=True if color == "always" else None, no_color=color == "never" or None)
+        output.human(report, console, quiet=quiet)
+    if chosen.get("statistics"):
+        for line in output.statistics(report):
+            click.echo(line)
 
 
 class _RedactingStream:

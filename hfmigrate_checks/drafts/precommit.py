@@ -73,7 +73,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--contract", "contracts", multiple=True, type=click.Path(dir_okay=False),
                   help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.")
     def eval_results(files, eval_yamls, contracts):
-        """Check .eval_results/*.yaml FILES offline (read-only; path:line: CODE message)."""
+        """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message)."""
         from hfmigrate_checks.source import contract
 
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]

@@ -80,5 +80,5 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--arena", default=None, metavar="NAME",
                   help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).")
     def info_py(files, arena):
-        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line: CODE message)."""
+        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message)."""
         filecheck.run_command(ACTION, subjects(list(files)), arena=arena)
