@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import click
 
-from checks.errors import ChecksError
+from checks.errors import ChecksError, UsageError
 from checks.exitcodes import ExitCode
 from checks.model import Action, Finding, Outcome, Verdict
 from checks.output import Report
@@ -289,6 +289,48 @@ def by_configuration(paths: Sequence[str]) -> list[list[str]]:
     for path in paths:
         groups.setdefault(config_mod.find(Path(path).resolve().parent), []).append(path)
     return list(groups.values())
+
+
+def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> list[str]:
+    """From inside a ``checks precommit`` command: the files to judge, each directory among ``paths`` replaced
+    by the files below it whose ``/``-separated path ``wanted`` accepts (sorted), as ``ruff check DIR`` does.
+
+    A walk skips what the configuration's ``exclude``/``extend-exclude`` match (ruff's defaults: .git,
+    .venv, node_modules, ...); a file named on the command line is always judged. No path at all, or a
+    directory with nothing to judge below it, is a usage error naming ``what`` was looked for: a hook
+    given nothing must not pass as if it had judged something.
+    """
+    from pathlib import Path
+
+    if not paths:
+        raise UsageError(f"no file given: name {what} files, or directories holding them")
+    configs = click.get_current_context().find_root().obj.configs(None)
+    out: list[str] = []
+    for given in paths:
+        if not Path(given).is_dir():
+            out.append(given)
+            continue
+        config = configs(str(Path(given, "here")))  # the configuration of the directory itself
+        found = _walk(Path(given), wanted, config)
+        if not found:
+            skipped = ", ".join((*config.exclude, *config.extend_exclude)) or "nothing"
+            raise UsageError(f"{given}: no {what} file below it (the walk skips {skipped})")
+        out += found
+    return out
+
+
+def _walk(top, wanted: Callable[[str], bool], config: Config) -> list[str]:
+    """The files below ``top`` that ``wanted`` accepts, in sorted order, skipping what ``config`` excludes."""
+    import os
+
+    found = []
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not config.excluded(top.__class__(folder, d)))
+        for name in sorted(names):
+            path = top.__class__(folder, name)
+            if wanted(path.as_posix()) and not config.excluded(path):
+                found.append(str(path))
+    return found
 
 
 def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,

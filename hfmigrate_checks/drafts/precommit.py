@@ -62,20 +62,29 @@ def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
                     for c in contracts)]
 
 
+def _is_draft(path: str) -> bool:
+    """A draft's path: a ``.yaml`` file right inside an ``.eval_results`` directory (the hook's ``files``)."""
+    folder, _, name = path.rpartition("/")
+    return folder.rpartition("/")[2] == ".eval_results" and name.endswith(".yaml")
+
+
 def register_commands(cli: click.Group) -> None:
     group = filecheck.command_group(cli)
 
     @group.command("eval-results")
-    @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+    @click.argument("files", nargs=-1, type=click.Path())
     @click.option("--eval-yaml", "eval_yamls", multiple=True, metavar="DATASET_ID=PATH",
                   help="A benchmark's eval.yaml cached on disk; task ids of that benchmark are checked against it. "
                   "Repeat for several benchmarks.")
     @click.option("--contract", "contracts", multiple=True, type=click.Path(dir_okay=False),
                   help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.")
     def eval_results(files, eval_yamls, contracts):
-        """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message)."""
+        """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).
+
+        A directory stands for every .eval_results/*.yaml below it."""
         from hfmigrate_checks.source import contract
 
+        files = filecheck.expand(files, _is_draft, ".eval_results/*.yaml")
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
         # the files under one configuration form one view (cross-file rules), judged under it
         judged = [s for group in filecheck.by_configuration(list(files)) for s in subjects(group, known)]

@@ -76,9 +76,12 @@ def register_commands(cli: click.Group) -> None:
     group = filecheck.command_group(cli)
 
     @group.command("info-py")
-    @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+    @click.argument("files", nargs=-1, type=click.Path())
     @click.option("--arena", default=None, metavar="NAME",
                   help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).")
     def info_py(files, arena):
-        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message)."""
-        filecheck.run_command(ACTION, subjects(list(files)), arena=arena)
+        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message).
+
+        A directory stands for every info.py below it."""
+        paths = filecheck.expand(files, lambda path: path.rpartition("/")[2] == "info.py", "info.py")
+        filecheck.run_command(ACTION, subjects(paths), arena=arena)
