@@ -112,6 +112,7 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     from checks.judge import adjust_config, gate_rules, required_codes
 
     config = adjust_config(registry, config)
+    _known_arena(arena, registry.arenas | set(config.arenas))
     if undecidable:
         config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
@@ -128,6 +129,19 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
         for verdict in _located_verdicts(chosen, ctx, subject, known, required):
             per_rule.setdefault(verdict.code, []).append(verdict)
     return per_rule
+
+
+def _known_arena(arena: str | None, known: set[str]) -> None:
+    """``--arena NAME`` must name an arena a plugin or the configuration knows: a typo would silently
+    judge without the arena's selection and settings."""
+    if arena is None or arena in known:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(arena, sorted(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise UsageError(f"--arena {arena!r}: no loaded plugin or [arenas.NAME] table of the configuration defines "
+                     f"it{hint} (known: {', '.join(sorted(known)) or 'none'})")
 
 
 def _located_verdicts(chosen, ctx: RunContext, subject: Subject, known: frozenset[str],

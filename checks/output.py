@@ -515,6 +515,8 @@ def as_sarif_dict(report: Report) -> dict[str, Any]:
             "tool": {"driver": {"name": "arena-checks", "version": _own_version(), "informationUri": TOOL_URI,
                                 "rules": rules}},
             "invocations": [invocation],
+            # columns count code points (Python's str), not the UTF-16 units readers assume by default
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }

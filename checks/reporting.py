@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -44,7 +45,11 @@ def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 
 
 def _files(ctx: click.Context, param: click.Parameter, value):
+    """The ``--output-file`` specs, each refused before anything runs when its directory cannot take it:
+    a report that fails to be written after the action ran would say one exit code and end with another."""
     specs = [output.parse_output_file(spec) for spec in value]
+    for _fmt, path in specs:
+        _writable(path)
     ctx.meta.setdefault(_KEY, {})["files"] = specs
     return specs
 
@@ -71,6 +76,21 @@ def params() -> list[click.Option]:
 
 #: ``--color`` choices
 COLOR = ("auto", "always", "never")
+
+
+def _writable(path: Path) -> None:
+    """Refuse an ``--output-file`` that cannot be written: a directory, or one whose nearest existing
+    ancestor is not a writable directory (missing directories below it are created when writing)."""
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if path.is_dir():
+        why = "it is a directory"
+    elif not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        why = f"{folder} is not a writable directory"
+    else:
+        return
+    raise UsageError(f"--output-file {path}: cannot write it: {why}; name a file where you can write")
 
 
 def emit(report: output.Report) -> None:

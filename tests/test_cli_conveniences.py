@@ -77,3 +77,26 @@ def test_a_clean_run_prints_no_annotation_and_a_failing_one_ends_with_its_summar
     assert hook(tmp_path, clean, "--format", "github").stdout == ""
     lines = hook(tmp_path, *files(tmp_path), "--format", "github").stdout.splitlines()
     assert [line.split(" ", 1)[0] for line in lines] == ["::error"] * 3 + ["::notice"]
+
+
+def test_a_mistyped_arena_is_refused_with_the_closest(tmp_path):
+    good = files(tmp_path)[3]
+    res = hook(tmp_path, good, "--arena", "tabarna")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "--arena 'tabarna': " in res.stderr and "did you mean 'tabarena'?" in res.stderr
+    assert hook(tmp_path, good, "--arena", "tabarena").exit_code == ExitCode.OK
+
+
+def test_an_output_file_that_cannot_be_written_is_refused_before_anything_runs(tmp_path):
+    (tmp_path / "plain").write_text("a file, not a directory")
+    for target, why in [(tmp_path / "plain" / "report.json", "plain is not a writable directory"),
+                        (tmp_path, "it is a directory")]:
+        res = toy(tmp_path, "--output-file", f"json={target}")
+        assert res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "", res.stdout  # no "(exit 0)" summary first
+        assert why in res.stderr, res.stderr
+        assert not (tmp_path / "marker").exists()  # the action did not run
+
+
+def test_sarif_says_columns_count_code_points(tmp_path):
+    run = json.loads(hook(tmp_path, *files(tmp_path), "--format", "sarif").stdout)["runs"][0]
+    assert run["columnKind"] == "unicodeCodePoints"

@@ -64,7 +64,7 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
         html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
         click.echo(f"HTML report: {html_path}", err=True)
     if output_format == "json":
-        click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
+        click.echo(json.dumps({"version": 1, "data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
                               indent=2, default=str))
     else:
         _echo_human(run_data_dir, reports, unassigned)
