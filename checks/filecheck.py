@@ -112,7 +112,7 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     from checks.judge import adjust_config, gate_rules, required_codes
 
     config = adjust_config(registry, config)
-    _known_arena(arena, registry.arenas | set(config.arenas))
+    _known_arena(registry, arena, config)
     if undecidable:
         config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
@@ -131,10 +131,14 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     return per_rule
 
 
-def _known_arena(arena: str | None, known: set[str]) -> None:
+def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
     """``--arena NAME`` must name an arena a plugin or the configuration knows: a typo would silently
-    judge without the arena's selection and settings."""
-    if arena is None or arena in known:
+    judge without the arena's selection and settings. The configuration's arenas (every plugin's
+    section among them) are asked first: the arenas of actions import every action module."""
+    if arena is None or arena in config.arenas:
+        return
+    known = registry.arenas | set(config.arenas)
+    if arena in known:
         return
     import difflib
 

@@ -1,4 +1,4 @@
-"""Render what a command judged: human (rich), json, junit, sarif or github workflow annotations.
+"""Render what a command judged: human, json, junit, sarif or github workflow annotations.
 
 ``checks run`` and ``checks precommit`` both turn their result into one :class:`Report`, so
 every format means the same on both. The terminal gets ``--format`` (human by default);
@@ -29,6 +29,8 @@ EXTENSIONS = {".json": "json", ".xml": "junit", ".sarif": "sarif", ".txt": "huma
 JSON_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_URI = "https://github.com/arena-checks/arena-checks"
+#: SGR codes of the human output's colours (plain ANSI: the hook's install carries no terminal library)
+_SGR = {"green": "32", "cyan": "36", "red": "31", "bold red": "1;31", "yellow": "33", "bold": "1"}
 _STYLE = {
     Outcome.PASSED: "green",
     Outcome.WAIVED: "cyan",
@@ -119,7 +121,20 @@ def title(report: Report) -> str:
 # --------------------------------------------------------------------------- human
 
 
-def human(report: Report, console, *, quiet: bool = False) -> None:
+class Lines:
+    """Where the human format goes: ``write(text)`` per line, ``paint(text, style)`` in colour when asked.
+
+    Data in the text is already escaped (:mod:`checks.visible`); the colours are ours, added after.
+    """
+
+    def __init__(self, write, *, color: bool = False) -> None:
+        self.write, self.color = write, color
+
+    def paint(self, text: str, style: str) -> str:
+        return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if self.color else text
+
+
+def human(report: Report, out: Lines, *, quiet: bool = False) -> None:
     """Readable in a terminal and in CI logs.
 
     ``checks run``: one line per verdict (``-q``: only what failed), its findings, the plan,
@@ -128,41 +143,38 @@ def human(report: Report, console, *, quiet: bool = False) -> None:
     """
     if report.command == "precommit":
         for line in precommit_lines(report):
-            console.print(line, highlight=False, markup=False)
+            out.write(line)
         return
-    from rich.markup import escape
-
     if not quiet:
-        console.print(f"[bold]checks run {report.action}[/bold] target={escape(visible(report.target))}", highlight=False)
+        out.write(f"{out.paint(f'checks run {report.action}', 'bold')} target={visible(report.target)}")
     for v in report.verdicts:
         if not (quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED)):
-            _human_verdict(v, console)
-    _human_tail(report, console, quiet=quiet)
+            _human_verdict(v, out)
+    _human_tail(report, out, quiet=quiet)
 
 
-def _human_tail(report: Report, console, *, quiet: bool) -> None:
+def _human_tail(report: Report, out: Lines, *, quiet: bool) -> None:
     """The plan (not with ``-q``), the summary line, the action's own summary and the error, if any."""
     if not quiet:
         for line in report.plan:
-            console.print(f"  plan: {visible(line)}", highlight=False, markup=False)
-    console.print(_summary_line(report), highlight=False, markup=False)
+            out.write(f"  plan: {visible(line)}")
+    out.write(_summary_line(report))
     if report.summary:
-        console.print(safe_lines(report.summary), highlight=False, markup=False)
+        out.write(safe_lines(report.summary))
     if report.error:
-        console.print(f"error: {safe_lines(report.error)}", highlight=False, markup=False)
+        out.write(f"error: {safe_lines(report.error)}")
 
 
-def _human_verdict(v: Verdict, console) -> None:
+def _human_verdict(v: Verdict, out: Lines) -> None:
     """One verdict's line (a failed non-error rule in yellow), its findings, waivers and inline suppressions."""
     style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
-    console.print(f"  [{style}]{label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
+    out.write(f"  {out.paint(f'{label(v):>8}', style)} {v.code} {v.name}")
     for f in v.findings:  # data: shown visibly, and a line of it never starts a CI command
-        console.print(guarded(f"           {visible(_located(f))}"), highlight=False, markup=False)
+        out.write(guarded(f"           {visible(_located(f))}"))
     if v.waivers:
-        console.print(f"           waived by: {visible(', '.join(v.waivers))}", highlight=False, markup=False)
+        out.write(f"           waived by: {visible(', '.join(v.waivers))}")
     if v.suppressions:
-        console.print(f"           suppressed inline at: {visible(', '.join(v.suppressions))}", highlight=False,
-                      markup=False)
+        out.write(f"           suppressed inline at: {visible(', '.join(v.suppressions))}")
 
 
 def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
@@ -197,15 +209,10 @@ def precommit_lines(report: Report) -> list[str]:
 
 
 def render_human(report: Report, *, quiet: bool = False) -> str:
-    """The human format as plain text (for ``--output-file``): no colours, no wrapping."""
-    import io
-
-    from rich.console import Console
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, no_color=True, highlight=False, soft_wrap=True, width=10_000, force_terminal=False)
-    human(report, console, quiet=quiet)
-    return buffer.getvalue()
+    """The human format as plain text (for ``--output-file``): no colours."""
+    lines: list[str] = []
+    human(report, Lines(lines.append), quiet=quiet)
+    return "".join(f"{line}\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- json

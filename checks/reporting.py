@@ -64,7 +64,8 @@ def params() -> list[click.Option]:
                      help="Human output: end with the number of findings per rule, most first."),
         click.Option(["--color"], type=click.Choice(COLOR), default="auto", show_default=True, expose_value=False,
                      callback=_store("color"),
-                     help="Colour the human output: auto (on a terminal, unless NO_COLOR is set), always, never."),
+                     help="Colour the human output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
+                     "always, never."),
         click.Option(["--output-file", "output_files"], multiple=True, metavar="[FORMAT=]PATH", expose_value=False,
                      callback=_files,
                      help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
@@ -109,33 +110,22 @@ def emit(report: output.Report) -> None:
 
 
 def _human(report: output.Report, chosen: dict, *, quiet: bool) -> None:
-    """The human format on stdout: a hook's plain lines (a hook run never pays for rich), or a run's
-    report in colour as ``--color`` says; then ``--statistics``."""
-    if report.command == "precommit":
-        for line in output.precommit_lines(report):
-            click.echo(redact(line))
-    else:
-        from rich.console import Console
-
-        color = chosen.get("color", "auto")
-        console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False,
-                          force_terminal=True if color == "always" else None, no_color=color == "never" or None)
-        output.human(report, console, quiet=quiet)
+    """The human format on stdout, redacted line by line, in colour as ``--color`` says; then ``--statistics``."""
+    color = _colored(chosen.get("color", "auto"))  # click.echo would strip the codes off a terminal: say it
+    out = output.Lines(lambda line: click.echo(redact(line), color=color), color=color)
+    output.human(report, out, quiet=quiet)
     if chosen.get("statistics"):
         for line in output.statistics(report):
             click.echo(line)
 
 
-class _RedactingStream:
-    def __init__(self, stream):
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        return self._stream.write(redact(text))
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return self._stream.isatty()
-
+def _colored(choice: str) -> bool:
+    """``--color``: ``auto`` colours a terminal unless ``NO_COLOR`` is set or ``TERM`` is ``dumb``, and
+    anything when ``FORCE_COLOR`` is set (the conventions of no-color.org and force-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"

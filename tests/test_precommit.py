@@ -365,7 +365,8 @@ def test_configured_hooks_check_task_ids_offline_and_pass_good_files(pre_commit,
     assert _status(project) == ""
 
 
-HEAVY = ("pyarrow", "duckdb", "boto3", "botocore", "numpy", "huggingface_hub", "libcst", "isal")
+HEAVY = ("pyarrow", "duckdb", "boto3", "botocore", "numpy", "huggingface_hub", "libcst", "isal",
+         "rich", "pygments", "markdown_it")  # rich and what it brings: the workflows' extras only
 
 
 @pytest.mark.slow
