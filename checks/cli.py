@@ -50,6 +50,36 @@ def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
     return values, (configs[0] if configs else None), rest
 
 
+#: the judging commands' options that may also stand before the subcommand (``checks --format json run ...``)
+_HOISTED_VALUES = ("--select", "--extend-select", "--ignore", "--extend-ignore", "--per-file-ignores", "--format",
+                   "--output-file", "--color")
+_HOISTED_FLAGS = ("-q", "--quiet", "--statistics", "--exit-zero")
+
+
+def _hoisted(args: Sequence[str]) -> list[str]:
+    """``args`` with the judging options given before the subcommand moved behind it (before a ``--``).
+
+    They are the options of ``checks run ACTION`` and every ``checks precommit`` command, where click
+    parses them; written first, as a CI template or a wrapper script may put them, they still reach
+    the command. Given to a command that lacks them (``checks --select TA1 rules``), click refuses them
+    naming the option.
+    """
+    moved, rest, i, before_command = [], [], 0, True
+    while i < len(args):
+        arg = args[i]
+        name = arg.partition("=")[0]
+        width = 2 if arg in _HOISTED_VALUES else 1
+        if before_command and (name in _HOISTED_VALUES or arg in _HOISTED_FLAGS):
+            moved += args[i:i + width]
+        else:
+            before_command = before_command and arg.startswith("-") and arg != "--"
+            rest.append(arg)
+            width = 1
+        i += width
+    cut = rest.index("--") if "--" in rest else len(rest)
+    return [*rest[:cut], *moved, *rest[cut:]]
+
+
 def _plugin_value(argv: Sequence[str], i: int) -> tuple[str | None, int]:
     """The plugin named by ``-p NAME``, ``-pNAME`` or ``-p=NAME`` at ``argv[i]`` and how many arguments it spans.
 
@@ -466,6 +496,7 @@ def _run(args: list[str], *, own_process: bool) -> None:
             f"(they end up in shell history and process lists); set them in the environment instead"
         )
     plugin_args, config_path, args = _early_args(args)
+    args = _hoisted(args)
     registry = plugins.load(plugin_args, local=_local_plugins(config_path))
     cli = build_cli(registry)
     if own_process:

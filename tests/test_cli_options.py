@@ -77,3 +77,24 @@ def test_an_empty_gate_names_the_option_and_the_rules_the_action_has(tmp_path):
     assert res.exit_code == ExitCode.NO_RULES, res.stderr
     assert "--select=TA301 on the command line" in res.stderr and "<defaults>" not in res.stderr
     assert "the rules bound to it: TA101, TA110" in res.stderr
+
+
+def test_judging_options_before_the_subcommand_reach_it(tmp_path):
+    import json
+
+    path = bad_date(tmp_path)
+    res = checks(tmp_path, "--format", "json", "--select", "TA110", "precommit", "info-py", path)
+    data = json.loads(res.stdout)
+    assert [v["code"] for v in data["verdicts"] if v["code"].startswith("TA1")] == ["TA101", "TA110", "TA118"]
+    res = checks(tmp_path, "--format=github", "-q", "precommit", "info-py", path, "--ignore", "TA110")
+    assert res.exit_code == 0 and res.stdout == ""  # the later --ignore applies; nothing to annotate
+
+
+def test_a_judging_option_before_a_command_without_it_is_refused_by_name(tmp_path):
+    res = checks(tmp_path, "--select", "TA1", "rules")
+    assert res.exit_code == ExitCode.USAGE_ERROR and "No such option '--select'" in res.stderr
+
+
+def test_options_after_a_double_dash_stay_where_they_are(tmp_path):
+    res = checks(tmp_path, "precommit", "info-py", "--", "--format")
+    assert res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "--format:1:1: error no such file\n"  # a file named --format
