@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from checks import plugins
+from checks.choice import Choice
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.redact import credential_options, redact
@@ -377,7 +378,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 def _rules_command(registry: plugins.Registry) -> click.Command:
     """``checks rules``: every loaded rule with its severity after the configuration."""
     @click.command("rules")
-    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+    @click.option("--format", "output_format", type=Choice(["table", "json"]), default="table")
     @click.pass_obj
     def rules_cmd(app: App, output_format):
         """List every rule: code, name, severity (after the configuration), actions, plugin."""
@@ -416,7 +417,7 @@ def _config_command() -> click.Command:
     """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
     @click.command("config", params=selection_params())
     @click.argument("file", required=False, type=click.Path(dir_okay=False))
-    @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
+    @click.option("--format", "output_format", type=Choice(["toml", "json"]), default="toml", show_default=True)
     @click.pass_obj
     def config_cmd(app: App, output_format, file, **selection):
         """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
@@ -452,7 +453,7 @@ def _rule_command(registry: plugins.Registry) -> click.Command:
 def _plugins_command(registry: plugins.Registry) -> click.Command:
     """``checks plugins``: the loaded plugins, where they come from and the hooks they implement."""
     @click.command("plugins")
-    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+    @click.option("--format", "output_format", type=Choice(["table", "json"]), default="table")
     def plugins_cmd(output_format):
         """List loaded plugins: name, distribution, version, hooks."""
         infos = list(registry.infos.values())

@@ -86,3 +86,15 @@ def test_a_command_like_nothing_still_lists_the_choices(tmp_path):
     res = run_cli([*BUILTIN, "zzz"], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR and "Did you mean" not in res.stderr
     assert "(`checks --help` lists config, hf, inspect, plugins, precommit, rule, rules, run, tabarena)" in res.stderr
+
+
+@pytest.mark.parametrize("args, closest", [
+    (("rules", "--format", "jsn"), "json"),
+    (("config", "--format", "tmol"), "toml"),
+    (("precommit", "info-py", "x.py", "--format", "sarf"), "sarif"),
+    (("precommit", "info-py", "x.py", "--color", "allways"), "always"),
+])
+def test_a_mistyped_choice_names_the_valid_ones_and_the_closest(tmp_path, args, closest):
+    res = run_cli([*BUILTIN, *args], env=ENV, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert " is not one of " in res.stderr and res.stderr.rstrip().endswith(f"did you mean {closest!r}?"), res.stderr
