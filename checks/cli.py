@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from checks import plugins
+from checks.choice import Choice
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.redact import credential_options, redact
@@ -23,13 +24,13 @@ from checks.redact import credential_options, redact
 def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
     """The ``-p`` values, ``--config`` and what is left for click, read before click parses (like pytest).
 
-    ``-p NAME`` may come anywhere before ``--`` (``checks run process -p no:x`` too): every
-    occurrence is taken out of the arguments, since the plugins must be known before the
-    commands they add can be parsed. ``--config`` is a global option, read before the
-    subcommand only, and left in the arguments for click.
+    ``-p NAME`` and ``--config PATH`` may come anywhere before ``--`` (``checks precommit info-py
+    --config strict.toml`` too, as a pre-commit hook's ``args:`` puts them): every occurrence is
+    taken out of the arguments, since the plugins and the configuration that names local ones
+    must be known before the commands they add can be parsed. Two different ``--config`` values
+    are refused rather than one silently winning.
     """
-    values, config, rest, i = [], None, [], 0
-    before_command = True
+    values, configs, rest, i = [], [], [], 0
     while i < len(argv):
         if argv[i] == "--":
             rest += argv[i:]
@@ -37,16 +38,47 @@ def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
         plugin, width = _plugin_value(argv, i)
         if plugin is not None:
             values.append(plugin)
-            i += width
-            continue
-        path, width = _config_value(argv, i) if before_command else (None, 1)
-        if path is not None:
-            config = path
-        elif not argv[i].startswith("-"):
-            before_command = False
-        rest += argv[i:i + width]
+        else:
+            path, width = _config_value(argv, i)
+            if path is None:
+                rest += argv[i:i + width]
+            else:
+                configs.append(path)
         i += width
-    return values, config, rest
+    if len(set(configs)) > 1:
+        raise UsageError(f"--config is given {len(configs)} times ({', '.join(configs)}): one configuration "
+                         f"file applies to a command; keep one (`extend = \"PATH\"` in it builds on another)")
+    return values, (configs[0] if configs else None), rest
+
+
+#: the judging commands' options that may also stand before the subcommand (``checks --format json run ...``)
+_HOISTED_VALUES = ("--select", "--extend-select", "--ignore", "--extend-ignore", "--per-file-ignores", "--format",
+                   "--output-file", "--color")
+_HOISTED_FLAGS = ("-q", "--quiet", "--statistics", "--exit-zero")
+
+
+def _hoisted(args: Sequence[str]) -> list[str]:
+    """``args`` with the judging options given before the subcommand moved behind it (before a ``--``).
+
+    They are the options of ``checks run ACTION`` and every ``checks precommit`` command, where click
+    parses them; written first, as a CI template or a wrapper script may put them, they still reach
+    the command. Given to a command that lacks them (``checks --select TA1 rules``), click refuses them
+    naming the option.
+    """
+    moved, rest, i, before_command = [], [], 0, True
+    while i < len(args):
+        arg = args[i]
+        name = arg.partition("=")[0]
+        width = 2 if arg in _HOISTED_VALUES else 1
+        if before_command and (name in _HOISTED_VALUES or arg in _HOISTED_FLAGS):
+            moved += args[i:i + width]
+        else:
+            before_command = before_command and arg.startswith("-") and arg != "--"
+            rest.append(arg)
+            width = 1
+        i += width
+    cut = rest.index("--") if "--" in rest else len(rest)
+    return [*rest[:cut], *moved, *rest[cut:]]
 
 
 def _plugin_value(argv: Sequence[str], i: int) -> tuple[str | None, int]:
@@ -133,7 +165,9 @@ class App:
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
         config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
-            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules)
+            required = {code: rule.name for code, rule in self.registry.rules.items()
+                        if config_mod.effective(rule, cfg, None)[1]}
+            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules, required=required)
         if decision_log:
             import attrs
 
@@ -237,14 +271,20 @@ def _mode_options(action) -> list[click.Option]:
             click.Option(["--dry-run"], is_flag=True, hidden=True, expose_value=False, callback=refuse)]
 
 
+def _registry(ctx: click.Context) -> plugins.Registry:
+    """The loaded plugins' registry: on the root group, so shell completion (which runs no group's callback,
+    hence builds no :class:`App`) finds it too."""
+    return ctx.find_root().command.registry
+
+
 class _RunGroup(click.Group):
     """``checks run ACTION``: one subcommand per action contributed by the plugins."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(ctx.find_object(App).registry.actions)
+        return sorted(_registry(ctx).actions)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        registry = ctx.find_object(App).registry
+        registry = _registry(ctx)
         action = registry.actions.get(name)
         if action is None and not ctx.resilient_parsing:
             _refuse_unloaded(registry, f"no action {name!r}", action=name)
@@ -303,7 +343,10 @@ def _refuse_unloaded(registry: plugins.Registry, what: str, **wanted) -> None:
 
 
 def _echo(text: str, err: bool = False) -> None:
-    click.echo(redact(text), err=err)
+    """An error block: redacted, control characters from file names shown visibly, no line a CI command."""
+    from checks.visible import safe_lines
+
+    click.echo(safe_lines(redact(text)), err=err)
 
 
 def build_cli(registry: plugins.Registry) -> click.Group:
@@ -316,12 +359,14 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
     @click.option("-p", "plugin_args", multiple=True, metavar="NAME",
                   help="Load plugin NAME (entry point or module); -p no:NAME blocks it. Accepted after the subcommand too.")
-    @click.option("--config", "config_path", default=None, metavar="PATH", help="rules.toml to use (default: the nearest one from the working directory).")
+    @click.option("--config", "config_path", default=None, metavar="PATH",
+                  help="rules.toml to use (default: the nearest one from the working directory). "
+                  "Accepted after the subcommand too.")
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
-        start = ctx.obj or {}  # main() hands the arguments in as obj
-        ctx.obj = App(registry, config_path, argv=start.get("argv", ()))
+        start = ctx.obj or {}  # main() hands the arguments and --config (taken out of them, wherever it was) in as obj
+        ctx.obj = App(registry, start.get("config") or config_path, argv=start.get("argv", ()))
 
     cli.registry = registry
     cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
@@ -333,7 +378,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 def _rules_command(registry: plugins.Registry) -> click.Command:
     """``checks rules``: every loaded rule with its severity after the configuration."""
     @click.command("rules")
-    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+    @click.option("--format", "output_format", type=Choice(["table", "json"]), default="table")
     @click.pass_obj
     def rules_cmd(app: App, output_format):
         """List every rule: code, name, severity (after the configuration), actions, plugin."""
@@ -372,7 +417,7 @@ def _config_command() -> click.Command:
     """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
     @click.command("config", params=selection_params())
     @click.argument("file", required=False, type=click.Path(dir_okay=False))
-    @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
+    @click.option("--format", "output_format", type=Choice(["toml", "json"]), default="toml", show_default=True)
     @click.pass_obj
     def config_cmd(app: App, output_format, file, **selection):
         """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
@@ -408,7 +453,7 @@ def _rule_command(registry: plugins.Registry) -> click.Command:
 def _plugins_command(registry: plugins.Registry) -> click.Command:
     """``checks plugins``: the loaded plugins, where they come from and the hooks they implement."""
     @click.command("plugins")
-    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+    @click.option("--format", "output_format", type=Choice(["table", "json"]), default="table")
     def plugins_cmd(output_format):
         """List loaded plugins: name, distribution, version, hooks."""
         infos = list(registry.infos.values())
@@ -452,13 +497,15 @@ def _run(args: list[str], *, own_process: bool) -> None:
             f"(they end up in shell history and process lists); set them in the environment instead"
         )
     plugin_args, config_path, args = _early_args(args)
+    args = _hoisted(args)
     registry = plugins.load(plugin_args, local=_local_plugins(config_path))
     cli = build_cli(registry)
     if own_process:
         gc.freeze()
         gc.enable()
         _abort_on_sigterm()
-    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": tuple(args)})
+    again = ("--config", config_path, *args) if config_path else tuple(args)  # how to run the command again
+    cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": again, "config": config_path})
 
 
 def _exit_code(exc: BaseException) -> int:
@@ -475,6 +522,9 @@ def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, click.Abort):
         _echo("checks: aborted", err=True)
         return ExitCode.USAGE_ERROR
+    if isinstance(exc, click.exceptions.NoSuchCommand):
+        _echo(f"checks: error: {_no_such_command(exc)}", err=True)
+        return ExitCode.USAGE_ERROR
     if isinstance(exc, click.ClickException):
         _echo(f"checks: error: {exc.format_message()}", err=True)
         return ExitCode.USAGE_ERROR
@@ -486,6 +536,22 @@ def _exit_code(exc: BaseException) -> int:
 
     _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
+
+
+def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
+    """The one place every group's unknown command is answered: the closest names and all of them.
+
+    click suggests only among the commands a group already holds, and ``checks``, ``checks run``
+    and ``checks precommit`` fill theirs on demand; so the group is asked for its full list here.
+    """
+    import difflib
+
+    group, ctx = exc.ctx.command if exc.ctx else None, exc.ctx
+    names = group.list_commands(ctx) if isinstance(group, click.Group) else []
+    close = difflib.get_close_matches(exc.command_name, names, n=2, cutoff=0.6)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    where = f"`{ctx.command_path} --help`" if ctx else "`checks --help`"
+    return f"No such command {exc.command_name!r}.{hint} ({where} lists {', '.join(names) or 'none'})"
 
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:

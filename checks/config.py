@@ -7,6 +7,7 @@ hook, so a misspelt key or a number where a code belongs is an error with its pa
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,7 +34,16 @@ ARENA_KEYS = ("select", "ignore", "rules")
 #: attribute name -> key in the file, where they differ (ruff's kebab-case names)
 #: sha256 of no bytes: the built-in defaults' digest (a literal: hashlib's OpenSSL binding costs ~2 ms to import)
 EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-KEY_NAMES = {"extend_select": "extend-select", "extend_ignore": "extend-ignore", "per_file_ignores": "per-file-ignores"}
+KEY_NAMES = {"extend_select": "extend-select", "extend_ignore": "extend-ignore", "per_file_ignores": "per-file-ignores",
+             "extend_exclude": "extend-exclude"}
+#: every key the top level of a configuration may hold, as the file spells it (checks/rules.schema.json too)
+TOP_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
+            "extend", "decision_log", "checks_plugins", "rules", "arenas", "waivers")
+#: what a directory given to a hook never descends into unless ``exclude`` says otherwise (ruff's defaults)
+DEFAULT_EXCLUDES = (".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+                    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+                    ".vscode", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
+                    "venv")
 
 
 #: a list of rule codes or prefixes (``select``/``ignore``); plain ``tuple[str, ...]`` settings stay plain strings
@@ -191,6 +201,25 @@ class Config:
     overrides: tuple[str, ...] = ()
     #: selection layers stacked on the file's: the command line's options, a hook's undecidable rules
     overlays: tuple[Layer, ...] = ()
+    #: file and directory globs a directory walk skips (``exclude`` replaces the defaults, ``extend-exclude`` adds)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    #: the files this one builds on through ``extend``, nearest first
+    extends: tuple[str, ...] = ()
+
+    def excluded(self, path: Path) -> bool:
+        """Whether a directory walk skips ``path``: a glob of ``exclude``/``extend-exclude`` matches its name,
+        or its path relative to the configuration's directory."""
+        name = path.name
+        try:
+            rel = path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            rel = None
+        for glob in (*self.exclude, *self.extend_exclude):
+            regex = _glob_regex(glob.rstrip("/"))
+            if regex.fullmatch(name) or (rel is not None and regex.fullmatch(rel)):
+                return True
+        return False
 
     def arena(self, name: str | None) -> ArenaSection:
         return self.arenas.get(name or "", ArenaSection())
@@ -291,23 +320,26 @@ def _flatten(exc: BaseException, path: str) -> list[str]:
     from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
     if isinstance(exc, ForbiddenExtraKeysError):
-        return [f"{_at(path, key)}: unknown key" for key in sorted(exc.extra_fields)]
+        valid = [KEY_NAMES.get(f.name, f.name) for f in attrs.fields(exc.cl)] if attrs.has(exc.cl) else []
+        return [_unknown_key(_at(path, key), key, valid) for key in sorted(exc.extra_fields)]
     if isinstance(exc, (ClassValidationError, IterableValidationError)):
-        lines = []
-        for sub in exc.exceptions:
-            sub_path = path
-            for note in getattr(sub, "__notes__", []):
-                name = getattr(note, "name", None)
-                index = getattr(note, "index", None)
-                if name is not None:
-                    sub_path = _at(path, name)
-                elif index is not None:
-                    sub_path = _at(path, index) if isinstance(index, str) else f"{path.rstrip()}[{index}]"
-            lines += _flatten(sub, sub_path)
-        return lines
+        return [line for sub in exc.exceptions for line in _flatten(sub, _sub_path(sub, path))]
     if isinstance(exc, KeyError):
         return [f"{_at(path, exc.args[0])}: required key is missing"]
     return [f"{path.rstrip(': ')}: {exc}"]
+
+
+def _sub_path(sub: BaseException, path: str) -> str:
+    """The key path of one problem in a cattrs group: ``path`` and the field or index cattrs noted on it."""
+    sub_path = path
+    for note in getattr(sub, "__notes__", []):
+        name = getattr(note, "name", None)
+        index = getattr(note, "index", None)
+        if name is not None:
+            sub_path = _at(path, name)
+        elif index is not None:
+            sub_path = _at(path, index) if isinstance(index, str) else f"{path.rstrip()}[{index}]"
+    return sub_path
 
 
 def structure(data: Any, cls: type, where: str) -> Any:
@@ -382,8 +414,27 @@ def _toml(text: str, source: str) -> dict:
 def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] | None = None) -> Config:
     """Parse configuration text; ``sections`` maps arena names to their plugins' settings classes.
 
-    A ``source`` named pyproject.toml is read from its ``[tool.checks]`` table.
+    A ``source`` named pyproject.toml is read from its ``[tool.checks]`` table. An error about a
+    key names the line where the key is set, when the text shows it.
     """
+    try:
+        return _parse(text, source=source, sections=sections)
+    except ConfigError as exc:
+        raise ConfigError(_with_line(str(exc), text, source)) from None
+
+
+def _with_line(message: str, text: str, source: str) -> str:
+    """``SOURCE: a.b.key: problem`` as ``SOURCE, line N: a.b.key: problem`` when ``key`` is found in ``text``."""
+    head = f"{source}: "
+    if not message.startswith(head):
+        return message
+    path, sep, problem = message[len(head):].partition(": ")
+    key = path.rpartition(".")[2].partition("[")[0]
+    line = _key_line(text, key) if sep and key else None
+    return f"{source}, line {line}: {path}: {problem}" if line else message
+
+
+def _parse(text: str, *, source: str, sections: Mapping[str, type] | None) -> Config:
     raw = _toml(text, source) if text.strip() else {}  # tomllib's regular expressions: not for the defaults
     table = ""
     if Path(source).name == "pyproject.toml":
@@ -397,6 +448,9 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
     base = str(Path(source).resolve().parent) if Path(source).is_file() else "."
     sections = dict(sections or {})
     top = dict(raw)
+    _refuse_unknown(top, TOP_KEYS, root, text)
+    top.pop("extend", None)  # followed by load(), which merges what it names under this file
+    extend_exclude = _strings_at(top.pop("extend-exclude", []), _at(root, "extend-exclude"))
     rules = _rule_settings(top.pop("rules", {}), _at(root, "rules"))
     arenas_raw = _mapping(top.pop("arenas", {}), _at(root, "arenas"))
     waivers = _waivers(top.pop("waivers", []), root)
@@ -416,10 +470,42 @@ def parse(text: str, *, source: str = CONFIG_NAME, sections: Mapping[str, type] 
         extend_ignore=extend_ignore,
         per_file_ignores=per_file,
         checks_plugins=base_cfg.checks_plugins,
+        exclude=base_cfg.exclude,
+        extend_exclude=extend_exclude,
         path=source,
         sha256=_sha256(text),
         table=table,
     )
+
+
+def _refuse_unknown(table: Mapping[str, Any], known: Sequence[str], root: str, text: str) -> None:
+    """An unknown key is refused at its line (:func:`parse` adds it), with the closest valid key and every valid one."""
+    for key in table:
+        if key not in known:
+            raise ConfigError(_unknown_key(_at(root, key), key, known))
+
+
+def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
+    """``WHERE: unknown key; did you mean 'x'? (valid keys: ...)``: ``_`` and ``-`` count as one."""
+    import difflib
+
+    close = difflib.get_close_matches(key, valid, n=1) or difflib.get_close_matches(key.replace("_", "-"), valid, n=1) \
+        or difflib.get_close_matches(key.replace("-", "_"), valid, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{where}: unknown key{hint} (valid keys: {', '.join(valid) or 'none'})"
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The 1-based line where ``key`` is first set (``key =``, ``"key" =`` or a ``[key]`` table), if found."""
+    pattern = re.compile(rf"""^\s*(?:\[+\s*)?(["']?){re.escape(key)}\1\s*(?:=|\.|\])""")
+    return next((n for n, line in enumerate(text.splitlines(), 1) if pattern.match(line)), None)
+
+
+def _strings_at(raw: Any, where: str) -> tuple[str, ...]:
+    try:
+        return _structure_strings(raw, tuple)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _sha256(text: str) -> str:
@@ -483,6 +569,7 @@ class _TopLevel:
     ignore: Selectors = ()
     decision_log: str = DEFAULT_DECISION_LOG
     checks_plugins: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
 
 
 @attrs.frozen
@@ -551,13 +638,77 @@ def load(path: Path | None, *, cwd: Path, sections: Mapping[str, type] | None = 
         path = find(cwd)
         if path is None:
             return parse("", source="<defaults>", sections=sections)
+    return _load_file(path, sections, chain=())
+
+
+#: how many ``extend`` steps a chain may take (a longer one is surely a mistake)
+MAX_EXTENDS = 10
+
+
+def _load_file(path: Path, sections: Mapping[str, type] | None, chain: tuple[Path, ...]) -> Config:
+    """``path`` parsed, on top of what its ``extend`` names (relative to it), followed to the end of the chain."""
     from checks import io
 
     try:
         text = io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError as exc:
-        raise ConfigError(str(exc)) from None
-    return parse(text, source=str(path), sections=sections)
+        where = f"{chain[-1]}: extend: " if chain else ""
+        raise ConfigError(f"{where}{exc}") from None
+    own = parse(text, source=str(path), sections=sections)
+    target = _extend_target(text, path)
+    if target is None:
+        return own
+    if target.resolve() in {p.resolve() for p in (*chain, path)} or len(chain) >= MAX_EXTENDS:
+        names = " -> ".join(str(p) for p in (*chain, path, target))
+        raise ConfigError(f"{path}: extend: {names} is a cycle or longer than {MAX_EXTENDS} files; "
+                          f"make one file the base of the others")
+    return extended(_load_file(target, sections, (*chain, path)), own, _table(text, path))
+
+
+def _extend_target(text: str, path: Path) -> Path | None:
+    """The file ``extend`` names, relative to ``path``'s directory; None without the key."""
+    value = _table(text, path).get("extend")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{path}: extend: expected the path of another configuration file, e.g. "
+                          f"extend = \"../rules.toml\" (got {value!r})")
+    return (path.parent / os.path.expanduser(value)).resolve()
+
+
+def _table(text: str, path: Path) -> dict:
+    """The configuration's table as written (already validated by :func:`parse`)."""
+    raw = _toml(text, str(path))
+    if path.name == "pyproject.toml":
+        raw = (raw.get("tool") or {}).get("checks") or {}
+    return raw
+
+
+#: Config attribute per top-level key
+_FIELD = {key: key.replace("-", "_") for key in TOP_KEYS}
+
+
+def _merged(name: str, base: Config, own: Config, written: Any) -> Any:
+    """One field of :func:`extended`: the file's value, or for tables of entries both merged."""
+    if name in ("rules", "arenas"):  # only the entries the file writes (parse fills in the arenas' defaults)
+        return {**getattr(base, name), **{k: v for k, v in getattr(own, name).items() if k in written}}
+    if name == "per_file_ignores":
+        globs = {p.glob for p in own.per_file_ignores}
+        return (*(p for p in base.per_file_ignores if p.glob not in globs), *own.per_file_ignores)
+    if name == "waivers":
+        return (*base.waivers, *own.waivers)
+    return getattr(own, name)
+
+
+def extended(base: Config, own: Config, written: Mapping[str, Any]) -> Config:
+    """``own`` (the file in use) over ``base`` (the file its ``extend`` names), as ruff merges ``extend``:
+    a key the file sets replaces the base's, except tables of entries, which merge entry by entry
+    (``rules`` and ``arenas`` by name, ``per-file-ignores`` by glob) and ``waivers``, which add up.
+    ``checks_plugins`` is never inherited: only the configuration in use names code to run."""
+    changes = {_FIELD[key]: _merged(_FIELD[key], base, own, written[key]) for key in set(written) - {"extend", "checks_plugins"}}
+    digest = _sha256(f"{own.sha256}\n{base.sha256}")  # a change to either file changes what records carry
+    return attrs.evolve(base, **changes, checks_plugins=own.checks_plugins, path=own.path, table=own.table,
+                        sha256=digest, extends=(base.path or "", *base.extends))
 
 
 def local_plugins(path: Path) -> list[tuple[str, str]]:
@@ -586,7 +737,8 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
 
 def overridden(config: Config, *, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
                ignore: Sequence[str] | None = None, extend_ignore: Sequence[str] = (),
-               per_file_ignores: Sequence[str] = (), codes: Iterable[str] = ()) -> Config:
+               per_file_ignores: Sequence[str] = (), codes: Iterable[str] = (),
+               required: Mapping[str, str] | None = None) -> Config:
     """``config`` with the command line's selection options as its last layer, as ruff stacks its own.
 
     ``--select`` replaces everything the file (and its arena tables) selected; ``--extend-select``
@@ -594,15 +746,20 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
     the layer winning; ``--per-file-ignores`` adds to the file's. Values are checked against
     ``codes``; a problem raises :class:`UsageError` naming the option. Each option given is
     noted in ``overrides`` (``--select=TA1``), which the decision record and ``checks config`` show.
+    ``required`` (code -> name) are the rules no option may ignore: naming one is refused here, with
+    the option's name, rather than later as if the file had done it.
     """
     codes = sorted(codes)
     layer, notes = _command_line_layer(codes, select=select, extend_select=extend_select, ignore=ignore,
                                        extend_ignore=extend_ignore)
+    required = required or {}
+    for option, values in (("--ignore", ignore or ()), ("--extend-ignore", extend_ignore)):
+        _refuse_required(option, values, required)
     changes: dict[str, Any] = {}
     if layer != Layer("command line"):
         changes["overlays"] = (*config.overlays, layer)
     if per_file_ignores:
-        extra = [_per_file_ignore(spec, codes) for spec in per_file_ignores]
+        extra = [_per_file_ignore(spec, codes, required) for spec in per_file_ignores]
         notes += [f"--per-file-ignores={entry.glob}:{','.join(entry.codes)}" for entry in extra]
         changes["per_file_ignores"] = (*config.per_file_ignores, *extra)
     if not changes:
@@ -626,6 +783,15 @@ def _command_line_layer(codes: Sequence[str], *, select: Sequence[str] | None, e
     return layer, [f"{option}={','.join(values)}" for option, values in checked.items()]
 
 
+def _refuse_required(option: str, values: Sequence[str], required: Mapping[str, str]) -> None:
+    """A command-line option naming a required rule by its code is refused, as the same key in a file is."""
+    for value in values:
+        if value in required:
+            raise UsageError(f"{option}: {value} ({required[value]}) is a required rule and cannot be ignored; "
+                             f"leave it out of {option.split()[0]}, or add a [[waivers]] entry with a reason, owner "
+                             f"and expiry to the configuration")
+
+
 def _checked(option: str, values: Sequence[str], codes: Sequence[str]) -> tuple[str, ...]:
     """``values`` of a selection option, each a selector (``ALL``, a code or a prefix) that matches a loaded rule.
 
@@ -639,11 +805,12 @@ def _checked(option: str, values: Sequence[str], codes: Sequence[str]) -> tuple[
     return tuple(values)
 
 
-def _per_file_ignore(spec: str, codes: Sequence[str]) -> PerFileIgnore:
+def _per_file_ignore(spec: str, codes: Sequence[str], required: Mapping[str, str]) -> PerFileIgnore:
     """One ``--per-file-ignores GLOB:CODES`` value, its glob relative to the working directory."""
     glob, sep, listed = spec.rpartition(":")
     if not sep or not glob.strip() or not listed.strip():
         raise UsageError(f"--per-file-ignores {spec!r}: expected GLOB:CODE[,CODE...], e.g. 'tests/*.py:TA110'")
+    _refuse_required(f"--per-file-ignores {spec}", listed.split(","), required)
     return PerFileIgnore(glob, _checked(f"--per-file-ignores {glob}", listed.split(","), codes), str(Path.cwd()))
 
 

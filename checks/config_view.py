@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -22,12 +22,14 @@ def as_data(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
     the selection layers stacked on the file (``overlays``) and, given, the rules each action runs (``selected``)."""
     return {
         "source": {"path": config.path, "table": config.table or None, "sha256": config.sha256,
-                   "overrides": list(config.overrides)},
+                   "overrides": list(config.overrides), "extends": list(config.extends)},
         "select": list(config.select),
         "extend-select": list(config.extend_select),
         "ignore": list(config.ignore),
         "extend-ignore": list(config.extend_ignore),
         "per-file-ignores": {p.glob: list(p.codes) for p in config.per_file_ignores},
+        "exclude": list(config.exclude),
+        "extend-exclude": list(config.extend_exclude),
         "decision_log": config.decision_log,
         "checks_plugins": list(config.checks_plugins),
         "rules": _rules(config.rules),
@@ -56,16 +58,26 @@ def _layer(layer) -> dict[str, Any]:
 
 
 def selected(registry, config: Config) -> dict[str, list[str]]:
-    """The codes each ``checks run`` action would run under ``config`` (``*`` after a required one)."""
+    """The codes each ``checks run`` action and each pre-commit hook (``precommit-info``, ...: the action names
+    rules are bound to that no action runs) would run under ``config`` (``*`` after a required one)."""
     from checks.config import effective
     from checks.judge import adjust_config, select_rules
 
     config = adjust_config(registry, config)
+    hooks = {name for rule in registry.rules.values() for name in rule.actions} - set(registry.actions) - {"*"}
+    actions = {**registry.actions, **{name: _Hook(name) for name in hooks}}
     out = {}
-    for name, action in sorted(registry.actions.items()):
+    for name, action in sorted(actions.items()):
         chosen = sorted(select_rules(registry.rules, action, config), key=lambda pair: pair[0].code)
         out[name] = [r.code + ("*" if effective(r, config, action.arena)[1] else "") for r, _ in chosen]
     return out
+
+
+class _Hook(NamedTuple):
+    """A pre-commit hook's action name as selection sees it: a name and no arena (``--arena`` picks one)."""
+
+    name: str
+    arena: str | None = None
 
 
 def _rules(rules) -> dict[str, dict[str, Any]]:
@@ -88,7 +100,8 @@ def as_toml(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
     lines += _toml_tables(tables, waivers)
     if chosen:
         stack = " < ".join(["the file", "its [arenas.NAME] table", *(o["name"] for o in overlays)])
-        lines += ["", f"# rules each `checks run` action runs, after every layer ({stack}; * required):"]
+        lines += ["", f"# rules each `checks run` action and pre-commit hook (precommit-*) runs, after every layer "
+                  f"({stack}; * required):"]
         lines += [f"#   {action}: {' '.join(codes) or '(none)'}" for action, codes in chosen.items()]
     return "\n".join(lines) + "\n"
 
@@ -100,6 +113,8 @@ def _toml_source(source: Mapping[str, Any]) -> list[str]:
     if source["path"] == "<defaults>":
         lines[0] = "# source: built-in defaults (no rules.toml, .checks.toml or [tool.checks] found upwards)"
     lines.append(f"# sha256: {source['sha256']}")
+    if source["extends"]:
+        lines.append(f"# extends: {' -> '.join(source['extends'])}")
     if source["overrides"]:
         lines.append(f"# command line: {' '.join(source['overrides'])}")
     return lines

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import click
 
-from checks.errors import ChecksError
+from checks.errors import ChecksError, UsageError
 from checks.exitcodes import ExitCode
 from checks.model import Action, Finding, Outcome, Verdict
 from checks.output import Report
@@ -112,6 +112,7 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     from checks.judge import adjust_config, gate_rules, required_codes
 
     config = adjust_config(registry, config)
+    _known_arena(registry, arena, config)
     if undecidable:
         config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
     chosen = gate_rules(registry, _file_action(action, arena), config)
@@ -128,6 +129,23 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
         for verdict in _located_verdicts(chosen, ctx, subject, known, required):
             per_rule.setdefault(verdict.code, []).append(verdict)
     return per_rule
+
+
+def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
+    """``--arena NAME`` must name an arena a plugin or the configuration knows: a typo would silently
+    judge without the arena's selection and settings. The configuration's arenas (every plugin's
+    section among them) are asked first: the arenas of actions import every action module."""
+    if arena is None or arena in config.arenas:
+        return
+    known = registry.arenas | set(config.arenas)
+    if arena in known:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(arena, sorted(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise UsageError(f"--arena {arena!r}: no loaded plugin or [arenas.NAME] table of the configuration defines "
+                     f"it{hint} (known: {', '.join(sorted(known)) or 'none'})")
 
 
 def _located_verdicts(chosen, ctx: RunContext, subject: Subject, known: frozenset[str],
@@ -225,6 +243,11 @@ class _FileCheckGroup(click.Group):
         from checks.cli import pop_selection, selection_params
 
         cmd.params.extend(reporting.params())
+        cmd.params.append(click.Option(
+            ["--exit-zero"], is_flag=True, expose_value=False,
+            callback=lambda ctx, param, value: ctx.meta.__setitem__(_EXIT_ZERO, value),
+            help="Exit 0 when the only problems are findings (an unreadable file, a bad option or a crash "
+            "still fail)."))
 
         callback = cmd.callback
         if callback is not None:
@@ -248,6 +271,7 @@ class _FileCheckGroup(click.Group):
 
 
 _SELECTION = "checks.selection"
+_EXIT_ZERO = "checks.exit_zero"
 
 
 def command_group(cli: click.Group) -> click.Group:
@@ -285,11 +309,55 @@ def by_configuration(paths: Sequence[str]) -> list[list[str]]:
     return list(groups.values())
 
 
+def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> list[str]:
+    """From inside a ``checks precommit`` command: the files to judge, each directory among ``paths`` replaced
+    by the files below it whose ``/``-separated path ``wanted`` accepts (sorted), as ``ruff check DIR`` does.
+
+    A walk skips what the configuration's ``exclude``/``extend-exclude`` match (ruff's defaults: .git,
+    .venv, node_modules, ...); a file named on the command line is always judged. No path at all, or a
+    directory with nothing to judge below it, is a usage error naming ``what`` was looked for: a hook
+    given nothing must not pass as if it had judged something.
+    """
+    from pathlib import Path
+
+    if not paths:
+        raise UsageError(f"no file given: name {what} files, or directories holding them")
+    configs = click.get_current_context().find_root().obj.configs(None)
+    out: list[str] = []
+    for given in paths:
+        if not Path(given).is_dir():
+            out.append(given)
+            continue
+        config = configs(str(Path(given, "here")))  # the configuration of the directory itself
+        found = _walk(Path(given), wanted, config)
+        if not found:
+            skipped = ", ".join((*config.exclude, *config.extend_exclude)) or "nothing"
+            raise UsageError(f"{given}: no {what} file below it (the walk skips {skipped})")
+        out += found
+    return out
+
+
+def _walk(top, wanted: Callable[[str], bool], config: Config) -> list[str]:
+    """The files below ``top`` that ``wanted`` accepts, in sorted order, skipping what ``config`` excludes."""
+    import os
+
+    found = []
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not config.excluded(top.__class__(folder, d)))
+        for name in sorted(names):
+            path = top.__class__(folder, name)
+            if wanted(path.as_posix()) and not config.excluded(path):
+                found.append(str(path))
+    return found
+
+
 def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
                 options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> None:
     """From inside a ``checks precommit`` command: judge, print in the chosen formats, exit."""
     from checks import reporting
 
     report = judge(action, subjects, arena=arena, options=options, undecidable=undecidable)
+    if report.exit_code == ExitCode.BLOCKED and click.get_current_context().meta.get(_EXIT_ZERO):
+        report = attrs.evolve(report, exit_code=int(ExitCode.OK))  # the outcome still says "blocked"
     reporting.emit(report)
     raise SystemExit(int(report.exit_code))

@@ -41,10 +41,12 @@ class ReadError(InputError):
     """
 
     def __init__(self, path: str | os.PathLike | None, reason: str, *, line: int | None = None,
-                 missing: bool = False) -> None:
+                 missing: bool = False, col: int | None = None) -> None:
         self.path = str(path) if path is not None else ""
         self.reason = reason
         self.line = line
+        #: the 1-based column when known (a YAML syntax error's)
+        self.col = col
         self.missing = missing
         where = f"{self.path}, line {line}" if self.path and line else self.path or (f"line {line}" if line else "")
         super().__init__(f"{where}: {reason}" if where else reason)
@@ -182,8 +184,9 @@ def loads_yaml(text: str | bytes, *, source: str | os.PathLike | None = None, ma
     except _Refused as exc:
         raise YamlError(source, exc.reason, line=exc.line) from None
     except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else None
-        raise YamlError(source, " ".join(str(exc).split()), line=line) from None
+        mark = _yaml_mark(exc)
+        raise YamlError(source, _yaml_problem(exc), line=mark.line + 1 if mark else None,
+                        col=mark.column + 1 if mark else None) from None
     except yaml.YAMLError as exc:
         raise YamlError(source, " ".join(str(exc).split())) from None
     except RecursionError:
@@ -191,6 +194,28 @@ def loads_yaml(text: str | bytes, *, source: str | os.PathLike | None = None, ma
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _yaml_mark(exc):
+    """Where a YAML syntax error is: where the parser stopped, unless that is the end of the text (an
+    unclosed bracket or quote), where the construct it could not finish starts, as Python points at an
+    unclosed ``(``."""
+    return exc.context_mark if _unclosed(exc) else exc.problem_mark or exc.context_mark
+
+
+def _unclosed(exc) -> bool:
+    """The parser ran into the end of the text inside a construct that starts somewhere else."""
+    problem, start, end = exc.problem or "", exc.context_mark, exc.problem_mark
+    at_end = "<stream end>" in problem or "end of stream" in problem
+    return at_end and start is not None and (end is None or (start.line, start.column) != (end.line, end.column))
+
+
+def _yaml_problem(exc) -> str:
+    """pyyaml's words for a syntax error without its marks (``in "<unicode string>", line 4, column 1``
+    and a caret): the place is given once, as the error's line and column."""
+    words = " ".join(part for part in (exc.context, exc.problem) if part)
+    words = " ".join(words.replace("'<stream end>'", "the end of the file").split()) or "malformed YAML"
+    return words + " (it starts here and is never closed)" if _unclosed(exc) else words
 
 
 def _yaml_text(text: str | bytes, source: str | os.PathLike | None, max_bytes: int) -> str:

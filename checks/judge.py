@@ -93,11 +93,19 @@ def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple
     domain = [r for r, _ in chosen if not r.code.startswith(FRAMEWORK_PREFIX)]
     if not any(not effective(r, config, action.arena)[1] for r in domain):
         only = " besides the required ones" if domain else ""
-        raise NoRulesSelected(
-            f"no rule is selected for action {action.name!r}{only}: check 'select'/'ignore' in "
-            f"{config.path or 'rules.toml'} (an empty gate is never a pass)"
-        )
+        bound = ", ".join(sorted(code for code, r in registry.rules.items() if bound_to(r, action.name)
+                                 and not code.startswith(FRAMEWORK_PREFIX)))
+        raise NoRulesSelected(f"no rule is selected for action {action.name!r}{only}: check {_selection_origin(config)} "
+                              f"(an empty gate is never a pass; the rules bound to it: {bound or 'none'})")
     return chosen
+
+
+def _selection_origin(config: Config) -> str:
+    """Where the selection came from, as the user wrote it: the command line's options, the file's keys
+    (or the defaults when there is no file)."""
+    path = config.path if config.path and config.path != "<defaults>" else None
+    where = f"'select'/'ignore' in {path}" if path else "the defaults (no configuration file; every rule selected)"
+    return f"{' '.join(config.overrides)} on the command line, over {where}" if config.overrides else where
 
 
 def _findings(result: Iterable[Finding | str] | None) -> tuple[Finding, ...]:

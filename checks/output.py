@@ -1,4 +1,4 @@
-"""Render what a command judged: human (rich), json, junit, sarif or github workflow annotations.
+"""Render what a command judged: human, json, junit, sarif or github workflow annotations.
 
 ``checks run`` and ``checks precommit`` both turn their result into one :class:`Report`, so
 every format means the same on both. The terminal gets ``--format`` (human by default);
@@ -17,6 +17,7 @@ import attrs
 
 from checks.errors import UsageError
 from checks.model import Excuse, Finding, Outcome, Severity, Verdict, location
+from checks.visible import guarded, safe_lines, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from checks.runner import RunResult
@@ -28,6 +29,8 @@ EXTENSIONS = {".json": "json", ".xml": "junit", ".sarif": "sarif", ".txt": "huma
 JSON_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_URI = "https://github.com/arena-checks/arena-checks"
+#: SGR codes of the human output's colours (plain ANSI: the hook's install carries no terminal library)
+_SGR = {"green": "32", "cyan": "36", "red": "31", "bold red": "1;31", "yellow": "33", "bold": "1"}
 _STYLE = {
     Outcome.PASSED: "green",
     Outcome.WAIVED: "cyan",
@@ -118,7 +121,20 @@ def title(report: Report) -> str:
 # --------------------------------------------------------------------------- human
 
 
-def human(report: Report, console, *, quiet: bool = False) -> None:
+class Lines:
+    """Where the human format goes: ``write(text)`` per line, ``paint(text, style)`` in colour when asked.
+
+    Data in the text is already escaped (:mod:`checks.visible`); the colours are ours, added after.
+    """
+
+    def __init__(self, write, *, color: bool = False) -> None:
+        self.write, self.color = write, color
+
+    def paint(self, text: str, style: str) -> str:
+        return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if self.color else text
+
+
+def human(report: Report, out: Lines, *, quiet: bool = False) -> None:
     """Readable in a terminal and in CI logs.
 
     ``checks run``: one line per verdict (``-q``: only what failed), its findings, the plan,
@@ -127,40 +143,38 @@ def human(report: Report, console, *, quiet: bool = False) -> None:
     """
     if report.command == "precommit":
         for line in precommit_lines(report):
-            console.print(line, highlight=False, markup=False)
+            out.write(line)
         return
-    from rich.markup import escape
-
     if not quiet:
-        console.print(f"[bold]checks run {report.action}[/bold] target={escape(report.target)}", highlight=False)
+        out.write(f"{out.paint(f'checks run {report.action}', 'bold')} target={visible(report.target)}")
     for v in report.verdicts:
         if not (quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED)):
-            _human_verdict(v, console)
-    _human_tail(report, console, quiet=quiet)
+            _human_verdict(v, out)
+    _human_tail(report, out, quiet=quiet)
 
 
-def _human_tail(report: Report, console, *, quiet: bool) -> None:
+def _human_tail(report: Report, out: Lines, *, quiet: bool) -> None:
     """The plan (not with ``-q``), the summary line, the action's own summary and the error, if any."""
     if not quiet:
         for line in report.plan:
-            console.print(f"  plan: {line}", highlight=False, markup=False)
-    console.print(_summary_line(report), highlight=False, markup=False)
+            out.write(f"  plan: {visible(line)}")
+    out.write(_summary_line(report))
     if report.summary:
-        console.print(report.summary, highlight=False, markup=False)
+        out.write(safe_lines(report.summary))
     if report.error:
-        console.print(f"error: {report.error}", highlight=False, markup=False)
+        out.write(f"error: {safe_lines(report.error)}")
 
 
-def _human_verdict(v: Verdict, console) -> None:
+def _human_verdict(v: Verdict, out: Lines) -> None:
     """One verdict's line (a failed non-error rule in yellow), its findings, waivers and inline suppressions."""
     style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
-    console.print(f"  [{style}]{label(v):>8}[/{style}] {v.code} {v.name}", highlight=False)
-    for f in v.findings:
-        console.print(f"           {_located(f)}", highlight=False, markup=False)
+    out.write(f"  {out.paint(f'{label(v):>8}', style)} {v.code} {v.name}")
+    for f in v.findings:  # data: shown visibly, and a line of it never starts a CI command
+        out.write(guarded(f"           {visible(_located(f))}"))
     if v.waivers:
-        console.print(f"           waived by: {', '.join(v.waivers)}", highlight=False, markup=False)
+        out.write(f"           waived by: {visible(', '.join(v.waivers))}")
     if v.suppressions:
-        console.print(f"           suppressed inline at: {', '.join(v.suppressions)}", highlight=False, markup=False)
+        out.write(f"           suppressed inline at: {visible(', '.join(v.suppressions))}")
 
 
 def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
@@ -172,26 +186,33 @@ def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
     return out
 
 
+def statistics(report: Report) -> list[str]:
+    """``--statistics``: ``COUNT  CODE  name`` per rule with counted findings (unreadable files as ``error``),
+    most first, then by code, as ruff prints its own."""
+    names = {v.code: v.name for v in report.verdicts}
+    counts: dict[str, int] = {}
+    for _f, code, _severity in _problems(report):
+        counts[code] = counts.get(code, 0) + 1
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = max((len(str(n)) for _code, n in rows), default=1)
+    return [f"{n:>{width}}  {code}  {names.get(code, 'unreadable input')}" for code, n in rows]
+
+
 def precommit_lines(report: Report) -> list[str]:
     """``path:line[:col]: CODE message [severity]``, sorted by file and place; rules.toml's own last."""
     rows = []
     for f, code, severity in _problems(report):
         note = "" if severity is Severity.ERROR else f" [{severity.value}]"
         key = (f.path is None, f.path or "", f.line or 0, f.col or 0, code, f.message)
-        rows.append((key, f"{location(f) or '-'}: {code} {f.message}{note}"))
+        rows.append((key, guarded(visible(f"{location(f) or '-'}: {code} {f.message}{note}"))))
     return [text for _key, text in sorted(rows)]
 
 
 def render_human(report: Report, *, quiet: bool = False) -> str:
-    """The human format as plain text (for ``--output-file``): no colours, no wrapping."""
-    import io
-
-    from rich.console import Console
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, no_color=True, highlight=False, soft_wrap=True, width=10_000, force_terminal=False)
-    human(report, console, quiet=quiet)
-    return buffer.getvalue()
+    """The human format as plain text (for ``--output-file``): no colours."""
+    lines: list[str] = []
+    human(report, Lines(lines.append), quiet=quiet)
+    return "".join(f"{line}\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- json
@@ -253,74 +274,120 @@ def as_json(report: Report) -> str:
 
 
 def as_junit(report: Report) -> str:
-    """One ``<testcase>`` per rule with its time and, when it has one, the file and line it failed at.
+    """One ``<testcase>`` per finding (its file and line, the attributes CI links) and one per rule that
+    passed; an unreadable input (pre-commit) is an ``<error>`` case ``read PATH`` of its own.
 
-    A failed error-severity rule is a ``<failure>``, a crashed rule an ``<error>``, a waived one
-    ``<skipped>``; a failed warning or info rule passes with its findings in ``<system-out>``.
-    An unreadable input (pre-commit) is an ``<error>`` test case of its own.
+    A finding of a failed error-severity rule is a ``<failure>``, of a crashed rule an ``<error>``; a
+    finding a waiver or an inline suppression excused is ``<skipped>`` with the reason and where the
+    excuse is; a finding of a failed warning or info rule passes with the finding in ``<system-out>``.
     """
     from xml.etree import ElementTree as ET
 
     classname = f"checks.{report.action}"
-    suite = _junit_suite(report, classname)
-    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
-    for v in report.verdicts:
-        _junit_verdict(suite, classname, v)
+    cases = [case for v in report.verdicts for case in _junit_cases(classname, v)]
     for f in report.unreadable:
-        case = ET.SubElement(suite, "testcase", classname=f"{classname}.input", name=f"read {f.path}", time="0",
-                             file=f.path or "")
-        if f.line:
-            case.set("line", str(f.line))
+        case = ET.Element("testcase", classname=f"{classname}.input", name=f"read {f.path}", time="0")
+        if f.path:
+            case.attrib.update(file=f.path, **({"line": str(f.line)} if f.line else {}))
         ET.SubElement(case, "error", message=f.message[:500], type="unreadable").text = f.message
+        cases.append(case)
+    suite = _junit_suite(report, classname, cases)
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
+    suite.extend(cases)
     root = ET.Element("testsuites", name="checks", tests=suite.get("tests"), failures=suite.get("failures"),
                       errors=suite.get("errors"), time=suite.get("time"))
     root.append(suite)
+    _xml_safe(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
 
 
-def _junit_suite(report: Report, classname: str):
+def _xml_safe(root) -> None:
+    """Every attribute and text of the tree without the characters XML 1.0 cannot hold (controls, lone
+    surrogates of undecodable file names), shown visibly instead: a hostile file name must not make the
+    whole report malformed, or CI loses every result in it."""
+    for element in root.iter():
+        element.attrib.update({key: visible(value) for key, value in element.attrib.items()})
+        if element.text:
+            element.text = visible(element.text, keep_newlines=True)
+
+
+def _junit_suite(report: Report, classname: str, cases: list):
     """The ``<testsuite>`` element with its counts: the totals CI dashboards show before any case."""
     from xml.etree import ElementTree as ET
 
+    def count(tag: str) -> str:
+        return str(sum(case.find(tag) is not None for case in cases))
+
     return ET.Element(
-        "testsuite",
-        name=classname,
-        tests=str(len(report.verdicts) + len(report.unreadable)),
-        failures=str(sum(v.outcome is Outcome.FAILED and v.blocks for v in report.verdicts)),
-        errors=str(sum(v.outcome is Outcome.CRASHED for v in report.verdicts) + len(report.unreadable)),
-        skipped=str(sum(v.outcome is Outcome.WAIVED for v in report.verdicts)),
-        time=f"{report.duration:.6f}",
+        "testsuite", name=classname, tests=str(len(cases)), failures=count("failure"), errors=count("error"),
+        skipped=count("skipped"), time=f"{report.duration:.6f}",
         timestamp=report.started.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
     )
 
 
-def _junit_verdict(suite, classname: str, v: Verdict) -> None:
-    """Append one verdict's ``<testcase>``, pointing at its first finding's place unless it passed."""
+def _junit_cases(classname: str, v: Verdict) -> list:
+    """A verdict's test cases: one per counted finding (or one for the rule when it passed), one per excused
+    finding. A rule's time goes to its first case, so the suite's cases still add up to the rules' time."""
     from xml.etree import ElementTree as ET
 
-    case = ET.SubElement(suite, "testcase", classname=f"{classname}.{v.plugin or 'core'}",
-                         name=f"{v.code} {v.name}", time=f"{v.duration:.6f}")
-    first = next((f for f in v.findings if f.path), None)
-    if first is not None and v.outcome is not Outcome.PASSED:
-        case.set("file", first.path)
-        if first.line:
-            case.set("line", str(first.line))
-    _junit_outcome(case, v)
+    cls = f"{classname}.{v.plugin or 'core'}"
+    counted = _counted(v)
+    excuses = _excuses(v)
+    cases = []
+    for f in counted:
+        cases.append(_junit_case(cls, v, f))
+        _junit_outcome(cases[-1], v, f)
+    if v.outcome is Outcome.PASSED or not (counted or excuses):
+        cases.append(ET.Element("testcase", classname=cls, name=f"{v.code} {v.name}", time="0"))
+    for e in excuses:
+        cases.append(_junit_case(cls, v, e.finding))
+        how = f"suppressed inline at {e.by}" if e.kind == "inSource" else f"waived by {e.by}"
+        ET.SubElement(cases[-1], "skipped", message=f"{how}: {e.reason}" if e.reason else how)
+    cases[0].set("time", f"{v.duration:.6f}")
+    return cases
 
 
-def _junit_outcome(case, v: Verdict) -> None:
-    """The child that says how the case ended: ``<error>``, ``<failure>``, ``<skipped>`` or, for a
-    failed warning or info rule that passes, ``<system-out>``; nothing for a pass."""
+def _counted(v: Verdict) -> tuple[Finding, ...]:
+    """The findings that make a failed or crashed verdict's cases (one without findings still fails, as one)."""
+    if v.outcome not in (Outcome.FAILED, Outcome.CRASHED):
+        return ()
+    return v.findings or (Finding(v.message or v.outcome.value),)
+
+
+def _junit_case(cls: str, v: Verdict, f: Finding):
+    """A finding's ``<testcase>``, named ``CODE name at PATH:LINE:COL`` (the place keeps one rule's cases
+    apart: readers key cases by name), with ``file`` and ``line`` when it has them."""
     from xml.etree import ElementTree as ET
 
-    text = "\n".join(_located(f) for f in v.findings)
+    where = location(f)
+    case = ET.Element("testcase", classname=cls, name=f"{v.code} {v.name} at {where}" if where else
+                      f"{v.code} {v.name}", time="0")
+    if f.path:
+        case.set("file", f.path)
+        if f.line:
+            case.set("line", str(f.line))
+    return case
+
+
+def _excuses(v: Verdict) -> list[Excuse]:
+    """The excuses of a verdict, or, for a waived verdict built without them (not by the judge), one per
+    waiver it names, so a waived rule is still a skipped case that says what waived it."""
+    if v.excused or v.outcome is not Outcome.WAIVED:
+        return list(v.excused)
+    return [Excuse("external", ", ".join(v.waivers) or "a waiver", "", f) for f in v.findings or (Finding(""),)]
+
+
+def _junit_outcome(case, v: Verdict, f: Finding) -> None:
+    """The child that says how one finding's case ended: ``<error>`` (the rule crashed), ``<failure>``
+    (it blocks) or, for a failed warning or info rule, which passes, ``<system-out>``."""
+    from xml.etree import ElementTree as ET
+
+    text = _located(f)
     if v.outcome is Outcome.CRASHED:
-        ET.SubElement(case, "error", message=v.message[:500], type="crashed").text = text
-    elif v.outcome is Outcome.FAILED and v.blocks:
-        ET.SubElement(case, "failure", message=v.message[:500], type=v.severity.value).text = text
-    elif v.outcome is Outcome.WAIVED:
-        ET.SubElement(case, "skipped", message=f"waived by {', '.join(v.waivers)}")
-    elif v.outcome is Outcome.FAILED:
+        ET.SubElement(case, "error", message=f.message[:500], type="crashed").text = text
+    elif v.blocks:
+        ET.SubElement(case, "failure", message=f.message[:500], type=v.severity.value).text = text
+    else:
         ET.SubElement(case, "system-out").text = f"{v.severity.value}: {text}"
 
 
@@ -455,6 +522,8 @@ def as_sarif_dict(report: Report) -> dict[str, Any]:
             "tool": {"driver": {"name": "arena-checks", "version": _own_version(), "informationUri": TOOL_URI,
                                 "rules": rules}},
             "invocations": [invocation],
+            # columns count code points (Python's str), not the UTF-16 units readers assume by default
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }
@@ -476,18 +545,21 @@ def as_sarif(report: Report) -> str:
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: controls shown visibly, then the runner's escapes (its line breaks stay breaks)."""
+    return visible(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _gh_property(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+    return _gh_data(visible(text)).replace(":", "%3A").replace(",", "%2C")
 
 
 def as_github(report: Report) -> str:
     """GitHub Actions workflow commands: ``::error file=F,line=L,col=C,title=CODE name::message``.
 
     Blocking findings are errors, failed warning rules warnings, failed info rules notices;
-    passed and waived rules print nothing. The summary line ends the output as a notice.
+    passed and waived rules print nothing. The summary line ends the output as a notice when there
+    was something to annotate or the command did not succeed: a clean run prints nothing, so a
+    workflow's annotations list only what needs a look.
     """
     lines = []
     for f, code, severity in _problems(report):
@@ -502,8 +574,9 @@ def as_github(report: Report) -> str:
                     props.append(f"col={f.col}")
         props.append(f"title={_gh_property(f'{code} {v_name}')}")
         lines.append(f"::{level} {','.join(props)}::{_gh_data(f.message)}")
-    lines.append(f"::notice title={_gh_property(title(report))}::{_gh_data(_summary_line(report))}")
-    return "\n".join(lines) + "\n"
+    if lines or report.exit_code:
+        lines.append(f"::notice title={_gh_property(title(report))}::{_gh_data(_summary_line(report))}")
+    return "".join(f"{line}\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- dispatch

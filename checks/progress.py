@@ -13,6 +13,7 @@ since a terminal holds only one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -59,11 +60,20 @@ def quiet_option(help: str = "Draw no progress bar.") -> Callable:  # noqa: A002
 
 
 def enabled() -> bool:
-    """Whether a bar would be drawn now: a terminal (or ``always``), no ``-q``, not ``never``."""
+    """Whether a bar would be drawn now: a terminal (or ``always``), no ``-q``, not ``never``, and rich
+    installed (it comes with the workflows' extras; the core install, which the pre-commit hooks get,
+    draws no bar and carries no terminal library)."""
     mode = os.environ.get(ENV, "").strip().lower()
     if mode == "never" or _quiet():
         return False
-    return mode == "always" or sys.stderr.isatty()
+    return (mode == "always" or sys.stderr.isatty()) and _have_rich()
+
+
+@functools.cache
+def _have_rich() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("rich") is not None
 
 
 class _Counter:

@@ -7,11 +7,14 @@ the click context, so a domain's ``checks precommit`` command needs no parameter
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import click
 
 from checks import output
+from checks.choice import Choice
 from checks.errors import UsageError
 from checks.redact import redact
 
@@ -26,17 +29,44 @@ def _store(name: str):
     return callback
 
 
+def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    """``--format``, else ``$CHECKS_FORMAT`` (a CI job sets it once for every step), else human; a bad
+    value of the variable is refused naming the variable, not an option the user never typed."""
+    if value is None:
+        value = os.environ.get("CHECKS_FORMAT", "").strip() or "human"
+        if value not in output.FORMATS:
+            import difflib
+
+            close = difflib.get_close_matches(value, output.FORMATS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise UsageError(f"environment variable CHECKS_FORMAT={value!r}: expected one of "
+                             f"{', '.join(output.FORMATS)}{hint}")
+    ctx.meta.setdefault(_KEY, {})["format"] = value
+    return value
+
+
 def _files(ctx: click.Context, param: click.Parameter, value):
+    """The ``--output-file`` specs, each refused before anything runs when its directory cannot take it:
+    a report that fails to be written after the action ran would say one exit code and end with another."""
     specs = [output.parse_output_file(spec) for spec in value]
+    for _fmt, path in specs:
+        _writable(path)
     ctx.meta.setdefault(_KEY, {})["files"] = specs
     return specs
 
 
 def params() -> list[click.Option]:
     return [
-        click.Option(["--format", "output_format"], type=click.Choice(output.FORMATS), default="human",
-                     show_default=True, expose_value=False, callback=_store("format"),
-                     help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations)."),
+        click.Option(["--format", "output_format"], type=Choice(output.FORMATS), default=None,
+                     expose_value=False, callback=_format,
+                     help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations); "
+                     "default $CHECKS_FORMAT, else human."),
+        click.Option(["--statistics"], is_flag=True, expose_value=False, callback=_store("statistics"),
+                     help="Human output: end with the number of findings per rule, most first."),
+        click.Option(["--color"], type=Choice(COLOR), default="auto", show_default=True, expose_value=False,
+                     callback=_store("color"),
+                     help="Colour the human output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
+                     "always, never."),
         click.Option(["--output-file", "output_files"], multiple=True, metavar="[FORMAT=]PATH", expose_value=False,
                      callback=_files,
                      help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
@@ -46,18 +76,31 @@ def params() -> list[click.Option]:
     ]
 
 
+#: ``--color`` choices
+COLOR = ("auto", "always", "never")
+
+
+def _writable(path: Path) -> None:
+    """Refuse an ``--output-file`` that cannot be written: a directory, or one whose nearest existing
+    ancestor is not a writable directory (missing directories below it are created when writing)."""
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if path.is_dir():
+        why = "it is a directory"
+    elif not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        why = f"{folder} is not a writable directory"
+    else:
+        return
+    raise UsageError(f"--output-file {path}: cannot write it: {why}; name a file where you can write")
+
+
 def emit(report: output.Report) -> None:
     """Print ``report`` in the chosen terminal format, then write each ``--output-file``."""
     chosen = click.get_current_context().meta.get(_KEY, {})
     fmt, quiet = chosen.get("format", "human"), bool(chosen.get("quiet"))
-    if fmt == "human" and report.command == "precommit":  # plain lines: a hook run never pays for rich
-        for line in output.precommit_lines(report):
-            click.echo(redact(line))
-    elif fmt == "human":
-        from rich.console import Console
-
-        console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False)
-        output.human(report, console, quiet=quiet)
+    if fmt == "human":
+        _human(report, chosen, quiet=quiet)
     else:
         click.echo(redact(output.render(fmt, report)), nl=False)
     for file_format, path in chosen.get("files", ()):
@@ -67,16 +110,23 @@ def emit(report: output.Report) -> None:
             raise UsageError(f"--output-file {path}: cannot write it: {exc.strerror or exc}") from None
 
 
-class _RedactingStream:
-    def __init__(self, stream):
-        self._stream = stream
+def _human(report: output.Report, chosen: dict, *, quiet: bool) -> None:
+    """The human format on stdout, redacted line by line, in colour as ``--color`` says; then ``--statistics``."""
+    color = _colored(chosen.get("color", "auto"))  # click.echo would strip the codes off a terminal: say it
+    out = output.Lines(lambda line: click.echo(redact(line), color=color), color=color)
+    output.human(report, out, quiet=quiet)
+    if chosen.get("statistics"):
+        for line in output.statistics(report):
+            click.echo(line)
 
-    def write(self, text: str) -> int:
-        return self._stream.write(redact(text))
 
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return self._stream.isatty()
-
+def _colored(choice: str) -> bool:
+    """``--color``: ``auto`` colours a terminal unless ``NO_COLOR`` is set or ``TERM`` is ``dumb``, and
+    anything when ``FORCE_COLOR`` is set (the conventions of no-color.org and force-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"

@@ -253,7 +253,10 @@ class Tracker:
     """Matches one run's findings against the suppressions of the files the run looked at.
 
     ``sources`` are files the run judged even if no finding points at them (the info.py a
-    pre-commit hook checks), so their unused suppressions are reported too. A plain class (the
+    pre-commit hook checks), so their unused suppressions are reported too. A source may end in
+    ``#L3-L9`` (GitHub's line anchor): the run judged only those lines of it (one declaration of an
+    info.py holding several), so only suppressions reaching into them can be unused; one on a
+    sibling declaration is that declaration's business. A plain class (the
     runner's own working state, never handed to a plugin): a pre-commit hook makes one per
     declaration it judges, and building an attrs class costs about 0.4 ms of its start.
     """
@@ -264,8 +267,13 @@ class Tracker:
         self.report = SuppressionReport() if report is None else report
         self._files: dict[tuple[int, int] | str, tuple[Suppression, ...]] = {}
         self._hits: set[tuple[str, str]] = set()
-        for path in sources:
+        #: file -> the line spans judged, for a source given with ``#Lfirst-Llast``
+        self._spans: dict[tuple[int, int] | str, list[tuple[int, int]]] = {}
+        for source in sources:
+            path, span = split_span(source)
             self._file(path)
+            if span is not None:
+                self._spans.setdefault(_identity(path) if path else "", []).append(span)
 
     def _file(self, path: str) -> tuple[Suppression, ...]:
         key = _identity(path) if path else ""
@@ -311,13 +319,28 @@ class Tracker:
     def finish(self, evaluated: Iterable[str]) -> SuppressionReport:
         """Fill the report: malformed suppressions, and codes of rules that ran without using theirs."""
         evaluated = set(evaluated)
-        for suppressions in self._files.values():
+        for key, suppressions in self._files.items():
             for s in suppressions:
                 problem = self.problem(s)
                 if problem:
                     self.report.invalid.append((s, problem))
-                    continue
-                for code in s.codes:
-                    if code in evaluated and (s.id, code) not in self._hits:
-                        self.report.unused.append((s, code))
+                elif self._judged(key, s):
+                    self.report.unused += [(s, code) for code in s.codes
+                                           if code in evaluated and (s.id, code) not in self._hits]
         return self.report
+
+    def _judged(self, key: tuple[int, int] | str, s: Suppression) -> bool:
+        """Whether the run judged the lines ``s`` covers: all of a file given whole, else its spans."""
+        spans = self._spans.get(key)
+        return spans is None or any(s.first <= last and first <= s.last for first, last in spans)
+
+
+_SPAN = re.compile(r"#L(\d+)-L(\d+)$")
+
+
+def split_span(source: str) -> tuple[str, tuple[int, int] | None]:
+    """``path#L3-L9`` -> ``(path, (3, 9))``; a plain path -> ``(path, None)`` (the whole file)."""
+    match = _SPAN.search(source)
+    if match is None:
+        return source, None
+    return source[:match.start()], (int(match[1]), int(match[2]))

@@ -127,9 +127,35 @@ def raw_digest(data_dir: Path, files=None) -> str:
 
 
 def info_sources(ctx) -> list[str]:
-    """The info.py a TabArena action's ``--method-metadata`` names (its ``Action.sources``), if it is a file."""
-    path = _metadata_file(ctx.options.method_metadata or "")
-    return [str(path)] if path is not None else []
+    """The info.py a TabArena action's ``--method-metadata`` names (its ``Action.sources``), if it is a file:
+    only the lines of the declaration the run judges (``path#Lfirst-Llast``), so a suppression on a sibling
+    declaration is never reported unused by a run that did not judge it."""
+    ref = ctx.options.method_metadata or ""
+    path = _metadata_file(ref)
+    if path is None:
+        return []
+    span = _declaration_lines(path, ref.rpartition(":")[2])
+    return [f"{path}#L{span[0]}-L{span[1]}" if span else str(path)]
+
+
+def _declaration_lines(path: Path, variable: str) -> tuple[int, int] | None:
+    """First and last line of the module-level statement that assigns ``variable`` in ``path``; ``(0, 0)`` (no
+    line) when the file does not assign it (an imported name: no line of this file is the run's own, so
+    nothing there is unused); None when the file does not parse (the whole file, as before)."""
+    import ast
+
+    from checks import io
+
+    try:
+        tree = ast.parse(io.read_text(path, what="an info.py"))
+    except (io.ReadError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == variable for t in targets):
+            return node.lineno, node.end_lineno or node.lineno
+    return (0, 0)
 
 
 def _metadata_file(ref: str) -> Path | None:

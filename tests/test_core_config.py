@@ -48,7 +48,7 @@ def test_errors_inside_pyproject_name_the_tool_checks_key(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.checks]\nselect = ["ZZ"]\n[tool.checks.rules.TOY001]\nsevrity = "info"\n')
     res = toy(tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
-    assert "pyproject.toml: tool.checks.rules.TOY001.sevrity: unknown key" in res.stderr
+    assert "pyproject.toml, line 4: tool.checks.rules.TOY001.sevrity: unknown key; did you mean 'severity'?" in res.stderr
     (tmp_path / "pyproject.toml").write_text('[tool.checks]\nselect = ["ZZ"]\n')
     res = toy(tmp_path)
     assert "pyproject.toml: tool.checks.select: 'ZZ' matches no rule code" in res.stderr

@@ -134,7 +134,7 @@ def test_unquoted_dates_stay_text_even_when_not_a_real_date():
 @pytest.mark.parametrize(("text", "reason", "line"), [
     ("a: 1\nb: &x [1]\nc: *x\n", "anchors and aliases are not allowed (&x)", 2),
     ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", 3),
-    ("a:\n  b: [1, 2\n", "while parsing", 3),
+    ("a:\n  b: [1, 2\n", "while parsing", 2),  # the unclosed "[", where Python would point
     ("k: " + "[" * (io.MAX_DEPTH + 1) + "]" * (io.MAX_DEPTH + 1), f"nested deeper than {io.MAX_DEPTH} levels", 1),
     ("!!python/object/apply:os.system ['true']", "could not determine a constructor", 1),
 ])

@@ -64,7 +64,7 @@ def test_every_rule_is_documented(code):
 
 def _config_keys():
     keys = [config.KEY_NAMES.get(f.name, f.name) for f in attrs.fields(config.Config)
-            if f.name not in ("path", "sha256", "table", "overrides", "overlays")]
+            if f.name not in ("path", "sha256", "table", "overrides", "overlays", "extends")]
     keys += [f.name for f in attrs.fields(config.RuleSettings)]
     keys += [f.name for f in attrs.fields(config.Waiver)]
     keys += list(config.ARENA_KEYS)

@@ -38,6 +38,7 @@ def test_json_report_per_method(run, tmp_path):
     result = inspect(data, "--format", "json", "--cache-dir", tmp_path / "c", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
+    assert doc["version"] == 1  # the schema version, as every other JSON document of checks carries
     by = {m["method_prefix"]: m for m in doc["methods"]}
     assert sorted(by) == ["AutoX_c1_default", "TA-Nori"]
     nori = by["TA-Nori"]

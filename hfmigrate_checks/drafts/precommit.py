@@ -43,33 +43,48 @@ def _eval_yaml_contract(spec: str):
 
 
 def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
-    """One subject per benchmark with known task ids (or one without any), each holding every file."""
-    from hfmigrate_checks.drafts.facts import eval_files_facts
+    """One subject per file that cannot be read or parsed (the read check: no rule sees it, whatever is
+    selected), then one per benchmark with known task ids (or one without any), each holding every
+    readable file."""
+    from hfmigrate_checks.drafts.facts import EvalFilesFacts
+    from hfmigrate_checks.evalresults.evalfile import EvalFile
 
-    if not paths:
-        return []
-    first = Path(paths[0]).as_posix()
-    sources = tuple(paths)
+    files = [EvalFile.read(path) for path in paths]
+    out = [filecheck.Subject(f.path, error=f.error, line=f.error_line, col=f.error_col) for f in files if f.error]
+    readable = tuple(f for f in files if not f.error)
+    if not readable:
+        return out
+    first = readable[0].path
+    sources = tuple(f.path for f in readable)
     if not contracts:
-        return [filecheck.Subject(first, eval_files_facts(paths), target=".eval_results", sources=sources)]
-    return [filecheck.Subject(first, eval_files_facts(paths, c), target=c.benchmark_id, sources=sources)
-            for c in contracts]
+        return [*out, filecheck.Subject(first, EvalFilesFacts(readable), target=".eval_results", sources=sources)]
+    return [*out, *(filecheck.Subject(first, EvalFilesFacts(readable, c), target=c.benchmark_id, sources=sources)
+                    for c in contracts)]
+
+
+def _is_draft(path: str) -> bool:
+    """A draft's path: a ``.yaml`` file right inside an ``.eval_results`` directory (the hook's ``files``)."""
+    folder, _, name = path.rpartition("/")
+    return folder.rpartition("/")[2] == ".eval_results" and name.endswith(".yaml")
 
 
 def register_commands(cli: click.Group) -> None:
     group = filecheck.command_group(cli)
 
     @group.command("eval-results")
-    @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+    @click.argument("files", nargs=-1, type=click.Path())
     @click.option("--eval-yaml", "eval_yamls", multiple=True, metavar="DATASET_ID=PATH",
                   help="A benchmark's eval.yaml cached on disk; task ids of that benchmark are checked against it. "
                   "Repeat for several benchmarks.")
     @click.option("--contract", "contracts", multiple=True, type=click.Path(dir_okay=False),
                   help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.")
     def eval_results(files, eval_yamls, contracts):
-        """Check .eval_results/*.yaml FILES offline (read-only; path:line: CODE message)."""
+        """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).
+
+        A directory stands for every .eval_results/*.yaml below it."""
         from hfmigrate_checks.source import contract
 
+        files = filecheck.expand(files, _is_draft, ".eval_results/*.yaml")
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
         # the files under one configuration form one view (cross-file rules), judged under it
         judged = [s for group in filecheck.by_configuration(list(files)) for s in subjects(group, known)]

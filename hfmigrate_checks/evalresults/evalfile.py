@@ -28,13 +28,15 @@ class EvalFile:
     error: str = ""
     #: where ``error`` was found (1 when the file as a whole is at fault)
     error_line: int = 1
+    #: its column, when the parser knows it
+    error_col: int | None = None
 
     @classmethod
     def parse(cls, path: str, text: str) -> EvalFile:
         try:
             return cls(path, text, io.loads_yaml(text))
         except io.YamlError as exc:
-            return cls(path, text, None, f"cannot parse YAML: {exc.reason}", exc.line or 1)
+            return cls(path, text, None, f"cannot parse YAML: {exc.reason}", exc.line or 1, exc.col)
 
     @classmethod
     def read(cls, path: str | Path, name: str | None = None) -> EvalFile:

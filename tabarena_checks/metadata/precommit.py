@@ -38,7 +38,8 @@ class InfoFacts:
 
 
 def subjects(paths: list[str]) -> list[filecheck.Subject]:
-    """One subject per declaration, readable or not; a file that cannot be parsed or declares nothing is one.
+    """One subject per declaration, readable or not; a file that declares nothing is one, and so is a file
+    that cannot be read or parsed (an unreadable subject, reported whatever the selection).
 
     The target is ``method@suite``, as ``checks run process`` and ``upload`` name it, so one
     waiver covers a method in the hook and in the runs. Every file is read with one reader, so a
@@ -51,8 +52,8 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
     for path in paths:
         try:
             declarations = info_static.read_declarations(path, reader)
-        except info_eval.Unreadable as exc:
-            out.append(filecheck.Subject(path, InfoFacts(None, exc), target=path, line=exc.line, col=exc.col))
+        except info_eval.Unreadable as exc:  # the read check's: no rule sees a file it cannot read or parse
+            out.append(filecheck.Subject(path, error=exc.message, line=exc.line, col=exc.col))
             continue
         if not declarations:
             problem = info_eval.Unreadable("no MethodMetadata declaration assigned to a module-level name; declare "
@@ -75,9 +76,12 @@ def register_commands(cli: click.Group) -> None:
     group = filecheck.command_group(cli)
 
     @group.command("info-py")
-    @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+    @click.argument("files", nargs=-1, type=click.Path())
     @click.option("--arena", default=None, metavar="NAME",
                   help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).")
     def info_py(files, arena):
-        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line: CODE message)."""
-        filecheck.run_command(ACTION, subjects(list(files)), arena=arena)
+        """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message).
+
+        A directory stands for every info.py below it."""
+        paths = filecheck.expand(files, lambda path: path.rpartition("/")[2] == "info.py", "info.py")
+        filecheck.run_command(ACTION, subjects(paths), arena=arena)

@@ -355,7 +355,8 @@ PROCESS = Action(
     plan=_plan,
     execute=_execute,
     params=(
-        click.Argument(["run_data_dir"], metavar="RUN_DATA_DIR"),
+        # a directory that is not there is the command line's mistake (exit 2), not a blocked run of "31 passed"
+        click.Argument(["run_data_dir"], metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False)),
         click.Option(["--method-metadata"], required=True, metavar="REF",
                      help="path/to/info.py:VARIABLE or package.module:VARIABLE."),
         click.Option(["--expect-validation-protocol"], default=None, metavar="KEY",

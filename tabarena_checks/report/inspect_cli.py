@@ -64,7 +64,7 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
         html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
         click.echo(f"HTML report: {html_path}", err=True)
     if output_format == "json":
-        click.echo(json.dumps({"data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
+        click.echo(json.dumps({"version": 1, "data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
                               indent=2, default=str))
     else:
         _echo_human(run_data_dir, reports, unassigned)
@@ -83,14 +83,20 @@ def _method_reports(picked: dict, metadata, c1_only: bool) -> list[dict]:
 
 
 def _echo_human(run_data_dir, reports: list[dict], unassigned: list[dict]) -> None:
-    """The reports as text, then the unreadable files when no method could be read at all."""
+    """The reports as text, then the unreadable files when no method could be read at all.
+
+    Every string from the run (directory and file names, values) is shown visibly and no line can
+    start a CI workflow command (:mod:`checks.visible`): a run is data from strangers.
+    """
+    from checks.visible import safe_data, safe_lines, visible
     from tabarena_checks.report import summary as report
 
-    click.echo(report.human(str(run_data_dir), reports))
+    # a report holds multi-line text of its own (the suggested declaration): its breaks stay, every line guarded
+    click.echo(safe_lines(report.human(visible(str(run_data_dir)), safe_data(reports, keep_newlines=True))))
     if unassigned:
         click.echo(f"no readable result; unreadable files: {len(unassigned)}")
-        for item in unassigned:
-            click.echo(f"    {item['path']}: {item['reason']}")
+        for item in safe_data(unassigned):
+            click.echo(safe_lines(f"    {item['path']}: {item['reason']}"))
 
 
 def with_c1_default(inference):
