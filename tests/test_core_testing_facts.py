@@ -126,7 +126,7 @@ def test_log_facts_come_from_a_git_checkout_and_the_run(tmp_path):
 
 
 def test_unpublish_facts_know_where_the_method_lives(tmp_path, monkeypatch):
-    from tabarena_checks.publish.s3store import CREDENTIAL_ENV
+    from tabarena_checks.facts import CREDENTIAL_ENV
 
     for name in CREDENTIAL_ENV:
         monkeypatch.delenv(name, raising=False)

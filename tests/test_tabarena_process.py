@@ -251,7 +251,7 @@ def test_rerun_cleans_up_after_a_killed_run(tmp_path, runs):
 
 FAKE_TABARENA = {
     "tabarena/__init__.py": "",
-    "tabarena/models/__init__.py": "",
+    "tabarena/models/__init__.py": "from tabarena.models._method_metadata import MethodMetadata\n",
     "tabarena/tools/__init__.py": "",
     "tabarena/models/_method_metadata.py": '''
 import dataclasses
@@ -331,7 +331,7 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
 
 
 def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path, runs):
-    from tabarena_checks.publish.process import ProcessFacts
+    from tabarena_checks.facts import ProcessFacts
 
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
@@ -355,7 +355,7 @@ def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path,
 
 def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, runs):
     from tabarena_checks.facts import raw_digest
-    from tabarena_checks.publish.process import ProcessFacts
+    from tabarena_checks.facts import ProcessFacts
 
     data = runs / "configs" / "data"
     facts = ProcessFacts(data_dir=data)

@@ -17,25 +17,12 @@ from typing import Any
 
 import attrs
 
+from hfmigrate_checks.drafts.validate import FILE_NAME, draft_path
 from hfmigrate_checks.source.contract import Contract, repo_id_problem
 from hfmigrate_checks.source.ledger import OK, LedgerRow
 
-FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.yaml$")
 DRAFTED = ("draft", "update_existing_pr")
 SKIPPED_STATES = ("already_present", "already_in_own_open_pr", "duplicate_open_pr", "needs_review")
-
-
-def draft_path(repo_id: str, file_name: str) -> str:
-    """``drafts/<owner>--<name>/.eval_results/<file>``, only for ids and names that cannot escape."""
-    problem = repo_id_problem(repo_id)
-    if problem:
-        raise ValueError(problem)
-    if not FILE_NAME.match(file_name) or ".." in file_name:
-        raise ValueError(f"draft file name {file_name[:120]!r} must be a plain '<name>.yaml'")
-    owner, name = repo_id.split("/")
-    path = PurePosixPath("drafts", f"{owner}--{name}", ".eval_results", file_name)
-    assert ".." not in path.parts and not path.is_absolute()
-    return str(path)
 
 
 # ---------------------------------------------------------------- YAML output

@@ -19,16 +19,11 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, InputError, io
-from tabarena_checks.facts import info_sources
+from tabarena_checks.facts import (COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED,
+                                   info_sources)
 from tabarena_checks.metadata.model import MethodMetadata
 
 SRC = Path("packages/tabarena/src")
-COLLECTION_ARG = "method_metadata_lst"
-SUPERSEDED = "methods_superseded"
-GROUP_SYSTEMS = "# Systems"
-GROUP_CPU = "# Default tabular models (CPU)"
-GROUP_GPU = "# Neural / GPU / foundation models"
-GROUPS = (GROUP_SYSTEMS, GROUP_CPU, GROUP_GPU)
 _INFO_MODULE = re.compile(r"^tabarena\.(models|systems)\.[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\.info$")
 
 

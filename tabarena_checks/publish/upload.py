@@ -26,7 +26,7 @@ from checks import io, progress
 from tabarena_checks.cache import integrity
 from tabarena_checks.publish import s3lock, s3store
 from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
-from tabarena_checks.facts import info_sources
+from tabarena_checks.facts import info_sources, missing_credentials
 from tabarena_checks.metadata.model import MethodMetadata
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
@@ -281,7 +281,7 @@ class UploadFacts:
 
 def real_command(ctx) -> str:
     """The command that uploads for real: the one given, with ``--no-dry-run``; placeholders for unset credentials."""
-    env = [f"{name}=<{name.lower()}>" for name in s3store.missing_credentials()]
+    env = [f"{name}=<{name.lower()}>" for name in missing_credentials()]
     if not ctx.command_line:  # run in-process: there is no command line to repeat
         return " ".join([*env, "the same command with --no-dry-run"])
     args = [*ctx.command_line, *([] if "--no-dry-run" in ctx.command_line else ["--no-dry-run"])]
@@ -368,7 +368,7 @@ class UnpublishFacts:
     @cached_property
     def remote_keys(self) -> list[str] | str:
         """The keys under the method's prefix, or why they could not be listed."""
-        if s3store.missing_credentials():
+        if missing_credentials():
             return "credentials missing"
         try:
             return sorted(s3store.list_prefix(s3store.make_client(), self.bucket, self.key_root + "/"))

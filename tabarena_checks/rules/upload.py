@@ -205,7 +205,7 @@ def cache_is_what_process_wrote(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.publish.s3store import CREDENTIAL_ENV, missing_credentials
+    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials
 
     if not ctx.facts.real or ctx.dry_run:
         return
