@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("checks", "tabarena_checks", "hfmigrate_checks")
 #: test-only code: the local Hub simulator and the fixtures for plugin tests
-TESTING = ("hfmigrate_checks.testing", "checks.testing")
+TESTING = ("hfmigrate_checks.testing", "tabarena_checks.testing", "checks.testing")
 #: ``python -m ...demo`` runs a whole flow against the local servers, so it may use them; nothing imports a demo
 DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
 #: what may sit at the top of a domain package; everything else lives in the sub-package of its workflow step
