@@ -17,6 +17,7 @@ back a directory moved aside when the target is missing, and leaves a running on
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import stat
@@ -216,6 +217,23 @@ def load_yaml(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Any:
 
 
 # --------------------------------------------------------------------------- where caches live
+
+
+def sha256(data: bytes) -> str:
+    """``sha256:<hex>`` of ``data``: the one digest format of decision records, manifests and indexes.
+
+    The prefix names the algorithm, so a record stays readable if another one is ever added.
+    """
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """:func:`sha256` of a file's content, read in blocks (a cache file may not fit in memory twice)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return "sha256:" + digest.hexdigest()
 
 
 def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path:

@@ -13,7 +13,6 @@ cannot be computed raises the project's error type; rules that depend on it trea
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from functools import cached_property
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from checks import InputError, UsageError
+from checks import InputError, UsageError, io
 
 if TYPE_CHECKING:
     from tabarena_checks.metadata.model import MethodMetadata
@@ -120,7 +119,7 @@ class TabArenaFacts:
                     md = None
                 source = _metadata_file(md.source) if md is not None and md.source else None
             if source is not None:
-                out["method_metadata"] = "sha256:" + hashlib.sha256(source.read_bytes()).hexdigest()
+                out["method_metadata"] = io.file_sha256(source)
             else:
                 out["method_metadata"] = "ref:" + self.metadata_ref
         return out
@@ -130,10 +129,8 @@ def raw_digest(data_dir: Path, files=None) -> str:
     """sha256 over the sorted (path, size, mtime_ns) of every results.pkl (``files``, else a fresh walk)."""
     from tabarena_checks.raw.index import scan
 
-    h = hashlib.sha256()
-    for f in scan(data_dir) if files is None else files:
-        h.update(f"{f.path}\t{f.size}\t{f.mtime_ns}\n".encode())
-    return "sha256:" + h.hexdigest()
+    listing = "".join(f"{f.path}\t{f.size}\t{f.mtime_ns}\n" for f in (scan(data_dir) if files is None else files))
+    return io.sha256(listing.encode())
 
 
 def info_sources(ctx) -> list[str]:

@@ -9,7 +9,6 @@ same metadata again changes nothing.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from functools import cached_property
@@ -621,7 +620,7 @@ REGISTER = Action(
         click.Option(["--arena"], default="tabarena", show_default=True, help="contexts/<arena>/methods.py to edit."),
     ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.metadata.effective_suite}",
-    inputs=lambda ctx: {"methods.py": hashlib.sha256(ctx.facts.source.encode()).hexdigest()},
+    inputs=lambda ctx: {"methods.py": io.sha256(ctx.facts.source.encode())},
     sources=info_sources,
     arena="tabarena",
     requires=("libcst",),

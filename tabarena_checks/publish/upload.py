@@ -62,7 +62,7 @@ def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
     if rel not in expected:
         raise ActionFailed(f"{rel} was not written by process (added to the cache afterwards); nothing was "
                            "uploaded: remove it, or process the method again with --force")
-    if integrity.sha256_of(data) != expected[rel]:
+    if io.sha256(data) != expected[rel]:
         raise ActionFailed(f"{rel} changed since process wrote it (sha256 differs); nothing was uploaded: "
                            "process the method again with --force")
 
@@ -81,7 +81,7 @@ def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
             names = zf.namelist()
             if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
                 return False
-            return all(integrity.sha256_of(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
+            return all(io.sha256(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError):
         return False
 
@@ -342,7 +342,7 @@ def _inputs(ctx) -> dict[str, str]:
     facts: UploadFacts = ctx.facts
     c = facts.cache
     paths = [c.metadata_yaml, c.source_record, *sorted(c.results.glob("*.parquet"))]
-    return {str(p.relative_to(c.path)): _md5(p) for p in paths if p.is_file()}
+    return {str(p.relative_to(c.path)): io.file_sha256(p) for p in paths if p.is_file()}
 
 
 class UnpublishFacts:
