@@ -310,6 +310,14 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
     monkeypatch.syspath_prepend(str(fake))
     for name in [n for n in sys.modules if n == "tabarena" or n.startswith("tabarena.")]:
         monkeypatch.delitem(sys.modules, name)
+    try:
+        _glue_checks(tmp_path, runs)
+    finally:  # the stand-in's modules leave with it: a later test in this process imports the real TabArena
+        for name in [n for n in sys.modules if n == "tabarena" or n.startswith("tabarena.")]:
+            del sys.modules[name]
+
+
+def _glue_checks(tmp_path, runs):
     result = process(tmp_path, runs, "configs", "nori", "--engine", "tabarena")
     assert result.exit_code == 0, result.stdout + result.stderr
     cache = tmp_path / "cache" / CACHE
