@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import attrs
 import pytest
 
-from checks import hookimpl, judge, plugins, runner
+from checks import hookimpl, judge, plugins
 from checks import config as config_mod
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
