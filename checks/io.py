@@ -17,7 +17,6 @@ back a directory moved aside when the target is missing, and leaves a running on
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import stat
@@ -224,11 +223,15 @@ def sha256(data: bytes) -> str:
 
     The prefix names the algorithm, so a record stays readable if another one is ever added.
     """
+    import hashlib  # OpenSSL's bindings: not on the path of a pre-commit hook that digests nothing
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def file_sha256(path: str | os.PathLike) -> str:
     """:func:`sha256` of a file's content, read in blocks (a cache file may not fit in memory twice)."""
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(1 << 20):
