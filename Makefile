@@ -29,6 +29,7 @@ $(TA_STAMP): $(TA_REQ)
 tabarena-env: $(TA_STAMP)
 
 test: install chromium $(TA_STAMP)
+	$(BIN)/ruff check .
 	CHECKS_TABARENA_PYTHON=$(CURDIR)/$(TA_VENV)/bin/python TABARENA_PYTHON=$(CURDIR)/$(TA_VENV)/bin/python \
 	  $(BIN)/python -m pytest -n 2 -q
 

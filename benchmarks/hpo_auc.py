@@ -6,7 +6,7 @@ benchmarks/process.py (112 configs) the 30 binary splits are most of the process
 simulates the 122 trajectory passes of one such split, 112 configs x 6,667 validation rows of
 generated predictions, and prints how many candidate ensembles were scored and what one score
 costs, beside the same run's timing of numpy's sort of as many rows of int32 codes: the sort is
-part of every exact score (no bound lets a candidate go unscored, see docs/tabarena-publish.md),
+part of every exact score (no bound lets a candidate go unscored, see benchmarks/README.md),
 so the ratio says how much above that floor a score is, and the floor what the 30 splits cost
 at least. With ``--tabarena-python`` also TabArena 0.1.0's own kernel on the same predictions.
 

@@ -2,7 +2,7 @@
 
 A plugin imports from here only, as the built-in ``tabarena_checks`` and
 ``hfmigrate_checks`` do (``tests/test_public_api.py`` holds them to it): ``hookimpl`` to
-mark hook implementations, ``rule`` and ``Rule`` to define rules, ``Action`` for things
+mark hook implementations, ``rule`` and ``Rule`` to define rules (``needs`` to give a rule its facts), ``Action`` for things
 the runner may execute, ``ModuleWiring`` to spread a plugin over modules imported when a
 hook needs them, ``Finding``/``Severity`` for what rules report, ``Waiver`` for waivers an
 action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``preview`` to
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from checks.context import RunContext
     from checks.errors import ActionFailed, ChecksError, ConfigError, InputError, PluginError, UsageError
     from checks.exitcodes import ExitCode
-    from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict, rule
+    from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict, needs, rule
     from checks.plugins import hookimpl
     from checks.redact import SECRET_SHAPES, secret_values
     from checks.runner import Preview, preview
@@ -47,6 +47,7 @@ _HOME = {
     "Severity": "checks.model",
     "Verdict": "checks.model",
     "rule": "checks.model",
+    "needs": "checks.model",
     "hookimpl": "checks.plugins",
     "ModuleWiring": "checks.wiring",
     "RunContext": "checks.context",

@@ -54,7 +54,8 @@ def checks_adjust_config(config: Config) -> Config | None:
     :return: a new :class:`~checks.config.Config` (build it with ``attrs.evolve``) or
         ``None`` to keep it. Implementations are called one by one in pluggy's call order
         (the plugin registered last first; ``tryfirst``/``trylast`` move one), each seeing
-        the previous result. Required rules stay required whatever is returned: the
+        the previous result, each through ``pm.hook`` (a ``wrapper=True`` implementation
+        wraps every step). Required rules stay required whatever is returned: the
         runner re-checks them after this hook.
 
     Use in plugins: add a default waiver, extend ``ignore`` for an arena, tighten a

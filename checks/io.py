@@ -243,6 +243,27 @@ def load_yaml(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Any:
 # --------------------------------------------------------------------------- where caches live
 
 
+def sha256(data: bytes) -> str:
+    """``sha256:<hex>`` of ``data``: the one digest format of decision records, manifests and indexes.
+
+    The prefix names the algorithm, so a record stays readable if another one is ever added.
+    """
+    import hashlib  # OpenSSL's bindings: not on the path of a pre-commit hook that digests nothing
+
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """:func:`sha256` of a file's content, read in blocks (a cache file may not fit in memory twice)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return "sha256:" + digest.hexdigest()
+
+
 def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """This user's arena-checks cache: ``$CHECKS_CACHE_DIR``, else ``$XDG_CACHE_HOME/arena-checks``,
     else ``~/.cache/arena-checks``."""

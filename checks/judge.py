@@ -73,13 +73,19 @@ def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Co
 def adjust_config(registry: Registry, config: Config) -> Config:
     """The configuration after every plugin's ``checks_adjust_config``, each fed the previous result.
 
-    pluggy hands every implementation the same arguments, so the chain the hook promises is
-    made here: the implementations are taken from ``pm.hook`` in pluggy's call order (the
-    plugin registered last first; ``tryfirst``/``trylast`` honoured) and called one by one.
+    pluggy hands every implementation of one call the same arguments, so the chain the hook
+    promises is one call per plugin, in pluggy's call order (the plugin registered last first;
+    ``tryfirst``/``trylast`` honoured), each through ``pm.hook`` (a caller holding that plugin's
+    implementation and every ``wrapper=True`` one): wrappers wrap each step, and pluggy's
+    tracing and ``add_hookcall_monitoring`` see every call.
     """
-    for impl in reversed(registry.pm.hook.checks_adjust_config.get_hookimpls()):
-        result = impl.function(*[config for _ in impl.argnames])  # the spec's only argument, if asked for
-        if result is not None:
+    pm = registry.pm
+    impls = pm.hook.checks_adjust_config.get_hookimpls()
+    wrappers = {id(impl.plugin) for impl in impls if impl.wrapper or impl.hookwrapper}
+    for impl in reversed([i for i in impls if id(i.plugin) not in wrappers]):
+        others = [p for p in pm.get_plugins() if p is not impl.plugin and id(p) not in wrappers]
+        step = pm.subset_hook_caller("checks_adjust_config", remove_plugins=others)
+        for result in step(config=config):
             if not isinstance(result, Config):
                 raise ChecksError(f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
                                   f"(got {type(result).__name__})")

@@ -7,6 +7,7 @@ or the runner sees.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -166,6 +167,28 @@ def rule(
             example_fail=example_fail,
             example_pass=example_pass,
         )
+
+    return wrap
+
+
+def needs(*facts: Callable[[RunContext], Any]) -> Callable[[Callable[..., Any]], CheckFn]:
+    """Turn ``check(ctx, *values)`` into ``check(ctx)`` that is given each of ``facts(ctx)`` and finds
+    nothing when one of them is None.
+
+    A fact a run does not have (no raw data, an unreadable reference) is another rule's finding,
+    so the rules reading it do not apply; this says so once instead of ``x = fact(ctx); if x is None:
+    return`` at the top of every rule. Goes below ``@rule`` (the docstring is kept for its summary).
+    """
+
+    def wrap(fn: Callable[..., Any]) -> CheckFn:
+        @functools.wraps(fn)
+        def check(ctx: RunContext):
+            values = [fact(ctx) for fact in facts]
+            if any(value is None for value in values):
+                return None
+            return fn(ctx, *values)
+
+        return check
 
     return wrap
 

@@ -7,7 +7,7 @@ import importlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
@@ -16,6 +16,9 @@ from checks import hookspecs
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
+
+if TYPE_CHECKING:  # click loads with the command line, not with the registry
+    import click
 
 ENTRY_POINT_GROUP = "checks"
 AUTOLOAD_ENV = "CHECKS_DISABLE_PLUGIN_AUTOLOAD"

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import attrs
 import pytest
 
-from checks import hookimpl, judge, plugins, runner
+from checks import hookimpl, judge, plugins
 from checks import config as config_mod
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
@@ -63,6 +63,39 @@ def test_adjust_config_returning_something_else_names_the_plugin():
     registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("wrong", Wrong())])
     with pytest.raises(ChecksError, match="plugin 'wrong': checks_adjust_config must return a Config or None"):
         judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+
+
+class _Wrapping:
+    """A plugin wrapping every step of the chain (``wrapper=True``): it sees each result and may replace it."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, ...]] = []
+
+    @hookimpl(wrapper=True)
+    def checks_adjust_config(self, config):
+        results = yield
+        self.seen.append(tuple(config.ignore))
+        return [attrs.evolve(r, ignore=(*r.ignore, "TOY005")) for r in results]
+
+
+def test_adjust_config_goes_through_pm_hook_wrappers_and_monitoring_included():
+    wrapping = _Wrapping()
+    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD,
+                            extra=[("first", _AddIgnore("TOY001")), ("wrapping", wrapping),
+                                   ("second", _AddIgnore("TOY003"))])
+    calls = []
+    undo = registry.pm.add_hookcall_monitoring(
+        lambda name, impls, kwargs: calls.append((name, sorted(i.plugin_name for i in impls), kwargs["config"].ignore)),
+        lambda outcome, name, impls, kwargs: None)
+    try:
+        config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+    finally:
+        undo()
+    # one call per plain implementation, each wrapped, each fed the previous (wrapped) result
+    assert calls == [("checks_adjust_config", ["second", "wrapping"], ()),
+                     ("checks_adjust_config", ["first", "wrapping"], ("TOY003", "TOY005"))]
+    assert wrapping.seen == [(), ("TOY003", "TOY005")]
+    assert config.ignore[-4:] == ("TOY003", "TOY005", "TOY001", "TOY005")
 
 
 def test_run_finished_sees_every_outcome(checks_cli, tmp_path):

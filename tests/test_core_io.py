@@ -211,3 +211,10 @@ def test_an_interrupt_inside_a_zip_entry_arrives_after_it_and_the_archive_still_
     with zipfile.ZipFile(path) as archive:  # closed cleanly with the whole first entry, nothing after it
         assert archive.namelist() == ["a.txt"]
         assert archive.read("a.txt") == b"alpha"
+
+
+def test_one_digest_format_for_bytes_and_files(tmp_path):
+    empty = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    assert io.sha256(b"") == empty
+    (tmp_path / "big").write_bytes(b"x" * (3 << 20))  # more than one block
+    assert io.file_sha256(tmp_path / "big") == io.sha256(b"x" * (3 << 20))

@@ -110,7 +110,7 @@ def test_counted_yields_every_item_and_counts_their_weight(monkeypatch, capfd):
 
 
 def process_and_plan_upload(tmp_path, env, *extra):
-    from checks.testing import tabarena_run
+    from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path / "in", folds=3)
     processed = run_cli(["run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
@@ -146,7 +146,7 @@ def test_a_real_terminal_gets_the_bars(tmp_path):
     import sys
     import threading
 
-    from checks.testing import tabarena_run
+    from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path / "in", folds=2)
     leader, follower = pty.openpty()

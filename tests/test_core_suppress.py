@@ -189,7 +189,7 @@ def test_eval_results_suppression_covers_one_entry(tmp_path):
 
 
 def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path):
-    from checks.testing import tabarena_run
+    from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path)
     text = made.info.read_text().replace("MethodMetadata.config(", "MethodMetadata.config(  # checks: ignore[TA110] old")

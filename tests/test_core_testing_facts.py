@@ -1,25 +1,14 @@
-"""checks.testing's fact builders give a plugin author what each built-in action really gathers,
+"""The built-in plugins' fact builders (tabarena_checks.testing, hfmigrate_checks.testing) give a plugin author what each built-in action really gathers,
 so a third-party rule can be tested against realistic facts and the built-in rules agree on them."""
 
 from __future__ import annotations
 
 from checks import Finding, rule
 from checks.model import Outcome
-from checks.testing import (
-    assert_fails,
-    assert_passes,
-    draft_facts,
-    eval_results_facts,
-    evaluate_rules,
-    arena_checkout,
-    info_facts,
-    log_facts,
-    process_facts,
-    register_facts,
-    tabarena_run,
-    unpublish_facts,
-    upload_facts,
-)
+from checks.testing import assert_fails, assert_passes, evaluate_rules
+from hfmigrate_checks.testing.facts import draft_facts, eval_results_facts
+from tabarena_checks.testing import (arena_checkout, info_facts, log_facts, process_facts, register_facts, tabarena_run,
+                                     unpublish_facts, upload_facts)
 
 
 @rule("MY101", "reference-url-present", actions=("process", "upload", "precommit-info"))
@@ -105,7 +94,7 @@ def test_register_facts_read_the_checkouts_methods_py(tmp_path):
 
 
 def test_register_facts_of_a_checkout_whose_methods_py_lost_its_layout(tmp_path):
-    from checks.testing import gather_facts
+    from tabarena_checks.testing import gather_facts
 
     made = arena_checkout(tmp_path)
     methods = made.repo / "packages/tabarena/src/tabarena/contexts/tabarena/methods.py"
@@ -126,7 +115,7 @@ def test_log_facts_come_from_a_git_checkout_and_the_run(tmp_path):
 
 
 def test_unpublish_facts_know_where_the_method_lives(tmp_path, monkeypatch):
-    from tabarena_checks.publish.s3store import CREDENTIAL_ENV
+    from tabarena_checks.facts import CREDENTIAL_ENV
 
     for name in CREDENTIAL_ENV:
         monkeypatch.delenv(name, raising=False)

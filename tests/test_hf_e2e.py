@@ -92,7 +92,7 @@ def test_the_hub_gather_shows_progress_only_where_asked(migrated):
     _tmp, _models, results, _methods, _ = migrated
     assert "Hub: resolve and inspect" not in results[2].stderr  # not a terminal
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", results[3].stderr)
-    assert "Hub: resolve and inspect" in shown and re.search(rf"\b(\d+)/\1 models\b", shown), shown
+    assert "Hub: resolve and inspect" in shown and re.search(r"\b(\d+)/\1 models\b", shown), shown
 
 
 def expected_counts(models) -> dict[str, int]:

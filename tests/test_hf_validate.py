@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from checks import io
 from checks.testing import run_cli
 from hfmigrate_checks.drafts import validate
-from hfmigrate_checks.drafts.decide import emit_yaml, yaml_number
+from hfmigrate_checks.evalresults.emit import emit_yaml, yaml_number
 from hfmigrate_checks.source.ledger import NUMBER
 
 BENCH = "Idavidrein/gpqa"
@@ -180,3 +180,15 @@ def test_printed_numbers_stay_the_same_number_in_yaml(text):
 def test_emitter_keys_that_yaml_would_retype_are_quoted():
     data = [{"Yes": 1, "ON": 2, 3: "x", "plain_key": None, "with space": True}]
     assert io.loads_yaml(emit_yaml(data)) == data
+
+
+def test_emitter_writes_the_house_style():
+    """Strings double-quoted, plain keys, the printed number as printed, sequences indented under their key."""
+    from hfmigrate_checks.evalresults.emit import Literal
+
+    entries = [{"dataset": {"id": BENCH, "task_id": "diamond"}, "value": Literal("71.20"), "date": "2025-01-15",
+                "source": {"url": "https://x.org/a", "name": "Board"}, "tags": ["a", "yes"], "Yes": None, "notes": {}}]
+    assert emit_yaml(entries) == (
+        '- dataset:\n    id: "' + BENCH + '"\n    task_id: "diamond"\n  value: 71.20\n  date: "2025-01-15"\n'
+        '  source:\n    url: "https://x.org/a"\n    name: "Board"\n  tags:\n    - "a"\n    - "yes"\n'
+        '  "Yes": null\n  notes: {}\n')

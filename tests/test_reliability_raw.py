@@ -37,7 +37,7 @@ def _payloads(marker):
         "numpy-outside-allow-list": pickle.dumps(Call(np.savetxt, str(marker), np.arange(3)), protocol=4),
         "protocol-0-global": f"cos\nsystem\n(V{touch}\ntR.".encode(),
         "inst-opcode": f"(V{touch}\nios\nsystem\n.".encode(),
-        "builtins.__import__": f"cbuiltins\n__import__\n(Vos\ntR.".encode(),
+        "builtins.__import__": "cbuiltins\n__import__\n(Vos\ntR.".encode(),
         "nested-in-artifacts": pickle.dumps({"framework": CONFIG, "simulation_artifacts": {
             "bag_info": {"pred_proba_test_per_child": [Call(os.system, touch)]}}}, protocol=5),
     }

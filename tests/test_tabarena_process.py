@@ -251,7 +251,7 @@ def test_rerun_cleans_up_after_a_killed_run(tmp_path, runs):
 
 FAKE_TABARENA = {
     "tabarena/__init__.py": "",
-    "tabarena/models/__init__.py": "",
+    "tabarena/models/__init__.py": "from tabarena.models._method_metadata import MethodMetadata\n",
     "tabarena/tools/__init__.py": "",
     "tabarena/models/_method_metadata.py": '''
 import dataclasses
@@ -310,6 +310,14 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
     monkeypatch.syspath_prepend(str(fake))
     for name in [n for n in sys.modules if n == "tabarena" or n.startswith("tabarena.")]:
         monkeypatch.delitem(sys.modules, name)
+    try:
+        _glue_checks(tmp_path, runs)
+    finally:  # the stand-in's modules leave with it: a later test in this process imports the real TabArena
+        for name in [n for n in sys.modules if n == "tabarena" or n.startswith("tabarena.")]:
+            del sys.modules[name]
+
+
+def _glue_checks(tmp_path, runs):
     result = process(tmp_path, runs, "configs", "nori", "--engine", "tabarena")
     assert result.exit_code == 0, result.stdout + result.stderr
     cache = tmp_path / "cache" / CACHE
@@ -331,7 +339,7 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
 
 
 def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path, runs):
-    from tabarena_checks.publish.process import ProcessFacts
+    from tabarena_checks.facts import ProcessFacts
 
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
@@ -355,7 +363,7 @@ def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path,
 
 def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, runs):
     from tabarena_checks.facts import raw_digest
-    from tabarena_checks.publish.process import ProcessFacts
+    from tabarena_checks.facts import ProcessFacts
 
     data = runs / "configs" / "data"
     facts = ProcessFacts(data_dir=data)

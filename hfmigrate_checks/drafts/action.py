@@ -8,14 +8,13 @@ is ever opened, updated or uploaded on the Hub.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import attrs
 import click
 
-from checks import Action
+from checks import Action, io
 
 NO_WRITE_SENTENCE = "No Hugging Face pull requests were opened or updated."
 DEFAULT_WORKERS = 16
@@ -210,7 +209,7 @@ def inputs(ctx):
     out = {}
     for key, path in (("contract", options.contract), ("ledger", options.ledger), ("mapping", options.mapping)):
         if path and Path(path).is_file():
-            out[key] = "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            out[key] = io.file_sha256(path)
     out["endpoint"] = options.endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
     return out
 

@@ -8,8 +8,6 @@ complete file after the update, built from the owned PR's latest content).
 
 from __future__ import annotations
 
-import math
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
@@ -17,139 +15,13 @@ from typing import Any
 
 import attrs
 
+from hfmigrate_checks.drafts.validate import FILE_NAME, draft_path
+from hfmigrate_checks.evalresults.emit import Literal, emit_yaml, yaml_number
 from hfmigrate_checks.source.contract import Contract, repo_id_problem
 from hfmigrate_checks.source.ledger import OK, LedgerRow
 
-FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.yaml$")
 DRAFTED = ("draft", "update_existing_pr")
 SKIPPED_STATES = ("already_present", "already_in_own_open_pr", "duplicate_open_pr", "needs_review")
-
-
-def draft_path(repo_id: str, file_name: str) -> str:
-    """``drafts/<owner>--<name>/.eval_results/<file>``, only for ids and names that cannot escape."""
-    problem = repo_id_problem(repo_id)
-    if problem:
-        raise ValueError(problem)
-    if not FILE_NAME.match(file_name) or ".." in file_name:
-        raise ValueError(f"draft file name {file_name[:120]!r} must be a plain '<name>.yaml'")
-    owner, name = repo_id.split("/")
-    path = PurePosixPath("drafts", f"{owner}--{name}", ".eval_results", file_name)
-    assert ".." not in path.parts and not path.is_absolute()
-    return str(path)
-
-
-# ---------------------------------------------------------------- YAML output
-
-
-def yaml_number(text: str) -> str:
-    """The printed number as a YAML literal that every YAML parser reads back as that number."""
-    from checks import io
-
-    number = float(text)
-    try:
-        parsed = io.loads_yaml(text)
-    except io.YamlError:
-        parsed = None
-    if not isinstance(parsed, bool) and isinstance(parsed, (int, float)) and parsed == number and "_" not in text:
-        return text.lstrip("+")
-    if number.is_integer() and re.fullmatch(r"[+-]?\d+", text, re.ASCII):
-        return str(int(text))
-    return _float_text(number)
-
-
-def _float_text(number: float) -> str:
-    """``repr`` with a '.' in the mantissa: YAML 1.1 readers take ``1e-05`` for a string."""
-    text = repr(number)
-    mantissa, sep, exponent = text.partition("e")
-    return f"{mantissa}.0e{exponent}" if sep and "." not in mantissa else text
-
-
-def _float_scalar(value: float) -> str:
-    """A float as YAML writes it: its shortest text, or .nan / .inf / -.inf."""
-    if math.isfinite(value):
-        return _float_text(value)
-    if value != value:
-        return ".nan"
-    return ".inf" if value > 0 else "-.inf"
-
-
-def _scalar(value: Any) -> str:
-    import datetime as dt
-    import json
-
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _float_scalar(value)
-    if isinstance(value, (dt.date, dt.datetime)):
-        value = value.isoformat()
-    text = json.dumps(str(value), ensure_ascii=False)
-    # line separators and other non-printables would be folded or refused by YAML readers: escape them
-    return "".join(ch if ch.isprintable() else f"\\U{ord(ch):08x}" for ch in text)
-
-
-class Literal(str):
-    """A scalar already formatted for YAML (a printed number), emitted as is."""
-
-
-#: plain words YAML 1.1 readers turn into booleans or null
-RESERVED_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"})
-
-
-def _key(key: Any) -> str:
-    if not isinstance(key, str):
-        return _scalar(key)
-    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) and key.lower() not in RESERVED_WORDS
-    return key if plain else _scalar(key)
-
-
-def _lines(value: Any, indent: int) -> list[str]:
-    pad = " " * indent
-    if isinstance(value, dict) and value:
-        return [line for key, item in value.items() for line in _mapping_item(key, item, indent)]
-    if isinstance(value, list) and value:
-        return [line for item in value for line in _sequence_item(item, indent)]
-    return [pad + _inline(value)]
-
-
-def _nested(item: Any) -> bool:
-    return isinstance(item, (dict, list)) and bool(item)
-
-
-def _mapping_item(key: Any, item: Any, indent: int) -> list[str]:
-    """``key: value`` on one line, or ``key:`` above a nested block."""
-    pad = " " * indent
-    if _nested(item):
-        return [f"{pad}{_key(key)}:", *_lines(item, indent + 2)]
-    return [f"{pad}{_key(key)}: {_inline(item)}"]
-
-
-def _sequence_item(item: Any, indent: int) -> list[str]:
-    """``- value`` on one line, or ``- `` starting a nested block."""
-    pad = " " * indent
-    if _nested(item):
-        sub = _lines(item, indent + 2)
-        return [f"{pad}- {sub[0][indent + 2:]}", *sub[1:]]
-    return [f"{pad}- {_inline(item)}"]
-
-
-def _inline(value: Any) -> str:
-    if isinstance(value, Literal):
-        return str(value)
-    if isinstance(value, dict):
-        return "{}"
-    if isinstance(value, list):
-        return "[]"
-    return _scalar(value)
-
-
-def emit_yaml(entries: Sequence[Mapping[str, Any]]) -> str:
-    """Block-style YAML for a list of results: strings double-quoted (so a date stays a string)."""
-    return "\n".join(_lines(list(entries), 0)) + "\n"
 
 
 # ---------------------------------------------------------------- proposals

@@ -27,7 +27,7 @@ import attrs
 from hfmigrate_checks.evalresults.evalfile import EvalFile
 
 if TYPE_CHECKING:  # the draft's modules load with the draft action, not with the eval-results hook
-    from hfmigrate_checks.drafts import bundle, decide as drafts
+    from hfmigrate_checks.drafts import decide as drafts
     from hfmigrate_checks.source.contract import Contract
     from hfmigrate_checks.source.ledger import LedgerRow
 

@@ -21,11 +21,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hfmigrate_checks.evalresults.evalfile import EvalFile, date_problem
+from hfmigrate_checks.source.contract import repo_id_problem
 
 ENTRY_KEYS = frozenset({"dataset", "value", "date", "verifyToken", "source", "notes"})
 DATASET_KEYS = frozenset({"id", "task_id", "revision"})
 SOURCE_KEYS = frozenset({"url", "name", "user", "org"})
 COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
+#: a draft file's name: plain, short, YAML
+FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.yaml$")
 
 
 def value_problem(entry: dict) -> str | None:
@@ -136,6 +139,19 @@ def _task_key(entry: Any) -> tuple[str, str] | None:
     if isinstance(entry, dict) and isinstance(entry.get("dataset"), dict):
         return (str(entry["dataset"].get("id")), str(entry["dataset"].get("task_id")))
     return None
+
+
+def draft_path(repo_id: str, file_name: str) -> str:
+    """``drafts/<owner>--<name>/.eval_results/<file>``, only for ids and names that cannot escape."""
+    problem = repo_id_problem(repo_id)
+    if problem:
+        raise ValueError(problem)
+    if not FILE_NAME.match(file_name) or ".." in file_name:
+        raise ValueError(f"draft file name {file_name[:120]!r} must be a plain '<name>.yaml'")
+    owner, name = repo_id.split("/")
+    path = PurePosixPath("drafts", f"{owner}--{name}", ".eval_results", file_name)
+    assert ".." not in path.parts and not path.is_absolute()
+    return str(path)
 
 
 def is_draft_path(rel: str) -> bool:

@@ -109,7 +109,7 @@ class Account:
 
 # shape: one dispatch over the client's exception types, in the order their subclassing needs; split,
 # the mapping from exception to verdict could no longer be read in one place
-def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str | None]:
+def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str | None]:  # noqa: C901
     """Sort a client exception into (gated|missing|malformed|fail, reason, what is missing or None).
 
     Transient HTTP failures never get here as such: the transport retried them and raised

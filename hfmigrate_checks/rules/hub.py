@@ -32,7 +32,7 @@ def _drafted(facts):
 def exact_match_only(ctx):
     """Every draft goes to the repo its source model resolved to exactly, at a path made from a valid repo id."""
     from hfmigrate_checks.source.contract import repo_id_problem
-    from hfmigrate_checks.drafts.decide import draft_path
+    from hfmigrate_checks.drafts.validate import draft_path
 
     seen: dict[str, str] = {}
     for d in _drafted(ctx.facts):

@@ -632,7 +632,7 @@ class _Router:
 
     # shape: the Hub's /api routes in one table, the way the Hub documents them; split, no one place
     # would say which path answers what
-    def _api(self, s: list[str], whoami: dict | None) -> _Response:
+    def _api(self, s: list[str], whoami: dict | None) -> _Response:  # noqa: C901
         if s == ["whoami-v2"]:
             return self._whoami_response(whoami)
         if s == ["agent-harnesses"]:

@@ -12,32 +12,19 @@ stages it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from checks.io import file_sha256, sha256
+
 #: the key of the manifest in ``.checks-source.json`` and of its digest in the process decision record
 MANIFEST = "files"
 DECISION_KEY = "cache_manifest"
 #: what upload keeps in the cache and never publishes (see tabarena_checks.publish.upload)
 UNLISTED = (".checks-source.json", ".checks-staging")
-
-
-def sha256_of(data: bytes) -> str:
-    """``sha256:<hex>`` of ``data``."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """``sha256:<hex>`` of a file's content, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return "sha256:" + digest.hexdigest()
 
 
 def listing(cache_dir: Path) -> list[str]:
@@ -67,7 +54,7 @@ def manifest_of(cache_dir: Path, known: Mapping[str, str] | None = None) -> dict
 
 def manifest_digest(manifest: Mapping[str, str]) -> str:
     """One digest naming a whole manifest (what the process decision record keeps)."""
-    return sha256_of(json.dumps(dict(sorted(manifest.items())), sort_keys=True).encode())
+    return sha256(json.dumps(dict(sorted(manifest.items())), sort_keys=True).encode())
 
 
 def differences(cache_dir: Path, manifest: Mapping[str, str]) -> list[str]:

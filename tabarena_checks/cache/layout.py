@@ -139,15 +139,17 @@ class MethodCache:
 
 
 def metadata_document(meta: MethodMetadata, validation_protocol: str | None) -> dict[str, Any]:
-    """metadata.yaml's content: every field with defaults resolved, the recorded protocol when there is one."""
-    doc = meta.as_yaml_dict()
-    doc["display_name"] = meta.display_name or meta.derived_display_name()  # TabArena stores the derived name
+    """metadata.yaml's content, the one place it is shaped: every field as TabArena resolves it
+    (:meth:`MethodMetadata.resolved`, the derived display name included), the tags as a sorted list,
+    and the recorded protocol when there is one."""
+    doc = meta.resolved()
+    doc["tags"] = sorted(set(meta.tags))
     # TabArena 0.1.0's from_yaml rejects keys it does not know: the protocol key (read by TabArena
     # after PR #524) is written only when the results recorded one, and cache_kwargs is a mapping
     doc.pop("validation_protocol", None)
     if validation_protocol is not None:
         doc["validation_protocol"] = validation_protocol
-    doc["cache_kwargs"] = dict(doc.get("cache_kwargs") or {})
+    doc["cache_kwargs"] = dict(doc["cache_kwargs"])
     return doc
 
 

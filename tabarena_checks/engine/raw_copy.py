@@ -37,7 +37,7 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
     from concurrent.futures import ThreadPoolExecutor
 
     from tabarena_checks.raw import reader
-    from tabarena_checks.cache.integrity import sha256_of
+    from checks.io import sha256
 
     rows = index.query("SELECT path, config_dir, tid, coalesce(repeat, 0), fold, sha256 FROM results ORDER BY path")
     by_task: dict[Path, list[tuple[str, str, str]]] = {}
@@ -50,7 +50,7 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
         task_dir.mkdir(parents=True, exist_ok=True)
         for path, split, digest in by_task[task_dir]:
             data = reader.read_raw(index.abspath(path))
-            if sha256_of(data) != digest:
+            if sha256(data) != digest:
                 raise ActionFailed(f"{path} changed after the rules judged it (its sha256 differs from the one "
                                    "recorded when it was decoded); nothing was published: run the command again "
                                    "to judge the new content")

@@ -38,14 +38,14 @@ def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] 
     """
     from tabarena_checks.engine.cache_predictions import aligned
     from tabarena_checks.engine.cache_tables import from_raw
-    from tabarena_checks.cache.integrity import sha256_of
+    from checks.io import sha256
     from tabarena_checks.raw import reader
 
     results, preds = [], []
     for rel, where, digest in jobs:
         try:
             data = reader.read_raw(where)
-            if sha256_of(data) != digest:
+            if sha256(data) != digest:
                 raise ActionFailed(f"{rel} changed after the rules judged it (its sha256 differs from the one "
                                    "recorded when it was decoded); nothing was written: run the command again "
                                    "to judge the new content")

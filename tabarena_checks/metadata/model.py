@@ -102,16 +102,6 @@ class MethodMetadata:
         """``r2`` when cache_kwargs holds bucket and prefix and no type is set; else the type or ``local``."""
         return self.cache_type or _cache_type_of(self.cache_kwargs)
 
-    def as_yaml_dict(self) -> dict[str, Any]:
-        """Every field for metadata.yaml (keys sorted by the writer), with defaults resolved."""
-        out = {f: getattr(self, f) for f in FIELDS}
-        out["suite"] = self.effective_suite
-        out["model_key"] = self.effective_model_key
-        out["can_hpo"] = self.effective_can_hpo
-        out["cache_type"] = self.effective_cache_type
-        out["tags"] = sorted(set(self.tags))
-        return out
-
     def resolved(self) -> dict[str, Any]:
         """Every field as TabArena's ``__post_init__`` leaves it: the derived defaults filled in."""
         out = {f: getattr(self, f) for f in FIELDS}

@@ -9,7 +9,6 @@ same metadata again changes nothing.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from functools import cached_property
@@ -19,16 +18,11 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, InputError, io
-from tabarena_checks.facts import info_sources
+from tabarena_checks.facts import (COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED,
+                                   info_sources)
 from tabarena_checks.metadata.model import MethodMetadata
 
 SRC = Path("packages/tabarena/src")
-COLLECTION_ARG = "method_metadata_lst"
-SUPERSEDED = "methods_superseded"
-GROUP_SYSTEMS = "# Systems"
-GROUP_CPU = "# Default tabular models (CPU)"
-GROUP_GPU = "# Neural / GPU / foundation models"
-GROUPS = (GROUP_SYSTEMS, GROUP_CPU, GROUP_GPU)
 _INFO_MODULE = re.compile(r"^tabarena\.(models|systems)\.[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\.info$")
 
 
@@ -626,7 +620,7 @@ REGISTER = Action(
         click.Option(["--arena"], default="tabarena", show_default=True, help="contexts/<arena>/methods.py to edit."),
     ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.metadata.effective_suite}",
-    inputs=lambda ctx: {"methods.py": hashlib.sha256(ctx.facts.source.encode()).hexdigest()},
+    inputs=lambda ctx: {"methods.py": io.sha256(ctx.facts.source.encode())},
     sources=info_sources,
     arena="tabarena",
     requires=("libcst",),

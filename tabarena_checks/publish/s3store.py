@@ -17,8 +17,8 @@ from pathlib import Path
 import attrs
 
 from checks import ActionFailed
+from tabarena_checks.facts import missing_credentials
 
-CREDENTIAL_ENV = ("R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
 ENDPOINT_ENV = "CHECKS_S3_ENDPOINT_URL"
 #: the one retry policy for S3: botocore's attempts per request (throttling, 5xx, dropped
 #: connections), in its standard mode; a failure after them is reported and a rerun resumes
@@ -30,11 +30,6 @@ PART_SIZE = 16 * MIB
 #: how many objects are sent at once; each large one also sends parts concurrently
 OBJECT_WORKERS = 2
 PART_WORKERS = 8
-
-
-def missing_credentials(environ: Mapping[str, str] | None = None) -> list[str]:
-    env = os.environ if environ is None else environ
-    return [name for name in CREDENTIAL_ENV if not env.get(name)]
 
 
 def endpoint_url(environ: Mapping[str, str] | None = None) -> str:

@@ -26,7 +26,7 @@ from checks import io, progress
 from tabarena_checks.cache import integrity
 from tabarena_checks.publish import s3lock, s3store
 from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
-from tabarena_checks.facts import info_sources
+from tabarena_checks.facts import info_sources, missing_credentials
 from tabarena_checks.metadata.model import MethodMetadata
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
@@ -62,7 +62,7 @@ def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
     if rel not in expected:
         raise ActionFailed(f"{rel} was not written by process (added to the cache afterwards); nothing was "
                            "uploaded: remove it, or process the method again with --force")
-    if integrity.sha256_of(data) != expected[rel]:
+    if io.sha256(data) != expected[rel]:
         raise ActionFailed(f"{rel} changed since process wrote it (sha256 differs); nothing was uploaded: "
                            "process the method again with --force")
 
@@ -81,7 +81,7 @@ def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
             names = zf.namelist()
             if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
                 return False
-            return all(integrity.sha256_of(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
+            return all(io.sha256(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError):
         return False
 
@@ -281,7 +281,7 @@ class UploadFacts:
 
 def real_command(ctx) -> str:
     """The command that uploads for real: the one given, with ``--no-dry-run``; placeholders for unset credentials."""
-    env = [f"{name}=<{name.lower()}>" for name in s3store.missing_credentials()]
+    env = [f"{name}=<{name.lower()}>" for name in missing_credentials()]
     if not ctx.command_line:  # run in-process: there is no command line to repeat
         return " ".join([*env, "the same command with --no-dry-run"])
     args = [*ctx.command_line, *([] if "--no-dry-run" in ctx.command_line else ["--no-dry-run"])]
@@ -342,7 +342,7 @@ def _inputs(ctx) -> dict[str, str]:
     facts: UploadFacts = ctx.facts
     c = facts.cache
     paths = [c.metadata_yaml, c.source_record, *sorted(c.results.glob("*.parquet"))]
-    return {str(p.relative_to(c.path)): _md5(p) for p in paths if p.is_file()}
+    return {str(p.relative_to(c.path)): io.file_sha256(p) for p in paths if p.is_file()}
 
 
 class UnpublishFacts:
@@ -368,7 +368,7 @@ class UnpublishFacts:
     @cached_property
     def remote_keys(self) -> list[str] | str:
         """The keys under the method's prefix, or why they could not be listed."""
-        if s3store.missing_credentials():
+        if missing_credentials():
             return "credentials missing"
         try:
             return sorted(s3store.list_prefix(s3store.make_client(), self.bucket, self.key_root + "/"))

@@ -25,7 +25,8 @@ def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str
 def preview(data_dir: str, metadata_ref: str | None, raw, method: str | None):
     """The process rules' :class:`checks.Preview` over the index inspect built; nothing is decoded twice or written."""
     from checks import preview as gate_preview
-    from tabarena_checks.publish.process import ProcessFacts, ProcessOptions
+    from tabarena_checks.facts import ProcessFacts
+    from tabarena_checks.publish.process import ProcessOptions
 
     facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method, built_index=raw)
     return gate_preview("process", facts, ProcessOptions(run_data_dir=data_dir, method_metadata=metadata_ref,

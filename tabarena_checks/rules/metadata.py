@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from typing import TYPE_CHECKING, Any
 
-from checks import Finding, Severity, rule
+from checks import Finding, Severity, needs, rule
 from checks import ChecksError
 
 if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
@@ -95,10 +95,10 @@ def at(metadata: MethodMetadata, message: str, field: str | None = None) -> Find
     example_fail='MethodMetadata.config(method="Nori", ag_key="TA-NORI")  # suite defaults to "Nori"',
     example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-03", ag_key="TA-NORI")',
 )
-def method_not_suite(ctx):
+@needs(declared_metadata)
+def method_not_suite(ctx, md):
     """The method must declare an explicit ``suite`` distinct from its ``method`` name."""
-    md = declared_metadata(ctx)
-    if md is None or md.effective_suite != md.method:
+    if md.effective_suite != md.method:
         return
     how = "is set to the method name" if "suite" in md.declared else "defaults to `method` when left unset"
     yield at(md, f"method == suite (both {md.method!r}): set an explicit, distinct `suite` (it {how})",
@@ -114,10 +114,10 @@ def method_not_suite(ctx):
     example_fail='date="2026-02-30"',
     example_pass='date="2026-02-28"',
 )
-def date_calendar(ctx):
+@needs(declared_metadata)
+def date_calendar(ctx, md):
     """``date``, when set, must be a real calendar date written YYYY-MM-DD."""
-    md = declared_metadata(ctx)
-    if md is None or md.date is None:
+    if md.date is None:
         return
     ok = isinstance(md.date, str) and _DATE.match(md.date)
     if ok:
@@ -150,10 +150,10 @@ def _valid_partial_date(text: str) -> bool:
     example_fail='date_introduced="March 2024"',
     example_pass='date_introduced="2024-03"',
 )
-def date_introduced_format(ctx):
+@needs(declared_metadata)
+def date_introduced_format(ctx, md):
     """``date_introduced``, when set, must be YYYY, YYYY-MM or YYYY-MM-DD (a real month and day)."""
-    md = declared_metadata(ctx)
-    if md is None or md.date_introduced is None:
+    if md.date_introduced is None:
         return
     value = md.date_introduced
     if not (isinstance(value, str) and _DATE_INTRODUCED.match(value) and _valid_partial_date(value)):
@@ -169,11 +169,9 @@ def date_introduced_format(ctx):
     example_fail='tags=["llm"]',
     example_pass='tags=["with-llm"]',
 )
-def tags_allowed(ctx):
+@needs(declared_metadata)
+def tags_allowed(ctx, md):
     """``tags`` must be a list drawn from ``with-llm`` and ``closed-source-api``."""
-    md = declared_metadata(ctx)
-    if md is None:
-        return
     if not isinstance(md.tags, (list, tuple)):
         yield at(md, f"'tags' must be a list of strings (got {md.tags!r})", "tags")
         return
@@ -192,10 +190,10 @@ def tags_allowed(ctx):
     example_fail='MethodMetadata.config(method="MyAutoML", method_class="system", ...)',
     example_pass='MethodMetadata.system(method="MyAutoML", suite="myautoml-2026", name="MyAutoML")',
 )
-def system_declared_as_system(ctx):
+@needs(declared_metadata)
+def system_declared_as_system(ctx, md):
     """A method with ``method_class='system'`` cannot be a config: declare it with ``MethodMetadata.system(...)``."""
-    md = declared_metadata(ctx)
-    if md is None or md.method_class != "system" or md.method_type != "config":
+    if md.method_class != "system" or md.method_type != "config":
         return
     yield at(md, "method_class='system' with method_type='config': a system's results are recorded as a "
                  "baseline; declare it with MethodMetadata.system(...)", "method_class")
@@ -213,10 +211,10 @@ _CONFIG_ONLY = ("ag_key", "model_key", "config_default", "name_suffix")
     example_fail='MethodMetadata.baseline(method="MyPreset", name="MyPreset", can_hpo=True)',
     example_pass='MethodMetadata.baseline(method="MyPreset", name="MyPreset")',
 )
-def non_config_fields(ctx):
+@needs(declared_metadata)
+def non_config_fields(ctx, md):
     """Non-config methods cannot set ag_key, model_key, config_default, name_suffix, can_hpo=True or is_bag=True."""
-    md = declared_metadata(ctx)
-    if md is None or md.method_type == "config":
+    if md.method_type == "config":
         return
     for name in _CONFIG_ONLY:
         if getattr(md, name) is not None:
@@ -236,11 +234,9 @@ def non_config_fields(ctx):
     example_fail='cache_type="r2", cache_kwargs={"bucket": "tabarena"}',
     example_pass='cache_kwargs={"bucket": "tabarena", "prefix": "cache"}  # r2 inferred',
 )
-def cache_settings_consistent(ctx):
+@needs(declared_metadata)
+def cache_settings_consistent(ctx, md):
     """r2/s3 need ``bucket`` and ``prefix`` in ``cache_kwargs``; ``local`` must have neither."""
-    md = declared_metadata(ctx)
-    if md is None:
-        return
     kwargs = md.cache_kwargs
     if kwargs is not None and not isinstance(kwargs, dict):
         yield at(md, f"'cache_kwargs' must be a dict with 'bucket' and 'prefix' (got {kwargs!r})", "cache_kwargs")
@@ -307,11 +303,9 @@ def _bad_combinations(md: MethodMetadata):
     example_fail='MethodMetadata.config(method="Nori", compute="tpu", is_bag="yes")',
     example_pass='MethodMetadata.config(method="Nori", compute="gpu", is_bag=True)',
 )
-def field_values_valid(ctx):
+@needs(declared_metadata)
+def field_values_valid(ctx, md):
     """Fields hold values of the right kind: non-empty names, known enums, booleans, name rules."""
-    md = declared_metadata(ctx)
-    if md is None:
-        return
     for field, problem in _bad_values(md):
         yield at(md, problem, field)
 
@@ -347,10 +341,10 @@ def metadata_readable(ctx):
     example_pass='MethodMetadata.config(method="CatBoost", suite="tabarena-2026-07-13", ..., '
     'cache_kwargs={"bucket": "tabarena", "prefix": "cache"})  # r2',
 )
-def legacy_s3_not_reprocessed(ctx):
+@needs(declared_metadata)
+def legacy_s3_not_reprocessed(ctx, md):
     """Results are not processed under a declaration whose cache is the legacy public S3 store (``cache_type='s3'``)."""
-    md = declared_metadata(ctx)
-    if md is None or md.effective_cache_type != "s3":
+    if md.effective_cache_type != "s3":
         return
     yield at(md, f"'{md.method}' (suite {md.effective_suite!r}) declares the legacy s3 cache, kept so hosted "
                  f"artifacts stay loadable; process a rerun under its own declaration with its own suite and "
@@ -386,11 +380,7 @@ def metadata_present(ctx):
 # --------------------------------------------------------------------------- against raw
 
 
-def _mismatch(ctx, field: str, only_declared: bool = False):
-    md = declared_metadata(ctx)
-    inference = single_method_inference(ctx)
-    if md is None or inference is None:
-        return
+def _mismatch(md, inference, field: str, only_declared: bool = False):
     from tabarena_checks.metadata import compare
 
     row = compare.row_for(md, inference, field)
@@ -401,8 +391,9 @@ def _mismatch(ctx, field: str, only_declared: bool = False):
 
 def _mismatch_rule(code: str, name: str, field: str, severity: Severity, summary: str, why: str,
                    example_fail: str, example_pass: str, only_declared: bool = False):
-    def check(ctx):
-        return _mismatch(ctx, field, only_declared)
+    @needs(declared_metadata, single_method_inference)
+    def check(ctx, md, inference):
+        return _mismatch(md, inference, field, only_declared)
 
     check.__doc__ = summary
     return rule(code, name, actions=RAW_ACTIONS, severity=severity, why=why,

@@ -8,7 +8,7 @@ official results.
 
 from __future__ import annotations
 
-from checks import rule
+from checks import needs, rule
 from checks import InputError
 from tabarena_checks.rules.metadata import INFO_ACTIONS, at, declared_metadata, raw_inference, single_method_inference
 
@@ -30,12 +30,9 @@ def _histogram(inference) -> str:
     example_fail="raw results record '8x1'; info.py sets no validation_protocol",
     example_pass='raw results record \'8x1\'; MethodMetadata.config(..., validation_protocol="8x1")',
 )
-def validation_protocol_declared(ctx):
+@needs(declared_metadata, single_method_inference)
+def validation_protocol_declared(ctx, md, inference):
     """The declared ``validation_protocol`` must equal the key the raw results record (legacy raw without one passes)."""
-    md = declared_metadata(ctx)
-    inference = single_method_inference(ctx)
-    if md is None or inference is None:
-        return
     mixed = _mixed_protocols(inference)
     if mixed is not None:
         yield at(md, mixed)
@@ -84,10 +81,10 @@ def _against_declaration(md, inference):
     example_fail='validation_protocol="8-fold"',
     example_pass='validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes"',
 )
-def validation_protocol_well_formed(ctx):
+@needs(declared_metadata)
+def validation_protocol_well_formed(ctx, md):
     """A declared ``validation_protocol`` must be a well-formed key such as ``8x1`` or ``holdout:8x1``."""
-    md = declared_metadata(ctx)
-    if md is None or md.validation_protocol is None:
+    if md.validation_protocol is None:
         return
     from tabarena_checks.raw import protocol
 

@@ -167,7 +167,7 @@ def result_fields_valid(ctx):
 )
 def native_simulation_metric(ctx):
     """A config method processed by the native engine must be scored on a metric its simulation computes."""
-    from tabarena_checks.engine.cache_hpo_metrics import SIMULATED
+    from tabarena_checks.facts import SIMULATED
 
     if getattr(ctx.options, "engine", "native") != "native":
         return

@@ -70,7 +70,7 @@ def entries_resolvable(ctx):
 )
 def methods_layout(ctx):
     """methods.py has ``method_metadata_lst=[...]`` with the three group comments and a ``methods_superseded`` list."""
-    from tabarena_checks.publish.register import COLLECTION_ARG, GROUPS, SUPERSEDED
+    from tabarena_checks.facts import COLLECTION_ARG, GROUPS, SUPERSEDED
 
     facts = ctx.facts
     layout = facts.layout

@@ -6,7 +6,8 @@ The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
 
 from __future__ import annotations
 
-from checks import Finding, rule
+from checks import Finding, needs, rule
+from tabarena_checks.rules.metadata import declared_metadata
 
 UPLOAD = ("upload",)
 
@@ -53,18 +54,12 @@ def store_is_r2(ctx):
     example_fail='MethodMetadata.config(method="../../x", suite="nori-2026-11", ...)',
     example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-11", ...)',
 )
-def cache_names_safe(ctx):
+@needs(declared_metadata)  # an unreadable reference is reported by TA116
+def cache_names_safe(ctx, meta):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
     at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
-    from checks import ChecksError
     from tabarena_checks.cache.layout import name_problem
 
-    try:
-        meta = ctx.facts.metadata
-    except ChecksError:
-        return  # an unreadable reference is reported by TA116
-    if meta is None:
-        return
     problems = [(f, name_problem(v, f)) for f, v in (("method", meta.method), ("suite", meta.effective_suite))]
     for _, problem in problems:
         if problem:
@@ -205,7 +200,7 @@ def cache_is_what_process_wrote(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.publish.s3store import CREDENTIAL_ENV, missing_credentials
+    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials
 
     if not ctx.facts.real or ctx.dry_run:
         return
