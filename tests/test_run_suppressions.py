@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from checks.testing import run_cli, tabarena_run
+from checks.testing import run_cli
+from tabarena_checks.testing import tabarena_run
 
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 SIBLING = '''
