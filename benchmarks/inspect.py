@@ -1,7 +1,7 @@
 """Benchmark: index + inference over a large generated run, against a bare read/gunzip/unpickle loop.
 
-    .venv/bin/python benchmarks/inspect.py                 # 10,000 files in a temp dir
-    .venv/bin/python benchmarks/inspect.py --files 900     # smaller
+    .venv/bin/python benchmarks/inspect.py                 # 1,800 files in a temp dir (issue 27's target)
+    .venv/bin/python benchmarks/inspect.py --files 10000   # larger
     .venv/bin/python benchmarks/inspect.py --dir /tmp/run  # generate once, reuse on later runs
 
 Figures printed (one process = this one; the index may use worker processes):
@@ -12,7 +12,9 @@ Figures printed (one process = this one; the index may use worker processes):
   (SQL, then memoised next to the cache), and its ratio to the bare loop (target <= 1.0);
 - warm: the same with the cache in place (unchanged directories are not listed again, every
   file is stat'ed, the inference comes from its memo), and the cold/warm speed-up (target >= 20);
-- peak RSS of this process and of its largest child (target < 1 GiB).
+- peak RSS of this process and of its largest child (target < 1 GiB);
+- the hostile payloads of tests/hostile_pickles.py read by the same reader: every one must be refused
+  (the speed is not bought by reading less carefully).
 CPU seconds (this process plus its finished children) are printed next to wall times: on a
 shared machine the wall-clock gain of the workers depends on how many cores are free.
 Heavy imports happen before timing; the page cache is warmed first so both sides read from memory.
@@ -44,6 +46,23 @@ from tabarena_checks.raw import index  # noqa: E402
 tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
     "tenk_run", Path(__file__).with_name("_tenk_run.py")))
 spec.loader.exec_module(tenk)
+hostile = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
+    "hostile_pickles", Path(__file__).resolve().parent.parent / "tests" / "hostile_pickles.py"))
+spec.loader.exec_module(hostile)
+
+
+def _refused() -> tuple[int, int]:
+    """(refused, all) of the hostile payloads, each read as a results.pkl would be."""
+    from tabarena_checks.raw import reader
+
+    payloads = hostile.payloads()
+    refused = 0
+    for name, blob in payloads.items():
+        try:
+            reader.unpickle(name, blob)
+        except reader.RawFileError:
+            refused += 1
+    return refused, len(payloads)
 
 
 def _runs(measures: list[tuple[float, float]]) -> str:
@@ -56,7 +75,7 @@ def _mib(kib: int) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", type=int, default=10_000, help="about how many results.pkl to generate")
+    parser.add_argument("--files", type=int, default=1_800, help="about how many results.pkl to generate")
     parser.add_argument("--dir", type=Path, default=None, help="generate here and reuse on later runs")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--rounds", type=int, default=3, help="measure each figure this many times, keep the best")
@@ -103,6 +122,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"warm index+inference (cached):               {warm:7.2f} s   cold/warm = {cold / warm:.1f}x")
         print(f"peak RSS: this process {_mib(own):.0f} MiB, largest child {_mib(child):.0f} MiB, "
               f"sum {_mib(own + child):.0f} MiB")
+        refused, total = _refused()
+        print(f"hostile payloads refused by the same reader: {refused}/{total}")
     finally:
         if tmp is not None:
             tmp.cleanup()

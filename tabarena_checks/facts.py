@@ -131,15 +131,9 @@ class TabArenaFacts:
                 out["method_metadata"] = io.file_sha256(source)
             else:
                 out["method_metadata"] = "ref:" + self.metadata_ref
-        out.update(_file_digest("task_metadata", self.task_metadata_file))
+        if self.task_metadata_file is not None and Path(self.task_metadata_file).is_file():
+            out["task_metadata"] = io.file_sha256(Path(self.task_metadata_file))
         return out
-
-
-def _file_digest(name: str, path: str | None) -> dict[str, str]:
-    """``{name: "sha256:<hex>"}`` of the file at ``path``, or nothing when there is none."""
-    if path is None or not Path(path).is_file():
-        return {}
-    return {name: "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()}
 
 
 def raw_digest(data_dir: Path, files=None) -> str:

@@ -16,7 +16,6 @@ TabArena runs on every load ("Not close TEST" / "Not close  VAL").
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os

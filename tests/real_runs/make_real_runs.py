@@ -50,7 +50,7 @@ os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
-from sklearn.model_selection import KFold, RepeatedKFold, RepeatedStratifiedKFold
+from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
 SEED = 0
 N_REPEATS = 2
