@@ -38,6 +38,7 @@ BINARY_SPLITS = 30
 TABARENA_TIMER = """
 import sys, time
 import numpy as np
+# the kernel timed here is TabArena's own; it has no public name
 from tabarena.metrics._fast_roc_auc import fast_roc_auc_cpp
 data = np.load(sys.argv[1])
 y, preds = data["y"], data["preds"]

@@ -63,6 +63,8 @@ class ChecksPluginManager(pluggy.PluginManager):
         for caller in self.get_hookcallers(plugin) or ():
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
+                    # pluggy re-raises a failing implementation's exception without its plugin, and a wrapper
+                    # around the call cannot tell which implementation raised: so each is wrapped here
                     impl.function = _attributed(impl.function, impl.plugin_name, caller.name)
         return registered
 

@@ -95,7 +95,7 @@ def infer(args: list[str]) -> None:
 
 def load(args: list[str]) -> None:
     import numpy as np
-    from tabarena.models._method_metadata import MethodMetadata
+    from tabarena.models import MethodMetadata
 
     cache_root, method, suite, out = args
     out = Path(out)

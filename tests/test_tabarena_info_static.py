@@ -237,7 +237,7 @@ def _theirs(checkout, keys):
 
     side = os.environ.get("TABARENA_PYTHON")
     try:
-        import tabarena.models._method_metadata  # noqa: F401
+        import tabarena.models  # noqa: F401
     except ImportError:
         if not side:
             pytest.skip("TabArena is not installed (set TABARENA_PYTHON to an interpreter that has it)")

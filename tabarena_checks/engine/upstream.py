@@ -46,6 +46,7 @@ def build(job: Job, out: Path) -> Built:
         built = MethodCache(scratch, job.metadata.effective_suite, job.metadata.method).path
         if not built.is_dir():
             raise ActionFailed(f"TabArena's processing wrote nothing under {built}")
+        out.rmdir()  # given empty: TabArena's build takes its place whole
         os.rename(built, out)
     except ActionFailed:
         raise

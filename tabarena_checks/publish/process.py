@@ -123,8 +123,7 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
     """
     tmp = io.temp_sibling(cache.path)
     try:
-        if ctx.options.engine != "tabarena":
-            tmp.mkdir()  # TabArena's own processing renames its output here
+        tmp.mkdir()
         built = build(ctx.options.engine, _job(ctx), tmp)
         written = built.written
         manifest = integrity.manifest_of(tmp, built.copied)
