@@ -429,9 +429,23 @@ def _with_line(message: str, text: str, source: str) -> str:
     if not message.startswith(head):
         return message
     path, sep, problem = message[len(head):].partition(": ")
-    key = path.rpartition(".")[2].partition("[")[0]
-    line = _key_line(text, key) if sep and key else None
+    line = _line_of(text, path) if sep and path else None
     return f"{source}, line {line}: {path}: {problem}" if line else message
+
+
+def _line_of(text: str, path: str) -> int | None:
+    """The line setting ``path`` (``rules.TA110.severity``, ``waivers[2].expires``, ``select``): the key
+    after its table's header (the n-th ``[[waivers]]`` for ``waivers[n]``), else its first occurrence."""
+    table, _, key = path.rpartition(".")
+    key = key.partition("[")[0]
+    start = 0
+    if table:
+        name, _, index = table.partition("[")
+        header = re.compile(rf"^\s*\[+\s*{re.escape(name)}\s*\]+")
+        headers = [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
+        pick = int(index.rstrip("]")) if index.rstrip("]").isdigit() else 0
+        start = headers[pick] if pick < len(headers) else 0
+    return _key_line(text, key, after=start) if key else None
 
 
 def _parse(text: str, *, source: str, sections: Mapping[str, type] | None) -> Config:
@@ -495,10 +509,11 @@ def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
     return f"{where}: unknown key{hint} (valid keys: {', '.join(valid) or 'none'})"
 
 
-def _key_line(text: str, key: str) -> int | None:
-    """The 1-based line where ``key`` is first set (``key =``, ``"key" =`` or a ``[key]`` table), if found."""
+def _key_line(text: str, key: str, *, after: int = 0) -> int | None:
+    """The 1-based line after line ``after`` where ``key`` is first set (``key =``, ``"key" =`` or a
+    ``[key]`` table), if found."""
     pattern = re.compile(rf"""^\s*(?:\[+\s*)?(["']?){re.escape(key)}\1\s*(?:=|\.|\])""")
-    return next((n for n, line in enumerate(text.splitlines(), 1) if pattern.match(line)), None)
+    return next((n for n, line in enumerate(text.splitlines(), 1) if n > after and pattern.match(line)), None)
 
 
 def _strings_at(raw: Any, where: str) -> tuple[str, ...]:
