@@ -434,18 +434,25 @@ def _with_line(message: str, text: str, source: str) -> str:
 
 
 def _line_of(text: str, path: str) -> int | None:
-    """The line setting ``path`` (``rules.TA110.severity``, ``waivers[2].expires``, ``select``): the key
-    after its table's header (the n-th ``[[waivers]]`` for ``waivers[n]``), else its first occurrence."""
+    """The line setting ``path`` (``rules.TA110.severity``, ``waivers[2].expires``, ``select``): the header of
+    the table it names, else the key after its table's header (the n-th ``[[waivers]]`` for ``waivers[n]``),
+    else the key's first occurrence."""
+    own = None if "[" in path else _header_lines(text, path)
+    if own:
+        return own[0]
     table, _, key = path.rpartition(".")
     key = key.partition("[")[0]
-    start = 0
-    if table:
-        name, _, index = table.partition("[")
-        header = re.compile(rf"^\s*\[+\s*{re.escape(name)}\s*\]+")
-        headers = [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
-        pick = int(index.rstrip("]")) if index.rstrip("]").isdigit() else 0
-        start = headers[pick] if pick < len(headers) else 0
+    name, _, index = table.partition("[")
+    headers = _header_lines(text, name) if table else []
+    pick = int(index.rstrip("]")) if index.rstrip("]").isdigit() else 0
+    start = headers[pick] if pick < len(headers) else 0
     return _key_line(text, key, after=start) if key else None
+
+
+def _header_lines(text: str, table: str) -> list[int]:
+    """The lines of ``[table]`` or ``[[table]]`` headers, in order."""
+    header = re.compile(rf"^\s*\[+\s*{re.escape(table)}\s*\]+")
+    return [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
 
 
 def _parse(text: str, *, source: str, sections: Mapping[str, type] | None) -> Config:
@@ -858,7 +865,22 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
         if blocked:
             hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
         where = config.path or CONFIG_NAME
-        raise ConfigError("\n".join(f"{where}: {config.key(p)}" for p in problems) + f"\n({hint})")
+        text = _own_text(config)
+        raise ConfigError("\n".join(_with_line(f"{where}: {config.key(p)}", text, where) for p in problems)
+                          + f"\n({hint})")
+
+
+def _own_text(config: Config) -> str:
+    """The text of the file ``config`` was read from, to place an error at its line; empty for the defaults
+    and for a file built on others with ``extend`` (an entry may come from either file)."""
+    if not config.path or config.extends or not Path(config.path).is_file():
+        return ""
+    from checks import io
+
+    try:
+        return io.read_text(config.path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
+    except io.ReadError:
+        return ""
 
 
 def _selector_problems(key: str, values: Iterable[str] | None, codes: Sequence[str]) -> list[str]:

@@ -199,3 +199,10 @@ def test_an_error_in_the_second_waiver_names_its_own_line(tmp_path):
     line = (good + "\n" + bad).splitlines().index('expires = "2026-02-30"') + 1
     res = checks(tmp_path, "rules")
     assert f"rules.toml, line {line}: waivers[1].expires: must be a real calendar date" in res.stderr, res.stderr
+
+
+def test_an_unknown_code_names_its_line(tmp_path):
+    (tmp_path / "rules.toml").write_text('select = ["TA"]\n\nignore = ["ZZ9"]\n')
+    res = checks(tmp_path, "rules")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "rules.toml, line 3: ignore: 'ZZ9' matches no rule code" in res.stderr, res.stderr
