@@ -164,8 +164,9 @@ class App:
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
         config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
-            required = {code: rule.name for code, rule in self.registry.rules.items()
-                        if config_mod.effective(rule, cfg, None)[1]}
+            ignoring = selection.get("ignore") or selection.get("extend_ignore") or selection.get("per_file_ignores")
+            required = {code: rule.name for code, rule in self.registry.rules.items()  # only when an option ignores
+                        if ignoring and config_mod.effective(rule, cfg, None)[1]}
             cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules, required=required)
         if decision_log:
             import attrs
