@@ -164,15 +164,22 @@ class App:
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
         config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
-            ignoring = selection.get("ignore") or selection.get("extend_ignore") or selection.get("per_file_ignores")
-            required = {code: rule.name for code, rule in self.registry.rules.items()  # only when an option ignores
-                        if ignoring and config_mod.effective(rule, cfg, None)[1]}
-            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules, required=required)
+            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules,
+                                        required=self._required(cfg, selection))
         if decision_log:
             import attrs
 
             cfg = attrs.evolve(cfg, decision_log=decision_log)
         return cfg
+
+    def _required(self, cfg, selection: dict) -> dict[str, str]:
+        """code -> name of the rules required under ``cfg``, which no option may ignore; looked up only when
+        an option ignores something (every rule is asked)."""
+        from checks.config import effective
+
+        if not (selection.get("ignore") or selection.get("extend_ignore") or selection.get("per_file_ignores")):
+            return {}
+        return {code: rule.name for code, rule in self.registry.rules.items() if effective(rule, cfg, None)[1]}
 
     def configs(self, selection: dict | None = None):
         """``path -> Config`` for the files a command judges: ``--config`` for every file when given, else the
