@@ -15,7 +15,6 @@ from pathlib import Path
 import click
 
 from checks import plugins
-from checks.choice import Choice
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.redact import credential_options, redact
@@ -165,14 +164,22 @@ class App:
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
         config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
-            required = {code: rule.name for code, rule in self.registry.rules.items()
-                        if config_mod.effective(rule, cfg, None)[1]}
-            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules, required=required)
+            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules,
+                                        required=self._required(cfg, selection))
         if decision_log:
             import attrs
 
             cfg = attrs.evolve(cfg, decision_log=decision_log)
         return cfg
+
+    def _required(self, cfg, selection: dict) -> dict[str, str]:
+        """code -> name of the rules required under ``cfg``, which no option may ignore; looked up only when
+        an option ignores something (every rule is asked)."""
+        from checks.config import effective
+
+        if not (selection.get("ignore") or selection.get("extend_ignore") or selection.get("per_file_ignores")):
+            return {}
+        return {code: rule.name for code, rule in self.registry.rules.items() if effective(rule, cfg, None)[1]}
 
     def configs(self, selection: dict | None = None):
         """``path -> Config`` for the files a command judges: ``--config`` for every file when given, else the
@@ -378,7 +385,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 def _rules_command(registry: plugins.Registry) -> click.Command:
     """``checks rules``: every loaded rule with its severity after the configuration."""
     @click.command("rules")
-    @click.option("--format", "output_format", type=Choice(["table", "json"]), default="table")
+    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
     @click.pass_obj
     def rules_cmd(app: App, output_format):
         """List every rule: code, name, severity (after the configuration), actions, plugin."""
@@ -417,7 +424,7 @@ def _config_command() -> click.Command:
     """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
     @click.command("config", params=selection_params())
     @click.argument("file", required=False, type=click.Path(dir_okay=False))
-    @click.option("--format", "output_format", type=Choice(["toml", "json"]), default="toml", show_default=True)
+    @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
     @click.pass_obj
     def config_cmd(app: App, output_format, file, **selection):
         """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
@@ -453,7 +460,7 @@ def _rule_command(registry: plugins.Registry) -> click.Command:
 def _plugins_command(registry: plugins.Registry) -> click.Command:
     """``checks plugins``: the loaded plugins, where they come from and the hooks they implement."""
     @click.command("plugins")
-    @click.option("--format", "output_format", type=Choice(["table", "json"]), default="table")
+    @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
     def plugins_cmd(output_format):
         """List loaded plugins: name, distribution, version, hooks."""
         infos = list(registry.infos.values())
@@ -526,7 +533,7 @@ def _exit_code(exc: BaseException) -> int:
         _echo(f"checks: error: {_no_such_command(exc)}", err=True)
         return ExitCode.USAGE_ERROR
     if isinstance(exc, click.ClickException):
-        _echo(f"checks: error: {exc.format_message()}", err=True)
+        _echo(f"checks: error: {exc.format_message()}{_closest_choice(exc)}", err=True)
         return ExitCode.USAGE_ERROR
     error = exc if isinstance(exc, ChecksError) else _missing_extra(exc)
     if error is not None:
@@ -536,6 +543,26 @@ def _exit_code(exc: BaseException) -> int:
 
     _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
+
+
+def _closest_choice(exc: click.ClickException) -> str:
+    """For a value a choice option refused, in any command (the plugins' too): ``; did you mean 'json'?``.
+
+    click lists the valid choices but not the one meant; its message starts with the refused
+    value's repr, which is read back here, the one place every command's errors pass.
+    """
+    param = getattr(exc, "param", None)
+    if not isinstance(exc, click.BadParameter) or not isinstance(getattr(param, "type", None), click.Choice):
+        return ""
+    import ast
+    import difflib
+    import re
+
+    match = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not""", exc.message)
+    if match is None:
+        return ""
+    close = difflib.get_close_matches(str(ast.literal_eval(match[1])), [str(c) for c in param.type.choices], n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:

@@ -435,9 +435,30 @@ def _with_line(message: str, text: str, source: str) -> str:
     if not message.startswith(head):
         return message
     path, sep, problem = message[len(head):].partition(": ")
-    key = path.rpartition(".")[2].partition("[")[0]
-    line = _key_line(text, key) if sep and key else None
+    line = _line_of(text, path) if sep and path else None
     return f"{source}, line {line}: {path}: {problem}" if line else message
+
+
+def _line_of(text: str, path: str) -> int | None:
+    """The line setting ``path`` (``rules.TA110.severity``, ``waivers[2].expires``, ``select``): the header of
+    the table it names, else the key after its table's header (the n-th ``[[waivers]]`` for ``waivers[n]``),
+    else the key's first occurrence."""
+    own = None if "[" in path else _header_lines(text, path)
+    if own:
+        return own[0]
+    table, _, key = path.rpartition(".")
+    key = key.partition("[")[0]
+    name, _, index = table.partition("[")
+    headers = _header_lines(text, name) if table else []
+    pick = int(index.rstrip("]")) if index.rstrip("]").isdigit() else 0
+    start = headers[pick] if pick < len(headers) else 0
+    return _key_line(text, key, after=start) if key else None
+
+
+def _header_lines(text: str, table: str) -> list[int]:
+    """The lines of ``[table]`` or ``[[table]]`` headers, in order."""
+    header = re.compile(rf"^\s*\[+\s*{re.escape(table)}\s*\]+")
+    return [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
 
 
 def _parse(text: str, *, source: str, sections: Mapping[str, type] | None) -> Config:
@@ -501,10 +522,11 @@ def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
     return f"{where}: unknown key{hint} (valid keys: {', '.join(valid) or 'none'})"
 
 
-def _key_line(text: str, key: str) -> int | None:
-    """The 1-based line where ``key`` is first set (``key =``, ``"key" =`` or a ``[key]`` table), if found."""
+def _key_line(text: str, key: str, *, after: int = 0) -> int | None:
+    """The 1-based line after line ``after`` where ``key`` is first set (``key =``, ``"key" =`` or a
+    ``[key]`` table), if found."""
     pattern = re.compile(rf"""^\s*(?:\[+\s*)?(["']?){re.escape(key)}\1\s*(?:=|\.|\])""")
-    return next((n for n, line in enumerate(text.splitlines(), 1) if pattern.match(line)), None)
+    return next((n for n, line in enumerate(text.splitlines(), 1) if n > after and pattern.match(line)), None)
 
 
 def _strings_at(raw: Any, where: str) -> tuple[str, ...]:
@@ -849,7 +871,22 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
         if blocked:
             hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
         where = config.path or CONFIG_NAME
-        raise ConfigError("\n".join(f"{where}: {config.key(p)}" for p in problems) + f"\n({hint})")
+        text = _own_text(config)
+        raise ConfigError("\n".join(_with_line(f"{where}: {config.key(p)}", text, where) for p in problems)
+                          + f"\n({hint})")
+
+
+def _own_text(config: Config) -> str:
+    """The text of the file ``config`` was read from, to place an error at its line; empty for the defaults
+    and for a file built on others with ``extend`` (an entry may come from either file)."""
+    if not config.path or config.extends or not Path(config.path).is_file():
+        return ""
+    from checks import io
+
+    try:
+        return io.read_text(config.path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
+    except io.ReadError:
+        return ""
 
 
 def _selector_problems(key: str, values: Iterable[str] | None, codes: Sequence[str]) -> list[str]:

@@ -340,12 +340,13 @@ def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> li
 def _walk(top, wanted: Callable[[str], bool], config: Config) -> list[str]:
     """The files below ``top`` that ``wanted`` accepts, in sorted order, skipping what ``config`` excludes."""
     import os
+    from pathlib import Path
 
     found = []
     for folder, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if not config.excluded(top.__class__(folder, d)))
+        dirs[:] = sorted(d for d in dirs if not config.excluded(Path(folder, d)))
         for name in sorted(names):
-            path = top.__class__(folder, name)
+            path = Path(folder, name)
             if wanted(path.as_posix()) and not config.excluded(path):
                 found.append(str(path))
     return found

@@ -14,7 +14,6 @@ from pathlib import Path
 import click
 
 from checks import output
-from checks.choice import Choice
 from checks.errors import UsageError
 from checks.redact import redact
 
@@ -57,13 +56,13 @@ def _files(ctx: click.Context, param: click.Parameter, value):
 
 def params() -> list[click.Option]:
     return [
-        click.Option(["--format", "output_format"], type=Choice(output.FORMATS), default=None,
+        click.Option(["--format", "output_format"], type=click.Choice(output.FORMATS), default=None,
                      expose_value=False, callback=_format,
                      help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations); "
                      "default $CHECKS_FORMAT, else human."),
         click.Option(["--statistics"], is_flag=True, expose_value=False, callback=_store("statistics"),
                      help="Human output: end with the number of findings per rule, most first."),
-        click.Option(["--color"], type=Choice(COLOR), default="auto", show_default=True, expose_value=False,
+        click.Option(["--color"], type=click.Choice(COLOR), default="auto", show_default=True, expose_value=False,
                      callback=_store("color"),
                      help="Colour the human output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
                      "always, never."),

@@ -93,8 +93,10 @@ def test_a_command_like_nothing_still_lists_the_choices(tmp_path):
     (("config", "--format", "tmol"), "toml"),
     (("precommit", "info-py", "x.py", "--format", "sarf"), "sarif"),
     (("precommit", "info-py", "x.py", "--color", "allways"), "always"),
+    (("tabarena", "synth", "out", "--kind", "baseline_"), "baseline"),  # a plugin's command: the same place
+    (("hf", "ledger", "x", "--format", "markdwn"), "markdown"),
 ])
 def test_a_mistyped_choice_names_the_valid_ones_and_the_closest(tmp_path, args, closest):
     res = run_cli([*BUILTIN, *args], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
-    assert " is not one of " in res.stderr and res.stderr.rstrip().endswith(f"did you mean {closest!r}?"), res.stderr
+    assert " is not one of " in res.stderr and res.stderr.rstrip().endswith(f"Did you mean {closest!r}?"), res.stderr

@@ -190,3 +190,19 @@ def test_the_schema_refuses_what_the_parser_refuses(tmp_path, text):
         validate(text)
     (tmp_path / "rules.toml").write_text(text)
     assert checks(tmp_path, "rules").exit_code == ExitCode.USAGE_ERROR
+
+
+def test_an_error_in_the_second_waiver_names_its_own_line(tmp_path):
+    good = WAIVER.format(code="TA110")
+    bad = WAIVER.format(code="TA111").replace("expires = 2999-01-01", 'expires = "2026-02-30"')
+    (tmp_path / "rules.toml").write_text(good + "\n" + bad)
+    line = (good + "\n" + bad).splitlines().index('expires = "2026-02-30"') + 1
+    res = checks(tmp_path, "rules")
+    assert f"rules.toml, line {line}: waivers[1].expires: must be a real calendar date" in res.stderr, res.stderr
+
+
+def test_an_unknown_code_names_its_line(tmp_path):
+    (tmp_path / "rules.toml").write_text('select = ["TA"]\n\nignore = ["ZZ9"]\n')
+    res = checks(tmp_path, "rules")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "rules.toml, line 3: ignore: 'ZZ9' matches no rule code" in res.stderr, res.stderr

@@ -51,7 +51,7 @@ def test_errors_inside_pyproject_name_the_tool_checks_key(tmp_path):
     assert "pyproject.toml, line 4: tool.checks.rules.TOY001.sevrity: unknown key; did you mean 'severity'?" in res.stderr
     (tmp_path / "pyproject.toml").write_text('[tool.checks]\nselect = ["ZZ"]\n')
     res = toy(tmp_path)
-    assert "pyproject.toml: tool.checks.select: 'ZZ' matches no rule code" in res.stderr
+    assert "pyproject.toml, line 2: tool.checks.select: 'ZZ' matches no rule code" in res.stderr
 
 
 def test_a_pyproject_without_tool_checks_is_not_a_configuration(tmp_path):
@@ -284,7 +284,7 @@ def test_checks_config_and_checks_rules_exit_2_on_an_invalid_configuration(tmp_p
     for args in (("config",), ("rules",), ("rules", "--format", "json")):
         res = checks(tmp_path, *args)
         assert res.exit_code == ExitCode.USAGE_ERROR, args
-        assert "rules.toml: select: 'NOPE' matches no rule code" in res.stderr
+        assert "rules.toml, line 1: select: 'NOPE' matches no rule code" in res.stderr
 
 
 def test_checks_rules_shows_the_configured_severity(tmp_path):

@@ -63,7 +63,9 @@ def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
     res = run_cli(["-p", "tabarena", "run", "process", str(run), "--method-metadata", "info.py:m",
                    "--cache-root", str(tmp_path / "cache")], env=NO_AUTOLOAD, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
-    assert f"rules.toml: {expected}" in res.stderr and "Traceback" not in res.stderr
+    line = 2 if content.startswith("[") else 1  # the key's own line (the table's, for [rules.X])
+    line = 1 if content.startswith("[rules.") else line
+    assert f"rules.toml, line {line}: {expected}" in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "cache").exists() and not (tmp_path / ".checks").exists()
 
 

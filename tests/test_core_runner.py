@@ -175,17 +175,17 @@ def test_only_required_rules_left_is_no_gate(tmp_path):
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ('select = []\n', "rules.toml: select: an empty list selects no rule"),
-        ('[arenas.toy]\nselect = []\n', "rules.toml: arenas.toy.select: an empty list selects no rule"),
-        ('select = ["ZZ"]\n', "rules.toml: select: 'ZZ' matches no rule code"),
-        ('select = ["TOY1"]\n', "rules.toml: select: 'TOY1' matches no rule code"),
-        ('ignore = ["TOY009"]\n', "rules.toml: ignore: 'TOY009' matches no rule code"),
-        ('[rules.TOY009]\nseverity = "warning"\n', "rules.toml: rules.TOY009: no rule has the code 'TOY009'"),
-        ('[arenas.toy]\nignore = ["XY"]\n', "rules.toml: arenas.toy.ignore: 'XY' matches no rule code"),
+        ('select = []\n', "rules.toml, line 1: select: an empty list selects no rule"),
+        ('[arenas.toy]\nselect = []\n', "rules.toml, line 2: arenas.toy.select: an empty list selects no rule"),
+        ('select = ["ZZ"]\n', "rules.toml, line 1: select: 'ZZ' matches no rule code"),
+        ('select = ["TOY1"]\n', "rules.toml, line 1: select: 'TOY1' matches no rule code"),
+        ('ignore = ["TOY009"]\n', "rules.toml, line 1: ignore: 'TOY009' matches no rule code"),
+        ('[rules.TOY009]\nseverity = "warning"\n', "rules.toml, line 1: rules.TOY009: no rule has the code 'TOY009'"),
+        ('[arenas.toy]\nignore = ["XY"]\n', "rules.toml, line 2: arenas.toy.ignore: 'XY' matches no rule code"),
         ('[arenas.toy.rules.TOY009]\nseverity = "info"\n', "arenas.toy.rules.TOY009: no rule has the code"),
         ('[arenas.toys]\nignore = ["TOY003"]\n', "arenas.toys: no loaded action or plugin belongs to arena 'toys'"),
         ('[[waivers]]\nrule = "TOY009"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = 2099-01-01\n',
-         "rules.toml: waivers[0].rule: no rule has the code 'TOY009'"),
+         "rules.toml, line 2: waivers[0].rule: no rule has the code 'TOY009'"),
     ],
 )
 def test_empty_or_unknown_selection_is_a_configuration_error(tmp_path, text, expected):

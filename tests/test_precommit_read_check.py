@@ -121,3 +121,12 @@ def test_sarif_has_one_input_error_result_at_the_place(tmp_path):
     assert len(errors) == 1 and run["invocations"][0]["exitCode"] == 2
     region = errors[0]["locations"][0]["physicalLocation"]
     assert region["artifactLocation"]["uri"] == bad and region["region"] == {"startLine": 3, "startColumn": 10}
+
+
+def test_github_annotates_the_unreadable_file_at_its_place(tmp_path):
+    bad, good = broken_and_good(tmp_path)
+    res = hook(tmp_path, "eval-results", bad, good, "--format", "github", "--select", "HF502")
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith(f"::error file={bad.replace(':', '%3A')},line=3,col=10,title=error unreadable input::"
+                               "cannot parse YAML: ")
+    assert lines[-1].startswith("::notice ") and "(exit 2)" in lines[-1] and len(lines) == 2

@@ -247,6 +247,7 @@ def _comparison_lines(rep: dict[str, Any]) -> list[str]:
              for r in rep["comparison"]]
     failing = [r for r in rep["comparison"] if r["status"] != "ok" and r["severity"] == "error"]
     verdict = (f"  {len(failing)} error row(s): `checks run process` would fail on "
-               f"{', '.join(r['field'] for r in failing)}" if failing else
+               f"{', '.join(r['field'] for r in failing)} unless a waiver or an inline suppression excuses it "
+               f"(a report applies neither; `checks run process --dry-run` does)" if failing else
                "  no error rows (warn and info rows never block)")
     return [f"  compared with {rep['metadata']['source']}:", *_table(rows), verdict]
