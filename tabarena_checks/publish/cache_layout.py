@@ -7,6 +7,7 @@ keeps the three agreeing with TabArena's ``<cache>/artifacts/<suite>/methods/<me
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,39 @@ def segment_problem(name: object) -> str | None:
         return "holds a lone surrogate (not valid text)"
     if size > NAME_MAX:
         return f"is {size} bytes in UTF-8, over the {NAME_MAX}-byte limit of a file name"
+    return None
+
+
+#: S3's bucket naming rules (3-63 lowercase letters, digits, dots and hyphens, a letter or digit at each end)
+BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+#: object keys are at most 1024 bytes; the prefix leaves room for artifacts/<suite>/methods/<method>/...
+MAX_PREFIX = 256
+
+
+def key_prefix_problem(value: object) -> str | None:
+    """Why ``value`` cannot start the object keys (``cache_kwargs.prefix``), or None.
+
+    Segments separated by '/' are plain names: no '..' or '.', no empty segment (so no leading
+    '/' and no '//'), no backslash, no control character, at most :data:`MAX_PREFIX` bytes. A
+    store resolves none of these the way a file system would, and a reader that does climbs.
+    """
+    if not isinstance(value, str) or not value.strip("/"):
+        return f"must be a non-empty string of '/'-separated names (got {value!r})"
+    if any(ord(c) < 32 or ord(c) == 127 or c == "\\" for c in value):
+        return f"must hold no control character or backslash (got {value!r})"
+    if (_utf8_size(value) or MAX_PREFIX + 1) > MAX_PREFIX:
+        return f"must be valid text of at most {MAX_PREFIX} bytes in UTF-8 (got {len(value)} characters)"
+    segments = value.removesuffix("/").split("/")
+    if any(seg in ("", ".", "..") or seg != seg.strip() for seg in segments):
+        return (f"must be '/'-separated plain names: no leading '/', no empty, '.' or '..' segment, no padding "
+                f"(got {value!r})")
+    return None
+
+
+def bucket_problem(value: object) -> str | None:
+    """Why ``value`` is no S3 bucket name (``cache_kwargs.bucket``), or None."""
+    if not isinstance(value, str) or not BUCKET.fullmatch(value) or ".." in value:
+        return f"must be an S3 bucket name: 3-63 lowercase letters, digits, '.' and '-' (got {value!r})"
     return None
 
 

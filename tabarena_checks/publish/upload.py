@@ -24,7 +24,14 @@ import click
 from checks import ActionFailed, Action, ChecksError, UsageError
 from checks import io, progress
 from tabarena_checks.publish import integrity, s3lock, s3store
-from tabarena_checks.publish.cache_layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.publish.cache_layout import (
+    MethodCache,
+    bucket_problem,
+    cache_root,
+    key_prefix_problem,
+    read_metadata_yaml,
+    render_metadata_yaml,
+)
 from tabarena_checks.facts import info_sources
 from tabarena_checks.metadata.model import MethodMetadata
 
@@ -361,6 +368,9 @@ class UnpublishFacts:
                 f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
                 f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
             )
+        for what, problem in (("prefix", key_prefix_problem(prefix)), ("bucket", bucket_problem(bucket))):
+            if problem:
+                raise UsageError(f"unpublish {method} (suite={suite}): the {what} {problem}")
         self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
         self.real = True
 

@@ -44,7 +44,8 @@ def store_is_r2(ctx):
     actions=("process", "upload"),
     required=True,
     waivable=False,
-    why="method and suite become directory names of the cache and segments of the object keys, and the raw "
+    why="method and suite become directory names of the cache and segments of the object keys (after "
+    "cache_kwargs' prefix, which must be '/'-separated plain names, and its bucket, an S3 bucket name), and the raw "
     "copy's directories are the run's config directories renamed to the method; a '..', a '/', an absolute "
     "path, a NUL byte or a name over the file system's limit would write outside the cache root or the bucket "
     "prefix, or fail half-way. One path comes from text inside the results.pkl files: the predictions go to "
@@ -55,7 +56,8 @@ def store_is_r2(ctx):
 )
 def cache_names_safe(ctx):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
-    at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
+    at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes); cache_kwargs'
+    prefix is '/'-separated plain names and its bucket an S3 bucket name."""
     from checks import ChecksError
     from tabarena_checks.publish.cache_layout import name_problem
 
@@ -69,9 +71,23 @@ def cache_names_safe(ctx):
     for _, problem in problems:
         if problem:
             yield Finding(problem, path=meta.source or None)
+    yield from _store_names(meta)
     if ctx.action == "process" and not any(p for _, p in problems):
         yield from _raw_copy_names(ctx, meta.method)
         yield from _dataset_names(ctx)
+
+
+def _store_names(meta):
+    """A finding for a ``cache_kwargs`` prefix or bucket that cannot start an object key in the store."""
+    from tabarena_checks.publish.cache_layout import bucket_problem, key_prefix_problem
+    from tabarena_checks.rules.metadata import at
+
+    kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
+    for key, check in (("prefix", key_prefix_problem), ("bucket", bucket_problem)):
+        problem = key in kw and check(kw[key])
+        if problem:
+            yield at(meta, f"cache_kwargs[{key!r}] {problem}: every object key starts with it; use a plain "
+                           "value such as 'cache' (prefix) or 'tabarena' (bucket)", "cache_kwargs")
 
 
 def _raw_copy_names(ctx, method: str):
