@@ -186,9 +186,15 @@ def metadata_document(meta: MethodMetadata, validation_protocol: str | None) -> 
 
 
 def render_metadata_yaml(meta: MethodMetadata, validation_protocol: str | None) -> str:
+    """metadata.yaml's text: a value info.py used twice is written out twice, never as a YAML anchor and
+    alias (the strict reader refuses aliases, so such a file could not be uploaded or read back)."""
     import yaml
 
-    return yaml.safe_dump(metadata_document(meta, validation_protocol), sort_keys=True)
+    class NoAliases(yaml.SafeDumper):
+        def ignore_aliases(self, data):
+            return True
+
+    return yaml.dump(metadata_document(meta, validation_protocol), Dumper=NoAliases, sort_keys=True)
 
 
 #: a metadata.yaml is well under 2 KB; anything near this is not one process wrote
