@@ -136,7 +136,9 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     known = known_codes if isinstance(known_codes, frozenset) else frozenset(known_codes)
     if required is None:
         required = required_codes(chosen, ctx.config)
-    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report)
+    waiver_only = frozenset(rule.code for rule, _ in chosen if not rule.inline)
+    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report,
+                               waiver_only=waiver_only)
     verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
                 for rule, severity in sorted(domain, key=lambda p: p[0].code)]
     evaluated = {r.code for r, _ in domain}

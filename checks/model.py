@@ -108,6 +108,8 @@ class Rule:
     required: bool = False
     #: False for the few rules that guard the machine itself (paths, content integrity): no waiver applies
     waivable: bool = True
+    #: False for gates an inline comment may not silence (a waiver with an owner and an expiry still can)
+    inline: bool = True
     why: str = ""
     example_fail: str = ""
     example_pass: str = ""
@@ -121,7 +123,8 @@ class Rule:
             "",
             f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}."
             + (" Required: cannot be ignored, only waived." if self.required and self.waivable else "")
-            + (" Required: cannot be ignored or waived." if self.required and not self.waivable else ""),
+            + (" Required: cannot be ignored or waived." if self.required and not self.waivable else "")
+            + (" Only waived, never suppressed inline." if not self.inline and not self.required else ""),
             f"From plugin: {self.plugin or 'unknown'}.",
             "",
             "## What it does",
@@ -144,6 +147,7 @@ def rule(
     severity: Severity | str = Severity.ERROR,
     required: bool = False,
     waivable: bool = True,
+    inline: bool = True,
     why: str = "",
     example_fail: str = "",
     example_pass: str = "",
@@ -162,6 +166,7 @@ def rule(
             severity=severity,
             required=required,
             waivable=waivable,
+            inline=inline,
             why=why,
             example_fail=example_fail,
             example_pass=example_pass,
