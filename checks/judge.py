@@ -68,6 +68,29 @@ def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Co
             f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
             f"files and cannot be waived; fix what it reports instead"
         )
+    _check_required_waivers(rule, config)
+
+
+#: the longest a waiver of a required rule may run: it is renewed, with its reason read again, each year
+MAX_REQUIRED_WAIVER_DAYS = 366
+
+
+def _check_required_waivers(rule: Rule, config: Config) -> None:
+    """A waiver of a required rule names what it excuses (no '*') and ends within a year: a gate
+    every run needs is never switched off for everything, or for good."""
+    import datetime as dt
+
+    latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
+    for i, waiver in enumerate(config.waivers):
+        if waiver.rule != rule.code:
+            continue
+        if waiver.target.strip() == "*":
+            raise ConfigError(f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is a required rule; "
+                              "its waiver must name the target it excuses (method@suite), not '*'")
+        if waiver.expires > latest:
+            raise ConfigError(f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
+                              f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of the required rule "
+                              f"{rule.code} may run; set a date before {latest} and renew it then")
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:

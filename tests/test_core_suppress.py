@@ -7,12 +7,12 @@ import json
 import re
 
 import pytest
+from precommit_fixtures import HEADER, write_draft, write_info
+from reliability import reliability
 
 from checks import records, suppress
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from precommit_fixtures import HEADER, write_draft, write_info
-from reliability import reliability
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ["-p", "tabarena", "-p", "hfmigrate"]

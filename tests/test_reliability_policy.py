@@ -5,15 +5,19 @@ Each test holds one decision documented in docs/rules-core.md, docs/rules-toml.m
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
+from reliability import reliability
+
+#: an expiry a month away, whenever the suite runs
+SOON = (dt.date.today() + dt.timedelta(days=30)).isoformat()
 from reliability_fixtures import INFO_PY
 from tabarena_fixtures import make_run
 
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from reliability import reliability
 
 
 def _process(tmp_path, info_text: str):
@@ -44,7 +48,49 @@ def test_publishing_gates_are_not_suppressed_inline(tmp_path, code, wrong):
     assert not (tmp_path / "cache" / "artifacts").exists()
     (tmp_path / "rules.toml").write_text(f'[[waivers]]\nrule = "{code}"\ntarget = "Nori@nori-2026"\n'
                                          'reason = "the raw run predates the key rename"\nowner = "maintainer@example.org"\n'
-                                         "expires = 2026-12-31\n")
+                                         f"expires = {SOON}\n")
     text = text.replace(f"  # checks: ignore[{code}] trust me", "")
     waived = {v["code"]: v for v in json.loads(_process(tmp_path, text).stdout)["verdicts"]}
     assert waived[code]["outcome"] == "waived", waived[code]
+
+
+NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def _toy(tmp_path, waiver: str, *args):
+    (tmp_path / "rules.toml").write_text("[[waivers]]\n" + waiver)
+    return run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), *args], env=NO_AUTOLOAD,
+                   cwd=tmp_path)
+
+
+ZW = "\u200b"
+WAIVERS = {
+    "zero-width-reason": (f'rule = "TOY001"\ntarget = "t"\nreason = "{ZW}"\nowner = "o@example.org"\n'
+                          f"expires = {SOON}\n", "waivers[0].reason: must not be empty or invisible"),
+    "invisible-owner": (f'rule = "TOY001"\ntarget = "t"\nreason = "r"\nowner = "{ZW}\u2060\u3164 "\n'
+                        f"expires = {SOON}\n", "waivers[0].owner: must not be empty or invisible"),
+    "far-expiry": ('rule = "TOY004"\ntarget = "t"\nreason = "r"\nowner = "o@example.org"\nexpires = 9999-12-31\n',
+                   "waivers[0].expires: 9999-12-31 is more than 366 days away"),
+    "star-target": (f'rule = "TOY004"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = {SOON}\n',
+                    "waivers[0].target: TOY004 (toy-required) is a required rule"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WAIVERS))
+@reliability(fault="a waiver whose reason or owner is a zero-width space (or other invisible text), and a waiver of a "
+                   "required rule with `target = \"*\"` and `expires 9999-12-31`: all were accepted",
+             must="refused as configuration errors naming the waiver's key and the fix (exit 2), before the action "
+                  "runs: reason, owner and target need visible text, and a required rule's waiver names its target "
+                  "and ends within 366 days")
+def test_invisible_or_endless_waivers_are_refused(tmp_path, kind):
+    waiver, words = WAIVERS[kind]
+    res = _toy(tmp_path, waiver, "--fail", "--fail-required")
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert words in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_plain_waiver_of_a_required_rule_within_a_year_applies(tmp_path):
+    res = _toy(tmp_path, f'rule = "TOY004"\ntarget = "toy-target"\nreason = "r"\nowner = "o"\nexpires = {SOON}\n',
+               "--fail-required")
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
