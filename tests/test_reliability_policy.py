@@ -65,10 +65,10 @@ def _toy(tmp_path, waiver: str, *args):
 
 ZW = "\u200b"
 WAIVERS = {
-    "zero-width-reason": (f'rule = "TOY001"\ntarget = "t"\nreason = "{ZW}"\nowner = "o@example.org"\n'
-                          f"expires = {SOON}\n", "waivers[0].reason: must not be empty or invisible"),
-    "invisible-owner": (f'rule = "TOY001"\ntarget = "t"\nreason = "r"\nowner = "{ZW}\u2060\u3164 "\n'
-                        f"expires = {SOON}\n", "waivers[0].owner: must not be empty or invisible"),
+    "zero-width-reason": ((f'rule = "TOY001"\ntarget = "t"\nreason = "{ZW}"\nowner = "o@example.org"\n'
+                          f"expires = {SOON}\n"), "waivers[0].reason: must not be empty or invisible"),
+    "invisible-owner": ((f'rule = "TOY001"\ntarget = "t"\nreason = "r"\nowner = "{ZW}\u2060\u3164 "\n'
+                        f"expires = {SOON}\n"), "waivers[0].owner: must not be empty or invisible"),
     "far-expiry": ('rule = "TOY004"\ntarget = "t"\nreason = "r"\nowner = "o@example.org"\nexpires = 9999-12-31\n',
                    "waivers[0].expires: 9999-12-31 is more than 366 days away"),
     "star-target": (f'rule = "TOY004"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = {SOON}\n',
