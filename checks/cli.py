@@ -6,6 +6,7 @@ user mistakes print one ``checks: error:`` block, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -186,7 +187,10 @@ def _run_command(action) -> click.Command:
         result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
                             dry_run=dry_run, cwd=os.getcwd(), command_line=app.argv)
         rules = {code: rule.summary for code, rule in app.registry.rules.items()}
-        reporting.emit(output.Report.from_run(result, rules))
+        try:
+            reporting.emit(output.Report.from_run(result, rules))
+        except (BrokenPipeError, ValueError) as exc:  # the reader left (`| head -1`), or stdout was closed
+            _report_lost(result, exc)
         raise SystemExit(int(result.exit_code))
 
     from checks import reporting
@@ -201,6 +205,27 @@ def _run_command(action) -> click.Command:
     return click.Command(action.name, callback=callback, params=params, help=action.help)
 
 
+def _report_lost(result, exc: BaseException) -> None:
+    """The run's report could not be printed: say so on stderr with what happened to the action.
+
+    The exit code stays the run's own (0 when the action ran): the action's outcome is the fact a
+    caller acts on, and it is in the decision record; an unread report changes nothing that was done.
+    """
+    _quiet_stdout()
+    why = "the reader of stdout went away" if isinstance(exc, BrokenPipeError) else "stdout is closed"
+    with contextlib.suppress(OSError, ValueError):
+        _echo(f"checks: warning: the report was not printed ({why}); checks run {result.action}: outcome "
+              f"{result.outcome}, exit {int(result.exit_code)}; the decision record holds the verdicts", err=True)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again (and print a traceback)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def _abort_on_sigterm() -> None:
     """SIGTERM (``kill``, a CI job's timeout, a supervisor) stops a command as Ctrl-C does.
 
@@ -213,6 +238,7 @@ def _abort_on_sigterm() -> None:
     """
     import signal
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # checks.__main__ ended start-up quietly till now
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
@@ -507,7 +533,10 @@ def _missing_extra(exc: Exception) -> ChecksError | None:
 
 
 def _finish(code: int, argv: Sequence[str] | None) -> int:
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):  # what was done is done: the exit code stays (docs/cli.md)
+        _quiet_stdout()
     if argv is None:
         raise SystemExit(int(code))
     return int(code)

@@ -57,6 +57,7 @@ def emit(report: output.Report) -> None:
         from rich.console import Console
 
         console = Console(file=_RedactingStream(sys.stdout), soft_wrap=True, highlight=False)
+        console.on_broken_pipe = _broken_pipe  # rich would exit 1 on its own, which reads as "blocked"
         output.human(report, console, quiet=quiet)
     else:
         click.echo(redact(output.render(fmt, report)), nl=False)
@@ -65,6 +66,11 @@ def emit(report: output.Report) -> None:
             output.write_files(report, [(file_format, path)], quiet=quiet, redact=redact)
         except OSError as exc:
             raise UsageError(f"--output-file {path}: cannot write it: {exc.strerror or exc}") from None
+
+
+def _broken_pipe() -> None:
+    """The reader of stdout left: raised for the caller, which knows what the command did (docs/cli.md)."""
+    raise BrokenPipeError(32, "the reader of stdout went away")
 
 
 class _RedactingStream:

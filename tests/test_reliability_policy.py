@@ -94,3 +94,59 @@ def test_a_plain_waiver_of_a_required_rule_within_a_year_applies(tmp_path):
     res = _toy(tmp_path, f'rule = "TOY004"\ntarget = "toy-target"\nreason = "r"\nowner = "o"\nexpires = {SOON}\n',
                "--fail-required")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+
+
+def _toy_child(tmp_path, **popen):
+    """``checks run toy`` as a child process (the real script), started with ``popen`` arguments."""
+    import subprocess
+
+    from reliability_fixtures import CHECKS, child_env
+
+    return subprocess.Popen([CHECKS, "-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m")],
+                            cwd=tmp_path, env=child_env(NO_AUTOLOAD), stderr=subprocess.PIPE, text=True, **popen)
+
+
+@pytest.mark.parametrize("how", ["closed-pipe", "closed-stdout"])
+@reliability(fault="stdout going away after the action ran: the reader of a pipe gone (`| head -1`, EPIPE) or stdout "
+                   "closed (`>&-`): exit 1, 'blocked, the action did not run', though it ran, or a traceback; with "
+                   "`>&-` the first file the run opened took descriptor 1",
+             must="the exit code is the run's own (0: the action ran), stderr says the report was not printed and the "
+                  "action's outcome, no traceback; a closed stdout is /dev/null from the start, so no file the run "
+                  "writes receives the report, and the decision record is whole")
+def test_printing_that_fails_after_the_action_ran_keeps_its_exit_code(tmp_path, how):
+    import os
+    import subprocess
+
+    if how == "closed-pipe":
+        proc = _toy_child(tmp_path, stdout=subprocess.PIPE)
+        proc.stdout.close()  # before the child prints: its write meets EPIPE
+    else:
+        proc = _toy_child(tmp_path, stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == ExitCode.OK, err
+    assert (tmp_path / "m").exists() and "Traceback" not in err, err
+    if how == "closed-pipe":
+        assert "the report was not printed" in err and "outcome ran, exit 0" in err, err
+    log = (tmp_path / ".checks" / "decisions.jsonl").read_text()
+    assert "toy-must-not-fail" not in (tmp_path / "m").read_text()
+    assert json.loads(log.splitlines()[-1])["outcome"] == "ran"
+
+
+@reliability(fault="Ctrl-C (SIGINT) or SIGTERM arriving while `checks` starts, before its handler is installed "
+                   "(a KeyboardInterrupt traceback was printed)",
+             must="the script installs a quiet handler first: the run ends as 'checks: aborted' (exit 2) with no "
+                  "traceback whenever the signal lands after the interpreter's own start; measured over 20 delays from 0.1 "
+                  "to 0.5 s")
+def test_a_signal_during_start_up_prints_no_traceback(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    for i in range(20):
+        proc = _toy_child(tmp_path, stdout=subprocess.DEVNULL)
+        time.sleep(0.1 + i * 0.02)  # after the interpreter's own start (site), which no script can guard
+        proc.send_signal(signal.SIGINT if i % 2 else signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, (i, err)
+        # killed by the signal before Python ran any code of the script (the interpreter's own start), or aborted
+        assert proc.returncode in (ExitCode.USAGE_ERROR, ExitCode.OK, -signal.SIGTERM, -signal.SIGINT), (i, proc.returncode, err)
