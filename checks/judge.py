@@ -48,6 +48,11 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
     return chosen
 
 
+def _waiver_only(chosen) -> frozenset[str]:
+    """The chosen rules no inline comment may excuse (``Rule.inline`` False): only a waiver does."""
+    return frozenset(rule.code for rule, _ in chosen if not rule.inline)
+
+
 def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
     """Raise :class:`ConfigError` if ``config`` ignores, lowers or (when it may not be) waives a required rule:
     a required rule gates every run, so a configuration that would silence it is refused up front."""
@@ -159,9 +164,8 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     known = known_codes if isinstance(known_codes, frozenset) else frozenset(known_codes)
     if required is None:
         required = required_codes(chosen, ctx.config)
-    waiver_only = frozenset(rule.code for rule, _ in chosen if not rule.inline)
     tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report,
-                               waiver_only=waiver_only)
+                               waiver_only=_waiver_only(chosen))
     verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
                 for rule, severity in sorted(domain, key=lambda p: p[0].code)]
     evaluated = {r.code for r, _ in domain}

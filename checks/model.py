@@ -116,15 +116,19 @@ class Rule:
     #: filled in by the plugin manager: the plugin that contributed the rule
     plugin: str = ""
 
+    def _excusable(self) -> str:
+        """How the rule may be excused, as ``checks rule`` says it ("" for an ordinary rule)."""
+        if self.required:
+            return " Required: cannot be ignored, only waived." if self.waivable else \
+                " Required: cannot be ignored or waived."
+        return "" if self.inline else " Only waived, never suppressed inline."
+
     def explain(self) -> str:
         """Markdown in the spirit of ``ruff rule``: what, why, a failing and a passing example."""
         parts = [
             f"# {self.name} ({self.code})",
             "",
-            f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}."
-            + (" Required: cannot be ignored, only waived." if self.required and self.waivable else "")
-            + (" Required: cannot be ignored or waived." if self.required and not self.waivable else "")
-            + (" Only waived, never suppressed inline." if not self.inline and not self.required else ""),
+            f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}.{self._excusable()}",
             f"From plugin: {self.plugin or 'unknown'}.",
             "",
             "## What it does",

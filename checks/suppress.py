@@ -341,6 +341,10 @@ class Tracker:
         unknown = [c for c in s.codes if c not in self.known]
         if unknown:
             return f"names {', '.join(unknown)}, which no loaded plugin defines"
+        return self._only_waived(s)
+
+    def _only_waived(self, s: Suppression) -> str:
+        """Why ``s`` names a rule only a waiver may excuse ("" when it names none)."""
         required = [c for c in s.codes if c in self.required]
         if required:
             return (f"{', '.join(required)} is a required rule: it cannot be suppressed inline, "

@@ -106,6 +106,11 @@ def key_prefix_problem(value: object) -> str | None:
         return f"must hold no control character or backslash (got {value!r})"
     if (_utf8_size(value) or MAX_PREFIX + 1) > MAX_PREFIX:
         return f"must be valid text of at most {MAX_PREFIX} bytes in UTF-8 (got {len(value)} characters)"
+    return _segments_problem(value)
+
+
+def _segments_problem(value: str) -> str | None:
+    """Why the '/'-separated segments of a key prefix are not plain names, or None."""
     segments = value.removesuffix("/").split("/")
     if any(seg in ("", ".", "..") or seg != seg.strip() for seg in segments):
         return (f"must be '/'-separated plain names: no leading '/', no empty, '.' or '..' segment, no padding "

@@ -351,6 +351,13 @@ def _inputs(ctx) -> dict[str, str]:
     return {str(p.relative_to(c.path)): _md5(p) for p in paths if p.is_file()}
 
 
+def _refuse_store_names(what: str, bucket: object, prefix: object) -> None:
+    """A usage error when ``bucket`` or ``prefix`` cannot name where objects go (TA406's checks)."""
+    for name, problem in (("prefix", key_prefix_problem(prefix)), ("bucket", bucket_problem(bucket))):
+        if problem:
+            raise UsageError(f"{what}: the {name} {problem}")
+
+
 class UnpublishFacts:
     """Where the method lives remotely, and what is there (listed once, only with credentials)."""
 
@@ -368,9 +375,7 @@ class UnpublishFacts:
                 f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
                 f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
             )
-        for what, problem in (("prefix", key_prefix_problem(prefix)), ("bucket", bucket_problem(bucket))):
-            if problem:
-                raise UsageError(f"unpublish {method} (suite={suite}): the {what} {problem}")
+        _refuse_store_names(f"unpublish {method} (suite={suite})", bucket, prefix)
         self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
         self.real = True
 
