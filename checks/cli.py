@@ -165,7 +165,8 @@ class App:
                     cfg = self.config(selection=selection, near=where)
                     base = str(found.resolve().parent) if found is not None else ""
                     wanted = plugin_ids((entry, base) for entry in cfg.checks_plugins)
-                    if wanted - plugin_ids(_local_plugins(None)):  # its rules would silently not run
+                    off = self.registry.local_off  # turned off on purpose: none runs, whichever file names them
+                    if not off and wanted - plugin_ids(_local_plugins(None)):  # its rules would silently not run
                         raise UsageError(
                             f"{found}: checks_plugins {', '.join(cfg.checks_plugins)} are not loaded for {path}: "
                             f"local plugins come from the configuration of the working directory; run checks from "
@@ -478,7 +479,9 @@ def _run(args: list[str], *, own_process: bool) -> None:
             f"(they end up in shell history and process lists); set them in the environment instead"
         )
     plugin_args, config_path, args = _early_args(args)
-    registry = plugins.load(plugin_args, local=_local_plugins(config_path))
+    local_off, args = _local_plugins_off(args)
+    registry = plugins.load(plugin_args, local=[] if local_off else _local_plugins(config_path))
+    registry.local_off = local_off
     cli = build_cli(registry)
     if own_process:
         gc.freeze()
@@ -512,6 +515,21 @@ def _exit_code(exc: BaseException) -> int:
 
     _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
+
+
+#: turns off the configuration's ``checks_plugins`` (like pytest's ``--noconftest``); the environment's
+#: variable does the same for a hook or a CI job
+NO_LOCAL_FLAG, NO_LOCAL_ENV = "--no-local-plugins", "CHECKS_NO_LOCAL_PLUGINS"
+
+
+def _local_plugins_off(args: list[str]) -> tuple[bool, list[str]]:
+    """Whether local plugins are off (``--no-local-plugins`` before ``--``, or $CHECKS_NO_LOCAL_PLUGINS), and the
+    arguments without the flag: it is read before the plugins load, as ``-p`` is."""
+    end = args.index("--") if "--" in args else len(args)
+    flagged = NO_LOCAL_FLAG in args[:end]
+    rest = [a for a in args[:end] if a != NO_LOCAL_FLAG] + args[end:]
+    env = os.environ.get(NO_LOCAL_ENV, "").strip().lower() in ("1", "true", "yes")
+    return flagged or env, rest
 
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:

@@ -150,3 +150,34 @@ def test_a_signal_during_start_up_prints_no_traceback(tmp_path):
         assert "Traceback" not in err and "KeyboardInterrupt" not in err, (i, err)
         # killed by the signal before Python ran any code of the script (the interpreter's own start), or aborted
         assert proc.returncode in (ExitCode.USAGE_ERROR, ExitCode.OK, -signal.SIGTERM, -signal.SIGINT), (i, proc.returncode, err)
+
+
+LOCAL_PLUGIN = ("from pathlib import Path\n\nfrom checks import hookimpl\n\n\n@hookimpl\ndef checks_rules():\n"
+                "    Path({marker!r}).write_text('ran')\n    return []\n")
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+@reliability(fault="a rules.toml in a parent directory (or shipped in a pull request) naming a local plugin in "
+                   "checks_plugins: its code ran for `checks rules`, `config`, `hf validate` and the pre-commit hooks, "
+                   "and CHECKS_DISABLE_PLUGIN_AUTOLOAD=1 did not stop it",
+             must="only the configuration in use (--config, else the nearest) names local plugins, and "
+                  "`--no-local-plugins` or CHECKS_NO_LOCAL_PLUGINS=1 loads none (like pytest's --noconftest; "
+                  "CHECKS_DISABLE_PLUGIN_AUTOLOAD keeps pytest's meaning: entry points only): the plugin's code "
+                  "never runs, and the pre-commit hooks still judge the files")
+def test_local_plugins_can_be_turned_off(tmp_path, how):
+    marker = tmp_path / "plugin-ran"
+    (tmp_path / "evil.py").write_text(LOCAL_PLUGIN.format(marker=str(marker)))
+    (tmp_path / "rules.toml").write_text('checks_plugins = ["evil.py"]\n')
+    work = tmp_path / "repo" / "models" / "nori"
+    work.mkdir(parents=True)
+    base = ["-p", "tabarena", "-p", "hfmigrate"]
+    loaded = run_cli([*base, "rules"], env=NO_AUTOLOAD, cwd=work)
+    assert loaded.exit_code == ExitCode.OK and marker.exists(), loaded.stderr  # the default: loaded, as documented
+    marker.unlink()
+    flag = ["--no-local-plugins"] if how == "flag" else []
+    env = {**NO_AUTOLOAD, **({"CHECKS_NO_LOCAL_PLUGINS": "1"} if how == "environment" else {})}
+    for args in (["rules"], ["config"], ["precommit", "info-py", "info.py"]):
+        (work / "info.py").write_text(INFO_PY.format(var="nori", method="Nori", suite="nori-2026", can_hpo=False))
+        res = run_cli([*base, *flag, *args], env=env, cwd=work)
+        assert res.exit_code in (ExitCode.OK, ExitCode.BLOCKED), (args, res.stdout + res.stderr)
+        assert not marker.exists(), args
