@@ -19,6 +19,27 @@ HEADER = """# Reliability and security
 Generated from the test suite by `python tests/reliability.py --write`; do not edit by hand.
 Each row is a fault or a hostile input, what must happen, and the test that proves it.
 Every test named here runs in `make test`; the load runs live in `benchmarks/`.
+
+## Decisions
+
+- **Evidence upload trusts is authenticated, not re-derived.** TA407 counts a process decision
+  record only when its HMAC-SHA256 verifies with a 32-byte key kept in the user's own cache
+  directory (`decision-key`, 0600, never in a repository), and the record names the digest of
+  the manifest every cache file is checked against (at TA407 and again while staging). A
+  submitter, a pull request or anyone who can write the cache or the log cannot make a record
+  that verifies. Decoding every raw file again at staging was not chosen: it repeats for every
+  upload the decode `checks inspect` and process already did (all 10,000 files of a large run),
+  and still would not vouch for the cache tables, which only a second process run could
+  recompute; the signed manifest covers
+  every file, tables included, at the cost of one hash per file. The decision log may not lie
+  inside the data or the cache (TA408) and must be a regular file.
+- **Local plugins** come only from the configuration in use and are off with
+  `--no-local-plugins` or `CHECKS_NO_LOCAL_PLUGINS=1` (pytest's `--noconftest`);
+  `CHECKS_DISABLE_PLUGIN_AUTOLOAD` keeps pytest's meaning (entry points only).
+- **The publishing gates TA104, TA106 and TA107** are excused only by a waiver (owner, expiry),
+  never by an inline comment. **Waivers** need visible text; a waiver of a required rule names
+  its target and ends within 366 days.
+- **Exit codes** stay the run's own when only printing failed (docs/cli.md).
 """
 
 

@@ -131,3 +131,20 @@ def test_a_value_used_twice_is_written_out_without_yaml_anchors():
                           cache_kwargs={"bucket": "tabarena", "prefix": "cache", "x": shared, "y": shared})
     text = render_metadata_yaml(meta, "8x1")
     assert "&" not in text and "*" not in text and text.count("- a") == 2, text
+
+
+@reliability(fault="a models/<name>/info.py committed as a link to a file outside the repository (a credentials file "
+                   "that parses as Python), handed to the pre-commit hook",
+             must="`checks precommit info-py` reports the file as a link leading outside the checkout (exit 1) and "
+                  "reads nothing from it: no value of the outside file is printed")
+def test_the_hook_refuses_an_info_py_linked_out_of_the_checkout(tmp_path):
+    outside = tmp_path / "home" / "credentials.py"
+    outside.parent.mkdir()
+    outside.write_text('from tabarena.models import MethodMetadata\n\nnori = MethodMetadata.config(method="Nori", '
+                       'suite="outside-value-4711", date="2026-02-30")\n')
+    checkout = tmp_path / "repo" / "models" / "nori"
+    checkout.mkdir(parents=True)
+    (checkout / "info.py").symlink_to(outside)
+    res = run_cli(["precommit", "info-py", "models/nori/info.py"], cwd=tmp_path / "repo")
+    assert res.exit_code == 1 and "a link leading outside this checkout" in res.stdout, res.stdout + res.stderr
+    assert "outside-value-4711" not in res.stdout + res.stderr
