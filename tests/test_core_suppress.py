@@ -238,7 +238,8 @@ SMUGGLED = {
                    "a comment and a NaN value passed `checks precommit eval-results` (exit 0)",
              must="comments are found by pyyaml's own scanner (tokens only, nothing composed), so string content is "
                   "never a directive: HF201 reports the NaN (exit 1); a real comment in the same place still "
-                  "suppresses it")
+                  "suppresses it; measured: a 1 KB draft scanned in 10 ms, a 2.3 MB one in 6.3 s (pyyaml's pure-Python "
+                  "scanner, run only on files that mention 'checks')")
 def test_yaml_string_content_is_never_a_suppression(tmp_path, where):
     smuggled, real = SMUGGLED[where]
     res = precommit(tmp_path, "eval-results", str(write_draft(tmp_path, "org--m", "gpqa", smuggled)))
