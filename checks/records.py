@@ -167,6 +167,8 @@ def append(path: Path, record: Mapping[str, Any]) -> list[str]:
 
 
 def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``: os.write may write less (a file-size limit, a nearly full disk) and says so only
+    in its return value, which a single call left unchecked, tearing the record."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
