@@ -22,17 +22,16 @@ Every test named here runs in `make test`; the load runs live in `benchmarks/`.
 
 ## Decisions
 
-- **Evidence upload trusts is authenticated, not re-derived.** TA407 counts a process decision
-  record only when its HMAC-SHA256 verifies with a 32-byte key kept in the user's own cache
-  directory (`decision-key`, 0600, never in a repository), and the record names the digest of
-  the manifest every cache file is checked against (at TA407 and again while staging). A
-  submitter, a pull request or anyone who can write the cache or the log cannot make a record
-  that verifies. Decoding every raw file again at staging was not chosen: it repeats for every
-  upload the decode `checks inspect` and process already did (all 10,000 files of a large run),
-  and still would not vouch for the cache tables, which only a second process run could
-  recompute; the signed manifest covers
-  every file, tables included, at the cost of one hash per file. The decision log may not lie
-  inside the data or the cache (TA408) and must be a regular file.
+- **Evidence upload trusts is authenticated, and the raw files are decoded again.** TA407
+  counts a process decision record only when its HMAC-SHA256 verifies with a 32-byte key kept
+  in the user's own cache directory (`decision-key`, 0600, never in a repository), and the
+  record names the digest of the manifest every cache file is checked against (at TA407 and
+  again while staging). A submitter, a pull request or anyone who can write the cache or the
+  log cannot make a record that verifies. Behind it, staging reads every results.pkl it zips
+  with the safe reader (0.07 s for a 40 MiB result), so even a leaked key publishes no pickle
+  the reader refuses. The cache tables are vouched for by the signed manifest only: checking
+  them against the raw files would mean processing the run a second time at every upload. The
+  decision log may not lie inside the data or the cache (TA408) and must be a regular file.
 - **Local plugins** come only from the configuration in use and are off with
   `--no-local-plugins` or `CHECKS_NO_LOCAL_PLUGINS=1` (pytest's `--noconftest`);
   `CHECKS_DISABLE_PLUGIN_AUTOLOAD` keeps pytest's meaning (entry points only).

@@ -16,6 +16,7 @@ import time
 import pytest
 from reliability import reliability
 from reliability_fixtures import run_checks, write_info
+from s3_fixtures import moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 from tabarena_fixtures import make_run
 from test_reliability_integrity import _processed, _swap_same_size, _verdicts
 
@@ -171,3 +172,30 @@ def test_a_torn_line_and_non_object_lines_are_skipped(tmp_path):
     read = records.load(log)
     assert read.records[-1]["action"] == "upload" and len(read.skipped) == 4, read.skipped
     assert "not JSON" in read.skipped[-1] and "JSON but not an object (list)" in read.skipped[0]
+
+
+@pytest.mark.parametrize("mode", ["plan", "publish"])
+@reliability(fault="a code-running pickle in the cache's raw/ behind a decision record that verifies (a leaked key, "
+                   "or a record signed on a machine that judged other bytes): TA407 passes",
+             must="staging reads every results.pkl it zips again with the safe reader (a reused staged zip too) and "
+                  "stops at the first it refuses, naming it (exit 4) before any request: nothing is published and "
+                  "the payload never runs; measured: a 40 MiB result decodes in 0.07 s")
+def test_staging_decodes_every_raw_file_again(tmp_path, s3_env, s3_proxy, mode):
+    import gzip
+    import pickle
+
+    from s3_fixtures import make_method_cache, record_process
+    from tabarena_fixtures import Call
+
+    path = make_method_cache(tmp_path / "cache")
+    marker = tmp_path / "ran"
+    pkl = next((path / "raw").rglob("results.pkl"))
+    pkl.write_bytes(gzip.compress(pickle.dumps({"framework": "Dummy_c1_BAG_L1",
+                                                "x": Call(os.system, f"touch '{marker}'")})))
+    record_process(path)  # a record that verifies: the evidence alone would let it through
+    args = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
+            *(["--no-dry-run"] if mode == "publish" else [])]
+    res = run_cli(args, cwd=tmp_path)
+    assert res.exit_code == ExitCode.ACTION_FAILED, res.stdout + res.stderr
+    assert "the safe reader refuses it at staging" in res.stdout + res.stderr and "results.pkl" in res.stdout + res.stderr
+    assert s3_proxy.puts() == [] and not marker.exists()
