@@ -32,8 +32,9 @@ def _standard_streams() -> None:
 
 
 def main() -> None:
-    signal.signal(signal.SIGINT, _aborted)
-    signal.signal(signal.SIGTERM, _aborted)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # a signal the parent ignores (nohup, `&`) stays ignored
+            signal.signal(sig, _aborted)
     _standard_streams()
     if sys.argv[1:] == ["--version"]:
         from checks import __version__

@@ -239,7 +239,8 @@ def _abort_on_sigterm() -> None:
     """
     import signal
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # checks.__main__ ended start-up quietly till now
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # checks.__main__ ended start-up quietly till now
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
