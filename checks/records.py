@@ -117,12 +117,16 @@ def key_path() -> Path:
 
 
 def check_target(path: Path) -> None:
-    """Refuse, before anything runs, a decision log that exists but is not a regular file.
+    """Refuse, before anything runs, a decision log that exists but is not a regular file, and a signing
+    key that cannot be read (the record could not be signed once the action has run).
 
     A FIFO would block every run (a dry run too) on open, and /dev/zero would be read without end.
     :raises ConfigError: naming the path, what it is and the fix.
     """
+    from checks import signing
     from checks.errors import ConfigError
+
+    signing.key()
 
     try:
         info = os.stat(path)

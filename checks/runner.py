@@ -82,7 +82,7 @@ def run(
                      settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today(),
                      command_line=tuple(command_line))
     log = records.log_path(config, cwd)
-    records.check_target(log)  # a FIFO or a device would hang or flood the run at its end
+    records.check_target(log)  # a FIFO or a device would hang or flood the run at its end; a bad key, fail it
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)
@@ -119,8 +119,9 @@ def _append(log, record: Mapping[str, Any], outcome: str) -> str:
 
     try:
         notes = records.append(log, record)
-    except OSError as exc:
-        return (f"the decision record could not be appended to {log}: {exc.strerror or exc} "
+    except (OSError, ChecksError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return (f"the decision record could not be appended to {log}: {why} "
                 f"({_OUTCOMES.get(outcome, outcome)}; nothing of the record was left in the log)")
     for note in notes:
         print(f"checks: warning: {note}", file=sys.stderr)

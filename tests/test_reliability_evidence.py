@@ -199,3 +199,24 @@ def test_staging_decodes_every_raw_file_again(tmp_path, s3_env, s3_proxy, mode):
     assert res.exit_code == ExitCode.ACTION_FAILED, res.stdout + res.stderr
     assert "the safe reader refuses it at staging" in res.stdout + res.stderr and "results.pkl" in res.stdout + res.stderr
     assert s3_proxy.puts() == [] and not marker.exists()
+
+
+def test_a_key_others_can_read_is_refused(tmp_path, monkeypatch):
+    from checks import ConfigError, signing
+
+    monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "cache-dir"))
+    records.append(tmp_path / "log.jsonl", {"action": "x"})
+    signing.key_path().chmod(0o644)
+    with pytest.raises(ConfigError, match="readable by other users"):
+        records.append(tmp_path / "log.jsonl", {"action": "y"})
+
+
+def test_a_run_with_an_unreadable_key_stops_before_the_action(tmp_path, monkeypatch):
+    from checks import signing
+
+    monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "cache-dir"))
+    records.append(tmp_path / "log.jsonl", {"action": "x"})
+    signing.key_path().chmod(0o640)
+    res = run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m")], env=NO_AUTOLOAD, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR and "readable by other users" in res.stderr, res.stderr
+    assert not (tmp_path / "m").exists()

@@ -181,3 +181,9 @@ def test_local_plugins_can_be_turned_off(tmp_path, how):
         res = run_cli([*base, *flag, *args], env=env, cwd=work)
         assert res.exit_code in (ExitCode.OK, ExitCode.BLOCKED), (args, res.stdout + res.stderr)
         assert not marker.exists(), args
+
+
+def test_checks_rule_says_a_publishing_gate_is_only_waived():
+    res = run_cli(["-p", "tabarena", "rule", "TA104"], env=NO_AUTOLOAD)
+    assert res.exit_code == ExitCode.OK and "Only waived, never suppressed inline." in res.stdout, res.stdout
+    assert "Only waived" not in run_cli(["-p", "tabarena", "rule", "TA105"], env=NO_AUTOLOAD).stdout
