@@ -6,6 +6,7 @@ user mistakes print one ``checks: error:`` block, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -205,7 +206,8 @@ class App:
                     cfg = self.config(selection=selection, near=where)
                     base = str(found.resolve().parent) if found is not None else ""
                     wanted = plugin_ids((entry, base) for entry in cfg.checks_plugins)
-                    if wanted - plugin_ids(_local_plugins(None)):  # its rules would silently not run
+                    off = self.registry.local_off  # turned off on purpose: none runs, whichever file names them
+                    if not off and wanted - plugin_ids(_local_plugins(None)):  # its rules would silently not run
                         raise UsageError(
                             f"{found}: checks_plugins {', '.join(cfg.checks_plugins)} are not loaded for {path}: "
                             f"local plugins come from the configuration of the working directory; run checks from "
@@ -227,7 +229,10 @@ def _run_command(action) -> click.Command:
         result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
                             dry_run=dry_run, cwd=os.getcwd(), command_line=app.argv)
         rules = {code: rule.summary for code, rule in app.registry.rules.items()}
-        reporting.emit(output.Report.from_run(result, rules))
+        try:
+            reporting.emit(output.Report.from_run(result, rules))
+        except (BrokenPipeError, ValueError) as exc:  # the reader left (`| head -1`), or stdout was closed
+            _report_lost(result, exc)
         raise SystemExit(int(result.exit_code))
 
     from checks import reporting
@@ -242,6 +247,27 @@ def _run_command(action) -> click.Command:
     return click.Command(action.name, callback=callback, params=params, help=action.help)
 
 
+def _report_lost(result, exc: BaseException) -> None:
+    """The run's report could not be printed: say so on stderr with what happened to the action.
+
+    The exit code stays the run's own (0 when the action ran): the action's outcome is the fact a
+    caller acts on, and it is in the decision record; an unread report changes nothing that was done.
+    """
+    _quiet_stdout()
+    why = "the reader of stdout went away" if isinstance(exc, BrokenPipeError) else "stdout is closed"
+    with contextlib.suppress(OSError, ValueError):
+        _echo(f"checks: warning: the report was not printed ({why}); checks run {result.action}: outcome "
+              f"{result.outcome}, exit {int(result.exit_code)}; the decision record holds the verdicts", err=True)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again (and print a traceback)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def _abort_on_sigterm() -> None:
     """SIGTERM (``kill``, a CI job's timeout, a supervisor) stops a command as Ctrl-C does.
 
@@ -254,6 +280,8 @@ def _abort_on_sigterm() -> None:
     """
     import signal
 
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # checks.__main__ ended start-up quietly till now
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
@@ -505,7 +533,9 @@ def _run(args: list[str], *, own_process: bool) -> None:
         )
     plugin_args, config_path, args = _early_args(args)
     args = _hoisted(args)
-    registry = plugins.load(plugin_args, local=_local_plugins(config_path))
+    local_off, args = _local_plugins_off(args)
+    registry = plugins.load(plugin_args, local=[] if local_off else _local_plugins(config_path))
+    registry.local_off = local_off
     cli = build_cli(registry)
     if own_process:
         gc.freeze()
@@ -581,6 +611,21 @@ def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
     return f"No such command {exc.command_name!r}.{hint} ({where} lists {', '.join(names) or 'none'})"
 
 
+#: turns off the configuration's ``checks_plugins`` (like pytest's ``--noconftest``); the environment's
+#: variable does the same for a hook or a CI job
+NO_LOCAL_FLAG, NO_LOCAL_ENV = "--no-local-plugins", "CHECKS_NO_LOCAL_PLUGINS"
+
+
+def _local_plugins_off(args: list[str]) -> tuple[bool, list[str]]:
+    """Whether local plugins are off (``--no-local-plugins`` before ``--``, or $CHECKS_NO_LOCAL_PLUGINS), and the
+    arguments without the flag: it is read before the plugins load, as ``-p`` is."""
+    end = args.index("--") if "--" in args else len(args)
+    flagged = NO_LOCAL_FLAG in args[:end]
+    rest = [a for a in args[:end] if a != NO_LOCAL_FLAG] + args[end:]
+    env = os.environ.get(NO_LOCAL_ENV, "").strip().lower() in ("1", "true", "yes")
+    return flagged or env, rest
+
+
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:
     """``checks_plugins`` of the configuration that will apply, read before the plugins load."""
     from checks import config as config_mod
@@ -600,7 +645,10 @@ def _missing_extra(exc: Exception) -> ChecksError | None:
 
 
 def _finish(code: int, argv: Sequence[str] | None) -> int:
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):  # what was done is done: the exit code stays (docs/cli.md)
+        _quiet_stdout()
     if argv is None:
         raise SystemExit(int(code))
     return int(code)

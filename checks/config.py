@@ -544,6 +544,16 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def visible(text: str) -> str:
+    """``text`` without what a reader cannot see: whitespace, format (zero-width, bidi) and control
+    characters, and the blank letters (Hangul fillers, the Braille blank) that render as nothing."""
+    import unicodedata
+
+    blank = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}
+    return "".join(c for c in text if not c.isspace() and c not in blank
+                   and unicodedata.category(c) not in ("Cf", "Cc", "Co", "Cn", "Zs", "Zl", "Zp"))
+
+
 def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
     """``[[waivers]]``: each structured, naming one rule code, with a reason, an owner and a target."""
     if not isinstance(raw, list):
@@ -555,8 +565,9 @@ def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
         if not SELECTOR.match(waiver.rule) or len(waiver.rule) < 5:
             raise ConfigError(f"{where}.rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
         for field in ("reason", "owner", "target"):
-            if not getattr(waiver, field).strip():
-                raise ConfigError(f"{where}.{field}: must not be empty")
+            if not visible(getattr(waiver, field)):
+                raise ConfigError(f"{where}.{field}: must not be empty or invisible (only spaces, zero-width or "
+                                  "other format characters); write who and why in plain text")
         waivers.append(waiver)
     return tuple(waivers)
 

@@ -320,8 +320,29 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """``header`` and ``rows`` as CSV text, one ``\\n`` per line, that ``csv.reader`` reads back cell for cell.
+#: OWASP's list of what starts a formula in a spreadsheet (=, +, -, @, tab, CR), and the quote that
+#: neutralises one (itself escaped, so :func:`spreadsheet_value` undoes exactly what was added)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def spreadsheet_safe(cell: Any) -> str:
+    """``cell`` as text a spreadsheet shows rather than runs: prefixed with ``'`` when it starts like a
+    formula (``=HYPERLINK(...)``, ``@SUM(...)``), as OWASP recommends; a plain number (``-0.5``) is left."""
+    text = "" if cell is None else str(cell)
+    if text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def spreadsheet_value(cell: str) -> str:
+    """The value :func:`spreadsheet_safe` was given."""
+    return cell.removeprefix("'")
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]], *, neutralise: bool = False) -> str:
+    """``header`` and ``rows`` as CSV text, one ``\\n`` per line, that ``csv.reader`` reads back cell for cell;
+    with ``neutralise`` every cell goes through :func:`spreadsheet_safe` (a file a reviewer opens).
 
     csv.writer quotes a cell only for the characters of its own line terminator, so with ``\\n`` a
     cell holding a bare ``\\r`` (a leaderboard cell can) went out unquoted, and every reader took
@@ -336,7 +357,7 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     quoted = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
     minimal.writerow(header)
     for row in rows:
-        row = list(row)
+        row = [spreadsheet_safe(cell) for cell in row] if neutralise else list(row)
         (quoted if any("\r" in str(cell) for cell in row) else minimal).writerow(row)
     return buf.getvalue()
 

@@ -48,6 +48,11 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
     return chosen
 
 
+def _waiver_only(chosen) -> frozenset[str]:
+    """The chosen rules no inline comment may excuse (``Rule.inline`` False): only a waiver does."""
+    return frozenset(rule.code for rule, _ in chosen if not rule.inline)
+
+
 def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
     """Raise :class:`ConfigError` if ``config`` ignores, lowers or (when it may not be) waives a required rule:
     a required rule gates every run, so a configuration that would silence it is refused up front."""
@@ -68,6 +73,29 @@ def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Co
             f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
             f"files and cannot be waived; fix what it reports instead"
         )
+    _check_required_waivers(rule, config)
+
+
+#: the longest a waiver of a required rule may run: it is renewed, with its reason read again, each year
+MAX_REQUIRED_WAIVER_DAYS = 366
+
+
+def _check_required_waivers(rule: Rule, config: Config) -> None:
+    """A waiver of a required rule names what it excuses (no '*') and ends within a year: a gate
+    every run needs is never switched off for everything, or for good."""
+    import datetime as dt
+
+    latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
+    for i, waiver in enumerate(config.waivers):
+        if waiver.rule != rule.code:
+            continue
+        if waiver.target.strip() == "*":
+            raise ConfigError(f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is a required rule; "
+                              "its waiver must name the target it excuses (method@suite), not '*'")
+        if waiver.expires > latest:
+            raise ConfigError(f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
+                              f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of the required rule "
+                              f"{rule.code} may run; set a date before {latest} and renew it then")
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:
@@ -150,7 +178,8 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     known = known_codes if isinstance(known_codes, frozenset) else frozenset(known_codes)
     if required is None:
         required = required_codes(chosen, ctx.config)
-    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report)
+    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report,
+                               waiver_only=_waiver_only(chosen))
     verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
                 for rule, severity in sorted(domain, key=lambda p: p[0].code)]
     evaluated = {r.code for r, _ in domain}

@@ -109,20 +109,27 @@ class Rule:
     required: bool = False
     #: False for the few rules that guard the machine itself (paths, content integrity): no waiver applies
     waivable: bool = True
+    #: False for gates an inline comment may not silence (a waiver with an owner and an expiry still can)
+    inline: bool = True
     why: str = ""
     example_fail: str = ""
     example_pass: str = ""
     #: filled in by the plugin manager: the plugin that contributed the rule
     plugin: str = ""
 
+    def _excusable(self) -> str:
+        """How the rule may be excused, as ``checks rule`` says it ("" for an ordinary rule)."""
+        if self.required:
+            return " Required: cannot be ignored, only waived." if self.waivable else \
+                " Required: cannot be ignored or waived."
+        return "" if self.inline else " Only waived, never suppressed inline."
+
     def explain(self) -> str:
         """Markdown in the spirit of ``ruff rule``: what, why, a failing and a passing example."""
         parts = [
             f"# {self.name} ({self.code})",
             "",
-            f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}."
-            + (" Required: cannot be ignored, only waived." if self.required and self.waivable else "")
-            + (" Required: cannot be ignored or waived." if self.required and not self.waivable else ""),
+            f"Default severity: {self.severity.value}. Gates: {', '.join(self.actions)}.{self._excusable()}",
             f"From plugin: {self.plugin or 'unknown'}.",
             "",
             "## What it does",
@@ -145,6 +152,7 @@ def rule(
     severity: Severity | str = Severity.ERROR,
     required: bool = False,
     waivable: bool = True,
+    inline: bool = True,
     why: str = "",
     example_fail: str = "",
     example_pass: str = "",
@@ -163,6 +171,7 @@ def rule(
             severity=severity,
             required=required,
             waivable=waivable,
+            inline=inline,
             why=why,
             example_fail=example_fail,
             example_pass=example_pass,

@@ -126,6 +126,8 @@ class Registry:
         self.blocked = blocked
         #: plugin name -> the entry point it was loaded from
         self.sources: dict[str, EntryPoint] = {} if sources is None else sources
+        #: the configuration's checks_plugins were turned off (``--no-local-plugins``)
+        self.local_off = False
         self._infos: dict[str, Any] | None = None
         self._rules: dict[str, Rule] | None = None
         self._actions: dict[str, Action] | None = None

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import errno
 import json
 import os
-from collections.abc import Mapping
+import stat
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from checks.config import Config
 from checks.context import RunContext
@@ -98,19 +103,148 @@ def _options(options: Any) -> dict[str, Any]:
     return out
 
 
-def append(path: Path, record: Mapping[str, Any]) -> None:
-    """Append one line with a single write on an O_APPEND descriptor, then fsync."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record, sort_keys=True, default=str) + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+#: a decision log is read at most this far (a year of runs is a few MiB); one record at most this long
+MAX_LOG_BYTES = 256 * 1024 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024
+_NOT_A_FILE = "is not a regular file (a FIFO, a device or a directory): set decision_log to a file path"
+
+
+def key_path() -> Path:
+    """Where this user's record-signing key lives (see :mod:`checks.signing`)."""
+    from checks import signing
+
+    return signing.key_path()
+
+
+def check_target(path: Path) -> None:
+    """Refuse, before anything runs, a decision log that exists but is not a regular file, and a signing
+    key that cannot be read (the record could not be signed once the action has run).
+
+    A FIFO would block every run (a dry run too) on open, and /dev/zero would be read without end.
+    :raises ConfigError: naming the path, what it is and the fix.
+    """
+    from checks import signing
+    from checks.errors import ConfigError
+
+    signing.key()
+
     try:
-        os.write(fd, line)
-        os.fsync(fd)
+        info = os.stat(path)
+    except OSError:  # missing (made at the end) or unreachable: the append at the end says so
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"decision_log {path} {_NOT_A_FILE}")
+
+
+def append(path: Path, record: Mapping[str, Any]) -> list[str]:
+    """Sign ``record`` and append it as one line to ``path``, wholly or not at all; what was repaired.
+
+    The log is opened without blocking and must be a regular file. A last line left without its
+    newline by an earlier interrupted write is closed first (its fragment stays a line of its own,
+    which readers skip), so the new record is never glued to it. A short write (full disk, a file
+    size limit) is retried for the rest; if the rest cannot be written the file is cut back to its
+    old length and OSError raised, so no torn record is left behind.
+    """
+    from checks import signing
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(signing.sign(record), sort_keys=True, default=str) + "\n").encode()
+    notes: list[str] = []
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"the log {_NOT_A_FILE}")
+        start = os.fstat(fd).st_size
+        if start and os.pread(fd, 1, start - 1) != b"\n":
+            line = b"\n" + line
+            notes.append(f"{path}: its last line had no end (an interrupted write); it was closed and is skipped")
+        try:
+            _write_all(fd, line)
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise
     finally:
         os.close(fd)
+    return notes
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``: os.write may write less (a file-size limit, a nearly full disk) and says so only
+    in its return value, which a single call left unchecked, tearing the record."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, "no byte could be written")
+        view = view[written:]
+
+
+@attrs.frozen
+class Log:
+    """A decision log as read: its records (JSON objects) and why each other line was skipped."""
+
+    records: list[dict[str, Any]]
+    skipped: list[str]
+
+
+def signed(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The records among ``rows`` this user's arena-checks wrote (their MAC verifies with the key; see
+    :mod:`checks.signing`). Pick the candidates first: a check costs one canonical dump and one HMAC.
+
+    :raises ConfigError: the key cannot be read or made.
+    """
+    from checks import signing
+
+    key = signing.key()
+    return [r for r in rows if signing.authentic(r, key)]
+
+
+def load(path: Path, *, limit: int = MAX_LOG_BYTES) -> Log:
+    """Read the log without blocking and within ``limit`` bytes, skipping lines that are not records.
+
+    :raises OSError: not a regular file, unreadable; :raises ValueError: over ``limit`` (named).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return Log([], [])
+    records: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"it {_NOT_A_FILE}")
+    with os.fdopen(fd, "rb") as fh:
+        total = number = 0
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            total, number = total + len(raw), number + 1
+            if max(total, info.st_size) > limit:
+                raise ValueError(f"it holds more than the {limit}-byte limit of a decision log; "
+                                 "move it aside and start a new one")
+            problem = _record_of(raw, records)
+            if problem:
+                skipped.append(f"line {number}: {problem}")
+    return Log(records, skipped)
+
+
+def _record_of(raw: bytes, records: list[dict[str, Any]]) -> str:
+    """Append the record ``raw`` holds to ``records``; why it holds none ("" for a blank line)."""
+    if len(raw) > MAX_LINE_BYTES:
+        return f"over {MAX_LINE_BYTES} bytes"
+    if not raw.strip():
+        return ""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return "not JSON" + ("" if raw.endswith(b"\n") else " (cut short by an interrupted write)")
+    if not isinstance(value, dict):
+        return f"JSON but not an object ({type(value).__name__})"
+    records.append(value)
+    return ""
 
 
 def read(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The records of the log (see :func:`load`)."""
+    return load(path).records

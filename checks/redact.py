@@ -43,14 +43,27 @@ def _spellings(value: str) -> set[str]:
     return {f for f in forms if f}
 
 
-def _forms(environ: Mapping[str, str] | None) -> list[str]:
-    """Every spelling of every secret, longest first (so overlaps are masked whole)."""
-    return sorted({f for value in secret_values(environ) for f in _spellings(value)}, key=len, reverse=True)
+class _Forms(list):
+    """Every spelling of every secret, longest first (so overlaps are masked whole), and ``spaced``: one
+    pattern matching any secret with whitespace between its characters (text re-spaced by a formatter:
+    ``ast.unparse`` writes a credential that parses as Python, ``a/b``, as ``a / b``)."""
+
+    spaced: re.Pattern | None = None
 
 
-def _mask(text: str, forms: list[str]) -> str:
+def _forms(environ: Mapping[str, str] | None) -> _Forms:
+    values = secret_values(environ)
+    forms = _Forms(sorted({f for value in values for f in _spellings(value)}, key=len, reverse=True))
+    spaced = [r"\s*".join(map(re.escape, "".join(v.split()))) for v in values if len("".join(v.split())) >= 6]
+    forms.spaced = re.compile("|".join(spaced)) if spaced else None
+    return forms
+
+
+def _mask(text: str, forms: _Forms) -> str:
     for form in forms:
         text = text.replace(form, MASK)
+    if forms.spaced is not None:
+        text = forms.spaced.sub(MASK, text)
     return SECRET_SHAPES.sub(MASK, text)
 
 

@@ -81,6 +81,8 @@ def run(
     ctx = RunContext(action=action_name, options=_options_of(action, options), config=config,
                      settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today(),
                      command_line=tuple(command_line))
+    log = records.log_path(config, cwd)
+    records.check_target(log)  # a FIFO or a device would hang or flood the run at its end; a bad key, fail it
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)
@@ -90,7 +92,7 @@ def run(
     outcome, code, plan, summary, error = _decide(action, ctx, verdicts)
     record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome=outcome, started=started,
                            finished=dt.datetime.now(dt.timezone.utc), versions=registry.distributions(), error=error)
-    note = _append(records.log_path(config, cwd), record)
+    note = _append(log, record, outcome)
     if note:  # the audit trail failed: say so, and never report a clean run
         error = f"{error}\n{note}" if error else note
         code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
@@ -104,14 +106,25 @@ def _options_of(action: Action, options: Any) -> Any:
     return action.make_options(options) if isinstance(options, Mapping) else options
 
 
-def _append(log, record: Mapping[str, Any]) -> str:
-    """Append the decision record to the log; why it could not be ("" when it was)."""
+_OUTCOMES = {"ran": "the action ran", "dry-run": "the action only planned (dry run)",
+             "blocked": "the action was blocked and did not run", "failed": "the action failed"}
+
+
+def _append(log, record: Mapping[str, Any], outcome: str) -> str:
+    """Append the decision record to the log (repairs it made are warned about on stderr); why it could
+    not be, saying what happened to the action, so a failed record is never mistaken for a failed run."""
+    import sys
+
     from checks import records
 
     try:
-        records.append(log, record)
-    except OSError as exc:
-        return f"the decision record could not be appended to {log}: {exc.strerror or exc}"
+        notes = records.append(log, record)
+    except (OSError, ChecksError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return (f"the decision record could not be appended to {log}: {why} "
+                f"({_OUTCOMES.get(outcome, outcome)}; nothing of the record was left in the log)")
+    for note in notes:
+        print(f"checks: warning: {note}", file=sys.stderr)
     return ""
 
 

@@ -133,19 +133,80 @@ def _statement_spans(text: str) -> tuple[dict[int, int], list[int]]:
 def _yaml(path: str, text: str) -> list[Suppression]:
     lines = text.splitlines()
     out = []
-    for index, raw in enumerate(lines):
-        at = _comment_start(raw)
-        if at < 0:
-            continue
-        parsed = parse_comment(raw[at:])
-        if parsed is None:
+    for index, col, comment in _yaml_comments(text):
+        parsed = parse_comment(comment)
+        if parsed is None or index >= len(lines):
             continue
         first = index
-        if not raw[:at].strip():  # alone on its line: the next line of content
+        if not lines[index][:col].strip():  # alone on its line: the next line of content
             first = next((j for j in range(index + 1, len(lines)) if _content(lines[j])), index)
         last = _item_end(lines, first)
-        out.append(Suppression(path, index + 1, first + 1, last + 1, *parsed, col=at + 1))
+        out.append(Suppression(path, index + 1, first + 1, last + 1, *parsed, col=col + 1))
     return out
+
+
+_BREAKS = "\0\r\n\x85\u2028\u2029"
+
+
+def _yaml_comments(text: str) -> list[tuple[int, int, str]]:
+    """(0-based line, 0-based column, text) of each comment, as pyyaml's own scanner finds them.
+
+    Text that merely looks like a comment inside a quoted string (``"see \\" # checks: ..."``) or a
+    block scalar (``|``) is content, and only the scanner knows: a text scan took such content for a
+    directive. Only tokens are made (no document is built, so no alias is expanded). A file the
+    scanner refuses yields none, so its findings stand.
+    """
+    import yaml  # only when a file has a directive-like comment: the hooks start fast
+
+    scanner = _comment_scanner()(text)
+    try:
+        while not scanner.check_token(yaml.StreamEndToken):
+            scanner.get_token()
+    except (yaml.YAMLError, RecursionError, MemoryError):
+        return []
+    finally:
+        scanner.dispose()
+    return scanner.found
+
+
+@functools.cache
+def _comment_scanner() -> type:  # noqa: C901 - its methods (pyyaml's own loops) are counted as its branches
+    """pyyaml's safe scanner, keeping each comment it skips in ``found`` (built on first use: yaml loads lazily)."""
+    import yaml
+
+    class CommentScanner(yaml.SafeLoader):
+        def __init__(self, stream) -> None:
+            super().__init__(stream)
+            self.found: list[tuple[int, int, str]] = []
+
+        def _comment(self) -> None:
+            mark, chars = self.get_mark(), []
+            while self.peek() not in _BREAKS:
+                chars.append(self.peek())
+                self.forward()
+            self.found.append((mark.line, mark.column, "".join(chars)))
+
+        def scan_to_next_token(self) -> None:  # pyyaml's loop, with each comment kept
+            if self.index == 0 and self.peek() == "\ufeff":
+                self.forward()
+            while True:
+                while self.peek() == " ":
+                    self.forward()
+                if self.peek() == "#":
+                    self._comment()
+                if not self.scan_line_break():
+                    return
+                if not self.flow_level:
+                    self.allow_simple_key = True
+
+        def scan_block_scalar_ignored_line(self, start_mark) -> None:  # a comment after '|' or '>'
+            while self.peek() == " ":
+                self.forward()
+            if self.peek() == "#":
+                self._comment()
+            super().scan_block_scalar_ignored_line(start_mark)
+
+    return CommentScanner
 
 
 def _item_end(lines: list[str], first: int) -> int:
@@ -167,20 +228,6 @@ def _item_end(lines: list[str], first: int) -> int:
 def _content(line: str) -> bool:
     stripped = line.strip()
     return bool(stripped) and not stripped.startswith("#")
-
-
-def _comment_start(line: str) -> int:
-    """Where a YAML comment starts (a ``#`` at the start or after a blank, outside quotes), else -1."""
-    quote = ""
-    for i, c in enumerate(line):
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
-            return i
-    return -1
 
 
 @functools.lru_cache(maxsize=256)
@@ -262,8 +309,10 @@ class Tracker:
     """
 
     def __init__(self, known: frozenset[str], required: frozenset[str], sources: tuple[str, ...] = (), *,
-                 report: SuppressionReport | None = None):
+                 report: SuppressionReport | None = None, waiver_only: frozenset[str] = frozenset()):
         self.known, self.required, self.sources = known, required, sources
+        #: rules an inline comment may not silence (``Rule.inline`` False): only a waiver excuses them
+        self.waiver_only = waiver_only
         self.report = SuppressionReport() if report is None else report
         self._files: dict[tuple[int, int] | str, tuple[Suppression, ...]] = {}
         self._hits: set[tuple[str, str]] = set()
@@ -299,7 +348,7 @@ class Tracker:
 
     def _covering(self, code: str, finding: Finding) -> Suppression | None:
         """The first valid suppression of ``code`` covering the finding's line; a required rule is never covered."""
-        if not (finding.path and finding.line) or code in self.required:
+        if not (finding.path and finding.line) or code in self.required or code in self.waiver_only:
             return None
         return next((s for s in self._file(finding.path)
                      if not self.problem(s) and code in s.codes and s.covers(finding.line)), None)
@@ -310,10 +359,18 @@ class Tracker:
         unknown = [c for c in s.codes if c not in self.known]
         if unknown:
             return f"names {', '.join(unknown)}, which no loaded plugin defines"
+        return self._only_waived(s)
+
+    def _only_waived(self, s: Suppression) -> str:
+        """Why ``s`` names a rule only a waiver may excuse ("" when it names none)."""
         required = [c for c in s.codes if c in self.required]
         if required:
             return (f"{', '.join(required)} is a required rule: it cannot be suppressed inline, "
                     f"only waived in rules.toml with an owner and expiry")
+        gates = [c for c in s.codes if c in self.waiver_only]
+        if gates:
+            return (f"{', '.join(gates)} gates what is published: it cannot be suppressed inline, only waived in "
+                    f"rules.toml with an owner and expiry")
         return ""
 
     def finish(self, evaluated: Iterable[str]) -> SuppressionReport:

@@ -19,6 +19,26 @@ HEADER = """# Reliability and security
 Generated from the test suite by `python tests/reliability.py --write`; do not edit by hand.
 Each row is a fault or a hostile input, what must happen, and the test that proves it.
 Every test named here runs in `make test`; the load runs live in `benchmarks/`.
+
+## Decisions
+
+- **Evidence upload trusts is authenticated, and the raw files are decoded again.** TA407
+  counts a process decision record only when its HMAC-SHA256 verifies with a 32-byte key kept
+  in the user's own cache directory (`decision-key`, 0600, never in a repository), and the
+  record names the digest of the manifest every cache file is checked against (at TA407 and
+  again while staging). A submitter, a pull request or anyone who can write the cache or the
+  log cannot make a record that verifies. Behind it, staging reads every results.pkl it zips
+  with the safe reader (0.07 s for a 40 MiB result), so even a leaked key publishes no pickle
+  the reader refuses. The cache tables are vouched for by the signed manifest only: checking
+  them against the raw files would mean processing the run a second time at every upload. The
+  decision log may not lie inside the data or the cache (TA408) and must be a regular file.
+- **Local plugins** come only from the configuration in use and are off with
+  `--no-local-plugins` or `CHECKS_NO_LOCAL_PLUGINS=1` (pytest's `--noconftest`);
+  `CHECKS_DISABLE_PLUGIN_AUTOLOAD` keeps pytest's meaning (entry points only).
+- **The publishing gates TA104, TA106 and TA107** are excused only by a waiver (owner, expiry),
+  never by an inline comment. **Waivers** need visible text; a waiver of a required rule names
+  its target and ends within 366 days.
+- **Exit codes** stay the run's own when only printing failed (docs/cli.md).
 """
 
 

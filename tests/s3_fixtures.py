@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import pickle
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -234,7 +235,9 @@ def make_method_cache(
     pq.write_table(results, cache.results / "model_results.parquet")
     pq.write_table(results, cache.processed / "configs.parquet")
     cache.configs_hyperparameters.write_text(json.dumps({f"{method}_c1_BAG_L1": {"model_type": "TA-DUMMY"}}))
-    (cache.raw / f"{method}_c1_BAG_L1" / "363612" / "0_0" / "results.pkl").write_bytes(raw_bytes)
+    # a result the safe reader reads (upload decodes every results.pkl it stages), carrying raw_bytes
+    result = pickle.dumps({"framework": f"{method}_c1_BAG_L1", "payload": raw_bytes}, protocol=4)
+    (cache.raw / f"{method}_c1_BAG_L1" / "363612" / "0_0" / "results.pkl").write_bytes(result)
     record_process(cache.path)
     return cache.path
 

@@ -7,11 +7,12 @@ import json
 import re
 
 import pytest
+from precommit_fixtures import HEADER, write_draft, write_info
+from reliability import reliability
 
 from checks import records, suppress
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from precommit_fixtures import HEADER, write_draft, write_info
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ["-p", "tabarena", "-p", "hfmigrate"]
@@ -216,3 +217,37 @@ def test_a_file_named_three_ways_is_tracked_once(tmp_path, monkeypatch):
     report = tracker.finish({"TOY001"})
     assert sorted((s.path, code) for s, code in report.unused) == [("other.py", "TOY001"), ("src.py", "TOY001")]
     assert report.invalid == []
+
+
+NAN_ITEM = "  dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: .nan\n"
+FIRST_ITEM = "- dataset:\n    id: Idavidrein/gpqa\n    task_id: main\n  value: 41.2\n  notes: |\n"
+#: where -> (a draft whose directive is string content, the same draft with a real comment instead)
+SMUGGLED = {
+    "escaped-quote": ('- notes: "see \\" # checks: ignore[HF201] looks like a comment"\n' + NAN_ITEM,
+                      '- notes: "see \\""  # checks: ignore[HF201] a real comment\n' + NAN_ITEM),
+    "single-quoted": ("- notes: 'it''s # checks: ignore[HF201] looks like a comment'\n" + NAN_ITEM,
+                      "- notes: 'it''s'  # checks: ignore[HF201] a real comment\n" + NAN_ITEM),
+    "block-scalar": (FIRST_ITEM + "    # checks: ignore[HF201] looks like a comment\n- " + NAN_ITEM[2:],
+                     FIRST_ITEM + "    text\n# checks: ignore[HF201] a real comment\n- " + NAN_ITEM[2:]),
+}
+
+
+@pytest.mark.parametrize("where", sorted(SMUGGLED))
+@reliability(fault="a suppression smuggled into YAML string content: `- notes: \"see \\\" # checks: ignore[HF201] "
+                   "reason\"`, the same inside a `|` block scalar or a single-quoted string; a text scan took it for "
+                   "a comment and a NaN value passed `checks precommit eval-results` (exit 0)",
+             must="comments are found by pyyaml's own scanner (tokens only, nothing composed), so string content is "
+                  "never a directive: HF201 reports the NaN (exit 1); a real comment in the same place still "
+                  "suppresses it; measured: a 1 KB draft scanned in 10 ms, a 2.3 MB one in 6.3 s (pyyaml's pure-Python "
+                  "scanner, run only on files that mention 'checks')")
+def test_yaml_string_content_is_never_a_suppression(tmp_path, where):
+    smuggled, real = SMUGGLED[where]
+    res = precommit(tmp_path, "eval-results", str(write_draft(tmp_path, "org--m", "gpqa", smuggled)))
+    assert res.exit_code == ExitCode.BLOCKED and "HF201" in res.stdout, res.stdout + res.stderr
+    ok = precommit(tmp_path, "eval-results", str(write_draft(tmp_path / "real", "org--m", "gpqa", real)))
+    assert ok.exit_code == ExitCode.OK, ok.stdout + ok.stderr
+
+
+def test_a_python_directive_inside_a_string_is_not_a_suppression(tmp_path):
+    found = suppress._python("x.py", 'x = "# checks: ignore[TA110] in a string"\ny = 1  # checks: ignore[TA110] real\n')
+    assert [(s.line, s.codes) for s in found] == [(2, ("TA110",))]

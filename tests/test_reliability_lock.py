@@ -44,8 +44,8 @@ def _published_raw(client) -> bytes:
 def test_concurrent_uploads_never_publish_a_mix(tmp_path, s3_env, s3_proxy):
     caches = {}
     for name in ("a", "b"):
-        caches[name] = os.urandom(20 << 20)
-        make_method_cache(tmp_path / name / "cache", raw_bytes=caches[name])
+        path = make_method_cache(tmp_path / name / "cache", raw_bytes=os.urandom(20 << 20))
+        caches[name] = next((path / "raw").rglob("results.pkl")).read_bytes()  # what its raw.zip must hold
 
     def slow(method, path):  # so that the two runs overlap
         time.sleep(0.2 if method == "PUT" else 0.01)

@@ -14,8 +14,10 @@ import pytest
 from reliability_fixtures import draft_args, hf_setup, snapshot, write_info, write_ledger
 from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     BUCKET,
+    PREFIX,
     make_method_cache,
     moto_s3,
+    record_process,
     remote_objects,
     s3_env,
     s3_proxy,
@@ -248,3 +250,51 @@ def test_draft_with_a_climbing_slug_names_the_contract(tmp_path):
     _, res = _draft_with_slug(tmp_path, "../../../evil")
     assert res.exit_code == 2, res.stdout
     assert "contract.json" in res.stderr and "slug" in res.stderr
+
+
+CLIMBING_PREFIXES = ["cache/../../victim-suite/methods/Victim", "/cache", "..", "cache//x", "cache/\x1b]52;c;x\x07",
+                     "cache\\..\\x", "x" * 300]
+
+
+@pytest.mark.parametrize("prefix", CLIMBING_PREFIXES, ids=["dot-dot", "leading-slash", "only-dot-dot", "empty-segment",
+                                                           "control", "backslash", "long"])
+@reliability(fault="`cache_kwargs.prefix` of the metadata holding '..' segments (`cache/../../victim-suite/methods/"
+                   "Victim` uploaded eight keys with '..' segments), a leading '/', an empty segment, a control "
+                   "character, a backslash or 300 characters",
+             must="TA406 (required, cannot be waived) blocks `checks run upload --no-dry-run` naming cache_kwargs "
+                  "and the prefix (exit 1) and nothing is sent to the store; `checks run unpublish --prefix` refuses "
+                  "the same values (exit 2)")
+def test_a_climbing_key_prefix_is_refused(tmp_path, s3_env, s3_proxy, prefix):
+    path = make_method_cache(tmp_path / "cache")
+    meta = path / "metadata.yaml"
+    meta.write_text(meta.read_text().replace(f"prefix: {PREFIX}", f"prefix: {json.dumps(prefix)}"))
+    assert json.dumps(prefix) in meta.read_text()
+    record_process(path)
+    res = run_cli(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root",
+                   str(tmp_path / "cache"), "--no-dry-run", "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == 1, res.stdout + res.stderr
+    ta406 = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA406"]
+    assert ta406["outcome"] == "failed" and "cache_kwargs['prefix']" in ta406["message"], ta406
+    assert s3_proxy.puts() == []
+    refused = run_cli(["run", "unpublish", "--method", "Dummy", "--suite", "dummy-2026-11-01", "--bucket", BUCKET,
+                       "--prefix", prefix, "--yes", "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
+    assert refused.exit_code == 2 and "the prefix must" in refused.stderr, refused.stdout + refused.stderr
+
+
+def test_a_plain_key_prefix_passes_ta406(tmp_path, s3_env):
+    make_method_cache(tmp_path / "cache")
+    res = run_cli(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root",
+                   str(tmp_path / "cache"), "--format", "json"], cwd=tmp_path)
+    assert {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA406"]["outcome"] == "passed"
+
+
+def test_process_refuses_a_climbing_key_prefix(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    ref = write_info(tmp_path / "info")
+    info = tmp_path / "info" / "info.py"
+    info.write_text(info.read_text().replace('date="2026-01-01"', 'date="2026-01-01", cache_type="r2", '
+                                             'cache_kwargs={"bucket": "tabarena", "prefix": "cache/../../v"}'))
+    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache")],
+                  cwd=tmp_path)
+    assert res.exit_code == 1 and "TA406" in res.stdout and "cache/../../v" in res.stdout, res.stdout
+    assert not (tmp_path / "cache" / "artifacts").exists()

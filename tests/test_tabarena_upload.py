@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import zipfile
 
 import pytest
@@ -411,7 +412,8 @@ def test_zips_are_staged_once_and_reused_while_their_inputs_are_unchanged(tmp_pa
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
     assert staged.stat().st_mtime_ns == first, "an unchanged raw/ is not zipped again"
     pkl = next((path / "raw").rglob("results.pkl"))
-    pkl.write_bytes(b"changed raw results")
+    changed = pickle.dumps({"framework": "Dummy_c1_BAG_L1", "payload": b"changed raw results"})
+    pkl.write_bytes(changed)
     record_process(path)  # as a rerun of process would
     s3_proxy.forwarded.clear()
     again = upload(tmp_path, "--no-dry-run")
@@ -419,7 +421,7 @@ def test_zips_are_staged_once_and_reused_while_their_inputs_are_unchanged(tmp_pa
     sent = {p.split("?")[0].rsplit("/", 1)[-1] for p in s3_proxy.puts()}
     assert sent == {"raw.zip", "metadata.yaml"}
     remote = s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["Body"].read()
-    assert zipfile.ZipFile(io.BytesIO(remote)).read("Dummy_c1_BAG_L1/363612/0_0/results.pkl") == b"changed raw results"
+    assert zipfile.ZipFile(io.BytesIO(remote)).read("Dummy_c1_BAG_L1/363612/0_0/results.pkl") == changed
 
 
 def test_half_written_zip_of_a_killed_upload_is_swept(tmp_path, s3_env, s3_proxy):

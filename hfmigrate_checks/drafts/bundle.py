@@ -7,6 +7,7 @@ bundle stays intact until the new one is complete.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -45,13 +46,26 @@ class Header:
     live_sha: str
 
 
-def _cell(text: object) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|") or "-"
+#: what Markdown would read as markup in text from a leaderboard or the Hub: a link ([...](...)), a
+#: code span, a table cell's end, an escape; '<', '>' and '&' become entities, so no raw HTML
+#: (<script>, <img onerror>) and no autolink (<javascript:...>) survives
+_MD_MARKUP = re.compile(r"([\\`\[\]|])")
+
+
+def md_text(text: object) -> str:
+    """``text`` on one line, shown as written in Markdown: no HTML, link, code span or cell break of its own."""
+    flat = " ".join(str(text).split())
+    return _MD_MARKUP.sub(r"\\\1", flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def md_cell(text: object) -> str:
+    """One table cell of review.md (:func:`md_text`; '-' when empty). HF203 looks for labels this way."""
+    return md_text(text) or "-"
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return out
 
 
@@ -72,7 +86,7 @@ def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: He
     lines += _contract_lines(contract, header)
     lines += _table(["Source column", "Task id"], sorted(contract.columns.items()))
     if contract.ignore_columns:
-        lines += ["", "Ignored source columns: " + ", ".join(f"`{c}`" for c in contract.ignore_columns)]
+        lines += ["", "Ignored source columns: " + ", ".join(md_text(c) for c in contract.ignore_columns)]
     lines += ["", "## Proposed repository changes", ""]
     lines += _table(["Source model", "Hub repo", "Match evidence", "Inspected SHA", "Draft path", "Tasks/values",
                      "Existing state", "Decision"],
@@ -99,15 +113,15 @@ def _contract_lines(contract: Contract, header: Header) -> list[str]:
     """The benchmark contract section's bullet list."""
     requested = f" (requested `{contract.requested_revision}`)" if contract.requested_revision else ""
     return [
-        f"- Dataset: `{contract.benchmark_id}` ({contract.name or 'no name in eval.yaml'})",
+        f"- Dataset: `{contract.benchmark_id}` ({md_text(contract.name) or 'no name in eval.yaml'})",
         f"- Inspected revision: `{contract.dataset_sha}`{requested}",
         f"- Current revision at check time: `{header.live_sha or 'unknown'}`",
-        f"- eval.yaml: {contract.eval_yaml_url}",
+        f"- eval.yaml: {md_text(contract.eval_yaml_url)}",
         f"- Official benchmark (`benchmark:official`): {'yes' if contract.official else 'no'}",
-        f"- Evaluation framework: {contract.evaluation_framework or 'not declared'}",
+        f"- Evaluation framework: {md_text(contract.evaluation_framework) or 'not declared'}",
         "- Valid task ids: " + ", ".join(f"`{t}`" for t in contract.task_ids),
         *_claim_lines(contract),
-        f"- Authenticated account: {header.whoami or 'none (anonymous read)'}; checked at {header.checked_at}",
+        f"- Authenticated account: {md_text(header.whoami) or 'none (anonymous read)'}; checked at {header.checked_at}",
         "",
     ]
 
@@ -118,8 +132,9 @@ def _claim_lines(contract: Contract) -> list[str]:
     scale = f"; scale: {contract.scale}" if contract.scale else ""
     revision = "yes, the inspected revision" if contract.revision_in_claim else "no (not part of the claim)"
     return [
-        f"- Source: {contract.source_url or 'per ledger row'}{commit}",
-        f"- Metric: {contract.metric}; direction: {contract.direction}; unit: {contract.unit}{scale}",
+        f"- Source: {md_text(contract.source_url) or 'per ledger row'}{commit}",
+        (f"- Metric: {md_text(contract.metric)}; direction: {md_text(contract.direction)}; unit: {md_text(contract.unit)}"
+        f"{md_text(scale)}"),
         f"- dataset.revision in drafts: {revision}",
     ]
 
@@ -144,12 +159,12 @@ def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[s
     for d in decisions:
         for row in d.rows:
             if row.source_task not in contract.columns and row.source_task not in contract.ignore_columns:
-                out.append(f"- {_cell(d.label)}: column {_cell(row.source_task)!s} is not in the contract ({row.source_locator}).")
+                out.append(f"- {md_cell(d.label)}: column {md_cell(row.source_task)!s} is not in the contract ({md_text(row.source_locator)}).")
             elif row.status != "ok" and row.source_task in contract.columns:
-                out.append(f"- {_cell(d.label)}: `{_cell(row.source_value)}` in {_cell(row.source_task)} needs review: "
-                           f"{_cell(row.qualifiers)} ({row.source_locator}).")
+                out.append(f"- {md_cell(d.label)}: '{md_cell(row.source_value)}' in {md_cell(row.source_task)} needs review: "
+                           f"{md_cell(row.qualifiers)} ({md_text(row.source_locator)}).")
         if d.decision == "needs_review":
-            out.append(f"- {_cell(d.label)}: needs review: {_cell(d.reason)}")
+            out.append(f"- {md_cell(d.label)}: needs review: {md_cell(d.reason)}")
     return out
 
 
@@ -159,7 +174,8 @@ def _evidence(resolution) -> str:
 
 
 def source_ledger_csv(contract: Contract, decisions: Sequence[ModelDecision]) -> str:
-    return csv_text(LEDGER_COLUMNS, (
+    """The ledger rows with their decisions; a cell a spreadsheet would run as a formula is neutralised."""
+    return csv_text(LEDGER_COLUMNS, neutralise=True, rows=(
         [row.source_model, row.source_variant, row.source_task, row.source_value,
          row.source_unit or contract.unit, row.source_url, row.source_locator, row.qualifiers,
          d.repo_id, getattr(d.resolution, "status", "") or "needs_review", _evidence(d.resolution),

@@ -93,9 +93,10 @@ def every_source_model_in_ledger(ctx):
     ledger_csv = facts.output_files.get("source-ledger.csv", "")
     if ledger_csv.count("\n") - 1 < len(facts.rows):
         yield f"source-ledger.csv has fewer rows than the ledger ({len(facts.rows)})"
+    from hfmigrate_checks.drafts.bundle import md_cell
+
     for decision in facts.decisions:
-        cell = " ".join(decision.label.split()).replace("|", "\\|")
-        if f"| {cell} |" not in review:
+        if f"| {md_cell(decision.label)} |" not in review:
             yield Finding(f"review.md has no row for {decision.label!r}", target=decision.label)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from checks import InputError
-from checks.io import csv_text, interrupted_query_aborts, read_text, write_text
+from checks.io import csv_text, interrupted_query_aborts, read_text, spreadsheet_value, write_text
 from hfmigrate_checks.evalresults.evalfile import date_problem
 from hfmigrate_checks.source import document, mdtable, scores
 from hfmigrate_checks.source.printed import (
@@ -160,20 +160,28 @@ def _prose(table: document.Table, header: list[str], column_markers: dict) -> tu
     return table_notes, row_markers
 
 
+#: a dataset file decompresses to far more than its size (30 KB of parquet held 4M repeated rows): its rows
+#: are capped, and the text they print to under MAX_LEDGER_BYTES like the other formats
+MAX_DATASET_ROWS = 200_000
+
+
 def dataset_records(path: Path) -> Records:
-    """Records of a leaderboard dataset file (parquet, or CSV) read through DuckDB."""
+    """Records of a leaderboard dataset file (parquet, or CSV) read through DuckDB, within
+    :data:`MAX_LEDGER_BYTES` on disk and once printed, and :data:`MAX_DATASET_ROWS` rows."""
     import duckdb
 
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    if path.stat().st_size > MAX_LEDGER_BYTES:
+        raise InputError(f"{path}: larger than the {MAX_LEDGER_BYTES:,}-byte limit of a ledger; import a smaller file")
     reader = "read_parquet(?)" if path.suffix.lower() != ".csv" else "read_csv(?, all_varchar = true, header = true)"
     con = duckdb.connect()
     try:
         with interrupted_query_aborts():
             con.execute("SET preserve_insertion_order = true")
-            cursor = con.execute(f"SELECT * FROM {reader}", [str(path)])
+            cursor = con.execute(f"SELECT * FROM {reader} LIMIT {MAX_DATASET_ROWS + 1}", [str(path)])
             columns = [d[0] for d in cursor.description]
-            rows = cursor.fetchall()
+            rows = _bounded_rows(cursor, path)
     except duckdb.Error as exc:
         raise InputError(f"{path}: DuckDB cannot read it as {path.suffix.lstrip('.') or 'parquet'}: {exc}") from None
     finally:
@@ -181,6 +189,23 @@ def dataset_records(path: Path) -> Records:
     _check_header(columns, path)
     return Records(tuple(columns), tuple(Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)})
                                          for n, row in enumerate(rows, 1)), column_markers=_header_markers(columns))
+
+
+def _bounded_rows(cursor, path: Path) -> list[tuple]:
+    """The cursor's rows, fetched in batches; refused past :data:`MAX_DATASET_ROWS` rows or
+    :data:`MAX_LEDGER_BYTES` of printed text, naming the limit."""
+    rows: list[tuple] = []
+    size = 0
+    while batch := cursor.fetchmany(4096):
+        rows.extend(batch)
+        size += sum(len(_as_text(v)) + 1 for row in batch for v in row)
+        if len(rows) > MAX_DATASET_ROWS:
+            raise InputError(f"{path}: more than {MAX_DATASET_ROWS:,} rows, the limit of a ledger dataset; "
+                             "import the leaderboard's own rows (filter or deduplicate the file first)")
+        if size > MAX_LEDGER_BYTES:
+            raise InputError(f"{path}: its cells print to more than {MAX_LEDGER_BYTES:,} bytes, the limit of a "
+                             "ledger; import a smaller file")
+    return rows
 
 
 def _as_text(value) -> str:
@@ -231,7 +256,8 @@ def import_source(
 
 
 def dumps(rows: Iterable[LedgerRow]) -> str:
-    return csv_text(COLUMNS, ([getattr(row, c) for c in COLUMNS] for row in rows))
+    """The ledger as CSV; cells that would run as spreadsheet formulas are neutralised (:func:`load` undoes it)."""
+    return csv_text(COLUMNS, ([getattr(row, c) for c in COLUMNS] for row in rows), neutralise=True)
 
 
 def write(path: str | Path, rows: Iterable[LedgerRow]) -> None:
@@ -249,7 +275,7 @@ def load(path: str | Path) -> list[LedgerRow]:
         where = f"{path}: line {reader.line_num}"
         if None in record:
             raise InputError(f"{where}: more cells than header columns")
-        values = {c: (record.get(c) or "") for c in COLUMNS}
+        values = {c: spreadsheet_value(record.get(c) or "") for c in COLUMNS}
         _check_row(values, where)
         rows.append(LedgerRow(**_judged(values)))
     return rows

@@ -7,6 +7,7 @@ keeps the three agreeing with TabArena's ``<cache>/artifacts/<suite>/methods/<me
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,44 @@ def segment_problem(name: object) -> str | None:
     return None
 
 
+#: S3's bucket naming rules (3-63 lowercase letters, digits, dots and hyphens, a letter or digit at each end)
+BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+#: object keys are at most 1024 bytes; the prefix leaves room for artifacts/<suite>/methods/<method>/...
+MAX_PREFIX = 256
+
+
+def key_prefix_problem(value: object) -> str | None:
+    """Why ``value`` cannot start the object keys (``cache_kwargs.prefix``), or None.
+
+    Segments separated by '/' are plain names: no '..' or '.', no empty segment (so no leading
+    '/' and no '//'), no backslash, no control character, at most :data:`MAX_PREFIX` bytes. A
+    store resolves none of these the way a file system would, and a reader that does climbs.
+    """
+    if not isinstance(value, str) or not value.strip("/"):
+        return f"must be a non-empty string of '/'-separated names (got {value!r})"
+    if any(ord(c) < 32 or ord(c) == 127 or c == "\\" for c in value):
+        return f"must hold no control character or backslash (got {value!r})"
+    if (_utf8_size(value) or MAX_PREFIX + 1) > MAX_PREFIX:
+        return f"must be valid text of at most {MAX_PREFIX} bytes in UTF-8 (got {len(value)} characters)"
+    return _segments_problem(value)
+
+
+def _segments_problem(value: str) -> str | None:
+    """Why the '/'-separated segments of a key prefix are not plain names, or None."""
+    segments = value.removesuffix("/").split("/")
+    if any(seg in ("", ".", "..") or seg != seg.strip() for seg in segments):
+        return (f"must be '/'-separated plain names: no leading '/', no empty, '.' or '..' segment, no padding "
+                f"(got {value!r})")
+    return None
+
+
+def bucket_problem(value: object) -> str | None:
+    """Why ``value`` is no S3 bucket name (``cache_kwargs.bucket``), or None."""
+    if not isinstance(value, str) or not BUCKET.fullmatch(value) or ".." in value:
+        return f"must be an S3 bucket name: 3-63 lowercase letters, digits, '.' and '-' (got {value!r})"
+    return None
+
+
 def _safe_name(instance: object, attribute: attrs.Attribute, value: object) -> None:
     problem = name_problem(value, attribute.name)
     if problem:
@@ -154,9 +193,15 @@ def metadata_document(meta: MethodMetadata, validation_protocol: str | None) -> 
 
 
 def render_metadata_yaml(meta: MethodMetadata, validation_protocol: str | None) -> str:
+    """metadata.yaml's text: a value info.py used twice is written out twice, never as a YAML anchor and
+    alias (the strict reader refuses aliases, so such a file could not be uploaded or read back)."""
     import yaml
 
-    return yaml.safe_dump(metadata_document(meta, validation_protocol), sort_keys=True)
+    class NoAliases(yaml.SafeDumper):
+        def ignore_aliases(self, data):
+            return True
+
+    return yaml.dump(metadata_document(meta, validation_protocol), Dumper=NoAliases, sort_keys=True)
 
 
 #: a metadata.yaml is well under 2 KB; anything near this is not one process wrote

@@ -425,12 +425,19 @@ def _given_twice(module: Module, call: ast.Call, what: str, name: str, first: Va
         again_site.col if again_site else module.col(call))
 
 
+#: what one value may expand to (a character of a string, or any other item, counts one), shared
+#: sub-values counted at each use: what repr, YAML and the records write of it. Twice the largest file.
+MAX_EXPANDED = 2 * MAX_BYTES
+
+
 class Reader:
     """Parses and evaluates modules of one checkout; shared by every file of one invocation."""
 
     def __init__(self, build_declaration=None):
         self.modules: dict[str, Module | Unreadable] = {}
         self.stack: list[tuple[str, str]] = []
+        #: id -> (value, its expanded size): the value is kept so its id is never reused while cached
+        self._sizes: dict[int, tuple[Any, int]] = {}
         self._roots: dict[Path, Path] = {}
         self._files: dict[tuple[Path, str], Path | None] = {}
         self._build = build_declaration
@@ -499,9 +506,15 @@ class Reader:
         return self._files[key]
 
     def module_named(self, module: str | None, importer: Module, binding: Binding) -> Module | None:
+        """The module an import names, read only when its file (links resolved) lies inside the checkout."""
         file = self.module_file(importer.path, module)
         if file is None:
             return None
+        if not Path(os.path.realpath(file)).is_relative_to(self.root(importer.path)):
+            raise Unreadable(f"{binding.original!r} is imported from {module}, whose file {file} is a link leading "
+                             f"outside this checkout ({self.root(importer.path)}); only files of the checkout are "
+                             f"read, and nothing outside it is shown: put the value in the checkout itself",
+                             importer.path, binding.line, binding.col)
         return self.module(file, imported=True)
 
     def cycle_back(self, other: Module, importer: str) -> str:
@@ -523,6 +536,39 @@ class Reader:
                     seen.add(resolved)
                     todo.append((loaded, [*chain, str(file)]))
         return ""
+
+    # ------------------------------------------------------------------ size
+
+    def expanded(self, value: Any) -> int:
+        """How large ``value`` is once written out, each shared sub-value counted at every use (memoised by
+        identity, so a reference bomb costs one step a level, not its expansion)."""
+        if isinstance(value, (str, bytes)):
+            return len(value) + 1
+        if isinstance(value, Val):
+            return self.expanded(value.value)
+        if isinstance(value, Kwargs):
+            children: Any = [*value.items, *value.items.values()]
+        elif isinstance(value, dict):
+            children = [*value, *value.values()]
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            children = value
+        else:
+            return 1
+        known = self._sizes.get(id(value))
+        if known is not None:
+            return known[1]
+        size = 1 + sum(self.expanded(child) for child in children)
+        self._sizes[id(value)] = (value, size)
+        return size
+
+    def bounded(self, module: Module, node: ast.AST, val: Val) -> Val:
+        """``val``, unless written out it would exceed :data:`MAX_EXPANDED` (a finding at ``node`` then)."""
+        size = self.expanded(val)
+        if size > MAX_EXPANDED:
+            raise module.fail(f"{snippet(node)} expands to more than {MAX_EXPANDED:,} items and characters when "
+                              f"written out ({size:,}; a value used twice counts twice): write a smaller value, "
+                              f"without nesting one value in the next several times", node)
+        return val
 
     # ------------------------------------------------------------------ expressions
 
@@ -570,7 +616,7 @@ class Reader:
             items.append(plain(self.evaluate(module, element)))
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
         try:
-            return Val(kind(items))
+            return self.bounded(module, node, Val(kind(items)))
         except TypeError as exc:
             raise module.fail(f"{snippet(node)}: {exc}", node) from None
 
@@ -595,8 +641,8 @@ class Reader:
             names = names and isinstance(k, str)
             items[k] = self.evaluate(module, value).via(module.step("key", repr(k), key))
         if names:
-            return Val(Kwargs(items))
-        return Val({k: plain(v) for k, v in items.items()})
+            return self.bounded(module, node, Val(Kwargs(items)))
+        return self.bounded(module, node, Val({k: plain(v) for k, v in items.items()}))
 
     def keywords(self, module: Module, call: ast.Call, what: str) -> dict[str, Val]:
         """``name=value`` and ``**spread`` arguments of ``call`` in order; a name given twice is refused."""
@@ -645,7 +691,7 @@ class Reader:
                 raise module.fail(f"dict({snippet(node.args[0])}) copies {kind_of(first.value)}, not a dict", node)
             base = dict(first.value.items)
         extra = self.keywords(module, node, "dict()")
-        return Val(Kwargs({**base, **extra}))
+        return self.bounded(module, node, Val(Kwargs({**base, **extra})))
 
     @staticmethod
     def _other_call(module: Module, node: ast.Call) -> Unreadable:

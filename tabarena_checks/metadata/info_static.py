@@ -207,6 +207,7 @@ def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, V
     signature = SIGNATURES.get(constructor)
     _check_arguments(module, call, constructor, signature, given, label)
     func_step = module.step("constructor", label, call.func)
+    module.reader.bounded(module, call, Val(list(given.values())))  # the record as a whole, written out
     values = {name: plain(val) for name, val in given.items()}
     origins = {name: val.steps for name, val in given.items()}
     origins[CALL] = (module.step("constructor", label, call),)

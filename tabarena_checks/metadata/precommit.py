@@ -51,6 +51,7 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
     out = []
     for path in paths:
         try:
+            _inside_checkout(path)
             declarations = info_static.read_declarations(path, reader)
         except info_eval.Unreadable as exc:  # the read check's: no rule sees a file it cannot read or parse
             out.append(filecheck.Subject(path, error=exc.message, line=exc.line, col=exc.col))
@@ -70,6 +71,20 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
             out.append(filecheck.Subject(path, InfoFacts(record), target=f"{record.method}@{record.effective_suite}",
                                          line=declaration.line, col=declaration.col))
     return out
+
+
+def _inside_checkout(path: str) -> None:
+    """Refuse a file of the checkout (below the working directory) that is a link leading out of it: the
+    hook would read, and quote, a file a pull request only pointed at (a credentials file)."""
+    import os
+
+    from tabarena_checks.metadata import info_eval
+
+    here = os.path.realpath(os.getcwd())
+    if os.path.abspath(path).startswith(here + os.sep) and \
+            not os.path.realpath(path).startswith(here + os.sep):
+        raise info_eval.Unreadable("is a link leading outside this checkout; only files of the checkout are read, "
+                                   "and nothing outside it is shown: commit the file itself", path, 1, 1)
 
 
 def register_commands(cli: click.Group) -> None:

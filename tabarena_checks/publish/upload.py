@@ -24,9 +24,16 @@ import click
 from checks import ActionFailed, Action, ChecksError, UsageError
 from checks import io, progress
 from tabarena_checks.cache import integrity
-from tabarena_checks.publish import s3lock, s3store
-from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.cache.layout import (
+    MethodCache,
+    bucket_problem,
+    cache_root,
+    key_prefix_problem,
+    read_metadata_yaml,
+    render_metadata_yaml,
+)
 from tabarena_checks.facts import info_sources, missing_credentials
+from tabarena_checks.publish import s3lock, s3store
 from tabarena_checks.metadata.model import MethodMetadata
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
@@ -40,7 +47,8 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
     """A deterministic deflate zip of ``src`` (sorted entries relative to it, fixed times and modes).
 
     With ``expected`` (the cache manifest: path relative to the cache -> sha256) every file's bytes
-    are checked as they are zipped: the zip holds exactly what process wrote, or it is refused.
+    are checked as they are zipped: the zip holds exactly what process wrote, or it is refused; and
+    every results.pkl is read again by the safe reader, so none it refuses is published.
     """
     files = sorted((p for p in src.rglob("*") if p.is_file()), key=lambda p: p.relative_to(src).as_posix())
     size = sum(p.stat().st_size for p in files)
@@ -50,6 +58,7 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
             data = path.read_bytes()
             if expected is not None:
                 _check(f"{src.name}/{rel}", data, expected)
+                _check_decodes(f"{src.name}/{rel}", data)
             info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             io.write_zip_entry(zf, info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
@@ -67,6 +76,31 @@ def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
                            "process the method again with --force")
 
 
+def _decode_problem(rel: str, data: bytes) -> str:
+    """Why the safe reader refuses the results.pkl ``data`` about to be published ("" when it reads it, or
+    ``rel`` is no results.pkl).
+
+    Defence in depth behind TA407's signed evidence: whatever a decision record says, no pickle leaves
+    the machine that the restricted unpickler would not read (a global it refuses, a graph over its limits).
+    """
+    if not rel.endswith("results.pkl"):
+        return ""
+    from tabarena_checks.raw import reader
+
+    try:
+        reader.unpickle(rel, reader.unpack(rel, data))
+    except reader.RawFileError as exc:
+        return str(exc)
+    return ""
+
+
+def _check_decodes(rel: str, data: bytes) -> None:
+    problem = _decode_problem(rel, data)
+    if problem:
+        raise ActionFailed(f"{problem}: the safe reader refuses it at staging, so nothing was uploaded; "
+                           "replace the file, then process the method again with --force")
+
+
 def _complete(part: str, staged: set[str], expected: Mapping[str, str]) -> None:
     missing = sorted(rel for rel in expected if rel.startswith(f"{part}/") and rel not in staged)
     if missing:
@@ -81,7 +115,8 @@ def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
             names = zf.namelist()
             if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
                 return False
-            return all(io.sha256(zf.read(n)) == expected[f"{part}/{n}"] for n in names)
+            return all(io.sha256(data := zf.read(n)) == expected[f"{part}/{n}"]
+                       and not _decode_problem(f"{part}/{n}", data) for n in names)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError):
         return False
 
@@ -345,6 +380,13 @@ def _inputs(ctx) -> dict[str, str]:
     return {str(p.relative_to(c.path)): io.file_sha256(p) for p in paths if p.is_file()}
 
 
+def _refuse_store_names(what: str, bucket: object, prefix: object) -> None:
+    """A usage error when ``bucket`` or ``prefix`` cannot name where objects go (TA406's checks)."""
+    for name, problem in (("prefix", key_prefix_problem(prefix)), ("bucket", bucket_problem(bucket))):
+        if problem:
+            raise UsageError(f"{what}: the {name} {problem}")
+
+
 class UnpublishFacts:
     """Where the method lives remotely, and what is there (listed once, only with credentials)."""
 
@@ -362,6 +404,7 @@ class UnpublishFacts:
                 f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
                 f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
             )
+        _refuse_store_names(f"unpublish {method} (suite={suite})", bucket, prefix)
         self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
         self.real = True
 

@@ -45,7 +45,8 @@ def store_is_r2(ctx):
     actions=("process", "upload"),
     required=True,
     waivable=False,
-    why="method and suite become directory names of the cache and segments of the object keys, and the raw "
+    why="method and suite become directory names of the cache and segments of the object keys (after "
+    "cache_kwargs' prefix, which must be '/'-separated plain names, and its bucket, an S3 bucket name), and the raw "
     "copy's directories are the run's config directories renamed to the method; a '..', a '/', an absolute "
     "path, a NUL byte or a name over the file system's limit would write outside the cache root or the bucket "
     "prefix, or fail half-way. One path comes from text inside the results.pkl files: the predictions go to "
@@ -57,16 +58,31 @@ def store_is_r2(ctx):
 @needs(declared_metadata)  # an unreadable reference is reported by TA116
 def cache_names_safe(ctx, meta):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
-    at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes)."""
+    at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes); cache_kwargs'
+    prefix is '/'-separated plain names and its bucket an S3 bucket name."""
     from tabarena_checks.cache.layout import name_problem
 
     problems = [(f, name_problem(v, f)) for f, v in (("method", meta.method), ("suite", meta.effective_suite))]
     for _, problem in problems:
         if problem:
             yield Finding(problem, path=meta.source or None)
+    yield from _store_names(meta)
     if ctx.action == "process" and not any(p for _, p in problems):
         yield from _raw_copy_names(ctx, meta.method)
         yield from _dataset_names(ctx)
+
+
+def _store_names(meta):
+    """A finding for a ``cache_kwargs`` prefix or bucket that cannot start an object key in the store."""
+    from tabarena_checks.cache.layout import bucket_problem, key_prefix_problem
+    from tabarena_checks.rules.metadata import at
+
+    kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
+    for key, check in (("prefix", key_prefix_problem), ("bucket", bucket_problem)):
+        problem = key in kw and check(kw[key])
+        if problem:
+            yield at(meta, f"cache_kwargs[{key!r}] {problem}: every object key starts with it; use a plain "
+                           "value such as 'cache' (prefix) or 'tabarena' (bucket)", "cache_kwargs")
 
 
 def _raw_copy_names(ctx, method: str):
@@ -153,16 +169,15 @@ def parts_present(ctx):
     waivable=False,
     why="Upload publishes raw/ as raw.zip, and a results.pkl is code when unpickled: a file swapped or "
     "dropped into the cache after process would be published without ever being judged. The cache must be "
-    "exactly the files a passed `checks run process` wrote and recorded.",
+    "exactly the files a passed `checks run process` wrote and recorded, and the record must be one this "
+    "user's arena-checks signed (its MAC made with the key in the user's own cache directory): a line "
+    "appended to the log by hand, a pull request or a shipped run is not evidence.",
     example_fail="raw/Nori_c1_BAG_L1/363612/0_0/results.pkl: changed since process wrote it (sha256 differs)",
     example_pass="every file matches .checks-source.json, whose digest a passed process decision recorded",
 )
 def cache_is_what_process_wrote(ctx):
     """Every file of the cache has the sha256 process recorded, none was added, and a passed process run
-    in the decision log recorded that manifest."""
-    import os
-
-    from checks import records
+    recorded that manifest in a decision record signed with this user's key."""
     from tabarena_checks.cache import integrity
 
     facts = ctx.facts
@@ -176,17 +191,66 @@ def cache_is_what_process_wrote(ctx):
         return
     for problem in integrity.differences(cache.path, manifest):
         yield Finding(problem, path=str(cache.path))
-    digest = integrity.manifest_digest(manifest)
+    yield from _recorded_by_process(ctx, integrity.manifest_digest(manifest))
+
+
+def _recorded_by_process(ctx, digest: str):
+    """A finding unless a signed, passed process record in the decision log names the manifest ``digest``."""
+    import os
+
+    from checks import ChecksError, records
+    from tabarena_checks.cache import integrity
+
     log = records.log_path(ctx.config, os.getcwd())
     try:
-        recorded = integrity.passed_process_decisions(records.read(log))
-    except (OSError, ValueError) as exc:
+        read = records.load(log)
+        naming = [r for r in read.records if digest in integrity.passed_process_decisions([r])]
+        if records.signed(naming):
+            return
+    except (OSError, ValueError, ChecksError) as exc:
         yield Finding(f"the decision log {log} cannot be read ({exc}); it must show the process run that wrote "
                       "this cache")
         return
-    if digest not in recorded:
-        yield Finding(f"no passed `checks run process` in {log} recorded this cache (manifest {digest[:23]}...): "
-                      "process the method from here, with the same rules.toml, then upload", path=str(cache.path))
+    where = str(ctx.facts.cache.path)
+    if naming:
+        yield Finding(f"a record in {log} names this cache (manifest {digest[:23]}...) but was not signed by "
+                      f"arena-checks under this account (its MAC does not verify with {records.key_path()}): "
+                      "process the method from here, then upload", path=where)
+        return
+    skipped = f"; {len(read.skipped)} line(s) of it were skipped ({read.skipped[0]})" if read.skipped else ""
+    yield Finding(f"no passed `checks run process` in {log} recorded this cache (manifest {digest[:23]}...){skipped}: "
+                  "process the method from here, with the same rules.toml, then upload", path=where)
+
+
+@rule(
+    "TA408",
+    "decision-log-apart-from-data",
+    actions=("process", "upload"),
+    required=True,
+    waivable=False,
+    why="The decision log is the audit trail upload's evidence is read from; kept inside the run's data or the "
+    "cache it would travel with them (and be replaced with them), and a rules.toml shipped in a repository "
+    "could point it there.",
+    example_fail='decision_log = "cache/.checks/decisions.jsonl"   # with --cache-root cache',
+    example_pass='decision_log = ".checks/decisions.jsonl"',
+)
+def decision_log_apart(ctx):
+    """The decision log is neither inside the run's data directory nor inside the cache root."""
+    import os
+    from pathlib import Path
+
+    from checks import records
+    from tabarena_checks.cache.layout import cache_root
+
+    log = Path(os.path.realpath(records.log_path(ctx.config, os.getcwd())))
+    roots = {"the cache root (--cache-root)": cache_root(getattr(ctx.options, "cache_root", None))}
+    data_dir = getattr(ctx.facts, "data_dir", None)
+    if data_dir is not None:
+        roots["the run's data directory"] = Path(data_dir)
+    for what, root in roots.items():
+        if log.is_relative_to(os.path.realpath(root)):
+            yield Finding(f"the decision log {log} lies inside {what} {root}: set decision_log in rules.toml (or "
+                          "--decision-log) to a path outside the data and the cache, such as .checks/decisions.jsonl")
 
 
 @rule(
@@ -247,4 +311,5 @@ def method_exists_remotely(ctx):
         yield f"nothing is published under {where}: check --method and --suite"
 
 
-RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, cache_is_what_process_wrote, credentials_in_env, verified_needs_flag, method_exists_remotely]
+RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, cache_is_what_process_wrote,
+         decision_log_apart, credentials_in_env, verified_needs_flag, method_exists_remotely]
