@@ -135,7 +135,7 @@ def test_a_value_used_twice_is_written_out_without_yaml_anchors():
 
 @reliability(fault="a models/<name>/info.py committed as a link to a file outside the repository (a credentials file "
                    "that parses as Python), handed to the pre-commit hook",
-             must="`checks precommit info-py` reports the file as a link leading outside the checkout (exit 1) and "
+             must="`checks precommit info-py` reports the file as unreadable input, a link leading outside the checkout (exit 2), and "
                   "reads nothing from it: no value of the outside file is printed")
 def test_the_hook_refuses_an_info_py_linked_out_of_the_checkout(tmp_path):
     outside = tmp_path / "home" / "credentials.py"
@@ -146,5 +146,6 @@ def test_the_hook_refuses_an_info_py_linked_out_of_the_checkout(tmp_path):
     checkout.mkdir(parents=True)
     (checkout / "info.py").symlink_to(outside)
     res = run_cli(["precommit", "info-py", "models/nori/info.py"], cwd=tmp_path / "repo")
-    assert res.exit_code == 1 and "a link leading outside this checkout" in res.stdout, res.stdout + res.stderr
+    # the read check's answer: the file cannot be read as input, whatever is selected (exit 2, docs/precommit.md)
+    assert res.exit_code == 2 and "a link leading outside this checkout" in res.stdout, res.stdout + res.stderr
     assert "outside-value-4711" not in res.stdout + res.stderr

@@ -7,7 +7,6 @@ bundle stays intact until the new one is complete.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -16,6 +15,7 @@ import attrs
 from checks import ActionFailed
 from checks.io import ReadError, csv_text, read_text, swap_in_dir, sweep_siblings, temp_sibling
 from hfmigrate_checks.drafts import validate
+from hfmigrate_checks.drafts.markdown import md_cell, md_text
 from hfmigrate_checks.source.contract import Contract
 from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 
@@ -44,23 +44,6 @@ class Header:
     whoami: str
     checked_at: str
     live_sha: str
-
-
-#: what Markdown would read as markup in text from a leaderboard or the Hub: a link ([...](...)), a
-#: code span, a table cell's end, an escape; '<', '>' and '&' become entities, so no raw HTML
-#: (<script>, <img onerror>) and no autolink (<javascript:...>) survives
-_MD_MARKUP = re.compile(r"([\\`\[\]|])")
-
-
-def md_text(text: object) -> str:
-    """``text`` on one line, shown as written in Markdown: no HTML, link, code span or cell break of its own."""
-    flat = " ".join(str(text).split())
-    return _MD_MARKUP.sub(r"\\\1", flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-
-
-def md_cell(text: object) -> str:
-    """One table cell of review.md (:func:`md_text`; '-' when empty). HF203 looks for labels this way."""
-    return md_text(text) or "-"
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

@@ -93,7 +93,7 @@ def every_source_model_in_ledger(ctx):
     ledger_csv = facts.output_files.get("source-ledger.csv", "")
     if ledger_csv.count("\n") - 1 < len(facts.rows):
         yield f"source-ledger.csv has fewer rows than the ledger ({len(facts.rows)})"
-    from hfmigrate_checks.drafts.bundle import md_cell
+    from hfmigrate_checks.drafts.markdown import md_cell
 
     for decision in facts.decisions:
         if f"| {md_cell(decision.label)} |" not in review:
