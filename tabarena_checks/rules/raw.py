@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from checks import Finding, Severity, rule
-from checks import ChecksError
+from checks import ChecksError, Finding, Severity, needs, rule
 from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
 
 RAW_ACTIONS = ("process",)
@@ -30,11 +29,9 @@ def _more(total: int) -> str:
     example_fail="data/TA-Nori_c1_BAG_L1/363612/0_0/results.pkl: not gzip or pickle data",
     example_pass="every results.pkl decodes to a dict of builtins and numpy arrays",
 )
-def raw_files_readable(ctx):
+@needs(raw_inference)
+def raw_files_readable(ctx, inference):
     """Every ``results.pkl`` must decode (safely) to a result dict."""
-    inference = raw_inference(ctx)
-    if inference is None:
-        return
     for path, reason in inference.errors:
         yield Finding(f"cannot be read: {reason}", path=path)
 
@@ -78,10 +75,10 @@ def single_method(ctx):
     example_fail="TA-Nori_c1_BAG_L1 has no result for task 363614 split 0_2",
     example_pass="every config has a result for every task and split in the run",
 )
-def coverage_complete(ctx):
+@needs(raw_inference)
+def coverage_complete(ctx, inference):
     """Every (config, task, split) cell of the run must hold a result."""
-    inference = raw_inference(ctx)
-    if inference is None or not inference.missing_cells:
+    if not inference.missing_cells:
         return
     cells = inference.missing_cells
     shown = "; ".join(f"{config} task {task} split {split}" for config, task, split in cells[:_SHOWN])
@@ -97,11 +94,9 @@ def coverage_complete(ctx):
     example_fail="TA-Nori_c1_BAG_L1 task 363612 split 0_0 in two results.pkl files",
     example_pass="one results.pkl per (config, task, split)",
 )
-def no_duplicate_results(ctx):
+@needs(raw_inference)
+def no_duplicate_results(ctx, inference):
     """Each (config, task, split) cell must hold exactly one result."""
-    inference = raw_inference(ctx)
-    if inference is None:
-        return
     for config, task, split, paths in inference.duplicates:
         yield Finding(f"{config} task {task} split {split} has {len(paths)} results: {', '.join(paths)}; "
                       f"TabArena's processing refuses the pair: keep the one to publish and move the other(s) "
@@ -119,11 +114,9 @@ def no_duplicate_results(ctx):
     example_fail="airfoil_self_noise split 0 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close",
     example_pass="stored test predictions equal the mean of the per-child predictions",
 )
-def prediction_fidelity(ctx):
+@needs(raw_inference)
+def prediction_fidelity(ctx, inference):
     """Stored predictions must match the ones rebuilt from the bag children (test rtol 5e-4, val rtol 1e-5)."""
-    inference = raw_inference(ctx)
-    if inference is None:
-        return
     for issue in inference.fidelity:
         pct = f"{issue.pct:.3f}% of {issue.kind} rows" if issue.pct is not None else f"some {issue.kind} rows"
         yield Finding(f"{issue.dataset} split {issue.split_idx} {issue.framework}: {pct} not close to the "
@@ -145,11 +138,9 @@ def prediction_fidelity(ctx):
     example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
     example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
 )
-def result_fields_valid(ctx):
+@needs(raw_inference)
+def result_fields_valid(ctx, inference):
     """Every decoded result must carry the fields processing needs, with the right types."""
-    inference = raw_inference(ctx)
-    if inference is None:
-        return
     for path, message in inference.problems:
         yield Finding(message, path=path)
 
@@ -195,11 +186,9 @@ def native_simulation_metric(ctx):
     example_fail="method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.new.ParamsView",
     example_pass="every value of every results.pkl is a builtin, a numpy array or a known AutoGluon container",
 )
-def unread_classes(ctx):
+@needs(raw_inference)
+def unread_classes(ctx, inference):
     """Every class a results.pkl holds should be one the reader knows, even where nothing reads it."""
-    inference = raw_inference(ctx)
-    if inference is None:
-        return
     for path, message in inference.unread:
         yield Finding(message, path=path)
 
@@ -216,11 +205,9 @@ def unread_classes(ctx):
     example_fail="task 'sk_wine-2144e56dbe05' (tid 7166390669) is not a task of the TabArena-v0.1 suite",
     example_pass="checks run process data/ --method-metadata info.py:rf --task-metadata tasks.parquet",
 )
-def custom_task_metadata(ctx):
+@needs(raw_inference)
+def custom_task_metadata(ctx, inference):
     """Every task outside the TabArena-v0.1 suite needs its metadata (``--task-metadata``), and it must agree."""
-    inference = raw_inference(ctx)
-    if inference is None:
-        return
     try:
         given = ctx.facts.task_metadata if provides(ctx.facts, "task_metadata") else None
     except ChecksError as exc:
