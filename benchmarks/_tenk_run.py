@@ -33,11 +33,15 @@ def generate(out: Path, files: int, workers: int) -> Path:
     if data.exists():
         shutil.rmtree(data)
     started = time.perf_counter()
-    synth.generate_run(out, configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, validation_protocol="8x1",
-                       workers=workers)
+    synth.generate_run(
+        out, configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, validation_protocol="8x1", workers=workers
+    )
     stamp.touch()
-    print(f"generated {configs} configs x {len(TASKS)} tasks x {REPEATS * FOLDS} splits in "
-          f"{time.perf_counter() - started:.1f} s", flush=True)
+    print(
+        f"generated {configs} configs x {len(TASKS)} tasks x {REPEATS * FOLDS} splits in "
+        f"{time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
     return data
 
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 RUNS = 21
 HEAVY = ("pyarrow", "duckdb", "boto3", "numpy", "huggingface_hub", "libcst", "isal", "rich", "pygments", "markdown_it")
-INFO = '''from tabarena.models import MethodMetadata
+INFO = """from tabarena.models import MethodMetadata
 
 nori = MethodMetadata.config(
     method="Nori",
@@ -39,25 +39,35 @@ nori = MethodMetadata.config(
     tags=["with-llm"],
     validation_protocol="8x1",
 )
-'''
-DRAFT = '''- dataset:
+"""
+DRAFT = """- dataset:
     id: Idavidrein/gpqa
     task_id: diamond
   value: 41.2
   date: "2025-01-15"
   source:
     url: https://example.org/leaderboard
-'''
+"""
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@example.org", *args], cwd=cwd,
-                          check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=b", "-c", "user.email=b@example.org", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def snapshot(dest: Path) -> str:
-    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".checks", "build", "dist", "demo-out"))
+    shutil.copytree(
+        ROOT,
+        dest,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".checks", "build", "dist", "demo-out"
+        ),
+    )
     git(dest, "init", "-q")
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "-m", "snapshot")
@@ -98,7 +108,8 @@ def ruff_hook_repo(dest: Path) -> str:
     (dest / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n'
         f'[project]\nname = "ruff-pre-commit"\nversion = "{RUFF_VERSION}"\ndependencies = ["ruff=={RUFF_VERSION}"]\n'
-        '[tool.setuptools]\npy-modules = []\n')
+        "[tool.setuptools]\npy-modules = []\n"
+    )
     git(dest, "init", "-q")
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "-m", "ruff hook")
@@ -135,8 +146,12 @@ def through_pre_commit(root: Path, home: Path, hook: str) -> tuple[float, float]
 
 
 def packages_of(python: Path) -> list[str]:
-    return [p.split("==")[0] for p in subprocess.run([str(python), "-m", "pip", "list", "--format", "freeze"],
-                                                      capture_output=True, text=True).stdout.split()]
+    return [
+        p.split("==")[0]
+        for p in subprocess.run(
+            [str(python), "-m", "pip", "list", "--format", "freeze"], capture_output=True, text=True
+        ).stdout.split()
+    ]
 
 
 def main() -> None:
@@ -145,15 +160,21 @@ def main() -> None:
         rev = snapshot(tmp / "arena-checks")
         ruff_rev = ruff_hook_repo(tmp / "ruff-pre-commit")
         ours, theirs = tmp / "guarded", tmp / "guarded-ruff"
-        guarded_by(ours, f"repos:\n- repo: {tmp / 'arena-checks'}\n  rev: {rev}\n  hooks:\n  - id: checks-info-py\n"
-                         f"  - id: checks-eval-results\n")
+        guarded_by(
+            ours,
+            f"repos:\n- repo: {tmp / 'arena-checks'}\n  rev: {rev}\n  hooks:\n  - id: checks-info-py\n"
+            f"  - id: checks-eval-results\n",
+        )
         guarded_by(theirs, f"repos:\n- repo: {tmp / 'ruff-pre-commit'}\n  rev: {ruff_rev}\n  hooks:\n  - id: ruff\n")
         ruff_build, ruff_env = build(theirs, tmp / "home-ruff")  # ruff first: a warm pip cache then favours ours
         our_build, hook_env = build(ours, tmp / "home")
         python, checks = hook_env / "bin" / "python", hook_env / "bin" / "checks"
-        present = subprocess.run([str(python), "-c", "import importlib.util as u; "
-                                  f"print(' '.join(m for m in {HEAVY!r} if u.find_spec(m)))"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
+        present = subprocess.run(
+            [str(python), "-c", f"import importlib.util as u; print(' '.join(m for m in {HEAVY!r} if u.find_spec(m)))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         packages, ruff_packages = packages_of(python), packages_of(ruff_env / "bin" / "python")
         size, ruff_size = size_mb(hook_env), size_mb(ruff_env)
         base = median_ms([str(python), "-c", "pass"], ours)
@@ -165,17 +186,25 @@ def main() -> None:
     print(f"hook environment        {size:7.1f} MB  (target <= 20 MB; {len(packages)} packages: {', '.join(packages)})")
     print(f"ruff's hook environment {ruff_size:7.1f} MB  ({len(ruff_packages)} packages: {', '.join(ruff_packages)})")
     print(f"heavy modules in it     {present or 'none'}")
-    print(f"first build             {our_build:7.1f} s   (target <= 10 s; ruff's {ruff_build:.1f} s; "
-          f"pre-commit install-hooks, fresh home)")
-    print(f"python -c pass          wall {base[0]:7.1f} ms          cpu {base[1]:6.1f} ms  (medians of {RUNS}, "
-          f"the hook environment's interpreter)")
+    print(
+        f"first build             {our_build:7.1f} s   (target <= 10 s; ruff's {ruff_build:.1f} s; "
+        f"pre-commit install-hooks, fresh home)"
+    )
+    print(
+        f"python -c pass          wall {base[0]:7.1f} ms          cpu {base[1]:6.1f} ms  (medians of {RUNS}, "
+        f"the hook environment's interpreter)"
+    )
     rows = (("info-py, one file", info), ("eval-results, one file", evals), ("ruff check, one file", ruff_one))
     for label, (wall, cpu) in rows:
-        print(f"{label:23s} wall {wall:7.1f} ms ({wall / base[0]:5.2f}x)  cpu {cpu:6.1f} ms ({cpu / base[1]:5.2f}x)  "
-              f"(target <= 8x for ours)")
+        print(
+            f"{label:23s} wall {wall:7.1f} ms ({wall / base[0]:5.2f}x)  cpu {cpu:6.1f} ms ({cpu / base[1]:5.2f}x)  "
+            f"(target <= 8x for ours)"
+        )
     for label, (wall, cpu) in (("pre-commit run, ours", piped), ("pre-commit run, ruff", ruff_piped)):
-        print(f"{label:23s} wall {wall:7.1f} ms          cpu {cpu:6.1f} ms  "
-              f"(ours / ruff's: wall {piped[0] / ruff_piped[0]:.2f}x)")
+        print(
+            f"{label:23s} wall {wall:7.1f} ms          cpu {cpu:6.1f} ms  "
+            f"(ours / ruff's: wall {piped[0] / ruff_piped[0]:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

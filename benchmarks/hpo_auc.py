@@ -74,8 +74,16 @@ def generated_split(rows: int, configs: int) -> tuple[cache_hpo.Split, Counted, 
 
     pred_val, pred_test = predictions(y_val), predictions(y_test)
     row = {"metric_error": 0.4, "metric_error_val": 0.4, "time_train_s": 1.0, "time_infer_s": 0.1}
-    split = cache_hpo.Split("bench", 0, "roc_auc", "binary", {name: row for name in names},
-                            {name: "BENCH" for name in names}, y_val.astype(np.int64), y_test.astype(np.int64))
+    split = cache_hpo.Split(
+        "bench",
+        0,
+        "roc_auc",
+        "binary",
+        {name: row for name in names},
+        {name: "BENCH" for name in names},
+        y_val.astype(np.int64),
+        y_test.astype(np.int64),
+    )
     prep = Counted(Metric("roc_auc", "binary"), names, split.y_val, pred_val, split.y_test, pred_test)
     return split, prep, names
 
@@ -96,7 +104,9 @@ def sorted_rows(count: int, rows: int) -> float:
     """Seconds numpy takes to sort ``count`` rows of ``rows`` int32 codes, in blocks as the scores sort them."""
     rng = np.random.default_rng(1)
     block = 39
-    codes = rng.integers(0, 1 << 24, size=(block, rows), dtype=np.int32) + (np.arange(block, dtype=np.int32) << 24)[:, None]
+    codes = (
+        rng.integers(0, 1 << 24, size=(block, rows), dtype=np.int32) + (np.arange(block, dtype=np.int32) << 24)[:, None]
+    )
     work = np.empty_like(codes)
     start = time.perf_counter()
     for _ in range(count // block + 1):
@@ -122,8 +132,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=6667, help="validation rows of the split")
     parser.add_argument("--configs", type=int, default=112)
-    parser.add_argument("--tabarena-python", default=None, metavar="PYTHON",
-                        help="Also time TabArena 0.1.0's roc_auc kernel (e.g. .venv-tabarena/bin/python).")
+    parser.add_argument(
+        "--tabarena-python",
+        default=None,
+        metavar="PYTHON",
+        help="Also time TabArena 0.1.0's roc_auc kernel (e.g. .venv-tabarena/bin/python).",
+    )
     args = parser.parse_args()
 
     split, prep, names = generated_split(args.rows, args.configs)
@@ -131,18 +145,26 @@ def main() -> None:
     sort = sorted_rows(scored, args.rows)
     per_score, per_sort = took / scored * 1e6, sort / scored * 1e6
     cpus = os.cpu_count() or 1
-    print(f"one binary split: {args.configs} configs x {args.rows} validation rows, "
-          f"{len(cache_hpo.passes(names, names[0]))} trajectory passes, {scored:,} candidate ensembles scored")
+    print(
+        f"one binary split: {args.configs} configs x {args.rows} validation rows, "
+        f"{len(cache_hpo.passes(names, names[0]))} trajectory passes, {scored:,} candidate ensembles scored"
+    )
     print(f"simulation {took:.2f} s: {per_score:.1f} us a score")
-    print(f"numpy's sort of as many rows of int32 codes (the floor): {sort:.2f} s, {per_sort:.1f} us a row; "
-          f"a score costs {per_score / per_sort:.2f}x its sort")
-    print(f"{BINARY_SPLITS} such splits (the 10,000-file run's binary ones): {BINARY_SPLITS * took:.0f} CPU-s, "
-          f"at least {BINARY_SPLITS * sort:.0f} CPU-s for the sorts alone ({BINARY_SPLITS * sort / cpus:.1f} s "
-          f"on {cpus} CPU(s))")
+    print(
+        f"numpy's sort of as many rows of int32 codes (the floor): {sort:.2f} s, {per_sort:.1f} us a row; "
+        f"a score costs {per_score / per_sort:.2f}x its sort"
+    )
+    print(
+        f"{BINARY_SPLITS} such splits (the 10,000-file run's binary ones): {BINARY_SPLITS * took:.0f} CPU-s, "
+        f"at least {BINARY_SPLITS * sort:.0f} CPU-s for the sorts alone ({BINARY_SPLITS * sort / cpus:.1f} s "
+        f"on {cpus} CPU(s))"
+    )
     if args.tabarena_python:
         theirs = tabarena_score(args.tabarena_python, split, prep) * 1e6
-        print(f"TabArena 0.1.0's roc_auc kernel on this split: {theirs:.1f} us a score "
-              f"({theirs / per_score:.2f}x the native score)")
+        print(
+            f"TabArena 0.1.0's roc_auc kernel on this split: {theirs:.1f} us a score "
+            f"({theirs / per_score:.2f}x the native score)"
+        )
 
 
 if __name__ == "__main__":

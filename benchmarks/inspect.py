@@ -43,11 +43,15 @@ import pyarrow.parquet  # noqa: E402,F401
 
 from tabarena_checks.raw import index  # noqa: E402
 
-tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
-    "tenk_run", Path(__file__).with_name("_tenk_run.py")))
+tenk = importlib.util.module_from_spec(
+    spec := importlib.util.spec_from_file_location("tenk_run", Path(__file__).with_name("_tenk_run.py"))
+)
 spec.loader.exec_module(tenk)
-hostile = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
-    "hostile_pickles", Path(__file__).resolve().parent.parent / "tests" / "hostile_pickles.py"))
+hostile = importlib.util.module_from_spec(
+    spec := importlib.util.spec_from_file_location(
+        "hostile_pickles", Path(__file__).resolve().parent.parent / "tests" / "hostile_pickles.py"
+    )
+)
 spec.loader.exec_module(hostile)
 
 
@@ -111,17 +115,25 @@ def main(argv: list[str] | None = None) -> None:
 
         own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        print(f"files: {len(paths)} results.pkl, {size / 2**20:.0f} MiB on disk; workers: {args.workers} "
-              f"on {os.cpu_count()} CPUs; python {sys.version.split()[0]}; load average before/after "
-              f"{load_before[0]:.1f}/{os.getloadavg()[0]:.1f}")
-        print(f"rounds: {args.rounds}, best of each shown; all: bare {_runs(bares)}, cold {_runs(colds)}, "
-              f"warm {_runs(warms)}")
+        print(
+            f"files: {len(paths)} results.pkl, {size / 2**20:.0f} MiB on disk; workers: {args.workers} "
+            f"on {os.cpu_count()} CPUs; python {sys.version.split()[0]}; load average before/after "
+            f"{load_before[0]:.1f}/{os.getloadavg()[0]:.1f}"
+        )
+        print(
+            f"rounds: {args.rounds}, best of each shown; all: bare {_runs(bares)}, cold {_runs(colds)}, "
+            f"warm {_runs(warms)}"
+        )
         print(f"bare loop (read+gunzip+unpickle, 1 process): {bare:7.2f} s   ({bare_cpu:.2f} CPU-s)")
-        print(f"cold index+inference:                        {cold:7.2f} s   cold/bare = {cold / bare:.2f}x   "
-              f"({cold_cpu:.2f} CPU-s in all processes, {cold_cpu / bare_cpu:.2f}x the bare loop's)")
+        print(
+            f"cold index+inference:                        {cold:7.2f} s   cold/bare = {cold / bare:.2f}x   "
+            f"({cold_cpu:.2f} CPU-s in all processes, {cold_cpu / bare_cpu:.2f}x the bare loop's)"
+        )
         print(f"warm index+inference (cached):               {warm:7.2f} s   cold/warm = {cold / warm:.1f}x")
-        print(f"peak RSS: this process {_mib(own):.0f} MiB, largest child {_mib(child):.0f} MiB, "
-              f"sum {_mib(own + child):.0f} MiB")
+        print(
+            f"peak RSS: this process {_mib(own):.0f} MiB, largest child {_mib(child):.0f} MiB, "
+            f"sum {_mib(own + child):.0f} MiB"
+        )
         refused, total = _refused()
         print(f"hostile payloads refused by the same reader: {refused}/{total}")
     finally:

@@ -105,8 +105,17 @@ def generate(out: Path, files: int, workers: int) -> tuple[Path, int]:
     if not (stamp.exists() and data.is_dir()):
         shutil.rmtree(out, ignore_errors=True)
         started = time.perf_counter()
-        synth.generate_run(out, configs=configs, repeats=REPEATS, folds=FOLDS, tasks=TASKS, validation_protocol="8x1",
-                           array_scale=0.0001, bag_children=2, workers=workers)
+        synth.generate_run(
+            out,
+            configs=configs,
+            repeats=REPEATS,
+            folds=FOLDS,
+            tasks=TASKS,
+            validation_protocol="8x1",
+            array_scale=0.0001,
+            bag_children=2,
+            workers=workers,
+        )
         stamp.touch()
         print(f"generated {configs * len(TASKS) * REPEATS * FOLDS:,} files in {time.perf_counter() - started:.1f}s")
     return data, configs * len(TASKS) * REPEATS * FOLDS
@@ -115,8 +124,12 @@ def generate(out: Path, files: int, workers: int) -> tuple[Path, int]:
 def inspect(data: Path, cache: Path) -> dict:
     """Run `checks inspect --format json` as a child; time it and sample its process tree's memory."""
     started = time.perf_counter()
-    proc = subprocess.Popen([CHECKS, "inspect", str(data), "--format", "json", "--cache-dir", str(cache)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [CHECKS, "inspect", str(data), "--format", "json", "--cache-dir", str(cache)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     with TreeRSS(proc.pid) as rss:
         out, err = proc.communicate()
     seconds = time.perf_counter() - started
@@ -144,16 +157,24 @@ def main() -> int:
         warm = inspect(data, root / "index")
         per_file = cold["seconds"] / files
         base_per_file = base["seconds"] / base_files
-        print(f"baseline (1% slice): {base_files:,} files in {base['seconds']:.1f}s, peak tree RSS "
-              f"{base['peak_mib']:.0f} MiB ({base['procs']} processes)")
-        print(f"cold:  {files:,} files in {cold['seconds']:.1f}s ({files / cold['seconds']:,.0f} files/s), peak tree "
-              f"RSS {cold['peak_mib']:.0f} MiB ({cold['procs']} processes); per-file time x{per_file / base_per_file:.2f} "
-              f"of the baseline's, memory x{cold['peak_mib'] / base['peak_mib']:.2f}")
-        print(f"warm:  {warm['seconds']:.1f}s (index cache), peak tree RSS {warm['peak_mib']:.0f} MiB; "
-              f"cold/warm x{cold['seconds'] / warm['seconds']:.1f}")
+        print(
+            f"baseline (1% slice): {base_files:,} files in {base['seconds']:.1f}s, peak tree RSS "
+            f"{base['peak_mib']:.0f} MiB ({base['procs']} processes)"
+        )
+        print(
+            f"cold:  {files:,} files in {cold['seconds']:.1f}s ({files / cold['seconds']:,.0f} files/s), peak tree "
+            f"RSS {cold['peak_mib']:.0f} MiB ({cold['procs']} processes); per-file time x{per_file / base_per_file:.2f} "
+            f"of the baseline's, memory x{cold['peak_mib'] / base['peak_mib']:.2f}"
+        )
+        print(
+            f"warm:  {warm['seconds']:.1f}s (index cache), peak tree RSS {warm['peak_mib']:.0f} MiB; "
+            f"cold/warm x{cold['seconds'] / warm['seconds']:.1f}"
+        )
         ok = cold["peak_mib"] < LIMIT_MIB and warm["peak_mib"] < LIMIT_MIB and cold["accounted"] == files
-        print(f"every file accounted for: {cold['accounted']:,}/{files:,}; limit {LIMIT_MIB} MiB: "
-              f"{'OK' if ok else 'EXCEEDED or files missing'}")
+        print(
+            f"every file accounted for: {cold['accounted']:,}/{files:,}; limit {LIMIT_MIB} MiB: "
+            f"{'OK' if ok else 'EXCEEDED or files missing'}"
+        )
         return 0 if ok else 1
     finally:
         if tmp is not None:

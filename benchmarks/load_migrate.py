@@ -58,15 +58,29 @@ def write_inputs(root: Path, models: int) -> None:
         write_model(hub, repo(i), {"README.md": f"# {repo(i)}\n"})
     (root / "models.yaml").write_text("".join(f'"{label(i)}": {{repo: {repo(i)}}}\n' for i in range(models)))
     (root / "contract.yaml").write_text(CONTRACT_YAML)
-    rows = [ledger.LedgerRow(source_model=label(i), source_task=task, source_value=f"{50 + i % 40 + k}.{i % 10}",
-                             source_locator=f"README.md:L{10 + i}", source_url="https://example.org/board")
-            for i in range(models) for k, task in enumerate(("Main", "Hard"))]
+    rows = [
+        ledger.LedgerRow(
+            source_model=label(i),
+            source_task=task,
+            source_value=f"{50 + i % 40 + k}.{i % 10}",
+            source_locator=f"README.md:L{10 + i}",
+            source_url="https://example.org/board",
+        )
+        for i in range(models)
+        for k, task in enumerate(("Main", "Hard"))
+    ]
     ledger.write(root / "ledger.csv", rows)
 
 
 def checks(args: list[str], root: Path, endpoint: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_ENDPOINT": endpoint, "HF_TOKEN": TOKEN, "HF_HOME": str(root / "hf-home"),
-           "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    env = {
+        **os.environ,
+        "HF_ENDPOINT": endpoint,
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(root / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+    }
     return subprocess.run([CHECKS, *args], cwd=root, env=env, capture_output=True, text=True)
 
 
@@ -78,37 +92,64 @@ def max_per_second(times: list[float]) -> int:
 
 def draft(root: Path, models: int, workers: int, rate: float | None, name: str) -> dict:
     with LocalHub(root / "hub", rate_limit=rate, burst=rate) as hub:
-        made = checks(["hf", "contract", BENCHMARK, "--mapping", "contract.yaml", "--out", "contract.json"], root,
-                      hub.endpoint)
+        made = checks(
+            ["hf", "contract", BENCHMARK, "--mapping", "contract.yaml", "--out", "contract.json"], root, hub.endpoint
+        )
         if made.returncode != 0:
             raise SystemExit(f"contract failed: {made.stderr[-2000:]}")
         hub.clear_requests()
         started = time.perf_counter()
-        res = checks(["run", "draft", "--benchmark-id", BENCHMARK, "--contract", "contract.json", "--ledger",
-                      "ledger.csv", "--mapping", "models.yaml", "--bundle", name, "--max-workers", str(workers)],
-                     root, hub.endpoint)
+        res = checks(
+            [
+                "run",
+                "draft",
+                "--benchmark-id",
+                BENCHMARK,
+                "--contract",
+                "contract.json",
+                "--ledger",
+                "ledger.csv",
+                "--mapping",
+                "models.yaml",
+                "--bundle",
+                name,
+                "--max-workers",
+                str(workers),
+            ],
+            root,
+            hub.endpoint,
+        )
         seconds = time.perf_counter() - started
         requests = hub.requests
     statuses = Counter(r.status for r in requests)
-    drafted = {p.parent.parent.name for p in (root / name / "drafts").rglob("*.yaml")} if (root / name).is_dir() else set()
+    drafted = (
+        {p.parent.parent.name for p in (root / name / "drafts").rglob("*.yaml")} if (root / name).is_dir() else set()
+    )
     review = set()
     if (root / name / "source-ledger.csv").is_file():
         with open(root / name / "source-ledger.csv", newline="", encoding="utf-8") as fh:
             review = {row["source_model"] for row in csv.DictReader(fh) if "needs_review" in " ".join(row.values())}
     return {
-        "exit": res.returncode, "seconds": seconds, "requests": len(requests), "429": statuses.get(429, 0),
-        "errors": sum(n for s, n in statuses.items() if s >= 500), "writes": sum(r.method not in ("GET", "HEAD")
-                                                                                for r in requests),
+        "exit": res.returncode,
+        "seconds": seconds,
+        "requests": len(requests),
+        "429": statuses.get(429, 0),
+        "errors": sum(n for s, n in statuses.items() if s >= 500),
+        "writes": sum(r.method not in ("GET", "HEAD") for r in requests),
         "peak_all": max_per_second([r.time for r in requests]),
         "peak_ok": max_per_second([r.time for r in requests if r.status != 429]),
-        "drafted": len(drafted), "needs_review": len(review), "tail": (res.stdout + res.stderr)[-1500:],
+        "drafted": len(drafted),
+        "needs_review": len(review),
+        "tail": (res.stdout + res.stderr)[-1500:],
     }
 
 
 def show(name: str, r: dict, models: int) -> None:
-    print(f"{name}: exit {r['exit']}, {r['seconds']:.1f}s wall, {r['requests']:,} requests ({r['429']:,} answered 429, "
-          f"{r['errors']} 5xx, {r['writes']} writes), max {r['peak_all']} requests/s arriving "
-          f"({r['peak_ok']} accepted); drafts {r['drafted']}/{models}, needs_review {r['needs_review']}")
+    print(
+        f"{name}: exit {r['exit']}, {r['seconds']:.1f}s wall, {r['requests']:,} requests ({r['429']:,} answered 429, "
+        f"{r['errors']} 5xx, {r['writes']} writes), max {r['peak_all']} requests/s arriving "
+        f"({r['peak_ok']} accepted); drafts {r['drafted']}/{models}, needs_review {r['needs_review']}"
+    )
 
 
 def main() -> int:
@@ -127,12 +168,16 @@ def main() -> int:
             show("baseline (no rate limit)", base, args.models)
         show(f"rate-limited ({args.rate:g} req/s)", limited, args.models)
         if base:
-            print(f"ratio to baseline: wall x{limited['seconds'] / base['seconds']:.2f}, "
-                  f"requests x{limited['requests'] / base['requests']:.2f}")
+            print(
+                f"ratio to baseline: wall x{limited['seconds'] / base['seconds']:.2f}, "
+                f"requests x{limited['requests'] / base['requests']:.2f}"
+            )
         lost = args.models - limited["drafted"]
         storm = limited["429"] > limited["requests"] - limited["429"]
-        print(f"nothing lost: {'yes' if lost == 0 else f'NO, {lost} model(s) without a draft'}; "
-              f"request storm (more 429s than served requests): {'YES' if storm else 'no'}")
+        print(
+            f"nothing lost: {'yes' if lost == 0 else f'NO, {lost} model(s) without a draft'}; "
+            f"request storm (more 429s than served requests): {'YES' if storm else 'no'}"
+        )
         if lost or limited["exit"] not in (0,):
             print(limited["tail"])
         return 0 if not lost and not storm and limited["writes"] == 0 else 1

@@ -47,8 +47,22 @@ def leaderboard(models) -> str:
 
 
 def draft(tmp: Path, env: dict, bundle: str, workers: int):
-    args = ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger", "ledger.csv",
-            "--mapping", "models.yaml", "--bundle", bundle, "--max-workers", str(workers)]
+    args = [
+        "run",
+        "draft",
+        "--benchmark-id",
+        BENCHMARK_ID,
+        "--contract",
+        "contract.json",
+        "--ledger",
+        "ledger.csv",
+        "--mapping",
+        "models.yaml",
+        "--bundle",
+        bundle,
+        "--max-workers",
+        str(workers),
+    ]
     started = time.perf_counter()
     result = run_cli(args, env=env, cwd=tmp)
     elapsed = time.perf_counter() - started
@@ -77,19 +91,37 @@ def run(args, tmp: Path) -> None:
     (tmp / "contract.yaml").write_text(CONTRACT)
     (tmp / "models.yaml").write_text(mapping_yaml(models))
     (tmp / "board.csv").write_text(leaderboard(models))
-    env = {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    env = {
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(tmp / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+    }
     with LocalHub(tmp / "hub", latency=args.latency, page_size=100) as hub:
         env["HF_ENDPOINT"] = hub.endpoint
-        for step in (["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-                     ["hf", "ledger", "board.csv", "--format", "csv", "--source-url", "https://example.org/board",
-                      "--out", "ledger.csv"]):
+        for step in (
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+            [
+                "hf",
+                "ledger",
+                "board.csv",
+                "--format",
+                "csv",
+                "--source-url",
+                "https://example.org/board",
+                "--out",
+                "ledger.csv",
+            ],
+        ):
             result = run_cli(step, env=env, cwd=tmp)
             if result.exit_code != 0:
                 raise SystemExit(result.stderr)
         runs = {}
-        for label, workers, faults in (("clean", args.workers, ()), ("faults 20%", args.workers, FAULTS_20),
-                                       ("sequential", 1, ())):
+        for label, workers, faults in (
+            ("clean", args.workers, ()),
+            ("faults 20%", args.workers, FAULTS_20),
+            ("sequential", 1, ()),
+        ):
             hub.clear_requests()
             hub.clear_faults()
             hub.seed = args.seed
@@ -105,14 +137,20 @@ def run(args, tmp: Path) -> None:
     lost = sum(decisions["faults 20%"].get(key) != value for key, value in decisions["clean"].items())
     same_drafts = drafts_of(tmp / "bundle-clean") == drafts_of(tmp / "bundle-faults")
     n = len(models)
-    print(f"models: {n}; latency per request: {args.latency * 1000:.0f} ms; pool: {args.workers} workers; "
-          f"fault seed: {args.seed}")
+    print(
+        f"models: {n}; latency per request: {args.latency * 1000:.0f} ms; pool: {args.workers} workers; "
+        f"fault seed: {args.seed}"
+    )
     for label, (elapsed, count, _out, failed) in runs.items():
-        print(f"{label:>11}: {elapsed:7.2f} s wall, {count} Hub requests ({failed} failed), "
-              f"{count / n:.2f} requests/model, {elapsed / n * 1000:.0f} ms/model")
+        print(
+            f"{label:>11}: {elapsed:7.2f} s wall, {count} Hub requests ({failed} failed), "
+            f"{count / n:.2f} requests/model, {elapsed / n * 1000:.0f} ms/model"
+        )
     ratio = runs["faults 20%"][0] / runs["clean"][0]
-    print(f"fault run against the clean run: {ratio:.2f}x the time (target <= 2x); decisions lost: {lost} of "
-          f"{len(decisions['clean'])} ledger rows (target 0); identical drafts: {same_drafts}")
+    print(
+        f"fault run against the clean run: {ratio:.2f}x the time (target <= 2x); decisions lost: {lost} of "
+        f"{len(decisions['clean'])} ledger rows (target 0); identical drafts: {same_drafts}"
+    )
     speedup = runs["sequential"][0] / runs["clean"][0]
     print(f"speed-up of the pool over one request at a time: {speedup:.1f}x (target >= 5x)")
     print(runs["clean"][2].split("Review bundle:", 1)[-1].strip())

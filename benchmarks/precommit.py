@@ -24,7 +24,7 @@ FILES = 100
 CHECKS = [sys.executable, "-m", "checks"]
 RUFF = str(Path(sys.executable).with_name("ruff"))
 
-GOOD_INFO = '''from tabarena.models import MethodMetadata
+GOOD_INFO = """from tabarena.models import MethodMetadata
 
 m{n} = MethodMetadata.config(
     method="Model{n}",
@@ -35,19 +35,19 @@ m{n} = MethodMetadata.config(
     cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
     validation_protocol="8x1",
 )
-'''
-BAD_INFO = '''from tabarena.models import MethodMetadata
+"""
+BAD_INFO = """from tabarena.models import MethodMetadata
 
 m{n} = MethodMetadata.config(method="Model{n}", ag_key="K", date="2026-02-30", tags=["llm"], validation_protocol="8-fold")
-'''
-DRAFT = '''- dataset:
+"""
+DRAFT = """- dataset:
     id: Idavidrein/gpqa
     task_id: {task}
   value: {value}
   date: "2025-01-15"
   source:
     url: https://example.org/leaderboard
-'''
+"""
 EVAL_YAML = "name: GPQA\ntasks:\n  - id: diamond\n  - id: main\n"
 
 
@@ -85,22 +85,33 @@ def main() -> None:
         base = median_time([sys.executable, "-c", "pass"], root)
         info = median_time([*CHECKS, "precommit", "info-py", *infos], root, ok=(1,))
         evals = median_time([*CHECKS, "precommit", "eval-results", *drafts], root, ok=(1,))
-        evals_yaml = median_time([*CHECKS, "precommit", "eval-results", "--eval-yaml", "Idavidrein/gpqa=eval.yaml",
-                                  *drafts], root, ok=(1,))
+        evals_yaml = median_time(
+            [*CHECKS, "precommit", "eval-results", "--eval-yaml", "Idavidrein/gpqa=eval.yaml", *drafts], root, ok=(1,)
+        )
         one = median_time([*CHECKS, "precommit", "info-py", infos[1]], root)
         ruff = median_time([RUFF, "check", "--no-cache", "--quiet", *infos], root, ok=(0, 1))
         ruff_one = median_time([RUFF, "check", "--no-cache", "--quiet", infos[1]], root, ok=(0, 1))
     print(f"python -c pass                                  median {base * 1000:7.1f} ms")
-    print(f"checks precommit info-py       ({FILES} info.py)   median {info * 1000:7.1f} ms  "
-          f"ratio {info / base:5.2f}x  (target < 1 s)")
-    print(f"checks precommit eval-results  ({FILES} drafts)    median {evals * 1000:7.1f} ms  "
-          f"ratio {evals / base:5.2f}x  (target < 1 s)")
-    print(f"  ... with --eval-yaml                          median {evals_yaml * 1000:7.1f} ms  "
-          f"ratio {evals_yaml / base:5.2f}x  (target < 1 s)")
-    print(f"checks precommit info-py       (1 info.py)     median {one * 1000:7.1f} ms  "
-          f"ratio {one / base:5.2f}x  (target <= 8x)")
+    print(
+        f"checks precommit info-py       ({FILES} info.py)   median {info * 1000:7.1f} ms  "
+        f"ratio {info / base:5.2f}x  (target < 1 s)"
+    )
+    print(
+        f"checks precommit eval-results  ({FILES} drafts)    median {evals * 1000:7.1f} ms  "
+        f"ratio {evals / base:5.2f}x  (target < 1 s)"
+    )
+    print(
+        f"  ... with --eval-yaml                          median {evals_yaml * 1000:7.1f} ms  "
+        f"ratio {evals_yaml / base:5.2f}x  (target < 1 s)"
+    )
+    print(
+        f"checks precommit info-py       (1 info.py)     median {one * 1000:7.1f} ms  "
+        f"ratio {one / base:5.2f}x  (target <= 8x)"
+    )
     print(f"ruff check                     ({FILES} info.py)   median {ruff * 1000:7.1f} ms  ratio {ruff / base:5.2f}x")
-    print(f"ruff check                     (1 info.py)     median {ruff_one * 1000:7.1f} ms  ratio {ruff_one / base:5.2f}x")
+    print(
+        f"ruff check                     (1 info.py)     median {ruff_one * 1000:7.1f} ms  ratio {ruff_one / base:5.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ MODELS = 32
 CHECKS = [sys.executable, "-m", "checks"]
 IMPORT = "from tabarena.models._method_metadata import MethodMetadata, ModelDescriptor\n"
 
-MODEL = IMPORT + '''from tabarena.models._model_info import ModelInfo
+MODEL = (
+    IMPORT
+    + """from tabarena.models._model_info import ModelInfo
 from tabarena.models.m{n}.model import Model{n}
 
 m{n}_descriptor = ModelDescriptor(
@@ -40,8 +42,9 @@ m{n}_descriptor = ModelDescriptor(
 )
 {declarations}
 m{n}_info = ModelInfo(model_cls=Model{n}, method_metadata=m{n}_new_method_metadata)
-'''
-LEGACY = '''
+"""
+)
+LEGACY = """
 # Superseded by the rerun below; kept so the hosted artifacts stay loadable.
 m{n}_method_metadata = m{n}_descriptor.method_metadata(
     method="Model{n}",
@@ -52,8 +55,8 @@ m{n}_method_metadata = m{n}_descriptor.method_metadata(
     cache_kwargs={{"bucket": "tabarena", "prefix": "cache", "upload_as_public": True}},
     date="2025-06-12",
 )
-'''
-NEW = '''
+"""
+NEW = """
 m{n}_new_method_metadata = m{n}_descriptor.method_metadata(
     method="Model{n}",
     suite="tabarena-2026-07-13",
@@ -65,8 +68,8 @@ m{n}_new_method_metadata = m{n}_descriptor.method_metadata(
     cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
     date="2026-07-15",
 )
-'''
-CPU = '''
+"""
+CPU = """
 m{n}_cpu_method_metadata = m{n}_descriptor.method_metadata(
     method="Model{n}_CPU",
     suite="tabarena-2026-07-13",
@@ -75,8 +78,10 @@ m{n}_cpu_method_metadata = m{n}_descriptor.method_metadata(
     display_name="Model{n} (CPU)",
     cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
 )
-'''
-SYSTEM_HEAD = IMPORT + '''
+"""
+SYSTEM_HEAD = (
+    IMPORT
+    + """
 _PAPER = "https://arxiv.org/abs/2003.06505"
 _system_kwargs = dict(method_class="system", reference_url=_PAPER)
 _common_kwargs = dict(suite="tabarena-2025-11-01", method_type="baseline", date="2025-11-01", **_system_kwargs)
@@ -84,18 +89,21 @@ _gpu_kwargs = dict(compute="gpu", date_introduced="2025-07-29", **_common_kwargs
 _cpu_kwargs = dict(compute="cpu", date_introduced="2023-11", **_common_kwargs)
 _r2_kwargs = dict(suite="tabarena-2026-08-05", date="2026-08-05", compute="gpu", reference_url=_PAPER,
                   cache_type="r2", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
-'''
-SYSTEM_LEGACY = '''
+"""
+)
+SYSTEM_LEGACY = """
 auto_{i}_metadata = MethodMetadata.tabarena_legacy_s3(
     method="Auto_v140_{i}",
     name="Auto 1.4 ({i})",
     **_{kind}_kwargs,
 )
-'''
-SYSTEM_NEW = '''
+"""
+SYSTEM_NEW = """
 auto_new_{i}_metadata = MethodMetadata.system(method="Auto_16_{i}", name="Auto 1.6 ({i})", **_r2_kwargs)
-'''
-BASELINES = IMPORT + '''from tabarena.systems.auto.info import auto_0_metadata
+"""
+BASELINES = (
+    IMPORT
+    + """from tabarena.systems.auto.info import auto_0_metadata
 
 portfolio_metadata = MethodMetadata.tabarena_legacy_s3(
     method="Portfolio-N200-4h",
@@ -106,7 +114,8 @@ portfolio_metadata = MethodMetadata.tabarena_legacy_s3(
     has_raw=False,
     has_processed=False,
 )
-'''
+"""
+)
 
 
 def write_tree(root: Path) -> list[str]:
@@ -127,8 +136,10 @@ def write_tree(root: Path) -> list[str]:
     for n in range(MODELS):
         parts = ([LEGACY] if n % 3 == 0 else []) + [NEW] + ([CPU] if n % 4 == 1 else [])
         declarations = "".join(p.format(n=n, hpo=n % 2 == 0) for p in parts)
-        write(f"models/m{n}/info.py", MODEL.format(n=n, compute="gpu" if n % 2 else "cpu", month=1 + n % 9,
-                                                   declarations=declarations))
+        write(
+            f"models/m{n}/info.py",
+            MODEL.format(n=n, compute="gpu" if n % 2 else "cpu", month=1 + n % 9, declarations=declarations),
+        )
     system = SYSTEM_HEAD + "".join(SYSTEM_LEGACY.format(i=i, kind="gpu" if i % 2 else "cpu") for i in range(14))
     write("systems/auto/info.py", system + "".join(SYSTEM_NEW.format(i=i) for i in range(2)))
     write("baselines/info.py", BASELINES)
@@ -144,13 +155,16 @@ def medians(commands: dict[str, list[str]], cwd: Path, env: dict[str, str]) -> d
         for name, argv in commands.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            codes[name] = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL).returncode
+            codes[name] = subprocess.run(
+                argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            ).returncode
             wall = time.perf_counter() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             samples[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
-    return {name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got), codes[name])
-            for name, got in samples.items()}
+    return {
+        name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got), codes[name])
+        for name, got in samples.items()
+    }
 
 
 def load_average() -> str:
@@ -166,18 +180,25 @@ def main() -> None:
         hook = [*CHECKS, "precommit", "info-py", *files]
         subprocess.run(hook, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm-up
         before = load_average()
-        times = medians({"base": [sys.executable, "-c", "pass"], "hook": hook,
-                         "one": [*CHECKS, "precommit", "info-py", files[0]]}, root, env)
+        times = medians(
+            {"base": [sys.executable, "-c", "pass"], "hook": hook, "one": [*CHECKS, "precommit", "info-py", files[0]]},
+            root,
+            env,
+        )
         after = load_average()
     (base, base_cpu, _), (info, info_cpu, rc), (one, one_cpu, _) = times["base"], times["hook"], times["one"]
     if rc != 0:
         raise SystemExit(f"the hook exited {rc} on the generated tree; it must pass")
     label = f"checks precommit info-py ({len(files)} info.py, {declarations} declarations)"
     print(f"{'python -c pass':<57} wall {base * 1000:7.1f} ms            cpu {base_cpu * 1000:6.1f} ms")
-    print(f"{label:<57} wall {info * 1000:7.1f} ms ({info / base:5.2f}x)  cpu {info_cpu * 1000:6.1f} ms "
-          f"({info_cpu / base_cpu:5.2f}x)  (target <= 10x)")
-    print(f"{'checks precommit info-py (1 info.py: the start-up)':<57} wall {one * 1000:7.1f} ms ({one / base:5.2f}x)  "
-          f"cpu {one_cpu * 1000:6.1f} ms ({one_cpu / base_cpu:5.2f}x)")
+    print(
+        f"{label:<57} wall {info * 1000:7.1f} ms ({info / base:5.2f}x)  cpu {info_cpu * 1000:6.1f} ms "
+        f"({info_cpu / base_cpu:5.2f}x)  (target <= 10x)"
+    )
+    print(
+        f"{'checks precommit info-py (1 info.py: the start-up)':<57} wall {one * 1000:7.1f} ms ({one / base:5.2f}x)  "
+        f"cpu {one_cpu * 1000:6.1f} ms ({one_cpu / base_cpu:5.2f}x)"
+    )
     print(f"medians of {RUNS}, round-robin; load average before {before}, after {after}")
 
 

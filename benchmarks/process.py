@@ -43,22 +43,23 @@ import tempfile
 import time
 from pathlib import Path
 
-tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
-    "tenk_run", Path(__file__).with_name("_tenk_run.py")))
+tenk = importlib.util.module_from_spec(
+    spec := importlib.util.spec_from_file_location("tenk_run", Path(__file__).with_name("_tenk_run.py"))
+)
 spec.loader.exec_module(tenk)
 
-INFO = '''from tabarena.models._method_metadata import MethodMetadata
+INFO = """from tabarena.models._method_metadata import MethodMetadata
 
 bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-NORI", is_bag=True,
                               validation_protocol="8x1", config_default="Nori_c1_default_BAG_L1")
-'''
+"""
 
 #: the same declaration for TabArena 0.1.0, which predates validation_protocol (both simulate the HPO trajectories)
-TABARENA_INFO = '''from tabarena.models._method_metadata import MethodMetadata
+TABARENA_INFO = """from tabarena.models._method_metadata import MethodMetadata
 
 bench = MethodMetadata.config(method="Nori", suite="bench-process", ag_key="TA-NORI", is_bag=True,
                               config_default="Nori_c1_default_BAG_L1")
-'''
+"""
 
 
 def _disk_activity() -> tuple[int, ...]:
@@ -159,18 +160,36 @@ def timed_process(data: Path, root: Path, work: Path, *extra: str) -> float:
 
 def process_with_rss(data: Path, root: Path, work: Path, *extra: str) -> tuple[float, float]:
     checks = Path(sys.executable).with_name("checks")
-    return measured([str(checks), "run", "process", str(data), "--method-metadata", f"{work / 'info.py'}:bench",
-                     "--cache-root", str(root), *extra], work, "checks run process")
+    return measured(
+        [
+            str(checks),
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            f"{work / 'info.py'}:bench",
+            "--cache-root",
+            str(root),
+            *extra,
+        ],
+        work,
+        "checks run process",
+    )
 
 
-def tabarena_process(python: str, data: Path, root: Path, work: Path,
-                     timeout: float | None = None) -> tuple[float, float]:
+def tabarena_process(
+    python: str, data: Path, root: Path, work: Path, timeout: float | None = None
+) -> tuple[float, float]:
     """TabArena 0.1.0's own processing of the same run (process_method's defaults: raw copy, HPO
     trajectories), through the driver the parity tests use."""
     driver = Path(__file__).resolve().parent.parent / "tests" / "tabarena_driver.py"
     (work / "tabarena_info.py").write_text(TABARENA_INFO)
-    return measured([os.path.abspath(python), str(driver), "process", str(data), f"{work / 'tabarena_info.py'}:bench", str(root)],
-                    work, "TabArena's processing", timeout)
+    return measured(
+        [os.path.abspath(python), str(driver), "process", str(data), f"{work / 'tabarena_info.py'}:bench", str(root)],
+        work,
+        "TabArena's processing",
+        timeout,
+    )
 
 
 def small_run(work: Path) -> Path:
@@ -187,13 +206,16 @@ def small_run(work: Path) -> Path:
 
 def after_inspect(data: Path, roots: Path, work: Path, bare: float) -> None:
     """Process right after ``checks inspect``, which leaves the index cache process reads."""
-    inspect = subprocess.run([str(Path(sys.executable).with_name("checks")), "inspect", str(data)],
-                             capture_output=True, text=True, cwd=work)
+    inspect = subprocess.run(
+        [str(Path(sys.executable).with_name("checks")), "inspect", str(data)], capture_output=True, text=True, cwd=work
+    )
     if inspect.returncode != 0:
         raise SystemExit(f"checks inspect failed (exit {inspect.returncode}):\n{inspect.stderr[-3000:]}")
     after = timed_process(data, roots / "after-inspect", work)
-    print(f"checks run process after checks inspect (index cache read, nothing decoded): {after:.2f}s  "
-          f"= {after / bare:.2f}x the bare loop")
+    print(
+        f"checks run process after checks inspect (index cache read, nothing decoded): {after:.2f}s  "
+        f"= {after / bare:.2f}x the bare loop"
+    )
 
 
 def compare(args, data: Path, roots: Path, work: Path, files: list[Path]) -> None:
@@ -205,26 +227,41 @@ def compare(args, data: Path, roots: Path, work: Path, files: list[Path]) -> Non
     theirs, their_own = tabarena_process(args.tabarena_python, data, roots / "tabarena", work, args.tabarena_timeout)
     their_cpu, their_rss = LAST_CPU[0], LAST_TREE[0]
     load_after = os.getloadavg()[0]
-    print(f"checks run process (native, whole cache incl. HPO results and trajectories): {native:.2f}s, "
-          f"peak memory {native_rss:.0f} MiB (PSS of the process tree, decoding and simulation workers "
-          f"included; peak RSS of its own process {native_own:.0f} MiB)")
+    print(
+        f"checks run process (native, whole cache incl. HPO results and trajectories): {native:.2f}s, "
+        f"peak memory {native_rss:.0f} MiB (PSS of the process tree, decoding and simulation workers "
+        f"included; peak RSS of its own process {native_own:.0f} MiB)"
+    )
     name = "TabArena 0.1.0 process_method (native backend, raw copy, HPO results and trajectories)"
     if theirs < 0:
         done = len(list((roots / "tabarena").glob("artifacts/*/methods/*/processed/model_predictions/*/*")))
         splits = len({p.parent.parent for p in files})
-        phase = ("before any HPO trajectory" if done < splits
-                 else "all of its per-split phase; it was in the HPO trajectories or writing")
-        print(f"{name}: not finished after {-theirs:.0f}s (stopped), peak memory {their_rss:.0f} MiB until then "
-              f"(peak RSS {their_own:.0f} MiB); it had processed {done} of {splits} task splits ({phase})")
-        print(f"native is more than {-theirs / native:.1f}x faster (target >= 20x), at most "
-              f"{native_rss / their_rss:.2f}x TabArena's peak memory so far (target <= 1x)")
+        phase = (
+            "before any HPO trajectory"
+            if done < splits
+            else "all of its per-split phase; it was in the HPO trajectories or writing"
+        )
+        print(
+            f"{name}: not finished after {-theirs:.0f}s (stopped), peak memory {their_rss:.0f} MiB until then "
+            f"(peak RSS {their_own:.0f} MiB); it had processed {done} of {splits} task splits ({phase})"
+        )
+        print(
+            f"native is more than {-theirs / native:.1f}x faster (target >= 20x), at most "
+            f"{native_rss / their_rss:.2f}x TabArena's peak memory so far (target <= 1x)"
+        )
     else:
-        print(f"{name}: {theirs:.2f}s, peak memory {their_rss:.0f} MiB (PSS of the process tree; peak RSS "
-              f"{their_own:.0f} MiB)")
-        print(f"native is {theirs / native:.1f}x faster (target >= 20x) at {native_rss / their_rss:.2f}x "
-              f"TabArena's peak memory (target <= 1x), for the same files")
-    print(f"CPU seconds (user + system, with waited-for children): native {native_cpu:.1f}, TabArena "
-          f"{their_cpu:.1f}{' until stopped' if theirs < 0 else ''} ({their_cpu / native_cpu:.1f}x)")
+        print(
+            f"{name}: {theirs:.2f}s, peak memory {their_rss:.0f} MiB (PSS of the process tree; peak RSS "
+            f"{their_own:.0f} MiB)"
+        )
+        print(
+            f"native is {theirs / native:.1f}x faster (target >= 20x) at {native_rss / their_rss:.2f}x "
+            f"TabArena's peak memory (target <= 1x), for the same files"
+        )
+    print(
+        f"CPU seconds (user + system, with waited-for children): native {native_cpu:.1f}, TabArena "
+        f"{their_cpu:.1f}{' until stopped' if theirs < 0 else ''} ({their_cpu / native_cpu:.1f}x)"
+    )
     print(f"load average (1 min) before/after: {load_before:.1f}/{load_after:.1f}")
 
 
@@ -233,15 +270,30 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000, help="about how many results.pkl to generate")
     parser.add_argument("--dir", type=Path, default=None, help="generate here and reuse on later runs")
     parser.add_argument("--no-cache-raw", action="store_true", help="Measure process without the raw copy too.")
-    parser.add_argument("--small", action="store_true",
-                        help="The 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds) instead of ~10,000 files.")
-    parser.add_argument("--compare-only", action="store_true",
-                        help="With --tabarena-python: only the native and TabArena runs, not the bare-loop rounds.")
-    parser.add_argument("--tabarena-timeout", type=float, default=None, metavar="SECONDS",
-                        help="Stop TabArena's processing after this long and report it as not finished.")
-    parser.add_argument("--tabarena-python", default=None, metavar="PYTHON",
-                        help="Also time TabArena 0.1.0 processing the same run with this interpreter "
-                             "(e.g. .venv-tabarena/bin/python, which make tabarena-env builds).")
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="The 189-file run (7 configs x 3 tasks x 3 repeats x 3 folds) instead of ~10,000 files.",
+    )
+    parser.add_argument(
+        "--compare-only",
+        action="store_true",
+        help="With --tabarena-python: only the native and TabArena runs, not the bare-loop rounds.",
+    )
+    parser.add_argument(
+        "--tabarena-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="Stop TabArena's processing after this long and report it as not finished.",
+    )
+    parser.add_argument(
+        "--tabarena-python",
+        default=None,
+        metavar="PYTHON",
+        help="Also time TabArena 0.1.0 processing the same run with this interpreter "
+        "(e.g. .venv-tabarena/bin/python, which make tabarena-env builds).",
+    )
     args = parser.parse_args()
 
     work = (args.dir or Path(tempfile.mkdtemp(prefix="bench-process-"))).resolve()

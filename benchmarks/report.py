@@ -32,8 +32,9 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-tenk = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
-    "tenk_run", Path(__file__).with_name("_tenk_run.py")))
+tenk = importlib.util.module_from_spec(
+    spec := importlib.util.spec_from_file_location("tenk_run", Path(__file__).with_name("_tenk_run.py"))
+)
 spec.loader.exec_module(tenk)
 
 
@@ -47,8 +48,10 @@ def write_report(out: Path, data: Path, built, methods, infs) -> float:
 
 
 def import_seconds() -> float:
-    code = ("import time; t = time.perf_counter(); import matplotlib.figure, matplotlib.backends.backend_svg; "
-            "print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter(); import matplotlib.figure, matplotlib.backends.backend_svg; "
+        "print(time.perf_counter() - t)"
+    )
     return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
@@ -91,15 +94,21 @@ def main(argv: list[str] | None = None) -> None:
         imported = import_seconds()
         cold, best, first = min(colds), min(reports), reports[0]
         size = page.stat().st_size
-        print(f"files: {len(built.files)} results.pkl; {len(infs)} method(s), "
-              f"{sum(len(i.results_per_config) for i in infs.values())} configs; workers {args.workers} on "
-              f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
-        print(f"rounds: {args.rounds}; cold inspect {'/'.join(f'{c:.2f}' for c in colds)} s; report "
-              f"{'/'.join(f'{r:.2f}' for r in reports)} s (the first includes importing matplotlib)")
+        print(
+            f"files: {len(built.files)} results.pkl; {len(infs)} method(s), "
+            f"{sum(len(i.results_per_config) for i in infs.values())} configs; workers {args.workers} on "
+            f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}"
+        )
+        print(
+            f"rounds: {args.rounds}; cold inspect {'/'.join(f'{c:.2f}' for c in colds)} s; report "
+            f"{'/'.join(f'{r:.2f}' for r in reports)} s (the first includes importing matplotlib)"
+        )
         print(f"cold inspect (best):                      {cold:6.2f} s")
         print(f"report, first round (with the import):    {first:6.2f} s   report/cold = {first / cold:.1%}")
-        print(f"report, best round + import ({imported:.2f} s):    {best + imported:6.2f} s   "
-              f"report/cold = {(best + imported) / cold:.1%}   (target <= 20%)")
+        print(
+            f"report, best round + import ({imported:.2f} s):    {best + imported:6.2f} s   "
+            f"report/cold = {(best + imported) / cold:.1%}   (target <= 20%)"
+        )
         print(f"report size:                              {size / 2**20:6.2f} MiB ({size} bytes; target < 5 MB)")
     finally:
         if tmp is not None:

@@ -23,7 +23,7 @@ from pathlib import Path
 RUNS = 15
 TARGET = 8.0
 
-INFO_PY = '''from tabarena.benchmark.task.user_task import MethodMetadata
+INFO_PY = """from tabarena.benchmark.task.user_task import MethodMetadata
 
 lightgbm_method_metadata = MethodMetadata(
     method="LightGBM_2026",
@@ -31,7 +31,7 @@ lightgbm_method_metadata = MethodMetadata(
     date="2026-01-15",
     reference_url="https://github.com/microsoft/LightGBM",
 )
-'''
+"""
 
 
 def medians(commands: dict[str, list[str]], cwd: str) -> dict[str, tuple[float, float]]:
@@ -49,8 +49,10 @@ def medians(commands: dict[str, list[str]], cwd: str) -> dict[str, tuple[float, 
             wall = time.perf_counter() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             samples[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
-    return {name: (statistics.median(w for w, _ in times), statistics.median(c for _, c in times))
-            for name, times in samples.items()}
+    return {
+        name: (statistics.median(w for w, _ in times), statistics.median(c for _, c in times))
+        for name, times in samples.items()
+    }
 
 
 def main() -> None:
@@ -63,24 +65,35 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         (Path(work) / "info.py").write_text(INFO_PY)
         before = os.getloadavg()
-        times = medians({
-            "python -c pass": [sys.executable, "-c", "pass"],
-            "import floor": [sys.executable, "-c", "import pluggy, click, attrs"],
-            "checks --version": [*checks, "--version"],
-            "checks rules": [*checks, "rules"],
-            "checks rule TA101": [*checks, "rule", "TA101"],
-            "checks precommit info-py": [*checks, "precommit", "info-py", "info.py"],
-        }, work)
+        times = medians(
+            {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "import floor": [sys.executable, "-c", "import pluggy, click, attrs"],
+                "checks --version": [*checks, "--version"],
+                "checks rules": [*checks, "rules"],
+                "checks rule TA101": [*checks, "rule", "TA101"],
+                "checks precommit info-py": [*checks, "precommit", "info-py", "info.py"],
+            },
+            work,
+        )
         after = os.getloadavg()
     base, base_cpu = times.pop("python -c pass")
-    print(f"{'python -c pass':26s} wall {base * 1000:7.1f} ms           cpu {base_cpu * 1000:6.1f} ms  (medians of {RUNS})")
+    print(
+        f"{'python -c pass':26s} wall {base * 1000:7.1f} ms           cpu {base_cpu * 1000:6.1f} ms  (medians of {RUNS})"
+    )
     for name, (seconds, cpu) in times.items():
-        verdict = "" if name in ("import floor", "checks --version") else \
-            f"  (target <= {TARGET:.0f}x: {'met' if max(seconds / base, cpu / base_cpu) <= TARGET else 'NOT met'})"
-        print(f"{name:26s} wall {seconds * 1000:7.1f} ms ({seconds / base:5.2f}x)  cpu {cpu * 1000:6.1f} ms "
-              f"({cpu / base_cpu:5.2f}x){verdict}")
-    print("load average before " + " ".join(f"{x:.2f}" for x in before) + ", after " +
-          " ".join(f"{x:.2f}" for x in after))
+        verdict = (
+            ""
+            if name in ("import floor", "checks --version")
+            else f"  (target <= {TARGET:.0f}x: {'met' if max(seconds / base, cpu / base_cpu) <= TARGET else 'NOT met'})"
+        )
+        print(
+            f"{name:26s} wall {seconds * 1000:7.1f} ms ({seconds / base:5.2f}x)  cpu {cpu * 1000:6.1f} ms "
+            f"({cpu / base_cpu:5.2f}x){verdict}"
+        )
+    print(
+        "load average before " + " ".join(f"{x:.2f}" for x in before) + ", after " + " ".join(f"{x:.2f}" for x in after)
+    )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,14 @@ def build_cache(root: Path, mib: int) -> None:
     from tabarena_checks.metadata.model import MethodMetadata
 
     cache = MethodCache(root, SUITE, METHOD)
-    meta = MethodMetadata(method=METHOD, suite=SUITE, ag_key="TA-BENCH", verified=False,
-                          cache_kwargs={"bucket": BUCKET, "prefix": "cache"}, validation_protocol="8x1")
+    meta = MethodMetadata(
+        method=METHOD,
+        suite=SUITE,
+        ag_key="TA-BENCH",
+        verified=False,
+        cache_kwargs={"bucket": BUCKET, "prefix": "cache"},
+        validation_protocol="8x1",
+    )
     for d in (cache.results, cache.processed / "model_predictions"):
         d.mkdir(parents=True, exist_ok=True)
     cache.metadata_yaml.write_text(render_metadata_yaml(meta, "8x1"))
@@ -81,16 +87,31 @@ def main() -> None:
     try:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
-        os.environ.update({"CHECKS_S3_ENDPOINT_URL": endpoint, "R2_ACCOUNT_ID": "bench",
-                           "R2_ACCESS_KEY_ID": "bench-key", "R2_SECRET_ACCESS_KEY": "bench-secret"})
-        defaults = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="bench-key",
-                                aws_secret_access_key="bench-secret")
+        os.environ.update(
+            {
+                "CHECKS_S3_ENDPOINT_URL": endpoint,
+                "R2_ACCOUNT_ID": "bench",
+                "R2_ACCESS_KEY_ID": "bench-key",
+                "R2_SECRET_ACCESS_KEY": "bench-secret",
+            }
+        )
+        defaults = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="bench-key",
+            aws_secret_access_key="bench-secret",
+        )
         defaults.create_bucket(Bucket=BUCKET)
         # the same loop through a client R2 accepts: boto3's defaults send CRC32 trailers R2 refuses
-        plain = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="bench-key",
-                             aws_secret_access_key="bench-secret",
-                             config=Config(request_checksum_calculation="when_required",
-                                           response_checksum_validation="when_required"))
+        plain = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="bench-key",
+            aws_secret_access_key="bench-secret",
+            config=Config(request_checksum_calculation="when_required", response_checksum_validation="when_required"),
+        )
         facts = UploadFacts(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))
         start = time.perf_counter()
         objects = facts.stage(work)
@@ -135,12 +156,18 @@ def main() -> None:
         mb = total / 1e6
         mine, base, default = (statistics.median(r) for r in (mine_runs, loop_runs, default_runs))
         print(f"checks upload:          {', '.join(f'{t:.2f}s' for t in mine_runs)} -> median {mb / mine:.0f} MB/s")
-        print(f"boto3 upload_file loop: {', '.join(f'{t:.2f}s' for t in loop_runs)} -> median {mb / base:.0f} MB/s "
-              "(a client R2 accepts, as checks uses)")
-        print(f"  with boto3's defaults: {', '.join(f'{t:.2f}s' for t in default_runs)} -> median {mb / default:.0f} MB/s "
-              "(CRC32 trailers: refused by R2)")
-        print(f"ratio: checks upload is {base / mine:.2f}x the loop's throughput (medians; target >= 1); "
-              f"{default / mine:.2f}x the defaults loop's")
+        print(
+            f"boto3 upload_file loop: {', '.join(f'{t:.2f}s' for t in loop_runs)} -> median {mb / base:.0f} MB/s "
+            "(a client R2 accepts, as checks uses)"
+        )
+        print(
+            f"  with boto3's defaults: {', '.join(f'{t:.2f}s' for t in default_runs)} -> median {mb / default:.0f} MB/s "
+            "(CRC32 trailers: refused by R2)"
+        )
+        print(
+            f"ratio: checks upload is {base / mine:.2f}x the loop's throughput (medians; target >= 1); "
+            f"{default / mine:.2f}x the defaults loop's"
+        )
         print(f"verify (list + HEAD + local ETags of {len(keyed)} objects): {verify:.2f}s")
         print(f"rerun with everything in place (hashes every file, sends nothing): {rerun:.2f}s")
     finally:

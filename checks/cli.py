@@ -41,19 +41,29 @@ def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
         else:
             path, width = _config_value(argv, i)
             if path is None:
-                rest += argv[i:i + width]
+                rest += argv[i : i + width]
             else:
                 configs.append(path)
         i += width
     if len(set(configs)) > 1:
-        raise UsageError(f"--config is given {len(configs)} times ({', '.join(configs)}): one configuration "
-                         f"file applies to a command; keep one (`extend = \"PATH\"` in it builds on another)")
+        raise UsageError(
+            f"--config is given {len(configs)} times ({', '.join(configs)}): one configuration "
+            f'file applies to a command; keep one (`extend = "PATH"` in it builds on another)'
+        )
     return values, (configs[0] if configs else None), rest
 
 
 #: the judging commands' options that may also stand before the subcommand (``checks --format json run ...``)
-_HOISTED_VALUES = ("--select", "--extend-select", "--ignore", "--extend-ignore", "--per-file-ignores", "--format",
-                   "--output-file", "--color")
+_HOISTED_VALUES = (
+    "--select",
+    "--extend-select",
+    "--ignore",
+    "--extend-ignore",
+    "--per-file-ignores",
+    "--format",
+    "--output-file",
+    "--color",
+)
 _HOISTED_FLAGS = ("-q", "--quiet", "--statistics", "--exit-zero")
 
 
@@ -71,7 +81,7 @@ def _hoisted(args: Sequence[str]) -> list[str]:
         name = arg.partition("=")[0]
         width = 2 if arg in _HOISTED_VALUES else 1
         if before_command and (name in _HOISTED_VALUES or arg in _HOISTED_FLAGS):
-            moved += args[i:i + width]
+            moved += args[i : i + width]
         else:
             before_command = before_command and arg.startswith("-") and arg != "--"
             rest.append(arg)
@@ -115,14 +125,26 @@ def selection_params() -> list[click.Option]:
     """``--select``, ``--extend-select``, ``--ignore``, ``--extend-ignore``, ``--per-file-ignores``."""
     codes = "comma-separated rule codes or prefixes; repeatable"
     return [
-        click.Option(["--select"], multiple=True, metavar="CODES",
-                     help=f"Evaluate only these rules, replacing every `select` of the configuration ({codes})."),
+        click.Option(
+            ["--select"],
+            multiple=True,
+            metavar="CODES",
+            help=f"Evaluate only these rules, replacing every `select` of the configuration ({codes}).",
+        ),
         click.Option(["--extend-select"], multiple=True, metavar="CODES", help=f"Add to the selection ({codes})."),
-        click.Option(["--ignore"], multiple=True, metavar="CODES",
-                     help=f"Skip these rules, replacing every `ignore` of the configuration ({codes})."),
+        click.Option(
+            ["--ignore"],
+            multiple=True,
+            metavar="CODES",
+            help=f"Skip these rules, replacing every `ignore` of the configuration ({codes}).",
+        ),
         click.Option(["--extend-ignore"], multiple=True, metavar="CODES", help=f"Skip these rules too ({codes})."),
-        click.Option(["--per-file-ignores"], multiple=True, metavar="GLOB:CODES",
-                     help="Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable."),
+        click.Option(
+            ["--per-file-ignores"],
+            multiple=True,
+            metavar="GLOB:CODES",
+            help="Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable.",
+        ),
     ]
 
 
@@ -165,8 +187,9 @@ class App:
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
         config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
         if selection:
-            cfg = config_mod.overridden(cfg, **selection, codes=self.registry.rules,
-                                        required=self._required(cfg, selection))
+            cfg = config_mod.overridden(
+                cfg, **selection, codes=self.registry.rules, required=self._required(cfg, selection)
+            )
         if decision_log:
             import attrs
 
@@ -195,8 +218,10 @@ class App:
         seen: dict[Path, Path | None] = {}  # directory -> its nearest configuration, for this command only
 
         def plugin_ids(entries) -> set:
-            return {str((Path(base) / entry).resolve()) if entry.endswith(".py") else (entry, base)
-                    for entry, base in entries}
+            return {
+                str((Path(base) / entry).resolve()) if entry.endswith(".py") else (entry, base)
+                for entry, base in entries
+            }
 
         def nearest(path: str | None):
             where = Path(path).resolve().parent if path else Path.cwd()
@@ -211,7 +236,8 @@ class App:
                         raise UsageError(
                             f"{found}: checks_plugins {', '.join(cfg.checks_plugins)} are not loaded for {path}: "
                             f"local plugins come from the configuration of the working directory; run checks from "
-                            f"{found.parent}, or list them in the configuration there")
+                            f"{found.parent}, or list them in the configuration there"
+                        )
                     by_file[found] = cfg
                 by_dir[where] = by_file[found]
             return by_dir[where]
@@ -226,8 +252,15 @@ def _run_command(action) -> click.Command:
         app: App = click.get_current_context().find_object(App)
         dry_run = not options.pop("execute") if action.plans_by_default else options.pop("plan")
         selection = pop_selection(options)
-        result = runner.run(app.registry, action.name, action.make_options(options), app.config(decision_log, selection),
-                            dry_run=dry_run, cwd=os.getcwd(), command_line=app.argv)
+        result = runner.run(
+            app.registry,
+            action.name,
+            action.make_options(options),
+            app.config(decision_log, selection),
+            dry_run=dry_run,
+            cwd=os.getcwd(),
+            command_line=app.argv,
+        )
         rules = {code: rule.summary for code, rule in app.registry.rules.items()}
         try:
             reporting.emit(output.Report.from_run(result, rules))
@@ -241,7 +274,11 @@ def _run_command(action) -> click.Command:
         *action.params,
         *_mode_options(action),
         *reporting.params(),
-        click.Option(["--decision-log"], default=None, help="Append the decision record here instead of rules.toml's decision_log."),
+        click.Option(
+            ["--decision-log"],
+            default=None,
+            help="Append the decision record here instead of rules.toml's decision_log.",
+        ),
         *selection_params(),
     ]
     return click.Command(action.name, callback=callback, params=params, help=action.help)
@@ -256,8 +293,11 @@ def _report_lost(result, exc: BaseException) -> None:
     _quiet_stdout()
     why = "the reader of stdout went away" if isinstance(exc, BrokenPipeError) else "stdout is closed"
     with contextlib.suppress(OSError, ValueError):
-        _echo(f"checks: warning: the report was not printed ({why}); checks run {result.action}: outcome "
-              f"{result.outcome}, exit {int(result.exit_code)}; the decision record holds the verdicts", err=True)
+        _echo(
+            f"checks: warning: the report was not printed ({why}); checks run {result.action}: outcome "
+            f"{result.outcome}, exit {int(result.exit_code)}; the decision record holds the verdicts",
+            err=True,
+        )
 
 
 def _quiet_stdout() -> None:
@@ -292,18 +332,28 @@ def _mode_options(action) -> list[click.Option]:
     taken for (or "corrected" by click to) its opposite.
     """
     if not action.plans_by_default:
-        return [click.Option(["--dry-run", "plan"], is_flag=True,
-                             help="Evaluate the rules and print the plan; change nothing.")]
+        return [
+            click.Option(
+                ["--dry-run", "plan"], is_flag=True, help="Evaluate the rules and print the plan; change nothing."
+            )
+        ]
 
     def refuse(ctx: click.Context, param: click.Parameter, value: bool) -> None:
         if value:
-            raise click.UsageError(f"checks run {action.name} plans by default: leave out --dry-run to plan; "
-                                   f"--no-dry-run executes for real", ctx=ctx)
+            raise click.UsageError(
+                f"checks run {action.name} plans by default: leave out --dry-run to plan; "
+                f"--no-dry-run executes for real",
+                ctx=ctx,
+            )
 
-    return [click.Option(["--no-dry-run", "execute"], is_flag=True,
-                         help="Execute for real; without it the action only plans (rules, then the plan; "
-                         "nothing changes)."),
-            click.Option(["--dry-run"], is_flag=True, hidden=True, expose_value=False, callback=refuse)]
+    return [
+        click.Option(
+            ["--no-dry-run", "execute"],
+            is_flag=True,
+            help="Execute for real; without it the action only plans (rules, then the plan; nothing changes).",
+        ),
+        click.Option(["--dry-run"], is_flag=True, hidden=True, expose_value=False, callback=refuse),
+    ]
 
 
 def _registry(ctx: click.Context) -> plugins.Registry:
@@ -354,8 +404,10 @@ class _ChecksGroup(click.Group):
         self.registry.pm.hook.checks_commands(cli=self, name=name)
         replaced = sorted(n for n, command in self._framework.items() if self.commands.get(n) is not command)
         if replaced:
-            raise PluginError(f"hook checks_commands: a plugin replaced the framework's command(s) "
-                              f"{', '.join(replaced)}; choose another name")
+            raise PluginError(
+                f"hook checks_commands: a plugin replaced the framework's command(s) "
+                f"{', '.join(replaced)}; choose another name"
+            )
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self.add_plugin_commands(None)
@@ -390,13 +442,24 @@ def build_cli(registry: plugins.Registry) -> click.Group:
     Each command is made by its own function, closed over ``registry``; the plugins add theirs
     through checks_commands when one of theirs is asked for (:class:`_ChecksGroup`).
     """
+
     @click.group(cls=_ChecksGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(plugins._own_version(), "--version", prog_name="arena-checks", message="%(prog)s %(version)s")
-    @click.option("-p", "plugin_args", multiple=True, metavar="NAME",
-                  help="Load plugin NAME (entry point or module); -p no:NAME blocks it. Accepted after the subcommand too.")
-    @click.option("--config", "config_path", default=None, metavar="PATH",
-                  help="rules.toml to use (default: the nearest one from the working directory). "
-                  "Accepted after the subcommand too.")
+    @click.option(
+        "-p",
+        "plugin_args",
+        multiple=True,
+        metavar="NAME",
+        help="Load plugin NAME (entry point or module); -p no:NAME blocks it. Accepted after the subcommand too.",
+    )
+    @click.option(
+        "--config",
+        "config_path",
+        default=None,
+        metavar="PATH",
+        help="rules.toml to use (default: the nearest one from the working directory). "
+        "Accepted after the subcommand too.",
+    )
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
         """Gate benchmark publishing actions behind rules. See `checks rules` and `checks rule CODE`."""
@@ -412,6 +475,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
 
 def _rules_command(registry: plugins.Registry) -> click.Command:
     """``checks rules``: every loaded rule with its severity after the configuration."""
+
     @click.command("rules")
     @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
     @click.pass_obj
@@ -430,11 +494,22 @@ def _rules_json(rules: Sequence[tuple]) -> str:
     """``checks rules --format json``: one object per ``(rule, severity, required)``, the default severity beside."""
     import json
 
-    return json.dumps([
-        {"code": r.code, "name": r.name, "severity": severity.value, "default_severity": r.severity.value,
-         "actions": list(r.actions), "required": required, "plugin": r.plugin, "summary": r.summary}
-        for r, severity, required in rules
-    ], indent=2)
+    return json.dumps(
+        [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": severity.value,
+                "default_severity": r.severity.value,
+                "actions": list(r.actions),
+                "required": required,
+                "plugin": r.plugin,
+                "summary": r.summary,
+            }
+            for r, severity, required in rules
+        ],
+        indent=2,
+    )
 
 
 def _rules_table(rules: Sequence[tuple]) -> str:
@@ -450,6 +525,7 @@ def _rules_table(rules: Sequence[tuple]) -> str:
 
 def _config_command() -> click.Command:
     """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
+
     @click.command("config", params=selection_params())
     @click.argument("file", required=False, type=click.Path(dir_okay=False))
     @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
@@ -462,14 +538,19 @@ def _config_command() -> click.Command:
         chosen = pop_selection(selection)
         config = app.configs(chosen)(file) if file else app.config(selection=chosen)
         selected = config_view.selected(app.registry, config)
-        click.echo(config_view.as_json(config, selected) + "\n" if output_format == "json"
-                   else config_view.as_toml(config, selected), nl=False)
+        click.echo(
+            config_view.as_json(config, selected) + "\n"
+            if output_format == "json"
+            else config_view.as_toml(config, selected),
+            nl=False,
+        )
 
     return config_cmd
 
 
 def _rule_command(registry: plugins.Registry) -> click.Command:
     """``checks rule CODE``: one rule explained, found by code or by name."""
+
     @click.command("rule")
     @click.argument("code")
     def rule_cmd(code):
@@ -487,6 +568,7 @@ def _rule_command(registry: plugins.Registry) -> click.Command:
 
 def _plugins_command(registry: plugins.Registry) -> click.Command:
     """``checks plugins``: the loaded plugins, where they come from and the hooks they implement."""
+
     @click.command("plugins")
     @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
     def plugins_cmd(output_format):
@@ -495,11 +577,26 @@ def _plugins_command(registry: plugins.Registry) -> click.Command:
         if output_format == "json":
             import json
 
-            click.echo(json.dumps([{"name": i.name, "module": i.module, "distribution": i.distribution,
-                                    "version": i.version, "hooks": list(i.hooks)} for i in infos], indent=2))
+            click.echo(
+                json.dumps(
+                    [
+                        {
+                            "name": i.name,
+                            "module": i.module,
+                            "distribution": i.distribution,
+                            "version": i.version,
+                            "hooks": list(i.hooks),
+                        }
+                        for i in infos
+                    ],
+                    indent=2,
+                )
+            )
             return
         for i in infos:
-            click.echo(f"{i.name}  {i.distribution or '-'} {i.version or '-'}  module={i.module}  hooks={','.join(i.hooks)}")
+            click.echo(
+                f"{i.name}  {i.distribution or '-'} {i.version or '-'}  module={i.module}  hooks={','.join(i.hooks)}"
+            )
 
     return plugins_cmd
 

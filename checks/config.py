@@ -34,16 +34,57 @@ ARENA_KEYS = ("select", "ignore", "rules")
 #: attribute name -> key in the file, where they differ (ruff's kebab-case names)
 #: sha256 of no bytes: the built-in defaults' digest (a literal: hashlib's OpenSSL binding costs ~2 ms to import)
 EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-KEY_NAMES = {"extend_select": "extend-select", "extend_ignore": "extend-ignore", "per_file_ignores": "per-file-ignores",
-             "extend_exclude": "extend-exclude"}
+KEY_NAMES = {
+    "extend_select": "extend-select",
+    "extend_ignore": "extend-ignore",
+    "per_file_ignores": "per-file-ignores",
+    "extend_exclude": "extend-exclude",
+}
 #: every key the top level of a configuration may hold, as the file spells it (checks/rules.schema.json too)
-TOP_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-            "extend", "decision_log", "checks_plugins", "rules", "arenas", "waivers")
+TOP_KEYS = (
+    "select",
+    "extend-select",
+    "ignore",
+    "extend-ignore",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "extend",
+    "decision_log",
+    "checks_plugins",
+    "rules",
+    "arenas",
+    "waivers",
+)
 #: what a directory given to a hook never descends into unless ``exclude`` says otherwise (ruff's defaults)
-DEFAULT_EXCLUDES = (".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
-                    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
-                    ".vscode", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
-                    "venv")
+DEFAULT_EXCLUDES = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
 
 
 #: a list of rule codes or prefixes (``select``/``ignore``); plain ``tuple[str, ...]`` settings stay plain strings
@@ -122,9 +163,9 @@ def _glob_regex(glob: str) -> re.Pattern:
             out.append("[^/]*")
         elif c == "?":
             out.append("[^/]")
-        elif c == "[" and "]" in glob[i + 2:]:
+        elif c == "[" and "]" in glob[i + 2 :]:
             end = glob.index("]", i + 2)
-            body = glob[i + 1:end]
+            body = glob[i + 1 : end]
             body = "^" + body[1:] if body.startswith("!") else body
             out.append("[" + body.replace("\\", "\\\\") + "]")
             i = end + 1
@@ -274,9 +315,7 @@ def _structure_selectors(value: Any, _type: type) -> tuple[str, ...]:
     out = []
     for item in value:
         if not isinstance(item, str) or not SELECTOR.match(item):
-            raise ValueError(
-                f"expected 'ALL' or a rule code or prefix like 'TA' or 'TA101' (got {item!r})"
-            )
+            raise ValueError(f"expected 'ALL' or a rule code or prefix like 'TA' or 'TA101' (got {item!r})")
         out.append(item)
     return tuple(out)
 
@@ -434,7 +473,7 @@ def _with_line(message: str, text: str, source: str) -> str:
     head = f"{source}: "
     if not message.startswith(head):
         return message
-    path, sep, problem = message[len(head):].partition(": ")
+    path, sep, problem = message[len(head) :].partition(": ")
     line = _line_of(text, path) if sep and path else None
     return f"{source}, line {line}: {path}: {problem}" if line else message
 
@@ -516,8 +555,11 @@ def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
     """``WHERE: unknown key; did you mean 'x'? (valid keys: ...)``: ``_`` and ``-`` count as one."""
     import difflib
 
-    close = difflib.get_close_matches(key, valid, n=1) or difflib.get_close_matches(key.replace("_", "-"), valid, n=1) \
+    close = (
+        difflib.get_close_matches(key, valid, n=1)
+        or difflib.get_close_matches(key.replace("_", "-"), valid, n=1)
         or difflib.get_close_matches(key.replace("-", "_"), valid, n=1)
+    )
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"{where}: unknown key{hint} (valid keys: {', '.join(valid) or 'none'})"
 
@@ -550,8 +592,13 @@ def visible(text: str) -> str:
     import unicodedata
 
     blank = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}
-    return "".join(c for c in text if not c.isspace() and c not in blank
-                   and unicodedata.category(c) not in ("Cf", "Cc", "Co", "Cn", "Zs", "Zl", "Zp"))
+    return "".join(
+        c
+        for c in text
+        if not c.isspace()
+        and c not in blank
+        and unicodedata.category(c) not in ("Cf", "Cc", "Co", "Cn", "Zs", "Zl", "Zp")
+    )
 
 
 def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
@@ -566,8 +613,10 @@ def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
             raise ConfigError(f"{where}.rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
         for field in ("reason", "owner", "target"):
             if not visible(getattr(waiver, field)):
-                raise ConfigError(f"{where}.{field}: must not be empty or invisible (only spaces, zero-width or "
-                                  "other format characters); write who and why in plain text")
+                raise ConfigError(
+                    f"{where}.{field}: must not be empty or invisible (only spaces, zero-width or "
+                    "other format characters); write who and why in plain text"
+                )
         waivers.append(waiver)
     return tuple(waivers)
 
@@ -699,8 +748,10 @@ def _load_file(path: Path, sections: Mapping[str, type] | None, chain: tuple[Pat
         return own
     if target.resolve() in {p.resolve() for p in (*chain, path)} or len(chain) >= MAX_EXTENDS:
         names = " -> ".join(str(p) for p in (*chain, path, target))
-        raise ConfigError(f"{path}: extend: {names} is a cycle or longer than {MAX_EXTENDS} files; "
-                          f"make one file the base of the others")
+        raise ConfigError(
+            f"{path}: extend: {names} is a cycle or longer than {MAX_EXTENDS} files; "
+            f"make one file the base of the others"
+        )
     return extended(_load_file(target, sections, (*chain, path)), own, _table(text, path))
 
 
@@ -710,8 +761,10 @@ def _extend_target(text: str, path: Path) -> Path | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{path}: extend: expected the path of another configuration file, e.g. "
-                          f"extend = \"../rules.toml\" (got {value!r})")
+        raise ConfigError(
+            f"{path}: extend: expected the path of another configuration file, e.g. "
+            f'extend = "../rules.toml" (got {value!r})'
+        )
     return (path.parent / os.path.expanduser(value)).resolve()
 
 
@@ -744,10 +797,20 @@ def extended(base: Config, own: Config, written: Mapping[str, Any]) -> Config:
     a key the file sets replaces the base's, except tables of entries, which merge entry by entry
     (``rules`` and ``arenas`` by name, ``per-file-ignores`` by glob) and ``waivers``, which add up.
     ``checks_plugins`` is never inherited: only the configuration in use names code to run."""
-    changes = {_FIELD[key]: _merged(_FIELD[key], base, own, written[key]) for key in set(written) - {"extend", "checks_plugins"}}
+    changes = {
+        _FIELD[key]: _merged(_FIELD[key], base, own, written[key])
+        for key in set(written) - {"extend", "checks_plugins"}
+    }
     digest = _sha256(f"{own.sha256}\n{base.sha256}")  # a change to either file changes what records carry
-    return attrs.evolve(base, **changes, checks_plugins=own.checks_plugins, path=own.path, table=own.table,
-                        sha256=digest, extends=(base.path or "", *base.extends))
+    return attrs.evolve(
+        base,
+        **changes,
+        checks_plugins=own.checks_plugins,
+        path=own.path,
+        table=own.table,
+        sha256=digest,
+        extends=(base.path or "", *base.extends),
+    )
 
 
 def local_plugins(path: Path) -> list[tuple[str, str]]:
@@ -774,10 +837,17 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     return [(entry, base) for entry in entries]
 
 
-def overridden(config: Config, *, select: Sequence[str] | None = None, extend_select: Sequence[str] = (),
-               ignore: Sequence[str] | None = None, extend_ignore: Sequence[str] = (),
-               per_file_ignores: Sequence[str] = (), codes: Iterable[str] = (),
-               required: Mapping[str, str] | None = None) -> Config:
+def overridden(
+    config: Config,
+    *,
+    select: Sequence[str] | None = None,
+    extend_select: Sequence[str] = (),
+    ignore: Sequence[str] | None = None,
+    extend_ignore: Sequence[str] = (),
+    per_file_ignores: Sequence[str] = (),
+    codes: Iterable[str] = (),
+    required: Mapping[str, str] | None = None,
+) -> Config:
     """``config`` with the command line's selection options as its last layer, as ruff stacks its own.
 
     ``--select`` replaces everything the file (and its arena tables) selected; ``--extend-select``
@@ -789,8 +859,9 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
     the option's name, rather than later as if the file had done it.
     """
     codes = sorted(codes)
-    layer, notes = _command_line_layer(codes, select=select, extend_select=extend_select, ignore=ignore,
-                                       extend_ignore=extend_ignore)
+    layer, notes = _command_line_layer(
+        codes, select=select, extend_select=extend_select, ignore=ignore, extend_ignore=extend_ignore
+    )
     required = required or {}
     for option, values in (("--ignore", ignore or ()), ("--extend-ignore", extend_ignore)):
         _refuse_required(option, values, required)
@@ -806,19 +877,33 @@ def overridden(config: Config, *, select: Sequence[str] | None = None, extend_se
     return attrs.evolve(config, overrides=(*config.overrides, *notes), **changes)
 
 
-def _command_line_layer(codes: Sequence[str], *, select: Sequence[str] | None, extend_select: Sequence[str],
-                        ignore: Sequence[str] | None, extend_ignore: Sequence[str]) -> tuple[Layer, list[str]]:
+def _command_line_layer(
+    codes: Sequence[str],
+    *,
+    select: Sequence[str] | None,
+    extend_select: Sequence[str],
+    ignore: Sequence[str] | None,
+    extend_ignore: Sequence[str],
+) -> tuple[Layer, list[str]]:
     """The selection options as one layer (``--ignore`` and ``--extend-ignore`` together) and a note per option given.
 
     An empty ``--select`` is refused: it would select no rule, and an empty gate is never a pass.
     """
     if select is not None and not select:
         raise UsageError("--select: an empty list selects no rule; an empty gate is never a pass")
-    given = {"--select": select or (), "--extend-select": extend_select, "--ignore": ignore or (),
-             "--extend-ignore": extend_ignore}
+    given = {
+        "--select": select or (),
+        "--extend-select": extend_select,
+        "--ignore": ignore or (),
+        "--extend-ignore": extend_ignore,
+    }
     checked = {option: _checked(option, values, codes) for option, values in given.items() if values}
-    layer = Layer("command line", select=checked.get("--select"), extend_select=checked.get("--extend-select", ()),
-                  ignore=(*checked.get("--ignore", ()), *checked.get("--extend-ignore", ())))
+    layer = Layer(
+        "command line",
+        select=checked.get("--select"),
+        extend_select=checked.get("--extend-select", ()),
+        ignore=(*checked.get("--ignore", ()), *checked.get("--extend-ignore", ())),
+    )
     return layer, [f"{option}={','.join(values)}" for option, values in checked.items()]
 
 
@@ -826,9 +911,11 @@ def _refuse_required(option: str, values: Sequence[str], required: Mapping[str, 
     """A command-line option naming a required rule by its code is refused, as the same key in a file is."""
     for value in values:
         if value in required:
-            raise UsageError(f"{option}: {value} ({required[value]}) is a required rule and cannot be ignored; "
-                             f"leave it out of {option.split()[0]}, or add a [[waivers]] entry with a reason, owner "
-                             f"and expiry to the configuration")
+            raise UsageError(
+                f"{option}: {value} ({required[value]}) is a required rule and cannot be ignored; "
+                f"leave it out of {option.split()[0]}, or add a [[waivers]] entry with a reason, owner "
+                f"and expiry to the configuration"
+            )
 
 
 def _checked(option: str, values: Sequence[str], codes: Sequence[str]) -> tuple[str, ...]:
@@ -870,12 +957,18 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
         *_selector_problems("extend-select", config.extend_select, codes),
         *_selector_problems("ignore", config.ignore, codes),
         *_selector_problems("extend-ignore", config.extend_ignore, codes),
-        *(problem for entry in config.per_file_ignores
-          for problem in _selector_problems(f"per-file-ignores.{entry.glob!r}", entry.codes, codes)),
+        *(
+            problem
+            for entry in config.per_file_ignores
+            for problem in _selector_problems(f"per-file-ignores.{entry.glob!r}", entry.codes, codes)
+        ),
         *_rule_key_problems("rules", config.rules, codes),
         *_arena_problems(config.arenas, codes, sorted(set(arenas))),
-        *(f"waivers[{i}].rule: no rule has the code {waiver.rule!r}"
-          for i, waiver in enumerate(config.waivers) if waiver.rule not in codes),
+        *(
+            f"waivers[{i}].rule: no rule has the code {waiver.rule!r}"
+            for i, waiver in enumerate(config.waivers)
+            if waiver.rule not in codes
+        ),
     ]
     if problems:
         hint = "`checks rules` lists the loaded rules"
@@ -883,8 +976,9 @@ def check_codes(config: Config, codes: Iterable[str], arenas: Iterable[str], blo
             hint += f"; blocked with -p no:NAME: {', '.join(blocked)}"
         where = config.path or CONFIG_NAME
         text = _own_text(config)
-        raise ConfigError("\n".join(_with_line(f"{where}: {config.key(p)}", text, where) for p in problems)
-                          + f"\n({hint})")
+        raise ConfigError(
+            "\n".join(_with_line(f"{where}: {config.key(p)}", text, where) for p in problems) + f"\n({hint})"
+        )
 
 
 def _own_text(config: Config) -> str:
@@ -907,8 +1001,10 @@ def _selector_problems(key: str, values: Iterable[str] | None, codes: Sequence[s
     values = tuple(values)
     problems = []
     if key.endswith("select") and key != "extend-select" and not values:
-        problems.append(f"{key}: an empty list selects no rule; an empty gate is never a pass "
-                        f"(remove the key for the default [\"ALL\"])")
+        problems.append(
+            f"{key}: an empty list selects no rule; an empty gate is never a pass "
+            f'(remove the key for the default ["ALL"])'
+        )
     return problems + [f"{key}: {value!r} matches no rule code" for value in values if _unknown_selector(value, codes)]
 
 
@@ -922,8 +1018,10 @@ def _arena_problems(arenas: Mapping[str, Any], codes: Sequence[str], known: Sequ
     problems = []
     for name, section in arenas.items():
         if name not in known:
-            problems.append(f"arenas.{name}: no loaded action or plugin belongs to arena {name!r} "
-                            f"(known: {', '.join(known) or 'none'})")
+            problems.append(
+                f"arenas.{name}: no loaded action or plugin belongs to arena {name!r} "
+                f"(known: {', '.join(known) or 'none'})"
+            )
         problems += _selector_problems(f"arenas.{name}.select", section.select, codes)
         problems += _selector_problems(f"arenas.{name}.ignore", section.ignore, codes)
         problems += _rule_key_problems(f"arenas.{name}.rules", section.rules, codes)

@@ -21,8 +21,13 @@ def as_data(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
     """Every key of ``config`` under its name in the file, plus its ``source`` (path, table, sha256, overrides),
     the selection layers stacked on the file (``overlays``) and, given, the rules each action runs (``selected``)."""
     return {
-        "source": {"path": config.path, "table": config.table or None, "sha256": config.sha256,
-                   "overrides": list(config.overrides), "extends": list(config.extends)},
+        "source": {
+            "path": config.path,
+            "table": config.table or None,
+            "sha256": config.sha256,
+            "overrides": list(config.overrides),
+            "extends": list(config.extends),
+        },
         "select": list(config.select),
         "extend-select": list(config.extend_select),
         "ignore": list(config.ignore),
@@ -53,8 +58,12 @@ def _arena(section) -> dict[str, Any]:
 
 
 def _layer(layer) -> dict[str, Any]:
-    return {"name": layer.name, "select": None if layer.select is None else list(layer.select),
-            "extend-select": list(layer.extend_select), "ignore": list(layer.ignore)}
+    return {
+        "name": layer.name,
+        "select": None if layer.select is None else list(layer.select),
+        "extend-select": list(layer.extend_select),
+        "ignore": list(layer.ignore),
+    }
 
 
 def selected(registry, config: Config) -> dict[str, list[str]]:
@@ -81,8 +90,10 @@ class _Hook(NamedTuple):
 
 
 def _rules(rules) -> dict[str, dict[str, Any]]:
-    return {code: {k: getattr(v, "value", v) for k, v in attrs.asdict(s, recurse=False).items() if v not in (None, False)}
-            for code, s in sorted(rules.items())}
+    return {
+        code: {k: getattr(v, "value", v) for k, v in attrs.asdict(s, recurse=False).items() if v not in (None, False)}
+        for code, s in sorted(rules.items())
+    }
 
 
 def as_json(config: Config, selected: Mapping[str, Sequence[str]] | None = None) -> str:
@@ -100,8 +111,11 @@ def as_toml(config: Config, selected: Mapping[str, Sequence[str]] | None = None)
     lines += _toml_tables(tables, waivers)
     if chosen:
         stack = " < ".join(["the file", "its [arenas.NAME] table", *(o["name"] for o in overlays)])
-        lines += ["", f"# rules each `checks run` action and pre-commit hook (precommit-*) runs, after every layer "
-                  f"({stack}; * required):"]
+        lines += [
+            "",
+            f"# rules each `checks run` action and pre-commit hook (precommit-*) runs, after every layer "
+            f"({stack}; * required):",
+        ]
         lines += [f"#   {action}: {' '.join(codes) or '(none)'}" for action, codes in chosen.items()]
     return "\n".join(lines) + "\n"
 
@@ -125,7 +139,11 @@ def _toml_tables(tables: Mapping[str, Any], waivers: Sequence[Mapping[str, Any]]
     ``[[waivers]]`` tables, in that order, each after a blank line."""
     lines = []
     if tables["per-file-ignores"]:
-        lines += ["", "[per-file-ignores]", *(f"{_key(g)} = {_value(c)}" for g, c in tables["per-file-ignores"].items())]
+        lines += [
+            "",
+            "[per-file-ignores]",
+            *(f"{_key(g)} = {_value(c)}" for g, c in tables["per-file-ignores"].items()),
+        ]
     for code, body in tables["rules"].items():
         lines += ["", f"[rules.{code}]", *_toml_pairs(body)]
     for name, body in tables["arenas"].items():

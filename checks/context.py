@@ -20,8 +20,13 @@ class WaiverReport:
 
     __slots__ = ("used", "expired", "unused", "unknown")
 
-    def __init__(self, used: dict[str, list[str]] | None = None, expired: list[Waiver] | None = None,
-                 unused: list[Waiver] | None = None, unknown: list[Waiver] | None = None):
+    def __init__(
+        self,
+        used: dict[str, list[str]] | None = None,
+        expired: list[Waiver] | None = None,
+        unused: list[Waiver] | None = None,
+        unknown: list[Waiver] | None = None,
+    ):
         self.used = {} if used is None else used
         self.expired = [] if expired is None else expired
         self.unused = [] if unused is None else unused
@@ -34,8 +39,10 @@ class WaiverReport:
         return type(other) is type(self) and self._fields() == other._fields()  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
-        return (f"WaiverReport(used={self.used!r}, expired={self.expired!r}, unused={self.unused!r}, "
-                f"unknown={self.unknown!r})")
+        return (
+            f"WaiverReport(used={self.used!r}, expired={self.expired!r}, unused={self.unused!r}, "
+            f"unknown={self.unknown!r})"
+        )
 
 
 @attrs.define

@@ -62,8 +62,12 @@ def waiver_unused(ctx):
 def suppression_unused(ctx):
     """A ``# checks: ignore[CODE] reason`` comment whose rule ran in this action but matched no finding."""
     for suppression, code in ctx.suppression_report.unused:
-        yield Finding(f"suppression of {code} matched no finding: remove {code} from it",
-                      path=suppression.path, line=suppression.line, col=suppression.col)
+        yield Finding(
+            f"suppression of {code} matched no finding: remove {code} from it",
+            path=suppression.path,
+            line=suppression.line,
+            col=suppression.col,
+        )
 
 
 @rule(
@@ -78,8 +82,12 @@ def suppression_unused(ctx):
 def suppression_invalid(ctx):
     """A ``# checks: ignore`` comment that gives no reason, is malformed, or names an unknown or required rule."""
     for suppression, problem in ctx.suppression_report.invalid:
-        yield Finding(f"this suppression {problem}; it suppresses nothing", path=suppression.path,
-                      line=suppression.line, col=suppression.col)
+        yield Finding(
+            f"this suppression {problem}; it suppresses nothing",
+            path=suppression.path,
+            line=suppression.line,
+            col=suppression.col,
+        )
 
 
 @hookimpl

@@ -91,21 +91,49 @@ def check(
     unreadable: list[Finding] = []
     per_rule: dict[str, list[Verdict]] = {}
     for group_config, group in _by_config(subjects, config):
-        judged = _judge_group(registry, action, group, group_config, arena=arena, options=options,
-                              undecidable=undecidable, today=today or dt.date.today(), unreadable=unreadable)
+        judged = _judge_group(
+            registry,
+            action,
+            group,
+            group_config,
+            arena=arena,
+            options=options,
+            undecidable=undecidable,
+            today=today or dt.date.today(),
+            unreadable=unreadable,
+        )
         for code, found in judged.items():  # a framework rule judged one configuration: merged within its group
-            per_rule.setdefault(code, []).extend([_merge(found, framework=True)]
-                                                 if code.startswith(FRAMEWORK_PREFIX) else found)
+            per_rule.setdefault(code, []).extend(
+                [_merge(found, framework=True)] if code.startswith(FRAMEWORK_PREFIX) else found
+            )
     verdicts = tuple(_merge(vs, framework=False) for code, vs in sorted(per_rule.items()))
     code, outcome = _ending(verdicts, unreadable)
-    return Report(command="precommit", action=action, target=action, outcome=outcome, exit_code=int(code),
-                  verdicts=verdicts, started=started, duration=time.perf_counter() - clock,
-                  unreadable=tuple(unreadable), rules={c: registry.rules[c].summary for c in per_rule})
+    return Report(
+        command="precommit",
+        action=action,
+        target=action,
+        outcome=outcome,
+        exit_code=int(code),
+        verdicts=verdicts,
+        started=started,
+        duration=time.perf_counter() - clock,
+        unreadable=tuple(unreadable),
+        rules={c: registry.rules[c].summary for c in per_rule},
+    )
 
 
-def _judge_group(registry: Registry, action: str, subjects: list[Subject], config: Config, *, arena: str | None,
-                 options: dict[str, Any] | None, undecidable: Sequence[str], today: dt.date,
-                 unreadable: list[Finding]) -> dict[str, list[Verdict]]:
+def _judge_group(
+    registry: Registry,
+    action: str,
+    subjects: list[Subject],
+    config: Config,
+    *,
+    arena: str | None,
+    options: dict[str, Any] | None,
+    undecidable: Sequence[str],
+    today: dt.date,
+    unreadable: list[Finding],
+) -> dict[str, list[Verdict]]:
     """The verdicts of each rule on every subject judged under one configuration (unreadable ones are appended)."""
     from checks.config import Layer
     from checks.context import RunContext  # the judging machinery loads only when a hook runs
@@ -114,7 +142,9 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
     config = adjust_config(registry, config)
     _known_arena(registry, arena, config)
     if undecidable:
-        config = attrs.evolve(config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable))))
+        config = attrs.evolve(
+            config, overlays=(*config.overlays, Layer("no input for them", ignore=tuple(undecidable)))
+        )
     chosen = gate_rules(registry, _file_action(action, arena), config)
     required = required_codes(chosen, config)  # the same for every subject of the group
     known = frozenset(registry.rules)
@@ -123,9 +153,16 @@ def _judge_group(registry: Registry, action: str, subjects: list[Subject], confi
         if subject.error is not None:
             unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
             continue
-        ctx = RunContext(action=action, options=dict(options or {}), config=config,
-                         settings=config.arena(arena).settings, today=today, facts=subject.facts,
-                         target=subject.target or subject.path, sources=subject.sources or (subject.path,))
+        ctx = RunContext(
+            action=action,
+            options=dict(options or {}),
+            config=config,
+            settings=config.arena(arena).settings,
+            today=today,
+            facts=subject.facts,
+            target=subject.target or subject.path,
+            sources=subject.sources or (subject.path,),
+        )
         for verdict in _located_verdicts(chosen, ctx, subject, known, required):
             per_rule.setdefault(verdict.code, []).append(verdict)
     return per_rule
@@ -144,12 +181,15 @@ def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
 
     close = difflib.get_close_matches(arena, sorted(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise UsageError(f"--arena {arena!r}: no loaded plugin or [arenas.NAME] table of the configuration defines "
-                     f"it{hint} (known: {', '.join(sorted(known)) or 'none'})")
+    raise UsageError(
+        f"--arena {arena!r}: no loaded plugin or [arenas.NAME] table of the configuration defines "
+        f"it{hint} (known: {', '.join(sorted(known)) or 'none'})"
+    )
 
 
-def _located_verdicts(chosen, ctx: RunContext, subject: Subject, known: frozenset[str],
-                      required: frozenset[str]) -> list[Verdict]:
+def _located_verdicts(
+    chosen, ctx: RunContext, subject: Subject, known: frozenset[str], required: frozenset[str]
+) -> list[Verdict]:
     """The subject's verdicts, each finding placed in its file (a framework rule's at the configuration)."""
     from checks.judge import FRAMEWORK_PREFIX, evaluate
 
@@ -165,7 +205,9 @@ def _located_verdicts(chosen, ctx: RunContext, subject: Subject, known: frozense
     return out
 
 
-def _by_config(subjects: Iterable[Subject], config: Config | Callable[[str | None], Config]) -> list[tuple[Config, list[Subject]]]:
+def _by_config(
+    subjects: Iterable[Subject], config: Config | Callable[[str | None], Config]
+) -> list[tuple[Config, list[Subject]]]:
     """The subjects grouped by the configuration that applies to each, in first-seen order (at least one group)."""
     if not callable(config):
         return [(config, list(subjects))]
@@ -225,10 +267,12 @@ def _common_findings(verdicts: list[Verdict]) -> tuple[Finding, ...]:
 def _merged_excuses(verdicts: list[Verdict]) -> dict[str, Any]:
     """The waivers, suppressions and excuses of every file's verdict, each once in first-seen order,
     and their summed duration: what the merged verdict keeps whatever its outcome."""
-    return dict(waivers=tuple(dict.fromkeys(w for v in verdicts for w in v.waivers)),
-                suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)),
-                excused=tuple(dict.fromkeys(e for v in verdicts for e in v.excused)),
-                duration=sum(v.duration for v in verdicts))
+    return dict(
+        waivers=tuple(dict.fromkeys(w for v in verdicts for w in v.waivers)),
+        suppressions=tuple(dict.fromkeys(s for v in verdicts for s in v.suppressions)),
+        excused=tuple(dict.fromkeys(e for v in verdicts for e in v.excused)),
+        duration=sum(v.duration for v in verdicts),
+    )
 
 
 class _FileCheckGroup(click.Group):
@@ -243,14 +287,20 @@ class _FileCheckGroup(click.Group):
         from checks.cli import pop_selection, selection_params
 
         cmd.params.extend(reporting.params())
-        cmd.params.append(click.Option(
-            ["--exit-zero"], is_flag=True, expose_value=False,
-            callback=lambda ctx, param, value: ctx.meta.__setitem__(_EXIT_ZERO, value),
-            help="Exit 0 when the only problems are findings (an unreadable file, a bad option or a crash "
-            "still fail)."))
+        cmd.params.append(
+            click.Option(
+                ["--exit-zero"],
+                is_flag=True,
+                expose_value=False,
+                callback=lambda ctx, param, value: ctx.meta.__setitem__(_EXIT_ZERO, value),
+                help="Exit 0 when the only problems are findings (an unreadable file, a bad option or a crash "
+                "still fail).",
+            )
+        )
 
         callback = cmd.callback
         if callback is not None:
+
             @functools.wraps(callback)
             def with_selection(**params: Any) -> Any:
                 click.get_current_context().meta[_SELECTION] = pop_selection(params)
@@ -278,19 +328,34 @@ def command_group(cli: click.Group) -> click.Group:
     """The shared ``checks precommit`` group: created by whichever domain registers first."""
     group = cli.commands.get(GROUP_NAME)
     if group is None:
-        group = _FileCheckGroup(GROUP_NAME, help="Read-only file checks for pre-commit hooks and editors "
-                                                 "(prints path:line:col: CODE message).")
+        group = _FileCheckGroup(
+            GROUP_NAME,
+            help="Read-only file checks for pre-commit hooks and editors (prints path:line:col: CODE message).",
+        )
         cli.add_command(group)
     return group
 
 
-def judge(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
-          options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> Report:
+def judge(
+    action: str,
+    subjects: Sequence[Subject],
+    *,
+    arena: str | None = None,
+    options: dict[str, Any] | None = None,
+    undecidable: Sequence[str] = (),
+) -> Report:
     """From inside any ``checks`` command: :func:`check` with the command's plugins and rules.toml."""
     ctx = click.get_current_context()
     app = ctx.find_root().obj  # the checks.cli.App every command runs under
-    return check(app.registry, action, subjects, app.configs(ctx.meta.get(_SELECTION)), arena=arena,
-                 options=options, undecidable=undecidable)
+    return check(
+        app.registry,
+        action,
+        subjects,
+        app.configs(ctx.meta.get(_SELECTION)),
+        arena=arena,
+        options=options,
+        undecidable=undecidable,
+    )
 
 
 def by_configuration(paths: Sequence[str]) -> list[list[str]]:
@@ -352,8 +417,14 @@ def _walk(top, wanted: Callable[[str], bool], config: Config) -> list[str]:
     return found
 
 
-def run_command(action: str, subjects: Sequence[Subject], *, arena: str | None = None,
-                options: dict[str, Any] | None = None, undecidable: Sequence[str] = ()) -> None:
+def run_command(
+    action: str,
+    subjects: Sequence[Subject],
+    *,
+    arena: str | None = None,
+    options: dict[str, Any] | None = None,
+    undecidable: Sequence[str] = (),
+) -> None:
     """From inside a ``checks precommit`` command: judge, print in the chosen formats, exit."""
     from checks import reporting
 

@@ -26,8 +26,15 @@ from typing import Any
 from checks.errors import UsageError
 
 #: verdicts that need attention first: crashed, failed errors, failed warnings, waived, passed
-_ORDER = {("crashed", "error"): 0, ("failed", "error"): 1, ("failed", "warning"): 2, ("failed", "info"): 3,
-          ("waived", "error"): 4, ("waived", "warning"): 4, ("waived", "info"): 4}
+_ORDER = {
+    ("crashed", "error"): 0,
+    ("failed", "error"): 1,
+    ("failed", "warning"): 2,
+    ("failed", "info"): 3,
+    ("waived", "error"): 4,
+    ("waived", "warning"): 4,
+    ("waived", "info"): 4,
+}
 #: findings listed per verdict before the rest is counted
 FINDINGS_SHOWN = 50
 
@@ -129,11 +136,19 @@ def badge(text: str, kind: str | None = None) -> str:
     return f'<span class="badge b-{esc(kind or text)}">{esc(text)}</span>'
 
 
-def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, numeric: Sequence[int] = (),
-          caption: str = "", raw: Sequence[int] = (), cls: str = "") -> str:
+def table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    numeric: Sequence[int] = (),
+    caption: str = "",
+    raw: Sequence[int] = (),
+    cls: str = "",
+) -> str:
     """A plain table; cells are escaped except the column indexes in ``raw`` (already markup)."""
-    head = "".join(f'<th{" class=num" if i in numeric else ""} scope="col">{esc(c)}</th>'
-                   for i, c in enumerate(columns))
+    head = "".join(
+        f'<th{" class=num" if i in numeric else ""} scope="col">{esc(c)}</th>' for i, c in enumerate(columns)
+    )
     body = []
     for row in rows:
         cells = []
@@ -165,12 +180,25 @@ def verdict_rows(verdicts: Iterable[Any]) -> list[dict[str, Any]]:
     for v in verdicts:
         if isinstance(v, Mapping):
             findings = [{"message": m, "location": ""} for m in ([v.get("message")] if v.get("message") else [])]
-            row = {"code": v["code"], "name": v["name"], "severity": v["severity"], "outcome": v["outcome"],
-                   "plugin": v.get("plugin", ""), "waivers": list(v.get("waivers", ())), "findings": findings}
+            row = {
+                "code": v["code"],
+                "name": v["name"],
+                "severity": v["severity"],
+                "outcome": v["outcome"],
+                "plugin": v.get("plugin", ""),
+                "waivers": list(v.get("waivers", ())),
+                "findings": findings,
+            }
         else:
-            row = {"code": v.code, "name": v.name, "severity": v.severity.value, "outcome": v.outcome.value,
-                   "plugin": v.plugin, "waivers": list(v.waivers),
-                   "findings": [{"message": f.message, "location": _location(f)} for f in v.findings]}
+            row = {
+                "code": v.code,
+                "name": v.name,
+                "severity": v.severity.value,
+                "outcome": v.outcome.value,
+                "plugin": v.plugin,
+                "waivers": list(v.waivers),
+                "findings": [{"message": f.message, "location": _location(f)} for f in v.findings],
+            }
         rows.append(row)
     return sorted(rows, key=lambda r: (_ORDER.get((r["outcome"], r["severity"]), 9), r["code"]))
 
@@ -180,7 +208,9 @@ def _verdict_summary(rows: list[Mapping[str, Any]]) -> str:
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    blocking = sum(1 for r in rows if r["outcome"] == "crashed" or (r["outcome"] == "failed" and r["severity"] == "error"))
+    blocking = sum(
+        1 for r in rows if r["outcome"] == "crashed" or (r["outcome"] == "failed" and r["severity"] == "error")
+    )
     state = badge(f"{blocking} blocking", "bad") if blocking else badge("nothing blocks", "ok")
     return f'<p class="verdict-summary">{state} {esc(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))}</p>'
 
@@ -189,7 +219,7 @@ def _findings_list(findings: list[Mapping[str, Any]]) -> str:
     """The first findings, each with its location, as a list (and how many more)."""
     items = []
     for f in findings[:FINDINGS_SHOWN]:
-        where = f'<code>{esc(f["location"])}</code>: ' if f["location"] else ""
+        where = f"<code>{esc(f['location'])}</code>: " if f["location"] else ""
         items.append(f"<li>{where}{esc(f['message'])}</li>")
     if len(findings) > FINDINGS_SHOWN:
         items.append(f"<li>... and {len(findings) - FINDINGS_SHOWN} more</li>")
@@ -203,13 +233,16 @@ def _verdict_row(r: Mapping[str, Any], explanations: Mapping[str, str]) -> str:
         message += f'<div class="muted">waived by {esc(", ".join(r["waivers"]))}</div>'
     text = explanations.get(r["code"])
     if text:
-        message += (f'<details class="explain"><summary>checks rule {esc(r["code"])}</summary>'
-                    f"<pre>{esc(text)}</pre></details>")
+        message += (
+            f'<details class="explain"><summary>checks rule {esc(r["code"])}</summary><pre>{esc(text)}</pre></details>'
+        )
     locations = sorted({f["location"] for f in r["findings"] if f["location"]})
     where = esc(locations[0]) + (f" (+{len(locations) - 1})" if len(locations) > 1 else "") if locations else "-"
-    return (f'<tr class="v-{esc(kind)}" id="verdict-{esc(r["code"])}"><td><code>{esc(r["code"])}</code></td>'
-            f'<td class="nw">{esc(r["name"])}</td><td>{badge(r["severity"])}</td><td>{badge(r["outcome"], kind)}</td>'
-            f'<td>{message}</td><td class="loc"><code>{where}</code></td></tr>')
+    return (
+        f'<tr class="v-{esc(kind)}" id="verdict-{esc(r["code"])}"><td><code>{esc(r["code"])}</code></td>'
+        f'<td class="nw">{esc(r["name"])}</td><td>{badge(r["severity"])}</td><td>{badge(r["outcome"], kind)}</td>'
+        f'<td>{message}</td><td class="loc"><code>{where}</code></td></tr>'
+    )
 
 
 def verdict_table(verdicts: Iterable[Any], explanations: Mapping[str, str]) -> str:
@@ -218,8 +251,7 @@ def verdict_table(verdicts: Iterable[Any], explanations: Mapping[str, str]) -> s
     if not rows:
         return '<p class="note">No rule was evaluated.</p>'
     summary = _verdict_summary(rows)
-    head = "".join(f'<th scope="col">{c}</th>' for c in ("Code", "Name", "Severity", "Outcome", "Message",
-                                                          "Location"))
+    head = "".join(f'<th scope="col">{c}</th>' for c in ("Code", "Name", "Severity", "Outcome", "Message", "Location"))
     attention = [r for r in rows if r["outcome"] != "passed"]
     passed = [r for r in rows if r["outcome"] == "passed"]
     out = summary + f'<table class="verdicts" id="verdict-table"><thead><tr>{head}</tr></thead><tbody>'
@@ -234,9 +266,12 @@ def _passed_table(passed: list, head: str, explanations: Mapping[str, str]) -> s
     """The passed verdicts folded in a ``<details>`` (a reader looks at what failed first); "" if none."""
     if not passed:
         return ""
-    return (f'<details class="passed"><summary>{len(passed)} passed rule(s)</summary>'
-            f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>'
-            + "".join(_verdict_row(r, explanations) for r in passed) + "</tbody></table></details>")
+    return (
+        f'<details class="passed"><summary>{len(passed)} passed rule(s)</summary>'
+        f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(_verdict_row(r, explanations) for r in passed)
+        + "</tbody></table></details>"
+    )
 
 
 def _provenance(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -254,23 +289,41 @@ def record_section(record: Mapping[str, Any] | None, *, note: str = "") -> str:
     """The decision record: outcome, input digests, versions, waivers used, and the whole record as JSON."""
     if not record:
         return f'<p class="note">{esc(note or "No decision record.")}</p>'
-    pairs = [("action", record.get("action")), ("target", record.get("target")),
-             ("outcome", record.get("outcome")), ("started", record.get("started")),
-             ("finished", record.get("finished")), ("dry run", record.get("dry_run"))]
+    pairs = [
+        ("action", record.get("action")),
+        ("target", record.get("target")),
+        ("outcome", record.get("outcome")),
+        ("started", record.get("started")),
+        ("finished", record.get("finished")),
+        ("dry run", record.get("dry_run")),
+    ]
     pairs += [(f"input {k}", v) for k, v in (record.get("inputs") or {}).items()]
     pairs += _provenance(record)
     if record.get("error"):
         pairs.append(("error", record["error"]))
     lead = f'<p class="note">{esc(note)}</p>' if note else ""
-    return (lead + key_values(pairs) + "<details><summary>The record as JSON</summary><pre>"
-            + esc(json.dumps(record, indent=2, sort_keys=True, default=str)) + "</pre></details>")
+    return (
+        lead
+        + key_values(pairs)
+        + "<details><summary>The record as JSON</summary><pre>"
+        + esc(json.dumps(record, indent=2, sort_keys=True, default=str))
+        + "</pre></details>"
+    )
 
 
 def waiver_table(waivers: Iterable[Any], used: Iterable[str], today: Any) -> str:
     """The waivers in force for a run: what each covers, why, whose, until when, and whether it was used."""
     used = set(used)
-    rows = [[w.id, w.reason, w.owner, str(w.expires),
-             "expired" if w.expired(today) else ("used" if w.id in used else "not used")] for w in waivers]
+    rows = [
+        [
+            w.id,
+            w.reason,
+            w.owner,
+            str(w.expires),
+            "expired" if w.expired(today) else ("used" if w.id in used else "not used"),
+        ]
+        for w in waivers
+    ]
     if not rows:
         return '<p class="note">No waiver is configured.</p>'
     return "<h3>Waivers</h3>" + table(["waiver (rule:target)", "reason", "owner", "expires", "in this run"], rows)
@@ -278,17 +331,22 @@ def waiver_table(waivers: Iterable[Any], used: Iterable[str], today: Any) -> str
 
 def _csp(script: str) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
-    return (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{digest}'; "
-            "base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{digest}'; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 def page(title: str, subtitle: str, sections: Sequence[tuple[str, str, str]], *, footer: str = "") -> str:
     """The whole document: ``sections`` are (id, heading, body markup); ``title`` and ``subtitle`` are text."""
     toc = "".join(f'<a href="#{esc(sid)}">{esc(heading)}</a>' for sid, heading, _ in sections)
-    body = "".join(f'<section id="{esc(sid)}" aria-labelledby="{esc(sid)}-h"><h2 id="{esc(sid)}-h">{esc(heading)}'
-                   f"</h2>{content}</section>" for sid, heading, content in sections)
+    body = "".join(
+        f'<section id="{esc(sid)}" aria-labelledby="{esc(sid)}-h"><h2 id="{esc(sid)}-h">{esc(heading)}'
+        f"</h2>{content}</section>"
+        for sid, heading, content in sections
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_csp(SCRIPT)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
@@ -306,8 +364,9 @@ def plot_text(value: Any) -> str:
     return str(value).replace("\\", "\\\\").replace("$", r"\$")
 
 
-def new_figure(width: float, height: float, *, left: float = 0.9, right: float = 0.2, bottom: float = 0.6,
-               top: float = 0.2):
+def new_figure(
+    width: float, height: float, *, left: float = 0.9, right: float = 0.2, bottom: float = 0.6, top: float = 0.2
+):
     """A matplotlib Figure without pyplot (no global state, no GUI backend), margins in inches.
 
     Fixed margins instead of a layout engine: constrained layout measures every text twice and
@@ -335,11 +394,13 @@ def svg(fig, *, ident: str, title: str, desc: str) -> str:
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     start = _SVG_START.search(text)
-    text = text[start.start():] if start else text
+    text = text[start.start() :] if start else text
     close = text.index(">") + 1
-    head = text[:close - 1] + f' role="img" aria-labelledby="{esc(ident)}-t {esc(ident)}-d">'
-    return (f'<div class="figure">{head}<title id="{esc(ident)}-t">{esc(title)}</title>'
-            f'<desc id="{esc(ident)}-d">{esc(desc)}</desc>{text[close:]}</div>')
+    head = text[: close - 1] + f' role="img" aria-labelledby="{esc(ident)}-t {esc(ident)}-d">'
+    return (
+        f'<div class="figure">{head}<title id="{esc(ident)}-t">{esc(title)}</title>'
+        f'<desc id="{esc(ident)}-d">{esc(desc)}</desc>{text[close:]}</div>'
+    )
 
 
 def check_target(value: str | None) -> None:
@@ -350,4 +411,6 @@ def check_target(value: str | None) -> None:
     if target.is_dir():
         raise UsageError(f"--html {value}: is a directory; name the report file, e.g. {target / 'report.html'}")
     if not target.parent.is_dir():
-        raise UsageError(f"--html {value}: directory '{target.parent}' does not exist; create it or choose another path")
+        raise UsageError(
+            f"--html {value}: directory '{target.parent}' does not exist; create it or choose another path"
+        )

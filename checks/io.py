@@ -40,8 +40,15 @@ class ReadError(InputError):
     whether the file does not exist, so a caller can say how to create it.
     """
 
-    def __init__(self, path: str | os.PathLike | None, reason: str, *, line: int | None = None,
-                 missing: bool = False, col: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike | None,
+        reason: str,
+        *,
+        line: int | None = None,
+        missing: bool = False,
+        col: int | None = None,
+    ) -> None:
         self.path = str(path) if path is not None else ""
         self.reason = reason
         self.line = line
@@ -87,8 +94,9 @@ def decode(data: bytes, path: str | os.PathLike | None, *, encoding: str = "utf-
         raise ReadError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
 
 
-def read_text(path: str | os.PathLike, *, limit: int = MAX_BYTES, what: str = "this file",
-              encoding: str = "utf-8") -> str:
+def read_text(
+    path: str | os.PathLike, *, limit: int = MAX_BYTES, what: str = "this file", encoding: str = "utf-8"
+) -> str:
     """:func:`read_bytes` then :func:`decode` (``encoding="utf-8-sig"`` drops a byte-order mark)."""
     return decode(read_bytes(path, limit=limit, what=what), path, encoding=encoding)
 
@@ -185,8 +193,9 @@ def loads_yaml(text: str | bytes, *, source: str | os.PathLike | None = None, ma
         raise YamlError(source, exc.reason, line=exc.line) from None
     except yaml.MarkedYAMLError as exc:
         mark = _yaml_mark(exc)
-        raise YamlError(source, _yaml_problem(exc), line=mark.line + 1 if mark else None,
-                        col=mark.column + 1 if mark else None) from None
+        raise YamlError(
+            source, _yaml_problem(exc), line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None
+        ) from None
     except yaml.YAMLError as exc:
         raise YamlError(source, " ".join(str(exc).split())) from None
     except RecursionError:

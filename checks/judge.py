@@ -90,12 +90,16 @@ def _check_required_waivers(rule: Rule, config: Config) -> None:
         if waiver.rule != rule.code:
             continue
         if waiver.target.strip() == "*":
-            raise ConfigError(f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is a required rule; "
-                              "its waiver must name the target it excuses (method@suite), not '*'")
+            raise ConfigError(
+                f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is a required rule; "
+                "its waiver must name the target it excuses (method@suite), not '*'"
+            )
         if waiver.expires > latest:
-            raise ConfigError(f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
-                              f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of the required rule "
-                              f"{rule.code} may run; set a date before {latest} and renew it then")
+            raise ConfigError(
+                f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
+                f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of the required rule "
+                f"{rule.code} may run; set a date before {latest} and renew it then"
+            )
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:
@@ -115,8 +119,10 @@ def adjust_config(registry: Registry, config: Config) -> Config:
         step = pm.subset_hook_caller("checks_adjust_config", remove_plugins=others)
         for result in step(config=config):
             if not isinstance(result, Config):
-                raise ChecksError(f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
-                                  f"(got {type(result).__name__})")
+                raise ChecksError(
+                    f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
+                    f"(got {type(result).__name__})"
+                )
             config = result
     return config
 
@@ -127,10 +133,17 @@ def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple
     domain = [r for r, _ in chosen if not r.code.startswith(FRAMEWORK_PREFIX)]
     if not any(not effective(r, config, action.arena)[1] for r in domain):
         only = " besides the required ones" if domain else ""
-        bound = ", ".join(sorted(code for code, r in registry.rules.items() if bound_to(r, action.name)
-                                 and not code.startswith(FRAMEWORK_PREFIX)))
-        raise NoRulesSelected(f"no rule is selected for action {action.name!r}{only}: check {_selection_origin(config)} "
-                              f"(an empty gate is never a pass; the rules bound to it: {bound or 'none'})")
+        bound = ", ".join(
+            sorted(
+                code
+                for code, r in registry.rules.items()
+                if bound_to(r, action.name) and not code.startswith(FRAMEWORK_PREFIX)
+            )
+        )
+        raise NoRulesSelected(
+            f"no rule is selected for action {action.name!r}{only}: check {_selection_origin(config)} "
+            f"(an empty gate is never a pass; the rules bound to it: {bound or 'none'})"
+        )
     return chosen
 
 
@@ -162,8 +175,13 @@ def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]
     return [w for w in waivers if w.rule == code and fnmatch.fnmatchcase(target, w.target)]
 
 
-def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_codes: Iterable[str], *,
-             required: frozenset[str] | None = None) -> list[Verdict]:
+def evaluate(
+    chosen: Iterable[tuple[Rule, Severity]],
+    ctx: RunContext,
+    known_codes: Iterable[str],
+    *,
+    required: frozenset[str] | None = None,
+) -> list[Verdict]:
     """Evaluate each rule on its own (a raising rule cannot hide the others), apply waivers, sort by code.
 
     Domain rules run first so the framework rules (which judge waivers and suppressions) see
@@ -178,10 +196,13 @@ def evaluate(chosen: Iterable[tuple[Rule, Severity]], ctx: RunContext, known_cod
     known = known_codes if isinstance(known_codes, frozenset) else frozenset(known_codes)
     if required is None:
         required = required_codes(chosen, ctx.config)
-    tracker = suppress.Tracker(known, required, tuple(ctx.sources), report=ctx.suppression_report,
-                               waiver_only=_waiver_only(chosen))
-    verdicts = [_judge(rule, severity, ctx, live, matched, tracker)
-                for rule, severity in sorted(domain, key=lambda p: p[0].code)]
+    tracker = suppress.Tracker(
+        known, required, tuple(ctx.sources), report=ctx.suppression_report, waiver_only=_waiver_only(chosen)
+    )
+    verdicts = [
+        _judge(rule, severity, ctx, live, matched, tracker)
+        for rule, severity in sorted(domain, key=lambda p: p[0].code)
+    ]
     evaluated = {r.code for r, _ in domain}
     tracker.finish(evaluated)
     _report_waivers(ctx, live, evaluated, matched, known)
@@ -202,8 +223,9 @@ def _split_framework(chosen: list[tuple[Rule, Severity]]) -> tuple[list, list]:
     return framework, domain
 
 
-def _report_waivers(ctx: RunContext, live: list[Waiver], evaluated: set[str], matched: set[str],
-                    known: frozenset[str]) -> None:
+def _report_waivers(
+    ctx: RunContext, live: list[Waiver], evaluated: set[str], matched: set[str], known: frozenset[str]
+) -> None:
     """Fill the waivers the domain rules left unused or that name an unknown rule, for the framework rules."""
     report = ctx.waiver_report
     report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
@@ -216,19 +238,33 @@ def _is_required(rule: Rule, config: Config) -> bool:
 
 
 def _required_by_config(code: str, config: Config) -> bool:
-    return any(settings.get(code) is not None and settings[code].required
-               for settings in (config.rules, *(a.rules for a in config.arenas.values())))
+    return any(
+        settings.get(code) is not None and settings[code].required
+        for settings in (config.rules, *(a.rules for a in config.arenas.values()))
+    )
 
 
-def _judge(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
-           tracker: suppress.Tracker | None = None) -> Verdict:
+def _judge(
+    rule: Rule,
+    severity: Severity,
+    ctx: RunContext,
+    waivers: list[Waiver],
+    matched: set[str],
+    tracker: suppress.Tracker | None = None,
+) -> Verdict:
     start = time.perf_counter()
     fields = _judged(rule, severity, ctx, waivers, matched, tracker)
     return Verdict(**fields, duration=time.perf_counter() - start)  # built once: a hook judges ~1,000 per run
 
 
-def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waiver], matched: set[str],
-            tracker: suppress.Tracker | None) -> dict[str, Any]:
+def _judged(
+    rule: Rule,
+    severity: Severity,
+    ctx: RunContext,
+    waivers: list[Waiver],
+    matched: set[str],
+    tracker: suppress.Tracker | None,
+) -> dict[str, Any]:
     """The :class:`Verdict`'s fields for one rule (its duration is added by :func:`_judge`).
 
     Crash, per-file ignore, inline suppression, waiver and pass/fail are the ways one rule's
@@ -251,8 +287,15 @@ def _judged(rule: Rule, severity: Severity, ctx: RunContext, waivers: list[Waive
         return dict(severity=severity, outcome=outcome, suppressions=suppressed, excused=tuple(excused), **base)
     all_waived, used = _apply_waivers(rule, findings, ctx, waivers, matched, excused)
     outcome = Outcome.WAIVED if all_waived else Outcome.FAILED
-    return dict(severity=severity, outcome=outcome, findings=findings, waivers=tuple(used),
-                suppressions=suppressed, excused=tuple(excused), **base)
+    return dict(
+        severity=severity,
+        outcome=outcome,
+        findings=findings,
+        waivers=tuple(used),
+        suppressions=suppressed,
+        excused=tuple(excused),
+        **base,
+    )
 
 
 def _crash_finding(exc: Exception) -> Finding:
@@ -276,8 +319,14 @@ def _names_rule(codes: Iterable[str], code: str) -> bool:
     return any(code.startswith(c) or c == "ALL" for c in codes)
 
 
-def _apply_waivers(rule: Rule, findings: tuple[Finding, ...], ctx: RunContext, waivers: list[Waiver],
-                   matched: set[str], excused: list[Excuse]) -> tuple[bool, list[str]]:
+def _apply_waivers(
+    rule: Rule,
+    findings: tuple[Finding, ...],
+    ctx: RunContext,
+    waivers: list[Waiver],
+    matched: set[str],
+    excused: list[Excuse],
+) -> tuple[bool, list[str]]:
     """(whether every finding is waived, the waiver ids used in order); ``excused``, ``matched`` and the
     run's waiver report are filled in place, as the run's later waiver checks read them."""
     used: list[str] = []
@@ -287,8 +336,9 @@ def _apply_waivers(rule: Rule, findings: tuple[Finding, ...], ctx: RunContext, w
         if not hits:
             all_waived = False
             continue
-        excused += [Excuse("external", w.id, f"{w.reason} (owner {w.owner}, expires {w.expires})", finding)
-                    for w in hits]
+        excused += [
+            Excuse("external", w.id, f"{w.reason} (owner {w.owner}, expires {w.expires})", finding) for w in hits
+        ]
         for w in hits:
             matched.add(w.id)
             if w.id not in used:

@@ -47,10 +47,7 @@ class Outcome(str, enum.Enum):
 
 def _check_code(instance: object, attribute: attrs.Attribute, value: str) -> None:
     if not isinstance(value, str) or not RULE_CODE.match(value):
-        msg = (
-            f"'{attribute.name}' must be 2-4 capital letters and 3 digits, like 'TA101' "
-            f"(got {value!r})"
-        )
+        msg = f"'{attribute.name}' must be 2-4 capital letters and 3 digits, like 'TA101' (got {value!r})"
         raise ValueError(msg)
 
 
@@ -120,8 +117,11 @@ class Rule:
     def _excusable(self) -> str:
         """How the rule may be excused, as ``checks rule`` says it ("" for an ordinary rule)."""
         if self.required:
-            return " Required: cannot be ignored, only waived." if self.waivable else \
-                " Required: cannot be ignored or waived."
+            return (
+                " Required: cannot be ignored, only waived."
+                if self.waivable
+                else " Required: cannot be ignored or waived."
+            )
         return "" if self.inline else " Only waived, never suppressed inline."
 
     def explain(self) -> str:
@@ -305,5 +305,6 @@ class Action:
         try:
             return self.options(**values)
         except TypeError as exc:  # a misspelt field: the action's params and its options class disagree
-            raise TypeError(f"action {self.name!r}: options {dict(values)!r} do not fit {self.options.__name__}: "
-                            f"{exc}") from None
+            raise TypeError(
+                f"action {self.name!r}: options {dict(values)!r} do not fit {self.options.__name__}: {exc}"
+            ) from None

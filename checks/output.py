@@ -81,10 +81,21 @@ class Report:
     def from_run(cls, result: RunResult, rules: Mapping[str, str]) -> Report:
         started = dt.datetime.fromisoformat(result.record["started"])
         finished = dt.datetime.fromisoformat(result.record["finished"])
-        return cls(command="run", action=result.action, target=result.target, outcome=result.outcome,
-                   exit_code=int(result.exit_code), verdicts=result.verdicts, started=started,
-                   duration=(finished - started).total_seconds(), plan=result.plan, summary=result.summary,
-                   error=result.error, record=result.record, rules=rules)
+        return cls(
+            command="run",
+            action=result.action,
+            target=result.target,
+            outcome=result.outcome,
+            exit_code=int(result.exit_code),
+            verdicts=result.verdicts,
+            started=started,
+            duration=(finished - started).total_seconds(),
+            plan=result.plan,
+            summary=result.summary,
+            error=result.error,
+            record=result.record,
+            rules=rules,
+        )
 
 
 def label(v: Verdict) -> str:
@@ -246,8 +257,10 @@ def as_dict(report: Report) -> dict[str, Any]:
                 "findings": [_finding_json(f) for f in v.findings],
                 "waivers": list(v.waivers),
                 "suppressions": list(v.suppressions),
-                "excused": [{"kind": e.kind, "by": e.by, "reason": e.reason, "finding": _finding_json(e.finding)}
-                            for e in v.excused],
+                "excused": [
+                    {"kind": e.kind, "by": e.by, "reason": e.reason, "finding": _finding_json(e.finding)}
+                    for e in v.excused
+                ],
                 "duration_s": round(v.duration, 6),
             }
             for v in report.verdicts
@@ -294,8 +307,14 @@ def as_junit(report: Report) -> str:
     suite = _junit_suite(report, classname, cases)
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
     suite.extend(cases)
-    root = ET.Element("testsuites", name="checks", tests=suite.get("tests"), failures=suite.get("failures"),
-                      errors=suite.get("errors"), time=suite.get("time"))
+    root = ET.Element(
+        "testsuites",
+        name="checks",
+        tests=suite.get("tests"),
+        failures=suite.get("failures"),
+        errors=suite.get("errors"),
+        time=suite.get("time"),
+    )
     root.append(suite)
     _xml_safe(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
@@ -319,8 +338,13 @@ def _junit_suite(report: Report, classname: str, cases: list):
         return str(sum(case.find(tag) is not None for case in cases))
 
     return ET.Element(
-        "testsuite", name=classname, tests=str(len(cases)), failures=count("failure"), errors=count("error"),
-        skipped=count("skipped"), time=f"{report.duration:.6f}",
+        "testsuite",
+        name=classname,
+        tests=str(len(cases)),
+        failures=count("failure"),
+        errors=count("error"),
+        skipped=count("skipped"),
+        time=f"{report.duration:.6f}",
         timestamp=report.started.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
     )
 
@@ -360,8 +384,9 @@ def _junit_case(cls: str, v: Verdict, f: Finding):
     from xml.etree import ElementTree as ET
 
     where = location(f)
-    case = ET.Element("testcase", classname=cls, name=f"{v.code} {v.name} at {where}" if where else
-                      f"{v.code} {v.name}", time="0")
+    case = ET.Element(
+        "testcase", classname=cls, name=f"{v.code} {v.name} at {where}" if where else f"{v.code} {v.name}", time="0"
+    )
     if f.path:
         case.set("file", f.path)
         if f.line:
@@ -468,8 +493,10 @@ def _sarif_results(v: Verdict, rule_index: int, target: str) -> list[dict[str, A
             "level": level,
             "message": {"text": f.message},
             "locations": _sarif_location(f),
-            "properties": {"outcome": _EXCUSED.get(excuses[0].kind) if excuses else v.outcome.value,
-                           "target": f.target or target},
+            "properties": {
+                "outcome": _EXCUSED.get(excuses[0].kind) if excuses else v.outcome.value,
+                "target": f.target or target,
+            },
         }
         suppressions = [_suppression(e) for e in excuses] or (unexplained if v.outcome is Outcome.WAIVED else [])
         if suppressions:
@@ -489,22 +516,37 @@ def as_sarif_dict(report: Report) -> dict[str, Any]:
     rules, index = [], {}
     for v in report.verdicts:
         index[v.code] = len(rules)
-        rules.append({
-            "id": v.code,
-            "name": v.name,
-            "shortDescription": {"text": report.rules.get(v.code) or v.name},
-            "helpUri": f"{TOOL_URI}#{v.code}",
-            "defaultConfiguration": {"level": _level(v.severity)},
-            "properties": {"plugin": v.plugin or "core"},
-        })
+        rules.append(
+            {
+                "id": v.code,
+                "name": v.name,
+                "shortDescription": {"text": report.rules.get(v.code) or v.name},
+                "helpUri": f"{TOOL_URI}#{v.code}",
+                "defaultConfiguration": {"level": _level(v.severity)},
+                "properties": {"plugin": v.plugin or "core"},
+            }
+        )
     results = [r for v in report.verdicts for r in _sarif_results(v, index[v.code], report.target)]
     if report.unreadable:
         index["input-error"] = len(rules)
-        rules.append({"id": "input-error", "name": "input-error",
-                      "shortDescription": {"text": "an input file could not be read, so no rule judged it"},
-                      "defaultConfiguration": {"level": "error"}})
-        results += [{"ruleId": "input-error", "ruleIndex": index["input-error"], "level": "error",
-                     "message": {"text": f.message}, "locations": _sarif_location(f)} for f in report.unreadable]
+        rules.append(
+            {
+                "id": "input-error",
+                "name": "input-error",
+                "shortDescription": {"text": "an input file could not be read, so no rule judged it"},
+                "defaultConfiguration": {"level": "error"},
+            }
+        )
+        results += [
+            {
+                "ruleId": "input-error",
+                "ruleIndex": index["input-error"],
+                "level": "error",
+                "message": {"text": f.message},
+                "locations": _sarif_location(f),
+            }
+            for f in report.unreadable
+        ]
     finished = report.started + dt.timedelta(seconds=report.duration)
     invocation: dict[str, Any] = {
         "executionSuccessful": report.exit_code in (0, 1),
@@ -518,14 +560,22 @@ def as_sarif_dict(report: Report) -> dict[str, Any]:
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "arena-checks", "version": _own_version(), "informationUri": TOOL_URI,
-                                "rules": rules}},
-            "invocations": [invocation],
-            # columns count code points (Python's str), not the UTF-16 units readers assume by default
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "arena-checks",
+                        "version": _own_version(),
+                        "informationUri": TOOL_URI,
+                        "rules": rules,
+                    }
+                },
+                "invocations": [invocation],
+                # columns count code points (Python's str), not the UTF-16 units readers assume by default
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
 
 
@@ -586,7 +636,8 @@ def render(fmt: str, report: Report, *, quiet: bool = False) -> str:
     if fmt == "human":
         return render_human(report, quiet=quiet)
     return {"json": as_json, "junit": as_junit, "sarif": as_sarif, "github": as_github}[fmt](report) + (
-        "" if fmt == "github" else "\n")
+        "" if fmt == "github" else "\n"
+    )
 
 
 def parse_output_file(spec: str) -> tuple[str, Path]:

@@ -25,8 +25,9 @@ class PluginInfo:
     hooks: tuple[str, ...]
 
 
-def infos(pm: pluggy.PluginManager, sources: Mapping[str, EntryPoint], essential: Iterable[str],
-          own_version: str) -> dict[str, PluginInfo]:
+def infos(
+    pm: pluggy.PluginManager, sources: Mapping[str, EntryPoint], essential: Iterable[str], own_version: str
+) -> dict[str, PluginInfo]:
     """What ``checks plugins`` shows, in registration order; distributions from their metadata files
     (the ``essential`` plugins are arena-checks' own, at ``own_version``)."""
     out = {}

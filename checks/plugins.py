@@ -89,8 +89,9 @@ def _stamp(kind: type, hook: str) -> Any:
         items = tuple(result)
         for item in items:
             if not isinstance(item, kind):
-                raise PluginError(f"plugin {plugin_name!r}, hook {hook}: expected checks.{kind.__name__} objects "
-                                  f"(got {item!r})")
+                raise PluginError(
+                    f"plugin {plugin_name!r}, hook {hook}: expected checks.{kind.__name__} objects (got {item!r})"
+                )
         return tuple(attrs.evolve(item, plugin=plugin_name) for item in items)
 
     return stamp
@@ -100,8 +101,10 @@ def _sections(result: Mapping[str, type], plugin_name: str) -> dict[str, type]:
     sections = dict(result)
     for arena, cls in sections.items():
         if not attrs.has(cls):
-            raise PluginError(f"plugin {plugin_name!r}, hook checks_config_sections: settings for "
-                              f"arena {arena!r} must be an attrs class (got {cls!r})")
+            raise PluginError(
+                f"plugin {plugin_name!r}, hook checks_config_sections: settings for "
+                f"arena {arena!r} must be an attrs class (got {cls!r})"
+            )
     return sections
 
 
@@ -119,8 +122,12 @@ class Registry:
     attrs class costs about 0.3 ms of each start.
     """
 
-    def __init__(self, pm: ChecksPluginManager, blocked: frozenset[str] = frozenset(),
-                 sources: dict[str, EntryPoint] | None = None):
+    def __init__(
+        self,
+        pm: ChecksPluginManager,
+        blocked: frozenset[str] = frozenset(),
+        sources: dict[str, EntryPoint] | None = None,
+    ):
         self.pm = pm
         #: names blocked with ``-p no:NAME``
         self.blocked = blocked
@@ -244,8 +251,13 @@ def parse_plugin_args(values: Sequence[str]) -> tuple[list[str], set[str]]:
     return load, block
 
 
-def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None = None,
-         extra: Iterable[tuple[str, object]] = (), local: Iterable[tuple[str, str]] = ()) -> Registry:
+def load(
+    plugin_args: Sequence[str] = (),
+    *,
+    environ: Mapping[str, str] | None = None,
+    extra: Iterable[tuple[str, object]] = (),
+    local: Iterable[tuple[str, str]] = (),
+) -> Registry:
     """Build the registry: essential plugins, entry points (unless disabled), ``-p`` names, ``extra``.
 
     The entry points are found in one scan of the installed distributions
@@ -280,8 +292,9 @@ def load(plugin_args: Sequence[str] = (), *, environ: Mapping[str, str] | None =
     return Registry(pm, blocked=frozenset(blocked), sources=sources)
 
 
-def _load_named(pm: ChecksPluginManager, names: Iterable[str], found: Iterable[EntryPoint],
-                sources: dict[str, EntryPoint]) -> None:
+def _load_named(
+    pm: ChecksPluginManager, names: Iterable[str], found: Iterable[EntryPoint], sources: dict[str, EntryPoint]
+) -> None:
     """``-p NAME`` for each of ``names``: the entry point of that name, else the module ``NAME``.
 
     A blocked or already loaded name is skipped, so ``-p tabarena`` with autoload on is harmless.
@@ -316,7 +329,9 @@ def _load_local(entry: str, base: str) -> ModuleType:
     if entry.endswith(".py") or "/" in entry:
         path = (Path(base) / entry).resolve()
         if not path.is_file():
-            raise UsageError(f"{what}: no such file {path} (paths are relative to the configuration's directory {base})")
+            raise UsageError(
+                f"{what}: no such file {path} (paths are relative to the configuration's directory {base})"
+            )
         module_name = f"checks_local_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}_{path.stem}"
         if module_name in sys.modules:
             return sys.modules[module_name]
@@ -334,8 +349,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
     return _import(entry, what)
 
 
-def unloaded_providers(registry: Registry, *, action: str | None = None,
-                       command: Sequence[str] = ()) -> list[str]:
+def unloaded_providers(registry: Registry, *, action: str | None = None, command: Sequence[str] = ()) -> list[str]:
     """Why ``action`` (of ``checks run``) or ``command`` (a path: ``("precommit", "info-py")``) is missing.
 
     Each entry point of the group that is blocked (``-p no:NAME``) or was not autoloaded is
@@ -349,8 +363,11 @@ def unloaded_providers(registry: Registry, *, action: str | None = None,
         if registry.pm.has_plugin(ep.name) and not blocked:
             continue
         if _provides(ep, action, command):
-            why = (f"is blocked with -p no:{ep.name}" if blocked
-                   else f"is not loaded ({AUTOLOAD_ENV} is set; load it with -p {ep.name})")
+            why = (
+                f"is blocked with -p no:{ep.name}"
+                if blocked
+                else f"is not loaded ({AUTOLOAD_ENV} is set; load it with -p {ep.name})"
+            )
             found.append(f"plugin {ep.name!r} provides it but {why}")
     return found
 
@@ -381,8 +398,9 @@ def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Comman
     return found
 
 
-def _load_entry_points(pm: ChecksPluginManager, found: Iterable[EntryPoint], sources: dict[str, EntryPoint],
-                       name: str | None = None) -> int:
+def _load_entry_points(
+    pm: ChecksPluginManager, found: Iterable[EntryPoint], sources: dict[str, EntryPoint], name: str | None = None
+) -> int:
     """Register the entry points ``found`` (all, or the one ``name``) not blocked or loaded yet; a failing import is named.
 
     Like pluggy's ``load_setuptools_entrypoints``: the first entry point of a name wins and
@@ -397,8 +415,10 @@ def _load_entry_points(pm: ChecksPluginManager, found: Iterable[EntryPoint], sou
         except ChecksError:
             raise
         except Exception as exc:
-            raise PluginError(f"plugin {ep.name!r} (entry point {ep.name} = {ep.value} of group "
-                              f"{ENTRY_POINT_GROUP!r}) failed to load: {type(exc).__name__}: {exc}") from exc
+            raise PluginError(
+                f"plugin {ep.name!r} (entry point {ep.name} = {ep.value} of group "
+                f"{ENTRY_POINT_GROUP!r}) failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
         pm.register(plugin, name=ep.name)
         sources[ep.name] = ep
         count += 1

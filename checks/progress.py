@@ -108,8 +108,16 @@ def _nothing(amount: float = 1) -> None:
 def _new_progress():
     """A rich Progress on stderr whose count column reads each task's unit (bytes: size and speed)."""
     from rich.console import Console
-    from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                               TimeRemainingColumn, TransferSpeedColumn)
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
     from rich.text import Text
 
     class Counted(ProgressColumn):
@@ -126,8 +134,15 @@ def _new_progress():
             return Text.assemble(self._count.render(task), f" {unit}")
 
     console = Console(file=sys.stderr, force_terminal=os.environ.get(ENV, "").lower() == "always" or None)
-    return Progress(TextColumn("{task.description}"), BarColumn(), Counted(), TimeRemainingColumn(),
-                    console=console, transient=False, refresh_per_second=8)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        Counted(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+        refresh_per_second=8,
+    )
 
 
 _live_lock = threading.Lock()
@@ -155,8 +170,9 @@ def _shared() -> Iterator:
 
 
 @contextlib.contextmanager
-def bar(description: str, total: float | None, *, unit: str = "files",
-        show: bool | None = None) -> Iterator[Callable[[float], None]]:
+def bar(
+    description: str, total: float | None, *, unit: str = "files", show: bool | None = None
+) -> Iterator[Callable[[float], None]]:
     """A bar for ``total`` units (``bytes`` shows sizes and speed); yields ``advance(amount=1)``.
 
     ``show`` overrides :func:`enabled` (a library caller that was told to draw, or not).
@@ -174,8 +190,14 @@ def bar(description: str, total: float | None, *, unit: str = "files",
             progress.refresh()
 
 
-def counted(items: Iterable[T], description: str, total: float | None, *, unit: str = "files",
-            weight: Callable[[T], float] = lambda item: 1) -> Iterator[T]:
+def counted(
+    items: Iterable[T],
+    description: str,
+    total: float | None,
+    *,
+    unit: str = "files",
+    weight: Callable[[T], float] = lambda item: 1,
+) -> Iterator[T]:
     """``items`` with a bar advanced by ``weight(item)`` once the loop body is done with each item."""
     with bar(description, total, unit=unit) as advance:
         for item in items:

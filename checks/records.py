@@ -56,7 +56,8 @@ def build(
         "waivers_used": sorted({w for v in verdicts for w in v.waivers}),
         "suppressions_used": [
             {"rule": code, "path": s.path, "line": s.line, "reason": s.reason}
-            for code, used in sorted(ctx.suppression_report.used.items()) for s in used
+            for code, used in sorted(ctx.suppression_report.used.items())
+            for s in used
         ],
         "config": {"path": ctx.config.path, "sha256": ctx.config.sha256, "overrides": list(ctx.config.overrides)},
         "versions": {"arena-checks": _own_version(), "plugins": dict(sorted(versions.items()))},
@@ -221,8 +222,9 @@ def load(path: Path, *, limit: int = MAX_LOG_BYTES) -> Log:
         while raw := fh.readline(MAX_LINE_BYTES + 1):
             total, number = total + len(raw), number + 1
             if max(total, info.st_size) > limit:
-                raise ValueError(f"it holds more than the {limit}-byte limit of a decision log; "
-                                 "move it aside and start a new one")
+                raise ValueError(
+                    f"it holds more than the {limit}-byte limit of a decision log; move it aside and start a new one"
+                )
             problem = _record_of(raw, records)
             if problem:
                 skipped.append(f"line {number}: {problem}")

@@ -21,7 +21,9 @@ SECRET_SHAPES = re.compile(
     r"(hf_[A-Za-z0-9]{16,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})"
 )
 #: command-line option names that look like a credential is being passed
-CREDENTIAL_OPTION = re.compile(r"^--?[\w-]*(secret|token|password|passwd|access-key|api-key|credential)[\w-]*(=.*)?$", re.I)
+CREDENTIAL_OPTION = re.compile(
+    r"^--?[\w-]*(secret|token|password|passwd|access-key|api-key|credential)[\w-]*(=.*)?$", re.I
+)
 MASK = "***"
 
 
@@ -37,9 +39,15 @@ def _spellings(value: str) -> set[str]:
     import html
     import json
 
-    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
-             html.escape(value), html.escape(value, quote=False), repr(value)[1:-1],
-             value.encode("unicode_escape").decode("ascii")}
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        html.escape(value),
+        html.escape(value, quote=False),
+        repr(value)[1:-1],
+        value.encode("unicode_escape").decode("ascii"),
+    }
     return {f for f in forms if f}
 
 

@@ -38,8 +38,9 @@ def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 
             close = difflib.get_close_matches(value, output.FORMATS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise UsageError(f"environment variable CHECKS_FORMAT={value!r}: expected one of "
-                             f"{', '.join(output.FORMATS)}{hint}")
+            raise UsageError(
+                f"environment variable CHECKS_FORMAT={value!r}: expected one of {', '.join(output.FORMATS)}{hint}"
+            )
     ctx.meta.setdefault(_KEY, {})["format"] = value
     return value
 
@@ -56,22 +57,48 @@ def _files(ctx: click.Context, param: click.Parameter, value):
 
 def params() -> list[click.Option]:
     return [
-        click.Option(["--format", "output_format"], type=click.Choice(output.FORMATS), default=None,
-                     expose_value=False, callback=_format,
-                     help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations); "
-                     "default $CHECKS_FORMAT, else human."),
-        click.Option(["--statistics"], is_flag=True, expose_value=False, callback=_store("statistics"),
-                     help="Human output: end with the number of findings per rule, most first."),
-        click.Option(["--color"], type=click.Choice(COLOR), default="auto", show_default=True, expose_value=False,
-                     callback=_store("color"),
-                     help="Colour the human output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
-                     "always, never."),
-        click.Option(["--output-file", "output_files"], multiple=True, metavar="[FORMAT=]PATH", expose_value=False,
-                     callback=_files,
-                     help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
-                     ".json json, .xml junit, .sarif sarif, .txt/.log human."),
-        click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, callback=_store("quiet"),
-                     help="Human output: only what failed, and the summary."),
+        click.Option(
+            ["--format", "output_format"],
+            type=click.Choice(output.FORMATS),
+            default=None,
+            expose_value=False,
+            callback=_format,
+            help="What the terminal gets: human, json, junit, sarif (2.1.0) or github (workflow annotations); "
+            "default $CHECKS_FORMAT, else human.",
+        ),
+        click.Option(
+            ["--statistics"],
+            is_flag=True,
+            expose_value=False,
+            callback=_store("statistics"),
+            help="Human output: end with the number of findings per rule, most first.",
+        ),
+        click.Option(
+            ["--color"],
+            type=click.Choice(COLOR),
+            default="auto",
+            show_default=True,
+            expose_value=False,
+            callback=_store("color"),
+            help="Colour the human output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
+            "always, never.",
+        ),
+        click.Option(
+            ["--output-file", "output_files"],
+            multiple=True,
+            metavar="[FORMAT=]PATH",
+            expose_value=False,
+            callback=_files,
+            help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
+            ".json json, .xml junit, .sarif sarif, .txt/.log human.",
+        ),
+        click.Option(
+            ["-q", "--quiet"],
+            is_flag=True,
+            expose_value=False,
+            callback=_store("quiet"),
+            help="Human output: only what failed, and the summary.",
+        ),
     ]
 
 

@@ -32,7 +32,9 @@ class RunResult:
     record: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-def _decide(action: Action, ctx: RunContext, verdicts: list[Verdict]) -> tuple[str, ExitCode, tuple[str, ...], str, str]:
+def _decide(
+    action: Action, ctx: RunContext, verdicts: list[Verdict]
+) -> tuple[str, ExitCode, tuple[str, ...], str, str]:
     """(outcome, exit code, plan, summary, error): blocked, planned (dry run), or executed and how that went."""
     if any(v.blocks for v in verdicts):
         crashed = any(v.outcome is Outcome.CRASHED for v in verdicts)
@@ -78,9 +80,15 @@ def run(
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(action=action_name, options=_options_of(action, options), config=config,
-                     settings=config.arena(action.arena).settings, dry_run=dry_run, today=today or dt.date.today(),
-                     command_line=tuple(command_line))
+    ctx = RunContext(
+        action=action_name,
+        options=_options_of(action, options),
+        config=config,
+        settings=config.arena(action.arena).settings,
+        dry_run=dry_run,
+        today=today or dt.date.today(),
+        command_line=tuple(command_line),
+    )
     log = records.log_path(config, cwd)
     records.check_target(log)  # a FIFO or a device would hang or flood the run at its end; a bad key, fail it
     started = dt.datetime.now(dt.timezone.utc)
@@ -90,15 +98,32 @@ def run(
     verdicts = evaluate(chosen, ctx, registry.rules)
     ctx.verdicts = verdicts
     outcome, code, plan, summary, error = _decide(action, ctx, verdicts)
-    record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome=outcome, started=started,
-                           finished=dt.datetime.now(dt.timezone.utc), versions=registry.distributions(), error=error)
+    record = records.build(
+        ctx=ctx,
+        action=action,
+        verdicts=verdicts,
+        outcome=outcome,
+        started=started,
+        finished=dt.datetime.now(dt.timezone.utc),
+        versions=registry.distributions(),
+        error=error,
+    )
     note = _append(log, record, outcome)
     if note:  # the audit trail failed: say so, and never report a clean run
         error = f"{error}\n{note}" if error else note
         code = ExitCode.ACTION_FAILED if code is ExitCode.OK else code
     registry.pm.hook.checks_run_finished(ctx=ctx, record=record, rules=registry.rules)
-    return RunResult(action=action_name, target=ctx.target, verdicts=tuple(verdicts), outcome=outcome, exit_code=code,
-                     plan=plan, summary=summary, error=error, record=record)
+    return RunResult(
+        action=action_name,
+        target=ctx.target,
+        verdicts=tuple(verdicts),
+        outcome=outcome,
+        exit_code=code,
+        plan=plan,
+        summary=summary,
+        error=error,
+        record=record,
+    )
 
 
 def _options_of(action: Action, options: Any) -> Any:
@@ -106,8 +131,12 @@ def _options_of(action: Action, options: Any) -> Any:
     return action.make_options(options) if isinstance(options, Mapping) else options
 
 
-_OUTCOMES = {"ran": "the action ran", "dry-run": "the action only planned (dry run)",
-             "blocked": "the action was blocked and did not run", "failed": "the action failed"}
+_OUTCOMES = {
+    "ran": "the action ran",
+    "dry-run": "the action only planned (dry run)",
+    "blocked": "the action was blocked and did not run",
+    "failed": "the action failed",
+}
 
 
 def _append(log, record: Mapping[str, Any], outcome: str) -> str:
@@ -121,8 +150,10 @@ def _append(log, record: Mapping[str, Any], outcome: str) -> str:
         notes = records.append(log, record)
     except (OSError, ChecksError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        return (f"the decision record could not be appended to {log}: {why} "
-                f"({_OUTCOMES.get(outcome, outcome)}; nothing of the record was left in the log)")
+        return (
+            f"the decision record could not be appended to {log}: {why} "
+            f"({_OUTCOMES.get(outcome, outcome)}; nothing of the record was left in the log)"
+        )
     for note in notes:
         print(f"checks: warning: {note}", file=sys.stderr)
     return ""
@@ -166,12 +197,24 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
         raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
     config = adjust_config(registry, app.config())
     chosen = gate_rules(registry, action, config)
-    ctx = RunContext(action=action_name, options=_options_of(action, options), config=config,
-                     settings=config.arena(action.arena).settings, facts=facts)
+    ctx = RunContext(
+        action=action_name,
+        options=_options_of(action, options),
+        config=config,
+        settings=config.arena(action.arena).settings,
+        facts=facts,
+    )
     started = dt.datetime.now(dt.timezone.utc)
     ctx.target = action.target(ctx)
     verdicts = evaluate(chosen, ctx, registry.rules)
     outcome = "preview: would block" if any(v.blocks for v in verdicts) else "preview: would pass"
-    record = records.build(ctx=ctx, action=action, verdicts=verdicts, outcome=outcome, started=started,
-                           finished=dt.datetime.now(dt.timezone.utc), versions=registry.distributions())
+    record = records.build(
+        ctx=ctx,
+        action=action,
+        verdicts=verdicts,
+        outcome=outcome,
+        started=started,
+        finished=dt.datetime.now(dt.timezone.utc),
+        versions=registry.distributions(),
+    )
     return Preview(tuple(verdicts), record, registry.rules, ctx)

@@ -62,8 +62,10 @@ def _read_key(path: Path) -> bytes:
     if len(data) != KEY_BYTES:
         raise ConfigError(f"the decision-record key {path} is not a {KEY_BYTES}-byte regular file: {fix}")
     if info.st_mode & 0o077:
-        raise ConfigError(f"the decision-record key {path} is readable by other users (mode "
-                          f"{stat.S_IMODE(info.st_mode):o}): chmod 600 it, or {fix}")
+        raise ConfigError(
+            f"the decision-record key {path} is readable by other users (mode "
+            f"{stat.S_IMODE(info.st_mode):o}): chmod 600 it, or {fix}"
+        )
     return data
 
 

@@ -277,16 +277,22 @@ class SuppressionReport:
 
     __slots__ = ("used", "unused", "invalid")
 
-    def __init__(self, used: dict[str, list[Suppression]] | None = None,
-                 unused: list[tuple[Suppression, str]] | None = None,
-                 invalid: list[tuple[Suppression, str]] | None = None):
+    def __init__(
+        self,
+        used: dict[str, list[Suppression]] | None = None,
+        unused: list[tuple[Suppression, str]] | None = None,
+        invalid: list[tuple[Suppression, str]] | None = None,
+    ):
         self.used = {} if used is None else used
         self.unused = [] if unused is None else unused
         self.invalid = [] if invalid is None else invalid
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and (self.used, self.unused, self.invalid) == (
-            other.used, other.unused, other.invalid)  # type: ignore[attr-defined]
+            other.used,
+            other.unused,
+            other.invalid,
+        )  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"SuppressionReport(used={self.used!r}, unused={self.unused!r}, invalid={self.invalid!r})"
@@ -308,8 +314,15 @@ class Tracker:
     declaration it judges, and building an attrs class costs about 0.4 ms of its start.
     """
 
-    def __init__(self, known: frozenset[str], required: frozenset[str], sources: tuple[str, ...] = (), *,
-                 report: SuppressionReport | None = None, waiver_only: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        known: frozenset[str],
+        required: frozenset[str],
+        sources: tuple[str, ...] = (),
+        *,
+        report: SuppressionReport | None = None,
+        waiver_only: frozenset[str] = frozenset(),
+    ):
         self.known, self.required, self.sources = known, required, sources
         #: rules an inline comment may not silence (``Rule.inline`` False): only a waiver excuses them
         self.waiver_only = waiver_only
@@ -330,7 +343,9 @@ class Tracker:
             self._files[key] = scan(path) if path else ()
         return self._files[key]
 
-    def split(self, code: str, findings: Iterable[Finding]) -> tuple[tuple[Finding, ...], list[tuple[Finding, Suppression]]]:
+    def split(
+        self, code: str, findings: Iterable[Finding]
+    ) -> tuple[tuple[Finding, ...], list[tuple[Finding, Suppression]]]:
         """The findings no valid suppression covers, and each other finding with the suppression that covered it."""
         kept, covered, used = [], [], []
         for finding in findings:
@@ -350,8 +365,10 @@ class Tracker:
         """The first valid suppression of ``code`` covering the finding's line; a required rule is never covered."""
         if not (finding.path and finding.line) or code in self.required or code in self.waiver_only:
             return None
-        return next((s for s in self._file(finding.path)
-                     if not self.problem(s) and code in s.codes and s.covers(finding.line)), None)
+        return next(
+            (s for s in self._file(finding.path) if not self.problem(s) and code in s.codes and s.covers(finding.line)),
+            None,
+        )
 
     def problem(self, s: Suppression) -> str:
         if s.problem:
@@ -365,12 +382,16 @@ class Tracker:
         """Why ``s`` names a rule only a waiver may excuse ("" when it names none)."""
         required = [c for c in s.codes if c in self.required]
         if required:
-            return (f"{', '.join(required)} is a required rule: it cannot be suppressed inline, "
-                    f"only waived in rules.toml with an owner and expiry")
+            return (
+                f"{', '.join(required)} is a required rule: it cannot be suppressed inline, "
+                f"only waived in rules.toml with an owner and expiry"
+            )
         gates = [c for c in s.codes if c in self.waiver_only]
         if gates:
-            return (f"{', '.join(gates)} gates what is published: it cannot be suppressed inline, only waived in "
-                    f"rules.toml with an owner and expiry")
+            return (
+                f"{', '.join(gates)} gates what is published: it cannot be suppressed inline, only waived in "
+                f"rules.toml with an owner and expiry"
+            )
         return ""
 
     def finish(self, evaluated: Iterable[str]) -> SuppressionReport:
@@ -382,8 +403,9 @@ class Tracker:
                 if problem:
                     self.report.invalid.append((s, problem))
                 elif self._judged(key, s):
-                    self.report.unused += [(s, code) for code in s.codes
-                                           if code in evaluated and (s.id, code) not in self._hits]
+                    self.report.unused += [
+                        (s, code) for code in s.codes if code in evaluated and (s.id, code) not in self._hits
+                    ]
         return self.report
 
     def _judged(self, key: tuple[int, int] | str, s: Suppression) -> bool:
@@ -400,4 +422,4 @@ def split_span(source: str) -> tuple[str, tuple[int, int] | None]:
     match = _SPAN.search(source)
     if match is None:
         return source, None
-    return source[:match.start()], (int(match[1]), int(match[2]))
+    return source[: match.start()], (int(match[1]), int(match[2]))

@@ -47,9 +47,17 @@ def evaluate_rules(
         config = config_mod.parse(config, source="<test rules.toml>")
     config = config or Config()
     rules = list(rules)
-    ctx = RunContext(action=action, options=_options(options), config=config, settings=settings,
-                     today=today or dt.date.today(), facts=facts, target=target, dry_run=dry_run,
-                     extra_waivers=list(extra_waivers))
+    ctx = RunContext(
+        action=action,
+        options=_options(options),
+        config=config,
+        settings=settings,
+        today=today or dt.date.today(),
+        facts=facts,
+        target=target,
+        dry_run=dry_run,
+        extra_waivers=list(extra_waivers),
+    )
     chosen = [(r, _severity(r, config)) for r in rules]
     return {v.code: v for v in evaluate(chosen, ctx, [r.code for r in rules])}
 
@@ -86,7 +94,9 @@ class CliResult:
     stderr: str
 
 
-def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | os.PathLike | None = None) -> CliResult:
+def run_cli(
+    args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | os.PathLike | None = None
+) -> CliResult:
     """Run ``checks ARGS`` in-process with ``env`` added to the environment and ``cwd`` as working directory."""
     from checks.cli import main
 
@@ -112,8 +122,14 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: s
 # plugin (``tabarena_checks.testing``, ``hfmigrate_checks.testing``): the framework knows no domain.
 
 
-def gather_facts(action: str, options: Mapping[str, Any], *, plugin_args: Sequence[str],
-                 config: Config | str | None = None, dry_run: bool | None = None) -> Any:
+def gather_facts(
+    action: str,
+    options: Mapping[str, Any],
+    *,
+    plugin_args: Sequence[str],
+    config: Config | str | None = None,
+    dry_run: bool | None = None,
+) -> Any:
     """The facts ``checks run ACTION`` would gather with ``options`` (keyword names as in ``ctx.options``).
 
     ``plugin_args`` are ``-p`` arguments naming the plugins to load (autoload stays off, so
@@ -131,9 +147,13 @@ def gather_facts(action: str, options: Mapping[str, Any], *, plugin_args: Sequen
         config = config_mod.parse(config, source="<test rules.toml>", sections=registry.config_sections)
     config = config or config_mod.parse("", source="<defaults>", sections=registry.config_sections)
     spec = registry.actions[action]
-    ctx = RunContext(action=action, options=spec.make_options(options), config=config,
-                     settings=config.arena(spec.arena).settings,
-                     dry_run=spec.plans_by_default if dry_run is None else dry_run)
+    ctx = RunContext(
+        action=action,
+        options=spec.make_options(options),
+        config=config,
+        settings=config.arena(spec.arena).settings,
+        dry_run=spec.plans_by_default if dry_run is None else dry_run,
+    )
     return spec.gather(ctx)
 
 

@@ -21,8 +21,20 @@ _COMMAND_STARTS = ("::", "##[")
 def _table(keep_newlines: bool) -> dict[int, str]:
     """``str.translate`` table: C0 and C1 controls, DEL, bidi and line/paragraph separators, lone
     surrogates (undecodable file names) and the XML non-characters, each as its escape."""
-    codes = [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029,
-             0x200E, 0x200F, 0x061C, *range(0xD800, 0xE000), 0xFFFE, 0xFFFF]
+    codes = [
+        *range(0x20),
+        *range(0x7F, 0xA0),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0x2028,
+        0x2029,
+        0x200E,
+        0x200F,
+        0x061C,
+        *range(0xD800, 0xE000),
+        0xFFFE,
+        0xFFFF,
+    ]
     table = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in codes}
     table.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
     if keep_newlines:
@@ -43,7 +55,7 @@ def guarded(line: str) -> str:
     if not stripped.startswith(_COMMAND_STARTS):
         return line
     at = len(line) - len(stripped)
-    return f"{line[:at]}\\x{ord(line[at]):02x}{line[at + 1:]}"
+    return f"{line[:at]}\\x{ord(line[at]):02x}{line[at + 1 :]}"
 
 
 def safe_lines(text: str) -> str:
@@ -60,8 +72,10 @@ def safe_data(value, *, keep_newlines: bool = False):
     if isinstance(value, str):
         return visible(value, keep_newlines=keep_newlines)
     if isinstance(value, dict):
-        return {safe_data(k, keep_newlines=keep_newlines): safe_data(v, keep_newlines=keep_newlines)
-                for k, v in value.items()}
+        return {
+            safe_data(k, keep_newlines=keep_newlines): safe_data(v, keep_newlines=keep_newlines)
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return type(value)(safe_data(v, keep_newlines=keep_newlines) for v in value)
     return value

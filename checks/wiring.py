@@ -27,14 +27,22 @@ class ModuleWiring:
     then imports only the modules that add ``precommit`` (a tuple imports every one).
     """
 
-    def __init__(self, package: str, *, rules: tuple[str, ...] = (), actions: tuple[str, ...] = (),
-                 commands: tuple[str, ...] | Mapping[str, tuple[str, ...]] = ()):
+    def __init__(
+        self,
+        package: str,
+        *,
+        rules: tuple[str, ...] = (),
+        actions: tuple[str, ...] = (),
+        commands: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
+    ):
         self.package = package
         self.rule_modules, self.action_modules = rules, actions
         #: command module -> the top-level names it adds (None: not declared, so imported for any name)
         self.command_modules: dict[str, tuple[str, ...] | None] = (
-            {module: tuple(names) for module, names in commands.items()} if isinstance(commands, Mapping)
-            else dict.fromkeys(commands))
+            {module: tuple(names) for module, names in commands.items()}
+            if isinstance(commands, Mapping)
+            else dict.fromkeys(commands)
+        )
 
     def _modules(self, names: tuple[str, ...]) -> list[ModuleType]:
         return [importlib.import_module(f"{self.package}.{name}") for name in names]
@@ -49,8 +57,9 @@ class ModuleWiring:
 
     @hookimpl
     def checks_commands(self, cli, name):
-        wanted = tuple(module for module, names in self.command_modules.items()
-                       if name is None or names is None or name in names)
+        wanted = tuple(
+            module for module, names in self.command_modules.items() if name is None or names is None or name in names
+        )
         for module in self._modules(wanted):
             module.register_commands(cli)
 

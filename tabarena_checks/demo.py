@@ -20,7 +20,7 @@ from pathlib import Path
 
 from checks import io
 
-INFO = '''from tabarena.models._method_metadata import MethodMetadata
+INFO = """from tabarena.models._method_metadata import MethodMetadata
 
 demo_method_metadata = MethodMetadata.config(
     method="DemoGBM",
@@ -39,10 +39,13 @@ demo_wrong_metadata = MethodMetadata.config(
     is_bag=False,
     validation_protocol="8x1",
 )
-'''
+"""
 BUCKET = "tabarena"
-DEMO_ENV = {"R2_ACCOUNT_ID": "demo-account", "R2_ACCESS_KEY_ID": "demo-key-id",
-            "R2_SECRET_ACCESS_KEY": "demo-secret-not-real"}
+DEMO_ENV = {
+    "R2_ACCOUNT_ID": "demo-account",
+    "R2_ACCESS_KEY_ID": "demo-key-id",
+    "R2_SECRET_ACCESS_KEY": "demo-secret-not-real",
+}
 
 
 def step(title: str) -> None:
@@ -57,8 +60,9 @@ def checks(args: Sequence[str], expect: int) -> int:
     code = main(list(args))
     sys.stdout.flush()
     if code != expect:
-        raise SystemExit(f"demo: expected exit {expect} from `checks {args[0]} {args[1] if len(args) > 1 else ''}`, "
-                         f"got {code}")
+        raise SystemExit(
+            f"demo: expected exit {expect} from `checks {args[0]} {args[1] if len(args) > 1 else ''}`, got {code}"
+        )
     return code
 
 
@@ -79,8 +83,9 @@ def local_s3() -> Iterator[str]:
     try:
         host, port = server.get_host_and_port()
         url = f"http://{host}:{port}"
-        boto3.client("s3", endpoint_url=url, region_name="us-east-1", aws_access_key_id="x",
-                     aws_secret_access_key="x").create_bucket(Bucket=BUCKET)
+        boto3.client(
+            "s3", endpoint_url=url, region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+        ).create_bucket(Bucket=BUCKET)
         yield url
     finally:
         server.stop()
@@ -98,22 +103,55 @@ def run_demo(workdir: Path) -> None:
     ref = f"{workdir / 'info.py'}:demo_method_metadata"
 
     step("1. generate a run: 2 configs x 3 tasks x 3 folds, 8-fold bagged")
-    data = generate_run(workdir / "run", configs=2, folds=3, tasks=(363612, 363614, 363619), method="DemoGBM",
-                        name_prefix="TA-DemoGBM", ag_key="TA-DEMOGBM", bag_children=8, validation_protocol="8x1",
-                        array_scale=0.1)
+    data = generate_run(
+        workdir / "run",
+        configs=2,
+        folds=3,
+        tasks=(363612, 363614, 363619),
+        method="DemoGBM",
+        name_prefix="TA-DemoGBM",
+        ag_key="TA-DEMOGBM",
+        bag_children=8,
+        validation_protocol="8x1",
+        array_scale=0.1,
+    )
     print(f"raw results under {data}: {len(list(data.rglob('results.pkl')))} results.pkl")
 
     step("2. inspect the raw results against the declared metadata")
     checks(["inspect", str(data), "--method-metadata", ref, "--html", str(workdir / "inspect.html")], expect=0)
 
     step("3. process with a wrong declaration: blocked, nothing written")
-    checks(["run", "process", str(data), "--method-metadata", f"{workdir / 'info.py'}:demo_wrong_metadata",
-            "--cache-root", str(cache), "--html", str(workdir / "blocked.html")], expect=1)
+    checks(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            f"{workdir / 'info.py'}:demo_wrong_metadata",
+            "--cache-root",
+            str(cache),
+            "--html",
+            str(workdir / "blocked.html"),
+        ],
+        expect=1,
+    )
     print(f"cache written: {cache.exists()}")
 
     step("4. process: every rule passes, the cache is built atomically")
-    checks(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache),
-            "--html", str(workdir / "report.html")], expect=0)
+    checks(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(cache),
+            "--html",
+            str(workdir / "report.html"),
+        ],
+        expect=0,
+    )
 
     upload = ["run", "upload", "--method-metadata", ref, "--cache-root", str(cache)]
     step("5. upload, dry run (the default): parts checked, objects and destination listed")
@@ -132,15 +170,21 @@ def run_demo(workdir: Path) -> None:
         listed = s3store.list_prefix(s3store.make_client(), BUCKET, "cache/")
         for key, obj in sorted(listed.items()):
             print(f"  r2://{BUCKET}/{key}  {obj.size} bytes  etag {obj.etag}")
-    print(f"\nHTML run reports: {workdir / 'report.html'} (process), {workdir / 'blocked.html'} (blocked), "
-          f"{workdir / 'inspect.html'} (inspect)")
+    print(
+        f"\nHTML run reports: {workdir / 'report.html'} (process), {workdir / 'blocked.html'} (blocked), "
+        f"{workdir / 'inspect.html'} (inspect)"
+    )
     print(f"\ndemo finished in {time.perf_counter() - started:.1f}s; files kept in {workdir}; local S3 server stopped")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tabarena_checks.demo", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="Where to write the run, the cache and the decision log (default: a new temp dir).")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="Where to write the run, the cache and the decision log (default: a new temp dir).",
+    )
     args = parser.parse_args(argv)
     workdir = (args.workdir or Path(tempfile.mkdtemp(prefix="checks-demo-"))).resolve()
     cwd = os.getcwd()

@@ -169,8 +169,13 @@ def _declaration_lines(path: Path, variable: str) -> tuple[int, int] | None:
     except (io.ReadError, SyntaxError, ValueError):
         return None
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
         if any(isinstance(t, ast.Name) and t.id == variable for t in targets):
             return node.lineno, node.end_lineno or node.lineno
     return (0, 0)
@@ -199,8 +204,7 @@ class ProcessFacts(TabArenaFacts):
 
         if self.built_index is not None:
             return self.built_index
-        return build_index(self.data_dir, write_cache=False, workers=self.workers, progress=self.progress,
-                           verify=True)
+        return build_index(self.data_dir, write_cache=False, workers=self.workers, progress=self.progress, verify=True)
 
     @cached_property
     def input_digests(self) -> dict[str, str]:
@@ -237,8 +241,10 @@ class ProcessFacts(TabArenaFacts):
             raise UsageError(f"--method {self.method!r} {how} of the methods in '{self.data_dir}' ({found})")
         sharing = _sharing(methods, matches[0])
         if sharing:
-            raise UsageError(f"--method {matches[0]!r}: its config directories also hold results read as "
-                             f"{', '.join(sharing)} (a damaged result, or another method's); fix or move them")
+            raise UsageError(
+                f"--method {matches[0]!r}: its config directories also hold results read as "
+                f"{', '.join(sharing)} (a damaged result, or another method's); fix or move them"
+            )
         return matches[0]
 
     def _declared_method(self) -> str | None:
@@ -275,8 +281,11 @@ class ProcessFacts(TabArenaFacts):
 def _sharing(methods: dict, chosen: str) -> list[str]:
     """The other methods with a result in one of ``chosen``'s config directories."""
     dirs = set(methods[chosen].table["config_dir"].to_pylist())
-    return [prefix for prefix, sub in methods.items()
-            if prefix != chosen and dirs & set(sub.table["config_dir"].to_pylist())]
+    return [
+        prefix
+        for prefix, sub in methods.items()
+        if prefix != chosen and dirs & set(sub.table["config_dir"].to_pylist())
+    ]
 
 
 def _declares(meta: MethodMetadata, prefix: str, sub) -> bool:

@@ -12,8 +12,12 @@ wiring = ModuleWiring(
     "tabarena_checks",
     rules=("rules.upload", "rules.metadata", "rules.protocol", "rules.raw", "rules.register"),
     actions=("publish.upload", "publish.register", "publish.benchmark_log", "publish.process"),
-    commands={"synth.cli": ("tabarena",), "report.inspect_cli": ("inspect",),
-              "metadata.precommit": ("precommit",), "metadata.cli": ("tabarena",)},
+    commands={
+        "synth.cli": ("tabarena",),
+        "report.inspect_cli": ("inspect",),
+        "metadata.precommit": ("precommit",),
+        "metadata.cli": ("tabarena",),
+    },
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
 

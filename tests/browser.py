@@ -20,10 +20,22 @@ from pathlib import Path
 
 import attrs
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-         "--disable-dev-shm-usage", "--disable-features=Translate,OptimizationHints,MediaRouter")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--disable-dev-shm-usage",
+    "--disable-features=Translate,OptimizationHints,MediaRouter",
+)
 
 
 def chromium() -> str | None:
@@ -138,8 +150,16 @@ class _Pipe:
         return seen[0]
 
 
-def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, timeout: float = 60,
-           script: str = "", javascript: bool = True) -> Rendered:
+def render(
+    page: Path,
+    workdir: Path,
+    *,
+    width: int = 1300,
+    height: int = 2200,
+    timeout: float = 60,
+    script: str = "",
+    javascript: bool = True,
+) -> Rendered:
     """Load ``page`` in headless Chromium: the DOM after its scripts ran, a PNG screenshot, the requests it made.
 
     Requests are the page's own, read from the DevTools protocol's Network domain for that
@@ -160,23 +180,36 @@ def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, 
         os.dup2(from_chrome, 4)
 
     with Recorder() as recorder:
-        cmd = [chromium(), *FLAGS, f"--user-data-dir={workdir / 'profile'}", f"--proxy-server={recorder.address}",
-               "--proxy-bypass-list=<-loopback>", "--remote-debugging-pipe", "about:blank"]
+        cmd = [
+            chromium(),
+            *FLAGS,
+            f"--user-data-dir={workdir / 'profile'}",
+            f"--proxy-server={recorder.address}",
+            "--proxy-bypass-list=<-loopback>",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
         env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-        proc = subprocess.Popen(cmd, preexec_fn=fds, pass_fds=(3, 4), env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            cmd, preexec_fn=fds, pass_fds=(3, 4), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         os.close(to_chrome)
         os.close(from_chrome)
         try:
             cdp = _Pipe(chrome_in, chrome_out, timeout)
             targets = cdp.send("Target.getTargets")["targetInfos"]
             pages = [t for t in targets if t["type"] == "page"]
-            target = pages[0]["targetId"] if pages else cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            target = (
+                pages[0]["targetId"] if pages else cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            )
             sid = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
             cdp.send("Network.enable", session=sid)
             cdp.send("Page.enable", session=sid)
-            cdp.send("Emulation.setDeviceMetricsOverride",
-                     {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, sid)
+            cdp.send(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                sid,
+            )
             if not javascript:
                 cdp.send("Emulation.setScriptExecutionDisabled", {"value": True}, sid)
             cdp.events.clear()
@@ -185,11 +218,15 @@ def render(page: Path, workdir: Path, *, width: int = 1300, height: int = 2200, 
             if script:
                 cdp.send("Runtime.evaluate", {"expression": script}, sid)
             time.sleep(0.3)  # let anything a script or an onerror handler starts after load show up
-            dom = cdp.send("DOM.getOuterHTML", {"nodeId": cdp.send("DOM.getDocument", {}, sid)["root"]["nodeId"]},
-                           sid)["outerHTML"]
+            dom = cdp.send("DOM.getOuterHTML", {"nodeId": cdp.send("DOM.getDocument", {}, sid)["root"]["nodeId"]}, sid)[
+                "outerHTML"
+            ]
             png.write_bytes(base64.b64decode(cdp.send("Page.captureScreenshot", {"format": "png"}, sid)["data"]))
-            urls = [e["params"]["request"]["url"] for e in cdp.events
-                    if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == sid]
+            urls = [
+                e["params"]["request"]["url"]
+                for e in cdp.events
+                if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == sid
+            ]
             try:
                 cdp.send("Browser.close")
             except (EOFError, TimeoutError, RuntimeError):

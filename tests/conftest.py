@@ -32,7 +32,7 @@ def sweep_killed_sessions(where: Path) -> list[Path]:
     """
     swept = []
     for folder in where.glob(f"{CACHE_PREFIX}*-*"):
-        pid = folder.name[len(CACHE_PREFIX):].partition("-")[0]
+        pid = folder.name[len(CACHE_PREFIX) :].partition("-")[0]
         if pid.isdigit() and not _running(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
             swept.append(folder)

@@ -58,14 +58,40 @@ m = MethodMetadata.{kind}(method="Nori", suite="fuzz", {fields} cache_kwargs={{"
 """
 CONFIG_FIELDS = 'ag_key="TA-NORI", is_bag=True, can_hpo=True, config_default="Nori_c1_default_BAG_L1",'
 #: values a leaf may become: other kinds, edge numbers, path-like text, empty containers and arrays
-REPLACEMENTS = (None, "", "x", "../x", -1, 0, 1, 2**70, float("nan"), float("inf"), -1.5, True, [], {}, [1, 2],
-                {"k": 1}, "1.5", np.float32(3.0), np.int64(7), np.array([]), np.array(["a", "b"]))
+REPLACEMENTS = (
+    None,
+    "",
+    "x",
+    "../x",
+    -1,
+    0,
+    1,
+    2**70,
+    float("nan"),
+    float("inf"),
+    -1.5,
+    True,
+    [],
+    {},
+    [1, 2],
+    {"k": 1},
+    "1.5",
+    np.float32(3.0),
+    np.int64(7),
+    np.array([]),
+    np.array(["a", "b"]),
+)
 
 
 def _array_variants(value: np.ndarray) -> list:
     """Arrays a stored array may become: shorter, longer, another dtype or shape, NaN or huge values."""
-    out = [value[:-1], np.concatenate([value, value]), value.astype(object), value.astype(str),
-           np.full(value.shape, np.nan)]
+    out = [
+        value[:-1],
+        np.concatenate([value, value]),
+        value.astype(object),
+        value.astype(str),
+        np.full(value.shape, np.nan),
+    ]
     if value.dtype.kind in "biuf":
         out += [value.astype(np.int64), value.astype(np.float16), value.astype(bool), -value]
     if value.ndim == 1:
@@ -138,8 +164,14 @@ def make_base(root: Path, shape: str) -> Path:
     return root
 
 
-def run_case(base: Path, work: Path, python: str, rnd: random.Random | None = None, skip: tuple[str, ...] = (),
-             scope: str = "file") -> dict:
+def run_case(
+    base: Path,
+    work: Path,
+    python: str,
+    rnd: random.Random | None = None,
+    skip: tuple[str, ...] = (),
+    scope: str = "file",
+) -> dict:
     """One case in ``work`` (a fresh copy of ``base``, one leaf changed unless ``rnd`` is None; with ``scope``
     "task", the same leaf of every result of the chosen file's task changed alike): the change, both exit codes
     and the differences."""
@@ -157,14 +189,38 @@ def run_case(base: Path, work: Path, python: str, rnd: random.Random | None = No
             if apply_change(result, path, new):
                 file.write_bytes(gzip.compress(pickle.dumps(result)))
                 changed += 1
-        where = target.relative_to(data) if scope == "file" else f"{changed} results of task {target.parent.parent.name}"
+        where = (
+            target.relative_to(data) if scope == "file" else f"{changed} results of task {target.parent.parent.name}"
+        )
         change = f"{where}: {describe(path, new)}"
-    native = run_cli(["-p", "tabarena", "run", "process", str(work / "run" / "data"), "--method-metadata",
-                      f"{work / 'native_info.py'}:m", "--cache-root", str(work / "native")],
-                     env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=work)
-    theirs = subprocess.run([python, str(HERE / "tabarena_driver.py"), "process", str(work / "run" / "data"),
-                             f"{work / 'tabarena_info.py'}:m", str(work / "tabarena")], capture_output=True, text=True,
-                            env={**os.environ, "TABARENA_CACHE": str(work / "ta-default")})
+    native = run_cli(
+        [
+            "-p",
+            "tabarena",
+            "run",
+            "process",
+            str(work / "run" / "data"),
+            "--method-metadata",
+            f"{work / 'native_info.py'}:m",
+            "--cache-root",
+            str(work / "native"),
+        ],
+        env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        cwd=work,
+    )
+    theirs = subprocess.run(
+        [
+            python,
+            str(HERE / "tabarena_driver.py"),
+            "process",
+            str(work / "run" / "data"),
+            f"{work / 'tabarena_info.py'}:m",
+            str(work / "tabarena"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TABARENA_CACHE": str(work / "ta-default")},
+    )
     case = {"change": change, "native": native.exit_code, "tabarena": theirs.returncode, "differences": []}
     if native.exit_code not in (0, 1):
         case["native_output"] = (native.stdout + native.stderr)[-2000:]
@@ -172,8 +228,11 @@ def run_case(base: Path, work: Path, python: str, rnd: random.Random | None = No
         case["tabarena_output"] = (theirs.stdout + theirs.stderr)[-1000:]
     elif native.exit_code == 0:
         method = Path("artifacts") / "fuzz" / "methods" / "Nori"
-        case["differences"] = [d[:800] for d in compare_caches(work / "native" / method, work / "tabarena" / method)
-                               if not d.startswith("metadata.yaml")]  # its validation_protocol line, by design
+        case["differences"] = [
+            d[:800]
+            for d in compare_caches(work / "native" / method, work / "tabarena" / method)
+            if not d.startswith("metadata.yaml")
+        ]  # its validation_protocol line, by design
     return case
 
 
@@ -184,8 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("fuzz-parity.jsonl"))
     parser.add_argument("--skip", default="experiment_metadata,memory_usage,validation_protocol")
-    parser.add_argument("--scope", choices=("file", "task"), default="file",
-                        help="change one file, or the same leaf of every result of one task alike")
+    parser.add_argument(
+        "--scope",
+        choices=("file", "task"),
+        default="file",
+        help="change one file, or the same leaf of every result of one task alike",
+    )
     parser.add_argument("--tabarena-python", default=str(HERE.parent / ".venv-tabarena" / "bin" / "python"))
     args = parser.parse_args(argv)
     rnd, skip = random.Random(args.seed), tuple(filter(None, args.skip.split(",")))

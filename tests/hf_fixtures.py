@@ -40,8 +40,14 @@ def eval_results_yaml(entries: Iterable[tuple[str, str, Any]]) -> str:
     """An ``.eval_results`` file for (benchmark id, task id, value) triples."""
     lines = []
     for benchmark, task, value in entries:
-        lines += ["- dataset:", f"    id: {benchmark}", f"    task_id: {task}", f"  value: {value}",
-                  "  source:", "    url: https://example.org/leaderboard"]
+        lines += [
+            "- dataset:",
+            f"    id: {benchmark}",
+            f"    task_id: {task}",
+            f"  value: {value}",
+            "  source:",
+            "    url: https://example.org/leaderboard",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -58,11 +64,23 @@ def write_small_hub(root: Path, *, prs: int = 7) -> Path:
     official; the account is ``alice`` (org ``acme``) for any token.
     """
     statuses = ("open", "draft", "closed", "merged")
-    threads = [{"num": n, "author": f"u{n}", "status": statuses[n % 4], "title": f"PR {n}",
-                "files": {".eval_results/b.yaml": f"- pr: {n}\n"}} for n in range(1, prs + 1)]
+    threads = [
+        {
+            "num": n,
+            "author": f"u{n}",
+            "status": statuses[n % 4],
+            "title": f"PR {n}",
+            "files": {".eval_results/b.yaml": f"- pr: {n}\n"},
+        }
+        for n in range(1, prs + 1)
+    ]
     threads.append({"num": prs + 1, "author": "asker", "status": "open", "title": "question", "is_pull_request": False})
-    write_model(root, "org/model", {"README.md": "hello\n", ".eval_results/a.yaml": "- a: 1\n", "sub/deep/f.txt": "f"},
-                prs=threads)
+    write_model(
+        root,
+        "org/model",
+        {"README.md": "hello\n", ".eval_results/a.yaml": "- a: 1\n", "sub/deep/f.txt": "f"},
+        prs=threads,
+    )
     write_model(root, "org/gated", {"w.txt": "secret"}, gated="manual")
     for n in range(7):
         write_model(root, f"many/item-{n}", {"README.md": str(n)})
@@ -98,8 +116,13 @@ class ExpectedModel:
 
 
 def _pr(num: int, author: str, status: str, files: Mapping[str, str] | None = None, title: str = "") -> dict:
-    return {"num": num, "author": author, "status": status, "title": title or f"Add results #{num}",
-            "files": dict(files or {})}
+    return {
+        "num": num,
+        "author": author,
+        "status": status,
+        "title": title or f"Add results #{num}",
+        "files": dict(files or {}),
+    }
 
 
 def _model(root: Path, repo_id: str, files: Mapping[str, str] | None = None, **kw: Any) -> None:
@@ -126,54 +149,107 @@ def build_leaderboard_hub(root: Path, *, fillers: int = 0) -> dict[str, Expected
 
     # -- exact, state new
     add(ExpectedModel("acme/Alpha-7B", "exact", "acme/Alpha-7B", "new", "new"), repo="acme/Alpha-7B")
-    add(ExpectedModel("Beta 7B Instruct", "exact", "betalab/Beta-7B-Instruct", "new", "new"),
-        repo="betalab/Beta-7B-Instruct", files={".eval_results/gpqa.yaml": other})
+    add(
+        ExpectedModel("Beta 7B Instruct", "exact", "betalab/Beta-7B-Instruct", "new", "new"),
+        repo="betalab/Beta-7B-Instruct",
+        files={".eval_results/gpqa.yaml": other},
+    )
     _model(root, "betalab/Beta-7B-Instruct-GGUF")  # a quantization next to the exact hit
-    add(ExpectedModel("Omicron 7B", "exact", "omicron/Omicron-7B", "new", "new"), repo="omicron/Omicron-7B",
-        prs=[_pr(1, "someone", "closed", {".eval_results/toy.yaml": bench_file(vals)}),
-             _pr(2, "someone", "merged", {".eval_results/toy.yaml": bench_file(vals)}),
-             {**_pr(3, "someone", "open"), "is_pull_request": False, "title": "Question about toy-bench"}])
+    add(
+        ExpectedModel("Omicron 7B", "exact", "omicron/Omicron-7B", "new", "new"),
+        repo="omicron/Omicron-7B",
+        prs=[
+            _pr(1, "someone", "closed", {".eval_results/toy.yaml": bench_file(vals)}),
+            _pr(2, "someone", "merged", {".eval_results/toy.yaml": bench_file(vals)}),
+            {**_pr(3, "someone", "open"), "is_pull_request": False, "title": "Question about toy-bench"},
+        ],
+    )
     # -- exact, already_present (matched on dataset.id, not on the file name)
-    add(ExpectedModel("Gamma Large", "exact", "gammaco/Gamma-2-70B", "already_present", "already_present",
-                      mapping={"repo": "gammaco/Gamma-2-70B"}),
-        repo="gammaco/Gamma-2-70B", files={".eval_results/results.yaml": eval_results_yaml(
-            [(OTHER_BENCHMARK, "diamond", 0.5), (BENCHMARK_ID, "hard", 40.5)])})
+    add(
+        ExpectedModel(
+            "Gamma Large",
+            "exact",
+            "gammaco/Gamma-2-70B",
+            "already_present",
+            "already_present",
+            mapping={"repo": "gammaco/Gamma-2-70B"},
+        ),
+        repo="gammaco/Gamma-2-70B",
+        files={
+            ".eval_results/results.yaml": eval_results_yaml(
+                [(OTHER_BENCHMARK, "diamond", 0.5), (BENCHMARK_ID, "hard", 40.5)]
+            )
+        },
+    )
     # -- exact, owned PR: update_existing_pr (draft status) and already_in_own_open_pr
-    add(ExpectedModel("Eta 7B", "exact", "eta/Eta-7B", "update_existing_pr", "duplicate_open_pr"),
-        repo="eta/Eta-7B", prs=[_pr(4, WHOAMI, "draft", {".eval_results/toy-bench.yaml": bench_file({"main": 71.2})})])
-    add(ExpectedModel("Rho 7B", "exact", "rho/Rho-7B", "already_in_own_open_pr", "duplicate_open_pr"),
-        repo="rho/Rho-7B", prs=[_pr(2, WHOAMI, "open", {".eval_results/toy-bench.yaml": bench_file(vals)})])
+    add(
+        ExpectedModel("Eta 7B", "exact", "eta/Eta-7B", "update_existing_pr", "duplicate_open_pr"),
+        repo="eta/Eta-7B",
+        prs=[_pr(4, WHOAMI, "draft", {".eval_results/toy-bench.yaml": bench_file({"main": 71.2})})],
+    )
+    add(
+        ExpectedModel("Rho 7B", "exact", "rho/Rho-7B", "already_in_own_open_pr", "duplicate_open_pr"),
+        repo="rho/Rho-7B",
+        prs=[_pr(2, WHOAMI, "open", {".eval_results/toy-bench.yaml": bench_file(vals)})],
+    )
     # -- exact, duplicate_open_pr: another author; two PRs; a match beyond the first page
-    add(ExpectedModel("Sigma 7B", "exact", "sigma/Sigma-7B", "duplicate_open_pr", "duplicate_open_pr"),
-        repo="sigma/Sigma-7B", prs=[_pr(1, "someone-else", "open", {".eval_results/toy.yaml": bench_file(vals)})])
-    add(ExpectedModel("Tau 7B", "exact", "tau/Tau-7B", "duplicate_open_pr", "duplicate_open_pr"),
-        repo="tau/Tau-7B", prs=[_pr(1, WHOAMI, "open", {".eval_results/toy.yaml": bench_file(vals)}),
-                                _pr(2, "someone-else", "draft", {".eval_results/x.yaml": bench_file(vals)})])
+    add(
+        ExpectedModel("Sigma 7B", "exact", "sigma/Sigma-7B", "duplicate_open_pr", "duplicate_open_pr"),
+        repo="sigma/Sigma-7B",
+        prs=[_pr(1, "someone-else", "open", {".eval_results/toy.yaml": bench_file(vals)})],
+    )
+    add(
+        ExpectedModel("Tau 7B", "exact", "tau/Tau-7B", "duplicate_open_pr", "duplicate_open_pr"),
+        repo="tau/Tau-7B",
+        prs=[
+            _pr(1, WHOAMI, "open", {".eval_results/toy.yaml": bench_file(vals)}),
+            _pr(2, "someone-else", "draft", {".eval_results/x.yaml": bench_file(vals)}),
+        ],
+    )
     many = [_pr(1, "early-bird", "open", {".eval_results/toy.yaml": bench_file(vals)})]
     many += [_pr(n, f"user{n}", "closed" if n % 3 else "open", {"notes.md": f"note {n}\n"}) for n in range(2, 62)]
-    add(ExpectedModel("Upsilon 7B", "exact", "upsilon/Upsilon-7B", "duplicate_open_pr", "duplicate_open_pr"),
-        repo="upsilon/Upsilon-7B", prs=many)
+    add(
+        ExpectedModel("Upsilon 7B", "exact", "upsilon/Upsilon-7B", "duplicate_open_pr", "duplicate_open_pr"),
+        repo="upsilon/Upsilon-7B",
+        prs=many,
+    )
     # -- exact, needs_review: conflicting owned PR, gated, broken YAML, alias bomb
-    add(ExpectedModel("Phi Model 7B", "exact", "phi-lab/Phi-Model-7B", "needs_review", "duplicate_open_pr"),
+    add(
+        ExpectedModel("Phi Model 7B", "exact", "phi-lab/Phi-Model-7B", "needs_review", "duplicate_open_pr"),
         repo="phi-lab/Phi-Model-7B",
-        prs=[_pr(5, WHOAMI, "open", {".eval_results/toy-bench.yaml": bench_file({"main": 70.0})})])
-    add(ExpectedModel("Chi 7B", "exact", "chi/Chi-7B", "needs_review", "needs_review"),
-        repo="chi/Chi-7B", files={".eval_results/toy.yaml": bench_file(vals)}, gated="manual")
-    add(ExpectedModel("Psi 7B", "exact", "psi/Psi-7B", "needs_review", "needs_review"),
-        repo="psi/Psi-7B", files={".eval_results/broken.yaml": "- dataset: {id: [unclosed\n"})
+        prs=[_pr(5, WHOAMI, "open", {".eval_results/toy-bench.yaml": bench_file({"main": 70.0})})],
+    )
+    add(
+        ExpectedModel("Chi 7B", "exact", "chi/Chi-7B", "needs_review", "needs_review"),
+        repo="chi/Chi-7B",
+        files={".eval_results/toy.yaml": bench_file(vals)},
+        gated="manual",
+    )
+    add(
+        ExpectedModel("Psi 7B", "exact", "psi/Psi-7B", "needs_review", "needs_review"),
+        repo="psi/Psi-7B",
+        files={".eval_results/broken.yaml": "- dataset: {id: [unclosed\n"},
+    )
     # -- a stranger's file with an impossible unquoted date and wrong types: read without a crash, not ours
-    odd = ("- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: high\n  date: 2025-02-30\n"
-           "  source: {url: 42}\n")
-    add(ExpectedModel("Pi 7B", "exact", "pi-lab/Pi-7B", "new", "new"), repo="pi-lab/Pi-7B",
-        files={".eval_results/gpqa.yaml": odd})
+    odd = "- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: high\n  date: 2025-02-30\n  source: {url: 42}\n"
+    add(
+        ExpectedModel("Pi 7B", "exact", "pi-lab/Pi-7B", "new", "new"),
+        repo="pi-lab/Pi-7B",
+        files={".eval_results/gpqa.yaml": odd},
+    )
     bomb = "- &a [x, x]\n- &b [*a, *a]\n- &c [*b, *b]\n"
-    add(ExpectedModel("Omega 7B", "exact", "omega/Omega-7B", "needs_review", "needs_review"),
-        repo="omega/Omega-7B", files={".eval_results/bomb.yaml": bomb})
+    add(
+        ExpectedModel("Omega 7B", "exact", "omega/Omega-7B", "needs_review", "needs_review"),
+        repo="omega/Omega-7B",
+        files={".eval_results/bomb.yaml": bomb},
+    )
     # -- mismatch: base vs instruct, version via a printed link, quantizations, another owner's copy
     add(ExpectedModel("Delta 8B", "mismatch"), repo="deltaai/Delta-8B-Instruct")
     _model(root, "deltaai/Delta-7B")
-    add(ExpectedModel("Epsilon 3.1 8B", "mismatch", link="https://huggingface.co/eps/Epsilon-3.2-8B"),
-        repo="eps/Epsilon-3.2-8B")
+    add(
+        ExpectedModel("Epsilon 3.1 8B", "mismatch", link="https://huggingface.co/eps/Epsilon-3.2-8B"),
+        repo="eps/Epsilon-3.2-8B",
+    )
     add(ExpectedModel("Zeta-13B", "mismatch"), repo="quantco/Zeta-13B-GGUF")
     _model(root, "quantco/Zeta-13B-AWQ")
     add(ExpectedModel("origin/Theta-7B", "mismatch"), repo="mirror/Theta-7B")
@@ -192,8 +268,10 @@ def build_leaderboard_hub(root: Path, *, fillers: int = 0) -> dict[str, Expected
     _model(root, "someone/claude-3.5-sonnet-distill")  # a look-alike on the Hub changes nothing
     add(ExpectedModel(FLAKY_REPO, "needs_review"), repo=FLAKY_REPO)
     for i in range(fillers):
-        add(ExpectedModel(f"Filler {i} 7B", "exact", f"fill-org/Filler-{i}-7B", "new", "new"),
-            repo=f"fill-org/Filler-{i}-7B")
+        add(
+            ExpectedModel(f"Filler {i} 7B", "exact", f"fill-org/Filler-{i}-7B", "new", "new"),
+            repo=f"fill-org/Filler-{i}-7B",
+        )
     return {m.label: m for m in models}
 
 

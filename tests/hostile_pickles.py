@@ -74,8 +74,9 @@ def payloads() -> dict[str, bytes]:
         "setstate-object-list-too-short": _dumps({"x": _array_state((5,), obj, [1])}),
         "dtype-structured-with-object-field": _dumps({"x": np.dtype([("a", "O")])}),
         "dtype-zero-size-string": _dumps({"x": _array_state((10**12,), Reduce(np.dtype, ("U0", False, True)), b"")}),
-        "dtype-state-turned-object": _dumps({"x": Reduce(np.dtype, ("f8", False, True),
-                                                         (3, "|", None, None, None, -1, -1, 63))}),
+        "dtype-state-turned-object": _dumps(
+            {"x": Reduce(np.dtype, ("f8", False, True), (3, "|", None, None, None, -1, -1, 63))}
+        ),
         "scalar-object": _dumps({"x": Reduce(SCALAR, (obj, b"A" * 8))}),
         "scalar-short": _dumps({"x": Reduce(SCALAR, (np.dtype("f8"), b"A"))}),
         "build-on-a-list": _dumps({"x": Reduce(list, ([1],), {"y": 1})}),

@@ -16,7 +16,8 @@ FILES = {
     "tafix/__init__.py": "",
     "tafix/models/__init__.py": "",
     "tafix/models/alpha/__init__.py": "",
-    "tafix/models/alpha/info.py": IMPORT + '''
+    "tafix/models/alpha/info.py": IMPORT
+    + """
 alpha_descriptor = ModelDescriptor(
     display_name="Alpha",
     compute="gpu",
@@ -58,10 +59,11 @@ alpha_cpu_method_metadata = alpha_descriptor.method_metadata(
     display_name="Alpha (CPU)",
     cache_kwargs={"bucket": "tabarena", "prefix": "cache"},
 )
-''',
+""",
     "tafix/systems/__init__.py": "",
     "tafix/systems/auto/__init__.py": "",
-    "tafix/systems/auto/info.py": IMPORT + '''
+    "tafix/systems/auto/info.py": IMPORT
+    + """
 _PAPER = "https://example.org/auto"
 SUITE_2025 = "tabarena-2025-11-01"
 
@@ -101,10 +103,10 @@ auto_portfolio_metadata = MethodMetadata.portfolio(
 )
 
 auto_direct_metadata = MethodMetadata("Direct", "direct-1", method_type="baseline", verified=False)
-''',
+""",
     "tafix/contexts/__init__.py": "",
     "tafix/contexts/beyond/__init__.py": "",
-    "tafix/contexts/beyond/methods.py": '''from __future__ import annotations
+    "tafix/contexts/beyond/methods.py": """from __future__ import annotations
 
 from tafix.models.alpha.info import alpha_descriptor, alpha_new_method_metadata as alpha_latest
 from tafix.systems.auto.info import auto_new_metadata
@@ -125,9 +127,10 @@ beyond_alpha_metadata = alpha_descriptor.method_metadata(
 )
 
 methods = [beyond_alpha_metadata, alpha_latest, auto_new_metadata]
-''',
+""",
     "tafix/contexts/loop/__init__.py": "",
-    "tafix/contexts/loop/methods.py": IMPORT + '''
+    "tafix/contexts/loop/methods.py": IMPORT
+    + """
 names = ["One", "Two"]
 built = []
 for name in names:
@@ -136,7 +139,7 @@ for name in names:
 
 listed = [MethodMetadata.config(method=n, suite="loop-2") for n in ("Three",)]
 kept = MethodMetadata.config(method="Kept", suite="loop-3", ag_key="KEPT")
-''',
+""",
 }
 
 

@@ -30,7 +30,10 @@ CASES = [
     # hendrycks/test: README.md. A paragraph line runs straight into the table, labels are links
     # followed by a run detail "(few-shot)", an Authors text column, rows without a closing pipe and
     # one row with a cell more than the header.
-    Case("mmlu-test-readme", "hendrycks/test: README.md", """## Test Leaderboard
+    Case(
+        "mmlu-test-readme",
+        "hendrycks/test: README.md",
+        """## Test Leaderboard
 
 Scores of the test:
 | Model | Authors | Humanities | STEM | Average |
@@ -38,17 +41,23 @@ Scores of the test:
 | [Orca-Q](https://arxiv.org/abs/0000.00001) | Doe et al., 2020 | 45.1 | 40.9 | 43.0
 | [Heron-L](https://arxiv.org/abs/0000.00002) (few-shot) | Roe et al., 2020 | 40.2 | 36.3 | 38.1
 | Chance | N/A | 25.0 | 25.0 | 25.0 | 25.0
-""", {"heading": "Test Leaderboard", "ignore_columns": ["Authors"]}, {
-        ("Orca-Q", "Humanities"): ("45.1", "ok", ""),
-        ("Orca-Q", "Average"): ("43.0", "ok", ""),
-        ("Heron-L", "STEM"): ("36.3", "ok", "few-shot"),
-        ("Heron-L", "Average"): ("38.1", "ok", "few-shot"),
-        ("Chance", "Average"): ("25.0", "ok", ""),
-    }),
+""",
+        {"heading": "Test Leaderboard", "ignore_columns": ["Authors"]},
+        {
+            ("Orca-Q", "Humanities"): ("45.1", "ok", ""),
+            ("Orca-Q", "Average"): ("43.0", "ok", ""),
+            ("Heron-L", "STEM"): ("36.3", "ok", "few-shot"),
+            ("Heron-L", "Average"): ("38.1", "ok", "few-shot"),
+            ("Chance", "Average"): ("25.0", "ok", ""),
+        },
+    ),
     # openai/simple-evals: README.md. GFM footnotes on labels (two on one label), on headers and on a
     # text column's "n/a"; bold group rows; a header with <br>; "-" for no score; a leading zero; the
     # footnote definitions far below under their own heading, one with no space after the colon.
-    Case("simple-evals", "openai/simple-evals: README.md", """## Benchmark Results
+    Case(
+        "simple-evals",
+        "openai/simple-evals: README.md",
+        """## Benchmark Results
 
 | Model | Prompt | MMLU | GPQA [^3] | DROP[^2]<br>(F1, 3-shot) |
 |:--:|:--:|:--:|:--:|:--:|
@@ -66,37 +75,57 @@ Scores of the test:
 [^3]:Includes an answer regex tweak.
 [^4]:k-series models take no system prompt.
 [^5]:These results are with no tools enabled.
-""", {"heading": "Benchmark Results", "ignore_columns": ["Prompt"]}, {
-        ("k2-high", "MMLU"): ("91.0", "ok", "These results are with no tools enabled.; "
-                                           "k-series models take no system prompt."),
-        ("k2", "MMLU"): ("90.2", "ok", 'The default effort level for k2 is "medium".; These results are with no '
-                                       "tools enabled."),
-        ("k2", "GPQA"): ("79.9", "needs_review", 'The default effort level for k2 is "medium".; These results are '
-                                                 "with no tools enabled."),
-        ("j1-mini", "DROP (F1, 3-shot)"): ("-", "needs_review", "F1, 3-shot; Prompt: assistant"),
-        ("j1-nano", "DROP (F1, 3-shot)"): ("07.6", "ok", "F1, 3-shot; Prompt: assistant"),
-        ("j1-nano", "MMLU"): ("79.3", "ok", "Prompt: assistant"),
-    }),
+""",
+        {"heading": "Benchmark Results", "ignore_columns": ["Prompt"]},
+        {
+            ("k2-high", "MMLU"): (
+                "91.0",
+                "ok",
+                "These results are with no tools enabled.; k-series models take no system prompt.",
+            ),
+            ("k2", "MMLU"): (
+                "90.2",
+                "ok",
+                'The default effort level for k2 is "medium".; These results are with no tools enabled.',
+            ),
+            ("k2", "GPQA"): (
+                "79.9",
+                "needs_review",
+                'The default effort level for k2 is "medium".; These results are with no tools enabled.',
+            ),
+            ("j1-mini", "DROP (F1, 3-shot)"): ("-", "needs_review", "F1, 3-shot; Prompt: assistant"),
+            ("j1-nano", "DROP (F1, 3-shot)"): ("07.6", "ok", "F1, 3-shot; Prompt: assistant"),
+            ("j1-nano", "MMLU"): ("79.3", "ok", "Prompt: assistant"),
+        },
+    ),
     # meta-llama/llama-models: models/llama3_2/MODEL_CARD.md, "Base Pretrained Models". Benchmarks down
     # the rows, models across; the benchmark is the second column, a category column left empty on
     # continued rows, "# Shots" and "Metric" columns with escaped Markdown.
-    Case("llama-card-base", "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md", """### Base Pretrained Models
+    Case(
+        "llama-card-base",
+        "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md",
+        """### Base Pretrained Models
 
 | Category | Benchmark | \\# Shots | Metric | Lark 1B | Lark 3B |
 | ----- | ----- | :---: | :---: | :---: | :---: |
 | General | MMLU | 5 | macro\\_avg/acc\\_char | 31.0 | 57.5 |
 |  | ARC-Challenge | 25 | acc\\_char | 30.1 | 68.8 |
 | Reading comprehension | SQuAD | 1 | em | 48.0 | 66.1 |
-""", {"models_as_columns": True, "task_column": "Benchmark", "ignore_columns": ["Category", "# Shots", "Metric"]},
+""",
+        {"models_as_columns": True, "task_column": "Benchmark", "ignore_columns": ["Category", "# Shots", "Metric"]},
         {
-        ("Lark 1B", "MMLU"): ("31.0", "ok", "# Shots: 5"),
-        ("Lark 3B", "ARC-Challenge"): ("68.8", "ok", "# Shots: 25"),
-        ("Lark 3B", "SQuAD"): ("66.1", "ok", "# Shots: 1"),
-    }),
+            ("Lark 1B", "MMLU"): ("31.0", "ok", "# Shots: 5"),
+            ("Lark 3B", "ARC-Challenge"): ("68.8", "ok", "# Shots: 25"),
+            ("Lark 3B", "SQuAD"): ("66.1", "ok", "# Shots: 1"),
+        },
+    ),
     # meta-llama/llama-models: models/llama3_2/MODEL_CARD.md, "Instruction Tuned Models". An escaped
     # "\*\*" on some model headers with its legend written escaped under the table; an empty header
     # cell; run details in benchmark labels; N/A where a model was not run.
-    Case("llama-card-instruct", "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md", """### Instruction Tuned Models
+    Case(
+        "llama-card-instruct",
+        "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md",
+        """### Instruction Tuned Models
 
 | Capability |  | Benchmark | \\# Shots | Lark 1B bf16 | Lark 1B PTQ\\*\\* | Lark 3B bf16 |
 | :---: | ----- | :---: | :---: | :---: | :---: | :---: |
@@ -105,30 +134,52 @@ Scores of the test:
 | Long Context |  | NIH/Multi-needle | 0 | 74.0 | N/A | 83.5 |
 
 \\*\\*for comparison purposes only. Model not released.
-""", {"models_as_columns": True, "task_column": "Benchmark",
-      "ignore_columns": ["Capability", "column 2", "# Shots"]}, {
-        ("Lark 1B bf16", "MMLU"): ("48.1", "ok", "# Shots: 5"),
-        ("Lark 1B PTQ", "MMLU"): ("42.0", "needs_review", "# Shots: 5"),
-        ("Lark 3B bf16", "GSM8K (CoT)"): ("76.4", "ok", "CoT; # Shots: 8"),
-        ("Lark 1B PTQ", "NIH/Multi-needle"): ("N/A", "needs_review", "# Shots: 0"),
-    }),
+""",
+        {
+            "models_as_columns": True,
+            "task_column": "Benchmark",
+            "ignore_columns": ["Capability", "column 2", "# Shots"],
+        },
+        {
+            ("Lark 1B bf16", "MMLU"): ("48.1", "ok", "# Shots: 5"),
+            ("Lark 1B PTQ", "MMLU"): ("42.0", "needs_review", "# Shots: 5"),
+            ("Lark 3B bf16", "GSM8K (CoT)"): ("76.4", "ok", "CoT; # Shots: 8"),
+            ("Lark 1B PTQ", "NIH/Multi-needle"): ("N/A", "needs_review", "# Shots: 0"),
+        },
+    ),
     # meta-llama/llama-models: models/llama3_2/MODEL_CARD.md, "Multilingual Benchmarks". One benchmark
     # over several rows that differ only in their Language cell, its label cell left empty below.
-    Case("llama-card-multilingual", "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md", """### Multilingual Benchmarks
+    Case(
+        "llama-card-multilingual",
+        "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md",
+        """### Multilingual Benchmarks
 
 | Category | Benchmark | Language | Lark 1B | Lark 3B |
 | :---: | :---: | :---: | :---: | :---: |
 | General | MMLU (5-shot, macro_avg/acc) | Portuguese | 38.7 | 53.0 |
 | | | Spanish | 40.1 | 54.2 |
 | | | Thai | 33.3 | 43.9 |
-""", {"models_as_columns": True, "task_column": "Benchmark", "ignore_columns": ["Category", "Language"]}, {
-        ("Lark 1B", "MMLU (5-shot, macro_avg/acc)", "Portuguese"): ("38.7", "ok",
-                                                                    "5-shot, macro_avg/acc; Language: Portuguese"),
-        ("Lark 3B", "MMLU (5-shot, macro_avg/acc)", "Thai"): ("43.9", "ok", "5-shot, macro_avg/acc; Language: Thai"),
-    }),
+""",
+        {"models_as_columns": True, "task_column": "Benchmark", "ignore_columns": ["Category", "Language"]},
+        {
+            ("Lark 1B", "MMLU (5-shot, macro_avg/acc)", "Portuguese"): (
+                "38.7",
+                "ok",
+                "5-shot, macro_avg/acc; Language: Portuguese",
+            ),
+            ("Lark 3B", "MMLU (5-shot, macro_avg/acc)", "Thai"): (
+                "43.9",
+                "ok",
+                "5-shot, macro_avg/acc; Language: Thai",
+            ),
+        },
+    ),
     # allenai/olmocr: olmocr/bench/README.md. An HTML <table> with <thead>, align attributes, <strong>
     # best scores, "± 1.1" on the overall score, and rows commented out with <!-- -->.
-    Case("olmocr-bench-html", "allenai/olmocr: olmocr/bench/README.md", """## Results
+    Case(
+        "olmocr-bench-html",
+        "allenai/olmocr: olmocr/bench/README.md",
+        """## Results
 
 <table>
   <thead>
@@ -160,39 +211,57 @@ Scores of the test:
     </tr>
   </tbody>
 </table>
-""", {"heading": "Results"}, {
-        ("Scan-OCR v2 (base, force_ocr)", "ArXiv"): ("**81.0**", "ok", ""),
-        ("Scan-OCR v2 (base, force_ocr)", "Overall"): ("74.6 ± 1.1", "ok", ""),
-        ("Page-VL (No Anchor)", "Overall"): ("**67.7 ± 1.2**", "ok", ""),
-        ("Page-VL (No Anchor)", "Tables"): ("68.2", "ok", ""),
-    }),
+""",
+        {"heading": "Results"},
+        {
+            ("Scan-OCR v2 (base, force_ocr)", "ArXiv"): ("**81.0**", "ok", ""),
+            ("Scan-OCR v2 (base, force_ocr)", "Overall"): ("74.6 ± 1.1", "ok", ""),
+            ("Page-VL (No Anchor)", "Overall"): ("**67.7 ± 1.2**", "ok", ""),
+            ("Page-VL (No Anchor)", "Tables"): ("68.2", "ok", ""),
+        },
+    ),
     # TIGER-AI-Lab/MMLU-Pro: README.md, "Mini-Leaderboard". An emoji in the heading, spaces after the
     # closing pipe, a centred score column.
-    Case("mmlu-pro-mini", "TIGER-AI-Lab/MMLU-Pro: README.md", """## 🏆 Mini-Leaderboard
+    Case(
+        "mmlu-pro-mini",
+        "TIGER-AI-Lab/MMLU-Pro: README.md",
+        """## 🏆 Mini-Leaderboard
 | Model                          | Overall Accuracy | 
 |--------------------------------|:----------------:|
 | Finch-3.5-Large                | 75.02            |
 | Finch-3-Small                  | 55.90            | 
-""", {"heading": "Mini-Leaderboard"}, {
-        ("Finch-3.5-Large", "Overall Accuracy"): ("75.02", "ok", ""),
-        ("Finch-3-Small", "Overall Accuracy"): ("55.90", "ok", ""),
-    }),
+""",
+        {"heading": "Mini-Leaderboard"},
+        {
+            ("Finch-3.5-Large", "Overall Accuracy"): ("75.02", "ok", ""),
+            ("Finch-3-Small", "Overall Accuracy"): ("55.90", "ok", ""),
+        },
+    ),
     # fit-alessandro-berti/hallucin-pm-bench: stats/self_evaluation.md. Text columns of emoji
     # short codes, an average column, bold best cells.
-    Case("hallucin-pm-bench", "fit-alessandro-berti/hallucin-pm-bench: stats/self_evaluation.md", """## Overall Leaderboard
+    Case(
+        "hallucin-pm-bench",
+        "fit-alessandro-berti/hallucin-pm-bench: stats/self_evaluation.md",
+        """## Overall Leaderboard
 
 | LLM | LRM | OS | AVG | C01 | C02 |
 |:--|:--|:--|--:|:--|:--|
 | wren-flash-preview | :x: | :x: | 8.01 | 2.2 | **2.9** |
 | kestrel-scout | :x: | :white_check_mark: | 7.70 | **2.5** | 2.4 |
-""", {"heading": "Overall Leaderboard", "ignore_columns": ["LRM", "OS"]}, {
-        ("wren-flash-preview", "AVG"): ("8.01", "ok", ""),
-        ("wren-flash-preview", "C02"): ("**2.9**", "ok", ""),
-        ("kestrel-scout", "C01"): ("**2.5**", "ok", ""),
-    }),
+""",
+        {"heading": "Overall Leaderboard", "ignore_columns": ["LRM", "OS"]},
+        {
+            ("wren-flash-preview", "AVG"): ("8.01", "ok", ""),
+            ("wren-flash-preview", "C02"): ("**2.9**", "ok", ""),
+            ("kestrel-scout", "C01"): ("**2.5**", "ok", ""),
+        },
+    ),
     # MykolaPinchuk/demas_v03: BENCHMARKS.md. The model is the second column; a timestamp first; one
     # model run twice, told apart only by its timestamp; a notes column naming the run's temperature.
-    Case("demas-benchmarks-log", "MykolaPinchuk/demas_v03: BENCHMARKS.md", """### Leaderboard (full suite only)
+    Case(
+        "demas-benchmarks-log",
+        "MykolaPinchuk/demas_v03: BENCHMARKS.md",
+        """### Leaderboard (full suite only)
 
 <!-- MAIN_TABLE_START -->
 | timestamp | model | pass_rate | notes |
@@ -200,39 +269,62 @@ Scores of the test:
 | 20250901_100000 | acme/Kite-72B | 0.57 | full sweep, temp=0 |
 | 20250902_110000 | acme/Kite-72B | 0.43 | full sweep, temp=0 |
 | 20250902_120000 | acme/Robin-8B | 0.00 | full sweep, temp=0 |
-""", {"heading": "Leaderboard (full suite only)", "model_column": "model", "ignore_columns": ["timestamp", "notes"]},
+""",
+        {"heading": "Leaderboard (full suite only)", "model_column": "model", "ignore_columns": ["timestamp", "notes"]},
         {
-        ("acme/Kite-72B", "pass_rate", "20250901_100000"): ("0.57", "ok", "notes: full sweep, temp=0; "
-                                                                          "timestamp: 20250901_100000"),
-        ("acme/Kite-72B", "pass_rate", "20250902_110000"): ("0.43", "ok", "notes: full sweep, temp=0; "
-                                                                          "timestamp: 20250902_110000"),
-        ("acme/Robin-8B", "pass_rate"): ("0.00", "ok", "notes: full sweep, temp=0"),
-    }),
+            ("acme/Kite-72B", "pass_rate", "20250901_100000"): (
+                "0.57",
+                "ok",
+                "notes: full sweep, temp=0; timestamp: 20250901_100000",
+            ),
+            ("acme/Kite-72B", "pass_rate", "20250902_110000"): (
+                "0.43",
+                "ok",
+                "notes: full sweep, temp=0; timestamp: 20250902_110000",
+            ),
+            ("acme/Robin-8B", "pass_rate"): ("0.00", "ok", "notes: full sweep, temp=0"),
+        },
+    ),
     # ruxiliang/ZeroEval: result_dirs/crux.summary.md. A decoding "Mode" column, provider suffixes in
     # labels, counts beside the score.
-    Case("zeroeval-summary", "ruxiliang/ZeroEval: result_dirs/crux.summary.md", """| Model | Mode | Acc | No answer | Total |
+    Case(
+        "zeroeval-summary",
+        "ruxiliang/ZeroEval: result_dirs/crux.summary.md",
+        """| Model | Mode | Acc | No answer | Total |
 |---|---|---|---|---|
 | Kite-405B-Inst-fp8@hostA | greedy | 74.0 | 2.50 | 800 |
 | Kite-405B-Inst@hostB | greedy | 73.1 | 1.00 | 800 |
-""", {"ignore_columns": ["Mode", "Total"]}, {
-        ("Kite-405B-Inst-fp8@hostA", "Acc"): ("74.0", "ok", "Mode: greedy"),
-        ("Kite-405B-Inst@hostB", "No answer"): ("1.00", "ok", "Mode: greedy"),
-    }),
+""",
+        {"ignore_columns": ["Mode", "Total"]},
+        {
+            ("Kite-405B-Inst-fp8@hostA", "Acc"): ("74.0", "ok", "Mode: greedy"),
+            ("Kite-405B-Inst@hostB", "No answer"): ("1.00", "ok", "Mode: greedy"),
+        },
+    ),
     # saucam/model_evals: saucam/Orpomis-Prime-7B/README.md. A suite name in the first column, the
     # model (a Hub link) second, right-aligned scores, no spaces around the pipes.
-    Case("model-evals-summary", "saucam/model_evals: saucam/Orpomis-Prime-7B/README.md", """## nous results
+    Case(
+        "model-evals-summary",
+        "saucam/model_evals: saucam/Orpomis-Prime-7B/README.md",
+        """## nous results
 
 |Benchmark|Model|agieval|truthfulqa|Average|
 |---------|-----|------:|---------:|------:|
 |nous     |[Owl-7B](https://huggingface.co/acme/Owl-7B)|   35.1|     40.02|  45.90|
-""", {"heading": "nous results", "model_column": "Model", "ignore_columns": ["Benchmark"]}, {
-        ("Owl-7B", "agieval"): ("35.1", "ok", ""),
-        ("Owl-7B", "truthfulqa"): ("40.02", "ok", ""),
-    }),
+""",
+        {"heading": "nous results", "model_column": "Model", "ignore_columns": ["Benchmark"]},
+        {
+            ("Owl-7B", "agieval"): ("35.1", "ok", ""),
+            ("Owl-7B", "truthfulqa"): ("40.02", "ok", ""),
+        },
+    ),
     # The R.R. (Recollect and Rank) paper README, found by code search (its repository path was not
     # resolved): an HTML table whose header spans models over three sub-columns with colspan, the row
     # label header spanning both header rows with rowspan, <strong> best cells.
-    Case("html-colspan-models", "R.R. README (HTML, colspan/rowspan header)", """### Results
+    Case(
+        "html-colspan-models",
+        "R.R. README (HTML, colspan/rowspan header)",
+        """### Results
 
 <table>
   <thead>
@@ -259,25 +351,36 @@ Scores of the test:
     </tr>
   </tbody>
 </table>
-""", {"heading": "Results", "models_as_columns": True}, {
-        ("Lark-8B", "Plain / ECHR"): ("6.10", "ok", ""),
-        ("Wren-3B", "Ranked / Enron"): ("**20.60**", "ok", ""),
-        ("Lark-8B", "Ranked / Enron"): ("**33.30**", "ok", ""),
-    }),
+""",
+        {"heading": "Results", "models_as_columns": True},
+        {
+            ("Lark-8B", "Plain / ECHR"): ("6.10", "ok", ""),
+            ("Wren-3B", "Ranked / Enron"): ("**20.60**", "ok", ""),
+            ("Lark-8B", "Ranked / Enron"): ("**33.30**", "ok", ""),
+        },
+    ),
     # The Llama 3.2 instruct table of meta-llama/llama-models: models/llama3_2/MODEL_CARD.md exported
     # to CSV by a maintainer: the "**" survives in the header, its legend does not.
-    Case("llama-card-csv-export", "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md (as CSV)",
-         "Benchmark,Lark 1B bf16,Lark 1B PTQ**\nMMLU,48.1,42.0\nGSM8K (CoT),43.0,32.2\n",
-         {"models_as_columns": True}, {
-        ("Lark 1B bf16", "MMLU"): ("48.1", "ok", ""),
-        ("Lark 1B PTQ", "MMLU"): ("42.0", "needs_review", ""),
-        ("Lark 1B PTQ", "GSM8K (CoT)"): ("32.2", "needs_review", "CoT"),
-    }, fmt="csv"),
+    Case(
+        "llama-card-csv-export",
+        "meta-llama/llama-models: models/llama3_2/MODEL_CARD.md (as CSV)",
+        "Benchmark,Lark 1B bf16,Lark 1B PTQ**\nMMLU,48.1,42.0\nGSM8K (CoT),43.0,32.2\n",
+        {"models_as_columns": True},
+        {
+            ("Lark 1B bf16", "MMLU"): ("48.1", "ok", ""),
+            ("Lark 1B PTQ", "MMLU"): ("42.0", "needs_review", ""),
+            ("Lark 1B PTQ", "GSM8K (CoT)"): ("32.2", "needs_review", "CoT"),
+        },
+        fmt="csv",
+    ),
     # deepseek-ai/DeepSeek-V3: README.md, "Base Model / Standard Benchmarks". Inside a centred <div>:
     # an empty first header cell, models as columns, attribute rows ("Architecture") among the scores,
     # the metric in parentheses after each benchmark, a "# Shots" column, and an alert under the
     # table whose sentence names one model column without qualifying its runs.
-    Case("deepseek-base", "deepseek-ai/DeepSeek-V3: README.md", """#### Standard Benchmarks
+    Case(
+        "deepseek-base",
+        "deepseek-ai/DeepSeek-V3: README.md",
+        """#### Standard Benchmarks
 
 <div align="center">
 
@@ -293,17 +396,27 @@ Scores of the test:
 
 > [!NOTE]
 > Best results are shown in bold. Kite-V3 achieves the best performance on most benchmarks.
-""", {"heading": "Standard Benchmarks", "models_as_columns": True, "task_column": "Benchmark (Metric)",
-      "ignore_columns": ["column 1", "# Shots"]}, {
-        ("Kite-V3", "MMLU (Acc.)"): ("**87.1**", "ok", "# Shots: 5-shot"),
-        ("Kite-V2", "Pile-test (BPB)"): ("0.606", "ok", ""),
-        ("Owl 72B", "HumanEval (Pass@1)"): ("53.0", "ok", "Pass@1; # Shots: 0-shot"),
-        ("Kite-V3", "Architecture"): ("MoE", "needs_review", ""),
-    }),
+""",
+        {
+            "heading": "Standard Benchmarks",
+            "models_as_columns": True,
+            "task_column": "Benchmark (Metric)",
+            "ignore_columns": ["column 1", "# Shots"],
+        },
+        {
+            ("Kite-V3", "MMLU (Acc.)"): ("**87.1**", "ok", "# Shots: 5-shot"),
+            ("Kite-V2", "Pile-test (BPB)"): ("0.606", "ok", ""),
+            ("Owl 72B", "HumanEval (Pass@1)"): ("53.0", "ok", "Pass@1; # Shots: 0-shot"),
+            ("Kite-V3", "Architecture"): ("MoE", "needs_review", ""),
+        },
+    ),
     # deepseek-ai/DeepSeek-V3: README.md, "Chat Model / Standard Benchmarks (Models larger than 67B)".
     # Bold header cells, "-" for a closed model's missing score, a run detail inside a benchmark label
     # ("3-shot F1"), and an alert under the table saying how small benchmarks were run, naming no column.
-    Case("deepseek-chat", "deepseek-ai/DeepSeek-V3: README.md", """#### Standard Benchmarks (Models larger than 67B)
+    Case(
+        "deepseek-chat",
+        "deepseek-ai/DeepSeek-V3: README.md",
+        """#### Standard Benchmarks (Models larger than 67B)
 <div align="center">
 
 | | **Benchmark (Metric)** | **Kite V2.5-0905** | **Owl 72B-Inst.** | **Sonnet-1022** | **Kite V3** |
@@ -318,11 +431,17 @@ Scores of the test:
 > [!NOTE]
 > All models are evaluated with the output limited to 8K. Benchmarks with fewer than 1000 samples are \
 tested multiple times at varying temperature settings.
-""", {"heading": "Standard Benchmarks (Models larger than 67B)", "models_as_columns": True,
-      "task_column": "Benchmark (Metric)", "ignore_columns": ["column 1"]}, {
-        ("Kite V3", "DROP (3-shot F1)"): ("**91.6**", "ok", "3-shot F1; " + TEMPERATURE),
-        ("Kite V2.5-0905", "SWE Verified (Resolved)"): ("-", "needs_review", TEMPERATURE),
-        ("Sonnet-1022", "MMLU (EM)"): ("**88.3**", "ok", TEMPERATURE),
-    }),
+""",
+        {
+            "heading": "Standard Benchmarks (Models larger than 67B)",
+            "models_as_columns": True,
+            "task_column": "Benchmark (Metric)",
+            "ignore_columns": ["column 1"],
+        },
+        {
+            ("Kite V3", "DROP (3-shot F1)"): ("**91.6**", "ok", "3-shot F1; " + TEMPERATURE),
+            ("Kite V2.5-0905", "SWE Verified (Resolved)"): ("-", "needs_review", TEMPERATURE),
+            ("Sonnet-1022", "MMLU (EM)"): ("**88.3**", "ok", TEMPERATURE),
+        },
+    ),
 ]
-

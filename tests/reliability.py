@@ -54,7 +54,10 @@ def _rows_in(path: Path) -> list[tuple[str, str, str]]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for deco in node.decorator_list:
-            if isinstance(deco, ast.Call) and getattr(deco.func, "id", getattr(deco.func, "attr", None)) == "reliability":
+            if (
+                isinstance(deco, ast.Call)
+                and getattr(deco.func, "id", getattr(deco.func, "attr", None)) == "reliability"
+            ):
                 kw = {k.arg: ast.literal_eval(k.value) for k in deco.keywords}
                 rows.append((kw["fault"], kw["must"], f"tests/{path.name}::{node.name}"))
     return rows
@@ -66,8 +69,12 @@ def render() -> str:
         rows = _rows_in(path)
         if not rows:
             continue
-        lines = [f"## {path.stem.removeprefix('test_').replace('_', ' ')}", "",
-                 "| Fault or input | What must happen | Test |", "|---|---|---|"]
+        lines = [
+            f"## {path.stem.removeprefix('test_').replace('_', ' ')}",
+            "",
+            "| Fault or input | What must happen | Test |",
+            "|---|---|---|",
+        ]
         lines += [f"| {f} | {m} | `{t}` |" for f, m, t in rows]
         sections.append("\n".join(lines))
     return HEADER + "\n" + "\n\n".join(sections) + "\n"

@@ -27,8 +27,9 @@ from tabarena.models import MethodMetadata
 """
 
 
-def write_info(folder: Path, *, method: str = "Nori", suite: str = "nori-2026", var: str = "nori",
-               can_hpo: bool = False) -> str:
+def write_info(
+    folder: Path, *, method: str = "Nori", suite: str = "nori-2026", var: str = "nori", can_hpo: bool = False
+) -> str:
     """An info.py declaring a method that matches the generated runs; returns its ``path:VARIABLE`` ref."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "info.py"
@@ -46,12 +47,21 @@ def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def start_checks(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, preexec_fn=None):
     """``checks ARGS`` as a child process in its own process group (so a kill reaches its workers too)."""
-    return subprocess.Popen([CHECKS, *map(str, args)], cwd=cwd, env=child_env(env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=preexec_fn)
+    return subprocess.Popen(
+        [CHECKS, *map(str, args)],
+        cwd=cwd,
+        env=child_env(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=preexec_fn,
+    )
 
 
-def run_checks(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120,
-               preexec_fn=None) -> subprocess.CompletedProcess:
+def run_checks(
+    args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120, preexec_fn=None
+) -> subprocess.CompletedProcess:
     proc = start_checks(args, cwd=cwd, env=env, preexec_fn=preexec_fn)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -154,17 +164,30 @@ def write_ledger(path: Path, *, models: int, base: float) -> None:
     """Two printed scores per model; ``base`` shifts every value (a new version of the leaderboard)."""
     from hfmigrate_checks.source import ledger
 
-    rows = [ledger.LedgerRow(source_model=model_label(i), source_task=task, source_value=f"{base + i / 10 + k:.1f}",
-                             source_locator=f"README.md:L{10 + i}", source_url="https://example.org/board")
-            for i in range(models) for k, task in enumerate(("Main", "Hard"))]
+    rows = [
+        ledger.LedgerRow(
+            source_model=model_label(i),
+            source_task=task,
+            source_value=f"{base + i / 10 + k:.1f}",
+            source_locator=f"README.md:L{10 + i}",
+            source_url="https://example.org/board",
+        )
+        for i in range(models)
+        for k, task in enumerate(("Main", "Hard"))
+    ]
     ledger.write(path, rows)
 
 
 def hf_env(hub_endpoint: str, home: Path, token: str | None = None) -> dict[str, str]:
     from hf_fixtures import TOKEN
 
-    return {"HF_ENDPOINT": hub_endpoint, "HF_TOKEN": token or TOKEN, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    return {
+        "HF_ENDPOINT": hub_endpoint,
+        "HF_TOKEN": token or TOKEN,
+        "HF_HOME": str(home),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+    }
 
 
 @contextmanager
@@ -180,8 +203,9 @@ def hf_setup(tmp: Path, *, models: int, token: str | None = None, **hub_options)
     (tmp / "contract.yaml").write_text(CONTRACT_YAML)
     with LocalHub(tmp / "hub", **hub_options) as hub:
         env = hf_env(hub.endpoint, tmp / "hf-home", token)
-        made = run_cli(["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-                       env=env, cwd=tmp)
+        made = run_cli(
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"], env=env, cwd=tmp
+        )
         assert made.exit_code == 0, made.stdout + made.stderr
         hub.clear_requests()
         yield env, hub
@@ -190,5 +214,17 @@ def hf_setup(tmp: Path, *, models: int, token: str | None = None, **hub_options)
 def draft_args(tmp: Path, bundle: str = "bundle") -> list[str]:
     from hf_fixtures import BENCHMARK_ID
 
-    return ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", str(tmp / "contract.json"), "--ledger",
-            str(tmp / "ledger.csv"), "--mapping", str(tmp / "models.yaml"), "--bundle", str(tmp / bundle)]
+    return [
+        "run",
+        "draft",
+        "--benchmark-id",
+        BENCHMARK_ID,
+        "--contract",
+        str(tmp / "contract.json"),
+        "--ledger",
+        str(tmp / "ledger.csv"),
+        "--mapping",
+        str(tmp / "models.yaml"),
+        "--bundle",
+        str(tmp / bundle),
+    ]

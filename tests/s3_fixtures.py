@@ -123,8 +123,9 @@ class FaultProxy:
                     if key.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
                         self.send_header(key, value)
                 length_header = resp.getheader("Content-Length")
-                self.send_header("Content-Length", length_header if self.command == "HEAD" and length_header
-                                 else str(len(data)))
+                self.send_header(
+                    "Content-Length", length_header if self.command == "HEAD" and length_header else str(len(data))
+                )
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(data)
@@ -163,8 +164,11 @@ def s3_client(endpoint: str):
     from botocore.config import Config
 
     return boto3.client(
-        "s3", endpoint_url=endpoint, region_name="us-east-1",
-        aws_access_key_id=FAKE_ENV["R2_ACCESS_KEY_ID"], aws_secret_access_key=FAKE_ENV["R2_SECRET_ACCESS_KEY"],
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id=FAKE_ENV["R2_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_ENV["R2_SECRET_ACCESS_KEY"],
         config=Config(s3={"addressing_style": "path"}),
     )
 
@@ -223,15 +227,22 @@ def make_method_cache(
     from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
     from tabarena_checks.metadata.model import MethodMetadata
 
-    meta = MethodMetadata(method=method, suite=suite, ag_key="TA-DUMMY", cache_type="r2",
-                          cache_kwargs={"bucket": BUCKET, "prefix": PREFIX}, verified=verified,
-                          validation_protocol=protocol)
+    meta = MethodMetadata(
+        method=method,
+        suite=suite,
+        ag_key="TA-DUMMY",
+        cache_type="r2",
+        cache_kwargs={"bucket": BUCKET, "prefix": PREFIX},
+        verified=verified,
+        validation_protocol=protocol,
+    )
     cache = MethodCache(root, suite, method)
     for d in (cache.results, cache.processed, cache.raw / f"{method}_c1_BAG_L1" / "363612" / "0_0"):
         d.mkdir(parents=True, exist_ok=True)
     cache.metadata_yaml.write_text(render_metadata_yaml(meta, protocol), encoding="utf-8")
-    results = pa.table({"dataset": ["airfoil_self_noise"], "fold": [0], "method": [f"{method}_c1_BAG_L1"],
-                        "metric_error": [0.25]})
+    results = pa.table(
+        {"dataset": ["airfoil_self_noise"], "fold": [0], "method": [f"{method}_c1_BAG_L1"], "metric_error": [0.25]}
+    )
     pq.write_table(results, cache.results / "model_results.parquet")
     pq.write_table(results, cache.processed / "configs.parquet")
     cache.configs_hyperparameters.write_text(json.dumps({f"{method}_c1_BAG_L1": {"model_type": "TA-DUMMY"}}))
@@ -255,6 +266,7 @@ def record_process(cache_dir: Path, log: Path | None = None) -> str:
     source.write_text(json.dumps({**record, integrity.MANIFEST: manifest}, indent=2))
     digest = integrity.manifest_digest(manifest)
     log = log or cache_dir.parents[4] / ".checks" / "decisions.jsonl"
-    records.append(log, {"action": "process", "outcome": "ran", "dry_run": False,
-                         "inputs": {integrity.DECISION_KEY: digest}})
+    records.append(
+        log, {"action": "process", "outcome": "ran", "dry_run": False, "inputs": {integrity.DECISION_KEY: digest}}
+    )
     return digest

@@ -15,7 +15,7 @@ LOG = Path("packages/tabflow_slurm/BENCHMARK_LOG.md")
 #: (ISO date, what the commit adds); the reflog records these as the times HEAD moved
 COMMIT_DATES = ("2026-01-01T12:00:00+00:00", "2026-03-01T12:00:00+00:00")
 
-METHODS_PY = '''\
+METHODS_PY = """\
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -52,9 +52,9 @@ tabarena_method_metadata_collection = MethodMetadataCollection(
 methods_superseded: list[MethodMetadata] = [
     tabm_2025_method_metadata,  # replaced by the 2026 run
 ]
-'''
+"""
 
-LOG_MD = '''\
+LOG_MD = """\
 # Benchmark log
 
 Append-only, newest first. Always record the git SHA.
@@ -63,7 +63,7 @@ Append-only, newest first. Always record the git SHA.
 
 **Model(s):** LightGBM
 **Git SHA:** `0000000000000000000000000000000000000000`
-'''
+"""
 
 HEADER = "from tabarena.models._method_metadata import MethodMetadata\n\n"
 
@@ -74,26 +74,36 @@ def info(**variables: str) -> str:
 
 
 INFOS = {
-    "models/lightgbm/info.py": info(lightgbm_method_metadata=(
-        'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")')),
+    "models/lightgbm/info.py": info(
+        lightgbm_method_metadata=(
+            'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")'
+        )
+    ),
     "models/nori/info.py": info(
         nori_method_metadata='MethodMetadata.config(method="Nori", suite="nori-2026-06", ag_key="TA-NORI", compute="gpu")',
         nori_new_method_metadata=(
             'MethodMetadata.config(method="Nori", suite="nori-2026-09", ag_key="TA-NORI", compute="gpu", '
-            'validation_protocol="8x1")'),
+            'validation_protocol="8x1")'
+        ),
     ),
     "models/tabm/info.py": info(
         tabm_2025_method_metadata='MethodMetadata.config(method="TabM", suite="tabm-2025", ag_key="TABM", compute="gpu")',
         tabm_method_metadata='MethodMetadata.config(method="TabM", suite="tabm-2026", ag_key="TABM", compute="gpu")',
     ),
     "systems/autogluon/info.py": info(
-        ag_metadata='MethodMetadata.system(method="AutoGluon", name="AutoGluon 1.4", suite="ag-2025", tags=[])'),
+        ag_metadata='MethodMetadata.system(method="AutoGluon", name="AutoGluon 1.4", suite="ag-2025", tags=[])'
+    ),
 }
 
 
 def git(repo: Path, *args: str, date: str | None = None) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
     if date:
         env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
@@ -117,8 +127,15 @@ def make_checkout(repo: Path) -> list[str]:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "initial", date=COMMIT_DATES[0])
     shas = [git(repo, "rev-parse", "HEAD").strip()]
-    write(repo, SRC / "models/catboost/info.py", info(catboost_method_metadata=(
-        'MethodMetadata.config(method="CatBoost", suite="catboost-2026-03", ag_key="CAT", compute="cpu")')))
+    write(
+        repo,
+        SRC / "models/catboost/info.py",
+        info(
+            catboost_method_metadata=(
+                'MethodMetadata.config(method="CatBoost", suite="catboost-2026-03", ag_key="CAT", compute="cpu")'
+            )
+        ),
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "add catboost info", date=COMMIT_DATES[1])
     shas.append(git(repo, "rev-parse", "HEAD").strip())

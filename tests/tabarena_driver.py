@@ -52,16 +52,31 @@ def process(args: list[str]) -> None:
         paths = [p for p in paths if p.relative_to(data_dir).parts[0].startswith(prefix)]
     method = RawMethod(path_raw=Path(data_dir), method_metadata=meta)
     if "--user-tasks" not in flags:
-        process_raw(method, cache_raw=True, cache_hpo_trajectories="--no-trajectories" not in flags,
-                    backend="native", file_paths=paths)
+        process_raw(
+            method,
+            cache_raw=True,
+            cache_hpo_trajectories="--no-trajectories" not in flags,
+            backend="native",
+            file_paths=paths,
+        )
         return
     from tabarena.end_to_end.end_to_end import EndToEnd
 
     # process_raw's own call, plus the tasks' metadata it cannot be given
-    EndToEnd.from_path_raw(path_raw=method.path_raw, method_metadata=meta, task_metadata=_user_tasks(
-        Path(flags[flags.index("--user-tasks") + 1])), name=method.resolved_name, model_key=method.resolved_model_key,
-        suite=method.resolved_suite, file_paths=paths, cache=True, cache_raw=True, cache_processed=True,
-        cache_hpo_trajectories="--no-trajectories" not in flags, backend="native")
+    EndToEnd.from_path_raw(
+        path_raw=method.path_raw,
+        method_metadata=meta,
+        task_metadata=_user_tasks(Path(flags[flags.index("--user-tasks") + 1])),
+        name=method.resolved_name,
+        model_key=method.resolved_model_key,
+        suite=method.resolved_suite,
+        file_paths=paths,
+        cache=True,
+        cache_raw=True,
+        cache_processed=True,
+        cache_hpo_trajectories="--no-trajectories" not in flags,
+        backend="native",
+    )
 
 
 def _user_tasks(directory: Path):
@@ -128,8 +143,16 @@ def load(args: list[str]) -> None:
             arrays[f"{key}/label-val"] = np.asarray(repo.labels_val(dataset=dataset, fold=fold))
             arrays[f"{key}/label-test"] = np.asarray(repo.labels_test(dataset=dataset, fold=fold))
     np.savez(out / "predictions.npz", **arrays)
-    (out / "summary.json").write_text(json.dumps({"configs": configs, "datasets": repo.datasets(),
-                                                  "method_type": meta.method_type, "display_name": meta.display_name}))
+    (out / "summary.json").write_text(
+        json.dumps(
+            {
+                "configs": configs,
+                "datasets": repo.datasets(),
+                "method_type": meta.method_type,
+                "display_name": meta.display_name,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

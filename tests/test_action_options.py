@@ -35,11 +35,13 @@ def test_each_builtin_action_has_an_options_class_matching_its_parameters(name):
     action = _builtin_actions()[name]
     assert action.options is not None and attrs.has(action.options), f"{name}: no attrs options class"
     fields = attrs.fields(action.options)
-    assert {f.name for f in fields} == {p.name for p in action.params}, \
+    assert {f.name for f in fields} == {p.name for p in action.params}, (
         f"{name}: the options class and the click parameters differ"
+    )
     required = {p.name for p in action.params if p.required}
-    assert required <= {f.name for f in fields if f.default is attrs.NOTHING} | {"method_metadata"}, \
+    assert required <= {f.name for f in fields if f.default is attrs.NOTHING} | {"method_metadata"}, (
         f"{name}: a parameter the command line requires has a default in the options class"
+    )
     made = action.options(**{f.name: "x" for f in fields if f.default is attrs.NOTHING})
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         setattr(made, fields[0].name, None)
@@ -49,8 +51,16 @@ def test_the_command_line_builds_the_options_object():
     from tabarena_checks.publish.upload import UploadOptions
 
     upload = _builtin_actions()["upload"]
-    made = upload.make_options({"from_cache": ["Nori", "nori-2026"], "cache_root": "/c", "verified": True,
-                                "method_metadata": None, "no_upload_raw": False, "expect_validation_protocol": None})
+    made = upload.make_options(
+        {
+            "from_cache": ["Nori", "nori-2026"],
+            "cache_root": "/c",
+            "verified": True,
+            "method_metadata": None,
+            "no_upload_raw": False,
+            "expect_validation_protocol": None,
+        }
+    )
     assert made == UploadOptions(from_cache=("Nori", "nori-2026"), cache_root="/c", verified=True)
     with pytest.raises(TypeError, match="do not fit UploadOptions"):
         upload.make_options({"from_cahce": ["Nori", "nori-2026"]})
@@ -73,8 +83,12 @@ def _option_lookups(path: Path, root: Path = ROOT) -> list[str]:
 
 
 def test_no_domain_module_looks_options_up_by_name():
-    offenders = [hit for package in DOMAIN_PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
-                 for hit in _option_lookups(path)]
+    offenders = [
+        hit
+        for package in DOMAIN_PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for hit in _option_lookups(path)
+    ]
     assert offenders == [], "read ctx.options.<name> from the action's options class instead: " + ", ".join(offenders)
 
 

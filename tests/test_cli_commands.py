@@ -24,10 +24,17 @@ BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
 def complete(tmp_path, *words: str) -> list[tuple[str, str]]:
     """(type, value) pairs bash completion gets for ``checks WORDS`` (the last word being typed), from the
     real script's start-up path in a process of its own, as a shell runs it."""
-    env = {**os.environ, **ENV, "_CHECKS_COMPLETE": "bash_complete", "COMP_WORDS": " ".join(["checks", *words]),
-           "COMP_CWORD": str(len(words)), "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-m", "checks", *BUILTIN], env=env, cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
+    env = {
+        **os.environ,
+        **ENV,
+        "_CHECKS_COMPLETE": "bash_complete",
+        "COMP_WORDS": " ".join(["checks", *words]),
+        "COMP_CWORD": str(len(words)),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    res = subprocess.run(
+        [sys.executable, "-m", "checks", *BUILTIN], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert res.returncode == ExitCode.OK and "Traceback" not in res.stderr + res.stdout, res.stderr
     return [tuple(line.split(",", 1)) for line in res.stdout.splitlines() if "," in line]
 
@@ -50,8 +57,16 @@ def paths(tmp_path_factory):
 
 
 def test_completion_reaches_every_group_and_action(paths):
-    assert {("run", "process"), ("run", "upload"), ("precommit", "info-py"), ("precommit", "eval-results"),
-            ("hf", "validate"), ("tabarena", "synth"), ("inspect",), ("rules",)} <= set(paths)
+    assert {
+        ("run", "process"),
+        ("run", "upload"),
+        ("precommit", "info-py"),
+        ("precommit", "eval-results"),
+        ("hf", "validate"),
+        ("tabarena", "synth"),
+        ("inspect",),
+        ("rules",),
+    } <= set(paths)
 
 
 def test_every_command_completes_its_options(paths, tmp_path):
@@ -66,15 +81,18 @@ def test_run_completes_its_actions_and_their_flags(tmp_path):
     assert ("plain", "--no-dry-run") in complete(tmp_path, "run", "upload", "--no-dry")
 
 
-@pytest.mark.parametrize("args, closest, lister", [
-    (("precomit",), "precommit", "checks --help"),
-    (("insepct",), "inspect", "checks --help"),
-    (("run", "proces"), "process", "checks run --help"),
-    (("run", "uplod"), "upload", "checks run --help"),
-    (("precommit", "info-pi"), "info-py", "checks precommit --help"),
-    (("hf", "valdate"), "validate", "checks hf --help"),
-    (("tabarena", "synt"), "synth", "checks tabarena --help"),
-])
+@pytest.mark.parametrize(
+    "args, closest, lister",
+    [
+        (("precomit",), "precommit", "checks --help"),
+        (("insepct",), "inspect", "checks --help"),
+        (("run", "proces"), "process", "checks run --help"),
+        (("run", "uplod"), "upload", "checks run --help"),
+        (("precommit", "info-pi"), "info-py", "checks precommit --help"),
+        (("hf", "valdate"), "validate", "checks hf --help"),
+        (("tabarena", "synt"), "synth", "checks tabarena --help"),
+    ],
+)
 def test_a_mistyped_command_names_the_closest_and_every_choice(tmp_path, args, closest, lister):
     res = run_cli([*BUILTIN, *args], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
@@ -88,14 +106,17 @@ def test_a_command_like_nothing_still_lists_the_choices(tmp_path):
     assert "(`checks --help` lists config, hf, inspect, plugins, precommit, rule, rules, run, tabarena)" in res.stderr
 
 
-@pytest.mark.parametrize("args, closest", [
-    (("rules", "--format", "jsn"), "json"),
-    (("config", "--format", "tmol"), "toml"),
-    (("precommit", "info-py", "x.py", "--format", "sarf"), "sarif"),
-    (("precommit", "info-py", "x.py", "--color", "allways"), "always"),
-    (("tabarena", "synth", "out", "--kind", "baseline_"), "baseline"),  # a plugin's command: the same place
-    (("hf", "ledger", "x", "--format", "markdwn"), "markdown"),
-])
+@pytest.mark.parametrize(
+    "args, closest",
+    [
+        (("rules", "--format", "jsn"), "json"),
+        (("config", "--format", "tmol"), "toml"),
+        (("precommit", "info-py", "x.py", "--format", "sarf"), "sarif"),
+        (("precommit", "info-py", "x.py", "--color", "allways"), "always"),
+        (("tabarena", "synth", "out", "--kind", "baseline_"), "baseline"),  # a plugin's command: the same place
+        (("hf", "ledger", "x", "--format", "markdwn"), "markdown"),
+    ],
+)
 def test_a_mistyped_choice_names_the_valid_ones_and_the_closest(tmp_path, args, closest):
     res = run_cli([*BUILTIN, *args], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR

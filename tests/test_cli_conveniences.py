@@ -17,14 +17,21 @@ def hook(tmp_path, *args, env=None):
 
 
 def toy(tmp_path, *args, env=None):
-    return run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "marker"), *args],
-                   env={**ENV, **(env or {})}, cwd=tmp_path)
+    return run_cli(
+        ["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "marker"), *args],
+        env={**ENV, **(env or {})},
+        cwd=tmp_path,
+    )
 
 
 def files(tmp_path) -> list[str]:
     """Two declarations failing TA110 (in two files), one failing TA112, one good file."""
-    made = [write_info(tmp_path, "a", INFO_CASES["TA110"][0]), write_info(tmp_path, "b", INFO_CASES["TA110"][0]),
-            write_info(tmp_path, "c", INFO_CASES["TA112"][0]), write_info(tmp_path, "d", GOOD_INFO)]
+    made = [
+        write_info(tmp_path, "a", INFO_CASES["TA110"][0]),
+        write_info(tmp_path, "b", INFO_CASES["TA110"][0]),
+        write_info(tmp_path, "c", INFO_CASES["TA112"][0]),
+        write_info(tmp_path, "d", GOOD_INFO),
+    ]
     return [p.relative_to(tmp_path).as_posix() for p in made]
 
 
@@ -89,8 +96,10 @@ def test_a_mistyped_arena_is_refused_with_the_closest(tmp_path):
 
 def test_an_output_file_that_cannot_be_written_is_refused_before_anything_runs(tmp_path):
     (tmp_path / "plain").write_text("a file, not a directory")
-    for target, why in [(tmp_path / "plain" / "report.json", "plain is not a writable directory"),
-                        (tmp_path, "it is a directory")]:
+    for target, why in [
+        (tmp_path / "plain" / "report.json", "plain is not a writable directory"),
+        (tmp_path, "it is a directory"),
+    ]:
         res = toy(tmp_path, "--output-file", f"json={target}")
         assert res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "", res.stdout  # no "(exit 0)" summary first
         assert why in res.stderr, res.stderr

@@ -57,12 +57,17 @@ def test_a_config_after_a_double_dash_is_not_taken(tmp_path):
 def test_ignoring_a_required_rule_on_the_command_line_blames_the_option(tmp_path):
     path = bad_date(tmp_path)
     (tmp_path / "rules.toml").write_text("")
-    for option, value in [("--ignore", "TA101"), ("--extend-ignore", "TA110,TA101"),
-                          ("--per-file-ignores", "*.py:TA101")]:
+    for option, value in [
+        ("--ignore", "TA101"),
+        ("--extend-ignore", "TA110,TA101"),
+        ("--per-file-ignores", "*.py:TA101"),
+    ]:
         res = checks(tmp_path, "precommit", "info-py", path, option, value)
         assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
         assert res.stderr.startswith(f"checks: error: {option}"), res.stderr
-        assert "TA101 (method-not-suite) is a required rule" in res.stderr and "rules.toml" not in res.stderr.split(";")[0]
+        assert (
+            "TA101 (method-not-suite) is a required rule" in res.stderr and "rules.toml" not in res.stderr.split(";")[0]
+        )
 
 
 def test_ignoring_a_required_rule_in_the_file_still_blames_the_file(tmp_path):
@@ -97,7 +102,9 @@ def test_a_judging_option_before_a_command_without_it_is_refused_by_name(tmp_pat
 
 def test_options_after_a_double_dash_stay_where_they_are(tmp_path):
     res = checks(tmp_path, "precommit", "info-py", "--", "--format")
-    assert res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "--format:1:1: error no such file\n"  # a file named --format
+    assert (
+        res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "--format:1:1: error no such file\n"
+    )  # a file named --format
 
 
 def test_a_missing_run_directory_is_a_usage_error_not_a_blocked_run(tmp_path):

@@ -29,12 +29,20 @@ def checks(cwd, *args):
 # --------------------------------------------------------------------------- unknown keys
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('select = ["TA"]\nextend_select = ["TA1"]\n', "line 2: extend_select: unknown key; did you mean 'extend-select'?"),
-    ('select = ["TA"]\n\n[rules.TA110]\nsevrity = "info"\n',
-     "line 4: rules.TA110.sevrity: unknown key; did you mean 'severity'? (valid keys: severity, required)"),
-    ('colour = 1\n', "line 1: colour: unknown key (valid keys: select, extend-select, "),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            'select = ["TA"]\nextend_select = ["TA1"]\n',
+            "line 2: extend_select: unknown key; did you mean 'extend-select'?",
+        ),
+        (
+            'select = ["TA"]\n\n[rules.TA110]\nsevrity = "info"\n',
+            "line 4: rules.TA110.sevrity: unknown key; did you mean 'severity'? (valid keys: severity, required)",
+        ),
+        ("colour = 1\n", "line 1: colour: unknown key (valid keys: select, extend-select, "),
+    ],
+)
 def test_an_unknown_key_is_refused_at_its_line_with_the_closest_and_the_valid_keys(tmp_path, text, expected):
     (tmp_path / "rules.toml").write_text(text)
     res = checks(tmp_path, "rules")
@@ -45,12 +53,14 @@ def test_an_unknown_key_is_refused_at_its_line_with_the_closest_and_the_valid_ke
 
 
 def test_extend_builds_on_another_file(tmp_path):
-    (tmp_path / "rules.toml").write_text('ignore = ["TA112"]\n[rules.TA111]\nseverity = "warning"\n'
-                                         + WAIVER.format(code="TA110"))
+    (tmp_path / "rules.toml").write_text(
+        'ignore = ["TA112"]\n[rules.TA111]\nseverity = "warning"\n' + WAIVER.format(code="TA110")
+    )
     sub = tmp_path / "models"
     sub.mkdir()
-    (sub / "rules.toml").write_text('extend = "../rules.toml"\nextend-ignore = ["TA117"]\n[rules.TA114]\n'
-                                    'severity = "info"\n')
+    (sub / "rules.toml").write_text(
+        'extend = "../rules.toml"\nextend-ignore = ["TA117"]\n[rules.TA114]\nseverity = "info"\n'
+    )
     data = json.loads(checks(sub, "config", "--format", "json").stdout)
     assert data["ignore"] == ["TA112"] and data["extend-ignore"] == ["TA117"]  # inherited, and its own
     assert data["rules"] == {"TA111": {"severity": "warning"}, "TA114": {"severity": "info"}}
@@ -74,11 +84,14 @@ def test_a_change_to_the_base_changes_the_digest_records_carry(tmp_path):
     assert json.loads(checks(tmp_path, "config", "--format", "json").stdout)["source"]["sha256"] != before
 
 
-@pytest.mark.parametrize("files, expected", [
-    ({"rules.toml": 'extend = "a.toml"\n', "a.toml": 'extend = "rules.toml"\n'}, "is a cycle"),
-    ({"rules.toml": 'extend = "gone.toml"\n'}, "rules.toml: extend: "),
-    ({"rules.toml": "extend = 3\n"}, "extend: expected the path of another configuration file"),
-])
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        ({"rules.toml": 'extend = "a.toml"\n', "a.toml": 'extend = "rules.toml"\n'}, "is a cycle"),
+        ({"rules.toml": 'extend = "gone.toml"\n'}, "rules.toml: extend: "),
+        ({"rules.toml": "extend = 3\n"}, "extend: expected the path of another configuration file"),
+    ],
+)
 def test_a_bad_extend_is_refused_naming_the_file(tmp_path, files, expected):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -100,8 +113,9 @@ def tree(tmp_path) -> Path:
     """A bad info.py in models/a, one under .venv and node_modules (default excludes), a good one in models/b."""
     for where in ("models/a", "models/.venv/x", "node_modules/m"):
         (tmp_path / where).mkdir(parents=True)
-        (tmp_path / where / "info.py").write_text("from tabarena.models import MethodMetadata\n"
-                                                  + INFO_CASES["TA110"][0] + "\n")
+        (tmp_path / where / "info.py").write_text(
+            "from tabarena.models import MethodMetadata\n" + INFO_CASES["TA110"][0] + "\n"
+        )
     write_info(tmp_path, "b", GOOD_INFO)
     return tmp_path
 
@@ -118,8 +132,10 @@ def test_extend_exclude_adds_and_exclude_replaces_the_defaults(tmp_path):
     assert checks(tmp_path, "precommit", "info-py", ".").exit_code == ExitCode.OK
     (tmp_path / "rules.toml").write_text('exclude = ["models/a"]\n')
     res = checks(tmp_path, "precommit", "info-py", ".")
-    assert {line.split(":")[0] for line in res.stdout.splitlines()} == {"models/.venv/x/info.py",
-                                                                        "node_modules/m/info.py"}
+    assert {line.split(":")[0] for line in res.stdout.splitlines()} == {
+        "models/.venv/x/info.py",
+        "node_modules/m/info.py",
+    }
 
 
 def test_a_file_named_on_the_command_line_is_judged_even_if_excluded(tmp_path):
@@ -177,14 +193,23 @@ def test_the_schema_lists_exactly_the_keys_the_parser_accepts():
 
 def test_the_shipped_configuration_and_every_key_validate():
     validate((ROOT / "rules.toml").read_text())
-    validate('extend = "../rules.toml"\nselect = ["ALL"]\nextend-select = ["TA3"]\nignore = ["TA112"]\n'
-             'extend-ignore = ["HF"]\nexclude = ["build"]\nextend-exclude = ["legacy/*"]\ndecision_log = "x.jsonl"\n'
-             'checks_plugins = ["p.py"]\n[per-file-ignores]\n"tests/*" = ["TA110"]\n[rules.TA110]\nseverity = "info"\n'
-             '[arenas.tabarena]\nignore = ["TA303"]\n' + WAIVER.format(code="TA110"))
+    validate(
+        'extend = "../rules.toml"\nselect = ["ALL"]\nextend-select = ["TA3"]\nignore = ["TA112"]\n'
+        'extend-ignore = ["HF"]\nexclude = ["build"]\nextend-exclude = ["legacy/*"]\ndecision_log = "x.jsonl"\n'
+        'checks_plugins = ["p.py"]\n[per-file-ignores]\n"tests/*" = ["TA110"]\n[rules.TA110]\nseverity = "info"\n'
+        '[arenas.tabarena]\nignore = ["TA303"]\n' + WAIVER.format(code="TA110")
+    )
 
 
-@pytest.mark.parametrize("text", ['extend_select = ["TA1"]\n', '[rules.TA110]\nsevrity = "info"\n',
-                                  'select = "TA"\n', '[[waivers]]\nrule = "TA110"\n'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'extend_select = ["TA1"]\n',
+        '[rules.TA110]\nsevrity = "info"\n',
+        'select = "TA"\n',
+        '[[waivers]]\nrule = "TA110"\n',
+    ],
+)
 def test_the_schema_refuses_what_the_parser_refuses(tmp_path, text):
     with pytest.raises(jsonschema.ValidationError):
         validate(text)

@@ -45,10 +45,14 @@ def test_each_file_kind_is_read(tmp_path, name, text):
 
 
 def test_errors_inside_pyproject_name_the_tool_checks_key(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.checks]\nselect = ["ZZ"]\n[tool.checks.rules.TOY001]\nsevrity = "info"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.checks]\nselect = ["ZZ"]\n[tool.checks.rules.TOY001]\nsevrity = "info"\n'
+    )
     res = toy(tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
-    assert "pyproject.toml, line 4: tool.checks.rules.TOY001.sevrity: unknown key; did you mean 'severity'?" in res.stderr
+    assert (
+        "pyproject.toml, line 4: tool.checks.rules.TOY001.sevrity: unknown key; did you mean 'severity'?" in res.stderr
+    )
     (tmp_path / "pyproject.toml").write_text('[tool.checks]\nselect = ["ZZ"]\n')
     res = toy(tmp_path)
     assert "pyproject.toml, line 2: tool.checks.select: 'ZZ' matches no rule code" in res.stderr
@@ -72,8 +76,9 @@ def test_the_nearest_directory_wins_and_parents_are_not_merged(tmp_path):
     assert "TOY001" in codes and "TOY003" not in codes
 
 
-@pytest.mark.parametrize("pair", [("rules.toml", ".checks.toml"), ("rules.toml", "pyproject.toml"),
-                                  (".checks.toml", "pyproject.toml")])
+@pytest.mark.parametrize(
+    "pair", [("rules.toml", ".checks.toml"), ("rules.toml", "pyproject.toml"), (".checks.toml", "pyproject.toml")]
+)
 def test_two_configurations_in_one_directory_are_an_error(tmp_path, pair):
     for name in pair:
         body = '[tool.checks]\nignore = ["TOY001"]\n' if name == "pyproject.toml" else 'ignore = ["TOY001"]\n'
@@ -90,11 +95,26 @@ def test_config_option_accepts_a_pyproject(tmp_path):
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "pyproject.toml").write_text('[tool.checks]\nignore = ["TOY001"]\n')
-    res = run_cli(["-p", "toy_plugin", "--config", str(other / "pyproject.toml"), "run", "toy", "--marker",
-                   str(tmp_path / "m"), "--fail"], env=NO_AUTOLOAD, cwd=tmp_path)
+    res = run_cli(
+        [
+            "-p",
+            "toy_plugin",
+            "--config",
+            str(other / "pyproject.toml"),
+            "run",
+            "toy",
+            "--marker",
+            str(tmp_path / "m"),
+            "--fail",
+        ],
+        env=NO_AUTOLOAD,
+        cwd=tmp_path,
+    )
     assert res.exit_code == ExitCode.OK, res.stderr
     (other / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    res = run_cli(["-p", "toy_plugin", "--config", str(other / "pyproject.toml"), "rules"], env=NO_AUTOLOAD, cwd=tmp_path)
+    res = run_cli(
+        ["-p", "toy_plugin", "--config", str(other / "pyproject.toml"), "rules"], env=NO_AUTOLOAD, cwd=tmp_path
+    )
     assert res.exit_code == ExitCode.USAGE_ERROR and "has no [tool.checks] table" in res.stderr
 
 
@@ -199,8 +219,12 @@ def test_command_line_is_the_last_layer_select_replaces_the_rest_add_on_top(tmp_
     assert out["record"]["config"]["overrides"] == ["--select=TOY001,TOY002"]
     (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n')
     res = toy(tmp_path, "--fail", "--ignore", "TOY003", "--format", "json")  # on top of the file's ignore, as ruff
-    assert res.exit_code == ExitCode.OK and {"TOY001", "TOY003"}.isdisjoint(v["code"] for v in json.loads(res.stdout)["verdicts"])
-    assert toy(tmp_path, "--fail", "--extend-select", "TOY001").exit_code == ExitCode.BLOCKED  # a later layer brings it back
+    assert res.exit_code == ExitCode.OK and {"TOY001", "TOY003"}.isdisjoint(
+        v["code"] for v in json.loads(res.stdout)["verdicts"]
+    )
+    assert (
+        toy(tmp_path, "--fail", "--extend-select", "TOY001").exit_code == ExitCode.BLOCKED
+    )  # a later layer brings it back
     (tmp_path / "rules.toml").write_text('select = ["TOY003"]\n')
     res = toy(tmp_path, "--fail", "--extend-select", "TOY001", "--format", "json")
     assert {"TOY001", "TOY003"} <= {v["code"] for v in json.loads(res.stdout)["verdicts"]}
@@ -232,8 +256,10 @@ def test_command_line_selection_errors(tmp_path, args, expected):
 
 def test_precommit_commands_take_the_selection_options(tmp_path):
     info = tmp_path / "info.py"
-    info.write_text('from tabarena.nips2025_utils.artifacts.method_metadata import MethodMetadata\n'
-                    'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-30")\n')
+    info.write_text(
+        "from tabarena.nips2025_utils.artifacts.method_metadata import MethodMetadata\n"
+        'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-30")\n'
+    )
 
     def run(*args):
         return run_cli([*BUILTIN, "precommit", "info-py", str(info), *args], env=NO_AUTOLOAD, cwd=tmp_path)
@@ -255,15 +281,26 @@ def test_checks_config_prints_the_resolved_configuration_and_its_source(tmp_path
     (tmp_path / "pyproject.toml").write_text(
         '[tool.checks]\nextend-ignore = ["TOY003"]\n[tool.checks.per-file-ignores]\n"gen/*.py" = ["TOY001"]\n'
         '[tool.checks.rules.TOY001]\nseverity = "warning"\n'
-        '[[tool.checks.waivers]]\nrule = "TOY002"\ntarget = "x*"\nreason = "r"\nowner = "o"\nexpires = 2099-01-31\n')
+        '[[tool.checks.waivers]]\nrule = "TOY002"\ntarget = "x*"\nreason = "r"\nowner = "o"\nexpires = 2099-01-31\n'
+    )
     res = checks(tmp_path, "config", "--extend-select", "TOY00")
     assert res.exit_code == ExitCode.OK, res.stderr
     text = res.stdout
     assert f"# source: {tmp_path / 'pyproject.toml'} [tool.checks]" in text
     assert "# command line: --extend-select=TOY00" in text
-    assert "#   toy: CK001* CK002 CK003 CK004 TOY001 TOY002 TOY003 TOY004*\n" in text  # the later layer re-selects TOY003
-    for line in ('select = ["ALL"]', 'extend-select = []', 'extend-ignore = ["TOY003"]', '"gen/*.py" = ["TOY001"]', "[rules.TOY001]",
-                 'severity = "warning"', "[[waivers]]", "expires = 2099-01-31"):
+    assert (
+        "#   toy: CK001* CK002 CK003 CK004 TOY001 TOY002 TOY003 TOY004*\n" in text
+    )  # the later layer re-selects TOY003
+    for line in (
+        'select = ["ALL"]',
+        "extend-select = []",
+        'extend-ignore = ["TOY003"]',
+        '"gen/*.py" = ["TOY001"]',
+        "[rules.TOY001]",
+        'severity = "warning"',
+        "[[waivers]]",
+        "expires = 2099-01-31",
+    ):
         assert line in text, line
     import tomllib
 
@@ -275,7 +312,9 @@ def test_checks_config_prints_the_resolved_configuration_and_its_source(tmp_path
     assert 'extend-ignore = ["TOY003"]' in res.stdout and "# command line: --select=TOY001" in res.stdout
     assert "#   toy: CK001* TOY001 TOY004*\n" in res.stdout  # what the run would evaluate, every layer applied
     data = json.loads(checks(tmp_path, "config", "--select", "TOY001", "--ignore", "TOY00", "--format", "json").stdout)
-    assert data["overlays"] == [{"name": "command line", "select": ["TOY001"], "extend-select": [], "ignore": ["TOY00"]}]
+    assert data["overlays"] == [
+        {"name": "command line", "select": ["TOY001"], "extend-select": [], "ignore": ["TOY00"]}
+    ]
     assert data["selected"]["toy"] == ["CK001*", "TOY001", "TOY004*"]  # one layer: TOY001 is more specific than TOY00
 
 
@@ -288,8 +327,9 @@ def test_checks_config_and_checks_rules_exit_2_on_an_invalid_configuration(tmp_p
 
 
 def test_checks_rules_shows_the_configured_severity(tmp_path):
-    (tmp_path / "rules.toml").write_text('[rules.TOY001]\nseverity = "warning"\n[rules.TOY003]\nrequired = true\n'
-                                         'severity = "error"\n')
+    (tmp_path / "rules.toml").write_text(
+        '[rules.TOY001]\nseverity = "warning"\n[rules.TOY003]\nrequired = true\nseverity = "error"\n'
+    )
     res = checks(tmp_path, "rules")
     line = next(x for x in res.stdout.splitlines() if x.startswith("TOY001"))
     assert "warning (default error)" in line
@@ -311,8 +351,12 @@ def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, mon
     held = config_mod._held
     monkeypatch.setattr(config_mod, "_held", lambda folder: probed.append(folder) or held(folder))
     seen: dict = {}
-    cases = (("sub/a/x", "sub/.checks.toml"), ("sub/a/y", "sub/.checks.toml"), ("other/z", "rules.toml"),
-             ("sub/a", "sub/.checks.toml"))
+    cases = (
+        ("sub/a/x", "sub/.checks.toml"),
+        ("sub/a/y", "sub/.checks.toml"),
+        ("other/z", "rules.toml"),
+        ("sub/a", "sub/.checks.toml"),
+    )
     for leaf, want in cases:
         assert config_mod.find(tmp_path / leaf, seen) == (tmp_path / want).resolve()
     assert len(probed) == len(set(probed)) == 7  # x, a, sub; y; z, other, the root: each probed once, none above

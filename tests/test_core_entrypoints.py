@@ -40,17 +40,28 @@ def _dist(root, folder: str, name: str, version: str, entry_points: str | None) 
 
 def test_path_order_first_distribution_wins_egg_info_and_comments(tmp_path):
     first, second = tmp_path / "first", tmp_path / "second"
-    _dist(first, "Acme_Checks-1.0.dist-info", "Acme-Checks", "1.0",
-          "# a comment\n[checks]\nacme = acme_checks.plugin\n\n[console_scripts]\nacme = acme_checks:main\n")
+    _dist(
+        first,
+        "Acme_Checks-1.0.dist-info",
+        "Acme-Checks",
+        "1.0",
+        "# a comment\n[checks]\nacme = acme_checks.plugin\n\n[console_scripts]\nacme = acme_checks:main\n",
+    )
     _dist(second, "acme.checks-2.0.dist-info", "acme.checks", "2.0", "[checks]\nacme2 = acme_checks.other\n")
     _dist(second, "zeta.egg-info", "zeta", "0.3", "[checks]\nzeta = zeta_checks.plugin:hooks [extra]\n")
     _dist(second, "plain-1.0.dist-info", "plain", "1.0", None)
     _dist(second, "acme_checks.egg-info", "acme-checks", "0.9", "[checks]\nshadowed = acme_checks.old\n")  # first wins
-    paths = [str(first), str(tmp_path / "missing"), str(tmp_path / "first" / "Acme_Checks-1.0.dist-info" / "METADATA"),
-             str(second)]
+    paths = [
+        str(first),
+        str(tmp_path / "missing"),
+        str(tmp_path / "first" / "Acme_Checks-1.0.dist-info" / "METADATA"),
+        str(second),
+    ]
     found = entrypoints.entry_points("checks", paths)
-    assert [(ep.name, ep.value) for ep in found] == [("acme", "acme_checks.plugin"),
-                                                      ("zeta", "zeta_checks.plugin:hooks [extra]")]
+    assert [(ep.name, ep.value) for ep in found] == [
+        ("acme", "acme_checks.plugin"),
+        ("zeta", "zeta_checks.plugin:hooks [extra]"),
+    ]
     assert {(ep.name, ep.value) for ep in found} == _stdlib("checks", paths)
     assert found[0].distribution() == ("Acme-Checks", "1.0")
     assert found[1].distribution() == ("zeta", "0.3")
@@ -67,7 +78,9 @@ def test_load_imports_the_module_and_follows_the_attribute_path(tmp_path, monkey
 
 
 def test_loading_the_plugins_does_not_import_importlib_metadata():
-    code = ("import sys; from checks import plugins; r = plugins.load(); assert 'tabarena' in r.infos; "
-            "print('importlib.metadata' in sys.modules, 'email' in sys.modules)")
+    code = (
+        "import sys; from checks import plugins; r = plugins.load(); assert 'tabarena' in r.infos; "
+        "print('importlib.metadata' in sys.modules, 'email' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]

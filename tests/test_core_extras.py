@@ -43,8 +43,20 @@ def test_require_looks_modules_up_without_importing_them(monkeypatch):
 def test_an_action_whose_extra_is_missing_is_refused_before_anything_runs(tmp_path, monkeypatch):
     write_info(tmp_path, "nori", INFO_CASES["TA110"][1])
     monkeypatch.setitem(sys.modules, "duckdb", None)
-    res = run_cli([*BUILTIN, "run", "process", str(tmp_path), "--method-metadata", "models/nori/info.py:m",
-                   "--cache-root", str(tmp_path / "cache")], env=ENV, cwd=tmp_path)
+    res = run_cli(
+        [
+            *BUILTIN,
+            "run",
+            "process",
+            str(tmp_path),
+            "--method-metadata",
+            "models/nori/info.py:m",
+            "--cache-root",
+            str(tmp_path / "cache"),
+        ],
+        env=ENV,
+        cwd=tmp_path,
+    )
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
     assert "checks run process needs duckdb" in res.stderr and "pip install 'arena-checks[tabarena]'" in res.stderr
     assert not (tmp_path / ".checks").exists()  # refused before evaluation: no decision record

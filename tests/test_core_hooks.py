@@ -19,8 +19,18 @@ NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def _run(checks_cli, tmp_path, *args, env=None):
-    return checks_cli("-p", "toy_plugin", "-p", "toy_adjust", "run", "toy", "--marker", str(tmp_path / "m"), *args,
-                      env={**NO_AUTOLOAD, **(env or {})})
+    return checks_cli(
+        "-p",
+        "toy_plugin",
+        "-p",
+        "toy_adjust",
+        "run",
+        "toy",
+        "--marker",
+        str(tmp_path / "m"),
+        *args,
+        env={**NO_AUTOLOAD, **(env or {})},
+    )
 
 
 def test_adjust_config_can_ignore_an_optional_rule(checks_cli, tmp_path):
@@ -47,8 +57,9 @@ class _AddIgnore:
 
 
 def test_adjust_config_chains_two_plugins_each_seeing_the_previous_result():
-    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD,
-                            extra=[("first", _AddIgnore("TOY001")), ("second", _AddIgnore("TOY003"))])
+    registry = plugins.load(
+        ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("first", _AddIgnore("TOY001")), ("second", _AddIgnore("TOY003"))]
+    )
     config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
     # both changes survive; pluggy's order: the plugin registered last adjusts first
     assert config.ignore[-2:] == ("TOY003", "TOY001")
@@ -80,20 +91,25 @@ class _Wrapping:
 
 def test_adjust_config_goes_through_pm_hook_wrappers_and_monitoring_included():
     wrapping = _Wrapping()
-    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD,
-                            extra=[("first", _AddIgnore("TOY001")), ("wrapping", wrapping),
-                                   ("second", _AddIgnore("TOY003"))])
+    registry = plugins.load(
+        ["toy_plugin"],
+        environ=NO_AUTOLOAD,
+        extra=[("first", _AddIgnore("TOY001")), ("wrapping", wrapping), ("second", _AddIgnore("TOY003"))],
+    )
     calls = []
     undo = registry.pm.add_hookcall_monitoring(
         lambda name, impls, kwargs: calls.append((name, sorted(i.plugin_name for i in impls), kwargs["config"].ignore)),
-        lambda outcome, name, impls, kwargs: None)
+        lambda outcome, name, impls, kwargs: None,
+    )
     try:
         config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
     finally:
         undo()
     # one call per plain implementation, each wrapped, each fed the previous (wrapped) result
-    assert calls == [("checks_adjust_config", ["second", "wrapping"], ()),
-                     ("checks_adjust_config", ["first", "wrapping"], ("TOY003", "TOY005"))]
+    assert calls == [
+        ("checks_adjust_config", ["second", "wrapping"], ()),
+        ("checks_adjust_config", ["first", "wrapping"], ("TOY003", "TOY005")),
+    ]
     assert wrapping.seen == [(), ("TOY003", "TOY005")]
     assert config.ignore[-4:] == ("TOY003", "TOY005", "TOY001", "TOY005")
 
@@ -111,7 +127,9 @@ def test_evaluate_fixture_judges_rules_like_the_runner(checks_evaluate):
     assert_fails(failing, "TOY001", "asked to fail")
     assert_passes(failing, "TOY003")
     waived = checks_evaluate(
-        [must_not_fail], None, options={"fail": True, "name": "n"},
+        [must_not_fail],
+        None,
+        options={"fail": True, "name": "n"},
         config='[[waivers]]\nrule = "TOY001"\ntarget = "n"\nreason = "r"\nowner = "o"\nexpires = 2999-01-01\n',
     )
     assert waived["TOY001"].outcome.value == "waived"

@@ -91,7 +91,9 @@ def test_replacing_keeps_the_old_file_when_the_writer_fails(tmp_path):
 
 def test_a_killed_writers_temporary_is_swept(tmp_path):
     (tmp_path / f".f.bin.checks-tmp-{DEAD}.abcd1234").write_bytes(b"half")
-    assert io.sweep_siblings(tmp_path / "f.bin") == [f"removed .f.bin.checks-tmp-{DEAD}.abcd1234, left by an interrupted run"]
+    assert io.sweep_siblings(tmp_path / "f.bin") == [
+        f"removed .f.bin.checks-tmp-{DEAD}.abcd1234, left by an interrupted run"
+    ]
 
 
 # --------------------------------------------------------------------------- bounded reads
@@ -102,7 +104,7 @@ def test_csv_text_reads_back_cell_for_cell_even_with_a_bare_carriage_return():
     text = io.csv_text(["model", "score"], rows)
     assert list(csv.reader(stdlib_io.StringIO(text, newline=""))) == [["model", "score"], *rows]
     # only the row that needs it is quoted in full: ledgers stay as plain to read and diff as before
-    assert text.startswith("model,score\nm1,71.2\n\"m2\",\"0\r0\"\nm3,\"a\nb\"\n")
+    assert text.startswith('model,score\nm1,71.2\n"m2","0\r0"\nm3,"a\nb"\n')
     assert "\r\n" not in text.replace('then\r\n"', "")  # every line ends in \n alone
 
 
@@ -112,7 +114,9 @@ def test_read_errors_name_the_file_and_the_reason(tmp_path):
         io.read_text(path)
     assert missing.value.missing
     path.write_bytes(b"ok \xff\xfe")
-    with pytest.raises(io.ReadError, match=r"x\.txt: not UTF-8 text \(invalid start byte at byte 3\); save it as UTF-8"):
+    with pytest.raises(
+        io.ReadError, match=r"x\.txt: not UTF-8 text \(invalid start byte at byte 3\); save it as UTF-8"
+    ):
         io.read_text(path)
     path.write_bytes(b"x" * 11)
     with pytest.raises(io.ReadError, match=r"too large for a note \(more than the 10-byte limit\)") as big:
@@ -131,13 +135,16 @@ def test_unquoted_dates_stay_text_even_when_not_a_real_date():
     assert isinstance(data["date"], io.Timestamp) and not isinstance(data["quoted"], io.Timestamp)
 
 
-@pytest.mark.parametrize(("text", "reason", "line"), [
-    ("a: 1\nb: &x [1]\nc: *x\n", "anchors and aliases are not allowed (&x)", 2),
-    ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", 3),
-    ("a:\n  b: [1, 2\n", "while parsing", 2),  # the unclosed "[", where Python would point
-    ("k: " + "[" * (io.MAX_DEPTH + 1) + "]" * (io.MAX_DEPTH + 1), f"nested deeper than {io.MAX_DEPTH} levels", 1),
-    ("!!python/object/apply:os.system ['true']", "could not determine a constructor", 1),
-])
+@pytest.mark.parametrize(
+    ("text", "reason", "line"),
+    [
+        ("a: 1\nb: &x [1]\nc: *x\n", "anchors and aliases are not allowed (&x)", 2),
+        ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", 3),
+        ("a:\n  b: [1, 2\n", "while parsing", 2),  # the unclosed "[", where Python would point
+        ("k: " + "[" * (io.MAX_DEPTH + 1) + "]" * (io.MAX_DEPTH + 1), f"nested deeper than {io.MAX_DEPTH} levels", 1),
+        ("!!python/object/apply:os.system ['true']", "could not determine a constructor", 1),
+    ],
+)
 def test_refused_yaml_keeps_the_source_and_the_line(text, reason, line):
     with pytest.raises(io.YamlError) as refused:
         io.loads_yaml(text, source="drafts/x.yaml")
@@ -170,9 +177,16 @@ def test_no_package_decodes_parses_yaml_or_renames_on_its_own():
 
     root = Path(__file__).resolve().parent.parent
     banned = re.compile(r"except[^:\n]*UnicodeDecodeError|yaml\.(safe_)?load\(|os\.replace\(|mkstemp\(")
-    sources = [p for pkg in ("checks", "tabarena_checks", "hfmigrate_checks", "plugins") for p in (root / pkg).rglob("*.py")]
-    found = [f"{p.relative_to(root)}:{n}: {line.strip()}" for p in sources if p.name != "io.py" or p.parent.name != "checks"
-             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if banned.search(line)]
+    sources = [
+        p for pkg in ("checks", "tabarena_checks", "hfmigrate_checks", "plugins") for p in (root / pkg).rglob("*.py")
+    ]
+    found = [
+        f"{p.relative_to(root)}:{n}: {line.strip()}"
+        for p in sources
+        if p.name != "io.py" or p.parent.name != "checks"
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1)
+        if banned.search(line)
+    ]
     assert not found, "use checks.io instead:\n" + "\n".join(found)
 
 
@@ -204,8 +218,9 @@ except KeyboardInterrupt:
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="signals are held only on POSIX")
 def test_an_interrupt_inside_a_zip_entry_arrives_after_it_and_the_archive_still_closes(tmp_path):
     path = tmp_path / "a.zip"
-    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_AS_ENTRY_OPENS, str(path)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_AS_ENTRY_OPENS, str(path)], capture_output=True, text=True, timeout=60
+    )
     # without the hold the close raises ValueError "... open writing handle" over the interrupt
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "interrupted released", "")
     with zipfile.ZipFile(path) as archive:  # closed cleanly with the whole first entry, nothing after it

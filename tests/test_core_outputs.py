@@ -24,8 +24,9 @@ WAIVER = '[[waivers]]\nrule = "TOY003"\ntarget = "*"\nreason = "known"\nowner = 
 
 
 def toy(tmp_path, *args):
-    return run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "marker"), *args],
-                   env=NO_AUTOLOAD, cwd=tmp_path)
+    return run_cli(
+        ["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "marker"), *args], env=NO_AUTOLOAD, cwd=tmp_path
+    )
 
 
 def precommit(tmp_path, *args):
@@ -63,8 +64,10 @@ def unreadable_report(tmp_path):
 
     bad = str(write_info(tmp_path, "bad", INFO_CASES["TA110"][0]).relative_to(tmp_path))
     registry = plugins.load(["tabarena"], environ=NO_AUTOLOAD)
-    subjects = [*info_hook.subjects([str(tmp_path / bad)]),
-                filecheck.Subject("models/broken/info.py", error="cannot be read: permission denied", line=2, col=4)]
+    subjects = [
+        *info_hook.subjects([str(tmp_path / bad)]),
+        filecheck.Subject("models/broken/info.py", error="cannot be read: permission denied", line=2, col=4),
+    ]
     return filecheck.check(registry, "precommit-info", subjects, Config()), str(tmp_path / bad)
 
 
@@ -81,7 +84,12 @@ def test_a_yaml_finding_points_at_its_entry_and_key(tmp_path):
     data = json.loads(precommit(tmp_path, "eval-results", "--format", "json", str(bad.relative_to(tmp_path))).stdout)
     (hf201,) = [v for v in data["verdicts"] if v["code"] == "HF201"]
     assert hf201["findings"][0] | {"message": None} == {
-        "message": None, "target": ".eval_results", "path": bad.relative_to(tmp_path).as_posix(), "line": 12, "col": 3}
+        "message": None,
+        "target": ".eval_results",
+        "path": bad.relative_to(tmp_path).as_posix(),
+        "line": 12,
+        "col": 3,
+    }
 
 
 def test_a_shape_finding_points_at_the_entry_and_a_duplicate_at_its_task_id(tmp_path):
@@ -102,8 +110,11 @@ def test_quiet_prints_only_what_failed_and_the_summary(tmp_path):
     quiet = toy(tmp_path, "--fail", "--warn", "-q")
     assert quiet.exit_code == ExitCode.BLOCKED
     lines = quiet.stdout.splitlines()
-    assert [line.split()[1] for line in lines if line.startswith("  ") and line.split()[0] in
-            ("failed", "warning", "passed")] == ["TOY001", "TOY003"], quiet.stdout
+    assert [
+        line.split()[1]
+        for line in lines
+        if line.startswith("  ") and line.split()[0] in ("failed", "warning", "passed")
+    ] == ["TOY001", "TOY003"], quiet.stdout
     assert " passed " not in quiet.stdout and "checks run toy" not in quiet.stdout
     passed = full.stdout.count(" passed ")  # the CK rules pass too
     assert lines[-1] == f"{passed} passed, 1 failed, 1 warning; blocked: the action did not run (exit 1)"
@@ -126,8 +137,9 @@ def test_json_lists_each_verdict_once_with_structured_locations(tmp_path):
     assert [v["code"] for v in data["verdicts"]] == sorted(v["code"] for v in data["verdicts"])
     assert "verdicts" not in data["record"] and res.stdout.count('"TOY001"') == 1
     toy001 = next(v for v in data["verdicts"] if v["code"] == "TOY001")
-    assert toy001["findings"] == [{"message": "asked to fail", "target": "toy-target", "path": "a/b.py", "line": 3,
-                                   "col": 9}]
+    assert toy001["findings"] == [
+        {"message": "asked to fail", "target": "toy-target", "path": "a/b.py", "line": 3, "col": 9}
+    ]
     assert toy001["blocks"] is True and toy001["duration_s"] >= 0
     assert next(v for v in data["verdicts"] if v["code"] == "TOY003")["outcome"] == "waived"
     passed = sum(v["outcome"] == "passed" for v in data["verdicts"])
@@ -139,8 +151,15 @@ def test_precommit_json_has_the_same_shape_and_lists_unreadable_files(tmp_path):
     report, bad = unreadable_report(tmp_path)
     data = json.loads(output.as_json(report))
     assert data["command"] == "precommit" and data["outcome"] == "error" and data["exit_code"] == 2
-    assert data["unreadable"] == [{"message": "cannot be read: permission denied", "target": None,
-                                   "path": "models/broken/info.py", "line": 2, "col": 4}]
+    assert data["unreadable"] == [
+        {
+            "message": "cannot be read: permission denied",
+            "target": None,
+            "path": "models/broken/info.py",
+            "line": 2,
+            "col": 4,
+        }
+    ]
     assert "record" not in data
     lines = output.precommit_lines(report)
     assert lines[0].startswith(f"{bad}:3:") and " TA110 " in lines[0]
@@ -187,7 +206,9 @@ def test_sarif_of_a_run_is_valid_2_1_0_and_carries_levels_and_suppressions(tmp_p
     assert rules[by_rule["TOY001"]["ruleIndex"]] == "TOY001"
     assert by_rule["TOY001"]["level"] == "error"
     assert by_rule["TOY001"]["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "src/x.py"}, "region": {"startLine": 4, "startColumn": 2}}
+        "artifactLocation": {"uri": "src/x.py"},
+        "region": {"startLine": 4, "startColumn": 2},
+    }
     assert by_rule["TOY002"]["level"] == "error" and "boom from TOY002" in by_rule["TOY002"]["message"]["text"]
     assert by_rule["TOY003"]["suppressions"][0]["kind"] == "external"
     assert "TOY004" not in by_rule  # passed: no result
@@ -199,19 +220,27 @@ def test_sarif_of_a_run_is_valid_2_1_0_and_carries_levels_and_suppressions(tmp_p
 def test_sarif_shows_inline_suppressed_and_waived_findings_as_suppressed(tmp_path, sarif_schema):
     """SARIF 2.1.0 section 3.35: an inline `# checks: ignore` is an inSource suppression at the comment with its
     reason; a waiver an external one with the waiver's reason; open findings carry no suppressions."""
-    info = write_info(tmp_path, "nori", INFO_CASES["TA110"][0] + "  # checks: ignore[TA110] copied from the paper as printed")
+    info = write_info(
+        tmp_path, "nori", INFO_CASES["TA110"][0] + "  # checks: ignore[TA110] copied from the paper as printed"
+    )
     other = write_info(tmp_path, "late", INFO_CASES["TA110"][0].replace("Nori", "Late"))
     still = write_info(tmp_path, "open", INFO_CASES["TA110"][0].replace("Nori", "Open"))
-    (tmp_path / "rules.toml").write_text('[[waivers]]\nrule = "TA110"\ntarget = "Late@*"\nreason = "upstream date"\n'
-                                         'owner = "ana"\nexpires = 2999-01-01\n')
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA110"\ntarget = "Late@*"\nreason = "upstream date"\n'
+        'owner = "ana"\nexpires = 2999-01-01\n'
+    )
     rel = [str(p.relative_to(tmp_path)) for p in (info, other, still)]
     res = precommit(tmp_path, "info-py", "--format", "sarif", *rel)
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr  # Open's finding is neither
     results = [r for r in validate_sarif(res.stdout, sarif_schema)["runs"][0]["results"] if r["ruleId"] == "TA110"]
     by_file = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r for r in results}
     assert set(by_file) == set(rel) and len(results) == 3
-    comment_line = info.read_text().splitlines().index(next(line for line in info.read_text().splitlines()
-                                                             if "checks: ignore" in line)) + 1
+    comment_line = (
+        info.read_text()
+        .splitlines()
+        .index(next(line for line in info.read_text().splitlines() if "checks: ignore" in line))
+        + 1
+    )
     (inline,) = by_file[rel[0]]["suppressions"]
     assert inline["kind"] == "inSource" and inline["justification"] == "copied from the paper as printed"
     assert inline["location"]["physicalLocation"]["region"]["startLine"] == comment_line
@@ -220,9 +249,15 @@ def test_sarif_shows_inline_suppressed_and_waived_findings_as_suppressed(tmp_pat
     assert waived["kind"] == "external" and waived["justification"].startswith("upstream date (owner ana")
     assert waived["properties"]["waiver"] == "TA110:Late@*"
     assert "suppressions" not in by_file[rel[2]]
-    verdict = next(v for v in json.loads(precommit(tmp_path, "info-py", "--format", "json", *rel).stdout)["verdicts"]
-                   if v["code"] == "TA110")
-    assert {(e["kind"], e["finding"]["path"]) for e in verdict["excused"]} == {("inSource", rel[0]), ("external", rel[1])}
+    verdict = next(
+        v
+        for v in json.loads(precommit(tmp_path, "info-py", "--format", "json", *rel).stdout)["verdicts"]
+        if v["code"] == "TA110"
+    )
+    assert {(e["kind"], e["finding"]["path"]) for e in verdict["excused"]} == {
+        ("inSource", rel[0]),
+        ("external", rel[1]),
+    }
 
 
 def test_sarif_of_a_run_whose_only_finding_was_suppressed_inline(tmp_path, sarif_schema):
@@ -231,9 +266,14 @@ def test_sarif_of_a_run_whose_only_finding_was_suppressed_inline(tmp_path, sarif
     res = toy(tmp_path, "--fail", "--at", "src.py:2:1", "--format", "sarif")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
     (result,) = [r for r in validate_sarif(res.stdout, sarif_schema)["runs"][0]["results"] if r["ruleId"] == "TOY001"]
-    assert result["suppressions"] == [{
-        "kind": "inSource", "status": "accepted", "justification": "the toy always fails here",
-        "location": {"physicalLocation": {"artifactLocation": {"uri": "src.py"}, "region": {"startLine": 2}}}}]
+    assert result["suppressions"] == [
+        {
+            "kind": "inSource",
+            "status": "accepted",
+            "justification": "the toy always fails here",
+            "location": {"physicalLocation": {"artifactLocation": {"uri": "src.py"}, "region": {"startLine": 2}}},
+        }
+    ]
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}
 
 
@@ -247,7 +287,9 @@ def test_sarif_of_a_precommit_run_is_valid_with_unreadable_inputs(tmp_path, sari
     log = validate_sarif(output.as_sarif(unreadable_report(tmp_path)[0]), sarif_schema)
     (unreadable,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "input-error"]
     assert unreadable["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "models/broken/info.py"}, "region": {"startLine": 2, "startColumn": 4}}
+        "artifactLocation": {"uri": "models/broken/info.py"},
+        "region": {"startLine": 2, "startColumn": 4},
+    }
     assert log["runs"][0]["invocations"][0]["exitCode"] == 2
 
 
@@ -266,8 +308,10 @@ def test_github_annotations_escape_and_locate(tmp_path):
 def test_github_annotations_of_a_precommit_run(tmp_path):
     bad, *_ = drafts(tmp_path)
     res = precommit(tmp_path, "eval-results", "--format", "github", bad)
-    assert f"::error file={Path(bad).as_posix()},line=12,col=3,title=HF201 values-numeric-finite::entry 2: value " \
-           "must be a number (got '71.2*')" in res.stdout.splitlines()
+    assert (
+        f"::error file={Path(bad).as_posix()},line=12,col=3,title=HF201 values-numeric-finite::entry 2: value "
+        "must be a number (got '71.2*')" in res.stdout.splitlines()
+    )
 
 
 # --------------------------------------------------------------------------- --output-file
@@ -275,9 +319,20 @@ def test_github_annotations_of_a_precommit_run(tmp_path):
 
 def test_output_files_are_written_next_to_the_human_terminal_output(tmp_path, sarif_schema):
     out = tmp_path / "out"
-    res = toy(tmp_path, "--fail", "--output-file", str(out / "r.json"), "--output-file", str(out / "r.xml"),
-              "--output-file", str(out / "r.sarif"), "--output-file", f"github={out / 'gh.txt'}",
-              "--output-file", str(out / "human.txt"))
+    res = toy(
+        tmp_path,
+        "--fail",
+        "--output-file",
+        str(out / "r.json"),
+        "--output-file",
+        str(out / "r.xml"),
+        "--output-file",
+        str(out / "r.sarif"),
+        "--output-file",
+        f"github={out / 'gh.txt'}",
+        "--output-file",
+        str(out / "human.txt"),
+    )
     assert res.exit_code == ExitCode.BLOCKED
     assert "blocked: the action did not run" in res.stdout  # the terminal still gets the human output
     assert json.loads((out / "r.json").read_text())["outcome"] == "blocked"

@@ -101,7 +101,9 @@ def test_a_plugin_raising_in_registration_is_named():
             raise RuntimeError("bad import inside")
 
     registry = plugins.load([], environ=NO_AUTOLOAD, extra=[("raiser", Raises())])
-    with pytest.raises(PluginError, match="plugin 'raiser' raised in hook checks_rules: RuntimeError: bad import inside"):
+    with pytest.raises(
+        PluginError, match="plugin 'raiser' raised in hook checks_rules: RuntimeError: bad import inside"
+    ):
         registry.rules
 
 

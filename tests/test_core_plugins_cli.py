@@ -47,8 +47,11 @@ def test_p_is_accepted_after_the_subcommand(tmp_path):
 
 
 def test_p_after_double_dash_is_left_alone(tmp_path):
-    res = run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), "--", "-p", "x"],
-                  env=NO_AUTOLOAD, cwd=tmp_path)
+    res = run_cli(
+        ["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), "--", "-p", "x"],
+        env=NO_AUTOLOAD,
+        cwd=tmp_path,
+    )
     assert res.exit_code == ExitCode.USAGE_ERROR and "-p" in res.stderr  # handed to click, which refuses the extra args
 
 
@@ -64,8 +67,10 @@ def test_a_blocked_plugins_action_names_the_plugin(tmp_path):
 def test_a_plugin_left_out_by_disabled_autoload_is_named_with_the_fix(tmp_path):
     res = run_cli(["run", "draft"], env=NO_AUTOLOAD, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
-    assert ("no action 'draft': plugin 'hfmigrate' provides it but is not loaded "
-            "(CHECKS_DISABLE_PLUGIN_AUTOLOAD is set; load it with -p hfmigrate)") in res.stderr
+    assert (
+        "no action 'draft': plugin 'hfmigrate' provides it but is not loaded "
+        "(CHECKS_DISABLE_PLUGIN_AUTOLOAD is set; load it with -p hfmigrate)"
+    ) in res.stderr
 
 
 def test_blocked_commands_and_precommit_commands_name_the_plugin(tmp_path):
@@ -139,15 +144,26 @@ def test_docs_test_ignores_an_installed_third_party_plugin(tmp_path):
 
     site = tmp_path / "site"
     (site / "undoc_plugin-0.1.dist-info").mkdir(parents=True)
-    (site / "undoc_plugin-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: undoc-plugin\nVersion: 0.1\n")
+    (site / "undoc_plugin-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: undoc-plugin\nVersion: 0.1\n"
+    )
     (site / "undoc_plugin-0.1.dist-info" / "entry_points.txt").write_text("[checks]\nundoc = undoc_plugin\n")
-    (site / "undoc_plugin.py").write_text(LOCAL_PLUGIN.replace('"LOC101", "local-marker-named"', '"UND101", "undocumented"'))
+    (site / "undoc_plugin.py").write_text(
+        LOCAL_PLUGIN.replace('"LOC101", "local-marker-named"', '"UND101", "undocumented"')
+    )
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
     env.pop("CHECKS_DISABLE_PLUGIN_AUTOLOAD", None)
-    listed = subprocess.run([sys.executable, "-m", "checks", "rules"], cwd=tmp_path, env=env, capture_output=True,
-                            text=True, timeout=120)
+    listed = subprocess.run(
+        [sys.executable, "-m", "checks", "rules"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert "UND101" in listed.stdout, listed.stderr  # the plugin is really installed
-    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-                          "tests/test_docs.py"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_docs.py"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]

@@ -44,8 +44,11 @@ def test_no_bar_off_a_terminal_and_none_when_turned_off(monkeypatch):
 
 
 def synth(tmp_path, name, env):
-    return run_cli(["tabarena", "synth", str(tmp_path / name), "--configs", "2", "--tasks", "363612", "--folds", "2"],
-                   env=env, cwd=tmp_path)
+    return run_cli(
+        ["tabarena", "synth", str(tmp_path / name), "--configs", "2", "--tasks", "363612", "--folds", "2"],
+        env=env,
+        cwd=tmp_path,
+    )
 
 
 def test_synth_shows_its_files_on_a_terminal_only(tmp_path):
@@ -62,25 +65,38 @@ def test_synth_and_inspect_take_q_as_the_judging_commands_do(tmp_path):
     always = {progress.ENV: "always"}
     shown = synth(tmp_path, "a", always)
     assert "4/4 results.pkl" in plain(shown.stderr), shown.stderr
-    quiet = run_cli(["tabarena", "synth", str(tmp_path / "b"), "--configs", "2", "--tasks", "363612", "--folds", "2",
-                     "-q"], env=always, cwd=tmp_path)
+    quiet = run_cli(
+        ["tabarena", "synth", str(tmp_path / "b"), "--configs", "2", "--tasks", "363612", "--folds", "2", "-q"],
+        env=always,
+        cwd=tmp_path,
+    )
     assert quiet.exit_code == 0, quiet.stderr
     assert quiet.stderr == "" and quiet.stdout == shown.stdout.replace(str(tmp_path / "a"), str(tmp_path / "b"))
     data = str(tmp_path / "a" / "data")
     inspected = {}
     for name, extra in (("shown", []), ("quiet", ["--quiet"])):  # a cache of its own each: both decode every file
-        inspected[name] = run_cli(["inspect", data, "--cache-dir", str(tmp_path / f"cache-{name}"), *extra],
-                                  env=always, cwd=tmp_path)
+        inspected[name] = run_cli(
+            ["inspect", data, "--cache-dir", str(tmp_path / f"cache-{name}"), *extra], env=always, cwd=tmp_path
+        )
         assert inspected[name].exit_code == 0, inspected[name].stderr
-    assert re.search(r"(^|\r)decode +━[^\r\n]* 4/4 results\.pkl", plain(inspected["shown"].stderr), re.M), \
-        inspected["shown"].stderr
+    assert re.search(r"(^|\r)decode +━[^\r\n]* 4/4 results\.pkl", plain(inspected["shown"].stderr), re.M), inspected[
+        "shown"
+    ].stderr
     assert inspected["quiet"].stderr == "" and inspected["quiet"].stdout == inspected["shown"].stdout
 
 
 def test_upload_shows_bytes_unless_quiet(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
-    args = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
-            "--no-dry-run"]
+    args = [
+        "run",
+        "upload",
+        "--from-cache",
+        "Dummy",
+        "dummy-2026-11-01",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--no-dry-run",
+    ]
     quiet = run_cli([*args, "-q"], env={progress.ENV: "always"}, cwd=tmp_path)
     assert quiet.exit_code == 0, quiet.stdout + quiet.stderr
     assert "upload to" not in quiet.stderr
@@ -113,12 +129,35 @@ def process_and_plan_upload(tmp_path, env, *extra):
     from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path / "in", folds=3)
-    processed = run_cli(["run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
-                         "--cache-root", str(made.cache_root), *extra], env=env, cwd=tmp_path)
+    processed = run_cli(
+        [
+            "run",
+            "process",
+            str(made.run_dir),
+            "--method-metadata",
+            made.metadata_ref,
+            "--cache-root",
+            str(made.cache_root),
+            *extra,
+        ],
+        env=env,
+        cwd=tmp_path,
+    )
     assert processed.exit_code == 0, processed.stdout + processed.stderr
-    planned = run_cli(["run", "upload", "--verified", "--method-metadata", made.metadata_ref,
-                       "--cache-root", str(made.cache_root),
-                       *extra], env=env, cwd=tmp_path)
+    planned = run_cli(
+        [
+            "run",
+            "upload",
+            "--verified",
+            "--method-metadata",
+            made.metadata_ref,
+            "--cache-root",
+            str(made.cache_root),
+            *extra,
+        ],
+        env=env,
+        cwd=tmp_path,
+    )
     assert planned.exit_code == 0, planned.stdout + planned.stderr
     return processed, planned
 
@@ -134,8 +173,9 @@ def test_process_decode_copy_and_upload_zip_are_shown_unless_quiet_or_no_termina
         assert re.search(rf"(^|\r)zip {part} +━[^\r\n]* ([\d.]+)/\2 (bytes|kB|MB)", zips, re.M), (part, zips)
     for env, extra in (({progress.ENV: "always"}, ["-q"]), ({}, [])):  # -q, and stderr no terminal
         silent = process_and_plan_upload(tmp_path / f"silent{len(extra)}", env, *extra)
-        assert all("results.pkl" not in r.stderr and "zip " not in r.stderr and "splits" not in r.stderr
-                   for r in silent), silent
+        assert all(
+            "results.pkl" not in r.stderr and "zip " not in r.stderr and "splits" not in r.stderr for r in silent
+        ), silent
 
 
 def test_a_real_terminal_gets_the_bars(tmp_path):
@@ -151,9 +191,24 @@ def test_a_real_terminal_gets_the_bars(tmp_path):
     made = tabarena_run(tmp_path / "in", folds=2)
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != progress.ENV}
-    child = subprocess.Popen([sys.executable, "-m", "checks", "run", "process", str(made.run_dir), "--method-metadata",
-                              made.metadata_ref, "--cache-root", str(made.cache_root)],
-                             stdout=subprocess.PIPE, stderr=follower, cwd=tmp_path, env=env)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "checks",
+            "run",
+            "process",
+            str(made.run_dir),
+            "--method-metadata",
+            made.metadata_ref,
+            "--cache-root",
+            str(made.cache_root),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        cwd=tmp_path,
+        env=env,
+    )
     os.close(follower)
     drawn = bytearray()
 

@@ -159,7 +159,9 @@ def test_required_rule_runs_even_when_not_selected(tmp_path):
 
 def test_a_selection_matching_no_rule_of_the_action_is_an_error(tmp_path):
     (tmp_path / "rules.toml").write_text('select = ["CK"]\n')
-    res = run_cli(["-p", "toy_only_optional", "run", "toy", "--marker", str(tmp_path / "m")], env=NO_AUTOLOAD, cwd=tmp_path)
+    res = run_cli(
+        ["-p", "toy_only_optional", "run", "toy", "--marker", str(tmp_path / "m")], env=NO_AUTOLOAD, cwd=tmp_path
+    )
     assert res.exit_code == ExitCode.NO_RULES, res.stderr
     assert "no rule is selected" in res.stderr
     assert not (tmp_path / "m").exists()
@@ -175,8 +177,8 @@ def test_only_required_rules_left_is_no_gate(tmp_path):
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ('select = []\n', "rules.toml, line 1: select: an empty list selects no rule"),
-        ('[arenas.toy]\nselect = []\n', "rules.toml, line 2: arenas.toy.select: an empty list selects no rule"),
+        ("select = []\n", "rules.toml, line 1: select: an empty list selects no rule"),
+        ("[arenas.toy]\nselect = []\n", "rules.toml, line 2: arenas.toy.select: an empty list selects no rule"),
         ('select = ["ZZ"]\n', "rules.toml, line 1: select: 'ZZ' matches no rule code"),
         ('select = ["TOY1"]\n', "rules.toml, line 1: select: 'TOY1' matches no rule code"),
         ('ignore = ["TOY009"]\n', "rules.toml, line 1: ignore: 'TOY009' matches no rule code"),
@@ -184,8 +186,10 @@ def test_only_required_rules_left_is_no_gate(tmp_path):
         ('[arenas.toy]\nignore = ["XY"]\n', "rules.toml, line 2: arenas.toy.ignore: 'XY' matches no rule code"),
         ('[arenas.toy.rules.TOY009]\nseverity = "info"\n', "arenas.toy.rules.TOY009: no rule has the code"),
         ('[arenas.toys]\nignore = ["TOY003"]\n', "arenas.toys: no loaded action or plugin belongs to arena 'toys'"),
-        ('[[waivers]]\nrule = "TOY009"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = 2099-01-01\n',
-         "rules.toml, line 2: waivers[0].rule: no rule has the code 'TOY009'"),
+        (
+            '[[waivers]]\nrule = "TOY009"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = 2099-01-01\n',
+            "rules.toml, line 2: waivers[0].rule: no rule has the code 'TOY009'",
+        ),
     ],
 )
 def test_empty_or_unknown_selection_is_a_configuration_error(tmp_path, text, expected):
@@ -208,10 +212,12 @@ def test_every_unknown_code_is_listed_at_once_and_blocked_plugins_are_named(tmp_
         ('[rules.TOY001]\nsevrity = "warning"\n', "rules.TOY001.sevrity: unknown key"),
         ('selct = ["TOY"]\n', "selct: unknown key"),
         ('select = ["TOY", 3]\n', "select"),
-        ('[[waivers]]\nrule = "TOY001"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = "2026-02-30"\n',
-         "waivers[0].expires: must be a real calendar date YYYY-MM-DD (got '2026-02-30')"),
+        (
+            '[[waivers]]\nrule = "TOY001"\ntarget = "x"\nreason = "r"\nowner = "o"\nexpires = "2026-02-30"\n',
+            "waivers[0].expires: must be a real calendar date YYYY-MM-DD (got '2026-02-30')",
+        ),
         ('[[waivers]]\nrule = "TOY001"\ntarget = "x"\nowner = "o"\nexpires = 2026-02-01\n', "waivers[0].reason"),
-        ('[arenas.toy]\nflavour = 1\n', "arenas.toy: unknown key(s) flavour"),
+        ("[arenas.toy]\nflavour = 1\n", "arenas.toy: unknown key(s) flavour"),
         ("this is = = not toml", "not valid TOML"),
     ],
 )
@@ -226,8 +232,11 @@ def test_explicit_config_option_wins_over_the_nearest_file(tmp_path):
     (tmp_path / "rules.toml").write_text('select = ["XX"]\nignore = ["TOY"]\n')
     other = tmp_path / "other.toml"
     other.write_text('ignore = ["TOY001"]\n')
-    res = run_cli(["-p", "toy_plugin", "--config", str(other), "run", "toy", "--marker", str(tmp_path / "m"), "--fail"],
-                  env=NO_AUTOLOAD, cwd=tmp_path)
+    res = run_cli(
+        ["-p", "toy_plugin", "--config", str(other), "run", "toy", "--marker", str(tmp_path / "m"), "--fail"],
+        env=NO_AUTOLOAD,
+        cwd=tmp_path,
+    )
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
 
 
@@ -235,7 +244,9 @@ def test_config_is_found_in_a_parent_directory(tmp_path):
     (tmp_path / "rules.toml").write_text('ignore = ["TOY001"]\n')
     sub = tmp_path / "a" / "b"
     sub.mkdir(parents=True)
-    res = run_cli(["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), "--fail"], env=NO_AUTOLOAD, cwd=sub)
+    res = run_cli(
+        ["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), "--fail"], env=NO_AUTOLOAD, cwd=sub
+    )
     assert res.exit_code == ExitCode.OK
 
 
@@ -281,7 +292,11 @@ def test_the_record_says_plan_or_execute_and_keeps_the_options(tmp_path):
 
 def test_record_options_mask_a_secret_looking_name():
     assert records._options({"api_token": "abc123", "empty_token": None, "pair": ("a", 1), "n": 2}) == {
-        "api_token": "***", "empty_token": None, "n": 2, "pair": ["a", 1]}
+        "api_token": "***",
+        "empty_token": None,
+        "n": 2,
+        "pair": ["a", 1],
+    }
 
 
 def test_decision_log_location_is_configurable(tmp_path):
@@ -337,8 +352,9 @@ def test_an_action_with_an_options_class_gets_an_instance_and_a_misfit_is_named(
         marker: str
         loud: bool = False
 
-    action = Action(name="typed", help="", gather=lambda ctx: None, plan=lambda ctx: [],
-                    execute=lambda ctx: None, options=Opts)
+    action = Action(
+        name="typed", help="", gather=lambda ctx: None, plan=lambda ctx: [], execute=lambda ctx: None, options=Opts
+    )
     assert action.make_options({"marker": "m"}) == Opts("m")
     with pytest.raises(TypeError, match="action 'typed': options .* do not fit Opts"):
         action.make_options({"marker": "m", "lodu": True})

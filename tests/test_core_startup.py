@@ -17,12 +17,30 @@ import textwrap
 import pytest
 
 #: imported by no fast command: the workflows' libraries and what the start-up path avoids
-HEAVY = ("pyarrow", "duckdb", "boto3", "botocore", "huggingface_hub", "numpy", "matplotlib", "markdown_it",
-         "rich", "jinja2", "importlib.metadata", "email", "cattrs", "hashlib")
+HEAVY = (
+    "pyarrow",
+    "duckdb",
+    "boto3",
+    "botocore",
+    "huggingface_hub",
+    "numpy",
+    "matplotlib",
+    "markdown_it",
+    "rich",
+    "jinja2",
+    "importlib.metadata",
+    "email",
+    "cattrs",
+    "hashlib",
+)
 
-INFO_PY = 'from tabarena.models import MethodMetadata\n\nnori = MethodMetadata.config(method="Nori", suite="nori-2026-03")\n'
-EVAL_YAML = ('- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 41.2\n  date: "2025-01-15"\n'
-             '  source:\n    url: https://example.org/leaderboard\n')
+INFO_PY = (
+    'from tabarena.models import MethodMetadata\n\nnori = MethodMetadata.config(method="Nori", suite="nori-2026-03")\n'
+)
+EVAL_YAML = (
+    '- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 41.2\n  date: "2025-01-15"\n'
+    "  source:\n    url: https://example.org/leaderboard\n"
+)
 
 
 def _imported(cwd, *args: str) -> tuple[int, set[str]]:
@@ -38,8 +56,10 @@ def _imported(cwd, *args: str) -> tuple[int, set[str]]:
     return exit_code, set(modules)
 
 
-@pytest.mark.parametrize("args", [("rules",), ("rule", "TA101"), ("rule", "HF201"), ("--version",), ("plugins",),
-                                  ("rules", "--format", "json")])
+@pytest.mark.parametrize(
+    "args",
+    [("rules",), ("rule", "TA101"), ("rule", "HF201"), ("--version",), ("plugins",), ("rules", "--format", "json")],
+)
 def test_fast_commands_import_no_heavy_module(tmp_path, args):
     exit_code, modules = _imported(tmp_path, *args)
     assert exit_code == 0
@@ -50,8 +70,12 @@ def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     """`checks rules` asks no plugin for its commands (they are added when one is asked for) and needs no runner."""
     _, modules = _imported(tmp_path, "rules")
     assert not {"checks.runner", "checks.judge", "checks.filecheck"} & modules
-    assert not [m for m in modules if m.startswith(("tabarena_checks", "hfmigrate_checks")) and
-                m.rpartition(".")[2] in ("cli", "inspect_cli", "precommit")]
+    assert not [
+        m
+        for m in modules
+        if m.startswith(("tabarena_checks", "hfmigrate_checks"))
+        and m.rpartition(".")[2] in ("cli", "inspect_cli", "precommit")
+    ]
 
 
 def test_precommit_hooks_import_no_heavy_module(tmp_path):
@@ -86,8 +110,13 @@ def test_a_plugin_command_imports_only_the_modules_that_add_it(tmp_path):
     (tmp_path / "info.py").write_text(INFO_PY)
     _, modules = _imported(tmp_path, "precommit", "info-py", "info.py")
     assert {"tabarena_checks.metadata.precommit", "hfmigrate_checks.drafts.precommit"} <= modules
-    assert not modules & {"tabarena_checks.synth.cli", "tabarena_checks.synth.generate", "tabarena_checks.report.inspect_cli",
-                          "tabarena_checks.metadata.cli", "hfmigrate_checks.cli"}
+    assert not modules & {
+        "tabarena_checks.synth.cli",
+        "tabarena_checks.synth.generate",
+        "tabarena_checks.report.inspect_cli",
+        "tabarena_checks.metadata.cli",
+        "hfmigrate_checks.cli",
+    }
 
 
 def test_help_still_lists_every_plugin_command(tmp_path):
@@ -100,15 +129,17 @@ def test_help_still_lists_every_plugin_command(tmp_path):
 def _with_plugin(tmp_path, plugin: str, *args: str) -> subprocess.CompletedProcess:
     """``checks -p PLUGIN ARGS...`` in a fresh interpreter, the plugin module importable from ``tmp_path``."""
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    return subprocess.run([sys.executable, "-m", "checks", "-p", plugin, *args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "checks", "-p", plugin, *args], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
 
 
 def test_a_plugin_may_not_replace_a_framework_command(tmp_path):
     (tmp_path / "grabber.py").write_text(
         "import click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
         "    cli.add_command(click.Command('rules', callback=lambda: None))\n"
-        "    cli.add_command(click.Command('grab', callback=lambda: click.echo('grabbed')))\n")
+        "    cli.add_command(click.Command('grab', callback=lambda: click.echo('grabbed')))\n"
+    )
     res = _with_plugin(tmp_path, "grabber", "grab")
     assert res.returncode == 3 and "replaced the framework's command(s) rules" in res.stderr, res.stderr
     res = _with_plugin(tmp_path, "grabber", "rules")
@@ -120,6 +151,7 @@ def test_the_garbage_collector_is_back_on_when_the_command_runs(tmp_path):
     (tmp_path / "gcprobe.py").write_text(
         "import gc\nimport click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
         "    cli.add_command(click.Command('gcprobe', callback=lambda: click.echo(\n"
-        "        f'enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 1000}')))\n")
+        "        f'enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 1000}')))\n"
+    )
     res = _with_plugin(tmp_path, "gcprobe", "gcprobe")
     assert res.returncode == 0 and res.stdout.strip() == "enabled=True frozen=True", res.stdout + res.stderr

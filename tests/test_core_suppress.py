@@ -104,8 +104,9 @@ def test_a_suppression_on_the_finding_line_lets_the_action_run_and_is_recorded(t
     assert "suppressed inline at: src.py:2" in res.stdout
     assert "1 suppression used" in res.stdout
     rec = records.read(tmp_path / ".checks" / "decisions.jsonl")[-1]
-    assert rec["suppressions_used"] == [{"rule": "TOY001", "path": "src.py", "line": 2,
-                                         "reason": "the toy fails on purpose here"}]
+    assert rec["suppressions_used"] == [
+        {"rule": "TOY001", "path": "src.py", "line": 2, "reason": "the toy fails on purpose here"}
+    ]
     verdict = {v["code"]: v for v in rec["verdicts"]}["TOY001"]
     assert verdict["outcome"] == "waived" and verdict["suppressions"] == ["src.py:2"]
 
@@ -145,41 +146,56 @@ def test_a_required_rule_cannot_be_suppressed_inline(tmp_path):
 
 
 def test_info_py_suppression_on_the_call_line_covers_the_whole_call(tmp_path):
-    info = write_info(tmp_path, "nori",
-                      "m = MethodMetadata.config(  # checks: ignore[TA110] the paper prints this date\n"
-                      '    method="Nori",\n    suite="nori-1",\n    ag_key="K",\n    date="2026-02-30",\n)\n'
-                      'n = MethodMetadata.config(method="Nora", suite="nora-1", ag_key="K2", date="2026-02-31")\n')
+    info = write_info(
+        tmp_path,
+        "nori",
+        "m = MethodMetadata.config(  # checks: ignore[TA110] the paper prints this date\n"
+        '    method="Nori",\n    suite="nori-1",\n    ag_key="K",\n    date="2026-02-30",\n)\n'
+        'n = MethodMetadata.config(method="Nora", suite="nora-1", ag_key="K2", date="2026-02-31")\n',
+    )
     res = precommit(tmp_path, "info-py", str(info))
     assert problems(res.stdout) == [(9, "TA110")], res.stdout  # only the second declaration's
     assert res.exit_code == ExitCode.BLOCKED
 
 
 def test_info_py_suppression_on_its_own_line_covers_the_next_statement(tmp_path):
-    info = write_info(tmp_path, "nori",
-                      "# checks: ignore[TA110] the paper prints this date\n"
-                      'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-30")\n')
+    info = write_info(
+        tmp_path,
+        "nori",
+        "# checks: ignore[TA110] the paper prints this date\n"
+        'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-30")\n',
+    )
     res = precommit(tmp_path, "info-py", str(info))
     assert res.exit_code == ExitCode.OK and res.stdout == "", res.stdout
 
 
 def test_info_py_unused_and_reasonless_suppressions_are_reported_once(tmp_path):
-    info = write_info(tmp_path, "nori",
-                      'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-28")'
-                      "  # checks: ignore[TA110] not needed any more\n"
-                      'n = MethodMetadata.config(method="Nora", suite="nora-1", ag_key="K2", date="2026-02-31")'
-                      "  # checks: ignore[TA110]\n")
+    info = write_info(
+        tmp_path,
+        "nori",
+        'm = MethodMetadata.config(method="Nori", suite="nori-1", ag_key="K", date="2026-02-28")'
+        "  # checks: ignore[TA110] not needed any more\n"
+        'n = MethodMetadata.config(method="Nora", suite="nora-1", ag_key="K2", date="2026-02-31")'
+        "  # checks: ignore[TA110]\n",
+    )
     lines = HEADER.count("\n")
     res = precommit(tmp_path, "info-py", str(info))
-    assert sorted(problems(res.stdout)) == [(lines + 1, "CK003"), (lines + 2, "CK004"), (lines + 2, "TA110")], res.stdout
+    assert sorted(problems(res.stdout)) == [(lines + 1, "CK003"), (lines + 2, "CK004"), (lines + 2, "TA110")], (
+        res.stdout
+    )
     assert res.exit_code == ExitCode.BLOCKED
 
 
 def test_eval_results_suppression_covers_one_entry(tmp_path):
     entry = "- dataset:\n    id: Idavidrein/gpqa\n    task_id: {task}\n    revison: main\n  value: 40.1\n"
-    draft = write_draft(tmp_path, "org--model", "gpqa",
-                        entry.format(task="diamond")
-                        + "# checks: ignore[HF506] our fork of the board reads this key\n"
-                        + entry.format(task="main"))
+    draft = write_draft(
+        tmp_path,
+        "org--model",
+        "gpqa",
+        entry.format(task="diamond")
+        + "# checks: ignore[HF506] our fork of the board reads this key\n"
+        + entry.format(task="main"),
+    )
     res = precommit(tmp_path, "eval-results", str(draft))
     assert problems(res.stdout) == [(1, "HF506")], res.stdout
     text = draft.read_text().replace("ignore[HF506] our fork of the board reads this key", "ignore[HF506]")
@@ -193,13 +209,32 @@ def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path)
     from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path)
-    text = made.info.read_text().replace("MethodMetadata.config(", "MethodMetadata.config(  # checks: ignore[TA110] old")
+    text = made.info.read_text().replace(
+        "MethodMetadata.config(", "MethodMetadata.config(  # checks: ignore[TA110] old"
+    )
     made.info.write_text(text)
     commented = next(x for x in text.splitlines() if "checks: ignore" in x)
     line, col = text.splitlines().index(commented) + 1, commented.index("#") + 1
-    res = run_cli(["-p", "tabarena", "run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
-                   "--cache-root", str(made.cache_root), "--dry-run", "--format", "json", "--extend-ignore", "TA102"],
-                  env=NO_AUTOLOAD, cwd=tmp_path)  # TA102 (a warning located in info.py) off: no finding points there
+    res = run_cli(
+        [
+            "-p",
+            "tabarena",
+            "run",
+            "process",
+            str(made.run_dir),
+            "--method-metadata",
+            made.metadata_ref,
+            "--cache-root",
+            str(made.cache_root),
+            "--dry-run",
+            "--format",
+            "json",
+            "--extend-ignore",
+            "TA102",
+        ],
+        env=NO_AUTOLOAD,
+        cwd=tmp_path,
+    )  # TA102 (a warning located in info.py) off: no finding points there
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
     assert not any(str(made.info) in v["message"] for c, v in verdicts.items() if c != "CK003")
     assert f"{made.info}:{line}:{col}: suppression of TA110 matched no finding" in verdicts["CK003"]["message"]
@@ -212,8 +247,9 @@ def test_a_file_named_three_ways_is_tracked_once(tmp_path, monkeypatch):
     (tmp_path / "link.py").symlink_to(tmp_path / "src.py")
     (tmp_path / "other.py").write_text("b = 2  # checks: ignore[TOY001] another file\n")
     monkeypatch.chdir(tmp_path)
-    tracker = suppress.Tracker(frozenset({"TOY001"}), frozenset(),
-                               ("src.py", str(tmp_path / "src.py"), "link.py", "other.py", "missing.py"))
+    tracker = suppress.Tracker(
+        frozenset({"TOY001"}), frozenset(), ("src.py", str(tmp_path / "src.py"), "link.py", "other.py", "missing.py")
+    )
     report = tracker.finish({"TOY001"})
     assert sorted((s.path, code) for s, code in report.unused) == [("other.py", "TOY001"), ("src.py", "TOY001")]
     assert report.invalid == []
@@ -223,23 +259,31 @@ NAN_ITEM = "  dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 
 FIRST_ITEM = "- dataset:\n    id: Idavidrein/gpqa\n    task_id: main\n  value: 41.2\n  notes: |\n"
 #: where -> (a draft whose directive is string content, the same draft with a real comment instead)
 SMUGGLED = {
-    "escaped-quote": ('- notes: "see \\" # checks: ignore[HF201] looks like a comment"\n' + NAN_ITEM,
-                      '- notes: "see \\""  # checks: ignore[HF201] a real comment\n' + NAN_ITEM),
-    "single-quoted": ("- notes: 'it''s # checks: ignore[HF201] looks like a comment'\n" + NAN_ITEM,
-                      "- notes: 'it''s'  # checks: ignore[HF201] a real comment\n" + NAN_ITEM),
-    "block-scalar": (FIRST_ITEM + "    # checks: ignore[HF201] looks like a comment\n- " + NAN_ITEM[2:],
-                     FIRST_ITEM + "    text\n# checks: ignore[HF201] a real comment\n- " + NAN_ITEM[2:]),
+    "escaped-quote": (
+        '- notes: "see \\" # checks: ignore[HF201] looks like a comment"\n' + NAN_ITEM,
+        '- notes: "see \\""  # checks: ignore[HF201] a real comment\n' + NAN_ITEM,
+    ),
+    "single-quoted": (
+        "- notes: 'it''s # checks: ignore[HF201] looks like a comment'\n" + NAN_ITEM,
+        "- notes: 'it''s'  # checks: ignore[HF201] a real comment\n" + NAN_ITEM,
+    ),
+    "block-scalar": (
+        FIRST_ITEM + "    # checks: ignore[HF201] looks like a comment\n- " + NAN_ITEM[2:],
+        FIRST_ITEM + "    text\n# checks: ignore[HF201] a real comment\n- " + NAN_ITEM[2:],
+    ),
 }
 
 
 @pytest.mark.parametrize("where", sorted(SMUGGLED))
-@reliability(fault="a suppression smuggled into YAML string content: `- notes: \"see \\\" # checks: ignore[HF201] "
-                   "reason\"`, the same inside a `|` block scalar or a single-quoted string; a text scan took it for "
-                   "a comment and a NaN value passed `checks precommit eval-results` (exit 0)",
-             must="comments are found by pyyaml's own scanner (tokens only, nothing composed), so string content is "
-                  "never a directive: HF201 reports the NaN (exit 1); a real comment in the same place still "
-                  "suppresses it; measured: a 1 KB draft scanned in 10 ms, a 2.3 MB one in 6.3 s (pyyaml's pure-Python "
-                  "scanner, run only on files that mention 'checks')")
+@reliability(
+    fault='a suppression smuggled into YAML string content: `- notes: "see \\" # checks: ignore[HF201] '
+    'reason"`, the same inside a `|` block scalar or a single-quoted string; a text scan took it for '
+    "a comment and a NaN value passed `checks precommit eval-results` (exit 0)",
+    must="comments are found by pyyaml's own scanner (tokens only, nothing composed), so string content is "
+    "never a directive: HF201 reports the NaN (exit 1); a real comment in the same place still "
+    "suppresses it; measured: a 1 KB draft scanned in 10 ms, a 2.3 MB one in 6.3 s (pyyaml's pure-Python "
+    "scanner, run only on files that mention 'checks')",
+)
 def test_yaml_string_content_is_never_a_suppression(tmp_path, where):
     smuggled, real = SMUGGLED[where]
     res = precommit(tmp_path, "eval-results", str(write_draft(tmp_path, "org--m", "gpqa", smuggled)))

@@ -7,8 +7,16 @@ from checks import Finding, rule
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.testing.facts import draft_facts, eval_results_facts
-from tabarena_checks.testing import (arena_checkout, info_facts, log_facts, process_facts, register_facts, tabarena_run,
-                                     unpublish_facts, upload_facts)
+from tabarena_checks.testing import (
+    arena_checkout,
+    info_facts,
+    log_facts,
+    process_facts,
+    register_facts,
+    tabarena_run,
+    unpublish_facts,
+    upload_facts,
+)
 
 
 @rule("MY101", "reference-url-present", actions=("process", "upload", "precommit-info"))
@@ -45,15 +53,19 @@ def test_upload_facts_come_from_a_processed_cache(tmp_path):
     facts = upload_facts(tmp_path)
     assert facts.cache.path.is_dir() and facts.cache.metadata_yaml.is_file()
     assert facts.recorded is not None and facts.recorded.method == "Nori"
-    assert facts.bucket == "tabarena" and facts.destination.startswith("r2://tabarena/cache/artifacts/nori-2026-11/methods/Nori")
+    assert facts.bucket == "tabarena" and facts.destination.startswith(
+        "r2://tabarena/cache/artifacts/nori-2026-11/methods/Nori"
+    )
     assert not facts.real  # planning: nothing would be uploaded
     assert facts.part_problems == []
 
 
 def test_info_facts_hold_one_declaration_each(tmp_path):
-    source = ("from tabarena.models import MethodMetadata\n\n"
-              'a = MethodMetadata.config(method="A", suite="a-1", ag_key="A", reference_url="https://a.org")\n'
-              'b = MethodMetadata.config(method="B", suite="b-1", ag_key="B")\n')
+    source = (
+        "from tabarena.models import MethodMetadata\n\n"
+        'a = MethodMetadata.config(method="A", suite="a-1", ag_key="A", reference_url="https://a.org")\n'
+        'b = MethodMetadata.config(method="B", suite="b-1", ag_key="B")\n'
+    )
     facts = info_facts(tmp_path, source)
     assert [f.metadata.method for f in facts] == ["A", "B"]
     assert_passes(evaluate_rules([reference_url_present], facts[0]), "MY101")
@@ -61,8 +73,12 @@ def test_info_facts_hold_one_declaration_each(tmp_path):
 
 
 def test_eval_results_facts_parse_the_drafts(tmp_path):
-    facts = eval_results_facts(tmp_path, {"org--m/.eval_results/gpqa.yaml":
-                                          "- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 41.2\n"})
+    facts = eval_results_facts(
+        tmp_path,
+        {
+            "org--m/.eval_results/gpqa.yaml": "- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 41.2\n"
+        },
+    )
     (file,) = facts.eval_files
     assert file.error is None or not file.error
     assert file.data[0]["value"] == 41.2 and file.path.endswith("gpqa.yaml")

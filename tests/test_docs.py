@@ -63,8 +63,11 @@ def test_every_rule_is_documented(code):
 
 
 def _config_keys():
-    keys = [config.KEY_NAMES.get(f.name, f.name) for f in attrs.fields(config.Config)
-            if f.name not in ("path", "sha256", "table", "overrides", "overlays", "extends")]
+    keys = [
+        config.KEY_NAMES.get(f.name, f.name)
+        for f in attrs.fields(config.Config)
+        if f.name not in ("path", "sha256", "table", "overrides", "overlays", "extends")
+    ]
     keys += [f.name for f in attrs.fields(config.RuleSettings)]
     keys += [f.name for f in attrs.fields(config.Waiver)]
     keys += list(config.ARENA_KEYS)

@@ -26,7 +26,7 @@ nori = MethodMetadata.config(
 def readme_toml() -> str:
     """The README's configuration example: the toml block after 'Configure selection'."""
     text = (ROOT / "README.md").read_text()
-    section = text[text.index("Configure selection"):]
+    section = text[text.index("Configure selection") :]
     return re.search(r"```toml\n(.*?)```", section, re.S).group(1)
 
 
@@ -37,16 +37,33 @@ def drifting_run(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("readme")
     (root / "info.py").write_text(INFO)
-    run = synth.generate_run(root / "run", tasks=(363612,), folds=2, validation_protocol="8x1",
-                             defects=("fidelity_drift",))
+    run = synth.generate_run(
+        root / "run", tasks=(363612,), folds=2, validation_protocol="8x1", defects=("fidelity_drift",)
+    )
     return root, run
 
 
 def process(root: Path, run: Path, config: str, *extra: str):
     (root / "rules.toml").write_text(config)
-    res = run_cli(["-p", "tabarena", "run", "process", str(run), "--method-metadata", f"{root / 'info.py'}:nori",
-                   "--cache-root", str(root / "cache"), "--dry-run", "--format", "json", *extra],
-                  env=NO_AUTOLOAD, cwd=root)
+    res = run_cli(
+        [
+            "-p",
+            "tabarena",
+            "run",
+            "process",
+            str(run),
+            "--method-metadata",
+            f"{root / 'info.py'}:nori",
+            "--cache-root",
+            str(root / "cache"),
+            "--dry-run",
+            "--format",
+            "json",
+            *extra,
+        ],
+        env=NO_AUTOLOAD,
+        cwd=root,
+    )
     return res, json.loads(res.stdout) if res.stdout.startswith("{") else None
 
 
@@ -76,7 +93,7 @@ def test_the_old_example_with_a_bare_method_name_matched_nothing(drifting_run):
 def test_the_shipped_rules_toml_example_waiver_is_valid_when_uncommented(drifting_run):
     root, run = drifting_run
     text = (ROOT / "rules.toml").read_text()
-    block = text[text.index("# [[waivers]]"):]
+    block = text[text.index("# [[waivers]]") :]
     waiver = "\n".join(line.removeprefix("# ") for line in block.splitlines() if line.startswith("# "))
     res, out = process(root, run, text + "\n" + waiver + "\n")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
@@ -88,7 +105,7 @@ def test_the_layered_selection_example_of_rules_toml_md_holds():
     import tempfile
 
     text = (ROOT / "docs" / "rules-toml.md").read_text()
-    section = text[text.index("A worked example"):]
+    section = text[text.index("A worked example") :]
     example = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
     lines = [line for line in section.splitlines() if line.startswith("|")]
     columns = [c.strip() for c in lines[0].strip("|").split("|")][1:]
@@ -98,12 +115,13 @@ def test_the_layered_selection_example_of_rules_toml_md_holds():
     def process_rules(toml: str, args: list[str]) -> set[str]:
         with tempfile.TemporaryDirectory() as tmp:
             Path(tmp, "rules.toml").write_text(toml)
-            res = run_cli(["-p", "tabarena", "-p", "hfmigrate", "config", "--format", "json", *args],
-                          env=NO_AUTOLOAD, cwd=tmp)
+            res = run_cli(
+                ["-p", "tabarena", "-p", "hfmigrate", "config", "--format", "json", *args], env=NO_AUTOLOAD, cwd=tmp
+            )
         assert res.exit_code == ExitCode.OK, res.stderr
         return {code.rstrip("*") for code in json.loads(res.stdout)["selected"]["process"]}
 
-    file_only = example[:example.index("[arenas.")]
+    file_only = example[: example.index("[arenas.")]
     for i, column in enumerate(columns):
         args = " ".join(re.findall(r"`([^`]*)`", column)) if column.startswith("`--") else ""
         chosen = process_rules(file_only if i == 0 else example, args.split())

@@ -65,16 +65,21 @@ def test_bad_eval_yaml_is_a_clear_error(text, message):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (("  GPQA Main: main\n", "  Mean: overall\n"), "task id 'overall' is not declared in eval.yaml (eval.yaml declares "
-         "no such aggregate task; never invent an overall/default task)"),
+        (
+            ("  GPQA Main: main\n", "  Mean: overall\n"),
+            "task id 'overall' is not declared in eval.yaml (eval.yaml declares "
+            "no such aggregate task; never invent an overall/default task)",
+        ),
         (("  GPQA Main: main\n", "  GPQA Main:\n"), "columns.GPQA Main: unmapped column"),
         (("  GPQA Main: main\n", "  GPQA Main: gpqa_main\n"), "task id 'gpqa_main' is not declared"),
         (("direction: higher_is_better", "direction: up"), "'direction' must be one of"),
         (("metric: accuracy\n", ""), "'metric' is required"),
         (("unit: percent", "unit: percent\nlower_is_better: true"), "unknown key(s) 'lower_is_better'"),
         (("ignore_columns: [Average]", "ignore_columns: [GPQA Main]"), "both mapped and listed in ignore_columns"),
-        (("source_url: https://example.org/board", "source_url: example.org/board"),
-         "'source_url' must be an absolute http(s) URL (got 'example.org/board')"),
+        (
+            ("source_url: https://example.org/board", "source_url: example.org/board"),
+            "'source_url' must be an absolute http(s) URL (got 'example.org/board')",
+        ),
     ],
 )
 def test_mapping_refuses_unmapped_and_invented_tasks(change, message):
@@ -92,9 +97,20 @@ def test_declared_default_task_is_allowed():
 def test_contract_command_pins_sha_and_round_trips(tmp_path, hub_root):
     (tmp_path / "contract.yaml").write_text(MAPPING)
     with LocalHub(hub_root) as hub:
-        result = run_cli(["hf", "contract", "Idavidrein/gpqa", "--mapping", str(tmp_path / "contract.yaml"),
-                          "--out", str(tmp_path / "contract.json"), "--endpoint", hub.endpoint],
-                         env={"HF_HUB_DISABLE_TELEMETRY": "1"})
+        result = run_cli(
+            [
+                "hf",
+                "contract",
+                "Idavidrein/gpqa",
+                "--mapping",
+                str(tmp_path / "contract.yaml"),
+                "--out",
+                str(tmp_path / "contract.json"),
+                "--endpoint",
+                hub.endpoint,
+            ],
+            env={"HF_HUB_DISABLE_TELEMETRY": "1"},
+        )
         assert result.exit_code == 0, result.stderr
         assert {r.method for r in hub.requests} <= {"GET", "HEAD"}
     loaded = contract.load(tmp_path / "contract.json")
@@ -108,8 +124,19 @@ def test_contract_command_pins_sha_and_round_trips(tmp_path, hub_root):
 def test_contract_refuses_unofficial_benchmark(tmp_path, hub_root):
     (tmp_path / "contract.yaml").write_text(MAPPING)
     with LocalHub(hub_root) as hub:
-        result = run_cli(["hf", "contract", "someone/unlisted", "--mapping", str(tmp_path / "contract.yaml"),
-                          "--out", str(tmp_path / "contract.json"), "--endpoint", hub.endpoint])
+        result = run_cli(
+            [
+                "hf",
+                "contract",
+                "someone/unlisted",
+                "--mapping",
+                str(tmp_path / "contract.yaml"),
+                "--out",
+                str(tmp_path / "contract.json"),
+                "--endpoint",
+                hub.endpoint,
+            ]
+        )
     assert result.exit_code == 2
     assert "not in the Hub's official benchmark list" in result.stderr
     assert not (tmp_path / "contract.json").exists()

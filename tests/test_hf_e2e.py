@@ -44,8 +44,12 @@ def leaderboard_md(models) -> str:
 
 def client_env(tmp) -> dict[str, str]:
     """The environment of the CLI runs: the fixture account's token and an isolated HF_HOME."""
-    return {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    return {
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(tmp / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+    }
 
 
 def prepare(tmp, models) -> dict[str, str]:
@@ -65,10 +69,33 @@ def migrated(tmp_path_factory):
         env["HF_ENDPOINT"] = hub.endpoint
         steps = [
             ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-            ["hf", "ledger", "README.md", "--format", "markdown", "--heading", "Results",
-             "--source-url", "https://example.org/toy/README.md", "--out", "ledger.csv"],
-            ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger", "ledger.csv",
-             "--mapping", "models.yaml", "--bundle", "bundle"],
+            [
+                "hf",
+                "ledger",
+                "README.md",
+                "--format",
+                "markdown",
+                "--heading",
+                "Results",
+                "--source-url",
+                "https://example.org/toy/README.md",
+                "--out",
+                "ledger.csv",
+            ],
+            [
+                "run",
+                "draft",
+                "--benchmark-id",
+                BENCHMARK_ID,
+                "--contract",
+                "contract.json",
+                "--ledger",
+                "ledger.csv",
+                "--mapping",
+                "models.yaml",
+                "--bundle",
+                "bundle",
+            ],
         ]
         results = [run_cli(args, env=env, cwd=tmp) for args in steps]
         first_review = (tmp / "bundle" / "review.md").read_text()
@@ -78,7 +105,9 @@ def migrated(tmp_path_factory):
         kept = (tmp / "bundle" / "stale.txt").exists() and (tmp / "bundle" / "review.md").read_text() == first_review
         # a directory that is not a bundle (here: the Hub's own fixture) is refused before any Hub read
         refused = run_cli([*steps[2][:-1], "hub"], env=env, cwd=tmp)
-        kept = kept and refused.exit_code == 2 and "is a non-empty directory that is not a review bundle" in refused.stderr
+        kept = (
+            kept and refused.exit_code == 2 and "is a non-empty directory that is not a review bundle" in refused.stderr
+        )
         kept = kept and (tmp / "hub" / "whoami.json").exists()
         # ... and a complete rerun replaces it as a whole
         results.append(run_cli(steps[2], env={**env, "CHECKS_PROGRESS": "always"}, cwd=tmp))  # with a bar
@@ -120,16 +149,23 @@ def test_every_step_succeeds_and_the_hub_only_read(migrated):
     classes = {m.resolution for m in models.values()}
     states = {m.state for m in models.values() if m.state}
     assert classes == {"exact", "ambiguous", "not_on_hub", "mismatch", "not_applicable", "needs_review"}
-    assert states == {"new", "already_present", "update_existing_pr", "already_in_own_open_pr",
-                      "duplicate_open_pr", "needs_review"}
+    assert states == {
+        "new",
+        "already_present",
+        "update_existing_pr",
+        "already_in_own_open_pr",
+        "duplicate_open_pr",
+        "needs_review",
+    }
 
 
 def test_summary_counts_and_no_write_sentence(migrated):
     _tmp, models, results, _, _ = migrated
     out = results[2].stdout
     for name, value in expected_counts(models).items():
-        assert f"{name}:" in out and any(line.split(":")[0].strip() == name and line.split(":")[1].strip() == str(value)
-                                         for line in out.splitlines()), (name, value, out)
+        assert f"{name}:" in out and any(
+            line.split(":")[0].strip() == name and line.split(":")[1].strip() == str(value) for line in out.splitlines()
+        ), (name, value, out)
     assert "No Hugging Face pull requests were opened or updated." in out
 
 
@@ -139,11 +175,17 @@ def test_drafts_exist_only_where_they_should(migrated):
     written = sorted(p.relative_to(bundle).as_posix() for p in (bundle / "drafts").rglob("*") if p.is_file())
     expected = sorted(
         f"drafts/{m.repo_id.replace('/', '--')}/.eval_results/" + ("toy-bench.yaml")
-        for m in models.values() if m.resolution == "exact" and m.state in ("new", "update_existing_pr")
+        for m in models.values()
+        if m.resolution == "exact" and m.state in ("new", "update_existing_pr")
     )
     assert written == expected
-    assert sorted(p.name for p in bundle.iterdir()) == ["drafts", "review.html", "review.md", "source-ledger.csv",
-                                                           "validation.txt"]
+    assert sorted(p.name for p in bundle.iterdir()) == [
+        "drafts",
+        "review.html",
+        "review.md",
+        "source-ledger.csv",
+        "validation.txt",
+    ]
     assert not [p for p in tmp.iterdir() if p.name.startswith(".bundle")], "temporary build dirs must be gone"
 
 
@@ -151,11 +193,18 @@ def test_new_draft_content_and_qualified_cell_left_out(migrated):
     tmp, models, _, _, _ = migrated
     alpha = models[STARRED]
     data = load_yaml(tmp / "bundle" / "drafts" / "acme--Alpha-7B" / ".eval_results" / "toy-bench.yaml")
-    assert data == [{"dataset": {"id": BENCHMARK_ID, "task_id": "main"}, "value": alpha.values["main"],
-                     "source": {"url": "https://example.org/toy/README.md", "name": "Toy leaderboard"}}]
+    assert data == [
+        {
+            "dataset": {"id": BENCHMARK_ID, "task_id": "main"},
+            "value": alpha.values["main"],
+            "source": {"url": "https://example.org/toy/README.md", "name": "Toy leaderboard"},
+        }
+    ]
     ledger = list(csv.DictReader(io.StringIO((tmp / "bundle" / "source-ledger.csv").read_text())))
     starred = [r for r in ledger if r["source_model"] == STARRED and r["source_task"] == "Hard"]
-    assert starred[0]["decision"] == "needs_review" and "marker * has no footnote definition" in starred[0]["qualifiers"]
+    assert (
+        starred[0]["decision"] == "needs_review" and "marker * has no footnote definition" in starred[0]["qualifiers"]
+    )
     assert starred[0]["source_value"] == f"{alpha.values['hard']}*"
 
 
@@ -175,19 +224,29 @@ def test_review_and_ledger_account_for_every_model(migrated):
     bundle = tmp / "bundle"
     review = (bundle / "review.md").read_text()
     assert review.rstrip().splitlines()[-1] == "No Hugging Face pull requests were opened while preparing this bundle."
-    for heading in ("## Benchmark contract", "## Proposed repository changes", "## Excluded and unresolved models",
-                    "## Conflicts and assumptions", "## Reviewer checklist"):
+    for heading in (
+        "## Benchmark contract",
+        "## Proposed repository changes",
+        "## Excluded and unresolved models",
+        "## Conflicts and assumptions",
+        "## Reviewer checklist",
+    ):
         assert heading in review
     assert review.count("- [ ] ") == 9
-    assert "| Source model | Hub repo | Match evidence | Inspected SHA | Draft path | Tasks/values | Existing state | Decision |" in review
+    assert (
+        "| Source model | Hub repo | Match evidence | Inspected SHA | Draft path | Tasks/values | Existing state | Decision |"
+        in review
+    )
     excluded = review.split("## Excluded and unresolved models")[1].split("## Conflicts")[0]
     assert "| Source model | Classification | Candidates checked | Reason | Source locator |" in excluded
     for m in models.values():
         drafted = m.resolution == "exact" and m.state in ("new", "update_existing_pr")
         assert (f"| {m.label} |" in excluded) != drafted, m.label
     text = (bundle / "source-ledger.csv").read_text()
-    assert text.splitlines()[0] == ("source_model,source_variant,source_task,source_value,source_unit,source_url,"
-                                    "source_locator,qualifiers,hub_repo,match_status,match_evidence,decision")
+    assert text.splitlines()[0] == (
+        "source_model,source_variant,source_task,source_value,source_unit,source_url,"
+        "source_locator,qualifiers,hub_repo,match_status,match_evidence,decision"
+    )
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 3 * len(models)
     assert {r["source_model"] for r in rows} == set(models)
@@ -201,8 +260,19 @@ def test_validation_passes_and_matches_the_cli(migrated):
     tmp, _models, _, _, _ = migrated
     validation = (tmp / "bundle" / "validation.txt").read_text()
     assert validation.rstrip().endswith("status=PASS")
-    result = run_cli(["hf", "validate", str(tmp / "bundle"), "--benchmark-id", BENCHMARK_ID,
-                      "--task-id", "main", "--task-id", "hard"])
+    result = run_cli(
+        [
+            "hf",
+            "validate",
+            str(tmp / "bundle"),
+            "--benchmark-id",
+            BENCHMARK_ID,
+            "--task-id",
+            "main",
+            "--task-id",
+            "hard",
+        ]
+    )
     assert result.exit_code == 0 and result.stdout == validation
 
 
@@ -246,16 +316,31 @@ def test_without_a_token_no_pr_is_taken_for_ours(tmp_path):
     env = {"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1", "HF_TOKEN": ""}
     with LocalHub(tmp_path / "hub", faults=leaderboard_faults()) as hub:
         env["HF_ENDPOINT"] = hub.endpoint
-        for args in (["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-                     ["hf", "ledger", "README.md", "--format", "markdown", "--out", "ledger.csv"],
-                     ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json",
-                      "--ledger", "ledger.csv", "--mapping", "models.yaml", "--bundle", "bundle"]):
+        for args in (
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+            ["hf", "ledger", "README.md", "--format", "markdown", "--out", "ledger.csv"],
+            [
+                "run",
+                "draft",
+                "--benchmark-id",
+                BENCHMARK_ID,
+                "--contract",
+                "contract.json",
+                "--ledger",
+                "ledger.csv",
+                "--mapping",
+                "models.yaml",
+                "--bundle",
+                "bundle",
+            ],
+        ):
             result = run_cli(args, env=env, cwd=tmp_path)
             assert result.exit_code == 0, result.stdout + result.stderr
         assert not any(r.authorized for r in hub.requests)
     written = sorted(p.parent.parent.name for p in (tmp_path / "bundle" / "drafts").rglob("*.yaml"))
-    expected = sorted(m.repo_id.replace("/", "--") for m in models.values()
-                      if m.resolution == "exact" and m.state_anonymous == "new")
+    expected = sorted(
+        m.repo_id.replace("/", "--") for m in models.values() if m.resolution == "exact" and m.state_anonymous == "new"
+    )
     assert written == expected
     assert "owned-PR update drafts: 0" in " ".join(result.stdout.split())
     assert "none (anonymous read)" in (tmp_path / "bundle" / "review.md").read_text()
@@ -290,13 +375,35 @@ def readme_run(tmp_path_factory):
     env = client_env(tmp)
     with LocalHub(tmp / "hub") as hub:
         env["HF_ENDPOINT"] = hub.endpoint
-        results = [run_cli(args, env=env, cwd=tmp) for args in (
-            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-            ["hf", "ledger", str(readme), "--format", "markdown", "--heading", "## Benchmark Results",
-             "--out", "ledger.csv"],
-            ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger", "ledger.csv",
-             "--bundle", "bundle"],
-        )]
+        results = [
+            run_cli(args, env=env, cwd=tmp)
+            for args in (
+                ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+                [
+                    "hf",
+                    "ledger",
+                    str(readme),
+                    "--format",
+                    "markdown",
+                    "--heading",
+                    "## Benchmark Results",
+                    "--out",
+                    "ledger.csv",
+                ],
+                [
+                    "run",
+                    "draft",
+                    "--benchmark-id",
+                    BENCHMARK_ID,
+                    "--contract",
+                    "contract.json",
+                    "--ledger",
+                    "ledger.csv",
+                    "--bundle",
+                    "bundle",
+                ],
+            )
+        ]
     for result in results:
         assert result.exit_code == 0, result.stdout + result.stderr
     rows = list(csv.DictReader(io.StringIO((tmp / "bundle" / "source-ledger.csv").read_text())))
@@ -313,9 +420,19 @@ def _draft(bundle, repo):
 def test_readme_group_rows_are_not_models_and_every_printed_model_is_accounted_for(readme_run):
     _, by_model, results = readme_run
     assert "11 model(s)" in results[1].stdout
-    assert set(by_model) == {"acme/Alpha-7B", "Beta 7B Instruct", "Sable-22B", "Wren-3B", "Kestrel-9B-Instruct",
-                             "Omicron 7B", "Gamma | chat", "Zeta-13B", "Retracted-7B", "Acme-GPT (API)",
-                             "Nimbus-Pro"}  # Sable-22B is printed twice (with and without tools)
+    assert set(by_model) == {
+        "acme/Alpha-7B",
+        "Beta 7B Instruct",
+        "Sable-22B",
+        "Wren-3B",
+        "Kestrel-9B-Instruct",
+        "Omicron 7B",
+        "Gamma | chat",
+        "Zeta-13B",
+        "Retracted-7B",
+        "Acme-GPT (API)",
+        "Nimbus-Pro",
+    }  # Sable-22B is printed twice (with and without tools)
 
 
 def test_readme_a_tool_assisted_score_is_drafted_with_its_notes_never_plain(readme_run):

@@ -41,9 +41,22 @@ def board(tmp_path_factory):
     env = prepare(tmp, models)
     with LocalHub(tmp / "hub", faults=leaderboard_faults()) as hub:
         env["HF_ENDPOINT"] = hub.endpoint
-        for args in (["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-                     ["hf", "ledger", "README.md", "--format", "markdown", "--heading", "Results",
-                      "--source-url", "https://example.org/toy/README.md", "--out", "ledger.csv"]):
+        for args in (
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+            [
+                "hf",
+                "ledger",
+                "README.md",
+                "--format",
+                "markdown",
+                "--heading",
+                "Results",
+                "--source-url",
+                "https://example.org/toy/README.md",
+                "--out",
+                "ledger.csv",
+            ],
+        ):
             assert run_cli(args, env=env, cwd=tmp).exit_code == 0
     return tmp, env, models
 
@@ -53,16 +66,33 @@ def _same(bundle: dict[str, str], clean: dict[str, str]) -> None:
     for name, text in clean.items():
         got = bundle[name]
         at = next((i for i, (a, b) in enumerate(zip(got, text)) if a != b), min(len(got), len(text)))
-        assert got == text, f"{name} differs at character {at}: {got[at - 80:at + 80]!r} vs {text[at - 80:at + 80]!r}"
+        assert got == text, (
+            f"{name} differs at character {at}: {got[at - 80 : at + 80]!r} vs {text[at - 80 : at + 80]!r}"
+        )
 
 
 def _migrate(board, name: str, **hub_options):
     tmp, env, _ = board
     faults = [*leaderboard_faults(), *hub_options.pop("faults", ())]
     with LocalHub(tmp / "hub", faults=faults, **hub_options) as hub:
-        result = run_cli(["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json",
-                          "--ledger", "ledger.csv", "--mapping", "models.yaml", "--bundle", name],
-                         env={**env, "HF_ENDPOINT": hub.endpoint}, cwd=tmp)
+        result = run_cli(
+            [
+                "run",
+                "draft",
+                "--benchmark-id",
+                BENCHMARK_ID,
+                "--contract",
+                "contract.json",
+                "--ledger",
+                "ledger.csv",
+                "--mapping",
+                "models.yaml",
+                "--bundle",
+                name,
+            ],
+            env={**env, "HF_ENDPOINT": hub.endpoint},
+            cwd=tmp,
+        )
         requests = hub.requests
     assert result.exit_code == 0, result.stdout + result.stderr
     assert {r.method for r in requests} <= {"GET", "HEAD"}
@@ -82,14 +112,19 @@ def test_the_clean_run_flags_only_the_always_failing_read(clean, board):
     assert "the read failed: HTTP 500" in flaky[0] and "(after 9 attempts)" in flaky[0]
     assert "no .eval_results file" not in bundle["review.md"]
     drafted = {path.split("/")[1] for path in bundle if path.startswith("drafts/")}
-    assert drafted == {m.repo_id.replace("/", "--") for m in models.values()
-                       if m.resolution == "exact" and m.state in ("new", "update_existing_pr")}
+    assert drafted == {
+        m.repo_id.replace("/", "--")
+        for m in models.values()
+        if m.resolution == "exact" and m.state in ("new", "update_existing_pr")
+    }
 
 
 @pytest.mark.slow
-@reliability(fault="20% of all Hub requests (every kind: info, search, tree, discussions, file HEAD and GET) answered "
-                   "503 or 500 or dropped without an answer, three seeds, during `checks run draft`",
-             must="the bundle is identical to the clean run's: every decision, draft, ledger row and reason")
+@reliability(
+    fault="20% of all Hub requests (every kind: info, search, tree, discussions, file HEAD and GET) answered "
+    "503 or 500 or dropped without an answer, three seeds, during `checks run draft`",
+    must="the bundle is identical to the clean run's: every decision, draft, ledger row and reason",
+)
 @pytest.mark.parametrize("seed", [1, 7, 42])
 def test_twenty_percent_5xx_and_resets_change_nothing(clean, board, seed):
     bundle, _ = _migrate(board, f"faults-{seed}", faults=FAULTS_20, seed=seed)
@@ -107,9 +142,11 @@ def test_the_fault_runs_really_failed_requests(board):
 
 
 @pytest.mark.slow
-@reliability(fault="a 429 storm: the Hub rate-limits to 80 requests/s with bursts of 4 while 16 workers read (over "
-                   "a third of the requests answered 429 with Retry-After)",
-             must="the bundle is identical to the clean run's; no model turns needs_review")
+@reliability(
+    fault="a 429 storm: the Hub rate-limits to 80 requests/s with bursts of 4 while 16 workers read (over "
+    "a third of the requests answered 429 with Retry-After)",
+    must="the bundle is identical to the clean run's; no model turns needs_review",
+)
 def test_a_429_storm_changes_nothing(clean, board):
     bundle, requests = _migrate(board, "storm", rate_limit=80.0, burst=4)
     assert sum(r.status == 429 for r in requests) > 20

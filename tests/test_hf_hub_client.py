@@ -38,18 +38,44 @@ def test_has_no_write_methods_and_does_not_subclass_hfapi():
     from huggingface_hub import HfApi
 
     assert not issubclass(ReadOnlyHub, HfApi)
-    forbidden = ["upload_file", "upload_folder", "create_commit", "create_pull_request", "create_discussion",
-                 "comment_discussion", "merge_pull_request", "change_discussion_status", "create_repo",
-                 "create_branch", "create_tag", "update_repo_settings", "hf_hub_download", "list_repo_tree"]
+    forbidden = [
+        "upload_file",
+        "upload_folder",
+        "create_commit",
+        "create_pull_request",
+        "create_discussion",
+        "comment_discussion",
+        "merge_pull_request",
+        "change_discussion_status",
+        "create_repo",
+        "create_branch",
+        "create_tag",
+        "update_repo_settings",
+        "hf_hub_download",
+        "list_repo_tree",
+    ]
     forbidden += [name for name in dir(HfApi) if name.startswith(("delete_", "upload_", "create_", "update_"))]
     hub = ReadOnlyHub("http://127.0.0.1:9")
     try:
         present = [name for name in forbidden if hasattr(hub, name)]
         assert present == []
         public = {name for name in dir(hub) if not name.startswith("_")}
-        assert public <= {"model_info", "dataset_info", "search_models", "official_benchmarks", "list_files",
-                          "read_file", "pull_requests", "pr_details", "whoami", "close", "from_env",
-                          "endpoint", "policy", "max_file_bytes"}
+        assert public <= {
+            "model_info",
+            "dataset_info",
+            "search_models",
+            "official_benchmarks",
+            "list_files",
+            "read_file",
+            "pull_requests",
+            "pr_details",
+            "whoami",
+            "close",
+            "from_env",
+            "endpoint",
+            "policy",
+            "max_file_bytes",
+        }
     finally:
         hub.close()
 
@@ -144,8 +170,13 @@ def test_a_rejected_token_is_a_read_error_not_a_missing_repo(tmp_path):
     write_model(tmp_path, "o/m", {"a.txt": "x"})
     set_whoami(tmp_path, "bob", token="good")
     with LocalHub(tmp_path) as local, ReadOnlyHub(local.endpoint, "bad", backoff=0.01) as hub:
-        for call in (lambda: hub.model_info("o/m"), lambda: hub.model_info("o/none"), hub.whoami,
-                     lambda: hub.read_file("o/m", "a.txt"), lambda: hub.pull_requests("o/m")):
+        for call in (
+            lambda: hub.model_info("o/m"),
+            lambda: hub.model_info("o/none"),
+            hub.whoami,
+            lambda: hub.read_file("o/m", "a.txt"),
+            lambda: hub.pull_requests("o/m"),
+        ):
             with pytest.raises(HubReadError, match="Invalid credentials"):
                 call()
 
@@ -179,9 +210,11 @@ def test_retry_after_is_honoured(hub, local):
 def test_persistent_failure_is_a_read_error_never_absent(hub, local, call):
     local.add_fault(Fault("^/api/models/org/model(/discussions(/5)?)?$", status=503, times=None))
     with pytest.raises(HubReadError) as caught:
-        {"model_info": lambda: hub.model_info("org/model"),
-         "pull_requests": lambda: hub.pull_requests("org/model"),
-         "pr_details": lambda: hub.pr_details("org/model", 5)}[call]()
+        {
+            "model_info": lambda: hub.model_info("org/model"),
+            "pull_requests": lambda: hub.pull_requests("org/model"),
+            "pr_details": lambda: hub.pr_details("org/model", 5),
+        }[call]()
     assert not isinstance(caught.value, (HubGatedError, HubNotFound))
     assert "the read failed: HTTP 503" in caught.value.reason and "after 4 attempts" in caught.value.reason
     assert len([r for r in local.requests if r.status == 503]) == hub.policy.retries + 1
@@ -240,10 +273,15 @@ def test_rate_limited_reads_wait_and_succeed(root):
         assert any(r.status == 429 for r in local.requests)
 
 
-@pytest.mark.parametrize("fault", [Fault("/resolve/", status=503, times=2, method="GET"),
-                                   Fault("/resolve/", status=502, times=2, method="HEAD"),
-                                   Fault("/resolve/", reset=True, times=2),
-                                   Fault("/resolve/", status=0, delay=1.5, times=1, method="GET")])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("/resolve/", status=503, times=2, method="GET"),
+        Fault("/resolve/", status=502, times=2, method="HEAD"),
+        Fault("/resolve/", reset=True, times=2),
+        Fault("/resolve/", status=0, delay=1.5, times=1, method="GET"),
+    ],
+)
 def test_file_downloads_are_retried_like_every_other_read(local, fault):
     """huggingface_hub retries a download's HEAD but sends its GET once: the transport retries both."""
     local.add_fault(fault)
@@ -260,9 +298,11 @@ def test_the_library_backoff_is_not_stacked_on_the_policy(hub, local, path):
     """Listings and a download's HEAD go through huggingface_hub's http_backoff: a dead Hub still costs one budget."""
     local.add_fault(Fault(path, status=503, times=None))
     with pytest.raises(HubReadError, match="after 4 attempts"):
-        {"/tree/": lambda: hub.list_files("org/model"),
-         "^/api/models$": lambda: hub.search_models("item"),
-         "/resolve/": lambda: hub.read_file("org/model", "README.md")}[path]()
+        {
+            "/tree/": lambda: hub.list_files("org/model"),
+            "^/api/models$": lambda: hub.search_models("item"),
+            "/resolve/": lambda: hub.read_file("org/model", "README.md"),
+        }[path]()
     assert len([r for r in local.requests if r.status == 503]) == hub.policy.retries + 1
 
 

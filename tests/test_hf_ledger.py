@@ -73,8 +73,9 @@ def test_percent_is_recorded_as_unit_not_converted():
 def test_markdown_table_is_picked_by_heading_and_keeps_printed_text(tmp_path):
     path = tmp_path / "README.md"
     path.write_text(README)
-    rows = ledger.import_source(path, "markdown", heading="main results", source_url="https://example.org/r",
-                                ignore_columns=["Notes"])
+    rows = ledger.import_source(
+        path, "markdown", heading="main results", source_url="https://example.org/r", ignore_columns=["Notes"]
+    )
     assert [(r.source_model, r.source_task, r.source_value, r.status) for r in rows] == [
         ("Alpha-7B", "GPQA Diamond", "**71.2**", "ok"),
         ("Alpha-7B", "MMLU-Pro", "70.1 ± 0.3", "ok"),
@@ -93,8 +94,11 @@ def test_markdown_table_is_picked_by_heading_and_keeps_printed_text(tmp_path):
 def test_markdown_needs_a_heading_when_several_tables_and_names_them(tmp_path):
     path = tmp_path / "README.md"
     path.write_text(README)
-    with pytest.raises(InputError, match=r"2 tables in the file; pick one with --heading \(or --table N\): "
-                                         r"1 on line 7 under 'Older results', 2 on line 13 under 'Main results'"):
+    with pytest.raises(
+        InputError,
+        match=r"2 tables in the file; pick one with --heading \(or --table N\): "
+        r"1 on line 7 under 'Older results', 2 on line 13 under 'Main results'",
+    ):
         ledger.import_source(path, "markdown")
     with pytest.raises(InputError, match="no table under a heading 'Results'"):
         ledger.import_source(path, "markdown", heading="Results")
@@ -132,8 +136,9 @@ def test_parquet_through_duckdb_keeps_typed_values_and_nulls(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({"model": ["a/x", "b/y", "c/z"], "task": ["diamond", "diamond", "main"],
-                      "score": [41.2, None, 0.1]})
+    table = pa.table(
+        {"model": ["a/x", "b/y", "c/z"], "task": ["diamond", "diamond", "main"], "score": [41.2, None, 0.1]}
+    )
     path = tmp_path / "board.parquet"
     pq.write_table(table, path)
     rows = ledger.import_source(path, "parquet", task_column="task", value_column="score")
@@ -234,9 +239,23 @@ def test_ledger_load_refuses_foreign_csv(tmp_path):
 def test_ledger_command_writes_csv_and_counts(tmp_path):
     source = tmp_path / "README.md"
     source.write_text(README)
-    result = run_cli(["hf", "ledger", str(source), "--format", "markdown", "--heading", "Main results",
-                      "--ignore-column", "Notes", "--source-url", "https://example.org/r",
-                      "--out", str(tmp_path / "ledger.csv")])
+    result = run_cli(
+        [
+            "hf",
+            "ledger",
+            str(source),
+            "--format",
+            "markdown",
+            "--heading",
+            "Main results",
+            "--ignore-column",
+            "Notes",
+            "--source-url",
+            "https://example.org/r",
+            "--out",
+            str(tmp_path / "ledger.csv"),
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     assert "6 score(s) of 3 model(s), 3 need review" in result.stdout
     assert len(ledger.load(tmp_path / "ledger.csv")) == 6
@@ -247,7 +266,7 @@ def test_ledger_command_writes_csv_and_counts(tmp_path):
 @pytest.mark.parametrize("label", ["a\x00b", "x" * 501, "bell\x07"])
 def test_hostile_labels_are_refused(tmp_path, label):
     path = tmp_path / "board.csv"
-    path.write_text(f"Model,Diamond\n\"{label}\",71.2\n")
+    path.write_text(f'Model,Diamond\n"{label}",71.2\n')
     with pytest.raises(InputError, match="board.csv:L2: the model label"):
         ledger.import_source(path, "csv")
 
@@ -266,8 +285,17 @@ def board():
 def test_gfm_rows_headers_and_cells_read_as_github_renders_them(board):
     by_key, rows = board
     assert list(dict.fromkeys(r.source_model for r in rows)) == [
-        "acme/Alpha-7B", "Beta 7B Instruct", "Sable-22B", "Wren-3B", "Kestrel-9B-Instruct", "Omicron 7B",
-        "Gamma | chat", "Zeta-13B", "Retracted-7B", "Acme-GPT (API)", "Nimbus-Pro",
+        "acme/Alpha-7B",
+        "Beta 7B Instruct",
+        "Sable-22B",
+        "Wren-3B",
+        "Kestrel-9B-Instruct",
+        "Omicron 7B",
+        "Gamma | chat",
+        "Zeta-13B",
+        "Retracted-7B",
+        "Acme-GPT (API)",
+        "Nimbus-Pro",
     ]  # group-header rows ("**Open-weight models**") are not models; the code span and escaped pipe are text
     assert {r.source_task for r in rows} == {"Main", "Hard (multi-step)"}  # <br> is a space, [^main] is gone
     gamma = [r for r in rows if r.source_model == "Gamma | chat"]
@@ -278,8 +306,10 @@ def test_gfm_rows_headers_and_cells_read_as_github_renders_them(board):
     assert (beta.source_value, beta.value, beta.status) == ("**07.6**", 7.6, "ok")
     alpha = by_key["acme/Alpha-7B", "Hard (multi-step)", ""]
     assert alpha.source_link == "https://huggingface.co/acme/Alpha-7B"
-    assert alpha.source_locator == ("leaderboard_readme.md:L27 (table under 'Benchmark Results', "
-                                    "group 'Open-weight models') column 'Hard (multi-step)'")
+    assert alpha.source_locator == (
+        "leaderboard_readme.md:L27 (table under 'Benchmark Results', "
+        "group 'Open-weight models') column 'Hard (multi-step)'"
+    )
     assert "in the group 'Open-weight models' of the table" in alpha.qualifiers
 
 
@@ -313,19 +343,27 @@ def test_cells_that_are_no_clean_score_need_review(board):
     assert "struck through in source" in retracted[0].qualifiers
 
 
-@pytest.mark.parametrize("markers, legend, status, variant, qualifier", [
-    ("†", "† with tools", "ok", "with tools", "† with tools"),
-    ("†", "†: majority vote @64", "ok", "majority vote @64", "† majority vote @64"),
-    ("†", "- † 5-shot chain-of-thought", "ok", "5-shot chain-of-thought", "† 5-shot chain-of-thought"),
-    ("<sup>†</sup>", "<sup>†</sup> uses web search", "ok", "uses web search", "† uses web search"),
-    ("*", "Scores marked with an asterisk (*) are from the paper.", "ok", "", "* from the paper"),
-    ("‡", "Note: ‡ denotes a thinking budget of 32k tokens.", "ok", "a thinking budget of 32k tokens",
-     "‡ a thinking budget"),
-    ("†", "† evaluated in March", "needs_review", "", "footnote † ('evaluated in March') may change what was run"),
-    ("†", "", "needs_review", "", "marker † has no footnote definition or legend line"),
-    (" [^7]", "[^7]: With tools.", "ok", "With tools.", "[^7] With tools."),
-    (" [^7]", "", "needs_review", "", "marker [^7] has no footnote definition"),
-])
+@pytest.mark.parametrize(
+    "markers, legend, status, variant, qualifier",
+    [
+        ("†", "† with tools", "ok", "with tools", "† with tools"),
+        ("†", "†: majority vote @64", "ok", "majority vote @64", "† majority vote @64"),
+        ("†", "- † 5-shot chain-of-thought", "ok", "5-shot chain-of-thought", "† 5-shot chain-of-thought"),
+        ("<sup>†</sup>", "<sup>†</sup> uses web search", "ok", "uses web search", "† uses web search"),
+        ("*", "Scores marked with an asterisk (*) are from the paper.", "ok", "", "* from the paper"),
+        (
+            "‡",
+            "Note: ‡ denotes a thinking budget of 32k tokens.",
+            "ok",
+            "a thinking budget of 32k tokens",
+            "‡ a thinking budget",
+        ),
+        ("†", "† evaluated in March", "needs_review", "", "footnote † ('evaluated in March') may change what was run"),
+        ("†", "", "needs_review", "", "marker † has no footnote definition or legend line"),
+        (" [^7]", "[^7]: With tools.", "ok", "With tools.", "[^7] With tools."),
+        (" [^7]", "", "needs_review", "", "marker [^7] has no footnote definition"),
+    ],
+)
 def test_marker_forms_and_what_they_decide(tmp_path, markers, legend, status, variant, qualifier):
     path = tmp_path / "README.md"
     path.write_text(f"### Results ###\n\n| Model | Score |\n|---|---|\n| Sable-22B{markers} | 80.1 |\n\n{legend}\n")
@@ -336,11 +374,14 @@ def test_marker_forms_and_what_they_decide(tmp_path, markers, legend, status, va
 
 def test_a_marker_on_a_score_and_the_round_trip_through_the_ledger_file(tmp_path):
     path = tmp_path / "README.md"
-    path.write_text("## Results\n\n| Model | Score |\n|---|---|\n| A-1 | *81.2*† |\n| B-2 | 70.0† |\n"
-                    "| C-3 | 60.0‡ |\n\n† with tools\n")
+    path.write_text(
+        "## Results\n\n| Model | Score |\n|---|---|\n| A-1 | *81.2*† |\n| B-2 | 70.0† |\n"
+        "| C-3 | 60.0‡ |\n\n† with tools\n"
+    )
     rows = ledger.import_source(path, "markdown")
     assert [(r.source_value, r.value, r.status, r.source_variant) for r in rows] == [
-        ("*81.2*†", 81.2, "ok", "with tools"), ("70.0†", 70.0, "ok", "with tools"),
+        ("*81.2*†", 81.2, "ok", "with tools"),
+        ("70.0†", 70.0, "ok", "with tools"),
         ("60.0‡", None, "needs_review", ""),
     ]
     out = tmp_path / "ledger.csv"
@@ -348,8 +389,9 @@ def test_a_marker_on_a_score_and_the_round_trip_through_the_ledger_file(tmp_path
     assert ledger.load(out) == rows  # an explained marker keeps its row; an unexplained one stays needs_review
 
 
-@pytest.mark.parametrize("heading", ["Benchmark Results", "## Benchmark Results", "benchmark results",
-                                     "#### **Benchmark results**"])
+@pytest.mark.parametrize(
+    "heading", ["Benchmark Results", "## Benchmark Results", "benchmark results", "#### **Benchmark results**"]
+)
 def test_headings_match_by_text_whatever_their_level(heading):
     rows = ledger.import_source(LEADERBOARD, "markdown", heading=heading)
     assert rows[0].source_model == "acme/Alpha-7B"
@@ -357,13 +399,20 @@ def test_headings_match_by_text_whatever_their_level(heading):
 
 def test_enclosing_heading_picks_its_only_table_and_html_tables_are_read(tmp_path):
     path = tmp_path / "README.md"
-    path.write_text("# Evaluation\n\n## Math\n\n| Model | A |\n|---|---|\n| m | 1 |\n\n# Other\n\n| x | y |\n|---|---|\n"
-                    "| 1 | 2 |\n")
+    path.write_text(
+        "# Evaluation\n\n## Math\n\n| Model | A |\n|---|---|\n| m | 1 |\n\n# Other\n\n| x | y |\n|---|---|\n| 1 | 2 |\n"
+    )
     assert ledger.import_source(path, "markdown", heading="# Evaluation")[0].source_model == "m"
-    path.write_text("# Results\n\n<table>\n<tr><th>Model</th><th>A</th></tr>\n<tr><td>m</td><td>1</td></tr>\n</table>\n")
+    path.write_text(
+        "# Results\n\n<table>\n<tr><th>Model</th><th>A</th></tr>\n<tr><td>m</td><td>1</td></tr>\n</table>\n"
+    )
     [row] = ledger.import_source(path, "markdown")
     assert (row.source_model, row.source_task, row.source_value, row.source_locator) == (
-        "m", "A", "1", "README.md:L5 (table under 'Results') column 'A'")
+        "m",
+        "A",
+        "1",
+        "README.md:L5 (table under 'Results') column 'A'",
+    )
     path.write_text("# Results\n\nNo table here.\n")
     with pytest.raises(InputError, match="no table found .a GFM table or an HTML <table>."):
         ledger.import_source(path, "markdown")
@@ -379,18 +428,21 @@ def test_an_empty_header_cell_gets_a_name(tmp_path):
         ledger.import_source(path, "markdown")
 
 
-@pytest.mark.parametrize(("text", "kind"), [
-    ("with tools (a Python interpreter)", "run"),
-    ("majority vote over 16 samples", "run"),
-    ("5-shot, chain-of-thought", "run"),
-    ("pass@1 averaged over 8 runs", "run"),
-    ("a thinking budget of 32k tokens", "run"),
-    ("from the paper, 5-shot", "run"),  # a run word wins over a source word
-    ("Reported by the model authors.", "provenance"),
-    ("directly from the model's tech report or blog", "provenance"),
-    ("evaluated in March", "unknown"),
-    ("this model supports TPU training", "unknown"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("with tools (a Python interpreter)", "run"),
+        ("majority vote over 16 samples", "run"),
+        ("5-shot, chain-of-thought", "run"),
+        ("pass@1 averaged over 8 runs", "run"),
+        ("a thinking budget of 32k tokens", "run"),
+        ("from the paper, 5-shot", "run"),  # a run word wins over a source word
+        ("Reported by the model authors.", "provenance"),
+        ("directly from the model's tech report or blog", "provenance"),
+        ("evaluated in March", "unknown"),
+        ("this model supports TPU training", "unknown"),
+    ],
+)
 def test_footnote_texts_are_sorted_by_what_they_say(text, kind):
     from hfmigrate_checks.source import qualifiers
 
@@ -399,10 +451,15 @@ def test_footnote_texts_are_sorted_by_what_they_say(text, kind):
 
 def test_two_tables_under_one_heading_are_never_picked_silently(tmp_path):
     path = tmp_path / "README.md"
-    path.write_text("## Open Images\n\n| Model | mAP[^2] |\n|---|---|\n| a | 37 |\n\n| Model | mAP[^4] |\n|---|---|\n"
-                    "| b | 54 |\n\n[^2]: V2 metric.\n[^4]: Challenge metric.\n")
-    with pytest.raises(InputError, match="2 tables under 'Open Images'; pick one with --table N: 1 on line 3 under "
-                                         "'Open Images', 2 on line 7 under 'Open Images'"):
+    path.write_text(
+        "## Open Images\n\n| Model | mAP[^2] |\n|---|---|\n| a | 37 |\n\n| Model | mAP[^4] |\n|---|---|\n"
+        "| b | 54 |\n\n[^2]: V2 metric.\n[^4]: Challenge metric.\n"
+    )
+    with pytest.raises(
+        InputError,
+        match="2 tables under 'Open Images'; pick one with --table N: 1 on line 3 under "
+        "'Open Images', 2 on line 7 under 'Open Images'",
+    ):
         ledger.import_source(path, "markdown", heading="Open Images")
     second = ledger.import_source(path, "markdown", heading="Open Images", table=2)
     assert [(r.source_model, r.source_value) for r in second] == [("b", "54")]

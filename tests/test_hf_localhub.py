@@ -89,10 +89,19 @@ def test_tree_decodes_encoded_and_raw_pr_refs_and_reports_missing_entries(hub):
     assert [e["path"] for e in json.loads(body)] == [".eval_results/a.yaml", ".eval_results/b.yaml"]
     _, _, body = _get(hub.endpoint + "/api/models/org/model/tree/main")
     assert {(e["type"], e["path"]) for e in json.loads(body)} == {
-        ("file", "README.md"), ("directory", ".eval_results"), ("directory", "sub")}
+        ("file", "README.md"),
+        ("directory", ".eval_results"),
+        ("directory", "sub"),
+    }
     everything = _all_pages(hub.endpoint + "/api/models/org/model/tree/main?recursive=true")
-    assert {e["path"] for e in everything} == {"README.md", ".eval_results", ".eval_results/a.yaml", "sub",
-                                               "sub/deep", "sub/deep/f.txt"}
+    assert {e["path"] for e in everything} == {
+        "README.md",
+        ".eval_results",
+        ".eval_results/a.yaml",
+        "sub",
+        "sub/deep",
+        "sub/deep/f.txt",
+    }
     status, headers, _ = _get(hub.endpoint + "/api/models/org/model/tree/main/.nothing")
     assert (status, headers["X-Error-Code"]) == (404, "EntryNotFound")
 
@@ -172,7 +181,11 @@ def test_requests_are_recorded_with_raw_path_and_query(hub):
     _get(hub.endpoint + "/api/models/org/model/tree/refs%2Fpr%2F3/.eval_results?recursive=false")
     last = hub.requests[-1]
     assert (last.method, last.path, last.query, last.status) == (
-        "GET", "/api/models/org/model/tree/refs%2Fpr%2F3/.eval_results", {"recursive": ["false"]}, 200)
+        "GET",
+        "/api/models/org/model/tree/refs%2Fpr%2F3/.eval_results",
+        {"recursive": ["false"]},
+        200,
+    )
     hub.clear_requests()
     assert hub.requests == []
 
@@ -239,7 +252,9 @@ def test_real_client_reads_everything_it_needs(hub):
     api = HfApi(endpoint=hub.endpoint, token=False)
     assert api.model_info("org/model").sha
     assert [f.path for f in api.list_repo_tree("org/model", ".eval_results", revision="refs/pr/2")] == [
-        ".eval_results/a.yaml", ".eval_results/b.yaml"]
+        ".eval_results/a.yaml",
+        ".eval_results/b.yaml",
+    ]
     prs = list(api.get_repo_discussions("org/model", discussion_type="pull_request", discussion_status="all"))
     assert sorted(p.num for p in prs) == list(range(1, 8))
     assert [m.id for m in api.list_models(search="item", limit=5)] == [f"many/item-{n}" for n in range(5)]
@@ -249,15 +264,30 @@ def test_real_client_reads_everything_it_needs(hub):
 
 def test_hf_cli_reads_model_info_as_json(hub, tmp_path):
     hf = Path(sys.executable).with_name("hf")
-    env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(tmp_path / "hf-home"),
-           "HF_HUB_DISABLE_UPDATE_CHECK": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+    env = {
+        **os.environ,
+        "HF_ENDPOINT": hub.endpoint,
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+    }
     env.pop("HF_TOKEN", None)
-    done = subprocess.run([str(hf), "models", "info", "org/model", "--format", "json"], env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(hf), "models", "info", "org/model", "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
     assert info["id"] == "org/model" and len(info["sha"]) == 40
-    missing = subprocess.run([str(hf), "models", "info", "org/missing", "--format", "json"], env=env,
-                             capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        [str(hf), "models", "info", "org/missing", "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert missing.returncode == 1 and "not found" in (missing.stdout + missing.stderr).lower()
     assert hub.write_requests() == []

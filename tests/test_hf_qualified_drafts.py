@@ -41,15 +41,45 @@ def bundle(tmp_path_factory):
     (tmp / "README.md").write_text(CARD)
     (tmp / "contract.yaml").write_text(CONTRACT)
     (tmp / "models.yaml").write_text("".join(f"{label}:\n  repo: {repo}\n" for label, repo in REPOS.items()))
-    env = {"HF_TOKEN": TOKEN, "HF_HOME": str(tmp / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    env = {
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(tmp / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+    }
     with LocalHub(tmp / "hub") as hub:
         env["HF_ENDPOINT"] = hub.endpoint
-        steps = [["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-                 ["hf", "ledger", "README.md", "--format", "markdown", "--heading", "Results", "--models-as-columns",
-                  "--source-url", "https://example.org/card", "--out", "ledger.csv"],
-                 ["run", "draft", "--benchmark-id", BENCHMARK_ID, "--contract", "contract.json", "--ledger",
-                  "ledger.csv", "--mapping", "models.yaml", "--bundle", "bundle"]]
+        steps = [
+            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
+            [
+                "hf",
+                "ledger",
+                "README.md",
+                "--format",
+                "markdown",
+                "--heading",
+                "Results",
+                "--models-as-columns",
+                "--source-url",
+                "https://example.org/card",
+                "--out",
+                "ledger.csv",
+            ],
+            [
+                "run",
+                "draft",
+                "--benchmark-id",
+                BENCHMARK_ID,
+                "--contract",
+                "contract.json",
+                "--ledger",
+                "ledger.csv",
+                "--mapping",
+                "models.yaml",
+                "--bundle",
+                "bundle",
+            ],
+        ]
         results = [run_cli(args, env=env, cwd=tmp) for args in steps]
     return tmp / "bundle", results
 

@@ -15,8 +15,11 @@ from tests.real_tables import CASES
 
 def _row_for(rows, key):
     model, task, *tell = key
-    found = [r for r in rows if r.source_model == model and r.source_task == task
-             and all(t in r.source_variant for t in tell)]
+    found = [
+        r
+        for r in rows
+        if r.source_model == model and r.source_task == task and all(t in r.source_variant for t in tell)
+    ]
     return found[0] if len(found) == 1 else f"{len(found)} rows"
 
 
@@ -55,8 +58,9 @@ def test_the_suite_covers_at_least_twelve_tables_and_every_shape():
     assert sum(len(c.cells) for c in CASES) >= 40
 
 
-@pytest.mark.parametrize("name", ["llama-card-base", "llama-card-instruct", "llama-card-multilingual",
-                                  "llama-card-csv-export"])
+@pytest.mark.parametrize(
+    "name", ["llama-card-base", "llama-card-instruct", "llama-card-multilingual", "llama-card-csv-export"]
+)
 def test_a_model_card_read_without_its_orientation_is_refused_not_guessed(name, tmp_path):
     from checks import InputError
 

@@ -13,7 +13,12 @@ import pytest
 from checks import ActionFailed
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.drafts import bundle, decide as drafts, validate
-from hfmigrate_checks.rules import contract as rules_contract, drafts as rules_drafts, hub as rules_hub, ledger as rules_ledger
+from hfmigrate_checks.rules import (
+    contract as rules_contract,
+    drafts as rules_drafts,
+    hub as rules_hub,
+    ledger as rules_ledger,
+)
 from hfmigrate_checks.source.contract import Contract, repo_id_problem
 from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark, eval_files_facts
 from hfmigrate_checks.source.ledger import LedgerRow, parse_cell
@@ -24,9 +29,18 @@ RULES = [*rules_contract.RULES, *rules_ledger.RULES, *rules_drafts.RULES, *rules
 BENCH = "org/bench"
 SHA = "a" * 40
 CONTRACT = Contract(
-    benchmark_id=BENCH, dataset_sha=SHA, eval_yaml_url="https://hub/datasets/org/bench/blob/x/eval.yaml",
-    official=True, name="Bench", evaluation_framework="inspect-ai", task_ids=("main", "hard"), metric="accuracy",
-    direction="higher_is_better", unit="percent", columns={"Main": "main", "Hard": "hard"}, ignore_columns=("Avg",),
+    benchmark_id=BENCH,
+    dataset_sha=SHA,
+    eval_yaml_url="https://hub/datasets/org/bench/blob/x/eval.yaml",
+    official=True,
+    name="Bench",
+    evaluation_framework="inspect-ai",
+    task_ids=("main", "hard"),
+    metric="accuracy",
+    direction="higher_is_better",
+    unit="percent",
+    columns={"Main": "main", "Hard": "hard"},
+    ignore_columns=("Avg",),
     source_name="Board",
 )
 LIVE = LiveBenchmark(True, SHA, ("main", "hard"))
@@ -35,42 +49,102 @@ PR_FILE = '- dataset:\n    id: org/bench\n    task_id: main\n  value: 70.5\n  so
 
 def row(label, task, value, n=1, **kw):
     cell = parse_cell(value)
-    return LedgerRow(source_model=label, source_task=task, source_value=value, status=cell.status,
-                     qualifiers=cell.qualifiers, source_locator=f"board.csv:L{n} column {task!r}",
-                     source_url="https://example.org/board", **kw)
+    return LedgerRow(
+        source_model=label,
+        source_task=task,
+        source_value=value,
+        status=cell.status,
+        qualifiers=cell.qualifiers,
+        source_locator=f"board.csv:L{n} column {task!r}",
+        source_url="https://example.org/board",
+        **kw,
+    )
 
 
 def res(label, repo=None, status="exact"):
-    return Resolution(label, status, repo if status == "exact" else None, "s" * 40 if status == "exact" else None,
-                      f"{repo} exists" if repo else "nothing named like it", (repo,) if repo else ())
+    return Resolution(
+        label,
+        status,
+        repo if status == "exact" else None,
+        "s" * 40 if status == "exact" else None,
+        f"{repo} exists" if repo else "nothing named like it",
+        (repo,) if repo else (),
+    )
 
 
 def state(repo, status="new", **kw):
-    return RepoState(repo, BENCH, "main", kw.pop("sha", "b" * 40), status, kw.pop("reason", f"state {status}"),
-                     checked_at="2026-01-01T00:00:00+00:00", **kw)
+    return RepoState(
+        repo,
+        BENCH,
+        "main",
+        kw.pop("sha", "b" * 40),
+        status,
+        kw.pop("reason", f"state {status}"),
+        checked_at="2026-01-01T00:00:00+00:00",
+        **kw,
+    )
 
 
 def owned_pr(author="me"):
-    pr = PendingPR(4, author, "open", "Add", "refs/pr/4", "https://hub/own/Own-1B/discussions/4",
-                   (validate.EvalFile.parse(".eval_results/bench.yaml", PR_FILE),), True, True, True)
-    update = PrUpdate(4, author, pr.url, ".eval_results/bench.yaml", PR_FILE,
-                      tuple(validate.EvalFile.parse("x", PR_FILE).data), ("hard",))
+    pr = PendingPR(
+        4,
+        author,
+        "open",
+        "Add",
+        "refs/pr/4",
+        "https://hub/own/Own-1B/discussions/4",
+        (validate.EvalFile.parse(".eval_results/bench.yaml", PR_FILE),),
+        True,
+        True,
+        True,
+    )
+    update = PrUpdate(
+        4,
+        author,
+        pr.url,
+        ".eval_results/bench.yaml",
+        PR_FILE,
+        tuple(validate.EvalFile.parse("x", PR_FILE).data),
+        ("hard",),
+    )
     return state("own/Own-1B", "update_existing_pr", pending_prs=(pr,), whoami="me", update=update)
 
 
 def make(rows=None, resolutions=None, states=None, **kw):
-    rows = rows if rows is not None else [
-        row("Alpha 7B", "Main", "71.2", 1), row("Alpha 7B", "Hard", "40.5", 1), row("Alpha 7B", "Avg", "55.85", 1),
-        row("Own 1B", "Main", "70.5", 2), row("Own 1B", "Hard", "30.25", 2),
-        row("Ghost", "Main", "n/a", 3), row("Ghost", "Hard", "12", 3),
-    ]
-    resolutions = resolutions if resolutions is not None else {
-        "Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B"), "Own 1B": res("Own 1B", "own/Own-1B"),
-        "Ghost": res("Ghost", status="not_on_hub"),
-    }
+    rows = (
+        rows
+        if rows is not None
+        else [
+            row("Alpha 7B", "Main", "71.2", 1),
+            row("Alpha 7B", "Hard", "40.5", 1),
+            row("Alpha 7B", "Avg", "55.85", 1),
+            row("Own 1B", "Main", "70.5", 2),
+            row("Own 1B", "Hard", "30.25", 2),
+            row("Ghost", "Main", "n/a", 3),
+            row("Ghost", "Hard", "12", 3),
+        ]
+    )
+    resolutions = (
+        resolutions
+        if resolutions is not None
+        else {
+            "Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B"),
+            "Own 1B": res("Own 1B", "own/Own-1B"),
+            "Ghost": res("Ghost", status="not_on_hub"),
+        }
+    )
     states = states if states is not None else {"alpha/Alpha-7B": state("alpha/Alpha-7B"), "own/Own-1B": owned_pr()}
-    args = dict(contract=CONTRACT, rows=rows, live=LIVE, resolutions=resolutions, states=states, whoami="me",
-                checked_at="2026-01-01T00:00:00+00:00", bundle_path="/tmp/bundle", benchmark_id=BENCH)
+    args = dict(
+        contract=CONTRACT,
+        rows=rows,
+        live=LIVE,
+        resolutions=resolutions,
+        states=states,
+        whoami="me",
+        checked_at="2026-01-01T00:00:00+00:00",
+        bundle_path="/tmp/bundle",
+        benchmark_id=BENCH,
+    )
     args.update(kw)
     return DraftFacts(**args)
 
@@ -102,7 +176,9 @@ def test_consistent_plan_passes_every_rule():
     own = facts.decisions[1].draft
     assert own.path == "drafts/own--Own-1B/.eval_results/bench.yaml"
     assert [(e["dataset"]["task_id"], e["value"]) for e in validate.EvalFile.parse("x", own.text).data] == [
-        ("main", 70.5), ("hard", 30.25)]
+        ("main", 70.5),
+        ("hard", 30.25),
+    ]
 
 
 # ----------------------------------------------------------------------------- HF1xx
@@ -124,7 +200,9 @@ def test_hf102_fails_when_eval_yaml_lost_a_task():
 def test_hf102_offline_view(tmp_path):
     path = tmp_path / "bench.yaml"
     path.write_text(PR_FILE.replace("task_id: main", "task_id: mainn"))
-    assert_fails(judge(eval_files_facts([path], CONTRACT), "precommit-eval-results"), "HF102", "'mainn' is not declared")
+    assert_fails(
+        judge(eval_files_facts([path], CONTRACT), "precommit-eval-results"), "HF102", "'mainn' is not declared"
+    )
     assert_fails(judge(eval_files_facts([path]), "precommit-eval-results"), "HF102", "no benchmark contract")
     path.write_text(PR_FILE)
     assert_passes(judge(eval_files_facts([path], CONTRACT), "precommit-eval-results"), "HF102")
@@ -161,10 +239,15 @@ def test_hf202_every_added_value_traces_to_one_row():
 
 
 def test_two_variants_for_one_task_are_never_picked():
-    rows = [row("Alpha 7B", "Main", "71.2", 1, source_variant="tools"),
-            row("Alpha 7B", "Main", "69.0", 2, source_variant="no tools")]
-    facts = make(rows=rows, resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
-                 states={"alpha/Alpha-7B": state("alpha/Alpha-7B")})
+    rows = [
+        row("Alpha 7B", "Main", "71.2", 1, source_variant="tools"),
+        row("Alpha 7B", "Main", "69.0", 2, source_variant="no tools"),
+    ]
+    facts = make(
+        rows=rows,
+        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
+        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
+    )
     (decision,) = facts.decisions
     assert decision.decision == "needs_review" and "2 values for task 'main'" in decision.reason
     assert not facts.drafts
@@ -180,8 +263,11 @@ def test_hf203_every_source_model_accounted_for():
 
 def test_hf204_unmapped_column():
     rows = [row("Alpha 7B", "Main", "71.2"), row("Alpha 7B", "Params", "7B")]
-    facts = make(rows=rows, resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
-                 states={"alpha/Alpha-7B": state("alpha/Alpha-7B")})
+    facts = make(
+        rows=rows,
+        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
+        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
+    )
     assert_fails(judge(facts), "HF204", "ledger column 'Params' (first at board.csv:L1 column 'Params')")
     assert_passes(judge(make()), "HF204")
 
@@ -191,8 +277,10 @@ def test_hf204_unmapped_column():
 
 def test_hf301_only_exact_matches_get_drafts():
     facts = make()
-    facts.decisions = (attrs.evolve(facts.decisions[0], resolution=res("Alpha 7B", status="ambiguous")),
-                       *facts.decisions[1:])
+    facts.decisions = (
+        attrs.evolve(facts.decisions[0], resolution=res("Alpha 7B", status="ambiguous")),
+        *facts.decisions[1:],
+    )
     assert_fails(judge(facts), "HF301", "its match is 'ambiguous', not exact")
     facts = corrupt(make(), "Alpha 7B", repo_id="../../x")
     assert_fails(judge(facts), "HF301", "repo id must be exactly 'owner/name' (got '../../x')")
@@ -201,17 +289,21 @@ def test_hf301_only_exact_matches_get_drafts():
 
 def test_two_labels_on_one_repo_are_needs_review():
     rows = [row("Alpha 7B", "Main", "71.2"), row("Alpha-7B", "Main", "70.0", 2)]
-    facts = make(rows=rows, resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B"),
-                                         "Alpha-7B": res("Alpha-7B", "alpha/Alpha-7B")},
-                 states={"alpha/Alpha-7B": state("alpha/Alpha-7B")})
+    facts = make(
+        rows=rows,
+        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B"), "Alpha-7B": res("Alpha-7B", "alpha/Alpha-7B")},
+        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
+    )
     assert [d.decision for d in facts.decisions] == ["needs_review", "needs_review"]
     assert "also the exact match of 'Alpha-7B'" in facts.decisions[0].reason
 
 
 def test_hf401_no_new_file_next_to_an_existing_result():
     facts = make()
-    facts.decisions = (attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", "duplicate_open_pr")),
-                       *facts.decisions[1:])
+    facts.decisions = (
+        attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", "duplicate_open_pr")),
+        *facts.decisions[1:],
+    )
     assert_fails(judge(facts), "HF401", "a new file is drafted but the repo state is 'duplicate_open_pr'")
     facts = make()
     inconsistent = state("alpha/Alpha-7B", pending_prs=owned_pr().pending_prs)
@@ -231,7 +323,9 @@ def test_hf402_owned_pr_exception():
     assert_fails(judge(make(whoami="")), "HF402", "no authenticated account")
     facts = make()
     kept = facts.decisions[1].draft.kept
-    text = drafts.emit_yaml([{**kept[0], "value": 1.0}, *validate.EvalFile.parse("x", facts.decisions[1].draft.text).data[1:]])
+    text = drafts.emit_yaml(
+        [{**kept[0], "value": 1.0}, *validate.EvalFile.parse("x", facts.decisions[1].draft.text).data[1:]]
+    )
     assert_fails(judge(corrupt(facts, "Own 1B", text=text)), "HF402", "does not keep PR #4's entries unchanged")
     assert_passes(judge(make()), "HF402")
 
@@ -244,15 +338,23 @@ def test_owned_pr_conflict_is_needs_review():
 
 
 def test_hf403_every_file_and_diff_checked():
-    assert_fails(judge(make(states={"own/Own-1B": owned_pr()})), "HF403", "alpha/Alpha-7B: exact match of 'Alpha 7B' was never inspected")
+    assert_fails(
+        judge(make(states={"own/Own-1B": owned_pr()})),
+        "HF403",
+        "alpha/Alpha-7B: exact match of 'Alpha 7B' was never inspected",
+    )
     facts = make()
-    facts.decisions = (attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", problems=("PR #3 diff: HTTP 500",))),
-                       *facts.decisions[1:])
+    facts.decisions = (
+        attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", problems=("PR #3 diff: HTTP 500",))),
+        *facts.decisions[1:],
+    )
     assert_fails(judge(facts), "HF403", "drafted although reading it failed: PR #3 diff: HTTP 500")
     pr = attrs.evolve(owned_pr().pending_prs[0], diff_checked=False, matches_benchmark=False)
     facts = make()
-    facts.decisions = (attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", pending_prs=(pr,))),
-                       *facts.decisions[1:])
+    facts.decisions = (
+        attrs.evolve(facts.decisions[0], state=state("alpha/Alpha-7B", pending_prs=(pr,))),
+        *facts.decisions[1:],
+    )
     assert_fails(judge(facts), "HF403", "the diff of pending PR #4 was not read")
     assert_passes(judge(make()), "HF403")
 
@@ -265,16 +367,22 @@ def test_hf501_verify_token_only_when_supplied():
     text = facts.decisions[0].draft.text + '  verifyToken: "eyJforged"\n'
     assert_fails(judge(corrupt(facts, "Alpha 7B", text=text)), "HF501", "verifyToken was not supplied")
     rows = [row("Alpha 7B", "Main", "71.2", verify_token="eyJsupplied")]
-    supplied = make(rows=rows, resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
-                    states={"alpha/Alpha-7B": state("alpha/Alpha-7B")})
+    supplied = make(
+        rows=rows,
+        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
+        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
+    )
     assert 'verifyToken: "eyJsupplied"' in supplied.drafts[0].text
     assert_passes(judge(supplied), "HF501")
 
 
 def test_hf502_dates_only_when_known_and_quoted(tmp_path):
     rows = [row("Alpha 7B", "Main", "71.2", eval_date="2025-01-15")]
-    known = make(rows=rows, resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
-                 states={"alpha/Alpha-7B": state("alpha/Alpha-7B")})
+    known = make(
+        rows=rows,
+        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
+        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
+    )
     assert 'date: "2025-01-15"' in known.drafts[0].text
     assert_passes(judge(known), "HF502")
     facts = make()
@@ -318,8 +426,25 @@ def test_hf505_drafts_validate():
 # ----------------------------------------------------------------------------- paths and atomic writes
 
 
-@pytest.mark.parametrize("repo_id", ["../../x", "../x", "/abs/x", "a/b/c", "a", "a/..", "..", "a\x00/b", "a--b/c",
-                                     ".hidden/x", "a/" + "n" * 200, "a/b.", "a/b\\..\\c", ""])
+@pytest.mark.parametrize(
+    "repo_id",
+    [
+        "../../x",
+        "../x",
+        "/abs/x",
+        "a/b/c",
+        "a",
+        "a/..",
+        "..",
+        "a\x00/b",
+        "a--b/c",
+        ".hidden/x",
+        "a/" + "n" * 200,
+        "a/b.",
+        "a/b\\..\\c",
+        "",
+    ],
+)
 def test_hostile_repo_ids_never_become_paths(repo_id):
     assert repo_id_problem(repo_id)
     with pytest.raises(ValueError):
@@ -330,7 +455,9 @@ def test_hostile_resolution_is_not_drafted():
     rows = [row("../../etc/passwd", "Main", "71.2")]
     facts = make(rows=rows, resolutions={"../../etc/passwd": res("../../etc/passwd", "../../x")}, states={})
     (decision,) = facts.decisions
-    assert decision.decision == "needs_review" and "must be exactly 'owner/name'" in decision.reason and not facts.drafts
+    assert (
+        decision.decision == "needs_review" and "must be exactly 'owner/name'" in decision.reason and not facts.drafts
+    )
 
 
 def test_pr_file_names_are_reduced_to_a_plain_name_or_refused():
@@ -400,12 +527,15 @@ def test_hf506_fails_on_shape_problems_with_lines(tmp_path):
     from checks.testing import assert_fails, evaluate_rules
     from hfmigrate_checks.rules.drafts import eval_results_shape
 
-    facts = _eval_facts(tmp_path, {
-        "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
-                                  "- dataset: {id: cais/hle, task_id: x, revison: main}\n  value: 2.0\n  source: {name: p}\n",
-        "m/.eval_results/b.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 3.0\n",
-        "m/.eval_results/c.yaml": "{}\n",
-    })
+    facts = _eval_facts(
+        tmp_path,
+        {
+            "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
+            "- dataset: {id: cais/hle, task_id: x, revison: main}\n  value: 2.0\n  source: {name: p}\n",
+            "m/.eval_results/b.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 3.0\n",
+            "m/.eval_results/c.yaml": "{}\n",
+        },
+    )
     verdict = assert_fails(evaluate_rules([eval_results_shape], facts, action="precommit-eval-results"), "HF506")
     messages = {(f.path.rsplit("/", 1)[-1], f.line, f.message) for f in verdict.findings}
     assert ("a.yaml", 3, "entry 2: source.url is required when source is present") in messages
@@ -418,11 +548,14 @@ def test_hf506_passes_on_well_formed_files(tmp_path):
     from checks.testing import assert_passes, evaluate_rules
     from hfmigrate_checks.rules.drafts import eval_results_shape
 
-    facts = _eval_facts(tmp_path, {
-        "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
-                                  "  source: {url: 'https://example.org/paper'}\n",
-        "other/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n",
-    })
+    facts = _eval_facts(
+        tmp_path,
+        {
+            "m/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n"
+            "  source: {url: 'https://example.org/paper'}\n",
+            "other/.eval_results/a.yaml": "- dataset: {id: cais/hle, task_id: hle}\n  value: 1.0\n",
+        },
+    )
     assert_passes(evaluate_rules([eval_results_shape], facts, action="precommit-eval-results"), "HF506")
 
 
@@ -431,8 +564,10 @@ def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
 
     bare = LedgerRow(source_model="A", source_task="Main", source_value="71.2", source_locator="b.csv:L2")
     with_page = attrs.evolve(CONTRACT, source_url="https://example.org/leaderboard")
-    assert Proposal("main", bare).entry(with_page)["source"] == {"url": "https://example.org/leaderboard",
-                                                                "name": "Board"}
+    assert Proposal("main", bare).entry(with_page)["source"] == {
+        "url": "https://example.org/leaderboard",
+        "name": "Board",
+    }
     assert "source" not in Proposal("main", bare).entry(CONTRACT)  # no page anywhere: none is invented
     own = attrs.evolve(bare, source_url="https://example.org/row")
     assert Proposal("main", own).entry(with_page)["source"]["url"] == "https://example.org/row"
@@ -441,6 +576,12 @@ def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
 def test_a_run_qualifier_is_the_drafts_notes():
     from hfmigrate_checks.drafts.decide import Proposal
 
-    tools = LedgerRow(source_model="Sable-22B", source_task="Main", source_value="80.1", source_locator="r.md:L9",
-                      source_variant="with tools", qualifiers="† with tools")
+    tools = LedgerRow(
+        source_model="Sable-22B",
+        source_task="Main",
+        source_value="80.1",
+        source_locator="r.md:L9",
+        source_variant="with tools",
+        qualifiers="† with tools",
+    )
     assert Proposal("main", tools).entry(CONTRACT)["notes"] == "with tools"

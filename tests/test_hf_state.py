@@ -68,7 +68,13 @@ def test_the_record_carries_sha_account_and_check_time(board, hub):
     assert abs(dt.datetime.fromisoformat(got.checked_at) - dt.datetime.now(dt.timezone.utc)) < dt.timedelta(minutes=1)
     (pr,) = got.pending_prs
     assert (pr.num, pr.author, pr.status, pr.matches_benchmark, pr.diff_checked, pr.diff_mentions_benchmark) == (
-        1, "someone-else", "open", True, True, True)
+        1,
+        "someone-else",
+        "open",
+        True,
+        True,
+        True,
+    )
     assert pr.git_reference == "refs/pr/1" and [f.path for f in pr.files] == [".eval_results/toy.yaml"]
 
 
@@ -85,7 +91,11 @@ def test_update_existing_pr_gives_the_prs_latest_file_and_the_missing_tasks(boar
     assert got.status == "update_existing_pr"
     update = got.update
     assert (update.pr_num, update.pr_author, update.path, update.missing_tasks) == (
-        4, WHOAMI, ".eval_results/toy-bench.yaml", ("hard",))
+        4,
+        WHOAMI,
+        ".eval_results/toy-bench.yaml",
+        ("hard",),
+    )
     assert update.pr_url == f"{hub.endpoint}/eta/Eta-7B/discussions/4"
     assert [e["dataset"]["task_id"] for e in update.entries] == ["main"] and update.entries[0]["value"] == 71.2
     assert update.text == bench_file({"main": 71.2})
@@ -131,8 +141,12 @@ def _write(board, repo_id, files=None, prs=(), **kw):
 
 def test_unchanged_files_at_a_pr_ref_are_not_downloaded_again(board, hub):
     gpqa = eval_results_yaml([(OTHER_BENCHMARK, "diamond", 0.4)])
-    repo = _write(board, "reuse/Files", {".eval_results/gpqa.yaml": gpqa},
-                  prs=[{"num": 1, "author": "x", "status": "open", "files": {".eval_results/toy.yaml": bench_file(VALUES)}}])
+    repo = _write(
+        board,
+        "reuse/Files",
+        {".eval_results/gpqa.yaml": gpqa},
+        prs=[{"num": 1, "author": "x", "status": "open", "files": {".eval_results/toy.yaml": bench_file(VALUES)}}],
+    )
     board[2].clear_requests()
     got = inspect_repo(hub, repo, BENCHMARK_ID, proposed=VALUES)
     assert got.status == "duplicate_open_pr"
@@ -146,46 +160,78 @@ def test_case_variants_of_the_benchmark_id_count_as_present(board, hub):
     upper = eval_results_yaml([(BENCHMARK_ID.upper(), "main", 1.0)])
     repo = _write(board, "case/On-Main", {".eval_results/x.yml": upper})
     assert inspect_repo(hub, repo, BENCHMARK_ID).status == "already_present"
-    repo = _write(board, "case/In-Own-PR", prs=[{"num": 1, "author": WHOAMI, "status": "open",
-                                                   "files": {".eval_results/x.yaml": upper}}])
+    repo = _write(
+        board,
+        "case/In-Own-PR",
+        prs=[{"num": 1, "author": WHOAMI, "status": "open", "files": {".eval_results/x.yaml": upper}}],
+    )
     got = inspect_repo(hub, repo, BENCHMARK_ID, proposed={"hard": 1.0})
     assert got.status == "needs_review" and "spells the benchmark id" in got.reason
 
 
-@pytest.mark.parametrize(("pr_file", "proposed", "status", "reason"), [
-    (bench_file({"main": 71}), {"main": 71.0, "hard": 2.0}, "update_existing_pr", "lacks task(s) hard"),
-    (eval_results_yaml([(BENCHMARK_ID, "main", 1.0), (BENCHMARK_ID, "main", 2.0)]), {"main": 1.0},
-     "needs_review", "conflicting values"),
-    (bench_file({"main": '"71.2"'}), {"main": 71.2}, "needs_review", "conflicting values"),  # a string value
-])
+@pytest.mark.parametrize(
+    ("pr_file", "proposed", "status", "reason"),
+    [
+        (bench_file({"main": 71}), {"main": 71.0, "hard": 2.0}, "update_existing_pr", "lacks task(s) hard"),
+        (
+            eval_results_yaml([(BENCHMARK_ID, "main", 1.0), (BENCHMARK_ID, "main", 2.0)]),
+            {"main": 1.0},
+            "needs_review",
+            "conflicting values",
+        ),
+        (bench_file({"main": '"71.2"'}), {"main": 71.2}, "needs_review", "conflicting values"),  # a string value
+    ],
+)
 def test_owned_pr_values_must_agree(board, hub, pr_file, proposed, status, reason):
-    repo = _write(board, "own/Values", prs=[{"num": 3, "author": WHOAMI, "status": "open",
-                                             "files": {".eval_results/t.yaml": pr_file}}])
+    repo = _write(
+        board,
+        "own/Values",
+        prs=[{"num": 3, "author": WHOAMI, "status": "open", "files": {".eval_results/t.yaml": pr_file}}],
+    )
     got = inspect_repo(hub, repo, BENCHMARK_ID, proposed=proposed)
     assert got.status == status and reason in got.reason
 
 
 def test_an_owned_pr_spreading_the_benchmark_over_two_files_needs_review(board, hub):
-    repo = _write(board, "own/Split", prs=[{"num": 1, "author": WHOAMI, "status": "open", "files": {
-        ".eval_results/a.yaml": bench_file({"main": 1.0}), ".eval_results/b.yaml": bench_file({"hard": 2.0})}}])
+    repo = _write(
+        board,
+        "own/Split",
+        prs=[
+            {
+                "num": 1,
+                "author": WHOAMI,
+                "status": "open",
+                "files": {
+                    ".eval_results/a.yaml": bench_file({"main": 1.0}),
+                    ".eval_results/b.yaml": bench_file({"hard": 2.0}),
+                },
+            }
+        ],
+    )
     got = inspect_repo(hub, repo, BENCHMARK_ID, proposed={"main": 1.0, "hard": 2.0})
     assert got.status == "needs_review" and "2 files" in got.reason
 
 
 def test_a_diff_naming_the_benchmark_without_a_matching_file_needs_review(board, hub):
     diff = f"diff --git a/results.md b/results.md\n--- a/results.md\n+++ b/results.md\n@@ -0,0 +1 @@\n+{BENCHMARK_ID}: 70\n"
-    repo = _write(board, "diff/Only", prs=[{"num": 1, "author": "x", "status": "open", "files": {"results.md": "x"},
-                                            "diff": diff}])
+    repo = _write(
+        board,
+        "diff/Only",
+        prs=[{"num": 1, "author": "x", "status": "open", "files": {"results.md": "x"}, "diff": diff}],
+    )
     got = inspect_repo(hub, repo, BENCHMARK_ID, proposed=VALUES)
     assert got.status == "needs_review" and "diff adds lines naming" in got.reason
     assert got.pending_prs[0].diff_mentions_benchmark and not got.pending_prs[0].files
 
 
-@pytest.mark.parametrize(("files", "reason"), [
-    ({".eval_results/big.yaml": "#" * ((1 << 20) + 1)}, "over the 1048576-byte limit"),
-    ({".eval_results/map.yaml": "dataset: {id: x}\n"}, "root is not a list"),
-    ({".eval_results/bad.yaml": "- a: [\n"}, "cannot parse YAML"),
-])
+@pytest.mark.parametrize(
+    ("files", "reason"),
+    [
+        ({".eval_results/big.yaml": "#" * ((1 << 20) + 1)}, "over the 1048576-byte limit"),
+        ({".eval_results/map.yaml": "dataset: {id: x}\n"}, "root is not a list"),
+        ({".eval_results/bad.yaml": "- a: [\n"}, "cannot parse YAML"),
+    ],
+)
 def test_unreadable_files_on_main_are_needs_review(board, hub, files, reason):
     repo = _write(board, "broken/Main", files)
     board[2].clear_requests()
@@ -216,11 +262,14 @@ def test_a_flaky_hub_is_retried_and_still_gives_the_right_status(board, hub, pat
         board[2].clear_faults()
 
 
-@pytest.mark.parametrize(("repo", "path"), [
-    ("omicron/Omicron-7B", "/discussions$"),
-    ("sigma/Sigma-7B", "/discussions/1$"),
-    ("omicron/Omicron-7B", "^/api/models/omicron/Omicron-7B$"),
-])
+@pytest.mark.parametrize(
+    ("repo", "path"),
+    [
+        ("omicron/Omicron-7B", "/discussions$"),
+        ("sigma/Sigma-7B", "/discussions/1$"),
+        ("omicron/Omicron-7B", "^/api/models/omicron/Omicron-7B$"),
+    ],
+)
 def test_a_persistently_failing_hub_is_needs_review_never_new(board, hub, repo, path):
     board[2].add_fault(Fault(path, status=503, times=None))
     try:

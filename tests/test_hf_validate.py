@@ -44,10 +44,15 @@ def cli(bundle, *tasks, bench=BENCH):
 
 
 def test_pass_output_and_exit_zero(tmp_path):
-    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": GOOD,
-                                  "drafts/a--m/.eval_results/notes.yml": "ignored: true",
-                                  "drafts/a--m/other/x.yaml": "ignored: [",
-                                  "drafts/b--n/.eval_results/gpqa.yaml": GOOD.replace("diamond", "main")})
+    root = bundle_with(
+        tmp_path,
+        {
+            "drafts/a--m/.eval_results/gpqa.yaml": GOOD,
+            "drafts/a--m/.eval_results/notes.yml": "ignored: true",
+            "drafts/a--m/other/x.yaml": "ignored: [",
+            "drafts/b--n/.eval_results/gpqa.yaml": GOOD.replace("diamond", "main"),
+        },
+    )
     result = cli(root)
     assert result.exit_code == 0
     assert result.stdout == (
@@ -59,8 +64,9 @@ def test_pass_output_and_exit_zero(tmp_path):
 
 def test_fail_output_lists_errors_and_exits_one(tmp_path):
     bad = GOOD.replace("41.2", '"41.2*"').replace("diamond", "overall")
-    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": bad,
-                                  "drafts/b--n/.eval_results/gpqa.yaml": GOOD})
+    root = bundle_with(
+        tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": bad, "drafts/b--n/.eval_results/gpqa.yaml": GOOD}
+    )
     result = cli(root)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
@@ -93,9 +99,14 @@ def test_task_id_and_benchmark_are_required_options(tmp_path):
         (lambda t: t.replace('"2025-01-15"', '"2025-02-30"'), "date must be a real ISO-8601 date"),
         (lambda t: t.replace('"2025-01-15"', "2025-02-30"), "'date' must be a real calendar date (got '2025-02-30')"),
         (lambda t: t + "  extra: 1\n", "unknown key(s) extra"),
-        (lambda t: t.replace("    task_id: diamond\n", "    task_id: diamond\n    revision: main\n"),
-         "dataset.revision must be a 40-character lowercase hex commit sha"),
-        (lambda t: t.replace("    url: https://example.org/board\n", ""), "source.url is required when source is present"),
+        (
+            lambda t: t.replace("    task_id: diamond\n", "    task_id: diamond\n    revision: main\n"),
+            "dataset.revision must be a 40-character lowercase hex commit sha",
+        ),
+        (
+            lambda t: t.replace("    url: https://example.org/board\n", ""),
+            "source.url is required when source is present",
+        ),
         (lambda t: t.replace("https://example.org/board", "ftp://x"), "source.url must be an absolute http(s) URL"),
         (lambda t: t.replace("41.2", ".nan"), "value must be finite"),
         (lambda t: t.replace("41.2", "true"), "value must be a number"),
@@ -118,8 +129,9 @@ def test_full_sha_revision_passes(tmp_path):
 
 
 def test_duplicates_across_files_of_one_model(tmp_path):
-    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": GOOD,
-                                  "drafts/a--m/.eval_results/gpqa_tools.yaml": GOOD})
+    root = bundle_with(
+        tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": GOOD, "drafts/a--m/.eval_results/gpqa_tools.yaml": GOOD}
+    )
     text, code = validate.validate_bundle(root, BENCH, ["diamond"])
     assert code == 1
     assert "dataset/task pair ('Idavidrein/gpqa', 'diamond') is already in drafts/a--m/.eval_results/gpqa.yaml" in text
@@ -128,7 +140,8 @@ def test_duplicates_across_files_of_one_model(tmp_path):
 def test_alias_bomb_is_refused_quickly(tmp_path):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
-        for i in range(20))
+        for i in range(20)
+    )
     with pytest.raises(io.YamlError, match="anchors and aliases are not allowed"):
         io.loads_yaml(bomb)
     root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": bomb})
@@ -165,7 +178,9 @@ def test_symlinked_draft_is_not_followed(tmp_path):
     assert "link.yaml" not in text and "Checked 1 draft file(s)" in text
 
 
-@pytest.mark.parametrize("value", ["x", 'a "quoted" \\ string', "2025-01-15", "yes", "null", "- item", "#c", "é ü \u2028"])
+@pytest.mark.parametrize(
+    "value", ["x", 'a "quoted" \\ string', "2025-01-15", "yes", "null", "- item", "#c", "é ü \u2028"]
+)
 def test_emitter_round_trips_strings(value):
     entries = [{"dataset": {"id": BENCH, "task_id": value}, "value": 1.5, "notes": value, "source": {}}]
     assert io.loads_yaml(emit_yaml(entries)) == entries
@@ -186,9 +201,19 @@ def test_emitter_writes_the_house_style():
     """Strings double-quoted, plain keys, the printed number as printed, sequences indented under their key."""
     from hfmigrate_checks.evalresults.emit import Literal
 
-    entries = [{"dataset": {"id": BENCH, "task_id": "diamond"}, "value": Literal("71.20"), "date": "2025-01-15",
-                "source": {"url": "https://x.org/a", "name": "Board"}, "tags": ["a", "yes"], "Yes": None, "notes": {}}]
+    entries = [
+        {
+            "dataset": {"id": BENCH, "task_id": "diamond"},
+            "value": Literal("71.20"),
+            "date": "2025-01-15",
+            "source": {"url": "https://x.org/a", "name": "Board"},
+            "tags": ["a", "yes"],
+            "Yes": None,
+            "notes": {},
+        }
+    ]
     assert emit_yaml(entries) == (
         '- dataset:\n    id: "' + BENCH + '"\n    task_id: "diamond"\n  value: 71.20\n  date: "2025-01-15"\n'
         '  source:\n    url: "https://x.org/a"\n    name: "Board"\n  tags:\n    - "a"\n    - "yes"\n'
-        '  "Yes": null\n  notes: {}\n')
+        '  "Yes": null\n  notes: {}\n'
+    )

@@ -48,18 +48,51 @@ def run_reports(tmp_path_factory):
     from tabarena_checks.synth.generate import generate_run
 
     tmp = tmp_path_factory.mktemp("html")
-    data = generate_run(tmp / "run", configs=4, repeats=2, folds=3, validation_protocol="8x1", array_scale=0.05,
-                        defects=("corrupt", "duplicate", "missing_split", "fidelity_drift"))
+    data = generate_run(
+        tmp / "run",
+        configs=4,
+        repeats=2,
+        folds=3,
+        validation_protocol="8x1",
+        array_scale=0.05,
+        defects=("corrupt", "duplicate", "missing_split", "fidelity_drift"),
+    )
     (tmp / "info.py").write_text(INFO)
     env = {"CHECKS_NO_CACHE": "1"}
     results = {
         "inspect": run_cli(["inspect", str(data), "--html", str(tmp / "inspect.html")], cwd=tmp, env=env),
-        "blocked": run_cli(["run", "process", str(data), "--method-metadata", "info.py:wrong", "--cache-root",
-                            str(tmp / "cache"), "--html", str(tmp / "blocked.html")], cwd=tmp, env=env),
+        "blocked": run_cli(
+            [
+                "run",
+                "process",
+                str(data),
+                "--method-metadata",
+                "info.py:wrong",
+                "--cache-root",
+                str(tmp / "cache"),
+                "--html",
+                str(tmp / "blocked.html"),
+            ],
+            cwd=tmp,
+            env=env,
+        ),
     }
     clean = generate_run(tmp / "clean", configs=2, repeats=1, folds=3, validation_protocol="8x1", array_scale=0.05)
-    results["passed"] = run_cli(["run", "process", str(clean), "--method-metadata", "info.py:good", "--cache-root",
-                                 str(tmp / "cache"), "--html", str(tmp / "passed.html")], cwd=tmp, env=env)
+    results["passed"] = run_cli(
+        [
+            "run",
+            "process",
+            str(clean),
+            "--method-metadata",
+            "info.py:good",
+            "--cache-root",
+            str(tmp / "cache"),
+            "--html",
+            str(tmp / "passed.html"),
+        ],
+        cwd=tmp,
+        env=env,
+    )
     return tmp, results
 
 
@@ -91,7 +124,7 @@ def test_reports_are_written_passed_or_blocked(run_reports):
 def test_verdicts_failed_first_with_rule_text(run_reports):
     tmp, _ = run_reports
     text = (tmp / "blocked.html").read_text()
-    table = text[text.index('id="verdict-table"'):]
+    table = text[text.index('id="verdict-table"') :]
     outcomes = re.findall(r'<span class="badge b-(?:failed|passed|waived|crashed)[^"]*">(\w+)</span>', table)
     assert outcomes[0] == "failed" and "passed" in outcomes
     assert outcomes.index("passed") > max(i for i, o in enumerate(outcomes) if o == "failed")
@@ -108,8 +141,11 @@ def test_heatmap_counts_match_the_coverage_facts(run_reports):
     missing = Counter((c["config"], c["task"]) for c in facts["coverage"]["missing_cells"])
     assert missing
     for (config, task), n in missing.items():  # 2 repeats x 3 folds planned per task
-        assert re.search(rf"<title>{re.escape(config)} / task {task} [^<]*: {6 - n} of 6 splits present "
-                         rf"\(2 repeats x 3 folds planned\)", text), (config, task)
+        assert re.search(
+            rf"<title>{re.escape(config)} / task {task} [^<]*: {6 - n} of 6 splits present "
+            rf"\(2 repeats x 3 folds planned\)",
+            text,
+        ), (config, task)
     assert "duplicate result(s)" in text and "unreadable file(s)" in text
     assert "By config family" in text  # TA-Nori_c* and TA-Nori_r*
 
@@ -118,8 +154,18 @@ def test_html_target_in_a_missing_directory_is_refused_before_anything_runs(tmp_
     tmp, _ = run_reports
     result = run_cli(["inspect", str(tmp / "run" / "data"), "--html", str(tmp_path / "nowhere" / "r.html")])
     assert result.exit_code == 2 and "does not exist" in result.stderr
-    result = run_cli(["run", "process", str(tmp / "run" / "data"), "--method-metadata", str(tmp / "info.py:good"),
-                      "--html", str(tmp_path)], cwd=tmp_path)
+    result = run_cli(
+        [
+            "run",
+            "process",
+            str(tmp / "run" / "data"),
+            "--method-metadata",
+            str(tmp / "info.py:good"),
+            "--html",
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+    )
     assert result.exit_code == 2 and "is a directory" in result.stderr
     assert not (tmp_path / ".checks").exists()  # refused before a decision was recorded
 
@@ -127,8 +173,17 @@ def test_html_target_in_a_missing_directory_is_refused_before_anything_runs(tmp_
 def test_review_page_has_every_part(review):
     text = review.read_text()
     assert "No Hugging Face pull requests were opened while preparing this bundle." in text
-    for part in ('id="models"', 'id="drafts"', 'id="ledger"', 'id="excluded"', 'class="diff"',
-                 "update_existing_pr", "duplicate_open_pr", "not_on_hub", "README.md:L"):
+    for part in (
+        'id="models"',
+        'id="drafts"',
+        'id="ledger"',
+        'id="excluded"',
+        'class="diff"',
+        "update_existing_pr",
+        "duplicate_open_pr",
+        "not_on_hub",
+        "README.md:L",
+    ):
         assert part in text, part
 
 
@@ -173,17 +228,24 @@ def test_the_essentials_need_no_javascript(browser, run_reports, tmp_path):
 def test_heatmap_rows_re_sort_in_chromium(browser, run_reports, tmp_path):
     """The sort buttons (the page's only script) reorder the rows; without a click the order is worst first."""
     tmp, _ = run_reports
-    click = "document.querySelector('#coverage-0 svg#heatmap-0').closest('[data-sortable]')" \
-            ".querySelector('button[data-key=name]').click()"
+    click = (
+        "document.querySelector('#coverage-0 svg#heatmap-0').closest('[data-sortable]')"
+        ".querySelector('button[data-key=name]').click()"
+    )
     rendered = render(tmp / "inspect.html", tmp_path, script=click)
-    grid = rendered.dom[rendered.dom.index('id="heatmap-0"'):]
-    grid = grid[:grid.index("</svg>")]
+    grid = rendered.dom[rendered.dom.index('id="heatmap-0"') :]
+    grid = grid[: grid.index("</svg>")]
     rows = re.findall(r'<g class="hrow" data-name="([^"]+)"[^>]*transform="translate\(0,([\d.]+)\)"', grid)
     by_position = [name for name, _ in sorted(rows, key=lambda r: float(r[1]))]
-    assert by_position == sorted(by_position, key=lambda n: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", n)])
+    assert by_position == sorted(
+        by_position, key=lambda n: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", n)]
+    )
     static = (tmp / "inspect.html").read_text()
-    grid = static[static.index('id="heatmap-0"'):]
-    covs = [float(c) for c in re.findall(r'<g class="hrow" data-name="[^"]+" data-cov="([\d.]+)"', grid[:grid.index("</svg>")])]
+    grid = static[static.index('id="heatmap-0"') :]
+    covs = [
+        float(c)
+        for c in re.findall(r'<g class="hrow" data-name="[^"]+" data-cov="([\d.]+)"', grid[: grid.index("</svg>")])
+    ]
     assert covs == sorted(covs) and covs[0] < 1.0  # without the script: worst coverage first
     assert [n for n, _ in rows] != by_position  # the click moved rows
 
@@ -242,15 +304,38 @@ def hostile(tmp_path_factory):
     from tabarena_checks.synth.generate import generate_run
 
     tmp = tmp_path_factory.mktemp("hostile")
-    data = generate_run(tmp / "run", configs=2, repeats=1, folds=2, validation_protocol="8x1", array_scale=0.05,
-                        defects=("fidelity_drift",))
+    data = generate_run(
+        tmp / "run",
+        configs=2,
+        repeats=1,
+        folds=2,
+        validation_protocol="8x1",
+        array_scale=0.05,
+        defects=("fidelity_drift",),
+    )
     _poison_run(data)
     (tmp / "info.py").write_text(INFO.replace('method="Nori"', f"method={('Nori' + SCRIPT + IMG_URL)!r}"))
     env = {"CHECKS_NO_CACHE": "1"}
-    inspect = run_cli(["inspect", str(data), "--method-metadata", "info.py:wrong", "--html", str(tmp / "inspect.html")],
-                      cwd=tmp, env=env)
-    process = run_cli(["run", "process", str(data), "--method-metadata", "info.py:wrong", "--cache-root",
-                       str(tmp / "cache"), "--html", str(tmp / "process.html")], cwd=tmp, env=env)
+    inspect = run_cli(
+        ["inspect", str(data), "--method-metadata", "info.py:wrong", "--html", str(tmp / "inspect.html")],
+        cwd=tmp,
+        env=env,
+    )
+    process = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            "info.py:wrong",
+            "--cache-root",
+            str(tmp / "cache"),
+            "--html",
+            str(tmp / "process.html"),
+        ],
+        cwd=tmp,
+        env=env,
+    )
     assert inspect.exit_code == 0, inspect.stderr
     assert process.exit_code == 1, process.stdout + process.stderr
     review = demo.run(tmp / "hf", leaderboard=HOSTILE_LEADERBOARD)
@@ -306,13 +391,27 @@ def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
     from tabarena_checks.report import html_run
 
     tasks = [str(363600 + i) for i in range(51)]
-    cells = [dict(config=f"{fam}_{'c1' if c == 0 else f'r{c}'}_BAG_L1", task=t, present=30 - (c + i) % 7 // 6,
-                  expected=30, repeats=10, folds=3, results=30 - (c + i) % 7 // 6, unreadable=0)
-             for fam in ("LightGBM", "CatBoost") for c in range(100) for i, t in enumerate(tasks)]
+    cells = [
+        dict(
+            config=f"{fam}_{'c1' if c == 0 else f'r{c}'}_BAG_L1",
+            task=t,
+            present=30 - (c + i) % 7 // 6,
+            expected=30,
+            repeats=10,
+            folds=3,
+            results=30 - (c + i) % 7 // 6,
+            unreadable=0,
+        )
+        for fam in ("LightGBM", "CatBoost")
+        for c in range(100)
+        for i, t in enumerate(tasks)
+    ]
     by_config = html_run.heatmap(cells, {}, ident="h", what="configs")
     by_family = html_run.heatmap(html_run.aggregate(cells), {}, ident="f", what="families")
-    assert len(re.findall(r"<title>[^<]*: \d+ of 30 splits present \(10 repeats x 3 folds planned\)</title>",
-                          by_config)) == 200 * 51
+    assert (
+        len(re.findall(r"<title>[^<]*: \d+ of 30 splits present \(10 repeats x 3 folds planned\)</title>", by_config))
+        == 200 * 51
+    )
     assert len(by_config) + len(by_family) < 5 * 10**6
     assert "LightGBM_c*_BAG_L1 (1 configs) / task" in by_family and "LightGBM_r*_BAG_L1 (99 configs)" in by_family
     expected = sum(c["present"] for c in cells if c["task"] == "363600" and c["config"].startswith("LightGBM_r"))
@@ -327,9 +426,22 @@ def test_process_report_lists_the_waivers_and_what_they_covered(tmp_path):
     (tmp_path / "rules.toml").write_text(
         '[[waivers]]\nrule = "TA104"\ntarget = "Nori@nori-2026-11"\nreason = "renamed <b>upstream</b>"\n'
         'owner = "maintainer@example.org"\nexpires = 2999-01-31\n'
-        '[[waivers]]\nrule = "TA305"\ntarget = "other"\nreason = "r"\nowner = "o"\nexpires = 2999-01-31\n')
-    result = run_cli(["run", "process", str(data), "--method-metadata", "info.py:wrong", "--cache-root",
-                      str(tmp_path / "cache"), "--html", "r.html"], cwd=tmp_path)
+        '[[waivers]]\nrule = "TA305"\ntarget = "other"\nreason = "r"\nowner = "o"\nexpires = 2999-01-31\n'
+    )
+    result = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            "info.py:wrong",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--html",
+            "r.html",
+        ],
+        cwd=tmp_path,
+    )
     assert result.exit_code == 0, result.stdout  # the only error (TA104) is waived
     text = (tmp_path / "r.html").read_text()
     assert "<td>TA104:Nori@nori-2026-11</td><td>renamed &lt;b&gt;upstream&lt;/b&gt;</td>" in text

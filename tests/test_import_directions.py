@@ -16,17 +16,39 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # the framework, its test helpers included, knows no domain
     (("checks",), ("tabarena_checks", "hfmigrate_checks")),
     # rules read facts, readers and models, never what acts, writes or reports
-    (("tabarena_checks.rules",), ("tabarena_checks.publish", "tabarena_checks.engine", "tabarena_checks.report",
-                                  "tabarena_checks.synth", "tabarena_checks.testing", "tabarena_checks.plugin")),
-    (("hfmigrate_checks.rules",), ("hfmigrate_checks.drafts.action", "hfmigrate_checks.drafts.bundle",
-                                   "hfmigrate_checks.drafts.decide", "hfmigrate_checks.drafts.review_html",
-                                   "hfmigrate_checks.drafts.precommit", "hfmigrate_checks.cli",
-                                   "hfmigrate_checks.testing", "hfmigrate_checks.plugin")),
+    (
+        ("tabarena_checks.rules",),
+        (
+            "tabarena_checks.publish",
+            "tabarena_checks.engine",
+            "tabarena_checks.report",
+            "tabarena_checks.synth",
+            "tabarena_checks.testing",
+            "tabarena_checks.plugin",
+        ),
+    ),
+    (
+        ("hfmigrate_checks.rules",),
+        (
+            "hfmigrate_checks.drafts.action",
+            "hfmigrate_checks.drafts.bundle",
+            "hfmigrate_checks.drafts.decide",
+            "hfmigrate_checks.drafts.review_html",
+            "hfmigrate_checks.drafts.precommit",
+            "hfmigrate_checks.cli",
+            "hfmigrate_checks.testing",
+            "hfmigrate_checks.plugin",
+        ),
+    ),
     # the facts contract sits below the rules and the actions that hand it over
-    (("tabarena_checks.facts", "tabarena_checks.cache"), ("tabarena_checks.rules", "tabarena_checks.publish",
-                                                          "tabarena_checks.engine", "tabarena_checks.report")),
-    (("hfmigrate_checks.drafts.facts",), ("hfmigrate_checks.rules", "hfmigrate_checks.drafts.action",
-                                          "hfmigrate_checks.cli")),
+    (
+        ("tabarena_checks.facts", "tabarena_checks.cache"),
+        ("tabarena_checks.rules", "tabarena_checks.publish", "tabarena_checks.engine", "tabarena_checks.report"),
+    ),
+    (
+        ("hfmigrate_checks.drafts.facts",),
+        ("hfmigrate_checks.rules", "hfmigrate_checks.drafts.action", "hfmigrate_checks.cli"),
+    ),
     # the engine gets facts and metadata and writes cache files: it knows no action, rule or report
     (("tabarena_checks.engine",), ("tabarena_checks.publish", "tabarena_checks.rules", "tabarena_checks.report")),
     # actions hand facts to rules; they never call one
@@ -48,8 +70,11 @@ def violations(graph: dict[str, dict[str, int]], never=NEVER) -> list[str]:
         for module, edges in sorted(graph.items()):
             if not _under(module, importers):
                 continue
-            found += [f"{module}:{line} imports {target}" for target, line in sorted(edges.items())
-                      if _under(target, imported)]
+            found += [
+                f"{module}:{line} imports {target}"
+                for target, line in sorted(edges.items())
+                if _under(target, imported)
+            ]
     return found
 
 
@@ -61,8 +86,13 @@ def test_every_layer_imports_only_downwards():
 
 
 def test_a_rule_importing_an_action_is_named():
-    graph = {"pkg.rules.a": {"pkg.facts": 3, "pkg.publish.process": 9}, "pkg.publish.process": {"pkg.facts": 1},
-             "core.judge": {"pkg.testing.helpers": 12}}
+    graph = {
+        "pkg.rules.a": {"pkg.facts": 3, "pkg.publish.process": 9},
+        "pkg.publish.process": {"pkg.facts": 1},
+        "core.judge": {"pkg.testing.helpers": 12},
+    }
     never = ((("pkg.rules",), ("pkg.publish",)), (("core",), ("pkg",)))
-    assert violations(graph, never) == ["pkg.rules.a:9 imports pkg.publish.process",
-                                        "core.judge:12 imports pkg.testing.helpers"]
+    assert violations(graph, never) == [
+        "pkg.rules.a:9 imports pkg.publish.process",
+        "core.judge:12 imports pkg.testing.helpers",
+    ]

@@ -42,7 +42,8 @@ def _lazy(path: Path) -> bool:
     """A package that resolves its names on first use (PEP 562 ``__getattr__``, like ``checks``): no edge leads to it,
     since importing it or a name from it imports nothing else until the name is used."""
     return path.name == "__init__.py" and any(
-        isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in ast.parse(path.read_text()).body)
+        isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in ast.parse(path.read_text()).body
+    )
 
 
 def import_graph(root: Path = ROOT, packages=PACKAGES) -> dict[str, dict[str, int]]:
@@ -122,14 +123,20 @@ def _top_level_names(path: Path) -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
-            todo += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
-                     *(s for h in getattr(node, "handlers", []) for s in h.body)]
+            todo += [
+                *node.body,
+                *getattr(node, "orelse", []),
+                *getattr(node, "finalbody", []),
+                *(s for h in getattr(node, "handlers", []) for s in h.body),
+            ]
     return names
 
 
 def _describe(graph, component) -> str:
     inside = set(component)
-    return "; ".join(f"{a}:{line} imports {b}" for a in component for b, line in sorted(graph[a].items()) if b in inside)
+    return "; ".join(
+        f"{a}:{line} imports {b}" for a in component for b, line in sorted(graph[a].items()) if b in inside
+    )
 
 
 def test_no_import_circles():
@@ -146,6 +153,7 @@ def sub_package_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, l
     ``tabarena_checks.publish``); a top-level module (``tabarena_checks.facts``, ``checks.runner``)
     and a package itself are nodes of their own.
     """
+
     def node(module: str) -> str:
         return ".".join(module.split(".")[:2])
 
@@ -160,8 +168,13 @@ def sub_package_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, l
 
 def describe_sub_package_circle(collapsed: dict[str, dict[str, list[str]]], component: list[str]) -> str:
     inside = set(component)
-    return " <-> ".join(component) + ":\n" + "\n".join(
-        f"  {why}" for a in component for b, whys in sorted(collapsed[a].items()) if b in inside for why in whys)
+    return (
+        " <-> ".join(component)
+        + ":\n"
+        + "\n".join(
+            f"  {why}" for a in component for b, whys in sorted(collapsed[a].items()) if b in inside for why in whys
+        )
+    )
 
 
 def test_no_import_circles_between_sub_packages():
@@ -171,7 +184,8 @@ def test_no_import_circles_between_sub_packages():
     assert "tabarena_checks.facts" in collapsed["tabarena_checks.rules"]  # a real edge, collapsed
     found = circles(collapsed)
     assert not found, "import circles between sub-packages:\n" + "\n".join(
-        describe_sub_package_circle(collapsed, c) for c in found)
+        describe_sub_package_circle(collapsed, c) for c in found
+    )
 
 
 def test_the_sub_package_check_finds_a_circle_no_two_modules_make(tmp_path):
@@ -190,8 +204,10 @@ def test_the_sub_package_check_finds_a_circle_no_two_modules_make(tmp_path):
     assert circles(graph) == []  # module by module, no circle
     collapsed = sub_package_graph(graph)
     assert circles(collapsed) == [["demo_pkg.facts", "demo_pkg.step_a", "demo_pkg.step_b"]]
-    assert collapsed["demo_pkg.step_b"]["demo_pkg.step_a"] == ["demo_pkg.step_b.three:2 imports demo_pkg.step_a",
-                                                               "demo_pkg.step_b.three:2 imports demo_pkg.step_a.four"]
+    assert collapsed["demo_pkg.step_b"]["demo_pkg.step_a"] == [
+        "demo_pkg.step_b.three:2 imports demo_pkg.step_a",
+        "demo_pkg.step_b.three:2 imports demo_pkg.step_a.four",
+    ]
     message = describe_sub_package_circle(collapsed, circles(collapsed)[0])
     assert "demo_pkg.step_a.one:1 imports demo_pkg.step_b.two" in message
     assert "demo_pkg.step_b.five:1 imports demo_pkg.facts" in message and "demo_pkg.facts:1 imports" in message
@@ -229,8 +245,10 @@ def test_every_import_of_a_project_module_names_one_that_exists():
 def test_a_domain_package_keeps_only_its_wiring_facts_and_demo_at_the_top():
     for package, allowed in TOP_LEVEL.items():
         extra = sorted(p.name for p in (ROOT / package).glob("*.py") if p.name not in allowed)
-        assert not extra, (f"{package}: {', '.join(extra)} belong in the sub-package of their workflow step "
-                           f"(docs/architecture.md, 'The domain plugins')")
+        assert not extra, (
+            f"{package}: {', '.join(extra)} belong in the sub-package of their workflow step "
+            f"(docs/architecture.md, 'The domain plugins')"
+        )
 
 
 def test_each_sub_package_says_its_job_and_imports_nothing():
@@ -319,9 +337,12 @@ def test_the_leak_check_follows_a_function_level_import_through_another_module(t
     (pkg / "action.py").write_text("from demo_pkg import helpers\n")
     graph = import_graph(tmp_path, ("demo_pkg",))
     leaks = leaks_into_runtime(graph, ("demo_pkg.testing",), ("demo_pkg.demo",))
-    assert leaks == ["demo_pkg.testing <- demo_pkg.helpers", "demo_pkg.testing <- demo_pkg.helpers <- demo_pkg.action",
-                     "demo_pkg.testing.server <- demo_pkg.helpers",
-                     "demo_pkg.testing.server <- demo_pkg.helpers <- demo_pkg.action"]
+    assert leaks == [
+        "demo_pkg.testing <- demo_pkg.helpers",
+        "demo_pkg.testing <- demo_pkg.helpers <- demo_pkg.action",
+        "demo_pkg.testing.server <- demo_pkg.helpers",
+        "demo_pkg.testing.server <- demo_pkg.helpers <- demo_pkg.action",
+    ]
 
 
 def test_importing_every_runtime_module_loads_no_testing_module():

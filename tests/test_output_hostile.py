@@ -53,12 +53,15 @@ def test_visible_shows_every_control_and_keeps_text():
     assert visible("naïve ✓ 日本") == "naïve ✓ 日本"
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("::error::x", "\\x3a:error::x"),
-    ("   ::warning x", "   \\x3a:warning x"),
-    ("##[add-mask]s", "\\x23#[add-mask]s"),
-    ("path.py:1: TA110 ::error", "path.py:1: TA110 ::error"),  # not at the start: the runner ignores it
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("::error::x", "\\x3a:error::x"),
+        ("   ::warning x", "   \\x3a:warning x"),
+        ("##[add-mask]s", "\\x23#[add-mask]s"),
+        ("path.py:1: TA110 ::error", "path.py:1: TA110 ::error"),  # not at the start: the runner ignores it
+    ],
+)
 def test_guarded_defuses_only_a_line_that_would_be_a_command(line, expected):
     assert guarded(line) == expected
 
@@ -115,11 +118,26 @@ def test_a_hostile_config_path_in_an_error_is_shown_safely(tmp_path):
 
 def hostile_report() -> output.Report:
     finding = Finding("bad date", path=HOSTILE + "/info.py", line=3, col=5, target=HOSTILE)
-    verdict = Verdict(code="TA110", name="date-valid", severity=Severity.ERROR, outcome=Outcome.FAILED,
-                      findings=(finding,), plugin="tabarena")
-    return output.Report(command="run", action="process", target=HOSTILE, outcome="blocked", exit_code=1,
-                         verdicts=(verdict,), started=dt.datetime.now(dt.timezone.utc), duration=0.1,
-                         plan=(f"write {HOSTILE}",), error=f"cannot write {HOSTILE}")
+    verdict = Verdict(
+        code="TA110",
+        name="date-valid",
+        severity=Severity.ERROR,
+        outcome=Outcome.FAILED,
+        findings=(finding,),
+        plugin="tabarena",
+    )
+    return output.Report(
+        command="run",
+        action="process",
+        target=HOSTILE,
+        outcome="blocked",
+        exit_code=1,
+        verdicts=(verdict,),
+        started=dt.datetime.now(dt.timezone.utc),
+        duration=0.1,
+        plan=(f"write {HOSTILE}",),
+        error=f"cannot write {HOSTILE}",
+    )
 
 
 def test_run_report_human_shows_controls_and_starts_no_command():

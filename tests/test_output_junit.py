@@ -56,8 +56,10 @@ def test_an_inline_suppression_is_a_skipped_case_with_its_reason_and_place(tmp_p
 
 
 def test_a_waived_finding_is_a_skipped_case_naming_the_waiver(tmp_path):
-    (tmp_path / "rules.toml").write_text('[[waivers]]\nrule = "TA110"\ntarget = "Nori@*"\nreason = "upstream date"\n'
-                                         'owner = "ana"\nexpires = 2999-01-01\n')
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA110"\ntarget = "Nori@*"\nreason = "upstream date"\n'
+        'owner = "ana"\nexpires = 2999-01-01\n'
+    )
     path = write_info(tmp_path, "m", BAD_DATE).relative_to(tmp_path).as_posix()
     (case,) = cases_of(junit(tmp_path, path), "TA110")
     message = case.find("skipped").get("message")

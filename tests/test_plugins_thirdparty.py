@@ -56,8 +56,11 @@ def cfg(text: str = ""):
 
 
 def test_ba101_fails_on_an_unknown_beyondarena_suite_and_ignores_other_arenas():
-    assert_fails(evaluate_rules([ba.suite_known], facts(metadata=md(suite="beyond_iid_benchmark_2025"))),
-                 "BA101", "not one of its suites")
+    assert_fails(
+        evaluate_rules([ba.suite_known], facts(metadata=md(suite="beyond_iid_benchmark_2025"))),
+        "BA101",
+        "not one of its suites",
+    )
     assert_passes(evaluate_rules([ba.suite_known], facts(metadata=md())), "BA101")
     assert_passes(evaluate_rules([ba.suite_known], facts(metadata=md(suite="nori-2026"))), "BA101")
 
@@ -73,14 +76,17 @@ def test_ba201_fails_on_a_declared_or_recorded_non_official_protocol():
     assert_fails(evaluate_rules([ba.official_protocol], declared), "BA201", OFFICIAL_PROTOCOL)
     undeclared = facts(metadata=md())
     assert_fails(evaluate_rules([ba.official_protocol], undeclared), "BA201", "declares no validation_protocol")
-    recorded = facts(metadata=md(validation_protocol=OFFICIAL_PROTOCOL),
-                     inference=SimpleNamespace(validation_protocol_keys=["8x1"]))
+    recorded = facts(
+        metadata=md(validation_protocol=OFFICIAL_PROTOCOL), inference=SimpleNamespace(validation_protocol_keys=["8x1"])
+    )
     assert_fails(evaluate_rules([ba.official_protocol], recorded), "BA201", "raw results")
 
 
 def test_ba201_passes_official_results_systems_and_other_arenas():
-    official = facts(metadata=md(validation_protocol=OFFICIAL_PROTOCOL),
-                     inference=SimpleNamespace(validation_protocol_keys=[OFFICIAL_PROTOCOL]))
+    official = facts(
+        metadata=md(validation_protocol=OFFICIAL_PROTOCOL),
+        inference=SimpleNamespace(validation_protocol_keys=[OFFICIAL_PROTOCOL]),
+    )
     assert_passes(evaluate_rules([ba.official_protocol], official), "BA201")
     system = facts(metadata=md(method_class="system", method_type="baseline"))
     assert_passes(evaluate_rules([ba.official_protocol], system), "BA201")
@@ -90,23 +96,36 @@ def test_ba201_passes_official_results_systems_and_other_arenas():
 
 def test_ba201_is_required_and_only_a_waiver_lets_a_custom_run_through():
     assert ba.official_protocol.required
-    config = ('[[waivers]]\nrule = "BA201"\ntarget = "Nori@*"\nreason = "ablation, BA-7"\nowner = "ana"\n'
-              "expires = 2999-01-01\n")
-    verdicts = evaluate_rules([ba.official_protocol], facts(metadata=md(validation_protocol="8x1")), config=config,
-                              target="Nori@beyond_iid_benchmark_2026")
+    config = (
+        '[[waivers]]\nrule = "BA201"\ntarget = "Nori@*"\nreason = "ablation, BA-7"\nowner = "ana"\n'
+        "expires = 2999-01-01\n"
+    )
+    verdicts = evaluate_rules(
+        [ba.official_protocol],
+        facts(metadata=md(validation_protocol="8x1")),
+        config=config,
+        target="Nori@beyond_iid_benchmark_2026",
+    )
     assert verdicts["BA201"].outcome.value == "waived"
 
 
 def test_ba301_sends_beyondarena_methods_to_their_collection_only():
     path = Path("repo/packages/tabarena/src/tabarena/contexts/beyondarena/methods.py")
     other = Path("repo/packages/tabarena/src/tabarena/contexts/tabarena/methods.py")
-    assert_fails(evaluate_rules([ba.collection], facts(metadata=md(), arena="tabarena", path=other)),
-                 "BA301", "--arena beyondarena")
-    assert_fails(evaluate_rules([ba.collection], facts(metadata=md(suite="nori-2026"), arena="beyondarena",
-                                                        path=path)), "BA301", "not a BeyondArena method")
+    assert_fails(
+        evaluate_rules([ba.collection], facts(metadata=md(), arena="tabarena", path=other)),
+        "BA301",
+        "--arena beyondarena",
+    )
+    assert_fails(
+        evaluate_rules([ba.collection], facts(metadata=md(suite="nori-2026"), arena="beyondarena", path=path)),
+        "BA301",
+        "not a BeyondArena method",
+    )
     assert_passes(evaluate_rules([ba.collection], facts(metadata=md(), arena="beyondarena", path=path)), "BA301")
-    assert_passes(evaluate_rules([ba.collection], facts(metadata=md(suite="nori-2026"), arena="tabarena",
-                                                         path=other)), "BA301")
+    assert_passes(
+        evaluate_rules([ba.collection], facts(metadata=md(suite="nori-2026"), arena="tabarena", path=other)), "BA301"
+    )
 
 
 # --------------------------------------------------------------------------- orgpolicy rules
@@ -115,17 +134,21 @@ def test_ba301_sends_beyondarena_methods_to_their_collection_only():
 def test_org101_needs_an_http_reference_url():
     assert_fails(evaluate_rules([org.reference_url], facts(metadata=md())), "ORG101", "it is unset")
     assert_fails(evaluate_rules([org.reference_url], facts(metadata=md(reference_url="arxiv 2601"))), "ORG101")
-    assert_passes(evaluate_rules([org.reference_url], facts(metadata=md(reference_url="https://arxiv.org/abs/1"))),
-                  "ORG101")
+    assert_passes(
+        evaluate_rules([org.reference_url], facts(metadata=md(reference_url="https://arxiv.org/abs/1"))), "ORG101"
+    )
 
 
 def test_org102_freezes_fridays_unless_waived_or_switched_off():
     assert_fails(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY), "ORG102", "frozen on Fridays")
     assert_passes(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, dry_run=True), "ORG102")
     assert_passes(evaluate_rules([org.no_friday_upload], facts(), today=MONDAY), "ORG102")
-    waiver = ('[[waivers]]\nrule = "ORG102"\ntarget = "*"\nreason = "release, OPS-1"\nowner = "ana"\n'
-              "expires = 2999-01-01\n")
-    assert evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, config=waiver)["ORG102"].outcome.value == "waived"
+    waiver = (
+        '[[waivers]]\nrule = "ORG102"\ntarget = "*"\nreason = "release, OPS-1"\nowner = "ana"\nexpires = 2999-01-01\n'
+    )
+    assert (
+        evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, config=waiver)["ORG102"].outcome.value == "waived"
+    )
     off = cfg("[arenas.orgpolicy]\nfriday_freeze = false\n")
     assert_passes(evaluate_rules([org.no_friday_upload], facts(), today=FRIDAY, config=off), "ORG102")
 
@@ -161,8 +184,9 @@ def cli(tmp_path, *args):
 
 
 def test_plugin_rules_bind_to_the_precommit_action_of_another_plugin(tmp_path):
-    path = write_info(tmp_path, "tabllm", 'm = MethodMetadata.config(method="TabLLM", suite="beyondiid-2026", '
-                                          'ag_key="K")')
+    path = write_info(
+        tmp_path, "tabllm", 'm = MethodMetadata.config(method="TabLLM", suite="beyondiid-2026", ag_key="K")'
+    )
     res = cli(tmp_path, "precommit", "info-py", str(path))
     assert res.exit_code == ExitCode.BLOCKED
     line = HEADER.count("\n") + 1
@@ -182,8 +206,16 @@ def test_adjust_config_relaxes_optional_rules_but_never_a_required_one(tmp_path)
     res = cli(tmp_path, "precommit", "info-py", str(path))
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "TA101 (method-not-suite) is a required rule and cannot be ignored" in res.stderr
-    upload = ("run", "upload", "--method-metadata", f"{path}:m", "--cache-root", str(tmp_path / "cache"),
-              "--format", "json")
+    upload = (
+        "run",
+        "upload",
+        "--method-metadata",
+        f"{path}:m",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--format",
+        "json",
+    )
     res = cli(tmp_path, *upload)
     assert res.exit_code == ExitCode.USAGE_ERROR and "TA101 (method-not-suite) is a required rule" in res.stderr
     assert not (tmp_path / ".checks" / "decisions.jsonl").exists()  # refused before anything ran
@@ -197,8 +229,13 @@ def test_adjust_config_relaxes_optional_rules_but_never_a_required_one(tmp_path)
 def test_audit_action_run_finished_trail_and_status_command(tmp_path):
     log = tmp_path / ".checks" / "decisions.jsonl"
     log.parent.mkdir()
-    record = {"action": "upload", "outcome": "ran", "target": "Nori@s", "started": "2026-11-02T10:00:00",
-              "verdicts": [{"code": "TA401", "outcome": "passed"}]}
+    record = {
+        "action": "upload",
+        "outcome": "ran",
+        "target": "Nori@s",
+        "started": "2026-11-02T10:00:00",
+        "verdicts": [{"code": "TA401", "outcome": "passed"}],
+    }
     log.write_text(json.dumps(record) + "\n")
     res = cli(tmp_path, "run", "orgpolicy-audit")
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
@@ -241,11 +278,26 @@ def installed(tmp_path_factory):
     """Both plugins built and installed into a private directory that only these tests' subprocesses see."""
     target, sources = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("sources")
     for name in ("beyondarena", "orgpolicy"):  # built from copies: setuptools writes build/ next to the sources
-        shutil.copytree(ROOT / "plugins" / name, sources / name,
-                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                    str(sources / "beyondarena"), str(sources / "orgpolicy")],
-                   check=True, capture_output=True, timeout=600)
+        shutil.copytree(
+            ROOT / "plugins" / name, sources / name, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+        )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(sources / "beyondarena"),
+            str(sources / "orgpolicy"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}
     env.pop("CHECKS_DISABLE_PLUGIN_AUTOLOAD", None)
     exe = Path(sys.executable).with_name("checks")
@@ -272,13 +324,16 @@ def test_installed_plugins_are_listed_with_versions_and_blockable(installed, tmp
     assert "BA201" in installed("rule", "BA201", cwd=tmp_path).stdout
 
 
-BEYOND_INFO = HEADER + '''
+BEYOND_INFO = (
+    HEADER
+    + """
 official = MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", ag_key="TA-NORI", is_bag=True,
                                  validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes",
                                  reference_url="https://example.org/nori")
 plain = MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", ag_key="TA-NORI", is_bag=True,
                               validation_protocol="8x1")
-'''
+"""
+)
 
 
 def _verdicts(res) -> dict[str, str]:
@@ -295,26 +350,59 @@ def test_installed_beyondarena_blocks_processing_a_run_fit_under_tabarenas_proto
     (tmp_path / "info.py").write_text(BEYOND_INFO)
 
     def process(data, var, *extra):
-        return installed("run", "process", str(data), "--method-metadata", f"{tmp_path / 'info.py'}:{var}",
-                         "--cache-root", str(tmp_path / "cache"), "--format", "json", *extra, cwd=tmp_path)
+        return installed(
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            f"{tmp_path / 'info.py'}:{var}",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+            *extra,
+            cwd=tmp_path,
+        )
 
     res = process(plain, "plain")
     assert res.returncode == ExitCode.BLOCKED, res.stdout[-2000:] + res.stderr
     assert _verdicts(res)["BA201"] == "failed"
     assert not (tmp_path / "cache").exists()
     assert _verdicts(process(beyond, "official", "--dry-run"))["BA201"] == "passed"
-    res = installed("-p", "no:beyondarena", "run", "process", str(plain), "--method-metadata",
-                    f"{tmp_path / 'info.py'}:plain", "--cache-root", str(tmp_path / "cache"), "--format", "json",
-                    "--dry-run", cwd=tmp_path)
+    res = installed(
+        "-p",
+        "no:beyondarena",
+        "run",
+        "process",
+        str(plain),
+        "--method-metadata",
+        f"{tmp_path / 'info.py'}:plain",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--format",
+        "json",
+        "--dry-run",
+        cwd=tmp_path,
+    )
     assert "BA201" not in _verdicts(res)
 
 
 @pytest.mark.slow
 def test_installed_orgpolicy_blocks_an_upload_without_reference_url(installed, tmp_path):
-    (tmp_path / "info.py").write_text(HEADER + 'nori = MethodMetadata.config(method="Nori", suite="nori-2026", '
-                                               'ag_key="TA-NORI", cache_kwargs={"bucket": "b", "prefix": "p"})\n')
-    args = ("run", "upload", "--method-metadata", f"{tmp_path / 'info.py'}:nori", "--cache-root",
-            str(tmp_path / "cache"), "--format", "json")
+    (tmp_path / "info.py").write_text(
+        HEADER + 'nori = MethodMetadata.config(method="Nori", suite="nori-2026", '
+        'ag_key="TA-NORI", cache_kwargs={"bucket": "b", "prefix": "p"})\n'
+    )
+    args = (
+        "run",
+        "upload",
+        "--method-metadata",
+        f"{tmp_path / 'info.py'}:nori",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--format",
+        "json",
+    )
     res = installed(*args, cwd=tmp_path)
     assert res.returncode == ExitCode.BLOCKED, res.stdout[-2000:] + res.stderr
     assert _verdicts(res)["ORG101"] == "failed"
@@ -328,19 +416,47 @@ def test_register_sends_a_beyondarena_method_to_beyondarenas_collection(tmp_path
 
     repo = tmp_path / "tabarena"
     make_checkout(repo)
-    ref = str(write(repo, SRC / "models/beyondnori/info.py", info(beyond_nori=(
-        'MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", ag_key="TA-NORI", '
-        'validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes")')))) + ":beyond_nori"
+    ref = (
+        str(
+            write(
+                repo,
+                SRC / "models/beyondnori/info.py",
+                info(
+                    beyond_nori=(
+                        'MethodMetadata.config(method="Nori", suite="beyond_iid_benchmark_2026", ag_key="TA-NORI", '
+                        'validation_protocol="8x1+tiny5x5<=500+task-specific+adapt-classes")'
+                    )
+                ),
+            )
+        )
+        + ":beyond_nori"
+    )
 
     def register(*extra):
-        return cli(tmp_path, "run", "register", "--method-metadata", ref, "--repo", str(repo), "--dry-run",
-                   "--format", "json", *extra)
+        return cli(
+            tmp_path,
+            "run",
+            "register",
+            "--method-metadata",
+            ref,
+            "--repo",
+            str(repo),
+            "--dry-run",
+            "--format",
+            "json",
+            *extra,
+        )
 
     res = register()  # --arena defaults to tabarena
     assert res.exit_code == ExitCode.BLOCKED and _verdicts(res)["BA301"] == "failed"
     res = register("--arena", "beyondarena")  # the checkout has no BeyondArena collection yet
     assert res.exit_code == ExitCode.USAGE_ERROR and "contexts/beyondarena/methods.py" in res.stderr
-    write(repo, METHODS.parent.parent / "beyondarena" / "methods.py", (repo / METHODS).read_text()
-          .replace("tabarena_method_metadata_collection", "beyondarena_method_metadata_collection"))
+    write(
+        repo,
+        METHODS.parent.parent / "beyondarena" / "methods.py",
+        (repo / METHODS)
+        .read_text()
+        .replace("tabarena_method_metadata_collection", "beyondarena_method_metadata_collection"),
+    )
     res = register("--arena", "beyondarena")
     assert _verdicts(res)["BA301"] == "passed", res.stdout[-2000:] + res.stderr

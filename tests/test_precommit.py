@@ -135,11 +135,14 @@ def test_an_expired_waiver_is_reported_once_and_an_unused_one_only_when_no_file_
 def test_each_file_is_judged_under_the_configuration_nearest_it(tmp_path):
     """As ruff: one run over files of two directories, each with its own configuration (and one with none)."""
     bad = INFO_CASES["TA110"][0]
-    strict, lax, bare = (write_info(tmp_path, name, bad.replace("Nori", name.title())) for name in ("strict", "lax", "bare"))
+    strict, lax, bare = (
+        write_info(tmp_path, name, bad.replace("Nori", name.title())) for name in ("strict", "lax", "bare")
+    )
     (tmp_path / "models" / "lax" / ".checks.toml").write_text('ignore = ["TA110"]\n')
     (tmp_path / "models" / "strict" / "pyproject.toml").write_text(
         '[tool.checks]\n[[tool.checks.waivers]]\nrule = "TA111"\ntarget = "Nobody"\nreason = "r"\nowner = "o"\n'
-        'expires = 2999-01-01\n')
+        "expires = 2999-01-01\n"
+    )
     res = precommit(tmp_path, "info-py", *(str(p.relative_to(tmp_path)) for p in (strict, lax, bare)))
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
     ta110 = {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line}
@@ -149,8 +152,9 @@ def test_each_file_is_judged_under_the_configuration_nearest_it(tmp_path):
     (tmp_path / "rules.toml").write_text('ignore = ["TA110"]\n')  # at the working directory: only bare/ is under it
     res = precommit(tmp_path, "info-py", str(strict), str(lax), str(bare))
     assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
-    res = run_cli([*BUILTIN, "--config", str(tmp_path / "rules.toml"), "precommit", "info-py", str(strict)],
-                  env=ENV, cwd=tmp_path)  # --config: one configuration for every file, as ruff's
+    res = run_cli(
+        [*BUILTIN, "--config", str(tmp_path / "rules.toml"), "precommit", "info-py", str(strict)], env=ENV, cwd=tmp_path
+    )  # --config: one configuration for every file, as ruff's
     assert res.exit_code == ExitCode.OK, res.stdout
     res = precommit(tmp_path, "info-py", str(strict), "--extend-select", "TA110")  # the command line tops each file's
     assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
@@ -214,8 +218,9 @@ def test_draft_rule_fails_on_the_bad_file(tmp_path, code):
     path = write_draft(tmp_path, "org--model", "gpqa", bad)
     res = precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
-    assert any(line.startswith(f"{path.as_posix()}:") and f": {code} " in line for line in res.stdout.splitlines()), \
+    assert any(line.startswith(f"{path.as_posix()}:") and f": {code} " in line for line in res.stdout.splitlines()), (
         res.stdout
+    )
 
 
 @pytest.mark.parametrize("code", sorted(DRAFT_CASES))
@@ -236,8 +241,9 @@ def test_credentials_never_reach_the_output(tmp_path):
 def test_task_ids_are_only_judged_with_a_cached_eval_yaml(tmp_path):
     path = write_draft(tmp_path, "org--model", "gpqa", DRAFT_CASES["HF102"][0])
     assert precommit(tmp_path, "eval-results", str(path)).exit_code == ExitCode.OK
-    other = write_draft(tmp_path, "org--model", "hle", GOOD_DRAFT.replace("Idavidrein/gpqa", "cais/hle")
-                        .replace("diamond", "hle"))
+    other = write_draft(
+        tmp_path, "org--model", "hle", GOOD_DRAFT.replace("Idavidrein/gpqa", "cais/hle").replace("diamond", "hle")
+    )
     args = _eval_args(tmp_path, "HF102")
     res = precommit(tmp_path, "eval-results", *args, str(path), str(other))
     assert codes(res.stdout) == {"HF102"}  # hle's task id is not judged against gpqa's eval.yaml
@@ -273,16 +279,22 @@ def test_both_commands_share_one_precommit_group(tmp_path):
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory):
     """A committed snapshot of this working tree: every try-repo call shares one repo, one rev, one hook env."""
     snapshot = tmp_path_factory.mktemp("hook-repo") / "arena-checks"
-    shutil.copytree(ROOT, snapshot, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".checks", "build", "dist"))
+    shutil.copytree(
+        ROOT,
+        snapshot,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".checks", "build", "dist"
+        ),
+    )
     _git(snapshot, "init", "-q")
     _git(snapshot, "add", "-A")
     _git(snapshot, "commit", "-q", "-m", "snapshot")
@@ -333,8 +345,9 @@ def pre_commit(tmp_path_factory):
 
 
 def _status(root: Path) -> str:
-    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.mark.slow
@@ -365,8 +378,19 @@ def test_configured_hooks_check_task_ids_offline_and_pass_good_files(pre_commit,
     assert _status(project) == ""
 
 
-HEAVY = ("pyarrow", "duckdb", "boto3", "botocore", "numpy", "huggingface_hub", "libcst", "isal",
-         "rich", "pygments", "markdown_it")  # rich and what it brings: the workflows' extras only
+HEAVY = (
+    "pyarrow",
+    "duckdb",
+    "boto3",
+    "botocore",
+    "numpy",
+    "huggingface_hub",
+    "libcst",
+    "isal",
+    "rich",
+    "pygments",
+    "markdown_it",
+)  # rich and what it brings: the workflows' extras only
 
 
 @pytest.mark.slow
@@ -379,17 +403,21 @@ def test_the_hook_environment_is_the_light_install(pre_commit, project, tmp_path
     envs = sorted(home.glob("repo*/py_env-*"))
     assert envs, list(home.iterdir())
     python = envs[0] / "bin" / "python"
-    probe = ("import importlib.util, sys; "
-             f"print(','.join(m for m in {HEAVY!r} if importlib.util.find_spec(m)))")
+    probe = f"import importlib.util, sys; print(','.join(m for m in {HEAVY!r} if importlib.util.find_spec(m)))"
     present = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
     assert present == "", f"the hook environment holds {present}"
     checks = envs[0] / "bin" / "checks"
     write_info(tmp_path, "bad", INFO_CASES["TA110"][0])
-    res = subprocess.run([str(checks), "precommit", "info-py", "models/bad/info.py"], cwd=tmp_path,
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [str(checks), "precommit", "info-py", "models/bad/info.py"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert res.returncode == ExitCode.BLOCKED and "TA110" in res.stdout, res.stdout + res.stderr
-    res = subprocess.run([str(checks), "run", "process", str(tmp_path), "--method-metadata",
-                          "models/bad/info.py:m"], cwd=tmp_path, capture_output=True, text=True)
+    res = subprocess.run(
+        [str(checks), "run", "process", str(tmp_path), "--method-metadata", "models/bad/info.py:m"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == ExitCode.USAGE_ERROR, res.stdout + res.stderr
     assert "pip install 'arena-checks[tabarena]'" in res.stderr and "Traceback" not in res.stderr
     res = subprocess.run([str(checks), "inspect", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True)
@@ -398,7 +426,7 @@ def test_the_hook_environment_is_the_light_install(pre_commit, project, tmp_path
 
 # --------------------------------------------------------------------------- info.py as TabArena writes it
 
-SUPERSEDED = '''\
+SUPERSEDED = """\
 from tabarena.models._method_metadata import ModelDescriptor
 
 nori_descriptor = ModelDescriptor(display_name="Nori", compute="gpu", is_bag=False, date_introduced="2026-06")
@@ -411,7 +439,7 @@ nori_legacy_metadata = MethodMetadata.tabarena_legacy_s3(method="NoriOld", suite
 
 nori_new_method_metadata = nori_descriptor.method_metadata(
     method="Nori", suite="nori-2026", ag_key="TA-NORI", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
-'''
+"""
 
 
 def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_process_or_upload(tmp_path):
@@ -428,8 +456,11 @@ def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_process_or_u
     legacy = info_static.read_variable(path, "nori_legacy_metadata")
     superseded = info_static.read_variable(path, "nori_method_metadata")
     not_reprocessed = next(r for r in rules_metadata.RULES if r.code == "TA119")
-    verdict = assert_fails(evaluate_rules([not_reprocessed], SimpleNamespace(metadata=superseded), action="process"),
-                           "TA119", "declares the legacy s3 cache")
+    verdict = assert_fails(
+        evaluate_rules([not_reprocessed], SimpleNamespace(metadata=superseded), action="process"),
+        "TA119",
+        "declares the legacy s3 cache",
+    )
     assert (verdict.findings[0].line, verdict.findings[0].col) == (9, 57)  # cache_type="s3"
     verdicts = evaluate_rules([store_is_r2], SimpleNamespace(metadata=legacy), action="upload")
     assert_fails(verdicts, "TA401", "cache_type 's3' is not supported for upload")
@@ -441,11 +472,19 @@ def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_process_or_u
 BAD_INPUT = {
     "not valid Python": ("m = MethodMetadata.config(method='M', suite='s'\n", "models/bad/info.py", 3, 26),
     "bound 2 times": ("S = 'a'\nS = 'b'\nm = MethodMetadata.config(method='M', suite=S)\n", "models/bad/info.py", 4, 1),
-    "import cycle": ("from models.other.info import Y\nX = 'x'\nm = MethodMetadata.config(method='M', suite=Y)\n",
-                     "models/bad/info.py", 3, 1),
+    "import cycle": (
+        "from models.other.info import Y\nX = 'x'\nm = MethodMetadata.config(method='M', suite=Y)\n",
+        "models/bad/info.py",
+        3,
+        1,
+    ),
     "not a dict": ("K = ['suite', 's']\nm = MethodMetadata.config(method='M', **K)\n", "models/bad/info.py", 4, 39),
-    "does not accept 'colour'": ("m = MethodMetadata.config(method='M', suite='s', colour='red')\n",
-                                 "models/bad/info.py", 3, 50),
+    "does not accept 'colour'": (
+        "m = MethodMetadata.config(method='M', suite='s', colour='red')\n",
+        "models/bad/info.py",
+        3,
+        50,
+    ),
 }
 
 
@@ -475,8 +514,9 @@ def test_config_in_a_hooks_args_is_used(pre_commit, hook_repo, project, tmp_path
     strict.write_text('ignore = ["TA110"]\n')
     rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True).stdout.strip()
     config = tmp_path / "pre-commit-config.yaml"
-    config.write_text(f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: checks-info-py\n"
-                      f"    args: [--config, {strict}]\n")
+    config.write_text(
+        f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: checks-info-py\n    args: [--config, {strict}]\n"
+    )
     res = pre_commit(project, "run", "-c", str(config), "--files", "models/bad/info.py")
     assert res.returncode == 0 and "Passed" in res.stdout, res.stdout + res.stderr  # TA110 ignored by lax.toml
     strict.write_text('select = ["TA110"]\n')

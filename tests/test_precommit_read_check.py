@@ -63,10 +63,13 @@ def test_a_missing_draft_is_an_error_whatever_the_selection(tmp_path, selection)
     assert res.stdout.splitlines() == ["gone/.eval_results/x.yaml:1: error cannot read file: no such file"]
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b"\xff\xfe- value: 1\n", "not UTF-8"),
-    (b"- value: 1\n" + b"#" * (9 << 20), "too large"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"\xff\xfe- value: 1\n", "not UTF-8"),
+        (b"- value: 1\n" + b"#" * (9 << 20), "too large"),
+    ],
+)
 def test_undecodable_and_oversized_drafts_are_input_errors(tmp_path, content, expected):
     path = tmp_path / "org--m/.eval_results/gpqa.yaml"
     path.parent.mkdir(parents=True)
@@ -82,12 +85,15 @@ def test_an_info_py_that_does_not_parse_is_an_error_whatever_the_selection(tmp_p
     good = write_info(tmp_path, "nori", GOOD_INFO).relative_to(tmp_path).as_posix()
     res = hook(tmp_path, "info-py", bad, good, *selection)
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
-    assert res.stdout.splitlines() == [f"{bad}:3:26: error not valid Python: '(' was never closed; fix the syntax error"]
+    assert res.stdout.splitlines() == [
+        f"{bad}:3:26: error not valid Python: '(' was never closed; fix the syntax error"
+    ]
 
 
 def test_a_waiver_or_an_inline_comment_cannot_excuse_an_unreadable_file(tmp_path):
-    (tmp_path / "rules.toml").write_text('[[waivers]]\nrule = "HF201"\ntarget = "*"\nreason = "r"\nowner = "o"\n'
-                                         'expires = 2999-01-01\n')
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "HF201"\ntarget = "*"\nreason = "r"\nowner = "o"\nexpires = 2999-01-01\n'
+    )
     bad = write_draft(tmp_path, "org--bad", "gpqa", "# checks: ignore[HF201,HF506] legacy\n" + UNCLOSED)
     res = hook(tmp_path, "eval-results", str(bad.relative_to(tmp_path)))
     assert res.exit_code == ExitCode.USAGE_ERROR and ": error cannot parse YAML" in res.stdout, res.stdout
@@ -127,6 +133,7 @@ def test_github_annotates_the_unreadable_file_at_its_place(tmp_path):
     bad, good = broken_and_good(tmp_path)
     res = hook(tmp_path, "eval-results", bad, good, "--format", "github", "--select", "HF502")
     lines = res.stdout.splitlines()
-    assert lines[0].startswith(f"::error file={bad.replace(':', '%3A')},line=3,col=10,title=error unreadable input::"
-                               "cannot parse YAML: ")
+    assert lines[0].startswith(
+        f"::error file={bad.replace(':', '%3A')},line=3,col=10,title=error unreadable input::cannot parse YAML: "
+    )
     assert lines[-1].startswith("::notice ") and "(exit 2)" in lines[-1] and len(lines) == 2

@@ -21,7 +21,12 @@ PLUGIN_PACKAGES = ["tabarena_checks", "hfmigrate_checks", *sorted(p.name for p i
 def _framework_imports(path: Path):
     """(line, module, name) for every import of the framework in ``path``."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "checks":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and node.module.split(".")[0] == "checks"
+        ):
             for alias in node.names:
                 yield node.lineno, node.module, alias.name
         elif isinstance(node, ast.Import):
@@ -45,8 +50,11 @@ def _sources():
 
 @pytest.mark.parametrize("path", list(_sources()), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_plugins_import_only_the_public_api(path):
-    private = [f"{path.relative_to(ROOT)}:{line}: {module}{'.' + name if name else ''}"
-               for line, module, name in _framework_imports(path) if _private_use(module, name)]
+    private = [
+        f"{path.relative_to(ROOT)}:{line}: {module}{'.' + name if name else ''}"
+        for line, module, name in _framework_imports(path)
+        if _private_use(module, name)
+    ]
     assert not private, "import these through `checks` (or make them public there):\n" + "\n".join(private)
 
 

@@ -45,8 +45,14 @@ sys.exit(code)
 
 def _measured(args, cwd, timeout=120):
     """``checks ARGS`` in a child with a deadline; returns (exit code, stdout, stderr, peak MiB, seconds)."""
-    proc = subprocess.run([sys.executable, "-c", _MEASURED, *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, env=child_env(), timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURED, *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=timeout,
+    )
     line = proc.stderr.rsplit("MEASURED ", 1)[-1].split()
     peak = int(line[0].split("=")[1]) / 1024 if len(line) == 2 else float("nan")
     seconds = float(line[1].split("=")[1]) if len(line) == 2 else float("nan")
@@ -55,6 +61,7 @@ def _measured(args, cwd, timeout=120):
 
 def _hostile_entries(data, tmp_path) -> dict[str, str]:
     """Plant every kind of entry a walk must not follow or read; returns relative path -> words of its reason."""
+
     def at(*parts):
         path = data.joinpath(CONFIG, *parts)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,18 +94,21 @@ def _hostile_entries(data, tmp_path) -> dict[str, str]:
     }
 
 
-@reliability(fault="entries of a run that are not results: results.pkl -> /dev/zero (size 0, never ends), a FIFO named "
-                   "results.pkl (reading waits forever), a directory named results.pkl, a dangling link, a results.pkl "
-                   "linked to itself (ELOOP), a directory link cycle, and a DAG of directory links 30 levels deep "
-                   "(2^30 paths)",
-             must="the walk follows no directory link and reads only regular files: `checks inspect` lists each entry "
-                  "as unreadable with its reason (exit 0) and `checks run process` is blocked by TA301 naming them "
-                  "(exit 1); measured: inspect exits 0 in 1.4 s with a peak RSS of 183 MiB")
+@reliability(
+    fault="entries of a run that are not results: results.pkl -> /dev/zero (size 0, never ends), a FIFO named "
+    "results.pkl (reading waits forever), a directory named results.pkl, a dangling link, a results.pkl "
+    "linked to itself (ELOOP), a directory link cycle, and a DAG of directory links 30 levels deep "
+    "(2^30 paths)",
+    must="the walk follows no directory link and reads only regular files: `checks inspect` lists each entry "
+    "as unreadable with its reason (exit 0) and `checks run process` is blocked by TA301 naming them "
+    "(exit 1); measured: inspect exits 0 in 1.4 s with a peak RSS of 183 MiB",
+)
 def test_hostile_entries_are_reported_not_followed(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     expected = _hostile_entries(data, tmp_path)
-    code, out, err, peak, seconds = _measured(["inspect", data, "--format", "json", "--cache-dir", tmp_path / "i"],
-                                              tmp_path)
+    code, out, err, peak, seconds = _measured(
+        ["inspect", data, "--format", "json", "--cache-dir", tmp_path / "i"], tmp_path
+    )
     assert code == 0, err[-2000:]
     (method,) = json.loads(out)["methods"]
     unreadable = {u["path"]: u["reason"] for u in method["unreadable"]}
@@ -107,17 +117,21 @@ def test_hostile_entries_are_reported_not_followed(tmp_path):
     assert method["counts"]["results"] == 2
     assert peak < 1024, peak
     ref = write_info(tmp_path / "info")
-    code, out, err, _, _ = _measured(["run", "process", data, "--method-metadata", ref, "--cache-root",
-                                      tmp_path / "cache", "--format", "json"], tmp_path)
+    code, out, err, _, _ = _measured(
+        ["run", "process", data, "--method-metadata", ref, "--cache-root", tmp_path / "cache", "--format", "json"],
+        tmp_path,
+    )
     assert code == 1, err[-2000:]
     ta301 = {v["code"]: v for v in json.loads(out)["verdicts"]}["TA301"]
     assert ta301["outcome"] == "failed" and all(path in ta301["message"] for path in expected)
     assert not (tmp_path / "cache" / "artifacts").exists()
 
 
-@reliability(fault="a task directory that cannot be listed (scandir refuses it: EACCES) in a run of 18 results",
-             must="reported as unreadable with the directory and the reason, so process is blocked (exit 1) instead of "
-                  "passing with 12 of 18 results")
+@reliability(
+    fault="a task directory that cannot be listed (scandir refuses it: EACCES) in a run of 18 results",
+    must="reported as unreadable with the directory and the reason, so process is blocked (exit 1) instead of "
+    "passing with 12 of 18 results",
+)
 def test_unlistable_directory_blocks_process(tmp_path, monkeypatch):
     data = make_run(tmp_path / "run", tasks=(363612, 363614, 363619), folds=3, configs=2, validation_protocol="8x1")
     hidden = data / CONFIG / "363614"
@@ -130,8 +144,20 @@ def test_unlistable_directory_blocks_process(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "scandir", refusing)
     ref = write_info(tmp_path / "info")
-    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
-                   "--format", "json"], cwd=tmp_path)
+    res = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
     assert res.exit_code == 1, res.stdout + res.stderr
     ta301 = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA301"]
     assert f"{CONFIG}/363614" in ta301["message"] and "cannot be listed (Permission denied)" in ta301["message"]
@@ -150,38 +176,55 @@ def _odd(data, field, value, rel="363612/0_1"):
 
 
 ODD = {
-    "0-d-val-prediction": ("simulation_artifacts.pred_proba_dict_val", lambda p: {k: np.array(0.5) for k in p},
-                           "simulation_artifacts"),
+    "0-d-val-prediction": (
+        "simulation_artifacts.pred_proba_dict_val",
+        lambda p: {k: np.array(0.5) for k in p},
+        "simulation_artifacts",
+    ),
     "y_val_idx-an-int": ("simulation_artifacts.y_val_idx", 5, "simulation_artifacts"),
-    "string-dtype-predictions": ("simulation_artifacts.bag_info.pred_proba_test_per_child",
-                                 lambda c: [np.array(["x"] * len(c[0]))] * len(c), "per-child test predictions"),
-    "self-containing-list": ("method_metadata.model_hyperparameters.max_depth",
-                             hostile_pickles.self_containing(), "contains itself"),
+    "string-dtype-predictions": (
+        "simulation_artifacts.bag_info.pred_proba_test_per_child",
+        lambda c: [np.array(["x"] * len(c[0]))] * len(c),
+        "per-child test predictions",
+    ),
+    "self-containing-list": (
+        "method_metadata.model_hyperparameters.max_depth",
+        hostile_pickles.self_containing(),
+        "contains itself",
+    ),
     "metric_error-10**400": ("metric_error", 10**400, "metric_error is too large for a float"),
     "num_cpus-2**70": ("method_metadata.num_cpus", 2**70, "method_metadata.num_cpus is out of range"),
-    "tid--2**64": ("task_metadata.tid", -2**64, "task_metadata.tid is out of range"),
+    "tid--2**64": ("task_metadata.tid", -(2**64), "task_metadata.tid is out of range"),
     "lone-surrogate-dataset": ("task_metadata.name", "airfoil\udc80", "task_metadata.name is not valid text"),
-    "billion-laughs-in-hyperparameters": ("method_metadata.model_hyperparameters.max_depth",
-                                          hostile_pickles.shared_lists(40, 10), "billion laughs"),
+    "billion-laughs-in-hyperparameters": (
+        "method_metadata.model_hyperparameters.max_depth",
+        hostile_pickles.shared_lists(40, 10),
+        "billion laughs",
+    ),
     "billion-laughs-in-fold": ("task_metadata.fold", hostile_pickles.shared_lists(40, 10), "billion laughs"),
 }
 
 
 @pytest.mark.parametrize("kind", list(ODD))
-@reliability(fault="one field of one result with a type or size no result has: a 0-d validation prediction, "
-                   "y_val_idx = 5, string-dtype predictions, a self-containing list, metric_error = 10**400, "
-                   "num_cpus = 2**70, tid = -2**64, a lone surrogate in the dataset name, a 5 KB 'billion laughs' "
-                   "(lists 40 deep, 10^40 when expanded) in the hyperparameters or in task_metadata.fold",
-             must="`checks run process` is blocked (exit 1, never 3) by one finding naming the file and the field; "
-                  "no traceback, the other rules still run; measured: process exits 1 in 1.3-1.7 s with a peak RSS of "
-                  "177-187 MiB (the billion laughs used to take 3 min and 5.7 GB, or hang)")
+@reliability(
+    fault="one field of one result with a type or size no result has: a 0-d validation prediction, "
+    "y_val_idx = 5, string-dtype predictions, a self-containing list, metric_error = 10**400, "
+    "num_cpus = 2**70, tid = -2**64, a lone surrogate in the dataset name, a 5 KB 'billion laughs' "
+    "(lists 40 deep, 10^40 when expanded) in the hyperparameters or in task_metadata.fold",
+    must="`checks run process` is blocked (exit 1, never 3) by one finding naming the file and the field; "
+    "no traceback, the other rules still run; measured: process exits 1 in 1.3-1.7 s with a peak RSS of "
+    "177-187 MiB (the billion laughs used to take 3 min and 5.7 GB, or hang)",
+)
 def test_one_odd_field_is_that_files_finding(tmp_path, kind):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     field, value, words = ODD[kind]
     rel = _odd(data, field, value)
     ref = write_info(tmp_path / "info")
-    code, out, err, peak, _ = _measured(["run", "process", data, "--method-metadata", ref, "--cache-root",
-                                         tmp_path / "cache", "--format", "json"], tmp_path, timeout=60)
+    code, out, err, peak, _ = _measured(
+        ["run", "process", data, "--method-metadata", ref, "--cache-root", tmp_path / "cache", "--format", "json"],
+        tmp_path,
+        timeout=60,
+    )
     assert code == 1, (code, err[-3000:])
     assert "Traceback" not in out + err
     verdicts = json.loads(out)["verdicts"]
@@ -192,10 +235,12 @@ def test_one_odd_field_is_that_files_finding(tmp_path, kind):
 
 
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
-@reliability(fault="the --method-metadata info.py is a link to /dev/zero (3.8 GB read before) or a FIFO nobody writes "
-                   "(the read waited forever)",
-             must="process is blocked by TA116 (the metadata reference) naming the file as not a regular file "
-                  "(exit 1) within seconds, nothing read from it")
+@reliability(
+    fault="the --method-metadata info.py is a link to /dev/zero (3.8 GB read before) or a FIFO nobody writes "
+    "(the read waited forever)",
+    must="process is blocked by TA116 (the metadata reference) naming the file as not a regular file "
+    "(exit 1) within seconds, nothing read from it",
+)
 def test_info_py_that_is_not_a_file_is_refused(tmp_path, kind):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     info = tmp_path / "info.py"
@@ -203,9 +248,21 @@ def test_info_py_that_is_not_a_file_is_refused(tmp_path, kind):
         info.symlink_to("/dev/zero")
     else:
         os.mkfifo(info)
-    code, out, err, peak, seconds = _measured(["run", "process", data, "--method-metadata", f"{info}:nori",
-                                               "--cache-root", tmp_path / "cache", "--format", "json"], tmp_path,
-                                              timeout=60)
+    code, out, err, peak, seconds = _measured(
+        [
+            "run",
+            "process",
+            data,
+            "--method-metadata",
+            f"{info}:nori",
+            "--cache-root",
+            tmp_path / "cache",
+            "--format",
+            "json",
+        ],
+        tmp_path,
+        timeout=60,
+    )
     assert code == 1, (code, out, err[-2000:])
     ta116 = {v["code"]: v for v in json.loads(out)["verdicts"]}["TA116"]
     assert ta116["outcome"] == "failed" and "not a regular file" in ta116["message"], ta116

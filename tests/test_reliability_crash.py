@@ -16,7 +16,16 @@ import signal
 import time
 
 import pytest
-from reliability_fixtures import draft_args, hf_setup, kill_after, run_checks, snapshot, start_checks, write_info, write_ledger
+from reliability_fixtures import (
+    draft_args,
+    hf_setup,
+    kill_after,
+    run_checks,
+    snapshot,
+    start_checks,
+    write_info,
+    write_ledger,
+)
 from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     BUCKET,
     make_method_cache,
@@ -50,14 +59,30 @@ def _process_args(data, ref, cache_root, *extra):
 
 
 @pytest.mark.slow
-@reliability(fault="SIGKILL of `checks run process --force` at random moments while it replaces an existing cache",
-             must="the method's cache directory holds exactly the old complete cache or the new complete one after "
-                  "every kill; a rerun converges on the new one and a further rerun keeps it unchanged")
+@reliability(
+    fault="SIGKILL of `checks run process --force` at random moments while it replaces an existing cache",
+    must="the method's cache directory holds exactly the old complete cache or the new complete one after "
+    "every kill; a rerun converges on the new one and a further rerun keeps it unchanged",
+)
 def test_process_killed_at_random_points_never_leaves_a_mixed_cache(tmp_path):
-    old_data = make_run(tmp_path / "old", tasks=(363612, 363614, 363619), repeats=2, folds=3,
-                        validation_protocol="8x1", array_scale=0.3, seed=1)
-    new_data = make_run(tmp_path / "new", tasks=(363612, 363614, 363619), repeats=2, folds=3,
-                        validation_protocol="8x1", array_scale=0.3, seed=2)
+    old_data = make_run(
+        tmp_path / "old",
+        tasks=(363612, 363614, 363619),
+        repeats=2,
+        folds=3,
+        validation_protocol="8x1",
+        array_scale=0.3,
+        seed=1,
+    )
+    new_data = make_run(
+        tmp_path / "new",
+        tasks=(363612, 363614, 363619),
+        repeats=2,
+        folds=3,
+        validation_protocol="8x1",
+        array_scale=0.3,
+        seed=2,
+    )
     ref = write_info(tmp_path / "info")
     root = tmp_path / "cache"
     method_dir = root / "artifacts" / "nori-2026" / "methods" / "Nori"
@@ -90,14 +115,17 @@ def test_process_killed_at_random_points_never_leaves_a_mixed_cache(tmp_path):
 def _limit_file_size(limit: int):
     def apply():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
     return apply
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["first-write", "largest-file"])
-@reliability(fault="the disk fills up while `checks run process --force` writes the new cache (RLIMIT_FSIZE in the child)",
-             must="the action fails with a non-zero exit, the previous cache is untouched, no temporary directory "
-                  "is left behind, and a rerun with space converges")
+@reliability(
+    fault="the disk fills up while `checks run process --force` writes the new cache (RLIMIT_FSIZE in the child)",
+    must="the action fails with a non-zero exit, the previous cache is untouched, no temporary directory "
+    "is left behind, and a rerun with space converges",
+)
 def test_disk_full_during_process_leaves_the_old_cache(tmp_path, where):
     old_data = make_run(tmp_path / "old", tasks=(363612, 363614), folds=2, validation_protocol="8x1", seed=1)
     new_data = make_run(tmp_path / "new", tasks=(363612, 363614), folds=2, validation_protocol="8x1", seed=2)
@@ -111,8 +139,9 @@ def test_disk_full_during_process_leaves_the_old_cache(tmp_path, where):
     largest = max(p.stat().st_size for p in (tmp_path / "scratch").rglob("*") if p.is_file())
     limit = 1_000 if where == "first-write" else largest - 1
     log = ["--decision-log", str(tmp_path / "limited.jsonl")]  # a fresh log, so only the cache hits the limit
-    full = run_checks(_process_args(new_data, ref, root, "--force", *log), cwd=tmp_path,
-                      preexec_fn=_limit_file_size(limit))
+    full = run_checks(
+        _process_args(new_data, ref, root, "--force", *log), cwd=tmp_path, preexec_fn=_limit_file_size(limit)
+    )
     assert full.returncode != 0 and full.returncode > 0, full.stdout + full.stderr
     assert "File too large" in full.stdout + full.stderr or "No space" in full.stdout + full.stderr
     assert snapshot(methods) == old, "the old cache must be untouched and nothing half-written next to it"
@@ -132,15 +161,18 @@ def _remote_state(client) -> dict[str, str]:
     """The method's objects and their ETags (the upload lock a killed run leaves beside them is not one)."""
     out = {}
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
-        out.update({item["Key"]: item["ETag"] for item in page.get("Contents", [])
-                    if not item["Key"].endswith(".checks-lock")})
+        out.update(
+            {item["Key"]: item["ETag"] for item in page.get("Contents", []) if not item["Key"].endswith(".checks-lock")}
+        )
     return out
 
 
 @pytest.mark.slow
-@reliability(fault="SIGKILL of `checks run upload --no-dry-run` at random moments while it replaces a published method",
-             must="whenever metadata.yaml is listed, every planned object is the old complete version or every one "
-                  "is the new one (never a mix); a rerun converges on the new version with no open multipart upload")
+@reliability(
+    fault="SIGKILL of `checks run upload --no-dry-run` at random moments while it replaces a published method",
+    must="whenever metadata.yaml is listed, every planned object is the old complete version or every one "
+    "is the new one (never a mix); a rerun converges on the new version with no open multipart upload",
+)
 def test_upload_killed_at_random_points_never_publishes_a_mix(tmp_path, s3_env, s3_proxy):
     root = tmp_path / "cache"
     make_method_cache(root, raw_bytes=random.Random(1).randbytes(18 << 20))
@@ -153,8 +185,9 @@ def test_upload_killed_at_random_points_never_publishes_a_mix(tmp_path, s3_env, 
 
     s3_proxy.fault = slow
     started = time.monotonic()
-    duration_probe = start_checks(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root",
-                                   str(root)], cwd=tmp_path)  # a dry run: how long the command takes to start
+    duration_probe = start_checks(
+        ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(root)], cwd=tmp_path
+    )  # a dry run: how long the command takes to start
     duration_probe.communicate(timeout=60)
     startup = time.monotonic() - started
     states = []
@@ -192,9 +225,11 @@ def _bundle_state(bundle) -> dict[str, str]:
 
 
 @pytest.mark.slow
-@reliability(fault="SIGKILL of `checks run draft` at random moments while it rewrites an existing review bundle",
-             must="the bundle directory is the old complete bundle or the new complete one after every kill; a "
-                  "rerun converges on the new one")
+@reliability(
+    fault="SIGKILL of `checks run draft` at random moments while it rewrites an existing review bundle",
+    must="the bundle directory is the old complete bundle or the new complete one after every kill; a "
+    "rerun converges on the new one",
+)
 def test_draft_killed_at_random_points_leaves_old_or_new_bundle(tmp_path):
     with hf_setup(tmp_path, models=24) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=24, base=50.0)
@@ -220,23 +255,27 @@ def test_draft_killed_at_random_points_leaves_old_or_new_bundle(tmp_path):
         assert "old" in seen, seen
 
 
-@reliability(fault="the disk fills up while `checks run process` writes the cache",
-             must="one clear error naming what could not be written and that the previous cache is kept (exit 4), "
-                  "no traceback")
+@reliability(
+    fault="the disk fills up while `checks run process` writes the cache",
+    must="one clear error naming what could not be written and that the previous cache is kept (exit 4), no traceback",
+)
 def test_disk_full_during_process_is_a_clear_error(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")
     ref = write_info(tmp_path / "info")
     assert run_checks(_process_args(data, ref, tmp_path / "scratch"), cwd=tmp_path).returncode == 0
     limit = max(p.stat().st_size for p in (tmp_path / "scratch" / "artifacts").rglob("*") if p.is_file()) - 1
     log = ["--decision-log", str(tmp_path / "limited.jsonl")]  # a fresh log, so only the cache hits the limit
-    full = run_checks(_process_args(data, ref, tmp_path / "cache", *log), cwd=tmp_path,
-                      preexec_fn=_limit_file_size(limit))
+    full = run_checks(
+        _process_args(data, ref, tmp_path / "cache", *log), cwd=tmp_path, preexec_fn=_limit_file_size(limit)
+    )
     assert "Traceback" not in full.stdout + full.stderr
     assert full.returncode == 4, full.stdout + full.stderr
 
 
-@reliability(fault="the half-built temporary directory a SIGKILLed `checks run process` leaves next to the cache",
-             must="the next run removes it, so interrupted runs do not pile up half-written copies of the cache")
+@reliability(
+    fault="the half-built temporary directory a SIGKILLed `checks run process` leaves next to the cache",
+    must="the next run removes it, so interrupted runs do not pile up half-written copies of the cache",
+)
 def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     ref = write_info(tmp_path / "info")
@@ -249,8 +288,10 @@ def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):
     assert sorted(p.name for p in methods.iterdir()) == ["Nori"]
 
 
-@reliability(fault="the half-written '.bundle.checks-tmp-<pid>' directory a SIGKILLed `checks run draft` leaves next to the bundle",
-             must="the next draft removes it")
+@reliability(
+    fault="the half-written '.bundle.checks-tmp-<pid>' directory a SIGKILLed `checks run draft` leaves next to the bundle",
+    must="the next draft removes it",
+)
 def test_draft_rerun_sweeps_what_a_killed_run_left(tmp_path):
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
@@ -262,8 +303,10 @@ def test_draft_rerun_sweeps_what_a_killed_run_left(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle.")]
 
 
-@reliability(fault="a draft killed between moving the old bundle aside and moving the new one in",
-             must="the next draft puts the old bundle back before building, then replaces it whole")
+@reliability(
+    fault="a draft killed between moving the old bundle aside and moving the new one in",
+    must="the next draft puts the old bundle back before building, then replaces it whole",
+)
 def test_draft_rerun_restores_a_bundle_moved_aside(tmp_path):
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
@@ -304,10 +347,12 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
-@reliability(fault="SIGKILL of the `checks inspect` parent alone (not its process group) while its decode workers are "
-                   "busy (a run of 54 results, 60 of them slow to refuse)",
-             must="every decode worker dies with it (the kernel's parent-death signal; a thread watching the parent "
-                  "elsewhere) instead of waiting on its task pipe forever; measured: all gone within about 0.1 s")
+@reliability(
+    fault="SIGKILL of the `checks inspect` parent alone (not its process group) while its decode workers are "
+    "busy (a run of 54 results, 60 of them slow to refuse)",
+    must="every decode worker dies with it (the kernel's parent-death signal; a thread watching the parent "
+    "elsewhere) instead of waiting on its task pipe forever; measured: all gone within about 0.1 s",
+)
 def test_decode_workers_die_with_their_parent(tmp_path):
     import gzip
 

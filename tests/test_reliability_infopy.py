@@ -23,8 +23,21 @@ SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
 def _process(tmp_path, info_dir, env=None):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
-    return run_cli(["run", "process", str(data), "--method-metadata", f"{info_dir / 'info.py'}:nori",
-                    "--cache-root", str(tmp_path / "cache"), "--format", "json"], cwd=tmp_path, env=env)
+    return run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            f"{info_dir / 'info.py'}:nori",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
 
 
 def _declaring(checkout, extra_line: str, **fields: str) -> None:
@@ -38,11 +51,13 @@ def _declaring(checkout, extra_line: str, **fields: str) -> None:
 
 
 @pytest.mark.parametrize("how", ["file-link", "directory-link"])
-@reliability(fault="info.py doing `from creds import X` where creds.py (or the package holding it) is a link to a "
-                   "credentials file outside the repository: the file was read, parsed and its values printed in "
-                   "TA118 messages, through the pre-commit hook too",
-             must="the reader never follows the link out of the checkout: one finding naming the import and the link "
-                  "(process blocked, exit 1), and no value of the outside file appears in any output")
+@reliability(
+    fault="info.py doing `from creds import X` where creds.py (or the package holding it) is a link to a "
+    "credentials file outside the repository: the file was read, parsed and its values printed in "
+    "TA118 messages, through the pre-commit hook too",
+    must="the reader never follows the link out of the checkout: one finding naming the import and the link "
+    "(process blocked, exit 1), and no value of the outside file appears in any output",
+)
 def test_an_import_linked_out_of_the_checkout_is_a_finding(tmp_path, how):
     outside = tmp_path / "home" / "creds"
     outside.mkdir(parents=True)
@@ -74,11 +89,13 @@ def test_an_import_linked_inside_the_checkout_is_read(tmp_path):
     assert {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA116"]["outcome"] == "passed", res.stdout
 
 
-@reliability(fault="a credential in R2_SECRET_ACCESS_KEY that parses as Python (`a/b/c`), written into info.py: the "
-                   "reader's message quoted it through ast.unparse, which re-spaces it (`a / b / c`), and the redactor "
-                   "missed it",
-             must="every secret is masked whatever whitespace sits between its characters: neither spelling "
-                  "appears in stdout, stderr or the decision record")
+@reliability(
+    fault="a credential in R2_SECRET_ACCESS_KEY that parses as Python (`a/b/c`), written into info.py: the "
+    "reader's message quoted it through ast.unparse, which re-spaces it (`a / b / c`), and the redactor "
+    "missed it",
+    must="every secret is masked whatever whitespace sits between its characters: neither spelling "
+    "appears in stdout, stderr or the decision record",
+)
 def test_a_secret_respaced_by_the_reader_is_masked(tmp_path):
     checkout = tmp_path / "repo"
     _declaring(checkout, f"KEY = {SECRET}", ag_key="KEY")
@@ -91,20 +108,26 @@ def test_a_secret_respaced_by_the_reader_is_masked(tmp_path):
 
 
 BOMBS = {
-    "dicts": ("d0 = {'k': 'xxxxxxxx'}", "d{i} = dict(p=d{j}, q=d{j})", "cache_kwargs={{'bucket': 'tabarena', 'prefix': d40}}"),
+    "dicts": (
+        "d0 = {'k': 'xxxxxxxx'}",
+        "d{i} = dict(p=d{j}, q=d{j})",
+        "cache_kwargs={{'bucket': 'tabarena', 'prefix': d40}}",
+    ),
     "tuples": ("t0 = ('xxxxxxxx',)", "t{i} = (t{j}, t{j})", "date=t40"),
     "prefix": ("p0 = 'cache'", "p{i} = [p{j}, p{j}]", "cache_kwargs={{'bucket': 'tabarena', 'prefix': p40}}"),
 }
 
 
 @pytest.mark.parametrize("kind", sorted(BOMBS))
-@reliability(fault="info.py reference bombs: 1.2 KB of dicts, tuples or lists each used twice by the next line (2^40 "
-                   "when written out), one of them as cache_kwargs.prefix: the hook and process grew to 2 GB in 30 s "
-                   "and never finished, and the prefix variant passed process with a metadata.yaml of 63 YAML anchors",
-             must="the reader counts what a value expands to (each shared value once, memoised) and refuses it past "
-                  "4,000,000 items and characters with a finding naming the line (process blocked, exit 1); "
-                  "metadata.yaml is written without anchors; measured on the shared 2-core machine: process exits 1 in "
-                  "1.1-1.2 s with a peak RSS of 162-166 MiB")
+@reliability(
+    fault="info.py reference bombs: 1.2 KB of dicts, tuples or lists each used twice by the next line (2^40 "
+    "when written out), one of them as cache_kwargs.prefix: the hook and process grew to 2 GB in 30 s "
+    "and never finished, and the prefix variant passed process with a metadata.yaml of 63 YAML anchors",
+    must="the reader counts what a value expands to (each shared value once, memoised) and refuses it past "
+    "4,000,000 items and characters with a finding naming the line (process blocked, exit 1); "
+    "metadata.yaml is written without anchors; measured on the shared 2-core machine: process exits 1 in "
+    "1.1-1.2 s with a peak RSS of 162-166 MiB",
+)
 def test_reference_bombs_in_info_py_are_refused(tmp_path, kind):
     first, line, field = BOMBS[kind]
     bomb = "\n".join([first, *(line.format(i=i, j=i - 1) for i in range(1, 41))])
@@ -113,9 +136,21 @@ def test_reference_bombs_in_info_py_are_refused(tmp_path, kind):
     rest = rest.replace('date="2026-01-01"', field.format())
     (tmp_path / "info.py").write_text(f"{head}\n{bomb}\n{rest}")
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
-    code, out, err, peak, seconds = _measured(["run", "process", data, "--method-metadata", f"{tmp_path / 'info.py'}:nori",
-                                               "--cache-root", tmp_path / "cache", "--format", "json"], tmp_path,
-                                              timeout=120)
+    code, out, err, peak, seconds = _measured(
+        [
+            "run",
+            "process",
+            data,
+            "--method-metadata",
+            f"{tmp_path / 'info.py'}:nori",
+            "--cache-root",
+            tmp_path / "cache",
+            "--format",
+            "json",
+        ],
+        tmp_path,
+        timeout=120,
+    )
     assert code == 1, (code, out[-2000:], err[-2000:])
     assert "expands to more than 4,000,000" in out and "Traceback" not in err, out[-3000:]
     assert peak < 256 and seconds < 60, (peak, seconds)
@@ -127,21 +162,30 @@ def test_a_value_used_twice_is_written_out_without_yaml_anchors():
     from tabarena_checks.cache.layout import render_metadata_yaml
 
     shared = ["a", "b"]
-    meta = MethodMetadata(method="Nori", suite="s", ag_key="TA-N", cache_type="r2",
-                          cache_kwargs={"bucket": "tabarena", "prefix": "cache", "x": shared, "y": shared})
+    meta = MethodMetadata(
+        method="Nori",
+        suite="s",
+        ag_key="TA-N",
+        cache_type="r2",
+        cache_kwargs={"bucket": "tabarena", "prefix": "cache", "x": shared, "y": shared},
+    )
     text = render_metadata_yaml(meta, "8x1")
     assert "&" not in text and "*" not in text and text.count("- a") == 2, text
 
 
-@reliability(fault="a models/<name>/info.py committed as a link to a file outside the repository (a credentials file "
-                   "that parses as Python), handed to the pre-commit hook",
-             must="`checks precommit info-py` reports the file as unreadable input, a link leading outside the checkout (exit 2), and "
-                  "reads nothing from it: no value of the outside file is printed")
+@reliability(
+    fault="a models/<name>/info.py committed as a link to a file outside the repository (a credentials file "
+    "that parses as Python), handed to the pre-commit hook",
+    must="`checks precommit info-py` reports the file as unreadable input, a link leading outside the checkout (exit 2), and "
+    "reads nothing from it: no value of the outside file is printed",
+)
 def test_the_hook_refuses_an_info_py_linked_out_of_the_checkout(tmp_path):
     outside = tmp_path / "home" / "credentials.py"
     outside.parent.mkdir()
-    outside.write_text('from tabarena.models import MethodMetadata\n\nnori = MethodMetadata.config(method="Nori", '
-                       'suite="outside-value-4711", date="2026-02-30")\n')
+    outside.write_text(
+        'from tabarena.models import MethodMetadata\n\nnori = MethodMetadata.config(method="Nori", '
+        'suite="outside-value-4711", date="2026-02-30")\n'
+    )
     checkout = tmp_path / "repo" / "models" / "nori"
     checkout.mkdir(parents=True)
     (checkout / "info.py").symlink_to(outside)

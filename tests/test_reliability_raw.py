@@ -38,8 +38,13 @@ def _payloads(marker):
         "protocol-0-global": f"cos\nsystem\n(V{touch}\ntR.".encode(),
         "inst-opcode": f"(V{touch}\nios\nsystem\n.".encode(),
         "builtins.__import__": "cbuiltins\n__import__\n(Vos\ntR.".encode(),
-        "nested-in-artifacts": pickle.dumps({"framework": CONFIG, "simulation_artifacts": {
-            "bag_info": {"pred_proba_test_per_child": [Call(os.system, touch)]}}}, protocol=5),
+        "nested-in-artifacts": pickle.dumps(
+            {
+                "framework": CONFIG,
+                "simulation_artifacts": {"bag_info": {"pred_proba_test_per_child": [Call(os.system, touch)]}},
+            },
+            protocol=5,
+        ),
     }
 
 
@@ -61,10 +66,12 @@ def hostile_run(tmp_path):
     return data, marker, planted
 
 
-@reliability(fault="results.pkl files whose pickles call os.system, subprocess, eval, __import__, getattr tricks, "
-                   "INST/protocol-0 globals or numpy functions outside the allow-list",
-             must="checks inspect lists each file as unreadable with the refused global, runs nothing (no marker "
-                  "file), and still reports every clean result of the run")
+@reliability(
+    fault="results.pkl files whose pickles call os.system, subprocess, eval, __import__, getattr tricks, "
+    "INST/protocol-0 globals or numpy functions outside the allow-list",
+    must="checks inspect lists each file as unreadable with the refused global, runs nothing (no marker "
+    "file), and still reports every clean result of the run",
+)
 def test_inspect_refuses_every_payload_and_inspects_the_rest(hostile_run, tmp_path):
     data, marker, planted = hostile_run
     res = run_cli(["inspect", str(data), "--format", "json", "--cache-dir", str(tmp_path / "idx")], cwd=tmp_path)
@@ -79,14 +86,27 @@ def test_inspect_refuses_every_payload_and_inspects_the_rest(hostile_run, tmp_pa
     assert method["counts"]["results"] == 6
 
 
-@reliability(fault="unsafe pickles in the raw data handed to `checks run process`",
-             must="TA301 fails naming every refused file, the action is blocked (exit 1), nothing ran and no cache "
-                  "is written")
+@reliability(
+    fault="unsafe pickles in the raw data handed to `checks run process`",
+    must="TA301 fails naming every refused file, the action is blocked (exit 1), nothing ran and no cache is written",
+)
 def test_process_blocks_on_unsafe_pickles(hostile_run, tmp_path):
     data, marker, planted = hostile_run
     ref = write_info(tmp_path / "info")
-    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
-                   "--format", "json"], cwd=tmp_path)
+    res = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
     assert res.exit_code == 1, res.stdout + res.stderr
     assert "Traceback" not in res.stdout + res.stderr
     assert not marker.exists()
@@ -118,15 +138,22 @@ sys.exit(code)
 
 
 @pytest.mark.slow
-@reliability(fault="a gzip bomb: a 2 MiB results.pkl that inflates to 4 GiB",
-             must="refused as a gzip bomb by checks inspect with peak memory under 1 GiB (bounded by the "
-                  "decompression limit, not by the bomb); the other files are still inspected")
+@reliability(
+    fault="a gzip bomb: a 2 MiB results.pkl that inflates to 4 GiB",
+    must="refused as a gzip bomb by checks inspect with peak memory under 1 GiB (bounded by the "
+    "decompression limit, not by the bomb); the other files are still inspected",
+)
 def test_gzip_bomb_is_refused_within_bounded_memory(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     _bomb(data / CONFIG / "363614" / "0_0" / "results.pkl", 4096)
     assert (data / CONFIG / "363614" / "0_0" / "results.pkl").stat().st_size < 8 << 20
-    proc = subprocess.run([sys.executable, "-c", _PEAK, "inspect", str(data), "--format", "json", "--cache-dir",
-                           str(tmp_path / "idx")], capture_output=True, text=True, env=child_env(), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK, "inspect", str(data), "--format", "json", "--cache-dir", str(tmp_path / "idx")],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     (method,) = json.loads(proc.stdout)["methods"]
     (bad,) = method["unreadable"]
@@ -221,34 +248,70 @@ def _damage(data, kind):
         twin.write_bytes(blob)
         return "TA304", ["363614", "0_1", "2 results"]
     if kind == "two-methods":
-        other = make_run(data.parent / "other", tasks=(363612,), folds=1, name_prefix="TA-Other", method="Other",
-                         validation_protocol="8x1")
+        other = make_run(
+            data.parent / "other",
+            tasks=(363612,),
+            folds=1,
+            name_prefix="TA-Other",
+            method="Other",
+            validation_protocol="8x1",
+        )
         (other / "TA-Other_c1_default_BAG_L1").rename(data / "TA-Other_c1_default_BAG_L1")
         return "TA302", ["2 methods", "TA-Nori", "TA-Other"]
     raise AssertionError(kind)
 
 
-DAMAGE = ("truncated-gzip", "zero-byte", "not-a-pickle", "not-a-dict", "string-fold", "nan-metric-error",
-          "missing-task-metadata", "task-metadata-not-a-dict", "string-metric-error", "bad-protocol-record",
-          "artifacts-not-a-dict", "missing-y-test", "prediction-not-an-array", "position-past-the-rows",
-          "int-beyond-64-bits", "other-rows-in-the-split", "duplicate-split", "two-methods")
+DAMAGE = (
+    "truncated-gzip",
+    "zero-byte",
+    "not-a-pickle",
+    "not-a-dict",
+    "string-fold",
+    "nan-metric-error",
+    "missing-task-metadata",
+    "task-metadata-not-a-dict",
+    "string-metric-error",
+    "bad-protocol-record",
+    "artifacts-not-a-dict",
+    "missing-y-test",
+    "prediction-not-an-array",
+    "position-past-the-rows",
+    "int-beyond-64-bits",
+    "other-rows-in-the-split",
+    "duplicate-split",
+    "two-methods",
+)
 
 
 @pytest.mark.parametrize("kind", DAMAGE)
-@reliability(fault="one damaged result in a run: truncated gzip, zero bytes, not a pickle, not a dict, a string fold, "
-                   "a NaN or string metric_error, missing or mistyped task_metadata, a malformed protocol record, "
-                   "simulation artifacts that processing cannot align (a missing label array, a prediction that is "
-                   "not an array, a child's position past the validation rows), an int time beyond 64 bits, a config "
-                   "whose labels differ in number from the rest of its task split, "
-                   "a duplicate (config, task, split), results of two methods mixed",
-             must="`checks run process` blocks with one clear verdict naming the file and the field (TA301, TA302, "
-                  "TA304 or TA306), never a traceback; every other rule still judges the rest of the run")
+@reliability(
+    fault="one damaged result in a run: truncated gzip, zero bytes, not a pickle, not a dict, a string fold, "
+    "a NaN or string metric_error, missing or mistyped task_metadata, a malformed protocol record, "
+    "simulation artifacts that processing cannot align (a missing label array, a prediction that is "
+    "not an array, a child's position past the validation rows), an int time beyond 64 bits, a config "
+    "whose labels differ in number from the rest of its task split, "
+    "a duplicate (config, task, split), results of two methods mixed",
+    must="`checks run process` blocks with one clear verdict naming the file and the field (TA301, TA302, "
+    "TA304 or TA306), never a traceback; every other rule still judges the rest of the run",
+)
 def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")
     code, words = _damage(data, kind)
     ref = write_info(tmp_path / "info")
-    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
-                   "--format", "json"], cwd=tmp_path)
+    res = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
     assert "Traceback" not in res.stdout + res.stderr
     assert res.exit_code == 1, res.stdout + res.stderr
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
@@ -264,8 +327,10 @@ def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
     assert total == len(list(data.rglob("results.pkl"))), "every file, damaged or not, is still accounted for"
 
 
-@reliability(fault="a deeply nested pickle (a stack of 100,000 lists) in results.pkl",
-             must="reported as unreadable for that file, no RecursionError traceback; the run is still inspected")
+@reliability(
+    fault="a deeply nested pickle (a stack of 100,000 lists) in results.pkl",
+    must="reported as unreadable for that file, no RecursionError traceback; the run is still inspected",
+)
 def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     depth = 100_000
@@ -276,11 +341,13 @@ def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
     assert len(method["unreadable"]) == 1 and method["counts"]["results"] == 2
 
 
-@reliability(fault="a submitter's index cache whose rows describe a clean file that was swapped for a "
-                   "code-running pickle of the same size and mtime",
-             must="the maintainer's index cache lives in the maintainer's own cache directory, so the submitter's is "
-                  "never read: every file is decoded, TA301 refuses the payload, process is blocked (exit 1), nothing "
-                  "ran; inspect reports the file")
+@reliability(
+    fault="a submitter's index cache whose rows describe a clean file that was swapped for a "
+    "code-running pickle of the same size and mtime",
+    must="the maintainer's index cache lives in the maintainer's own cache directory, so the submitter's is "
+    "never read: every file is decoded, TA301 refuses the payload, process is blocked (exit 1), nothing "
+    "ran; inspect reports the file",
+)
 def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monkeypatch):
     from tabarena_checks.raw import index
 
@@ -300,8 +367,20 @@ def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monk
 
     monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "maintainer"))
     ref = write_info(tmp_path / "info")
-    res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache"),
-                   "--format", "json"], cwd=tmp_path)
+    res = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
     assert res.exit_code == 1, res.stdout + res.stderr
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
     assert verdicts["TA301"]["outcome"] == "failed" and rel in verdicts["TA301"]["message"]

@@ -31,22 +31,34 @@ from reliability import reliability
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
-PLANNED = {f"{KEY_ROOT}/{name}" for name in (
-    "metadata.yaml", "results/model_results.parquet", "results_checksums.json", "processed.zip",
-    "processed/configs_hyperparameters.json", "raw.zip")}
+PLANNED = {
+    f"{KEY_ROOT}/{name}"
+    for name in (
+        "metadata.yaml",
+        "results/model_results.parquet",
+        "results_checksums.json",
+        "processed.zip",
+        "processed/configs_hyperparameters.json",
+        "raw.zip",
+    )
+}
 
 
 def upload(tmp_path):
-    return run_cli(["run", "upload", "--from-cache", METHOD, SUITE, "--cache-root", str(tmp_path / "cache"),
-                    "--no-dry-run"], cwd=tmp_path)
+    return run_cli(
+        ["run", "upload", "--from-cache", METHOD, SUITE, "--cache-root", str(tmp_path / "cache"), "--no-dry-run"],
+        cwd=tmp_path,
+    )
 
 
 def _key(path: str) -> str:
     return path.split("?")[0].split(f"/{BUCKET}/", 1)[-1]
 
 
-@reliability(fault="connection resets: the proxy drops the first attempt of every object upload without answering",
-             must="each upload is retried and the run ends with every planned object in place and verified (exit 0)")
+@reliability(
+    fault="connection resets: the proxy drops the first attempt of every object upload without answering",
+    must="each upload is retried and the run ends with every planned object in place and verified (exit 0)",
+)
 def test_connection_resets_are_retried(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
     dropped: set[str] = set()
@@ -66,8 +78,10 @@ def test_connection_resets_are_retried(tmp_path, s3_env, s3_proxy):
 
 
 @pytest.mark.slow
-@reliability(fault="the S3 server is stopped mid-upload and comes back a second later",
-             must="the same run retries with backoff and completes: every object in place, metadata.yaml last, exit 0")
+@reliability(
+    fault="the S3 server is stopped mid-upload and comes back a second later",
+    must="the same run retries with backoff and completes: every object in place, metadata.yaml last, exit 0",
+)
 def test_server_restart_mid_upload_is_ridden_out(tmp_path, s3_env, s3_proxy, moto_s3):
     make_method_cache(tmp_path / "cache", raw_bytes=b"r" * 300_000)
     puts: list[str] = []
@@ -90,10 +104,12 @@ def test_server_restart_mid_upload_is_ridden_out(tmp_path, s3_env, s3_proxy, mot
 
 
 @pytest.mark.parametrize("status", [500, pytest.param(503, marks=pytest.mark.slow)])
-@reliability(fault="the store keeps answering 500 InternalError or 503 SlowDown for one object",
-             must="retried by botocore's standard mode exactly the configured number of times (no second retry "
-                  "layer), then exit 4 with an honest report: which "
-                  "object failed, what was sent, metadata.yaml not published, and how to resume; the rerun resumes")
+@reliability(
+    fault="the store keeps answering 500 InternalError or 503 SlowDown for one object",
+    must="retried by botocore's standard mode exactly the configured number of times (no second retry "
+    "layer), then exit 4 with an honest report: which "
+    "object failed, what was sent, metadata.yaml not published, and how to resume; the rerun resumes",
+)
 def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_proxy, monkeypatch, status):
     make_method_cache(tmp_path / "cache")
     monkeypatch.setenv("CHECKS_S3_MAX_ATTEMPTS", "4")
@@ -117,7 +133,10 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
 
     assert make_client().meta.config.retries == {"mode": "standard", "total_max_attempts": 4}
     sent = set(remote_objects(s3_env))
-    assert f"{KEY_ROOT}/metadata.yaml" not in sent and sent == PLANNED - {f"{KEY_ROOT}/raw.zip", f"{KEY_ROOT}/metadata.yaml"}
+    assert f"{KEY_ROOT}/metadata.yaml" not in sent and sent == PLANNED - {
+        f"{KEY_ROOT}/raw.zip",
+        f"{KEY_ROOT}/metadata.yaml",
+    }
     s3_proxy.fault = None
     s3_proxy.forwarded.clear()
     second = upload(tmp_path)
@@ -127,9 +146,11 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
 
 
 @pytest.mark.parametrize("code", ["InvalidAccessKeyId", "ExpiredToken"])
-@reliability(fault="expired or revoked credentials: the store answers 403 InvalidAccessKeyId / ExpiredToken",
-             must="no retry storm (a refusal is not retried), exit 4 naming the store's error code, nothing "
-                  "uploaded, and the credentials never echoed")
+@reliability(
+    fault="expired or revoked credentials: the store answers 403 InvalidAccessKeyId / ExpiredToken",
+    must="no retry storm (a refusal is not retried), exit 4 naming the store's error code, nothing "
+    "uploaded, and the credentials never echoed",
+)
 def test_refused_credentials_fail_fast_and_honestly(tmp_path, s3_env, s3_proxy, monkeypatch, code):
     make_method_cache(tmp_path / "cache")
     monkeypatch.setitem(s3_fixtures._ERROR_CODES, 403, code)
@@ -160,10 +181,12 @@ def _drafted(bundle) -> set[str]:
 
 
 @pytest.mark.slow
-@reliability(fault="the Hub answers 429 (Retry-After), 500, 503 or truncated JSON, some briefly and some for good, "
-                   "during `checks run draft`",
-             must="brief faults are retried and the model is drafted; lasting ones make that model needs_review in "
-                  "the bundle, never not_on_hub or 'new'; the Hub only ever sees reads")
+@reliability(
+    fault="the Hub answers 429 (Retry-After), 500, 503 or truncated JSON, some briefly and some for good, "
+    "during `checks run draft`",
+    must="brief faults are retried and the model is drafted; lasting ones make that model needs_review in "
+    "the bundle, never not_on_hub or 'new'; the Hub only ever sees reads",
+)
 def test_draft_rides_out_brief_hub_faults_and_flags_lasting_ones(tmp_path):
     def model_path(i, tail=""):
         return f"^/api/models/{model_repo(i)}{tail}$"
@@ -195,22 +218,28 @@ def test_draft_rides_out_brief_hub_faults_and_flags_lasting_ones(tmp_path):
     assert result.exit_code in (0, 1), result.stdout + result.stderr
 
 
-@reliability(fault="a Hub read that hangs past the client's deadline (the local Hub delays model_info)",
-             must="each attempt is abandoned at the deadline and retried; when the Hub keeps hanging the model is "
-                  "needs_review (not not_on_hub) within bounded time; a single slow answer is ridden out")
+@reliability(
+    fault="a Hub read that hangs past the client's deadline (the local Hub delays model_info)",
+    must="each attempt is abandoned at the deadline and retried; when the Hub keeps hanging the model is "
+    "needs_review (not not_on_hub) within bounded time; a single slow answer is ridden out",
+)
 def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
     from hfmigrate_checks.hub import resolve
     from hfmigrate_checks.hub.client import ReadOnlyHub
     from reliability_fixtures import write_hub
 
     write_hub(tmp_path / "hub", 2)
-    faults = [Fault(f"^/api/models/{model_repo(0)}$", status=0, delay=4.0, times=None),
-              Fault(f"^/api/models/{model_repo(1)}$", status=0, delay=4.0, times=1)]
+    faults = [
+        Fault(f"^/api/models/{model_repo(0)}$", status=0, delay=4.0, times=None),
+        Fault(f"^/api/models/{model_repo(1)}$", status=0, delay=4.0, times=1),
+    ]
     from hfmigrate_checks.testing import LocalHub
 
     # a 1 s deadline leaves a loaded 2-core CI machine room to answer the retry of the slow-once read
-    with LocalHub(tmp_path / "hub", faults=faults) as hub, \
-            ReadOnlyHub(hub.endpoint, timeout=1.0, retries=2, backoff=0.05) as client:
+    with (
+        LocalHub(tmp_path / "hub", faults=faults) as hub,
+        ReadOnlyHub(hub.endpoint, timeout=1.0, retries=2, backoff=0.05) as client,
+    ):
         started = time.monotonic()
         hanging = resolve.resolve(client, model_label(0), (model_repo(0),))
         elapsed = time.monotonic() - started
@@ -222,9 +251,11 @@ def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
 
 
 @pytest.mark.slow
-@reliability(fault="a Hub that rate-limits (20 requests/s, small bursts) while `checks run draft` reads with 32 workers",
-             must="the draft slows down to the limit and completes with every model drafted: throttling never turns a "
-                  "model into needs_review")
+@reliability(
+    fault="a Hub that rate-limits (20 requests/s, small bursts) while `checks run draft` reads with 32 workers",
+    must="the draft slows down to the limit and completes with every model drafted: throttling never turns a "
+    "model into needs_review",
+)
 def test_rate_limited_hub_loses_no_model(tmp_path):
     with hf_setup(tmp_path, models=40, rate_limit=20, burst=5) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=40, base=50.0)

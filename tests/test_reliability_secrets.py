@@ -38,10 +38,11 @@ def secret_env(monkeypatch):
         monkeypatch.setenv(name, value)
 
 
-@reliability(fault="fake AWS_*, R2_* and an hf_ HF_TOKEN in the environment while the TabArena workflow runs: inspect, "
-                   "process (blocked and successful), upload (dry run, real run, refused by the store)",
-             must="none of the values appears in stdout, stderr, the decision records, the index cache or the method "
-                  "cache")
+@reliability(
+    fault="fake AWS_*, R2_* and an hf_ HF_TOKEN in the environment while the TabArena workflow runs: inspect, "
+    "process (blocked and successful), upload (dry run, real run, refused by the store)",
+    must="none of the values appears in stdout, stderr, the decision records, the index cache or the method cache",
+)
 def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, secret_env, monkeypatch):
     import os
 
@@ -61,17 +62,32 @@ def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, s
         res = run_cli(args, cwd=tmp_path)
         outputs += [res.stdout, res.stderr]
     s3_proxy.fault = lambda method, path: 403
-    refused = run_cli(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(cache),
-                       "--no-dry-run", "--format", "json"], cwd=tmp_path)
+    refused = run_cli(
+        [
+            "run",
+            "upload",
+            "--from-cache",
+            "Dummy",
+            "dummy-2026-11-01",
+            "--cache-root",
+            str(cache),
+            "--no-dry-run",
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
     assert refused.exit_code == ExitCode.ACTION_FAILED, refused.stdout
     outputs += [refused.stdout, refused.stderr]
     assert (tmp_path / ".checks" / "decisions.jsonl").is_file()
     assert leaks(_secrets(os.environ), outputs, files_under(tmp_path)) == []
 
 
-@reliability(fault="an hf_ HF_TOKEN and AWS credentials in the environment during `checks hf contract`, `checks run "
-                   "draft` (accepted token) and a draft with a token the Hub rejects (401 on every route)",
-             must="the token appears in no output, bundle file, decision record or error message")
+@reliability(
+    fault="an hf_ HF_TOKEN and AWS credentials in the environment during `checks hf contract`, `checks run "
+    "draft` (accepted token) and a draft with a token the Hub rejects (401 on every route)",
+    must="the token appears in no output, bundle file, decision record or error message",
+)
 def test_hf_workflow_never_leaks_the_token(tmp_path, secret_env):
     import os
 
@@ -89,15 +105,21 @@ def test_hf_workflow_never_leaks_the_token(tmp_path, secret_env):
     assert (tmp_path / "bundle" / "review.md").is_file() and (tmp_path / ".checks" / "decisions.jsonl").is_file()
 
 
-@pytest.mark.parametrize("args", [
-    ["run", "draft", "--hf-token", "hf_abcdefghijklmnopqrstu"],
-    ["hf", "contract", "x/y", "--token=hf_abcdefghijklmnopqrstu"],
-    ["run", "upload", "--aws-secret-access-key", "hf_abcdefghijklmnopqrstu"],
-    ["inspect", ".", "--api-key", "hf_abcdefghijklmnopqrstu"],
-    ["run", "process", ".", "--r2-access-key-id", "hf_abcdefghijklmnopqrstu"],
-], ids=["draft", "contract", "upload", "inspect", "process"])
-@reliability(fault="a credential passed as a command-line option to any workflow command",
-             must="refused with exit 2 and a pointer to the environment before anything runs; the value is not echoed")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "draft", "--hf-token", "hf_abcdefghijklmnopqrstu"],
+        ["hf", "contract", "x/y", "--token=hf_abcdefghijklmnopqrstu"],
+        ["run", "upload", "--aws-secret-access-key", "hf_abcdefghijklmnopqrstu"],
+        ["inspect", ".", "--api-key", "hf_abcdefghijklmnopqrstu"],
+        ["run", "process", ".", "--r2-access-key-id", "hf_abcdefghijklmnopqrstu"],
+    ],
+    ids=["draft", "contract", "upload", "inspect", "process"],
+)
+@reliability(
+    fault="a credential passed as a command-line option to any workflow command",
+    must="refused with exit 2 and a pointer to the environment before anything runs; the value is not echoed",
+)
 def test_credential_options_refused_everywhere(tmp_path, args):
     res = run_cli(args, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
@@ -127,11 +149,13 @@ def _strings(value):
             yield from _strings(v)
 
 
-@reliability(fault="credentials holding a quote, a backslash and a non-ASCII character, one of them also used as the "
-                   "suite name of info.py, so a verdict message quotes it (process blocked by TA406)",
-             must="redaction runs on the values before JSON escaping: no raw, JSON-escaped or repr spelling of any "
-                  "secret appears in stdout (human and JSON), stderr or the decision record, nor in any string the "
-                  "JSON decodes to")
+@reliability(
+    fault="credentials holding a quote, a backslash and a non-ASCII character, one of them also used as the "
+    "suite name of info.py, so a verdict message quotes it (process blocked by TA406)",
+    must="redaction runs on the values before JSON escaping: no raw, JSON-escaped or repr spelling of any "
+    "secret appears in stdout (human and JSON), stderr or the decision record, nor in any string the "
+    "JSON decodes to",
+)
 def test_secrets_with_quotes_backslashes_and_non_ascii_are_redacted(tmp_path, monkeypatch):
     for name, value in AWKWARD.items():
         monkeypatch.setenv(name, value)
@@ -139,8 +163,20 @@ def test_secrets_with_quotes_backslashes_and_non_ascii_are_redacted(tmp_path, mo
     ref = write_info(tmp_path / "info", suite=AWKWARD["R2_SECRET_ACCESS_KEY"])
     outputs = []
     for fmt in ("human", "json"):
-        res = run_cli(["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "c"),
-                       "--format", fmt], cwd=tmp_path)
+        res = run_cli(
+            [
+                "run",
+                "process",
+                str(data),
+                "--method-metadata",
+                ref,
+                "--cache-root",
+                str(tmp_path / "c"),
+                "--format",
+                fmt,
+            ],
+            cwd=tmp_path,
+        )
         assert res.exit_code == 1, res.stdout + res.stderr
         outputs += [res.stdout, res.stderr]
     decoded = json.loads(outputs[2])
@@ -152,20 +188,34 @@ def test_secrets_with_quotes_backslashes_and_non_ascii_are_redacted(tmp_path, mo
             assert not [t for t in texts if spelling in t], spelling
 
 
-@reliability(fault="R2 unreachable: the endpoint host, named after R2_ACCOUNT_ID as R2's is "
-                   "(<account>.r2.cloudflarestorage.com; here <account>.invalid, which never resolves), quoted by the "
-                   "connection error; an R2_ACCOUNT_ID that cannot be a host name",
-             must="R2_ACCOUNT_ID is a secret: the error (exit 4) shows the host with the account masked, and the value "
-                  "is in no output or decision record; an impossible account id is refused without echoing it")
+@reliability(
+    fault="R2 unreachable: the endpoint host, named after R2_ACCOUNT_ID as R2's is "
+    "(<account>.r2.cloudflarestorage.com; here <account>.invalid, which never resolves), quoted by the "
+    "connection error; an R2_ACCOUNT_ID that cannot be a host name",
+    must="R2_ACCOUNT_ID is a secret: the error (exit 4) shows the host with the account masked, and the value "
+    "is in no output or decision record; an impossible account id is refused without echoing it",
+)
 def test_account_id_is_never_shown(tmp_path, monkeypatch):
     account = "f00dfeed" * 4
-    for name, value in {"R2_ACCOUNT_ID": account, "R2_ACCESS_KEY_ID": "AKIDPLAIN0042",
-                        "R2_SECRET_ACCESS_KEY": "plain-secret-0042", "CHECKS_S3_MAX_ATTEMPTS": "1",
-                        "CHECKS_S3_ENDPOINT_URL": f"https://{account}.invalid"}.items():
+    for name, value in {
+        "R2_ACCOUNT_ID": account,
+        "R2_ACCESS_KEY_ID": "AKIDPLAIN0042",
+        "R2_SECRET_ACCESS_KEY": "plain-secret-0042",
+        "CHECKS_S3_MAX_ATTEMPTS": "1",
+        "CHECKS_S3_ENDPOINT_URL": f"https://{account}.invalid",
+    }.items():
         monkeypatch.setenv(name, value)
     make_method_cache(tmp_path / "cache")
-    args = ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache"),
-            "--no-dry-run"]
+    args = [
+        "run",
+        "upload",
+        "--from-cache",
+        "Dummy",
+        "dummy-2026-11-01",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--no-dry-run",
+    ]
     res = run_cli([*args, "--format", "json"], cwd=tmp_path)
     assert res.exit_code == ExitCode.ACTION_FAILED, res.stdout + res.stderr
     assert "***.invalid" in res.stdout, res.stdout
@@ -176,4 +226,4 @@ def test_account_id_is_never_shown(tmp_path, monkeypatch):
     monkeypatch.setenv("R2_ACCOUNT_ID", 'not"a host\\')
     refused = run_cli([*args, "--format", "json"], cwd=tmp_path)
     assert refused.exit_code == ExitCode.ACTION_FAILED and "is not an R2 account id" in refused.stdout
-    assert 'not"a' not in refused.stdout + refused.stderr and "not\\\\\"a" not in refused.stdout
+    assert 'not"a' not in refused.stdout + refused.stderr and 'not\\\\"a' not in refused.stdout

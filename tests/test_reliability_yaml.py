@@ -35,8 +35,13 @@ CASES = {
     "non-utf8": b"name: \xff\xfe\xfa\ntasks:\n  - id: main\n",
     "huge": b"name: big\ntasks:\n" + b"  - id: main\n" + b"# " + b"x" * (3 << 20) + b"\n",
 }
-EXPECTED = {"alias-bomb": ("alias", "anchor"), "deep-nesting": ("nested", "deep"), "duplicate-keys": ("duplicate",),
-            "non-utf8": ("utf-8", "utf8", "decode"), "huge": ("limit", "large", "bytes")}
+EXPECTED = {
+    "alias-bomb": ("alias", "anchor"),
+    "deep-nesting": ("nested", "deep"),
+    "duplicate-keys": ("duplicate",),
+    "non-utf8": ("utf-8", "utf8", "decode"),
+    "huge": ("limit", "large", "bytes"),
+}
 
 
 def _cap():
@@ -58,10 +63,12 @@ def _clear(res, elapsed, case, *, exit_codes=(1, 2)):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(fault="an .eval_results draft that is an alias bomb, 20,000 levels deep, has duplicate keys, non-UTF-8 "
-                   "bytes or 3 MiB",
-             must="`checks hf validate` prints FAIL for that file with the reason (exit 1) within bounded time and "
-                  "memory; the other drafts are still validated")
+@reliability(
+    fault="an .eval_results draft that is an alias bomb, 20,000 levels deep, has duplicate keys, non-UTF-8 "
+    "bytes or 3 MiB",
+    must="`checks hf validate` prints FAIL for that file with the reason (exit 1) within bounded time and "
+    "memory; the other drafts are still validated",
+)
 def test_validate_refuses_hostile_eval_results(tmp_path, case):
     good = tmp_path / "bundle" / "drafts" / "good--model" / ".eval_results" / "b.yaml"
     bad = tmp_path / "bundle" / "drafts" / "bad--model" / ".eval_results" / "b.yaml"
@@ -77,10 +84,12 @@ def test_validate_refuses_hostile_eval_results(tmp_path, case):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(fault="a benchmark whose eval.yaml on the Hub is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
-                   "bytes or 3 MiB",
-             must="`checks hf contract` stops with one clear error naming eval.yaml (exit 2), no contract written, "
-                  "within bounded time and memory")
+@reliability(
+    fault="a benchmark whose eval.yaml on the Hub is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
+    "bytes or 3 MiB",
+    must="`checks hf contract` stops with one clear error naming eval.yaml (exit 2), no contract written, "
+    "within bounded time and memory",
+)
 def test_contract_refuses_hostile_eval_yaml(tmp_path, case):
     res, elapsed = _contract(tmp_path, eval_yaml=CASES[case])
     _clear(res, elapsed, case, exit_codes=(2,))
@@ -97,8 +106,15 @@ def _contract(tmp_path, *, eval_yaml: bytes | None = None, mapping: bytes | None
             (tmp_path / "hub" / "datasets" / BENCHMARK_ID / "main" / "eval.yaml").write_bytes(eval_yaml)
         if mapping is not None:
             (tmp_path / "hostile.yaml").write_bytes(mapping)
-        args = ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml" if mapping is None else "hostile.yaml",
-                "--out", "out.json"]
+        args = [
+            "hf",
+            "contract",
+            BENCHMARK_ID,
+            "--mapping",
+            "contract.yaml" if mapping is None else "hostile.yaml",
+            "--out",
+            "out.json",
+        ]
         return _run(args, tmp_path, env)
 
 
@@ -110,10 +126,12 @@ def _mapping_case(case: str) -> bytes:
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(fault="a contract mapping file (--mapping) that is an alias bomb, too deep, has duplicate keys, "
-                   "non-UTF-8 bytes or 3 MiB",
-             must="`checks hf contract` stops with one clear error naming the mapping file (exit 2) within bounded "
-                  "time and memory; nothing is written")
+@reliability(
+    fault="a contract mapping file (--mapping) that is an alias bomb, too deep, has duplicate keys, "
+    "non-UTF-8 bytes or 3 MiB",
+    must="`checks hf contract` stops with one clear error naming the mapping file (exit 2) within bounded "
+    "time and memory; nothing is written",
+)
 def test_contract_refuses_a_hostile_mapping(tmp_path, case):
     res, elapsed = _contract(tmp_path, mapping=_mapping_case(case))
     _clear(res, elapsed, case, exit_codes=(2,))
@@ -122,10 +140,12 @@ def test_contract_refuses_a_hostile_mapping(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(fault="a models mapping file (checks run draft --mapping) that is an alias bomb, too deep, has "
-                   "duplicate keys, non-UTF-8 bytes or 3 MiB",
-             must="the draft stops with one clear error naming the mapping file (exit 2) within bounded time and "
-                  "memory; no bundle is written")
+@reliability(
+    fault="a models mapping file (checks run draft --mapping) that is an alias bomb, too deep, has "
+    "duplicate keys, non-UTF-8 bytes or 3 MiB",
+    must="the draft stops with one clear error naming the mapping file (exit 2) within bounded time and "
+    "memory; no bundle is written",
+)
 def test_draft_refuses_a_hostile_models_mapping(tmp_path, case):
     with hf_setup(tmp_path, models=1) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=1, base=50.0)
@@ -138,9 +158,11 @@ def test_draft_refuses_a_hostile_models_mapping(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(fault="a processed cache whose metadata.yaml is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
-                   "bytes or 3 MiB (`checks run upload --from-cache`)",
-             must="one clear error naming metadata.yaml (exit 2) within bounded time and memory; nothing is uploaded")
+@reliability(
+    fault="a processed cache whose metadata.yaml is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
+    "bytes or 3 MiB (`checks run upload --from-cache`)",
+    must="one clear error naming metadata.yaml (exit 2) within bounded time and memory; nothing is uploaded",
+)
 def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
     cache = make_method_cache(tmp_path / "cache")
     text = (cache / "metadata.yaml").read_bytes()
@@ -152,14 +174,18 @@ def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
         "huge": text + b"# " + b"x" * (3 << 20) + b"\n",
     }[case]
     (cache / "metadata.yaml").write_bytes(hostile)
-    res, elapsed = _run(["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root",
-                         str(tmp_path / "cache")], tmp_path)
+    res, elapsed = _run(
+        ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(tmp_path / "cache")],
+        tmp_path,
+    )
     _clear(res, elapsed, case, exit_codes=(2,))
     assert "metadata.yaml" in res.stderr
 
 
-@reliability(fault="an .eval_results draft holding a control character (U+001F), which YAML forbids",
-             must="`checks hf validate` prints FAIL for that file with the reason (exit 1), no traceback")
+@reliability(
+    fault="an .eval_results draft holding a control character (U+001F), which YAML forbids",
+    must="`checks hf validate` prints FAIL for that file with the reason (exit 1), no traceback",
+)
 def test_validate_refuses_control_characters(tmp_path):
     bad = tmp_path / "bundle" / "drafts" / "bad--model" / ".eval_results" / "b.yaml"
     bad.parent.mkdir(parents=True)

@@ -13,12 +13,12 @@ from checks.testing import run_cli
 from tabarena_checks.testing import tabarena_run
 
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
-SIBLING = '''
+SIBLING = """
 other = MethodMetadata.config(
     method="Other", suite="other-2026", ag_key="TA-OTHER",
     date="2026-02-30",  # checks: ignore[TA110] copied from the paper as printed
 )
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -27,9 +27,24 @@ def run(tmp_path_factory):
 
 
 def process(run, tmp_path, variable: str):
-    return run_cli(["-p", "tabarena", "run", "process", str(run.run_dir), "--method-metadata",
-                    f"{run.info}:{variable}", "--cache-root", str(tmp_path / "cache"), "--dry-run", "--format", "json"],
-                   env=ENV, cwd=tmp_path)
+    return run_cli(
+        [
+            "-p",
+            "tabarena",
+            "run",
+            "process",
+            str(run.run_dir),
+            "--method-metadata",
+            f"{run.info}:{variable}",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+        env=ENV,
+        cwd=tmp_path,
+    )
 
 
 def ck003(res) -> list[str]:
@@ -64,4 +79,5 @@ def test_an_unused_suppression_on_the_judged_declaration_is_still_reported(run, 
     path.write_text(marked + SIBLING)
     line = marked.splitlines().index(next(x for x in marked.splitlines() if "ignore[TA110]" in x)) + 1
     assert ck003(process(run, tmp_path, "method_metadata")) == [
-        f"{line}: suppression of TA110 matched no finding: remove TA110 from it"]
+        f"{line}: suppression of TA110 matched no finding: remove TA110 from it"
+    ]

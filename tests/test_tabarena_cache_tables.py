@@ -17,8 +17,19 @@ from tabarena_checks.engine import cache_tables as ct
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.synth.generate import TASKS, RunSpec, make_result
 
-SPEC = RunSpec(method="Nori", name_prefix="TA-Nori", ag_key="TA-NORI", kind="config", bag_children=2,
-               validation_protocol=None, use_child_oof=False, gpus=0, legacy_layout=False, array_scale=0.02, folds=3)
+SPEC = RunSpec(
+    method="Nori",
+    name_prefix="TA-Nori",
+    ag_key="TA-NORI",
+    kind="config",
+    bag_children=2,
+    validation_protocol=None,
+    use_child_oof=False,
+    gpus=0,
+    legacy_layout=False,
+    array_scale=0.02,
+    folds=3,
+)
 NORI = MethodMetadata(method="Nori", ag_key="TA-NORI", constructor="config")
 
 
@@ -50,8 +61,7 @@ def test_baseline_rows_carry_the_name_when_set():
 
 
 def test_column_types_follow_pandas_concat():
-    rows = [{"a": 1, "b": np.float32(0.5), "c": 1, "d": "x"},
-            {"a": 2, "b": np.float32(0.25), "d": "y"}]
+    rows = [{"a": 1, "b": np.float32(0.5), "c": 1, "d": "x"}, {"a": 2, "b": np.float32(0.25), "d": "y"}]
     table = ct.frame(rows)
     assert table.schema.field("a").type == pa.int64(), "an int column stays int64"
     assert table.schema.field("b").type == pa.float32(), "a float32 raw field keeps its type"
@@ -62,22 +72,26 @@ def test_column_types_follow_pandas_concat():
     assert mixed.schema.field("a").type == pa.float64()
 
 
-@pytest.mark.parametrize("values, expected", [
-    ([1, None], pa.int64()),  # pandas keeps an object column; Arrow reads it as int64 with a null
-    ([np.int32(3), None], pa.int64()),
-    ([1.5, None], pa.float64()),  # the None row is left out of the common dtype, and NaN fits a float
-    ([np.float32(1.5), None], pa.float32()),
-    ([True, None], pa.bool_()),
-    ([None, None], pa.null()),
-    ([True, 1], pa.int64()),
-    ([True, 1.5], pa.float64()),
-])
+@pytest.mark.parametrize(
+    "values, expected",
+    [
+        ([1, None], pa.int64()),  # pandas keeps an object column; Arrow reads it as int64 with a null
+        ([np.int32(3), None], pa.int64()),
+        ([1.5, None], pa.float64()),  # the None row is left out of the common dtype, and NaN fits a float
+        ([np.float32(1.5), None], pa.float32()),
+        ([True, None], pa.bool_()),
+        ([None, None], pa.null()),
+        ([True, 1], pa.int64()),
+        ([True, 1.5], pa.float64()),
+    ],
+)
 def test_a_none_in_a_column_types_it_as_pandas_and_its_parquet_writer_do(values, expected):
     # before, any None made the column Arrow's null type and the value beside it failed the write
     table = ct.frame([{"a": v} for v in values])
     assert table.schema.field("a").type == expected
-    assert table.column("a").to_pylist() == [None if v is None else (int(v) if isinstance(v, bool) and
-                                             expected != pa.bool_() else v) for v in values]
+    assert table.column("a").to_pylist() == [
+        None if v is None else (int(v) if isinstance(v, bool) and expected != pa.bool_() else v) for v in values
+    ]
 
 
 def test_hardware_fields_missing_everywhere_are_no_columns():
@@ -99,9 +113,12 @@ def test_float32_metric_error_is_kept_and_val_error_becomes_float64():
 
 
 def test_rows_follow_tabarenas_processing_order():
-    paths = [f"{framework}/{tid}/{split}/results.pkl"
-             for framework in ("TA-Nori_r1_default_BAG_L1", "TA-Nori_c1-x", "TA-Nori_c1")
-             for tid in ("363619", "363612") for split in ("0_0", "10_0", "2_0")]
+    paths = [
+        f"{framework}/{tid}/{split}/results.pkl"
+        for framework in ("TA-Nori_r1_default_BAG_L1", "TA-Nori_c1-x", "TA-Nori_c1")
+        for tid in ("363619", "363612")
+        for split in ("0_0", "10_0", "2_0")
+    ]
     groups = ct.task_groups(reversed(paths))
     # paths sorted part by part ('10_0' < '2_0'; 'TA-Nori_c1' < 'TA-Nori_c1-x', unlike whole strings),
     # grouped by task/split in order of first appearance, path order within a group
@@ -126,8 +143,9 @@ def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
 
     data = generate_run(tmp_path / "run", configs=1, folds=1, tasks=(363612,), array_scale=0.02, workers=1)
     inference = infer(build_index(data, write_cache=False))
-    suffixed = MethodMetadata(method="Nori", ag_key="TA-NORI", name_suffix="_v2", is_bag=True,
-                              config_default="Nori_v2_c1_default_BAG_L1")
+    suffixed = MethodMetadata(
+        method="Nori", ag_key="TA-NORI", name_suffix="_v2", is_bag=True, config_default="Nori_v2_c1_default_BAG_L1"
+    )
     assert compare.row_for(suffixed, inference, "config_default").matches
     unsuffixed = attrs.evolve(suffixed, config_default="Nori_c1_default_BAG_L1")
     row = compare.row_for(unsuffixed, inference, "config_default")
@@ -141,7 +159,9 @@ def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_
 
     raw = _result(tid=363614)  # multiclass, 2 children
     sa = raw["simulation_artifacts"]
-    sa["pred_proba_dict_test"]["TA-Nori_c1_default_BAG_L1"] = sa["pred_proba_dict_test"]["TA-Nori_c1_default_BAG_L1"] + 1
+    sa["pred_proba_dict_test"]["TA-Nori_c1_default_BAG_L1"] = (
+        sa["pred_proba_dict_test"]["TA-Nori_c1_default_BAG_L1"] + 1
+    )
     preds = aligned(raw, "Nori_c1_default_BAG_L1")
     children = sa["bag_info"]["pred_proba_test_per_child"]
     expected = ((children[0].astype(np.float64) + children[1]) / 2).astype(np.float32)
@@ -149,8 +169,14 @@ def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_
     write_task(tmp_path, "anneal", 4, [preds, preds])
     meta = json.loads((tmp_path / "anneal/4/metadata.json").read_text())
     n_val, n_test = len(sa["y_val"]), len(sa["y_test"])
-    assert meta == {"models": ["Nori_c1_default_BAG_L1"] * 2, "dataset": "anneal", "fold": 4,
-                    "pred_val_shape": [2, n_val, 5], "pred_test_shape": [2, n_test, 5], "dtype": "float32"}
+    assert meta == {
+        "models": ["Nori_c1_default_BAG_L1"] * 2,
+        "dataset": "anneal",
+        "fold": 4,
+        "pred_val_shape": [2, n_val, 5],
+        "pred_test_shape": [2, n_test, 5],
+        "dtype": "float32",
+    }
     stored = np.fromfile(tmp_path / "anneal/4/pred-test.dat", dtype=np.float32).reshape(2, n_test, 5)
     assert np.array_equal(stored[1], expected)
     with zipfile.ZipFile(tmp_path / "anneal/4/label-val.csv.zip") as zf:

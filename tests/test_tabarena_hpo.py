@@ -40,7 +40,7 @@ def test_auc_counts_pairs_and_half_ties_on_float32_keys():
     y = rng.integers(0, 2, 300).astype(bool)
     scores = np.round(rng.random((3, 300)), 2)  # many ties
     scores[2] = scores[1] + 1e-9  # closer than a float32 step in [1, 2): ties for the kernel
-    keys = np.float32(np.clip(scores.astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0 ** -23))
+    keys = np.float32(np.clip(scores.astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0**-23))
     expected = []
     for row in keys:
         pos, neg = row[y], row[~y]
@@ -69,7 +69,7 @@ def test_auc_of_many_rows_in_blocks_and_of_float32_sums_counts_as_one_row_alone(
     with pytest.raises(ValueError, match="C-ordered float32"):
         hm.auc_rows(labels, base[None, :] + added, consume=True)
     # one pair counted by brute force: a tie counts half
-    keys = np.float32(np.clip((base + added[7]).astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0 ** -23))
+    keys = np.float32(np.clip((base + added[7]).astype(np.float32).astype(np.float64) + 1.0, 1.0, 2.0 - 2.0**-23))
     pos, neg = keys[y], keys[~y]
     wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
     assert (pos[:, None] == neg[None, :]).any()
@@ -174,26 +174,38 @@ def test_passes_follow_tabarenas_budgets_and_seeds():
     assert [c for b, s, c in plan if b == 2 and s == 0] != [c for b, s, c in plan if b == 2 and s == 1]
 
 
-INFO = '''from tabarena.models._method_metadata import MethodMetadata
+INFO = """from tabarena.models._method_metadata import MethodMetadata
 
 with_default = MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True,
                                      config_default="Nori_c1_default_BAG_L1")
 without_default = MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("hpo")
-    generate_run(root, configs=3, repeats=1, folds=2, tasks=(363612, 363619), bag_children=2, array_scale=0.05,
-                 workers=1)
+    generate_run(
+        root, configs=3, repeats=1, folds=2, tasks=(363612, 363619), bag_children=2, array_scale=0.05, workers=1
+    )
     (root / "info.py").write_text(INFO)
     return root
 
 
 def _process(tmp_path, run, var, data=None, *extra):
-    return run_cli(["run", "process", str(data or run / "data"), "--method-metadata", f"{run / 'info.py'}:{var}",
-                    "--cache-root", str(tmp_path / "cache"), *extra], cwd=tmp_path)
+    return run_cli(
+        [
+            "run",
+            "process",
+            str(data or run / "data"),
+            "--method-metadata",
+            f"{run / 'info.py'}:{var}",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            *extra,
+        ],
+        cwd=tmp_path,
+    )
 
 
 def test_process_writes_hpo_results_and_trajectories(tmp_path, run):
@@ -238,8 +250,9 @@ def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(t
     assert pq.read_table(tmp_path / "parallel" / name).equals(pq.read_table(tmp_path / "serial" / name))
     # the splits did go to other processes, in order
     monkeypatch.setattr(cache_hpo, "_split_trajectories", _pid_and_split)
-    jobs = [(cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x")
-            for fold in range(4)]
+    jobs = [
+        (cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x") for fold in range(4)
+    ]
     with cache_hpo._simulation_pool(len(jobs), 2) as pool:
         done = list(cache_hpo._simulated(jobs, pool))
     assert [s for _, s in done] == [job[0] for job in jobs] and os.getpid() not in {pid for pid, _ in done}
@@ -259,8 +272,9 @@ def test_trajectory_workers_leave_quietly_whatever_handler_the_cli_installed(tmp
     import signal
 
     monkeypatch.setattr(cache_hpo, "_split_trajectories", _handlers)
-    jobs = [(cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x")
-            for fold in range(8)]
+    jobs = [
+        (cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x") for fold in range(8)
+    ]
     before = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         with cache_hpo._simulation_pool(len(jobs), 2) as pool:
@@ -315,8 +329,10 @@ def test_two_tasks_under_one_name_block_before_anything_is_read(tmp_path, run):
     result = _process(tmp_path, run, "with_default", data)
     assert result.exit_code == 1, result.stdout + result.stderr
     assert "failed TA306 result-fields-valid" in result.stdout
-    assert ("363619/0_0/results.pkl: task_metadata.name is 'airfoil_self_noise', but TabArena-v0.1 names task "
-            "363619 'Bank_Customer_Churn'") in result.stdout
+    assert (
+        "363619/0_0/results.pkl: task_metadata.name is 'airfoil_self_noise', but TabArena-v0.1 names task "
+        "363619 'Bank_Customer_Churn'"
+    ) in result.stdout
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
 
 
@@ -336,7 +352,8 @@ def test_trapezoid_auc_of_the_recompute_counts_pairs():
     assert hm.recomputed_val_error("roc_auc", "binary", y, score) == pytest.approx(1 - pairs, abs=1e-12)
     two_columns = np.stack([1 - score, score], axis=1)
     assert hm.recomputed_val_error("roc_auc", "binary", y, two_columns) == hm.recomputed_val_error(
-        "roc_auc", "binary", y, score)
+        "roc_auc", "binary", y, score
+    )
     with pytest.raises(ValueError, match="'accuracy' is not one whose validation error"):
         hm.recomputed_val_error("accuracy", "binary", y, score)
 
@@ -354,8 +371,9 @@ def test_a_missing_val_error_is_recomputed_from_the_stored_validation_prediction
     sa = raw["simulation_artifacts"]
     pred = sa["pred_proba_dict_val"][raw["framework"]]
     expected = float(np.sqrt(((sa["y_val"] - pred) ** 2).mean()))
-    assert [r["metric_error_val"] for r in rows if r["framework"].startswith("Nori_c1_") and r["task"] == "363612_0"
-            ] == [expected]
+    assert [
+        r["metric_error_val"] for r in rows if r["framework"].startswith("Nori_c1_") and r["task"] == "363612_0"
+    ] == [expected]
 
 
 def test_a_missing_val_error_of_another_metric_blocks_with_the_file_and_the_fix(tmp_path, run):

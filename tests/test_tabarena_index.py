@@ -137,8 +137,9 @@ def test_query_records_and_abspath(tmp_path):
 def test_two_methods_in_one_directory_split(tmp_path):
     run = tmp_path / "run"
     make_run(run, tasks=(363612,), folds=2, configs=2)
-    make_run(run, tasks=(363612, 363614), folds=1, name_prefix="TA-Other", ag_key="TA-OTHER", gpus=1,
-             defects=("corrupt",))
+    make_run(
+        run, tasks=(363612, 363614), folds=1, name_prefix="TA-Other", ag_key="TA-OTHER", gpus=1, defects=("corrupt",)
+    )
     data = make_run(run, tasks=(363612,), folds=1, kind="baseline", name_prefix="MySystem")
     parts = index.split_methods(build(data))
     assert sorted(parts) == ["MySystem_c1_default", "TA-Nori", "TA-Other"]
@@ -224,7 +225,6 @@ def test_unreadable_file_of_an_unknown_directory_goes_to_every_method(tmp_path):
     parts = index.split_methods(build(data))
     assert sorted(parts) == ["TA-Nori", "TA-Other"]
     assert all([p for p, _ in part.errors] == ["Broken_c1_BAG_L1/363612/0_0/results.pkl"] for part in parts.values())
-
 
 
 def test_a_query_stopped_by_ctrl_c_is_a_keyboard_interrupt(tmp_path, monkeypatch):

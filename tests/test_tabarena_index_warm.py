@@ -94,8 +94,10 @@ def test_directories_changed_just_now_are_never_trusted(tmp_path):
     (split / "deeper").mkdir()
     shutil.copy2(split / "results.pkl", split / "deeper" / "results.pkl")
     os.utime(split, ns=(before.st_atime_ns, before.st_mtime_ns))  # same mtime as recorded
-    assert any(f.path.endswith("deeper/results.pkl") for f in index.walk(
-        data, _cached(data).dirs, frozenset(_cached(data).table["path"].to_pylist()))[0])
+    assert any(
+        f.path.endswith("deeper/results.pkl")
+        for f in index.walk(data, _cached(data).dirs, frozenset(_cached(data).table["path"].to_pylist()))[0]
+    )
 
 
 def test_hidden_directories_stay_skipped_on_the_warm_path(tmp_path):

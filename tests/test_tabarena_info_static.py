@@ -32,11 +32,24 @@ def test_descriptor_fields_are_defaults_and_the_callers_keywords_win(checkout):
     found = _declarations(checkout / "tafix/models/alpha/info.py")
     assert list(found) == ["alpha_method_metadata", "alpha_new_method_metadata", "alpha_cpu_method_metadata"]
     new = found["alpha_new_method_metadata"].record.resolved()
-    assert (new["method_type"], new["compute"], new["is_bag"], new["display_name"], new["reference_url"],
-            new["date_introduced"], new["model_key"], new["can_hpo"], new["cache_type"]) == (
-        "config", "gpu", True, "Alpha", "https://example.org/alpha", "2024-07", "ALPHA", False, "r2")
+    assert (
+        new["method_type"],
+        new["compute"],
+        new["is_bag"],
+        new["display_name"],
+        new["reference_url"],
+        new["date_introduced"],
+        new["model_key"],
+        new["can_hpo"],
+        new["cache_type"],
+    ) == ("config", "gpu", True, "Alpha", "https://example.org/alpha", "2024-07", "ALPHA", False, "r2")
     cpu = found["alpha_cpu_method_metadata"].record.resolved()
-    assert (cpu["compute"], cpu["display_name"], cpu["name_suffix"], cpu["is_bag"]) == ("cpu", "Alpha (CPU)", "_CPU", True)
+    assert (cpu["compute"], cpu["display_name"], cpu["name_suffix"], cpu["is_bag"]) == (
+        "cpu",
+        "Alpha (CPU)",
+        "_CPU",
+        True,
+    )
     record = found["alpha_new_method_metadata"].record
     # a descriptor default points at the keyword in ModelDescriptor(...), a call keyword at itself
     assert _where(record, "compute") == ("info.py", 5, 5, "keyword")
@@ -47,11 +60,27 @@ def test_descriptor_fields_are_defaults_and_the_callers_keywords_win(checkout):
 def test_spreads_nested_dicts_constants_and_legacy_s3(checkout):
     found = _declarations(checkout / "tafix/systems/auto/info.py")
     legacy = found["auto_legacy_metadata"].record.resolved()
-    assert (legacy["method_type"], legacy["method_class"], legacy["suite"], legacy["compute"], legacy["cache_type"],
-            legacy["cache_kwargs"], legacy["reference_url"], legacy["display_name"], legacy["has_raw"]) == (
-        "baseline", "system", "tabarena-2025-11-01", "gpu", "s3",
-        {"bucket": "tabarena", "prefix": "cache_aio", "upload_as_public": True}, "https://example.org/auto",
-        "Auto 1 (best)", True)
+    assert (
+        legacy["method_type"],
+        legacy["method_class"],
+        legacy["suite"],
+        legacy["compute"],
+        legacy["cache_type"],
+        legacy["cache_kwargs"],
+        legacy["reference_url"],
+        legacy["display_name"],
+        legacy["has_raw"],
+    ) == (
+        "baseline",
+        "system",
+        "tabarena-2025-11-01",
+        "gpu",
+        "s3",
+        {"bucket": "tabarena", "prefix": "cache_aio", "upload_as_public": True},
+        "https://example.org/auto",
+        "Auto 1 (best)",
+        True,
+    )
     record = found["auto_legacy_metadata"].record
     # reference_url came through **_gpu_kwargs -> **_common_kwargs -> **_system_kwargs -> reference_url=_PAPER
     kinds = [step.kind for step in record.origins["reference_url"]]
@@ -61,14 +90,27 @@ def test_spreads_nested_dicts_constants_and_legacy_s3(checkout):
     assert _where(record, "cache_type")[3] == "constructor"
     system = found["auto_new_metadata"].record.resolved()
     assert (system["method_type"], system["method_class"], system["tags"], system["suite"], system["cache_type"]) == (
-        "baseline", "system", ("closed-source-api", "with-llm"), "tabarena-2026-08-05", "r2")
+        "baseline",
+        "system",
+        ("closed-source-api", "with-llm"),
+        "tabarena-2026-08-05",
+        "r2",
+    )
     assert _where(found["auto_new_metadata"].record, "date")[3] == "key"
     portfolio = found["auto_portfolio_metadata"].record.resolved()
     assert (portfolio["method_type"], portfolio["has_raw"], portfolio["method_class"], portfolio["can_hpo"]) == (
-        "portfolio", False, "system", False)
+        "portfolio",
+        False,
+        "system",
+        False,
+    )
     direct = found["auto_direct_metadata"].record.resolved()
     assert (direct["method"], direct["suite"], direct["verified"], direct["display_name"]) == (
-        "Direct", "direct-1", False, "Direct")
+        "Direct",
+        "direct-1",
+        False,
+        "Direct",
+    )
 
 
 def test_imported_descriptor_and_declarations_are_followed(checkout, monkeypatch):
@@ -78,8 +120,13 @@ def test_imported_descriptor_and_declarations_are_followed(checkout, monkeypatch
     assert list(found) == ["beyond_alpha_metadata"]
     record = found["beyond_alpha_metadata"].record
     resolved = record.resolved()
-    assert (resolved["method_type"], resolved["compute"], resolved["display_name"], resolved["can_hpo"],
-            resolved["suite"]) == ("config", "gpu", "Alpha", False, "beyond-2026")
+    assert (
+        resolved["method_type"],
+        resolved["compute"],
+        resolved["display_name"],
+        resolved["can_hpo"],
+        resolved["suite"],
+    ) == ("config", "gpu", "Alpha", False, "beyond-2026")
     # compute is written in the model's own info.py: the finding points there
     assert _where(record, "compute") == ("info.py", 5, 5, "keyword")
     assert site(record.origins["compute"]).path == "tafix/models/alpha/info.py"
@@ -106,20 +153,25 @@ def _write(tmp_path, text, name="info.py"):
     return path
 
 
-@pytest.mark.parametrize("spelling, separator", [
-    ("MM.config", "\n"),  # an alias of the class
-    ("MethodMetadata.config", "\n\x0c\n"),  # a form feed: str.splitlines counts lines differently from ast
-    ("\uff2dethodMetadata.config", "\n"),  # a fullwidth M: Python reads the identifier as MethodMetadata
-])
+@pytest.mark.parametrize(
+    "spelling, separator",
+    [
+        ("MM.config", "\n"),  # an alias of the class
+        ("MethodMetadata.config", "\n\x0c\n"),  # a form feed: str.splitlines counts lines differently from ast
+        ("\uff2dethodMetadata.config", "\n"),  # a fullwidth M: Python reads the identifier as MethodMetadata
+    ],
+)
 def test_declarations_in_loops_are_found_however_the_file_spells_them(tmp_path, spelling, separator):
     """A loop's declarations are found whatever spells the class: an import alias, a file whose lines
     str.splitlines numbers differently from Python, an identifier Python normalises (NFKC)."""
-    lines = ["from tabarena.models._method_metadata import MethodMetadata",
-             "from tabarena.models._method_metadata import MethodMetadata as MM",
-             "kept = MethodMetadata.config(method='Kept', suite='kept-1')",
-             f"others = [{spelling}(method=n, suite='s') for n in ('A', 'B')]",
-             "for n in ('C',):",
-             f"    single = {spelling}(method=n, suite='s')"]
+    lines = [
+        "from tabarena.models._method_metadata import MethodMetadata",
+        "from tabarena.models._method_metadata import MethodMetadata as MM",
+        "kept = MethodMetadata.config(method='Kept', suite='kept-1')",
+        f"others = [{spelling}(method=n, suite='s') for n in ('A', 'B')]",
+        "for n in ('C',):",
+        f"    single = {spelling}(method=n, suite='s')",
+    ]
     path = tmp_path / "info.py"
     path.write_text(separator.join(lines) + "\n", encoding="utf-8")
     declarations = info_static.read_declarations(path)
@@ -130,13 +182,16 @@ def test_declarations_in_loops_are_found_however_the_file_spells_them(tmp_path, 
 
 
 def test_one_unreadable_declaration_never_hides_the_others(tmp_path):
-    path = _write(tmp_path, """\
+    path = _write(
+        tmp_path,
+        """\
         from tabarena.models._method_metadata import MethodMetadata
         a = MethodMetadata.config(method="A", suite="a-1")
         b = MethodMetadata.config(method="B", suite="b-1", colour="red")
         c = MethodMetadata.baseline(method="C", suite="c-1", **["not", "a", "dict"])
         d = MethodMetadata.config(method="D", suite="d-1")
-        """)
+        """,
+    )
     found = info_static.read_declarations(path)
     assert [(d.variable, d.record is not None) for d in found] == [("a", True), ("b", False), ("c", False), ("d", True)]
     b, c = found[1].problem, found[2].problem
@@ -147,21 +202,42 @@ def test_one_unreadable_declaration_never_hides_the_others(tmp_path):
 @pytest.mark.parametrize(
     "files, expected",
     [
-        ({"info.py": "S = 'a'\nS = 'b'\nm = MethodMetadata.config(method='M', suite=S)\n"},
-         ("info.py", 2, 1, "'S' is bound 2 times (lines 1, 2)")),
-        ({"info.py": "m = MethodMetadata.config(method='M', suite='s')\nm = MethodMetadata.config(method='N', suite='t')\n"},
-         ("info.py", 2, 1, "'m' is bound 2 times")),
-        ({"__init__.py": "", "a.py": "from pkg.b import Y\nX = 'x'\nm = MethodMetadata.config(method='M', suite=Y)\n",
-          "b.py": "from pkg.a import X\nY = X\n"},
-         ("a.py", 1, 1, "import cycle")),
-        ({"info.py": "K = 3\nm = MethodMetadata.config(method='M', **K)\n"},
-         ("info.py", 2, 39, "**K is a int (3), not a dict")),
-        ({"info.py": "d = ModelDescriptor(display_name='D')\nm = d.method_metadata(method='M', method_type='baseline')\n"},
-         ("info.py", 2, 35, "describes config methods")),
-        ({"info.py": "d = ModelDescriptor(display_name='D', colour='red')\nm = d.method_metadata(method='M')\n"},
-         ("info.py", 1, 39, "does not accept 'colour'")),
-        ({"info.py": "from autogluon.x import SUITE\nm = MethodMetadata.config(method='M', suite=SUITE)\n"},
-         ("info.py", 1, 1, "not a module of this checkout")),
+        (
+            {"info.py": "S = 'a'\nS = 'b'\nm = MethodMetadata.config(method='M', suite=S)\n"},
+            ("info.py", 2, 1, "'S' is bound 2 times (lines 1, 2)"),
+        ),
+        (
+            {
+                "info.py": "m = MethodMetadata.config(method='M', suite='s')\nm = MethodMetadata.config(method='N', suite='t')\n"
+            },
+            ("info.py", 2, 1, "'m' is bound 2 times"),
+        ),
+        (
+            {
+                "__init__.py": "",
+                "a.py": "from pkg.b import Y\nX = 'x'\nm = MethodMetadata.config(method='M', suite=Y)\n",
+                "b.py": "from pkg.a import X\nY = X\n",
+            },
+            ("a.py", 1, 1, "import cycle"),
+        ),
+        (
+            {"info.py": "K = 3\nm = MethodMetadata.config(method='M', **K)\n"},
+            ("info.py", 2, 39, "**K is a int (3), not a dict"),
+        ),
+        (
+            {
+                "info.py": "d = ModelDescriptor(display_name='D')\nm = d.method_metadata(method='M', method_type='baseline')\n"
+            },
+            ("info.py", 2, 35, "describes config methods"),
+        ),
+        (
+            {"info.py": "d = ModelDescriptor(display_name='D', colour='red')\nm = d.method_metadata(method='M')\n"},
+            ("info.py", 1, 39, "does not accept 'colour'"),
+        ),
+        (
+            {"info.py": "from autogluon.x import SUITE\nm = MethodMetadata.config(method='M', suite=SUITE)\n"},
+            ("info.py", 1, 1, "not a module of this checkout"),
+        ),
     ],
 )
 def test_bad_input_is_one_problem_at_line_and_column_with_the_fix(tmp_path, files, expected):
@@ -181,25 +257,32 @@ def test_bad_input_is_one_problem_at_line_and_column_with_the_fix(tmp_path, file
 
 def test_a_chain_of_spreads_too_deep_to_read_is_one_problem(tmp_path):
     chain = "A0 = dict(suite='s')\n" + "".join(f"A{i} = dict(**A{i - 1})\n" for i in range(1, 400))
-    path = _write(tmp_path, chain + "m = MethodMetadata.config(method='M', **A399)\nok = MethodMetadata.config("
-                            "method='O', suite='o')\n")
+    path = _write(
+        tmp_path,
+        chain + "m = MethodMetadata.config(method='M', **A399)\nok = MethodMetadata.config(method='O', suite='o')\n",
+    )
     found = {d.variable: d for d in info_static.read_declarations(path)}
     assert "nested too deeply" in found["m"].problem.message and found["ok"].record.method == "O"
 
 
 def test_the_same_import_twice_is_one_binding(tmp_path):
-    path = _write(tmp_path, """\
+    path = _write(
+        tmp_path,
+        """\
         from typing import TYPE_CHECKING
         from tabarena.models._method_metadata import MethodMetadata
         if TYPE_CHECKING:
             from tabarena.models._method_metadata import MethodMetadata
         m = MethodMetadata.config(method="M", suite="m-1")
-        """)
+        """,
+    )
     assert [r.method for r in info_static.read_file(path)] == ["M"]
 
 
 def test_read_variable_names_the_variables_found(checkout):
-    with pytest.raises(InputError, match="found: alpha_cpu_method_metadata, alpha_method_metadata, alpha_new_method_metadata"):
+    with pytest.raises(
+        InputError, match="found: alpha_cpu_method_metadata, alpha_method_metadata, alpha_new_method_metadata"
+    ):
         info_static.read_variable(checkout / "tafix/models/alpha/info.py", "nope")
     with pytest.raises(InputError, match="not a MethodMetadata"):
         info_static.read_variable(checkout / "tafix/systems/auto/info.py", "_system_kwargs")
@@ -214,8 +297,12 @@ def test_columns_count_characters_not_bytes(tmp_path):
 # --------------------------------------------------------------------------- against TabArena itself
 
 
-FIXTURE_MODULES = ("tafix/models/alpha/info.py", "tafix/systems/auto/info.py", "tafix/contexts/beyond/methods.py",
-                   "tafix/contexts/loop/methods.py")
+FIXTURE_MODULES = (
+    "tafix/models/alpha/info.py",
+    "tafix/systems/auto/info.py",
+    "tafix/contexts/beyond/methods.py",
+    "tafix/contexts/loop/methods.py",
+)
 #: run by an interpreter that has TabArena: imports the fixtures for real, prints every field of each variable
 DUMP = """
 import dataclasses, importlib, json, sys
@@ -241,8 +328,13 @@ def _theirs(checkout, keys):
     except ImportError:
         if not side:
             pytest.skip("TabArena is not installed (set TABARENA_PYTHON to an interpreter that has it)")
-        res = subprocess.run([side, "-c", DUMP, str(checkout), json.dumps(keys)], capture_output=True, text=True,
-                             timeout=300, cwd=checkout)
+        res = subprocess.run(
+            [side, "-c", DUMP, str(checkout), json.dumps(keys)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=checkout,
+        )
         assert res.returncode == 0, res.stderr[-2000:]
         return json.loads(res.stdout)
     sys.path.insert(0, str(checkout))
@@ -286,8 +378,9 @@ def test_every_fixture_declaration_equals_tabarenas_own_object(checkout):
 def _metadata_cli(cwd, *args):
     from checks.testing import run_cli
 
-    return run_cli(["-p", "tabarena", "tabarena", "metadata", *args], env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"},
-                   cwd=cwd)
+    return run_cli(
+        ["-p", "tabarena", "tabarena", "metadata", *args], env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=cwd
+    )
 
 
 def test_metadata_command_shows_every_field_and_where_it_came_from(checkout):
@@ -299,11 +392,19 @@ def test_metadata_command_shows_every_field_and_where_it_came_from(checkout):
     assert (item["variable"], item["line"], item["constructor"]) == ("beyond_alpha_metadata", 14, "descriptor")
     fields = item["fields"]
     assert fields["compute"]["value"] == "gpu" and fields["compute"]["from"][:2] == ["descriptor default", "import"]
-    assert fields["compute"]["provenance"][-1] == {"kind": "keyword", "name": "compute=",
-                                                  "path": "tafix/models/alpha/info.py", "line": 5, "col": 5}
+    assert fields["compute"]["provenance"][-1] == {
+        "kind": "keyword",
+        "name": "compute=",
+        "path": "tafix/models/alpha/info.py",
+        "line": 5,
+        "col": 5,
+    }
     assert fields["suite"]["from"] == ["spread", "literal"]
-    assert fields["display_name"] == {"value": "Alpha", "from": ["descriptor default", "import", "literal"],
-                                      "provenance": fields["display_name"]["provenance"]}
+    assert fields["display_name"] == {
+        "value": "Alpha",
+        "from": ["descriptor default", "import", "literal"],
+        "provenance": fields["display_name"]["provenance"],
+    }
     assert fields["model_key"]["from"] == ["derived from ag_key"] and fields["model_key"]["value"] == "TA-ALPHA"
     assert fields["has_raw"]["from"] == ["default"]
     human = _metadata_cli(checkout, "tafix/systems/auto/info.py:auto_legacy_metadata")

@@ -21,10 +21,17 @@ bad = MethodMetadata.config(method="Nori", ag_key="TA-NORI", date="2026-02-30", 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("a2inspect")
-    data = synth.generate_run(root / "run", configs=2, tasks=(363612, 363614), folds=2, validation_protocol="8x1",
-                              defects=("corrupt", "missing_split"))
-    synth.generate_run(root / "run", tasks=(363612,), folds=2, kind="baseline", name_prefix="AutoX",
-                       validation_protocol="system")
+    data = synth.generate_run(
+        root / "run",
+        configs=2,
+        tasks=(363612, 363614),
+        folds=2,
+        validation_protocol="8x1",
+        defects=("corrupt", "missing_split"),
+    )
+    synth.generate_run(
+        root / "run", tasks=(363612,), folds=2, kind="baseline", name_prefix="AutoX", validation_protocol="system"
+    )
     (root / "info.py").write_text(INFO)
     return data, root / "info.py"
 
@@ -47,7 +54,10 @@ def test_json_report_per_method(run, tmp_path):
     assert nori["fold_histogram"] == [["8x1", nori["counts"]["results"]]]
     assert nori["counts"]["results_per_config"] == {"TA-Nori_c1_default_BAG_L1": 4, "TA-Nori_r1_default_BAG_L1": 2}
     assert [u["path"] for u in nori["unreadable"]] == ["TA-Nori_r1_default_BAG_L1/363614/0_1/results.pkl"]
-    assert {(c["task"], c["split"]) for c in nori["coverage"]["missing_cells"]} == {("363614", "0_0"), ("363614", "0_1")}
+    assert {(c["task"], c["split"]) for c in nori["coverage"]["missing_cells"]} == {
+        ("363614", "0_0"),
+        ("363614", "0_1"),
+    }
     assert 'validation_protocol="8x1"' in nori["snippet"] and 'ag_key="TA-NORI"' in nori["snippet"]
     assert nori["comparison"] is None
     autox = by["AutoX_c1_default"]
@@ -61,8 +71,15 @@ def test_json_comparison_rows_carry_severity(run, tmp_path):
     assert result.exit_code == 0, result.stderr
     (nori,) = json.loads(result.stdout)["methods"]
     rows = {r["field"]: r for r in nori["comparison"]}
-    assert rows["compute"] == {"field": "compute", "inferred": "cpu", "declared": "gpu", "severity": "error",
-                               "status": "differs", "note": rows["compute"]["note"], "rule": "TA105"}
+    assert rows["compute"] == {
+        "field": "compute",
+        "inferred": "cpu",
+        "declared": "gpu",
+        "severity": "error",
+        "status": "differs",
+        "note": rows["compute"]["note"],
+        "rule": "TA105",
+    }
     assert rows["method"]["severity"] == "warn" and rows["method"]["status"] == "differs"
     assert rows["model_key"]["severity"] == "info"
     assert "config_default" not in rows  # two configs: not inferred
@@ -140,11 +157,15 @@ def test_directory_with_only_unreadable_files_is_reported_not_refused(tmp_path):
 
 def test_c1_only_infers_config_default_of_an_hpo_method(run, tmp_path):
     data, _ = run
-    plain = json.loads(inspect(data, "--format", "json", "--method", "TA-Nori", "--cache-dir", tmp_path / "c",
-                               cwd=tmp_path).stdout)["methods"][0]
+    plain = json.loads(
+        inspect(data, "--format", "json", "--method", "TA-Nori", "--cache-dir", tmp_path / "c", cwd=tmp_path).stdout
+    )["methods"][0]
     assert plain["inferred"]["raw_config_default"] is None, "TabArena infers it for single-config runs only"
-    c1 = json.loads(inspect(data, "--format", "json", "--method", "TA-Nori", "--c1-only", "--cache-dir",
-                            tmp_path / "c", cwd=tmp_path).stdout)["methods"][0]
+    c1 = json.loads(
+        inspect(
+            data, "--format", "json", "--method", "TA-Nori", "--c1-only", "--cache-dir", tmp_path / "c", cwd=tmp_path
+        ).stdout
+    )["methods"][0]
     assert c1["inferred"]["raw_config_default"] == "TA-Nori_c1_default_BAG_L1"
     assert c1["inferred"]["config_default"] == "Nori_c1_default_BAG_L1", "renamed to the method"
     assert 'config_default="Nori_c1_default_BAG_L1"' in c1["snippet"]

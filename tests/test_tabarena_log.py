@@ -21,8 +21,18 @@ def _ts(iso: str) -> float:
 @pytest.fixture(scope="module")
 def run_template(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    generate_run(out, configs=1, folds=2, tasks=(363612,), method="Nori", name_prefix="TA-Nori",
-                 bag_children=2, validation_protocol="8x1", array_scale=0.05, workers=1)
+    generate_run(
+        out,
+        configs=1,
+        folds=2,
+        tasks=(363612,),
+        method="Nori",
+        name_prefix="TA-Nori",
+        bag_children=2,
+        validation_protocol="8x1",
+        array_scale=0.05,
+        workers=1,
+    )
     return out
 
 
@@ -39,8 +49,9 @@ def _run(tmp_path, template, started: str):
 
 
 def log(repo, run, tmp_path, *extra):
-    return run_cli(["run", "log", "--run", str(run), "--repo", str(repo), "--benchmark-name", "nori-2026-02",
-                    *extra], cwd=tmp_path)
+    return run_cli(
+        ["run", "log", "--run", str(run), "--repo", str(repo), "--benchmark-name", "nori-2026-02", *extra], cwd=tmp_path
+    )
 
 
 def test_entry_records_the_sha_at_setup_time_from_the_reflog(checkout, tmp_path, run_template):
@@ -92,7 +103,10 @@ def test_an_existing_entry_is_never_added_twice(checkout, tmp_path, run_template
 
 
 def test_insert_entry_without_any_entry_appends_after_the_preamble():
-    assert insert_entry("# Log\n\nPreamble.\n", "## 2026-01-01 \u2014 x\n") == "# Log\n\nPreamble.\n\n## 2026-01-01 \u2014 x\n"
+    assert (
+        insert_entry("# Log\n\nPreamble.\n", "## 2026-01-01 \u2014 x\n")
+        == "# Log\n\nPreamble.\n\n## 2026-01-01 \u2014 x\n"
+    )
 
 
 # --- TA51x: must fail and must pass --------------------------------------------------------------

@@ -73,7 +73,12 @@ def test_static_read_gives_every_declaration_with_constructor_effects(tmp_path):
     assert list(records) == ["nori", "preset", "auto", "port"]
     nori = records["nori"]
     assert (nori.method, nori.suite, nori.method_type, nori.ag_key, nori.compute) == (
-        "Nori", "nori-2026-03", "config", "TA-NORI", "gpu")
+        "Nori",
+        "nori-2026-03",
+        "config",
+        "TA-NORI",
+        "gpu",
+    )
     assert nori.tags == ("closed-source-api", "with-llm")
     assert nori.is_bag is True and nori.can_hpo is False
     assert nori.source == f"{path}:3" and nori.constructor == "config"
@@ -81,7 +86,11 @@ def test_static_read_gives_every_declaration_with_constructor_effects(tmp_path):
     assert nori.effective_cache_type == "r2"
     preset = records["preset"]
     assert (preset.method, preset.name, preset.method_type, preset.method_class) == (
-        "Preset", "Preset (best)", "baseline", "model")
+        "Preset",
+        "Preset (best)",
+        "baseline",
+        "model",
+    )
     auto = records["auto"]
     assert (auto.method_type, auto.method_class, auto.tags) == ("baseline", "system", ("closed-source-api",))
     port = records["port"]
@@ -114,17 +123,23 @@ def test_import_alias_and_annotated_assignment_and_if_block(tmp_path):
     [
         ("m = MethodMetadata.config(method='M', date=TODAY)\n", ["info.py:1:44:", "'TODAY' is not defined"]),
         ("m = MethodMetadata.config(method='M', **common)\n", ["info.py:1:41:", "'common' is not defined"]),
-        ("m = MethodMetadata.config(method='M', colour='red')\n",
-         ["info.py:1:39:", "does not accept 'colour'", "TypeError"]),
+        (
+            "m = MethodMetadata.config(method='M', colour='red')\n",
+            ["info.py:1:39:", "does not accept 'colour'", "TypeError"],
+        ),
         ("m = MethodMetadata.config(method='M', method_type='baseline')\n", ["sets 'method_type' itself"]),
         ("m = MethodMetadata.baseline('M', 'N')\n", ["info.py:1:29:", "keyword arguments only"]),
-        ("m = MethodMetadata(method='M', suite='s', **{'method': 'N'})\n", ["info.py:1:46:", "'method' twice",
-                                                                             "TypeError"]),
+        (
+            "m = MethodMetadata(method='M', suite='s', **{'method': 'N'})\n",
+            ["info.py:1:46:", "'method' twice", "TypeError"],
+        ),
         ("m = MethodMetadata('M', method='N')\n", ["info.py:1:25:", "'method' by position and by keyword"]),
         ("m = MethodMetadata.config(ag_key='X')\n", ["info.py:1:5:", "needs method="]),
         ("m = MethodMetadata.tabarena_legacy_s3(method='M')\n", ["needs suite="]),
-        ("m = MethodMetadata.tabarena_legacy_s3(method='M', suite='s', cache_type='r2')\n",
-         ["info.py:1:62:", "sets 'cache_type' itself"]),
+        (
+            "m = MethodMetadata.tabarena_legacy_s3(method='M', suite='s', cache_type='r2')\n",
+            ["info.py:1:62:", "sets 'cache_type' itself"],
+        ),
         ("m = MethodMetadata.from_yaml(path='x')\n", ["from_yaml()", "cannot be read statically"]),
         ("\n\nm = MethodMetadata.config(method='M'\n", ["info.py:3:", "not valid Python"]),
     ],
@@ -157,8 +172,24 @@ def test_static_parser_only_raises_project_errors_on_any_text(text):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["method='M'", "ag_key=1", "tags=[1, [2]]", "cache_kwargs=[1]", "suite=None",
-                                 "can_hpo='x'", "name_suffix=b'x'", "display_name=3", "model_key=ag"]), max_size=5))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "method='M'",
+                "ag_key=1",
+                "tags=[1, [2]]",
+                "cache_kwargs=[1]",
+                "suite=None",
+                "can_hpo='x'",
+                "name_suffix=b'x'",
+                "display_name=3",
+                "model_key=ag",
+            ]
+        ),
+        max_size=5,
+    )
+)
 def test_static_parser_survives_odd_literal_values(parts):
     try:
         info_static.parse_source(f"m = MethodMetadata.config({', '.join(parts)})\n", "fuzz.py")
@@ -255,7 +286,13 @@ GOOD_KEYS = [
 def test_parse_key_round_trips(text, flavour, folds, sets, tiny, task, adapt):
     key = protocol.parse_key(text)
     assert (key.flavour, key.folds, key.sets, key.tiny, key.task_specific, key.adapt_classes) == (
-        flavour, folds, sets, tiny, task, adapt)
+        flavour,
+        folds,
+        sets,
+        tiny,
+        task,
+        adapt,
+    )
     assert key.text == str(key) == text
 
 

@@ -40,38 +40,65 @@ R2 = 'cache_kwargs={"bucket": "tabarena", "prefix": "cache"}, '
 SCENARIOS = {
     # a config method with HPO: 3 configs, 2 tasks, 3 repeats
     # (metric_error_val left out of every fold-0 result: both recompute it from the validation predictions)
-    "hpo": dict(method="Nori", suite="nori-hpo", edits={0: ("drop_val",)}, run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
-                info='MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True, '
-                     'can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
+    "hpo": dict(
+        method="Nori",
+        suite="nori-hpo",
+        edits={0: ("drop_val",)},
+        run=dict(configs=3, repeats=3, folds=1, tasks=(363612, 363614), bag_children=3),
+        info='MethodMetadata.config(method="Nori", suite="nori-hpo", ag_key="TA-NORI", is_bag=True, '
+        'can_hpo=True, config_default="Nori_c1_default_BAG_L1")',
+    ),
     # one config, renamed with name_suffix and a model_key of its own
     # (disk_usage None in every fold-0 result: an int column holding None, int64 with nulls in both)
-    "suffix": dict(method="Nori", suite="nori-v2", edits={0: ("drop_val", "disk_usage_none")}, run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
-                   info='MethodMetadata.config(method="Nori", suite="nori-v2", ag_key="TA-NORI", '
-                        'model_key="NORI-KEY", name_suffix="_v2", is_bag=True, can_hpo=False, '
-                        'config_default="Nori_v2_c1_default_BAG_L1")'),
+    "suffix": dict(
+        method="Nori",
+        suite="nori-v2",
+        edits={0: ("drop_val", "disk_usage_none")},
+        run=dict(configs=1, repeats=1, folds=2, tasks=(363619,), bag_children=2),
+        info='MethodMetadata.config(method="Nori", suite="nori-v2", ag_key="TA-NORI", '
+        'model_key="NORI-KEY", name_suffix="_v2", is_bag=True, can_hpo=False, '
+        'config_default="Nori_v2_c1_default_BAG_L1")',
+    ),
     # one method out of a directory holding two (the other has its own ag_key)
     # (no disk_usage key in the first config's fold-0 result: the column first appears in a later row of the
     # first split, before task all the same)
-    "shared": dict(method="Nori", suite="nori-shared", prefix="TA-Nori", edits={0: ("no_disk_usage_c1",)},
-                   run=dict(configs=2, repeats=1, folds=2, tasks=(363612,), bag_children=2),
-                   other=dict(configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Other",
-                              method="Other", ag_key="TA-OTHER"),
-                   info='MethodMetadata.config(method="Nori", suite="nori-shared", ag_key="TA-NORI", is_bag=True, '
-                        'can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
+    "shared": dict(
+        method="Nori",
+        suite="nori-shared",
+        prefix="TA-Nori",
+        edits={0: ("no_disk_usage_c1",)},
+        run=dict(configs=2, repeats=1, folds=2, tasks=(363612,), bag_children=2),
+        other=dict(
+            configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Other", method="Other", ag_key="TA-OTHER"
+        ),
+        info='MethodMetadata.config(method="Nori", suite="nori-shared", ag_key="TA-NORI", is_bag=True, '
+        'can_hpo=True, config_default="Nori_c1_default_BAG_L1")',
+    ),
     # a BeyondArena-protocol run: the native declaration names the protocol, which TabArena 0.1.0 cannot
-    "beyondarena": dict(method="Nori", suite="nori-beyond", protocol="8x1+tiny5x5<=500+task-specific+adapt-classes",
-                        run=dict(configs=2, repeats=1, folds=2, tasks=(363614,), bag_children=2,
-                                 validation_protocol="beyondarena"),
-                        info='MethodMetadata.config(method="Nori", suite="nori-beyond", ag_key="TA-NORI", '
-                             'is_bag=True, can_hpo=True, config_default="Nori_c1_default_BAG_L1")'),
+    "beyondarena": dict(
+        method="Nori",
+        suite="nori-beyond",
+        protocol="8x1+tiny5x5<=500+task-specific+adapt-classes",
+        run=dict(configs=2, repeats=1, folds=2, tasks=(363614,), bag_children=2, validation_protocol="beyondarena"),
+        info='MethodMetadata.config(method="Nori", suite="nori-beyond", ag_key="TA-NORI", '
+        'is_bag=True, can_hpo=True, config_default="Nori_c1_default_BAG_L1")',
+    ),
     # (hardware recorded by the fold-1 results only: those columns come after task)
-    "baseline": dict(method="AutoGluon", suite="ag-2026", edits={1: ("hardware",)}, run=dict(kind="baseline", method="AutoGluon", name_prefix="AutoGluon", repeats=1, folds=2,
-                              tasks=(363612, 363619)),
-                     info='MethodMetadata.baseline(method="AutoGluon", suite="ag-2026")'),
-    "system": dict(method="MySys", suite="mysys-2026", run=dict(kind="system", method="MySys", name_prefix="MySys", repeats=1, folds=2,
-                            tasks=(363612, 363614)),
-                   info='MethodMetadata.system(method="MySys", suite="mysys-2026", name="My System", '
-                        'tags=("with-llm",))'),
+    "baseline": dict(
+        method="AutoGluon",
+        suite="ag-2026",
+        edits={1: ("hardware",)},
+        run=dict(
+            kind="baseline", method="AutoGluon", name_prefix="AutoGluon", repeats=1, folds=2, tasks=(363612, 363619)
+        ),
+        info='MethodMetadata.baseline(method="AutoGluon", suite="ag-2026")',
+    ),
+    "system": dict(
+        method="MySys",
+        suite="mysys-2026",
+        run=dict(kind="system", method="MySys", name_prefix="MySys", repeats=1, folds=2, tasks=(363612, 363614)),
+        info='MethodMetadata.system(method="MySys", suite="mysys-2026", name="My System", tags=("with-llm",))',
+    ),
 }
 
 
@@ -105,11 +132,33 @@ def build(tmp_path: Path, name: str) -> tuple[Path, Path]:
     prefix = ["--prefix", spec["prefix"]] if "prefix" in spec else []
     env = {**os.environ, "TABARENA_CACHE": str(tmp_path / "ta-default-cache"), "PYTHONDONTWRITEBYTECODE": "1"}
     with open(tmp_path / "tabarena.log", "wb") as log:
-        driver = subprocess.Popen([python, str(DRIVER), "process", str(data), f"{tmp_path / 'info.py'}:m",
-                                   str(tmp_path / "tabarena"), *prefix], stdout=log, stderr=subprocess.STDOUT, env=env)
+        driver = subprocess.Popen(
+            [
+                python,
+                str(DRIVER),
+                "process",
+                str(data),
+                f"{tmp_path / 'info.py'}:m",
+                str(tmp_path / "tabarena"),
+                *prefix,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
         try:
-            result = run_cli(["run", "process", str(data), "--method-metadata", f"{tmp_path / 'native_info.py'}:m",
-                              "--cache-root", str(tmp_path / "native")], cwd=tmp_path)
+            result = run_cli(
+                [
+                    "run",
+                    "process",
+                    str(data),
+                    "--method-metadata",
+                    f"{tmp_path / 'native_info.py'}:m",
+                    "--cache-root",
+                    str(tmp_path / "native"),
+                ],
+                cwd=tmp_path,
+            )
             assert result.exit_code == 0, result.stdout + result.stderr
             rc = driver.wait(timeout=DRIVER_TIMEOUT)
         finally:
@@ -165,8 +214,9 @@ def compare_caches(native: Path, tabarena: Path) -> list[str]:
     mine = {f for f in _files(native) if f != ".checks-source.json"}
     theirs = _files(tabarena)
     if mine != theirs:
-        problems.append(f"file lists differ: only native {sorted(mine - theirs)[:5]}, "
-                        f"only TabArena {sorted(theirs - mine)[:5]}")
+        problems.append(
+            f"file lists differ: only native {sorted(mine - theirs)[:5]}, only TabArena {sorted(theirs - mine)[:5]}"
+        )
     for rel in sorted(mine & theirs):
         if rel.startswith("raw/"):
             continue
@@ -177,8 +227,10 @@ def compare_caches(native: Path, tabarena: Path) -> list[str]:
                 # deviation: the run's datasets and the columns its results determine, not TabArena's own frame
                 tb = tb.filter(pa.compute.is_in(tb.column("dataset"), ta.column("dataset"))).select(ta.column_names)
             if ta.schema.remove_metadata() != tb.schema.remove_metadata():
-                problems.append(f"{rel}: schema differs:\nnative:\n{ta.schema.remove_metadata()}\n"
-                                f"TabArena:\n{tb.schema.remove_metadata()}")
+                problems.append(
+                    f"{rel}: schema differs:\nnative:\n{ta.schema.remove_metadata()}\n"
+                    f"TabArena:\n{tb.schema.remove_metadata()}"
+                )
                 continue
             ra, rb = ta.to_pylist(), tb.to_pylist()
             if len(ra) != len(rb):
@@ -196,10 +248,15 @@ def compare_caches(native: Path, tabarena: Path) -> list[str]:
             # deviation: TabArena records the absolute path it wrote to (its loader replaces it); native null
             ca, cb = (json.loads(p.read_text()) for p in (a, b))
             if ca["benchmark_paths"].pop("relative_path") is not None or ca != (
-                    cb["benchmark_paths"].pop("relative_path") and cb):
-                problems.append(f"{rel}: content differs:\nnative:\n{a.read_text()[:800]}\nTabArena:\n{b.read_text()[:800]}")
+                cb["benchmark_paths"].pop("relative_path") and cb
+            ):
+                problems.append(
+                    f"{rel}: content differs:\nnative:\n{a.read_text()[:800]}\nTabArena:\n{b.read_text()[:800]}"
+                )
         elif a.read_bytes() != b.read_bytes():
-            problems.append(f"{rel}: content differs:\nnative:\n{a.read_text()[:1500]}\nTabArena:\n{b.read_text()[:1500]}")
+            problems.append(
+                f"{rel}: content differs:\nnative:\n{a.read_text()[:1500]}\nTabArena:\n{b.read_text()[:1500]}"
+            )
     return problems
 
 
@@ -219,8 +276,17 @@ def load_both(tmp_path: Path, name: str, sides=("native", "tabarena"), expect_fa
     for side in sides:
         out = tmp_path / f"loaded-{side}"
         log = open(tmp_path / f"load-{side}.log", "wb")  # noqa: SIM115 - closed below
-        procs.append((subprocess.Popen([python, str(DRIVER), "load", str(tmp_path / side), spec["method"],
-                                        spec["suite"], str(out)], stdout=log, stderr=subprocess.STDOUT), log, side))
+        procs.append(
+            (
+                subprocess.Popen(
+                    [python, str(DRIVER), "load", str(tmp_path / side), spec["method"], spec["suite"], str(out)],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                ),
+                log,
+                side,
+            )
+        )
         outs.append(out)
     for proc, log, side in procs:
         try:
@@ -246,14 +312,18 @@ def compare_loaded(native: Path, tabarena: Path) -> list[str]:
     for name in ("configs.parquet", "baselines.parquet", "results.parquet"):
         a, b = native / name, tabarena / name
         if a.exists() != b.exists():
-            problems.append(f"{name}: loaded from one cache only ({(native / 'results.error').read_text() if (native / 'results.error').exists() else ''})")
+            problems.append(
+                f"{name}: loaded from one cache only ({(native / 'results.error').read_text() if (native / 'results.error').exists() else ''})"
+            )
         elif a.exists() and pq.read_table(a) != pq.read_table(b):
             problems.append(f"{name}: TabArena loads different tables from the two caches")
     for name in ("configs_hyperparameters.json", "summary.json", "processed.error"):
         if (native / name).exists() != (tabarena / name).exists():
             problems.append(f"{name}: from one cache only")
         elif (native / name).exists() and (native / name).read_text() != (tabarena / name).read_text():
-            problems.append(f"{name} differs: {(native / name).read_text()[:300]} / {(tabarena / name).read_text()[:300]}")
+            problems.append(
+                f"{name} differs: {(native / name).read_text()[:300]} / {(tabarena / name).read_text()[:300]}"
+            )
     if (native / "processed.error").exists():
         return problems
     with np.load(native / "predictions.npz") as a, np.load(tabarena / "predictions.npz") as b:
@@ -268,8 +338,11 @@ def download(client, prefix: str, root: Path) -> None:
     """Every object below ``prefix`` into the cache root ``root``, the zips unpacked, as a TabArena user gets them."""
     import io
 
-    keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
-            for item in page.get("Contents", [])]
+    keys = [
+        item["Key"]
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+        for item in page.get("Contents", [])
+    ]
     assert keys, f"nothing was uploaded under {prefix}"
     for key in keys:
         rel = key.removeprefix("cache/")
@@ -297,16 +370,31 @@ def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env
     assert not problems, "\n".join(problems)
     if "other" in SCENARIOS[name]:
         assert {p.parts[-4] for p in (native / "raw").rglob("results.pkl")} == {
-            "Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"}, "nothing of the other method"
+            "Nori_c1_default_BAG_L1",
+            "Nori_r1_default_BAG_L1",
+        }, "nothing of the other method"
     spec = SCENARIOS[name]
     # then the same after checks run upload (moto's S3 server) and a download into a fresh cache root
-    uploaded = run_cli(["run", "upload", "--from-cache", spec["method"], spec["suite"], "--cache-root",
-                        str(tmp_path / "native"), "--no-dry-run", "--verified"], cwd=tmp_path)
+    uploaded = run_cli(
+        [
+            "run",
+            "upload",
+            "--from-cache",
+            spec["method"],
+            spec["suite"],
+            "--cache-root",
+            str(tmp_path / "native"),
+            "--no-dry-run",
+            "--verified",
+        ],
+        cwd=tmp_path,
+    )
     assert uploaded.exit_code == 0, uploaded.stdout + uploaded.stderr
     download(s3_env, f"cache/artifacts/{spec['suite']}/methods/{spec['method']}/", tmp_path / "downloaded")
     published = tmp_path / "downloaded" / native.relative_to(tmp_path / "native") / "results"
-    assert sorted(p.name for p in published.glob("*.parquet")) == sorted(p.name for p in (native / "results").glob(
-        "*.parquet")), "every results table is published (the HPO results and trajectories of a config method too)"
+    assert sorted(p.name for p in published.glob("*.parquet")) == sorted(
+        p.name for p in (native / "results").glob("*.parquet")
+    ), "every results table is published (the HPO results and trajectories of a config method too)"
     for table in published.glob("*.parquet"):
         assert table.read_bytes() == (native / "results" / table.name).read_bytes()
     if protocol is not None:
@@ -327,8 +415,7 @@ def test_native_cache_equals_tabarenas_and_loads_the_same(tmp_path, name, s3_env
         # load_results gives a config method's HPO results (the leaderboard's input), a baseline's model results
         assert (loaded / "results.parquet").exists() and not (loaded / "results.error").exists()
     if spec["info"].startswith("MethodMetadata.config"):
-        assert set(pq.read_table(loaded_native / "results.parquet").column("method_subtype").to_pylist()) >= {
-            "default"}
+        assert set(pq.read_table(loaded_native / "results.parquet").column("method_subtype").to_pylist()) >= {"default"}
 
 
 def test_comparison_catches_a_changed_type_and_a_missing_file(tmp_path):

@@ -15,7 +15,7 @@ from checks.testing import run_cli
 from tabarena_checks.raw import index, reader
 from tabarena_checks.synth.generate import generate_run
 
-INFO = '''from tabarena.models._method_metadata import MethodMetadata
+INFO = """from tabarena.models._method_metadata import MethodMetadata
 
 nori = MethodMetadata.config(method="Nori", suite="nori-2026-11", ag_key="TA-NORI", is_bag=True,
                              validation_protocol="8x1", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
@@ -23,7 +23,7 @@ wrong_key = MethodMetadata.config(method="Nori", suite="nori-2026-11", ag_key="T
                                   validation_protocol="8x1")
 system = MethodMetadata.system(method="MySystem", name="My System", suite="mysystem-2026-11", tags=[],
                                validation_protocol="system")
-'''
+"""
 CACHE = "artifacts/nori-2026-11/methods/Nori"
 
 
@@ -32,10 +32,20 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     small = dict(tasks=(363612, 363614), bag_children=2, array_scale=0.05, workers=1)
     generate_run(root / "configs", configs=2, repeats=2, folds=2, validation_protocol="8x1", **small)
-    generate_run(root / "system", configs=1, repeats=1, folds=2, kind="system", method="MySystem",
-                 name_prefix="MySystem", validation_protocol="system", **small)
-    generate_run(root / "corrupt", configs=1, repeats=1, folds=2, validation_protocol="8x1", defects=("corrupt",),
-                 **small)
+    generate_run(
+        root / "system",
+        configs=1,
+        repeats=1,
+        folds=2,
+        kind="system",
+        method="MySystem",
+        name_prefix="MySystem",
+        validation_protocol="system",
+        **small,
+    )
+    generate_run(
+        root / "corrupt", configs=1, repeats=1, folds=2, validation_protocol="8x1", defects=("corrupt",), **small
+    )
     (root / "info.py").write_text(INFO)
     return root
 
@@ -44,8 +54,16 @@ def process(tmp_path, runs, run="configs", var="nori", *extra, env=None):
     data = tmp_path / run
     if not data.exists():
         shutil.copytree(runs / run / "data", data)
-    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:{var}",
-            "--cache-root", str(tmp_path / "cache"), *extra]
+    args = [
+        "run",
+        "process",
+        str(data),
+        "--method-metadata",
+        f"{runs / 'info.py'}:{var}",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        *extra,
+    ]
     return run_cli(args, cwd=tmp_path, env=env)
 
 
@@ -58,9 +76,22 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     assert meta["validation_protocol"] == "8x1" and meta["method"] == "Nori" and meta["model_key"] == "TA-NORI"
     assert meta["suite"] == "nori-2026-11" and meta["display_name"] == "TA-NORI" and meta["cache_type"] == "r2"
     configs = pq.read_table(cache / "processed/configs.parquet")
-    assert configs.column_names == ["dataset", "fold", "framework", "metric_error", "metric", "time_train_s",
-                                    "time_infer_s", "problem_type", "metric_error_val", "tid", "num_cpus",
-                                    "num_gpus", "disk_usage", "task"]
+    assert configs.column_names == [
+        "dataset",
+        "fold",
+        "framework",
+        "metric_error",
+        "metric",
+        "time_train_s",
+        "time_infer_s",
+        "problem_type",
+        "metric_error_val",
+        "tid",
+        "num_cpus",
+        "num_gpus",
+        "disk_usage",
+        "task",
+    ]
     assert str(configs.schema.field("fold").type) == "int64"
     rows = configs.to_pylist()
     assert len(rows) == 2 * 2 * 4  # configs x tasks x (2 repeats x 2 folds)
@@ -71,14 +102,24 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     baselines = pq.read_table(cache / "processed/baselines.parquet")
     # TabArena 0.1.0's empty baselines frame: untyped columns except tid, problem_type and task behind it
     assert baselines.num_rows == 0 and baselines.column_names == [
-        "dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s", "tid",
-        "problem_type", "task"]
+        "dataset",
+        "fold",
+        "framework",
+        "metric_error",
+        "metric",
+        "time_train_s",
+        "time_infer_s",
+        "tid",
+        "problem_type",
+        "task",
+    ]
     assert str(baselines.schema.field("tid").type) == "int64" and str(baselines.schema.field("task").type) == "null"
     assert str(configs.schema.field("disk_usage").type) == "int64", "TabArena keeps an int field int64"
     results = pq.read_table(cache / "results/model_results.parquet").to_pylist()
     assert len(results) == len(rows)
     assert {(r["method_type"], r["config_type"], r["ta_name"], r["ta_suite"]) for r in results} == {
-        ("config", "TA-NORI", "Nori", "nori-2026-11")}
+        ("config", "TA-NORI", "Nori", "nori-2026-11")
+    }
     hps = json.loads((cache / "processed/configs_hyperparameters.json").read_text())
     assert sorted(hps) == ["Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"]
     entry = hps["Nori_c1_default_BAG_L1"]
@@ -222,12 +263,23 @@ def test_process_writes_nothing_but_the_method_cache(tmp_path, runs):
 
 
 def test_unsafe_method_name_is_blocked_by_ta406(tmp_path, runs):
-    (tmp_path / "info.py").write_text(INFO.replace('method="Nori", suite="nori-2026-11"',
-                                                   'method="../../escaped", suite="nori-2026-11"', 1))
+    (tmp_path / "info.py").write_text(
+        INFO.replace('method="Nori", suite="nori-2026-11"', 'method="../../escaped", suite="nori-2026-11"', 1)
+    )
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
-    result = run_cli(["run", "process", str(data), "--method-metadata", f"{tmp_path / 'info.py'}:nori",
-                      "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
+    result = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            f"{tmp_path / 'info.py'}:nori",
+            "--cache-root",
+            str(tmp_path / "cache"),
+        ],
+        cwd=tmp_path,
+    )
     assert result.exit_code == 1 and "TA406" in result.stdout and "plain directory name" in result.stdout
     assert not (tmp_path / "escaped").exists() and not (tmp_path / "cache" / "artifacts").exists()
 
@@ -253,7 +305,7 @@ FAKE_TABARENA = {
     "tabarena/__init__.py": "",
     "tabarena/models/__init__.py": "from tabarena.models._method_metadata import MethodMetadata\n",
     "tabarena/tools/__init__.py": "",
-    "tabarena/models/_method_metadata.py": '''
+    "tabarena/models/_method_metadata.py": """
 import dataclasses
 
 @dataclasses.dataclass
@@ -268,8 +320,8 @@ class MethodMetadata:
     cache_kwargs: dict = None
     verified: bool = True
     cache_root: str = None
-''',
-    "tabarena/tools/process_local_raw_data.py": '''
+""",
+    "tabarena/tools/process_local_raw_data.py": """
 import dataclasses, json, pathlib
 
 @dataclasses.dataclass
@@ -292,7 +344,7 @@ def process_raw(method, *, cache_raw, cache_hpo_trajectories, backend, file_path
         first = sorted(file_paths)[0]
         (out / "raw" / "results.pkl").write_bytes(first.read_bytes())
         (out / "backend").write_text(backend)
-''',
+""",
 }
 
 
@@ -325,14 +377,29 @@ def _glue_checks(tmp_path, runs):
     assert given["method"] == "Nori" and given["suite"] == "nori-2026-11" and given["ag_key"] == "TA-NORI"
     assert given["cache_root"].endswith(".root") and given["verified"] is True
     assert (cache / "backend").read_text() == "native"
-    assert (cache / "raw" / "results.pkl").read_bytes() == sorted((tmp_path / "configs").rglob("results.pkl"))[0].read_bytes()
+    assert (cache / "raw" / "results.pkl").read_bytes() == sorted((tmp_path / "configs").rglob("results.pkl"))[
+        0
+    ].read_bytes()
     assert json.loads((cache / ".checks-source.json").read_text())["engine"] == "tabarena"
     assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
-    (tmp_path / "info.py").write_text(INFO.replace('method="Nori", suite="nori-2026-11"',
-                                                   'method="Broken", suite="nori-2026-11"', 1))
-    broken = run_cli(["run", "process", str(tmp_path / "configs"), "--method-metadata", f"{tmp_path / 'info.py'}:nori",
-                      "--cache-root", str(tmp_path / "cache"), "--engine", "tabarena",
-                      "--ignore-metadata-mismatch"], cwd=tmp_path)
+    (tmp_path / "info.py").write_text(
+        INFO.replace('method="Nori", suite="nori-2026-11"', 'method="Broken", suite="nori-2026-11"', 1)
+    )
+    broken = run_cli(
+        [
+            "run",
+            "process",
+            str(tmp_path / "configs"),
+            "--method-metadata",
+            f"{tmp_path / 'info.py'}:nori",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--engine",
+            "tabarena",
+            "--ignore-metadata-mismatch",
+        ],
+        cwd=tmp_path,
+    )
     assert broken.exit_code == 4, broken.stdout
     assert "TabArena's processing failed: ValueError: task metadata for tid 363612 is missing" in broken.stdout
     assert [p.name for p in cache.parent.iterdir()] == ["Nori"]
@@ -374,8 +441,19 @@ def _shared_dir(tmp_path, runs):
     """The configs run plus another method (its own ag_key) and a system, in one data directory."""
     data = tmp_path / "shared"
     shutil.copytree(runs / "configs" / "data", data)
-    generate_run(tmp_path / "other", configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Other",
-                 method="Other", ag_key="TA-OTHER", validation_protocol="8x1", array_scale=0.05, workers=1)
+    generate_run(
+        tmp_path / "other",
+        configs=2,
+        repeats=1,
+        folds=1,
+        tasks=(363612,),
+        name_prefix="TA-Other",
+        method="Other",
+        ag_key="TA-OTHER",
+        validation_protocol="8x1",
+        array_scale=0.05,
+        workers=1,
+    )
     for d in (tmp_path / "other" / "data").iterdir():
         d.rename(data / d.name)
     shutil.copytree(runs / "system" / "data" / "MySystem_c1_default", data / "MySystem_c1_default")
@@ -384,8 +462,15 @@ def _shared_dir(tmp_path, runs):
 
 def test_shared_directory_processes_only_the_declared_method(tmp_path, runs):
     data = _shared_dir(tmp_path, runs)
-    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:nori",
-            "--cache-root", str(tmp_path / "cache")]
+    args = [
+        "run",
+        "process",
+        str(data),
+        "--method-metadata",
+        f"{runs / 'info.py'}:nori",
+        "--cache-root",
+        str(tmp_path / "cache"),
+    ]
     result = run_cli(args, cwd=tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "not processed: MySystem_c1_default (4 results), TA-Other (2 results)" in result.stdout
@@ -393,8 +478,18 @@ def test_shared_directory_processes_only_the_declared_method(tmp_path, runs):
     frameworks = set(pq.read_table(cache / "processed/configs.parquet").column("framework").to_pylist())
     assert frameworks == {"Nori_c1_default_BAG_L1", "Nori_r1_default_BAG_L1"}, "nothing of another method"
     assert {p.parts[-4] for p in (cache / "raw").rglob("results.pkl")} == frameworks
-    system = run_cli(["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:system",
-                      "--cache-root", str(tmp_path / "cache")], cwd=tmp_path)
+    system = run_cli(
+        [
+            "run",
+            "process",
+            str(data),
+            "--method-metadata",
+            f"{runs / 'info.py'}:system",
+            "--cache-root",
+            str(tmp_path / "cache"),
+        ],
+        cwd=tmp_path,
+    )
     assert system.exit_code == 0, system.stdout
     rows = pq.read_table(tmp_path / "cache/artifacts/mysystem-2026-11/methods/MySystem/processed/baselines.parquet")
     assert rows.num_rows == 4 and set(rows.column("framework").to_pylist()) == {"My System"}
@@ -403,12 +498,28 @@ def test_shared_directory_processes_only_the_declared_method(tmp_path, runs):
 def test_shared_directory_with_no_single_match_needs_method(tmp_path, runs):
     data = _shared_dir(tmp_path, runs)
     # a second run of the same model: same ag_key, another name prefix
-    generate_run(tmp_path / "rerun", configs=2, repeats=1, folds=1, tasks=(363612,), name_prefix="TA-Nori2",
-                 validation_protocol="8x1", array_scale=0.05, workers=1)
+    generate_run(
+        tmp_path / "rerun",
+        configs=2,
+        repeats=1,
+        folds=1,
+        tasks=(363612,),
+        name_prefix="TA-Nori2",
+        validation_protocol="8x1",
+        array_scale=0.05,
+        workers=1,
+    )
     for d in (tmp_path / "rerun" / "data").iterdir():
         d.rename(data / d.name)
-    args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:nori",
-            "--cache-root", str(tmp_path / "cache")]
+    args = [
+        "run",
+        "process",
+        str(data),
+        "--method-metadata",
+        f"{runs / 'info.py'}:nori",
+        "--cache-root",
+        str(tmp_path / "cache"),
+    ]
     blocked = run_cli(args, cwd=tmp_path)
     assert blocked.exit_code == 1 and "choose the one to process with --method PREFIX" in blocked.stdout
     assert not (tmp_path / "cache").exists()
@@ -435,8 +546,10 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
     shutil.copy(data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", twin)
     out = process(tmp_path, runs)
     assert out.exit_code == 1
-    assert ("TA-Nori_r1_default_BAG_L1/363614/1_0/results.pkl: task_metadata.split_idx is missing" in out.stdout
-            and "add split_idx = n_folds * repeat + fold (repeat 1, fold 0)" in out.stdout)
+    assert (
+        "TA-Nori_r1_default_BAG_L1/363614/1_0/results.pkl: task_metadata.split_idx is missing" in out.stdout
+        and "add split_idx = n_folds * repeat + fold (repeat 1, fold 0)" in out.stdout
+    )
     assert "has 2 results" in out.stdout and "move the other(s) out of the data directory" in out.stdout
     assert not (tmp_path / "cache").exists(), "nothing is written"
 
@@ -462,11 +575,12 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
     assert reader.decode_row(other_rows, root=data)["problems"] == [], "the file alone is sound"
     out = process(tmp_path, runs)
     assert out.exit_code == 1, out.stdout + out.stderr
-    assert ("TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: simulation_artifacts.y_test is missing"
-            in out.stdout)
-    assert ("TA-Nori_r1_default_BAG_L1/363612/1_1/results.pkl: simulation_artifacts holds 48 validation and "
-            "25 test labels, but TA-Nori_c1_default_BAG_L1/363612/1_1/results.pkl of the same task split holds "
-            "50 and 25" in out.stdout)
+    assert "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: simulation_artifacts.y_test is missing" in out.stdout
+    assert (
+        "TA-Nori_r1_default_BAG_L1/363612/1_1/results.pkl: simulation_artifacts holds 48 validation and "
+        "25 test labels, but TA-Nori_c1_default_BAG_L1/363612/1_1/results.pkl of the same task split holds "
+        "50 and 25" in out.stdout
+    )
     assert "Traceback" not in out.stderr and not (tmp_path / "cache").exists(), "nothing is written"
 
 
@@ -483,8 +597,10 @@ def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, 
     write_result(damaged, result)
     out = process(tmp_path, runs, "configs", "nori", env={"CHECKS_CACHE_DIR": str(tmp_path / "index-cache")})
     assert out.exit_code == 4, out.stdout + out.stderr
-    assert ("TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: its simulation artifacts cannot be aligned as "
-            "TabArena aligns them (KeyError: 'y_test'); nothing was written" in out.stdout + out.stderr)
+    assert (
+        "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: its simulation artifacts cannot be aligned as "
+        "TabArena aligns them (KeyError: 'y_test'); nothing was written" in out.stdout + out.stderr
+    )
     assert "Traceback" not in out.stderr and not (tmp_path / "cache" / CACHE).exists()
 
 
@@ -500,10 +616,14 @@ def test_a_validation_row_no_child_predicted_ends_the_simulation_with_the_reason
     children[:] = [idx[idx != 0] for idx in children]  # validation row 0: predicted by no child, NaN
     write_result(gap, result)
     info = tmp_path / "info.py"
-    info.write_text(INFO.replace('is_bag=True,\n', 'is_bag=True, config_default="Nori_c1_default_BAG_L1",\n', 1))
-    out = run_cli(["run", "process", str(data), "--method-metadata", f"{info}:nori", "--cache-root",
-                   str(tmp_path / "cache")], cwd=tmp_path)
+    info.write_text(INFO.replace("is_bag=True,\n", 'is_bag=True, config_default="Nori_c1_default_BAG_L1",\n', 1))
+    out = run_cli(
+        ["run", "process", str(data), "--method-metadata", f"{info}:nori", "--cache-root", str(tmp_path / "cache")],
+        cwd=tmp_path,
+    )
     assert out.exit_code == 4, out.stdout + out.stderr
-    assert "TA305" in out.stdout and ("cannot simulate TabArena's HPO trajectories: every candidate ensemble scored "
-                                      "NaN at step 1 of a greedy search" in out.stdout + out.stderr)
+    assert "TA305" in out.stdout and (
+        "cannot simulate TabArena's HPO trajectories: every candidate ensemble scored "
+        "NaN at step 1 of a greedy search" in out.stdout + out.stderr
+    )
     assert "Warning" not in out.stderr and not (tmp_path / "cache" / CACHE).exists()

@@ -30,7 +30,10 @@ def _marker_payloads(marker):
         "builtins.eval": Call(builtins.eval, f"open({str(marker)!r}, 'w')"),
         "builtins.exec": Call(builtins.exec, f"open({str(marker)!r}, 'w')"),
         "numpy outside the allow-list": Call(np.savetxt, str(marker), np.arange(3)),
-        "nested in the result": {"framework": "x", "simulation_artifacts": {"bag_info": [Call(os.system, f"touch '{marker}'")]}},
+        "nested in the result": {
+            "framework": "x",
+            "simulation_artifacts": {"bag_info": [Call(os.system, f"touch '{marker}'")]},
+        },
     }
 
 
@@ -180,7 +183,7 @@ def _rows(data):
 
 def test_row_of_a_clean_bagged_config(tmp_path):
     data = make_run(tmp_path, tasks=(363614,), folds=1, validation_protocol="8x1", gpus=1)
-    (path, row), = _rows(data).items()
+    ((path, row),) = _rows(data).items()
     assert path == "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl"
     assert row["path"] == path and row["size"] == (data / path).stat().st_size and row["mtime_ns"] > 0
     assert (row["config_dir"], row["task_dir"], row["split_dir"]) == ("TA-Nori_c1_default_BAG_L1", "363614", "0_0")
@@ -188,11 +191,20 @@ def test_row_of_a_clean_bagged_config(tmp_path):
     assert (row["problem_type"], row["metric"]) == ("multiclass", "log_loss")
     assert row["framework"] == "TA-Nori_c1_default_BAG_L1" and row["method_prefix"] == "TA-Nori"
     assert (row["model_type"], row["ag_key"], row["name_prefix"], row["name_suffix"]) == (
-        "TA-NORI", "TA-NORI", "TA-Nori", "_c1_default_BAG_L1")
+        "TA-NORI",
+        "TA-NORI",
+        "TA-Nori",
+        "_c1_default_BAG_L1",
+    )
     assert row["num_gpus"] == 1.0 and row["num_cpus"] == 8 and row["disk_usage"] > 0
     assert row["has_sim_artifacts"] and row["has_method_metadata"] and not row["is_legacy_layout"]
     assert row["num_bag_children"] == 8 and row["child_oof"] is False
-    assert (row["vp_key"], row["vp_flavour"], row["vp_num_bag_folds"], row["vp_num_bag_sets"]) == ("8x1", "bagged", 8, 1)
+    assert (row["vp_key"], row["vp_flavour"], row["vp_num_bag_folds"], row["vp_num_bag_sets"]) == (
+        "8x1",
+        "bagged",
+        8,
+        1,
+    )
     assert row["test_not_close_pct"] == 0.0 and row["val_not_close"] is False and row["val_not_close_pct"] == 0.0
     assert '"ag_args"' in row["hyperparameters"] and '"learning_rate"' in row["method_hyperparameters"]
     assert row["problems"] == []
@@ -208,7 +220,10 @@ def test_regression_metric_is_normalized(tmp_path):
 def test_fidelity_drift_and_val_gap(tmp_path):
     data = make_run(tmp_path, tasks=(363619,), folds=2, defects=("fidelity_drift", "val_gap"), array_scale=0.1)
     rows = _rows(data)
-    drift, gap = rows["TA-Nori_c1_default_BAG_L1/363619/0_1/results.pkl"], rows["TA-Nori_c1_default_BAG_L1/363619/0_0/results.pkl"]
+    drift, gap = (
+        rows["TA-Nori_c1_default_BAG_L1/363619/0_1/results.pkl"],
+        rows["TA-Nori_c1_default_BAG_L1/363619/0_0/results.pkl"],
+    )
     assert drift["test_not_close_pct"] == pytest.approx(100 * len(range(0, 333, 20)) / 333)
     assert drift["val_not_close"] is False
     assert gap["val_not_close"] is True and gap["val_not_close_pct"] == pytest.approx(100 / 667)
@@ -264,57 +279,109 @@ def _bag(result):
 #: ``checks run process`` with a traceback (exit 3) before the reader checked what alignment reads
 ARTIFACT_DEFECTS = {
     "y_test missing": (363614, lambda r: _sa(r).pop("y_test"), "simulation_artifacts.y_test is missing"),
-    "y_val not an array": (363612, lambda r: _sa(r).update(y_val=b"bytes"),
-                           "simulation_artifacts.y_val must be a 1-D array of numbers (got a bytes)"),
-    "float labels in a classification": (363619, lambda r: _sa(r).update(y_val=_sa(r)["y_val"] + 0.5),
-                                         "simulation_artifacts.y_val must hold class numbers (integers)"),
-    "a class beyond the predictions": (363614, lambda r: _sa(r)["y_test"].__setitem__(0, 9),
-                                       "simulation_artifacts.y_test holds class 9 but the predictions have 5 classes"),
-    "no test prediction": (363612, lambda r: _sa(r).pop("pred_proba_dict_test"),
-                           "simulation_artifacts has no test prediction (pred_proba_dict_test or pred_test)"),
+    "y_val not an array": (
+        363612,
+        lambda r: _sa(r).update(y_val=b"bytes"),
+        "simulation_artifacts.y_val must be a 1-D array of numbers (got a bytes)",
+    ),
+    "float labels in a classification": (
+        363619,
+        lambda r: _sa(r).update(y_val=_sa(r)["y_val"] + 0.5),
+        "simulation_artifacts.y_val must hold class numbers (integers)",
+    ),
+    "a class beyond the predictions": (
+        363614,
+        lambda r: _sa(r)["y_test"].__setitem__(0, 9),
+        "simulation_artifacts.y_test holds class 9 but the predictions have 5 classes",
+    ),
+    "no test prediction": (
+        363612,
+        lambda r: _sa(r).pop("pred_proba_dict_test"),
+        "simulation_artifacts has no test prediction (pred_proba_dict_test or pred_test)",
+    ),
     "a prediction that is a number": (
-        363612, lambda r: _sa(r)["pred_proba_dict_val"].update({r["framework"]: 1}),
+        363612,
+        lambda r: _sa(r)["pred_proba_dict_val"].update({r["framework"]: 1}),
         "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] must be a 1-D or 2-D numeric array "
-        "(got a int)"),
-    "prediction and labels disagree": (363612, lambda r: _sa(r).update(y_test=_sa(r)["y_test"][:-1]),
-                                       "the test prediction has 25 rows but y_test has 24"),
-    "row ids of another length": (363612, lambda r: _sa(r).update(y_test_idx=_sa(r)["y_test_idx"][:3]),
-                                  "simulation_artifacts.y_test_idx has 3 row ids but its labels have 25 rows"),
-    "bag without row ids": (363612, lambda r: _sa(r).pop("y_val_idx"),
-                            "simulation_artifacts has bag_info but no usable y_val_idx"),
-    "no val_idx_per_child": (363612, lambda r: _bag(r).pop("val_idx_per_child"),
-                             "simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer "
-                             "arrays (got nothing)"),
-    "float positions": (363612, lambda r: _bag(r)["val_idx_per_child"].__setitem__(2, np.zeros((0, 3))),
-                        "val_idx_per_child must be a non-empty list of 1-D integer arrays (got a list of 8 "
-                        "(1-D int64 array, 2-D float64 array))"),
-    "a position past the rows": (363612, lambda r: _bag(r)["val_idx_per_child"][1].__setitem__(0, 10_000),
-                                 "bag_info.val_idx_per_child[1] holds positions outside the 50 validation rows"),
+        "(got a int)",
+    ),
+    "prediction and labels disagree": (
+        363612,
+        lambda r: _sa(r).update(y_test=_sa(r)["y_test"][:-1]),
+        "the test prediction has 25 rows but y_test has 24",
+    ),
+    "row ids of another length": (
+        363612,
+        lambda r: _sa(r).update(y_test_idx=_sa(r)["y_test_idx"][:3]),
+        "simulation_artifacts.y_test_idx has 3 row ids but its labels have 25 rows",
+    ),
+    "bag without row ids": (
+        363612,
+        lambda r: _sa(r).pop("y_val_idx"),
+        "simulation_artifacts has bag_info but no usable y_val_idx",
+    ),
+    "no val_idx_per_child": (
+        363612,
+        lambda r: _bag(r).pop("val_idx_per_child"),
+        "simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer arrays (got nothing)",
+    ),
+    "float positions": (
+        363612,
+        lambda r: _bag(r)["val_idx_per_child"].__setitem__(2, np.zeros((0, 3))),
+        "val_idx_per_child must be a non-empty list of 1-D integer arrays (got a list of 8 "
+        "(1-D int64 array, 2-D float64 array))",
+    ),
+    "a position past the rows": (
+        363612,
+        lambda r: _bag(r)["val_idx_per_child"][1].__setitem__(0, 10_000),
+        "bag_info.val_idx_per_child[1] holds positions outside the 50 validation rows",
+    ),
     "a child predicting fewer test rows": (
-        363612, lambda r: _bag(r)["pred_proba_test_per_child"].__setitem__(3, np.zeros(4, dtype=np.float32)),
-        "bag_info.pred_proba_test_per_child: every child must predict all 25 test rows"),
+        363612,
+        lambda r: _bag(r)["pred_proba_test_per_child"].__setitem__(3, np.zeros(4, dtype=np.float32)),
+        "bag_info.pred_proba_test_per_child: every child must predict all 25 test rows",
+    ),
     "children of another width": (
-        363614, lambda r: _bag(r)["pred_proba_test_per_child"].__setitem__(0, np.zeros(16, dtype=np.float32)),
-        "pred_proba_test_per_child: the children's predictions differ in columns"),
-    "bag_info not a dict": (363612, lambda r: _sa(r).update(bag_info=1.5),
-                            "simulation_artifacts.bag_info is not a dict (got float)"),
-    "no label name": (363612, lambda r: _sa(r).pop("label"), "simulation_artifacts.label is missing: it names the "
-                      "label column of the split's label files"),
-    "a label name that is no name": (363614, lambda r: _sa(r).update(label=float("nan")),
-                                     "simulation_artifacts.label must name the label column, a string or an integer "
-                                     "(got a float)"),
+        363614,
+        lambda r: _bag(r)["pred_proba_test_per_child"].__setitem__(0, np.zeros(16, dtype=np.float32)),
+        "pred_proba_test_per_child: the children's predictions differ in columns",
+    ),
+    "bag_info not a dict": (
+        363612,
+        lambda r: _sa(r).update(bag_info=1.5),
+        "simulation_artifacts.bag_info is not a dict (got float)",
+    ),
+    "no label name": (
+        363612,
+        lambda r: _sa(r).pop("label"),
+        "simulation_artifacts.label is missing: it names the label column of the split's label files",
+    ),
+    "a label name that is no name": (
+        363614,
+        lambda r: _sa(r).update(label=float("nan")),
+        "simulation_artifacts.label must name the label column, a string or an integer (got a float)",
+    ),
     "fewer classes than prediction columns": (
-        363614, lambda r: _sa(r).update(ordered_class_labels_transformed=[0, 1, 2]),
+        363614,
+        lambda r: _sa(r).update(ordered_class_labels_transformed=[0, 1, 2]),
         "simulation_artifacts.ordered_class_labels_transformed must list 5 classes, one per column of the "
-        "predictions (two for a 1-D prediction), or be None (got a list of 3 (int))"),
-    "a class order that is a number": (363612, lambda r: _sa(r).update(ordered_class_labels_transformed=7),
-                                       "ordered_class_labels_transformed must list 2 classes"),
+        "predictions (two for a 1-D prediction), or be None (got a list of 3 (int))",
+    ),
+    "a class order that is a number": (
+        363612,
+        lambda r: _sa(r).update(ordered_class_labels_transformed=7),
+        "ordered_class_labels_transformed must list 2 classes",
+    ),
     "an infinite validation prediction": (
-        363619, lambda r: _sa(r)["pred_proba_dict_val"][r["framework"]].__setitem__(slice(0, 2), np.inf),
-        "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] holds 2 infinite values"),
+        363619,
+        lambda r: _sa(r)["pred_proba_dict_val"][r["framework"]].__setitem__(slice(0, 2), np.inf),
+        "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] holds 2 infinite values",
+    ),
     "a child predicting infinity": (
-        363612, lambda r: _bag(r)["pred_proba_test_per_child"][2].__setitem__(0, -np.inf),
-        "simulation_artifacts.bag_info.pred_proba_test_per_child[2] holds 1 infinite value: a model predicts"),
+        363612,
+        lambda r: _bag(r)["pred_proba_test_per_child"][2].__setitem__(0, -np.inf),
+        "simulation_artifacts.bag_info.pred_proba_test_per_child[2] holds 1 infinite value: a model predicts",
+    ),
 }
 
 
@@ -354,29 +421,35 @@ def test_directory_and_content_disagreements_are_problems(tmp_path):
     assert "directory '0_2' says repeat 0 fold 2 but the result says repeat 0 fold 0" in row["problems"]
 
 
-@pytest.mark.parametrize("record, key", [
-    (None, None),
-    ({}, None),
-    ({"flavour": "system", "protocol": None, "key": "system"}, "system"),
-    ({"flavour": "bagged", "protocol": synth.TABARENA_PROTOCOL}, "8x1"),
-    ({"flavour": "bagged", "protocol": synth.BEYONDARENA_PROTOCOL}, "8x1+tiny5x5<=500+task-specific+adapt-classes"),
-    ({"flavour": "bagged", "protocol": None}, "custom"),
-    ({"flavour": None, "protocol": None}, "custom"),
-    ({"flavour": None, "protocol": {"num_bag_folds": 3}}, "custom:3x1"),
-    ({"flavour": "holdout", "protocol": synth.TABARENA_PROTOCOL}, "holdout:8x1"),
-    ({"flavour": "bag-child-holdout", "protocol": synth.TABARENA_PROTOCOL}, "bag-child-holdout:8x1"),
-    ({"flavour": "outer", "protocol": None, "key": "outer"}, "outer"),
-    ({"flavour": "predictor", "protocol": None}, "predictor"),
-])
+@pytest.mark.parametrize(
+    "record, key",
+    [
+        (None, None),
+        ({}, None),
+        ({"flavour": "system", "protocol": None, "key": "system"}, "system"),
+        ({"flavour": "bagged", "protocol": synth.TABARENA_PROTOCOL}, "8x1"),
+        ({"flavour": "bagged", "protocol": synth.BEYONDARENA_PROTOCOL}, "8x1+tiny5x5<=500+task-specific+adapt-classes"),
+        ({"flavour": "bagged", "protocol": None}, "custom"),
+        ({"flavour": None, "protocol": None}, "custom"),
+        ({"flavour": None, "protocol": {"num_bag_folds": 3}}, "custom:3x1"),
+        ({"flavour": "holdout", "protocol": synth.TABARENA_PROTOCOL}, "holdout:8x1"),
+        ({"flavour": "bag-child-holdout", "protocol": synth.TABARENA_PROTOCOL}, "bag-child-holdout:8x1"),
+        ({"flavour": "outer", "protocol": None, "key": "outer"}, "outer"),
+        ({"flavour": "predictor", "protocol": None}, "predictor"),
+    ],
+)
 def test_record_key(record, key):
     assert reader.record_key(record) == key
 
 
-@pytest.mark.parametrize("protocol, message", [
-    ({"num_bag_folds": 1}, "'num_bag_folds' must be an integer >= 2 (got 1)"),
-    ({"num_bag_sets": "2"}, "'num_bag_sets' must be an integer >= 1 (got '2')"),
-    ({"tiny_num_bag_folds": 5}, "must be set together"),
-])
+@pytest.mark.parametrize(
+    "protocol, message",
+    [
+        ({"num_bag_folds": 1}, "'num_bag_folds' must be an integer >= 2 (got 1)"),
+        ({"num_bag_sets": "2"}, "'num_bag_sets' must be an integer >= 1 (got '2')"),
+        ({"tiny_num_bag_folds": 5}, "must be set together"),
+    ],
+)
 def test_invalid_protocol_is_a_row_problem(tmp_path, protocol, message):
     with pytest.raises(ValueError, match="must be"):
         reader.record_key({"flavour": "bagged", "protocol": protocol})
@@ -406,41 +479,66 @@ def test_val_rebuild_from_per_child_predictions(tmp_path):
 #: (edit of a clean result at repeat 2, fold 0 of a 2-fold run, a problem the row must then carry): each a
 #: result processing would misfile or misname
 RESULT_DEFECTS = {
-    "split_idx no fold count gives": (lambda r: r["task_metadata"].update(split_idx=5),
-                                      "task_metadata.split_idx is 5, which no number of folds gives for repeat 2, "
-                                      "fold 0 (split_idx = n_folds * repeat + fold): correct it"),
-    "split_idx of the first repeat": (lambda r: r["task_metadata"].update(split_idx=0),
-                                           "task_metadata.split_idx is 0, which no number of folds gives"),
+    "split_idx no fold count gives": (
+        lambda r: r["task_metadata"].update(split_idx=5),
+        "task_metadata.split_idx is 5, which no number of folds gives for repeat 2, "
+        "fold 0 (split_idx = n_folds * repeat + fold): correct it",
+    ),
+    "split_idx of the first repeat": (
+        lambda r: r["task_metadata"].update(split_idx=0),
+        "task_metadata.split_idx is 0, which no number of folds gives",
+    ),
     "no method_metadata": (lambda r: r.pop("method_metadata"), "method_metadata is missing: processing renames"),
-    "no name_prefix": (lambda r: r["method_metadata"].pop("name_prefix"),
-                       "method_metadata.name_prefix is missing: processing renames a config"),
-    "an empty name_prefix": (lambda r: r["method_metadata"].update(name_prefix=""),
-                             "method_metadata.name_prefix is empty: processing renames a config"),
-    "a name_prefix the framework lacks": (lambda r: r["method_metadata"].update(name_prefix="Other"),
-                                          "method_metadata.name_prefix 'Other' does not start the framework "
-                                          "'TA-Nori_c1_default_BAG_L1'"),
-    "a negative test error": (lambda r: r.update(metric_error=-0.25), "metric_error is negative (got -0.25); errors, "
-                              "times and resources are never below 0"),
+    "no name_prefix": (
+        lambda r: r["method_metadata"].pop("name_prefix"),
+        "method_metadata.name_prefix is missing: processing renames a config",
+    ),
+    "an empty name_prefix": (
+        lambda r: r["method_metadata"].update(name_prefix=""),
+        "method_metadata.name_prefix is empty: processing renames a config",
+    ),
+    "a name_prefix the framework lacks": (
+        lambda r: r["method_metadata"].update(name_prefix="Other"),
+        "method_metadata.name_prefix 'Other' does not start the framework 'TA-Nori_c1_default_BAG_L1'",
+    ),
+    "a negative test error": (
+        lambda r: r.update(metric_error=-0.25),
+        "metric_error is negative (got -0.25); errors, times and resources are never below 0",
+    ),
     "a negative time": (lambda r: r.update(time_infer_s=-1), "time_infer_s is negative (got -1.0)"),
-    "a negative cpu count": (lambda r: r["method_metadata"].update(num_cpus=-1),
-                             "method_metadata.num_cpus is negative (got -1)"),
-    "artifacts scored on another metric": (lambda r: r["simulation_artifacts"].update(eval_metric="mae"),
-                                           "simulation_artifacts.eval_metric is 'mae' but the result's metric is "
-                                           "'rmse': the artifacts are another task's or metric's"),
-    "artifacts of another problem type": (lambda r: r["simulation_artifacts"].update(problem_type_transform="binary"),
-                                          "simulation_artifacts.problem_type_transform is 'binary' but the result's "
-                                          "problem_type is 'regression'"),
-    "an artifact metric that is no name": (lambda r: r["simulation_artifacts"].update(metric=None),
-                                           "simulation_artifacts.metric is None but the result's metric is 'rmse'"),
-    "no model type": (lambda r: r["method_metadata"].pop("model_type"),
-                      "method_metadata.model_type is missing: processing renames the config's model type"),
-    "no hyperparameters": (lambda r: r["method_metadata"].pop("model_hyperparameters"),
-                           "method_metadata.model_hyperparameters is missing: processing takes the config's"),
-    "hyperparameters that are no dict": (lambda r: r["method_metadata"].update(model_hyperparameters=7),
-                                         "method_metadata.model_hyperparameters must be a dict of the config's "
-                                         "hyperparameters (got 7)"),
-    "metric_error_val None": (lambda r: r.update(metric_error_val=None), "metric_error_val is None: record the "
-                              "validation error, or remove the key to have it recomputed"),
+    "a negative cpu count": (
+        lambda r: r["method_metadata"].update(num_cpus=-1),
+        "method_metadata.num_cpus is negative (got -1)",
+    ),
+    "artifacts scored on another metric": (
+        lambda r: r["simulation_artifacts"].update(eval_metric="mae"),
+        "simulation_artifacts.eval_metric is 'mae' but the result's metric is "
+        "'rmse': the artifacts are another task's or metric's",
+    ),
+    "artifacts of another problem type": (
+        lambda r: r["simulation_artifacts"].update(problem_type_transform="binary"),
+        "simulation_artifacts.problem_type_transform is 'binary' but the result's problem_type is 'regression'",
+    ),
+    "an artifact metric that is no name": (
+        lambda r: r["simulation_artifacts"].update(metric=None),
+        "simulation_artifacts.metric is None but the result's metric is 'rmse'",
+    ),
+    "no model type": (
+        lambda r: r["method_metadata"].pop("model_type"),
+        "method_metadata.model_type is missing: processing renames the config's model type",
+    ),
+    "no hyperparameters": (
+        lambda r: r["method_metadata"].pop("model_hyperparameters"),
+        "method_metadata.model_hyperparameters is missing: processing takes the config's",
+    ),
+    "hyperparameters that are no dict": (
+        lambda r: r["method_metadata"].update(model_hyperparameters=7),
+        "method_metadata.model_hyperparameters must be a dict of the config's hyperparameters (got 7)",
+    ),
+    "metric_error_val None": (
+        lambda r: r.update(metric_error_val=None),
+        "metric_error_val is None: record the validation error, or remove the key to have it recomputed",
+    ),
 }
 
 

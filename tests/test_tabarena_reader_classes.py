@@ -56,43 +56,61 @@ def importable_classes(module: str, **bases):
 
 def _load_in_a_fresh_interpreter(path) -> dict:
     """Load ``path`` where the class's module does not exist; report what came back, as JSON."""
-    code = ("import json, sys\nfrom tabarena_checks.raw import reader\nr = reader.load_result(sys.argv[1])\n"
-            "info = r['method_metadata']['info']\n"
-            "print(json.dumps({'types': sorted({type(v).__name__ for v in (info['params'], "
-            "info['bagged_info']['params_aux'])}), 'info': info, 'ag': [m for m in sys.modules "
-            "if m.startswith('autogluon')]}))")
+    code = (
+        "import json, sys\nfrom tabarena_checks.raw import reader\nr = reader.load_result(sys.argv[1])\n"
+        "info = r['method_metadata']['info']\n"
+        "print(json.dumps({'types': sorted({type(v).__name__ for v in (info['params'], "
+        "info['bagged_info']['params_aux'])}), 'info': info, 'ag': [m for m in sys.modules "
+        "if m.startswith('autogluon')]}))"
+    )
     proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
 
 
 def test_autogluon_containers_are_rebuilt_as_dicts_without_importing_autogluon(tmp_path):
-    with importable_classes(AG_MODULE, ParamsDict="reduce") as ag, \
-            importable_classes(AG_AUX_MODULE, ParamsAuxDict="reduce") as aux:
-        result = {"framework": "x", "method_metadata": {"info": {
-            "params": ag["ParamsDict"]({"n_estimators": 300, "max_leaf_nodes": 15000}),
-            "bagged_info": {"params_aux": aux["ParamsAuxDict"]({"num_cpus": 8})}}}}
+    with (
+        importable_classes(AG_MODULE, ParamsDict="reduce") as ag,
+        importable_classes(AG_AUX_MODULE, ParamsAuxDict="reduce") as aux,
+    ):
+        result = {
+            "framework": "x",
+            "method_metadata": {
+                "info": {
+                    "params": ag["ParamsDict"]({"n_estimators": 300, "max_leaf_nodes": 15000}),
+                    "bagged_info": {"params_aux": aux["ParamsAuxDict"]({"num_cpus": 8})},
+                }
+            },
+        }
         path = write_payload(tmp_path / "results.pkl", result)
     got = _load_in_a_fresh_interpreter(path)
     assert got["types"] == ["dict"] and got["ag"] == []
-    assert got["info"] == {"params": {"n_estimators": 300, "max_leaf_nodes": 15000},
-                           "bagged_info": {"params_aux": {"num_cpus": 8}}}
+    assert got["info"] == {
+        "params": {"n_estimators": 300, "max_leaf_nodes": 15000},
+        "bagged_info": {"params_aux": {"num_cpus": 8}},
+    }
 
 
 @pytest.mark.parametrize("how", ["reduce", "newobj"])
 def test_unknown_class_where_nothing_reads_is_read_as_none_with_its_path(tmp_path, how):
     with importable_classes("autogluon.future.params", ParamsView=how) as made:
         view = made["ParamsView"]({"a": 1})
-        result = {"framework": "x", "method_metadata": {"model_type": "RF", "info": {
-            "children_info": {"S1F1": {"hyperparameters": view}}, "kept": [1, 2]}}}
+        result = {
+            "framework": "x",
+            "method_metadata": {
+                "model_type": "RF",
+                "info": {"children_info": {"S1F1": {"hyperparameters": view}}, "kept": [1, 2]},
+            },
+        }
         path = write_payload(tmp_path / "results.pkl", result)
     notes: list[str] = []
     loaded = reader.load_result(path, notes=notes)
     assert loaded["method_metadata"]["info"] == {"children_info": {"S1F1": {"hyperparameters": None}}, "kept": [1, 2]}
     assert loaded["method_metadata"]["model_type"] == "RF"
     (note,) = notes
-    assert note.startswith("method_metadata.info.children_info.S1F1.hyperparameters holds a "
-                           "autogluon.future.params.ParamsView")
+    assert note.startswith(
+        "method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.future.params.ParamsView"
+    )
     assert "processing never reads that field" in note
 
 
@@ -130,7 +148,9 @@ def test_unknown_classes_reach_the_index_and_ta308(tmp_path):
     clean = make_run(tmp_path / "clean", tasks=(363612,), folds=2, validation_protocol="8x1")
     clean_inf = inference.infer(build(clean, cache_dir=tmp_path / "idx2"))
     assert clean_inf.unread == ()
-    assert_passes(evaluate_rules([unread_classes], types.SimpleNamespace(inference=clean_inf), action="process"), "TA308")
+    assert_passes(
+        evaluate_rules([unread_classes], types.SimpleNamespace(inference=clean_inf), action="process"), "TA308"
+    )
 
 
 def test_fast_loader_equals_plain_pickle_and_the_careful_loader(tmp_path):
@@ -148,8 +168,14 @@ def test_fast_loader_equals_plain_pickle_and_the_careful_loader(tmp_path):
 
 def _same(a, b) -> bool:
     if isinstance(b, np.ndarray):
-        return type(a) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape and (
-            a.tolist() == b.tolist() if b.dtype.hasobject else np.array_equal(a, b, equal_nan=b.dtype.kind in "fc"))
+        return (
+            type(a) is np.ndarray
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and (
+                a.tolist() == b.tolist() if b.dtype.hasobject else np.array_equal(a, b, equal_nan=b.dtype.kind in "fc")
+            )
+        )
     if isinstance(b, dict):
         return type(a) is type(b) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in b)
     if isinstance(b, (list, tuple)):
@@ -157,10 +183,13 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
-@pytest.mark.parametrize("payload", [
-    pickle.dumps({"t": (1, 2)}, protocol=0),  # text opcodes: read by the careful loader
-    b"\x80\x04}\x94(" + b"\x8c\x01a\x94K\x01u.",  # truncated memo use is fine; a normal dict
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pickle.dumps({"t": (1, 2)}, protocol=0),  # text opcodes: read by the careful loader
+        b"\x80\x04}\x94(" + b"\x8c\x01a\x94K\x01u.",  # truncated memo use is fine; a normal dict
+    ],
+)
 def test_pickles_the_scan_sends_to_the_careful_loader_still_load(payload):
     assert unpickler.load(payload).value == pickle.loads(payload)
 
@@ -202,13 +231,23 @@ def test_the_code_digest_covers_every_module_of_the_reader(tmp_path):
         module.write_bytes(before)
 
 
-_SEED = pickle.dumps({"a": [1, 2.5, (3, "x")], "b": np.arange(6, dtype=np.float32).reshape(2, 3), "c": {1, 2},
-                      "d": np.float64(1.5), "e": b"raw"}, protocol=5)
+_SEED = pickle.dumps(
+    {
+        "a": [1, 2.5, (3, "x")],
+        "b": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "c": {1, 2},
+        "d": np.float64(1.5),
+        "e": b"raw",
+    },
+    protocol=5,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.integers(0, len(_SEED) - 1), st.integers(0, 255)), min_size=1, max_size=4),
-       st.integers(0, len(_SEED)))
+@given(
+    st.lists(st.tuples(st.integers(0, len(_SEED) - 1), st.integers(0, 255)), min_size=1, max_size=4),
+    st.integers(0, len(_SEED)),
+)
 def test_mutated_pickles_end_in_a_value_or_a_refusal(edits, cut):
     """One to four bytes of a real pickle changed, and the rest cut anywhere: the scan always ends, and the load
     returns or raises an exception (the careful loader's answer), never crashes or hangs."""

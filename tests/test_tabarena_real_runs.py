@@ -28,26 +28,49 @@ TASKS = REAL / "tasks"
 TASK_TABLE = TASKS / "task_metadata_legacy.parquet"
 #: run -> (method, its declaration as a maintainer writes it after `checks inspect`)
 RUNS = {
-    "rf_bag": ("RandomForest", 'MethodMetadata.config(method="RandomForest", suite="rf-real", ag_key="RF", '
-               'config_default="RandomForest_c1_default_BAG_L1", can_hpo=True, is_bag=True, compute="cpu")'),
-    "lr_holdout": ("LinearModel", 'MethodMetadata.config(method="LinearModel", suite="lr-real", ag_key="LR", '
-                   'config_default="LinearModel_c1_default_HOLDOUT", can_hpo=False, is_bag=False, compute="cpu")'),
-    "xt_child_oof": ("ExtraTrees", 'MethodMetadata.config(method="ExtraTrees", suite="xt-real", ag_key="XT", '
-                     'config_default="ExtraTrees_c1_default_BAG_L1", can_hpo=False, is_bag=False, compute="cpu")'),
-    "rf_bag_current": ("RandomForest", 'MethodMetadata.config(method="RandomForest", suite="rf-current", '
-                       'ag_key="RF", config_default="RandomForest_c1_default_BAG_L1", can_hpo=False, is_bag=True, '
-                       'compute="cpu")'),
-    "lr_outer": ("LinearModel_c1_default", 'MethodMetadata.baseline(method="LinearModel_c1_default", '
-                 'suite="lr-outer", name="LinearModel_c1_default", compute="cpu")'),
-    "ag_system": ("AutoGluonSystem_c1_default", 'MethodMetadata.baseline(method="AutoGluonSystem_c1_default", '
-                  'suite="ag-system", name="AutoGluonSystem_c1_default", compute="cpu")'),
-    "ag_experiment": ("AutoGluon_mini", 'MethodMetadata.baseline(method="AutoGluon_mini", suite="ag-mini", '
-                      'name="AutoGluon_mini", compute="cpu")'),
+    "rf_bag": (
+        "RandomForest",
+        'MethodMetadata.config(method="RandomForest", suite="rf-real", ag_key="RF", '
+        'config_default="RandomForest_c1_default_BAG_L1", can_hpo=True, is_bag=True, compute="cpu")',
+    ),
+    "lr_holdout": (
+        "LinearModel",
+        'MethodMetadata.config(method="LinearModel", suite="lr-real", ag_key="LR", '
+        'config_default="LinearModel_c1_default_HOLDOUT", can_hpo=False, is_bag=False, compute="cpu")',
+    ),
+    "xt_child_oof": (
+        "ExtraTrees",
+        'MethodMetadata.config(method="ExtraTrees", suite="xt-real", ag_key="XT", '
+        'config_default="ExtraTrees_c1_default_BAG_L1", can_hpo=False, is_bag=False, compute="cpu")',
+    ),
+    "rf_bag_current": (
+        "RandomForest",
+        'MethodMetadata.config(method="RandomForest", suite="rf-current", '
+        'ag_key="RF", config_default="RandomForest_c1_default_BAG_L1", can_hpo=False, is_bag=True, '
+        'compute="cpu")',
+    ),
+    "lr_outer": (
+        "LinearModel_c1_default",
+        'MethodMetadata.baseline(method="LinearModel_c1_default", '
+        'suite="lr-outer", name="LinearModel_c1_default", compute="cpu")',
+    ),
+    "ag_system": (
+        "AutoGluonSystem_c1_default",
+        'MethodMetadata.baseline(method="AutoGluonSystem_c1_default", '
+        'suite="ag-system", name="AutoGluonSystem_c1_default", compute="cpu")',
+    ),
+    "ag_experiment": (
+        "AutoGluon_mini",
+        'MethodMetadata.baseline(method="AutoGluon_mini", suite="ag-mini", name="AutoGluon_mini", compute="cpu")',
+    ),
 }
 #: runs with a class the reader does not build in a field processing reads: every file is refused, naming it
-REFUSED = {"rf_bag_beyond": ("method_metadata.model_hyperparameters.ag.model_specific_feature_generator_kwargs",
-                             "tabarena.benchmark.preprocessing.model_specific_default_preprocessing."
-                             "ModelSpecificFeatureGenerator")}
+REFUSED = {
+    "rf_bag_beyond": (
+        "method_metadata.model_hyperparameters.ag.model_specific_feature_generator_kwargs",
+        "tabarena.benchmark.preprocessing.model_specific_default_preprocessing.ModelSpecificFeatureGenerator",
+    )
+}
 
 
 def test_the_fixtures_hold_every_run_the_script_made():
@@ -61,8 +84,13 @@ def _data(run: str) -> Path:
 def _driver(*args: str, log: Path) -> None:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "TABARENA_CACHE": str(log.parent / "ta-default-cache")}
     with open(log, "wb") as out:
-        rc = subprocess.run([_tabarena_python(), str(DRIVER), *args], stdout=out, stderr=subprocess.STDOUT, env=env,
-                            timeout=DRIVER_TIMEOUT).returncode
+        rc = subprocess.run(
+            [_tabarena_python(), str(DRIVER), *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            timeout=DRIVER_TIMEOUT,
+        ).returncode
     assert rc == 0, f"TabArena failed ({' '.join(args[:1])}):\n{log.read_text()[-4000:]}"
 
 
@@ -115,10 +143,29 @@ def test_processing_real_custom_task_runs_equals_tabarenas_and_loads_alike(tmp_p
     method, declaration = RUNS[run]
     (tmp_path / "info.py").write_text(f"{HEADER}m = {declaration}\n")
     ref = f"{tmp_path / 'info.py'}:m"
-    _driver("process", str(_data(run)), ref, str(tmp_path / "tabarena"), "--user-tasks", str(TASKS),
-            log=tmp_path / "tabarena.log")
-    result = run_cli(["run", "process", str(_data(run)), "--method-metadata", ref, "--cache-root",
-                      str(tmp_path / "native"), "--task-metadata", str(TASK_TABLE)], cwd=tmp_path)
+    _driver(
+        "process",
+        str(_data(run)),
+        ref,
+        str(tmp_path / "tabarena"),
+        "--user-tasks",
+        str(TASKS),
+        log=tmp_path / "tabarena.log",
+    )
+    result = run_cli(
+        [
+            "run",
+            "process",
+            str(_data(run)),
+            "--method-metadata",
+            ref,
+            "--cache-root",
+            str(tmp_path / "native"),
+            "--task-metadata",
+            str(TASK_TABLE),
+        ],
+        cwd=tmp_path,
+    )
     assert result.exit_code == 0, result.stdout + result.stderr
     suite = declaration.split('suite="')[1].split('"')[0]
     rel = Path("artifacts") / suite / "methods" / method
@@ -126,17 +173,37 @@ def test_processing_real_custom_task_runs_equals_tabarenas_and_loads_alike(tmp_p
     assert compare_caches(native, theirs) == []
     # the task rows are TabArena's own, whole: compare_caches cuts TabArena's frame to the native columns
     assert pq.read_table(native / "processed" / "task_metadata.parquet").equals(
-        pq.read_table(theirs / "processed" / "task_metadata.parquet"))
+        pq.read_table(theirs / "processed" / "task_metadata.parquet")
+    )
     for side in ("native", "tabarena"):
-        _driver("load", str(tmp_path / side), method, suite, str(tmp_path / f"loaded-{side}"),
-                log=tmp_path / f"load-{side}.log")
+        _driver(
+            "load",
+            str(tmp_path / side),
+            method,
+            suite,
+            str(tmp_path / f"loaded-{side}"),
+            log=tmp_path / f"load-{side}.log",
+        )
     assert compare_loaded(tmp_path / "loaded-native", tmp_path / "loaded-tabarena") == []
 
 
 def _process(tmp_path: Path, *extra: str):
     (tmp_path / "info.py").write_text(f"{HEADER}m = {RUNS['lr_holdout'][1]}\n")
-    return run_cli(["run", "process", str(_data("lr_holdout")), "--method-metadata", f"{tmp_path / 'info.py'}:m",
-                    "--cache-root", str(tmp_path / "cache"), "--format", "json", *extra], cwd=tmp_path)
+    return run_cli(
+        [
+            "run",
+            "process",
+            str(_data("lr_holdout")),
+            "--method-metadata",
+            f"{tmp_path / 'info.py'}:m",
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--format",
+            "json",
+            *extra,
+        ],
+        cwd=tmp_path,
+    )
 
 
 def _ta309(result) -> dict:
@@ -173,12 +240,15 @@ def test_task_metadata_that_disagrees_with_the_results_is_refused(tmp_path):
     assert result.exit_code == 0 and _ta309(result)["outcome"] == "passed"
 
 
-@pytest.mark.parametrize("content, words", [
-    (None, "cannot be read"),
-    (b"not parquet", "not a readable parquet file"),
-    (pa.table({"dataset": ["a"]}), "no column 'tid', 'problem_type'"),
-    (pa.table({"dataset": ["a"], "tid": [1], "problem_type": ["ranking"]}), "'problem_type' must be one of"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (None, "cannot be read"),
+        (b"not parquet", "not a readable parquet file"),
+        (pa.table({"dataset": ["a"]}), "no column 'tid', 'problem_type'"),
+        (pa.table({"dataset": ["a"], "tid": [1], "problem_type": ["ranking"]}), "'problem_type' must be one of"),
+    ],
+)
 def test_an_unusable_task_metadata_file_is_one_clear_finding(tmp_path, content, words):
     path = tmp_path / "tasks.parquet"
     if isinstance(content, bytes):

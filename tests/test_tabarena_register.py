@@ -38,18 +38,31 @@ def test_add_cpu_model_keeps_layout_and_comments(checkout, tmp_path):
 
 def test_add_system_and_gpu_model_land_in_their_groups(checkout, tmp_path):
     repo, _ = checkout
-    write(repo, SRC / "systems/chakra/info.py",
-          info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'))
-    write(repo, SRC / "models/xrfm/info.py",
-          info(xrfm_method_metadata='MethodMetadata.config(method="xRFM", suite="xrfm-1", ag_key="XRFM", compute="gpu")'))
+    write(
+        repo,
+        SRC / "systems/chakra/info.py",
+        info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'),
+    )
+    write(
+        repo,
+        SRC / "models/xrfm/info.py",
+        info(xrfm_method_metadata='MethodMetadata.config(method="xRFM", suite="xrfm-1", ag_key="XRFM", compute="gpu")'),
+    )
     assert register(repo, "systems/chakra/info.py", "chakra_metadata", tmp_path).exit_code == 0
     assert register(repo, "models/xrfm/info.py", "xrfm_method_metadata", tmp_path).exit_code == 0
     text = methods(repo)
-    assert ("from tabarena.systems.autogluon.info import ag_metadata\n"
-            "from tabarena.systems.chakra.info import chakra_metadata\n") in text
-    assert ("from tabarena.models.tabm.info import (\n    tabm_2025_method_metadata,\n"
-            "    tabm_method_metadata as tabm_metadata,\n)\nfrom tabarena.models.xrfm.info import xrfm_method_metadata\n") in text
-    assert "        # Systems\n        ag_metadata,\n        chakra_metadata,\n        # Default tabular models (CPU)\n" in text
+    assert (
+        "from tabarena.systems.autogluon.info import ag_metadata\n"
+        "from tabarena.systems.chakra.info import chakra_metadata\n"
+    ) in text
+    assert (
+        "from tabarena.models.tabm.info import (\n    tabm_2025_method_metadata,\n"
+        "    tabm_method_metadata as tabm_metadata,\n)\nfrom tabarena.models.xrfm.info import xrfm_method_metadata\n"
+    ) in text
+    assert (
+        "        # Systems\n        ag_metadata,\n        chakra_metadata,\n        # Default tabular models (CPU)\n"
+        in text
+    )
     assert "        tabm_metadata,\n        xrfm_method_metadata,\n    ],\n" in text
 
 
@@ -59,15 +72,22 @@ def test_rerun_swaps_the_entry_and_supersedes_the_old_one(checkout, tmp_path):
     assert result.exit_code == 0, result.stdout
     text = methods(repo)
     assert "from tabarena.models.nori.info import nori_method_metadata, nori_new_method_metadata\n" in text
-    assert "        # Neural / GPU / foundation models\n        nori_new_method_metadata,\n        tabm_metadata,\n" in text
-    assert ("    tabm_2025_method_metadata,  # replaced by the 2026 run\n"
-            "    nori_method_metadata,  # rerun nori-2026-09 replaced it\n]\n") in text
+    assert (
+        "        # Neural / GPU / foundation models\n        nori_new_method_metadata,\n        tabm_metadata,\n"
+        in text
+    )
+    assert (
+        "    tabm_2025_method_metadata,  # replaced by the 2026 run\n"
+        "    nori_method_metadata,  # rerun nori-2026-09 replaced it\n]\n"
+    ) in text
     assert "swap nori_method_metadata -> nori_new_method_metadata" in result.stdout
     compile(text, "methods.py", "exec")
 
 
-@pytest.mark.parametrize(("rel", "variable"), [("models/catboost/info.py", "catboost_method_metadata"),
-                                               ("models/nori/info.py", "nori_new_method_metadata")])
+@pytest.mark.parametrize(
+    ("rel", "variable"),
+    [("models/catboost/info.py", "catboost_method_metadata"), ("models/nori/info.py", "nori_new_method_metadata")],
+)
 def test_rerunning_register_changes_nothing(checkout, tmp_path, rel, variable):
     repo, _ = checkout
     assert register(repo, rel, variable, tmp_path).exit_code == 0
@@ -80,8 +100,15 @@ def test_rerunning_register_changes_nothing(checkout, tmp_path, rel, variable):
 
 def test_name_collision_gets_an_alias(checkout, tmp_path):
     repo, _ = checkout
-    write(repo, SRC / "models/lightgbm_v2/info.py", info(lightgbm_method_metadata=(
-        'MethodMetadata.config(method="LightGBMv2", suite="lgbm-v2-2026", ag_key="GBM2", compute="cpu")')))
+    write(
+        repo,
+        SRC / "models/lightgbm_v2/info.py",
+        info(
+            lightgbm_method_metadata=(
+                'MethodMetadata.config(method="LightGBMv2", suite="lgbm-v2-2026", ag_key="GBM2", compute="cpu")'
+            )
+        ),
+    )
     result = register(repo, "models/lightgbm_v2/info.py", "lightgbm_method_metadata", tmp_path)
     assert result.exit_code == 0, result.stdout
     text = methods(repo)
@@ -119,10 +146,20 @@ def test_ta501_method_suite_unique(checkout, tmp_path):
     repo, _ = checkout
     assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA501")
     assert_passes(_verdicts(repo, "models/nori/info.py", "nori_new_method_metadata"), "TA501")
-    write(repo, SRC / "models/lgbm_copy/info.py", info(copy_metadata=(
-        'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")')))
-    assert_fails(_verdicts(repo, "models/lgbm_copy/info.py", "copy_metadata"), "TA501",
-                 "lightgbm_method_metadata (tabarena.models.lightgbm.info) already declares method='LightGBM'")
+    write(
+        repo,
+        SRC / "models/lgbm_copy/info.py",
+        info(
+            copy_metadata=(
+                'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")'
+            )
+        ),
+    )
+    assert_fails(
+        _verdicts(repo, "models/lgbm_copy/info.py", "copy_metadata"),
+        "TA501",
+        "lightgbm_method_metadata (tabarena.models.lightgbm.info) already declares method='LightGBM'",
+    )
     ref = f"{repo / SRC / 'models/lgbm_copy/info.py'}:copy_metadata"
     blocked = run_cli(["run", "register", "--method-metadata", ref, "--repo", str(repo)], cwd=tmp_path)
     assert blocked.exit_code == 1 and methods(repo) == METHODS_PY
@@ -131,49 +168,73 @@ def test_ta501_method_suite_unique(checkout, tmp_path):
 def test_ta502_entries_built_in_code_are_named(checkout):
     repo, _ = checkout
     assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA502")
-    (repo / METHODS).write_text(METHODS_PY.replace("        tabm_metadata,\n", "        tabm_metadata,\n        gpu_copy,\n")
-                                + "gpu_copy = next(iter([tabm_metadata]))\n")
+    (repo / METHODS).write_text(
+        METHODS_PY.replace("        tabm_metadata,\n", "        tabm_metadata,\n        gpu_copy,\n")
+        + "gpu_copy = next(iter([tabm_metadata]))\n"
+    )
     v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
     assert v["TA502"].outcome.value == "failed" and not v["TA502"].blocks
     assert "gpu_copy: not checked for uniqueness" in v["TA502"].message
 
 
-DESCRIPTOR_INFO = HEADER.replace("MethodMetadata", "MethodMetadata, ModelDescriptor") + '''
+DESCRIPTOR_INFO = (
+    HEADER.replace("MethodMetadata", "MethodMetadata, ModelDescriptor")
+    + """
 alpha_descriptor = ModelDescriptor(display_name="Alpha", compute="gpu", is_bag=True)
 _common = dict(cache_type="r2", cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
 alpha_method_metadata = alpha_descriptor.method_metadata(method="Alpha", suite="alpha-2026", ag_key="A", **_common)
-'''
+"""
+)
 
 
 def test_descriptor_spread_and_local_entries_are_checked_for_uniqueness(checkout):
     """Entries built with ModelDescriptor.method_metadata(**spread) or written in methods.py are read, not skipped."""
     repo, _ = checkout
     write(repo, SRC / "models/alpha/info.py", DESCRIPTOR_INFO)
-    text = METHODS_PY.replace("from tabarena.models.lightgbm.info import", "from tabarena.models.alpha.info import "
-                              "alpha_method_metadata\nfrom tabarena.models.lightgbm.info import")
-    text = text.replace("        tabm_metadata,\n", "        tabm_metadata,\n        alpha_method_metadata,\n"
-                        "        local_metadata,\n")
-    text += ('local_metadata = MethodMetadata.tabarena_legacy_s3(method="Local", suite="local-1", '
-             'method_type="baseline")\n')
+    text = METHODS_PY.replace(
+        "from tabarena.models.lightgbm.info import",
+        "from tabarena.models.alpha.info import alpha_method_metadata\nfrom tabarena.models.lightgbm.info import",
+    )
+    text = text.replace(
+        "        tabm_metadata,\n", "        tabm_metadata,\n        alpha_method_metadata,\n        local_metadata,\n"
+    )
+    text += (
+        'local_metadata = MethodMetadata.tabarena_legacy_s3(method="Local", suite="local-1", method_type="baseline")\n'
+    )
     (repo / METHODS).write_text(text)
     v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
     assert_passes(v, "TA502")
     assert_passes(v, "TA501")
-    write(repo, SRC / "models/alpha2/info.py", info(copy_metadata=(
-        'MethodMetadata.config(method="Alpha", suite="alpha-2026", ag_key="A")')))
-    assert_fails(_verdicts(repo, "models/alpha2/info.py", "copy_metadata"), "TA501",
-                 "alpha_method_metadata (tabarena.models.alpha.info) already declares method='Alpha'")
-    write(repo, SRC / "models/local2/info.py", info(copy_metadata=(
-        'MethodMetadata.baseline(method="Local", suite="local-1")')))
-    assert_fails(_verdicts(repo, "models/local2/info.py", "copy_metadata"), "TA501",
-                 "local_metadata (tabarena.contexts.tabarena.methods) already declares method='Local'")
+    write(
+        repo,
+        SRC / "models/alpha2/info.py",
+        info(copy_metadata=('MethodMetadata.config(method="Alpha", suite="alpha-2026", ag_key="A")')),
+    )
+    assert_fails(
+        _verdicts(repo, "models/alpha2/info.py", "copy_metadata"),
+        "TA501",
+        "alpha_method_metadata (tabarena.models.alpha.info) already declares method='Alpha'",
+    )
+    write(
+        repo,
+        SRC / "models/local2/info.py",
+        info(copy_metadata=('MethodMetadata.baseline(method="Local", suite="local-1")')),
+    )
+    assert_fails(
+        _verdicts(repo, "models/local2/info.py", "copy_metadata"),
+        "TA501",
+        "local_metadata (tabarena.contexts.tabarena.methods) already declares method='Local'",
+    )
 
 
 def test_ta503_layout(checkout):
     repo, _ = checkout
     assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA503")
-    (repo / METHODS).write_text(METHODS_PY.replace("        # Neural / GPU / foundation models\n", "")
-                                .replace("methods_superseded: list[MethodMetadata]", "methods_old: list[MethodMetadata]"))
+    (repo / METHODS).write_text(
+        METHODS_PY.replace("        # Neural / GPU / foundation models\n", "").replace(
+            "methods_superseded: list[MethodMetadata]", "methods_old: list[MethodMetadata]"
+        )
+    )
     v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
     assert_fails(v, "TA503", "'# Neural / GPU / foundation models'")
     assert "methods_superseded" in v["TA503"].message
@@ -187,8 +248,11 @@ def test_first_entry_of_an_empty_group_goes_under_its_comment(checkout, tmp_path
         text = text.replace("        nori_method_metadata,\n", "")
     (repo / METHODS).write_text(text)
     if emptied == "ag_metadata":
-        write(repo, SRC / "systems/chakra/info.py",
-              info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'))
+        write(
+            repo,
+            SRC / "systems/chakra/info.py",
+            info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'),
+        )
         rel, variable, group = "systems/chakra/info.py", "chakra_metadata", "# Systems"
     else:
         rel, variable, group = "models/nori/info.py", "nori_new_method_metadata", "# Neural / GPU / foundation models"
@@ -197,13 +261,24 @@ def test_first_entry_of_an_empty_group_goes_under_its_comment(checkout, tmp_path
     edited = methods(repo)
     assert f"        {group}\n        {variable},\n" in edited
     compile(edited, "methods.py", "exec")
-    assert edited.replace(f"        {variable},\n", "", 1).split("method_metadata_lst=[")[1] == \
-        text.split("method_metadata_lst=[")[1]
+    assert (
+        edited.replace(f"        {variable},\n", "", 1).split("method_metadata_lst=[")[1]
+        == text.split("method_metadata_lst=[")[1]
+    )
 
 
 def test_module_reference_is_read_from_the_checkout(checkout, tmp_path):
     repo, _ = checkout
-    result = run_cli(["run", "register", "--method-metadata", "tabarena.models.catboost.info:catboost_method_metadata",
-                      "--repo", str(repo)], cwd=tmp_path)
+    result = run_cli(
+        [
+            "run",
+            "register",
+            "--method-metadata",
+            "tabarena.models.catboost.info:catboost_method_metadata",
+            "--repo",
+            str(repo),
+        ],
+        cwd=tmp_path,
+    )
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "from tabarena.models.catboost.info import catboost_method_metadata\n" in methods(repo)

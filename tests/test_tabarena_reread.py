@@ -47,10 +47,13 @@ def test_workers_read_what_one_process_reads(run):
     assert [r.hyperparameters for r in shared.results] == [r.hyperparameters for r in alone.results]
     assert shared.tasks == alone.tasks and len(alone.tasks) == 8
     assert repr(shared.hpo_rows) == repr(alone.hpo_rows) and alone.hpo_rows  # NaN included
-    assert [(s.dataset, s.fold, repr(s.rows), s.types) for s in shared.splits] == \
-        [(s.dataset, s.fold, repr(s.rows), s.types) for s in alone.splits]
-    assert all(np.array_equal(a.y_val, b.y_val) and np.array_equal(a.y_test, b.y_test)
-               for a, b in zip(shared.splits, alone.splits, strict=True))
+    assert [(s.dataset, s.fold, repr(s.rows), s.types) for s in shared.splits] == [
+        (s.dataset, s.fold, repr(s.rows), s.types) for s in alone.splits
+    ]
+    assert all(
+        np.array_equal(a.y_val, b.y_val) and np.array_equal(a.y_test, b.y_test)
+        for a, b in zip(shared.splits, alone.splits, strict=True)
+    )
     assert _files(tmp / "workers") == _files(tmp / "alone")
 
 

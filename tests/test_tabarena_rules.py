@@ -27,10 +27,18 @@ RULES = [*rules_metadata.RULES, *rules_protocol.RULES]
 BY_CODE = {r.code: r for r in RULES}
 
 GOOD = MethodMetadata(
-    method="Nori", suite="nori-2026", method_type="config", ag_key="TA-NORI", can_hpo=False,
-    is_bag=True, compute="cpu", validation_protocol="8x1", constructor="config",
+    method="Nori",
+    suite="nori-2026",
+    method_type="config",
+    ag_key="TA-NORI",
+    can_hpo=False,
+    is_bag=True,
+    compute="cpu",
+    validation_protocol="8x1",
+    constructor="config",
     declared=frozenset({"method", "suite", "ag_key", "can_hpo", "is_bag", "validation_protocol"}),
-    source="models/nori/info.py:3", variable="nori",
+    source="models/nori/info.py:3",
+    variable="nori",
 )
 
 
@@ -62,7 +70,7 @@ class FakeInference:
     def config_default_for(self, method):
         if self.raw_config_default is None:
             return None
-        return method + self.raw_config_default[len(self.name_prefix):]
+        return method + self.raw_config_default[len(self.name_prefix) :]
 
 
 def facts(metadata=GOOD, **inference):
@@ -103,9 +111,17 @@ FIELD_CASES = [
     ("TA112", dict(tags="with-llm"), "must be a list of strings"),
     ("TA113", dict(method_class="system"), "declare it with MethodMetadata.system(...)"),
     ("TA114", dict(method_type="baseline", can_hpo=None, is_bag=False), "'ag_key' is only for configs"),
-    ("TA114", dict(method_type="portfolio", ag_key=None, can_hpo=True, is_bag=False), "can_hpo=True is only for configs"),
+    (
+        "TA114",
+        dict(method_type="portfolio", ag_key=None, can_hpo=True, is_bag=False),
+        "can_hpo=True is only for configs",
+    ),
     ("TA115", dict(cache_type="r2", cache_kwargs={"bucket": "b"}), "cache_kwargs is missing 'prefix'"),
-    ("TA115", dict(cache_type="local", cache_kwargs={"bucket": "b", "prefix": "p"}), "'local' cannot have bucket and prefix"),
+    (
+        "TA115",
+        dict(cache_type="local", cache_kwargs={"bucket": "b", "prefix": "p"}),
+        "'local' cannot have bucket and prefix",
+    ),
     ("TA115", dict(cache_type="gcs"), "must be one of local, r2, s3"),
     ("TA115", dict(cache_kwargs=["b"]), "must be a dict"),
     ("TA117", dict(compute="tpu"), "'compute' must be one of cpu, gpu (got 'tpu')"),
@@ -129,10 +145,12 @@ def test_field_rule_passes_on_good_metadata(code):
 
 
 def test_ta119_a_legacy_s3_declaration_is_not_processed():
-    legacy = attrs.evolve(GOOD, cache_type="s3", cache_kwargs={"bucket": "tabarena", "prefix": "cache",
-                                                              "upload_as_public": True})
-    verdict = assert_fails(run("TA119", SimpleNamespace(metadata=legacy), action="process"), "TA119",
-                           "declares the legacy s3 cache")
+    legacy = attrs.evolve(
+        GOOD, cache_type="s3", cache_kwargs={"bucket": "tabarena", "prefix": "cache", "upload_as_public": True}
+    )
+    verdict = assert_fails(
+        run("TA119", SimpleNamespace(metadata=legacy), action="process"), "TA119", "declares the legacy s3 cache"
+    )
     assert verdict.findings[0].path == "models/nori/info.py"
     assert_passes(run("TA119", SimpleNamespace(metadata=GOOD), action="process"), "TA119")
     r2 = attrs.evolve(GOOD, cache_kwargs={"bucket": "tabarena", "prefix": "cache"})
@@ -144,8 +162,15 @@ def test_field_rules_pass_on_valid_variants():
     variants = [
         attrs.evolve(GOOD, date="2024-02-29", date_introduced="2024", tags=("closed-source-api", "with-llm")),
         attrs.evolve(GOOD, date_introduced="2024-03-31", cache_kwargs={"bucket": "b", "prefix": "p"}),
-        MethodMetadata(method="AutoX", suite="autox-1", method_type="baseline", method_class="system",
-                       name="AutoX", constructor="system", validation_protocol="system"),
+        MethodMetadata(
+            method="AutoX",
+            suite="autox-1",
+            method_type="baseline",
+            method_class="system",
+            name="AutoX",
+            constructor="system",
+            validation_protocol="system",
+        ),
         MethodMetadata(method="Port", suite="port-1", method_type="portfolio", has_raw=False, name="Port"),
         # TabArena groups a portfolio with the systems this way (only a system config is refused)
         MethodMetadata(method="Port", suite="port-1", method_type="portfolio", method_class="system", name="Port"),
@@ -160,14 +185,26 @@ def test_field_rules_pass_on_valid_variants():
 def test_precommit_rules_read_only_the_metadata():
     """Helper D runs them on facts that have .metadata and nothing else."""
     precommit = [r for r in RULES if "precommit-info" in r.actions]
-    assert {r.code for r in precommit} == {"TA101", "TA110", "TA111", "TA112", "TA113", "TA114", "TA115", "TA117", "TA118",
-                                               "TA203"}
+    assert {r.code for r in precommit} == {
+        "TA101",
+        "TA110",
+        "TA111",
+        "TA112",
+        "TA113",
+        "TA114",
+        "TA115",
+        "TA117",
+        "TA118",
+        "TA203",
+    }
     verdicts = evaluate_rules(precommit, SimpleNamespace(metadata=GOOD), action="precommit-info")
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
 
 
 def test_metadata_present():
-    assert_fails(run("TA116", SimpleNamespace(metadata=None, inference=FakeInference())), "TA116", "pass --method-metadata")
+    assert_fails(
+        run("TA116", SimpleNamespace(metadata=None, inference=FakeInference())), "TA116", "pass --method-metadata"
+    )
     assert_fails(run("TA116", BadRef()), "TA116", "cannot read it")
     assert_fails(run("TA116", SimpleNamespace()), "TA116", "gathered no metadata")
     assert_passes(run("TA116", facts()), "TA116")
@@ -204,12 +241,31 @@ MISMATCH_CASES = [
     ("TA105", GOOD, dict(compute="gpu"), "compute: inferred='gpu' (raw) != provided='cpu'"),
     ("TA106", attrs.evolve(GOOD, can_hpo=None), {}, "can_hpo: inferred=False (raw) != provided=True"),
     ("TA107", attrs.evolve(GOOD, is_bag=False), {}, "is_bag: inferred=True (raw) != provided=False"),
-    ("TA108", attrs.evolve(GOOD, config_default="Nori_c1_BAG_L1"), {},
-     "config_default: inferred='Nori_c1_default_BAG_L1' (raw) != provided='Nori_c1_BAG_L1'"),
+    (
+        "TA108",
+        attrs.evolve(GOOD, config_default="Nori_c1_BAG_L1"),
+        {},
+        "config_default: inferred='Nori_c1_default_BAG_L1' (raw) != provided='Nori_c1_BAG_L1'",
+    ),
     ("TA109", attrs.evolve(GOOD, model_key="NORI"), {}, "model_key: inferred='TA-NORI' (raw) != provided='NORI'"),
-    ("TA201", attrs.evolve(GOOD, validation_protocol=None), {}, "the raw results record '8x1' but info.py does not declare it"),
-    ("TA201", attrs.evolve(GOOD, validation_protocol="16x1"), {}, "validation_protocol: inferred='8x1' (raw) != provided='16x1'"),
-    ("TA201", GOOD, dict(validation_protocol=None, validation_protocol_keys=("8x1", "holdout:8x1")), "2 validation protocols"),
+    (
+        "TA201",
+        attrs.evolve(GOOD, validation_protocol=None),
+        {},
+        "the raw results record '8x1' but info.py does not declare it",
+    ),
+    (
+        "TA201",
+        attrs.evolve(GOOD, validation_protocol="16x1"),
+        {},
+        "validation_protocol: inferred='8x1' (raw) != provided='16x1'",
+    ),
+    (
+        "TA201",
+        GOOD,
+        dict(validation_protocol=None, validation_protocol_keys=("8x1", "holdout:8x1")),
+        "2 validation protocols",
+    ),
     ("TA201", GOOD, dict(n_without_protocol=2), "2 raw result(s) record no validation protocol"),
 ]
 
@@ -266,9 +322,11 @@ def test_config_fields_are_not_compared_when_the_raw_results_are_not_configs():
 
 def test_legacy_raw_passes_undeclared_protocol():
     md = attrs.evolve(GOOD, validation_protocol=None)
-    verdicts = evaluate_rules([BY_CODE["TA201"], BY_CODE["TA202"]],
-                              facts(md, validation_protocol=None, validation_protocol_keys=()),
-                              options=options_of("process", expect_validation_protocol="tabarena"))
+    verdicts = evaluate_rules(
+        [BY_CODE["TA201"], BY_CODE["TA202"]],
+        facts(md, validation_protocol=None, validation_protocol_keys=()),
+        options=options_of("process", expect_validation_protocol="tabarena"),
+    )
     assert_passes(verdicts, "TA201")
     assert_passes(verdicts, "TA202")
 
@@ -292,7 +350,9 @@ def test_unofficial_keys_cannot_be_submitted(key):
 
 def test_expected_protocol_is_asserted():
     beyond = "8x1+tiny5x5<=500+task-specific+adapt-classes"
-    assert_fails(run("TA202", facts(), expect_validation_protocol="beyondarena"), "TA202", f"expects {beyond!r}, got '8x1'")
+    assert_fails(
+        run("TA202", facts(), expect_validation_protocol="beyondarena"), "TA202", f"expects {beyond!r}, got '8x1'"
+    )
     assert_fails(run("TA202", facts(), expect_validation_protocol="3x1"), "TA202", "expects '3x1'")
     assert_fails(run("TA202", facts(), expect_validation_protocol="nonsense"), "TA202", "--expect-validation-protocol")
     assert_passes(run("TA202", facts(), expect_validation_protocol="tabarena"), "TA202")
@@ -308,7 +368,11 @@ def test_systems_are_exempt_from_the_official_protocol():
 def test_upload_without_raw_judges_the_declared_key():
     md = attrs.evolve(GOOD, validation_protocol="holdout:8x1")
     expect = {"expect_validation_protocol": "tabarena"}
-    assert_fails(run("TA202", SimpleNamespace(metadata=md), action="upload", **expect), "TA202", "from info.py cannot be submitted")
+    assert_fails(
+        run("TA202", SimpleNamespace(metadata=md), action="upload", **expect),
+        "TA202",
+        "from info.py cannot be submitted",
+    )
     assert_passes(run("TA202", SimpleNamespace(metadata=GOOD), action="upload", **expect), "TA202")
 
 
@@ -320,12 +384,19 @@ def test_ignore_metadata_mismatch_becomes_recorded_waivers():
     from checks.judge import evaluate
 
     today = dt.date(2026, 3, 1)
-    ctx = RunContext(action="process", options=options_of("process"), config=Config(), today=today,
-                     facts=facts(method_type="baseline", compute="gpu"), target="Nori@nori-2026")
+    ctx = RunContext(
+        action="process",
+        options=options_of("process"),
+        config=Config(),
+        today=today,
+        facts=facts(method_type="baseline", compute="gpu"),
+        target="Nori@nori-2026",
+    )
     waivers = compare.metadata_mismatch_waivers(ctx, today)
     assert [w.rule for w in waivers] == list(compare.MISMATCH_RULES)
     assert {(w.target, w.expires, w.reason) for w in waivers} == {
-        ("*", today, "--ignore-metadata-mismatch given on the command line")}
+        ("*", today, "--ignore-metadata-mismatch given on the command line")
+    }
     assert all(w.owner for w in waivers)
     ctx.extra_waivers.extend(waivers)
     verdicts = {v.code: v for v in evaluate([(r, r.severity) for r in RULES], ctx, [r.code for r in RULES])}
@@ -349,16 +420,35 @@ class Issue:
 
 
 RAW_CASES = [
-    ("TA301", dict(errors=(("a/1/0_0/results.pkl", "corrupt gzip data"),)), "a/1/0_0/results.pkl: cannot be read: corrupt gzip data"),
+    (
+        "TA301",
+        dict(errors=(("a/1/0_0/results.pkl", "corrupt gzip data"),)),
+        "a/1/0_0/results.pkl: cannot be read: corrupt gzip data",
+    ),
     ("TA302", dict(methods=("TA-Nori", "TA-Other")), "holds 2 methods (TA-Nori, TA-Other)"),
     ("TA302", dict(methods=()), "no readable result"),
-    ("TA303", dict(missing_cells=(("TA-Nori_c1", "363614", "0_2"),)), "1 (config, task, split) cell(s) have no result: TA-Nori_c1 task 363614 split 0_2"),
-    ("TA304", dict(duplicates=(("TA-Nori_c1", "363612", "0_0", ("x/results.pkl", "y/results.pkl")),)), "has 2 results: x/results.pkl, y/results.pkl"),
+    (
+        "TA303",
+        dict(missing_cells=(("TA-Nori_c1", "363614", "0_2"),)),
+        "1 (config, task, split) cell(s) have no result: TA-Nori_c1 task 363614 split 0_2",
+    ),
+    (
+        "TA304",
+        dict(duplicates=(("TA-Nori_c1", "363612", "0_0", ("x/results.pkl", "y/results.pkl")),)),
+        "has 2 results: x/results.pkl, y/results.pkl",
+    ),
     ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
     ("TA306", dict(problems=(("p/results.pkl", "metric_error is NaN"),)), "p/results.pkl: metric_error is NaN"),
-    ("TA307", dict(metrics=("mae", "rmse")), "the configs are scored on 'mae', which the native engine cannot simulate"),
-    ("TA308", dict(unread=(("p/results.pkl", "method_metadata.info.x holds a a.B, which the reader does not load"),)),
-     "p/results.pkl: method_metadata.info.x holds a a.B"),
+    (
+        "TA307",
+        dict(metrics=("mae", "rmse")),
+        "the configs are scored on 'mae', which the native engine cannot simulate",
+    ),
+    (
+        "TA308",
+        dict(unread=(("p/results.pkl", "method_metadata.info.x holds a a.B, which the reader does not load"),)),
+        "p/results.pkl: method_metadata.info.x holds a a.B",
+    ),
 ]
 
 
@@ -382,10 +472,12 @@ def test_native_simulation_metric_judges_only_native_config_processing():
     rule = [r for r in rules_raw.RULES if r.code == "TA307"]
     mae = dict(metrics=("mae",))
     assert_fails(evaluate_rules(rule, facts(**mae), action="process", options=options_of("process")), "TA307", "'mae'")
-    for passing, options in [(facts(**mae), options_of("process", engine="tabarena")),
-                             (facts(**mae, method_type="baseline"), options_of("process")),
-                             (facts(metadata=attrs.evolve(GOOD, method_type="baseline"), **mae), options_of("process")),
-                             (facts(metrics=("log_loss", "roc_auc", "rmse")), options_of("process"))]:
+    for passing, options in [
+        (facts(**mae), options_of("process", engine="tabarena")),
+        (facts(**mae, method_type="baseline"), options_of("process")),
+        (facts(metadata=attrs.evolve(GOOD, method_type="baseline"), **mae), options_of("process")),
+        (facts(metrics=("log_loss", "roc_auc", "rmse")), options_of("process")),
+    ]:
         assert_passes(evaluate_rules(rule, passing, action="process", options=options), "TA307")
 
 
@@ -438,11 +530,17 @@ def runs(tmp_path_factory):
     out["clean"] = synth.generate_run(root / "clean", validation_protocol="8x1", **small)
     out["legacy"] = synth.generate_run(root / "legacy", validation_protocol=None, **small)
     out["holdout"] = synth.generate_run(root / "holdout", validation_protocol="holdout", **small)
-    out["defects"] = synth.generate_run(root / "defects", configs=2, validation_protocol="8x1", **small,
-                                        defects=("corrupt", "bad_fields", "fidelity_drift", "missing_split", "duplicate"))
+    out["defects"] = synth.generate_run(
+        root / "defects",
+        configs=2,
+        validation_protocol="8x1",
+        **small,
+        defects=("corrupt", "bad_fields", "fidelity_drift", "missing_split", "duplicate"),
+    )
     synth.generate_run(root / "two", validation_protocol="8x1", **small)
-    out["two"] = synth.generate_run(root / "two", validation_protocol="8x1", name_prefix="TA-Other",
-                                    ag_key="TA-OTHER", **small)
+    out["two"] = synth.generate_run(
+        root / "two", validation_protocol="8x1", name_prefix="TA-Other", ag_key="TA-OTHER", **small
+    )
     return out
 
 
@@ -450,9 +548,15 @@ def judge(runs, run, variable, **options):
     from tabarena_checks.rules import raw as rules_raw
     from tabarena_checks.facts import TabArenaFacts
 
-    f = TabArenaFacts(data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache")
-    return evaluate_rules([*RULES, *rules_raw.RULES], f, action="process",
-                          options=options_of("process", run_data_dir=str(runs[run]), **options))
+    f = TabArenaFacts(
+        data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache"
+    )
+    return evaluate_rules(
+        [*RULES, *rules_raw.RULES],
+        f,
+        action="process",
+        options=options_of("process", run_data_dir=str(runs[run]), **options),
+    )
 
 
 def test_clean_run_with_matching_metadata_passes(runs):
@@ -475,7 +579,9 @@ def test_mismatched_metadata_fails_each_field(runs):
 
 
 def test_config_run_declared_as_baseline_fails_method_type(runs):
-    assert_fails(judge(runs, "clean", "as_baseline"), "TA103", "method_type: inferred='config' (raw) != provided='baseline'")
+    assert_fails(
+        judge(runs, "clean", "as_baseline"), "TA103", "method_type: inferred='config' (raw) != provided='baseline'"
+    )
 
 
 def test_legacy_raw_passes_without_a_declared_protocol(runs):
@@ -487,7 +593,9 @@ def test_legacy_raw_passes_without_a_declared_protocol(runs):
 
 def test_holdout_run_cannot_be_official(runs):
     verdicts = judge(runs, "holdout", "nori", expect_validation_protocol="tabarena")
-    assert_fails(verdicts, "TA202", "'holdout:8x1' (holdout) from the raw results cannot be submitted as an official result")
+    assert_fails(
+        verdicts, "TA202", "'holdout:8x1' (holdout) from the raw results cannot be submitted as an official result"
+    )
     assert_fails(verdicts, "TA201", "inferred='holdout:8x1' (raw) != provided='8x1'")
 
 
@@ -525,12 +633,34 @@ def test_info_rules_never_crash_on_odd_field_values():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    odd = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12),
-                    st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
-                    st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2))
-    names = ["suite", "method_type", "ag_key", "model_key", "config_default", "can_hpo", "compute", "is_bag",
-             "name", "name_suffix", "method_class", "tags", "cache_type", "cache_kwargs", "date",
-             "date_introduced", "validation_protocol", "verified"]
+    odd = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=12),
+        st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+        st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2),
+    )
+    names = [
+        "suite",
+        "method_type",
+        "ag_key",
+        "model_key",
+        "config_default",
+        "can_hpo",
+        "compute",
+        "is_bag",
+        "name",
+        "name_suffix",
+        "method_class",
+        "tags",
+        "cache_type",
+        "cache_kwargs",
+        "date",
+        "date_introduced",
+        "validation_protocol",
+        "verified",
+    ]
     rules = [r for r in RULES if "precommit-info" in r.actions or r.code == "TA202"]
 
     @settings(max_examples=150, deadline=None)

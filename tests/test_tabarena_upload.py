@@ -30,9 +30,17 @@ from tabarena_checks.publish.upload import UploadFacts, UploadOptions, write_zip
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 DEMO_SECRET = DEMO_ENV["R2_SECRET_ACCESS_KEY"]
 KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
-EXPECTED = {f"{KEY_ROOT}/{name}" for name in (
-    "metadata.yaml", "results/model_results.parquet", "results_checksums.json", "processed.zip",
-    "processed/configs_hyperparameters.json", "raw.zip")}
+EXPECTED = {
+    f"{KEY_ROOT}/{name}"
+    for name in (
+        "metadata.yaml",
+        "results/model_results.parquet",
+        "results_checksums.json",
+        "processed.zip",
+        "processed/configs_hyperparameters.json",
+        "raw.zip",
+    )
+}
 
 
 def upload(tmp_path, *extra: str, env=None):
@@ -111,8 +119,9 @@ def test_upload_publishes_every_object_and_verifies(tmp_path, s3_env, s3_proxy):
     assert FAKE_ENV["R2_SECRET_ACCESS_KEY"] not in result.stdout + result.stderr
     checksums = json.loads(s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/results_checksums.json")["Body"].read())
     table = (path / "results" / "model_results.parquet").read_bytes()
-    assert checksums == {f"artifacts/{SUITE}/methods/{METHOD}/results/model_results.parquet":
-                         hashlib.md5(table).hexdigest()}
+    assert checksums == {
+        f"artifacts/{SUITE}/methods/{METHOD}/results/model_results.parquet": hashlib.md5(table).hexdigest()
+    }
     body = s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/processed.zip")["Body"].read()
     names = zipfile.ZipFile(io.BytesIO(body)).namelist()
     assert names == ["configs.parquet", "configs_hyperparameters.json"]
@@ -141,8 +150,11 @@ def test_changed_part_is_resent_with_metadata_withdrawn_first(tmp_path, s3_env, 
     result = upload(tmp_path, "--no-dry-run")
     assert result.exit_code == 0, result.stdout
     sent = {p.split("?")[0].split(f"/{BUCKET}/", 1)[1] for p in s3_proxy.puts()}
-    assert sent == {f"{KEY_ROOT}/processed.zip", f"{KEY_ROOT}/processed/configs_hyperparameters.json",
-                    f"{KEY_ROOT}/metadata.yaml"}
+    assert sent == {
+        f"{KEY_ROOT}/processed.zip",
+        f"{KEY_ROOT}/processed/configs_hyperparameters.json",
+        f"{KEY_ROOT}/metadata.yaml",
+    }
     deletes = [p for m, p in s3_proxy.forwarded if m == "DELETE"]
     assert any(p.endswith("metadata.yaml") for p in deletes)
     assert "withdrawn" in result.stdout
@@ -232,8 +244,13 @@ def test_unpublish_removes_every_object(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
     make_method_cache(tmp_path / "cache", method="Other")
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
-    assert run_cli(["run", "upload", "--from-cache", "Other", SUITE, "--cache-root", str(tmp_path / "cache"),
-                    "--no-dry-run"], cwd=tmp_path).exit_code == 0
+    assert (
+        run_cli(
+            ["run", "upload", "--from-cache", "Other", SUITE, "--cache-root", str(tmp_path / "cache"), "--no-dry-run"],
+            cwd=tmp_path,
+        ).exit_code
+        == 0
+    )
     base = ["run", "unpublish", "--method", METHOD, "--suite", SUITE, "--cache-root", str(tmp_path / "cache")]
     refused = run_cli(base, cwd=tmp_path)
     assert refused.exit_code == 4 and "pass --yes" in refused.stdout
@@ -293,7 +310,11 @@ def test_ta402_protocol_recorded_must_equal_declared(tmp_path):
     f = facts(tmp_path)
     assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA402")
     f.metadata = attrs.evolve(f.metadata, validation_protocol="3x1")
-    assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA402", "records validation_protocol='8x1'")
+    assert_fails(
+        evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options),
+        "TA402",
+        "records validation_protocol='8x1'",
+    )
 
 
 def test_ta403_parts(tmp_path):
@@ -329,8 +350,13 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "tabarena_checks.demo", "--workdir", str(tmp_path / "demo")],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tabarena_checks.demo", "--workdir", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = proc.stdout
     assert "blocked: the action did not run (exit 1)" in out and "cache written: False" in out
@@ -344,12 +370,21 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
 def test_method_metadata_ref_whose_protocol_differs_from_the_processed_one_is_blocked(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache", protocol="8x1")
     info = tmp_path / "info.py"
-    declaration = ('dummy = MethodMetadata.config(method="Dummy", suite="dummy-2026-11-01", ag_key="TA-DUMMY", '
-                   'cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}}, verified=False, '
-                   'validation_protocol="{}")\n')
+    declaration = (
+        'dummy = MethodMetadata.config(method="Dummy", suite="dummy-2026-11-01", ag_key="TA-DUMMY", '
+        'cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}}, verified=False, '
+        'validation_protocol="{}")\n'
+    )
     info.write_text("from tabarena.models._method_metadata import MethodMetadata\n\n" + declaration.format("3x1"))
-    args = ["run", "upload", "--method-metadata", f"{info}:dummy", "--cache-root", str(tmp_path / "cache"),
-            "--no-dry-run"]
+    args = [
+        "run",
+        "upload",
+        "--method-metadata",
+        f"{info}:dummy",
+        "--cache-root",
+        str(tmp_path / "cache"),
+        "--no-dry-run",
+    ]
     blocked = run_cli(args, cwd=tmp_path)
     assert blocked.exit_code == 1 and "records validation_protocol='8x1'" in blocked.stdout
     assert s3_proxy.log == []
@@ -374,24 +409,40 @@ def test_ta406_cache_names_safe(tmp_path):
     assert_passes(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA406")
     for method in ("../../x", "a/b", "bad\x00name", "n" * 300, ".hidden"):
         f.metadata = attrs.evolve(f.metadata, method=method)
-        assert_fails(evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA406", "'method' must")
+        assert_fails(
+            evaluate_rules(rules_upload.RULES, f, action="upload", options=f.options), "TA406", "'method' must"
+        )
 
 
 def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path, s3_env, s3_proxy):
     make_method_cache(tmp_path / "cache")
-    result = run_cli(["run", "upload", "--from-cache", "../methods/Dummy", SUITE, "--cache-root",
-                      str(tmp_path / "cache"), "--no-dry-run"], cwd=tmp_path)
+    result = run_cli(
+        [
+            "run",
+            "upload",
+            "--from-cache",
+            "../methods/Dummy",
+            SUITE,
+            "--cache-root",
+            str(tmp_path / "cache"),
+            "--no-dry-run",
+        ],
+        cwd=tmp_path,
+    )
     assert result.exit_code == 2 and "'method' must be a plain directory name" in result.stderr
     assert s3_proxy.log == []
 
 
-@pytest.mark.parametrize(("hostile", "reason"), [
-    (b"a: &a [x, x]\nb: &b [*a, *a]\nmethod: Dummy\ntags: *b\n", "aliases are not allowed"),
-    (b"method: Dummy\nmethod: Other\n", "duplicate key 'method'"),
-    (b"method: Dummy\ntags: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested"),
-    (b"method: Dummy\ntags: [\xff\xfe]\n", "not UTF-8"),
-    (b"method: Dummy\n# " + b"x" * (1 << 20) + b"\n", "byte limit"),
-])
+@pytest.mark.parametrize(
+    ("hostile", "reason"),
+    [
+        (b"a: &a [x, x]\nb: &b [*a, *a]\nmethod: Dummy\ntags: *b\n", "aliases are not allowed"),
+        (b"method: Dummy\nmethod: Other\n", "duplicate key 'method'"),
+        (b"method: Dummy\ntags: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested"),
+        (b"method: Dummy\ntags: [\xff\xfe]\n", "not UTF-8"),
+        (b"method: Dummy\n# " + b"x" * (1 << 20) + b"\n", "byte limit"),
+    ],
+)
 def test_hostile_metadata_yaml_is_one_clear_input_error(tmp_path, hostile, reason):
     from checks.errors import InputError
     from tabarena_checks.cache.layout import read_metadata_yaml
@@ -430,7 +481,11 @@ def test_half_written_zip_of_a_killed_upload_is_swept(tmp_path, s3_env, s3_proxy
     (path / ".checks-staging" / ".raw.zip.checks-tmp-999997.0badf00d").write_bytes(b"half")
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
     assert sorted(p.name for p in (path / ".checks-staging").iterdir()) == [
-        "processed.zip", "processed.zip.inputs.json", "raw.zip", "raw.zip.inputs.json"]
+        "processed.zip",
+        "processed.zip.inputs.json",
+        "raw.zip",
+        "raw.zip.inputs.json",
+    ]
 
 
 def test_upload_sends_no_flexible_checksums_that_r2_refuses(tmp_path, s3_env, s3_proxy):
@@ -447,5 +502,7 @@ def test_the_dry_run_shows_the_command_given_with_no_dry_run(tmp_path, s3_env, s
     make_method_cache(tmp_path / "cache")
     result = upload(tmp_path, "--no-upload-raw")
     line = next(line.strip() for line in result.stdout.splitlines() if "to upload for real: " in line)
-    assert line.endswith(f"checks run upload --from-cache {METHOD} {SUITE} --cache-root {tmp_path / 'cache'} "
-                         "--no-upload-raw --no-dry-run"), line
+    assert line.endswith(
+        f"checks run upload --from-cache {METHOD} {SUITE} --cache-root {tmp_path / 'cache'} "
+        "--no-upload-raw --no-dry-run"
+    ), line

@@ -16,9 +16,13 @@ def must_not_fail(ctx):
     """Fails when --fail is given."""
     if ctx.options["fail"]:
         path, line, col = (ctx.options.get("at") or "::").rsplit(":", 2)
-        yield Finding("asked to fail", target=ctx.options["name"], path=ctx.options.get("finding_path") or path or None,
-                      line=ctx.options.get("finding_line") or (int(line) if line else None),
-                      col=int(col) if col else None)
+        yield Finding(
+            "asked to fail",
+            target=ctx.options["name"],
+            path=ctx.options.get("finding_path") or path or None,
+            line=ctx.options.get("finding_line") or (int(line) if line else None),
+            col=int(col) if col else None,
+        )
 
 
 @rule("TOY002", "toy-crashes", actions=("toy",))

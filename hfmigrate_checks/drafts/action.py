@@ -94,8 +94,9 @@ def gather(ctx):
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     with _hub(options) as hub:
         inspector = _Inspector(hub, contract, rows, mapping)
-        live, account, resolutions = _ask_hub(hub, inspector, options.benchmark_id,
-                                              max(1, options.max_workers or DEFAULT_WORKERS))
+        live, account, resolutions = _ask_hub(
+            hub, inspector, options.benchmark_id, max(1, options.max_workers or DEFAULT_WORKERS)
+        )
     return DraftFacts(
         contract=contract,
         rows=rows,
@@ -142,8 +143,9 @@ class _Inspector:
         if first:
             props, _ = drafts.proposals(self.contract, rows)
             proposed = {p.task_id: p.row.value for p in props}
-            self.states[res.repo_id] = state.inspect_repo(self.hub, res.repo_id, self.contract.benchmark_id,
-                                                          proposed=proposed)
+            self.states[res.repo_id] = state.inspect_repo(
+                self.hub, res.repo_id, self.contract.benchmark_id, proposed=proposed
+            )
         return res
 
 
@@ -158,6 +160,7 @@ def _ask_hub(hub, inspector: _Inspector, benchmark_id: str, workers: int):
         account_future = pool.submit(_account, hub)
         labels = list(inspector.by_label)
         with progress.bar("Hub: resolve and inspect", total=len(labels), unit="models") as advance:
+
             def counted(label):
                 try:
                     return inspector(label)
@@ -223,16 +226,33 @@ DRAFT = Action(
     execute=execute,
     params=(
         click.Option(["--benchmark-id"], required=True, help="The benchmark dataset id, e.g. Idavidrein/gpqa."),
-        click.Option(["--contract"], required=True, type=click.Path(dir_okay=False),
-                     help="contract.json written by `checks hf contract`."),
-        click.Option(["--ledger"], required=True, type=click.Path(dir_okay=False),
-                     help="ledger.csv written by `checks hf ledger`."),
-        click.Option(["--mapping"], default=None, type=click.Path(dir_okay=False),
-                     help="Optional models.yaml: source label -> candidate Hub repo ids."),
+        click.Option(
+            ["--contract"],
+            required=True,
+            type=click.Path(dir_okay=False),
+            help="contract.json written by `checks hf contract`.",
+        ),
+        click.Option(
+            ["--ledger"],
+            required=True,
+            type=click.Path(dir_okay=False),
+            help="ledger.csv written by `checks hf ledger`.",
+        ),
+        click.Option(
+            ["--mapping"],
+            default=None,
+            type=click.Path(dir_okay=False),
+            help="Optional models.yaml: source label -> candidate Hub repo ids.",
+        ),
         click.Option(["--bundle"], required=True, type=click.Path(file_okay=False), help="Bundle directory to write."),
         click.Option(["--endpoint"], default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)."),
-        click.Option(["--max-workers"], default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(1, 64),
-                     help="Concurrent Hub reads while gathering."),
+        click.Option(
+            ["--max-workers"],
+            default=DEFAULT_WORKERS,
+            show_default=True,
+            type=click.IntRange(1, 64),
+            help="Concurrent Hub reads while gathering.",
+        ),
     ),
     target=lambda ctx: ctx.options.benchmark_id or "draft",
     inputs=inputs,

@@ -71,12 +71,24 @@ def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: He
     if contract.ignore_columns:
         lines += ["", "Ignored source columns: " + ", ".join(md_text(c) for c in contract.ignore_columns)]
     lines += ["", "## Proposed repository changes", ""]
-    lines += _table(["Source model", "Hub repo", "Match evidence", "Inspected SHA", "Draft path", "Tasks/values",
-                     "Existing state", "Decision"],
-                    [_proposed_row(d, header.whoami) for d in decisions if d.state is not None])
+    lines += _table(
+        [
+            "Source model",
+            "Hub repo",
+            "Match evidence",
+            "Inspected SHA",
+            "Draft path",
+            "Tasks/values",
+            "Existing state",
+            "Decision",
+        ],
+        [_proposed_row(d, header.whoami) for d in decisions if d.state is not None],
+    )
     lines += ["", "## Excluded and unresolved models", ""]
-    lines += _table(["Source model", "Classification", "Candidates checked", "Reason", "Source locator"],
-                    [_excluded_row(d) for d in decisions if d.draft is None])
+    lines += _table(
+        ["Source model", "Classification", "Candidates checked", "Reason", "Source locator"],
+        [_excluded_row(d) for d in decisions if d.draft is None],
+    )
     lines += ["", "## Conflicts and assumptions", ""]
     lines += _conflicts(contract, decisions) or ["- None found."]
     lines += [
@@ -116,8 +128,10 @@ def _claim_lines(contract: Contract) -> list[str]:
     revision = "yes, the inspected revision" if contract.revision_in_claim else "no (not part of the claim)"
     return [
         f"- Source: {md_text(contract.source_url) or 'per ledger row'}{commit}",
-        (f"- Metric: {md_text(contract.metric)}; direction: {md_text(contract.direction)}; unit: {md_text(contract.unit)}"
-        f"{md_text(scale)}"),
+        (
+            f"- Metric: {md_text(contract.metric)}; direction: {md_text(contract.direction)}; unit: {md_text(contract.unit)}"
+            f"{md_text(scale)}"
+        ),
         f"- dataset.revision in drafts: {revision}",
     ]
 
@@ -126,15 +140,27 @@ def _proposed_row(d: ModelDecision, whoami: str) -> list[str]:
     """One inspected model's row of the proposed changes."""
     draft = d.draft
     values = "; ".join(f"{p.task_id}={p.row.source_value}" for p in draft.added) if draft else "-"
-    return [d.label, d.repo_id, _evidence(d.resolution), getattr(d.state, "sha", "") or "-",
-            draft.path if draft else "-", values, _existing(d, whoami),
-            "draft" if d.decision == "draft" else d.decision]
+    return [
+        d.label,
+        d.repo_id,
+        _evidence(d.resolution),
+        getattr(d.state, "sha", "") or "-",
+        draft.path if draft else "-",
+        values,
+        _existing(d, whoami),
+        "draft" if d.decision == "draft" else d.decision,
+    ]
 
 
 def _excluded_row(d: ModelDecision) -> list[str]:
     """One model without a draft: why, and what was checked."""
-    return [d.label, d.decision, ", ".join(getattr(d.resolution, "candidates_checked", ()) or ()) or "-",
-            d.reason, _locators(d)]
+    return [
+        d.label,
+        d.decision,
+        ", ".join(getattr(d.resolution, "candidates_checked", ()) or ()) or "-",
+        d.reason,
+        _locators(d),
+    ]
 
 
 def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[str]:
@@ -142,10 +168,14 @@ def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[s
     for d in decisions:
         for row in d.rows:
             if row.source_task not in contract.columns and row.source_task not in contract.ignore_columns:
-                out.append(f"- {md_cell(d.label)}: column {md_cell(row.source_task)!s} is not in the contract ({md_text(row.source_locator)}).")
+                out.append(
+                    f"- {md_cell(d.label)}: column {md_cell(row.source_task)!s} is not in the contract ({md_text(row.source_locator)})."
+                )
             elif row.status != "ok" and row.source_task in contract.columns:
-                out.append(f"- {md_cell(d.label)}: '{md_cell(row.source_value)}' in {md_cell(row.source_task)} needs review: "
-                           f"{md_cell(row.qualifiers)} ({md_text(row.source_locator)}).")
+                out.append(
+                    f"- {md_cell(d.label)}: '{md_cell(row.source_value)}' in {md_cell(row.source_task)} needs review: "
+                    f"{md_cell(row.qualifiers)} ({md_text(row.source_locator)})."
+                )
         if d.decision == "needs_review":
             out.append(f"- {md_cell(d.label)}: needs review: {md_cell(d.reason)}")
     return out
@@ -158,16 +188,33 @@ def _evidence(resolution) -> str:
 
 def source_ledger_csv(contract: Contract, decisions: Sequence[ModelDecision]) -> str:
     """The ledger rows with their decisions; a cell a spreadsheet would run as a formula is neutralised."""
-    return csv_text(LEDGER_COLUMNS, neutralise=True, rows=(
-        [row.source_model, row.source_variant, row.source_task, row.source_value,
-         row.source_unit or contract.unit, row.source_url, row.source_locator, row.qualifiers,
-         d.repo_id, getattr(d.resolution, "status", "") or "needs_review", _evidence(d.resolution),
-         row_decision(d, row, contract)]
-        for d in decisions for row in d.rows))
+    return csv_text(
+        LEDGER_COLUMNS,
+        neutralise=True,
+        rows=(
+            [
+                row.source_model,
+                row.source_variant,
+                row.source_task,
+                row.source_value,
+                row.source_unit or contract.unit,
+                row.source_url,
+                row.source_locator,
+                row.qualifiers,
+                d.repo_id,
+                getattr(d.resolution, "status", "") or "needs_review",
+                _evidence(d.resolution),
+                row_decision(d, row, contract),
+            ]
+            for d in decisions
+            for row in d.rows
+        ),
+    )
 
 
-def plan_files(contract: Contract, decisions: Sequence[ModelDecision], header: Header,
-               bundle_path: str | Path) -> dict[str, str]:
+def plan_files(
+    contract: Contract, decisions: Sequence[ModelDecision], header: Header, bundle_path: str | Path
+) -> dict[str, str]:
     """Every file of the bundle, by path relative to it, exactly as it will be written."""
     files = {d.draft.path: d.draft.text for d in decisions if d.draft is not None}
     drafts = [validate.EvalFile.parse(path, text) for path, text in files.items()]
@@ -202,8 +249,10 @@ def replaceable_problem(bundle_path: str | Path) -> str | None:
     except ReadError:
         ours = False
     if not ours:
-        return (f"{path} is a non-empty directory that is not a review bundle (no review.md written by "
-                f"`checks run draft`); choose a new --bundle directory, it would be replaced as a whole")
+        return (
+            f"{path} is a non-empty directory that is not a review bundle (no review.md written by "
+            f"`checks run draft`); choose a new --bundle directory, it would be replaced as a whole"
+        )
     return None
 
 

@@ -128,7 +128,9 @@ def decide(
         res = resolutions.get(label)
         others = [o for o in claimed.get(getattr(res, "repo_id", None), ()) if o != label]
         if res is not None and res.status == "exact" and others:
-            reason = f"{res.repo_id} is also the exact match of {', '.join(map(repr, others))}; the source must name it once"
+            reason = (
+                f"{res.repo_id} is also the exact match of {', '.join(map(repr, others))}; the source must name it once"
+            )
             out.append(ModelDecision(label, tuple(label_rows), res, states.get(res.repo_id), "needs_review", reason))
             continue
         out.append(_decide_one(contract, label, tuple(label_rows), res, states))
@@ -178,8 +180,12 @@ def _decide_one(contract, label, rows, resolution, states) -> ModelDecision:
     if state.status == "new":
         path = draft_path(repo_id, contract.file_name)
         text = emit_yaml([p.entry(contract) for p in props])
-        return result("draft", "no result for this benchmark on main or in any pending PR", state,
-                      Draft(repo_id, path, text, "draft", tuple(props)))
+        return result(
+            "draft",
+            "no result for this benchmark on main or in any pending PR",
+            state,
+            Draft(repo_id, path, text, "draft", tuple(props)),
+        )
     if state.status == "update_existing_pr":
         return _update(contract, label, rows, resolution, state, props)
     return result("needs_review", f"unknown repo state {state.status!r}", state)
@@ -210,8 +216,10 @@ def _update(contract, label, rows, resolution, state, props) -> ModelDecision:
         if p.task_id not in present:
             added.append(p)
         elif not _same_number(present[p.task_id], p.row.value):
-            conflicts.append(f"task {p.task_id!r}: PR #{update.pr_num} has {present[p.task_id]!r}, "
-                             f"the source prints {p.row.source_value!r}")
+            conflicts.append(
+                f"task {p.task_id!r}: PR #{update.pr_num} has {present[p.task_id]!r}, "
+                f"the source prints {p.row.source_value!r}"
+            )
     if conflicts:
         return result("needs_review", "conflicting values in the owned PR: " + "; ".join(conflicts))
     if not added:
@@ -219,9 +227,11 @@ def _update(contract, label, rows, resolution, state, props) -> ModelDecision:
     text = emit_yaml([*existing, *(p.entry(contract) for p in added)])
     path = draft_path(resolution.repo_id, file_name)
     reason = f"complete file after adding {len(added)} task(s) to PR #{update.pr_num} by {update.pr_author}"
-    return result("update_existing_pr", reason,
-                  Draft(resolution.repo_id, path, text, "update_existing_pr", tuple(added), tuple(existing),
-                        update.pr_num))
+    return result(
+        "update_existing_pr",
+        reason,
+        Draft(resolution.repo_id, path, text, "update_existing_pr", tuple(added), tuple(existing), update.pr_num),
+    )
 
 
 def _same_number(a: Any, b: float | None) -> bool:

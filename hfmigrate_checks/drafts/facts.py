@@ -49,8 +49,9 @@ class EvalFilesFacts:
         return {f.path: f.text for f in self.eval_files}
 
 
-def eval_files_facts(paths: Sequence[str | Path], contract: Contract | None = None,
-                     supplied_tokens: frozenset[str] = frozenset()) -> EvalFilesFacts:
+def eval_files_facts(
+    paths: Sequence[str | Path], contract: Contract | None = None, supplied_tokens: frozenset[str] = frozenset()
+) -> EvalFilesFacts:
     """Read and parse ``paths`` (bounded YAML; an unreadable file keeps its error) into the offline view."""
     files = tuple(EvalFile.read(path) for path in paths)
     return EvalFilesFacts(files, contract, supplied_tokens)
@@ -130,7 +131,7 @@ class DraftFacts:
             draft = decision.draft
             if draft is None or draft.path not in files:
                 continue
-            added = [e for _, e in files[draft.path].entries()][len(draft.kept):]
+            added = [e for _, e in files[draft.path].entries()][len(draft.kept) :]
             proposals = list(draft.added) + [None] * max(0, len(added) - len(draft.added))
             out += [(decision, p, e) for p, e in zip(proposals, added)]
         return tuple(out)
@@ -140,7 +141,9 @@ class DraftFacts:
         """Tokens supplied in the ledger for a run, plus those already in an owned PR the update keeps."""
         tokens = {row.verify_token for row in self.rows if row.verify_token}
         for draft in self.drafts:
-            tokens |= {e["verifyToken"] for e in draft.kept if isinstance(e, dict) and isinstance(e.get("verifyToken"), str)}
+            tokens |= {
+                e["verifyToken"] for e in draft.kept if isinstance(e, dict) and isinstance(e.get("verifyToken"), str)
+            }
         return frozenset(tokens)
 
     @functools.cached_property

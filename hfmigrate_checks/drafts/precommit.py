@@ -36,9 +36,17 @@ def _eval_yaml_contract(spec: str):
         raise InputError(f"{path}: cannot read the cached eval.yaml: {exc.reason}") from None
     spec_ = contract.parse_eval_yaml(text, path)
     return contract.Contract(
-        benchmark_id=benchmark_id, dataset_sha="", eval_yaml_url=Path(path).as_posix(), official=False,
-        name=spec_.name, evaluation_framework=spec_.evaluation_framework, task_ids=spec_.task_ids,
-        metric="", direction="", unit="", columns={},
+        benchmark_id=benchmark_id,
+        dataset_sha="",
+        eval_yaml_url=Path(path).as_posix(),
+        official=False,
+        name=spec_.name,
+        evaluation_framework=spec_.evaluation_framework,
+        task_ids=spec_.task_ids,
+        metric="",
+        direction="",
+        unit="",
+        columns={},
     )
 
 
@@ -58,8 +66,13 @@ def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
     sources = tuple(f.path for f in readable)
     if not contracts:
         return [*out, filecheck.Subject(first, EvalFilesFacts(readable), target=".eval_results", sources=sources)]
-    return [*out, *(filecheck.Subject(first, EvalFilesFacts(readable, c), target=c.benchmark_id, sources=sources)
-                    for c in contracts)]
+    return [
+        *out,
+        *(
+            filecheck.Subject(first, EvalFilesFacts(readable, c), target=c.benchmark_id, sources=sources)
+            for c in contracts
+        ),
+    ]
 
 
 def _is_draft(path: str) -> bool:
@@ -73,11 +86,21 @@ def register_commands(cli: click.Group) -> None:
 
     @group.command("eval-results")
     @click.argument("files", nargs=-1, type=click.Path())
-    @click.option("--eval-yaml", "eval_yamls", multiple=True, metavar="DATASET_ID=PATH",
-                  help="A benchmark's eval.yaml cached on disk; task ids of that benchmark are checked against it. "
-                  "Repeat for several benchmarks.")
-    @click.option("--contract", "contracts", multiple=True, type=click.Path(dir_okay=False),
-                  help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.")
+    @click.option(
+        "--eval-yaml",
+        "eval_yamls",
+        multiple=True,
+        metavar="DATASET_ID=PATH",
+        help="A benchmark's eval.yaml cached on disk; task ids of that benchmark are checked against it. "
+        "Repeat for several benchmarks.",
+    )
+    @click.option(
+        "--contract",
+        "contracts",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        help="A contract.json from `checks hf contract`; its task ids are used like --eval-yaml's.",
+    )
     def eval_results(files, eval_yamls, contracts):
         """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).
 

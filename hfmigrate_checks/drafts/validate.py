@@ -96,7 +96,9 @@ def shape_problems(entry: dict) -> list[str]:
     if unknown:
         problems.append(f"dataset has unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(DATASET_KEYS))}")
     if "revision" in dataset and not (isinstance(dataset["revision"], str) and COMMIT_SHA.match(dataset["revision"])):
-        problems.append(f"dataset.revision must be a 40-character lowercase hex commit sha (got {dataset['revision']!r})")
+        problems.append(
+            f"dataset.revision must be a 40-character lowercase hex commit sha (got {dataset['revision']!r})"
+        )
     for key in ("verifyToken", "notes"):
         if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
             problems.append(f"{key} must be a non-empty string (got {entry[key]!r})")
@@ -184,7 +186,9 @@ def report(files: Sequence[EvalFile], benchmark_id: str, task_ids: Iterable[str]
     return lines, ok
 
 
-def render(files: Sequence[EvalFile], bundle: str | Path, benchmark_id: str, task_ids: Iterable[str]) -> tuple[str, int]:
+def render(
+    files: Sequence[EvalFile], bundle: str | Path, benchmark_id: str, task_ids: Iterable[str]
+) -> tuple[str, int]:
     """The validator's output text and exit code for ``files`` found under ``bundle``."""
     if not files:
         return f"ERROR: no drafts/**/.eval_results/*.yaml files found under {bundle}\n", 1
@@ -205,4 +209,3 @@ def validate_bundle(bundle: str | Path, benchmark_id: str, task_ids: Iterable[st
             continue
         files.append(EvalFile.read(path, rel))
     return render(files, bundle, benchmark_id, task_ids)
-

@@ -50,8 +50,11 @@ class _Dumper(yaml.SafeDumper):
     def represent_mapping(self, tag, mapping, flow_style=None):
         node = super().represent_mapping(tag, mapping, flow_style)
         for key, _ in node.value:
-            if key.tag == "tag:yaml.org,2002:str" and _PLAIN_KEY.fullmatch(key.value) \
-                    and key.value.lower() not in RESERVED_WORDS:
+            if (
+                key.tag == "tag:yaml.org,2002:str"
+                and _PLAIN_KEY.fullmatch(key.value)
+                and key.value.lower() not in RESERVED_WORDS
+            ):
                 key.style = None
         return node
 
@@ -78,5 +81,6 @@ _Dumper.add_representer(dt.datetime, _date)
 def emit_yaml(entries: Sequence[Mapping[str, Any]]) -> str:
     """Block-style YAML for a list of results."""
     plain = [dict(entry) for entry in entries]
-    return yaml.dump(plain, Dumper=_Dumper, default_flow_style=False, sort_keys=False, allow_unicode=True,
-                     width=float("inf"))
+    return yaml.dump(
+        plain, Dumper=_Dumper, default_flow_style=False, sort_keys=False, allow_unicode=True, width=float("inf")
+    )

@@ -76,9 +76,11 @@ def date_problem(entry: dict) -> str | None:
         try:
             dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
         except ValueError:
-            return (f"'date' must be a real calendar date (got {str(value)!r}), written as a quoted string; "
-                    "unquoted, YAML 1.1 readers fail on it")
-        return f"date must be a quoted string like \"{value}\" (unquoted, YAML 1.1 readers turn it into a date object)"
+            return (
+                f"'date' must be a real calendar date (got {str(value)!r}), written as a quoted string; "
+                "unquoted, YAML 1.1 readers fail on it"
+            )
+        return f'date must be a quoted string like "{value}" (unquoted, YAML 1.1 readers turn it into a date object)'
     if not isinstance(value, str):
         return f"date must be an ISO-8601 string (got {value!r})"
     try:

@@ -195,8 +195,14 @@ class ReadOnlyHub:
 
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
         self.max_file_bytes = max_file_bytes
-        self.policy = hubretry.RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait, timeout=timeout,
-                                           timeout_retries=min(retries, 2), rate_limit_patience=rate_limit_patience)
+        self.policy = hubretry.RetryPolicy(
+            retries=retries,
+            backoff=backoff,
+            max_wait=max_wait,
+            timeout=timeout,
+            timeout_retries=min(retries, 2),
+            rate_limit_patience=rate_limit_patience,
+        )
         # False, not None: None would make the client pick up a token from HF_HOME or HF_TOKEN.
         self.__token: str | bool = token or False
         self.__api = HfApi(endpoint=self.endpoint, token=self.__token, library_name="arena-checks")
@@ -253,6 +259,7 @@ class ReadOnlyHub:
     # ----------------------------------------------------------------- reads
     def model_info(self, repo_id: str, revision: str | None = None) -> RepoInfo:
         """The model repo at ``revision`` (default branch when None)."""
+
         def fetch() -> RepoInfo:
             info = self.__api.model_info(repo_id, revision=revision, token=self.__token)
             return _repo_info(info, "model")
@@ -261,6 +268,7 @@ class ReadOnlyHub:
 
     def dataset_info(self, repo_id: str, revision: str | None = None) -> RepoInfo:
         """The dataset repo at ``revision`` (default branch when None)."""
+
         def fetch() -> RepoInfo:
             info = self.__api.dataset_info(repo_id, revision=revision, token=self.__token)
             return _repo_info(info, "dataset")
@@ -269,6 +277,7 @@ class ReadOnlyHub:
 
     def search_models(self, query: str, limit: int = 20) -> tuple[str, ...]:
         """Ids of models whose id contains ``query`` (the Hub's own search), at most ``limit``."""
+
         def fetch() -> tuple[str, ...]:
             return tuple(m.id for m in self.__api.list_models(search=query, limit=limit, token=self.__token))
 
@@ -276,6 +285,7 @@ class ReadOnlyHub:
 
     def official_benchmarks(self) -> tuple[str, ...]:
         """Ids of the datasets the Hub lists as official benchmarks (``benchmark:official``)."""
+
         def fetch() -> tuple[str, ...]:
             return tuple(d.id for d in self.__api.list_datasets(benchmark="official", token=self.__token))
 
@@ -285,14 +295,19 @@ class ReadOnlyHub:
         self, repo_id: str, revision: str | None = None, path: str = ".eval_results", repo_type: str = "model"
     ) -> tuple[RepoFile, ...]:
         """Files directly inside folder ``path`` at ``revision``; empty when the folder does not exist."""
+
         def fetch() -> tuple[RepoFile, ...]:
             from huggingface_hub import RepoFile as HfRepoFile
 
-            entries = self.__api.list_repo_tree(repo_id, path_in_repo=path or None, revision=revision,
-                                                repo_type=repo_type, token=self.__token)
-            return tuple(sorted((RepoFile(e.path, e.size, e.blob_id or "") for e in entries
-                                 if isinstance(e, HfRepoFile)),
-                                key=lambda f: f.path))
+            entries = self.__api.list_repo_tree(
+                repo_id, path_in_repo=path or None, revision=revision, repo_type=repo_type, token=self.__token
+            )
+            return tuple(
+                sorted(
+                    (RepoFile(e.path, e.size, e.blob_id or "") for e in entries if isinstance(e, HfRepoFile)),
+                    key=lambda f: f.path,
+                )
+            )
 
         what = f"{repo_type} {self._at(repo_id, revision)} folder {path!r}"
         try:
@@ -302,17 +317,16 @@ class ReadOnlyHub:
                 return ()
             raise
 
-    def read_file(
-        self, repo_id: str, path: str, revision: str | None = None, repo_type: str = "model"
-    ) -> str:
+    def read_file(self, repo_id: str, path: str, revision: str | None = None, repo_type: str = "model") -> str:
         """The UTF-8 text of ``path`` at ``revision``, downloaded into a fresh cache (no stale copies)."""
         what = f"{repo_type} {self._at(repo_id, revision)} file {path!r}"
 
         def fetch() -> bytes:
             cache = Path(tempfile.mkdtemp(prefix="arena-checks-hub-"))
             try:
-                local = self.__api.hf_hub_download(repo_id, path, repo_type=repo_type, revision=revision,
-                                                   cache_dir=cache, token=self.__token)
+                local = self.__api.hf_hub_download(
+                    repo_id, path, repo_type=repo_type, revision=revision, cache_dir=cache, token=self.__token
+                )
                 size = os.path.getsize(local)
                 if size > self.max_file_bytes:
                     raise HubReadError(what, f"file is {size} bytes, over the {self.max_file_bytes}-byte limit")
@@ -328,16 +342,22 @@ class ReadOnlyHub:
 
     def pull_requests(self, repo_id: str, repo_type: str = "model") -> tuple[PullRequest, ...]:
         """Every pull request of every status, all pages; ``.pending`` marks open and draft ones."""
+
         def fetch() -> tuple[PullRequest, ...]:
-            found = self.__api.get_repo_discussions(repo_id, discussion_type="pull_request",
-                                                    discussion_status="all", repo_type=repo_type,
-                                                    token=self.__token)
+            found = self.__api.get_repo_discussions(
+                repo_id,
+                discussion_type="pull_request",
+                discussion_status="all",
+                repo_type=repo_type,
+                token=self.__token,
+            )
             return tuple(_pull_request(d) for d in found if d.is_pull_request)
 
         return self._call(f"pull requests of {repo_type} {repo_id}", fetch)
 
     def pr_details(self, repo_id: str, num: int, repo_type: str = "model") -> PullRequest:
         """Pull request ``num`` with its unified diff."""
+
         def fetch() -> PullRequest:
             d = self.__api.get_discussion_details(repo_id, num, repo_type=repo_type, token=self.__token)
             return _pull_request(d, diff=d.diff or "")

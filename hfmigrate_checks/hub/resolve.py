@@ -74,8 +74,10 @@ def load_mapping(path: str | Path) -> dict[str, MappingEntry]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise InputError(f"{path}: the mapping file must be a mapping of source label -> entry "
-                         f"(got a {type(data).__name__}); write e.g. 'Llama 3.1 8B: {{repo: meta-llama/Llama-3.1-8B}}'")
+        raise InputError(
+            f"{path}: the mapping file must be a mapping of source label -> entry "
+            f"(got a {type(data).__name__}); write e.g. 'Llama 3.1 8B: {{repo: meta-llama/Llama-3.1-8B}}'"
+        )
     return {_label(path, key): _entry(path, key, value) for key, value in data.items()}
 
 
@@ -98,8 +100,9 @@ def _note_and_api_only(value: dict, where: str) -> tuple[str, bool]:
 def _entry(path: Path, label: object, value: object) -> MappingEntry:
     where = f"{path}: entry {label!r}"
     if not isinstance(value, dict):
-        raise InputError(f"{where} must be a mapping like {{repo: owner/name}}, {{repo: null}} or "
-                         f"{{api_only: true}} (got {value!r})")
+        raise InputError(
+            f"{where} must be a mapping like {{repo: owner/name}}, {{repo: null}} or {{api_only: true}} (got {value!r})"
+        )
     unknown = sorted(map(str, set(value) - MAPPING_KEYS))
     if unknown:
         raise InputError(f"{where} has unknown key(s) {', '.join(unknown)}; allowed: repo, api_only, note")
@@ -131,11 +134,38 @@ _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)*")
 ROLE_WORDS = frozenset({"instruct", "inst", "chat", "it", "rlhf", "thinking", "reasoning"})
 #: "base"/"pt" name the default (pretrained) model: the same role as no role word at all
 BASE_WORDS = frozenset({"base", "pt"})
-TUNE_WORDS = frozenset({
-    "sft", "dpo", "orpo", "kto", "grpo", "ppo", "lora", "qlora", "ft", "finetune", "finetuned", "tuned", "merged",
-    "merge", "abliterated", "uncensored", "distill", "distilled", "preview", "beta", "alpha", "rc", "exp",
-    "experimental", "pruned", "slerp", "ties", "dare",
-})
+TUNE_WORDS = frozenset(
+    {
+        "sft",
+        "dpo",
+        "orpo",
+        "kto",
+        "grpo",
+        "ppo",
+        "lora",
+        "qlora",
+        "ft",
+        "finetune",
+        "finetuned",
+        "tuned",
+        "merged",
+        "merge",
+        "abliterated",
+        "uncensored",
+        "distill",
+        "distilled",
+        "preview",
+        "beta",
+        "alpha",
+        "rc",
+        "exp",
+        "experimental",
+        "pruned",
+        "slerp",
+        "ties",
+        "dare",
+    }
+)
 NEUTRAL_WORDS = frozenset({"hf", "v"})
 
 
@@ -177,8 +207,14 @@ def features(name: str) -> NameFeatures:
             suffixes.add(token)
         elif token not in NEUTRAL_WORDS | BASE_WORDS:
             words.add(token)
-    return NameFeatures(frozenset(found["size"]), tuple(sorted(versions)), frozenset(roles),
-                        frozenset(found["quant"]), frozenset(suffixes), frozenset(words))
+    return NameFeatures(
+        frozenset(found["size"]),
+        tuple(sorted(versions)),
+        frozenset(roles),
+        frozenset(found["quant"]),
+        frozenset(suffixes),
+        frozenset(words),
+    )
 
 
 def _show(values: Iterable[str]) -> str:
@@ -273,12 +309,15 @@ def _preset(source_label: str, api_only: bool | str, mapped: MappingEntry | None
         return Resolution(source_label, status, None, None, evidence)
 
     if mapped is not None and mapped.api_only:
-        return result("not_applicable", "API-only system (the mapping file marks it api_only): no Hub model repo "
-                      "to draft for")
+        return result(
+            "not_applicable", "API-only system (the mapping file marks it api_only): no Hub model repo to draft for"
+        )
     if api_only and (mapped is None or mapped.repo is None):
         origin = api_only if isinstance(api_only, str) else "flagged api_only"
-        return result("not_applicable", f"API-only system ({origin}): no Hub model repo to draft for; a mapping "
-                      "entry with a repo overrides this")
+        return result(
+            "not_applicable",
+            f"API-only system ({origin}): no Hub model repo to draft for; a mapping entry with a repo overrides this",
+        )
     if mapped is not None and mapped.repo is None:
         return result("not_on_hub", "the mapping file says this model has no Hub repo (repo: null)")
     return None
@@ -323,16 +362,30 @@ class _Lookups:
         if found and found[0] == "found":
             info = found[1]
             checked.append(f"{info.repo_id} (exists, sha {info.sha})")
-            return self.result("exact", f"mapping file names {info.repo_id}; model_info found it at sha {info.sha}",
-                               info.repo_id, info.sha, checked)
+            return self.result(
+                "exact",
+                f"mapping file names {info.repo_id}; model_info found it at sha {info.sha}",
+                info.repo_id,
+                info.sha,
+                checked,
+            )
         if self.failures:
-            return self.result("needs_review", f"could not read {repo} named by the mapping file: "
-                               f"{self.failures[0]}", checked=checked)
+            return self.result(
+                "needs_review", f"could not read {repo} named by the mapping file: {self.failures[0]}", checked=checked
+            )
         if found:
-            return self.result("mismatch", f"the mapping file names {repo}, but the Hub now calls it "
-                               f"{found[1].repo_id}; confirm and update the mapping", checked=checked)
-        return self.result("not_on_hub", f"the mapping file names {repo}, which the Hub does not have "
-                           "(deleted, private or misspelt); fix the mapping", checked=checked)
+            return self.result(
+                "mismatch",
+                f"the mapping file names {repo}, but the Hub now calls it "
+                f"{found[1].repo_id}; confirm and update the mapping",
+                checked=checked,
+            )
+        return self.result(
+            "not_on_hub",
+            f"the mapping file names {repo}, which the Hub does not have "
+            "(deleted, private or misspelt); fix the mapping",
+            checked=checked,
+        )
 
     def by_name(self, explicit: list[str]) -> Resolution | None:
         """The outcome from the explicitly named repos, or None when a search must decide."""
@@ -341,8 +394,13 @@ class _Lookups:
             return self.result("needs_review", "Hub reads failed: " + "; ".join(self.failures), checked=self.checked)
         if len(exact) == 1:
             info = exact[0]
-            return self.result("exact", f"{info.repo_id} exists (model_info sha {info.sha}) and is named as the "
-                               "label names it", info.repo_id, info.sha, self.checked)
+            return self.result(
+                "exact",
+                f"{info.repo_id} exists (model_info sha {info.sha}) and is named as the label names it",
+                info.repo_id,
+                info.sha,
+                self.checked,
+            )
         if len(exact) > 1:
             names = ", ".join(i.repo_id for i in exact)
             return self.result("ambiguous", f"several named candidates exist: {names}", checked=self.checked)
@@ -403,8 +461,11 @@ def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[
         reasons = [*conflicts, *near][:_SHOWN]
         return result("mismatch", "only other variants exist: " + "; ".join(reasons), checked=checked)
     searched = ", ".join(map(repr, search_queries(label)))
-    return result("not_on_hub", f"no Hub model is named like {label!r}, nor like its base name or family "
-                  f"(searched {searched})", checked=checked)
+    return result(
+        "not_on_hub",
+        f"no Hub model is named like {label!r}, nor like its base name or family (searched {searched})",
+        checked=checked,
+    )
 
 
 def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
@@ -416,8 +477,13 @@ def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
     except (HubReadError, HubNotFound) as exc:
         return result("needs_review", f"search found {repo_id} but model_info failed: {exc}", checked=checked)
     checked.append(f"{info.repo_id} (exists, sha {info.sha})")
-    return result("exact", f"the only search hit named exactly like the label: {info.repo_id} (sha {info.sha})",
-                  info.repo_id, info.sha, checked)
+    return result(
+        "exact",
+        f"the only search hit named exactly like the label: {info.repo_id} (sha {info.sha})",
+        info.repo_id,
+        info.sha,
+        checked,
+    )
 
 
 def _search(hub, label: str, limit: int, checked: list[str]) -> tuple[list[str], str]:
@@ -433,8 +499,10 @@ def _search(hub, label: str, limit: int, checked: list[str]) -> tuple[list[str],
         except (HubReadError, HubNotFound) as exc:
             checked.append(f"search {text!r} (failed)")
             return hits, f"the Hub search for {text!r} failed: {exc}"
-        checked.append(f"search {text!r} ({len(found)} hit{'s' * (len(found) != 1)}"
-                       f"{', limit reached' if len(found) >= limit else ''})")
+        checked.append(
+            f"search {text!r} ({len(found)} hit{'s' * (len(found) != 1)}"
+            f"{', limit reached' if len(found) >= limit else ''})"
+        )
         hits += [hit for hit in found if hit not in hits]
         if n == 0 and any(normalize(hit) == query for hit in found):
             break  # the full name was found: no near-miss search needed

@@ -119,8 +119,11 @@ class _Tries:
         self.limited_since = self.limited_since or time.monotonic()
         waited = time.monotonic() - self.limited_since
         if waited >= rules.rate_limit_patience:
-            raise HubUnavailable(f"{reason}: still rate-limited after {rules.rate_limit_patience:g} s",
-                                 self.failures + self.timeouts + 1, 429)
+            raise HubUnavailable(
+                f"{reason}: still rate-limited after {rules.rate_limit_patience:g} s",
+                self.failures + self.timeouts + 1,
+                429,
+            )
         delay = _retry_after(response.headers)
         time.sleep(min(delay if delay is not None else rules.wait(1), rules.rate_limit_patience - waited))
 

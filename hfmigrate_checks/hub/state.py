@@ -27,8 +27,14 @@ import attrs
 
 from hfmigrate_checks.evalresults.evalfile import EvalFile
 
-STATUSES = ("already_present", "update_existing_pr", "already_in_own_open_pr", "duplicate_open_pr",
-            "needs_review", "new")
+STATUSES = (
+    "already_present",
+    "update_existing_pr",
+    "already_in_own_open_pr",
+    "duplicate_open_pr",
+    "needs_review",
+    "new",
+)
 EVAL_DIR = ".eval_results"
 #: .yml files are not Hub eval results, but a benchmark hidden in one still counts as present
 EVAL_SUFFIXES = (".yaml", ".yml")
@@ -97,8 +103,9 @@ def benchmark_entries(file: EvalFile, benchmark_id: str) -> list[dict]:
     return out
 
 
-def _read_eval_files(hub, repo_id: str, revision: str, problems: list[str], where: str,
-                     known: dict[tuple[str, str], EvalFile]) -> tuple[EvalFile, ...]:
+def _read_eval_files(
+    hub, repo_id: str, revision: str, problems: list[str], where: str, known: dict[tuple[str, str], EvalFile]
+) -> tuple[EvalFile, ...]:
     """Every ``.eval_results`` YAML file at ``revision``; what cannot be read or parsed lands in ``problems``.
 
     ``known`` maps (path, blob id) to files already read: main's reads are recorded there,
@@ -139,8 +146,9 @@ def _added_lines(diff: str) -> str:
     return "\n".join(line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
 
 
-def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr,
-                known: Mapping[tuple[str, str], EvalFile]) -> tuple[PendingPR, list[str]]:
+def _inspect_pr(
+    hub, repo_id: str, benchmark_id: str, pr, known: Mapping[tuple[str, str], EvalFile]
+) -> tuple[PendingPR, list[str]]:
     """Read one pending PR's diff and files; ``known`` holds main's files by (path, blob id), read only."""
     from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
@@ -155,19 +163,32 @@ def _inspect_pr(hub, repo_id: str, benchmark_id: str, pr,
         problems.append(f"{where}: the diff could not be read: {exc}")
     read_problems: list[str] = []
     try:
-        files = _read_eval_files(hub, repo_id, pr.git_reference, read_problems, f"{where} ({pr.git_reference})",
-                                 dict(known))
+        files = _read_eval_files(
+            hub, repo_id, pr.git_reference, read_problems, f"{where} ({pr.git_reference})", dict(known)
+        )
     except (HubReadError, HubNotFound) as exc:
         read_problems.append(f"{where}: its files at {pr.git_reference} could not be listed: {exc}")
         files = ()
     problems += read_problems
     matches = any(benchmark_entries(f, benchmark_id) for f in files)
     if mentions and not matches and not read_problems:  # a file that was not read may be the one
-        problems.append(f"{where}'s diff adds lines naming {benchmark_id}, but no .eval_results file at "
-                        f"{pr.git_reference} declares it")
+        problems.append(
+            f"{where}'s diff adds lines naming {benchmark_id}, but no .eval_results file at "
+            f"{pr.git_reference} declares it"
+        )
     url = f"{hub.endpoint}/{repo_id}/discussions/{pr.num}"
-    record = PendingPR(pr.num, pr.author, pr.status, pr.title, pr.git_reference, url, files,
-                       matches or mentions, diff_checked, mentions)
+    record = PendingPR(
+        pr.num,
+        pr.author,
+        pr.status,
+        pr.title,
+        pr.git_reference,
+        url,
+        files,
+        matches or mentions,
+        diff_checked,
+        mentions,
+    )
     return record, problems
 
 
@@ -217,13 +238,21 @@ def _conflicting_values(pr: PendingPR, present: Mapping[str, list[Any]], propose
     return conflicts
 
 
-def _owned_update_status(pr: PendingPR, benchmark_id: str, present: Mapping[str, list[Any]],
-                         proposed: Mapping[str, Any], missing: tuple[str, ...]) -> tuple[str, str]:
+def _owned_update_status(
+    pr: PendingPR,
+    benchmark_id: str,
+    present: Mapping[str, list[Any]],
+    proposed: Mapping[str, Any],
+    missing: tuple[str, ...],
+) -> tuple[str, str]:
     """Whether the own PR, agreeing on its values, holds everything already or lacks tasks."""
     if not proposed:
         held = ", ".join(sorted(map(str, present)))
-        return ("already_in_own_open_pr", f"your PR #{pr.num} already adds {benchmark_id} (task(s) {held}); "
-                "no values were proposed, so none were compared")
+        return (
+            "already_in_own_open_pr",
+            f"your PR #{pr.num} already adds {benchmark_id} (task(s) {held}); "
+            "no values were proposed, so none were compared",
+        )
     if not missing:
         return "already_in_own_open_pr", f"your PR #{pr.num} already holds every proposed value"
     return "update_existing_pr", f"your PR #{pr.num} agrees on its values and lacks task(s) {', '.join(missing)}"
@@ -248,8 +277,9 @@ def inspect_repo(
     rev = revision or "main"
 
     def state(status: str, reason: str, **fields: Any) -> RepoState:
-        return RepoState(repo_id, benchmark_id, rev, fields.pop("sha", None), status, reason,
-                         checked_at=checked_at, **fields)
+        return RepoState(
+            repo_id, benchmark_id, rev, fields.pop("sha", None), status, reason, checked_at=checked_at, **fields
+        )
 
     try:
         info = hub.model_info(repo_id, revision=revision)
@@ -261,22 +291,33 @@ def inspect_repo(
         return state("needs_review", f"the repo could not be inspected: {exc}", problems=(str(exc),))
     on_main = ", ".join(f.path for f in main_files if benchmark_entries(f, benchmark_id))
     if on_main:
-        return state("already_present", f"{benchmark_id} is on {rev} in {on_main}", sha=info.sha,
-                     main_files=main_files, main_has_benchmark=True, problems=tuple(problems))
+        return state(
+            "already_present",
+            f"{benchmark_id} is on {rev} in {on_main}",
+            sha=info.sha,
+            main_files=main_files,
+            main_has_benchmark=True,
+            problems=tuple(problems),
+        )
     pending, matching = _pending_prs(hub, repo_id, benchmark_id, prs, known, problems)
     if info.gated:
         problems.append(f"the repo is gated ({info.gated}); its files cannot be relied on without accepted access")
     account = _account(hub, problems) if len(matching) == 1 else None
     common = dict(sha=info.sha, main_files=main_files, pending_prs=pending, whoami=account)
     if problems:
-        return state("needs_review", "not everything could be read reliably: " + "; ".join(problems),
-                     problems=tuple(problems), **common)
+        return state(
+            "needs_review",
+            "not everything could be read reliably: " + "; ".join(problems),
+            problems=tuple(problems),
+            **common,
+        )
     status, reason, update = _pending_status(benchmark_id, rev, pending, matching, account, proposed)
     return state(status, reason, update=update, **common)
 
 
-def _pending_prs(hub, repo_id: str, benchmark_id: str, prs, known: dict,
-                 problems: list[str]) -> tuple[tuple[PendingPR, ...], list[PendingPR]]:
+def _pending_prs(
+    hub, repo_id: str, benchmark_id: str, prs, known: dict, problems: list[str]
+) -> tuple[tuple[PendingPR, ...], list[PendingPR]]:
     """Every pending PR, inspected, and those that add the benchmark; what could not be read goes to ``problems``."""
     inspected = [_inspect_pr(hub, repo_id, benchmark_id, pr, known) for pr in prs if pr.pending]
     pending = tuple(record for record, _ in inspected)
@@ -296,8 +337,14 @@ def _account(hub, problems: list[str]) -> str | None:
     return found.name if found else None
 
 
-def _pending_status(benchmark_id: str, rev: str, pending: tuple[PendingPR, ...], matching: list[PendingPR],
-                    account: str | None, proposed: Mapping[str, Any] | None) -> tuple[str, str, PrUpdate | None]:
+def _pending_status(
+    benchmark_id: str,
+    rev: str,
+    pending: tuple[PendingPR, ...],
+    matching: list[PendingPR],
+    account: str | None,
+    proposed: Mapping[str, Any] | None,
+) -> tuple[str, str, PrUpdate | None]:
     """The status when the benchmark is not on the revision: from the pending PRs that add it."""
     if not matching:
         return "new", f"{benchmark_id} is neither on {rev} nor in any of {len(pending)} pending PR(s)", None
@@ -306,8 +353,11 @@ def _pending_status(benchmark_id: str, rev: str, pending: tuple[PendingPR, ...],
         return "duplicate_open_pr", f"{len(matching)} pending PRs already add {benchmark_id}: {nums}", None
     pr = matching[0]
     if account is None:
-        return ("duplicate_open_pr", f"PR #{pr.num} by {pr.author} already adds {benchmark_id}; without a "
-                "token its ownership is unknown", None)
+        return (
+            "duplicate_open_pr",
+            f"PR #{pr.num} by {pr.author} already adds {benchmark_id}; without a token its ownership is unknown",
+            None,
+        )
     if pr.author.lower() != account.lower():
         return "duplicate_open_pr", f"PR #{pr.num} by {pr.author} (not {account}) already adds {benchmark_id}", None
     return _owned_pr_status(pr, benchmark_id, dict(proposed or {}))

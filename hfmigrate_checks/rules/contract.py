@@ -40,13 +40,17 @@ def benchmark_official(ctx):
     facts = ctx.facts
     contract = facts.contract
     if contract.benchmark_id != facts.benchmark_id:
-        yield (f"the contract is for {contract.benchmark_id!r}, not --benchmark-id {facts.benchmark_id!r}: "
-               f"make a contract for this benchmark with `checks hf contract`")
+        yield (
+            f"the contract is for {contract.benchmark_id!r}, not --benchmark-id {facts.benchmark_id!r}: "
+            f"make a contract for this benchmark with `checks hf contract`"
+        )
     if facts.live.error:
         yield f"could not confirm that {facts.benchmark_id!r} is an official benchmark: {facts.live.error}"
     elif not facts.live.official:
-        yield (f"{facts.benchmark_id!r} is not in the Hub's official benchmark list (benchmark:official); "
-               f"an eval.yaml alone does not make a benchmark")
+        yield (
+            f"{facts.benchmark_id!r} is not in the Hub's official benchmark list (benchmark:official); "
+            f"an eval.yaml alone does not make a benchmark"
+        )
     if not contract.official:
         yield f"the contract records {contract.benchmark_id!r} as not official at {contract.dataset_sha}"
 
@@ -72,12 +76,17 @@ def task_ids_exist(ctx):
     if contract is not None:
         for column, task in sorted(contract.columns.items()):
             if task not in declared:
-                yield (f"the contract maps column {column!r} to task {task!r}, which the current eval.yaml "
-                       f"no longer declares (declared: {', '.join(task_ids)}); re-run `checks hf contract`")
+                yield (
+                    f"the contract maps column {column!r} to task {task!r}, which the current eval.yaml "
+                    f"no longer declares (declared: {', '.join(task_ids)}); re-run `checks hf contract`"
+                )
     for file, n, _entry, task_id in benchmark_entries(facts):
         if task_id not in declared:
-            yield Finding(f"entry {n}: task_id {task_id!r} is not declared in eval.yaml "
-                          f"(declared: {', '.join(task_ids)})", path=file.path, **file.at(n, "dataset.task_id"))
+            yield Finding(
+                f"entry {n}: task_id {task_id!r} is not declared in eval.yaml (declared: {', '.join(task_ids)})",
+                path=file.path,
+                **file.at(n, "dataset.task_id"),
+            )
 
 
 @rule(
@@ -101,8 +110,11 @@ def no_invented_task(ctx):
                 yield f"the contract maps column {column!r} to the invented aggregate task {task!r}"
     for file, n, _entry, task_id in benchmark_entries(facts):
         if isinstance(task_id, str) and task_id.lower() in AGGREGATE_TASKS and task_id not in declared:
-            yield Finding(f"entry {n}: task_id {task_id!r} is an invented aggregate task; the benchmark "
-                          f"does not declare it", path=file.path, **file.at(n, "dataset.task_id"))
+            yield Finding(
+                f"entry {n}: task_id {task_id!r} is an invented aggregate task; the benchmark does not declare it",
+                path=file.path,
+                **file.at(n, "dataset.task_id"),
+            )
 
 
 RULES = [benchmark_official, task_ids_exist, no_invented_task]

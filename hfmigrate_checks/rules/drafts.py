@@ -36,8 +36,11 @@ def no_verify_token_unless_supplied(ctx):
     for file in ctx.facts.eval_files:
         for n, entry in file.entries():
             if "verifyToken" in entry and entry["verifyToken"] not in supplied:
-                yield Finding(f"entry {n}: verifyToken was not supplied for this run; remove it", path=file.path,
-                              **file.at(n, "verifyToken"))
+                yield Finding(
+                    f"entry {n}: verifyToken was not supplied for this run; remove it",
+                    path=file.path,
+                    **file.at(n, "verifyToken"),
+                )
 
 
 @rule(
@@ -63,8 +66,11 @@ def date_only_if_known(ctx):
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
             task = (entry.get("dataset") or {}).get("task_id")
-            yield Finding(f"{decision.draft.path}: task {task!r} has date {entry.get('date', 'no date')!r} but the "
-                          f"source states {known or 'no evaluation date'!r}", path=decision.draft.path)
+            yield Finding(
+                f"{decision.draft.path}: task {task!r} has date {entry.get('date', 'no date')!r} but the "
+                f"source states {known or 'no evaluation date'!r}",
+                path=decision.draft.path,
+            )
 
 
 @rule(
@@ -84,8 +90,9 @@ def no_credentials_in_bundle(ctx):
     for path, text in ctx.facts.output_files.items():
         for number, line in enumerate(text.splitlines(), start=1):
             if SECRET_SHAPES.search(line) or any(s in line for s in secrets):
-                yield Finding(f"{path} line {number} contains a credential; it must not be written", path=path,
-                              line=number)
+                yield Finding(
+                    f"{path} line {number} contains a credential; it must not be written", path=path, line=number
+                )
 
 
 @rule(
@@ -104,8 +111,9 @@ def no_submit_script_in_bundle(ctx):
 
     for path, text in ctx.facts.output_files.items():
         if path not in BUNDLE_FILES and not is_draft_path(path):
-            yield Finding(f"{path} is not part of a review bundle (only {', '.join(BUNDLE_FILES)} and drafts)",
-                          path=path)
+            yield Finding(
+                f"{path} is not part of a review bundle (only {', '.join(BUNDLE_FILES)} and drafts)", path=path
+            )
         match = SUBMIT_PATTERN.search(text)
         if match:
             yield Finding(f"{path} contains a Hub write command ({match.group(0)!r})", path=path)
@@ -164,11 +172,20 @@ def eval_results_shape(ctx):
             if isinstance(dataset, dict):
                 key = (model, (str(dataset.get("id")), str(dataset.get("task_id"))))
                 if key in seen:
-                    yield Finding(f"entry {n}: dataset/task pair {key[1]!r} is already in {seen[key]}",
-                                  path=file.path, **file.at(n, "dataset.task_id"))
+                    yield Finding(
+                        f"entry {n}: dataset/task pair {key[1]!r} is already in {seen[key]}",
+                        path=file.path,
+                        **file.at(n, "dataset.task_id"),
+                    )
                 else:
                     seen[key] = f"{file.path} entry {n}"
 
 
-RULES = [no_verify_token_unless_supplied, date_only_if_known, no_credentials_in_bundle, no_submit_script_in_bundle,
-         drafts_validate, eval_results_shape]
+RULES = [
+    no_verify_token_unless_supplied,
+    date_only_if_known,
+    no_credentials_in_bundle,
+    no_submit_script_in_bundle,
+    drafts_validate,
+    eval_results_shape,
+]

@@ -45,13 +45,16 @@ def exact_match_only(ctx):
             yield Finding(f"{d.label!r}: {problem}", target=d.label)
             continue
         if d.draft.repo_id != d.resolution.repo_id:
-            yield Finding(f"{d.label!r} resolved to {d.resolution.repo_id!r} but is drafted on {d.draft.repo_id!r}",
-                          target=d.label)
+            yield Finding(
+                f"{d.label!r} resolved to {d.resolution.repo_id!r} but is drafted on {d.draft.repo_id!r}",
+                target=d.label,
+            )
         if d.draft.path != draft_path(d.draft.repo_id, PurePosixPath(d.draft.path).name):
             yield Finding(f"{d.label!r}: draft path {d.draft.path!r} is not the repo's drafts folder", target=d.label)
         if d.draft.repo_id in seen:
-            yield Finding(f"{d.label!r} and {seen[d.draft.repo_id]!r} are both drafted on {d.draft.repo_id!r}",
-                          target=d.label)
+            yield Finding(
+                f"{d.label!r} and {seen[d.draft.repo_id]!r} are both drafted on {d.draft.repo_id!r}", target=d.label
+            )
         seen[d.draft.repo_id] = d.label
 
 
@@ -71,14 +74,15 @@ def no_duplicate_benchmark(ctx):
         state = d.state
         status = getattr(state, "status", None)
         if d.draft.kind == "draft" and status != "new":
-            yield Finding(f"{d.draft.repo_id}: a new file is drafted but the repo state is {status!r}",
-                          target=d.label)
+            yield Finding(f"{d.draft.repo_id}: a new file is drafted but the repo state is {status!r}", target=d.label)
         elif d.draft.kind == "draft" and (getattr(state, "main_has_benchmark", False) or state.matching_prs):
-            yield Finding(f"{d.draft.repo_id}: a new file is drafted but the benchmark is already {_held(state)}",
-                          target=d.label)
+            yield Finding(
+                f"{d.draft.repo_id}: a new file is drafted but the benchmark is already {_held(state)}", target=d.label
+            )
         elif d.draft.kind == "update_existing_pr" and status != "update_existing_pr":
-            yield Finding(f"{d.draft.repo_id}: an owned-PR update is drafted but the repo state is {status!r}",
-                          target=d.label)
+            yield Finding(
+                f"{d.draft.repo_id}: an owned-PR update is drafted but the repo state is {status!r}", target=d.label
+            )
 
 
 @rule(
@@ -102,13 +106,17 @@ def owned_pr_exception(ctx):
         yield from _ownership(d, facts.whoami)
         entries = [e for _, e in EvalFile.parse(d.draft.path, d.draft.text).entries()]
         if entries[: len(d.draft.kept)] != list(d.draft.kept):
-            yield Finding(f"{d.draft.path}: the update does not keep PR #{update.pr_num}'s entries unchanged",
-                          target=d.label)
+            yield Finding(
+                f"{d.draft.path}: the update does not keep PR #{update.pr_num}'s entries unchanged", target=d.label
+            )
         kept_tasks = {(e.get("dataset") or {}).get("task_id") for e in d.draft.kept if isinstance(e, dict)}
         for proposal in d.draft.added:
             if proposal.task_id in kept_tasks:
-                yield Finding(f"{d.draft.path}: task {proposal.task_id!r} is already in PR #{update.pr_num}; "
-                              f"adding it again would conflict", target=d.label)
+                yield Finding(
+                    f"{d.draft.path}: task {proposal.task_id!r} is already in PR #{update.pr_num}; "
+                    f"adding it again would conflict",
+                    target=d.label,
+                )
 
 
 def _ownership(d, whoami: str | None):
@@ -117,12 +125,16 @@ def _ownership(d, whoami: str | None):
     if not whoami:
         yield Finding(f"{d.draft.repo_id}: no authenticated account, so PR ownership is unknown", target=d.label)
     elif update.pr_author.lower() != whoami.lower():
-        yield Finding(f"{d.draft.repo_id}: PR #{update.pr_num} is by {update.pr_author!r}, "
-                      f"not the authenticated account {whoami!r}", target=d.label)
+        yield Finding(
+            f"{d.draft.repo_id}: PR #{update.pr_num} is by {update.pr_author!r}, "
+            f"not the authenticated account {whoami!r}",
+            target=d.label,
+        )
     holding = d.state.matching_prs
     if len(holding) != 1:
-        yield Finding(f"{d.draft.repo_id}: {len(holding)} pending PRs hold the benchmark (exactly one needed)",
-                      target=d.label)
+        yield Finding(
+            f"{d.draft.repo_id}: {len(holding)} pending PRs hold the benchmark (exactly one needed)", target=d.label
+        )
 
 
 @rule(
@@ -153,8 +165,9 @@ def _read_completely(d):
     state = d.state
     problems = list(getattr(state, "problems", ()) or ())
     if problems:
-        yield Finding(f"{d.draft.repo_id}: drafted although reading it failed: {'; '.join(map(str, problems))}",
-                      target=d.label)
+        yield Finding(
+            f"{d.draft.repo_id}: drafted although reading it failed: {'; '.join(map(str, problems))}", target=d.label
+        )
     unread = [f"#{pr.num}" for pr in getattr(state, "pending_prs", ()) if not pr.diff_checked]
     if unread:
         yield Finding(f"{d.draft.repo_id}: the diff of pending PR {', '.join(unread)} was not read", target=d.label)

@@ -37,11 +37,13 @@ def values_numeric_finite(ctx):
 def traced_rows(facts, label: str, task_id: str, value) -> list:
     """The ledger rows of ``label`` that print ``value`` for a column mapped to ``task_id``."""
     return [
-        row for row in facts.rows
+        row
+        for row in facts.rows
         if row.source_model == label
         and facts.contract.columns.get(row.source_task) == task_id
         and row.value is not None
-        and isinstance(value, (int, float)) and not isinstance(value, bool)
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
         and row.value == float(value)
     ]
 
@@ -64,8 +66,11 @@ def value_traced_to_ledger(ctx):
         rows = traced_rows(facts, decision.label, task_id, value)
         where = f"{decision.draft.path}: task {task_id!r} value {value!r}"
         if len(rows) != 1:
-            yield Finding(f"{where} matches {len(rows)} ledger rows of {decision.label!r} (exactly one needed)",
-                          target=decision.label, path=decision.draft.path)
+            yield Finding(
+                f"{where} matches {len(rows)} ledger rows of {decision.label!r} (exactly one needed)",
+                target=decision.label,
+                path=decision.draft.path,
+            )
         elif not rows[0].source_locator.strip():
             yield Finding(f"{where}: its ledger row has no locator", target=decision.label, path=decision.draft.path)
 
@@ -118,8 +123,10 @@ def ledger_columns_mapped(ctx):
         if column in seen or column in contract.columns or column in contract.ignore_columns:
             continue
         seen.add(column)
-        yield (f"ledger column {column!r} (first at {row.source_locator}) is not in the contract: map it to a "
-               f"task id under 'columns' or list it under 'ignore_columns', then re-run `checks hf contract`")
+        yield (
+            f"ledger column {column!r} (first at {row.source_locator}) is not in the contract: map it to a "
+            f"task id under 'columns' or list it under 'ignore_columns', then re-run `checks hf contract`"
+        )
 
 
 RULES = [values_numeric_finite, value_traced_to_ledger, every_source_model_in_ledger, ledger_columns_mapped]

@@ -146,8 +146,9 @@ def parse_eval_yaml(text: str, where: str) -> EvalSpec:
 
 def parse_mapping(text: str, where: str, task_ids: tuple[str, ...]) -> dict[str, Any]:
     """Check the user's mapping file against the benchmark's declared task ids."""
-    data = _yaml_mapping(text, where, "the mapping",
-                         f"the mapping must be a YAML mapping with keys {', '.join(REQUIRED_MAPPING_KEYS)}")
+    data = _yaml_mapping(
+        text, where, "the mapping", f"the mapping must be a YAML mapping with keys {', '.join(REQUIRED_MAPPING_KEYS)}"
+    )
     _check_keys(data, where)
     _check_values(data, where)
     ignore = data.get("ignore_columns", [])
@@ -178,8 +179,10 @@ def _check_values(data: dict, where: str) -> None:
         if key in data and not isinstance(data[key], str):
             raise InputError(f"{where}: '{key}' must be a string (got {data[key]!r}); quote it")
     if data.get("source_url") and not re.match(r"^https?://[^/\s]+", data["source_url"]):
-        raise InputError(f"{where}: 'source_url' must be an absolute http(s) URL (got {data['source_url']!r}); it "
-                         "becomes source.url of every draft whose ledger row has none")
+        raise InputError(
+            f"{where}: 'source_url' must be an absolute http(s) URL (got {data['source_url']!r}); it "
+            "becomes source.url of every draft whose ledger row has none"
+        )
     if data["direction"] not in DIRECTIONS:
         raise InputError(f"{where}: 'direction' must be one of {', '.join(DIRECTIONS)} (got {data['direction']!r})")
     if "slug" in data and not SLUG.match(data["slug"]):
@@ -197,8 +200,7 @@ def _check_column(column: Any, task: Any, ignore: list[str], task_ids: tuple[str
         raise InputError(f"{where}: column {column!r} is both mapped and listed in ignore_columns")
     if task is None or task == "":
         raise InputError(
-            f"{where}: columns.{column}: unmapped column; map it to one of [{declared}] "
-            f"or list it under ignore_columns"
+            f"{where}: columns.{column}: unmapped column; map it to one of [{declared}] or list it under ignore_columns"
         )
     if not isinstance(task, str) or task not in task_ids:
         hint = (
@@ -310,4 +312,3 @@ def _column_problem(contract: Contract) -> str | None:
     if not all(isinstance(c, str) for c in contract.ignore_columns):
         return "'ignore_columns' must be a list of column names"
     return None
-

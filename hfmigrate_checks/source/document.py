@@ -72,8 +72,9 @@ def tables(text: str) -> list[Table]:
     heading_lines = [(tok.map[0], int(tok.tag[1:])) for tok in tokens if tok.type == "heading_open" and tok.map]
     found = _find(tokens, lines)
     blocks = [(f.start, f.stop) for f in found]
-    return [_assemble(f, lines, heading_lines, [b for b in blocks if b != (f.start, f.stop)], definitions)
-            for f in found]
+    return [
+        _assemble(f, lines, heading_lines, [b for b in blocks if b != (f.start, f.stop)], definitions) for f in found
+    ]
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
@@ -88,7 +89,7 @@ def _find(tokens, lines: list[str]) -> list[_Found]:
             stack = [(lv, t) for lv, t in stack if lv < level] + [(level, mdtable.cell(tokens[i + 1]).text)]
         elif tok.type == "table_open":
             end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            found.append(_gfm(tokens[i:end + 1], _titles(stack)))
+            found.append(_gfm(tokens[i : end + 1], _titles(stack)))
             i = end
         elif _html_table_block(tok, html_until):
             html, html_until = _html(lines, tok.map[0], _titles(stack), html_until)
@@ -103,8 +104,9 @@ def _titles(stack: list[tuple[int, str]]) -> tuple[str, ...]:
 
 def _html_table_block(tok, html_until: int) -> bool:
     """An HTML block holding a ``<table>`` that no table already read covers."""
-    return tok.type == "html_block" and bool(tok.map) and tok.map[0] > html_until and bool(
-        _HTML_TABLE.search(tok.content))
+    return (
+        tok.type == "html_block" and bool(tok.map) and tok.map[0] > html_until and bool(_HTML_TABLE.search(tok.content))
+    )
 
 
 def _gfm(tokens, headings: tuple[str, ...]) -> _Found:
@@ -120,8 +122,9 @@ def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -
     if table is None:
         return [], until
     tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
-    return [_Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem)
-            for t in tables if t is not None], table.end_line - 1
+    return [
+        _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem) for t in tables if t is not None
+    ], table.end_line - 1
 
 
 def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
@@ -135,9 +138,17 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
     names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
     prose = notes.prose_under(lines, found.stop, names)
-    return Table(found.headings, line, tuple(header), tuple(rows),
-                 notes.table_notes(markers, own, parents, definitions), tuple(parts), tuple(prose), found.kind,
-                 problem)
+    return Table(
+        found.headings,
+        line,
+        tuple(header),
+        tuple(rows),
+        notes.table_notes(markers, own, parents, definitions),
+        tuple(parts),
+        tuple(prose),
+        found.kind,
+        problem,
+    )
 
 
 def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list, str]:

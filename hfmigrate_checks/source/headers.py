@@ -73,14 +73,19 @@ def _spread(top: list[Cell], names: list[str], first: int, line: int) -> tuple[l
         named = [top[i] for i in range(start, start + period) if top[i].text]
         if len(named) != 1:
             found = ", ".join(repr(c.text) for c in named) or "none"
-            return top, (f"the two-level header on line {line}: the columns {start + 1}-{start + period} "
-                         f"(sub-columns {', '.join(names[:period])}) have group names {found}; expected exactly one "
-                         "per group. Give each group one name (or use an HTML colspan)")
-        out[start:start + period] = named * period
+            return top, (
+                f"the two-level header on line {line}: the columns {start + 1}-{start + period} "
+                f"(sub-columns {', '.join(names[:period])}) have group names {found}; expected exactly one "
+                "per group. Give each group one name (or use an HTML colspan)"
+            )
+        out[start : start + period] = named * period
     return out, ""
 
 
 def _period(names: list[str]) -> int:
     """The length of the shortest run of sub-column names that repeats over all of them."""
-    return next(p for p in range(1, len(names) + 1)
-                if len(names) % p == 0 and all(names[i] == names[i % p] for i in range(len(names))))
+    return next(
+        p
+        for p in range(1, len(names) + 1)
+        if len(names) % p == 0 and all(names[i] == names[i % p] for i in range(len(names)))
+    )

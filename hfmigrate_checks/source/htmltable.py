@@ -77,8 +77,11 @@ class _Reader(HTMLParser):
         if tag == "tr" or not self.rows:
             self.rows.append({"line": self._line(), "head": self.in_head, "cells": []})
         if tag != "tr":
-            self.cell = {"th": tag == "th", "span": (_span(attrs_map.get("colspan")), _span(attrs_map.get("rowspan"))),
-                         "ink": _Ink()}
+            self.cell = {
+                "th": tag == "th",
+                "span": (_span(attrs_map.get("colspan")), _span(attrs_map.get("rowspan"))),
+                "ink": _Ink(),
+            }
 
     def handle_startendtag(self, tag, attrs_list):
         if self.cell is not None and self.depth == 1:
@@ -166,8 +169,14 @@ def read(lines: list[str], first: int) -> HtmlTable | None:
         return None
     n_head = _header_count(reader.rows)
     rows = list(zip([r["line"] for r in reader.rows], _grid(reader.rows)))
-    return HtmlTable(reader.start, reader.end or reader.start, tuple(rows[:n_head]), tuple(rows[n_head:]),
-                     _problem(reader, n_head), tuple(reader.inner))
+    return HtmlTable(
+        reader.start,
+        reader.end or reader.start,
+        tuple(rows[:n_head]),
+        tuple(rows[n_head:]),
+        _problem(reader, n_head),
+        tuple(reader.inner),
+    )
 
 
 def _header_count(rows: list[dict]) -> int:
@@ -175,8 +184,7 @@ def _header_count(rows: list[dict]) -> int:
     heads = sum(1 for r in rows if r["head"])
     if heads:
         return heads
-    leading = next((i for i, r in enumerate(rows) if not r["cells"] or not all(c["th"] for c in r["cells"])),
-                   len(rows))
+    leading = next((i for i, r in enumerate(rows) if not r["cells"] or not all(c["th"] for c in r["cells"])), len(rows))
     return leading or min(1, len(rows))
 
 
@@ -184,8 +192,10 @@ def _problem(reader: _Reader, n_head: int) -> str:
     if not reader.done:
         return f"the HTML <table> on line {reader.start} is never closed; add its </table>"
     if n_head > 2:
-        return (f"the HTML <table> on line {reader.start} has {n_head} header rows; only one, or two (a group row "
-                "over sub-columns), can be attributed to columns")
+        return (
+            f"the HTML <table> on line {reader.start} has {n_head} header rows; only one, or two (a group row "
+            "over sub-columns), can be attributed to columns"
+        )
     return ""
 
 

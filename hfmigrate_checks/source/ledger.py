@@ -32,8 +32,18 @@ from hfmigrate_checks.source.printed import (
     parse_cell,
 )
 
-__all__ = ["COLUMNS", "NEEDS_REVIEW", "NUMBER", "OK", "Cell", "LedgerRow", "import_source", "load", "parse_cell",
-           "write"]
+__all__ = [
+    "COLUMNS",
+    "NEEDS_REVIEW",
+    "NUMBER",
+    "OK",
+    "Cell",
+    "LedgerRow",
+    "import_source",
+    "load",
+    "parse_cell",
+    "write",
+]
 COLUMNS = (
     "source_model",
     "source_variant",
@@ -100,8 +110,9 @@ def _pick_table(candidates: list, where: str, heading: str | None, table_number:
     listed = ", ".join(f"{n} on line {t.line} under {t.heading!r}" for n, t in enumerate(candidates, 1))
     if table_number is not None:
         if not 1 <= table_number <= len(candidates):
-            raise InputError(f"{path}: --table {table_number}, but there are {len(candidates)} table(s) {where} "
-                             f"({listed})")
+            raise InputError(
+                f"{path}: --table {table_number}, but there are {len(candidates)} table(s) {where} ({listed})"
+            )
         return candidates[table_number - 1]
     if len(candidates) > 1:
         hint = "--table N" if heading is not None else "--heading (or --table N)"
@@ -135,8 +146,9 @@ def _the_table(path: Path, heading: str | None, table_number: int | None) -> doc
     """The one table asked for; a file with none, or a table that cannot be attributed, is refused."""
     found = document.tables(_read_text(path))
     if not found:
-        raise InputError(f"{path}: no table found (a GFM table or an HTML <table>); expected the results table the "
-                         "--heading names")
+        raise InputError(
+            f"{path}: no table found (a GFM table or an HTML <table>); expected the results table the --heading names"
+        )
     candidates, where = _under_heading(found, heading, path)
     table = _pick_table(candidates, where, heading, table_number, path)
     if table.problem:
@@ -187,8 +199,14 @@ def dataset_records(path: Path) -> Records:
     finally:
         con.close()
     _check_header(columns, path)
-    return Records(tuple(columns), tuple(Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)})
-                                         for n, row in enumerate(rows, 1)), column_markers=_header_markers(columns))
+    return Records(
+        tuple(columns),
+        tuple(
+            Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)})
+            for n, row in enumerate(rows, 1)
+        ),
+        column_markers=_header_markers(columns),
+    )
 
 
 def _bounded_rows(cursor, path: Path) -> list[tuple]:
@@ -200,11 +218,15 @@ def _bounded_rows(cursor, path: Path) -> list[tuple]:
         rows.extend(batch)
         size += sum(len(_as_text(v)) + 1 for row in batch for v in row)
         if len(rows) > MAX_DATASET_ROWS:
-            raise InputError(f"{path}: more than {MAX_DATASET_ROWS:,} rows, the limit of a ledger dataset; "
-                             "import the leaderboard's own rows (filter or deduplicate the file first)")
+            raise InputError(
+                f"{path}: more than {MAX_DATASET_ROWS:,} rows, the limit of a ledger dataset; "
+                "import the leaderboard's own rows (filter or deduplicate the file first)"
+            )
         if size > MAX_LEDGER_BYTES:
-            raise InputError(f"{path}: its cells print to more than {MAX_LEDGER_BYTES:,} bytes, the limit of a "
-                             "ledger; import a smaller file")
+            raise InputError(
+                f"{path}: its cells print to more than {MAX_LEDGER_BYTES:,} bytes, the limit of a "
+                "ledger; import a smaller file"
+            )
     return rows
 
 
@@ -288,8 +310,15 @@ def _check_ledger_columns(header: list[str], path: Path) -> None:
     if missing or unknown:
         raise InputError(
             f"{path}: not a ledger made by `checks hf ledger`: "
-            + "; ".join(filter(None, [missing and f"missing column(s) {', '.join(missing)}",
-                                      unknown and f"unknown column(s) {', '.join(unknown)}"]))
+            + "; ".join(
+                filter(
+                    None,
+                    [
+                        missing and f"missing column(s) {', '.join(missing)}",
+                        unknown and f"unknown column(s) {', '.join(unknown)}",
+                    ],
+                )
+            )
         )
 
 
@@ -301,8 +330,10 @@ def _check_row(values: dict[str, str], where: str) -> None:
     if values["status"] not in ("", OK, NEEDS_REVIEW):
         raise InputError(f"{where}: 'status' must be {OK} or {NEEDS_REVIEW} (got {values['status']!r})")
     if values["eval_date"] and date_problem({"date": values["eval_date"]}):
-        raise InputError(f"{where}: 'eval_date' must be a real ISO-8601 date like "
-                         f"2025-01-15 (got {values['eval_date']!r}); leave it empty when the source states none")
+        raise InputError(
+            f"{where}: 'eval_date' must be a real ISO-8601 date like "
+            f"2025-01-15 (got {values['eval_date']!r}); leave it empty when the source states none"
+        )
 
 
 def _judged(values: dict[str, str]) -> dict[str, str]:
@@ -320,6 +351,9 @@ def _judged(values: dict[str, str]) -> dict[str, str]:
 
 def _explained(cell: Cell, parts: list[str]) -> bool:
     """A clean number whose every marker has its text among the row's qualifiers."""
-    known = [p for p in parts if not p.startswith(tuple(f"{m} {why}" for m in cell.markers
-                                                        for why in ("(no footnote", "(ambiguous")))]
+    known = [
+        p
+        for p in parts
+        if not p.startswith(tuple(f"{m} {why}" for m in cell.markers for why in ("(no footnote", "(ambiguous")))
+    ]
     return cell.value is not None and all(any(p.startswith(f"{m} ") for p in known) for m in cell.markers)

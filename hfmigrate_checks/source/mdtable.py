@@ -70,8 +70,9 @@ def cell(inline) -> Cell:
     text = " ".join("".join(rendered.parts).split())
     text, loose = strip_markers(text)
     markers = loose[0] + rendered.markers + loose[1]
-    return Cell(inline.content.strip(), text, tuple(dict.fromkeys(markers)), tuple(rendered.links),
-                rendered.emphasis(text))
+    return Cell(
+        inline.content.strip(), text, tuple(dict.fromkeys(markers)), tuple(rendered.links), rendered.emphasis(text)
+    )
 
 
 class Inline:
@@ -134,7 +135,15 @@ class Inline:
         """The emphasis every word of a non-empty text carried: ``~~``, ``**``, ``*`` or none."""
         if not text:
             return ""
-        return "~~" if self.emphasized["s"] else "**" if self.emphasized["strong"] else "*" if self.emphasized["em"] else ""
+        return (
+            "~~"
+            if self.emphasized["s"]
+            else "**"
+            if self.emphasized["strong"]
+            else "*"
+            if self.emphasized["em"]
+            else ""
+        )
 
 
 def strip_markers(text: str, *, stars: bool = True) -> tuple[str, tuple[list[str], list[str]]]:

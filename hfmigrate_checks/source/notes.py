@@ -100,8 +100,10 @@ def _legend_pairs(line: str) -> list[tuple[str, str]]:
     if match:
         written = match.group("sup") or match.group("mark") or match.group("item")
         return [(marker(written), plain(match.group("text")))]
-    return [(marker(m.group("mark") or m.group("mark2")), plain(m.group("text") or m.group("text2")))
-            for m in _DENOTES.finditer(line)]
+    return [
+        (marker(m.group("mark") or m.group("mark2")), plain(m.group("text") or m.group("text2")))
+        for m in _DENOTES.finditer(line)
+    ]
 
 
 def plain(text: str) -> str:
@@ -112,8 +114,9 @@ def plain(text: str) -> str:
     return " ".join(re.sub(r"(\*\*|__|`)", "", text).split()).strip(" *_")
 
 
-def scope(lines: Sequence[str], start: int, stop: int, headings: Sequence[tuple[int, int]],
-          blocks: Sequence[tuple[int, int]]) -> tuple[list[str], list[str]]:
+def scope(
+    lines: Sequence[str], start: int, stop: int, headings: Sequence[tuple[int, int]], blocks: Sequence[tuple[int, int]]
+) -> tuple[list[str], list[str]]:
     """(the table's own lines of text, the opening text of its enclosing sections) for a table on
     lines ``start:stop``; ``headings`` are (line, level), ``blocks`` the other tables' (start, stop)."""
     above = max([h for h, _ in headings if h < start], default=-1) + 1
@@ -131,12 +134,13 @@ def _opening_texts(lines: Sequence[str], own: int, headings: Sequence[tuple[int,
         if line < own and lv < level:
             level = lv
             first_sub = min(h for h, _ in headings if h > line)
-            out += lines[line + 1:first_sub]
+            out += lines[line + 1 : first_sub]
     return out
 
 
-def table_notes(markers: Iterable[str], own: Sequence[str], parents: Sequence[str],
-                definitions: dict[str, str]) -> dict[str, tuple[str, ...]]:
+def table_notes(
+    markers: Iterable[str], own: Sequence[str], parents: Sequence[str], definitions: dict[str, str]
+) -> dict[str, tuple[str, ...]]:
     """Marker -> its texts: a ``[^x]`` definition, else the legends of the table's own text, else of
     its enclosing sections' opening text; ``()`` when none is found."""
     mine, outer = legends(own), legends(parents)

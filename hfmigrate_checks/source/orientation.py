@@ -48,8 +48,10 @@ def transposed_evidence(score_columns: Sequence[str], label_columns: Mapping[str
     if not columns or len(models) * 2 < len(columns) or not found:
         return "", ""
     *_, name, benches = max(found)  # the column most plainly of benchmarks ("Math" alone makes no Category one)
-    return (f"the header names models ({', '.join(map(repr, models[:3]))}) and the column {name!r} names "
-            f"benchmarks ({', '.join(map(repr, benches[:3]))})"), name
+    return (
+        f"the header names models ({', '.join(map(repr, models[:3]))}) and the column {name!r} names "
+        f"benchmarks ({', '.join(map(repr, benches[:3]))})"
+    ), name
 
 
 def _benchmark_share(name: str, texts: Sequence[str]) -> tuple[float, int, str, list[str]]:

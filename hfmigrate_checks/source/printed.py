@@ -21,8 +21,13 @@ NEEDS_REVIEW = "needs_review"
 PROSE_MARKER = "[note under the table"
 #: phrases of the reasons a row needs review; a ledger row whose qualifiers hold one stays needs_review
 #: whatever its status column says (a hand edit cannot clear it)
-REVIEW_SIGNS = ("has no footnote definition or legend line", "different legends near the table",
-                "a reviewer must decide", "the model label is struck through", "tells the printings apart")
+REVIEW_SIGNS = (
+    "has no footnote definition or legend line",
+    "different legends near the table",
+    "a reviewer must decide",
+    "the model label is struck through",
+    "tells the printings apart",
+)
 #: ASCII digits only: float() would also read other scripts' digits, which no leaderboard means as a number
 NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
 LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*)$", re.S | re.ASCII)

@@ -73,8 +73,9 @@ def _score(cell: mdtable.Cell) -> Cell:
     found = parse_cell(cell.text)
     extra = [f"linked to {url}" for url in cell.links]
     if cell.emphasis == "~~":
-        return Cell(None, found.unit, "; ".join(["struck through in source", found.qualifiers]).strip("; "),
-                    NEEDS_REVIEW)
+        return Cell(
+            None, found.unit, "; ".join(["struck through in source", found.qualifiers]).strip("; "), NEEDS_REVIEW
+        )
     if cell.emphasis:
         extra.insert(0, f"emphasis {cell.emphasis} in source")
     return attrs.evolve(found, qualifiers="; ".join([*extra, *filter(None, [found.qualifiers])]))
@@ -92,8 +93,10 @@ def _qualify(markers: Sequence[str], notes: Mapping[str, tuple[str, ...]]) -> tu
         if len(texts) > 1:
             both = " and ".join(map(repr, texts))
             shown.append(f"{mark} (ambiguous: {both})")
-            review.append(f"marker {mark} has {len(texts)} different legends near the table, {both}; a reviewer must "
-                          "say which one applies")
+            review.append(
+                f"marker {mark} has {len(texts)} different legends near the table, {both}; a reviewer must "
+                "say which one applies"
+            )
             continue
         shown.append(f"{mark} {texts[0]}")
         kind = qualifiers.classify(texts[0])
@@ -123,8 +126,9 @@ def rows_from_records(
     column but the first is a model and the first column names the tasks. When that is not
     said (``None``) and the table looks transposed, it is refused rather than guessed.
     """
-    _check_options(records, [model_column, variant_column, task_column, value_column, *ignore_columns],
-                   models_as_columns, where)
+    _check_options(
+        records, [model_column, variant_column, task_column, value_column, *ignore_columns], models_as_columns, where
+    )
     columns = list(records.columns)
     if models_as_columns:
         sites = _column_sites(records, task_column or columns[0], set(ignore_columns), where)
@@ -132,8 +136,7 @@ def rows_from_records(
         model_column = model_column or columns[0]
         if models_as_columns is None and task_column is None and model_column == columns[0]:
             _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns}, where)
-        sites = _row_sites(records, model_column, variant_column, task_column, value_column,
-                           set(ignore_columns), where)
+        sites = _row_sites(records, model_column, variant_column, task_column, value_column, set(ignore_columns), where)
     rows = [_row(records, site, source_url) for site in sites]
     return _distinct(rows, sites)
 
@@ -145,9 +148,11 @@ def _check_options(records: Records, named: list[str | None], models_as_columns:
     _check_columns(list(records.columns), named, where)
     model_column, variant_column, task_column, value_column = named[:4]
     if models_as_columns and (model_column or variant_column or value_column):
-        raise InputError(f"{where}: --models-as-columns reads every column but the task column (--task-column, "
-                         "default the first) and the ignored ones as a model; drop --model-column, "
-                         "--variant-column and --value-column, or drop --models-as-columns")
+        raise InputError(
+            f"{where}: --models-as-columns reads every column but the task column (--task-column, "
+            "default the first) and the ignored ones as a model; drop --model-column, "
+            "--variant-column and --value-column, or drop --models-as-columns"
+        )
     if not models_as_columns and (task_column is None) != (value_column is None):
         raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
 
@@ -156,15 +161,20 @@ def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
     text_columns = _text_columns(records)
     scores = [c for c in records.columns if c not in skip and c not in text_columns]
     first = records.columns[0]
-    labels = {c: [printed(r.cells.get(c)).text for r in records.rows] for c in records.columns
-              if c == first or c in text_columns}
+    labels = {
+        c: [printed(r.cells.get(c)).text for r in records.rows]
+        for c in records.columns
+        if c == first or c in text_columns
+    }
     evidence, column = orientation.transposed_evidence(scores, labels)
     if evidence:
         task = "" if column == first else f" --task-column {column!r}"
-        raise InputError(f"{where}: {evidence}, so the models may be the columns and the benchmarks the rows; "
-                         f"this is not guessed: pass --models-as-columns{task} to read every other column as a "
-                         "model (--ignore-column for the columns that describe a row), or --models-as-rows to read "
-                         "each row as a model, as printed")
+        raise InputError(
+            f"{where}: {evidence}, so the models may be the columns and the benchmarks the rows; "
+            f"this is not guessed: pass --models-as-columns{task} to read every other column as a "
+            "model (--ignore-column for the columns that describe a row), or --models-as-rows to read "
+            "each row as a model, as printed"
+        )
 
 
 def _check_columns(columns: list[str], named: list[str | None], where: str) -> None:
@@ -177,11 +187,15 @@ def _label(cell: mdtable.Cell, column: str, locator: str, where: str) -> tuple[m
     """A model label without its run details, and those details; an empty, overlong or unprintable one is refused."""
     label = cell.text
     if not label:
-        raise InputError(f"{where}: {locator}: empty model label in column {column!r}; a row needs a model name "
-                         "(a table with models as columns needs --models-as-columns)")
+        raise InputError(
+            f"{where}: {locator}: empty model label in column {column!r}; a row needs a model name "
+            "(a table with models as columns needs --models-as-columns)"
+        )
     if len(label) > MAX_CELL or not label.isprintable():
-        raise InputError(f"{where}: {locator}: the model label in column {column!r} is longer than "
-                         f"{MAX_CELL} characters or holds control characters; fix the source table")
+        raise InputError(
+            f"{where}: {locator}: the model label in column {column!r} is longer than "
+            f"{MAX_CELL} characters or holds control characters; fix the source table"
+        )
     name, details = qualifiers.run_details(label)
     return attrs.evolve(cell, text=name), tuple(details)
 
@@ -213,19 +227,35 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
             side = [m for c, marks in all_marks.items() if c != task for m in marks]
             markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
-            sites.append(_Site(label, variant, task, cell, markers,
-                               (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
-                               _context(item, label), locator, f"{where}: {item.locator}", texts, n, described))
+            sites.append(
+                _Site(
+                    label,
+                    variant,
+                    task,
+                    cell,
+                    markers,
+                    (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
+                    _context(item, label),
+                    locator,
+                    f"{where}: {item.locator}",
+                    texts,
+                    n,
+                    described,
+                )
+            )
     return sites
 
 
-def _pairs(record, columns: list[str], skip: set, model_column: str, task_column: str | None,
-           value_column: str | None) -> tuple[list, list[str]]:
+def _pairs(
+    record, columns: list[str], skip: set, model_column: str, task_column: str | None, value_column: str | None
+) -> tuple[list, list[str]]:
     """(task, printed cell) of each score of a record, and its other columns: one per score column of a
     wide table, the one of a long table."""
     if task_column:
-        return ([(printed(record.get(task_column)).text, printed(record.get(value_column)))],
-                [c for c in columns if c not in (model_column, task_column, value_column)])
+        return (
+            [(printed(record.get(task_column)).text, printed(record.get(value_column)))],
+            [c for c in columns if c not in (model_column, task_column, value_column)],
+        )
     return [(c, printed(record.get(c))) for c in columns if c not in skip], [c for c in columns if c != model_column]
 
 
@@ -236,16 +266,20 @@ def _marked(record, columns, text_columns=frozenset()) -> dict[str, tuple[str, .
     out = {}
     for column in filter(None, columns):
         cell = printed(record.get(column))
-        if cell.markers and parse_cell(cell.text).value is None and (
-                cell.text not in NO_SCORE or column in text_columns):
+        if (
+            cell.markers
+            and parse_cell(cell.text).value is None
+            and (cell.text not in NO_SCORE or column in text_columns)
+        ):
             out[column] = cell.markers
     return out
 
 
 def _text_columns(records: Records) -> frozenset:
     """Columns that print no score in any row (a "Prompt" or "Authors" column)."""
-    return frozenset(c for c in records.columns
-                     if all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows))
+    return frozenset(
+        c for c in records.columns if all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows)
+    )
 
 
 def _column_sites(records: Records, task_column: str, ignore: set, where: str) -> list[_Site]:
@@ -258,8 +292,9 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
     sites = []
     above = None
     for n, item in enumerate(records.rows):
-        row_label, continued = _task_label(printed(item.cells.get(task_column)), above, task_column,
-                                           f"{where}: {item.locator}")
+        row_label, continued = _task_label(
+            printed(item.cells.get(task_column)), above, task_column, f"{where}: {item.locator}"
+        )
         above = row_label
         texts = _text_cells(item.cells, sorted(ignore))
         side = [m for marks in _marked(item.cells, sorted(ignore), frozenset(ignore)).values() for m in marks]
@@ -271,21 +306,36 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
             label, details = _label(header, column, f"header column {column!r}", where)
             task = f"{row_label.text} / {sub}" if sub else row_label.text
             markers = (*label.markers, *row_label.markers, *side, *item.markers)
-            sites.append(_Site(label, "", task, printed(item.cells.get(column)), markers,
-                               (*details, *_task_details(row_label.text, sub)), (*_context(item, label), *continued),
-                               f"{item.locator} column {column!r}", f"{where}: {item.locator}", texts, n,
-                               described))
+            sites.append(
+                _Site(
+                    label,
+                    "",
+                    task,
+                    printed(item.cells.get(column)),
+                    markers,
+                    (*details, *_task_details(row_label.text, sub)),
+                    (*_context(item, label), *continued),
+                    f"{item.locator} column {column!r}",
+                    f"{where}: {item.locator}",
+                    texts,
+                    n,
+                    described,
+                )
+            )
     return sites
 
 
-def _task_label(cell: mdtable.Cell, above: mdtable.Cell | None, column: str,
-                where: str) -> tuple[mdtable.Cell, list[str]]:
+def _task_label(
+    cell: mdtable.Cell, above: mdtable.Cell | None, column: str, where: str
+) -> tuple[mdtable.Cell, list[str]]:
     """A row's task label, and what to say when its empty cell continues the label above."""
     if cell.text:
         return cell, []
     if above is None:
-        raise InputError(f"{where}: empty task label in column {column!r}; with --models-as-columns that column "
-                         "names the benchmark of each row (pick it with --task-column)")
+        raise InputError(
+            f"{where}: empty task label in column {column!r}; with --models-as-columns that column "
+            "names the benchmark of each row (pick it with --task-column)"
+        )
     return above, [f"task {above.text!r} continued from the row above (its cell is empty)"]
 
 
@@ -321,8 +371,9 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
     if len(cell.raw) > MAX_CELL:
         raise InputError(f"{site.where}: cell in column {site.task!r} is longer than {MAX_CELL} characters")
     score = _score(cell)
-    shown, variants, review = _qualify(list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])),
-                                       records.notes)
+    shown, variants, review = _qualify(
+        list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])), records.notes
+    )
     struck = [c for c in site.context if c.startswith("the model label is struck")]
     review = [*struck, *review]
     kept = _without_markers(score) if score.markers else score.qualifiers
@@ -379,16 +430,22 @@ def _distinct(rows: list[LedgerRow], sites: list[_Site]) -> list[LedgerRow]:
             row = out[n]
             if telling:
                 extra = "; ".join(f"{c}: {sites[n].others[c]}" for c in telling)
-                out[n] = attrs.evolve(row, source_variant="; ".join(filter(None, [row.source_variant, extra])),
-                                      qualifiers="; ".join(filter(None, [row.qualifiers,
-                                                                         f"told apart from the model's other "
-                                                                         f"printing by {extra}"])))
+                out[n] = attrs.evolve(
+                    row,
+                    source_variant="; ".join(filter(None, [row.source_variant, extra])),
+                    qualifiers="; ".join(
+                        filter(None, [row.qualifiers, f"told apart from the model's other printing by {extra}"])
+                    ),
+                )
             else:
                 where = ", ".join(sites[m].locator.split(" column ")[0] for m in members)
-                reason = (f"{row.source_model!r} is printed {len(members)} times for {row.source_task!r} ({where}) "
-                          "and no text column tells the printings apart")
-                out[n] = attrs.evolve(row, status=NEEDS_REVIEW,
-                                      qualifiers="; ".join(filter(None, [row.qualifiers, reason])))
+                reason = (
+                    f"{row.source_model!r} is printed {len(members)} times for {row.source_task!r} ({where}) "
+                    "and no text column tells the printings apart"
+                )
+                out[n] = attrs.evolve(
+                    row, status=NEEDS_REVIEW, qualifiers="; ".join(filter(None, [row.qualifiers, reason]))
+                )
     return out
 
 

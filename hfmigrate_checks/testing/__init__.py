@@ -7,7 +7,14 @@ The runtime never imports this sub-package (tests/test_layout.py); tests, benchm
 other plugins' tests do, through these names.
 """
 
-from hfmigrate_checks.testing.localhub import (Fault, HubRequest, LocalHub, set_whoami, transient_faults, write_dataset,
-                                               write_model)
+from hfmigrate_checks.testing.localhub import (
+    Fault,
+    HubRequest,
+    LocalHub,
+    set_whoami,
+    transient_faults,
+    write_dataset,
+    write_model,
+)
 
 __all__ = ["Fault", "HubRequest", "LocalHub", "set_whoami", "transient_faults", "write_dataset", "write_model"]

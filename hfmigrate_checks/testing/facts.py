@@ -48,9 +48,15 @@ def draft_facts(root: str | os.PathLike) -> Any:
     try:
         with LocalHub(root / "demo" / "hub") as hub:
             os.environ.update(env, HF_ENDPOINT=hub.endpoint)
-            options = {"benchmark_id": demo.BENCHMARK, "contract": str(root / "demo" / "contract.json"),
-                       "ledger": str(root / "demo" / "ledger.csv"), "mapping": None,
-                       "bundle": str(root / "bundle"), "endpoint": hub.endpoint, "max_workers": 4}
+            options = {
+                "benchmark_id": demo.BENCHMARK,
+                "contract": str(root / "demo" / "contract.json"),
+                "ledger": str(root / "demo" / "ledger.csv"),
+                "mapping": None,
+                "bundle": str(root / "bundle"),
+                "endpoint": hub.endpoint,
+                "max_workers": 4,
+            }
             return gather_facts("draft", options, plugin_args=(PLUGIN,))
     finally:
         os.environ.clear()

@@ -44,8 +44,14 @@ LEADERBOARD = """# Toy leaderboard
 def _results(entries: dict[str, float]) -> str:
     lines = []
     for task, value in entries.items():
-        lines += ["- dataset:", f"    id: {BENCHMARK}", f"    task_id: {task}", f"  value: {value}",
-                  "  source:", "    url: https://example.org/toy/README.md"]
+        lines += [
+            "- dataset:",
+            f"    id: {BENCHMARK}",
+            f"    task_id: {task}",
+            f"  value: {value}",
+            "  source:",
+            "    url: https://example.org/toy/README.md",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -58,11 +64,36 @@ def write_hub(root: Path) -> None:
     card = {"README.md": "# model\n", "config.json": "{}\n"}
     write_model(root, "acme/Alpha-7B", card)
     write_model(root, "betalab/Beta-7B-Instruct", card)
-    write_model(root, "eta/Eta-7B", card, prs=[{"num": 4, "author": ACCOUNT, "status": "draft", "title": "Add results",
-                                               "files": {".eval_results/toy-bench.yaml": _results({"main": 66.4})}}])
-    write_model(root, "gammaco/Gamma-70B", {**card, ".eval_results/toy-bench.yaml": _results({"main": 80.3, "hard": 52.0})})
-    write_model(root, "sigma/Sigma-7B", card, prs=[{"num": 1, "author": "someone-else", "status": "open",
-                                                   "files": {".eval_results/toy.yaml": _results({"main": 60.1})}}])
+    write_model(
+        root,
+        "eta/Eta-7B",
+        card,
+        prs=[
+            {
+                "num": 4,
+                "author": ACCOUNT,
+                "status": "draft",
+                "title": "Add results",
+                "files": {".eval_results/toy-bench.yaml": _results({"main": 66.4})},
+            }
+        ],
+    )
+    write_model(
+        root, "gammaco/Gamma-70B", {**card, ".eval_results/toy-bench.yaml": _results({"main": 80.3, "hard": 52.0})}
+    )
+    write_model(
+        root,
+        "sigma/Sigma-7B",
+        card,
+        prs=[
+            {
+                "num": 1,
+                "author": "someone-else",
+                "status": "open",
+                "files": {".eval_results/toy.yaml": _results({"main": 60.1})},
+            }
+        ],
+    )
     write_model(root, "deltaai/Delta-8B-Instruct", card)
 
 
@@ -75,18 +106,43 @@ def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
     write_hub(workdir / "hub")
     (workdir / "contract.yaml").write_text(CONTRACT, encoding="utf-8")
     (workdir / "README.md").write_text(leaderboard, encoding="utf-8")
-    env = {"HF_TOKEN": TOKEN, "HF_HOME": str(workdir / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
+    env = {
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(workdir / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+    }
     cwd = os.getcwd()
     try:
         with LocalHub(workdir / "hub") as hub, io.environment({**env, "HF_ENDPOINT": hub.endpoint}):
             os.chdir(workdir)
             steps = [
                 ["hf", "contract", BENCHMARK, "--mapping", "contract.yaml", "--out", "contract.json"],
-                ["hf", "ledger", "README.md", "--format", "markdown", "--heading", "Results",
-                 "--source-url", "https://example.org/toy/README.md", "--out", "ledger.csv"],
-                ["run", "draft", "--benchmark-id", BENCHMARK, "--contract", "contract.json", "--ledger", "ledger.csv",
-                 "--bundle", "bundle"],
+                [
+                    "hf",
+                    "ledger",
+                    "README.md",
+                    "--format",
+                    "markdown",
+                    "--heading",
+                    "Results",
+                    "--source-url",
+                    "https://example.org/toy/README.md",
+                    "--out",
+                    "ledger.csv",
+                ],
+                [
+                    "run",
+                    "draft",
+                    "--benchmark-id",
+                    BENCHMARK,
+                    "--contract",
+                    "contract.json",
+                    "--ledger",
+                    "ledger.csv",
+                    "--bundle",
+                    "bundle",
+                ],
             ]
             for args in steps:
                 print("$ checks " + " ".join(args), flush=True)

@@ -239,8 +239,11 @@ class _Repo:
         if "diff" in pr:
             return pr["diff"]
         before, after = self.main().files, self.pr_snapshot(pr).files
-        return "".join(_file_diff(path, before.get(path), after.get(path))
-                       for path in sorted(set(before) | set(after)) if before.get(path) != after.get(path))
+        return "".join(
+            _file_diff(path, before.get(path), after.get(path))
+            for path in sorted(set(before) | set(after))
+            if before.get(path) != after.get(path)
+        )
 
 
 def _file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
@@ -396,8 +399,9 @@ class LocalHub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="LocalHub", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="LocalHub", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -524,11 +528,12 @@ def _fault_response(fault) -> _Response | None:
     return _error(fault.status, None, f"Injected failure {fault.status}", extra)
 
 
-def _add_tree_entries(entries: dict[str, dict], sha: str, prefix: str, file_path: str, data: bytes,
-                      recursive: bool) -> None:
+def _add_tree_entries(
+    entries: dict[str, dict], sha: str, prefix: str, file_path: str, data: bytes, recursive: bool
+) -> None:
     """The tree listing's entries for one file under ``prefix``: the directories on its way (only the first
     level unless ``recursive``) and the file itself when it is listed."""
-    parts = file_path[len(prefix):].split("/")
+    parts = file_path[len(prefix) :].split("/")
     for depth in range(1, len(parts)):  # directories on the way
         if depth > 1 and not recursive:
             break
@@ -577,8 +582,9 @@ class _Router:
             new_id = json.loads((folder / "moved.json").read_text())["to"]
             location = self.raw_path.replace(f"/{owner}/{name}", f"/{new_id}", 1)
             query = urlencode([(k, v) for k, vs in self.query.items() for v in vs])
-            return _Response(307, {"error": f"moved to {new_id}"},
-                             {"Location": location + (f"?{query}" if query else "")})
+            return _Response(
+                307, {"error": f"moved to {new_id}"}, {"Location": location + (f"?{query}" if query else "")}
+            )
         if folder is None or not (folder / "repo.json").is_file():
             # Like the Hub: anonymous callers get 401 so private repos do not leak their existence.
             status = 404 if self.token else 401
@@ -664,19 +670,32 @@ class _Router:
     def _whoami_response(self, whoami: dict | None) -> _Response:
         if not self.token or whoami is None:
             return _error(401, None, "Invalid credentials in Authorization header")
-        return _Response(200, {
-            "type": "user", "id": _digest("user", whoami["name"])[:24], "name": whoami["name"],
-            "fullname": whoami["name"], "email": None,
-            "orgs": [{"type": "org", "name": org} for org in whoami.get("orgs", [])],
-            "auth": {"type": "access_token", "accessToken": {"displayName": "local", "role": "read"}},
-        })
+        return _Response(
+            200,
+            {
+                "type": "user",
+                "id": _digest("user", whoami["name"])[:24],
+                "name": whoami["name"],
+                "fullname": whoami["name"],
+                "email": None,
+                "orgs": [{"type": "org", "name": org} for org in whoami.get("orgs", [])],
+                "auth": {"type": "access_token", "accessToken": {"displayName": "local", "role": "read"}},
+            },
+        )
 
     def _summary(self, repo: _Repo) -> dict:
         return {
-            "_id": repo.meta["sha"][:24], "id": repo.repo_id, "author": repo.repo_id.split("/")[0],
-            "private": repo.meta.get("private", False), "gated": repo.meta.get("gated", False),
-            "disabled": False, "tags": repo.meta.get("tags", []), "downloads": 0, "likes": 0,
-            "createdAt": repo.meta.get("created_at", _DATE), "lastModified": repo.meta.get("created_at", _DATE),
+            "_id": repo.meta["sha"][:24],
+            "id": repo.repo_id,
+            "author": repo.repo_id.split("/")[0],
+            "private": repo.meta.get("private", False),
+            "gated": repo.meta.get("gated", False),
+            "disabled": False,
+            "tags": repo.meta.get("tags", []),
+            "downloads": 0,
+            "likes": 0,
+            "createdAt": repo.meta.get("created_at", _DATE),
+            "lastModified": repo.meta.get("created_at", _DATE),
             **({"modelId": repo.repo_id} if repo.repo_type == "model" else {}),
         }
 
@@ -692,15 +711,24 @@ class _Router:
 
     def _list(self, kind: str) -> _Response:
         folder = self.hub.root / kind
-        repos = [_Repo(kind, f"{p.parent.parent.name}/{p.parent.name}", p.parent)
-                 for p in sorted(folder.glob("*/*/repo.json"))] if folder.is_dir() else []
+        repos = (
+            [
+                _Repo(kind, f"{p.parent.parent.name}/{p.parent.name}", p.parent)
+                for p in sorted(folder.glob("*/*/repo.json"))
+            ]
+            if folder.is_dir()
+            else []
+        )
         search = (self._q("search") or "").lower()
         author = self._q("author")
         wanted_tags = self.query.get("filter", [])
-        hits = [self._summary(r) for r in repos
-                if search in r.repo_id.lower()
-                and (author is None or r.repo_id.split("/")[0] == author)
-                and all(t in r.meta.get("tags", []) for t in wanted_tags)]
+        hits = [
+            self._summary(r)
+            for r in repos
+            if search in r.repo_id.lower()
+            and (author is None or r.repo_id.split("/")[0] == author)
+            and all(t in r.meta.get("tags", []) for t in wanted_tags)
+        ]
         return self._page(hits, f"/api/{kind}")
 
     def _tree(self, repo: _Repo, rev: str, path: str) -> _Response:
@@ -720,28 +748,44 @@ class _Router:
 
     def _discussion_summary(self, repo: _Repo, d: dict) -> dict:
         return {
-            "num": d["num"], "title": d["title"], "status": d["status"],
-            "isPullRequest": d.get("is_pull_request", True), "createdAt": d.get("created_at", _DATE),
-            "author": {"name": d["author"], "type": "user"}, "numComments": 1, "pinned": False,
+            "num": d["num"],
+            "title": d["title"],
+            "status": d["status"],
+            "isPullRequest": d.get("is_pull_request", True),
+            "createdAt": d.get("created_at", _DATE),
+            "author": {"name": d["author"], "type": "user"},
+            "numComments": 1,
+            "pinned": False,
             "repo": {"name": repo.repo_id, "type": repo.repo_type},
         }
 
     def _discussions(self, repo: _Repo) -> _Response:
         kind, status, author = self._q("type"), self._q("status"), self._q("author")
-        selected = [self._discussion_summary(repo, d) for d in repo.discussions()
-                    if _discussion_wanted(d, kind, status, author)]
+        selected = [
+            self._discussion_summary(repo, d) for d in repo.discussions() if _discussion_wanted(d, kind, status, author)
+        ]
         page = int(self._q("p") or 0)
         start = page * self.hub.page_size
-        return _Response(200, {"discussions": selected[start : start + self.hub.page_size],
-                               "count": len(selected), "start": start,
-                               "numClosedDiscussions": sum(d["status"] in ("closed", "merged") for d in selected)})
+        return _Response(
+            200,
+            {
+                "discussions": selected[start : start + self.hub.page_size],
+                "count": len(selected),
+                "start": start,
+                "numClosedDiscussions": sum(d["status"] in ("closed", "merged") for d in selected),
+            },
+        )
 
     def _discussion(self, repo: _Repo, num: int) -> _Response:
         d = repo.discussion(num)
         if d is None:
             return _error(404, None, f"Discussion #{num} not found on {repo.repo_id}")
-        details = {**self._discussion_summary(repo, d), "events": [], "filesWithConflicts": [],
-                   "changes": {"base": "refs/heads/main"}}
+        details = {
+            **self._discussion_summary(repo, d),
+            "events": [],
+            "filesWithConflicts": [],
+            "changes": {"base": "refs/heads/main"},
+        }
         if d["status"] == "merged":
             details["changes"]["mergeCommitId"] = d["sha"]
         if self._q("diff") == "1" and d.get("is_pull_request", True):
@@ -758,16 +802,26 @@ class _Router:
             return _error(404, "RevisionNotFound", f"Invalid rev id: {rev}")
         if repo.meta.get("gated"):
             status = 403 if self.token else 401
-            return _error(status, "GatedRepo", f"Access to {repo.repo_type} {repo.repo_id} is restricted.",
-                          {"X-Repo-Commit": snap.sha})
+            return _error(
+                status,
+                "GatedRepo",
+                f"Access to {repo.repo_type} {repo.repo_id} is restricted.",
+                {"X-Repo-Commit": snap.sha},
+            )
         file_path = "/".join(path)
         data = snap.files.get(file_path)
         if data is None:
             return _error(404, "EntryNotFound", f"{file_path} does not exist on {rev}", {"X-Repo-Commit": snap.sha})
-        return _Response(200, data, {
-            "X-Repo-Commit": snap.sha, "ETag": f'"{_git_blob_oid(data)}"',
-            "Content-Type": "text/plain; charset=utf-8", "Accept-Ranges": "bytes",
-        })
+        return _Response(
+            200,
+            data,
+            {
+                "X-Repo-Commit": snap.sha,
+                "ETag": f'"{_git_blob_oid(data)}"',
+                "Content-Type": "text/plain; charset=utf-8",
+                "Accept-Ranges": "bytes",
+            },
+        )
 
 
 class _Handler(BaseHTTPRequestHandler):

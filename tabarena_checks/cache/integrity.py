@@ -75,6 +75,12 @@ def differences(cache_dir: Path, manifest: Mapping[str, str]) -> list[str]:
 
 def passed_process_decisions(records: Iterable[Mapping[str, Any]]) -> set[str]:
     """The manifest digests recorded by every process run whose rules passed and that ran (wrote or kept a cache)."""
-    return {r["inputs"][DECISION_KEY] for r in records
-            if r.get("action") == "process" and r.get("outcome") == "ran" and not r.get("dry_run")
-            and isinstance(r.get("inputs"), dict) and isinstance(r["inputs"].get(DECISION_KEY), str)}
+    return {
+        r["inputs"][DECISION_KEY]
+        for r in records
+        if r.get("action") == "process"
+        and r.get("outcome") == "ran"
+        and not r.get("dry_run")
+        and isinstance(r.get("inputs"), dict)
+        and isinstance(r["inputs"].get(DECISION_KEY), str)
+    }

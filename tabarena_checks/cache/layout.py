@@ -45,8 +45,9 @@ def name_problem(value: object, field: str) -> str | None:
 def _character_problem(value: str, field: str) -> str | None:
     """Why ``value`` is not a plain directory name (a separator, a control character, a leading dot, padding)."""
     if value.startswith(".") or any(c in value for c in "/\\") or any(ord(c) < 32 for c in value):
-        return (f"'{field}' must be a plain directory name: no '/', '\\', control characters or leading '.' "
-                f"(got {value!r})")
+        return (
+            f"'{field}' must be a plain directory name: no '/', '\\', control characters or leading '.' (got {value!r})"
+        )
     if value != value.strip():
         return f"'{field}' must not start or end with whitespace (got {value!r})"
     return None
@@ -113,8 +114,10 @@ def _segments_problem(value: str) -> str | None:
     """Why the '/'-separated segments of a key prefix are not plain names, or None."""
     segments = value.removesuffix("/").split("/")
     if any(seg in ("", ".", "..") or seg != seg.strip() for seg in segments):
-        return (f"must be '/'-separated plain names: no leading '/', no empty, '.' or '..' segment, no padding "
-                f"(got {value!r})")
+        return (
+            f"must be '/'-separated plain names: no leading '/', no empty, '.' or '..' segment, no padding "
+            f"(got {value!r})"
+        )
     return None
 
 

@@ -98,7 +98,7 @@ class Prepared:
             fant = np.empty((hi - lo, *self.pv[0].shape), dtype=self.metric.sum_dtype)
             inside = cuts[(cuts >= lo) & (cuts <= hi)]
             for a, b in zip(inside[:-1].tolist(), inside[1:].tolist()):
-                np.add(weighted[states[a]], added[cands[a:b]], out=fant[a - lo:b - lo], casting="unsafe")
+                np.add(weighted[states[a]], added[cands[a:b]], out=fant[a - lo : b - lo], casting="unsafe")
             out[lo:hi] = self.metric.scores(self.yv, fant, exact=exact)
         return out
 
@@ -130,10 +130,19 @@ class _Searches:
         sizes = np.array([len(c) for c in cands], dtype=np.int64)
         cand = np.full((len(cands), int(sizes.max())), len(prep.names), dtype=np.int64)
         for k, c in enumerate(cands):
-            cand[k, :len(c)] = c
+            cand[k, : len(c)] = c
         zeros = np.zeros((1, *prep.pv[0].shape))
-        return cls(prep, cand, sizes, np.zeros((len(cands), size), dtype=np.int64), np.zeros((len(cands), size)),
-                   np.zeros(len(cands), dtype=np.int64), np.zeros(len(cands), dtype=bool), zeros, zeros.copy())
+        return cls(
+            prep,
+            cand,
+            sizes,
+            np.zeros((len(cands), size), dtype=np.int64),
+            np.zeros((len(cands), size)),
+            np.zeros(len(cands), dtype=np.int64),
+            np.zeros(len(cands), dtype=bool),
+            zeros,
+            zeros.copy(),
+        )
 
     def advance(self, s: int, active: np.ndarray) -> None:
         """Move the ``active`` searches to the states their pick ``s`` made (``s`` picks so far)."""
@@ -172,7 +181,7 @@ class _Searches:
             close = np.abs(scores - best[:, None]) <= 1e-12 * np.abs(best)[:, None]
         chosen = close.argmax(axis=1)
         for r in np.flatnonzero((close.sum(axis=1) != 1) | ~np.isfinite(best)):
-            chosen[r] = self.tie_break(int(active[r]), scores[r, :self.sizes[active[r]]], s)
+            chosen[r] = self.tie_break(int(active[r]), scores[r, : self.sizes[active[r]]], s)
         score = scores[np.arange(len(active)), chosen]
         if s == 0:
             self.rounding[active] = np.abs(score) > _ROUND_ABOVE
@@ -184,8 +193,10 @@ class _Searches:
         """Search ``k``'s pick among several equally good candidates (AutoGluon's rule)."""
         best = np.flatnonzero(_close_to_min(scores))
         if not len(best):  # AutoGluon's draw from no candidate fails too, with numpy's own words
-            raise ValueError(f"every candidate ensemble scored NaN at step {s + 1} of a greedy search: a config's "
-                             "validation prediction holds NaN (rows no bag child predicted, see TA305)")
+            raise ValueError(
+                f"every candidate ensemble scored NaN at step {s + 1} of a greedy search: a config's "
+                "validation prediction holds NaN (rows no bag child predicted, see TA305)"
+            )
         if len(best) > 1 and s:
             used = set(self.picks[k, :s].tolist())
             preferred = [j for j in best if j in used]
@@ -250,8 +261,13 @@ def combine(preds: np.ndarray, weights: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- ensembles on one split
 
 
-def ensembles(split: Split, prep: Prepared, config_lists: Sequence[Sequence[str]], size: int | Sequence[int],
-              fallback: str | None = None) -> list[dict[str, Any]]:
+def ensembles(
+    split: Split,
+    prep: Prepared,
+    config_lists: Sequence[Sequence[str]],
+    size: int | Sequence[int],
+    fallback: str | None = None,
+) -> list[dict[str, Any]]:
     """TabArena's ``evaluate_ensemble`` row on this split for each config list (errors computed together)."""
     usable = [_usable(split, configs, fallback) for configs in config_lists]
     cands = [np.array([prep.pos[c] for c in use], dtype=np.int64) for use, _ in usable]
@@ -260,13 +276,27 @@ def ensembles(split: Split, prep: Prepared, config_lists: Sequence[Sequence[str]
         nonzero = np.flatnonzero(weights)
         val_preds.append(combine(prep.pv[cand[nonzero]], weights[nonzero]))
         test_preds.append(combine(prep.pt[cand[nonzero]], weights[nonzero]))
-        rows.append({"metric": split.metric, **_times(split, use, weights), "problem_type": split.problem_type,
-                     "imputed": imputed, "impute_method": fallback if imputed else math.nan})
+        rows.append(
+            {
+                "metric": split.metric,
+                **_times(split, use, weights),
+                "problem_type": split.problem_type,
+                "imputed": imputed,
+                "impute_method": fallback if imputed else math.nan,
+            }
+        )
     test_errors = prep.metric.errors(prep.yt, np.array(test_preds))
     val_errors = prep.metric.errors(prep.yv, np.array(val_preds))
-    return [{"metric_error": t, **{k: r[k] for k in ("metric", "time_train_s", "time_infer_s", "problem_type")},
-             "metric_error_val": v, "imputed": r["imputed"], "impute_method": r["impute_method"]}
-            for r, t, v in zip(rows, test_errors, val_errors)]
+    return [
+        {
+            "metric_error": t,
+            **{k: r[k] for k in ("metric", "time_train_s", "time_infer_s", "problem_type")},
+            "metric_error_val": v,
+            "imputed": r["imputed"],
+            "impute_method": r["impute_method"],
+        }
+        for r, t, v in zip(rows, test_errors, val_errors)
+    ]
 
 
 def _usable(split: Split, configs: Sequence[str], fallback: str | None) -> tuple[list[str], bool]:
@@ -275,8 +305,10 @@ def _usable(split: Split, configs: Sequence[str], fallback: str | None) -> tuple
     if use:
         return use, False
     if fallback is None or fallback not in split.rows:
-        raise ValueError(f"{split.dataset} split {split.fold}: none of the configs {list(configs)[:3]} has "
-                         "a result here and the default config has none either")
+        raise ValueError(
+            f"{split.dataset} split {split.fold}: none of the configs {list(configs)[:3]} has "
+            "a result here and the default config has none either"
+        )
     return [fallback], True
 
 
@@ -335,27 +367,62 @@ def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -
     config_type = split.types[configs[0]]
     default = guessed_default(configs)
     row = split.rows[default]
-    out = [{"dataset": split.dataset, "fold": split.fold, "method": f"{config_type} (default)",
-            "metric_error": row["metric_error"], "time_train_s": row["time_train_s"],
-            "time_infer_s": row["time_infer_s"], "metric": split.metric, "problem_type": split.problem_type,
-            "metric_error_val": row["metric_error_val"], "method_type": "config", "method_subtype": "default",
-            "config_type": split.types[default], "imputed": False}]
+    out = [
+        {
+            "dataset": split.dataset,
+            "fold": split.fold,
+            "method": f"{config_type} (default)",
+            "metric_error": row["metric_error"],
+            "time_train_s": row["time_train_s"],
+            "time_infer_s": row["time_infer_s"],
+            "metric": split.metric,
+            "problem_type": split.problem_type,
+            "metric_error_val": row["metric_error_val"],
+            "method_type": "config",
+            "method_subtype": "default",
+            "config_type": split.types[default],
+            "imputed": False,
+        }
+    ]
     if not can_hpo:
         return out
     out[0].update(impute_method=math.nan, method_metadata=None)
-    prep = Prepared(Metric(split.metric, split.problem_type), [p.framework for p in preds], y_val,
-                    np.array([p.pred_val for p in preds], dtype=np.float32), y_test,
-                    np.array([p.pred_test for p in preds], dtype=np.float32))
+    prep = Prepared(
+        Metric(split.metric, split.problem_type),
+        [p.framework for p in preds],
+        y_val,
+        np.array([p.pred_val for p in preds], dtype=np.float32),
+        y_test,
+        np.array([p.pred_test for p in preds], dtype=np.float32),
+    )
     sizes = (1, ITERATIONS)
     tuned = ensembles(split, prep, [configs, configs], sizes)  # the one-pick search is the other's first step
     for size, name, subtype, r in zip(sizes, ("tuned", "tuned + ensemble"), ("tuned", "tuned_ensemble"), tuned):
-        out.append({"dataset": split.dataset, "fold": split.fold, "method": f"{config_type} ({name})",
-                    "metric_error": r["metric_error"], "time_train_s": r["time_train_s"],
-                    "time_infer_s": r["time_infer_s"], "metric": r["metric"], "problem_type": r["problem_type"],
-                    "metric_error_val": r["metric_error_val"], "method_type": "hpo", "method_subtype": subtype,
-                    "config_type": config_type, "imputed": r["imputed"], "impute_method": r["impute_method"],
-                    "method_metadata": {"n_iterations": size, "n_configs": None, "time_limit": None,
-                                        "config_type": config_type, "fit_order": "original"}})
+        out.append(
+            {
+                "dataset": split.dataset,
+                "fold": split.fold,
+                "method": f"{config_type} ({name})",
+                "metric_error": r["metric_error"],
+                "time_train_s": r["time_train_s"],
+                "time_infer_s": r["time_infer_s"],
+                "metric": r["metric"],
+                "problem_type": r["problem_type"],
+                "metric_error_val": r["metric_error_val"],
+                "method_type": "hpo",
+                "method_subtype": subtype,
+                "config_type": config_type,
+                "imputed": r["imputed"],
+                "impute_method": r["impute_method"],
+                "method_metadata": {
+                    "n_iterations": size,
+                    "n_configs": None,
+                    "time_limit": None,
+                    "config_type": config_type,
+                    "fit_order": "original",
+                },
+            }
+        )
     return out
 
 
@@ -381,8 +448,14 @@ def budgets(total: int) -> list[int]:
     return sorted(b for b in sizes if b <= total)
 
 
-def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Sequence[str], default: str,
-                    config_type: str, workers: int | None = None) -> list[dict[str, Any]]:
+def trajectory_rows(
+    splits: Sequence[Split],
+    predictions_dir: Path,
+    configs: Sequence[str],
+    default: str,
+    config_type: str,
+    workers: int | None = None,
+) -> list[dict[str, Any]]:
     """hpo_trajectories rows: per pass, one row per split in (dataset, fold) order.
 
     Each split is simulated on its own from its cached predictions (``predictions_dir``, read
@@ -393,17 +466,32 @@ def trajectory_rows(splits: Sequence[Split], predictions_dir: Path, configs: Seq
     ordered = sorted(splits, key=lambda s: (s.dataset, s.fold))
     jobs = [(split, predictions_dir, [chosen for _, _, chosen in plan], default) for split in ordered]
     with _simulation_pool(len(jobs), workers) as pool:  # before the progress bar
-        per_split = list(progress.counted(_simulated(jobs, pool), "HPO trajectories", len(ordered),
-                                          unit="task splits"))
+        per_split = list(progress.counted(_simulated(jobs, pool), "HPO trajectories", len(ordered), unit="task splits"))
     out = []
     for k, (budget, seed, _) in enumerate(plan):
-        meta = {"n_iterations": ITERATIONS, "n_configs": budget, "time_limit": None, "config_type": config_type,
-                "fit_order": "random"}
+        meta = {
+            "n_iterations": ITERATIONS,
+            "n_configs": budget,
+            "time_limit": None,
+            "config_type": config_type,
+            "fit_order": "random",
+        }
         for split, rows in zip(ordered, per_split):
-            out.append({"dataset": split.dataset, "fold": split.fold, **rows[k], "method_type": "hpo",
-                        "method_subtype": "tuned_ensemble", "config_type": config_type, "method_metadata": meta,
-                        "method": f"HPO-N{budget}-{config_type}", "n_configs": budget, "n_iterations": ITERATIONS,
-                        "seed": seed})
+            out.append(
+                {
+                    "dataset": split.dataset,
+                    "fold": split.fold,
+                    **rows[k],
+                    "method_type": "hpo",
+                    "method_subtype": "tuned_ensemble",
+                    "config_type": config_type,
+                    "method_metadata": meta,
+                    "method": f"HPO-N{budget}-{config_type}",
+                    "n_configs": budget,
+                    "n_iterations": ITERATIONS,
+                    "seed": seed,
+                }
+            )
     return out
 
 
@@ -461,16 +549,27 @@ def load_split(predictions_dir: Path):
 def _impute_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """With an imputed row, ``impute_method`` is a text column (pandas: object) with nulls elsewhere."""
     if any(isinstance(r.get("impute_method"), str) for r in rows):
-        return [{**r, "impute_method": r["impute_method"] if isinstance(r["impute_method"], str) else None}
-                if "impute_method" in r else r for r in rows]
+        return [
+            {**r, "impute_method": r["impute_method"] if isinstance(r["impute_method"], str) else None}
+            if "impute_method" in r
+            else r
+            for r in rows
+        ]
     return rows
 
 
 def _struct(budget_type):
     import pyarrow as pa
 
-    return pa.struct([("n_iterations", pa.int64()), ("n_configs", budget_type), ("time_limit", pa.null()),
-                      ("config_type", pa.string()), ("fit_order", pa.string())])
+    return pa.struct(
+        [
+            ("n_iterations", pa.int64()),
+            ("n_configs", budget_type),
+            ("time_limit", pa.null()),
+            ("config_type", pa.string()),
+            ("fit_order", pa.string()),
+        ]
+    )
 
 
 def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
@@ -479,14 +578,19 @@ def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
 
     from tabarena_checks.engine.cache_tables import frame
 
-    plain = [{k: v for k, v in r.items() if k != "method_metadata"} | {"ta_name": meta.method,
-                                                                      "ta_suite": meta.effective_suite}
-             for r in rows]
+    plain = [
+        {k: v for k, v in r.items() if k != "method_metadata"}
+        | {"ta_name": meta.method, "ta_suite": meta.effective_suite}
+        for r in rows
+    ]
     table = frame(_impute_text(plain))
     if rows and "method_metadata" in rows[0]:
         at = table.column_names.index("impute_method") + 1
-        table = table.add_column(at, pa.field("method_metadata", _struct(pa.null())),
-                                 pa.array([r["method_metadata"] for r in rows], _struct(pa.null())))
+        table = table.add_column(
+            at,
+            pa.field("method_metadata", _struct(pa.null())),
+            pa.array([r["method_metadata"] for r in rows], _struct(pa.null())),
+        )
     return table
 
 
@@ -496,13 +600,18 @@ def trajectories_table(rows: Sequence[dict[str, Any]], meta):
 
     from tabarena_checks.engine.cache_tables import frame
 
-    plain = [{k: v for k, v in r.items() if k != "method_metadata"}
-             | {"ta_name": meta.method, "ta_suite": meta.effective_suite, "always_include_default": True}
-             for r in rows]
+    plain = [
+        {k: v for k, v in r.items() if k != "method_metadata"}
+        | {"ta_name": meta.method, "ta_suite": meta.effective_suite, "always_include_default": True}
+        for r in rows
+    ]
     table = frame(_impute_text(plain))
     at = table.column_names.index("config_type") + 1
-    return table.add_column(at, pa.field("method_metadata", _struct(pa.int64())),
-                            pa.array([r["method_metadata"] for r in rows], _struct(pa.int64())))
+    return table.add_column(
+        at,
+        pa.field("method_metadata", _struct(pa.int64())),
+        pa.array([r["method_metadata"] for r in rows], _struct(pa.int64())),
+    )
 
 
 def read_back(values: Iterable) -> np.ndarray:
@@ -544,7 +653,7 @@ def pandas_float(text: str) -> float:
 def _leading_digits(whole: str, decimals: str) -> tuple[float, int]:
     """The first 17 digits accumulated in a double as pandas does, and the power of ten they still need."""
     head = whole[:_PANDAS_DIGITS]
-    kept = decimals[:_PANDAS_DIGITS - len(head)]
+    kept = decimals[: _PANDAS_DIGITS - len(head)]
     digits = head + kept
     number = float(int(digits[:15] or 0))  # below 10**15 < 2**53 every step of the loop is exact
     for ch in digits[15:]:

@@ -78,8 +78,8 @@ def auc_rows(y: np.ndarray | AucLabels, scores: np.ndarray, consume: bool = Fals
         raise ValueError("auc_rows can only consume a C-ordered float32 array")
     out = np.empty(scores.shape[0])
     for lo in range(0, scores.shape[0], labels.step):
-        block = scores[lo:lo + labels.step]
-        out[lo:lo + labels.step] = _auc_block(block if consume else block.astype(np.float32), labels)
+        block = scores[lo : lo + labels.step]
+        out[lo : lo + labels.step] = _auc_block(block if consume else block.astype(np.float32), labels)
     return out
 
 
@@ -197,8 +197,10 @@ class Metric:
     def __init__(self, name: str, problem_type: str):
         if name not in SIMULATED:
             shown = name if len(name) <= 60 else f"{name[:57]}..."
-            raise ValueError(f"metric {shown!r} is not one TabArena's simulation computes natively "
-                             f"(supported: {', '.join(SIMULATED)})")
+            raise ValueError(
+                f"metric {shown!r} is not one TabArena's simulation computes natively "
+                f"(supported: {', '.join(SIMULATED)})"
+            )
         self.name = name
         #: log_loss ensembles true-class probabilities, a binary view of any classification
         self.fit_problem_type = "binary" if name == "log_loss" else problem_type
@@ -264,8 +266,10 @@ def recomputed_val_error(metric: str, problem_type: str, y_val, pred_val) -> flo
     distinct thresholds (collinear points dropped above 100,000 thresholds).
     """
     if metric not in RECOMPUTED:
-        raise ValueError(f"metric {metric!r} is not one whose validation error the native engine recomputes "
-                         f"(supported: {', '.join(RECOMPUTED)})")
+        raise ValueError(
+            f"metric {metric!r} is not one whose validation error the native engine recomputes "
+            f"(supported: {', '.join(RECOMPUTED)})"
+        )
     y = np.asarray(y_val)
     pred = np.asarray(pred_val)
     if problem_type == "binary" and pred.ndim != 1:

@@ -70,9 +70,16 @@ def aligned(result: dict, framework: str) -> Predictions:
     bag = sa.get("bag_info")
     if isinstance(bag, dict):
         pred_val, pred_test = _from_children(bag, pred_val, sa["y_val_idx"], sa["y_test_idx"])
-    return Predictions(framework=framework, pred_val=np.asarray(pred_val), pred_test=np.asarray(pred_test),
-                       y_val=sa["y_val"], y_test=sa["y_test"], y_val_idx=sa.get("y_val_idx"),
-                       y_test_idx=sa.get("y_test_idx"), label=sa.get("label"))
+    return Predictions(
+        framework=framework,
+        pred_val=np.asarray(pred_val),
+        pred_test=np.asarray(pred_test),
+        y_val=sa["y_val"],
+        y_test=sa["y_test"],
+        y_val_idx=sa.get("y_val_idx"),
+        y_test_idx=sa.get("y_test_idx"),
+        label=sa.get("label"),
+    )
 
 
 def _from_children(bag: dict, pred_val, y_val_idx, y_test_idx):
@@ -144,8 +151,10 @@ def _cells(values) -> list[str]:
 
     arr = np.asarray(values)
     if arr.dtype.kind == "f":
-        return ["" if v != v else str(v) for v in (arr.astype(np.float64).tolist() if arr.dtype == np.float64
-                                                   else list(arr))]
+        return [
+            "" if v != v else str(v)
+            for v in (arr.astype(np.float64).tolist() if arr.dtype == np.float64 else list(arr))
+        ]
     return [str(v) for v in arr.tolist()]
 
 
@@ -170,8 +179,14 @@ def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]
     target.mkdir(parents=True, exist_ok=True)
     pred_val = np.array([p.pred_val for p in preds], dtype=np.float32)
     pred_test = np.array([p.pred_test for p in preds], dtype=np.float32)
-    meta = {"models": [p.framework for p in preds], "dataset": dataset, "fold": int(fold),
-            "pred_val_shape": list(pred_val.shape), "pred_test_shape": list(pred_test.shape), "dtype": "float32"}
+    meta = {
+        "models": [p.framework for p in preds],
+        "dataset": dataset,
+        "fold": int(fold),
+        "pred_val_shape": list(pred_val.shape),
+        "pred_test_shape": list(pred_test.shape),
+        "dtype": "float32",
+    }
     (target / "metadata.json").write_text(json.dumps(meta), encoding="utf-8")
     (target / "pred-val.dat").write_bytes(np.ascontiguousarray(pred_val).tobytes())
     (target / "pred-test.dat").write_bytes(np.ascontiguousarray(pred_test).tobytes())
@@ -191,13 +206,21 @@ def context_json(tasks: Sequence[tuple[str, int]]) -> str:
     pp = [f"model_predictions/{d}/{f}/{name}" for d, f in tasks for name in PRED_FILES]
     gt = [f"model_predictions/{d}/{f}/{name}" for d, f in tasks for name in LABEL_FILES]
     doc = {
-        "name": None, "date": None, "description": None,
+        "name": None,
+        "date": None,
+        "description": None,
         "folds": sorted({int(f) for _, f in tasks}),
-        "s3_download_map": None, "config_fallback": None,
+        "s3_download_map": None,
+        "config_fallback": None,
         "benchmark_paths": {
-            "configs": "configs.parquet", "baselines": "baselines.parquet", "task_metadata": "task_metadata.parquet",
-            "metadata_join_column": "dataset", "path_pred_proba": "model_predictions/",
-            "datasets": sorted({d for d, _ in tasks}), "zs_pp": pp, "zs_gt": gt,
+            "configs": "configs.parquet",
+            "baselines": "baselines.parquet",
+            "task_metadata": "task_metadata.parquet",
+            "metadata_join_column": "dataset",
+            "path_pred_proba": "model_predictions/",
+            "datasets": sorted({d for d, _ in tasks}),
+            "zs_pp": pp,
+            "zs_gt": gt,
             "configs_hyperparameters": ["configs_hyperparameters.json"],
             "relative_path": None,
         },
@@ -207,10 +230,17 @@ def context_json(tasks: Sequence[tuple[str, int]]) -> str:
 
 def metadata_json() -> str:
     """``processed/metadata.json``: where the context frames are."""
-    return json.dumps({"df_configs": "configs.parquet", "df_baselines": "baselines.parquet",
-                       "df_metadata": "task_metadata.parquet",
-                       "configs_hyperparameters": "configs_hyperparameters.json", "pct": False,
-                       "score_against_only_baselines": False}, indent=2)
+    return json.dumps(
+        {
+            "df_configs": "configs.parquet",
+            "df_baselines": "baselines.parquet",
+            "df_metadata": "task_metadata.parquet",
+            "configs_hyperparameters": "configs_hyperparameters.json",
+            "pct": False,
+            "score_against_only_baselines": False,
+        },
+        indent=2,
+    )
 
 
 def task_metadata_table(rows: Sequence[dict[str, Any]], given: Any = None):
@@ -231,13 +261,15 @@ def task_metadata_table(rows: Sequence[dict[str, Any]], given: Any = None):
         seen.setdefault(row["dataset"], row)
     datasets = sorted(seen, key=str.lower)
     problem = [seen[d]["problem_type"] for d in datasets]
-    return pa.table({
-        "dataset": pa.array(datasets, pa.string()),
-        "dataset_name": pa.array(datasets, pa.string()),
-        "problem_type": pa.array(problem, pa.string()),
-        "is_classification": pa.array([p in ("binary", "multiclass") for p in problem], pa.bool_()),
-        "eval_metric": pa.array([seen[d]["metric"] for d in datasets], pa.string()),
-        "tabarena_task_name": pa.array(datasets, pa.string()),
-        "tid": pa.array([seen[d].get("tid") for d in datasets], pa.int64()),
-        "name": pa.array(datasets, pa.string()),
-    })
+    return pa.table(
+        {
+            "dataset": pa.array(datasets, pa.string()),
+            "dataset_name": pa.array(datasets, pa.string()),
+            "problem_type": pa.array(problem, pa.string()),
+            "is_classification": pa.array([p in ("binary", "multiclass") for p in problem], pa.bool_()),
+            "eval_metric": pa.array([seen[d]["metric"] for d in datasets], pa.string()),
+            "tabarena_task_name": pa.array(datasets, pa.string()),
+            "tid": pa.array([seen[d].get("tid") for d in datasets], pa.int64()),
+            "name": pa.array(datasets, pa.string()),
+        }
+    )

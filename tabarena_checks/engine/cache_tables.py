@@ -46,8 +46,14 @@ def _task_metadata(result: dict) -> dict:
     tm = result.get("task_metadata")
     if isinstance(tm, dict):
         return tm
-    return {"fold": result.get("fold"), "repeat": 0, "sample": 0, "split_idx": result.get("fold"),
-            "tid": result.get("tid"), "name": result.get("dataset")}
+    return {
+        "fold": result.get("fold"),
+        "repeat": 0,
+        "sample": 0,
+        "split_idx": result.get("fold"),
+        "tid": result.get("tid"),
+        "name": result.get("dataset"),
+    }
 
 
 def _is_config(result: dict) -> bool:
@@ -125,8 +131,13 @@ def hyperparameters_record(mm: dict) -> dict[str, Any]:
     if "model_hyperparameters" not in mm:
         return {"model_cls": None, "model_type": None, "ag_key": None, "name_prefix": None, "hyperparameters": {}}
     model_type = mm.get("model_type")
-    return {"model_cls": mm.get("model_cls"), "model_type": model_type, "ag_key": mm.get("ag_key", model_type),
-            "name_prefix": mm.get("name_prefix"), "hyperparameters": mm["model_hyperparameters"]}
+    return {
+        "model_cls": mm.get("model_cls"),
+        "model_type": model_type,
+        "ag_key": mm.get("ag_key", model_type),
+        "name_prefix": mm.get("name_prefix"),
+        "hyperparameters": mm["model_hyperparameters"],
+    }
 
 
 def from_raw(result: dict, rel_parts: Sequence[str], meta: MethodMetadata) -> Result:
@@ -333,9 +344,20 @@ def empty_baselines():
     import pyarrow as pa
 
     null = pa.null()
-    return pa.schema([("dataset", null), ("fold", null), ("framework", null), ("metric_error", null),
-                      ("metric", null), ("time_train_s", null), ("time_infer_s", null), ("tid", pa.int64()),
-                      ("problem_type", null), ("task", null)]).empty_table()
+    return pa.schema(
+        [
+            ("dataset", null),
+            ("fold", null),
+            ("framework", null),
+            ("metric_error", null),
+            ("metric", null),
+            ("time_train_s", null),
+            ("time_infer_s", null),
+            ("tid", pa.int64()),
+            ("problem_type", null),
+            ("task", null),
+        ]
+    ).empty_table()
 
 
 def empty_configs():
@@ -343,9 +365,21 @@ def empty_configs():
     import pyarrow as pa
 
     null = pa.null()
-    return pa.schema([("dataset", null), ("fold", null), ("framework", null), ("metric_error", null),
-                      ("metric_error_val", null), ("metric", null), ("problem_type", null), ("time_train_s", null),
-                      ("time_infer_s", null), ("tid", pa.int64()), ("task", null)]).empty_table()
+    return pa.schema(
+        [
+            ("dataset", null),
+            ("fold", null),
+            ("framework", null),
+            ("metric_error", null),
+            ("metric_error_val", null),
+            ("metric", null),
+            ("problem_type", null),
+            ("time_train_s", null),
+            ("time_infer_s", null),
+            ("tid", pa.int64()),
+            ("task", null),
+        ]
+    ).empty_table()
 
 
 def json_value(value: Any) -> Any:

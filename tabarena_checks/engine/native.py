@@ -51,8 +51,13 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
     groups = [[(path, str(index.abspath(path)), digests[path]) for path in group] for group in task_groups(digests)]
     finish = None if predictions_dir is None else partial(_finish_split, predictions_dir, meta)
     out = Read()
-    for results, part in progress.counted(decoded(groups, meta, finish, pool), "process", len(digests),
-                                          unit="results.pkl", weight=lambda split: len(split[0])):
+    for results, part in progress.counted(
+        decoded(groups, meta, finish, pool),
+        "process",
+        len(digests),
+        unit="results.pkl",
+        weight=lambda split: len(split[0]),
+    ):
         out.results += results
         if part is not None:
             out.tasks += part.tasks
@@ -86,24 +91,35 @@ def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata)
     configs = [r for r in results if r.is_config]
     row = configs[0].row
     keys = ("metric_error", "metric_error_val", "time_train_s", "time_infer_s")
-    split = Split(dataset=row["dataset"], fold=row["fold"], metric=row["metric"], problem_type=row["problem_type"],
-                  rows={r.row["framework"]: {k: r.row.get(k, math.nan) for k in keys} for r in configs},
-                  types={r.row["framework"]: r.config_type for r in configs},
-                  y_val=read_back(preds[0].y_val), y_test=read_back(preds[0].y_test))
+    split = Split(
+        dataset=row["dataset"],
+        fold=row["fold"],
+        metric=row["metric"],
+        problem_type=row["problem_type"],
+        rows={r.row["framework"]: {k: r.row.get(k, math.nan) for k in keys} for r in configs},
+        types={r.row["framework"]: r.config_type for r in configs},
+        y_val=read_back(preds[0].y_val),
+        y_test=read_back(preds[0].y_test),
+    )
     out.splits.append(split)
     try:
         out.hpo_rows += split_results(split, preds, preds[0].y_val, preds[0].y_test, meta.effective_can_hpo)
     except ValueError as exc:  # a metric the simulation does not compute, a split without results
-        raise ActionFailed(f"cannot simulate TabArena's HPO results for {split.dataset} split {split.fold}: {exc}; "
-                           "nothing was written (--engine tabarena runs TabArena's own simulation)") from None
+        raise ActionFailed(
+            f"cannot simulate TabArena's HPO results for {split.dataset} split {split.fold}: {exc}; "
+            "nothing was written (--engine tabarena runs TabArena's own simulation)"
+        ) from None
 
 
 def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
     """The processed and results tables (pyarrow), as TabArena 0.1.0 writes them."""
     from tabarena_checks.engine import cache_tables as ct
 
-    return {"configs": ct.configs_table(results), "baselines": ct.baselines_table(results),
-            "model_results": ct.model_results_table(results, meta)}
+    return {
+        "configs": ct.configs_table(results),
+        "baselines": ct.baselines_table(results),
+        "model_results": ct.model_results_table(results, meta),
+    }
 
 
 def build(job: Job, out: Path) -> Built:
@@ -112,7 +128,9 @@ def build(job: Job, out: Path) -> Built:
 
     meta, index, inference = job.metadata, job.index, job.inference
     if meta.method_type not in ("config", "baseline"):
-        raise ActionFailed(f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results")
+        raise ActionFailed(
+            f"method_type {meta.method_type!r}: only configs and baselines are processed from raw results"
+        )
     # worker processes fork while no other thread runs (a lock another thread held at that moment would
     # stay held in the worker): the decoding workers before the raw copy's threads start (see
     # decoding_pool), the HPO simulation's once those threads and the decoding pool have ended
@@ -129,8 +147,7 @@ def build(job: Job, out: Path) -> Built:
     return Built([*simulated, *written, f"raw/ ({len(copied)} results.pkl)"], copied)
 
 
-def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None,
-            task_metadata=None) -> tuple[Read, list[str]]:
+def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None, task_metadata=None) -> tuple[Read, list[str]]:
     """metadata.yaml, processed/ and results/ but for the HPO files: the read (for :func:`_hpo_files`) and
     what was written (``task_metadata``: the ``--task-metadata`` table, see :class:`~.api.Job`)."""
     import pyarrow.parquet as pq
@@ -145,24 +162,28 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None,
         pool.shutdown()  # the read's workers leave now: the memory they hold is the tables' to use
     results, tasks = read.results, read.tasks
     tables = build_tables(results, meta)
-    pq.write_table(task_metadata_table([r.row for r in results], task_metadata), out / "processed" / "task_metadata.parquet")
+    pq.write_table(
+        task_metadata_table([r.row for r in results], task_metadata), out / "processed" / "task_metadata.parquet"
+    )
     pq.write_table(tables["configs"], out / "processed" / "configs.parquet")
     pq.write_table(tables["baselines"], out / "processed" / "baselines.parquet")
     pq.write_table(tables["model_results"], out / "results" / "model_results.parquet")
     hps = configs_hyperparameters(results)
     # json.dump(indent=2) in insertion order, no final newline: TabArena's writer, so the files diff cleanly
-    (out / "processed" / "configs_hyperparameters.json").write_text(json.dumps(json_value(hps), indent=2),
-                                                                   encoding="utf-8")
+    (out / "processed" / "configs_hyperparameters.json").write_text(
+        json.dumps(json_value(hps), indent=2), encoding="utf-8"
+    )
     (out / "processed" / "metadata.json").write_text(metadata_json(), encoding="utf-8")
     (out / "processed" / "context.json").write_text(context_json(tasks), encoding="utf-8")
     (out / "metadata.yaml").write_text(render_metadata_yaml(meta, inference.validation_protocol), encoding="utf-8")
-    return read, [f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
-                  f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, "
-                  "processed/metadata.json",
-                  f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
-                  f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
-                  f"processed/configs_hyperparameters.json ({len(hps)} configs)",
-                  f"results/model_results.parquet ({tables['model_results'].num_rows} rows)"]
+    return read, [
+        f"metadata.yaml (validation_protocol={inference.validation_protocol!r})",
+        f"processed/model_predictions/ ({len(tasks)} task splits), processed/context.json, processed/metadata.json",
+        f"processed/configs.parquet ({tables['configs'].num_rows} rows)",
+        f"processed/baselines.parquet ({tables['baselines'].num_rows} rows)",
+        f"processed/configs_hyperparameters.json ({len(hps)} configs)",
+        f"results/model_results.parquet ({tables['model_results'].num_rows} rows)",
+    ]
 
 
 def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
@@ -183,14 +204,24 @@ def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
     default = meta.config_default
     configs = sorted({name for split in read.splits for name in split.rows})
     if default is None:
-        return [*written, "no results/hpo_trajectories.parquet: config_default is not declared (the trajectories "
-                          "always include the default config; TabArena's own processing stops here)"]
+        return [
+            *written,
+            "no results/hpo_trajectories.parquet: config_default is not declared (the trajectories "
+            "always include the default config; TabArena's own processing stops here)",
+        ]
     if default not in configs:
-        raise ActionFailed(f"config_default {default!r} names no config of the processed results "
-                           f"({', '.join(configs[:5])}); fix config_default in the method's info.py")
+        raise ActionFailed(
+            f"config_default {default!r} names no config of the processed results "
+            f"({', '.join(configs[:5])}); fix config_default in the method's info.py"
+        )
     try:
-        rows = trajectory_rows(read.splits, out / "processed" / "model_predictions", configs, default,
-                               f"{meta.effective_model_key}{meta.name_suffix or ''}")
+        rows = trajectory_rows(
+            read.splits,
+            out / "processed" / "model_predictions",
+            configs,
+            default,
+            f"{meta.effective_model_key}{meta.name_suffix or ''}",
+        )
     except ValueError as exc:
         raise ActionFailed(f"cannot simulate TabArena's HPO trajectories: {exc}; nothing was written") from None
     pq.write_table(trajectories_table(rows, meta), out / "results" / "hpo_trajectories.parquet")

@@ -51,9 +51,11 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
         for path, split, digest in by_task[task_dir]:
             data = reader.read_raw(index.abspath(path))
             if sha256(data) != digest:
-                raise ActionFailed(f"{path} changed after the rules judged it (its sha256 differs from the one "
-                                   "recorded when it was decoded); nothing was published: run the command again "
-                                   "to judge the new content")
+                raise ActionFailed(
+                    f"{path} changed after the rules judged it (its sha256 differs from the one "
+                    "recorded when it was decoded); nothing was published: run the command again "
+                    "to judge the new content"
+                )
             (task_dir / split).mkdir(exist_ok=True)
             write_new(task_dir / split / "results.pkl", data)
             copied[(task_dir / split / "results.pkl").relative_to(raw_dir.parent).as_posix()] = digest

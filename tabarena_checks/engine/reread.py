@@ -46,9 +46,11 @@ def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] 
         try:
             data = reader.read_raw(where)
             if sha256(data) != digest:
-                raise ActionFailed(f"{rel} changed after the rules judged it (its sha256 differs from the one "
-                                   "recorded when it was decoded); nothing was written: run the command again "
-                                   "to judge the new content")
+                raise ActionFailed(
+                    f"{rel} changed after the rules judged it (its sha256 differs from the one "
+                    "recorded when it was decoded); nothing was written: run the command again "
+                    "to judge the new content"
+                )
             raw = reader.unpickle(where, reader.unpack(where, data))
         except reader.RawFileError as exc:
             raise ActionFailed(f"{exc}; nothing was written: run the command again to judge it") from None
@@ -59,9 +61,11 @@ def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] 
                 preds.append(aligned(raw, result.row["framework"]))
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
                 # the rules check what alignment reads (raw.artifacts); a shape they let through still ends here
-                raise ActionFailed(f"{rel}: its simulation artifacts cannot be aligned as TabArena aligns them "
-                                   f"({type(exc).__name__}: {exc}); nothing was written: fix or remove the file, "
-                                   "and please report it, as the rules should have caught it") from exc
+                raise ActionFailed(
+                    f"{rel}: its simulation artifacts cannot be aligned as TabArena aligns them "
+                    f"({type(exc).__name__}: {exc}); nothing was written: fix or remove the file, "
+                    "and please report it, as the rules should have caught it"
+                ) from exc
     return results, (finish(results, preds) if finish is not None else None)
 
 
@@ -82,8 +86,9 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
         yield pool
 
 
-def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list], Any] | None = None,
-            pool=None) -> Iterator[tuple[list, Any]]:
+def decoded(
+    groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list], Any] | None = None, pool=None
+) -> Iterator[tuple[list, Any]]:
     """:func:`decode_group` of each group, in order; in ``pool``'s workers when given, a few groups ahead
     (``finish`` then runs in the workers too: a module-level function, its result sent back)."""
     if pool is None:
@@ -106,7 +111,9 @@ def decoded(groups: Iterable[Sequence[Job]], meta, finish: Callable[[list, list]
         try:
             done = pending.popleft().result()
         except BrokenProcessPool:  # a worker was killed (the OOM killer, a signal): said plainly, never a hang
-            raise ActionFailed("a worker process reading the raw results died (killed, or out of memory); nothing "
-                               "was written: free memory and run the command again") from None
+            raise ActionFailed(
+                "a worker process reading the raw results died (killed, or out of memory); nothing "
+                "was written: free memory and run the command again"
+            ) from None
         submit()
         yield done

@@ -23,7 +23,9 @@ def tabarena_metadata(meta: MethodMetadata, cache_root_dir: Path):
     from tabarena.models import MethodMetadata as TAMethodMetadata
 
     accepted = {f.name for f in dataclasses.fields(TAMethodMetadata)}
-    values = {f: getattr(meta, f) for f in FIELDS if f in meta.declared or f in ("method", "method_type", "method_class")}
+    values = {
+        f: getattr(meta, f) for f in FIELDS if f in meta.declared or f in ("method", "method_type", "method_class")
+    }
     values["suite"] = meta.effective_suite
     values["tags"] = list(values.get("tags") or [])
     values = {k: v for k, v in values.items() if k in accepted}
@@ -40,9 +42,13 @@ def build(job: Job, out: Path) -> Built:
         ta_meta = tabarena_metadata(job.metadata, scratch)
         # the judged method's files only (in a shared directory, the others are left alone)
         paths = sorted(job.index.abspath(p) for (p,) in job.index.query("SELECT path FROM results"))
-        process_raw(RawMethod(path_raw=Path(job.data_dir), method_metadata=ta_meta),
-                    cache_raw=job.cache_raw, cache_hpo_trajectories=False, backend="native",
-                    file_paths=paths)
+        process_raw(
+            RawMethod(path_raw=Path(job.data_dir), method_metadata=ta_meta),
+            cache_raw=job.cache_raw,
+            cache_hpo_trajectories=False,
+            backend="native",
+            file_paths=paths,
+        )
         built = MethodCache(scratch, job.metadata.effective_suite, job.metadata.method).path
         if not built.is_dir():
             raise ActionFailed(f"TabArena's processing wrote nothing under {built}")

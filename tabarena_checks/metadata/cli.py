@@ -47,8 +47,13 @@ def _display_name_derivation(record) -> str:
 def _kinds(steps) -> list[str]:
     kinds = []
     for step in steps:
-        kind = {"keyword": "literal", "key": "literal", "positional": "literal", "descriptor": "descriptor default",
-                "constructor": "constructor"}.get(step.kind, step.kind)
+        kind = {
+            "keyword": "literal",
+            "key": "literal",
+            "positional": "literal",
+            "descriptor": "descriptor default",
+            "constructor": "constructor",
+        }.get(step.kind, step.kind)
         if step.kind in ("keyword", "key", "positional") and any(s.kind == "constant" for s in steps):
             continue
         if kind not in kinds:
@@ -70,8 +75,12 @@ def describe(declaration) -> dict[str, Any]:
     """One declaration as a JSON-ready dict: where it is, every field, where each value came from."""
     from tabarena_checks.metadata.info_eval import CALL
 
-    out: dict[str, Any] = {"variable": declaration.variable, "path": declaration.path, "line": declaration.line,
-                           "col": declaration.col}
+    out: dict[str, Any] = {
+        "variable": declaration.variable,
+        "path": declaration.path,
+        "line": declaration.line,
+        "col": declaration.col,
+    }
     if declaration.record is None:
         problem = declaration.problem
         out["problem"] = {"message": problem.message, "path": problem.path, "line": problem.line, "col": problem.col}
@@ -84,8 +93,9 @@ def describe(declaration) -> dict[str, Any]:
         entry: dict[str, Any] = {"value": _json_safe(value)}
         if steps:
             entry["from"] = _kinds(steps)
-            entry["provenance"] = [{"kind": s.kind, "name": s.name, "path": s.path, "line": s.line, "col": s.col}
-                                   for s in steps]
+            entry["provenance"] = [
+                {"kind": s.kind, "name": s.name, "path": s.path, "line": s.line, "col": s.col} for s in steps
+            ]
         else:
             derivation = _derivation(record, field)
             entry["from"] = [f"derived from {derivation}"] if derivation else ["default"]
@@ -109,8 +119,9 @@ def _human(items: list[dict[str, Any]]) -> str:
         width = max(len(f) for f in item["fields"])
         for field, entry in item["fields"].items():
             where = ", ".join(entry["from"])
-            chain = " > ".join(f"{s['kind']} {s['name']} ({s['path']}:{s['line']}:{s['col']})"
-                               for s in entry.get("provenance", []))
+            chain = " > ".join(
+                f"{s['kind']} {s['name']} ({s['path']}:{s['line']}:{s['col']})" for s in entry.get("provenance", [])
+            )
             lines.append(f"  {field:<{width}} = {entry['value']!r}  [{where}]" + (f"  {chain}" if chain else ""))
         lines.append("")
     return "\n".join(lines).rstrip("\n")

@@ -68,9 +68,15 @@ class DiffRow:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"field": self.field, "inferred": self.inferred, "declared": self.declared,
-                "severity": self.severity, "status": self.status, "note": self.note,
-                "rule": RULE_FOR_FIELD.get(self.field)}
+        return {
+            "field": self.field,
+            "inferred": self.inferred,
+            "declared": self.declared,
+            "severity": self.severity,
+            "status": self.status,
+            "note": self.note,
+            "rule": RULE_FOR_FIELD.get(self.field),
+        }
 
 
 def rows(metadata: MethodMetadata, inference: Any) -> list[DiffRow]:
@@ -83,19 +89,36 @@ def rows(metadata: MethodMetadata, inference: Any) -> list[DiffRow]:
 
     raw_name = inference.inferred_method
     prefix_only = isinstance(raw_name, str) and raw_name.removeprefix("TA-") == metadata.method
-    add("method", raw_name, metadata.method, WARN,
+    add(
+        "method",
+        raw_name,
+        metadata.method,
+        WARN,
         "warn only: only the TA- prefix of the model class differs; processing renames results to the method"
-        if prefix_only else "warn only: processing renames the raw results to the declared method")
-    add("method_type", inference.method_type, metadata.method_type, ERROR,
+        if prefix_only
+        else "warn only: processing renames the raw results to the declared method",
+    )
+    add(
+        "method_type",
+        inference.method_type,
+        metadata.method_type,
+        ERROR,
         "the raw results mix configs and baselines: keep them in separate directories"
-        if inference.method_type == "mixed" else
-        "config iff the results carry simulation artifacts; systems are recorded as baselines")
-    add("compute", inference.compute, metadata.compute, ERROR,
-        "gpu when any result used a GPU (baselines always record 0 GPUs)")
+        if inference.method_type == "mixed"
+        else "config iff the results carry simulation artifacts; systems are recorded as baselines",
+    )
+    add(
+        "compute",
+        inference.compute,
+        metadata.compute,
+        ERROR,
+        "gpu when any result used a GPU (baselines always record 0 GPUs)",
+    )
     if metadata.method_type == inference.method_type == "config":
         add("ag_key", inference.ag_key, metadata.ag_key, ERROR)
-        add("model_key", inference.ag_key, metadata.effective_model_key, INFO,
-            "info only: model_key defaults to ag_key")
+        add(
+            "model_key", inference.ag_key, metadata.effective_model_key, INFO, "info only: model_key defaults to ag_key"
+        )
         if inference.raw_config_default is not None:
             # the name the processed cache holds: method, then name_suffix, then the raw config's rest.
             # TabArena 0.1.0's own verification leaves the suffix out, naming a config its processing
@@ -103,18 +126,37 @@ def rows(metadata: MethodMetadata, inference: Any) -> list[DiffRow]:
             suffixed = f"{metadata.method}{metadata.name_suffix}" if isinstance(metadata.name_suffix, str) else None
             default = inference.config_default_for(suffixed or metadata.method)
             if metadata.config_default is None:
-                add("config_default", default, None, INFO,
-                    "not declared: resolved from the processed results")
+                add("config_default", default, None, INFO, "not declared: resolved from the processed results")
             else:
-                add("config_default", default, metadata.config_default, ERROR,
+                add(
+                    "config_default",
+                    default,
+                    metadata.config_default,
+                    ERROR,
                     "after renaming the raw name prefix to the method name"
-                    + (" and its name_suffix" if suffixed else ""))
-        add("can_hpo", inference.can_hpo, metadata.effective_can_hpo, ERROR,
-            "true when the run holds more than one config")
-        add("is_bag", inference.is_bag, metadata.is_bag, ERROR,
-            "true when any result was bagged with more than one child")
-    add("validation_protocol", inference.validation_protocol, metadata.validation_protocol, ERROR,
-        "the key every raw result records")
+                    + (" and its name_suffix" if suffixed else ""),
+                )
+        add(
+            "can_hpo",
+            inference.can_hpo,
+            metadata.effective_can_hpo,
+            ERROR,
+            "true when the run holds more than one config",
+        )
+        add(
+            "is_bag",
+            inference.is_bag,
+            metadata.is_bag,
+            ERROR,
+            "true when any result was bagged with more than one child",
+        )
+    add(
+        "validation_protocol",
+        inference.validation_protocol,
+        metadata.validation_protocol,
+        ERROR,
+        "the key every raw result records",
+    )
     return out
 
 
@@ -138,7 +180,12 @@ def metadata_mismatch_waivers(ctx, today: dt.date | None = None) -> list[Waiver]
     except Exception:  # no passwd entry (containers): fall back to the environment
         owner = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
     return [
-        Waiver(rule=code, target="*", reason="--ignore-metadata-mismatch given on the command line",
-               owner=owner, expires=today or ctx.today)
+        Waiver(
+            rule=code,
+            target="*",
+            reason="--ignore-metadata-mismatch given on the command line",
+            owner=owner,
+            expires=today or ctx.today,
+        )
         for code in MISMATCH_RULES
     ]

@@ -70,9 +70,17 @@ class Step(Comparable):
         return f"{self.path}:{self.line}:{self.col}"
 
     def describe(self) -> str:
-        label = {"keyword": "keyword", "key": "dict key", "positional": "positional argument",
-                 "spread": "spread", "constant": "constant", "import": "import", "descriptor": "descriptor default",
-                 "constructor": "set by", "literal": "literal"}.get(self.kind, self.kind)
+        label = {
+            "keyword": "keyword",
+            "key": "dict key",
+            "positional": "positional argument",
+            "spread": "spread",
+            "constant": "constant",
+            "import": "import",
+            "descriptor": "descriptor default",
+            "constructor": "set by",
+            "literal": "literal",
+        }.get(self.kind, self.kind)
         return f"{label} {self.name} ({self.where})"
 
 
@@ -186,8 +194,16 @@ class Binding(Comparable):
 
     __slots__ = ("kind", "line", "col", "node", "module", "original", "what")
 
-    def __init__(self, kind: str, line: int, col: int, node: Any = None, module: str | None = None,
-                 original: str | None = None, what: str = ""):
+    def __init__(
+        self,
+        kind: str,
+        line: int,
+        col: int,
+        node: Any = None,
+        module: str | None = None,
+        original: str | None = None,
+        what: str = "",
+    ):
         self.kind, self.line, self.col, self.node = kind, line, col, node
         self.module, self.original, self.what = module, original, what
 
@@ -209,7 +225,8 @@ def module_statements(body: list[ast.stmt], loop: ast.stmt | None = None) -> Ite
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _target_names(target: ast.expr) -> Iterator[ast.Name]:
@@ -229,8 +246,9 @@ class Module:
         try:
             self.tree = ast.parse(text, filename=path)
         except SyntaxError as exc:
-            raise Unreadable(f"not valid Python: {exc.msg}; fix the syntax error", path, exc.lineno or 1,
-                             exc.offset or 1) from None
+            raise Unreadable(
+                f"not valid Python: {exc.msg}; fix the syntax error", path, exc.lineno or 1, exc.offset or 1
+            ) from None
         except (ValueError, RecursionError, MemoryError) as exc:
             raise Unreadable(f"cannot be parsed as Python ({type(exc).__name__}: {exc})", path, 1, 1) from None
         self.lines = text.splitlines()
@@ -267,8 +285,9 @@ class Module:
 
     def _add(self, name: str, binding: Binding) -> None:
         known = self.bindings.setdefault(name, [])
-        if binding.kind == "import" and any(b.kind == "import" and (b.module, b.original) == (binding.module,
-                                            binding.original) for b in known):
+        if binding.kind == "import" and any(
+            b.kind == "import" and (b.module, b.original) == (binding.module, binding.original) for b in known
+        ):
             return  # the same import again (say, once more under TYPE_CHECKING) binds the same value
         known.append(binding)
 
@@ -276,8 +295,15 @@ class Module:
         """Record every name ``body`` binds; ``loop`` is the loop around it, if any."""
         for stmt in body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self._add(stmt.name, Binding("other", stmt.lineno, self.col(stmt),
-                                             what=f"a {'class' if isinstance(stmt, ast.ClassDef) else 'function'}"))
+                self._add(
+                    stmt.name,
+                    Binding(
+                        "other",
+                        stmt.lineno,
+                        self.col(stmt),
+                        what=f"a {'class' if isinstance(stmt, ast.ClassDef) else 'function'}",
+                    ),
+                )
                 continue
             self._bind_statement(stmt, loop, typing_only)
             self._bind_blocks(stmt, loop, typing_only)
@@ -292,8 +318,10 @@ class Module:
             self._bind_import_from(stmt, loop, typing_only)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
-                self._add(alias.asname or alias.name.split(".")[0],
-                          Binding("other", stmt.lineno, self.col(stmt), what=f"the module {alias.name}"))
+                self._add(
+                    alias.asname or alias.name.split(".")[0],
+                    Binding("other", stmt.lineno, self.col(stmt), what=f"the module {alias.name}"),
+                )
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self._bind_names(stmt.target, "loop", stmt.lineno, f"the variable of the loop at line {stmt.lineno}")
 
@@ -322,8 +350,18 @@ class Module:
                 continue
             name = alias.asname or alias.name
             kind = "loop" if loop is not None else "import"
-            self._add(name, Binding(kind, stmt.lineno, self.col(stmt), alias, module, alias.name,
-                                    what=f"imported in the loop at line {loop.lineno}" if loop else ""))
+            self._add(
+                name,
+                Binding(
+                    kind,
+                    stmt.lineno,
+                    self.col(stmt),
+                    alias,
+                    module,
+                    alias.name,
+                    what=f"imported in the loop at line {loop.lineno}" if loop else "",
+                ),
+            )
 
     def _bind_blocks(self, stmt: ast.stmt, loop: ast.stmt | None, typing_only: bool) -> None:
         """The names bound in a compound statement's blocks (a loop's body is in that loop)."""
@@ -350,13 +388,17 @@ class Module:
             return cached
         key = (self.path, name)
         if key in self.reader.stack:
-            chain = [*self.reader.stack[self.reader.stack.index(key):], key]
+            chain = [*self.reader.stack[self.reader.stack.index(key) :], key]
             where = " -> ".join(f"{Path(p).name}:{n}" for p, n in chain)
             binding = (self.bindings.get(name) or [Binding("other", 1, 1)])[-1]
             kind = "an import cycle" if len({p for p, _ in chain}) > 1 else "a name that refers to itself"
-            raise Unreadable(f"{name!r} depends on itself through {kind} ({where}); break the cycle "
-                             f"(declare the value in one module and import it from there)",
-                             self.path, binding.line, binding.col)
+            raise Unreadable(
+                f"{name!r} depends on itself through {kind} ({where}); break the cycle "
+                f"(declare the value in one module and import it from there)",
+                self.path,
+                binding.line,
+                binding.col,
+            )
         self.reader.stack.append(key)
         try:
             result = self._resolve(name, use)
@@ -376,20 +418,32 @@ class Module:
             if name == "dict":
                 return Val(KnownClass("dict"))
             node = use or self.tree
-            raise self.fail(f"{name!r} is not defined at module level in {Path(self.path).name}; "
-                            f"define it as a module-level constant or import it from a module of this checkout", node)
+            raise self.fail(
+                f"{name!r} is not defined at module level in {Path(self.path).name}; "
+                f"define it as a module-level constant or import it from a module of this checkout",
+                node,
+            )
         if len(bindings) > 1:
             lines = ", ".join(str(b.line) for b in bindings)
             second = bindings[1]
-            raise Unreadable(f"{name!r} is bound {len(bindings)} times (lines {lines}): which value a declaration "
-                             f"gets depends on the order the file runs in; give each value its own name",
-                             self.path, second.line, second.col)
+            raise Unreadable(
+                f"{name!r} is bound {len(bindings)} times (lines {lines}): which value a declaration "
+                f"gets depends on the order the file runs in; give each value its own name",
+                self.path,
+                second.line,
+                second.col,
+            )
         binding = bindings[0]
         if binding.kind == "import":
             return self._imported(name, binding)
         if binding.kind != "value":
-            raise Unreadable(f"{name!r} is {binding.what}, which cannot be read statically; bind the value with a "
-                             f"plain module-level assignment (NAME = ...)", self.path, binding.line, binding.col)
+            raise Unreadable(
+                f"{name!r} is {binding.what}, which cannot be read statically; bind the value with a "
+                f"plain module-level assignment (NAME = ...)",
+                self.path,
+                binding.line,
+                binding.col,
+            )
         return self.reader.evaluate(self, binding.node, variable=name)
 
     def _imported(self, name: str, binding: Binding) -> Val:
@@ -399,18 +453,32 @@ class Module:
         other = self.reader.module_named(binding.module, self, binding)
         if other is None:
             where = self.reader.candidates(self.path, binding.module)
-            raise Unreadable(f"{name!r} is imported from {binding.module}, which is not a module of this checkout "
-                             f"(looked for {where}); only names from modules of the same checkout are followed",
-                             self.path, binding.line, binding.col)
+            raise Unreadable(
+                f"{name!r} is imported from {binding.module}, which is not a module of this checkout "
+                f"(looked for {where}); only names from modules of the same checkout are followed",
+                self.path,
+                binding.line,
+                binding.col,
+            )
         for path, _ in self.reader.stack[:-1]:
             if os.path.realpath(path) == os.path.realpath(other.path):
-                raise Unreadable(f"import cycle: {Path(self.path).name} imports {binding.module}, which is being "
-                                 f"read to resolve a name this file needs; move the shared value into a module "
-                                 f"that neither imports", self.path, binding.line, binding.col)
+                raise Unreadable(
+                    f"import cycle: {Path(self.path).name} imports {binding.module}, which is being "
+                    f"read to resolve a name this file needs; move the shared value into a module "
+                    f"that neither imports",
+                    self.path,
+                    binding.line,
+                    binding.col,
+                )
         cycle = self.reader.cycle_back(other, self.path)
         if cycle:
-            raise Unreadable(f"import cycle between {cycle}: Python cannot import either module first; move the "
-                             f"shared value into a module that neither imports", self.path, binding.line, binding.col)
+            raise Unreadable(
+                f"import cycle between {cycle}: Python cannot import either module first; move the "
+                f"shared value into a module that neither imports",
+                self.path,
+                binding.line,
+                binding.col,
+            )
         return other.value(binding.original, binding.node).via(step)
 
 
@@ -421,8 +489,10 @@ def _given_twice(module: Module, call: ast.Call, what: str, name: str, first: Va
         f"{what} gets {name!r} twice ({first_site.describe() if first_site else '?'} and "
         f"{again_site.describe() if again_site else '?'}): Python raises TypeError (multiple values for "
         f"keyword argument {name!r}); keep one",
-        again_site.path if again_site else module.path, again_site.line if again_site else call.lineno,
-        again_site.col if again_site else module.col(call))
+        again_site.path if again_site else module.path,
+        again_site.line if again_site else call.lineno,
+        again_site.col if again_site else module.col(call),
+    )
 
 
 #: what one value may expand to (a character of a string, or any other item, counts one), shared
@@ -501,8 +571,9 @@ class Reader:
         key = (self.root(path), module)
         if key not in self._files:
             base = key[0].joinpath(*module.split("."))
-            self._files[key] = next((c for c in (base.with_name(base.name + ".py"), base / "__init__.py")
-                                     if c.is_file()), None)
+            self._files[key] = next(
+                (c for c in (base.with_name(base.name + ".py"), base / "__init__.py") if c.is_file()), None
+            )
         return self._files[key]
 
     def module_named(self, module: str | None, importer: Module, binding: Binding) -> Module | None:
@@ -511,10 +582,14 @@ class Reader:
         if file is None:
             return None
         if not Path(os.path.realpath(file)).is_relative_to(self.root(importer.path)):
-            raise Unreadable(f"{binding.original!r} is imported from {module}, whose file {file} is a link leading "
-                             f"outside this checkout ({self.root(importer.path)}); only files of the checkout are "
-                             f"read, and nothing outside it is shown: put the value in the checkout itself",
-                             importer.path, binding.line, binding.col)
+            raise Unreadable(
+                f"{binding.original!r} is imported from {module}, whose file {file} is a link leading "
+                f"outside this checkout ({self.root(importer.path)}); only files of the checkout are "
+                f"read, and nothing outside it is shown: put the value in the checkout itself",
+                importer.path,
+                binding.line,
+                binding.col,
+            )
         return self.module(file, imported=True)
 
     def cycle_back(self, other: Module, importer: str) -> str:
@@ -565,9 +640,12 @@ class Reader:
         """``val``, unless written out it would exceed :data:`MAX_EXPANDED` (a finding at ``node`` then)."""
         size = self.expanded(val)
         if size > MAX_EXPANDED:
-            raise module.fail(f"{snippet(node)} expands to more than {MAX_EXPANDED:,} items and characters when "
-                              f"written out ({size:,}; a value used twice counts twice): write a smaller value, "
-                              f"without nesting one value in the next several times", node)
+            raise module.fail(
+                f"{snippet(node)} expands to more than {MAX_EXPANDED:,} items and characters when "
+                f"written out ({size:,}; a value used twice counts twice): write a smaller value, "
+                f"without nesting one value in the next several times",
+                node,
+            )
         return val
 
     # ------------------------------------------------------------------ expressions
@@ -590,9 +668,12 @@ class Reader:
                 return Val(ast.literal_eval(node))
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 pass
-        raise module.fail(f"{snippet(node)} is an expression outside what can be read statically (literals, "
-                          f"module-level names, dict(...), ** spreads, MethodMetadata/ModelDescriptor calls); "
-                          f"write the value itself or a module-level constant", node)
+        raise module.fail(
+            f"{snippet(node)} is an expression outside what can be read statically (literals, "
+            f"module-level names, dict(...), ** spreads, MethodMetadata/ModelDescriptor calls); "
+            f"write the value itself or a module-level constant",
+            node,
+        )
 
     @staticmethod
     def _name(module: Module, node: ast.Name) -> Val:
@@ -611,8 +692,9 @@ class Reader:
         items = []
         for element in node.elts:
             if isinstance(element, ast.Starred):
-                raise module.fail(f"*{snippet(element.value)} in a literal cannot be read statically; "
-                                  f"write the items out", element)
+                raise module.fail(
+                    f"*{snippet(element.value)} in a literal cannot be read statically; write the items out", element
+                )
             items.append(plain(self.evaluate(module, element)))
         kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
         try:
@@ -627,8 +709,10 @@ class Reader:
             if key is None:
                 spread = self.evaluate(module, value)
                 if not isinstance(spread.value, Kwargs):
-                    raise module.fail(f"**{snippet(value)} is {kind_of(spread.value)}, not a dict; spread a dict of "
-                                      f"field values", value)
+                    raise module.fail(
+                        f"**{snippet(value)} is {kind_of(spread.value)}, not a dict; spread a dict of field values",
+                        value,
+                    )
                 step = module.step("spread", f"**{snippet(value)}", value)
                 for name, item in spread.value.items.items():
                     items[name] = item.via(step)
@@ -663,8 +747,11 @@ class Reader:
             return [(kw.arg, self.evaluate(module, kw.value).via(module.step("keyword", f"{kw.arg}=", kw)))]
         spread = self.evaluate(module, kw.value)
         if not isinstance(spread.value, Kwargs):
-            raise module.fail(f"**{snippet(kw.value)} is {kind_of(spread.value)}, not a dict of keyword "
-                              f"arguments; spread a dict(...) of field values", kw)
+            raise module.fail(
+                f"**{snippet(kw.value)} is {kind_of(spread.value)}, not a dict of keyword "
+                f"arguments; spread a dict(...) of field values",
+                kw,
+            )
         step = module.step("spread", f"**{snippet(kw.value)}", kw)
         return [(name, item.via(step, *spread.steps)) for name, item in spread.value.items.items()]
 
@@ -695,10 +782,13 @@ class Reader:
 
     @staticmethod
     def _other_call(module: Module, node: ast.Call) -> Unreadable:
-        return module.fail(f"calls {snippet(node.func)}(...), which cannot be read statically (its value exists only "
-                           f"when the module runs); only dict(...), ModelDescriptor(...), MethodMetadata(...) and its "
-                           f"constructors and descriptor.method_metadata(...) are understood: bind the "
-                           f"MethodMetadata to a module-level name where it is declared and import that name", node)
+        return module.fail(
+            f"calls {snippet(node.func)}(...), which cannot be read statically (its value exists only "
+            f"when the module runs); only dict(...), ModelDescriptor(...), MethodMetadata(...) and its "
+            f"constructors and descriptor.method_metadata(...) are understood: bind the "
+            f"MethodMetadata to a module-level name where it is declared and import that name",
+            node,
+        )
 
     def _attribute(self, module: Module, node: ast.Attribute) -> Val:
         owner = self.evaluate(module, node.value)
@@ -712,8 +802,9 @@ class Reader:
                 return target.fields[node.attr]
         if isinstance(target, Declared) and hasattr(target.record, node.attr) and not node.attr.startswith("_"):
             return Val(getattr(target.record, node.attr), owner.steps)
-        raise module.fail(f"{snippet(node)}: {kind_of(target)} has no attribute {node.attr!r} that can be read "
-                          f"statically", node)
+        raise module.fail(
+            f"{snippet(node)}: {kind_of(target)} has no attribute {node.attr!r} that can be read statically", node
+        )
 
 
 def read_text(path: str | Path) -> str:

@@ -62,16 +62,36 @@ class Signature(Plain):
 
 
 SIGNATURES = {
-    "config": Signature({"method_type": "config"}, {"method": None, "ag_key": None, "model_key": None,
-                                                    "config_default": None, "name_suffix": None, "can_hpo": None,
-                                                    "is_bag": False}),
+    "config": Signature(
+        {"method_type": "config"},
+        {
+            "method": None,
+            "ag_key": None,
+            "model_key": None,
+            "config_default": None,
+            "name_suffix": None,
+            "can_hpo": None,
+            "is_bag": False,
+        },
+    ),
     "baseline": Signature({"method_type": "baseline"}, {"method": None, "name": None}),
-    "system": Signature({"method_type": "baseline", "method_class": "system"},
-                        {"method": None, "name": None, "tags": ()}),
+    "system": Signature(
+        {"method_type": "baseline", "method_class": "system"}, {"method": None, "name": None, "tags": ()}
+    ),
     "portfolio": Signature({"method_type": "portfolio"}, {"method": None, "name": None, "has_raw": False}),
-    LEGACY_S3: Signature({"cache_type": "s3", "cache_kwargs": None},
-                         {"method": None, "suite": None, "has_raw": True, "has_processed": True, "has_results": True,
-                          "bucket": "tabarena", "prefix": "cache"}, ("method", "suite")),
+    LEGACY_S3: Signature(
+        {"cache_type": "s3", "cache_kwargs": None},
+        {
+            "method": None,
+            "suite": None,
+            "has_raw": True,
+            "has_processed": True,
+            "has_results": True,
+            "bucket": "tabarena",
+            "prefix": "cache",
+        },
+        ("method", "suite"),
+    ),
 }
 #: fields a constructor sets without the caller (not "declared" by the info.py)
 IMPLIED_ONLY = {"portfolio": ("has_raw",)}
@@ -87,8 +107,15 @@ class Declaration(Comparable):
 
     __slots__ = ("variable", "path", "line", "col", "record", "problem")
 
-    def __init__(self, variable: str | None, path: str, line: int, col: int, record: MethodMetadata | None = None,
-                 problem: Unreadable | None = None):
+    def __init__(
+        self,
+        variable: str | None,
+        path: str,
+        line: int,
+        col: int,
+        record: MethodMetadata | None = None,
+        problem: Unreadable | None = None,
+    ):
         self.variable, self.path, self.line, self.col = variable, path, line, col
         self.record, self.problem = record, problem
 
@@ -124,53 +151,74 @@ def build(reader: Reader, module: Module, call: ast.Call, func: Val, variable: s
     raise module.fail(f"{label} is not a MethodMetadata constructor that can be read statically", call)
 
 
-def _constructor(reader: Reader, module: Module, call: ast.Call, name: str, label: str,
-                 variable: str | None) -> MethodMetadata:
+def _constructor(
+    reader: Reader, module: Module, call: ast.Call, name: str, label: str, variable: str | None
+) -> MethodMetadata:
     """A call to the class method ``name`` of MethodMetadata (``.config``, ``.baseline``, ...).
 
     Only the constructors whose signature is known (:data:`SIGNATURES`) can be read; any other is
     refused with the spellings that can.
     """
     if name not in SIGNATURES:
-        raise module.fail(f"{label} cannot be read statically; declare it with MethodMetadata(...), .config, "
-                          f".baseline, .system, .portfolio, .tabarena_legacy_s3 or descriptor.method_metadata",
-                          call)
+        raise module.fail(
+            f"{label} cannot be read statically; declare it with MethodMetadata(...), .config, "
+            f".baseline, .system, .portfolio, .tabarena_legacy_s3 or descriptor.method_metadata",
+            call,
+        )
     kwargs = _keyword_only(reader, module, call, label)
     return _record(module, call, name, kwargs, label, variable)
 
 
 def _keyword_only(reader: Reader, module: Module, call: ast.Call, label: str) -> dict[str, Val]:
     if call.args:
-        raise module.fail(f"{label} takes keyword arguments only (TabArena raises TypeError on "
-                          f"{snippet(call.args[0])} given by position); write it as method=... or the field's name",
-                          call.args[0])
+        raise module.fail(
+            f"{label} takes keyword arguments only (TabArena raises TypeError on "
+            f"{snippet(call.args[0])} given by position); write it as method=... or the field's name",
+            call.args[0],
+        )
     return reader.keywords(module, call, label)
 
 
 def _descriptor(reader: Reader, module: Module, call: ast.Call, variable: str | None) -> Descriptor:
     label = f"{DESCRIPTOR}()"
-    fields = _arguments(reader, module, call, label, DESCRIPTOR_FIELDS,
-                        f" ({', '.join(DESCRIPTOR_FIELDS)}); pass the others by keyword")
+    fields = _arguments(
+        reader, module, call, label, DESCRIPTOR_FIELDS, f" ({', '.join(DESCRIPTOR_FIELDS)}); pass the others by keyword"
+    )
     for name, val in fields.items():
         if name not in DESCRIPTOR_FIELDS:
-            raise _at(site(val.steps), module, call,
-                      f"{label} does not accept {name!r} (TabArena raises TypeError); its "
-                      f"fields are {', '.join(DESCRIPTOR_FIELDS)}: set {name} in each "
-                      f"descriptor.method_metadata(...) call instead")
+            raise _at(
+                site(val.steps),
+                module,
+                call,
+                f"{label} does not accept {name!r} (TabArena raises TypeError); its "
+                f"fields are {', '.join(DESCRIPTOR_FIELDS)}: set {name} in each "
+                f"descriptor.method_metadata(...) call instead",
+            )
     if "display_name" not in fields:
         raise module.fail(f"{label} needs display_name= (TabArena raises TypeError without it)", call)
     return Descriptor(fields, variable or "")
 
 
-def _from_descriptor(reader: Reader, module: Module, call: ast.Call, descriptor: Descriptor, label: str,
-                     variable: str | None, via: tuple[Step, ...] = ()) -> MethodMetadata:
+def _from_descriptor(
+    reader: Reader,
+    module: Module,
+    call: ast.Call,
+    descriptor: Descriptor,
+    label: str,
+    variable: str | None,
+    via: tuple[Step, ...] = (),
+) -> MethodMetadata:
     kwargs = _keyword_only(reader, module, call, label)
     method_type = kwargs.pop("method_type", None)
     if method_type is not None and plain(method_type) != "config":
-        raise _at(site(method_type.steps), module, call,
-                  f"{label}: a ModelDescriptor describes config methods (TabArena raises ValueError for "
-                  f"method_type={plain(method_type)!r}); declare a {plain(method_type)} with "
-                  f"MethodMetadata.{'system' if plain(method_type) == 'baseline' else plain(method_type)}(...)")
+        raise _at(
+            site(method_type.steps),
+            module,
+            call,
+            f"{label}: a ModelDescriptor describes config methods (TabArena raises ValueError for "
+            f"method_type={plain(method_type)!r}); declare a {plain(method_type)} with "
+            f"MethodMetadata.{'system' if plain(method_type) == 'baseline' else plain(method_type)}(...)",
+        )
     step = module.step("descriptor", descriptor.name or snippet(call.func.value), call.func)
     defaults = {name: val.via(step, *via) for name, val in descriptor.fields.items()}
     return _record(module, call, "config", {**defaults, **kwargs}, label, variable, via="descriptor")
@@ -181,8 +229,9 @@ def _direct(reader: Reader, module: Module, call: ast.Call, label: str, variable
     return _record(module, call, "direct", given, label, variable)
 
 
-def _arguments(reader: Reader, module: Module, call: ast.Call, label: str, order: tuple[str, ...],
-               hint: str) -> dict[str, Val]:
+def _arguments(
+    reader: Reader, module: Module, call: ast.Call, label: str, order: tuple[str, ...], hint: str
+) -> dict[str, Val]:
     """Positional arguments named after ``order``, then the keywords; a field given both ways is refused."""
     given: dict[str, Val] = {}
     for index, arg in enumerate(call.args):
@@ -202,8 +251,15 @@ def _at(step: Step | None, module: Module, node: ast.AST, message: str) -> Unrea
     return Unreadable(message, step.path, step.line, step.col)
 
 
-def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, Val], label: str,
-            variable: str | None, via: str | None = None) -> MethodMetadata:
+def _record(
+    module: Module,
+    call: ast.Call,
+    constructor: str,
+    given: dict[str, Val],
+    label: str,
+    variable: str | None,
+    via: str | None = None,
+) -> MethodMetadata:
     signature = SIGNATURES.get(constructor)
     _check_arguments(module, call, constructor, signature, given, label)
     func_step = module.step("constructor", label, call.func)
@@ -218,10 +274,14 @@ def _record(module: Module, call: ast.Call, constructor: str, given: dict[str, V
         declared |= _legacy_s3_cache(values, origins, func_step)
     _implied_origins(constructor, given, origins, func_step)
     _drop_runtime_only(values, origins)
-    record = MethodMetadata(**{k: v for k, v in values.items() if k in FIELDS},
-                            constructor=via or constructor, declared=frozenset(declared),
-                            source=f"{module.path}:{call.lineno}", variable=variable,
-                            origins=origins)
+    record = MethodMetadata(
+        **{k: v for k, v in values.items() if k in FIELDS},
+        constructor=via or constructor,
+        declared=frozenset(declared),
+        source=f"{module.path}:{call.lineno}",
+        variable=variable,
+        origins=origins,
+    )
     return canonical(record)
 
 
@@ -238,8 +298,7 @@ def _apply_signature(signature, values: dict, origins: dict, func_step: Step) ->
 def _legacy_s3_cache(values: dict, origins: dict, func_step: Step) -> set[str]:
     """The legacy S3 constructor's bucket and prefix folded into ``cache_kwargs`` as it does; the fields it
     thereby declares."""
-    values["cache_kwargs"] = {"bucket": values.pop("bucket"), "prefix": values.pop("prefix"),
-                              "upload_as_public": True}
+    values["cache_kwargs"] = {"bucket": values.pop("bucket"), "prefix": values.pop("prefix"), "upload_as_public": True}
     origins["cache_kwargs"] = (func_step, *(s for k in ("bucket", "prefix") for s in origins.pop(k, ())))
     return {"cache_type", "cache_kwargs"}
 
@@ -260,19 +319,28 @@ def _drop_runtime_only(values: dict, origins: dict) -> None:
         values["tags"] = tuple(values["tags"])
 
 
-def _check_arguments(module: Module, call: ast.Call, constructor: str, signature, given: dict[str, Val],
-                     label: str) -> None:
+def _check_arguments(
+    module: Module, call: ast.Call, constructor: str, signature, given: dict[str, Val], label: str
+) -> None:
     """The keywords the constructor accepts, none it sets itself, every one it requires: as TabArena's TypeError."""
     accepted = set(FIELDS) | set(RUNTIME_ONLY) | (set(signature.params) if signature else set())
     for name, val in given.items():
         if name not in accepted:
-            raise _at(site(val.steps), module, call,
-                      f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
-                      f"remove it or use one of the fields: {', '.join(FIELDS)}")
+            raise _at(
+                site(val.steps),
+                module,
+                call,
+                f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
+                f"remove it or use one of the fields: {', '.join(FIELDS)}",
+            )
         if signature and name in signature.fixed:
-            raise _at(site(val.steps), module, call,
-                      f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "
-                      f"remove {name}=" + ("" if constructor == LEGACY_S3 else " or use another constructor"))
+            raise _at(
+                site(val.steps),
+                module,
+                call,
+                f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "
+                f"remove {name}=" + ("" if constructor == LEGACY_S3 else " or use another constructor"),
+            )
     required = signature.required if signature else ("method",)
     for name in required:
         if name not in given:
@@ -359,8 +427,11 @@ def _declaring_calls_in(stmt: ast.stmt, module: Module, bound: set[int]):
 def _spellings(module: Module) -> tuple[str, ...]:
     """What the text of a declaring call holds (:func:`_declaring_call`): ``method_metadata``, the class's
     name, or a name the module imports the class as."""
-    aliases = (name for name, bindings in module.bindings.items()
-               if any(b.kind == "import" and b.original == CLASS_NAME for b in bindings))
+    aliases = (
+        name
+        for name, bindings in module.bindings.items()
+        if any(b.kind == "import" and b.original == CLASS_NAME for b in bindings)
+    )
     return ("method_metadata", CLASS_NAME, *aliases)
 
 
@@ -374,7 +445,7 @@ def _may_declare(stmt: ast.stmt, module: Module, spellings: tuple[str, ...]) -> 
     """
     if not module.plain_lines:
         return True
-    text = "\n".join(module.lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+    text = "\n".join(module.lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno])
     return any(spelling in text for spelling in spellings)
 
 
@@ -392,17 +463,25 @@ def _own_children(stmt: ast.stmt):
             yield from (v for v in value if isinstance(v, ast.AST))
 
 
-def _loop_problems(reader: Reader, module: Module, call: ast.Call, loop: ast.stmt | None,
-                   comprehension: ast.AST | None) -> list[Declaration]:
-    how = ("declare each one as a module-level assignment (NAME = MethodMetadata...(...)) and point at it as "
-           f"{module.path}:NAME")
+def _loop_problems(
+    reader: Reader, module: Module, call: ast.Call, loop: ast.stmt | None, comprehension: ast.AST | None
+) -> list[Declaration]:
+    how = (
+        "declare each one as a module-level assignment (NAME = MethodMetadata...(...)) and point at it as "
+        f"{module.path}:NAME"
+    )
     line, col = call.lineno, module.col(call)
     if loop is None and comprehension is None:
-        message = (f"a MethodMetadata built inside {snippet(call)[:40]}... is not bound to a module-level name, so "
-                   f"nothing can point at it; {how}")
+        message = (
+            f"a MethodMetadata built inside {snippet(call)[:40]}... is not bound to a module-level name, so "
+            f"nothing can point at it; {how}"
+        )
         return [Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col))]
-    builder = f"the for loop at line {loop.lineno}" if loop is not None else \
-        f"the comprehension at line {comprehension.lineno}"
+    builder = (
+        f"the for loop at line {loop.lineno}"
+        if loop is not None
+        else f"the comprehension at line {comprehension.lineno}"
+    )
     items: list[Any] = []
     if isinstance(loop, ast.For):
         try:
@@ -411,13 +490,17 @@ def _loop_problems(reader: Reader, module: Module, call: ast.Call, loop: ast.stm
         except InputError:
             items = []
     if not items:
-        message = f"a MethodMetadata built by {builder} cannot be read statically (it is made while the loop runs); {how}"
+        message = (
+            f"a MethodMetadata built by {builder} cannot be read statically (it is made while the loop runs); {how}"
+        )
         return [Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col))]
     target = snippet(loop.target)
     out = []
     for index, item in enumerate(items, 1):
-        message = (f"the MethodMetadata {builder} builds for {target}={item!r} ({index} of {len(items)}) cannot be "
-                   f"read statically (it is made while the loop runs); {how}")
+        message = (
+            f"the MethodMetadata {builder} builds for {target}={item!r} ({index} of {len(items)}) cannot be "
+            f"read statically (it is made while the loop runs); {how}"
+        )
         out.append(Declaration(None, module.path, line, col, problem=Unreadable(message, module.path, line, col)))
     return out
 
@@ -432,8 +515,9 @@ def _declarations(reader: Reader, module: Module) -> list[Declaration]:
         try:
             val = module.value(variable, target)
             if not isinstance(val.value, Declared):
-                raise module.fail(f"{variable!r} is bound to {snippet(call)[:40]}..., which is not a "
-                                  f"MethodMetadata", call)
+                raise module.fail(
+                    f"{variable!r} is bound to {snippet(call)[:40]}..., which is not a MethodMetadata", call
+                )
             record, source = val.value.record, f"{module.path}:{stmt.lineno}"
             if (record.variable, record.source) != (variable, source):
                 record = attrs.evolve(record, variable=variable, source=source)
@@ -442,8 +526,12 @@ def _declarations(reader: Reader, module: Module) -> list[Declaration]:
             out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
         except RecursionError:
             reader.stack.clear()
-            exc = Unreadable(f"{variable!r} is built from values nested too deeply to read; write its fields out",
-                             module.path, line, col)
+            exc = Unreadable(
+                f"{variable!r} is built from values nested too deeply to read; write its fields out",
+                module.path,
+                line,
+                col,
+            )
             out.append((line, col, Declaration(variable, module.path, line, col, problem=exc)))
     for call, loop, comprehension in _unbound_calls(module, bound):
         for declaration in _loop_problems(reader, module, call, loop, comprehension):
@@ -496,9 +584,13 @@ def read_variable(path: str | Path, variable: str, reader: Reader | None = None)
     val = _value_of(reader, module, path, variable)
     if not isinstance(val.value, Declared):
         binding = module.bindings[variable][-1]
-        raise Unreadable(f"{variable!r} is {plain_kind(val)}, not a MethodMetadata; point at a variable holding "
-                         f"MethodMetadata.config(...)/.baseline(...)/.system(...)", module.path, binding.line,
-                         binding.col)
+        raise Unreadable(
+            f"{variable!r} is {plain_kind(val)}, not a MethodMetadata; point at a variable holding "
+            f"MethodMetadata.config(...)/.baseline(...)/.system(...)",
+            module.path,
+            binding.line,
+            binding.col,
+        )
     record = val.value.record
     steps = tuple(s for s in val.steps if s.kind == "import")
     if record.variable != variable or steps:
@@ -524,8 +616,9 @@ def _value_of(reader: Reader, module: Module, path: str | Path, variable: str) -
         return module.value(variable)
     except RecursionError:
         reader.stack.clear()
-        raise InputError(f"{path}: {variable!r} is built from values nested too deeply to read; write its fields "
-                         f"out") from None
+        raise InputError(
+            f"{path}: {variable!r} is built from values nested too deeply to read; write its fields out"
+        ) from None
 
 
 def plain_kind(val: Val) -> str:

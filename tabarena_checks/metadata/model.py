@@ -105,8 +105,13 @@ class MethodMetadata:
     def resolved(self) -> dict[str, Any]:
         """Every field as TabArena's ``__post_init__`` leaves it: the derived defaults filled in."""
         out = {f: getattr(self, f) for f in FIELDS}
-        out.update(suite=self.effective_suite, model_key=self.effective_model_key, can_hpo=self.effective_can_hpo,
-                   cache_type=self.effective_cache_type, cache_kwargs=self.cache_kwargs or {})
+        out.update(
+            suite=self.effective_suite,
+            model_key=self.effective_model_key,
+            can_hpo=self.effective_can_hpo,
+            cache_type=self.effective_cache_type,
+            cache_kwargs=self.cache_kwargs or {},
+        )
         if out["display_name"] is None:
             out["display_name"] = self.derived_display_name()
         return out

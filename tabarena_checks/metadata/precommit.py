@@ -57,19 +57,37 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
             out.append(filecheck.Subject(path, error=exc.message, line=exc.line, col=exc.col))
             continue
         if not declarations:
-            problem = info_eval.Unreadable("no MethodMetadata declaration assigned to a module-level name; declare "
-                                           "one (e.g. nori = MethodMetadata.config(...)) or exclude this file from "
-                                           "the hook", path, 1, 1)
+            problem = info_eval.Unreadable(
+                "no MethodMetadata declaration assigned to a module-level name; declare "
+                "one (e.g. nori = MethodMetadata.config(...)) or exclude this file from "
+                "the hook",
+                path,
+                1,
+                1,
+            )
             out.append(filecheck.Subject(path, InfoFacts(None, problem), target=path, line=1, col=1))
         for declaration in declarations:
             record = declaration.record
             if record is None:
-                out.append(filecheck.Subject(path, InfoFacts(None, declaration.problem),
-                                             target=f"{path}:{declaration.variable or declaration.line}",
-                                             line=declaration.line, col=declaration.col))
+                out.append(
+                    filecheck.Subject(
+                        path,
+                        InfoFacts(None, declaration.problem),
+                        target=f"{path}:{declaration.variable or declaration.line}",
+                        line=declaration.line,
+                        col=declaration.col,
+                    )
+                )
                 continue
-            out.append(filecheck.Subject(path, InfoFacts(record), target=f"{record.method}@{record.effective_suite}",
-                                         line=declaration.line, col=declaration.col))
+            out.append(
+                filecheck.Subject(
+                    path,
+                    InfoFacts(record),
+                    target=f"{record.method}@{record.effective_suite}",
+                    line=declaration.line,
+                    col=declaration.col,
+                )
+            )
     return out
 
 
@@ -81,10 +99,14 @@ def _inside_checkout(path: str) -> None:
     from tabarena_checks.metadata import info_eval
 
     here = os.path.realpath(os.getcwd())
-    if os.path.abspath(path).startswith(here + os.sep) and \
-            not os.path.realpath(path).startswith(here + os.sep):
-        raise info_eval.Unreadable("is a link leading outside this checkout; only files of the checkout are read, "
-                                   "and nothing outside it is shown: commit the file itself", path, 1, 1)
+    if os.path.abspath(path).startswith(here + os.sep) and not os.path.realpath(path).startswith(here + os.sep):
+        raise info_eval.Unreadable(
+            "is a link leading outside this checkout; only files of the checkout are read, "
+            "and nothing outside it is shown: commit the file itself",
+            path,
+            1,
+            1,
+        )
 
 
 def register_commands(cli: click.Group) -> None:
@@ -92,8 +114,12 @@ def register_commands(cli: click.Group) -> None:
 
     @group.command("info-py")
     @click.argument("files", nargs=-1, type=click.Path())
-    @click.option("--arena", default=None, metavar="NAME",
-                  help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).")
+    @click.option(
+        "--arena",
+        default=None,
+        metavar="NAME",
+        help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).",
+    )
     def info_py(files, arena):
         """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message).
 

@@ -37,8 +37,10 @@ class SetupSha:
 def _git(repo: Path, *args: str) -> str:
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise InputError(f"{repo}: git {' '.join(args)} failed: {proc.stderr.strip() or proc.returncode}; "
-                         "--repo must be a git checkout of TabArena")
+        raise InputError(
+            f"{repo}: git {' '.join(args)} failed: {proc.stderr.strip() or proc.returncode}; "
+            "--repo must be a git checkout of TabArena"
+        )
     return proc.stdout
 
 
@@ -57,11 +59,15 @@ def head_at(repo: Path, when: float) -> SetupSha:
     before = [m for m in moves if m[0] <= when]
     if before:
         ts, sha, subject = max(before)
-        return SetupSha(sha, f"reflog: HEAD was {sha[:12]} at the earliest results.pkl ({_iso(when)}), "
-                             f"since {_iso(ts)} ({subject})")
+        return SetupSha(
+            sha, f"reflog: HEAD was {sha[:12]} at the earliest results.pkl ({_iso(when)}), since {_iso(ts)} ({subject})"
+        )
     start = f"the reflog starts at {_iso(min(moves)[0])}" if moves else "the reflog is empty"
-    return SetupSha(head, f"fallback: {start}, after the earliest results.pkl ({_iso(when)}); "
-                          f"recorded the current HEAD {head[:12]} instead: check it by hand")
+    return SetupSha(
+        head,
+        f"fallback: {start}, after the earliest results.pkl ({_iso(when)}); "
+        f"recorded the current HEAD {head[:12]} instead: check it by hand",
+    )
 
 
 def data_dir(run: Path) -> Path:
@@ -152,23 +158,25 @@ class LogFacts:
         else:
             notes = "no --method-metadata given: suite id and metadata variable not recorded"
         sha = self.sha.sha if isinstance(self.sha, SetupSha) else "unknown"
-        return "\n".join([
-            f"## {day} {DASH} {self.name}",
-            "",
-            f"**Model(s):** {models}",
-            f"**Git SHA:** `{sha}`",
-            f"**Purpose:** {self.purpose or 'not given'}",
-            f"**Notes:** {notes}",
-            f"**Validation protocol:** {self.protocol}",
-            "",
-        ])
+        return "\n".join(
+            [
+                f"## {day} {DASH} {self.name}",
+                "",
+                f"**Model(s):** {models}",
+                f"**Git SHA:** `{sha}`",
+                f"**Purpose:** {self.purpose or 'not given'}",
+                f"**Notes:** {notes}",
+                f"**Validation protocol:** {self.protocol}",
+                "",
+            ]
+        )
 
 
 def insert_entry(text: str, entry: str) -> str:
     """``text`` with ``entry`` before the first ``## `` heading (after the title and preamble)."""
     match = re.search(r"^## ", text, re.M)
     if match:
-        return text[: match.start()] + entry + "\n" + text[match.start():]
+        return text[: match.start()] + entry + "\n" + text[match.start() :]
     return text.rstrip("\n") + "\n\n" + entry
 
 
@@ -199,12 +207,18 @@ LOG = Action(
     plan=_plan,
     execute=_execute,
     params=(
-        click.Option(["--run"], required=True, type=click.Path(file_okay=False), help="The run directory (or its data/)."),
+        click.Option(
+            ["--run"], required=True, type=click.Path(file_okay=False), help="The run directory (or its data/)."
+        ),
         click.Option(["--repo"], required=True, type=click.Path(file_okay=False), help="TabArena checkout."),
         click.Option(["--benchmark-name"], required=True, help="The benchmark name used in the entry heading."),
         click.Option(["--purpose"], default=None, help="Why the run was made."),
-        click.Option(["--method-metadata"], default=None, metavar="REF",
-                     help="The method's info.py:VARIABLE (names the model, suite and variable)."),
+        click.Option(
+            ["--method-metadata"],
+            default=None,
+            metavar="REF",
+            help="The method's info.py:VARIABLE (names the model, suite and variable).",
+        ),
     ),
     target=lambda ctx: ctx.facts.name,
     arena="tabarena",

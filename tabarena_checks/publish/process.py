@@ -54,16 +54,21 @@ def _facts(ctx):
 
         check_target(o.html)
     if o.engine == "tabarena" and o.task_metadata is not None:
-        raise UsageError("--engine tabarena cannot take --task-metadata: TabArena's process_raw has no way to be "
-                         "handed task metadata; use --engine native (the default), which writes it as TabArena "
-                         "does when given those tasks")
+        raise UsageError(
+            "--engine tabarena cannot take --task-metadata: TabArena's process_raw has no way to be "
+            "handed task metadata; use --engine native (the default), which writes it as TabArena "
+            "does when given those tasks"
+        )
     if o.engine == "tabarena" and importlib.util.find_spec("tabarena") is None:
-        raise UsageError("--engine tabarena needs TabArena importable in this environment (pip install tabarena); "
-                         "use --engine native (the default) otherwise")
+        raise UsageError(
+            "--engine tabarena needs TabArena importable in this environment (pip install tabarena); "
+            "use --engine native (the default) otherwise"
+        )
     if o.ignore_metadata_mismatch:
         ctx.extra_waivers.extend(metadata_mismatch_waivers(ctx))
-    return ProcessFacts(data_dir=o.run_data_dir, metadata_ref=o.method_metadata, method=o.method,
-                        task_metadata_file=o.task_metadata)
+    return ProcessFacts(
+        data_dir=o.run_data_dir, metadata_ref=o.method_metadata, method=o.method, task_metadata_file=o.task_metadata
+    )
 
 
 def _cache(ctx) -> MethodCache:
@@ -107,11 +112,16 @@ def _plan(ctx) -> Iterator[str]:
             yield "the existing cache there would be replaced whole (--force)"
         else:
             yield "a cache from other (or unknown) inputs exists there: process would refuse without --force"
-    yield ("metadata.yaml, processed/ (configs, baselines, task metadata, configs_hyperparameters.json, "
-           "model_predictions/, context), results/model_results.parquet"
-           + (", results/hpo_results.parquet and hpo_trajectories.parquet (TabArena's HPO simulation)"
-              if ctx.facts.metadata is not None and ctx.facts.metadata.method_type == "config" else "")
-           + ("" if ctx.options.no_cache_raw else ", raw/"))
+    yield (
+        "metadata.yaml, processed/ (configs, baselines, task metadata, configs_hyperparameters.json, "
+        "model_predictions/, context), results/model_results.parquet"
+        + (
+            ", results/hpo_results.parquet and hpo_trajectories.parquet (TabArena's HPO simulation)"
+            if ctx.facts.metadata is not None and ctx.facts.metadata.method_type == "config"
+            else ""
+        )
+        + ("" if ctx.options.no_cache_raw else ", raw/")
+    )
     yield from _others(ctx)
 
 
@@ -128,11 +138,15 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
         written = built.written
         manifest = integrity.manifest_of(tmp, built.copied)
         _raw_judged(ctx, manifest)
-        record = {**new, "data_dir": str(Path(ctx.facts.data_dir).resolve()),
-                  "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                  integrity.MANIFEST: manifest}
-        (tmp / cache.source_record.name).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n",
-                                                    encoding="utf-8")
+        record = {
+            **new,
+            "data_dir": str(Path(ctx.facts.data_dir).resolve()),
+            "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            integrity.MANIFEST: manifest,
+        }
+        (tmp / cache.source_record.name).write_text(
+            json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
         _digests(ctx)[integrity.DECISION_KEY] = integrity.manifest_digest(manifest)
         return written, io.swap_in_dir(tmp, cache.path)
     finally:
@@ -142,8 +156,15 @@ def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], boo
 def _job(ctx) -> Job:
     """The engine's inputs: the judged facts and the declaration."""
     facts = ctx.facts
-    return Job(index=facts.index, inference=facts.inference, metadata=facts.metadata, data_dir=Path(facts.data_dir),
-               cache_raw=not ctx.options.no_cache_raw, workers=facts.workers, task_metadata=facts.task_metadata)
+    return Job(
+        index=facts.index,
+        inference=facts.inference,
+        metadata=facts.metadata,
+        data_dir=Path(facts.data_dir),
+        cache_raw=not ctx.options.no_cache_raw,
+        workers=facts.workers,
+        task_metadata=facts.task_metadata,
+    )
 
 
 def _raw_judged(ctx, manifest: dict[str, str]) -> None:
@@ -151,8 +172,10 @@ def _raw_judged(ctx, manifest: dict[str, str]) -> None:
     judged = set(ctx.facts.index.table["sha256"].to_pylist())
     foreign = sorted(rel for rel, digest in manifest.items() if rel.startswith("raw/") and digest not in judged)
     if foreign:
-        raise ActionFailed(f"{len(foreign)} file(s) under raw/ hold content the rules did not judge "
-                           f"({', '.join(foreign[:5])}); nothing was published: run the command again")
+        raise ActionFailed(
+            f"{len(foreign)} file(s) under raw/ hold content the rules did not judge "
+            f"({', '.join(foreign[:5])}); nothing was published: run the command again"
+        )
 
 
 def _kept(ctx, cache: MethodCache) -> str | None:
@@ -199,8 +222,10 @@ def _keep_existing(ctx, cache, new: dict) -> str:
         )
     why = _kept(ctx, cache)
     if why is not None:
-        raise ActionFailed(f"{cache.path} was built from the same inputs, but {why}; it is kept as it is. "
-                           "Pass --force to rebuild it whole")
+        raise ActionFailed(
+            f"{cache.path} was built from the same inputs, but {why}; it is kept as it is. "
+            "Pass --force to rebuild it whole"
+        )
     return f"{cache.path} was built from the same inputs already; kept unchanged (--force rebuilds it)"
 
 
@@ -216,8 +241,10 @@ def _write_cache(ctx, cache, new: dict) -> tuple[list[str], bool]:
     except OSError as exc:  # a full disk, a file-size limit, a read-only cache root
         where = exc.filename or cache.path.parent
         kept = "the previous cache is kept" if cache.path.exists() else "no cache was written"
-        raise ActionFailed(f"cannot write the cache: {exc.strerror or exc} ({where}); {kept}. "
-                           f"Free space or choose another --cache-root, then rerun") from None
+        raise ActionFailed(
+            f"cannot write the cache: {exc.strerror or exc} ({where}); {kept}. "
+            f"Free space or choose another --cache-root, then rerun"
+        ) from None
 
 
 def _others(ctx) -> list[str]:
@@ -225,8 +252,10 @@ def _others(ctx) -> list[str]:
     others = ctx.facts.other_methods()
     if not others:
         return []
-    return [f"processed only {ctx.facts.selected_method} of {len(others) + 1} methods in the directory; "
-            "not processed: " + ", ".join(f"{prefix} ({n} results)" for prefix, n in others)]
+    return [
+        f"processed only {ctx.facts.selected_method} of {len(others) + 1} methods in the directory; "
+        "not processed: " + ", ".join(f"{prefix} ({n} results)" for prefix, n in others)
+    ]
 
 
 def _target(ctx) -> str:
@@ -247,27 +276,59 @@ PROCESS = Action(
     params=(
         # a directory that is not there is the command line's mistake (exit 2), not a blocked run of "31 passed"
         click.Argument(["run_data_dir"], metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False)),
-        click.Option(["--method-metadata"], required=True, metavar="REF",
-                     help="path/to/info.py:VARIABLE or package.module:VARIABLE."),
-        click.Option(["--expect-validation-protocol"], default=None, metavar="KEY",
-                     help="Refuse unless the results were fit under this protocol (e.g. tabarena or 8x1)."),
-        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
-                     help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
-        click.Option(["--method"], default=None, metavar="PREFIX",
-                     help="In a directory holding several methods, process this one (its config-dir prefix, "
-                          "as `checks inspect` lists them); by default the one the declaration matches."),
+        click.Option(
+            ["--method-metadata"],
+            required=True,
+            metavar="REF",
+            help="path/to/info.py:VARIABLE or package.module:VARIABLE.",
+        ),
+        click.Option(
+            ["--expect-validation-protocol"],
+            default=None,
+            metavar="KEY",
+            help="Refuse unless the results were fit under this protocol (e.g. tabarena or 8x1).",
+        ),
+        click.Option(
+            ["--cache-root"],
+            default=None,
+            type=click.Path(file_okay=False),
+            help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena).",
+        ),
+        click.Option(
+            ["--method"],
+            default=None,
+            metavar="PREFIX",
+            help="In a directory holding several methods, process this one (its config-dir prefix, "
+            "as `checks inspect` lists them); by default the one the declaration matches.",
+        ),
         click.Option(["--no-cache-raw"], is_flag=True, help="Do not copy the raw results into raw/."),
         click.Option(["--force"], is_flag=True, help="Replace an existing cache of this method and suite whole."),
-        click.Option(["--engine"], type=click.Choice(list(ENGINES)), default="native", show_default=True,
-                     help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed)."),
-        click.Option(["--ignore-metadata-mismatch"], is_flag=True,
-                     help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers)."),
-        click.Option(["--html"], default=None, metavar="FILE",
-                     help="Also write a self-contained HTML report of the run to FILE (passed or blocked)."),
-        click.Option(["--task-metadata"], default=None, metavar="FILE",
-                     help="TabArena's task-metadata frame (parquet or CSV, TaskMetadataCollection.to_legacy_df()) "
-                          "of the run's tasks outside the TabArena-v0.1 suite; written as "
-                          "processed/task_metadata.parquet (TA309)."),
+        click.Option(
+            ["--engine"],
+            type=click.Choice(list(ENGINES)),
+            default="native",
+            show_default=True,
+            help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed).",
+        ),
+        click.Option(
+            ["--ignore-metadata-mismatch"],
+            is_flag=True,
+            help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers).",
+        ),
+        click.Option(
+            ["--html"],
+            default=None,
+            metavar="FILE",
+            help="Also write a self-contained HTML report of the run to FILE (passed or blocked).",
+        ),
+        click.Option(
+            ["--task-metadata"],
+            default=None,
+            metavar="FILE",
+            help="TabArena's task-metadata frame (parquet or CSV, TaskMetadataCollection.to_legacy_df()) "
+            "of the run's tasks outside the TabArena-v0.1 suite; written as "
+            "processed/task_metadata.parquet (TA309).",
+        ),
     ),
     target=_target,
     inputs=_digests,

@@ -18,8 +18,7 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, InputError, io
-from tabarena_checks.facts import (COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED,
-                                   info_sources)
+from tabarena_checks.facts import COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED, info_sources
 from tabarena_checks.metadata.model import MethodMetadata
 
 SRC = Path("packages/tabarena/src")
@@ -39,7 +38,7 @@ def import_module_for(ref: str) -> str:
     if target.endswith(".py"):
         parts = Path(target).resolve().with_suffix("").parts
         starts = [i for i in range(len(parts) - 1) if parts[i] == "tabarena" and parts[i + 1] in ("models", "systems")]
-        module = ".".join(parts[starts[-1]:]) if starts else ""
+        module = ".".join(parts[starts[-1] :]) if starts else ""
     else:
         module = target
     if not _INFO_MODULE.match(module):
@@ -91,7 +90,9 @@ def _list_groups(lst) -> list[tuple[str, str]]:
     above = _comments(lst.lbracket.whitespace_after)
     for element in lst.elements:
         group = next((c for c in reversed(above) if c in GROUPS), group)
-        name = element.value.value if isinstance(element.value, cst.Name) else cst.Module([]).code_for_node(element.value)
+        name = (
+            element.value.value if isinstance(element.value, cst.Name) else cst.Module([]).code_for_node(element.value)
+        )
         out.append((name, group))
         above = _comments(element.comma.whitespace_after) if isinstance(element.comma, cst.Comma) else []
     return out
@@ -135,8 +136,10 @@ def _dotted(node) -> str:
 
 def _from_imports(small) -> dict[str, tuple[str, str]]:
     """``from m import x as y``: ``{y: (m, x)}`` for each name."""
-    return {(alias.asname.name.value if alias.asname else alias.name.value): (_dotted(small.module), alias.name.value)
-            for alias in small.names}
+    return {
+        (alias.asname.name.value if alias.asname else alias.name.value): (_dotted(small.module), alias.name.value)
+        for alias in small.names
+    }
 
 
 def _imported_modules(small) -> set[str]:
@@ -173,7 +176,11 @@ class _LayoutReader:
     def statement(self, small) -> None:
         import libcst as cst
 
-        if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
+        if (
+            isinstance(small, cst.ImportFrom)
+            and small.module is not None
+            and not isinstance(small.names, cst.ImportStar)
+        ):
             self.imports.update(_from_imports(small))
         elif isinstance(small, cst.Import):
             self.other.update(_imported_modules(small))
@@ -197,8 +204,15 @@ class _LayoutReader:
             self.superseded = tuple(name for name, _ in _list_groups(value))
 
     def layout(self) -> Layout:
-        return Layout(self.imports, frozenset(self.other - set(self.imports)), self.entries, self.superseded,
-                      self.has_collection, self.has_superseded, self.groups)
+        return Layout(
+            self.imports,
+            frozenset(self.other - set(self.imports)),
+            self.entries,
+            self.superseded,
+            self.has_collection,
+            self.has_superseded,
+            self.groups,
+        )
 
 
 # --------------------------------------------------------------------------- the edit
@@ -242,17 +256,24 @@ def _append_after(lst, index: int, name: str, comment: str | None = None):
     elements = list(lst.elements)
     prev = elements[index]
     plain = _plain_ws(lst)
-    trailing = (cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(comment))
-                if comment else cst.TrailingWhitespace())
+    trailing = (
+        cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(comment))
+        if comment
+        else cst.TrailingWhitespace()
+    )
     closing = lst.rbracket.whitespace_before
     if index == len(elements) - 1 and isinstance(closing, cst.ParenthesizedWhitespace):
         # the last element's trailing comment is stored before the closing bracket
         new = cst.Element(cst.Name(name), comma=prev.comma)
         prev = prev.with_changes(comma=cst.Comma(whitespace_after=plain.with_changes(first_line=closing.first_line)))
-        lst = lst.with_changes(rbracket=lst.rbracket.with_changes(whitespace_before=closing.with_changes(first_line=trailing)))
+        lst = lst.with_changes(
+            rbracket=lst.rbracket.with_changes(whitespace_before=closing.with_changes(first_line=trailing))
+        )
     elif isinstance(prev.comma, cst.Comma) and isinstance(prev.comma.whitespace_after, cst.ParenthesizedWhitespace):
         old = prev.comma.whitespace_after
-        prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=plain.with_changes(first_line=old.first_line)))
+        prev = prev.with_changes(
+            comma=prev.comma.with_changes(whitespace_after=plain.with_changes(first_line=old.first_line))
+        )
         new = cst.Element(cst.Name(name), comma=cst.Comma(whitespace_after=old.with_changes(first_line=trailing)))
     else:  # a list on one line
         new = cst.Element(cst.Name(name), comma=prev.comma)
@@ -270,7 +291,7 @@ def _split_at(ws, comment: str):
         return None
     for k, line in enumerate(ws.empty_lines):
         if line.comment is not None and line.comment.value.strip() == comment:
-            return ws.empty_lines[: k + 1], ws.empty_lines[k + 1:]
+            return ws.empty_lines[: k + 1], ws.empty_lines[k + 1 :]
     return None
 
 
@@ -292,7 +313,9 @@ def _insert_under_comment(lst, comment: str, name: str):
         if at == 0:
             lst = lst.with_changes(lbracket=lst.lbracket.with_changes(whitespace_after=before))
         else:
-            elements[at - 1] = elements[at - 1].with_changes(comma=elements[at - 1].comma.with_changes(whitespace_after=before))
+            elements[at - 1] = elements[at - 1].with_changes(
+                comma=elements[at - 1].comma.with_changes(whitespace_after=before)
+            )
         elements.insert(at, cst.Element(cst.Name(name), comma=cst.Comma(whitespace_after=after)))
         return lst.with_changes(elements=elements)
     closing = lst.rbracket.whitespace_before
@@ -301,8 +324,9 @@ def _insert_under_comment(lst, comment: str, name: str):
         raise ActionFailed(f"the group comment {comment!r} was not found in {COLLECTION_ARG}")
     above, below = cut
     last = elements[-1]
-    elements[-1] = last.with_changes(comma=cst.Comma(whitespace_after=closing.with_changes(
-        empty_lines=above, last_line=plain.last_line)))
+    elements[-1] = last.with_changes(
+        comma=cst.Comma(whitespace_after=closing.with_changes(empty_lines=above, last_line=plain.last_line))
+    )
     elements.append(cst.Element(cst.Name(name), comma=last.comma))
     closing = closing.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=below)
     return lst.with_changes(elements=elements, rbracket=lst.rbracket.with_changes(whitespace_before=closing))
@@ -320,7 +344,9 @@ class _Editor:
 
         if self.replace is not None:
             elements = [
-                e.with_changes(value=cst.Name(self.entry)) if isinstance(e.value, cst.Name) and e.value.value == self.replace else e
+                e.with_changes(value=cst.Name(self.entry))
+                if isinstance(e.value, cst.Name) and e.value.value == self.replace
+                else e
                 for e in lst.elements
             ]
             return lst.with_changes(elements=elements)
@@ -372,7 +398,11 @@ def _info_imports(stmts: list) -> list[tuple[int, str, object]]:
 
     infos = []
     for i, stmt in enumerate(stmts):
-        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.ImportFrom):
+        if (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.ImportFrom)
+        ):
             imp = stmt.body[0]
             mod = _dotted(imp.module) if imp.module is not None else ""
             if _INFO_MODULE.match(mod):
@@ -388,15 +418,23 @@ def _names_with(imp, name: str, alias_node) -> list:
     pos = next((k for k, a in enumerate(names) if a.name.value > name), len(names))
     if imp.lpar is not None and pos == len(names):  # parenthesised, appended: one name per line
         last = names[-1]
-        names[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(
-            first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))))
+        names[-1] = last.with_changes(
+            comma=cst.Comma(
+                whitespace_after=cst.ParenthesizedWhitespace(
+                    first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    ")
+                )
+            )
+        )
         names.append(alias_node.with_changes(comma=last.comma))
     elif imp.lpar is None and pos == len(names):
         names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         names.append(alias_node)
     else:
-        template = names[pos].comma if pos < len(names) - 1 else (
-            names[0].comma if len(names) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        template = (
+            names[pos].comma
+            if pos < len(names) - 1
+            else (names[0].comma if len(names) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        )
         names.insert(pos, alias_node.with_changes(comma=template))
     return names
 
@@ -423,8 +461,15 @@ def _last_import(stmts: list) -> int:
     """The position of the module's last import statement (-1 without one)."""
     import libcst as cst
 
-    return max((i for i, s in enumerate(stmts) if isinstance(s, cst.SimpleStatementLine)
-                and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body)), default=-1)
+    return max(
+        (
+            i
+            for i, s in enumerate(stmts)
+            if isinstance(s, cst.SimpleStatementLine)
+            and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body)
+        ),
+        default=-1,
+    )
 
 
 def plan_edit(source: str, path: str, meta: MethodMetadata, module_name: str, replaced: str | None) -> Edit:
@@ -445,8 +490,13 @@ def plan_edit(source: str, path: str, meta: MethodMetadata, module_name: str, re
         changes.append(change)
     group = group_for(meta)
     add_superseded = replaced if replaced is not None and replaced not in layout.superseded else None
-    editor = _Editor(entry=bound, group=group, replace=replaced, superseded_add=add_superseded,
-                     comment=f"# rerun {meta.effective_suite} replaced it")
+    editor = _Editor(
+        entry=bound,
+        group=group,
+        replace=replaced,
+        superseded_add=add_superseded,
+        comment=f"# rerun {meta.effective_suite} replaced it",
+    )
     stmts = _edited_statements(stmts, editor)
     changes.extend(_entry_changes(bound, group, replaced, add_superseded))
     new_source = tree.with_changes(body=stmts).code
@@ -458,8 +508,10 @@ def _edited_statements(stmts: list, editor: _Editor) -> list:
     """Each simple statement line with its statements passed through ``editor``; compound statements as they are."""
     import libcst as cst
 
-    return [s.with_changes(body=[editor.statement(b) for b in s.body]) if isinstance(s, cst.SimpleStatementLine)
-            else s for s in stmts]
+    return [
+        s.with_changes(body=[editor.statement(b) for b in s.body]) if isinstance(s, cst.SimpleStatementLine) else s
+        for s in stmts
+    ]
 
 
 def _entry_changes(bound: str, group: str, replaced: str | None, add_superseded: str | None) -> list[str]:
@@ -477,7 +529,9 @@ def _must_compile(new_source: str, path: str) -> None:
     try:
         compile(new_source, path, "exec")
     except SyntaxError as exc:
-        raise ActionFailed(f"{path}: the edited file would not parse ({exc.msg} at line {exc.lineno}); nothing was written") from None
+        raise ActionFailed(
+            f"{path}: the edited file would not parse ({exc.msg} at line {exc.lineno}); nothing was written"
+        ) from None
 
 
 def _import_variable(stmts: list, layout: Layout, meta: MethodMetadata, module_name: str) -> tuple[str, str]:
@@ -487,8 +541,11 @@ def _import_variable(stmts: list, layout: Layout, meta: MethodMetadata, module_n
     taken = set(layout.imports) | set(layout.other_names)
     alias = _alias_for(variable, meta.effective_suite, taken) if variable in taken else None
     stmts[:] = _with_import(stmts, module_name, variable, alias)
-    change = (f"import {variable}" + (f" as {alias} (the name {variable!r} is taken)" if alias else "")
-              + f" from {module_name}")
+    change = (
+        f"import {variable}"
+        + (f" as {alias} (the name {variable!r} is taken)" if alias else "")
+        + f" from {module_name}"
+    )
     return alias or variable, change
 
 
@@ -533,8 +590,10 @@ class RegisterFacts:
         self.metadata: MethodMetadata = metadata_load.load(self.ref)
         self.path = methods_path(self.repo, self.arena)
         if not self.path.is_file():
-            raise InputError(f"{self.path}: no methods.py for arena {self.arena!r} in {self.repo}; "
-                             "pass --repo <TabArena checkout> and --arena <name of contexts/<arena>>")
+            raise InputError(
+                f"{self.path}: no methods.py for arena {self.arena!r} in {self.repo}; "
+                "pass --repo <TabArena checkout> and --arena <name of contexts/<arena>>"
+            )
         import libcst as cst
 
         self.source = self.path.read_text(encoding="utf-8")
@@ -614,8 +673,12 @@ REGISTER = Action(
     plan=_plan,
     execute=_execute,
     params=(
-        click.Option(["--method-metadata"], required=True, metavar="REF",
-                     help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE."),
+        click.Option(
+            ["--method-metadata"],
+            required=True,
+            metavar="REF",
+            help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE.",
+        ),
         click.Option(["--repo"], required=True, type=click.Path(file_okay=False), help="TabArena checkout."),
         click.Option(["--arena"], default="tabarena", show_default=True, help="contexts/<arena>/methods.py to edit."),
     ),

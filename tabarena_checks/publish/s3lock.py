@@ -40,15 +40,23 @@ def _now() -> dt.datetime:
 
 def _code(exc: BaseException) -> str:
     response = getattr(exc, "response", None) or {}
-    return str(response.get("Error", {}).get("Code", "")) or str(response.get("ResponseMetadata", {}).get(
-        "HTTPStatusCode", ""))
+    return str(response.get("Error", {}).get("Code", "")) or str(
+        response.get("ResponseMetadata", {}).get("HTTPStatusCode", "")
+    )
 
 
 class UploadLock:
     """The lock of one method prefix, held by this process (see the module docstring)."""
 
-    def __init__(self, client, bucket: str, key_root: str, *, lease: dt.timedelta = LEASE,
-                 log: Callable[[str], None] = lambda line: None):
+    def __init__(
+        self,
+        client,
+        bucket: str,
+        key_root: str,
+        *,
+        lease: dt.timedelta = LEASE,
+        log: Callable[[str], None] = lambda line: None,
+    ):
         self.client, self.bucket, self.key = client, bucket, key_root.rstrip("/") + SUFFIX
         self.lease, self.log = lease, log
         self.run = uuid.uuid4().hex
@@ -65,13 +73,20 @@ class UploadLock:
 
     def _body(self) -> bytes:
         now = _now()
-        return json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "run": self.run,
-                           "started": (self.acquired or now).isoformat(timespec="seconds"),
-                           "expires": (now + self.lease).isoformat(timespec="seconds")}).encode()
+        return json.dumps(
+            {
+                "host": socket.gethostname(),
+                "pid": os.getpid(),
+                "run": self.run,
+                "started": (self.acquired or now).isoformat(timespec="seconds"),
+                "expires": (now + self.lease).isoformat(timespec="seconds"),
+            }
+        ).encode()
 
     def _put(self, **condition: str) -> str:
-        return self.client.put_object(Bucket=self.bucket, Key=self.key, Body=self._body(),
-                                      ContentType="application/json", **condition)["ETag"]
+        return self.client.put_object(
+            Bucket=self.bucket, Key=self.key, Body=self._body(), ContentType="application/json", **condition
+        )["ETag"]
 
     def _read(self) -> tuple[dict[str, Any], str] | None:
         try:
@@ -111,7 +126,9 @@ class UploadLock:
                 break
             except Exception as exc:
                 if _code(exc) not in ("412", "PreconditionFailed", "409", "ConditionalRequestConflict"):
-                    raise ActionFailed(f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}") from None
+                    raise ActionFailed(
+                        f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}"
+                    ) from None
             found = self._read()
             if found is None:
                 continue
@@ -122,14 +139,17 @@ class UploadLock:
                     f"another upload of this method holds the lock {self.where} (host {info.get('host')!s}, pid "
                     f"{info.get('pid')!s}, started {info.get('started')!s}, lease until {info.get('expires')!s}); "
                     "nothing was uploaded. Wait for it to finish and run the command again; a lock whose run died "
-                    "is taken over once its lease expires (at once when it ran on this host)")
+                    "is taken over once its lease expires (at once when it ran on this host)"
+                )
             try:
                 self.etag = self._put(IfMatch=etag)
                 self.log(f"took over the upload lock {self.where}: {why}")
                 break
             except Exception as exc:
                 if _code(exc) not in ("412", "PreconditionFailed", "409", "ConditionalRequestConflict"):
-                    raise ActionFailed(f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}") from None
+                    raise ActionFailed(
+                        f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}"
+                    ) from None
         else:
             raise ActionFailed(f"cannot take the upload lock {self.where}: other runs keep taking it; try again")
         self._thread = threading.Thread(target=self._renewing, daemon=True, name="upload-lock")
@@ -153,8 +173,10 @@ class UploadLock:
         """Raise :class:`ActionFailed` unless the lock is still ours (called before publishing metadata.yaml)."""
         self.renew()
         if self.lost:
-            raise ActionFailed(f"the upload lock {self.where} was lost ({self.lost}); metadata.yaml was not "
-                               "published. Run the command again")
+            raise ActionFailed(
+                f"the upload lock {self.where} was lost ({self.lost}); metadata.yaml was not "
+                "published. Run the command again"
+            )
 
     def release(self) -> None:
         self._stop.set()
@@ -169,8 +191,9 @@ class UploadLock:
 
 
 @contextmanager
-def holding(client, bucket: str, key_root: str, *, log: Callable[[str], None] = lambda line: None,
-            lease: dt.timedelta = LEASE) -> Iterator[UploadLock]:
+def holding(
+    client, bucket: str, key_root: str, *, log: Callable[[str], None] = lambda line: None, lease: dt.timedelta = LEASE
+) -> Iterator[UploadLock]:
     """Hold the lock of ``key_root`` for the body (see :class:`UploadLock`)."""
     lock = UploadLock(client, bucket, key_root, lease=lease, log=log)
     lock.acquire()

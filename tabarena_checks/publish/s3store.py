@@ -51,8 +51,10 @@ def make_client(environ: Mapping[str, str] | None = None):
             "'Object Read & Write' on the bucket; export them in the environment (never as options)"
         )
     if not env.get(ENDPOINT_ENV) and not re.fullmatch(r"[A-Za-z0-9-]{1,63}", env["R2_ACCOUNT_ID"]):
-        raise ActionFailed("'R2_ACCOUNT_ID' is not an R2 account id (letters, digits and '-' only, as the R2 "
-                           "dashboard shows it); its value is not printed")
+        raise ActionFailed(
+            "'R2_ACCOUNT_ID' is not an R2 account id (letters, digits and '-' only, as the R2 "
+            "dashboard shows it); its value is not printed"
+        )
     attempts = env.get(ATTEMPTS_ENV) or str(DEFAULT_ATTEMPTS)
     if not attempts.isdigit() or int(attempts) < 1:
         raise ActionFailed(f"'{ATTEMPTS_ENV}' must be a positive integer (got {attempts!r})")

@@ -69,11 +69,15 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
 
 def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
     if rel not in expected:
-        raise ActionFailed(f"{rel} was not written by process (added to the cache afterwards); nothing was "
-                           "uploaded: remove it, or process the method again with --force")
+        raise ActionFailed(
+            f"{rel} was not written by process (added to the cache afterwards); nothing was "
+            "uploaded: remove it, or process the method again with --force"
+        )
     if io.sha256(data) != expected[rel]:
-        raise ActionFailed(f"{rel} changed since process wrote it (sha256 differs); nothing was uploaded: "
-                           "process the method again with --force")
+        raise ActionFailed(
+            f"{rel} changed since process wrote it (sha256 differs); nothing was uploaded: "
+            "process the method again with --force"
+        )
 
 
 def _decode_problem(rel: str, data: bytes) -> str:
@@ -97,15 +101,19 @@ def _decode_problem(rel: str, data: bytes) -> str:
 def _check_decodes(rel: str, data: bytes) -> None:
     problem = _decode_problem(rel, data)
     if problem:
-        raise ActionFailed(f"{problem}: the safe reader refuses it at staging, so nothing was uploaded; "
-                           "replace the file, then process the method again with --force")
+        raise ActionFailed(
+            f"{problem}: the safe reader refuses it at staging, so nothing was uploaded; "
+            "replace the file, then process the method again with --force"
+        )
 
 
 def _complete(part: str, staged: set[str], expected: Mapping[str, str]) -> None:
     missing = sorted(rel for rel in expected if rel.startswith(f"{part}/") and rel not in staged)
     if missing:
-        raise ActionFailed(f"{len(missing)} file(s) process wrote are missing from the cache ({', '.join(missing[:5])}); "
-                           "nothing was uploaded: process the method again with --force")
+        raise ActionFailed(
+            f"{len(missing)} file(s) process wrote are missing from the cache ({', '.join(missing[:5])}); "
+            "nothing was uploaded: process the method again with --force"
+        )
 
 
 def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
@@ -115,15 +123,20 @@ def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
             names = zf.namelist()
             if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
                 return False
-            return all(io.sha256(data := zf.read(n)) == expected[f"{part}/{n}"]
-                       and not _decode_problem(f"{part}/{n}", data) for n in names)
+            return all(
+                io.sha256(data := zf.read(n)) == expected[f"{part}/{n}"] and not _decode_problem(f"{part}/{n}", data)
+                for n in names
+            )
     except (OSError, zipfile.BadZipFile, KeyError, ValueError):
         return False
 
 
 def _inputs_of(src: Path) -> list[list]:
-    return [[p.relative_to(src).as_posix(), p.stat().st_size, p.stat().st_mtime_ns]
-            for p in sorted(src.rglob("*")) if p.is_file()]
+    return [
+        [p.relative_to(src).as_posix(), p.stat().st_size, p.stat().st_mtime_ns]
+        for p in sorted(src.rglob("*"))
+        if p.is_file()
+    ]
 
 
 def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool, expected: Mapping[str, str]) -> Path:
@@ -139,8 +152,11 @@ def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool, expected:
     inputs = _inputs_of(src)
     stored, manifest = staging / name, staging / f"{name}.inputs.json"
     try:
-        if (stored.is_file() and json.loads(manifest.read_text(encoding="utf-8")) == inputs
-                and _zip_matches(stored, src.name, expected)):
+        if (
+            stored.is_file()
+            and json.loads(manifest.read_text(encoding="utf-8")) == inputs
+            and _zip_matches(stored, src.name, expected)
+        ):
             return stored
     except (OSError, ValueError):
         pass
@@ -293,8 +309,10 @@ class UploadFacts:
         c, root = self.cache, self.key_root
         expected = self.manifest
         if expected is None:
-            raise ActionFailed(f"{c.source_record} lists no digests of the cache's files; nothing was uploaded: "
-                               "process the method again with --force")
+            raise ActionFailed(
+                f"{c.source_record} lists no digests of the cache's files; nothing was uploaded: "
+                "process the method again with --force"
+            )
         staging = c.path / STAGING
         files: list[tuple[str, Path]] = []
         tables = sorted(c.results.glob("*.parquet"))
@@ -348,8 +366,7 @@ def _execute(ctx) -> str:
             report = publisher.publish(objects, last=objects[-1].key, lock=lock)
             verification = publisher.verify(objects)
     lines.append(
-        f"uploaded {len(report.sent)} object(s), skipped {len(report.skipped)} already in place, "
-        f"to {facts.destination}"
+        f"uploaded {len(report.sent)} object(s), skipped {len(report.skipped)} already in place, to {facts.destination}"
     )
     if report.aborted_multipart:
         lines.append(f"aborted {report.aborted_multipart} unfinished multipart upload(s) from an earlier run")
@@ -360,12 +377,21 @@ def _execute(ctx) -> str:
         f"{len(verification.missing)} missing, {len(verification.mismatched)} size/ETag mismatch"
     )
     if verification.extra:
-        lines.append(f"note: {len(verification.extra)} object(s) under the prefix are not in the plan: "
-                     + ", ".join(verification.extra))
+        lines.append(
+            f"note: {len(verification.extra)} object(s) under the prefix are not in the plan: "
+            + ", ".join(verification.extra)
+        )
     if not verification.ok:
-        raise ActionFailed("\n".join([*lines, "the store does not match the plan: "
-                                      + ", ".join((*verification.missing, *verification.mismatched))
-                                      + "; re-run the same command to repair"]))
+        raise ActionFailed(
+            "\n".join(
+                [
+                    *lines,
+                    "the store does not match the plan: "
+                    + ", ".join((*verification.missing, *verification.mismatched))
+                    + "; re-run the same command to repair",
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -425,8 +451,9 @@ def _unpublish(ctx) -> str:
     where = f"r2://{facts.bucket}/{facts.key_root}/"
     if not ctx.options.yes:
         if not sys.stdin.isatty():
-            raise ActionFailed(f"refusing to delete {len(keys)} object(s) under {where} without confirmation: "
-                               "pass --yes")
+            raise ActionFailed(
+                f"refusing to delete {len(keys)} object(s) under {where} without confirmation: pass --yes"
+            )
         click.confirm(f"Delete {len(keys)} object(s) under {where}?", abort=True)
     publisher = s3store.Publisher(s3store.make_client(), facts.bucket, facts.key_root)
     with s3lock.holding(publisher.client, facts.bucket, facts.key_root) as lock:
@@ -452,16 +479,33 @@ UPLOAD = Action(
     plan=_plan,
     execute=_execute,
     params=(
-        click.Option(["--method-metadata"], default=None, metavar="REF",
-                     help="info.py:VARIABLE or package.module:VARIABLE of the method to publish."),
-        click.Option(["--from-cache"], nargs=2, default=None, metavar="METHOD SUITE",
-                     help="Publish the cached method's metadata.yaml instead of an info.py."),
+        click.Option(
+            ["--method-metadata"],
+            default=None,
+            metavar="REF",
+            help="info.py:VARIABLE or package.module:VARIABLE of the method to publish.",
+        ),
+        click.Option(
+            ["--from-cache"],
+            nargs=2,
+            default=None,
+            metavar="METHOD SUITE",
+            help="Publish the cached method's metadata.yaml instead of an info.py.",
+        ),
         click.Option(["--no-upload-raw"], is_flag=True, help="Leave raw/ (raw.zip) out."),
-        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
-                     help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena)."),
+        click.Option(
+            ["--cache-root"],
+            default=None,
+            type=click.Path(file_okay=False),
+            help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena).",
+        ),
         click.Option(["--verified"], is_flag=True, help="Allow publishing metadata with verified=True."),
-        click.Option(["--expect-validation-protocol"], default=None, metavar="KEY",
-                     help="Refuse unless the declared protocol is this one (e.g. tabarena or 8x1)."),
+        click.Option(
+            ["--expect-validation-protocol"],
+            default=None,
+            metavar="KEY",
+            help="Refuse unless the declared protocol is this one (e.g. tabarena or 8x1).",
+        ),
     ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
     inputs=_inputs,
@@ -484,8 +528,12 @@ UNPUBLISH = Action(
         click.Option(["--yes"], is_flag=True, help="Delete without asking."),
         click.Option(["--bucket"], default=None, help="Bucket (default: cache_kwargs of the local metadata.yaml)."),
         click.Option(["--prefix"], default=None, help="Key prefix (default: cache_kwargs of the local metadata.yaml)."),
-        click.Option(["--cache-root"], default=None, type=click.Path(file_okay=False),
-                     help="Cache root holding the method's metadata.yaml."),
+        click.Option(
+            ["--cache-root"],
+            default=None,
+            type=click.Path(file_okay=False),
+            help="Cache root holding the method's metadata.yaml.",
+        ),
     ),
     target=lambda ctx: f"{ctx.options.method}@{ctx.options.suite}",
     arena="tabarena",

@@ -52,11 +52,15 @@ def _is_label_name(value: Any) -> bool:
 def _check_label_name(sa: dict, found: list[str]) -> None:
     """``label`` names the label column of the split's label files."""
     if "label" not in sa:
-        found.append("simulation_artifacts.label is missing: it names the label column of the split's label files "
-                     "(TabArena stops without it); record the task's target column name")
+        found.append(
+            "simulation_artifacts.label is missing: it names the label column of the split's label files "
+            "(TabArena stops without it); record the task's target column name"
+        )
     elif not _is_label_name(sa["label"]):
-        found.append("simulation_artifacts.label must name the label column, a string or an integer "
-                     f"(got {_described(sa['label'])})")
+        found.append(
+            "simulation_artifacts.label must name the label column, a string or an integer "
+            f"(got {_described(sa['label'])})"
+        )
 
 
 def _check_class_order(sa: dict, preds: dict, found: list[str]) -> None:
@@ -71,8 +75,10 @@ def _check_class_order(sa: dict, preds: dict, found: list[str]) -> None:
     want = 2 if pred.ndim == 1 else pred.shape[1]
     sized = isinstance(order, (list, tuple)) or (isinstance(order, np.ndarray) and order.ndim == 1)
     if not sized or len(order) != want:
-        found.append(f"simulation_artifacts.ordered_class_labels_transformed must list {want} classes, one per "
-                     f"column of the predictions (two for a 1-D prediction), or be None (got {_described(order)})")
+        found.append(
+            f"simulation_artifacts.ordered_class_labels_transformed must list {want} classes, one per "
+            f"column of the predictions (two for a 1-D prediction), or be None (got {_described(order)})"
+        )
 
 
 def _check_parts(preds: dict, labels: dict, problem_type: Any, found: list[str]) -> None:
@@ -148,8 +154,10 @@ def _prediction(sa: dict, part: str, framework: Any, found: list[str]):
     else:
         label, value = f"simulation_artifacts.pred_{part}", sa.get(f"pred_{part}")
         if value is None:
-            found.append(f"simulation_artifacts has no {part} prediction (pred_proba_dict_{part} or pred_{part}); "
-                         "processing needs one for every config result")
+            found.append(
+                f"simulation_artifacts has no {part} prediction (pred_proba_dict_{part} or pred_{part}); "
+                "processing needs one for every config result"
+            )
             return None
     if not _is_prediction(value):
         found.append(f"{label} must be a 1-D or 2-D numeric array (got {_described(value)})")
@@ -169,19 +177,25 @@ def _check_finite(label: str, pred, found: list[str]) -> None:
 
     infinite = int(np.count_nonzero(np.isinf(pred))) if pred.dtype.kind == "f" else 0
     if infinite:
-        found.append(f"{label} holds {infinite} infinite value{'s' if infinite > 1 else ''}: a model predicts "
-                     "finite numbers, and errors scored from it would be infinite or NaN; re-run the config")
+        found.append(
+            f"{label} holds {infinite} infinite value{'s' if infinite > 1 else ''}: a model predicts "
+            "finite numbers, and errors scored from it would be infinite or NaN; re-run the config"
+        )
 
 
 def _class_count(pred, part: str, problem_type: str, found: list[str]) -> int | None:
     """The classes a classification prediction has columns for (None for a binary 1-D one)."""
     if pred.ndim == 1:
         if problem_type == "multiclass":
-            found.append(f"simulation_artifacts: the multiclass {part} prediction must have a column per class "
-                         f"(got shape {pred.shape})")
+            found.append(
+                f"simulation_artifacts: the multiclass {part} prediction must have a column per class "
+                f"(got shape {pred.shape})"
+            )
         return None
     if pred.shape[1] < 2:
-        found.append(f"simulation_artifacts: the {part} prediction must have a column per class (got shape {pred.shape})")
+        found.append(
+            f"simulation_artifacts: the {part} prediction must have a column per class (got shape {pred.shape})"
+        )
         return None
     return int(pred.shape[1])
 
@@ -205,12 +219,16 @@ def _check_labels(y, key: str, classes: int | None, found: list[str]) -> None:
     if y is None:
         return
     if y.dtype.kind not in _CLASS_LABELS:
-        found.append(f"simulation_artifacts.{key} must hold class numbers (integers), as AutoGluon stores them "
-                     f"(got {y.dtype} values)")
+        found.append(
+            f"simulation_artifacts.{key} must hold class numbers (integers), as AutoGluon stores them "
+            f"(got {y.dtype} values)"
+        )
         return
     if classes is not None and y.size and (int(y.min()) < 0 or int(y.max()) >= classes):
-        found.append(f"simulation_artifacts.{key} holds class {int(y.max()) if y.max() >= classes else int(y.min())} "
-                     f"but the predictions have {classes} classes (0 .. {classes - 1})")
+        found.append(
+            f"simulation_artifacts.{key} holds class {int(y.max()) if y.max() >= classes else int(y.min())} "
+            f"but the predictions have {classes} classes (0 .. {classes - 1})"
+        )
 
 
 def _ids(sa: dict, key: str, labels, found: list[str]):
@@ -238,8 +256,10 @@ def _check_bag(bag: dict, pred_val, problem_type: Any, ids: dict, found: list[st
     """
     missing = [f"y_{part}_idx" for part in _PARTS if ids[part] is None]
     if missing:
-        found.append(f"simulation_artifacts has bag_info but no usable {' or '.join(missing)}; the bag's predictions "
-                     "are rebuilt by row id")
+        found.append(
+            f"simulation_artifacts has bag_info but no usable {' or '.join(missing)}; the bag's predictions "
+            "are rebuilt by row id"
+        )
         return
     val_idx = _positions_per_child(bag, found)
     if val_idx is None:
@@ -249,17 +269,21 @@ def _check_bag(bag: dict, pred_val, problem_type: Any, ids: dict, found: list[st
     usable, width = _val_width(bag, val_idx, pred_val, problem_type, len(ids["val"]), found)
     want = () if width is None else (width,)
     if usable and per_child_test is not None and per_child_test[0].shape[1:] != want:
-        found.append(f"simulation_artifacts.bag_info.{test_key}: each child's test prediction has shape "
-                     f"{per_child_test[0].shape}, where the validation predictions make it "
-                     f"{(len(ids['test']), *want)}")
+        found.append(
+            f"simulation_artifacts.bag_info.{test_key}: each child's test prediction has shape "
+            f"{per_child_test[0].shape}, where the validation predictions make it "
+            f"{(len(ids['test']), *want)}"
+        )
 
 
 def _positions_per_child(bag: dict, found: list[str]):
     """``val_idx_per_child``: a non-empty list of 1-D integer arrays, or None and a problem."""
     val_idx = bag.get("val_idx_per_child")
     if not isinstance(val_idx, (list, tuple)) or not val_idx or not all(map(_is_positions, val_idx)):
-        found.append("simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer "
-                     f"arrays (got {_described(val_idx)})")
+        found.append(
+            "simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer "
+            f"arrays (got {_described(val_idx)})"
+        )
         return None
     return val_idx
 
@@ -286,8 +310,10 @@ def _children_val_width(bag: dict, val_idx, rows: int, found: list[str]) -> tupl
     if children is None:
         return False, None
     if len(children) != len(val_idx) or any(len(c) != len(i) for c, i in zip(children, val_idx)):
-        found.append("simulation_artifacts.bag_info: pred_val_per_child must have one prediction per child, "
-                     "as many rows as that child's val_idx_per_child")
+        found.append(
+            "simulation_artifacts.bag_info: pred_val_per_child must have one prediction per child, "
+            "as many rows as that child's val_idx_per_child"
+        )
         return False, None
     _check_positions(val_idx, rows, found)
     return True, None if children[0].ndim == 1 else children[0].shape[1]
@@ -297,16 +323,21 @@ def _children(bag: dict, key: str, rows: int | None, found: list[str]):
     """``bag[key]``: a non-empty list of numeric arrays with the same columns (and ``rows`` rows each when given)."""
     value = bag.get(key)
     if not isinstance(value, (list, tuple)) or not value or not all(map(_is_prediction, value)):
-        found.append(f"simulation_artifacts.bag_info.{key} must be a non-empty list of 1-D or 2-D numeric arrays "
-                     f"(got {_described(value)})")
+        found.append(
+            f"simulation_artifacts.bag_info.{key} must be a non-empty list of 1-D or 2-D numeric arrays "
+            f"(got {_described(value)})"
+        )
         return None
     if any(c.shape[1:] != value[0].shape[1:] for c in value):
-        found.append(f"simulation_artifacts.bag_info.{key}: the children's predictions differ in columns "
-                     f"({', '.join(sorted({str(c.shape) for c in value}))})")
+        found.append(
+            f"simulation_artifacts.bag_info.{key}: the children's predictions differ in columns "
+            f"({', '.join(sorted({str(c.shape) for c in value}))})"
+        )
         return None
     if rows is not None and any(len(c) != rows for c in value):
-        found.append(f"simulation_artifacts.bag_info.{key}: every child must predict all {rows} test rows "
-                     "(one per y_test_idx)")
+        found.append(
+            f"simulation_artifacts.bag_info.{key}: every child must predict all {rows} test rows (one per y_test_idx)"
+        )
         return None
     _check_children_finite(f"simulation_artifacts.bag_info.{key}", value, found)
     return value
@@ -328,8 +359,10 @@ def _check_positions(val_idx, rows: int, found: list[str]) -> None:
     """Each child's validation positions fall within the ``rows`` validation rows."""
     for k, idx in enumerate(val_idx):
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= rows):
-            found.append(f"simulation_artifacts.bag_info.val_idx_per_child[{k}] holds positions outside the "
-                         f"{rows} validation rows")
+            found.append(
+                f"simulation_artifacts.bag_info.val_idx_per_child[{k}] holds positions outside the "
+                f"{rows} validation rows"
+            )
             return
 
 

@@ -43,29 +43,84 @@ def schema():
     import pyarrow as pa
 
     s, i, f, b = pa.string(), pa.int64(), pa.float64(), pa.bool_()
-    return pa.schema([
-        ("path", s), ("size", i), ("mtime_ns", i), ("sha256", s),
-        ("config_dir", s), ("task_dir", s), ("split_dir", s), ("dir_repeat", i), ("dir_fold", i),
-        ("method_prefix", s), ("framework", s), ("tid", i), ("dataset", s), ("repeat", i), ("fold", i),
-        ("sample", i), ("split_idx", i), ("problem_type", s), ("metric", s), ("metric_error", f),
-        ("metric_error_val", f), ("time_train_s", f), ("time_infer_s", f), ("num_cpus", i), ("num_gpus", f),
-        ("disk_usage", f), ("model_cls", s), ("model_type", s), ("ag_key", s), ("name_prefix", s),
-        ("name_suffix", s), ("has_method_metadata", b), ("has_sim_artifacts", b), ("is_legacy_layout", b),
-        ("num_bag_children", i), ("use_child_oof", b), ("child_oof", b), ("has_vp_record", b), ("vp_key", s),
-        ("vp_flavour", s), ("vp_num_bag_folds", i), ("vp_num_bag_sets", i), ("vp_child_oof", b),
-        ("vp_num_child_models", i), ("vp_protocol", s), ("vp_stored_key", s), ("test_not_close_pct", f),
-        ("val_not_close", b), ("val_not_close_pct", f), ("val_rows", i), ("test_rows", i), ("labels_digest", s), ("hyperparameters", s), ("method_hyperparameters", s),
-        ("problems", pa.list_(s)), ("unread", pa.list_(s)), ("error", s),
-    ])
+    return pa.schema(
+        [
+            ("path", s),
+            ("size", i),
+            ("mtime_ns", i),
+            ("sha256", s),
+            ("config_dir", s),
+            ("task_dir", s),
+            ("split_dir", s),
+            ("dir_repeat", i),
+            ("dir_fold", i),
+            ("method_prefix", s),
+            ("framework", s),
+            ("tid", i),
+            ("dataset", s),
+            ("repeat", i),
+            ("fold", i),
+            ("sample", i),
+            ("split_idx", i),
+            ("problem_type", s),
+            ("metric", s),
+            ("metric_error", f),
+            ("metric_error_val", f),
+            ("time_train_s", f),
+            ("time_infer_s", f),
+            ("num_cpus", i),
+            ("num_gpus", f),
+            ("disk_usage", f),
+            ("model_cls", s),
+            ("model_type", s),
+            ("ag_key", s),
+            ("name_prefix", s),
+            ("name_suffix", s),
+            ("has_method_metadata", b),
+            ("has_sim_artifacts", b),
+            ("is_legacy_layout", b),
+            ("num_bag_children", i),
+            ("use_child_oof", b),
+            ("child_oof", b),
+            ("has_vp_record", b),
+            ("vp_key", s),
+            ("vp_flavour", s),
+            ("vp_num_bag_folds", i),
+            ("vp_num_bag_sets", i),
+            ("vp_child_oof", b),
+            ("vp_num_child_models", i),
+            ("vp_protocol", s),
+            ("vp_stored_key", s),
+            ("test_not_close_pct", f),
+            ("val_not_close", b),
+            ("val_not_close_pct", f),
+            ("val_rows", i),
+            ("test_rows", i),
+            ("labels_digest", s),
+            ("hyperparameters", s),
+            ("method_hyperparameters", s),
+            ("problems", pa.list_(s)),
+            ("unread", pa.list_(s)),
+            ("error", s),
+        ]
+    )
 
 
 def unreadable_schema():
     """Columns of the ``unreadable`` table: where each unreadable file sits and why it failed."""
     import pyarrow as pa
 
-    return pa.schema([("path", pa.string()), ("config_dir", pa.string()), ("task_dir", pa.string()),
-                      ("split_dir", pa.string()), ("dir_repeat", pa.int64()), ("dir_fold", pa.int64()),
-                      ("reason", pa.string())])
+    return pa.schema(
+        [
+            ("path", pa.string()),
+            ("config_dir", pa.string()),
+            ("task_dir", pa.string()),
+            ("split_dir", pa.string()),
+            ("dir_repeat", pa.int64()),
+            ("dir_fold", pa.int64()),
+            ("reason", pa.string()),
+        ]
+    )
 
 
 class FileStat(NamedTuple):
@@ -92,8 +147,7 @@ class Walk(NamedTuple):
     problems: list[tuple[str, str]]
 
 
-def walk(data_dir: Path, known: Mapping[str, int] | None = None,
-         known_files: frozenset[str] = frozenset()) -> Walk:
+def walk(data_dir: Path, known: Mapping[str, int] | None = None, known_files: frozenset[str] = frozenset()) -> Walk:
     """Every results.pkl under ``data_dir`` (sorted by path), and the mtime of every directory seen.
 
     ``known`` maps a directory (relative, "" for ``data_dir``) to its mtime_ns when it was
@@ -149,8 +203,9 @@ def _children(known: Mapping[str, int]) -> dict[str, list[str]]:
     return children
 
 
-def _restat(root: str, rel: str, known_files: frozenset[str], found: list[FileStat],
-            problems: list[tuple[str, str]]) -> None:
+def _restat(
+    root: str, rel: str, known_files: frozenset[str], found: list[FileStat], problems: list[tuple[str, str]]
+) -> None:
     """The known results.pkl of an unchanged directory, stat'ed again (a rewrite in place changes the file only)."""
     result = f"{rel}/{RESULT_FILE}" if rel else RESULT_FILE
     if result in known_files:
@@ -175,13 +230,19 @@ def _list(root: str, rel: str, pending: list[str], found: list[FileStat], proble
             for entry in entries:
                 _entry(entry, prefix, pending, found, problems)
     except OSError as exc:
-        problems.append((rel or ".", f"directory cannot be listed ({exc.strerror or exc}); its results would "
-                                     "be missing: fix its permissions"))
+        problems.append(
+            (
+                rel or ".",
+                f"directory cannot be listed ({exc.strerror or exc}); its results would "
+                "be missing: fix its permissions",
+            )
+        )
     return len(problems) == before
 
 
-def _entry(entry: os.DirEntry, prefix: str, pending: list[str], found: list[FileStat],
-           problems: list[tuple[str, str]]) -> None:
+def _entry(
+    entry: os.DirEntry, prefix: str, pending: list[str], found: list[FileStat], problems: list[tuple[str, str]]
+) -> None:
     """Sort one directory entry: a directory to visit, a results.pkl to read, or a problem."""
     name = entry.name
     if name.startswith("."):
@@ -305,8 +366,13 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
                 tables.append(pa.Table.from_pylist([row], schema=schema()))
             except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
                 item = FileStat(row["path"], row["size"], row["mtime_ns"])
-                bad = {**_error_row(item, f"could not be recorded ({type(exc).__name__}: {reader._text(exc)})"),
-                       "path": item.path, "size": item.size, "mtime_ns": item.mtime_ns, "sha256": row.get("sha256")}
+                bad = {
+                    **_error_row(item, f"could not be recorded ({type(exc).__name__}: {reader._text(exc)})"),
+                    "path": item.path,
+                    "size": item.size,
+                    "mtime_ns": item.mtime_ns,
+                    "sha256": row.get("sha256"),
+                }
                 tables.append(pa.Table.from_pylist([bad], schema=schema()))
         return pa.concat_tables(tables)
 
@@ -342,7 +408,7 @@ def _changed(root: Path, items: Sequence[FileStat], digests: Sequence[str | None
 
 def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: bool | None, max_bytes: int):
@@ -439,6 +505,7 @@ def die_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
     if not armed:
+
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(0.5)
@@ -520,7 +587,11 @@ def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    meta = {**_cache_tag(data_dir), b"checks.dirs": json.dumps(cached.dirs).encode(), b"checks.token": cached.token.encode()}
+    meta = {
+        **_cache_tag(data_dir),
+        b"checks.dirs": json.dumps(cached.dirs).encode(),
+        b"checks.token": cached.token.encode(),
+    }
     try:
         with io.replacing(path) as tmp:
             pq.write_table(cached.table.replace_schema_metadata(meta), tmp, compression="zstd")
@@ -620,12 +691,20 @@ def build_index(
             "point it at the run's data/ folder"
         )
     changed = _changed_since(root, cached, cached_keys, set(files), max_bytes) if verify else set()
-    table, todo = _table(root, cached, cached_keys, files, changed,
-                         workers=workers, progress=progress, max_bytes=max_bytes)
+    table, todo = _table(
+        root, cached, cached_keys, files, changed, workers=workers, progress=progress, max_bytes=max_bytes
+    )
     cache_path, fingerprint = _stored(cache_path if write_cache else None, root, cached, table, dirs)
     good, errors = _split_errors(table, walk_problems)
-    return RawIndex(data_dir=root, table=good, errors=errors, decoded=len(todo), cache_path=cache_path,
-                    fingerprint=fingerprint, files=tuple(files))
+    return RawIndex(
+        data_dir=root,
+        table=good,
+        errors=errors,
+        decoded=len(todo),
+        cache_path=cache_path,
+        fingerprint=fingerprint,
+        files=tuple(files),
+    )
 
 
 def _keys(cached: _Cached | None) -> list[tuple[str, int, int]]:
@@ -640,13 +719,17 @@ def _changed_since(root: Path, cached: _Cached | None, cached_keys: list, wanted
     """The cached rows whose file kept its stat but not its content (see :func:`_changed`)."""
     if cached is None:
         return set()
-    reused = [(FileStat(*key), digest) for key, digest in zip(cached_keys, cached.table["sha256"].to_pylist())
-              if key in wanted]
+    reused = [
+        (FileStat(*key), digest)
+        for key, digest in zip(cached_keys, cached.table["sha256"].to_pylist())
+        if key in wanted
+    ]
     return _changed(root, [r[0] for r in reused], [r[1] for r in reused], max_bytes)
 
 
-def _table(root: Path, cached: _Cached | None, cached_keys: list, files: list[FileStat], changed: set[str],
-           **decode) -> tuple[Any, list[FileStat]]:
+def _table(
+    root: Path, cached: _Cached | None, cached_keys: list, files: list[FileStat], changed: set[str], **decode
+) -> tuple[Any, list[FileStat]]:
     """Every file's row (the cached rows still valid, the others decoded now) and the files decoded."""
     import pyarrow as pa
 
@@ -676,7 +759,9 @@ def _stored(cache_path: Path | None, root: Path, cached: _Cached | None, table, 
         return None, None
     content_changed = cached is None or table is not cached.table
     fingerprint = os.urandom(12).hex() if content_changed else cached.token
-    if (content_changed or dirs != cached.dirs) and not _write_cache(cache_path, _Cached(table, dirs, fingerprint), root):
+    if (content_changed or dirs != cached.dirs) and not _write_cache(
+        cache_path, _Cached(table, dirs, fingerprint), root
+    ):
         return None, None
     return cache_path, fingerprint
 

@@ -81,7 +81,7 @@ class Inference:
             return method
         prefix = self.name_prefix
         if prefix and framework.startswith(prefix):
-            return method + framework[len(prefix):]
+            return method + framework[len(prefix) :]
         return framework
 
     def config_default_for(self, method: str) -> str | None:
@@ -179,7 +179,8 @@ def _distinct(index: RawIndex) -> dict[str, tuple]:
     """Every :data:`_DISTINCT` list in one scan: ``list(DISTINCT col ORDER BY col)`` per field."""
     parts = [
         f"coalesce(list(DISTINCT {col} ORDER BY {col}) FILTER (WHERE {col} IS NOT NULL"
-        + (f" AND {cond}" if cond else "") + "), [])"
+        + (f" AND {cond}" if cond else "")
+        + "), [])"
         for col, cond in _DISTINCT.values()
     ]
     (row,) = index.query(f"SELECT {', '.join(parts)} FROM results")
@@ -188,7 +189,7 @@ def _distinct(index: RawIndex) -> dict[str, tuple]:
 
 def infer(index: RawIndex) -> Inference:
     """Every inference over ``index`` (one method's results, see :func:`tabarena_checks.raw.index.split_methods`)."""
-    (n_results, any_config, all_config, max_gpus, is_bag, n_tasks, no_vp), = index.query("""
+    ((n_results, any_config, all_config, max_gpus, is_bag, n_tasks, no_vp),) = index.query("""
         SELECT count(*), coalesce(bool_or(has_sim_artifacts), false), coalesce(bool_and(has_sim_artifacts), false),
                max(num_gpus), coalesce(bool_or(num_bag_children > 1), false), count(DISTINCT tid),
                count(*) FILTER (WHERE NOT has_vp_record)
@@ -198,8 +199,12 @@ def infer(index: RawIndex) -> Inference:
     lists = _distinct(index)
     frameworks, name_prefixes, keys = lists["frameworks"], lists["name_prefixes"], lists["validation_protocol_keys"]
     inferred_method = _single({"config": name_prefixes, "baseline": frameworks}.get(method_type, ()))
-    per_config = {f: int(n) for f, n in index.query(
-        "SELECT framework, count(*) FROM results WHERE framework IS NOT NULL GROUP BY 1 ORDER BY 1")}
+    per_config = {
+        f: int(n)
+        for f, n in index.query(
+            "SELECT framework, count(*) FROM results WHERE framework IS NOT NULL GROUP BY 1 ORDER BY 1"
+        )
+    }
     return Inference(
         **lists,
         method_type=method_type,
@@ -215,16 +220,24 @@ def infer(index: RawIndex) -> Inference:
         fold_histogram=_fold_histogram(index),
         n_results=int(n_results),
         n_tasks=int(n_tasks),
-        splits=tuple((int(r), int(f)) for r, f in index.query(
-            "SELECT DISTINCT repeat, fold FROM results WHERE repeat IS NOT NULL AND fold IS NOT NULL ORDER BY 1, 2")),
+        splits=tuple(
+            (int(r), int(f))
+            for r, f in index.query(
+                "SELECT DISTINCT repeat, fold FROM results WHERE repeat IS NOT NULL AND fold IS NOT NULL ORDER BY 1, 2"
+            )
+        ),
         results_per_config=per_config,
         missing_cells=_missing_cells(index),
         duplicates=_duplicates(index),
         fidelity=_fidelity(index),
         problems=_field_problems(index),
         unread=tuple(sorted(index.query("SELECT path, unnest(unread) FROM results WHERE len(unread) > 0"))),
-        tasks=tuple(index.query("SELECT dataset, arg_min(tid, path), arg_min(problem_type, path), arg_min(metric, path) "
-                                "FROM results WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset")),
+        tasks=tuple(
+            index.query(
+                "SELECT dataset, arg_min(tid, path), arg_min(problem_type, path), arg_min(metric, path) "
+                "FROM results WHERE dataset IS NOT NULL GROUP BY dataset ORDER BY dataset"
+            )
+        ),
         errors=index.errors,
     )
 
@@ -234,13 +247,20 @@ def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
     result that disagrees with its task's or task split's first (see :data:`_SPLIT_DIFFERS`), with its
     method's first on the name prefix (:data:`_PREFIX_DIFFERS`), or with the TabArena-v0.1 task table (name,
     problem type, metric) or another task of its method on the task's name (:data:`_SUITE_DIFFERS`)."""
-    return tuple(sorted(index.query(
-        "SELECT path, unnest(problems) FROM results WHERE len(problems) > 0") + index.query(
-        # TabArena places a result by its split_idx and its processing fails without it
-        "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
-        "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
-        "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL") + index.query(_SPLIT_DIFFERS)
-        + index.query(_PREFIX_DIFFERS) + index.query(_SUITE_DIFFERS)))
+    return tuple(
+        sorted(
+            index.query("SELECT path, unnest(problems) FROM results WHERE len(problems) > 0")
+            + index.query(
+                # TabArena places a result by its split_idx and its processing fails without it
+                "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
+                "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
+                "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL"
+            )
+            + index.query(_SPLIT_DIFFERS)
+            + index.query(_PREFIX_DIFFERS)
+            + index.query(_SUITE_DIFFERS)
+        )
+    )
 
 
 #: processing renames every config of a method by what follows one name prefix in its framework
@@ -325,9 +345,11 @@ _SPLIT_SHARES = {
 
 
 def _shared(scope: str, table: str, column: str, label: str, why: str) -> str:
-    return (f"SELECT path, '{label} is ''' || {column} || ''', but ' || first || ' of the same {scope} says ''' "
-            f"|| first_{column} || '''; every result of a {scope} must have the same {label} ({why}): correct "
-            f"{label}' FROM {table} WHERE {column} <> first_{column}")
+    return (
+        f"SELECT path, '{label} is ''' || {column} || ''', but ' || first || ' of the same {scope} says ''' "
+        f"|| first_{column} || '''; every result of a {scope} must have the same {label} ({why}): correct "
+        f"{label}' FROM {table} WHERE {column} <> first_{column}"
+    )
 
 
 #: processing stacks a task split's configs' predictions, scores them against the labels of the first (in path

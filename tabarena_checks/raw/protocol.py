@@ -95,8 +95,9 @@ def _parse_protocol(text: str, whole: str) -> dict:
         tiny = (int(match["tf"]), int(match["ts"]), int(match["tn"]))
         if tiny[0] < 2:
             raise _bad(whole, f"the tiny regime needs at least 2 folds (got {tiny[0]})")
-    return dict(folds=folds, sets=sets, tiny=tiny, task_specific=bool(match["task"]),
-                adapt_classes=bool(match["adapt"]))
+    return dict(
+        folds=folds, sets=sets, tiny=tiny, task_specific=bool(match["task"]), adapt_classes=bool(match["adapt"])
+    )
 
 
 def parse_key(text: object) -> ProtocolKey:
@@ -152,6 +153,4 @@ def resolve_expected(value: str) -> str:
     try:
         return parse_key(value).text
     except InputError as exc:
-        raise InputError(
-            f"--expect-validation-protocol: {exc} (or a name: {', '.join(OFFICIAL)})"
-        ) from None
+        raise InputError(f"--expect-validation-protocol: {exc} (or a name: {', '.join(OFFICIAL)})") from None

@@ -100,8 +100,11 @@ def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise RawFileError(path, f"is not a regular file (a {_file_kind(st.st_mode)}); a results.pkl must be "
-                                         "a file: replace it by the file itself")
+                raise RawFileError(
+                    path,
+                    f"is not a regular file (a {_file_kind(st.st_mode)}); a results.pkl must be "
+                    "a file: replace it by the file itself",
+                )
             if st.st_size > max_bytes:
                 raise RawFileError(path, f"file is {st.st_size} bytes, over the {max_bytes}-byte limit")
             data = _read_capped(file, st.st_size, max_bytes)
@@ -129,8 +132,13 @@ def _read_capped(file, size: int, cap: int) -> bytes:
 
 
 def _file_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+    for test, name in (
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
         if test(mode):
             return name
     return "special file"
@@ -180,8 +188,12 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
 #: ``info``; TabArena's runner records the config as generated (``hyperparameters``) and what it passed to the
 #: model's constructor and fit (``init_kwargs_extra``, ``fit_kwargs_extra``: its BeyondArena bundle puts
 #: preprocessing classes there). ``model_hyperparameters``, which processing writes out, is not among them.
-UNREAD_FIELDS = ("method_metadata.info", "method_metadata.hyperparameters", "method_metadata.init_kwargs_extra",
-                 "method_metadata.fit_kwargs_extra")
+UNREAD_FIELDS = (
+    "method_metadata.info",
+    "method_metadata.hyperparameters",
+    "method_metadata.init_kwargs_extra",
+    "method_metadata.fit_kwargs_extra",
+)
 
 
 def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, notes: list[str] | None = None) -> dict:
@@ -202,8 +214,11 @@ def unpickle(path: str | Path, payload: bytes, notes: list[str] | None = None) -
     if not isinstance(loaded.value, dict):
         raise RawFileError(path, f"holds a {type(loaded.value).__name__}, expected the dict of one result")
     if notes is not None:
-        notes.extend(f"{field} holds a {name}, which the reader does not load (it is read as None; processing "
-                     "never reads that field)" for field, name in loaded.unread)
+        notes.extend(
+            f"{field} holds a {name}, which the reader does not load (it is read as None; processing "
+            "never reads that field)"
+            for field, name in loaded.unread
+        )
     return loaded.value
 
 
@@ -216,8 +231,9 @@ def _load(path: str | Path, payload: bytes):
     except unpickler.UnpicklingRefused as exc:
         if exc.is_global:
             raise UnsafePickleError(path, exc.what) from None
-        raise RawFileError(path, f"refused {exc.what}; nothing from the file was run (regenerate "
-                                 "it with TabArena or delete it)") from None
+        raise RawFileError(
+            path, f"refused {exc.what}; nothing from the file was run (regenerate it with TabArena or delete it)"
+        ) from None
     except unpickler.GraphError as exc:
         raise RawFileError(path, f"{exc.field or 'the result'} {exc.reason}; refused") from None
     except RecursionError:
@@ -243,7 +259,13 @@ def _text(exc: BaseException) -> str:
 
 # --- validation protocol -------------------------------------------------------------------------
 
-_PROTOCOL_INTS = ("num_bag_folds", "num_bag_sets", "tiny_num_bag_folds", "tiny_num_bag_sets", "tiny_max_group_instances")
+_PROTOCOL_INTS = (
+    "num_bag_folds",
+    "num_bag_sets",
+    "tiny_num_bag_folds",
+    "tiny_num_bag_sets",
+    "tiny_max_group_instances",
+)
 
 
 def protocol_key(protocol: dict) -> str:
@@ -259,8 +281,11 @@ def protocol_key(protocol: dict) -> str:
 
     folds = count("num_bag_folds", 8, 2)
     sets = count("num_bag_sets", 1, 1)
-    tiny = (count("tiny_num_bag_folds", None, 2), count("tiny_num_bag_sets", None, 1),
-            count("tiny_max_group_instances", None, 0))
+    tiny = (
+        count("tiny_num_bag_folds", None, 2),
+        count("tiny_num_bag_sets", None, 1),
+        count("tiny_max_group_instances", None, 0),
+    )
     if any(v is None for v in tiny) and any(v is not None for v in tiny):
         raise ValueError(f"the three tiny_* fields must be set together or not at all (got {tiny})")
     parts = [f"{folds}x{sets}"]
@@ -458,7 +483,9 @@ class _Row:
             self.problems.append(f"{label} is too large for a float (got {_show(value)})")
             return None
         if _is_int(value) and not INT64_MIN <= int(value) <= INT64_MAX:  # TabArena's tables keep an int an int
-            self.problems.append(f"{label} is out of range (got {_show(value)}; a float or a 64-bit integer is expected)")
+            self.problems.append(
+                f"{label} is out of range (got {_show(value)}; a float or a 64-bit integer is expected)"
+            )
             return None
         value = number
         if math.isnan(value):
@@ -487,7 +514,13 @@ class _Row:
 def layout(rel: str | Path) -> dict[str, Any]:
     """What the path says: ``<config dir>/<task key>/<repeat>_<fold>/results.pkl`` (a string uses ``/``)."""
     parts = rel.split("/") if isinstance(rel, str) else rel.parts
-    out: dict[str, Any] = {"config_dir": None, "task_dir": None, "split_dir": None, "dir_repeat": None, "dir_fold": None}
+    out: dict[str, Any] = {
+        "config_dir": None,
+        "task_dir": None,
+        "split_dir": None,
+        "dir_repeat": None,
+        "dir_fold": None,
+    }
     if len(parts) >= 4:
         out.update(config_dir=parts[-4], task_dir=parts[-3], split_dir=parts[-2])
         match = SPLIT_DIR.match(parts[-2])
@@ -502,8 +535,14 @@ def _task_metadata(result: dict, row: _Row) -> tuple[dict, bool]:
     if tm is None:
         if any(k in result for k in ("dataset", "fold", "tid")):
             fold = result.get("fold")
-            return {"tid": result.get("tid"), "name": result.get("dataset"), "fold": fold, "repeat": 0,
-                    "sample": 0, "split_idx": fold}, True
+            return {
+                "tid": result.get("tid"),
+                "name": result.get("dataset"),
+                "fold": fold,
+                "repeat": 0,
+                "sample": 0,
+                "split_idx": fold,
+            }, True
         row.problems.append("task_metadata missing")
         return {}, False
     if not isinstance(tm, dict):
@@ -536,7 +575,9 @@ def _prediction(sa: dict, key: str, framework: str | None, row: _Row):
     if framework in preds:
         value = preds[framework]
     elif len(preds) == 1:
-        row.problems.append(f"simulation_artifacts.{key} is keyed {_show(next(iter(preds)))}, not the framework {framework!r}")
+        row.problems.append(
+            f"simulation_artifacts.{key} is keyed {_show(next(iter(preds)))}, not the framework {framework!r}"
+        )
         value = next(iter(preds.values()))
     else:
         row.problems.append(f"simulation_artifacts.{key} has no entry for framework {framework!r}")
@@ -548,8 +589,12 @@ def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
     """Rebuild the test and validation predictions from the bag children, like TabArena's loader."""
     import numpy as np
 
-    out: dict[str, Any] = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
-                           "val_not_close_pct": None}
+    out: dict[str, Any] = {
+        "num_bag_children": None,
+        "test_not_close_pct": None,
+        "val_not_close": None,
+        "val_not_close_pct": None,
+    }
     bag = sa.get("bag_info")
     if not isinstance(bag, dict):
         return out
@@ -610,8 +655,7 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
     except (IndexError, ValueError) as exc:
         row.problems.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
         return {}
-    return {"val_not_close": bool(bad.any()),
-            "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
+    return {"val_not_close": bool(bad.any()), "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
 
 
 def _child_positions(val_idx, per_child, y_val_idx, row: _Row) -> list | None:
@@ -672,9 +716,17 @@ def _val_not_close(stored, val_idx: list, per_child, n: int):
 
 def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
     record = result.get("validation_protocol")
-    out: dict[str, Any] = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "vp_num_bag_folds": None,
-                           "vp_num_bag_sets": None, "vp_child_oof": None, "vp_num_child_models": None,
-                           "vp_protocol": None, "vp_stored_key": None}
+    out: dict[str, Any] = {
+        "has_vp_record": False,
+        "vp_key": None,
+        "vp_flavour": None,
+        "vp_num_bag_folds": None,
+        "vp_num_bag_sets": None,
+        "vp_child_oof": None,
+        "vp_num_child_models": None,
+        "vp_protocol": None,
+        "vp_stored_key": None,
+    }
     if record is None:
         return out
     if not isinstance(record, dict):
@@ -767,15 +819,21 @@ def _check_config_entry(result: dict, mm: dict, row: _Row) -> None:
     if not mm or result.get("simulation_artifacts") is None:
         return  # a config without method_metadata is a problem of its own; a baseline has no entry
     if "model_type" not in mm:
-        row.problems.append("method_metadata.model_type is missing: processing renames the config's model type "
-                            "from it; record the model's ag_key")
+        row.problems.append(
+            "method_metadata.model_type is missing: processing renames the config's model type "
+            "from it; record the model's ag_key"
+        )
     if "model_hyperparameters" not in mm:
-        row.problems.append("method_metadata.model_hyperparameters is missing: processing takes the config's "
-                            "hyperparameters and model type from it; record the hyperparameters the config was fit with")
+        row.problems.append(
+            "method_metadata.model_hyperparameters is missing: processing takes the config's "
+            "hyperparameters and model type from it; record the hyperparameters the config was fit with"
+        )
     elif not isinstance(mm["model_hyperparameters"], dict):
-        row.problems.append(f"method_metadata.model_hyperparameters must be a dict of the config's hyperparameters "
-                            f"(got {_show(mm['model_hyperparameters'])}): processing writes it as the config's "
-                            "entry of configs_hyperparameters.json, which TabArena refuses to load otherwise")
+        row.problems.append(
+            f"method_metadata.model_hyperparameters must be a dict of the config's hyperparameters "
+            f"(got {_show(mm['model_hyperparameters'])}): processing writes it as the config's "
+            "entry of configs_hyperparameters.json, which TabArena refuses to load otherwise"
+        )
 
 
 def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
@@ -830,30 +888,44 @@ def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, An
     """Whether the result holds simulation artifacts, its validation error, and how faithfully the stored
     predictions reproduce its errors (``None`` without artifacts)."""
     sa = _simulation_artifacts(result, row)
-    out = {"has_sim_artifacts": sa is not None,
-           "metric_error_val": row.float_field(result, "metric_error_val", "metric_error_val", required=False)}
+    out = {
+        "has_sim_artifacts": sa is not None,
+        "metric_error_val": row.float_field(result, "metric_error_val", "metric_error_val", required=False),
+    }
     if "metric_error_val" in result and result["metric_error_val"] is None:  # TabArena takes float() of it
-        row.problems.append("metric_error_val is None: record the validation error, or remove the key to have "
-                            "it recomputed from the stored validation predictions")
+        row.problems.append(
+            "metric_error_val is None: record the validation error, or remove the key to have "
+            "it recomputed from the stored validation predictions"
+        )
     if sa is not None and "metric_error_val" not in result and v["metric"] not in RECOMPUTED_VAL:
         row.problems.append(
             f"metric_error_val missing: TabArena 0.1.0 recomputes it from the stored validation predictions with "
             f"AutoGluon's {v['metric']!r}, which the native engine reproduces for {', '.join(RECOMPUTED_VAL)} only; "
-            "add metric_error_val (the validation error of these predictions) to the result")
-    no_fidelity = {"num_bag_children": None, "test_not_close_pct": None, "val_not_close": None,
-                   "val_not_close_pct": None}
+            "add metric_error_val (the validation error of these predictions) to the result"
+        )
+    no_fidelity = {
+        "num_bag_children": None,
+        "test_not_close_pct": None,
+        "val_not_close": None,
+        "val_not_close_pct": None,
+    }
     out.update(artifacts.label_rows(sa))
     if sa is None:
         return {**out, **no_fidelity}
     _check_repeated_names(sa, v, row)
-    row.problems.extend(_guarded(row, "simulation_artifacts",
-                                 lambda: artifacts.problems(sa, v["framework"], v["problem_type"]), []))
+    row.problems.extend(
+        _guarded(row, "simulation_artifacts", lambda: artifacts.problems(sa, v["framework"], v["problem_type"]), [])
+    )
     return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity)}
 
 
 #: artifact fields that repeat one of the result's (TabArena 0.1.0 asserts each equal to it when present)
-_REPEATED = (("eval_metric", "metric"), ("metric", "metric"), ("problem_type", "problem_type"),
-             ("problem_type_transform", "problem_type"))
+_REPEATED = (
+    ("eval_metric", "metric"),
+    ("metric", "metric"),
+    ("problem_type", "problem_type"),
+    ("problem_type_transform", "problem_type"),
+)
 
 
 def _check_repeated_names(sa: dict, v: dict[str, Any], row: _Row) -> None:
@@ -865,8 +937,10 @@ def _check_repeated_names(sa: dict, v: dict[str, Any], row: _Row) -> None:
         value = sa[key]
         named = METRIC_ALIASES.get(value, value) if field == "metric" and isinstance(value, str) else value
         if not (isinstance(named, str) and named == v[field]):
-            row.problems.append(f"simulation_artifacts.{key} is {_show(value)} but the result's {field} is "
-                                f"{v[field]!r}: the artifacts are another task's or metric's; correct or remove {key}")
+            row.problems.append(
+                f"simulation_artifacts.{key} is {_show(value)} but the result's {field} is "
+                f"{v[field]!r}: the artifacts are another task's or metric's; correct or remove {key}"
+            )
 
 
 def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
@@ -879,12 +953,31 @@ def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
 
 
 #: the fields of a section that could not be read at all
-_METHOD_NONE = {"has_method_metadata": False, "model_cls": None, "model_type": None, "ag_key": None, "name_prefix": None,
-                "name_suffix": None, "num_cpus": None, "num_gpus": None, "disk_usage": None, "use_child_oof": None,
-                "hyperparameters": None, "method_hyperparameters": None}
-_PROTOCOL_NONE = {"has_vp_record": False, "vp_key": None, "vp_flavour": None, "vp_num_bag_folds": None,
-                  "vp_num_bag_sets": None, "vp_child_oof": None, "vp_num_child_models": None, "vp_protocol": None,
-                  "vp_stored_key": None}
+_METHOD_NONE = {
+    "has_method_metadata": False,
+    "model_cls": None,
+    "model_type": None,
+    "ag_key": None,
+    "name_prefix": None,
+    "name_suffix": None,
+    "num_cpus": None,
+    "num_gpus": None,
+    "disk_usage": None,
+    "use_child_oof": None,
+    "hyperparameters": None,
+    "method_hyperparameters": None,
+}
+_PROTOCOL_NONE = {
+    "has_vp_record": False,
+    "vp_key": None,
+    "vp_flavour": None,
+    "vp_num_bag_folds": None,
+    "vp_num_bag_sets": None,
+    "vp_child_oof": None,
+    "vp_num_child_models": None,
+    "vp_protocol": None,
+    "vp_stored_key": None,
+}
 
 
 def _guarded(row: _Row, field: str, read: Callable[[], T], default: T) -> T:
@@ -924,17 +1017,25 @@ def _split_consistency(v: dict[str, Any], row: _Row) -> None:
 
 
 #: fields no run can record below 0: errors (TabArena's are the distance to the metric's optimum), times, resources
-NON_NEGATIVE = {"metric_error": "metric_error", "metric_error_val": "metric_error_val", "time_train_s": "time_train_s",
-                "time_infer_s": "time_infer_s", "num_cpus": "method_metadata.num_cpus",
-                "num_gpus": "method_metadata.num_gpus", "disk_usage": "method_metadata.disk_usage"}
+NON_NEGATIVE = {
+    "metric_error": "metric_error",
+    "metric_error_val": "metric_error_val",
+    "time_train_s": "time_train_s",
+    "time_infer_s": "time_infer_s",
+    "num_cpus": "method_metadata.num_cpus",
+    "num_gpus": "method_metadata.num_gpus",
+    "disk_usage": "method_metadata.disk_usage",
+}
 
 
 def _negative_numbers(v: dict[str, Any], row: _Row) -> None:
     """A negative error, time or resource count would rank or plot as a real figure: it is a problem."""
     for field, label in NON_NEGATIVE.items():
         if v.get(field) is not None and v[field] < 0:
-            row.problems.append(f"{label} is negative (got {v[field]!r}); errors, times and resources are "
-                                "never below 0: record the value the run measured")
+            row.problems.append(
+                f"{label} is negative (got {v[field]!r}); errors, times and resources are "
+                "never below 0: record the value the run measured"
+            )
 
 
 def _name_prefix_consistency(v: dict[str, Any], row: _Row) -> None:
@@ -944,17 +1045,23 @@ def _name_prefix_consistency(v: dict[str, Any], row: _Row) -> None:
     if not v["has_sim_artifacts"] or v["is_legacy_layout"] or not framework:  # baselines keep the method's name
         return
     if not v["has_method_metadata"]:
-        row.problems.append("method_metadata is missing: processing renames a config to the method plus what "
-                            "follows method_metadata.name_prefix in its framework, so this config would lose its "
-                            "name; add method_metadata (as TabArena's runner records it)")
+        row.problems.append(
+            "method_metadata is missing: processing renames a config to the method plus what "
+            "follows method_metadata.name_prefix in its framework, so this config would lose its "
+            "name; add method_metadata (as TabArena's runner records it)"
+        )
     elif not prefix:
-        row.problems.append(f"method_metadata.name_prefix is {'missing' if prefix is None else 'empty'}: "
-                            "processing renames a config to the method plus "
-                            "what follows its name prefix in the framework; record the prefix the config was named with")
+        row.problems.append(
+            f"method_metadata.name_prefix is {'missing' if prefix is None else 'empty'}: "
+            "processing renames a config to the method plus "
+            "what follows its name prefix in the framework; record the prefix the config was named with"
+        )
     elif not framework.startswith(prefix):
-        row.problems.append(f"method_metadata.name_prefix {_show(prefix)} does not start the framework "
-                            f"{framework!r}: processing renames a config by what follows its name prefix; "
-                            "record the prefix the config was named with")
+        row.problems.append(
+            f"method_metadata.name_prefix {_show(prefix)} does not start the framework "
+            f"{framework!r}: processing renames a config by what follows its name prefix; "
+            "record the prefix the config was named with"
+        )
 
 
 def _split_idx_consistency(v: dict[str, Any], row: _Row) -> None:
@@ -963,13 +1070,19 @@ def _split_idx_consistency(v: dict[str, Any], row: _Row) -> None:
     repeat, fold, split_idx = v["repeat"] or 0, v["fold"], v["split_idx"]
     if fold is None or split_idx is None:
         return
-    fits = split_idx == fold if repeat == 0 else (split_idx - fold) % repeat == 0 and (split_idx - fold) // repeat > fold
+    fits = (
+        split_idx == fold if repeat == 0 else (split_idx - fold) % repeat == 0 and (split_idx - fold) // repeat > fold
+    )
     if not fits:
-        row.problems.append(f"task_metadata.split_idx is {split_idx}, which no number of folds gives for repeat "
-                            f"{repeat}, fold {fold} (split_idx = n_folds * repeat + fold): correct it")
+        row.problems.append(
+            f"task_metadata.split_idx is {split_idx}, which no number of folds gives for repeat "
+            f"{repeat}, fold {fold} (split_idx = n_folds * repeat + fold): correct it"
+        )
 
 
-def decode_row(path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+def decode_row(
+    path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> dict[str, Any]:
     """Read ``path`` safely and return its metadata row (``path`` relative to ``root`` when given)."""
     path = Path(path)
     try:

@@ -41,12 +41,17 @@ def read(path: str | Path) -> TaskTable:
     table = _load(Path(path))
     missing = [c for c in REQUIRED if c not in table.column_names]
     if missing:
-        raise InputError(f"{path}: task metadata has no column {', '.join(map(repr, missing))}; expected TabArena's "
-                         "task-metadata frame (TaskMetadataCollection.to_legacy_df(), one row per task with "
-                         "'dataset', 'tid' and 'problem_type')")
+        raise InputError(
+            f"{path}: task metadata has no column {', '.join(map(repr, missing))}; expected TabArena's "
+            "task-metadata frame (TaskMetadataCollection.to_legacy_df(), one row per task with "
+            "'dataset', 'tid' and 'problem_type')"
+        )
     rows: dict[str, dict[str, Any]] = {}
-    for i, row in enumerate(table.select([c for c in ("dataset", "tid", "problem_type", "eval_metric")
-                                          if c in table.column_names]).to_pylist()):
+    for i, row in enumerate(
+        table.select(
+            [c for c in ("dataset", "tid", "problem_type", "eval_metric") if c in table.column_names]
+        ).to_pylist()
+    ):
         _check_row(f"{path}: row {i + 1}", row, rows)
         rows[row["dataset"]] = row
     return TaskTable(str(path), table, rows)
@@ -60,8 +65,9 @@ def _check_row(where: str, row: dict[str, Any], seen: dict[str, Any]) -> None:
     if type(tid) is not int:
         raise InputError(f"{where} ({dataset}): 'tid' must be an integer task id (got {tid!r})")
     if problem not in PROBLEM_TYPES:
-        raise InputError(f"{where} ({dataset}): 'problem_type' must be one of {', '.join(PROBLEM_TYPES)} "
-                         f"(got {problem!r})")
+        raise InputError(
+            f"{where} ({dataset}): 'problem_type' must be one of {', '.join(PROBLEM_TYPES)} (got {problem!r})"
+        )
     if dataset in seen:
         raise InputError(f"{where}: task {dataset!r} has a row already; keep one row per task")
 
@@ -84,5 +90,7 @@ def _load(path: Path):
             return pcsv.read_csv(path)
         return pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"--task-metadata {path}: not a readable {'CSV' if path.suffix.lower() == '.csv' else 'parquet'} "
-                         f"file ({exc}); write it with TaskMetadataCollection.to_legacy_df().to_parquet(...)") from None
+        raise InputError(
+            f"--task-metadata {path}: not a readable {'CSV' if path.suffix.lower() == '.csv' else 'parquet'} "
+            f"file ({exc}); write it with TaskMetadataCollection.to_legacy_df().to_parquet(...)"
+        ) from None

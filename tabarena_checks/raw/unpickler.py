@@ -57,8 +57,9 @@ MAX_NDIM = 32
 #: nested this deep hashes in well under a megabyte of C stack; real results hold a few hundred
 FAST_TUPLES = 5_000
 #: datetime units numpy pickles in a dtype's state
-_TIME_UNITS = frozenset({b"Y", b"M", b"W", b"D", b"h", b"m", b"s", b"ms", b"us", b"ns", b"ps", b"fs", b"as",
-                         b"generic"})
+_TIME_UNITS = frozenset(
+    {b"Y", b"M", b"W", b"D", b"h", b"m", b"s", b"ms", b"us", b"ns", b"ps", b"fs", b"as", b"generic"}
+)
 #: the dtype descriptions numpy writes for plain (not structured) dtypes; sizes of strings must be positive
 _PLAIN_DTYPE = re.compile(r"(?:b1|[iu][1248]|f(?:2|4|8|12|16)|c(?:8|16|24|32)|O[48]?|[US][1-9]\d{0,8}|[Mm]8)")
 
@@ -269,14 +270,31 @@ def _real_dtype(value: Any, what: str) -> Any:
 
 def _allow_list() -> dict[tuple[str, str], str]:
     """(module, name) a pickle may name -> what it gets (resolved by :meth:`_Globals._resolve`)."""
-    out = {("numpy", "ndarray"): "ndarray", ("numpy", "dtype"): "dtype", ("_codecs", "encode"): "encode",
-           ("collections", "OrderedDict"): "OrderedDict", ("collections", "defaultdict"): "defaultdict"}
+    out = {
+        ("numpy", "ndarray"): "ndarray",
+        ("numpy", "dtype"): "dtype",
+        ("_codecs", "encode"): "encode",
+        ("collections", "OrderedDict"): "OrderedDict",
+        ("collections", "defaultdict"): "defaultdict",
+    }
     for pkg in ("numpy.core", "numpy._core"):
         out[(f"{pkg}.multiarray", "_reconstruct")] = "_reconstruct"
         out[(f"{pkg}.multiarray", "scalar")] = "scalar"
         out[(f"{pkg}.numeric", "_frombuffer")] = "_frombuffer"
-    for name in ("set", "frozenset", "list", "dict", "bytearray", "bytes", "tuple", "int", "float", "complex", "str",
-                 "bool"):
+    for name in (
+        "set",
+        "frozenset",
+        "list",
+        "dict",
+        "bytearray",
+        "bytes",
+        "tuple",
+        "int",
+        "float",
+        "complex",
+        "str",
+        "bool",
+    ):
         out[("builtins", name)] = out[("__builtin__", name)] = name
     out.update(CONTAINER_SUBCLASSES)
     return out
@@ -332,8 +350,9 @@ class _Globals:
             if args:
                 source = args[0]
                 if not isinstance(source, (list, tuple, set, frozenset, dict, str, bytes, bytearray)):
-                    raise UnpicklingRefused(f"{kind.__name__}({_brief(source)}) (only from a list, tuple, set, "
-                                            "dict, str or bytes)")
+                    raise UnpicklingRefused(
+                        f"{kind.__name__}({_brief(source)}) (only from a list, tuple, set, dict, str or bytes)"
+                    )
                 if len(args) == 2 and not (isinstance(source, str) and isinstance(args[1], str)):
                     raise UnpicklingRefused(f"{kind.__name__} with an encoding but no text")
                 self.charge(len(source), f"{kind.__name__}() copies")
@@ -435,8 +454,9 @@ class RestrictedUnpickler(pickle._Unpickler):
                     raise EOFError
                 budget.left -= 1
                 if budget.left < 0:
-                    raise UnpicklingRefused(f"a pickle of more than {budget.max_ops} opcodes (a result this large "
-                                            "is not a TabArena result)")
+                    raise UnpicklingRefused(
+                        f"a pickle of more than {budget.max_ops} opcodes (a result this large is not a TabArena result)"
+                    )
                 dispatch[key[0]](self)
         except pickle._Stop as stop:
             return stop.value
@@ -519,10 +539,32 @@ def _opcode_steps() -> list[int]:
     """
     # protocol-0 text opcodes other than GLOBAL, extensions, persistent ids and out-of-band buffers: real results
     # never hold them, and the careful loader reads (or refuses) them with its exact message
-    careful = {"INT", "LONG", "STRING", "UNICODE", "FLOAT", "GET", "PUT", "INST", "OBJ", "EXT1", "EXT2", "EXT4",
-               "PERSID", "BINPERSID", "NEXT_BUFFER", "READONLY_BUFFER", "POP_MARK", "DUP"}
-    lengths = {pickletools.TAKEN_FROM_ARGUMENT1: _LEN1, pickletools.TAKEN_FROM_ARGUMENT4: _LEN4,
-               pickletools.TAKEN_FROM_ARGUMENT4U: _LEN4, pickletools.TAKEN_FROM_ARGUMENT8U: _LEN8}
+    careful = {
+        "INT",
+        "LONG",
+        "STRING",
+        "UNICODE",
+        "FLOAT",
+        "GET",
+        "PUT",
+        "INST",
+        "OBJ",
+        "EXT1",
+        "EXT2",
+        "EXT4",
+        "PERSID",
+        "BINPERSID",
+        "NEXT_BUFFER",
+        "READONLY_BUFFER",
+        "POP_MARK",
+        "DUP",
+    }
+    lengths = {
+        pickletools.TAKEN_FROM_ARGUMENT1: _LEN1,
+        pickletools.TAKEN_FROM_ARGUMENT4: _LEN4,
+        pickletools.TAKEN_FROM_ARGUMENT4U: _LEN4,
+        pickletools.TAKEN_FROM_ARGUMENT8U: _LEN8,
+    }
     steps = [_CAREFUL] * 256
     for op in pickletools.opcodes:
         if op.name in careful:
@@ -570,16 +612,16 @@ def scan(payload: bytes) -> int | None:
         elif step == _LEN1:
             pos += 2 + payload[pos + 1] if pos + 1 < end else end
         elif step == _LEN4:
-            pos += 5 + int.from_bytes(payload[pos + 1:pos + 5], "little")
+            pos += 5 + int.from_bytes(payload[pos + 1 : pos + 5], "little")
         elif step == _LEN8:
-            pos += 9 + int.from_bytes(payload[pos + 1:pos + 9], "little")
+            pos += 9 + int.from_bytes(payload[pos + 1 : pos + 9], "little")
         elif step == _LINES:
             first = payload.find(b"\n", pos)
             pos = payload.find(b"\n", first + 1) + 1 if first >= 0 else 0
             if not pos:  # a line without its end: never step backwards
                 return None
         elif step == _LONG_PUT:
-            if int.from_bytes(payload[pos + 1:pos + 5], "little") > sum(seen):
+            if int.from_bytes(payload[pos + 1 : pos + 5], "little") > sum(seen):
                 return None
             pos += 5
         elif step == _STOP:
@@ -640,11 +682,14 @@ def _array_from_state(make: Callable, state: Any):
     shape, n, dtype, fortran, data = _array_state(state)
     if dtype.hasobject:
         if type(data) is not list or len(data) != n:
-            raise UnpicklingRefused(f"an object array of {n} element(s) from {_brief(data)} (object arrays are only "
-                                    "rebuilt from the list of their elements)")
+            raise UnpicklingRefused(
+                f"an object array of {n} element(s) from {_brief(data)} (object arrays are only "
+                "rebuilt from the list of their elements)"
+            )
     elif type(data) not in (bytes, bytearray) or len(data) != n * dtype.itemsize:
-        raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(data)} (it needs exactly "
-                                f"{n * dtype.itemsize} bytes)")
+        raise UnpicklingRefused(
+            f"a {dtype} array of shape {shape} from {_brief(data)} (it needs exactly {n * dtype.itemsize} bytes)"
+        )
     array = make(np.ndarray, (0,), b"b")
     array.__setstate__((1, shape, dtype, fortran, data))
     return array
@@ -684,8 +729,9 @@ def _dtype(desc: Any = None, align: Any = False, copy: Any = True) -> _PendingDt
     import numpy as np
 
     if type(desc) is not str or not _PLAIN_DTYPE.fullmatch(desc):
-        raise UnpicklingRefused(f"the dtype {_brief(desc)} (only plain numeric, bool, string, datetime and object "
-                                "dtypes)")
+        raise UnpicklingRefused(
+            f"the dtype {_brief(desc)} (only plain numeric, bool, string, datetime and object dtypes)"
+        )
     return _PendingDtype(np.dtype(desc, align=False, copy=True))
 
 
@@ -736,15 +782,18 @@ def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> _PendingArra
     import numpy as np
 
     if type(dtype) is not _PendingDtype or dtype.dtype.hasobject:
-        raise UnpicklingRefused(f"an array from a buffer with the dtype {_brief(dtype)} (object arrays are only "
-                                "rebuilt from the list of their elements)")
+        raise UnpicklingRefused(
+            f"an array from a buffer with the dtype {_brief(dtype)} (object arrays are only "
+            "rebuilt from the list of their elements)"
+        )
     dtype = dtype.dtype
     n = _shape(shape)
     if order not in ("C", "F"):
         raise UnpicklingRefused(f"an array order of {_brief(order)}")
     if type(buffer) not in (bytes, bytearray) or len(buffer) != n * dtype.itemsize:
-        raise UnpicklingRefused(f"a {dtype} array of shape {shape} from {_brief(buffer)} (it needs exactly "
-                                f"{n * dtype.itemsize} bytes)")
+        raise UnpicklingRefused(
+            f"a {dtype} array of shape {shape} from {_brief(buffer)} (it needs exactly {n * dtype.itemsize} bytes)"
+        )
     array = np.frombuffer(buffer, dtype=dtype)
     return _PendingArray(array=array if len(shape) == 1 else array.reshape(shape, order=order))
 
@@ -951,16 +1000,22 @@ def check_graph(root: Any, *, max_depth: int = MAX_DEPTH, max_expanded: int = MA
                 frames.append([child, iter(()), label, 0, 0])
                 raise GraphError(where(), f"is nested more than {max_depth} levels deep")
             if frame[3] > max_expanded:
-                raise GraphError(where(), f"expands to more than {max_expanded} objects through shared references "
-                                          "(a 'billion laughs' pickle)")
+                raise GraphError(
+                    where(),
+                    f"expands to more than {max_expanded} objects through shared references "
+                    "(a 'billion laughs' pickle)",
+                )
         else:
             frames.pop()
             obj, _, label, size, below = frame
             on_path.discard(id(obj))
             if size > max_expanded:
                 frames.append(frame)
-                raise GraphError(where(), f"expands to more than {max_expanded} objects through shared references "
-                                          "(a 'billion laughs' pickle)")
+                raise GraphError(
+                    where(),
+                    f"expands to more than {max_expanded} objects through shared references "
+                    "(a 'billion laughs' pickle)",
+                )
             done[id(obj)] = (size, below)
             keep.append(obj)
             if frames:

@@ -14,8 +14,10 @@ from typing import Any
 from checks import ChecksError, ConfigError
 from tabarena_checks.report import html_run
 
-PREVIEW_NOTE = ("checks inspect gates nothing: these are the verdicts `checks run process` would give on these "
-                "results with the same --method-metadata and rules.toml.")
+PREVIEW_NOTE = (
+    "checks inspect gates nothing: these are the verdicts `checks run process` would give on these "
+    "results with the same --method-metadata and rules.toml."
+)
 
 
 def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str, str]:
@@ -29,12 +31,21 @@ def preview(data_dir: str, metadata_ref: str | None, raw, method: str | None):
     from tabarena_checks.publish.process import ProcessOptions
 
     facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method, built_index=raw)
-    return gate_preview("process", facts, ProcessOptions(run_data_dir=data_dir, method_metadata=metadata_ref,
-                                                         method=method))
+    return gate_preview(
+        "process", facts, ProcessOptions(run_data_dir=data_dir, method_metadata=metadata_ref, method=method)
+    )
 
 
-def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods: Mapping[str, Any],
-          picked: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], unassigned: Sequence[Mapping[str, str]]) -> None:
+def write(
+    html_path: str,
+    data_dir: str,
+    metadata_ref: str | None,
+    raw,
+    methods: Mapping[str, Any],
+    picked: Mapping[str, Any],
+    reports: Sequence[Mapping[str, Any]],
+    unassigned: Sequence[Mapping[str, str]],
+) -> None:
     """The inspect report: every picked method's sections and the process rules' preview."""
     method = next(iter(picked)) if len(picked) == 1 and len(methods) > 1 else None
     gate = _gate_sections(data_dir, metadata_ref, raw, method)
@@ -42,10 +53,11 @@ def write(html_path: str, data_dir: str, metadata_ref: str | None, raw, methods:
     text = html_run.render(
         title=f"checks inspect: {data_dir}",
         subtitle=f"{raw.table.num_rows} readable result(s), {len(raw.errors)} unreadable; `checks run process` "
-                 f"{state}" + (f" (metadata {metadata_ref})" if metadata_ref else " (no --method-metadata given)"),
+        f"{state}" + (f" (metadata {metadata_ref})" if metadata_ref else " (no --method-metadata given)"),
         methods=[(rep, sub) for rep, sub in zip(reports, picked.values())],
         record_note="The record `checks run process` would append (not written: inspect gates nothing).",
-        unreadable=unassigned, **gate,
+        unreadable=unassigned,
+        **gate,
     )
     html_run.write(html_path, text)
 
@@ -65,8 +77,12 @@ def _gate_sections(data_dir: str, metadata_ref: str | None, raw, method: str | N
         out["verdict_note"] = f"the process rules could not be evaluated: {exc}"
         return out
     verdicts = list(seen.verdicts)
-    out.update(verdicts=verdicts, record=seen.record, explanations=_explanations(seen.rules, verdicts),
-               waivers=html_run.waivers_of(seen.ctx, seen.record))
+    out.update(
+        verdicts=verdicts,
+        record=seen.record,
+        explanations=_explanations(seen.rules, verdicts),
+        waivers=html_run.waivers_of(seen.ctx, seen.record),
+    )
     return out
 
 
@@ -89,14 +105,21 @@ def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> N
         prefix = index.method or (inference.methods[0] if len(inference.methods) == 1 else "")
         methods.append((report.method_report(prefix, inference, metadata, ctx.today), index))
     outcome = record.get("outcome", "")
-    html_run.write(ctx.options.html, html_run.render(
-        title=f"checks run process: {ctx.target}",
-        subtitle=f"outcome: {outcome}; {sum(v.blocks for v in ctx.verdicts)} blocking verdict(s); "
-                 f"raw data {ctx.options.run_data_dir}",
-        methods=methods, verdicts=ctx.verdicts, explanations=_explanations(rules, ctx.verdicts), record=record,
-        verdict_note=problem, record_note="Appended to the decision log of this run.",
-        waivers=html_run.waivers_of(ctx, record),
-    ))
+    html_run.write(
+        ctx.options.html,
+        html_run.render(
+            title=f"checks run process: {ctx.target}",
+            subtitle=f"outcome: {outcome}; {sum(v.blocks for v in ctx.verdicts)} blocking verdict(s); "
+            f"raw data {ctx.options.run_data_dir}",
+            methods=methods,
+            verdicts=ctx.verdicts,
+            explanations=_explanations(rules, ctx.verdicts),
+            record=record,
+            verdict_note=problem,
+            record_note="Appended to the decision log of this run.",
+            waivers=html_run.waivers_of(ctx, record),
+        ),
+    )
     import click
 
     click.echo(f"HTML report: {ctx.options.html}", err=True)

@@ -30,18 +30,41 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 
 @click.command("inspect")
 @click.argument("run_data_dir", metavar="RUN_DATA_DIR")
-@click.option("--method-metadata", "method_metadata", default=None, metavar="REF",
-              help="Compare with this MethodMetadata: path/to/info.py:VARIABLE or package.module:VARIABLE.")
+@click.option(
+    "--method-metadata",
+    "method_metadata",
+    default=None,
+    metavar="REF",
+    help="Compare with this MethodMetadata: path/to/info.py:VARIABLE or package.module:VARIABLE.",
+)
 @click.option("--format", "output_format", type=click.Choice(["human", "json"]), default="human", show_default=True)
-@click.option("--method", "method", default=None, metavar="PREFIX",
-              help="Inspect only this method when the directory holds several (its config-dir prefix).")
-@click.option("--cache-dir", default=None, metavar="DIR",
-              help="Where to keep the index cache (default: one directory per data directory in your cache "
-              "directory, $CHECKS_CACHE_DIR or $XDG_CACHE_HOME/arena-checks).")
-@click.option("--c1-only", "c1_only", is_flag=True,
-              help="Infer config_default of an HPO method from its default (_c1_) config, not only for single-config runs.")
-@click.option("--html", "html_path", default=None, metavar="FILE",
-              help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.")
+@click.option(
+    "--method",
+    "method",
+    default=None,
+    metavar="PREFIX",
+    help="Inspect only this method when the directory holds several (its config-dir prefix).",
+)
+@click.option(
+    "--cache-dir",
+    default=None,
+    metavar="DIR",
+    help="Where to keep the index cache (default: one directory per data directory in your cache "
+    "directory, $CHECKS_CACHE_DIR or $XDG_CACHE_HOME/arena-checks).",
+)
+@click.option(
+    "--c1-only",
+    "c1_only",
+    is_flag=True,
+    help="Infer config_default of an HPO method from its default (_c1_) config, not only for single-config runs.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    default=None,
+    metavar="FILE",
+    help="Also write a self-contained HTML report (heatmap, plots, the process rules' verdicts) to FILE.",
+)
 @progress.quiet_option("Draw no progress bar (the report is printed whole).")
 def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, c1_only, html_path):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
@@ -64,8 +87,13 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
         html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
         click.echo(f"HTML report: {html_path}", err=True)
     if output_format == "json":
-        click.echo(json.dumps({"version": 1, "data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
-                              indent=2, default=str))
+        click.echo(
+            json.dumps(
+                {"version": 1, "data_dir": str(run_data_dir), "methods": reports, "unreadable": unassigned},
+                indent=2,
+                default=str,
+            )
+        )
     else:
         _echo_human(run_data_dir, reports, unassigned)
 

@@ -39,8 +39,12 @@ def snippet(inference: Any, metadata: MethodMetadata | None, today: dt.date) -> 
         why = "results mix configs and baselines" if kind == "mixed" else "no single method name in the raw results"
         return None, why
     constructor = "system" if metadata is not None and metadata.is_system else kind
-    args = [f"    method={_py(method)},", _suite_line(method, metadata, today), *_kind_lines(inference, metadata, method),
-            f"    compute={_py(inference.compute)},"]
+    args = [
+        f"    method={_py(method)},",
+        _suite_line(method, metadata, today),
+        *_kind_lines(inference, metadata, method),
+        f"    compute={_py(inference.compute)},",
+    ]
     if inference.validation_protocol is not None:
         args.append(f"    validation_protocol={_py(inference.validation_protocol)},")
     head = f"{_variable(method, metadata)} = MethodMetadata.{constructor}("
@@ -53,8 +57,10 @@ def _suite_line(method: str, metadata: MethodMetadata | None, today: dt.date) ->
     """The declared suite when it is one of its own, else a dated one to rename."""
     if metadata is not None and metadata.suite and metadata.suite != metadata.method:
         return f"    suite={_py(metadata.suite)},"
-    return (f"    suite={_py(f'{method}-{today:%Y-%m}')},  # required: an explicit suite distinct from "
-            f"method (it defaults to method); name the artifact set, e.g. by date")
+    return (
+        f"    suite={_py(f'{method}-{today:%Y-%m}')},  # required: an explicit suite distinct from "
+        f"method (it defaults to method); name the artifact set, e.g. by date"
+    )
 
 
 def _kind_lines(inference: Any, metadata: MethodMetadata | None, method: str) -> list[str]:
@@ -71,8 +77,11 @@ def _kind_lines(inference: Any, metadata: MethodMetadata | None, method: str) ->
 
 def _variable(method: str, metadata: MethodMetadata | None) -> str:
     """The declared variable name, else one made from the method name (a Python identifier)."""
-    variable = (metadata.variable if metadata is not None and metadata.variable else
-                re.sub(r"\W+", "_", method).strip("_").lower() or "method")
+    variable = (
+        metadata.variable
+        if metadata is not None and metadata.variable
+        else re.sub(r"\W+", "_", method).strip("_").lower() or "method"
+    )
     return f"m_{variable}" if variable[0].isdigit() else variable
 
 
@@ -86,12 +95,16 @@ def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
     from checks import Outcome, filecheck
     from tabarena_checks.metadata.precommit import ACTION, InfoFacts
 
-    subject = filecheck.Subject(metadata.source or "info.py", InfoFacts(metadata),
-                                target=f"{metadata.method}@{metadata.effective_suite}")
+    subject = filecheck.Subject(
+        metadata.source or "info.py", InfoFacts(metadata), target=f"{metadata.method}@{metadata.effective_suite}"
+    )
     report = filecheck.judge(ACTION, [subject])
-    return [{"rule": v.code, "name": v.name, "message": f.message}
-            for v in report.verdicts if v.outcome in (Outcome.FAILED, Outcome.CRASHED) and not v.code.startswith("CK")
-            for f in v.findings]
+    return [
+        {"rule": v.code, "name": v.name, "message": f.message}
+        for v in report.verdicts
+        if v.outcome in (Outcome.FAILED, Outcome.CRASHED) and not v.code.startswith("CK")
+        for f in v.findings
+    ]
 
 
 def _inferred(inference: Any, method: str | None) -> dict[str, Any]:
@@ -106,7 +119,9 @@ def _inferred(inference: Any, method: str | None) -> dict[str, Any]:
         "name_prefix": inference.name_prefix,
         "frameworks": list(inference.frameworks),
         "raw_config_default": inference.raw_config_default,
-        "config_default": inference.config_default_for(method) if method and inference.method_type == "config" else None,
+        "config_default": inference.config_default_for(method)
+        if method and inference.method_type == "config"
+        else None,
         "validation_protocol": inference.validation_protocol,
         "validation_protocol_keys": list(inference.validation_protocol_keys),
         "validation_flavours": list(inference.validation_flavours),
@@ -124,8 +139,14 @@ def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, 
         "fold_histogram": [[label, n] for label, n in inference.fold_histogram],
         "coverage": _coverage(inference),
         "fidelity": [
-            {"dataset": i.dataset, "split_idx": i.split_idx, "framework": i.framework, "kind": i.kind,
-             "pct": i.pct, "path": i.path}
+            {
+                "dataset": i.dataset,
+                "split_idx": i.split_idx,
+                "framework": i.framework,
+                "kind": i.kind,
+                "pct": i.pct,
+                "path": i.path,
+            }
             for i in inference.fidelity
         ],
         "problems": [{"path": p, "message": m} for p, m in inference.problems],
@@ -162,9 +183,11 @@ def _metadata_part(metadata: MethodMetadata | None, inference: Any) -> dict[str,
     without metadata)."""
     if metadata is None:
         return {"metadata": None, "comparison": None, "metadata_problems": None}
-    return {"metadata": {"source": metadata.source, "variable": metadata.variable},
-            "comparison": [row.as_dict() for row in compare.rows(metadata, inference)],
-            "metadata_problems": metadata_problems(metadata)}
+    return {
+        "metadata": {"source": metadata.source, "variable": metadata.variable},
+        "comparison": [row.as_dict() for row in compare.rows(metadata, inference)],
+        "metadata_problems": metadata_problems(metadata),
+    }
 
 
 def _some(items: list, render) -> list[str]:
@@ -206,8 +229,12 @@ def _inferred_lines(inf: dict[str, Any]) -> list[str]:
     else:
         protocol = "several: " + ", ".join(inf["validation_protocol_keys"])
     fields = [
-        ("method", inf["method"]), ("method_type", inf["method_type"]), ("ag_key", inf["ag_key"]),
-        ("compute", inf["compute"]), ("is_bag", inf["is_bag"]), ("can_hpo", inf["can_hpo"]),
+        ("method", inf["method"]),
+        ("method_type", inf["method_type"]),
+        ("ag_key", inf["ag_key"]),
+        ("compute", inf["compute"]),
+        ("is_bag", inf["is_bag"]),
+        ("can_hpo", inf["can_hpo"]),
         ("config_default", inf["config_default"] or "- (only inferred for a single config)"),
         ("validation_protocol", protocol),
         ("flavours", ", ".join(inf["validation_flavours"]) or "-"),
@@ -218,19 +245,28 @@ def _inferred_lines(inf: dict[str, Any]) -> list[str]:
 def _data_lines(rep: dict[str, Any]) -> list[str]:
     """Counts, results per config, folds, coverage, fidelity, field problems and unreadable files."""
     counts, cov = rep["counts"], rep["coverage"]
-    out = [f"  tasks: {counts['tasks']}, datasets: {len(counts['datasets'])}, splits: "
-           f"{' '.join(counts['splits']) or '-'}; problem types: {', '.join(counts['problem_types']) or '-'}; "
-           f"metrics: {', '.join(counts['metrics']) or '-'}", "  results per config:"]
+    out = [
+        f"  tasks: {counts['tasks']}, datasets: {len(counts['datasets'])}, splits: "
+        f"{' '.join(counts['splits']) or '-'}; problem types: {', '.join(counts['problem_types']) or '-'}; "
+        f"metrics: {', '.join(counts['metrics']) or '-'}",
+        "  results per config:",
+    ]
     out += _some(list(counts["results_per_config"].items()), lambda kv: f"{kv[0]}: {kv[1]}")
     out.append("  fold histogram:" + ("" if rep["fold_histogram"] else " - (no validation-protocol record)"))
     out += _some(rep["fold_histogram"], lambda kv: f"{kv[0]}: {kv[1]}")
     missing, dups = cov["missing_cells"], cov["duplicates"]
     out.append(f"  coverage: {len(missing)} missing (config, task, split) cell(s), {len(dups)} duplicate(s)")
     out += _some(missing, lambda c: f"missing {c['config']} task {c['task']} split {c['split']}")
-    out += _some(dups, lambda d: f"duplicate {d['config']} task {d['task']} split {d['split']}: {', '.join(d['paths'])}")
+    out += _some(
+        dups, lambda d: f"duplicate {d['config']} task {d['task']} split {d['split']}: {', '.join(d['paths'])}"
+    )
     out.append(f"  prediction fidelity (test rtol 5e-4, val rtol 1e-5): {len(rep['fidelity'])} result(s) not close")
-    out += _some(rep["fidelity"], lambda i: f"{i['kind']} {i['dataset']} split {i['split_idx']} {i['framework']}: "
-                                            f"{i['pct']:.3f}% of rows ({i['path']})")
+    out += _some(
+        rep["fidelity"],
+        lambda i: (
+            f"{i['kind']} {i['dataset']} split {i['split_idx']} {i['framework']}: {i['pct']:.3f}% of rows ({i['path']})"
+        ),
+    )
     out.append(f"  result field problems: {len(rep['problems'])}")
     out += _some(rep["problems"], lambda p: f"{p['path']}: {p['message']}")
     out.append(f"  unreadable files: {len(rep['unreadable'])}")
@@ -243,11 +279,15 @@ def _comparison_lines(rep: dict[str, Any]) -> list[str]:
     if rep["comparison"] is None:
         return []
     rows = [["FIELD", "INFERRED (raw)", "DECLARED", "STATUS", "SEVERITY"]]
-    rows += [[r["field"], repr(r["inferred"]), repr(r["declared"]), r["status"], r["severity"]]
-             for r in rep["comparison"]]
+    rows += [
+        [r["field"], repr(r["inferred"]), repr(r["declared"]), r["status"], r["severity"]] for r in rep["comparison"]
+    ]
     failing = [r for r in rep["comparison"] if r["status"] != "ok" and r["severity"] == "error"]
-    verdict = (f"  {len(failing)} error row(s): `checks run process` would fail on "
-               f"{', '.join(r['field'] for r in failing)} unless a waiver or an inline suppression excuses it "
-               f"(a report applies neither; `checks run process --dry-run` does)" if failing else
-               "  no error rows (warn and info rows never block)")
+    verdict = (
+        f"  {len(failing)} error row(s): `checks run process` would fail on "
+        f"{', '.join(r['field'] for r in failing)} unless a waiver or an inline suppression excuses it "
+        f"(a report applies neither; `checks run process --dry-run` does)"
+        if failing
+        else "  no error rows (warn and info rows never block)"
+    )
     return [f"  compared with {rep['metadata']['source']}:", *_table(rows), verdict]

@@ -101,8 +101,11 @@ def method_not_suite(ctx, md):
     if md.effective_suite != md.method:
         return
     how = "is set to the method name" if "suite" in md.declared else "defaults to `method` when left unset"
-    yield at(md, f"method == suite (both {md.method!r}): set an explicit, distinct `suite` (it {how})",
-             "suite" if "suite" in md.declared else None)
+    yield at(
+        md,
+        f"method == suite (both {md.method!r}): set an explicit, distinct `suite` (it {how})",
+        "suite" if "suite" in md.declared else None,
+    )
 
 
 @rule(
@@ -195,8 +198,12 @@ def system_declared_as_system(ctx, md):
     """A method with ``method_class='system'`` cannot be a config: declare it with ``MethodMetadata.system(...)``."""
     if md.method_class != "system" or md.method_type != "config":
         return
-    yield at(md, "method_class='system' with method_type='config': a system's results are recorded as a "
-                 "baseline; declare it with MethodMetadata.system(...)", "method_class")
+    yield at(
+        md,
+        "method_class='system' with method_type='config': a system's results are recorded as a "
+        "baseline; declare it with MethodMetadata.system(...)",
+        "method_class",
+    )
 
 
 _CONFIG_ONLY = ("ag_key", "model_key", "config_default", "name_suffix")
@@ -218,8 +225,11 @@ def non_config_fields(ctx, md):
         return
     for name in _CONFIG_ONLY:
         if getattr(md, name) is not None:
-            yield at(md, f"{name!r} is only for configs; remove it from this {md.method_type} "
-                         f"(got {getattr(md, name)!r})", name)
+            yield at(
+                md,
+                f"{name!r} is only for configs; remove it from this {md.method_type} (got {getattr(md, name)!r})",
+                name,
+            )
     for name in ("can_hpo", "is_bag"):
         if getattr(md, name) is True:
             yield at(md, f"{name}=True is only for configs; remove it from this {md.method_type}", name)
@@ -255,16 +265,23 @@ def _local_cache_problems(md: MethodMetadata, kwargs: dict):
     """A local cache has no bucket or prefix; the finding points at whichever field the author wrote."""
     present = [k for k in ("bucket", "prefix") if k in kwargs]
     if present:
-        yield at(md, f"cache_type 'local' cannot have {' and '.join(present)} in cache_kwargs; "
-                     f"set cache_type='r2' or remove them", "cache_type" if md.cache_type else "cache_kwargs")
+        yield at(
+            md,
+            f"cache_type 'local' cannot have {' and '.join(present)} in cache_kwargs; "
+            f"set cache_type='r2' or remove them",
+            "cache_type" if md.cache_type else "cache_kwargs",
+        )
 
 
 def _remote_cache_problems(md: MethodMetadata, kind: str, kwargs: dict):
     """An r2/s3 cache needs a bucket and a prefix, each a finding of its own."""
     for key in ("bucket", "prefix"):
         if not kwargs.get(key):
-            yield at(md, f"cache_type {kind!r} needs cache_kwargs[{key!r}]; cache_kwargs is missing {key!r}",
-                     "cache_kwargs" if md.cache_kwargs else "cache_type")
+            yield at(
+                md,
+                f"cache_type {kind!r} needs cache_kwargs[{key!r}]; cache_kwargs is missing {key!r}",
+                "cache_kwargs" if md.cache_kwargs else "cache_type",
+            )
 
 
 def _bad_values(md: MethodMetadata):
@@ -291,7 +308,10 @@ def _bad_combinations(md: MethodMetadata):
     if md.name is not None and md.name_suffix is not None:
         yield "name_suffix", "'name' and 'name_suffix' are mutually exclusive; keep one"
     if md.validation_protocol is not None and not isinstance(md.validation_protocol, str):
-        yield "validation_protocol", f"'validation_protocol' must be a key string like '8x1' (got {md.validation_protocol!r})"
+        yield (
+            "validation_protocol",
+            f"'validation_protocol' must be a key string like '8x1' (got {md.validation_protocol!r})",
+        )
 
 
 @rule(
@@ -346,9 +366,13 @@ def legacy_s3_not_reprocessed(ctx, md):
     """Results are not processed under a declaration whose cache is the legacy public S3 store (``cache_type='s3'``)."""
     if md.effective_cache_type != "s3":
         return
-    yield at(md, f"'{md.method}' (suite {md.effective_suite!r}) declares the legacy s3 cache, kept so hosted "
-                 f"artifacts stay loadable; process a rerun under its own declaration with its own suite and "
-                 f"cache_type='r2' (cache_kwargs={{'bucket': ..., 'prefix': ...}})", "cache_type")
+    yield at(
+        md,
+        f"'{md.method}' (suite {md.effective_suite!r}) declares the legacy s3 cache, kept so hosted "
+        f"artifacts stay loadable; process a rerun under its own declaration with its own suite and "
+        f"cache_type='r2' (cache_kwargs={{'bucket': ..., 'prefix': ...}})",
+        "cache_type",
+    )
 
 
 @rule(
@@ -394,71 +418,140 @@ def _mismatch(md, inference, field: str, only_declared: bool = False):
 PUBLISHING_GATES = ("TA104", "TA106", "TA107")
 
 
-def _mismatch_rule(code: str, name: str, field: str, severity: Severity, summary: str, why: str,
-                   example_fail: str, example_pass: str, only_declared: bool = False):
+def _mismatch_rule(
+    code: str,
+    name: str,
+    field: str,
+    severity: Severity,
+    summary: str,
+    why: str,
+    example_fail: str,
+    example_pass: str,
+    only_declared: bool = False,
+):
     @needs(declared_metadata, single_method_inference)
     def check(ctx, md, inference):
         return _mismatch(md, inference, field, only_declared)
 
     check.__doc__ = summary
-    return rule(code, name, actions=RAW_ACTIONS, severity=severity, why=why, inline=code not in PUBLISHING_GATES,
-                example_fail=example_fail, example_pass=example_pass)(check)
+    return rule(
+        code,
+        name,
+        actions=RAW_ACTIONS,
+        severity=severity,
+        why=why,
+        inline=code not in PUBLISHING_GATES,
+        example_fail=example_fail,
+        example_pass=example_pass,
+    )(check)
 
 
 method_name = _mismatch_rule(
-    "TA102", "method-name", "method", Severity.WARNING,
+    "TA102",
+    "method-name",
+    "method",
+    Severity.WARNING,
     "The declared ``method`` differs from the name the raw results carry (warn only).",
     "Raw configs are named after the model class, often with a TA- prefix that processing "
     "renames away; a different base name is worth a look but not a blocker.",
-    'raw name prefix "TA-Nori", info.py method="Nori"', 'raw name prefix "Nori", info.py method="Nori"')
+    'raw name prefix "TA-Nori", info.py method="Nori"',
+    'raw name prefix "Nori", info.py method="Nori"',
+)
 method_type = _mismatch_rule(
-    "TA103", "method-type", "method_type", Severity.ERROR,
+    "TA103",
+    "method-type",
+    "method_type",
+    Severity.ERROR,
     "The declared ``method_type`` must match the raw results (config iff they carry simulation artifacts).",
-    "Configs and baselines are processed into different tables; the wrong type produces empty or "
-    "wrong results.",
-    'raw results with simulation artifacts, MethodMetadata.baseline(...)', 'MethodMetadata.config(...)')
+    "Configs and baselines are processed into different tables; the wrong type produces empty or wrong results.",
+    "raw results with simulation artifacts, MethodMetadata.baseline(...)",
+    "MethodMetadata.config(...)",
+)
 ag_key = _mismatch_rule(
-    "TA104", "ag-key", "ag_key", Severity.ERROR,
+    "TA104",
+    "ag-key",
+    "ag_key",
+    Severity.ERROR,
     "A config's declared ``ag_key`` must match the model key the raw results record.",
-    "ag_key ties the results to the model class that produced them; a wrong key points users at "
-    "the wrong model.",
-    'raw model_type "TA-NORI", ag_key="NORI"', 'ag_key="TA-NORI"')
+    "ag_key ties the results to the model class that produced them; a wrong key points users at the wrong model.",
+    'raw model_type "TA-NORI", ag_key="NORI"',
+    'ag_key="TA-NORI"',
+)
 compute = _mismatch_rule(
-    "TA105", "compute", "compute", Severity.ERROR,
+    "TA105",
+    "compute",
+    "compute",
+    Severity.ERROR,
     "The declared ``compute`` must match the raw results (gpu iff any config used a GPU).",
     "CPU and GPU methods are compared on separate footings; a wrong label misplaces the method "
     "(baselines record no GPU: waive with a reason when a preset really used one).",
-    'num_gpus=1 in the raw results, compute="cpu"', 'compute="gpu"')
+    'num_gpus=1 in the raw results, compute="cpu"',
+    'compute="gpu"',
+)
 can_hpo = _mismatch_rule(
-    "TA106", "can-hpo", "can_hpo", Severity.ERROR,
+    "TA106",
+    "can-hpo",
+    "can_hpo",
+    Severity.ERROR,
     "A config's ``can_hpo`` must match the raw results (true iff the run holds more than one config).",
     "Tuned and tuned+ensemble rows are simulated from the random configs; claiming HPO with one "
     "config (or hiding it with many) produces wrong leaderboard rows.",
-    "one config in the raw results, can_hpo left at its default True", "can_hpo=False")
+    "one config in the raw results, can_hpo left at its default True",
+    "can_hpo=False",
+)
 is_bag = _mismatch_rule(
-    "TA107", "is-bag", "is_bag", Severity.ERROR,
+    "TA107",
+    "is-bag",
+    "is_bag",
+    Severity.ERROR,
     "A config's ``is_bag`` must match the raw results (true iff a result was bagged with more than one child).",
     "Bagged and unbagged results are not comparable; a single use_child_oof child is not a bag.",
-    "8-fold bagged raw results, is_bag=False", "is_bag=True")
+    "8-fold bagged raw results, is_bag=False",
+    "is_bag=True",
+)
 config_default = _mismatch_rule(
-    "TA108", "config-default", "config_default", Severity.ERROR,
+    "TA108",
+    "config-default",
+    "config_default",
+    Severity.ERROR,
     "A declared ``config_default`` must equal the single raw config after renaming to the method "
     "(undeclared is fine: it is then resolved from the processed results).",
     "The default config is the 'default' row of the leaderboard and the start of HPO trajectories; "
     "a name that matches no config leaves them empty.",
     'raw TA-Nori_c1_default_BAG_L1 with method "Nori", config_default="Nori_c1_BAG_L1"',
-    'config_default="Nori_c1_default_BAG_L1"', only_declared=True)
+    'config_default="Nori_c1_default_BAG_L1"',
+    only_declared=True,
+)
 model_key = _mismatch_rule(
-    "TA109", "model-key", "model_key", Severity.INFO,
+    "TA109",
+    "model-key",
+    "model_key",
+    Severity.INFO,
     "A config's ``model_key`` (default: ag_key) differs from the raw model key (for information).",
-    "model_key groups configs of one model family; it may deliberately differ from ag_key, so this "
-    "is only reported.",
-    'raw model_type "TA-NORI", model_key="NORI"', "model_key left unset (defaults to ag_key)")
+    "model_key groups configs of one model family; it may deliberately differ from ag_key, so this is only reported.",
+    'raw model_type "TA-NORI", model_key="NORI"',
+    "model_key left unset (defaults to ag_key)",
+)
 
 
 RULES = [
-    method_not_suite, method_name, method_type, ag_key, compute, can_hpo, is_bag, config_default,
-    model_key, date_calendar, date_introduced_format, tags_allowed, system_declared_as_system,
-    non_config_fields, cache_settings_consistent, metadata_present, field_values_valid, metadata_readable,
+    method_not_suite,
+    method_name,
+    method_type,
+    ag_key,
+    compute,
+    can_hpo,
+    is_bag,
+    config_default,
+    model_key,
+    date_calendar,
+    date_introduced_format,
+    tags_allowed,
+    system_declared_as_system,
+    non_config_fields,
+    cache_settings_consistent,
+    metadata_present,
+    field_values_valid,
+    metadata_readable,
     legacy_s3_not_reprocessed,
 ]

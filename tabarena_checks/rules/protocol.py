@@ -28,7 +28,7 @@ def _histogram(inference) -> str:
     why="A protocol recorded in the raw results but not declared (or declared differently) means the "
     "published metadata describes a different experiment than the one that ran.",
     example_fail="raw results record '8x1'; info.py sets no validation_protocol",
-    example_pass='raw results record \'8x1\'; MethodMetadata.config(..., validation_protocol="8x1")',
+    example_pass="raw results record '8x1'; MethodMetadata.config(..., validation_protocol=\"8x1\")",
 )
 @needs(declared_metadata, single_method_inference)
 def validation_protocol_declared(ctx, md, inference):
@@ -48,13 +48,17 @@ def _mixed_protocols(inference) -> str | None:
     """
     keys = [k for k in inference.validation_protocol_keys if k is not None]
     if len(keys) > 1:
-        return (f"the raw results were fit under {len(keys)} validation protocols ({_histogram(inference)}); "
-                f"one method's results must share one protocol: rerun the odd ones or split them "
-                f"into separate methods")
+        return (
+            f"the raw results were fit under {len(keys)} validation protocols ({_histogram(inference)}); "
+            f"one method's results must share one protocol: rerun the odd ones or split them "
+            f"into separate methods"
+        )
     legacy = getattr(inference, "n_without_protocol", 0)
     if keys and legacy:
-        return (f"{legacy} raw result(s) record no validation protocol while the others record "
-                f"{keys[0]!r}; rerun them (or keep them apart) so every result records the same protocol")
+        return (
+            f"{legacy} raw result(s) record no validation protocol while the others record "
+            f"{keys[0]!r}; rerun them (or keep them apart) so every result records the same protocol"
+        )
     return None
 
 
@@ -66,8 +70,11 @@ def _against_declaration(md, inference):
     if row is None or row.matches:
         return
     if row.declared is None:
-        yield at(md, f"validation_protocol: the raw results record {row.inferred!r} but info.py does not "
-                     f"declare it; add validation_protocol={row.inferred!r}")
+        yield at(
+            md,
+            f"validation_protocol: the raw results record {row.inferred!r} but info.py does not "
+            f"declare it; add validation_protocol={row.inferred!r}",
+        )
     else:
         yield at(md, row.message, "validation_protocol")
 
@@ -143,12 +150,16 @@ def validation_protocol_official(ctx):
         yield f"{origin}: {exc}"
         return
     if not protocol.is_official(parsed):
-        yield (f"validation protocol {key!r} ({parsed.flavour}) from {origin} cannot be submitted as an "
-               f"official result: only bagged protocols (e.g. 'tabarena' = '{protocol.OFFICIAL['tabarena']}') "
-               f"and systems are official; drop --expect-validation-protocol to publish it as a custom run")
+        yield (
+            f"validation protocol {key!r} ({parsed.flavour}) from {origin} cannot be submitted as an "
+            f"official result: only bagged protocols (e.g. 'tabarena' = '{protocol.OFFICIAL['tabarena']}') "
+            f"and systems are official; drop --expect-validation-protocol to publish it as a custom run"
+        )
     elif key != want:
-        yield (f"--expect-validation-protocol {expected} expects {want!r}, got {key!r} from {origin}; "
-               f"this run cannot be submitted as an official {expected} result")
+        yield (
+            f"--expect-validation-protocol {expected} expects {want!r}, got {key!r} from {origin}; "
+            f"this run cannot be submitted as an official {expected} result"
+        )
 
 
 RULES = [validation_protocol_declared, validation_protocol_official, validation_protocol_well_formed]

@@ -60,9 +60,11 @@ def single_method(ctx):
     if not methods:
         yield "no readable result in the raw data directory: nothing identifies a method (see TA301 for unreadable files)"
     elif len(methods) > 1:
-        yield (f"the raw data directory holds {len(methods)} methods ({', '.join(methods)}) and the declaration "
-               f"matches none of them alone (configs by ag_key, baselines by name); choose the one to process "
-               f"with --method PREFIX (e.g. --method {methods[0]}); the others are left alone")
+        yield (
+            f"the raw data directory holds {len(methods)} methods ({', '.join(methods)}) and the declaration "
+            f"matches none of them alone (configs by ag_key, baselines by name); choose the one to process "
+            f"with --method PREFIX (e.g. --method {methods[0]}); the others are left alone"
+        )
 
 
 @rule(
@@ -98,9 +100,13 @@ def coverage_complete(ctx, inference):
 def no_duplicate_results(ctx, inference):
     """Each (config, task, split) cell must hold exactly one result."""
     for config, task, split, paths in inference.duplicates:
-        yield Finding(f"{config} task {task} split {split} has {len(paths)} results: {', '.join(paths)}; "
-                      f"TabArena's processing refuses the pair: keep the one to publish and move the other(s) "
-                      f"out of the data directory", target=None, path=paths[0] if paths else None)
+        yield Finding(
+            f"{config} task {task} split {split} has {len(paths)} results: {', '.join(paths)}; "
+            f"TabArena's processing refuses the pair: keep the one to publish and move the other(s) "
+            f"out of the data directory",
+            target=None,
+            path=paths[0] if paths else None,
+        )
 
 
 @rule(
@@ -119,8 +125,11 @@ def prediction_fidelity(ctx, inference):
     """Stored predictions must match the ones rebuilt from the bag children (test rtol 5e-4, val rtol 1e-5)."""
     for issue in inference.fidelity:
         pct = f"{issue.pct:.3f}% of {issue.kind} rows" if issue.pct is not None else f"some {issue.kind} rows"
-        yield Finding(f"{issue.dataset} split {issue.split_idx} {issue.framework}: {pct} not close to the "
-                      f"prediction rebuilt from the bag children", path=issue.path)
+        yield Finding(
+            f"{issue.dataset} split {issue.split_idx} {issue.framework}: {pct} not close to the "
+            f"prediction rebuilt from the bag children",
+            path=issue.path,
+        )
 
 
 @rule(
@@ -167,9 +176,11 @@ def native_simulation_metric(ctx):
         return  # only config methods are simulated; TA103 judges a declaration the results contradict
     others = [m for m in inference.metrics if m not in SIMULATED]
     if others:
-        yield (f"the configs are scored on {', '.join(map(repr, others))}, which the native engine cannot simulate "
-               f"TabArena's HPO results for (it computes {', '.join(SIMULATED)}): process with --engine tabarena "
-               "(TabArena installed in this environment)")
+        yield (
+            f"the configs are scored on {', '.join(map(repr, others))}, which the native engine cannot simulate "
+            f"TabArena's HPO results for (it computes {', '.join(SIMULATED)}): process with --engine tabarena "
+            "(TabArena installed in this environment)"
+        )
 
 
 @rule(
@@ -228,20 +239,29 @@ def _task_problem(task: tuple, given) -> str | None:
     if given is None:
         if tid in TABARENA_V01 or dataset in _suite_names():
             return None  # a suite task: TA306 holds it to the suite's name, problem type and metric
-        return (f"task {dataset!r} (tid {tid}) is not a task of the TabArena-v0.1 suite, so processing needs its "
-                "metadata: pass --task-metadata FILE, TabArena's task-metadata frame of the run's tasks (in "
-                "TabArena's environment: TaskMetadataCollection.from_user_tasks(tasks).to_legacy_df()"
-                ".to_parquet(FILE))")
+        return (
+            f"task {dataset!r} (tid {tid}) is not a task of the TabArena-v0.1 suite, so processing needs its "
+            "metadata: pass --task-metadata FILE, TabArena's task-metadata frame of the run's tasks (in "
+            "TabArena's environment: TaskMetadataCollection.from_user_tasks(tasks).to_legacy_df()"
+            ".to_parquet(FILE))"
+        )
     row = given.rows.get(dataset)
     if row is None:
-        return (f"task {dataset!r} (tid {tid}) has no row in {given.path} (its 'dataset' column): add the task's "
-                "row, or move its results out of the data directory (TabArena drops a task its metadata lacks)")
+        return (
+            f"task {dataset!r} (tid {tid}) has no row in {given.path} (its 'dataset' column): add the task's "
+            "row, or move its results out of the data directory (TabArena drops a task its metadata lacks)"
+        )
     named = METRIC_ALIASES.get(row.get("eval_metric"), row.get("eval_metric"))
-    for field, theirs, ours in (("tid", row["tid"], tid), ("problem_type", row["problem_type"], problem_type),
-                                ("eval_metric", named, METRIC_ALIASES.get(metric, metric))):
+    for field, theirs, ours in (
+        ("tid", row["tid"], tid),
+        ("problem_type", row["problem_type"], problem_type),
+        ("eval_metric", named, METRIC_ALIASES.get(metric, metric)),
+    ):
         if theirs is not None and theirs != ours:
-            return (f"task {dataset!r}: {given.path} gives {field} {theirs!r}, its results record {ours!r}; "
-                    "correct the task metadata (or the results) so the published row describes them")
+            return (
+                f"task {dataset!r}: {given.path} gives {field} {theirs!r}, its results record {ours!r}; "
+                "correct the task metadata (or the results) so the published row describes them"
+            )
     return None
 
 
@@ -252,5 +272,14 @@ def _suite_names() -> frozenset[str]:
     return frozenset(name for name, _ in TABARENA_V01.values())
 
 
-RULES = [raw_files_readable, single_method, coverage_complete, no_duplicate_results, prediction_fidelity,
-         result_fields_valid, native_simulation_metric, unread_classes, custom_task_metadata]
+RULES = [
+    raw_files_readable,
+    single_method,
+    coverage_complete,
+    no_duplicate_results,
+    prediction_fidelity,
+    result_fields_valid,
+    native_simulation_metric,
+    unread_classes,
+    custom_task_metadata,
+]

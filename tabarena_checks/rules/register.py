@@ -33,12 +33,18 @@ def method_suite_unique(ctx):
             continue
         key = (entry.metadata.method, entry.metadata.effective_suite)
         if key in seen:
-            yield Finding(f"{entry.name} and {seen[key]} both declare method={key[0]!r}, suite={key[1]!r} in the "
-                          "collection already", path=str(facts.path))
+            yield Finding(
+                f"{entry.name} and {seen[key]} both declare method={key[0]!r}, suite={key[1]!r} in the "
+                "collection already",
+                path=str(facts.path),
+            )
         seen[key] = entry.name
         if key == (new.method, new.effective_suite) and (entry.module, entry.metadata.variable) != same_origin:
-            yield Finding(f"{entry.name} ({entry.module}) already declares method={new.method!r}, "
-                          f"suite={new.effective_suite!r}: give the rerun its own suite", path=str(facts.path))
+            yield Finding(
+                f"{entry.name} ({entry.module}) already declares method={new.method!r}, "
+                f"suite={new.effective_suite!r}: give the rerun its own suite",
+                path=str(facts.path),
+            )
 
 
 @rule(
@@ -113,16 +119,17 @@ def run_has_results(ctx):
 def log_file_present(ctx):
     """``packages/tabflow_slurm/BENCHMARK_LOG.md`` exists in the checkout."""
     if ctx.facts.log_text is None:
-        yield Finding(f"{ctx.facts.log_path} is missing or unreadable: --repo must be a TabArena checkout",
-                      path=str(ctx.facts.log_path))
+        yield Finding(
+            f"{ctx.facts.log_path} is missing or unreadable: --repo must be a TabArena checkout",
+            path=str(ctx.facts.log_path),
+        )
 
 
 @rule(
     "TA512",
     "log-git-sha-known",
     actions=LOG,
-    why="Every log entry records the code the run was set up with; an entry without a SHA cannot "
-    "be reproduced.",
+    why="Every log entry records the code the run was set up with; an entry without a SHA cannot be reproduced.",
     example_fail="--repo is a copy of TabArena without .git",
     example_pass="--repo is a git clone of TabArena",
 )
@@ -148,5 +155,12 @@ def benchmark_name_valid(ctx):
         yield f"--benchmark-name must be a non-empty single line without '\u2014' (got {name!r})"
 
 
-RULES = [method_suite_unique, entries_resolvable, methods_layout, run_has_results, log_file_present, git_sha_known,
-         benchmark_name_valid]
+RULES = [
+    method_suite_unique,
+    entries_resolvable,
+    methods_layout,
+    run_has_results,
+    log_file_present,
+    git_sha_known,
+    benchmark_name_valid,
+]

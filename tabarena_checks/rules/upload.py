@@ -30,8 +30,12 @@ def store_is_r2(ctx):
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
     field = "cache_type" if meta.cache_type else "cache_kwargs"
     if kind in (None, "local"):
-        yield at(meta, f"'{meta.method}' has no remote store to upload to (cache_type={kind!r}); set "
-                       "cache_type='r2' and cache_kwargs={'bucket': ..., 'prefix': ...}", field)
+        yield at(
+            meta,
+            f"'{meta.method}' has no remote store to upload to (cache_type={kind!r}); set "
+            "cache_type='r2' and cache_kwargs={'bucket': ..., 'prefix': ...}",
+            field,
+        )
     elif kind != "r2":
         yield at(meta, f"cache_type {kind!r} is not supported for upload; only 'r2' is", field)
     for key in ("bucket", "prefix"):
@@ -81,8 +85,12 @@ def _store_names(meta):
     for key, check in (("prefix", key_prefix_problem), ("bucket", bucket_problem)):
         problem = key in kw and check(kw[key])
         if problem:
-            yield at(meta, f"cache_kwargs[{key!r}] {problem}: every object key starts with it; use a plain "
-                           "value such as 'cache' (prefix) or 'tabarena' (bucket)", "cache_kwargs")
+            yield at(
+                meta,
+                f"cache_kwargs[{key!r}] {problem}: every object key starts with it; use a plain "
+                "value such as 'cache' (prefix) or 'tabarena' (bucket)",
+                "cache_kwargs",
+            )
 
 
 def _raw_copy_names(ctx, method: str):
@@ -98,8 +106,11 @@ def _raw_copy_names(ctx, method: str):
         renamed = inference.renamed_framework(config_dir, method)
         problem = segment_problem(renamed)
         if problem:
-            yield Finding(f"the raw copy of '{config_dir}' would be named {renamed!r}, which {problem}; "
-                          "shorten the method name or the config directory", path=config_dir)
+            yield Finding(
+                f"the raw copy of '{config_dir}' would be named {renamed!r}, which {problem}; "
+                "shorten the method name or the config directory",
+                path=config_dir,
+            )
 
 
 def _dataset_names(ctx):
@@ -118,8 +129,11 @@ def _dataset_names(ctx):
     for name, path in first.items():
         problem = segment_problem(name)
         if problem:
-            yield Finding(f"its predictions would be written to processed/model_predictions/{name!r}/, whose name "
-                          f"{problem}; the name is task_metadata.name in the result: correct it there", path=path)
+            yield Finding(
+                f"its predictions would be written to processed/model_predictions/{name!r}/, whose name "
+                f"{problem}; the name is task_metadata.name in the result: correct it there",
+                path=path,
+            )
 
 
 @rule(
@@ -186,8 +200,11 @@ def cache_is_what_process_wrote(ctx):
         return  # TA403 reports the missing parts
     manifest = facts.manifest
     if manifest is None:
-        yield Finding(f"{cache.source_record.name} lists no digests of the cache's files (written by an older "
-                      "version, or not by process): process the method again with --force", path=str(cache.path))
+        yield Finding(
+            f"{cache.source_record.name} lists no digests of the cache's files (written by an older "
+            "version, or not by process): process the method again with --force",
+            path=str(cache.path),
+        )
         return
     for problem in integrity.differences(cache.path, manifest):
         yield Finding(problem, path=str(cache.path))
@@ -208,18 +225,25 @@ def _recorded_by_process(ctx, digest: str):
         if records.signed(naming):
             return
     except (OSError, ValueError, ChecksError) as exc:
-        yield Finding(f"the decision log {log} cannot be read ({exc}); it must show the process run that wrote "
-                      "this cache")
+        yield Finding(
+            f"the decision log {log} cannot be read ({exc}); it must show the process run that wrote this cache"
+        )
         return
     where = str(ctx.facts.cache.path)
     if naming:
-        yield Finding(f"a record in {log} names this cache (manifest {digest[:23]}...) but was not signed by "
-                      f"arena-checks under this account (its MAC does not verify with {records.key_path()}): "
-                      "process the method from here, then upload", path=where)
+        yield Finding(
+            f"a record in {log} names this cache (manifest {digest[:23]}...) but was not signed by "
+            f"arena-checks under this account (its MAC does not verify with {records.key_path()}): "
+            "process the method from here, then upload",
+            path=where,
+        )
         return
     skipped = f"; {len(read.skipped)} line(s) of it were skipped ({read.skipped[0]})" if read.skipped else ""
-    yield Finding(f"no passed `checks run process` in {log} recorded this cache (manifest {digest[:23]}...){skipped}: "
-                  "process the method from here, with the same rules.toml, then upload", path=where)
+    yield Finding(
+        f"no passed `checks run process` in {log} recorded this cache (manifest {digest[:23]}...){skipped}: "
+        "process the method from here, with the same rules.toml, then upload",
+        path=where,
+    )
 
 
 @rule(
@@ -249,8 +273,10 @@ def decision_log_apart(ctx):
         roots["the run's data directory"] = Path(data_dir)
     for what, root in roots.items():
         if log.is_relative_to(os.path.realpath(root)):
-            yield Finding(f"the decision log {log} lies inside {what} {root}: set decision_log in rules.toml (or "
-                          "--decision-log) to a path outside the data and the cache, such as .checks/decisions.jsonl")
+            yield Finding(
+                f"the decision log {log} lies inside {what} {root}: set decision_log in rules.toml (or "
+                "--decision-log) to a path outside the data and the cache, such as .checks/decisions.jsonl"
+            )
 
 
 @rule(
@@ -270,8 +296,10 @@ def credentials_in_env(ctx):
         return
     missing = missing_credentials()
     if missing:
-        yield (f"missing environment variable(s) {', '.join(missing)} (all of {', '.join(CREDENTIAL_ENV)} are "
-               "needed): create an R2 API token with 'Object Read & Write' on the bucket and export them")
+        yield (
+            f"missing environment variable(s) {', '.join(missing)} (all of {', '.join(CREDENTIAL_ENV)} are "
+            "needed): create an R2 API token with 'Object Read & Write' on the bucket and export them"
+        )
 
 
 @rule(
@@ -287,8 +315,11 @@ def verified_needs_flag(ctx):
     """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
     meta = ctx.facts.metadata
     if meta.verified is not False and not ctx.options.verified:
-        yield Finding(f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
-                      "verified, or set verified=False in its metadata", path=meta.source or None)
+        yield Finding(
+            f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
+            "verified, or set verified=False in its metadata",
+            path=meta.source or None,
+        )
 
 
 @rule(
@@ -311,5 +342,14 @@ def method_exists_remotely(ctx):
         yield f"nothing is published under {where}: check --method and --suite"
 
 
-RULES = [store_is_r2, protocol_matches, cache_names_safe, parts_present, cache_is_what_process_wrote,
-         decision_log_apart, credentials_in_env, verified_needs_flag, method_exists_remotely]
+RULES = [
+    store_is_r2,
+    protocol_matches,
+    cache_names_safe,
+    parts_present,
+    cache_is_what_process_wrote,
+    decision_log_apart,
+    credentials_in_env,
+    verified_needs_flag,
+    method_exists_remotely,
+]

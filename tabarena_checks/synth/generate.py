@@ -43,25 +43,56 @@ TASKS: dict[int, Task] = {
     363614: Task(363614, *TABARENA_V01[363614], 598, 300, 5, "log_loss"),
     363619: Task(363619, *TABARENA_V01[363619], 6667, 3333, 2, "roc_auc"),
 }
-TABARENA_PROTOCOL = {"num_bag_folds": 8, "num_bag_sets": 1, "tiny_num_bag_folds": None, "tiny_num_bag_sets": None,
-                     "tiny_max_group_instances": None, "task_specific_validation": False,
-                     "adapt_num_folds_to_n_classes": False, "name": "TabArena-v0.1", "arena": "TabArena",
-                     "enforced": True}
-BEYONDARENA_PROTOCOL = {**TABARENA_PROTOCOL, "tiny_num_bag_folds": 5, "tiny_num_bag_sets": 5,
-                        "tiny_max_group_instances": 500, "task_specific_validation": True,
-                        "adapt_num_folds_to_n_classes": True, "name": "BeyondArena", "arena": "BeyondArena"}
+TABARENA_PROTOCOL = {
+    "num_bag_folds": 8,
+    "num_bag_sets": 1,
+    "tiny_num_bag_folds": None,
+    "tiny_num_bag_sets": None,
+    "tiny_max_group_instances": None,
+    "task_specific_validation": False,
+    "adapt_num_folds_to_n_classes": False,
+    "name": "TabArena-v0.1",
+    "arena": "TabArena",
+    "enforced": True,
+}
+BEYONDARENA_PROTOCOL = {
+    **TABARENA_PROTOCOL,
+    "tiny_num_bag_folds": 5,
+    "tiny_num_bag_sets": 5,
+    "tiny_max_group_instances": 500,
+    "task_specific_validation": True,
+    "adapt_num_folds_to_n_classes": True,
+    "name": "BeyondArena",
+    "arena": "BeyondArena",
+}
 #: preset names accepted for ``validation_protocol`` (besides ``None``, ``"<F>x<S>"`` and a record dict)
 PROTOCOL_PRESETS = ("8x1", "beyondarena", "holdout", "outer", "system", "custom")
-DEFECTS = ("corrupt", "truncated", "zero_byte", "missing_split", "fidelity_drift", "val_gap", "duplicate",
-           "unsafe_pickle", "plain_pickle", "bad_fields")
+DEFECTS = (
+    "corrupt",
+    "truncated",
+    "zero_byte",
+    "missing_split",
+    "fidelity_drift",
+    "val_gap",
+    "duplicate",
+    "unsafe_pickle",
+    "plain_pickle",
+    "bad_fields",
+)
 KINDS = ("config", "baseline", "system")
 #: the marker an ``unsafe_pickle`` defect would create if anything ever ran it
 UNSAFE_MARKER = "UNSAFE_PICKLE_RAN"
 
 
 def _custom_protocol(folds: int, sets: int) -> dict:
-    return {**TABARENA_PROTOCOL, "num_bag_folds": folds, "num_bag_sets": sets, "name": f"custom-{folds}x{sets}",
-            "arena": None, "enforced": None}
+    return {
+        **TABARENA_PROTOCOL,
+        "num_bag_folds": folds,
+        "num_bag_sets": sets,
+        "name": f"custom-{folds}x{sets}",
+        "arena": None,
+        "enforced": None,
+    }
 
 
 def protocol_record(spec: str | Mapping | None, *, children: int, use_child_oof: bool) -> dict | None:
@@ -74,18 +105,34 @@ def protocol_record(spec: str | Mapping | None, *, children: int, use_child_oof:
         return {"flavour": spec, "protocol": None, "key": spec}
     flavour, protocol, fitted = _protocol_fit(spec, children=children, use_child_oof=use_child_oof)
     key = "x".join(str(protocol[k]) for k in ("num_bag_folds", "num_bag_sets"))
-    return {"flavour": flavour, "protocol": dict(protocol), "key": key, "regime": "default",
-            "num_group_instances": None, "num_bag_folds_nominal": protocol["num_bag_folds"],
-            "num_bag_sets_nominal": protocol["num_bag_sets"], "clamps": [], "custom_splits": False, **fitted}
+    return {
+        "flavour": flavour,
+        "protocol": dict(protocol),
+        "key": key,
+        "regime": "default",
+        "num_group_instances": None,
+        "num_bag_folds_nominal": protocol["num_bag_folds"],
+        "num_bag_sets_nominal": protocol["num_bag_sets"],
+        "clamps": [],
+        "custom_splits": False,
+        **fitted,
+    }
 
 
 def _protocol_fit(spec: str, *, children: int, use_child_oof: bool) -> tuple[str | None, Mapping, dict[str, Any]]:
     """The flavour, the nominal protocol and the fitted fields of a preset or ``'<folds>x<sets>'`` spec."""
     if spec in ("8x1", "beyondarena") or (isinstance(spec, str) and "x" in spec and spec.replace("x", "").isdigit()):
         protocol = _bagged_protocol(spec)
-        return "bagged", protocol, {
-            "num_bag_folds_fitted": protocol["num_bag_folds"], "num_bag_sets_fitted": protocol["num_bag_sets"],
-            "num_child_models": 1 if use_child_oof else children, "child_oof": use_child_oof}
+        return (
+            "bagged",
+            protocol,
+            {
+                "num_bag_folds_fitted": protocol["num_bag_folds"],
+                "num_bag_sets_fitted": protocol["num_bag_sets"],
+                "num_child_models": 1 if use_child_oof else children,
+                "child_oof": use_child_oof,
+            },
+        )
     if spec == "holdout":
         return "holdout", TABARENA_PROTOCOL, {"num_child_models": 1, "child_oof": False}
     if spec == "custom":
@@ -128,7 +175,9 @@ class RunSpec:
 def framework_names(name_prefix: str, configs: int, *, kind: str, validation_protocol: Any) -> list[str]:
     """Config names ``{ag_name}{_c1|_r<i>}_default{_BAG_L1|_HOLDOUT|''}``; baselines and systems carry no suffix."""
     if kind == "config":
-        suffix = {"holdout": "_HOLDOUT", "outer": ""}.get(validation_protocol if isinstance(validation_protocol, str) else "", "_BAG_L1")
+        suffix = {"holdout": "_HOLDOUT", "outer": ""}.get(
+            validation_protocol if isinstance(validation_protocol, str) else "", "_BAG_L1"
+        )
     else:
         suffix = ""
     return [f"{name_prefix}_{'c1' if i == 0 else f'r{i}'}_default{suffix}" for i in range(configs)]
@@ -170,17 +219,31 @@ def make_result(spec: RunSpec, framework: str, task: Task, repeat: int, fold: in
     metric_error = float(rng.uniform(0.05, 0.4))
     result: dict[str, Any] = {
         "framework": framework,
-        "task_metadata": {"tid": task.tid, "name": task.name, "fold": fold, "repeat": repeat, "sample": 0,
-                          "split_idx": spec.folds * repeat + fold},
+        "task_metadata": {
+            "tid": task.tid,
+            "name": task.name,
+            "fold": fold,
+            "repeat": repeat,
+            "sample": 0,
+            "split_idx": spec.folds * repeat + fold,
+        },
         "problem_type": task.problem_type,
         "metric": task.metric,
         "metric_error": metric_error,
         "time_train_s": float(rng.uniform(5, 120)),
         "time_infer_s": float(rng.uniform(0.05, 2.0)),
-        "memory_usage": {"peak_mem_cpu": float(rng.uniform(1e8, 4e9)), "peak_mem_gpu": 0.0,
-                         "gpu_tracking_enabled": bool(spec.gpus)},
-        "experiment_metadata": {"experiment_cls": "AGModelBagExperiment", "method_cls": "AGSingleBagWrapper",
-                                "time_start": 1.7e9 + seed, "total_duration": 130.0, "time_warmup_s": 0.5},
+        "memory_usage": {
+            "peak_mem_cpu": float(rng.uniform(1e8, 4e9)),
+            "peak_mem_gpu": 0.0,
+            "gpu_tracking_enabled": bool(spec.gpus),
+        },
+        "experiment_metadata": {
+            "experiment_cls": "AGModelBagExperiment",
+            "method_cls": "AGSingleBagWrapper",
+            "time_start": 1.7e9 + seed,
+            "total_duration": 130.0,
+            "time_warmup_s": 0.5,
+        },
     }
     record = protocol_record(spec.validation_protocol, children=spec.bag_children, use_child_oof=spec.use_child_oof)
     if record is not None:
@@ -207,9 +270,12 @@ def _method_metadata(rng, spec: RunSpec, framework: str, seed: int, children: in
         "model_type": spec.ag_key,
         "name_prefix": spec.name_prefix,
         "hyperparameters": {"learning_rate": 0.05, "max_depth": 6},
-        "model_hyperparameters": {"learning_rate": 0.05, "max_depth": 6,
-                                  "ag_args": {"name_suffix": framework[len(spec.name_prefix):]},
-                                  "ag_args_ensemble": ensemble},
+        "model_hyperparameters": {
+            "learning_rate": 0.05,
+            "max_depth": 6,
+            "ag_args": {"name_suffix": framework[len(spec.name_prefix) :]},
+            "ag_args_ensemble": ensemble,
+        },
         "info": {"num_models": children},
         "disk_usage": int(rng.integers(10_000, 5_000_000)),
         "num_cpus": 8,
@@ -304,22 +370,45 @@ def generate_run(
     defects = tuple(defects)
     _check_request(defects, kind, tasks, configs, repeats, folds, bag_children)
     protocol_record(validation_protocol, children=bag_children, use_child_oof=use_child_oof)  # validates
-    spec = RunSpec(method=method, name_prefix=name_prefix, ag_key=ag_key, kind=kind, bag_children=bag_children,
-                   validation_protocol=validation_protocol, use_child_oof=use_child_oof, gpus=gpus,
-                   legacy_layout=legacy_layout, array_scale=array_scale, folds=folds, seed=seed)
+    spec = RunSpec(
+        method=method,
+        name_prefix=name_prefix,
+        ag_key=ag_key,
+        kind=kind,
+        bag_children=bag_children,
+        validation_protocol=validation_protocol,
+        use_child_oof=use_child_oof,
+        gpus=gpus,
+        legacy_layout=legacy_layout,
+        array_scale=array_scale,
+        folds=folds,
+        seed=seed,
+    )
     data = Path(out_dir) / "data"
     names = framework_names(name_prefix, configs, kind=kind, validation_protocol=validation_protocol)
-    jobs = [(spec, framework, TASKS[tid], r, f, seed * 1_000_003 + ((c * 1000 + t) * 100 + r) * 100 + f,
-             data / framework / str(tid) / f"{r}_{f}" / "results.pkl")
-            for c, framework in enumerate(names) for t, tid in enumerate(tasks)
-            for r in range(repeats) for f in range(folds)]
+    jobs = [
+        (
+            spec,
+            framework,
+            TASKS[tid],
+            r,
+            f,
+            seed * 1_000_003 + ((c * 1000 + t) * 100 + r) * 100 + f,
+            data / framework / str(tid) / f"{r}_{f}" / "results.pkl",
+        )
+        for c, framework in enumerate(names)
+        for t, tid in enumerate(tasks)
+        for r in range(repeats)
+        for f in range(folds)
+    ]
     _write_all(jobs, workers)
     _plant(data, jobs, defects, spec)
     return data
 
 
-def _check_request(defects: tuple[str, ...], kind: str, tasks: Iterable[int], configs: int, repeats: int, folds: int,
-                   bag_children: int) -> None:
+def _check_request(
+    defects: tuple[str, ...], kind: str, tasks: Iterable[int], configs: int, repeats: int, folds: int, bag_children: int
+) -> None:
     unknown = [d for d in defects if d not in DEFECTS]
     if unknown:
         raise ValueError(f"unknown defect(s) {', '.join(map(repr, unknown))}: choose from {', '.join(DEFECTS)}")

@@ -4,9 +4,30 @@ The runtime never imports this sub-package (tests/test_layout.py); tests, benchm
 plugins' tests do, through these names.
 """
 
-from tabarena_checks.testing.facts import (ArenaCheckout, TabArenaRun, arena_checkout, gather_facts, info_facts,
-                                           log_facts, process_facts, register_facts, tabarena_run, unpublish_facts,
-                                           upload_facts)
+from tabarena_checks.testing.facts import (
+    ArenaCheckout,
+    TabArenaRun,
+    arena_checkout,
+    gather_facts,
+    info_facts,
+    log_facts,
+    process_facts,
+    register_facts,
+    tabarena_run,
+    unpublish_facts,
+    upload_facts,
+)
 
-__all__ = ["ArenaCheckout", "TabArenaRun", "arena_checkout", "gather_facts", "info_facts", "log_facts", "process_facts",
-           "register_facts", "tabarena_run", "unpublish_facts", "upload_facts"]
+__all__ = [
+    "ArenaCheckout",
+    "TabArenaRun",
+    "arena_checkout",
+    "gather_facts",
+    "info_facts",
+    "log_facts",
+    "process_facts",
+    "register_facts",
+    "tabarena_run",
+    "unpublish_facts",
+    "upload_facts",
+]

@@ -49,17 +49,32 @@ class TabArenaRun:
     suite: str
 
 
-def tabarena_run(root: str | os.PathLike, *, method: str = "Nori", suite: str = "nori-2026-11",
-                 defects: Sequence[str] = (), tasks: Sequence[int] = (363612,), folds: int = 2,
-                 **synth: Any) -> TabArenaRun:
+def tabarena_run(
+    root: str | os.PathLike,
+    *,
+    method: str = "Nori",
+    suite: str = "nori-2026-11",
+    defects: Sequence[str] = (),
+    tasks: Sequence[int] = (363612,),
+    folds: int = 2,
+    **synth: Any,
+) -> TabArenaRun:
     """Write a run like ``checks tabarena synth`` (``defects`` as its ``--defect``) and a matching info.py under ``root``."""
     from tabarena_checks.synth import generate as synth_mod
 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    run_dir = synth_mod.generate_run(root / "run", method=method, name_prefix=f"TA-{method}", ag_key=f"TA-{method.upper()}",
-                                     tasks=tuple(tasks), folds=folds, validation_protocol="8x1",
-                                     defects=tuple(defects), **synth)
+    run_dir = synth_mod.generate_run(
+        root / "run",
+        method=method,
+        name_prefix=f"TA-{method}",
+        ag_key=f"TA-{method.upper()}",
+        tasks=tuple(tasks),
+        folds=folds,
+        validation_protocol="8x1",
+        defects=tuple(defects),
+        **synth,
+    )
     info = root / "info.py"
     info.write_text(SYNTH_INFO.format(variable="method_metadata", method=method, suite=suite, upper=method.upper()))
     return TabArenaRun(Path(run_dir), info, f"{info}:method_metadata", root / "cache", method, suite)
@@ -68,8 +83,10 @@ def tabarena_run(root: str | os.PathLike, *, method: str = "Nori", suite: str = 
 def process_facts(root: str | os.PathLike, **run: Any) -> Any:
     """What ``checks run process`` gathers for a fresh :func:`tabarena_run` (a ``TabArenaFacts``)."""
     made = tabarena_run(root, **run)
-    return gather_facts("process", {"run_data_dir": str(made.run_dir), "method_metadata": made.metadata_ref,
-                                    "cache_root": str(made.cache_root)})
+    return gather_facts(
+        "process",
+        {"run_data_dir": str(made.run_dir), "method_metadata": made.metadata_ref, "cache_root": str(made.cache_root)},
+    )
 
 
 def upload_facts(root: str | os.PathLike, **run: Any) -> Any:
@@ -81,9 +98,23 @@ def upload_facts(root: str | os.PathLike, **run: Any) -> Any:
 def _processed_run(root: str | os.PathLike, **run: Any) -> TabArenaRun:
     """A fresh :func:`tabarena_run` put through a real ``checks run process`` into ``root/cache``."""
     made = tabarena_run(root, **run)
-    result = run_cli(["-p", "tabarena", "run", "process", str(made.run_dir), "--method-metadata", made.metadata_ref,
-                      "--cache-root", str(made.cache_root), "--decision-log", str(Path(root) / "decisions.jsonl")],
-                     env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=root)
+    result = run_cli(
+        [
+            "-p",
+            "tabarena",
+            "run",
+            "process",
+            str(made.run_dir),
+            "--method-metadata",
+            made.metadata_ref,
+            "--cache-root",
+            str(made.cache_root),
+            "--decision-log",
+            str(Path(root) / "decisions.jsonl"),
+        ],
+        env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        cwd=root,
+    )
     if result.exit_code != 0:
         raise AssertionError(f"process of the synthetic run exited {result.exit_code}:\n{result.stdout}{result.stderr}")
     return made
@@ -135,15 +166,21 @@ def arena_checkout(root: str | os.PathLike, **run: Any) -> ArenaCheckout:
     made = tabarena_run(root, **run)
     repo = root / "tabarena"
     package = made.method.lower()
-    texts = {ARENA_SRC / "contexts" / "tabarena" / "methods.py": ARENA_METHODS,
-             ARENA_SRC / "models" / "lightgbm" / "info.py": ARENA_LIGHTGBM,
-             ARENA_SRC / "models" / package / "info.py": made.info.read_text(encoding="utf-8"),
-             ARENA_LOG: "# Benchmark log\n\nAppend-only, newest first. Always record the git SHA.\n"}
+    texts = {
+        ARENA_SRC / "contexts" / "tabarena" / "methods.py": ARENA_METHODS,
+        ARENA_SRC / "models" / "lightgbm" / "info.py": ARENA_LIGHTGBM,
+        ARENA_SRC / "models" / package / "info.py": made.info.read_text(encoding="utf-8"),
+        ARENA_LOG: "# Benchmark log\n\nAppend-only, newest first. Always record the git SHA.\n",
+    }
     for rel, text in texts.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text, encoding="utf-8")
-    who = {"GIT_AUTHOR_NAME": "checks", "GIT_AUTHOR_EMAIL": "checks@example.org",
-           "GIT_COMMITTER_NAME": "checks", "GIT_COMMITTER_EMAIL": "checks@example.org"}
+    who = {
+        "GIT_AUTHOR_NAME": "checks",
+        "GIT_AUTHOR_EMAIL": "checks@example.org",
+        "GIT_COMMITTER_NAME": "checks",
+        "GIT_COMMITTER_EMAIL": "checks@example.org",
+    }
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "checkout for checks.testing"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env={**os.environ, **who})
     return ArenaCheckout(repo, made, f"tabarena.models.{package}.info:method_metadata")
@@ -155,12 +192,21 @@ def register_facts(root: str | os.PathLike, **run: Any) -> Any:
     return gather_facts("register", {"method_metadata": made.module_ref, "repo": str(made.repo)})
 
 
-def log_facts(root: str | os.PathLike, *, benchmark_name: str = "nori-2026-11", purpose: str | None = "a new method",
-              **run: Any) -> Any:
+def log_facts(
+    root: str | os.PathLike, *, benchmark_name: str = "nori-2026-11", purpose: str | None = "a new method", **run: Any
+) -> Any:
     """What ``checks run log`` gathers (a ``LogFacts``) for a fresh run and an :func:`arena_checkout`."""
     made = arena_checkout(root, **run)
-    return gather_facts("log", {"run": str(made.run.run_dir), "repo": str(made.repo), "benchmark_name": benchmark_name,
-                                "purpose": purpose, "method_metadata": made.run.metadata_ref})
+    return gather_facts(
+        "log",
+        {
+            "run": str(made.run.run_dir),
+            "repo": str(made.repo),
+            "benchmark_name": benchmark_name,
+            "purpose": purpose,
+            "method_metadata": made.run.metadata_ref,
+        },
+    )
 
 
 def unpublish_facts(root: str | os.PathLike, **run: Any) -> Any:

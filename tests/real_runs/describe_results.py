@@ -83,13 +83,13 @@ def disassemble(path: Path, names: tuple[str, ...] = ("ParamsDict", "ParamsAuxDi
         if not hits:
             continue
         i = hits[0]
-        print(f"--- {name}: how the first one is built (its global is written once, later ones fetch it"
-              " from the memo)")
-        print("\n".join(lines[i - 2: i + 7]))
-        closing = next(j for j in range(i, len(lines)) if " REDUCE" in lines[j] or " NEWOBJ" in lines[j]
-                       or " BUILD" in lines[j])
+        print(f"--- {name}: how the first one is built (its global is written once, later ones fetch it from the memo)")
+        print("\n".join(lines[i - 2 : i + 7]))
+        closing = next(
+            j for j in range(i, len(lines)) if " REDUCE" in lines[j] or " NEWOBJ" in lines[j] or " BUILD" in lines[j]
+        )
         print("    ...")
-        print("\n".join(lines[closing - 3: closing + 2]))
+        print("\n".join(lines[closing - 3 : closing + 2]))
     counts: dict[str, int] = defaultdict(int)
     memo: dict[int, object] = {}
     pushed: list[object] = []

@@ -173,8 +173,12 @@ def run_shapes():
         from tabarena.benchmark.experiment import TabArenaExperimentBundle
 
         bundle = TabArenaExperimentBundle(
-            models=[("RandomForest", 0)], n_random_configs=0, preprocessing_pipelines=["default"],
-            text_cache_mode="off", verbosity=0, model_verbosity=None,
+            models=[("RandomForest", 0)],
+            n_random_configs=0,
+            preprocessing_pipelines=["default"],
+            text_cache_mode="off",
+            verbosity=0,
+            model_verbosity=None,
         )
         return _experiments(bundle, art)
 
@@ -190,17 +194,28 @@ def run_shapes():
     # dataset_names filters on the dataset name UserTask.create_task gives ("Dataset-<task name>").
     one = {"split_indices": ["r0f0"], "dataset_names": ["Dataset-sk_breast_cancer"]}
     return {
-        "rf_bag": ("RandomForest, 8-fold bagged, default + 2 random configs", rf_bag,
-                   {"split_indices": ["r0f0", "r0f1"]}),
+        "rf_bag": (
+            "RandomForest, 8-fold bagged, default + 2 random configs",
+            rf_bag,
+            {"split_indices": ["r0f0", "r0f1"]},
+        ),
         "lr_holdout": ("LinearModel, holdout, default config, 2 repeats", lr_holdout, {"split_indices": ALL_SPLITS}),
-        "lr_outer": ("LinearModel, outer fit (no validation), default config", lr_outer,
-                     {"split_indices": ["r0f0"]}),
-        "xt_child_oof": ("ExtraTrees, bagged with AutoGluon's use_child_oof", xt_child_oof,
-                         {"split_indices": ["r0f0"]}),
-        "rf_bag_current": ("RandomForest, bagged, TabArenaExperimentBundle defaults (dynamic protocol)",
-                           rf_bag_current, {"split_indices": ["r0f0"]}),
-        "rf_bag_beyond": ("RandomForest, bagged, BeyondArenaExperimentBundle (tabarena_default pipeline)",
-                          rf_bag_beyond, {"split_indices": ["r0f0"]}),
+        "lr_outer": ("LinearModel, outer fit (no validation), default config", lr_outer, {"split_indices": ["r0f0"]}),
+        "xt_child_oof": (
+            "ExtraTrees, bagged with AutoGluon's use_child_oof",
+            xt_child_oof,
+            {"split_indices": ["r0f0"]},
+        ),
+        "rf_bag_current": (
+            "RandomForest, bagged, TabArenaExperimentBundle defaults (dynamic protocol)",
+            rf_bag_current,
+            {"split_indices": ["r0f0"]},
+        ),
+        "rf_bag_beyond": (
+            "RandomForest, bagged, BeyondArenaExperimentBundle (tabarena_default pipeline)",
+            rf_bag_beyond,
+            {"split_indices": ["r0f0"]},
+        ),
         "ag_system": ("AutoGluon as a system (AutoGluonSystemModel, medium_quality, 30 s)", ag_system, one),
         "ag_experiment": ("AutoGluon TabularPredictor as one experiment (AGExperiment, LR+RF)", ag_experiment, one),
     }
@@ -246,8 +261,13 @@ def save_task_files(tasks, metas, out: Path) -> None:
     for task in tasks:
         shutil.copy2(task.task_path, tdir / task.task_path.name)
     payload = [
-        {"task_name": t.task_name, "slug": t.slug, "task_id": t.task_id, "task_id_str": t.task_id_str,
-         "metadata": m.to_dict()}
+        {
+            "task_name": t.task_name,
+            "slug": t.slug,
+            "task_id": t.task_id,
+            "task_id_str": t.task_id_str,
+            "metadata": m.to_dict(),
+        }
         for t, m in zip(tasks, metas)
     ]
     (tdir / "task_metadata.json").write_text(json.dumps(payload, indent=1, sort_keys=True, default=str) + "\n")
@@ -259,8 +279,18 @@ def versions() -> dict:
 
     return {
         "python": platform.python_version(),
-        **{pkg: version(pkg) for pkg in ("tabarena", "autogluon.core", "autogluon.tabular", "numpy",
-                                         "pandas", "scikit-learn", "ConfigSpace")},
+        **{
+            pkg: version(pkg)
+            for pkg in (
+                "tabarena",
+                "autogluon.core",
+                "autogluon.tabular",
+                "numpy",
+                "pandas",
+                "scikit-learn",
+                "ConfigSpace",
+            )
+        },
     }
 
 
@@ -269,8 +299,12 @@ def main(argv=None) -> int:
     parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--only", nargs="*", default=None, help="run only these shapes")
     parser.add_argument("--keep-work", action="store_true", help="keep the temporary directory")
-    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "tabarena-real-runs-work",
-                        help="work directory (emptied first; its path is recorded in the results)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "tabarena-real-runs-work",
+        help="work directory (emptied first; its path is recorded in the results)",
+    )
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)

@@ -60,8 +60,11 @@ def suite_known(ctx):
     known = settings_mod.of(ctx).suites
     suite = metadata.suite or metadata.method
     if suite not in known:
-        yield _at(metadata, f"suite {suite!r} looks like BeyondArena's but is not one of its suites "
-                            f"({', '.join(known)}); fix the suite or add it to [arenas.beyondarena] suites")
+        yield _at(
+            metadata,
+            f"suite {suite!r} looks like BeyondArena's but is not one of its suites "
+            f"({', '.join(known)}); fix the suite or add it to [arenas.beyondarena] suites",
+        )
 
 
 @rule(
@@ -94,8 +97,11 @@ def official_protocol(ctx):
     inference = _fact(ctx, "inference")
     for key in getattr(inference, "validation_protocol_keys", None) or ():
         if key is not None and key != official:
-            yield _at(metadata, f"the raw results of {metadata.method} were fit under {key!r}, not BeyondArena's "
-                                f"official {official!r}; rerun under the official protocol")
+            yield _at(
+                metadata,
+                f"the raw results of {metadata.method} were fit under {key!r}, not BeyondArena's "
+                f"official {official!r}; rerun under the official protocol",
+            )
 
 
 @rule(
@@ -118,11 +124,17 @@ def collection(ctx):
     suite = metadata.suite or metadata.method
     ours = settings.claims(suite)
     if ours and arena != settings_mod.ARENA:
-        yield _at(metadata, f"{metadata.method} (suite {suite!r}) is a BeyondArena method: register it with "
-                            f"--arena {settings_mod.ARENA} so it goes to {settings.collection}, not to {arena!r}'s collection")
+        yield _at(
+            metadata,
+            f"{metadata.method} (suite {suite!r}) is a BeyondArena method: register it with "
+            f"--arena {settings_mod.ARENA} so it goes to {settings.collection}, not to {arena!r}'s collection",
+        )
     elif not ours and arena == settings_mod.ARENA:
-        yield _at(metadata, f"{metadata.method} (suite {suite!r}) is not a BeyondArena method (its suite does not "
-                            f"match {settings.suite_pattern!r}); register it in its own arena's collection")
+        yield _at(
+            metadata,
+            f"{metadata.method} (suite {suite!r}) is not a BeyondArena method (its suite does not "
+            f"match {settings.suite_pattern!r}); register it in its own arena's collection",
+        )
     elif ours and path is not None and not PurePath(path).as_posix().endswith(settings.collection):
         yield _at(metadata, f"the collection being edited is {path}, but BeyondArena's is {settings.collection}")
 

@@ -24,10 +24,15 @@ MAX_LOG_BYTES = 256 * 1024 * 1024
 
 def trail_line(record) -> str:
     """One audit line: when, what, on which target, the outcome and the rules that blocked."""
-    blocked = [v["code"] for v in record.get("verdicts", []) if v.get("outcome") in ("failed", "crashed")
-               and v.get("severity") == "error"]
-    return (f"{record.get('finished')} {record.get('action')} target={record.get('target')!r} "
-            f"outcome={record.get('outcome')} blocked_by={','.join(blocked) or '-'}\n")
+    blocked = [
+        v["code"]
+        for v in record.get("verdicts", [])
+        if v.get("outcome") in ("failed", "crashed") and v.get("severity") == "error"
+    ]
+    return (
+        f"{record.get('finished')} {record.get('action')} target={record.get('target')!r} "
+        f"outcome={record.get('outcome')} blocked_by={','.join(blocked) or '-'}\n"
+    )
 
 
 def append_trail(path: Path, line: str) -> None:
@@ -59,8 +64,10 @@ class AuditFacts:
             try:
                 record = json.loads(line)
             except ValueError as exc:
-                raise InputError(f"{self.path}:{number}: not a JSON decision record ({exc}); "
-                                 f"the log is append-only: restore the line from a backup") from None
+                raise InputError(
+                    f"{self.path}:{number}: not a JSON decision record ({exc}); "
+                    f"the log is append-only: restore the line from a backup"
+                ) from None
             if not isinstance(record, dict):
                 raise InputError(f"{self.path}:{number}: a decision record must be a JSON object")
             self.records.append((number, record))
@@ -75,8 +82,10 @@ def _execute(ctx) -> str:
     for _number, record in ctx.facts.records:
         by_outcome = runs.setdefault(str(record.get("action")), {})
         by_outcome[str(record.get("outcome"))] = by_outcome.get(str(record.get("outcome")), 0) + 1
-    lines = [f"{action}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
-             for action, counts in sorted(runs.items())]
+    lines = [
+        f"{action}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
+        for action, counts in sorted(runs.items())
+    ]
     return "\n".join([f"audited {len(ctx.facts.records)} decision record(s) in {ctx.facts.path}", *lines])
 
 

@@ -59,8 +59,10 @@ def no_friday_upload(ctx):
     """
     if ctx.dry_run or not settings_mod.of(ctx.config).friday_freeze or ctx.today.weekday() != FRIDAY:
         return
-    yield Finding(f"uploads are frozen on Fridays ({ctx.today.isoformat()}): wait for Monday or add a "
-                  f"[[waivers]] entry for ORG102 with a reason, an owner and an expiry")
+    yield Finding(
+        f"uploads are frozen on Fridays ({ctx.today.isoformat()}): wait for Monday or add a "
+        f"[[waivers]] entry for ORG102 with a reason, an owner and an expiry"
+    )
 
 
 @rule(
@@ -83,8 +85,9 @@ def llm_tag(ctx):
         source = getattr(metadata, "source", "") or ""
         path, _, line = source.rpartition(":")
         where = dict(path=path, line=int(line)) if line.isdigit() and path else {}
-        yield Finding(f"{metadata.method!r} matches {pattern!r} but lacks the 'with-llm' tag; add tags=['with-llm']",
-                      **where)
+        yield Finding(
+            f"{metadata.method!r} matches {pattern!r} but lacks the 'with-llm' tag; add tags=['with-llm']", **where
+        )
 
 
 @rule(
@@ -102,8 +105,11 @@ def waiver_ticket(ctx):
     pattern = re.compile(settings_mod.of(ctx.config).ticket_pattern)
     for waiver in ctx.config.waivers:
         if not pattern.search(waiver.reason):
-            yield Finding(f"waiver for {waiver.rule} on {waiver.target!r} (owner {waiver.owner}) cites no ticket "
-                          f"in its reason {waiver.reason!r}; add one like OPS-123", target=waiver.id)
+            yield Finding(
+                f"waiver for {waiver.rule} on {waiver.target!r} (owner {waiver.owner}) cites no ticket "
+                f"in its reason {waiver.reason!r}; add one like OPS-123",
+                target=waiver.id,
+            )
 
 
 @rule(
@@ -122,9 +128,13 @@ def uploads_audited(ctx):
             continue
         codes = [v.get("code", "") for v in record.get("verdicts", []) if isinstance(v, dict)]
         if not any(code.startswith("ORG") for code in codes):
-            yield Finding(f"upload of {record.get('target')!r} at {record.get('started')} ran without the ORG rules "
-                          f"(orgpolicy was not loaded)", target=str(record.get("target")),
-                          path=ctx.facts.path, line=number)
+            yield Finding(
+                f"upload of {record.get('target')!r} at {record.get('started')} ran without the ORG rules "
+                f"(orgpolicy was not loaded)",
+                target=str(record.get("target")),
+                path=ctx.facts.path,
+                line=number,
+            )
 
 
 RULES = [reference_url, no_friday_upload, llm_tag, waiver_ticket, uploads_audited]
