@@ -30,6 +30,7 @@ tabarena-env: $(TA_STAMP)
 
 test: install chromium $(TA_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	CHECKS_TABARENA_PYTHON=$(CURDIR)/$(TA_VENV)/bin/python TABARENA_PYTHON=$(CURDIR)/$(TA_VENV)/bin/python \
 	  $(BIN)/python -m pytest -n 2 -q
 
