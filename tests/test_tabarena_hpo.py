@@ -237,9 +237,9 @@ def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(t
     before, beside = set(threading.enumerate()), []
     forking = index.worker_pool
 
-    def pool_noting_threads(count, initializer, fresh=False):
+    def pool_noting_threads(count, initializer):
         beside.append(sorted(t.name for t in set(threading.enumerate()) - before))
-        return forking(count, initializer, fresh)
+        return forking(count, initializer)
 
     monkeypatch.setattr(index, "worker_pool", pool_noting_threads)
     parallel = _process(tmp_path / "parallel", run, "with_default")

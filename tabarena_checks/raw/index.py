@@ -347,7 +347,7 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
         path, digest = f"{root}/{item.path}", None
         try:
             data = reader.read_raw(path, max_bytes=max_bytes)
-            digest = sha256_of(data)
+            digest = io.sha256(data)
             notes: list[str] = []
             row = reader.row_from_result(reader.unpickle(path, reader.unpack(path, data, max_bytes), notes), item.path)
             row.update(error=None, unread=notes)
@@ -381,11 +381,6 @@ def _error_row(item: FileStat, reason: str) -> dict[str, Any]:
     return {**reader.layout(item.path), "error": reason, "problems": [], "unread": []}
 
 
-def sha256_of(data: bytes) -> str:
-    """The digest recorded for a raw file: ``sha256:<hex>`` of its bytes as stored."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def _changed(root: Path, items: Sequence[FileStat], digests: Sequence[str | None], max_bytes: int) -> set[str]:
     """The paths among ``items`` whose bytes no longer have the digest recorded when they were decoded.
 
@@ -397,7 +392,7 @@ def _changed(root: Path, items: Sequence[FileStat], digests: Sequence[str | None
     def differs(pair: tuple[FileStat, str | None]) -> bool:
         item, digest = pair
         try:
-            return digest is None or sha256_of(reader.read_raw(root / item.path, max_bytes=max_bytes)) != digest
+            return digest is None or io.sha256(reader.read_raw(root / item.path, max_bytes=max_bytes)) != digest
         except reader.RawFileError:
             return True
 
@@ -436,17 +431,16 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
     return pa.concat_tables(tables)
 
 
-def worker_pool(count: int, initializer: Callable[[int], None], fresh: bool = False):
+def worker_pool(count: int, initializer: Callable[[int], None]):
     """A pool of ``count`` worker processes, each started with ``initializer(<this process's pid>)``.
 
-    Forked where the platform can: workers start in milliseconds and never re-import the
-    caller's ``__main__``; elsewhere, or ``fresh`` (a new interpreter that imports its modules
-    anew, say numpy under other environment variables), spawned.
+    Forked where the platform can (workers start in milliseconds and never re-import the caller's
+    ``__main__``), spawned elsewhere.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    fork = not fresh and "fork" in multiprocessing.get_all_start_methods()
+    fork = "fork" in multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if fork else "spawn")
     return ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer, initargs=(os.getpid(),))
 
@@ -467,19 +461,13 @@ def quiet_worker(parent: int) -> None:
 
 
 @contextmanager
-def quiet_pool(count: int, env: dict[str, str] | None = None) -> Iterator[Any]:
+def quiet_pool(count: int) -> Iterator[Any]:
     """``count`` worker processes started with :func:`quiet_worker`, every one forked now (call it before any
     other thread starts: a process forked beside another thread keeps, held for good, any lock that thread
-    held); on leaving, the queued tasks are dropped and the workers stopped. With ``env``, the workers are
-    new interpreters spawned with these environment variables set (this process's environment is as it was
-    once they run)."""
-    pool = worker_pool(count, quiet_worker, fresh=env is not None)
+    held); on leaving, the queued tasks are dropped and the workers stopped."""
+    pool = worker_pool(count, quiet_worker)
     try:
-        with io.environment(env or {}):
-            # fork starts every worker at the first task; spawn starts one for each task no idle worker takes
-            first = [pool.submit(int) for _ in range(count if env is not None else 1)]
-            for future in first:
-                future.result()
+        pool.submit(int).result()  # fork starts every worker at the first task
         yield pool
     finally:  # on Ctrl-C the queued tasks are dropped, not run by workers that ignore it
         pool.shutdown(wait=True, cancel_futures=True)
