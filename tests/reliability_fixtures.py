@@ -37,6 +37,16 @@ def write_info(
     return f"{path}:{var}"
 
 
+def process_json(data: Path, tmp_path: Path):
+    """``checks run process DATA`` in-process with :func:`write_info`'s declaration, a cache under ``tmp_path``
+    and the JSON report: what the tests of damaged runs judge."""
+    from checks.testing import run_cli
+
+    ref = write_info(tmp_path / "info")
+    args = ["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache")]
+    return run_cli([*args, "--format", "json"], cwd=tmp_path)
+
+
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The test's environment plus ``extra``, with tests/ importable in the child."""
     env = dict(os.environ)

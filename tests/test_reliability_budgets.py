@@ -19,10 +19,9 @@ import sys
 import hostile_pickles
 import numpy as np
 import pytest
-from reliability_fixtures import child_env, write_info
+from reliability_fixtures import child_env, process_json, write_info
 from tabarena_fixtures import make_run
 
-from checks.testing import run_cli
 from reliability import reliability
 
 CONFIG = "TA-Nori_c1_default_BAG_L1"
@@ -143,21 +142,7 @@ def test_unlistable_directory_blocks_process(tmp_path, monkeypatch):
         return real(path)
 
     monkeypatch.setattr(os, "scandir", refusing)
-    ref = write_info(tmp_path / "info")
-    res = run_cli(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            ref,
-            "--cache-root",
-            str(tmp_path / "cache"),
-            "--format",
-            "json",
-        ],
-        cwd=tmp_path,
-    )
+    res = process_json(data, tmp_path)
     assert res.exit_code == 1, res.stdout + res.stderr
     ta301 = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA301"]
     assert f"{CONFIG}/363614" in ta301["message"] and "cannot be listed (Permission denied)" in ta301["message"]

@@ -16,7 +16,7 @@ import pickle
 import zipfile
 
 import pytest
-from reliability_fixtures import write_info
+from reliability_fixtures import process_json, write_info
 from s3_fixtures import BUCKET, make_method_cache, moto_s3, record_process, s3_env, s3_proxy  # noqa: F401
 from tabarena_fixtures import Call, make_run
 
@@ -54,21 +54,7 @@ def test_file_swapped_after_inspect_is_judged_again(tmp_path):
     victim = data / CONFIG / "363612" / "0_1" / "results.pkl"
     marker = tmp_path / "ran"
     _swap_same_size(victim, marker)
-    ref = write_info(tmp_path / "info")
-    res = run_cli(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            ref,
-            "--cache-root",
-            str(tmp_path / "cache"),
-            "--format",
-            "json",
-        ],
-        cwd=tmp_path,
-    )
+    res = process_json(data, tmp_path)
     assert res.exit_code == 1, res.stdout + res.stderr
     ta301 = _verdicts(res)["TA301"]
     assert ta301["outcome"] == "failed" and victim.relative_to(data).as_posix() in ta301["message"]

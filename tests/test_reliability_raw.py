@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from reliability_fixtures import child_env, write_info
+from reliability_fixtures import child_env, process_json
 from tabarena_fixtures import Call, make_run
 
 from checks.testing import run_cli
@@ -92,21 +92,7 @@ def test_inspect_refuses_every_payload_and_inspects_the_rest(hostile_run, tmp_pa
 )
 def test_process_blocks_on_unsafe_pickles(hostile_run, tmp_path):
     data, marker, planted = hostile_run
-    ref = write_info(tmp_path / "info")
-    res = run_cli(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            ref,
-            "--cache-root",
-            str(tmp_path / "cache"),
-            "--format",
-            "json",
-        ],
-        cwd=tmp_path,
-    )
+    res = process_json(data, tmp_path)
     assert res.exit_code == 1, res.stdout + res.stderr
     assert "Traceback" not in res.stdout + res.stderr
     assert not marker.exists()
@@ -297,21 +283,7 @@ DAMAGE = (
 def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")
     code, words = _damage(data, kind)
-    ref = write_info(tmp_path / "info")
-    res = run_cli(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            ref,
-            "--cache-root",
-            str(tmp_path / "cache"),
-            "--format",
-            "json",
-        ],
-        cwd=tmp_path,
-    )
+    res = process_json(data, tmp_path)
     assert "Traceback" not in res.stdout + res.stderr
     assert res.exit_code == 1, res.stdout + res.stderr
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
@@ -366,21 +338,7 @@ def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monk
     assert forged.decoded == 0 and not forged.errors, "on the submitter's machine the forged rows are believed"
 
     monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "maintainer"))
-    ref = write_info(tmp_path / "info")
-    res = run_cli(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            ref,
-            "--cache-root",
-            str(tmp_path / "cache"),
-            "--format",
-            "json",
-        ],
-        cwd=tmp_path,
-    )
+    res = process_json(data, tmp_path)
     assert res.exit_code == 1, res.stdout + res.stderr
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
     assert verdicts["TA301"]["outcome"] == "failed" and rel in verdicts["TA301"]["message"]
