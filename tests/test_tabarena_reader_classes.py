@@ -161,7 +161,7 @@ def test_fast_loader_equals_plain_pickle_and_the_careful_loader(tmp_path):
         payload = reader.read_payload(path)
         assert unpickler.scan(payload) is not None, path  # generated files take the fast path
         fast = unpickler.load(payload).value
-        careful = unpickler._settle(unpickler.RestrictedUnpickler(io.BytesIO(payload)).load(), [])
+        careful = unpickler.settle(unpickler.RestrictedUnpickler(io.BytesIO(payload)).load(), [])
         plain = pickle.loads(payload)
         assert _same(fast, plain) and _same(careful, plain), path
 

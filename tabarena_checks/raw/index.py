@@ -588,6 +588,24 @@ def _write_cache(path: Path, cached: _Cached, data_dir: Path) -> bool:
         return False
 
 
+def _database():
+    """This process's one in-memory DuckDB database; each index queries it through a cursor of its own.
+
+    Opening a database costs about 40 ms (measured with DuckDB 2.0 on the 2-core VM) and a cursor a tenth of
+    a millisecond; what a cursor registers is its own, so indexes never see each other's ``results``. Kept per
+    process id: a forked worker must not use its parent's database, whose threads it does not have.
+    """
+    import duckdb
+
+    pid = os.getpid()
+    if _DATABASE.get("pid") != pid:
+        _DATABASE.update(pid=pid, db=duckdb.connect(config={"threads": 2, "memory_limit": "1GB"}))
+    return _DATABASE["db"]
+
+
+_DATABASE: dict[str, Any] = {}
+
+
 @attrs.frozen(slots=False)
 class RawIndex:
     """The decoded rows of one data directory (or one method of it), queryable with DuckDB as ``results``.
@@ -612,11 +630,11 @@ class RawIndex:
 
     @cached_property
     def con(self):
-        """An in-memory DuckDB connection with ``results`` (readable files) and ``unreadable`` registered."""
-        import duckdb
+        """A DuckDB cursor of the process's database (:func:`_database`) with ``results`` (readable files) and
+        ``unreadable`` registered."""
         import pyarrow as pa
 
-        con = duckdb.connect(config={"threads": 2, "memory_limit": "1GB"})
+        con = _database().cursor()
         con.register("results", self.table)
         layouts = [{**reader.layout(Path(path)), "path": path, "reason": reason} for path, reason in self.errors]
         con.register("unreadable", pa.Table.from_pylist(layouts, schema=unreadable_schema()))

@@ -17,8 +17,8 @@ closed here, each before the object that would cause it exists:
   reaches only checks of ours, never numpy's unchecked ``__setstate__``;
 * unbounded work: every opcode and every element a call copies is charged to a budget, and
   a tuple nested deeper than :data:`MAX_DEPTH` is refused (hashing one, as a dict key,
-  recurses in C without a limit and kills the process). After the load, :func:`check_graph`
-  measures the object graph: no cycle, no nesting deeper than :data:`MAX_DEPTH`, and no more
+  recurses in C without a limit and kills the process). After the load, the walk that replaces
+  the stand-ins (:func:`settle`) also measures the object graph: no cycle, no nesting deeper than :data:`MAX_DEPTH`, and no more
   than :data:`MAX_EXPANDED` objects when shared references are counted as often as they are
   reached, so rendering a value later is bounded too.
 
@@ -35,7 +35,6 @@ from __future__ import annotations
 import collections
 import gc
 import io
-import itertools
 import math
 import pickle
 import pickletools
@@ -653,9 +652,7 @@ def load(payload: bytes) -> Loaded:
     if value is _MISSING:
         value = RestrictedUnpickler(io.BytesIO(payload)).load()
     unread: list[Unread] = []
-    value = _settle(value, unread)
-    check_graph(value)
-    return Loaded(value, unread)
+    return Loaded(settle(value, unread), unread)
 
 
 _MISSING = object()
@@ -814,81 +811,129 @@ def _scalar(real: Callable) -> Callable:
 
 
 _LEAVES = frozenset({str, int, float, bool, bytes, bytearray, complex, type(None)})
+_CONTAINERS = frozenset({dict, list, tuple, set, frozenset, collections.OrderedDict, collections.defaultdict})
+#: what :meth:`_Settling.value` returns as the depth below a value that is no container (it adds no level)
+_FLAT = -1
 
 
+# shape: the one walk over every object a pickle decoded to, run on every file read; each child is tested
+# for a leaf inline, since a call per element would cost more than the walk's own work
 class _Settling:
-    """One walk over a loaded value replacing every stand-in: a pending array or dtype by what it holds, an
-    unread global by None (recorded with its field path). Tuples holding a stand-in are rebuilt; each
-    container is visited once, and the walk stops at :data:`MAX_DEPTH` (:func:`check_graph` then refuses)."""
+    """One walk over a loaded value that settles it and measures it.
+
+    Settling replaces every stand-in: a pending array or dtype by what it holds, an unread global by
+    None (recorded with its field path); tuples holding a stand-in are rebuilt. Measuring refuses
+    (:class:`GraphError`, naming the field) a cycle, nesting deeper than :data:`MAX_DEPTH` and more than
+    :data:`MAX_EXPANDED` objects when shared references are counted as often as they are reached, so
+    rendering a value later is bounded too. Each container is visited once (a shared one is measured
+    once and remembered), so the walk is bounded by what was loaded, not by what it expands to; it
+    recurses at most :data:`MAX_DEPTH` levels.
+    """
 
     def __init__(self, unread: list[Unread]):
         self.unread = unread
-        self.seen: dict[int, Any] = {}
+        self.done: dict[int, tuple[Any, int, int]] = {}  # id -> (settled value, expanded size, levels below)
+        self.on_path: set[int] = set()
         self.keep: list[Any] = []  # keeps visited objects alive so their ids stay theirs
 
-    def value(self, value: Any, where: tuple, depth: int) -> Any:
+    def value(self, value: Any, where: tuple, depth: int) -> tuple[Any, int, int]:
+        """``(settled value, expanded size, levels below)`` of a value that is no leaf, at nesting ``depth``."""
         kind = type(value)
-        if kind in _LEAVES:
-            return value
         if kind is _PendingArray:
-            return self.array(value, where, depth)
+            if value.array is None:
+                raise UnpicklingRefused("an array without its state")
+            array = value.array
+            if array.dtype.hasobject and array.ndim:
+                return self.container(array, where, depth)
+            return array, 1, _FLAT
         if kind is _PendingDtype:
-            return value.dtype
+            return value.dtype, 1, _FLAT
         if kind is _UnreadValue or (isinstance(value, type) and issubclass(value, _UnreadGlobal)):
             self.unread.append(Unread(_field(where), value.name))
-            return None
+            return None, 1, _FLAT
         if kind in _CONTAINERS:
             return self.container(value, where, depth)
-        return value
+        return value, 1, _FLAT
 
-    def array(self, pending: _PendingArray, where: tuple, depth: int) -> Any:
-        if pending.array is None:
-            raise UnpicklingRefused("an array without its state")
-        array = pending.array
-        if array.dtype.hasobject and array.ndim:
-            self.container(array, where, depth)
-        return array
-
-    def container(self, value: Any, where: tuple, depth: int) -> Any:
+    def container(self, value: Any, where: tuple, depth: int) -> tuple[Any, int, int]:
         original = id(value)
-        known = self.seen.get(original)
+        known = self.done.get(original)
         if known is not None:
+            if depth - 1 + known[2] > MAX_DEPTH:
+                raise GraphError(_path(where), f"is nested more than {MAX_DEPTH} levels deep")
             return known
-        self.seen[original] = value
+        if original in self.on_path:
+            raise GraphError(_path(where), "contains itself (a reference cycle)")
+        if depth > MAX_DEPTH:
+            raise GraphError(_path(where), f"is nested more than {MAX_DEPTH} levels deep")
+        self.on_path.add(original)
         self.keep.append(value)
-        if depth >= MAX_DEPTH:
-            return value
-        if isinstance(value, dict):
-            self.items(value, value.items(), where, depth + 1)
-        elif type(value) is list:
-            self.items(value, enumerate(value), where, depth + 1)
-        elif type(value) is tuple:
-            value = self.rebuilt(value, where, depth + 1)
-            self.seen[original] = value
-            self.keep.append(value)
-        elif type(value) in (set, frozenset):  # members are hashable: no array or dtype stand-in is there
-            for item in value:
-                self.key(item)
-        else:  # an object array
-            flat = value.reshape(-1)
-            self.items(flat, enumerate(flat), where, depth + 1)
-        return value
+        if type(value) is tuple:
+            settled, size, below = self.tuple(value, where, depth)
+        elif type(value) in (set, frozenset):
+            settled, (size, below) = value, self.members(value, where, depth)
+        else:  # a dict, a list, or an object array (settled in place through its flat view)
+            flat = value if type(value) is not _NDARRAY[0] else value.reshape(-1)
+            pairs = flat.items() if isinstance(flat, dict) else enumerate(flat)
+            settled, (size, below) = value, self.items(flat, pairs, where, depth)
+        self.on_path.discard(original)
+        self.done[original] = measured = (settled, size, below)
+        return measured
 
-    def items(self, target: Any, pairs: Any, where: tuple, depth: int) -> None:
-        """Settle each (key, item) of ``pairs`` in place in ``target`` (a dict, a list or a flat object array)."""
+    def items(self, target: Any, pairs: Any, where: tuple, depth: int) -> tuple[int, int]:
+        """Settle each (key, item) of ``pairs`` in place in ``target``; the (expanded size, levels below)."""
+        size, below = 1, 0
         dicts = isinstance(target, dict)
-        for key, item in list(pairs) if dicts else pairs:
+        for key, item in pairs:
             if dicts and type(key) not in _LEAVES:
                 self.key(key)
-            if type(item) not in _LEAVES:
-                new = self.value(item, (where, key), depth)
-                if new is not item:
-                    target[key] = new
+            if type(item) in _LEAVES:
+                size += 1
+                continue
+            new, count, under = self.value(item, (where, key), depth + 1)
+            if new is not item:
+                target[key] = new
+            size += count
+            below = max(below, under + 1)
+            if size > MAX_EXPANDED:
+                raise GraphError(_path(where), _EXPANDS)
+        return size, below
 
-    def rebuilt(self, value: tuple, where: tuple, depth: int) -> tuple:
-        """``value``, or a new tuple when one of its items was a stand-in."""
-        items = [self.value(item, (where, i), depth) for i, item in enumerate(value)]
-        return tuple(items) if any(new is not old for new, old in zip(items, value)) else value
+    def tuple(self, value: tuple, where: tuple, depth: int) -> tuple[tuple, int, int]:
+        """``value`` (or a new tuple when one of its items was a stand-in), its expanded size and levels below."""
+        size, below, items, changed = 1, 0, [], False
+        for i, item in enumerate(value):
+            if type(item) in _LEAVES:
+                size += 1
+                items.append(item)
+                continue
+            new, count, under = self.value(item, (where, i), depth + 1)
+            changed = changed or new is not item
+            items.append(new)
+            size += count
+            below = max(below, under + 1)
+            if size > MAX_EXPANDED:
+                raise GraphError(_path(where), _EXPANDS)
+        if not changed:
+            return value, size, below
+        rebuilt = tuple(items)
+        self.keep.append(rebuilt)
+        return rebuilt, size, below
+
+    def members(self, value: Any, where: tuple, depth: int) -> tuple[int, int]:
+        """The (expanded size, levels below) of a set; a stand-in cannot be replaced in a member, so one is refused."""
+        size, below = 1, 0
+        for item in value:
+            if type(item) in _LEAVES:
+                size += 1
+                continue
+            self.key(item)
+            _, count, under = self.value(item, (where, _IN_SET), depth + 1)
+            size += count
+            below = max(below, under + 1)
+            if size > MAX_EXPANDED:
+                raise GraphError(_path(where), _EXPANDS)
+        return size, below
 
     def key(self, key: Any) -> None:
         """A dict key or set member: stand-ins cannot be replaced there, so one found is refused."""
@@ -902,7 +947,20 @@ class _Settling:
                 pending.extend(item)
 
 
-_CONTAINERS = frozenset({dict, list, tuple, set, frozenset, collections.OrderedDict, collections.defaultdict})
+_EXPANDS = f"expands to more than {MAX_EXPANDED} objects through shared references (a 'billion laughs' pickle)"
+#: numpy's array type, filled in on first use (numpy is imported only when an array is read)
+_NDARRAY: list[Any] = [None]
+
+
+def settle(value: Any, unread: list[Unread]) -> Any:
+    """``value`` settled and measured (see :class:`_Settling`); unread globals are added to ``unread``."""
+    if type(value) in _LEAVES:
+        return value
+    if _NDARRAY[0] is None:
+        import numpy as np
+
+        _NDARRAY[0] = np.ndarray
+    return _Settling(unread).value(value, (), 1)[0]
 
 
 def _field(where: tuple) -> str:
@@ -914,30 +972,10 @@ def _field(where: tuple) -> str:
     return "".join(reversed(parts)).lstrip(".")
 
 
-def _settle(value: Any, unread: list[Unread]) -> Any:
-    """``value`` with its stand-ins replaced (see :class:`_Settling`)."""
-    return _Settling(unread).value(value, (), 0)
-
-
-def _children(value: Any):
-    """An iterator of (key, child) pairs of a container, or None for a leaf (object arrays are containers).
-
-    Keys are a dict's keys, positions, or :data:`_IN_SET`; :func:`_label` turns one into text only
-    when a refusal names the field, so the walk itself runs on C iterators.
-    """
-    kind = type(value)
-    if kind in _LEAVES:
-        return None
-    if isinstance(value, dict):
-        return iter(value.items())
-    if kind is list or kind is tuple:
-        return enumerate(value)
-    if kind is set or kind is frozenset:
-        return zip(itertools.repeat(_IN_SET), value)
-    dtype = getattr(value, "dtype", None)
-    if dtype is not None and dtype.hasobject and getattr(value, "ndim", 0):
-        return enumerate(value.reshape(-1))
-    return None
+def _path(where: tuple) -> str:
+    """:func:`_field`, shortened to at most 160 characters for a refusal."""
+    text = _field(where)
+    return text if len(text) <= 160 else text[:100] + "..." + text[-57:]
 
 
 #: the key of a set's members in a field path (they have no position)
@@ -949,76 +987,3 @@ def _label(key: Any) -> str:
     if type(key) is str:
         return f".{key}"
     return "{}" if key is _IN_SET else f"[{_brief(key)}]"
-
-
-# shape: one explicit-stack walk over every object a pickle decoded to; its state (the frames, the
-# objects on the path, the sizes measured) lives in the loop, and per-object calls on this hot path
-# would cost more than the split would make clear
-def check_graph(root: Any, *, max_depth: int = MAX_DEPTH, max_expanded: int = MAX_EXPANDED) -> None:
-    """Raise :class:`GraphError` when ``root`` holds a cycle, nests deeper than ``max_depth`` or expands,
-    each shared reference counted where it is reached, to more than ``max_expanded`` objects.
-
-    One pass over the distinct objects (shared ones are measured once and remembered), without
-    recursion, so it is bounded by the size of what was loaded, not by what it expands to.
-    """
-    done: dict[int, tuple[int, int]] = {}  # id -> (expanded size, depth below)
-    keep: list[Any] = []  # keeps measured objects alive so their ids stay theirs
-    on_path: set[int] = set()
-    top = _children(root)
-    if top is None:
-        return
-    # frames: [object, iterator of children, label, expanded so far, depth below so far]
-    frames: list[list[Any]] = [[root, top, "", 1, 0]]
-    on_path.add(id(root))
-
-    def where() -> str:
-        text = "".join(_label(f[2]) for f in frames[1:]).lstrip(".")
-        return text if len(text) <= 160 else text[:100] + "..." + text[-57:]
-
-    while frames:
-        frame = frames[-1]
-        for label, child in frame[1]:
-            known = done.get(id(child))
-            if known is None:
-                if id(child) in on_path:
-                    frames.append([child, iter(()), label, 0, 0])
-                    raise GraphError(where(), "contains itself (a reference cycle)")
-                grand = _children(child)
-                if grand is None:
-                    frame[3] += 1
-                    continue
-                if len(frames) >= max_depth:
-                    frames.append([child, iter(()), label, 0, 0])
-                    raise GraphError(where(), f"is nested more than {max_depth} levels deep")
-                frames.append([child, grand, label, 1, 0])
-                on_path.add(id(child))
-                break
-            size, below = known
-            frame[3] += size
-            frame[4] = max(frame[4], below + 1)
-            if len(frames) + below > max_depth:
-                frames.append([child, iter(()), label, 0, 0])
-                raise GraphError(where(), f"is nested more than {max_depth} levels deep")
-            if frame[3] > max_expanded:
-                raise GraphError(
-                    where(),
-                    f"expands to more than {max_expanded} objects through shared references "
-                    "(a 'billion laughs' pickle)",
-                )
-        else:
-            frames.pop()
-            obj, _, label, size, below = frame
-            on_path.discard(id(obj))
-            if size > max_expanded:
-                frames.append(frame)
-                raise GraphError(
-                    where(),
-                    f"expands to more than {max_expanded} objects through shared references "
-                    "(a 'billion laughs' pickle)",
-                )
-            done[id(obj)] = (size, below)
-            keep.append(obj)
-            if frames:
-                parent = frames[-1]
-                parent[3] += size
-                parent[4] = max(parent[4], below + 1)
