@@ -584,48 +584,56 @@ def _opcode_steps() -> list[int]:
 
 _LEN1, _LEN4, _LEN8, _LINES, _LONG_PUT, _STOP, _CAREFUL = -1, -4, -8, -2, -3, -5, -9
 _STEPS = _opcode_steps()
-#: the budget each opcode costs, and the opcodes that may build a tuple (counted towards :data:`FAST_TUPLES`)
-_WEIGHT = [HEAVY if bytes([code]) in _HEAVY_OPS else 1 for code in range(256)]
-_MAY_TUPLE = [op[0] for op in (*_TUPLE_OPS, pickle.REDUCE, pickle.NEWOBJ, pickle.NEWOBJ_EX)]
+#: what each opcode adds to the scan's one counter, a float (CPython adds floats without allocating where an int
+#: past 2**30 would): its budget cost (a set or dict :data:`HEAVY`, others 1), plus :data:`_TUPLE_UNIT` for the
+#: opcodes that may build a tuple (counted towards :data:`FAST_TUPLES`). Exact while the tuples stay below 2**20
+#: and the cost below 2**32; past that the count is over a limit either way
+_TUPLE_UNIT = float(1 << 32)
+_MAY_TUPLE = frozenset(op[0] for op in (*_TUPLE_OPS, pickle.REDUCE, pickle.NEWOBJ, pickle.NEWOBJ_EX))
+_COUNTS = [
+    float(HEAVY if bytes([code]) in _HEAVY_OPS else 1) + (_TUPLE_UNIT if code in _MAY_TUPLE else 0.0)
+    for code in range(256)
+]
 
 
 # shape: one loop over every opcode of every file read (the fast loader's only Python-level cost per opcode);
-# the table lookups stay inline and the costs are summed from a histogram afterwards, since each statement
-# per opcode costs as much here as a tenth of the C unpickler's whole load
+# the table lookups stay inline and both counts are kept in one integer, since each statement per opcode costs
+# as much here as a tenth of the C unpickler's whole load
 def scan(payload: bytes) -> int | None:
     """The budget the opcodes of ``payload`` cost, or None when the careful loader must read it.
 
     None when the pickle uses an opcode real results never hold, ends early, costs more than
     :data:`MAX_OPS`, has more than :data:`FAST_TUPLES` opcodes that may build a tuple, or memoizes at
-    an index past its opcode count (the C unpickler sizes its memo by the largest index).
+    an index past the budget spent so far (the C unpickler sizes its memo by the largest index, and
+    the budget spent bounds the objects made).
     """
-    steps, seen = _STEPS, [0] * 256
+    steps, counts = _STEPS, _COUNTS
     end = len(payload)
-    pos = 0
+    pos, counted = 0, 0.0
     while pos < end:
         code = payload[pos]
-        seen[code] += 1
+        counted += counts[code]
         step = steps[code]
         if step > 0:
             pos += step
         elif step == _LEN1:
             pos += 2 + payload[pos + 1] if pos + 1 < end else end
-        elif step == _LEN4:
-            pos += 5 + int.from_bytes(payload[pos + 1 : pos + 5], "little")
         elif step == _LEN8:
             pos += 9 + int.from_bytes(payload[pos + 1 : pos + 9], "little")
+        elif step == _LEN4:
+            pos += 5 + int.from_bytes(payload[pos + 1 : pos + 5], "little")
         elif step == _LINES:
             first = payload.find(b"\n", pos)
             pos = payload.find(b"\n", first + 1) + 1 if first >= 0 else 0
             if not pos:  # a line without its end: never step backwards
                 return None
         elif step == _LONG_PUT:
-            if int.from_bytes(payload[pos + 1 : pos + 5], "little") > sum(seen):
+            if int.from_bytes(payload[pos + 1 : pos + 5], "little") > counted % _TUPLE_UNIT:
                 return None
             pos += 5
         elif step == _STOP:
-            cost = sum(map(int.__mul__, seen, _WEIGHT))
-            return cost if cost <= MAX_OPS and sum(seen[c] for c in _MAY_TUPLE) <= FAST_TUPLES else None
+            cost = int(counted % _TUPLE_UNIT)
+            return cost if cost <= MAX_OPS and counted // _TUPLE_UNIT <= FAST_TUPLES else None
         else:
             return None
     return None
