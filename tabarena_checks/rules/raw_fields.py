@@ -359,7 +359,7 @@ _SPLIT_DIFFERS = f"""
         SELECT path, {", ".join(_TASK_SHARES)}, first_value(path) OVER w AS first,
                {", ".join(f"first_value({c}) OVER w AS first_{c}" for c in _TASK_SHARES)}
         FROM results WHERE tid IS NOT NULL WINDOW w AS (PARTITION BY method_prefix, tid ORDER BY path)),
-    sized AS (  -- a file without labels is a problem of its own (raw.artifacts) and is not compared
+    sized AS (  -- a file without labels is a problem of its own (rules.raw_artifacts) and is not compared
         SELECT *, first_value(path) OVER w AS first, first_value(val_rows) OVER w AS first_val,
                first_value(test_rows) OVER w AS first_test, first_value(labels_digest) OVER w AS first_labels
         FROM split WHERE val_rows IS NOT NULL AND test_rows IS NOT NULL
