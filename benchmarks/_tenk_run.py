@@ -57,11 +57,14 @@ def index_and_infer(data: Path, cache: Path, workers: int):
     Returns ((wall, CPU) seconds, index, {prefix: method's index}, {prefix: inference}).
     """
     from tabarena_checks.raw import index, inference_memo
+    from tabarena_checks.report.inspect_cli import field_problems
 
     started, cpu = time.perf_counter(), cpu_seconds()
     built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
     methods = index.split_methods(built)
     infs = {prefix: inference_memo.infer(sub) for prefix, sub in methods.items()}
+    for sub in methods.values():  # TA306's checks, judged from the index's facts as `checks inspect` does
+        field_problems(sub)
     return (time.perf_counter() - started, cpu_seconds() - cpu), built, methods, infs
 
 

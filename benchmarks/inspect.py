@@ -8,10 +8,12 @@ Figures printed (one process = this one; the index may use worker processes):
 - bare loop: read + gzip.decompress + plain pickle.loads of every file in one process, the
   floor any single-process reader pays (it does not even check what it loads);
 - cold: what `checks inspect` computes, with no cache: build_index (restricted unpickler,
-  per-file facts, fidelity checks, parquet cache write), split by method, and the inference
-  (SQL, then memoised next to the cache), and its ratio to the bare loop (target <= 1.0);
+  per-file facts, fidelity checks, parquet cache write), split by method, the inference and
+  TA306's checks over the index (SQL, each then memoised next to the cache), and its ratio to
+  the bare loop (target <= 1.0);
 - warm: the same with the cache in place (unchanged directories are not listed again, every
-  file is stat'ed, the inference comes from its memo), and the cold/warm speed-up (target >= 20);
+  file is stat'ed, the inference and TA306's problems come from their memos), and the cold/warm
+  speed-up (target >= 20);
 - peak RSS of this process and of its largest child (target < 1 GiB);
 - the hostile payloads of tests/hostile_pickles.py read by the same reader: every one must be refused
   (the speed is not bought by reading less carefully).

@@ -40,9 +40,12 @@ spec.loader.exec_module(tenk)
 
 def write_report(out: Path, data: Path, built, methods, infs) -> float:
     from tabarena_checks.report import html_inspect, summary as report
+    from tabarena_checks.rules import raw_fields
 
     started = time.perf_counter()
-    reports = [report.method_report(p, infs[p], None, dt.date.today()) for p in methods]
+    reports = [
+        report.method_report(p, infs[p], None, dt.date.today(), raw_fields.problems(methods[p])) for p in methods
+    ]
     html_inspect.write(str(out), str(data), None, built, methods, methods, reports, [])
     return time.perf_counter() - started
 

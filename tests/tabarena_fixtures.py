@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 from tabarena_checks.raw import index, inference
+from tabarena_checks.rules import raw_fields
 from tabarena_checks.synth import generate as synth
 
 #: small arrays keep the tests fast; the layout and keys are those of full-size runs
@@ -29,6 +30,11 @@ def build(data: Path, **kwargs) -> index.RawIndex:
 def infer_run(root: Path, **kwargs) -> inference.Inference:
     """Generate a run with ``kwargs`` and infer from it."""
     return inference.infer(build(make_run(root, **kwargs)))
+
+
+def field_problems(data: Path, **kwargs) -> tuple[tuple[str, str], ...]:
+    """TA306's (path, message) pairs over the index of ``data`` (a run's data directory)."""
+    return raw_fields.problems(build(data, **kwargs))
 
 
 class Call:

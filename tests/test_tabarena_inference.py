@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tabarena_fixtures import build, infer_run, make_run
+from tabarena_fixtures import build, field_problems, infer_run, make_run
 
 from checks.testing import run_cli
 from tabarena_checks.raw import inference
@@ -36,7 +36,8 @@ def test_single_bagged_config(tmp_path):
     assert inf.problem_types == ("binary", "multiclass", "regression")
     assert inf.metrics == ("log_loss", "rmse", "roc_auc")
     assert inf.results_per_config == {"TA-Nori_c1_default_BAG_L1": 9}
-    assert (inf.missing_cells, inf.duplicates, inf.fidelity, inf.problems, inf.errors) == ((), (), (), (), ())
+    assert (inf.missing_cells, inf.duplicates, inf.fidelity, inf.errors) == ((), (), (), ())
+    assert field_problems(tmp_path / "data") == ()
 
 
 def test_several_configs(tmp_path):
@@ -140,7 +141,7 @@ def test_missing_cell_duplicate_and_fidelity(tmp_path):
     )
     assert test_issue.pct == pytest.approx(100 * 17 / 333)
     assert (val_issue.kind, val_issue.split_idx) == ("val", 0) and val_issue.pct == pytest.approx(100 / 667)
-    assert any("holds framework" in message for _, message in inf.problems)
+    assert any("holds framework" in message for _, message in field_problems(tmp_path / "data"))
 
 
 def test_unreadable_files_count_as_missing_and_are_listed(tmp_path):
@@ -151,7 +152,7 @@ def test_unreadable_files_count_as_missing_and_are_listed(tmp_path):
 
 def test_bad_fields_are_problems(tmp_path):
     inf = infer_run(tmp_path, tasks=(363612,), folds=2, defects=("bad_fields",))
-    messages = {m for _, m in inf.problems}
+    messages = {m for _, m in field_problems(tmp_path / "data")}
     assert {"task_metadata.fold is not an integer (got '1')", "metric_error is NaN"} <= messages
     assert inf.missing_cells == () and inf.n_results == 2
 
@@ -232,10 +233,10 @@ def _edit(path, top=None, **task_metadata):
 
 def test_a_split_whose_configs_name_or_file_it_differently_is_a_problem(tmp_path):
     data = make_run(tmp_path, configs=2, tasks=(363612,), folds=2, array_scale=0.05)
-    assert inference.infer(build(data)).problems == ()  # must pass before the edits
+    assert field_problems(data) == ()  # must pass before the edits
     _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", name="renamed")
     _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_1" / "results.pkl", split_idx=3)
-    problems = inference.infer(build(data, use_cache=False)).problems
+    problems = field_problems(data, use_cache=False)
     assert (
         "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl",
         "task_metadata.name is 'renamed', but TA-Nori_c1_default_BAG_L1/363612/0_0/results.pkl of the same task "
@@ -254,10 +255,10 @@ def test_a_split_whose_configs_name_or_file_it_differently_is_a_problem(tmp_path
 
 def test_two_splits_of_a_task_under_one_split_idx_is_a_problem(tmp_path):
     data = make_run(tmp_path, tasks=(363612,), folds=3, repeats=2, array_scale=0.05)
-    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    assert field_problems(data) == ()  # must pass before the edit
     # 2 is what a 2-fold run gives repeat 1, fold 0 (this run has 3 folds: 3), and what repeat 0, fold 2 has
     _edit(data / "TA-Nori_c1_default_BAG_L1" / "363612" / "1_0" / "results.pkl", split_idx=2)
-    ((path, problem),) = inference.infer(build(data, use_cache=False)).problems
+    ((path, problem),) = field_problems(data, use_cache=False)
     assert path == "TA-Nori_c1_default_BAG_L1/363612/1_0/results.pkl"
     assert problem == (
         "task_metadata.split_idx is 2 for repeat 1, fold 0, but "
@@ -277,7 +278,7 @@ def test_configs_of_a_method_named_with_another_prefix_are_a_problem(tmp_path):
     result = reader.load_result(path)
     result["method_metadata"]["name_prefix"] = "TA-Nori_r1"  # starts the framework, unlike the method's other
     write_payload(path, result)
-    ((where, problem),) = inference.infer(build(data)).problems
+    ((where, problem),) = field_problems(data)
     assert where == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl"
     assert problem == (
         "method_metadata.name_prefix is 'TA-Nori_r1', but TA-Nori_c1_default_BAG_L1/363612/0_0/"
@@ -292,7 +293,7 @@ def test_configs_of_a_method_named_with_another_prefix_are_a_problem(tmp_path):
 def test_a_split_whose_configs_are_scored_differently_is_a_problem(tmp_path, field, value, first):
     data = make_run(tmp_path, configs=2, tasks=(363612,), folds=1, array_scale=0.05)
     _edit(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", {field: value})
-    problems = inference.infer(build(data)).problems  # a binary problem_type also makes the float labels wrong
+    problems = field_problems(data)  # a binary problem_type also makes the float labels wrong
     assert any(
         path == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl"
         and problem.startswith(
@@ -320,9 +321,9 @@ def test_a_split_whose_configs_are_scored_differently_is_a_problem(tmp_path, fie
 )
 def test_the_splits_of_a_task_must_agree_on_its_name_and_metric(tmp_path, edit, problem):
     data = make_run(tmp_path, kind="baseline", method="Nori", name_prefix="Nori", tasks=(363619,), folds=2)
-    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    assert field_problems(data) == ()  # must pass before the edit
     _edit(data / "Nori_c1_default" / "363619" / "0_1" / "results.pkl", **edit)
-    ((path, found),) = inference.infer(build(data, use_cache=False)).problems
+    ((path, found),) = field_problems(data, use_cache=False)
     assert path == "Nori_c1_default/363619/0_1/results.pkl" and found.startswith(problem), found
 
 
@@ -338,9 +339,9 @@ def _retask(data, task, **task_metadata):
 @pytest.mark.parametrize("kind", ["config", "baseline"])
 def test_a_task_of_the_suite_under_another_name_is_a_problem(tmp_path, kind):
     data = make_run(tmp_path, kind=kind, method="Nori", name_prefix="Nori", tasks=(363612, 363614), folds=2)
-    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    assert field_problems(data) == ()  # must pass before the edit
     _retask(data, 363612, name="airfoil")  # TabArena 0.1.0 stops with a KeyError on this run
-    problems = inference.infer(build(data, use_cache=False)).problems
+    problems = field_problems(data, use_cache=False)
     assert [p for p, _ in problems] == sorted(str(p.relative_to(data)) for p in data.rglob("363612/*/results.pkl"))
     assert {m for _, m in problems} == {
         "task_metadata.name is 'airfoil', but TabArena-v0.1 names task 363612 'airfoil_self_noise'; TabArena looks "
@@ -352,7 +353,7 @@ def test_a_task_of_the_suite_under_another_name_is_a_problem(tmp_path, kind):
 def test_a_name_of_the_suite_under_another_task_id_is_a_problem(tmp_path):
     data = make_run(tmp_path, configs=1, tasks=(363612, 363614), folds=1)
     _retask(data, 363614, tid=990001)  # still named 'anneal', TabArena-v0.1's task 363614
-    ((path, problem),) = inference.infer(build(data)).problems
+    ((path, problem),) = field_problems(data)
     assert path == "TA-Nori_c1_default_BAG_L1/990001/0_0/results.pkl"
     assert problem.startswith("task_metadata.tid is 990001, but 'anneal' is TabArena-v0.1's task 363614; ")
     assert problem.endswith("record task_metadata.tid 363614 (or the name of the dataset these results are for)")
@@ -362,7 +363,7 @@ def test_two_tasks_of_a_method_under_one_name_are_a_problem(tmp_path):
     data = make_run(tmp_path, configs=2, tasks=(363612, 363614), folds=1)
     _retask(data, 363612, tid=990001, name="my_data")
     _retask(data, 363614, tid=990002, name="my_data")  # native's simulation stopped on this run (exit 4)
-    problems = inference.infer(build(data)).problems
+    problems = field_problems(data)
     assert [p for p, _ in problems] == [
         "TA-Nori_c1_default_BAG_L1/990002/0_0/results.pkl",
         "TA-Nori_r1_default_BAG_L1/990002/0_0/results.pkl",
@@ -397,7 +398,7 @@ def test_a_task_of_the_suite_scored_otherwise_is_a_problem(tmp_path, edit, probl
     data = make_run(tmp_path, kind="baseline", method="Nori", name_prefix="Nori", tasks=(363612, 363614), folds=2)
     for path in data.rglob("363612/*/results.pkl"):
         _edit(path, top=edit)
-    problems = inference.infer(build(data)).problems
+    problems = field_problems(data)
     assert [p for p, _ in problems] == sorted(str(p.relative_to(data)) for p in data.rglob("363612/*/results.pkl"))
     assert all(m.startswith(problem) for _, m in problems), problems
 
@@ -406,7 +407,7 @@ def test_tasks_outside_the_suite_with_names_of_their_own_pass(tmp_path):
     data = make_run(tmp_path, configs=2, tasks=(363612, 363614), folds=1)
     _retask(data, 363612, tid=990001, name="my_data")
     _retask(data, 363614, tid=990002, name="my_other_data")
-    assert inference.infer(build(data)).problems == ()
+    assert field_problems(data) == ()
 
 
 def _edit_artifacts(path, change):
@@ -429,9 +430,9 @@ def _edit_artifacts(path, change):
 )
 def test_a_split_whose_configs_hold_other_labels_is_a_problem(tmp_path, change):
     data = make_run(tmp_path, configs=2, tasks=(363612,), folds=1, array_scale=0.05)
-    assert inference.infer(build(data)).problems == ()  # must pass before the edit
+    assert field_problems(data) == ()  # must pass before the edit
     _edit_artifacts(data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", change)
-    ((path, problem),) = inference.infer(build(data, use_cache=False)).problems
+    ((path, problem),) = field_problems(data, use_cache=False)
     assert path == "TA-Nori_r1_default_BAG_L1/363612/0_0/results.pkl"
     assert problem.startswith(
         "simulation_artifacts holds other labels than TA-Nori_c1_default_BAG_L1/363612/0_0/"
@@ -445,4 +446,4 @@ def test_labels_stored_in_another_dtype_are_the_same_labels(tmp_path):
         data / "TA-Nori_r1_default_BAG_L1" / "363614" / "0_0" / "results.pkl",
         lambda sa: sa.update(y_val=sa["y_val"].astype("int64"), y_val_idx=sa["y_val_idx"].astype("int32")),
     )
-    assert inference.infer(build(data)).problems == ()
+    assert field_problems(data) == ()

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from checks.testing import run_cli
+from tabarena_checks.rules.raw_fields import row_problems
 from tabarena_checks.raw import index, reader
 from tabarena_checks.synth.generate import generate_run
 
@@ -572,7 +573,7 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
     sa["pred_proba_dict_val"] = {k: v[keep] for k, v in sa["pred_proba_dict_val"].items()}
     sa["bag_info"]["val_idx_per_child"] = [idx[idx < keep.stop] for idx in sa["bag_info"]["val_idx_per_child"]]
     write_result(other_rows, result)
-    assert reader.decode_row(other_rows, root=data)["problems"] == [], "the file alone is sound"
+    assert row_problems(reader.decode_row(other_rows, root=data)) == [], "the file alone is sound"
     out = process(tmp_path, runs)
     assert out.exit_code == 1, out.stdout + out.stderr
     assert "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: simulation_artifacts.y_test is missing" in out.stdout
@@ -585,10 +586,10 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
 
 
 def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, runs, monkeypatch):
-    from tabarena_checks.raw import artifacts
+    from tabarena_checks.rules import raw_artifacts
     from tabarena_checks.synth.generate import write_result
 
-    monkeypatch.setattr(artifacts, "problems", lambda *args: [])  # a defect no check foresaw
+    monkeypatch.setattr(raw_artifacts, "problems", lambda *args: [])  # a defect no check foresaw
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
     damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"

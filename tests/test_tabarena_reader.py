@@ -18,6 +18,7 @@ import pytest
 from tabarena_fixtures import Call, make_run, write_payload
 
 from checks import InputError
+from tabarena_checks.rules.raw_fields import row_problems
 from tabarena_checks.raw import reader
 from tabarena_checks.synth import generate as synth
 
@@ -207,7 +208,7 @@ def test_row_of_a_clean_bagged_config(tmp_path):
     )
     assert row["test_not_close_pct"] == 0.0 and row["val_not_close"] is False and row["val_not_close_pct"] == 0.0
     assert '"ag_args"' in row["hyperparameters"] and '"learning_rate"' in row["method_hyperparameters"]
-    assert row["problems"] == []
+    assert row_problems(row) == []
     assert all(not isinstance(v, np.ndarray) for v in row.values())
 
 
@@ -235,7 +236,7 @@ def test_use_child_oof_labels_are_mapped_to_positions(tmp_path):
     (row,) = _rows(data).values()
     assert row["num_bag_children"] == 1 and row["use_child_oof"] is True and row["child_oof"] is True
     assert row["vp_child_oof"] is True and row["vp_num_bag_folds"] == 8
-    assert row["val_not_close"] is False and row["problems"] == []
+    assert row["val_not_close"] is False and row_problems(row) == []
 
 
 def test_legacy_layout_loads(tmp_path):
@@ -244,7 +245,7 @@ def test_legacy_layout_loads(tmp_path):
     assert row["is_legacy_layout"] and not row["has_method_metadata"] and not row["has_vp_record"]
     assert (row["tid"], row["dataset"], row["fold"], row["repeat"], row["split_idx"]) == (363614, "anneal", 1, 0, 1)
     assert row["has_sim_artifacts"] and row["num_bag_children"] == 8 and row["test_not_close_pct"] == 0.0
-    assert row["ag_key"] is None and row["problems"] == []
+    assert row["ag_key"] is None and row_problems(row) == []
 
 
 def test_wrong_types_are_recorded_not_crashed_on(tmp_path):
@@ -256,15 +257,15 @@ def test_wrong_types_are_recorded_not_crashed_on(tmp_path):
     result["time_train_s"] = "slow"
     write_payload(path, result)
     row = reader.decode_row(path, root=data)
-    assert "task_metadata.fold is not an integer (got '1')" in row["problems"]
-    assert "metric_error is NaN" in row["problems"] and math.isnan(row["metric_error"])
-    assert "time_train_s is not a number (got 'slow')" in row["problems"]
+    assert "task_metadata.fold is not an integer (got '1')" in row_problems(row)
+    assert "metric_error is NaN" in row_problems(row) and math.isnan(row["metric_error"])
+    assert "time_train_s is not a number (got 'slow')" in row_problems(row)
     assert row["fold"] is None and row["tid"] == 363612
 
     del result["task_metadata"]
     write_payload(path, result)
     row = reader.decode_row(path, root=data)
-    assert "task_metadata missing" in row["problems"] and row["tid"] is None and row["framework"]
+    assert "task_metadata missing" in row_problems(row) and row["tid"] is None and row["framework"]
 
 
 def _sa(result):
@@ -390,7 +391,7 @@ def _problems_after(edit, path, data) -> list[str]:
     result = reader.load_result(path)
     edit(result)
     write_payload(path, result)
-    return reader.decode_row(path, root=data)["problems"]
+    return row_problems(reader.decode_row(path, root=data))
 
 
 @pytest.mark.parametrize("name", sorted(ARTIFACT_DEFECTS))
@@ -398,7 +399,7 @@ def test_what_alignment_reads_is_checked_when_the_file_is_indexed(tmp_path, name
     task, edit, problem = ARTIFACT_DEFECTS[name]
     data = make_run(tmp_path, tasks=(task,), folds=1, array_scale=0.05)
     path = next(data.rglob("results.pkl"))
-    assert reader.decode_row(path, root=data)["problems"] == []  # must pass before the edit
+    assert row_problems(reader.decode_row(path, root=data)) == []  # must pass before the edit
     problems = _problems_after(edit, path, data)
     assert any(problem in p for p in problems), problems
 
@@ -416,9 +417,9 @@ def test_directory_and_content_disagreements_are_problems(tmp_path):
     moved.parent.mkdir(parents=True)
     src.rename(moved)
     row = reader.decode_row(moved, root=data)
-    assert "directory 'Other_c1_BAG_L1' holds framework 'TA-Nori_c1_default_BAG_L1'" in row["problems"]
-    assert "directory '363614' holds task 363612" in row["problems"]
-    assert "directory '0_2' says repeat 0 fold 2 but the result says repeat 0 fold 0" in row["problems"]
+    assert "directory 'Other_c1_BAG_L1' holds framework 'TA-Nori_c1_default_BAG_L1'" in row_problems(row)
+    assert "directory '363614' holds task 363612" in row_problems(row)
+    assert "directory '0_2' says repeat 0 fold 2 but the result says repeat 0 fold 0" in row_problems(row)
 
 
 @pytest.mark.parametrize(
@@ -455,7 +456,7 @@ def test_invalid_protocol_is_a_row_problem(tmp_path, protocol, message):
         reader.record_key({"flavour": "bagged", "protocol": protocol})
     data = make_run(tmp_path, tasks=(363612,), folds=1, validation_protocol={"flavour": "bagged", "protocol": protocol})
     (row,) = _rows(data).values()
-    assert any(message in p for p in row["problems"]) and row["vp_key"] is None and row["has_vp_record"]
+    assert any(message in p for p in row_problems(row)) and row["vp_key"] is None and row["has_vp_record"]
 
 
 def test_val_rebuild_from_per_child_predictions(tmp_path):
@@ -548,7 +549,7 @@ def test_results_processing_would_misfile_are_problems(tmp_path, name):
     data = make_run(tmp_path, tasks=(363612,), folds=2, repeats=3, array_scale=0.05)
     path = data / "TA-Nori_c1_default_BAG_L1" / "363612" / "2_0" / "results.pkl"
     row = reader.decode_row(path, root=data)
-    assert row["problems"] == [] and row["split_idx"] == 4  # must pass before the edit
+    assert row_problems(row) == [] and row["split_idx"] == 4  # must pass before the edit
     problems = _problems_after(edit, path, data)
     assert any(problem in p for p in problems), problems
 
@@ -560,7 +561,7 @@ def test_artifacts_naming_the_metric_by_an_alias_pass(tmp_path):
     result["metric"] = "rmse"  # TabArena's name, the artifacts keep AutoGluon's
     result["simulation_artifacts"].update(eval_metric="root_mean_squared_error", metric="root_mean_squared_error")
     write_payload(path, result)
-    assert reader.decode_row(path, root=data)["problems"] == []
+    assert row_problems(reader.decode_row(path, root=data)) == []
 
 
 @pytest.mark.parametrize("repeat, fold, split_idx", [(0, 0, 0), (0, 2, 2), (1, 0, 3), (2, 1, 7), (1, 1, 4)])
@@ -572,4 +573,4 @@ def test_every_split_idx_some_fold_count_gives_passes(tmp_path, repeat, fold, sp
     moved = data / "TA-Nori_c1_default_BAG_L1" / "363612" / f"{repeat}_{fold}" / "results.pkl"
     path.unlink()
     write_payload(moved, result)
-    assert reader.decode_row(moved, root=data)["problems"] == []
+    assert row_problems(reader.decode_row(moved, root=data)) == []

@@ -22,6 +22,7 @@ from test_tabarena_parity import DRIVER, DRIVER_TIMEOUT, HEADER, _tabarena_pytho
 
 from checks.testing import run_cli
 from tabarena_checks.raw import inference, reader
+from tabarena_checks.rules import raw_fields
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "tabarena_real"
 TASKS = REAL / "tasks"
@@ -100,7 +101,7 @@ def test_every_real_file_is_read_with_nothing_left_out(tmp_path, run):
     index = build(_data(run), cache_dir=tmp_path / "idx")
     assert len(index) == len(files) and index.errors == ()
     inf = inference.infer(index)
-    assert inf.problems == () and inf.unread == () and inf.fidelity == ()
+    assert raw_fields.problems(index) == () and inf.unread == () and inf.fidelity == ()
     for path in files:  # traits of real files the imitations never had
         result = reader.load_result(path)
         assert result["task_metadata"]["tid"] > 2**31 and "validation_protocol" not in result

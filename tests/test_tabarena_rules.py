@@ -8,6 +8,7 @@ Unit tests use small in-process facts objects with the attributes the rules read
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from types import SimpleNamespace
 
 import attrs
@@ -59,7 +60,6 @@ class FakeInference:
     validation_protocol_keys: tuple = ("8x1",)
     n_without_protocol: int = 0
     errors: tuple = ()
-    problems: tuple = ()
     unread: tuple = ()
     missing_cells: tuple = ()
     duplicates: tuple = ()
@@ -73,8 +73,18 @@ class FakeInference:
         return method + self.raw_config_default[len(self.name_prefix) :]
 
 
-def facts(metadata=GOOD, **inference):
-    return SimpleNamespace(metadata=metadata, inference=FakeInference(**inference))
+def facts(metadata=GOOD, index=None, **inference):
+    return SimpleNamespace(metadata=metadata, inference=FakeInference(**inference), index=index)
+
+
+def one_row_index(**row):
+    """A raw index of one result at ``p/1/0_0/results.pkl`` whose columns are ``row`` (the others empty)."""
+    import pyarrow as pa
+
+    from tabarena_checks.raw.index import RawIndex, schema
+
+    row = {"path": "p/1/0_0/results.pkl", "config_dir": "p", "decode_errors": [], "invalid_text": [], **row}
+    return RawIndex(data_dir=Path("."), table=pa.Table.from_pylist([row], schema=schema()).drop_columns(["error"]))
 
 
 def options_of(action, **values):
@@ -438,7 +448,7 @@ RAW_CASES = [
         "has 2 results: x/results.pkl, y/results.pkl",
     ),
     ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
-    ("TA306", dict(problems=(("p/results.pkl", "metric_error is NaN"),)), "p/results.pkl: metric_error is NaN"),
+    ("TA306", dict(index=one_row_index(metric_error=float("nan"))), "p/1/0_0/results.pkl: metric_error is NaN"),
     (
         "TA307",
         dict(metrics=("mae", "rmse")),
@@ -462,7 +472,7 @@ def test_raw_rule_fails(code, inferred, message):
 def test_raw_rules_pass_on_clean_inference():
     from tabarena_checks.rules import raw as rules_raw
 
-    verdicts = evaluate_rules(rules_raw.RULES, facts())
+    verdicts = evaluate_rules(rules_raw.RULES, facts(index=one_row_index()))
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
 
 

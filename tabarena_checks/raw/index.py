@@ -39,7 +39,14 @@ CHUNK = 32
 
 
 def schema():
-    """The explicit Arrow schema of a row (``error`` is set only for unreadable files)."""
+    """The explicit Arrow schema of a row (``error`` is set only for unreadable files).
+
+    A row holds what its file says, decoded and typed, and nothing judged: the rules judge it when
+    the gate runs (tabarena_checks.rules.raw_fields), so no index, however old, carries a verdict.
+    ``artifact_facts`` and ``val_position_bounds`` are JSON (tabarena_checks.raw.artifacts.facts);
+    ``decode_errors`` says why a value could not be decoded into its column (or a measurement could not
+    be made), ``invalid_text`` which text was not valid Unicode.
+    """
     import pyarrow as pa
 
     s, i, f, b = pa.string(), pa.int64(), pa.float64(), pa.bool_()
@@ -99,7 +106,14 @@ def schema():
             ("labels_digest", s),
             ("hyperparameters", s),
             ("method_hyperparameters", s),
-            ("problems", pa.list_(s)),
+            ("metric_error_val_state", s),
+            ("has_model_type_key", b),
+            ("model_hyperparameters_kind", s),
+            ("model_hyperparameters_shown", s),
+            ("artifact_facts", s),
+            ("val_position_bounds", s),
+            ("decode_errors", pa.list_(s)),
+            ("invalid_text", pa.list_(pa.struct([("field", s), ("shown", s)]))),
             ("unread", pa.list_(s)),
             ("error", s),
         ]
@@ -378,7 +392,7 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
 
 
 def _error_row(item: FileStat, reason: str) -> dict[str, Any]:
-    return {**reader.layout(item.path), "error": reason, "problems": [], "unread": []}
+    return {**reader.layout(item.path), "error": reason, "decode_errors": [], "invalid_text": [], "unread": []}
 
 
 def _changed(root: Path, items: Sequence[FileStat], digests: Sequence[str | None], max_bytes: int) -> set[str]:

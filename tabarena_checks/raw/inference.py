@@ -12,7 +12,6 @@ from typing import Any
 
 import attrs
 
-from tabarena_checks.raw import suite_tasks
 from tabarena_checks.raw.index import RawIndex
 
 
@@ -68,8 +67,6 @@ class Inference:
     #: (config, task, "<repeat>_<fold>", paths) cells with more than one result
     duplicates: tuple[tuple[str, str, str, tuple[str, ...]], ...]
     fidelity: tuple[FidelityIssue, ...]
-    #: (path, message) per problem found while decoding a file
-    problems: tuple[tuple[str, str], ...]
     #: (path, message) per global outside the reader's allow-list found in a field nothing reads (read as None)
     unread: tuple[tuple[str, str], ...]
     #: (path, reason) per file that could not be read at all
@@ -233,7 +230,6 @@ def infer(index: RawIndex) -> Inference:
         missing_cells=_missing_cells(index),
         duplicates=_duplicates(index),
         fidelity=_fidelity(index),
-        problems=_field_problems(index),
         unread=tuple(sorted(index.query("SELECT path, unnest(unread) FROM results WHERE len(unread) > 0"))),
         tasks=tuple(
             index.query(
@@ -243,160 +239,3 @@ def infer(index: RawIndex) -> Inference:
         ),
         errors=index.errors,
     )
-
-
-def _field_problems(index: RawIndex) -> tuple[tuple[str, str], ...]:
-    """``(path, problem)`` of every result field the reader flagged, of every missing split_idx, and of every
-    result that disagrees with its task's or task split's first (see :data:`_SPLIT_DIFFERS`), with its
-    method's first on the name prefix (:data:`_PREFIX_DIFFERS`), or with the TabArena-v0.1 task table (name,
-    problem type, metric) or another task of its method on the task's name (:data:`_SUITE_DIFFERS`)."""
-    return tuple(
-        sorted(
-            index.query("SELECT path, unnest(problems) FROM results WHERE len(problems) > 0")
-            + index.query(
-                # TabArena places a result by its split_idx and its processing fails without it
-                "SELECT path, 'task_metadata.split_idx is missing; add split_idx = n_folds * repeat + fold (repeat ' "
-                "|| coalesce(repeat, 0) || ', fold ' || fold || ') to task_metadata' FROM results "
-                "WHERE split_idx IS NULL AND NOT is_legacy_layout AND fold IS NOT NULL"
-            )
-            + index.query(_SPLIT_DIFFERS)
-            + index.query(_PREFIX_DIFFERS)
-            + index.query(_SUITE_DIFFERS)
-        )
-    )
-
-
-#: processing renames every config of a method by what follows one name prefix in its framework
-_PREFIX_DIFFERS = """
-    WITH configs AS (
-        SELECT path, name_prefix, first_value(path) OVER w AS first, first_value(name_prefix) OVER w AS first_prefix
-        FROM results WHERE has_sim_artifacts AND name_prefix <> ''
-        WINDOW w AS (PARTITION BY method_prefix ORDER BY path))
-    SELECT path, 'method_metadata.name_prefix is ''' || name_prefix || ''', but ' || first || ' of the same method '
-           || 'says ''' || first_prefix || '''; processing renames every config of a method by what follows one '
-           || 'name prefix: record the prefix the method''s configs were named with' FROM configs
-    WHERE name_prefix <> first_prefix
-"""
-
-
-#: TabArena files a task's results and predictions under its dataset name and, for a task of its bundled
-#: TabArena-v0.1 table (:mod:`~tabarena_checks.raw.suite_tasks`), looks them up by the name the table gives: a
-#: known task id under another name (or a known name under another id) stops its processing with a KeyError,
-#: and two tasks of one method under one name would be mixed (native's simulation stopped on it). The table's
-#: problem type and metric are the ones every method is compared in on the task: TabArena keeps them and
-#: publishes a result scored otherwise beside the rest. Only results that agree with their task's first on a
-#: field are judged on it (the others are problems of :data:`_SPLIT_DIFFERS`), and a result the table judges
-#: by its name is not compared with the other tasks.
-_SUITE_DIFFERS = f"""
-    WITH known(tid, name, problem_type, metric) AS (VALUES {suite_tasks.values_sql()}),
-    tasks AS (
-        SELECT path, tid, dataset, problem_type, metric, method_prefix, first_value(dataset) OVER w AS task_name,
-               first_value(problem_type) OVER w AS task_problem_type, first_value(metric) OVER w AS task_metric
-        FROM results WHERE tid IS NOT NULL AND dataset IS NOT NULL
-        WINDOW w AS (PARTITION BY method_prefix, tid ORDER BY path)),
-    judged AS (
-        SELECT r.*, by_tid.name AS table_name, by_tid.problem_type AS table_problem_type,
-               by_tid.metric AS table_metric, by_name.tid AS table_tid,
-               r.dataset = r.task_name AND coalesce(by_tid.name <> r.dataset, false) AS renamed,
-               r.dataset = r.task_name AND by_tid.name IS NULL AND coalesce(by_name.tid <> r.tid, false) AS moved,
-               coalesce(r.problem_type = r.task_problem_type AND by_tid.problem_type <> r.problem_type, false)
-                   AS retyped,
-               coalesce(r.metric = r.task_metric AND by_tid.metric <> r.metric, false) AS rescored
-        FROM tasks r LEFT JOIN known by_tid ON r.tid = by_tid.tid LEFT JOIN known by_name ON r.dataset = by_name.name),
-    shared AS (
-        SELECT *, first_value(path) OVER w AS first, first_value(tid) OVER w AS first_tid
-        FROM judged WHERE dataset = task_name AND NOT renamed AND NOT moved
-        WINDOW w AS (PARTITION BY method_prefix, dataset ORDER BY path))
-    SELECT path, 'task_metadata.name is ''' || dataset || ''', but TabArena-v0.1 names task ' || tid || ' '''
-           || table_name || '''; TabArena looks the task''s results up by that name and stops on any other: record '
-           || 'task_metadata.name ''' || table_name || ''' (or the tid of the task these results are for)'
-    FROM judged WHERE renamed
-    UNION ALL
-    SELECT path, 'task_metadata.tid is ' || tid || ', but ''' || dataset || ''' is TabArena-v0.1''s task ' || table_tid
-           || '; TabArena would fetch task ' || tid || ' from OpenML and not find these results under its name: '
-           || 'record task_metadata.tid ' || table_tid || ' (or the name of the dataset these results are for)'
-    FROM judged WHERE moved
-    UNION ALL
-    SELECT path, 'problem_type is ''' || problem_type || ''', but TabArena-v0.1''s task ' || tid || ' (' || table_name
-           || ') is ''' || table_problem_type || ''', scored with ''' || table_metric || '''; every method on the '
-           || 'task is compared in those, and TabArena would publish this result beside theirs: rerun the task as '
-           || 'the suite defines it (or correct problem_type)'
-    FROM judged WHERE retyped
-    UNION ALL
-    SELECT path, 'metric is ''' || metric || ''', but TabArena-v0.1 scores task ' || tid || ' (' || table_name
-           || ') with ''' || table_metric || '''; every method''s metric_error on the task is compared with the '
-           || 'others'', and TabArena would publish this one beside theirs: rerun scored with ''' || table_metric
-           || ''' (or correct metric)'
-    FROM judged WHERE rescored AND NOT retyped
-    UNION ALL
-    SELECT path, 'task_metadata.name is ''' || dataset || ''' for task ' || tid || ', but ' || first || ' of the same '
-           || 'method names task ' || first_tid || ' so; a task''s results and predictions are filed under its name, '
-           || 'so the two tasks would be mixed: give each task its own task_metadata.name'
-    FROM shared WHERE tid <> first_tid
-"""
-
-#: what every result of a task must share, with why: TabArena takes a dataset's results together
-_TASK_SHARES = {
-    "dataset": ("task_metadata.name", "TabArena looks the task up by that name and files its predictions under it"),
-    "metric": ("metric", "TabArena keeps one metric per dataset, and the configs of a split are ensembled on it"),
-    "problem_type": ("problem_type", "TabArena keeps one problem type per dataset"),
-}
-#: what every config of a task split must share, with why: processing takes a split's configs together
-_SPLIT_SHARES = {
-    "split_idx": ("task_metadata.split_idx", "its predictions are filed under it"),
-}
-
-
-def _shared(scope: str, table: str, column: str, label: str, why: str) -> str:
-    return (
-        f"SELECT path, '{label} is ''' || {column} || ''', but ' || first || ' of the same {scope} says ''' "
-        f"|| first_{column} || '''; every result of a {scope} must have the same {label} ({why}): correct "
-        f"{label}' FROM {table} WHERE {column} <> first_{column}"
-    )
-
-
-#: processing stacks a task split's configs' predictions, scores them against the labels of the first (in path
-#: order) and files the split under the dataset name and split_idx it reads from them, so two splits of a task
-#: under one split_idx would overwrite each other; TabArena keeps one name, metric and problem type per task
-_SPLIT_DIFFERS = f"""
-    WITH split AS (
-        SELECT path, {", ".join(_SPLIT_SHARES)}, val_rows, test_rows, labels_digest, method_prefix, tid,
-               coalesce(repeat, 0) AS r, fold
-        FROM results WHERE has_sim_artifacts AND tid IS NOT NULL AND fold IS NOT NULL),
-    named AS (
-        SELECT *, first_value(path) OVER w AS first,
-               {", ".join(f"first_value({c}) OVER w AS first_{c}" for c in _SPLIT_SHARES)}
-        FROM split WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
-    tasked AS (
-        SELECT path, {", ".join(_TASK_SHARES)}, first_value(path) OVER w AS first,
-               {", ".join(f"first_value({c}) OVER w AS first_{c}" for c in _TASK_SHARES)}
-        FROM results WHERE tid IS NOT NULL WINDOW w AS (PARTITION BY method_prefix, tid ORDER BY path)),
-    sized AS (  -- a file without labels is a problem of its own (raw.artifacts) and is not compared
-        SELECT *, first_value(path) OVER w AS first, first_value(val_rows) OVER w AS first_val,
-               first_value(test_rows) OVER w AS first_test, first_value(labels_digest) OVER w AS first_labels
-        FROM split WHERE val_rows IS NOT NULL AND test_rows IS NOT NULL
-        WINDOW w AS (PARTITION BY method_prefix, tid, r, fold ORDER BY path)),
-    filed AS (
-        SELECT *, first_value(path) OVER w AS first, first_value(r) OVER w AS first_r,
-               first_value(fold) OVER w AS first_fold
-        FROM split WHERE split_idx IS NOT NULL WINDOW w AS (PARTITION BY method_prefix, tid, split_idx ORDER BY r, fold, path))
-    SELECT path, 'task_metadata.split_idx is ' || split_idx || ' for repeat ' || r || ', fold ' || fold || ', but '
-           || first || ' of the same task is repeat ' || first_r || ', fold ' || first_fold || ' under the same '
-           || 'split_idx; its predictions would overwrite the other split''s: correct task_metadata.split_idx' FROM filed
-    WHERE r <> first_r OR fold <> first_fold
-    UNION ALL
-    {" UNION ALL ".join(_shared("task split", "named", c, *label_why) for c, label_why in _SPLIT_SHARES.items())}
-    UNION ALL
-    {" UNION ALL ".join(_shared("task", "tasked", c, *label_why) for c, label_why in _TASK_SHARES.items())}
-    UNION ALL
-    SELECT path, 'simulation_artifacts holds ' || val_rows || ' validation and ' || test_rows || ' test labels, but '
-           || first || ' of the same task split holds ' || first_val || ' and ' || first_test || '; every config '
-           || 'of a task split must predict the same rows (rerun this config on that split, or remove the file)'
-    FROM sized WHERE val_rows <> first_val OR test_rows <> first_test
-    UNION ALL
-    SELECT path, 'simulation_artifacts holds other labels than ' || first || ' of the same task split (y_val, '
-           || 'y_test, their row ids y_val_idx and y_test_idx, or the label name differ); processing scores every '
-           || 'config of a task split against the first one''s labels (rerun this config on that split, or remove '
-           || 'the file)'
-    FROM sized WHERE val_rows = first_val AND test_rows = first_test AND labels_digest <> first_labels
-"""

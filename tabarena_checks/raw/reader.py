@@ -17,7 +17,6 @@ TabArena runs on every load ("Not close TEST" / "Not close  VAL").
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import stat
@@ -276,7 +275,7 @@ def protocol_key(protocol: dict) -> str:
         if value is None and default is None:
             return None
         if not _is_int(value) or value < minimum:
-            raise ValueError(f"'{name}' must be an integer >= {minimum} (got {_show(value)})")
+            raise ValueError(f"'{name}' must be an integer >= {minimum} (got {show(value)})")
         return int(value)
 
     folds = count("num_bag_folds", 8, 2)
@@ -348,7 +347,7 @@ def _repr_limits():
 _REPR = _repr_limits()
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     """A short repr of a value with numpy scalars shown as the Python value they hold.
 
     Bounded whatever the value (reprlib cuts long containers, deep nesting, huge ints and
@@ -427,7 +426,7 @@ def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
         return None
     if _rendered_size(value, MAX_RENDERED) > MAX_RENDERED:
         if row is not None:
-            row.problems.append(f"{label} is too large to record (more than {MAX_RENDERED} values)")
+            row.decode_errors.append(f"{label} is too large to record (more than {MAX_RENDERED} values)")
         return None
     return json.dumps(value, sort_keys=True, default=_jsonable, allow_nan=True)
 
@@ -445,21 +444,29 @@ def method_prefix(config_dir: str | None, framework: str | None, is_config: bool
 
 
 class _Row:
-    """Collects one row's fields and the problems found while reading them."""
+    """Collects one row's fields and what could not be decoded while reading them.
+
+    ``decode_errors`` holds each value the decoder could not turn into its column (a wrong type, a
+    number out of range, a section that raised, a value too large to render, a measurement whose arrays
+    do not line up): a fact about decoding, since the column then holds None and nothing else says why.
+    ``invalid_text`` holds (field, shown value) of each text that is not valid Unicode (it cannot be
+    stored either). Whether a decoded value is acceptable is judged by the rules (TA306).
+    """
 
     def __init__(self):
         self.values: dict[str, Any] = {}
-        self.problems: list[str] = []
+        self.decode_errors: list[str] = []
+        self.invalid_text: list[dict[str, str]] = []
 
     def _typed(self, source: dict, key: str, label: str, required: bool, ok, kind: str) -> Any:
-        """``source[key]`` when it passes ``ok``; otherwise None and a problem (missing or wrong type)."""
+        """``source[key]`` when it passes ``ok``; otherwise None and a decode error (missing or wrong type)."""
         value = source.get(key)
         if value is None:
             if required:
-                self.problems.append(f"{label} missing")
+                self.decode_errors.append(f"{label} missing")
             return None
         if not ok(value):
-            self.problems.append(f"{label} is not {kind} (got {_show(value)})")
+            self.decode_errors.append(f"{label} is not {kind} (got {show(value)})")
             return None
         return value
 
@@ -469,44 +476,40 @@ class _Row:
             return None
         value = int(value)
         if not INT64_MIN <= value <= INT64_MAX:
-            self.problems.append(f"{label} is out of range (got {_show(value)}; a 64-bit integer is expected)")
+            self.decode_errors.append(f"{label} is out of range (got {show(value)}; a 64-bit integer is expected)")
             return None
         return value
 
     def float_field(self, source: dict, key: str, label: str, *, required: bool = True) -> float | None:
+        """The number as a float (NaN and infinities kept: the rules judge them)."""
         value = self._typed(source, key, label, required, _is_number, "a number")
         if value is None:
             return None
         try:
             number = float(value)
         except OverflowError:
-            self.problems.append(f"{label} is too large for a float (got {_show(value)})")
+            self.decode_errors.append(f"{label} is too large for a float (got {show(value)})")
             return None
         if _is_int(value) and not INT64_MIN <= int(value) <= INT64_MAX:  # TabArena's tables keep an int an int
-            self.problems.append(
-                f"{label} is out of range (got {_show(value)}; a float or a 64-bit integer is expected)"
+            self.decode_errors.append(
+                f"{label} is out of range (got {show(value)}; a float or a 64-bit integer is expected)"
             )
             return None
-        value = number
-        if math.isnan(value):
-            self.problems.append(f"{label} is NaN")
-        elif math.isinf(value):
-            self.problems.append(f"{label} is infinite")
-        return value
+        return number
 
     def str_field(self, source: dict, key: str, label: str, *, required: bool = True) -> str | None:
         value = self._typed(source, key, label, required, lambda v: isinstance(v, str), "a string")
         if value is None:
             return None
         if not _valid(value):
-            self.problems.append(f"{label} is not valid text (got {_show(value)}, which holds a lone surrogate)")
+            self.invalid_text.append({"field": label, "shown": show(value)})
             return None
         return str(value)
 
     def dict_field(self, source: dict, key: str, label: str) -> dict | None:
         value = source.get(key)
         if value is not None and not isinstance(value, dict):
-            self.problems.append(f"{label} is not a dict (got {type(value).__name__})")
+            self.decode_errors.append(f"{label} is not a dict (got {type(value).__name__})")
             return None
         return value
 
@@ -543,10 +546,10 @@ def _task_metadata(result: dict, row: _Row) -> tuple[dict, bool]:
                 "sample": 0,
                 "split_idx": fold,
             }, True
-        row.problems.append("task_metadata missing")
+        row.decode_errors.append("task_metadata missing")
         return {}, False
     if not isinstance(tm, dict):
-        row.problems.append(f"task_metadata is not a dict (got {type(tm).__name__})")
+        row.decode_errors.append(f"task_metadata is not a dict (got {type(tm).__name__})")
         return {}, False
     return tm, False
 
@@ -564,7 +567,9 @@ def _simulation_artifacts(result: dict, row: _Row) -> dict | None:
     return sa
 
 
-def _prediction(sa: dict, key: str, framework: str | None, row: _Row):
+def _prediction(sa: dict, key: str, framework: str | None):
+    """The stored prediction TabArena's loader rebuilds: the framework's entry of ``sa[key]`` (the only entry
+    when there is one, whatever its key), else ``pred_test``/``pred_val``; None when there is none."""
     import numpy as np
 
     preds = sa.get(key)
@@ -575,12 +580,8 @@ def _prediction(sa: dict, key: str, framework: str | None, row: _Row):
     if framework in preds:
         value = preds[framework]
     elif len(preds) == 1:
-        row.problems.append(
-            f"simulation_artifacts.{key} is keyed {_show(next(iter(preds)))}, not the framework {framework!r}"
-        )
         value = next(iter(preds.values()))
     else:
-        row.problems.append(f"simulation_artifacts.{key} has no entry for framework {framework!r}")
         return None
     return value if isinstance(value, np.ndarray) else None
 
@@ -600,10 +601,9 @@ def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
         return out
     children = bag.get("pred_proba_test_per_child", bag.get("pred_test_per_child"))
     if not isinstance(children, (list, tuple)) or not children:
-        row.problems.append("simulation_artifacts.bag_info has no per-child test predictions")
         return out
     out["num_bag_children"] = len(children)
-    stored = _prediction(sa, "pred_proba_dict_test", framework, row)
+    stored = _prediction(sa, "pred_proba_dict_test", framework)
     try:
         rebuilt = np.zeros(np.shape(children[0]), dtype=np.float64)
         for child in children:
@@ -611,12 +611,14 @@ def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
         rebuilt = (rebuilt / len(children)).astype(np.float32)
         if stored is not None:
             if stored.shape != rebuilt.shape:
-                row.problems.append(f"test prediction shape {stored.shape} differs from the children's {rebuilt.shape}")
+                row.decode_errors.append(
+                    f"test prediction shape {stored.shape} differs from the children's {rebuilt.shape}"
+                )
             else:
                 close = _isclose(rebuilt, stored, TEST_RTOL)
                 out["test_not_close_pct"] = float((1.0 - close.mean()) * 100.0) if close.size else 0.0
     except (ValueError, TypeError) as exc:
-        row.problems.append(f"per-child test predictions cannot be averaged ({exc})")
+        row.decode_errors.append(f"per-child test predictions cannot be averaged ({exc})")
     out.update(_val_fidelity(sa, bag, framework, row))
     return out
 
@@ -634,17 +636,17 @@ def _isclose(a, b, rtol: float):
 def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict[str, Any]:
     """Whether the stored validation predictions match the children's (``val_not_close`` and its share).
 
-    Nothing when the predictions or the children's positions are missing; a problem on ``row``
-    when they cannot be compared.
+    Nothing when the predictions or the children's positions are missing; why on ``row`` (a decode error:
+    the measurement could not be made) when they cannot be compared.
     """
-    stored = _prediction(sa, "pred_proba_dict_val", framework, row)
+    stored = _prediction(sa, "pred_proba_dict_val", framework)
     val_idx = bag.get("val_idx_per_child")
     y_val_idx = sa.get("y_val_idx")
     if stored is None or not isinstance(val_idx, (list, tuple)) or not val_idx or y_val_idx is None:
         return {}
     n = len(y_val_idx)
     if len(stored) != n:
-        row.problems.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
+        row.decode_errors.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
         return {}
     per_child = bag.get("pred_val_per_child")
     val_idx = _child_positions(val_idx, per_child, y_val_idx, row)
@@ -653,7 +655,7 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
     try:
         bad = _val_not_close(stored, val_idx, per_child, n)
     except (IndexError, ValueError) as exc:
-        row.problems.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
+        row.decode_errors.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
         return {}
     return {"val_not_close": bool(bad.any()), "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
 
@@ -671,7 +673,7 @@ def _child_positions(val_idx, per_child, y_val_idx, row: _Row) -> list | None:
         return val_idx
     positions = _label_positions(np.asarray(y_val_idx), val_idx[0])
     if positions is None:
-        row.problems.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
+        row.decode_errors.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
         return None
     return [positions]
 
@@ -730,7 +732,7 @@ def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
     if record is None:
         return out
     if not isinstance(record, dict):
-        row.problems.append(f"validation_protocol is not a dict (got {type(record).__name__})")
+        row.decode_errors.append(f"validation_protocol is not a dict (got {type(record).__name__})")
         return out
     out["has_vp_record"] = bool(record)
     if record:
@@ -744,7 +746,7 @@ def _record_fields(record: dict, row: _Row) -> dict[str, Any]:
     try:
         out["vp_key"] = record_key(record)
     except ValueError as exc:
-        row.problems.append(f"validation_protocol.protocol is invalid: {exc}")
+        row.decode_errors.append(f"validation_protocol.protocol is invalid: {exc}")
     out.update(_flavour_and_protocol(record, row))
     stored = record.get("key")
     out["vp_stored_key"] = stored if isinstance(stored, str) else None
@@ -758,16 +760,16 @@ def _record_fields(record: dict, row: _Row) -> dict[str, Any]:
 
 
 def _flavour_and_protocol(record: dict, row: _Row) -> dict[str, Any]:
-    """``vp_flavour`` (a string) and ``vp_protocol`` (the protocol dict as JSON); other kinds are problems."""
+    """``vp_flavour`` (a string) and ``vp_protocol`` (the protocol dict as JSON); other kinds are decode errors."""
     out: dict[str, Any] = {}
     flavour = record.get("flavour")
     if flavour is not None and not isinstance(flavour, str):
-        row.problems.append(f"validation_protocol.flavour is not a string (got {_show(flavour)})")
+        row.decode_errors.append(f"validation_protocol.flavour is not a string (got {show(flavour)})")
     else:
         out["vp_flavour"] = flavour
     protocol = record.get("protocol")
     if protocol is not None and not isinstance(protocol, dict):
-        row.problems.append(f"validation_protocol.protocol is not a dict (got {type(protocol).__name__})")
+        row.decode_errors.append(f"validation_protocol.protocol is not a dict (got {type(protocol).__name__})")
     out["vp_protocol"] = _json(protocol, "validation_protocol.protocol", row) if isinstance(protocol, dict) else None
     return out
 
@@ -781,7 +783,7 @@ def _bag_count(record: dict, kind: str, out: dict[str, Any], row: _Row) -> None:
         if _is_int(value):
             out[f"vp_num_bag_{kind}"] = int(value)
         else:
-            row.problems.append(f"validation_protocol.{source} is not an integer (got {_show(value)})")
+            row.decode_errors.append(f"validation_protocol.{source} is not an integer (got {show(value)})")
         return
 
 
@@ -790,11 +792,11 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     out: dict[str, Any] = {"has_method_metadata": mm is not None}
     mm = mm or {}
     hp = mm.get("model_hyperparameters") if isinstance(mm.get("model_hyperparameters"), dict) else {}
-    _check_config_entry(result, mm, row)
+    out.update(_config_entry_facts(mm))
     ag_args = hp.get("ag_args") if isinstance(hp.get("ag_args"), dict) else {}
     ensemble = hp.get("ag_args_ensemble") if isinstance(hp.get("ag_args_ensemble"), dict) else {}
     model_cls = mm.get("model_cls")
-    out["model_cls"] = model_cls if isinstance(model_cls, str) else (None if model_cls is None else _show(model_cls))
+    out["model_cls"] = model_cls if isinstance(model_cls, str) else (None if model_cls is None else show(model_cls))
     out["model_type"] = row.str_field(mm, "model_type", "method_metadata.model_type", required=False)
     ag_key = mm.get("ag_key", mm.get("model_type"))
     out["ag_key"] = ag_key if isinstance(ag_key, str) else None
@@ -811,29 +813,22 @@ def _method_fields(result: dict, row: _Row) -> dict[str, Any]:
     return out
 
 
-def _check_config_entry(result: dict, mm: dict, row: _Row) -> None:
-    """A config's ``model_type`` and ``model_hyperparameters`` (``mm`` is its method_metadata, empty when missing)
-    are present, the latter a dict: processing writes them as the config's entry of configs_hyperparameters.json
-    (TabArena's renaming stops without a model type, its loader refuses hyperparameters that are no dict, and
-    its simulation stops when one config has no entry)."""
-    if not mm or result.get("simulation_artifacts") is None:
-        return  # a config without method_metadata is a problem of its own; a baseline has no entry
-    if "model_type" not in mm:
-        row.problems.append(
-            "method_metadata.model_type is missing: processing renames the config's model type "
-            "from it; record the model's ag_key"
-        )
-    if "model_hyperparameters" not in mm:
-        row.problems.append(
-            "method_metadata.model_hyperparameters is missing: processing takes the config's "
-            "hyperparameters and model type from it; record the hyperparameters the config was fit with"
-        )
-    elif not isinstance(mm["model_hyperparameters"], dict):
-        row.problems.append(
-            f"method_metadata.model_hyperparameters must be a dict of the config's hyperparameters "
-            f"(got {_show(mm['model_hyperparameters'])}): processing writes it as the config's "
-            "entry of configs_hyperparameters.json, which TabArena refuses to load otherwise"
-        )
+def _config_entry_facts(mm: dict) -> dict[str, Any]:
+    """Which keys of a config's entry of configs_hyperparameters.json method_metadata (``mm``) holds: whether
+    ``model_type`` is there, and ``model_hyperparameters`` as "missing", "dict" or "other" (then shown).
+    All None when method_metadata is missing or empty."""
+    if not mm:
+        return {"has_model_type_key": None, "model_hyperparameters_kind": None, "model_hyperparameters_shown": None}
+    hp = mm.get("model_hyperparameters", _MISSING)
+    kind = "missing" if hp is _MISSING else "dict" if isinstance(hp, dict) else "other"
+    return {
+        "has_model_type_key": "model_type" in mm,
+        "model_hyperparameters_kind": kind,
+        "model_hyperparameters_shown": show(hp) if kind == "other" else None,
+    }
+
+
+_MISSING = object()
 
 
 def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
@@ -850,10 +845,9 @@ def row_from_result(result: dict, rel: str | Path) -> dict[str, Any]:
     single_oof = bool(v["use_child_oof"]) and v["num_bag_children"] == 1
     v["child_oof"] = v["vp_child_oof"] if v["vp_child_oof"] is not None else single_oof
     v["method_prefix"] = method_prefix(v["config_dir"], v["framework"], v["has_sim_artifacts"])
-    _consistency(v, row)
-    _negative_numbers(v, row)
     _drop_invalid_text(v, row)
-    v["problems"] = row.problems
+    v["decode_errors"] = row.decode_errors
+    v["invalid_text"] = row.invalid_text
     return v
 
 
@@ -885,24 +879,20 @@ def _score_fields(result: dict, row: _Row) -> dict[str, Any]:
 
 
 def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, Any]:
-    """Whether the result holds simulation artifacts, its validation error, and how faithfully the stored
-    predictions reproduce its errors (``None`` without artifacts)."""
+    """Whether the result holds simulation artifacts, its validation error (and whether the key is there, None or
+    missing), what the artifacts hold (:func:`tabarena_checks.raw.artifacts.facts`, as JSON), and how faithfully
+    the stored predictions reproduce its errors (``None`` without artifacts)."""
     sa = _simulation_artifacts(result, row)
+    state = (
+        "missing" if "metric_error_val" not in result else "none" if result["metric_error_val"] is None else "present"
+    )
     out = {
         "has_sim_artifacts": sa is not None,
         "metric_error_val": row.float_field(result, "metric_error_val", "metric_error_val", required=False),
+        "metric_error_val_state": state,
+        "artifact_facts": None,
+        "val_position_bounds": None,
     }
-    if "metric_error_val" in result and result["metric_error_val"] is None:  # TabArena takes float() of it
-        row.problems.append(
-            "metric_error_val is None: record the validation error, or remove the key to have "
-            "it recomputed from the stored validation predictions"
-        )
-    if sa is not None and "metric_error_val" not in result and v["metric"] not in RECOMPUTED_VAL:
-        row.problems.append(
-            f"metric_error_val missing: TabArena 0.1.0 recomputes it from the stored validation predictions with "
-            f"AutoGluon's {v['metric']!r}, which the native engine reproduces for {', '.join(RECOMPUTED_VAL)} only; "
-            "add metric_error_val (the validation error of these predictions) to the result"
-        )
     no_fidelity = {
         "num_bag_children": None,
         "test_not_close_pct": None,
@@ -912,49 +902,47 @@ def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, An
     out.update(artifacts.label_rows(sa))
     if sa is None:
         return {**out, **no_fidelity}
-    _check_repeated_names(sa, v, row)
-    row.problems.extend(
-        _guarded(row, "simulation_artifacts", lambda: artifacts.problems(sa, v["framework"], v["problem_type"]), [])
-    )
+    out.update(_guarded(row, "simulation_artifacts", lambda: _artifact_json(sa, v["framework"]), {}))
     return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity)}
 
 
 #: artifact fields that repeat one of the result's (TabArena 0.1.0 asserts each equal to it when present)
-_REPEATED = (
-    ("eval_metric", "metric"),
-    ("metric", "metric"),
-    ("problem_type", "problem_type"),
-    ("problem_type_transform", "problem_type"),
-)
+REPEATED = ("eval_metric", "metric", "problem_type", "problem_type_transform")
 
 
-def _check_repeated_names(sa: dict, v: dict[str, Any], row: _Row) -> None:
-    """The metric and problem type the artifacts repeat are the result's (metric names compared after
-    TabArena's aliases, as it compares them): artifacts scored or fitted under another are not this result's."""
-    for key, field in _REPEATED:
-        if key not in sa or v[field] is None:
-            continue
-        value = sa[key]
-        named = METRIC_ALIASES.get(value, value) if field == "metric" and isinstance(value, str) else value
-        if not (isinstance(named, str) and named == v[field]):
-            row.problems.append(
-                f"simulation_artifacts.{key} is {_show(value)} but the result's {field} is "
-                f"{v[field]!r}: the artifacts are another task's or metric's; correct or remove {key}"
-            )
+def _artifact_json(sa: dict, framework: str | None) -> dict[str, str | None]:
+    """``artifact_facts``: :func:`tabarena_checks.raw.artifacts.facts` of ``sa`` with the names it repeats
+    (:func:`_text_or_shown` per key present), as JSON with sorted keys (configs of a task split share it
+    when their artifacts agree), and ``val_position_bounds``: the bag children's validation positions, JSON."""
+    facts = artifacts.facts(sa, framework, show)
+    bounds = facts["bag"].pop("position_bounds") if facts["bag"] is not None else None
+    facts["repeated"] = {key: _text_or_shown(sa[key]) for key in REPEATED if key in sa}
+    return {
+        "artifact_facts": json.dumps(facts, sort_keys=True),
+        "val_position_bounds": None if bounds is None else json.dumps(bounds),
+    }
+
+
+def _text_or_shown(value: Any) -> list[str | None]:
+    """``[value, None]`` for valid text, else ``[None, how it is shown]``."""
+    return [value, None] if isinstance(value, str) and _valid(value) else [None, show(value)]
 
 
 def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
-    """Text the file holds must be valid to be stored, printed or written as UTF-8: a value with a lone
-    surrogate becomes ``None`` and a problem."""
+    """Text that is not valid Unicode (a lone surrogate) cannot be stored, printed or written as UTF-8: the
+    value becomes ``None`` and ``(field, shown value)`` an entry of the row's ``invalid_text``."""
     for key, value in v.items():
         if isinstance(value, str) and not _valid(value):
-            row.problems.append(f"{key} is not valid text (got {_show(value)}, which holds a lone surrogate)")
+            row.invalid_text.append({"field": key, "shown": show(value)})
             v[key] = None
 
 
 #: the fields of a section that could not be read at all
 _METHOD_NONE = {
     "has_method_metadata": False,
+    "has_model_type_key": None,
+    "model_hyperparameters_kind": None,
+    "model_hyperparameters_shown": None,
     "model_cls": None,
     "model_type": None,
     "ag_key": None,
@@ -981,103 +969,13 @@ _PROTOCOL_NONE = {
 
 
 def _guarded(row: _Row, field: str, read: Callable[[], T], default: T) -> T:
-    """``read()``, or ``default`` and a problem naming ``field`` when reading it raised (an odd type, a 0-d
+    """``read()``, or ``default`` and a decode error naming ``field`` when reading it raised (an odd type, a 0-d
     array where rows are expected, an index out of range): one odd field is that file's finding, not a crash."""
     try:
         return read()
     except Exception as exc:
-        row.problems.append(f"{field} cannot be read ({type(exc).__name__}: {_text(exc)})")
+        row.decode_errors.append(f"{field} cannot be read ({type(exc).__name__}: {_text(exc)})")
         return default
-
-
-def _consistency(v: dict[str, Any], row: _Row) -> None:
-    """Where the directory layout and the file disagree, and where a config's name cannot be renamed."""
-    if v["config_dir"] and v["framework"] and v["config_dir"] != v["framework"]:
-        row.problems.append(f"directory '{v['config_dir']}' holds framework {_show(v['framework'])}")
-    _name_prefix_consistency(v, row)
-    if v["task_dir"] and v["task_dir"].isdigit() and v["tid"] is not None and int(v["task_dir"]) != v["tid"]:
-        row.problems.append(f"directory '{v['task_dir']}' holds task {v['tid']}")
-    _split_consistency(v, row)
-    _split_idx_consistency(v, row)
-    if v["config_dir"] is None:
-        row.problems.append("path does not follow <config>/<task>/<repeat>_<fold>/results.pkl")
-
-
-def _split_consistency(v: dict[str, Any], row: _Row) -> None:
-    """The split directory must read ``<repeat>_<fold>`` and name the split the file holds (no repeat is 0)."""
-    if v["split_dir"] is not None and v["dir_repeat"] is None:
-        row.problems.append(f"split directory '{v['split_dir']}' is not <repeat>_<fold>")
-    elif v["dir_repeat"] is not None and v["fold"] is not None:
-        repeat = 0 if v["repeat"] is None else v["repeat"]
-        if (v["dir_repeat"], v["dir_fold"]) != (repeat, v["fold"]):
-            row.problems.append(
-                f"directory '{v['split_dir']}' says repeat {v['dir_repeat']} fold {v['dir_fold']} "
-                f"but the result says repeat {repeat} fold {v['fold']}"
-            )
-
-
-#: fields no run can record below 0: errors (TabArena's are the distance to the metric's optimum), times, resources
-NON_NEGATIVE = {
-    "metric_error": "metric_error",
-    "metric_error_val": "metric_error_val",
-    "time_train_s": "time_train_s",
-    "time_infer_s": "time_infer_s",
-    "num_cpus": "method_metadata.num_cpus",
-    "num_gpus": "method_metadata.num_gpus",
-    "disk_usage": "method_metadata.disk_usage",
-}
-
-
-def _negative_numbers(v: dict[str, Any], row: _Row) -> None:
-    """A negative error, time or resource count would rank or plot as a real figure: it is a problem."""
-    for field, label in NON_NEGATIVE.items():
-        if v.get(field) is not None and v[field] < 0:
-            row.problems.append(
-                f"{label} is negative (got {v[field]!r}); errors, times and resources are "
-                "never below 0: record the value the run measured"
-            )
-
-
-def _name_prefix_consistency(v: dict[str, Any], row: _Row) -> None:
-    """A config is renamed to the method plus what follows its name prefix in the framework (TabArena's
-    rename): without a name prefix that starts the framework, every config of the run gets one name."""
-    prefix, framework = v["name_prefix"], v["framework"]
-    if not v["has_sim_artifacts"] or v["is_legacy_layout"] or not framework:  # baselines keep the method's name
-        return
-    if not v["has_method_metadata"]:
-        row.problems.append(
-            "method_metadata is missing: processing renames a config to the method plus what "
-            "follows method_metadata.name_prefix in its framework, so this config would lose its "
-            "name; add method_metadata (as TabArena's runner records it)"
-        )
-    elif not prefix:
-        row.problems.append(
-            f"method_metadata.name_prefix is {'missing' if prefix is None else 'empty'}: "
-            "processing renames a config to the method plus "
-            "what follows its name prefix in the framework; record the prefix the config was named with"
-        )
-    elif not framework.startswith(prefix):
-        row.problems.append(
-            f"method_metadata.name_prefix {_show(prefix)} does not start the framework "
-            f"{framework!r}: processing renames a config by what follows its name prefix; "
-            "record the prefix the config was named with"
-        )
-
-
-def _split_idx_consistency(v: dict[str, Any], row: _Row) -> None:
-    """``split_idx`` is ``n_folds * repeat + fold`` for some number of folds above ``fold``: TabArena files a
-    result's predictions under it, so a wrong one would land on (and overwrite) another split's."""
-    repeat, fold, split_idx = v["repeat"] or 0, v["fold"], v["split_idx"]
-    if fold is None or split_idx is None:
-        return
-    fits = (
-        split_idx == fold if repeat == 0 else (split_idx - fold) % repeat == 0 and (split_idx - fold) // repeat > fold
-    )
-    if not fits:
-        row.problems.append(
-            f"task_metadata.split_idx is {split_idx}, which no number of folds gives for repeat "
-            f"{repeat}, fold {fold} (split_idx = n_folds * repeat + fold): correct it"
-        )
 
 
 def decode_row(

@@ -89,6 +89,7 @@ def _gate_sections(data_dir: str, metadata_ref: str | None, raw, method: str | N
 def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> None:
     """The process report, from the facts the rules judged; sections whose facts are missing say why."""
     from tabarena_checks.report import summary as report
+    from tabarena_checks.rules import raw_fields
 
     facts = ctx.facts
     methods = []
@@ -103,7 +104,8 @@ def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> N
         except ChecksError:
             metadata = None  # TA116 reports why
         prefix = index.method or (inference.methods[0] if len(inference.methods) == 1 else "")
-        methods.append((report.method_report(prefix, inference, metadata, ctx.today), index))
+        problems = raw_fields.problems(index)
+        methods.append((report.method_report(prefix, inference, metadata, ctx.today, problems), index))
     outcome = record.get("outcome", "")
     html_run.write(
         ctx.options.html,

@@ -107,7 +107,30 @@ def _method_reports(picked: dict, metadata, c1_only: bool) -> list[dict]:
     inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
     if c1_only:
         inferences = {prefix: with_c1_default(inf) for prefix, inf in inferences.items()}
-    return [report.method_report(prefix, inferences[prefix], metadata, today) for prefix in picked]
+    return [
+        report.method_report(prefix, inferences[prefix], metadata, today, field_problems(sub))
+        for prefix, sub in picked.items()
+    ]
+
+
+MEMO_FILE = "result-fields-valid.json"
+
+
+def field_problems(index) -> tuple[tuple[str, str], ...]:
+    """TA306's problems of ``index`` (:func:`tabarena_checks.rules.raw_fields.problems`), kept next to a cached
+    index under its fingerprint and the digest of the rule's code, so a warm inspect runs no query. The gate
+    (``checks run process``) never reads this memo: it judges the index itself."""
+    from tabarena_checks.raw import inference_memo
+    from tabarena_checks.rules import raw_fields
+
+    return inference_memo.remember(
+        index,
+        MEMO_FILE,
+        raw_fields.code_digest(),
+        lambda: raw_fields.problems(index),
+        dump=lambda found: [list(pair) for pair in found],
+        load=lambda entry: tuple((str(path), str(message)) for path, message in entry),
+    )
 
 
 def _echo_human(run_data_dir, reports: list[dict], unassigned: list[dict]) -> None:

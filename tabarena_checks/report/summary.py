@@ -129,8 +129,11 @@ def _inferred(inference: Any, method: str | None) -> dict[str, Any]:
     }
 
 
-def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date) -> dict[str, Any]:
-    """Everything ``checks inspect`` shows for one method, JSON-ready."""
+def method_report(
+    prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date, problems: Any
+) -> dict[str, Any]:
+    """Everything ``checks inspect`` shows for one method, JSON-ready; ``problems`` are TA306's (path, message)
+    pairs of its results (:func:`tabarena_checks.rules.raw_fields.problems`)."""
     code, why = snippet(inference, metadata, today)
     return {
         "method_prefix": prefix,
@@ -149,7 +152,7 @@ def method_report(prefix: str, inference: Any, metadata: MethodMetadata | None, 
             }
             for i in inference.fidelity
         ],
-        "problems": [{"path": p, "message": m} for p, m in inference.problems],
+        "problems": [{"path": p, "message": m} for p, m in problems],
         "unreadable": [{"path": p, "reason": r} for p, r in inference.errors],
         "snippet": code,
         "snippet_unavailable": why or None,

@@ -58,6 +58,12 @@ def raw_inference(ctx) -> Any | None:
     return _fact(ctx, "inference")
 
 
+def raw_index(ctx) -> Any | None:
+    """The raw index the rules judge, or None when the facts hold no raw data or it could not be read (TA302
+    reports why)."""
+    return _fact(ctx, "index")
+
+
 def single_method_inference(ctx) -> Any | None:
     """The inference when the raw data holds exactly one method (TA302 fails otherwise)."""
     inference = raw_inference(ctx)

@@ -1,6 +1,7 @@
 """TA3xx: the quality of the raw results themselves, before anything is processed.
 
-They read ``ctx.facts.inference`` (see :mod:`tabarena_checks.raw.inference`); when the raw
+They read ``ctx.facts.inference`` (see :mod:`tabarena_checks.raw.inference`), and TA306 the index's
+facts through its checks (:mod:`tabarena_checks.rules.raw_fields`); when the raw
 data cannot be indexed at all, TA302 (required) reports why and the others stay silent.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from checks import ChecksError, Finding, Severity, needs, rule
-from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
+from tabarena_checks.rules.metadata import declared_metadata, provides, raw_index, raw_inference
 
 RAW_ACTIONS = ("process",)
 #: how many cells a finding lists before summarising the rest
@@ -147,10 +148,16 @@ def prediction_fidelity(ctx, inference):
     example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
     example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
 )
-@needs(raw_inference)
-def result_fields_valid(ctx, inference):
-    """Every decoded result must carry the fields processing needs, with the right types."""
-    for path, message in inference.problems:
+@needs(raw_index)
+def result_fields_valid(ctx, index):
+    """Every decoded result must carry the fields processing needs, with the right types.
+
+    Judged from the index's facts when the gate runs (:mod:`tabarena_checks.rules.raw_fields`), never
+    read from the index: an index built before a check existed is judged by it all the same.
+    """
+    from tabarena_checks.rules import raw_fields
+
+    for path, message in raw_fields.problems(index):
         yield Finding(message, path=path)
 
 
