@@ -366,6 +366,8 @@ def show(value: Any) -> str:
 
 def _valid(text: str) -> bool:
     """Whether ``text`` is valid Unicode (no lone surrogate), so it can be written as UTF-8."""
+    if text.isascii():  # most text, told without encoding it
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -420,6 +422,11 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+#: every JSON field of a row is written with sorted keys (configs that agree share a value); one encoder for all
+#: of them, since ``json.dumps`` with options builds a new one per call
+_ENCODER = json.JSONEncoder(sort_keys=True, default=_jsonable, allow_nan=True)
+
+
 def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
     """``value`` as JSON text; None (and a problem naming ``label``) when it is too large to record."""
     if value is None:
@@ -428,7 +435,7 @@ def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
         if row is not None:
             row.decode_errors.append(f"{label} is too large to record (more than {MAX_RENDERED} values)")
         return None
-    return json.dumps(value, sort_keys=True, default=_jsonable, allow_nan=True)
+    return _ENCODER.encode(value)
 
 
 def method_prefix(config_dir: str | None, framework: str | None, is_config: bool) -> str | None:
@@ -616,11 +623,19 @@ def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
                 )
             else:
                 close = _isclose(rebuilt, stored, TEST_RTOL)
-                out["test_not_close_pct"] = float((1.0 - close.mean()) * 100.0) if close.size else 0.0
+                out["test_not_close_pct"] = float((1.0 - _mean(close)) * 100.0) if close.size else 0.0
     except (ValueError, TypeError) as exc:
         row.decode_errors.append(f"per-child test predictions cannot be averaged ({exc})")
     out.update(_val_fidelity(sa, bag, framework, row))
     return out
+
+
+def _mean(flags) -> float:
+    """``flags.mean()`` of a non-empty boolean array (the share of True), without numpy's Python-level wrapper:
+    the count is exact, so the quotient is the same float."""
+    import numpy as np
+
+    return np.count_nonzero(flags) / flags.size
 
 
 def _isclose(a, b, rtol: float):
@@ -657,7 +672,7 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
     except (IndexError, ValueError) as exc:
         row.decode_errors.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
         return {}
-    return {"val_not_close": bool(bad.any()), "val_not_close_pct": float(bad.mean() * 100.0) if bad.size else 0.0}
+    return {"val_not_close": bool(bad.any()), "val_not_close_pct": float(_mean(bad) * 100.0) if bad.size else 0.0}
 
 
 def _child_positions(val_idx, per_child, y_val_idx, row: _Row) -> list | None:
@@ -918,7 +933,7 @@ def _artifact_json(sa: dict, framework: str | None) -> dict[str, str | None]:
     bounds = facts["bag"].pop("position_bounds") if facts["bag"] is not None else None
     facts["repeated"] = {key: _text_or_shown(sa[key]) for key in REPEATED if key in sa}
     return {
-        "artifact_facts": json.dumps(facts, sort_keys=True),
+        "artifact_facts": _ENCODER.encode(facts),
         "val_position_bounds": None if bounds is None else json.dumps(bounds),
     }
 
@@ -932,7 +947,7 @@ def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
     """Text that is not valid Unicode (a lone surrogate) cannot be stored, printed or written as UTF-8: the
     value becomes ``None`` and ``(field, shown value)`` an entry of the row's ``invalid_text``."""
     for key, value in v.items():
-        if isinstance(value, str) and not _valid(value):
+        if type(value) is str and not value.isascii() and not _valid(value):
             row.invalid_text.append({"field": key, "shown": show(value)})
             v[key] = None
 
