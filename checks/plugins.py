@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import click
 import pluggy
 
-from checks import hookspecs
+from checks import __version__, hookspecs
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
@@ -147,7 +151,7 @@ class Registry:
     def infos(self) -> dict[str, Any]:
         """What ``checks plugins`` shows, by plugin name (distributions' metadata read on first use)."""
         if self._infos is None:
-            from checks.plugin_info import infos  # only `checks plugins` and a run's record need them
+            from checks.plugin_info import infos  # noqa: PLC0415 - only `checks plugins` and a run's record need them
 
             self._infos = infos(self.pm, self.sources, ESSENTIAL, _own_version())
         return self._infos
@@ -320,10 +324,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
     Like pytest's conftest.py: a plugin that lives in the repository it checks, with no
     package to install. Its name (for ``checks plugins`` and ``-p no:NAME``) is the entry as written.
     """
-    import hashlib
-    import importlib.util
-    import sys
-    from pathlib import Path
+    import hashlib  # noqa: PLC0415 - start-up: the hooks digest nothing; hashlib loads OpenSSL (~3 ms)
 
     what = f"checks_plugins entry {entry!r}"
     if entry.endswith(".py") or "/" in entry:
@@ -389,8 +390,6 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
 
 def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Command | None:
     """The click command at path ``command`` among those ``pm``'s plugins add, or None."""
-    import click
-
     found: click.Command | None = click.Group("checks")
     pm.hook.checks_commands(cli=found, name=command[0] if command else None)
     for part in command:
@@ -426,6 +425,5 @@ def _load_entry_points(
 
 
 def _own_version() -> str:
-    from checks import __version__
 
     return __version__

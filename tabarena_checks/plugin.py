@@ -5,8 +5,7 @@ only names the modules that hold rules, actions and commands. Modules keep heavy
 imports (duckdb, pyarrow, numpy, boto3) inside functions so ``checks rules`` stays fast.
 """
 
-from checks import hookimpl
-from checks import ModuleWiring
+from checks import ModuleWiring, hookimpl
 
 wiring = ModuleWiring(
     "tabarena_checks",
@@ -26,6 +25,6 @@ checks_rules, checks_actions, checks_commands = wiring.hooks()
 def checks_run_finished(ctx, record, rules):
     """``checks run process --html FILE``: the run report, written whether the run passed or was blocked."""
     if ctx.action == "process" and ctx.options.html:
-        from tabarena_checks.report.html_inspect import after_process
+        from tabarena_checks.report.html_inspect import after_process  # noqa: PLC0415 - runs only after `run process --html`; the report loads matplotlib's callers
 
         after_process(ctx, record, rules)
