@@ -142,6 +142,8 @@ class Registry:
         self._infos: dict[str, Any] | None = None
         self._rules: dict[str, Rule] | None = None
         self._actions: dict[str, Action] | None = None
+        #: actions collected for one name each (``checks run NAME`` imports no other action's module)
+        self._named_actions: dict[str, Action | None] = {}
         self._sections: dict[str, type] | None = None
 
     def __repr__(self) -> str:
@@ -164,9 +166,19 @@ class Registry:
 
     @property
     def actions(self) -> dict[str, Action]:
+        """Every action of every plugin (each plugin imports all its action modules)."""
         if self._actions is None:
-            self._actions = _collect_actions(self.pm)
+            self._actions = _collect_actions(self.pm, None)
         return self._actions
+
+    def action(self, name: str) -> Action | None:
+        """The action ``name``, or None: the plugins are asked for that one only, so a plugin that
+        declares which module holds which action imports no other action's module."""
+        if self._actions is not None:
+            return self._actions.get(name)
+        if name not in self._named_actions:
+            self._named_actions[name] = _collect_actions(self.pm, name).get(name)
+        return self._named_actions[name]
 
     @property
     def config_sections(self) -> dict[str, type]:
@@ -217,9 +229,9 @@ def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     return dict(sorted(rules.items()))
 
 
-def _collect_actions(pm: pluggy.PluginManager) -> dict[str, Action]:
+def _collect_actions(pm: pluggy.PluginManager, name: str | None) -> dict[str, Action]:
     actions: dict[str, Action] = {}
-    for result in reversed(pm.hook.checks_actions()):
+    for result in reversed(pm.hook.checks_actions(name=name)):
         for item in result:
             if item.name in actions:
                 raise PluginError(
@@ -382,7 +394,7 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
         scratch = ChecksPluginManager()
         scratch.register(ep.load(), name=ep.name)
         if action is not None:
-            return action in {a.name for result in scratch.hook.checks_actions() for a in result or ()}
+            return action in {a.name for result in scratch.hook.checks_actions(name=action) for a in result or ()}
         return _command_of(scratch, command) is not None
     except Exception:
         return False

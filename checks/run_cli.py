@@ -24,7 +24,7 @@ class RunGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         registry = registry_of(ctx)
-        action = registry.actions.get(name)
+        action = registry.action(name)
         if action is None and not ctx.resilient_parsing:
             refuse_unloaded(registry, f"no action {name!r}", action=name)
         return run_command(action) if action else None

@@ -74,11 +74,10 @@ def run(
     A decision record is appended for every run that reached evaluation, whatever its
     outcome.
     """
-    if action_name not in registry.actions:
+    action = registry.action(action_name)
+    if action is None:
         known = ", ".join(registry.actions) or "none"
         raise ChecksError(f"unknown action {action_name!r} (known: {known})")
-
-    action = registry.actions[action_name]
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
@@ -188,7 +187,7 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
 
     app = click.get_current_context().find_root().obj  # the checks.cli.App every command runs under
     registry = app.registry
-    action = registry.actions.get(action_name)
+    action = registry.action(action_name)
     if action is None:
         raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
     config = adjust_config(registry, app.config())

@@ -10,7 +10,12 @@ from checks import ModuleWiring, hookimpl
 wiring = ModuleWiring(
     "tabarena_checks",
     rules=("rules.upload", "rules.metadata", "rules.protocol", "rules.raw", "rules.register"),
-    actions=("publish.upload", "publish.register", "publish.benchmark_log", "publish.process"),
+    actions={
+        "publish.upload": ("upload", "unpublish"),
+        "publish.register": ("register",),
+        "publish.benchmark_log": ("log",),
+        "publish.process": ("process",),
+    },
     commands={
         "synth.cli": ("tabarena",),
         "report.inspect_cli": ("inspect",),
