@@ -6,12 +6,13 @@ from __future__ import annotations
 import sys
 
 import pytest
+from precommit_fixtures import INFO_CASES, write_info
 
+import tabarena_checks.metadata
 from checks import extras
 from checks.errors import MissingDependency
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from precommit_fixtures import INFO_CASES, write_info
 
 BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -71,7 +72,6 @@ def test_a_command_importing_a_missing_extra_names_it_instead_of_a_traceback(tmp
 
 
 def test_a_missing_module_that_is_no_extra_stays_an_internal_error(tmp_path, monkeypatch):
-    import tabarena_checks.metadata
 
     monkeypatch.delattr(tabarena_checks.metadata, "load", raising=False)
     monkeypatch.setitem(sys.modules, "tabarena_checks.metadata.load", None)  # a bug of ours, not an extra
