@@ -47,8 +47,7 @@ def main() -> None:
     # garbage collector would traverse them again and again and find nothing. checks.cli.main
     # moves them out of its reach (gc.freeze) and turns it back on before the command runs.
     gc.disable()
-    # the framework is imported only now: `checks --version` stays cheap and Ctrl-C during its import is quiet
-    from checks.cli import main as cli_main  # noqa: PLC0415
+    from checks.cli import main as cli_main  # noqa: PLC0415 - after --version's answer and the quiet Ctrl-C handler
 
     cli_main()
 

@@ -18,6 +18,7 @@ from typing import Any, NewType
 
 import attrs
 
+from checks import io
 from checks.errors import ConfigError, UsageError
 from checks.model import Rule, Severity
 
@@ -580,7 +581,7 @@ def _strings_at(raw: Any, where: str) -> tuple[str, ...]:
 def _sha256(text: str) -> str:
     if not text:
         return EMPTY_SHA256
-    import hashlib  # noqa: PLC0415 - start-up: the hooks digest nothing; hashlib loads OpenSSL (~3 ms)
+    import hashlib  # noqa: PLC0415 - only for a rules.toml with text; hashlib loads OpenSSL (~3 ms)
 
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -732,8 +733,6 @@ MAX_EXTENDS = 10
 
 def _load_file(path: Path, sections: Mapping[str, type] | None, chain: tuple[Path, ...]) -> Config:
     """``path`` parsed, on top of what its ``extend`` names (relative to it), followed to the end of the chain."""
-    from checks import io  # noqa: PLC0415 - start-up: `checks rules` does not load checks.io
-
     try:
         text = io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError as exc:
@@ -817,8 +816,6 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     file is parsed with the loaded plugins' settings.
     """
     import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
-
-    from checks import io  # noqa: PLC0415 - start-up: `checks rules` does not load checks.io
 
     try:
         raw = tomllib.loads(io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml"))
@@ -983,8 +980,6 @@ def _own_text(config: Config) -> str:
     and for a file built on others with ``extend`` (an entry may come from either file)."""
     if not config.path or config.extends or not Path(config.path).is_file():
         return ""
-    from checks import io  # noqa: PLC0415 - start-up: `checks rules` does not load checks.io
-
     try:
         return io.read_text(config.path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError:

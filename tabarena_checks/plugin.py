@@ -30,6 +30,6 @@ checks_rules, checks_actions, checks_commands = wiring.hooks()
 def checks_run_finished(ctx, record, rules):
     """``checks run process --html FILE``: the run report, written whether the run passed or was blocked."""
     if ctx.action == "process" and ctx.options.html:
-        from tabarena_checks.report.html_inspect import after_process  # noqa: PLC0415 - runs only after `run process --html`; the report loads matplotlib's callers
+        from tabarena_checks.report.html_inspect import after_process  # noqa: PLC0415 - only `run process --html` writes it; every command, `checks rules` too, loads this module
 
         after_process(ctx, record, rules)
