@@ -17,6 +17,8 @@ The names are resolved on first use (PEP 562), so ``import checks`` costs nothin
 ``checks --version`` never imports attrs, pluggy or click.
 """
 
+import importlib
+
 __version__ = "0.1.0"
 
 TYPE_CHECKING = False  # the typing module costs more to import than this whole package
@@ -69,7 +71,6 @@ def __getattr__(name: str):
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'checks' has no attribute {name!r}")
-    import importlib
 
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value

@@ -6,19 +6,29 @@ user mistakes print one ``checks: error:`` block, never a traceback.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import difflib
 import gc
+import importlib
+import json
 import os
+import re
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import click
 
+from checks import config as config_mod
 from checks import plugins
+from checks.config import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.redact import credential_options, redact
+from checks.visible import safe_lines
 
 
 def _early_args(argv: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
@@ -178,8 +188,6 @@ class App:
 
         The file is ``--config``, else the one nearest ``near`` (a directory; default the working one).
         """
-        from checks import config as config_mod
-
         path = Path(self.config_path) if self.config_path else None
         cfg = config_mod.load(path, cwd=near or Path.cwd(), sections=self.registry.config_sections)
         # the actions' arenas are needed only for a section no plugin declares (it saves importing every action)
@@ -191,16 +199,12 @@ class App:
                 cfg, **selection, codes=self.registry.rules, required=self._required(cfg, selection)
             )
         if decision_log:
-            import attrs
-
             cfg = attrs.evolve(cfg, decision_log=decision_log)
         return cfg
 
     def _required(self, cfg, selection: dict) -> dict[str, str]:
         """code -> name of the rules required under ``cfg``, which no option may ignore; looked up only when
         an option ignores something (every rule is asked)."""
-        from checks.config import effective
-
         if not (selection.get("ignore") or selection.get("extend_ignore") or selection.get("per_file_ignores")):
             return {}
         return {code: rule.name for code, rule in self.registry.rules.items() if effective(rule, cfg, None)[1]}
@@ -208,8 +212,6 @@ class App:
     def configs(self, selection: dict | None = None):
         """``path -> Config`` for the files a command judges: ``--config`` for every file when given, else the
         configuration nearest each file, as ruff finds a file's own (each file read and checked once)."""
-        from checks import config as config_mod
-
         if self.config_path:
             one = self.config(selection=selection)
             return lambda path: one
@@ -245,62 +247,7 @@ class App:
         return nearest
 
 
-def _run_command(action) -> click.Command:
-    def callback(decision_log: str | None, **options):
-        from checks import output, reporting, runner
-
-        app: App = click.get_current_context().find_object(App)
-        dry_run = not options.pop("execute") if action.plans_by_default else options.pop("plan")
-        selection = pop_selection(options)
-        result = runner.run(
-            app.registry,
-            action.name,
-            action.make_options(options),
-            app.config(decision_log, selection),
-            dry_run=dry_run,
-            cwd=os.getcwd(),
-            command_line=app.argv,
-        )
-        rules = {code: rule.summary for code, rule in app.registry.rules.items()}
-        try:
-            reporting.emit(output.Report.from_run(result, rules))
-        except (BrokenPipeError, ValueError) as exc:  # the reader left (`| head -1`), or stdout was closed
-            _report_lost(result, exc)
-        raise SystemExit(int(result.exit_code))
-
-    from checks import reporting
-
-    params = [
-        *action.params,
-        *_mode_options(action),
-        *reporting.params(),
-        click.Option(
-            ["--decision-log"],
-            default=None,
-            help="Append the decision record here instead of rules.toml's decision_log.",
-        ),
-        *selection_params(),
-    ]
-    return click.Command(action.name, callback=callback, params=params, help=action.help)
-
-
-def _report_lost(result, exc: BaseException) -> None:
-    """The run's report could not be printed: say so on stderr with what happened to the action.
-
-    The exit code stays the run's own (0 when the action ran): the action's outcome is the fact a
-    caller acts on, and it is in the decision record; an unread report changes nothing that was done.
-    """
-    _quiet_stdout()
-    why = "the reader of stdout went away" if isinstance(exc, BrokenPipeError) else "stdout is closed"
-    with contextlib.suppress(OSError, ValueError):
-        _echo(
-            f"checks: warning: the report was not printed ({why}); checks run {result.action}: outcome "
-            f"{result.outcome}, exit {int(result.exit_code)}; the decision record holds the verdicts",
-            err=True,
-        )
-
-
-def _quiet_stdout() -> None:
+def quiet_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's last flush cannot fail again (and print a traceback)."""
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -318,62 +265,15 @@ def _abort_on_sigterm() -> None:
     was replacing, and ends as ``checks: aborted`` (exit 2). Installed by every command the
     ``checks`` script runs; an in-process ``main(argv)`` leaves its host's signals alone.
     """
-    import signal
-
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # checks.__main__ ended start-up quietly till now
         signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
-def _mode_options(action) -> list[click.Option]:
-    """One flag per action: ``--dry-run`` where executing is the default, ``--no-dry-run`` where planning is.
-
-    ``--dry-run`` on an action that plans by default is refused with what to do, never
-    taken for (or "corrected" by click to) its opposite.
-    """
-    if not action.plans_by_default:
-        return [
-            click.Option(
-                ["--dry-run", "plan"], is_flag=True, help="Evaluate the rules and print the plan; change nothing."
-            )
-        ]
-
-    def refuse(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-        if value:
-            raise click.UsageError(
-                f"checks run {action.name} plans by default: leave out --dry-run to plan; "
-                f"--no-dry-run executes for real",
-                ctx=ctx,
-            )
-
-    return [
-        click.Option(
-            ["--no-dry-run", "execute"],
-            is_flag=True,
-            help="Execute for real; without it the action only plans (rules, then the plan; nothing changes).",
-        ),
-        click.Option(["--dry-run"], is_flag=True, hidden=True, expose_value=False, callback=refuse),
-    ]
-
-
-def _registry(ctx: click.Context) -> plugins.Registry:
+def registry_of(ctx: click.Context) -> plugins.Registry:
     """The loaded plugins' registry: on the root group, so shell completion (which runs no group's callback,
     hence builds no :class:`App`) finds it too."""
     return ctx.find_root().command.registry
-
-
-class _RunGroup(click.Group):
-    """``checks run ACTION``: one subcommand per action contributed by the plugins."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_registry(ctx).actions)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        registry = _registry(ctx)
-        action = registry.actions.get(name)
-        if action is None and not ctx.resilient_parsing:
-            _refuse_unloaded(registry, f"no action {name!r}", action=name)
-        return _run_command(action) if action else None
 
 
 class _ChecksGroup(click.Group):
@@ -383,9 +283,15 @@ class _ChecksGroup(click.Group):
     calling ``checks_commands``, so ``checks rules`` imports no plugin's command modules.
     Another name calls the hook with that name (a plugin may add just that command);
     ``--help`` and shell completion call it with ``None``, for every command.
+
+    ``run`` and ``config`` are declared apart from their implementations (click's lazy group):
+    :attr:`lazy_commands` names the module and factory of each, imported only when that command
+    is asked for, so ``checks rules`` never loads the runner, the judge or the output formats.
     """
 
     registry: plugins.Registry | None = None
+    #: framework command -> ``"module:factory"`` of its implementation, imported when the command runs
+    lazy_commands = {"run": "checks.run_cli:run_group", "config": "checks.config_view:config_command"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -402,7 +308,10 @@ class _ChecksGroup(click.Group):
             self._framework = dict(self.commands)
         self._asked.add(name)
         self.registry.pm.hook.checks_commands(cli=self, name=name)
-        replaced = sorted(n for n, command in self._framework.items() if self.commands.get(n) is not command)
+        replaced = sorted(
+            {n for n, command in self._framework.items() if self.commands.get(n) is not command}
+            | {n for n in self.lazy_commands if n in self.commands and n not in self._framework}
+        )
         if replaced:
             raise PluginError(
                 f"hook checks_commands: a plugin replaced the framework's command(s) "
@@ -411,28 +320,30 @@ class _ChecksGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self.add_plugin_commands(None)
-        return super().list_commands(ctx)
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in self.commands:
+        if name in self.lazy_commands and name not in self.commands:
+            module, _, factory = self.lazy_commands[name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), factory)(), name)
+            self._framework[name] = self.commands[name]
+        elif name not in self.commands:
             self.add_plugin_commands(name)
         command = super().get_command(ctx, name)
         if command is None and not ctx.resilient_parsing and self.registry is not None:
-            _refuse_unloaded(self.registry, f"no command {name!r}", command=(name,))
+            refuse_unloaded(self.registry, f"no command {name!r}", command=(name,))
         return command
 
 
-def _refuse_unloaded(registry: plugins.Registry, what: str, **wanted) -> None:
+def refuse_unloaded(registry: plugins.Registry, what: str, **wanted) -> None:
     """Raise a usage error naming the unloaded plugins that would provide what is missing, if any."""
     reasons = plugins.unloaded_providers(registry, **wanted)
     if reasons:
         raise UsageError(f"{what}: {'; '.join(reasons)}")
 
 
-def _echo(text: str, err: bool = False) -> None:
+def echo_error(text: str, err: bool = False) -> None:
     """An error block: redacted, control characters from file names shown visibly, no line a CI command."""
-    from checks.visible import safe_lines
-
     click.echo(safe_lines(redact(text)), err=err)
 
 
@@ -467,10 +378,9 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         ctx.obj = App(registry, start.get("config") or config_path, argv=start.get("argv", ()))
 
     cli.registry = registry
-    cli.add_command(_RunGroup("run", help="Run ACTION after its rules pass (checks run --help lists actions)."))
-    for command in (_rules_command(registry), _config_command(), _rule_command(registry), _plugins_command(registry)):
+    for command in (_rules_command(registry), _rule_command(registry), _plugins_command(registry)):
         cli.add_command(command)
-    return cli  # the plugins' commands are added when first needed (_ChecksGroup.add_plugin_commands)
+    return cli  # run, config and the plugins' commands are added when first needed (_ChecksGroup.get_command)
 
 
 def _rules_command(registry: plugins.Registry) -> click.Command:
@@ -481,8 +391,6 @@ def _rules_command(registry: plugins.Registry) -> click.Command:
     @click.pass_obj
     def rules_cmd(app: App, output_format):
         """List every rule: code, name, severity (after the configuration), actions, plugin."""
-        from checks.config import effective
-
         config = app.config()
         rules = [(r, *effective(r, config, None)) for r in registry.rules.values()]
         click.echo(_rules_json(rules) if output_format == "json" else _rules_table(rules))
@@ -492,8 +400,6 @@ def _rules_command(registry: plugins.Registry) -> click.Command:
 
 def _rules_json(rules: Sequence[tuple]) -> str:
     """``checks rules --format json``: one object per ``(rule, severity, required)``, the default severity beside."""
-    import json
-
     return json.dumps(
         [
             {
@@ -523,31 +429,6 @@ def _rules_table(rules: Sequence[tuple]) -> str:
     return "\n".join([*lines, "(* required: cannot be ignored, only waived)"])
 
 
-def _config_command() -> click.Command:
-    """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
-
-    @click.command("config", params=selection_params())
-    @click.argument("file", required=False, type=click.Path(dir_okay=False))
-    @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
-    @click.pass_obj
-    def config_cmd(app: App, output_format, file, **selection):
-        """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
-        for it); exit 2 if it is invalid."""
-        from checks import config_view
-
-        chosen = pop_selection(selection)
-        config = app.configs(chosen)(file) if file else app.config(selection=chosen)
-        selected = config_view.selected(app.registry, config)
-        click.echo(
-            config_view.as_json(config, selected) + "\n"
-            if output_format == "json"
-            else config_view.as_toml(config, selected),
-            nl=False,
-        )
-
-    return config_cmd
-
-
 def _rule_command(registry: plugins.Registry) -> click.Command:
     """``checks rule CODE``: one rule explained, found by code or by name."""
 
@@ -575,8 +456,6 @@ def _plugins_command(registry: plugins.Registry) -> click.Command:
         """List loaded plugins: name, distribution, version, hooks."""
         infos = list(registry.infos.values())
         if output_format == "json":
-            import json
-
             click.echo(
                 json.dumps(
                     [
@@ -654,21 +533,21 @@ def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, click.exceptions.Exit):
         return exc.exit_code
     if isinstance(exc, click.Abort):
-        _echo("checks: aborted", err=True)
+        echo_error("checks: aborted", err=True)
         return ExitCode.USAGE_ERROR
     if isinstance(exc, click.exceptions.NoSuchCommand):
-        _echo(f"checks: error: {_no_such_command(exc)}", err=True)
+        echo_error(f"checks: error: {_no_such_command(exc)}", err=True)
         return ExitCode.USAGE_ERROR
     if isinstance(exc, click.ClickException):
-        _echo(f"checks: error: {exc.format_message()}{_closest_choice(exc)}", err=True)
+        echo_error(f"checks: error: {exc.format_message()}{_closest_choice(exc)}", err=True)
         return ExitCode.USAGE_ERROR
     error = exc if isinstance(exc, ChecksError) else _missing_extra(exc)
     if error is not None:
-        _echo(f"checks: error: {error}", err=True)
+        echo_error(f"checks: error: {error}", err=True)
         return exit_code_for(error)
-    import traceback
+    import traceback  # noqa: PLC0415 - internal errors only; traceback costs every command ~5 ms of start-up
 
-    _echo(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
+    echo_error(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
 
 
@@ -681,10 +560,6 @@ def _closest_choice(exc: click.ClickException) -> str:
     param = getattr(exc, "param", None)
     if not isinstance(exc, click.BadParameter) or not isinstance(getattr(param, "type", None), click.Choice):
         return ""
-    import ast
-    import difflib
-    import re
-
     match = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not""", exc.message)
     if match is None:
         return ""
@@ -698,8 +573,6 @@ def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
     click suggests only among the commands a group already holds, and ``checks``, ``checks run``
     and ``checks precommit`` fill theirs on demand; so the group is asked for its full list here.
     """
-    import difflib
-
     group, ctx = exc.ctx.command if exc.ctx else None, exc.ctx
     names = group.list_commands(ctx) if isinstance(group, click.Group) else []
     close = difflib.get_close_matches(exc.command_name, names, n=2, cutoff=0.6)
@@ -725,8 +598,6 @@ def _local_plugins_off(args: list[str]) -> tuple[bool, list[str]]:
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:
     """``checks_plugins`` of the configuration that will apply, read before the plugins load."""
-    from checks import config as config_mod
-
     path = Path(config_path) if config_path else config_mod.find(Path.cwd())
     return config_mod.local_plugins(path) if path is not None else []
 
@@ -735,7 +606,7 @@ def _missing_extra(exc: Exception) -> ChecksError | None:
     """A module left out by the light install (an extra's dependency) is a user's fix, not a bug."""
     if not isinstance(exc, ModuleNotFoundError) or not exc.name:
         return None
-    from checks import extras
+    from checks import extras  # noqa: PLC0415 - error path only; it loads importlib.metadata (~15 ms)
 
     top = exc.name.partition(".")[0]
     return extras.missing_error("this command", [top]) if extras.providers(top) else None
@@ -745,7 +616,7 @@ def _finish(code: int, argv: Sequence[str] | None) -> int:
     try:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):  # what was done is done: the exit code stays (docs/cli.md)
-        _quiet_stdout()
+        quiet_stdout()
     if argv is None:
         raise SystemExit(int(code))
     return int(code)

@@ -7,16 +7,18 @@ hook, so a misspelt key or a number where a code belongs is an error with its pa
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+import functools
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NewType
 
-import functools
-
 import attrs
 
+from checks import io
 from checks.errors import ConfigError, UsageError
 from checks.model import Rule, Severity
 
@@ -446,7 +448,7 @@ def _per_file_ignores(raw: Any, where: str, base: str) -> tuple[PerFileIgnore, .
 
 
 def _toml(text: str, source: str) -> dict:
-    import tomllib
+    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
 
     try:
         return tomllib.loads(text)
@@ -553,8 +555,6 @@ def _refuse_unknown(table: Mapping[str, Any], known: Sequence[str], root: str, t
 
 def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
     """``WHERE: unknown key; did you mean 'x'? (valid keys: ...)``: ``_`` and ``-`` count as one."""
-    import difflib
-
     close = (
         difflib.get_close_matches(key, valid, n=1)
         or difflib.get_close_matches(key.replace("_", "-"), valid, n=1)
@@ -581,7 +581,7 @@ def _strings_at(raw: Any, where: str) -> tuple[str, ...]:
 def _sha256(text: str) -> str:
     if not text:
         return EMPTY_SHA256
-    import hashlib
+    import hashlib  # noqa: PLC0415 - only for a rules.toml with text; hashlib loads OpenSSL (~3 ms)
 
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -589,8 +589,6 @@ def _sha256(text: str) -> str:
 def visible(text: str) -> str:
     """``text`` without what a reader cannot see: whitespace, format (zero-width, bidi) and control
     characters, and the blank letters (Hangul fillers, the Braille blank) that render as nothing."""
-    import unicodedata
-
     blank = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}
     return "".join(
         c
@@ -670,7 +668,7 @@ def _holds_config(path: Path) -> bool:
     """pyproject.toml counts only with a [tool.checks] table (a broken one counts, so its error is shown)."""
     if path.name != "pyproject.toml":
         return True
-    import tomllib
+    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
 
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -735,8 +733,6 @@ MAX_EXTENDS = 10
 
 def _load_file(path: Path, sections: Mapping[str, type] | None, chain: tuple[Path, ...]) -> Config:
     """``path`` parsed, on top of what its ``extend`` names (relative to it), followed to the end of the chain."""
-    from checks import io
-
     try:
         text = io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError as exc:
@@ -819,9 +815,7 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     Only this key is read here; everything else (and any error) is reported when the whole
     file is parsed with the loaded plugins' settings.
     """
-    import tomllib
-
-    from checks import io
+    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
 
     try:
         raw = tomllib.loads(io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml"))
@@ -986,8 +980,6 @@ def _own_text(config: Config) -> str:
     and for a file built on others with ``extend`` (an entry may come from either file)."""
     if not config.path or config.extends or not Path(config.path).is_file():
         return ""
-    from checks import io
-
     try:
         return io.read_text(config.path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError:

@@ -13,8 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import attrs
+import click
 
-from checks.config import Config
+from checks.cli import App, pop_selection, selection_params
+from checks.config import Config, effective
+from checks.judge import adjust_config, select_rules
 
 
 def as_data(config: Config, selected: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
@@ -69,8 +72,6 @@ def _layer(layer) -> dict[str, Any]:
 def selected(registry, config: Config) -> dict[str, list[str]]:
     """The codes each ``checks run`` action and each pre-commit hook (``precommit-info``, ...: the action names
     rules are bound to that no action runs) would run under ``config`` (``*`` after a required one)."""
-    from checks.config import effective
-    from checks.judge import adjust_config, select_rules
 
     config = adjust_config(registry, config)
     hooks = {name for rule in registry.rules.values() for name in rule.actions} - set(registry.actions) - {"*"}
@@ -180,3 +181,24 @@ def _value(value: Any) -> str:
 
 def _plain(value: Any) -> Any:
     return value.isoformat() if isinstance(value, dt.date) else str(value)
+
+
+def config_command() -> click.Command:
+    """``checks config [FILE]``: the resolved configuration, as TOML or JSON."""
+
+    @click.command("config", params=selection_params())
+    @click.argument("file", required=False, type=click.Path(dir_okay=False))
+    @click.option("--format", "output_format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
+    @click.pass_obj
+    def config_cmd(app: App, output_format, file, **selection):
+        """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
+        for it); exit 2 if it is invalid."""
+        chosen = pop_selection(selection)
+        config = app.configs(chosen)(file) if file else app.config(selection=chosen)
+        chosen_rules = selected(app.registry, config)
+        click.echo(
+            as_json(config, chosen_rules) + "\n" if output_format == "json" else as_toml(config, chosen_rules),
+            nl=False,
+        )
+
+    return config_cmd

@@ -19,6 +19,7 @@ knows (pip, setuptools' editable installs and pre-commit's hook environments wri
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -41,8 +42,6 @@ class EntryPoint(NamedTuple):
 
     def load(self) -> object:
         """The object named by ``module:attr`` (an attribute path); ``[extras]`` are ignored, as importlib does."""
-        import importlib
-
         module, _, attr = self.value.partition("[")[0].partition(":")
         obj: object = importlib.import_module(module.strip())
         for part in filter(None, attr.strip().split(".")):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+import click
+
 from checks import errors
 
 
@@ -32,12 +34,8 @@ def exit_code_for(exc: BaseException) -> ExitCode:
         return ExitCode.INTERNAL_ERROR
     if isinstance(exc, errors.ChecksError):
         return ExitCode.USAGE_ERROR
-    try:
-        import click
-    except ImportError:  # pragma: no cover - click is a dependency
-        click = None
-    if click is not None and isinstance(exc, click.UsageError):
+    if isinstance(exc, click.UsageError):
         return ExitCode.USAGE_ERROR
-    if click is not None and isinstance(exc, click.ClickException):
+    if isinstance(exc, click.ClickException):
         return ExitCode.USAGE_ERROR
     return ExitCode.INTERNAL_ERROR

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections.abc import Iterable
+from importlib import metadata
 
 from checks.errors import MissingDependency
 
@@ -25,8 +26,6 @@ def _normal(name: str) -> str:
 
 def providers(module: str) -> list[str]:
     """The extras whose requirements include the distribution of top-level ``module``."""
-    from importlib import metadata
-
     try:
         requirements = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:

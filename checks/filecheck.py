@@ -12,16 +12,25 @@ runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import functools
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
+from checks import config as config_mod
+from checks import reporting
+from checks.cli import App, pop_selection, refuse_unloaded, selection_params
+from checks.config import Layer
+from checks.context import RunContext
 from checks.errors import ChecksError, UsageError
 from checks.exitcodes import ExitCode
+from checks.judge import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules, required_codes
 from checks.model import Action, Finding, Outcome, Verdict
 from checks.output import Report
 from checks.plugins import Registry
@@ -85,8 +94,6 @@ def check(
     without an eval.yaml); they are left out like an ``ignore``, so a required one is refused.
     An empty selection is refused like ``checks run`` refuses it.
     """
-    from checks.judge import FRAMEWORK_PREFIX
-
     started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
     unreadable: list[Finding] = []
     per_rule: dict[str, list[Verdict]] = {}
@@ -135,9 +142,6 @@ def _judge_group(
     unreadable: list[Finding],
 ) -> dict[str, list[Verdict]]:
     """The verdicts of each rule on every subject judged under one configuration (unreadable ones are appended)."""
-    from checks.config import Layer
-    from checks.context import RunContext  # the judging machinery loads only when a hook runs
-    from checks.judge import adjust_config, gate_rules, required_codes
 
     config = adjust_config(registry, config)
     _known_arena(registry, arena, config)
@@ -177,8 +181,6 @@ def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
     known = registry.arenas | set(config.arenas)
     if arena in known:
         return
-    import difflib
-
     close = difflib.get_close_matches(arena, sorted(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise UsageError(
@@ -191,8 +193,6 @@ def _located_verdicts(
     chosen, ctx: RunContext, subject: Subject, known: frozenset[str], required: frozenset[str]
 ) -> list[Verdict]:
     """The subject's verdicts, each finding placed in its file (a framework rule's at the configuration)."""
-    from checks.judge import FRAMEWORK_PREFIX, evaluate
-
     out = []
     for verdict in evaluate(chosen, ctx, known, required=required):
         if verdict.code.startswith(FRAMEWORK_PREFIX):
@@ -283,8 +283,6 @@ class _FileCheckGroup(click.Group):
     """
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        from checks import reporting
-        from checks.cli import pop_selection, selection_params
 
         cmd.params.extend(reporting.params())
         cmd.params.append(
@@ -311,12 +309,11 @@ class _FileCheckGroup(click.Group):
         super().add_command(cmd, name)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        from checks.cli import App, _refuse_unloaded
 
         command = super().get_command(ctx, name)
         app = ctx.find_object(App)
         if command is None and not ctx.resilient_parsing and app is not None:
-            _refuse_unloaded(app.registry, f"no command 'precommit {name}'", command=(GROUP_NAME, name))
+            refuse_unloaded(app.registry, f"no command 'precommit {name}'", command=(GROUP_NAME, name))
         return command
 
 
@@ -361,12 +358,9 @@ def judge(
 def by_configuration(paths: Sequence[str]) -> list[list[str]]:
     """From inside a ``checks precommit`` command: ``paths`` grouped by the configuration nearest each
     (one group with ``--config``), for a command that judges several files as one subject."""
-    from checks import config as config_mod
-
     app = click.get_current_context().find_root().obj
     if app.config_path:
         return [list(paths)] if paths else []
-    from pathlib import Path
 
     groups: dict[Any, list[str]] = {}
     for path in paths:
@@ -383,8 +377,6 @@ def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> li
     directory with nothing to judge below it, is a usage error naming ``what`` was looked for: a hook
     given nothing must not pass as if it had judged something.
     """
-    from pathlib import Path
-
     if not paths:
         raise UsageError(f"no file given: name {what} files, or directories holding them")
     configs = click.get_current_context().find_root().obj.configs(None)
@@ -404,8 +396,6 @@ def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> li
 
 def _walk(top, wanted: Callable[[str], bool], config: Config) -> list[str]:
     """The files below ``top`` that ``wanted`` accepts, in sorted order, skipping what ``config`` excludes."""
-    import os
-    from pathlib import Path
 
     found = []
     for folder, dirs, names in os.walk(top):
@@ -426,8 +416,6 @@ def run_command(
     undecidable: Sequence[str] = (),
 ) -> None:
     """From inside a ``checks precommit`` command: judge, print in the chosen formats, exit."""
-    from checks import reporting
-
     report = judge(action, subjects, arena=arena, options=options, undecidable=undecidable)
     if report.exit_code == ExitCode.BLOCKED and click.get_current_context().meta.get(_EXIT_ZERO):
         report = attrs.evolve(report, exit_code=int(ExitCode.OK))  # the outcome still says "blocked"

@@ -84,9 +84,12 @@ def checks_rules() -> Iterable[Rule]:
 
 
 @hookspec
-def checks_actions() -> Iterable[Action]:
+def checks_actions(name: str | None) -> Iterable[Action]:
     """Contribute actions, the things ``checks run ACTION`` may execute once its rules pass.
 
+    :param name: the action asked for (``checks run NAME``), or ``None`` when every action is
+        needed (``checks run --help``, ``checks config``). A plugin may return only that one (it
+        then imports no module for the others); returning all of them is always right.
     :return: an iterable of :class:`~checks.Action`. Names must be unique across
         plugins. Each action becomes ``checks run <name>`` with its ``params`` as options.
 

@@ -17,8 +17,10 @@ back a directory moved aside when the target is missing, and leaves a running on
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
+import signal
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -257,14 +259,14 @@ def sha256(data: bytes) -> str:
 
     The prefix names the algorithm, so a record stays readable if another one is ever added.
     """
-    import hashlib  # OpenSSL's bindings: not on the path of a pre-commit hook that digests nothing
+    import hashlib  # noqa: PLC0415 - OpenSSL's bindings: not on the path of a pre-commit hook that digests nothing
 
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def file_sha256(path: str | os.PathLike) -> str:
     """:func:`sha256` of a file's content, read in blocks (a cache file may not fit in memory twice)."""
-    import hashlib
+    import hashlib  # noqa: PLC0415 - start-up: the hooks digest nothing; hashlib loads OpenSSL (~3 ms)
 
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -358,8 +360,7 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]], *, neutralise
     it for the end of the line: the row fell apart into two short ones. Such a row is written
     with every cell quoted; the others as usual.
     """
-    import csv
-    import io
+    import csv  # noqa: PLC0415 - start-up: only ledgers are CSV; the hooks never load csv
 
     buf = io.StringIO()
     minimal = csv.writer(buf, lineterminator="\n")
@@ -380,8 +381,6 @@ def write_zip_entry(archive, info, data: bytes, **options: Any) -> None:
     leaked file. Held for the length of one entry, the interrupt arrives right after it, where the
     archive closes cleanly and the run unwinds as aborted. Signals can be held only on POSIX.
     """
-    import signal
-
     held = {signal.SIGINT, signal.SIGTERM}
     if not hasattr(signal, "pthread_sigmask"):
         archive.writestr(info, data, **options)
@@ -427,7 +426,7 @@ def interrupted_query_aborts() -> Iterator[None]:
 
 def temp_sibling(target: str | os.PathLike) -> Path:
     """This process's temporary path next to ``target`` (same file system, so renames are atomic), cleared."""
-    import shutil  # with zlib, bz2 and lzma: not for the hooks, which never remove a tree
+    import shutil  # noqa: PLC0415 - with zlib, bz2 and lzma: not for the hooks, which never remove a tree
 
     target = Path(target)
     path = target.parent / f".{target.name}.{TMP}-{os.getpid()}"
@@ -442,7 +441,7 @@ def swap_in_dir(built: Path, target: str | os.PathLike) -> bool:
     An existing ``target`` is renamed aside first and removed only once ``built`` is in
     place; if that second rename fails, it is put back.
     """
-    import shutil
+    import shutil  # noqa: PLC0415 - start-up: the hooks never remove a tree; shutil brings zlib, bz2, lzma
 
     target = Path(target)
     if not target.exists():
@@ -469,7 +468,7 @@ def sweep_siblings(target: str | os.PathLike) -> list[str]:
     ``target`` at all: the old one is put back, so the previous state is what the next run
     sees. Temporaries of a process still running are left alone.
     """
-    import shutil
+    import shutil  # noqa: PLC0415 - start-up: the hooks never remove a tree; shutil brings zlib, bz2, lzma
 
     target = Path(target)
     notes: list[str] = []

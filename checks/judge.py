@@ -7,6 +7,7 @@ nothing else, so they load no part of a run they do not make) and ``checks.testi
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import time
 from collections.abc import Iterable, Mapping
@@ -83,8 +84,6 @@ MAX_REQUIRED_WAIVER_DAYS = 366
 def _check_required_waivers(rule: Rule, config: Config) -> None:
     """A waiver of a required rule names what it excuses (no '*') and ends within a year: a gate
     every run needs is never switched off for everything, or for good."""
-    import datetime as dt
-
     latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
     for i, waiver in enumerate(config.waivers):
         if waiver.rule != rule.code:
@@ -300,7 +299,7 @@ def _judged(
 
 def _crash_finding(exc: Exception) -> Finding:
     """The finding a crashed rule reports: the exception and the line that raised it, to find it fast."""
-    import traceback
+    import traceback  # noqa: PLC0415 - a crash only; traceback costs every command ~5 ms of start-up
 
     where = traceback.extract_tb(exc.__traceback__)[-1]
     return Finding(f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})")

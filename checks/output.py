@@ -9,14 +9,19 @@ docs/outputs.md documents each format and the JSON schema.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import attrs
 
 from checks.errors import UsageError
+from checks.io import write_text
 from checks.model import Excuse, Finding, Outcome, Severity, Verdict, location
+from checks.plugins import _own_version
+from checks.redact import redact_data
 from checks.visible import guarded, safe_lines, visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -276,9 +281,6 @@ def as_dict(report: Report) -> dict[str, Any]:
 
 
 def as_json(report: Report) -> str:
-    import json  # only for this format: a hook printing human lines imports no json
-
-    from checks.redact import redact_data  # on the values, before JSON escapes a secret out of sight
 
     return json.dumps(redact_data(as_dict(report)), indent=2, default=str)
 
@@ -294,7 +296,7 @@ def as_junit(report: Report) -> str:
     finding a waiver or an inline suppression excused is ``<skipped>`` with the reason and where the
     excuse is; a finding of a failed warning or info rule passes with the finding in ``<system-out>``.
     """
-    from xml.etree import ElementTree as ET
+    from xml.etree import ElementTree as ET  # noqa: PLC0415 - JUnit output only; ElementTree costs ~4 ms of every start-up
 
     classname = f"checks.{report.action}"
     cases = [case for v in report.verdicts for case in _junit_cases(classname, v)]
@@ -332,7 +334,7 @@ def _xml_safe(root) -> None:
 
 def _junit_suite(report: Report, classname: str, cases: list):
     """The ``<testsuite>`` element with its counts: the totals CI dashboards show before any case."""
-    from xml.etree import ElementTree as ET
+    from xml.etree import ElementTree as ET  # noqa: PLC0415 - JUnit output only; ElementTree costs ~4 ms of every start-up
 
     def count(tag: str) -> str:
         return str(sum(case.find(tag) is not None for case in cases))
@@ -352,7 +354,7 @@ def _junit_suite(report: Report, classname: str, cases: list):
 def _junit_cases(classname: str, v: Verdict) -> list:
     """A verdict's test cases: one per counted finding (or one for the rule when it passed), one per excused
     finding. A rule's time goes to its first case, so the suite's cases still add up to the rules' time."""
-    from xml.etree import ElementTree as ET
+    from xml.etree import ElementTree as ET  # noqa: PLC0415 - JUnit output only; ElementTree costs ~4 ms of every start-up
 
     cls = f"{classname}.{v.plugin or 'core'}"
     counted = _counted(v)
@@ -381,7 +383,7 @@ def _counted(v: Verdict) -> tuple[Finding, ...]:
 def _junit_case(cls: str, v: Verdict, f: Finding):
     """A finding's ``<testcase>``, named ``CODE name at PATH:LINE:COL`` (the place keeps one rule's cases
     apart: readers key cases by name), with ``file`` and ``line`` when it has them."""
-    from xml.etree import ElementTree as ET
+    from xml.etree import ElementTree as ET  # noqa: PLC0415 - JUnit output only; ElementTree costs ~4 ms of every start-up
 
     where = location(f)
     case = ET.Element(
@@ -405,7 +407,7 @@ def _excuses(v: Verdict) -> list[Excuse]:
 def _junit_outcome(case, v: Verdict, f: Finding) -> None:
     """The child that says how one finding's case ended: ``<error>`` (the rule crashed), ``<failure>``
     (it blocks) or, for a failed warning or info rule, which passes, ``<system-out>``."""
-    from xml.etree import ElementTree as ET
+    from xml.etree import ElementTree as ET  # noqa: PLC0415 - JUnit output only; ElementTree costs ~4 ms of every start-up
 
     text = _located(f)
     if v.outcome is Outcome.CRASHED:
@@ -431,8 +433,6 @@ def _level(severity: Severity) -> str:
 
 def _uri(path: str) -> str:
     """An artifact URI: relative paths stay relative (resolved against the checkout), absolute ones get file://."""
-    from urllib.parse import quote
-
     p = Path(path)
     return p.as_uri() if p.is_absolute() else quote(p.as_posix())
 
@@ -511,8 +511,6 @@ def as_sarif_dict(report: Report) -> dict[str, Any]:
     Waived and inline-suppressed findings are results with a suppression (:func:`_sarif_results`);
     unreadable inputs are results of the pseudo-rule ``input-error``.
     """
-    from checks.plugins import _own_version
-
     rules, index = [], {}
     for v in report.verdicts:
         index[v.code] = len(rules)
@@ -584,9 +582,6 @@ def _utc(moment: dt.datetime) -> str:
 
 
 def as_sarif(report: Report) -> str:
-    import json
-
-    from checks.redact import redact_data
 
     return json.dumps(redact_data(as_sarif_dict(report)), indent=2, default=str)
 
@@ -661,8 +656,6 @@ def parse_output_file(spec: str) -> tuple[str, Path]:
 
 def write_files(report: Report, specs: Sequence[tuple[str, Path]], *, quiet: bool = False, redact=None) -> None:
     """Write each requested format to its file atomically, after the terminal output."""
-    from checks.io import write_text
-
     for fmt, path in specs:
         text = render(fmt, report, quiet=quiet)
         write_text(path, redact(text) if redact else text)

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import click
 import pluggy
 
-from checks import hookspecs
+from checks import __version__, hookspecs
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
@@ -138,6 +142,8 @@ class Registry:
         self._infos: dict[str, Any] | None = None
         self._rules: dict[str, Rule] | None = None
         self._actions: dict[str, Action] | None = None
+        #: actions collected for one name each (``checks run NAME`` imports no other action's module)
+        self._named_actions: dict[str, Action | None] = {}
         self._sections: dict[str, type] | None = None
 
     def __repr__(self) -> str:
@@ -147,7 +153,7 @@ class Registry:
     def infos(self) -> dict[str, Any]:
         """What ``checks plugins`` shows, by plugin name (distributions' metadata read on first use)."""
         if self._infos is None:
-            from checks.plugin_info import infos  # only `checks plugins` and a run's record need them
+            from checks.plugin_info import infos  # noqa: PLC0415 - only `checks plugins` and a run's record need them
 
             self._infos = infos(self.pm, self.sources, ESSENTIAL, _own_version())
         return self._infos
@@ -160,9 +166,19 @@ class Registry:
 
     @property
     def actions(self) -> dict[str, Action]:
+        """Every action of every plugin (each plugin imports all its action modules)."""
         if self._actions is None:
-            self._actions = _collect_actions(self.pm)
+            self._actions = _collect_actions(self.pm, None)
         return self._actions
+
+    def action(self, name: str) -> Action | None:
+        """The action ``name``, or None: the plugins are asked for that one only, so a plugin that
+        declares which module holds which action imports no other action's module."""
+        if self._actions is not None:
+            return self._actions.get(name)
+        if name not in self._named_actions:
+            self._named_actions[name] = _collect_actions(self.pm, name).get(name)
+        return self._named_actions[name]
 
     @property
     def config_sections(self) -> dict[str, type]:
@@ -213,9 +229,9 @@ def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     return dict(sorted(rules.items()))
 
 
-def _collect_actions(pm: pluggy.PluginManager) -> dict[str, Action]:
+def _collect_actions(pm: pluggy.PluginManager, name: str | None) -> dict[str, Action]:
     actions: dict[str, Action] = {}
-    for result in reversed(pm.hook.checks_actions()):
+    for result in reversed(pm.hook.checks_actions(name=name)):
         for item in result:
             if item.name in actions:
                 raise PluginError(
@@ -320,10 +336,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
     Like pytest's conftest.py: a plugin that lives in the repository it checks, with no
     package to install. Its name (for ``checks plugins`` and ``-p no:NAME``) is the entry as written.
     """
-    import hashlib
-    import importlib.util
-    import sys
-    from pathlib import Path
+    import hashlib  # noqa: PLC0415 - only for a local plugin file; hashlib loads OpenSSL (~3 ms)
 
     what = f"checks_plugins entry {entry!r}"
     if entry.endswith(".py") or "/" in entry:
@@ -381,7 +394,7 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
         scratch = ChecksPluginManager()
         scratch.register(ep.load(), name=ep.name)
         if action is not None:
-            return action in {a.name for result in scratch.hook.checks_actions() for a in result or ()}
+            return action in {a.name for result in scratch.hook.checks_actions(name=action) for a in result or ()}
         return _command_of(scratch, command) is not None
     except Exception:
         return False
@@ -389,8 +402,6 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
 
 def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Command | None:
     """The click command at path ``command`` among those ``pm``'s plugins add, or None."""
-    import click
-
     found: click.Command | None = click.Group("checks")
     pm.hook.checks_commands(cli=found, name=command[0] if command else None)
     for part in command:
@@ -426,6 +437,5 @@ def _load_entry_points(
 
 
 def _own_version() -> str:
-    from checks import __version__
 
     return __version__

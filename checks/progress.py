@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
+
+import click
 
 ENV = "CHECKS_PROGRESS"
 #: seconds between two hand-overs of the counted work to rich
@@ -33,10 +36,6 @@ META_KEY = "checks.output"
 
 
 def _quiet() -> bool:
-    try:
-        import click
-    except ImportError:  # pragma: no cover - click is a core dependency
-        return False
     ctx = click.get_current_context(silent=True)
     return bool(ctx and ctx.meta.get(META_KEY, {}).get("quiet"))
 
@@ -49,7 +48,6 @@ def quiet_option(help: str = "Draw no progress bar.") -> Callable:  # noqa: A002
     its bars the same way, on a terminal too. The flag is kept in the click context, not passed
     to the command.
     """
-    import click
 
     def store(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
         if value:
@@ -71,7 +69,6 @@ def enabled() -> bool:
 
 @functools.cache
 def _have_rich() -> bool:
-    import importlib.util
 
     return importlib.util.find_spec("rich") is not None
 

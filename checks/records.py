@@ -14,8 +14,10 @@ from typing import Any
 
 import attrs
 
+from checks import signing
 from checks.config import Config
 from checks.context import RunContext
+from checks.errors import ConfigError
 from checks.model import Action, Verdict
 from checks.plugins import _own_version
 from checks.redact import MASK, SECRET_NAME, redact_data
@@ -91,8 +93,6 @@ def _options(options: Any) -> dict[str, Any]:
     arrive as options (the command line refuses them), and every string of the record is
     redacted afterwards; the mask by name is the last line of defence.
     """
-    import attrs
-
     values = attrs.asdict(options, recurse=False) if attrs.has(type(options)) else dict(options)
     out = {}
     for name, value in sorted(values.items()):
@@ -112,8 +112,6 @@ _NOT_A_FILE = "is not a regular file (a FIFO, a device or a directory): set deci
 
 def key_path() -> Path:
     """Where this user's record-signing key lives (see :mod:`checks.signing`)."""
-    from checks import signing
-
     return signing.key_path()
 
 
@@ -124,8 +122,6 @@ def check_target(path: Path) -> None:
     A FIFO would block every run (a dry run too) on open, and /dev/zero would be read without end.
     :raises ConfigError: naming the path, what it is and the fix.
     """
-    from checks import signing
-    from checks.errors import ConfigError
 
     signing.key()
 
@@ -146,8 +142,6 @@ def append(path: Path, record: Mapping[str, Any]) -> list[str]:
     size limit) is retried for the rest; if the rest cannot be written the file is cut back to its
     old length and OSError raised, so no torn record is left behind.
     """
-    from checks import signing
-
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(signing.sign(record), sort_keys=True, default=str) + "\n").encode()
     notes: list[str] = []
@@ -196,8 +190,6 @@ def signed(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
     :raises ConfigError: the key cannot be read or made.
     """
-    from checks import signing
-
     key = signing.key()
     return [r for r in rows if signing.authentic(r, key)]
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+import click
 
+from checks import extras, records
 from checks.config import Config
 from checks.context import RunContext
 from checks.errors import ChecksError
@@ -46,7 +49,7 @@ def _decide(
     except ChecksError as exc:
         return "failed", ExitCode.ACTION_FAILED, (), "", str(exc)
     except Exception as exc:  # a bug in the action: reported with its traceback, the run fails closed
-        import traceback
+        import traceback  # noqa: PLC0415 - a crash only; traceback costs every command ~5 ms of start-up
 
         error = f"internal error in action {action.name!r}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
         return "failed", ExitCode.INTERNAL_ERROR, (), "", error
@@ -71,12 +74,10 @@ def run(
     A decision record is appended for every run that reached evaluation, whatever its
     outcome.
     """
-    if action_name not in registry.actions:
+    action = registry.action(action_name)
+    if action is None:
         known = ", ".join(registry.actions) or "none"
         raise ChecksError(f"unknown action {action_name!r} (known: {known})")
-    from checks import extras, records  # a run's own needs; the hooks judge files with evaluate() only
-
-    action = registry.actions[action_name]
     extras.require(f"checks run {action_name}", action.requires)
     config = adjust_config(registry, config)
     chosen = gate_rules(registry, action, config)
@@ -142,9 +143,6 @@ _OUTCOMES = {
 def _append(log, record: Mapping[str, Any], outcome: str) -> str:
     """Append the decision record to the log (repairs it made are warned about on stderr); why it could
     not be, saying what happened to the action, so a failed record is never mistaken for a failed run."""
-    import sys
-
-    from checks import records
 
     try:
         notes = records.append(log, record)
@@ -186,13 +184,10 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
 
     :raises ChecksError: the action is not loaded, or its selection is refused.
     """
-    import click
-
-    from checks import records
 
     app = click.get_current_context().find_root().obj  # the checks.cli.App every command runs under
     registry = app.registry
-    action = registry.actions.get(action_name)
+    action = registry.action(action_name)
     if action is None:
         raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
     config = adjust_config(registry, app.config())

@@ -16,13 +16,17 @@ Where it applies:
 
 from __future__ import annotations
 
+import ast
 import functools
+import io
 import os
 import re
+import tokenize
 from collections.abc import Iterable
 
 import attrs
 
+from checks import io as checks_io
 from checks.model import Finding
 
 #: any comment that means to be a checks directive, so a malformed one is reported, not ignored
@@ -101,8 +105,6 @@ def _python(path: str, text: str) -> list[Suppression]:
 
 def _python_comments(text: str) -> list[tuple[int, str, bool, int]]:
     """(line, comment, alone on its line, column) of each comment; none if the file does not tokenize."""
-    import io  # only when a file has a directive-like comment: the hooks start fast
-    import tokenize
 
     comments = []
     try:
@@ -118,8 +120,6 @@ def _python_comments(text: str) -> list[tuple[int, str, bool, int]]:
 def _statement_spans(text: str) -> tuple[dict[int, int], list[int]]:
     """(first line -> last line of the statements and calls starting there, the sorted first lines):
     what a directive alone on its line covers; nothing if the file does not parse."""
-    import ast  # only when a file has a directive-like comment: the hooks start fast
-
     try:
         nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.stmt, ast.Call))]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -232,10 +232,8 @@ def _content(line: str) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _scan_cached(path: str, key: tuple[int, int, int]) -> tuple[Suppression, ...]:
-    from checks import io
-
     try:
-        text = io.read_text(path, limit=MAX_BYTES, what="a file with suppressions")
+        text = checks_io.read_text(path, limit=MAX_BYTES, what="a file with suppressions")
     except (io.ReadError, OSError):
         return ()
     if "checks" not in text:

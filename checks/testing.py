@@ -17,10 +17,12 @@ from typing import Any
 import attrs
 
 from checks import config as config_mod
+from checks import plugins
+from checks.cli import main
 from checks.config import Config, Waiver
 from checks.context import RunContext
-from checks.model import Outcome, Rule, Severity, Verdict
 from checks.judge import evaluate
+from checks.model import Outcome, Rule, Severity, Verdict
 
 
 def evaluate_rules(
@@ -98,8 +100,6 @@ def run_cli(
     args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | os.PathLike | None = None
 ) -> CliResult:
     """Run ``checks ARGS`` in-process with ``env`` added to the environment and ``cwd`` as working directory."""
-    from checks.cli import main
-
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     try:
@@ -140,8 +140,6 @@ def gather_facts(
     ``dry_run`` defaults to what the command does without a flag: plan for an action that plans
     by default (upload), execute otherwise.
     """
-    from checks import plugins
-
     registry = plugins.load(list(plugin_args), environ={plugins.AUTOLOAD_ENV: "1"})
     if isinstance(config, str):
         config = config_mod.parse(config, source="<test rules.toml>", sections=registry.config_sections)

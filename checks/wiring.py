@@ -25,6 +25,8 @@ class ModuleWiring:
     ``commands`` may also map each command module to the top-level command names it adds,
     ``commands={"cli": ("mine",), "precommit": ("precommit",)}``: ``checks precommit ...``
     then imports only the modules that add ``precommit`` (a tuple imports every one).
+    ``actions`` likewise maps each action module to the actions it declares,
+    ``actions={"publish": ("publish",)}``: ``checks run publish`` imports that module only.
     """
 
     def __init__(
@@ -32,17 +34,15 @@ class ModuleWiring:
         package: str,
         *,
         rules: tuple[str, ...] = (),
-        actions: tuple[str, ...] = (),
+        actions: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
         commands: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
     ):
         self.package = package
-        self.rule_modules, self.action_modules = rules, actions
+        self.rule_modules = rules
+        #: action module -> the actions it declares (None: not declared, so imported for any name)
+        self.action_modules = _named(actions)
         #: command module -> the top-level names it adds (None: not declared, so imported for any name)
-        self.command_modules: dict[str, tuple[str, ...] | None] = (
-            {module: tuple(names) for module, names in commands.items()}
-            if isinstance(commands, Mapping)
-            else dict.fromkeys(commands)
-        )
+        self.command_modules = _named(commands)
 
     def _modules(self, names: tuple[str, ...]) -> list[ModuleType]:
         return [importlib.import_module(f"{self.package}.{name}") for name in names]
@@ -52,17 +52,26 @@ class ModuleWiring:
         return [rule for module in self._modules(self.rule_modules) for rule in module.RULES]
 
     @hookimpl
-    def checks_actions(self):
-        return [action for module in self._modules(self.action_modules) for action in module.ACTIONS]
+    def checks_actions(self, name):
+        return [action for module in self._modules(_wanted(self.action_modules, name)) for action in module.ACTIONS]
 
     @hookimpl
     def checks_commands(self, cli, name):
-        wanted = tuple(
-            module for module, names in self.command_modules.items() if name is None or names is None or name in names
-        )
-        for module in self._modules(wanted):
+        for module in self._modules(_wanted(self.command_modules, name)):
             module.register_commands(cli)
 
     def hooks(self):
         """The three hook implementations, to bind as module-level names of the plugin module."""
         return self.checks_rules, self.checks_actions, self.checks_commands
+
+
+def _named(modules: tuple[str, ...] | Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...] | None]:
+    """module -> the names it provides, None where they are not declared."""
+    if isinstance(modules, Mapping):
+        return {module: tuple(names) for module, names in modules.items()}
+    return dict.fromkeys(modules)
+
+
+def _wanted(modules: Mapping[str, tuple[str, ...] | None], name: str | None) -> tuple[str, ...]:
+    """The modules to import for ``name`` (None: every one): those that provide it or do not say what they provide."""
+    return tuple(module for module, names in modules.items() if name is None or names is None or name in names)

@@ -12,6 +12,13 @@ import os
 
 import click
 
+from checks import InputError, UsageError, io
+from hfmigrate_checks.drafts import validate
+from hfmigrate_checks.hub import resolve, state
+from hfmigrate_checks.hub.client import ReadOnlyHub
+from hfmigrate_checks.source import contract, ledger
+from hfmigrate_checks.source.contract import repo_id_problem
+
 
 @click.command("contract")
 @click.argument("benchmark_id")
@@ -26,9 +33,6 @@ import click
 @click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
 def contract_cmd(benchmark_id, revision, mapping, out, endpoint):
     """Pin BENCHMARK_ID's eval.yaml, confirm it is official, and record the source -> task contract."""
-    from checks import InputError, io
-    from hfmigrate_checks.source import contract
-
     with _read_only_hub(endpoint) as hub:
         result = contract.build(hub, benchmark_id, mapping, revision)
     if not result.official:
@@ -95,8 +99,6 @@ def ledger_cmd(
     out,
 ):
     """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
-    from hfmigrate_checks.source import ledger
-
     if source_url and not source_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"must be an absolute http(s) URL (got {source_url!r})", param_hint="--source-url")
     rows = ledger.import_source(
@@ -124,15 +126,12 @@ def ledger_cmd(
 @click.option("--task-id", "task_ids", multiple=True, required=True, help="Allowed task id; repeat for several.")
 def validate_cmd(bundle, benchmark_id, task_ids):
     """Validate BUNDLE/drafts/**/.eval_results/*.yaml (PASS/FAIL per file; exit 0 all passed, 1 otherwise)."""
-    from hfmigrate_checks.drafts import validate
-
     text, code = validate.validate_bundle(bundle, benchmark_id, task_ids)
     click.echo(text, nl=False)
     raise SystemExit(code)
 
 
 def _read_only_hub(endpoint):
-    from hfmigrate_checks.hub.client import ReadOnlyHub
 
     return ReadOnlyHub(endpoint or os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None)
 
@@ -144,8 +143,6 @@ def _read_only_hub(endpoint):
 @click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
 def resolve_cmd(labels, mapping, candidates, endpoint):
     """Classify each source model LABEL against the Hub: exact, ambiguous, not_on_hub, mismatch, ... (read-only)."""
-    from hfmigrate_checks.hub import resolve
-
     entries = resolve.load_mapping(mapping) if mapping else {}
     with _read_only_hub(endpoint) as hub:
         for label in labels:
@@ -164,10 +161,6 @@ def resolve_cmd(labels, mapping, candidates, endpoint):
 @click.option("--endpoint", default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).")
 def inspect_cmd(repo_id, benchmark_id, endpoint):
     """What REPO_ID already holds for the benchmark on main and in pending PRs (read-only)."""
-    from checks import UsageError
-    from hfmigrate_checks.hub import state
-    from hfmigrate_checks.source.contract import repo_id_problem
-
     problem = repo_id_problem(repo_id)
     if problem:
         raise UsageError(problem)

@@ -10,7 +10,7 @@ from checks import ModuleWiring
 wiring = ModuleWiring(
     "hfmigrate_checks",
     rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
-    actions=("drafts.action",),
+    actions={"drafts.action": ("draft",)},
     commands={"cli": ("hf",), "drafts.precommit": ("precommit",)},
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

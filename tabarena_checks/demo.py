@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 import tempfile
@@ -19,6 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from checks import io
+from checks import main as checks_main
+from tabarena_checks.publish import s3store
+from tabarena_checks.synth.generate import generate_run
 
 INFO = """from tabarena.models._method_metadata import MethodMetadata
 
@@ -54,10 +58,8 @@ def step(title: str) -> None:
 
 def checks(args: Sequence[str], expect: int) -> int:
     """Run ``checks ARGS`` in-process and stop the demo when it does not exit with ``expect``."""
-    from checks import main
-
     print("$ checks " + " ".join(args), flush=True)
-    code = main(list(args))
+    code = checks_main(list(args))
     sys.stdout.flush()
     if code != expect:
         raise SystemExit(
@@ -73,7 +75,6 @@ def local_s3() -> Iterator[str]:
         from moto.server import ThreadedMotoServer
     except ImportError:
         raise SystemExit("demo: the local S3 server needs moto[server] (pip install 'moto[server]')") from None
-    import logging
 
     import boto3
 
@@ -93,7 +94,6 @@ def local_s3() -> Iterator[str]:
 
 
 def run_demo(workdir: Path) -> None:
-    from tabarena_checks.synth.generate import generate_run
 
     started = time.perf_counter()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -165,7 +165,6 @@ def run_demo(workdir: Path) -> None:
         checks([*upload, "--no-dry-run"], expect=0)
 
         step("8. the bucket, listed independently")
-        from tabarena_checks.publish import s3store
 
         listed = s3store.list_prefix(s3store.make_client(), BUCKET, "cache/")
         for key, obj in sorted(listed.items()):

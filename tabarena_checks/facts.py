@@ -13,6 +13,7 @@ cannot be computed raises the project's error type; rules that depend on it trea
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Mapping
 from functools import cached_property
@@ -22,6 +23,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from checks import InputError, UsageError, io
+from tabarena_checks.metadata.load import load
+from tabarena_checks.raw import task_table
+from tabarena_checks.raw.index import build_index, scan, split_methods
+from tabarena_checks.raw.inference import infer as infer_unmemoized
+from tabarena_checks.raw.inference_memo import infer
 
 if TYPE_CHECKING:
     from tabarena_checks.metadata.model import MethodMetadata
@@ -69,8 +75,6 @@ class TabArenaFacts:
     @cached_property
     def full_index(self):
         """The index of the whole data directory."""
-        from tabarena_checks.raw.index import build_index
-
         if self.data_dir is None:
             raise InputError("no raw data directory given: pass the run's data/ folder (e.g. --raw RUN/data)")
         return build_index(self.data_dir, cache_dir=self.cache_dir, workers=self.workers, progress=self.progress)
@@ -78,8 +82,6 @@ class TabArenaFacts:
     @cached_property
     def methods(self) -> dict:
         """One index per method found in the directory."""
-        from tabarena_checks.raw.index import split_methods
-
         return split_methods(self.full_index)
 
     @cached_property
@@ -94,22 +96,17 @@ class TabArenaFacts:
 
     @cached_property
     def inference(self):
-        from tabarena_checks.raw.inference_memo import infer
 
         return infer(self.index)
 
     @cached_property
     def task_metadata(self):
         """The :class:`~tabarena_checks.raw.task_table.TaskTable` given with ``--task-metadata``, or None."""
-        from tabarena_checks.raw import task_table
-
         return None if self.task_metadata_file is None else task_table.read(self.task_metadata_file)
 
     @cached_property
     def metadata(self):
         """The declared MethodMetadata, or None when no reference was given."""
-        from tabarena_checks.metadata.load import load
-
         return load(self.metadata_ref)
 
     def digests(self) -> dict[str, str]:
@@ -138,8 +135,6 @@ class TabArenaFacts:
 
 def raw_digest(data_dir: Path, files=None) -> str:
     """sha256 over the sorted (path, size, mtime_ns) of every results.pkl (``files``, else a fresh walk)."""
-    from tabarena_checks.raw.index import scan
-
     listing = "".join(f"{f.path}\t{f.size}\t{f.mtime_ns}\n" for f in (scan(data_dir) if files is None else files))
     return io.sha256(listing.encode())
 
@@ -160,9 +155,6 @@ def _declaration_lines(path: Path, variable: str) -> tuple[int, int] | None:
     """First and last line of the module-level statement that assigns ``variable`` in ``path``; ``(0, 0)`` (no
     line) when the file does not assign it (an imported name: no line of this file is the run's own, so
     nothing there is unused); None when the file does not parse (the whole file, as before)."""
-    import ast
-
-    from checks import io
 
     try:
         tree = ast.parse(io.read_text(path, what="an info.py"))
@@ -200,7 +192,6 @@ class ProcessFacts(TabArenaFacts):
 
     @cached_property
     def full_index(self):
-        from tabarena_checks.raw.index import build_index
 
         if self.built_index is not None:
             return self.built_index
@@ -290,9 +281,7 @@ def _sharing(methods: dict, chosen: str) -> list[str]:
 
 def _declares(meta: MethodMetadata, prefix: str, sub) -> bool:
     """Whether the results of one method of a directory are the ones ``meta`` declares."""
-    from tabarena_checks.raw.inference import infer
-
-    inference = infer(sub)
+    inference = infer_unmemoized(sub)
     if meta.method_type == "config":
         return inference.method_type == "config" and inference.ag_key is not None and inference.ag_key == meta.ag_key
     names = [n for n in (meta.method, meta.name) if isinstance(n, str) and n]

@@ -5,13 +5,17 @@ only names the modules that hold rules, actions and commands. Modules keep heavy
 imports (duckdb, pyarrow, numpy, boto3) inside functions so ``checks rules`` stays fast.
 """
 
-from checks import hookimpl
-from checks import ModuleWiring
+from checks import ModuleWiring, hookimpl
 
 wiring = ModuleWiring(
     "tabarena_checks",
     rules=("rules.upload", "rules.metadata", "rules.protocol", "rules.raw", "rules.register"),
-    actions=("publish.upload", "publish.register", "publish.benchmark_log", "publish.process"),
+    actions={
+        "publish.upload": ("upload", "unpublish"),
+        "publish.register": ("register",),
+        "publish.benchmark_log": ("log",),
+        "publish.process": ("process",),
+    },
     commands={
         "synth.cli": ("tabarena",),
         "report.inspect_cli": ("inspect",),
@@ -26,6 +30,6 @@ checks_rules, checks_actions, checks_commands = wiring.hooks()
 def checks_run_finished(ctx, record, rules):
     """``checks run process --html FILE``: the run report, written whether the run passed or was blocked."""
     if ctx.action == "process" and ctx.options.html:
-        from tabarena_checks.report.html_inspect import after_process
+        from tabarena_checks.report.html_inspect import after_process  # noqa: PLC0415 - only `run process --html` writes it; every command, `checks rules` too, loads this module
 
         after_process(ctx, record, rules)

@@ -10,15 +10,19 @@ leaves the machine. ``make test`` installs the package when /usr/bin/chromium is
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import attrs
+from PIL import Image
 
 FLAGS = (
     "--headless",
@@ -106,8 +110,6 @@ class _Pipe:
         self._next = 0
 
     def _read(self, deadline: float) -> dict:
-        import select
-        import time
 
         while b"\0" not in self._buffer:
             left = deadline - time.monotonic()
@@ -121,7 +123,6 @@ class _Pipe:
         return json.loads(message)
 
     def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
-        import time
 
         self._next += 1
         message = {"id": self._next, "method": method, "params": params or {}}
@@ -138,7 +139,6 @@ class _Pipe:
             self.events.append(reply)
 
     def wait_for(self, method: str, session: str) -> dict:
-        import time
 
         deadline = time.monotonic() + self.timeout
         seen = [e for e in self.events if e.get("method") == method and e.get("sessionId") == session]
@@ -167,9 +167,6 @@ def render(
     the network goes to a loopback proxy that refuses it. ``script`` runs after load, before the
     DOM is read (e.g. to click a button); ``javascript=False`` renders the page with scripts off.
     """
-    import base64
-    import time
-
     url = page.resolve().as_uri()
     png = workdir / (page.stem + ".png")
     to_chrome, chrome_in = os.pipe()
@@ -245,8 +242,6 @@ def render(
 
 def ink(png: Path, *, skip_top: int = 200) -> float:
     """The share of pixels below the page's dark title band that are not background white (0: blank)."""
-    from PIL import Image
-
     image = Image.open(png).convert("L")
     body = image.crop((0, skip_top, image.width, image.height))
     histogram = body.histogram()

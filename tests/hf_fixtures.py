@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import yaml
 
 from hfmigrate_checks.testing import Fault, set_whoami, write_dataset, write_model
 
@@ -282,7 +283,5 @@ def leaderboard_faults() -> list[Fault]:
 
 def mapping_yaml(models: Mapping[str, ExpectedModel]) -> str:
     """The mapping file for ``models`` (labels with a ``mapping`` entry)."""
-    import yaml
-
     entries = {m.label: dict(m.mapping) for m in models.values() if m.mapping is not None}
     return yaml.safe_dump(entries, sort_keys=False)

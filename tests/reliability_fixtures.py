@@ -16,6 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from hf_fixtures import BENCHMARK_ID, TOKEN, WHOAMI, write_benchmark
+
+from checks.testing import run_cli
+from hfmigrate_checks.source import ledger
+from hfmigrate_checks.testing import LocalHub, set_whoami, write_model
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = str(Path(sys.executable).with_name("checks"))
 
@@ -40,8 +46,6 @@ def write_info(
 def process_json(data: Path, tmp_path: Path):
     """``checks run process DATA`` in-process with :func:`write_info`'s declaration, a cache under ``tmp_path``
     and the JSON report: what the tests of damaged runs judge."""
-    from checks.testing import run_cli
-
     ref = write_info(tmp_path / "info")
     args = ["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache")]
     return run_cli([*args, "--format", "json"], cwd=tmp_path)
@@ -156,9 +160,6 @@ def model_repo(i: int) -> str:
 
 def write_hub(root: Path, models: int, *, token: str | None = None) -> None:
     """The official toy benchmark, the test account and ``models`` plain model repos (state ``new``)."""
-    from hf_fixtures import TOKEN, WHOAMI, write_benchmark
-
-    from hfmigrate_checks.testing import set_whoami, write_model
 
     write_benchmark(root)
     set_whoami(root, WHOAMI, token=token or TOKEN)
@@ -172,8 +173,6 @@ def write_mapping(path: Path, models: int) -> None:
 
 def write_ledger(path: Path, *, models: int, base: float) -> None:
     """Two printed scores per model; ``base`` shifts every value (a new version of the leaderboard)."""
-    from hfmigrate_checks.source import ledger
-
     rows = [
         ledger.LedgerRow(
             source_model=model_label(i),
@@ -189,7 +188,6 @@ def write_ledger(path: Path, *, models: int, base: float) -> None:
 
 
 def hf_env(hub_endpoint: str, home: Path, token: str | None = None) -> dict[str, str]:
-    from hf_fixtures import TOKEN
 
     return {
         "HF_ENDPOINT": hub_endpoint,
@@ -203,10 +201,6 @@ def hf_env(hub_endpoint: str, home: Path, token: str | None = None) -> dict[str,
 @contextmanager
 def hf_setup(tmp: Path, *, models: int, token: str | None = None, **hub_options):
     """A running LocalHub with ``models`` models, plus contract.json and models.yaml in ``tmp``; yields the env."""
-    from hf_fixtures import BENCHMARK_ID
-
-    from checks.testing import run_cli
-    from hfmigrate_checks.testing import LocalHub
 
     write_hub(tmp / "hub", models, token=token)
     write_mapping(tmp / "models.yaml", models)
@@ -222,7 +216,6 @@ def hf_setup(tmp: Path, *, models: int, token: str | None = None, **hub_options)
 
 
 def draft_args(tmp: Path, bundle: str = "bundle") -> list[str]:
-    from hf_fixtures import BENCHMARK_ID
 
     return [
         "run",

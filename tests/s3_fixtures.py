@@ -8,13 +8,25 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import pickle
 import threading
+import urllib.request
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import boto3
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from botocore.config import Config
+from moto.server import ThreadedMotoServer
+
+from checks import records
+from tabarena_checks.cache import integrity
+from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
+from tabarena_checks.metadata.model import MethodMetadata
 
 BUCKET = "tabarena"
 PREFIX = "cache"
@@ -33,9 +45,6 @@ class MotoS3:
         self._server = None
 
     def start(self) -> None:
-        import logging
-
-        from moto.server import ThreadedMotoServer
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
 
@@ -160,8 +169,6 @@ def _r2_unsupported(headers) -> bool:
 
 
 def s3_client(endpoint: str):
-    import boto3
-    from botocore.config import Config
 
     return boto3.client(
         "s3",
@@ -177,7 +184,6 @@ def s3_client(endpoint: str):
 def moto_s3():
     server = MotoS3()
     server.start()
-    import urllib.request
 
     urllib.request.urlopen(urllib.request.Request(f"{server.url}/moto-api/reset", method="POST")).read()
     yield server
@@ -221,11 +227,6 @@ def make_method_cache(
     verified: bool = False,
 ) -> Path:
     """A small processed cache as ``checks run process`` lays it out; returns the method's directory."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
-    from tabarena_checks.metadata.model import MethodMetadata
 
     meta = MethodMetadata(
         method=method,
@@ -257,9 +258,6 @@ def record_process(cache_dir: Path, log: Path | None = None) -> str:
     """What a passed ``checks run process`` leaves for upload (TA407): the manifest of the cache's files in
     its source record, and that manifest's digest in a decision record appended to ``log`` (default: the
     decision log of a command run in the cache root's parent, where the tests run upload)."""
-    from checks import records
-    from tabarena_checks.cache import integrity
-
     manifest = integrity.manifest_of(cache_dir)
     source = cache_dir / ".checks-source.json"
     record = json.loads(source.read_text()) if source.is_file() else {}

@@ -29,8 +29,11 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import pickle
 import sys
 from pathlib import Path
+
+import numpy as np
 
 
 def _metadata(ref: str, cache_root: str):
@@ -82,8 +85,6 @@ def process(args: list[str]) -> None:
 def _user_tasks(directory: Path):
     """The task-metadata collection of the UserTask caches in ``directory``, in the order its task_metadata.json
     lists them (the order a maintainer hands them over, which TabArena keeps in what it writes)."""
-    import pickle
-
     from tabarena.benchmark.task.metadata.collection import TaskMetadataCollection
     from tabarena.benchmark.task.user_task import UserTask
 
@@ -109,7 +110,6 @@ def infer(args: list[str]) -> None:
 
 
 def load(args: list[str]) -> None:
-    import numpy as np
     from tabarena.models import MethodMetadata
 
     cache_root, method, suite, out = args

@@ -14,6 +14,7 @@ import attrs
 import pytest
 
 from checks import plugins
+from tabarena_checks.publish.upload import UploadOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 DOMAIN_PACKAGES = ("tabarena_checks", "hfmigrate_checks")
@@ -48,7 +49,6 @@ def test_each_builtin_action_has_an_options_class_matching_its_parameters(name):
 
 
 def test_the_command_line_builds_the_options_object():
-    from tabarena_checks.publish.upload import UploadOptions
 
     upload = _builtin_actions()["upload"]
     made = upload.make_options(

@@ -7,9 +7,12 @@ blamed on the option, not on a configuration file the user never wrote.
 
 from __future__ import annotations
 
+import json
+
+from precommit_fixtures import INFO_CASES, write_info
+
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from precommit_fixtures import INFO_CASES, write_info
 
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
@@ -85,7 +88,6 @@ def test_an_empty_gate_names_the_option_and_the_rules_the_action_has(tmp_path):
 
 
 def test_judging_options_before_the_subcommand_reach_it(tmp_path):
-    import json
 
     path = bad_date(tmp_path)
     res = checks(tmp_path, "--format", "json", "--select", "TA110", "precommit", "info-py", path)

@@ -4,9 +4,11 @@ the same keys on the command line, `checks config` and `checks rules` after the 
 from __future__ import annotations
 
 import json
+import tomllib
 
 import pytest
 
+from checks import config as config_mod
 from checks import records
 from checks.config import Layer, is_selected
 from checks.exitcodes import ExitCode
@@ -302,7 +304,6 @@ def test_checks_config_prints_the_resolved_configuration_and_its_source(tmp_path
         "expires = 2099-01-31",
     ):
         assert line in text, line
-    import tomllib
 
     assert tomllib.loads(text)["extend-ignore"] == ["TOY003"]  # the TOML printed is TOML
     data = json.loads(checks(tmp_path, "config", "--format", "json").stdout)
@@ -340,7 +341,6 @@ def test_checks_rules_shows_the_configured_severity(tmp_path):
 
 
 def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, monkeypatch):
-    from checks import config as config_mod
 
     (tmp_path / "rules.toml").write_text("")
     (tmp_path / "sub").mkdir()

@@ -7,13 +7,14 @@ from types import SimpleNamespace
 
 import attrs
 import pytest
+from toy_plugin import must_not_fail, warns
 
-from checks import hookimpl, judge, plugins
+from checks import Action, hookimpl, judge, plugins, rule, runner
 from checks import config as config_mod
+from checks.config import Config
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
 from checks.testing import assert_fails, assert_passes, checks_cli, checks_evaluate  # noqa: F401 (fixtures)
-from toy_plugin import must_not_fail, warns
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
@@ -147,9 +148,6 @@ def test_run_help_lists_the_actions(checks_cli):
 
 
 def test_facts_are_gathered_once_per_run(tmp_path):
-    from checks import Action, hookimpl, rule
-    from checks import plugins, runner
-    from checks.config import Config
 
     calls = []
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io as stdlib_io
 import os
+import re
 import signal
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -172,9 +174,6 @@ def test_yaml_size_utf8_and_nul_are_refused_before_parsing(tmp_path):
 
 def test_no_package_decodes_parses_yaml_or_renames_on_its_own():
     """Bounded reads, strict YAML and atomic writes live in checks.io only: a second copy would drift."""
-    import re
-    from pathlib import Path
-
     root = Path(__file__).resolve().parent.parent
     banned = re.compile(r"except[^:\n]*UnicodeDecodeError|yaml\.(safe_)?load\(|os\.replace\(|mkstemp\(")
     sources = [

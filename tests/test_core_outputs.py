@@ -10,11 +10,13 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
+from precommit_fixtures import DRAFT_CASES, GOOD_DRAFT, INFO_CASES, write_draft, write_info
 
-from checks import output
+from checks import filecheck, output, plugins
+from checks.config import Config
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from precommit_fixtures import DRAFT_CASES, GOOD_DRAFT, INFO_CASES, write_draft, write_info
+from tabarena_checks.metadata import precommit as info_hook
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
@@ -58,10 +60,6 @@ def drafts(tmp_path) -> list[str]:
 
 def unreadable_report(tmp_path):
     """A hook's report on a declaration failing TA110 and a file its domain could not read into facts."""
-    from checks import filecheck, plugins
-    from checks.config import Config
-    from tabarena_checks.metadata import precommit as info_hook
-
     bad = str(write_info(tmp_path, "bad", INFO_CASES["TA110"][0]).relative_to(tmp_path))
     registry = plugins.load(["tabarena"], environ=NO_AUTOLOAD)
     subjects = [

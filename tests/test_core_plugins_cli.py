@@ -4,6 +4,10 @@ plugin would have provided, and local plugins from `checks_plugins` (like pytest
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
@@ -137,11 +141,6 @@ def test_local_plugin_errors_are_named(tmp_path):
 
 def test_docs_test_ignores_an_installed_third_party_plugin(tmp_path):
     """An undocumented third-party plugin in the environment is loaded by `checks`, not by tests/test_docs.py."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     site = tmp_path / "site"
     (site / "undoc_plugin-0.1.dist-info").mkdir(parents=True)
     (site / "undoc_plugin-0.1.dist-info" / "METADATA").write_text(

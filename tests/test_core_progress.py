@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import re
+import subprocess
+import sys
+import threading
 
 from s3_fixtures import make_method_cache, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 
 from checks import progress
 from checks.testing import run_cli
+from tabarena_checks.testing import tabarena_run
 
 
 def plain(text: str) -> str:
@@ -126,7 +132,6 @@ def test_counted_yields_every_item_and_counts_their_weight(monkeypatch, capfd):
 
 
 def process_and_plan_upload(tmp_path, env, *extra):
-    from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path / "in", folds=3)
     processed = run_cli(
@@ -180,13 +185,6 @@ def test_process_decode_copy_and_upload_zip_are_shown_unless_quiet_or_no_termina
 
 def test_a_real_terminal_gets_the_bars(tmp_path):
     """stderr a pseudo-terminal, nothing forced: the process bars are drawn there (stdout, a pipe, stays plain)."""
-    import os
-    import pty
-    import subprocess
-    import sys
-    import threading
-
-    from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path / "in", folds=2)
     leader, follower = pty.openpty()

@@ -6,9 +6,10 @@ import datetime as dt
 import json
 from xml.etree import ElementTree as ET
 
+import attrs
 import pytest
 
-from checks import records
+from checks import Action, records
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 
@@ -342,10 +343,6 @@ def test_summary_counts_warnings_apart_from_failures(tmp_path):
 
 
 def test_an_action_with_an_options_class_gets_an_instance_and_a_misfit_is_named():
-    import attrs
-    import pytest
-
-    from checks import Action
 
     @attrs.frozen
     class Opts:

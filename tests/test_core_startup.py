@@ -69,7 +69,7 @@ def test_fast_commands_import_no_heavy_module(tmp_path, args):
 def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     """`checks rules` asks no plugin for its commands (they are added when one is asked for) and needs no runner."""
     _, modules = _imported(tmp_path, "rules")
-    assert not {"checks.runner", "checks.judge", "checks.filecheck"} & modules
+    assert not {"checks.runner", "checks.judge", "checks.filecheck", "checks.run_cli", "checks.config_view"} & modules
     assert not [
         m
         for m in modules
@@ -119,6 +119,20 @@ def test_a_plugin_command_imports_only_the_modules_that_add_it(tmp_path):
     }
 
 
+def test_running_an_action_imports_only_the_module_that_declares_it(tmp_path):
+    """`checks run upload` imports the upload action's module, not process's engine nor the HF drafts."""
+    exit_code, modules = _imported(tmp_path, "run", "upload", "--help")
+    assert exit_code == 0 and "tabarena_checks.publish.upload" in modules
+    assert not modules & {
+        "tabarena_checks.publish.process",
+        "tabarena_checks.publish.register",
+        "tabarena_checks.engine.native",
+        "hfmigrate_checks.drafts.action",
+    }
+    exit_code, modules = _imported(tmp_path, "run", "--help")  # the list of actions needs every one
+    assert exit_code == 0 and {"tabarena_checks.publish.process", "hfmigrate_checks.drafts.action"} <= modules
+
+
 def test_help_still_lists_every_plugin_command(tmp_path):
     res = subprocess.run([sys.executable, "-m", "checks", "--help"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0
@@ -144,6 +158,18 @@ def test_a_plugin_may_not_replace_a_framework_command(tmp_path):
     assert res.returncode == 3 and "replaced the framework's command(s) rules" in res.stderr, res.stderr
     res = _with_plugin(tmp_path, "grabber", "rules")
     assert res.returncode == 0 and "TA101" in res.stdout  # the framework's own, whatever the plugin tried
+
+
+def test_a_plugin_may_not_replace_a_lazily_loaded_framework_command(tmp_path):
+    """`run` and `config` are imported only when asked for; a plugin that adds one of those names is refused all the same."""
+    (tmp_path / "grabber.py").write_text(
+        "import click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
+        "    cli.add_command(click.Command('config', callback=lambda: click.echo('grabbed')))\n"
+    )
+    res = _with_plugin(tmp_path, "grabber", "--help")
+    assert res.returncode == 3 and "replaced the framework's command(s) config" in res.stderr, res.stderr
+    res = _with_plugin(tmp_path, "grabber", "config")
+    assert res.returncode == 0 and "grabbed" not in res.stdout and "select" in res.stdout, res.stdout + res.stderr
 
 
 def test_the_garbage_collector_is_back_on_when_the_command_runs(tmp_path):

@@ -13,6 +13,7 @@ from reliability import reliability
 from checks import records, suppress
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
+from tabarena_checks.testing import tabarena_run
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ["-p", "tabarena", "-p", "hfmigrate"]
@@ -206,7 +207,6 @@ def test_eval_results_suppression_covers_one_entry(tmp_path):
 
 
 def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path):
-    from tabarena_checks.testing import tabarena_run
 
     made = tabarena_run(tmp_path)
     text = made.info.read_text().replace(

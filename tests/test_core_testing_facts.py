@@ -7,8 +7,12 @@ from checks import Finding, rule
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.testing.facts import draft_facts, eval_results_facts
+from tabarena_checks.facts import CREDENTIAL_ENV
+from tabarena_checks.rules.raw import RULES as RAW
+from tabarena_checks.rules.register import RULES
 from tabarena_checks.testing import (
     arena_checkout,
+    gather_facts,
     info_facts,
     log_facts,
     process_facts,
@@ -33,7 +37,6 @@ def test_process_facts_are_the_real_run(tmp_path):
     assert len(facts.index.files) == 2  # one task, two folds
     assert facts.inference.fidelity, "the fidelity_drift defect shows in the inference"
     assert_fails(evaluate_rules([reference_url_present], facts), "MY101", "set reference_url")
-    from tabarena_checks.rules.raw import RULES as RAW
 
     verdicts = evaluate_rules(RAW, facts, action="process")
     assert_fails(verdicts, "TA305", "not close to the prediction rebuilt")
@@ -41,7 +44,6 @@ def test_process_facts_are_the_real_run(tmp_path):
 
 
 def test_a_clean_run_passes_the_raw_rules(tmp_path):
-    from tabarena_checks.rules.raw import RULES as RAW
 
     made = tabarena_run(tmp_path / "a")
     assert made.metadata_ref.endswith("info.py:method_metadata") and made.run_dir.is_dir()
@@ -94,7 +96,6 @@ def test_draft_facts_come_from_the_local_hub(tmp_path):
 
 
 def _of(action):
-    from tabarena_checks.rules.register import RULES
 
     return [r for r in RULES if action in r.actions]
 
@@ -110,7 +111,6 @@ def test_register_facts_read_the_checkouts_methods_py(tmp_path):
 
 
 def test_register_facts_of_a_checkout_whose_methods_py_lost_its_layout(tmp_path):
-    from tabarena_checks.testing import gather_facts
 
     made = arena_checkout(tmp_path)
     methods = made.repo / "packages/tabarena/src/tabarena/contexts/tabarena/methods.py"
@@ -131,7 +131,6 @@ def test_log_facts_come_from_a_git_checkout_and_the_run(tmp_path):
 
 
 def test_unpublish_facts_know_where_the_method_lives(tmp_path, monkeypatch):
-    from tabarena_checks.facts import CREDENTIAL_ENV
 
     for name in CREDENTIAL_ENV:
         monkeypatch.delenv(name, raising=False)

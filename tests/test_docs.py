@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import inspect
+import sys
 from pathlib import Path
 
 import attrs
@@ -10,7 +12,7 @@ import click
 import pytest
 
 from checks import config, hookspecs, plugins
-from checks.cli import build_cli
+from checks.cli import App, build_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted([*ROOT.glob("docs/*.md"), *ROOT.glob("plugins/*/README.md"), *ROOT.glob("plugins/*/docs/*.md")])
@@ -23,9 +25,6 @@ def _own_plugins() -> plugins.Registry:
     Autoload stays off, so a third-party plugin installed next to the project cannot make
     these tests demand docs for its rules.
     """
-    import importlib.metadata as md
-    import sys
-
     own = [ep.name for ep in md.distribution("arena-checks").entry_points if ep.group == plugins.ENTRY_POINT_GROUP]
     saved = list(sys.path)
     for folder in sorted((ROOT / "plugins").glob("*/pyproject.toml")):
@@ -91,7 +90,6 @@ def _commands(group: click.Group, prefix: str, ctx: click.Context):
 
 def _all_commands():
     cli = build_cli(REGISTRY)
-    from checks.cli import App
 
     ctx = click.Context(cli, obj=App(REGISTRY, None))
     return sorted(_commands(cli, "checks", ctx))

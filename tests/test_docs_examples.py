@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
+from tabarena_checks.synth import generate as synth
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -33,8 +35,6 @@ def readme_toml() -> str:
 @pytest.fixture(scope="module")
 def drifting_run(tmp_path_factory):
     """A run whose predictions drift from their bag children (TA305) for method Nori."""
-    from tabarena_checks.synth import generate as synth
-
     root = tmp_path_factory.mktemp("readme")
     (root / "info.py").write_text(INFO)
     run = synth.generate_run(
@@ -102,8 +102,6 @@ def test_the_shipped_rules_toml_example_waiver_is_valid_when_uncommented(driftin
 
 def test_the_layered_selection_example_of_rules_toml_md_holds():
     """docs/rules-toml.md's worked example: each cell of its table is what `checks config` computes for process."""
-    import tempfile
-
     text = (ROOT / "docs" / "rules-toml.md").read_text()
     section = text[text.index("A worked example") :]
     example = re.search(r"```toml\n(.*?)```", section, re.S).group(1)

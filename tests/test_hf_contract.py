@@ -8,6 +8,7 @@ import pytest
 
 from checks import InputError
 from checks.testing import run_cli
+from hfmigrate_checks.hub.client import ReadOnlyHub
 from hfmigrate_checks.source import contract
 from hfmigrate_checks.testing import LocalHub, write_dataset
 
@@ -164,8 +165,6 @@ def test_contract_load_refuses_foreign_json(tmp_path):
 def test_hand_edited_contract_is_refused_with_the_field(tmp_path, hub_root, field, value, message):
     (tmp_path / "contract.yaml").write_text(MAPPING)
     with LocalHub(hub_root) as hub:
-        from hfmigrate_checks.hub.client import ReadOnlyHub
-
         with ReadOnlyHub(hub.endpoint) as client:
             good = contract.build(client, "Idavidrein/gpqa", tmp_path / "contract.yaml")
     data = json.loads(good.to_json())

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
+from hf_fixtures import (
+    BENCHMARK_ID,
+    TOKEN,
+    bench_file,
+    build_leaderboard_hub,
+    leaderboard_faults,
+    mapping_yaml,
+    write_benchmark,
+)
 
-from checks.testing import run_cli
-from hf_fixtures import BENCHMARK_ID, TOKEN, build_leaderboard_hub, leaderboard_faults, mapping_yaml
 from checks.io import load_yaml
-from hfmigrate_checks.testing import LocalHub
+from checks.testing import run_cli
+from hfmigrate_checks.testing import LocalHub, write_model
 
 CONTRACT_YAML = """metric: accuracy
 direction: higher_is_better
@@ -116,7 +125,6 @@ def migrated(tmp_path_factory):
 
 
 def test_the_hub_gather_shows_progress_only_where_asked(migrated):
-    import re
 
     _tmp, _models, results, _methods, _ = migrated
     assert "Hub: resolve and inspect" not in results[2].stderr  # not a terminal
@@ -286,9 +294,6 @@ def test_failed_run_keeps_the_bundle_and_rerun_replaces_it(migrated):
 
 
 def test_resolve_and_inspect_commands_show_one_step(tmp_path):
-    from hf_fixtures import bench_file, write_benchmark
-
-    from hfmigrate_checks.testing import write_model
 
     write_benchmark(tmp_path / "hub")
     write_model(tmp_path / "hub", "acme/Alpha-7B", {"README.md": "x"})
@@ -364,8 +369,6 @@ ignore_columns: [Avg]
 @pytest.fixture(scope="module")
 def readme_run(tmp_path_factory):
     """tests/fixtures/leaderboard_readme.md migrated end to end, picked by '## Benchmark Results', no --source-url."""
-    from hfmigrate_checks.testing import write_model
-
     tmp = tmp_path_factory.mktemp("readme")
     build_leaderboard_hub(tmp / "hub")
     for repo in ("sable/Sable-22B", "wren/Wren-3B"):

@@ -7,10 +7,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import huggingface_hub
 import pytest
-
-from hfmigrate_checks.hub.client import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
 from hf_fixtures import write_small_hub
+from huggingface_hub import HfApi
+from huggingface_hub.utils import get_session
+
+from hfmigrate_checks.hub import retry
+from hfmigrate_checks.hub.client import HubGatedError, HubNotFound, HubReadError, ReadOnlyHub
 from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_model
 
 
@@ -35,7 +39,6 @@ def hub(local):
 
 
 def test_has_no_write_methods_and_does_not_subclass_hfapi():
-    from huggingface_hub import HfApi
 
     assert not issubclass(ReadOnlyHub, HfApi)
     forbidden = [
@@ -314,10 +317,6 @@ def test_connection_resets_are_retried(hub, local):
 
 def test_the_retrying_client_keeps_the_hubs_own_request_hooks():
     """The retry transport replaces huggingface_hub's client, never its request hooks (the Hub's headers)."""
-    import huggingface_hub
-    from huggingface_hub.utils import get_session
-
-    from hfmigrate_checks.hub import retry
 
     retry.install()
     client = get_session()

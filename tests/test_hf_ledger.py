@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from checks import InputError
 from checks.testing import run_cli
-from hfmigrate_checks.source import ledger
+from hfmigrate_checks.source import ledger, qualifiers
 
 README = """# My model zoo
 
@@ -133,8 +136,6 @@ def test_csv_errors_name_file_and_line(tmp_path):
 
 
 def test_parquet_through_duckdb_keeps_typed_values_and_nulls(tmp_path):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     table = pa.table(
         {"model": ["a/x", "b/y", "c/z"], "task": ["diamond", "diamond", "main"], "score": [41.2, None, 0.1]}
@@ -167,8 +168,6 @@ def test_a_dataset_read_stopped_by_ctrl_c_is_an_abort_not_an_unreadable_file(tmp
     """DuckDB reports a read that Ctrl-C (or SIGTERM, taken as Ctrl-C) stopped as RuntimeError('Query interrupted'):
     the import raises KeyboardInterrupt, so the command ends as 'checks: aborted'; DuckDB's own errors stay a
     clear refusal naming the file."""
-    import duckdb
-
     path = tmp_path / "board.csv"
     path.write_text("model,Diamond\nm1,71.20\n")
 
@@ -444,7 +443,6 @@ def test_an_empty_header_cell_gets_a_name(tmp_path):
     ],
 )
 def test_footnote_texts_are_sorted_by_what_they_say(text, kind):
-    from hfmigrate_checks.source import qualifiers
 
     assert qualifiers.classify(text) == kind
 

@@ -13,8 +13,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from hf_fixtures import write_small_hub
+from huggingface_hub import HfApi
+
 from hfmigrate_checks.testing import Fault, LocalHub, set_whoami, write_model
 
 
@@ -247,7 +248,6 @@ def test_fixture_writers_reject_bad_input(tmp_path):
 
 
 def test_real_client_reads_everything_it_needs(hub):
-    from huggingface_hub import HfApi
 
     api = HfApi(endpoint=hub.endpoint, token=False)
     assert api.model_info("org/model").sha

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from checks import InputError
 from hfmigrate_checks.source import ledger
 from tests.real_tables import CASES
 
@@ -62,7 +63,6 @@ def test_the_suite_covers_at_least_twelve_tables_and_every_shape():
     "name", ["llama-card-base", "llama-card-instruct", "llama-card-multilingual", "llama-card-csv-export"]
 )
 def test_a_model_card_read_without_its_orientation_is_refused_not_guessed(name, tmp_path):
-    from checks import InputError
 
     case = next(c for c in CASES if c.name == name)
     path = tmp_path / ("board.csv" if case.fmt == "csv" else "README.md")

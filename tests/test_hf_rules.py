@@ -12,18 +12,27 @@ import pytest
 
 from checks import ActionFailed
 from checks.testing import assert_fails, assert_passes, evaluate_rules
-from hfmigrate_checks.drafts import bundle, decide as drafts, validate
-from hfmigrate_checks.rules import (
-    contract as rules_contract,
-    drafts as rules_drafts,
-    hub as rules_hub,
-    ledger as rules_ledger,
-)
-from hfmigrate_checks.source.contract import Contract, repo_id_problem
+from hfmigrate_checks.drafts import bundle, validate
+from hfmigrate_checks.drafts import decide as drafts
+from hfmigrate_checks.drafts.decide import Proposal
 from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark, eval_files_facts
-from hfmigrate_checks.source.ledger import LedgerRow, parse_cell
 from hfmigrate_checks.hub.resolve import Resolution
 from hfmigrate_checks.hub.state import PendingPR, PrUpdate, RepoState
+from hfmigrate_checks.rules import (
+    contract as rules_contract,
+)
+from hfmigrate_checks.rules import (
+    drafts as rules_drafts,
+)
+from hfmigrate_checks.rules import (
+    hub as rules_hub,
+)
+from hfmigrate_checks.rules import (
+    ledger as rules_ledger,
+)
+from hfmigrate_checks.rules.drafts import eval_results_shape
+from hfmigrate_checks.source.contract import Contract, repo_id_problem
+from hfmigrate_checks.source.ledger import LedgerRow, parse_cell
 
 RULES = [*rules_contract.RULES, *rules_ledger.RULES, *rules_drafts.RULES, *rules_hub.RULES]
 BENCH = "org/bench"
@@ -512,7 +521,6 @@ def test_a_directory_that_is_not_a_bundle_is_never_replaced(tmp_path):
 
 
 def _eval_facts(tmp_path, files):
-    from hfmigrate_checks.drafts.facts import eval_files_facts
 
     paths = []
     for rel, text in files.items():
@@ -524,8 +532,6 @@ def _eval_facts(tmp_path, files):
 
 
 def test_hf506_fails_on_shape_problems_with_lines(tmp_path):
-    from checks.testing import assert_fails, evaluate_rules
-    from hfmigrate_checks.rules.drafts import eval_results_shape
 
     facts = _eval_facts(
         tmp_path,
@@ -545,8 +551,6 @@ def test_hf506_fails_on_shape_problems_with_lines(tmp_path):
 
 
 def test_hf506_passes_on_well_formed_files(tmp_path):
-    from checks.testing import assert_passes, evaluate_rules
-    from hfmigrate_checks.rules.drafts import eval_results_shape
 
     facts = _eval_facts(
         tmp_path,
@@ -560,7 +564,6 @@ def test_hf506_passes_on_well_formed_files(tmp_path):
 
 
 def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
-    from hfmigrate_checks.drafts.decide import Proposal
 
     bare = LedgerRow(source_model="A", source_task="Main", source_value="71.2", source_locator="b.csv:L2")
     with_page = attrs.evolve(CONTRACT, source_url="https://example.org/leaderboard")
@@ -574,7 +577,6 @@ def test_a_draft_takes_its_source_from_the_contract_when_the_ledger_has_none():
 
 
 def test_a_run_qualifier_is_the_drafts_notes():
-    from hfmigrate_checks.drafts.decide import Proposal
 
     tools = LedgerRow(
         source_model="Sable-22B",

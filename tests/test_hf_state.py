@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 import pytest
-
 from hf_fixtures import (
     BENCHMARK_ID,
     OTHER_BENCHMARK,
@@ -15,6 +15,7 @@ from hf_fixtures import (
     build_leaderboard_hub,
     eval_results_yaml,
 )
+
 from hfmigrate_checks.hub.client import ReadOnlyHub
 from hfmigrate_checks.hub.state import STATUSES, inspect_repo
 from hfmigrate_checks.testing import Fault, LocalHub, write_model
@@ -310,8 +311,6 @@ def test_nothing_proposed_is_not_every_proposed_value(board, hub):
 
 def test_inspecting_a_repo_starts_no_thread(board, hub, monkeypatch):
     """One level of concurrency: `checks run draft` runs repos on its pool; the client and the inspection add none."""
-    import threading
-
     started = []
     original = threading.Thread.start
     monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self.name), original(self))[1])

@@ -7,6 +7,8 @@ The fixtures are small tables written for these tests; each has the shape of a r
 from __future__ import annotations
 
 import attrs
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from checks import InputError
@@ -14,6 +16,7 @@ from checks.testing import run_cli
 from hfmigrate_checks.drafts.decide import Proposal
 from hfmigrate_checks.source import ledger
 from hfmigrate_checks.source.contract import Contract
+from hfmigrate_checks.source.htmltable import MAX_SPAN
 
 
 def read(tmp_path, text, fmt="markdown", name="README.md", **options):
@@ -319,8 +322,6 @@ def test_a_marker_in_a_csv_or_dataset_file_always_needs_review(tmp_path):
     assert sable.status == "needs_review" and "marker † has no footnote definition" in sable.qualifiers
     assert table["Wren-3B", "Score"].status == "ok"
     assert table["Wren-3B", "MMLU†"].status == "needs_review"  # the header's marker qualifies its column
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     out = tmp_path / "ledger.csv"  # a hand edit of the status cannot clear the label's marker
     ledger.write(out, [attrs.evolve(sable, status="ok")])
@@ -454,7 +455,6 @@ def test_a_hostile_html_span_cannot_blow_up_the_grid(tmp_path):
     cells = '<td colspan="100000">x</td>' * 50
     rows = read(tmp_path, f"<table><tr><th>Model</th><th>A</th></tr><tr><td>m</td><td>1</td>{cells}</tr></table>\n")
     assert [(r.source_model, r.source_task, r.source_value) for r in rows][:1] == [("m", "A", "1")]
-    from hfmigrate_checks.source.htmltable import MAX_SPAN
 
     assert len(rows) == MAX_SPAN - 1  # the row is cut at MAX_SPAN columns; the header is padded to them
 

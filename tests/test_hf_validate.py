@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from checks import io
 from checks.testing import run_cli
 from hfmigrate_checks.drafts import validate
-from hfmigrate_checks.evalresults.emit import emit_yaml, yaml_number
+from hfmigrate_checks.evalresults.emit import Literal, emit_yaml, yaml_number
 from hfmigrate_checks.source.ledger import NUMBER
 
 BENCH = "Idavidrein/gpqa"
@@ -199,8 +199,6 @@ def test_emitter_keys_that_yaml_would_retype_are_quoted():
 
 def test_emitter_writes_the_house_style():
     """Strings double-quoted, plain keys, the printed number as printed, sequences indented under their key."""
-    from hfmigrate_checks.evalresults.emit import Literal
-
     entries = [
         {
             "dataset": {"id": BENCH, "task_id": "diamond"},

@@ -10,15 +10,21 @@ the page's Content-Security-Policy.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import pickle
 import re
+from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from browser import chromium, ink, render
+
 from checks.testing import run_cli
+from hfmigrate_checks import demo
+from tabarena_checks.report import html_run
+from tabarena_checks.synth.generate import generate_run
 
 SCRIPT = "<script>document.documentElement.setAttribute('data-pwned','script')</script>"
 #: no '/' so it can also be a directory name
@@ -45,8 +51,6 @@ def browser():
 @pytest.fixture(scope="module")
 def run_reports(tmp_path_factory):
     """A run with every kind of defect the report marks, and its three reports."""
-    from tabarena_checks.synth.generate import generate_run
-
     tmp = tmp_path_factory.mktemp("html")
     data = generate_run(
         tmp / "run",
@@ -98,7 +102,6 @@ def run_reports(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def review(tmp_path_factory):
-    from hfmigrate_checks import demo
 
     tmp = tmp_path_factory.mktemp("review")
     return demo.run(tmp / "hf")
@@ -132,8 +135,6 @@ def test_verdicts_failed_first_with_rule_text(run_reports):
 
 
 def test_heatmap_counts_match_the_coverage_facts(run_reports):
-    import json
-    from collections import Counter
 
     tmp, _ = run_reports
     text = (tmp / "inspect.html").read_text()
@@ -300,8 +301,6 @@ HOSTILE_LEADERBOARD = f"""# Toy leaderboard
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    from hfmigrate_checks import demo
-    from tabarena_checks.synth.generate import generate_run
 
     tmp = tmp_path_factory.mktemp("hostile")
     data = generate_run(
@@ -357,8 +356,6 @@ def test_hostile_names_are_in_the_reports_as_text(hostile):
 
 def _tags(text: str) -> list[tuple[str, list]]:
     """Every element the HTML parser sees (tag, attributes): hostile names must not add any."""
-    from html.parser import HTMLParser
-
     found = []
 
     class Collect(HTMLParser):
@@ -388,8 +385,6 @@ def test_hostile_names_never_execute_in_chromium(browser, hostile, tmp_path, wit
 
 def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
     """The issue's scale: every one of the 10,200 cells has its hover text, families sum the configs."""
-    from tabarena_checks.report import html_run
-
     tasks = [str(363600 + i) for i in range(51)]
     cells = [
         dict(
@@ -419,7 +414,6 @@ def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
 
 
 def test_process_report_lists_the_waivers_and_what_they_covered(tmp_path):
-    from tabarena_checks.synth.generate import generate_run
 
     data = generate_run(tmp_path / "run", configs=2, repeats=1, folds=2, validation_protocol="8x1", array_scale=0.05)
     (tmp_path / "info.py").write_text(INFO)

@@ -355,7 +355,7 @@ def test_importing_every_runtime_module_loads_no_testing_module():
         "    importlib.import_module(name)\n"
         "for plugin in ('tabarena_checks.plugin', 'hfmigrate_checks.plugin'):\n"
         "    module = importlib.import_module(plugin)\n"
-        "    module.checks_rules(), module.checks_actions(), module.checks_commands(cli=click.Group('checks'), name=None)\n"
+        "    module.checks_rules(), module.checks_actions(name=None), module.checks_commands(cli=click.Group('checks'), name=None)\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)

@@ -14,13 +14,14 @@ import json
 from xml.etree import ElementTree as ET
 
 import pytest
+from precommit_fixtures import INFO_CASES, write_info
 
 from checks import output
 from checks.exitcodes import ExitCode
 from checks.model import Finding, Outcome, Severity, Verdict
 from checks.testing import run_cli
 from checks.visible import guarded, safe_lines, visible
-from precommit_fixtures import INFO_CASES, write_info
+from tabarena_checks.synth import generate as synth
 
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
@@ -155,7 +156,6 @@ def test_run_report_junit_sarif_github_stay_well_formed():
 
 @pytest.mark.slow
 def test_inspect_of_a_hostile_run_directory_is_shown_safely(tmp_path):
-    from tabarena_checks.synth import generate as synth
 
     data = synth.generate_run(tmp_path / HOSTILE, tasks=(363612,), folds=1)
     res = run_cli(["inspect", str(data), "--cache-dir", str(tmp_path / "cache")], cwd=tmp_path)

@@ -17,10 +17,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from tabarena_checkout_fixtures import METHODS, SRC, info, make_checkout, write
 
 from checks import config as config_mod
 from checks.exitcodes import ExitCode
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
+from tabarena_checks.synth.generate import generate_run
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "plugins" / "beyondarena"), str(ROOT / "plugins" / "orgpolicy")]
@@ -30,6 +32,7 @@ from beyondarena_checks.settings import OFFICIAL_PROTOCOL, BeyondArenaSettings  
 from orgpolicy_checks import rules as org  # noqa: E402
 from orgpolicy_checks.settings import OrgPolicySettings  # noqa: E402
 from precommit_fixtures import GOOD_INFO, HEADER, write_info  # noqa: E402
+
 from tabarena_checks.metadata.model import MethodMetadata  # noqa: E402
 
 SECTIONS = {"beyondarena": BeyondArenaSettings, "orgpolicy": OrgPolicySettings}
@@ -342,7 +345,6 @@ def _verdicts(res) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_installed_beyondarena_blocks_processing_a_run_fit_under_tabarenas_protocol(installed, tmp_path):
-    from tabarena_checks.synth.generate import generate_run
 
     small = dict(tasks=(363612, 363614), configs=1, repeats=1, folds=2, bag_children=2, array_scale=0.05, workers=1)
     plain = generate_run(tmp_path / "plain", validation_protocol="8x1", **small)
@@ -412,7 +414,6 @@ def test_installed_orgpolicy_blocks_an_upload_without_reference_url(installed, t
 
 
 def test_register_sends_a_beyondarena_method_to_beyondarenas_collection(tmp_path):
-    from tabarena_checkout_fixtures import METHODS, SRC, info, make_checkout, write
 
     repo = tmp_path / "tabarena"
     make_checkout(repo)

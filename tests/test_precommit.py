@@ -7,11 +7,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-
-from checks.exitcodes import ExitCode
-from checks.testing import run_cli
 from precommit_fixtures import (
     DRAFT_CASES,
     EVAL_YAML,
@@ -23,6 +21,12 @@ from precommit_fixtures import (
     write_draft,
     write_info,
 )
+
+from checks.exitcodes import ExitCode
+from checks.testing import assert_fails, evaluate_rules, run_cli
+from tabarena_checks.metadata import info_static
+from tabarena_checks.rules import metadata as rules_metadata
+from tabarena_checks.rules import upload as rules_upload
 
 ROOT = Path(__file__).resolve().parent.parent
 #: only the built-in plugins, so an installed third-party plugin cannot change what is judged
@@ -443,11 +447,6 @@ nori_new_method_metadata = nori_descriptor.method_metadata(
 
 
 def test_a_superseded_legacy_s3_declaration_passes_the_hook_but_not_process_or_upload(tmp_path):
-    from types import SimpleNamespace
-
-    from checks.testing import assert_fails, evaluate_rules
-    from tabarena_checks.metadata import info_static
-    from tabarena_checks.rules import metadata as rules_metadata, upload as rules_upload
 
     path = write_info(tmp_path, "nori", SUPERSEDED)
     res = precommit(tmp_path, "info-py", str(path))

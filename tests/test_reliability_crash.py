@@ -8,6 +8,7 @@ plain rerun must converge on the new one.
 
 from __future__ import annotations
 
+import gzip
 import os
 import random
 import re
@@ -15,7 +16,9 @@ import resource
 import signal
 import time
 
+import hostile_pickles
 import pytest
+from reliability import reliability
 from reliability_fixtures import (
     draft_args,
     hf_setup,
@@ -36,7 +39,7 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
 )
 from tabarena_fixtures import make_run
 
-from reliability import reliability
+from checks.io import sweep_siblings
 
 KILLS = 6
 
@@ -312,7 +315,6 @@ def test_draft_rerun_restores_a_bundle_moved_aside(tmp_path):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         assert run_checks(draft_args(tmp_path), cwd=tmp_path, env=env).returncode == 0
         (tmp_path / "bundle").rename(tmp_path / ".bundle.checks-old-999999")
-        from checks.io import sweep_siblings
 
         notes = sweep_siblings(tmp_path / "bundle")
         assert notes and (tmp_path / "bundle" / "review.md").exists()
@@ -354,9 +356,6 @@ def _alive(pid: int) -> bool:
     "elsewhere) instead of waiting on its task pipe forever; measured: all gone within about 0.1 s",
 )
 def test_decode_workers_die_with_their_parent(tmp_path):
-    import gzip
-
-    import hostile_pickles
 
     data = make_run(tmp_path / "run", tasks=(363612, 363614, 363619), folds=3, configs=6, validation_protocol="8x1")
     slow = gzip.compress(hostile_pickles.opcode_flood(5_000_000), compresslevel=1)

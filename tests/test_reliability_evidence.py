@@ -7,8 +7,10 @@ must be a regular file kept apart from the data and the cache, read and written 
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import pickle
 import resource
 import stat
 import time
@@ -16,21 +18,20 @@ import time
 import pytest
 from reliability import reliability
 from reliability_fixtures import run_checks, write_info
-from s3_fixtures import moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
-from tabarena_fixtures import make_run
+from s3_fixtures import make_method_cache, moto_s3, record_process, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
+from tabarena_fixtures import Call, make_run
 from test_reliability_integrity import _processed, _swap_same_size, _verdicts
 
-from checks import records
+from checks import ConfigError, records, signing
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
+from tabarena_checks.cache import integrity
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def _forge(method, log, mac: str | None) -> None:
     """Swap a raw file for a code-running pickle, rewrite the manifest, and append a process record by hand."""
-    from tabarena_checks.cache import integrity
-
     _swap_same_size(min((method / "raw").rglob("results.pkl")), method / "ran")
     manifest = integrity.manifest_of(method)
     source = method / ".checks-source.json"
@@ -81,7 +82,6 @@ def test_signed_record_checks_take_bounded_time(tmp_path):
 
 
 def test_the_key_is_private_and_outside_the_checkout(tmp_path):
-    from checks import signing
 
     records.append(tmp_path / "log.jsonl", {"action": "x"})
     key = signing.key_path()
@@ -217,11 +217,6 @@ def test_a_torn_line_and_non_object_lines_are_skipped(tmp_path):
     "the payload never runs; measured: a 40 MiB result decodes in 0.07 s",
 )
 def test_staging_decodes_every_raw_file_again(tmp_path, s3_env, s3_proxy, mode):
-    import gzip
-    import pickle
-
-    from s3_fixtures import make_method_cache, record_process
-    from tabarena_fixtures import Call
 
     path = make_method_cache(tmp_path / "cache")
     marker = tmp_path / "ran"
@@ -249,7 +244,6 @@ def test_staging_decodes_every_raw_file_again(tmp_path, s3_env, s3_proxy, mode):
 
 
 def test_a_key_others_can_read_is_refused(tmp_path, monkeypatch):
-    from checks import ConfigError, signing
 
     monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "cache-dir"))
     records.append(tmp_path / "log.jsonl", {"action": "x"})
@@ -259,7 +253,6 @@ def test_a_key_others_can_read_is_refused(tmp_path, monkeypatch):
 
 
 def test_a_run_with_an_unreadable_key_stops_before_the_action(tmp_path, monkeypatch):
-    from checks import signing
 
     monkeypatch.setenv("CHECKS_CACHE_DIR", str(tmp_path / "cache-dir"))
     records.append(tmp_path / "log.jsonl", {"action": "x"})

@@ -8,14 +8,20 @@ bug: it would reach the user as a traceback.
 
 from __future__ import annotations
 
+import csv
+import io
 import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from reliability import reliability
 
 from checks import ChecksError
-from reliability import reliability
+from hfmigrate_checks.drafts import validate
+from hfmigrate_checks.source import ledger
+from tabarena_checks.metadata import info_static
+from tabarena_checks.raw import protocol
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -87,7 +93,6 @@ def info_sources(draw):
     must="the static parser returns records or raises InputError; never another exception",
 )
 def test_static_info_parser_fails_only_with_input_errors(source):
-    from tabarena_checks.metadata import info_static
 
     try:
         info_static.parse_source(source, "info.py")
@@ -140,7 +145,6 @@ _KEY_PARTS = st.sampled_from(
     must="parse_key returns a key that prints back exactly as given, or raises InputError; never another exception",
 )
 def test_protocol_key_parser_fails_only_with_input_errors(text):
-    from tabarena_checks.raw import protocol
 
     try:
         key = protocol.parse_key(text)
@@ -180,8 +184,6 @@ _CELL = st.one_of(
 def csv_texts(draw):
     columns = draw(st.lists(st.sampled_from(["Model", "Main", "Hard", "", "Model ", "Avg"]), min_size=0, max_size=4))
     rows = draw(st.lists(st.lists(_CELL, min_size=0, max_size=5), max_size=5))
-    import csv
-    import io
 
     buf = io.StringIO()
     writer = csv.writer(buf)
@@ -211,7 +213,6 @@ def markdown_texts(draw):
 
 
 def _import(fmt: str, text: str, **kwargs):
-    from hfmigrate_checks.source import ledger
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / ("board.csv" if fmt == "csv" else "README.md")
@@ -352,7 +353,6 @@ _ENTRIES = st.recursive(
     must="the validator reports PASS or FAIL with reasons for each file and never raises",
 )
 def test_eval_results_validator_never_raises(text):
-    from hfmigrate_checks.drafts import validate
 
     parsed = validate.EvalFile.parse("drafts/o--n/.eval_results/b.yaml", text)
     lines, ok = validate.report([parsed], "org/bench", ["main"])

@@ -17,6 +17,8 @@ from tabarena_fixtures import make_run
 from test_reliability_budgets import _measured
 
 from checks.testing import run_cli
+from tabarena_checks.cache.layout import render_metadata_yaml
+from tabarena_checks.metadata.model import MethodMetadata
 
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
@@ -158,8 +160,6 @@ def test_reference_bombs_in_info_py_are_refused(tmp_path, kind):
 
 
 def test_a_value_used_twice_is_written_out_without_yaml_anchors():
-    from tabarena_checks.metadata.model import MethodMetadata
-    from tabarena_checks.cache.layout import render_metadata_yaml
 
     shared = ["a", "b"]
     meta = MethodMetadata(

@@ -16,13 +16,16 @@ import pickle
 import zipfile
 
 import pytest
+from reliability import reliability
 from reliability_fixtures import process_json, write_info
 from s3_fixtures import BUCKET, make_method_cache, moto_s3, record_process, s3_env, s3_proxy  # noqa: F401
 from tabarena_fixtures import Call, make_run
 
 from checks import ActionFailed
 from checks.testing import run_cli
-from reliability import reliability
+from tabarena_checks.engine import raw_copy
+from tabarena_checks.metadata import load as metadata_load
+from tabarena_checks.raw import index, inference
 
 CONFIG = "TA-Nori_c1_default_BAG_L1"
 
@@ -63,10 +66,6 @@ def test_file_swapped_after_inspect_is_judged_again(tmp_path):
 
 def test_raw_copy_refuses_a_file_changed_after_it_was_judged(tmp_path):
     """The window between judging and copying: the copy checks each file's bytes against the index's digest."""
-    from tabarena_checks.raw import index, inference
-    from tabarena_checks.metadata import load as metadata_load
-    from tabarena_checks.engine import raw_copy
-
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     built = index.build_index(data, workers=1, progress=False, use_cache=False)
     meta = metadata_load.load(write_info(tmp_path / "info"))

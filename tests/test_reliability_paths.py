@@ -7,10 +7,13 @@ path, a NUL byte or a very long name must be refused (or made harmless), never f
 
 from __future__ import annotations
 
+import gzip
 import json
+import pickle
 from pathlib import Path
 
 import pytest
+from reliability import reliability
 from reliability_fixtures import draft_args, hf_setup, snapshot, write_info, write_ledger
 from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     BUCKET,
@@ -24,8 +27,10 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
 )
 from tabarena_fixtures import make_run
 
+from checks import ActionFailed
 from checks.testing import run_cli
-from reliability import reliability
+from hfmigrate_checks.source import ledger
+from tabarena_checks.engine.cache_predictions import write_task
 
 LONG = "n" * 300
 HOSTILE = {
@@ -52,9 +57,6 @@ def _written_outside(tmp_path: Path, before: dict[str, str], allowed: Path) -> l
 
 def _framework_escape(data: Path, framework: str) -> None:
     """Every result of the run claims ``framework`` inside its pickle (the directories keep their names)."""
-    import gzip
-    import pickle
-
     for path in data.rglob("results.pkl"):
         result = pickle.loads(gzip.decompress(path.read_bytes()))
         result["framework"] = framework
@@ -106,11 +108,6 @@ def test_framework_inside_a_pickle_never_names_a_path(tmp_path, config):
     "written anywhere, and the predictions writer itself refuses such a name",
 )
 def test_a_dataset_name_inside_a_pickle_never_names_a_path(tmp_path, name):
-    import gzip
-    import pickle
-
-    from checks import ActionFailed
-    from tabarena_checks.engine.cache_predictions import write_task
 
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=1, validation_protocol="8x1")
     for path in data.rglob("363612/*/results.pkl"):
@@ -258,7 +255,6 @@ def test_upload_keys_never_hold_dot_dot(tmp_path, s3_env, s3_proxy):
     "paths of valid Hub ids",
 )
 def test_draft_never_writes_outside_the_bundle(tmp_path):
-    from hfmigrate_checks.source import ledger
 
     labels = ["../../../escaped", "/tmp/arena-checks-escaped", "evil\x00label", "x" * 5000, "a/../../b"]
     with hf_setup(tmp_path, models=2) as (env, hub):

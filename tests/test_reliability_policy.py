@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import signal
+import subprocess
+import time
 
 import pytest
 from reliability import reliability
-from reliability_fixtures import INFO_PY
+from reliability_fixtures import CHECKS, INFO_PY, child_env
 from tabarena_fixtures import make_run
 
 from checks.exitcodes import ExitCode
@@ -129,9 +133,6 @@ def test_a_plain_waiver_of_a_required_rule_within_a_year_applies(tmp_path):
 
 def _toy_child(tmp_path, **popen):
     """``checks run toy`` as a child process (the real script), started with ``popen`` arguments."""
-    import subprocess
-
-    from reliability_fixtures import CHECKS, child_env
 
     return subprocess.Popen(
         [CHECKS, "-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m")],
@@ -153,8 +154,6 @@ def _toy_child(tmp_path, **popen):
     "writes receives the report, and the decision record is whole",
 )
 def test_printing_that_fails_after_the_action_ran_keeps_its_exit_code(tmp_path, how):
-    import os
-    import subprocess
 
     if how == "closed-pipe":
         proc = _toy_child(tmp_path, stdout=subprocess.PIPE)
@@ -179,9 +178,6 @@ def test_printing_that_fails_after_the_action_ran_keeps_its_exit_code(tmp_path, 
     "to 0.5 s",
 )
 def test_a_signal_during_start_up_prints_no_traceback(tmp_path):
-    import signal
-    import subprocess
-    import time
 
     for i in range(20):
         proc = _toy_child(tmp_path, stdout=subprocess.DEVNULL)

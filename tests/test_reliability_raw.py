@@ -17,11 +17,12 @@ import sys
 
 import numpy as np
 import pytest
+from reliability import reliability
 from reliability_fixtures import child_env, process_json
 from tabarena_fixtures import Call, make_run
 
 from checks.testing import run_cli
-from reliability import reliability
+from tabarena_checks.raw import index
 
 CONFIG = "TA-Nori_c1_default_BAG_L1"
 
@@ -321,7 +322,6 @@ def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
     "ran; inspect reports the file",
 )
 def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monkeypatch):
-    from tabarena_checks.raw import index
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
     victim = sorted(data.rglob("results.pkl"))[0]

@@ -13,7 +13,8 @@ import time
 
 import pytest
 import s3_fixtures
-from reliability_fixtures import draft_args, hf_setup, model_label, model_repo, write_ledger
+from reliability import reliability
+from reliability_fixtures import draft_args, hf_setup, model_label, model_repo, write_hub, write_ledger
 from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     BUCKET,
     FAKE_ENV,
@@ -26,8 +27,10 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
 )
 
 from checks.testing import run_cli
-from hfmigrate_checks.testing import Fault
-from reliability import reliability
+from hfmigrate_checks.hub import resolve
+from hfmigrate_checks.hub.client import ReadOnlyHub
+from hfmigrate_checks.testing import Fault, LocalHub
+from tabarena_checks.publish.s3store import make_client
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
@@ -129,7 +132,6 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
     assert f"{KEY_ROOT}/raw.zip" in report and "metadata.yaml was not uploaded" in report
     assert "Re-run the same command to resume" in report
     assert len(attempts) == 4, f"{len(attempts)} attempts: botocore's 4, and no second retry layer on top"
-    from tabarena_checks.publish.s3store import make_client
 
     assert make_client().meta.config.retries == {"mode": "standard", "total_max_attempts": 4}
     sent = set(remote_objects(s3_env))
@@ -224,16 +226,12 @@ def test_draft_rides_out_brief_hub_faults_and_flags_lasting_ones(tmp_path):
     "needs_review (not not_on_hub) within bounded time; a single slow answer is ridden out",
 )
 def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
-    from hfmigrate_checks.hub import resolve
-    from hfmigrate_checks.hub.client import ReadOnlyHub
-    from reliability_fixtures import write_hub
 
     write_hub(tmp_path / "hub", 2)
     faults = [
         Fault(f"^/api/models/{model_repo(0)}$", status=0, delay=4.0, times=None),
         Fault(f"^/api/models/{model_repo(1)}$", status=0, delay=4.0, times=1),
     ]
-    from hfmigrate_checks.testing import LocalHub
 
     # a 1 s deadline leaves a loaded 2-core CI machine room to answer the retry of the slow-once read
     with (

@@ -9,15 +9,16 @@ stdout/stderr is searched for each value.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+from reliability import reliability
 from reliability_fixtures import draft_args, files_under, hf_setup, leaks, run_checks, write_info, write_ledger
 from s3_fixtures import make_method_cache, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 from tabarena_fixtures import make_run
 
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from reliability import reliability
 
 HF_TOKEN = "hf_" + "Zq8" * 12
 AWS = {
@@ -44,7 +45,6 @@ def secret_env(monkeypatch):
     must="none of the values appears in stdout, stderr, the decision records, the index cache or the method cache",
 )
 def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, secret_env, monkeypatch):
-    import os
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     bad = make_run(tmp_path / "bad", tasks=(363612,), folds=2, defects=("truncated", "unsafe_pickle"))
@@ -89,7 +89,6 @@ def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, s
     must="the token appears in no output, bundle file, decision record or error message",
 )
 def test_hf_workflow_never_leaks_the_token(tmp_path, secret_env):
-    import os
 
     with hf_setup(tmp_path, models=3, token=HF_TOKEN) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=3, base=50.0)

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
+from conftest import sweep_killed_sessions
+from hf_fixtures import BENCHMARK_ID
+from reliability import reliability
 from reliability_fixtures import draft_args, hf_setup, run_checks, snapshot, start_checks, write_ledger
 from s3_fixtures import make_method_cache, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 
 from hfmigrate_checks.testing import Fault
-from reliability import reliability
 
 
 def _terminate_once(proc, temp, prefix: str, *, within: float = 60.0) -> tuple[str, str]:
@@ -81,7 +85,6 @@ def test_draft_removes_its_downloads_when_it_ends_or_is_terminated(tmp_path, tem
     "directory) and writes no --out file; the same command run to the end writes it",
 )
 def test_a_read_only_hub_command_stopped_with_sigterm_removes_its_download(tmp_path, temp):
-    from hf_fixtures import BENCHMARK_ID
 
     args = ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "again.json"]
     with hf_setup(tmp_path, models=1) as (env, hub):
@@ -140,10 +143,6 @@ def test_upload_removes_its_staging_when_it_ends_or_is_terminated(tmp_path, temp
     "session still running (in another checkout) and anything else",
 )
 def test_the_next_session_sweeps_a_killed_sessions_cache(tmp_path):
-    import subprocess
-    import sys
-
-    from conftest import sweep_killed_sessions
 
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()

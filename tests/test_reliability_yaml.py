@@ -11,10 +11,10 @@ import resource
 import time
 
 import pytest
+from hf_fixtures import BENCHMARK_ID
+from reliability import reliability
 from reliability_fixtures import draft_args, hf_setup, run_checks, write_ledger
 from s3_fixtures import make_method_cache
-
-from reliability import reliability
 
 #: the child's address-space cap: far above a normal run, far below an expanded alias bomb
 ADDRESS_SPACE = 3 << 30
@@ -99,8 +99,6 @@ def test_contract_refuses_hostile_eval_yaml(tmp_path, case):
 
 def _contract(tmp_path, *, eval_yaml: bytes | None = None, mapping: bytes | None = None):
     """`checks hf contract` against the local Hub, with a hostile eval.yaml on the Hub or a hostile mapping file."""
-    from hf_fixtures import BENCHMARK_ID
-
     with hf_setup(tmp_path, models=0) as (env, hub):
         if eval_yaml is not None:
             (tmp_path / "hub" / "datasets" / BENCHMARK_ID / "main" / "eval.yaml").write_bytes(eval_yaml)

@@ -7,6 +7,8 @@ reporting it unused told users to remove a comment the sibling's own run needs.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from checks.testing import run_cli
@@ -48,7 +50,6 @@ def process(run, tmp_path, variable: str):
 
 
 def ck003(res) -> list[str]:
-    import json
 
     data = json.loads(res.stdout)
     (verdict,) = [v for v in data["verdicts"] if v["code"] == "CK003"]

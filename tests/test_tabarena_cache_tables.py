@@ -7,6 +7,7 @@ each rule on hand-made results, so a regression names the rule it broke.
 from __future__ import annotations
 
 import json
+import zipfile
 
 import attrs
 import numpy as np
@@ -14,8 +15,12 @@ import pyarrow as pa
 import pytest
 
 from tabarena_checks.engine import cache_tables as ct
+from tabarena_checks.engine.cache_predictions import aligned, write_task
+from tabarena_checks.metadata import compare
 from tabarena_checks.metadata.model import MethodMetadata
-from tabarena_checks.synth.generate import TASKS, RunSpec, make_result
+from tabarena_checks.raw.index import build_index
+from tabarena_checks.raw.inference import infer
+from tabarena_checks.synth.generate import TASKS, RunSpec, generate_run, make_result
 
 SPEC = RunSpec(
     method="Nori",
@@ -136,11 +141,6 @@ def test_numpy_hyperparameters_keep_their_value():
 
 def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
     """TA108 expects the name the cache holds (TabArena's own verification leaves the suffix out)."""
-    from tabarena_checks.metadata import compare
-    from tabarena_checks.raw.index import build_index
-    from tabarena_checks.raw.inference import infer
-    from tabarena_checks.synth.generate import generate_run
-
     data = generate_run(tmp_path / "run", configs=1, folds=1, tasks=(363612,), array_scale=0.02, workers=1)
     inference = infer(build_index(data, write_cache=False))
     suffixed = MethodMetadata(
@@ -153,9 +153,6 @@ def test_config_default_with_name_suffix_names_the_processed_config(tmp_path):
 
 
 def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_them_out(tmp_path):
-    import zipfile
-
-    from tabarena_checks.engine.cache_predictions import aligned, write_task
 
     raw = _result(tid=363614)  # multiclass, 2 children
     sa = raw["simulation_artifacts"]
@@ -185,7 +182,6 @@ def test_predictions_are_rebuilt_from_the_children_and_written_as_tabarena_lays_
 
 
 def test_binary_keeps_the_positive_class_and_a_single_oof_child_maps_labels_to_positions():
-    from tabarena_checks.engine.cache_predictions import aligned
 
     spec = attrs.evolve(SPEC, use_child_oof=True)
     raw = _result(tid=363619, spec=spec)

@@ -8,6 +8,7 @@ reports the raw copies by the digests the index judged.
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from reliability_fixtures import write_info
 from tabarena_fixtures import build, make_run
@@ -15,6 +16,7 @@ from tabarena_fixtures import build, make_run
 from checks import io
 from tabarena_checks.engine import api
 from tabarena_checks.metadata import load as metadata_load
+from tabarena_checks.publish.process import PROCESS
 from tabarena_checks.raw.inference import infer
 
 
@@ -38,14 +40,12 @@ def test_the_native_engine_writes_the_cache_and_names_its_raw_copies(job, tmp_pa
 
 
 def test_without_the_raw_copy_nothing_is_copied(job, tmp_path):
-    import attrs
 
     built = api.build("native", attrs.evolve(job, cache_raw=False), tmp_path)
     assert built.copied == {} and not (tmp_path / "raw").exists()
 
 
 def test_the_engines_are_the_command_lines_choices():
-    from tabarena_checks.publish.process import PROCESS
 
     engine = next(p for p in PROCESS.params if p.name == "engine")
     assert list(engine.type.choices) == list(api.ENGINES)

@@ -11,6 +11,7 @@ import gzip
 import os
 import pickle
 import shutil
+import signal
 import threading
 from fractions import Fraction
 
@@ -19,7 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.testing import run_cli
-from tabarena_checks.engine import cache_hpo, cache_hpo_metrics as hm
+from tabarena_checks.engine import cache_hpo
+from tabarena_checks.engine import cache_hpo_metrics as hm
 from tabarena_checks.raw import index
 from tabarena_checks.synth.generate import generate_run
 
@@ -261,7 +263,6 @@ def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(t
 
 
 def _handlers(job):
-    import signal
 
     return signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
 
@@ -269,8 +270,6 @@ def _handlers(job):
 def test_trajectory_workers_leave_quietly_whatever_handler_the_cli_installed(tmp_path, monkeypatch):
     """The CLI stops on SIGTERM as on Ctrl-C; a forked worker inheriting that would print a traceback when
     its pool stops it, and one taking Ctrl-C itself would die mid-split instead of being cancelled."""
-    import signal
-
     monkeypatch.setattr(cache_hpo, "_split_trajectories", _handlers)
     jobs = [
         (cache_hpo.Split("d", fold, "rmse", "regression", {}, {}, None, None), tmp_path, [], "x") for fold in range(8)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 
+import pyarrow.parquet as pq
 import pytest
 from tabarena_fixtures import build, make_run, write_payload
 
 from checks import InputError
-from tabarena_checks.raw import index, inference, reader
 from tabarena_checks.facts import TabArenaFacts
+from tabarena_checks.raw import index, inference, reader
 
 
 def _bump(path, seconds=5):
@@ -194,7 +195,6 @@ def test_progress_bar_can_be_forced(tmp_path, capfd):
 
 
 def test_interrupted_cache_write_keeps_the_previous_cache(tmp_path, monkeypatch):
-    import pyarrow.parquet as pq
 
     data = make_run(tmp_path, tasks=(363612,), folds=2)
     first = build(data)

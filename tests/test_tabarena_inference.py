@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tabarena_fixtures import build, field_problems, infer_run, make_run
+from tabarena_fixtures import build, field_problems, infer_run, make_run, write_payload
 
 from checks.testing import run_cli
-from tabarena_checks.raw import inference
+from tabarena_checks.raw import inference, reader
 from tabarena_checks.synth import generate as synth
 
 
@@ -221,9 +221,6 @@ def test_tasks_may_have_different_repeats_but_a_repeat_needs_every_fold(tmp_path
 
 
 def _edit(path, top=None, **task_metadata):
-    from tabarena_fixtures import write_payload
-
-    from tabarena_checks.raw import reader
 
     result = reader.load_result(path)
     result["task_metadata"].update(task_metadata)
@@ -269,9 +266,6 @@ def test_two_splits_of_a_task_under_one_split_idx_is_a_problem(tmp_path):
 
 
 def test_configs_of_a_method_named_with_another_prefix_are_a_problem(tmp_path):
-    from tabarena_fixtures import write_payload
-
-    from tabarena_checks.raw import reader
 
     data = make_run(tmp_path, configs=2, tasks=(363612,), folds=1, array_scale=0.05)
     path = data / "TA-Nori_r1_default_BAG_L1" / "363612" / "0_0" / "results.pkl"
@@ -411,9 +405,6 @@ def test_tasks_outside_the_suite_with_names_of_their_own_pass(tmp_path):
 
 
 def _edit_artifacts(path, change):
-    from tabarena_fixtures import write_payload
-
-    from tabarena_checks.raw import reader
 
     result = reader.load_result(path)
     change(result["simulation_artifacts"])

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import json
+import os
+import subprocess
 import sys
 import textwrap
 
 import pytest
+from info_checkout_fixtures import write_checkout
 
 from checks.errors import InputError
+from checks.testing import run_cli
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata.info_eval import site
-from info_checkout_fixtures import write_checkout
 
 
 @pytest.fixture
@@ -318,13 +322,9 @@ print(json.dumps(out, default=list))
 
 def _theirs(checkout, keys):
     """TabArena's own objects for ``keys`` (module:variable): in-process when importable, else TABARENA_PYTHON."""
-    import json
-    import os
-    import subprocess
-
     side = os.environ.get("TABARENA_PYTHON")
     try:
-        import tabarena.models  # noqa: F401
+        import tabarena.models  # noqa: F401, PLC0415 - optional: TabArena is tried in-process first
     except ImportError:
         if not side:
             pytest.skip("TabArena is not installed (set TABARENA_PYTHON to an interpreter that has it)")
@@ -376,7 +376,6 @@ def test_every_fixture_declaration_equals_tabarenas_own_object(checkout):
 
 
 def _metadata_cli(cwd, *args):
-    from checks.testing import run_cli
 
     return run_cli(
         ["-p", "tabarena", "tabarena", "metadata", *args], env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}, cwd=cwd
@@ -384,7 +383,6 @@ def _metadata_cli(cwd, *args):
 
 
 def test_metadata_command_shows_every_field_and_where_it_came_from(checkout):
-    import json
 
     res = _metadata_cli(checkout, "tafix/contexts/beyond/methods.py", "--format", "json")
     assert res.exit_code == 0, res.stdout + res.stderr

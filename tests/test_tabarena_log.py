@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 
 import pytest
 from tabarena_checkout_fixtures import LOG, LOG_MD, SRC, checkout, git  # noqa: F401
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
-from tabarena_checks.rules import register as rules_register
 from tabarena_checks.publish.benchmark_log import LogFacts, LogOptions, insert_entry
+from tabarena_checks.rules import register as rules_register
 from tabarena_checks.synth.generate import generate_run
 
 
@@ -38,8 +39,6 @@ def run_template(tmp_path_factory):
 
 def _run(tmp_path, template, started: str):
     """A copy of the generated run whose results.pkl files date from ``started`` (and a day later)."""
-    import shutil
-
     run = tmp_path / "run"
     shutil.copytree(template, run)
     for i, pkl in enumerate(sorted(run.rglob("results.pkl"))):
@@ -133,7 +132,6 @@ def test_ta511_log_file_present(checkout, tmp_path, run_template):
 
 
 def test_ta512_git_sha_known(checkout, tmp_path, run_template):
-    import shutil
 
     repo, _ = checkout
     run = _run(tmp_path, run_template, "2026-02-10T00:00:00+00:00")

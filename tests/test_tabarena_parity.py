@@ -12,21 +12,25 @@ skipped otherwise; under ``make test`` a missing environment is a failure, never
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import math
 import os
+import pickle
 import shutil
 import subprocess
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 import pytest
+from s3_fixtures import BUCKET, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 
 from checks.testing import run_cli
-from s3_fixtures import BUCKET, moto_s3, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 from tabarena_checks.synth.generate import generate_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,9 +186,6 @@ EDITS = {
 
 def _edit(data: Path, edits: dict[int, tuple[str, ...]]) -> None:
     """Apply the named :data:`EDITS` to the results of each fold (``{fold: names}``)."""
-    import gzip
-    import pickle
-
     for path in data.rglob("results.pkl"):
         result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files
         for name in edits.get(result["task_metadata"]["fold"], ()):
@@ -306,8 +307,6 @@ def load_both(tmp_path: Path, name: str, sides=("native", "tabarena"), expect_fa
 
 def compare_loaded(native: Path, tabarena: Path) -> list[str]:
     """Differences between what TabArena read from the two caches."""
-    import numpy as np
-
     problems = []
     for name in ("configs.parquet", "baselines.parquet", "results.parquet"):
         a, b = native / name, tabarena / name
@@ -336,8 +335,6 @@ def compare_loaded(native: Path, tabarena: Path) -> list[str]:
 
 def download(client, prefix: str, root: Path) -> None:
     """Every object below ``prefix`` into the cache root ``root``, the zips unpacked, as a TabArena user gets them."""
-    import io
-
     keys = [
         item["Key"]
         for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import os
 import shutil
+import sys
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from checks.testing import run_cli
-from tabarena_checks.rules.raw_fields import row_problems
+from tabarena_checks.engine import raw_copy
+from tabarena_checks.facts import ProcessFacts, raw_digest
 from tabarena_checks.raw import index, reader
-from tabarena_checks.synth.generate import generate_run
+from tabarena_checks.rules import raw_artifacts
+from tabarena_checks.rules.raw_fields import row_problems
+from tabarena_checks.synth.generate import generate_run, write_result
 
 INFO = """from tabarena.models._method_metadata import MethodMetadata
 
@@ -199,7 +204,6 @@ def test_existing_cache_is_kept_refused_or_replaced_whole(tmp_path, runs):
 
 
 def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monkeypatch):
-    from tabarena_checks.engine import raw_copy
 
     assert process(tmp_path, runs).exit_code == 0
     cache = tmp_path / "cache" / CACHE
@@ -233,7 +237,6 @@ def test_no_cache_raw_and_cache_root_from_environment(tmp_path, runs):
 
 
 def test_engine_tabarena_without_tabarena_is_a_clear_error(tmp_path, runs):
-    import importlib.util
 
     if importlib.util.find_spec("tabarena") is not None:
         pytest.skip("TabArena is installed here; the parity test covers --engine tabarena")
@@ -354,8 +357,6 @@ def test_engine_tabarena_glue_with_a_stand_in_package(tmp_path, runs, monkeypatc
 
     The real comparison of both engines is tests/test_tabarena_parity.py (where TabArena is installed).
     """
-    import sys
-
     fake = tmp_path / "fake"
     for rel, text in FAKE_TABARENA.items():
         (fake / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -407,7 +408,6 @@ def _glue_checks(tmp_path, runs):
 
 
 def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path, runs):
-    from tabarena_checks.facts import ProcessFacts
 
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
@@ -430,8 +430,6 @@ def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path,
 
 
 def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, runs):
-    from tabarena_checks.facts import raw_digest
-    from tabarena_checks.facts import ProcessFacts
 
     data = runs / "configs" / "data"
     facts = ProcessFacts(data_dir=data)
@@ -539,7 +537,6 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
     victim = data / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl"
     result = reader.load_result(victim)
     del result["task_metadata"]["split_idx"]
-    from tabarena_checks.synth.generate import write_result
 
     write_result(victim, result)
     twin = data / "TA-Nori_c1_default_BAG_L1-rerun" / "363612" / "0_0" / "results.pkl"
@@ -557,7 +554,6 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
 
 def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead_of_crashing(tmp_path, runs):
     # each stopped processing halfway with a traceback (exit 3) before the reader checked them
-    from tabarena_checks.synth.generate import write_result
 
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)
@@ -586,8 +582,6 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
 
 
 def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, runs, monkeypatch):
-    from tabarena_checks.rules import raw_artifacts
-    from tabarena_checks.synth.generate import write_result
 
     monkeypatch.setattr(raw_artifacts, "problems", lambda *args: [])  # a defect no check foresaw
     data = tmp_path / "configs"
@@ -607,7 +601,6 @@ def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, 
 
 def test_a_validation_row_no_child_predicted_ends_the_simulation_with_the_reason(tmp_path, runs):
     # TabArena 0.1.0 stops here too, with numpy's "'a' cannot be empty unless no samples are taken"
-    from tabarena_checks.synth.generate import write_result
 
     data = tmp_path / "configs"
     shutil.copytree(runs / "configs" / "data", data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -18,9 +19,9 @@ from tabarena_fixtures import build, make_run
 from test_reliability_integrity import CONFIG, _swap_same_size
 
 from checks import ActionFailed
-from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.engine import native
 from tabarena_checks.engine.reread import decoded, decoding_pool
+from tabarena_checks.metadata import load as metadata_load
 
 
 def _files(root) -> dict[str, bytes]:
@@ -83,8 +84,6 @@ def test_a_worker_refuses_a_file_changed_after_it_was_judged(run, tmp_path):
 def test_workers_leave_quietly_whatever_handler_the_cli_installed():
     """The CLI stops on SIGTERM as on Ctrl-C (a KeyboardInterrupt); a forked worker must not inherit that,
     or the pool's terminate would print a traceback from each idle worker."""
-    import signal
-
     before = signal.signal(signal.SIGTERM, signal.default_int_handler)
     others = set(multiprocessing.active_children())
     try:

@@ -12,17 +12,28 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import attrs
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checks.config import Config
+from checks.context import RunContext
 from checks.errors import InputError
+from checks.judge import evaluate
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
+from tabarena_checks.facts import TabArenaFacts
 from tabarena_checks.metadata import compare
-from tabarena_checks.rules import metadata as rules_metadata, protocol as rules_protocol
+from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.raw.index import RawIndex, schema
 from tabarena_checks.publish.process import ProcessOptions
 from tabarena_checks.publish.upload import UploadOptions
+from tabarena_checks.rules import metadata as rules_metadata
+from tabarena_checks.rules import protocol as rules_protocol
+from tabarena_checks.rules import raw as rules_raw
+from tabarena_checks.synth import generate as synth
 
 RULES = [*rules_metadata.RULES, *rules_protocol.RULES]
 BY_CODE = {r.code: r for r in RULES}
@@ -79,10 +90,6 @@ def facts(metadata=GOOD, index=None, **inference):
 
 def one_row_index(**row):
     """A raw index of one result at ``p/1/0_0/results.pkl`` whose columns are ``row`` (the others empty)."""
-    import pyarrow as pa
-
-    from tabarena_checks.raw.index import RawIndex, schema
-
     row = {"path": "p/1/0_0/results.pkl", "config_dir": "p", "decode_errors": [], "invalid_text": [], **row}
     return RawIndex(data_dir=Path("."), table=pa.Table.from_pylist([row], schema=schema()).drop_columns(["error"]))
 
@@ -221,7 +228,6 @@ def test_metadata_present():
 
 
 def test_an_unreadable_info_py_fails_ta116_at_its_line_and_column(tmp_path):
-    from tabarena_checks.metadata import load as metadata_load
 
     path = tmp_path / "info.py"
     path.write_text("m = MethodMetadata.config(method='M', suite='s', colour='red')\n")
@@ -390,8 +396,6 @@ def test_upload_without_raw_judges_the_declared_key():
 
 
 def test_ignore_metadata_mismatch_becomes_recorded_waivers():
-    from checks.context import RunContext
-    from checks.judge import evaluate
 
     today = dt.date(2026, 3, 1)
     ctx = RunContext(
@@ -464,20 +468,17 @@ RAW_CASES = [
 
 @pytest.mark.parametrize("code, inferred, message", RAW_CASES)
 def test_raw_rule_fails(code, inferred, message):
-    from tabarena_checks.rules import raw as rules_raw
 
     assert_fails(evaluate_rules(rules_raw.RULES, facts(**inferred)), code, message)
 
 
 def test_raw_rules_pass_on_clean_inference():
-    from tabarena_checks.rules import raw as rules_raw
 
     verdicts = evaluate_rules(rules_raw.RULES, facts(index=one_row_index()))
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
 
 
 def test_native_simulation_metric_judges_only_native_config_processing():
-    from tabarena_checks.rules import raw as rules_raw
 
     rule = [r for r in rules_raw.RULES if r.code == "TA307"]
     mae = dict(metrics=("mae",))
@@ -492,7 +493,6 @@ def test_native_simulation_metric_judges_only_native_config_processing():
 
 
 def test_coverage_lists_are_capped():
-    from tabarena_checks.rules import raw as rules_raw
 
     cells = tuple((f"c{i}", "1", "0_0") for i in range(25))
     v = assert_fails(evaluate_rules(rules_raw.RULES, facts(missing_cells=cells)), "TA303", "and 5 more")
@@ -500,8 +500,6 @@ def test_coverage_lists_are_capped():
 
 
 def test_single_method_reports_why_the_raw_data_could_not_be_read():
-    from tabarena_checks.rules import raw as rules_raw
-    from tabarena_checks.facts import TabArenaFacts
 
     verdicts = evaluate_rules(rules_raw.RULES, TabArenaFacts(data_dir=None))
     assert_fails(verdicts, "TA302", "no raw data directory given")
@@ -530,7 +528,6 @@ as_baseline = MethodMetadata.baseline(method="Nori", suite="nori-2026", name="No
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    from tabarena_checks.synth import generate as synth
 
     root = tmp_path_factory.mktemp("a2runs")
     info = root / "info.py"
@@ -555,8 +552,6 @@ def runs(tmp_path_factory):
 
 
 def judge(runs, run, variable, **options):
-    from tabarena_checks.rules import raw as rules_raw
-    from tabarena_checks.facts import TabArenaFacts
 
     f = TabArenaFacts(
         data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache"
@@ -629,8 +624,6 @@ def test_two_methods_in_one_directory_fail_single_method(runs):
 
 
 def test_bad_reference_on_a_real_run_fails_only_metadata_present(runs):
-    from tabarena_checks.rules import raw as rules_raw
-    from tabarena_checks.facts import TabArenaFacts
 
     f = TabArenaFacts(data_dir=runs["clean"], metadata_ref=f"{runs['info']}:missing")
     verdicts = evaluate_rules([*RULES, *rules_raw.RULES], f, action="process", options=options_of("process"))
@@ -640,9 +633,6 @@ def test_bad_reference_on_a_real_run_fails_only_metadata_present(runs):
 
 def test_info_rules_never_crash_on_odd_field_values():
     """Whatever literals an info.py holds, the rules report them; none raises."""
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
     odd = st.one_of(
         st.none(),
         st.booleans(),

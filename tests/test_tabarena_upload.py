@@ -7,25 +7,32 @@ import io
 import json
 import os
 import pickle
+import subprocess
+import sys
 import zipfile
 
+import attrs
 import pytest
+import yaml
 from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     BUCKET,
     FAKE_ENV,
     PREFIX,
     make_method_cache,
-    record_process,
     moto_s3,
+    record_process,
     remote_objects,
     s3_env,
     s3_proxy,
 )
 
+from checks import records
+from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
-from tabarena_checks.rules import upload as rules_upload
+from tabarena_checks.cache.layout import read_metadata_yaml
 from tabarena_checks.demo import DEMO_ENV
 from tabarena_checks.publish.upload import UploadFacts, UploadOptions, write_zip
+from tabarena_checks.rules import upload as rules_upload
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 DEMO_SECRET = DEMO_ENV["R2_SECRET_ACCESS_KEY"]
@@ -85,7 +92,6 @@ def test_missing_artifact_is_reported_as_missing_not_as_credentials(tmp_path, mo
 
 
 def test_the_decision_record_tells_a_plan_from_a_publish(tmp_path, s3_env, s3_proxy):
-    from checks import records
 
     make_method_cache(tmp_path / "cache")
     assert upload(tmp_path).exit_code == 0
@@ -105,7 +111,6 @@ def test_upload_has_one_flag_no_dry_run(tmp_path):
     res = upload(tmp_path, "--dry-run")
     assert res.exit_code == 2
     assert "checks run upload plans by default: leave out --dry-run to plan; --no-dry-run executes" in res.stderr
-    from checks import records
 
     assert not [r for r in records.read(tmp_path / ".checks" / "decisions.jsonl") if r["action"] == "upload"]
 
@@ -287,7 +292,6 @@ def _verdicts(tmp_path, action="upload", real=False, **options):
 
 
 def _rewrite_metadata(path, **changes):
-    import yaml
 
     doc = yaml.safe_load((path / "metadata.yaml").read_text())
     doc.update(changes)
@@ -304,7 +308,6 @@ def test_ta401_store_is_r2(tmp_path):
 
 
 def test_ta402_protocol_recorded_must_equal_declared(tmp_path):
-    import attrs
 
     make_method_cache(tmp_path / "cache", protocol="8x1")
     f = facts(tmp_path)
@@ -347,8 +350,6 @@ def test_ta405_verified_needs_the_flag(tmp_path):
 
 
 def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
-    import subprocess
-    import sys
 
     proc = subprocess.run(
         [sys.executable, "-m", "tabarena_checks.demo", "--workdir", str(tmp_path / "demo")],
@@ -402,7 +403,6 @@ def test_from_cache_without_a_cache_names_the_missing_file(tmp_path):
 
 
 def test_ta406_cache_names_safe(tmp_path):
-    import attrs
 
     make_method_cache(tmp_path / "cache")
     f = facts(tmp_path)
@@ -444,8 +444,6 @@ def test_from_cache_with_a_climbing_name_is_refused_before_any_request(tmp_path,
     ],
 )
 def test_hostile_metadata_yaml_is_one_clear_input_error(tmp_path, hostile, reason):
-    from checks.errors import InputError
-    from tabarena_checks.cache.layout import read_metadata_yaml
 
     path = tmp_path / "metadata.yaml"
     path.write_bytes(hostile)

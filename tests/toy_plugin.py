@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from checks import Action, Finding, Severity, hookimpl, rule
+from checks import Action, ActionFailed, Finding, Severity, hookimpl, rule
 
 
 @rule("TOY001", "toy-must-not-fail", actions=("toy",), why="toy", example_fail="--fail", example_pass="")
@@ -49,8 +49,6 @@ def required(ctx):
 
 def _execute(ctx):
     if ctx.options["action_fails"]:
-        from checks import ActionFailed
-
         raise ActionFailed("the toy action failed on purpose")
     marker = Path(ctx.options["marker"])
     marker.write_text("ran\n")

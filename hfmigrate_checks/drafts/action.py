@@ -8,13 +8,27 @@ is ever opened, updated or uploaded on the Hub.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
+import threading
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import attrs
 import click
 
-from checks import Action, io
+from checks import Action, ChecksError, UsageError, io, progress
+from hfmigrate_checks.drafts import bundle
+from hfmigrate_checks.drafts import decide as drafts
+from hfmigrate_checks.drafts.bundle import replaceable_problem
+from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark
+from hfmigrate_checks.hub import resolve, state
+from hfmigrate_checks.hub.client import ReadOnlyHub
+from hfmigrate_checks.source import contract as contract_mod
+from hfmigrate_checks.source import ledger
+from hfmigrate_checks.source.contract import parse_eval_yaml
 
 NO_WRITE_SENTENCE = "No Hugging Face pull requests were opened or updated."
 DEFAULT_WORKERS = 16
@@ -35,7 +49,6 @@ class DraftOptions:
 
 
 def _hub(options: DraftOptions):
-    from hfmigrate_checks.hub.client import ReadOnlyHub
 
     endpoint = options.endpoint or os.environ.get("HF_ENDPOINT") or None
     return ReadOnlyHub(endpoint, os.environ.get("HF_TOKEN") or None)
@@ -43,9 +56,6 @@ def _hub(options: DraftOptions):
 
 def live_benchmark(hub, benchmark_id: str):
     """Official-list membership and the current eval.yaml task ids; a read failure is kept as ``error``."""
-    from checks import ChecksError
-    from hfmigrate_checks.source.contract import parse_eval_yaml
-    from hfmigrate_checks.drafts.facts import LiveBenchmark
 
     try:
         official = benchmark_id in hub.official_benchmarks()
@@ -59,8 +69,6 @@ def live_benchmark(hub, benchmark_id: str):
 
 def candidates_for(rows) -> tuple[str, ...]:
     """Repo ids printed as Hub links next to one model's label (resolution hints, never taken on trust)."""
-    import re
-
     out = []
     for row in rows:
         match = re.match(HUB_MODEL_URL, row.source_link or "")
@@ -75,14 +83,6 @@ def gather(ctx):
     A worker resolves its model and, if the match is exact, inspects the repo right away
     (no barrier between the two steps); a repo two labels resolve to is inspected once.
     """
-    import datetime as dt
-
-    from checks import UsageError
-    from hfmigrate_checks.source import contract as contract_mod
-    from hfmigrate_checks.source import ledger
-    from hfmigrate_checks.hub import resolve
-    from hfmigrate_checks.drafts.bundle import replaceable_problem
-    from hfmigrate_checks.drafts.facts import DraftFacts
 
     options: DraftOptions = ctx.options
     problem = replaceable_problem(options.bundle)
@@ -116,8 +116,6 @@ class _Inspector:
     a repo two labels resolve to is inspected once. ``states`` holds every repo inspected."""
 
     def __init__(self, hub, contract, rows, mapping):
-        import threading
-        from collections import defaultdict
 
         self.hub, self.contract, self.mapping = hub, contract, mapping
         self.by_label = defaultdict(list)
@@ -128,9 +126,6 @@ class _Inspector:
         self._lock = threading.Lock()
 
     def __call__(self, label: str):
-        from hfmigrate_checks.source import contract as contract_mod
-        from hfmigrate_checks.drafts import decide as drafts
-        from hfmigrate_checks.hub import resolve, state
 
         rows = self.by_label[label]
         api_only = resolve.api_only_evidence(label, [row.qualifiers for row in rows]) or False
@@ -151,9 +146,6 @@ class _Inspector:
 
 def _ask_hub(hub, inspector: _Inspector, benchmark_id: str, workers: int):
     """The live benchmark, the account and every label's resolution, read on one bounded pool."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from checks import progress
 
     with ThreadPoolExecutor(workers, thread_name_prefix="hf-gather") as pool:
         live_future = pool.submit(live_benchmark, hub, benchmark_id)
@@ -172,7 +164,6 @@ def _ask_hub(hub, inspector: _Inspector, benchmark_id: str, workers: int):
 
 
 def _account(hub) -> str:
-    from checks import ChecksError
 
     try:
         account = hub.whoami()
@@ -200,7 +191,6 @@ def plan(ctx):
 
 
 def execute(ctx):
-    from hfmigrate_checks.drafts import bundle
 
     facts = ctx.facts
     bundle.write(facts.bundle_path, facts.output_files, facts.contract)

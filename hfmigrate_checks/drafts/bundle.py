@@ -7,6 +7,7 @@ bundle stays intact until the new one is complete.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -14,10 +15,10 @@ import attrs
 
 from checks import ActionFailed
 from checks.io import ReadError, csv_text, read_text, swap_in_dir, sweep_siblings, temp_sibling
-from hfmigrate_checks.drafts import validate
+from hfmigrate_checks.drafts import review_html, validate
+from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 from hfmigrate_checks.drafts.markdown import md_cell, md_text
 from hfmigrate_checks.source.contract import Contract
-from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 
 LEDGER_COLUMNS = (
     "source_model,source_variant,source_task,source_value,source_unit,source_url,"
@@ -219,7 +220,6 @@ def plan_files(
     files = {d.draft.path: d.draft.text for d in decisions if d.draft is not None}
     drafts = [validate.EvalFile.parse(path, text) for path, text in files.items()]
     validation, _code = validate.render(drafts, bundle_path, contract.benchmark_id, contract.task_ids)
-    from hfmigrate_checks.drafts import review_html
 
     return {
         "review.md": review_md(contract, decisions, header),
@@ -281,8 +281,6 @@ def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract)
             raise ActionFailed(f"the written drafts validate differently from the planned ones:\n{written}")
         swap_in_dir(built, bundle_path)
     except BaseException:
-        import shutil
-
         shutil.rmtree(built, ignore_errors=True)
         raise
 

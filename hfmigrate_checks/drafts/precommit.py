@@ -15,8 +15,7 @@ from pathlib import Path
 
 import click
 
-from checks import InputError, UsageError, io
-from checks import filecheck
+from checks import InputError, UsageError, filecheck, io
 
 ACTION = "precommit-eval-results"
 #: decided only against a benchmark's declared task ids
@@ -25,7 +24,7 @@ TASK_ID_RULES = ("HF102",)
 
 def _eval_yaml_contract(spec: str):
     """A contract that knows only what a cached eval.yaml says: the benchmark id and its task ids."""
-    from hfmigrate_checks.source import contract
+    from hfmigrate_checks.source import contract  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
 
     benchmark_id, sep, path = spec.partition("=")
     if not sep or not benchmark_id or not path:
@@ -54,8 +53,8 @@ def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
     """One subject per file that cannot be read or parsed (the read check: no rule sees it, whatever is
     selected), then one per benchmark with known task ids (or one without any), each holding every
     readable file."""
-    from hfmigrate_checks.drafts.facts import EvalFilesFacts
-    from hfmigrate_checks.evalresults.evalfile import EvalFile
+    from hfmigrate_checks.drafts.facts import EvalFilesFacts  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
+    from hfmigrate_checks.evalresults.evalfile import EvalFile  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
 
     files = [EvalFile.read(path) for path in paths]
     out = [filecheck.Subject(f.path, error=f.error, line=f.error_line, col=f.error_col) for f in files if f.error]
@@ -105,7 +104,7 @@ def register_commands(cli: click.Group) -> None:
         """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).
 
         A directory stands for every .eval_results/*.yaml below it."""
-        from hfmigrate_checks.source import contract
+        from hfmigrate_checks.source import contract  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
 
         files = filecheck.expand(files, _is_draft, ".eval_results/*.yaml")
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from checks import io
+
 #: plain words YAML 1.1 readers turn into booleans or null
 RESERVED_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"})
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -27,8 +29,6 @@ class Literal(str):
 
 def yaml_number(text: str) -> str:
     """The printed number as a YAML literal that every YAML parser reads back as that number."""
-    from checks import io
-
     number = float(text)
     try:
         parsed = io.loads_yaml(text)

@@ -30,6 +30,8 @@ from typing import Any, TypeVar
 import attrs
 
 from checks import ChecksError, io
+from hfmigrate_checks.hub import retry as hubretry
+from hfmigrate_checks.hub.retry import HubUnavailable
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 PENDING_PR_STATUSES = frozenset({"open", "draft"})
@@ -121,8 +123,6 @@ def _classify(exc: BaseException, bare_404: str | None) -> tuple[str, str, str |
     import httpx2
     from huggingface_hub import errors
 
-    from hfmigrate_checks.hub.retry import HubUnavailable
-
     if isinstance(exc, HubUnavailable):
         return "fail", f"the read failed: {exc}", None
     if isinstance(exc, errors.GatedRepoError):
@@ -187,8 +187,6 @@ class ReadOnlyHub:
         from huggingface_hub.utils import disable_progress_bars
         from huggingface_hub.utils import logging as hf_logging
 
-        from hfmigrate_checks.hub import retry as hubretry
-
         hf_logging.set_verbosity_error()  # its per-request retry chatter would bury the report
         disable_progress_bars()  # a few-KB file needs no progress bar (nor tqdm's monitor thread)
         hubretry.install()
@@ -229,8 +227,6 @@ class ReadOnlyHub:
     # ----------------------------------------------------------------- plumbing
     def _call(self, what: str, fn: Callable[[], T], *, bare_404: str | None = None) -> T:
         """Call ``fn`` under this client's retry policy and map failures onto the project's error types."""
-        from hfmigrate_checks.hub import retry as hubretry
-
         attempt = 0
         while True:
             try:

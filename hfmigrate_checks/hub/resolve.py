@@ -23,7 +23,8 @@ from pathlib import Path
 
 import attrs
 
-from checks import InputError
+from checks import InputError, io
+from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
 STATUSES = ("exact", "ambiguous", "not_on_hub", "mismatch", "not_applicable", "needs_review")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -62,8 +63,6 @@ def load_mapping(path: str | Path) -> dict[str, MappingEntry]:
 
     Raises :class:`checks.InputError` naming the file, the label and the fix.
     """
-    from checks import io
-
     path = Path(path)
     try:
         data = io.load_yaml(path)
@@ -340,8 +339,6 @@ class _Lookups:
 
     def lookup(self, repo_id: str):
         """``("found", info)``, ``("moved", info)`` when the Hub answers under another id, or None."""
-        from hfmigrate_checks.hub.client import HubNotFound, HubReadError
-
         try:
             info = self.hub.model_info(repo_id)
         except HubNotFound:
@@ -470,8 +467,6 @@ def _by_search(hub, label: str, limit: int, checked: list[str], conflicts: list[
 
 def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
     """``exact`` for the one search hit named like the label, once ``model_info`` gives its sha."""
-    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
-
     try:
         info = hub.model_info(repo_id)
     except (HubReadError, HubNotFound) as exc:
@@ -489,8 +484,6 @@ def _confirmed(hub, repo_id: str, checked: list[str], result) -> Resolution:
 def _search(hub, label: str, limit: int, checked: list[str]) -> tuple[list[str], str]:
     """Every repo the label's searches hit, in order (the near-miss searches only when the full name is not
     among the first hits), and why a search failed ("" when none did)."""
-    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
-
     query = normalize(label)
     hits: list[str] = []
     for n, text in enumerate(search_queries(label)):

@@ -26,6 +26,7 @@ from typing import Any
 import attrs
 
 from hfmigrate_checks.evalresults.evalfile import EvalFile
+from hfmigrate_checks.hub.client import HubNotFound, HubReadError
 
 STATUSES = (
     "already_present",
@@ -111,8 +112,6 @@ def _read_eval_files(
     ``known`` maps (path, blob id) to files already read: main's reads are recorded there,
     so a PR's unchanged files are not downloaded again nor their problems reported twice.
     """
-    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
-
     listing = hub.list_files(repo_id, revision=revision, path=EVAL_DIR)
     out = []
     for item in listing:
@@ -150,8 +149,6 @@ def _inspect_pr(
     hub, repo_id: str, benchmark_id: str, pr, known: Mapping[tuple[str, str], EvalFile]
 ) -> tuple[PendingPR, list[str]]:
     """Read one pending PR's diff and files; ``known`` holds main's files by (path, blob id), read only."""
-    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
-
     problems: list[str] = []
     where = f"PR #{pr.num}"
     diff_checked = mentions = False
@@ -271,8 +268,6 @@ def inspect_repo(
     ``hub`` is a :class:`~hfmigrate_checks.hub.client.ReadOnlyHub`; the reads of one repo are
     sequential (callers run several repos at once).
     """
-    from hfmigrate_checks.hub.client import HubNotFound, HubReadError
-
     checked_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     rev = revision or "main"
 
@@ -327,8 +322,6 @@ def _pending_prs(
 
 def _account(hub, problems: list[str]) -> str | None:
     """The authenticated account's name (None without a token, or when it cannot be read: a problem then)."""
-    from hfmigrate_checks.hub.client import HubReadError
-
     try:
         found = hub.whoami()
     except HubReadError as exc:

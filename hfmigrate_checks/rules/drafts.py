@@ -7,8 +7,9 @@ view (``eval_files``, ``supplied_tokens``, ``output_files``).
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
-from checks import Finding, rule
+from checks import SECRET_SHAPES, Finding, rule, secret_values
 
 DRAFT = ("draft",)
 BOTH = ("draft", "precommit-eval-results")
@@ -54,7 +55,7 @@ def no_verify_token_unless_supplied(ctx):
 )
 def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
-    from hfmigrate_checks.evalresults.evalfile import date_problem
+    from hfmigrate_checks.evalresults.evalfile import date_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     facts = ctx.facts
     for file in facts.eval_files:
@@ -84,8 +85,6 @@ def date_only_if_known(ctx):
 )
 def no_credentials_in_bundle(ctx):
     """No output file contains a credential (Hub tokens, cloud keys, bearer headers, secret env values)."""
-    from checks import SECRET_SHAPES, secret_values
-
     secrets = secret_values()
     for path, text in ctx.facts.output_files.items():
         for number, line in enumerate(text.splitlines(), start=1):
@@ -107,7 +106,7 @@ def no_credentials_in_bundle(ctx):
 )
 def no_submit_script_in_bundle(ctx):
     """The bundle holds only review.md, review.html, source-ledger.csv, validation.txt and drafts, and no submit command."""
-    from hfmigrate_checks.drafts.validate import is_draft_path
+    from hfmigrate_checks.drafts.validate import is_draft_path  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     for path, text in ctx.facts.output_files.items():
         if path not in BUNDLE_FILES and not is_draft_path(path):
@@ -152,9 +151,7 @@ def drafts_validate(ctx):
 )
 def eval_results_shape(ctx):
     """Each file is a non-empty list of entries of the documented shape, no (dataset.id, task_id) pair twice per model."""
-    from pathlib import PurePosixPath
-
-    from hfmigrate_checks.drafts.validate import standalone_problems
+    from hfmigrate_checks.drafts.validate import standalone_problems  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     seen: dict[tuple[str, tuple[str, str]], str] = {}
     for file in ctx.facts.eval_files:

@@ -6,6 +6,7 @@ HF201 also gates ``precommit-eval-results`` and reads only ``eval_files``.
 from __future__ import annotations
 
 from checks import Finding, rule
+from hfmigrate_checks.drafts.markdown import md_cell
 
 DRAFT = ("draft",)
 BOTH = ("draft", "precommit-eval-results")
@@ -22,7 +23,7 @@ BOTH = ("draft", "precommit-eval-results")
 )
 def values_numeric_finite(ctx):
     """Every entry's ``value`` is a finite number (not a string, a boolean, NaN or infinity)."""
-    from hfmigrate_checks.drafts.validate import value_problem
+    from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     for file in ctx.facts.eval_files:
         if file.error:
@@ -98,8 +99,6 @@ def every_source_model_in_ledger(ctx):
     ledger_csv = facts.output_files.get("source-ledger.csv", "")
     if ledger_csv.count("\n") - 1 < len(facts.rows):
         yield f"source-ledger.csv has fewer rows than the ledger ({len(facts.rows)})"
-    from hfmigrate_checks.drafts.markdown import md_cell
-
     for decision in facts.decisions:
         if f"| {md_cell(decision.label)} |" not in review:
             yield Finding(f"review.md has no row for {decision.label!r}", target=decision.label)

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from checks.testing import gather_facts
+from hfmigrate_checks.drafts.facts import eval_files_facts
+from hfmigrate_checks.testing import hubdemo as demo
+from hfmigrate_checks.testing.localhub import LocalHub
 
 #: the plugin whose actions these builders gather for
 PLUGIN = "hfmigrate"
@@ -19,8 +22,6 @@ PLUGIN = "hfmigrate"
 
 def eval_results_facts(root: str | os.PathLike, files: Mapping[str, str]) -> Any:
     """What the ``precommit-eval-results`` rules read (an ``EvalFilesFacts``) for drafts ``{relative path: YAML}``."""
-    from hfmigrate_checks.drafts.facts import eval_files_facts
-
     paths = []
     for rel, text in files.items():
         path = Path(root) / rel
@@ -38,9 +39,6 @@ def draft_facts(root: str | os.PathLike) -> Any:
     PRs); the contract and ledger come from ``checks hf contract`` and ``checks hf ledger``,
     as ``python -m hfmigrate_checks.demo`` makes them.
     """
-    from hfmigrate_checks.testing import hubdemo as demo
-    from hfmigrate_checks.testing.localhub import LocalHub
-
     root = Path(root).resolve()
     demo.run(root / "demo")
     env = {"HF_TOKEN": demo.TOKEN, "HF_HOME": str(root / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1"}

@@ -10,7 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-from checks import io
+from checks import io, main
+from hfmigrate_checks.testing.localhub import LocalHub, set_whoami, write_dataset, write_model
 
 BENCHMARK = "demo-evals/toy-bench"
 ACCOUNT, TOKEN = "demo-bot", "hf_local_demo_token"
@@ -57,8 +58,6 @@ def _results(entries: dict[str, float]) -> str:
 
 def write_hub(root: Path) -> None:
     """The fixture Hub: one repo per situation the review page shows."""
-    from hfmigrate_checks.testing.localhub import set_whoami, write_dataset, write_model
-
     write_dataset(root, BENCHMARK, {"eval.yaml": EVAL_YAML, "README.md": "# Toy Bench\n"}, official=True)
     set_whoami(root, ACCOUNT, token=TOKEN)
     card = {"README.md": "# model\n", "config.json": "{}\n"}
@@ -99,9 +98,6 @@ def write_hub(root: Path) -> None:
 
 def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
     """Run the three steps in ``workdir`` on ``leaderboard`` (Markdown); returns the review.html path."""
-    from checks import main
-    from hfmigrate_checks.testing.localhub import LocalHub
-
     workdir.mkdir(parents=True, exist_ok=True)
     write_hub(workdir / "hub")
     (workdir / "contract.yaml").write_text(CONTRACT, encoding="utf-8")

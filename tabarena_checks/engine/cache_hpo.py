@@ -38,9 +38,13 @@ from typing import Any
 
 import attrs
 import numpy as np
+import pyarrow as pa
 
 from checks import progress
 from tabarena_checks.engine.cache_hpo_metrics import Metric
+from tabarena_checks.engine.cache_predictions import _cells
+from tabarena_checks.engine.cache_tables import frame
+from tabarena_checks.raw.index import quiet_pool
 
 #: TabArena's trajectory budgets (None: every config)
 BUDGETS = (1, 2, 5, 10, 25, 50, 100, 150, None)
@@ -509,7 +513,6 @@ def _simulation_pool(splits: int, workers: int | None):
     if count < 2:
         yield None
         return
-    from tabarena_checks.raw.index import quiet_pool
 
     with quiet_pool(count) as pool:
         yield pool
@@ -559,8 +562,6 @@ def _impute_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _struct(budget_type):
-    import pyarrow as pa
-
     return pa.struct(
         [
             ("n_iterations", pa.int64()),
@@ -574,10 +575,6 @@ def _struct(budget_type):
 
 def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
     """results/hpo_results.parquet (``ta_name``/``ta_suite`` added as TabArena adds them)."""
-    import pyarrow as pa
-
-    from tabarena_checks.engine.cache_tables import frame
-
     plain = [
         {k: v for k, v in r.items() if k != "method_metadata"}
         | {"ta_name": meta.method, "ta_suite": meta.effective_suite}
@@ -596,10 +593,6 @@ def hpo_results_table(rows: Sequence[dict[str, Any]], meta):
 
 def trajectories_table(rows: Sequence[dict[str, Any]], meta):
     """results/hpo_trajectories.parquet."""
-    import pyarrow as pa
-
-    from tabarena_checks.engine.cache_tables import frame
-
     plain = [
         {k: v for k, v in r.items() if k != "method_metadata"}
         | {"ta_name": meta.method, "ta_suite": meta.effective_suite, "always_include_default": True}
@@ -617,8 +610,6 @@ def trajectories_table(rows: Sequence[dict[str, Any]], meta):
 def read_back(values: Iterable) -> np.ndarray:
     """Labels as TabArena reads them from the label CSV the cache holds (floats parsed from their text
     the way pandas' CSV reader parses them)."""
-    from tabarena_checks.engine.cache_predictions import _cells
-
     arr = np.asarray(values)
     if arr.dtype.kind == "f":
         return np.array([pandas_float(c) for c in _cells(arr)], dtype=np.float64)

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from checks import ActionFailed, io
+from tabarena_checks.cache.layout import segment_problem
 
 PRED_FILES = ("metadata.json", "pred-test.dat", "pred-val.dat")
 LABEL_FILES = ("label-test.csv.zip", "label-val.csv.zip")
@@ -169,8 +170,6 @@ def _zip(path: Path, name: str, payload: bytes) -> None:
 def write_task(root: Path, dataset: str, fold: int, preds: Sequence[Predictions]) -> None:
     """``model_predictions/<dataset>/<fold>/``: the models' predictions and the split's labels (from the first)."""
     import numpy as np
-
-    from tabarena_checks.cache.layout import segment_problem
 
     problem = segment_problem(dataset)
     if problem:  # TA406 refuses such a name before processing starts; never a path outside the cache

@@ -21,6 +21,9 @@ from typing import Any
 
 import attrs
 
+from tabarena_checks.engine.cache_hpo_metrics import recomputed_val_error as compute
+from tabarena_checks.engine.cache_hpo_metrics import stored_val_prediction
+from tabarena_checks.engine.cache_predictions import _flat
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.raw.reader import METRIC_ALIASES
 
@@ -115,8 +118,6 @@ def table_row(result: dict, framework: str, mm: dict) -> dict[str, Any]:
 def recomputed_val_error(result: dict) -> float | None:
     """A config result's missing ``metric_error_val``, recomputed from its stored validation
     prediction as TabArena does when it loads the result (None without labels or prediction)."""
-    from tabarena_checks.engine.cache_hpo_metrics import recomputed_val_error as compute, stored_val_prediction
-    from tabarena_checks.engine.cache_predictions import _flat
 
     sa = _flat(result)
     y_val, pred = sa.get("y_val"), stored_val_prediction(sa, result["framework"])

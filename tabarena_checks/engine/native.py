@@ -10,6 +10,8 @@ the raw copy runs in threads (:mod:`tabarena_checks.engine.raw_copy`).
 from __future__ import annotations
 
 import json
+import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,20 @@ import attrs
 
 from checks import ActionFailed, progress
 from tabarena_checks.cache.layout import render_metadata_yaml
+from tabarena_checks.engine import cache_tables as ct
 from tabarena_checks.engine.api import Built, Job
+from tabarena_checks.engine.cache_hpo import (
+    Split,
+    hpo_results_table,
+    read_back,
+    split_results,
+    trajectories_table,
+    trajectory_rows,
+)
+from tabarena_checks.engine.cache_predictions import context_json, metadata_json, task_metadata_table, write_task
+from tabarena_checks.engine.cache_tables import configs_hyperparameters, json_value, task_groups
 from tabarena_checks.engine.raw_copy import copying_raw
+from tabarena_checks.engine.reread import decoded, decoding_pool
 from tabarena_checks.metadata.model import MethodMetadata
 
 
@@ -42,10 +56,6 @@ def read_results(index, meta: MethodMetadata, predictions_dir: Path | None = Non
     With ``pool`` (:func:`~tabarena_checks.engine.reread.decoding_pool`), worker processes read and
     finish whole task splits; a few task splits are in memory at a time, as in TabArena's per-task processing.
     """
-    from functools import partial
-
-    from tabarena_checks.engine.cache_tables import task_groups
-    from tabarena_checks.engine.reread import decoded
 
     digests = dict(index.query("SELECT path, sha256 FROM results"))
     groups = [[(path, str(index.abspath(path)), digests[path]) for path in group] for group in task_groups(digests)]
@@ -71,7 +81,6 @@ def _finish_split(predictions_dir: Path, meta: MethodMetadata, results: list, pr
     worker process when there are any); what it adds to the whole read, or None without config predictions."""
     if not preds:
         return None
-    from tabarena_checks.engine.cache_predictions import write_task
 
     part = Read()
     dataset, split = results[-1].row["dataset"], results[-1].row["fold"]
@@ -84,9 +93,6 @@ def _finish_split(predictions_dir: Path, meta: MethodMetadata, results: list, pr
 
 def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata) -> None:
     """The split's inputs to the trajectories, and its hpo_results rows (TabArena's per-task simulation)."""
-    import math
-
-    from tabarena_checks.engine.cache_hpo import Split, read_back, split_results
 
     configs = [r for r in results if r.is_config]
     row = configs[0].row
@@ -113,8 +119,6 @@ def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata)
 
 def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
     """The processed and results tables (pyarrow), as TabArena 0.1.0 writes them."""
-    from tabarena_checks.engine import cache_tables as ct
-
     return {
         "configs": ct.configs_table(results),
         "baselines": ct.baselines_table(results),
@@ -124,8 +128,6 @@ def build_tables(results: list, meta: MethodMetadata) -> dict[str, Any]:
 
 def build(job: Job, out: Path) -> Built:
     """Write the whole method cache into ``out`` (:func:`tabarena_checks.engine.api.build`)."""
-    from tabarena_checks.engine.reread import decoding_pool
-
     meta, index, inference = job.metadata, job.index, job.inference
     if meta.method_type not in ("config", "baseline"):
         raise ActionFailed(
@@ -151,9 +153,6 @@ def _tables(index, inference, meta: MethodMetadata, out: Path, pool=None, task_m
     """metadata.yaml, processed/ and results/ but for the HPO files: the read (for :func:`_hpo_files`) and
     what was written (``task_metadata``: the ``--task-metadata`` table, see :class:`~.api.Job`)."""
     import pyarrow.parquet as pq
-
-    from tabarena_checks.engine.cache_predictions import context_json, metadata_json, task_metadata_table
-    from tabarena_checks.engine.cache_tables import configs_hyperparameters, json_value
 
     (out / "processed").mkdir(parents=True)
     (out / "results").mkdir()
@@ -194,8 +193,6 @@ def _hpo_files(read: Read, meta: MethodMetadata, out: Path) -> list[str]:
     says so (upload then publishes no trajectories).
     """
     import pyarrow.parquet as pq
-
-    from tabarena_checks.engine.cache_hpo import hpo_results_table, trajectories_table, trajectory_rows
 
     if meta.method_type != "config" or not read.splits:
         return []

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 from checks import ActionFailed, progress
+from checks.io import sha256
+from tabarena_checks.cache.layout import segment_problem
 from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.raw import reader
 
 #: the raw copy is kernel work (directory and file creation, page cache): a thread per core, at most 8
 COPY_THREADS = min(8, os.cpu_count() or 2)
@@ -34,11 +38,6 @@ def copying_raw(index, inference, meta: MethodMetadata, raw_dir: Path) -> Iterat
     directories, because threads creating entries in the same directory wait on its lock. The
     first failure (a full disk) drops the queued copies and is raised when the body ends.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tabarena_checks.raw import reader
-    from checks.io import sha256
-
     rows = index.query("SELECT path, config_dir, tid, coalesce(repeat, 0), fold, sha256 FROM results ORDER BY path")
     by_task: dict[Path, list[tuple[str, str, str]]] = {}
     for path, config_dir, tid, rep, fold, digest in rows:
@@ -81,8 +80,6 @@ def write_new(path: Path, data: bytes) -> None:
 
 def plain_segment(name: str) -> str:
     """``name`` when it can be one directory name of the cache; a path inside a name is refused, not followed."""
-    from tabarena_checks.cache.layout import segment_problem
-
     problem = segment_problem(name)
     if problem:
         raise ActionFailed(f"cannot name a directory of the raw copy {name!r}: {problem}")

@@ -15,10 +15,16 @@ from __future__ import annotations
 import collections
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
 from checks import ActionFailed
+from checks.io import sha256
+from tabarena_checks.engine.cache_predictions import aligned
+from tabarena_checks.engine.cache_tables import from_raw
+from tabarena_checks.raw import reader
+from tabarena_checks.raw.index import quiet_pool
 
 #: below this many files, starting worker processes costs more than it saves (as for the index)
 PARALLEL_THRESHOLD = 48
@@ -36,11 +42,6 @@ def decode_group(jobs: Sequence[Job], meta, finish: Callable[[list, list], Any] 
     Runs in a worker process or in the caller; a file whose bytes are not the judged ones, or that
     cannot be read any more, stops the read with :class:`ActionFailed` naming it.
     """
-    from tabarena_checks.engine.cache_predictions import aligned
-    from tabarena_checks.engine.cache_tables import from_raw
-    from checks.io import sha256
-    from tabarena_checks.raw import reader
-
     results, preds = [], []
     for rel, where, digest in jobs:
         try:
@@ -80,7 +81,6 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
     if workers < 2 or files < threshold:
         yield None
         return
-    from tabarena_checks.raw.index import quiet_pool
 
     with quiet_pool(workers) as pool:
         yield pool
@@ -95,7 +95,6 @@ def decoded(
         for group in groups:
             yield decode_group(group, meta, finish)
         return
-    from concurrent.futures.process import BrokenProcessPool
 
     todo = iter(groups)
     pending: collections.deque = collections.deque()

@@ -6,6 +6,7 @@ refuses the choice first when it is not importable).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -18,9 +19,7 @@ from tabarena_checks.metadata.model import FIELDS, MethodMetadata
 
 def tabarena_metadata(meta: MethodMetadata, cache_root_dir: Path):
     """TabArena's own MethodMetadata for ``meta``, writing under ``cache_root_dir``."""
-    import dataclasses
-
-    from tabarena.models import MethodMetadata as TAMethodMetadata
+    from tabarena.models import MethodMetadata as TAMethodMetadata  # noqa: PLC0415 - optional dependency: TabArena is installed only for --engine upstream
 
     accepted = {f.name for f in dataclasses.fields(TAMethodMetadata)}
     values = {
@@ -35,7 +34,7 @@ def tabarena_metadata(meta: MethodMetadata, cache_root_dir: Path):
 def build(job: Job, out: Path) -> Built:
     """Run ``tabarena.tools.process_local_raw_data.process_raw`` (native backend) into a scratch cache root,
     then move the method's cache to ``out`` (:func:`tabarena_checks.engine.api.build`)."""
-    from tabarena.tools.process_local_raw_data import RawMethod, process_raw
+    from tabarena.tools.process_local_raw_data import RawMethod, process_raw  # noqa: PLC0415 - optional dependency: TabArena is installed only for --engine upstream
 
     scratch = out.parent / f"{out.name}.root"
     try:

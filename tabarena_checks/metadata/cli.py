@@ -13,8 +13,10 @@ from typing import Any
 
 import click
 
-from checks import InputError
-from checks import ExitCode
+from checks import ExitCode, InputError
+from tabarena_checks.metadata import info_eval, info_static
+from tabarena_checks.metadata.info_eval import CALL
+from tabarena_checks.synth.cli import tabarena_group
 
 #: how TabArena derives a field that was left unset (``MethodMetadata.__post_init__``)
 _DERIVED = {
@@ -73,8 +75,6 @@ def _json_safe(value: Any) -> Any:
 
 def describe(declaration) -> dict[str, Any]:
     """One declaration as a JSON-ready dict: where it is, every field, where each value came from."""
-    from tabarena_checks.metadata.info_eval import CALL
-
     out: dict[str, Any] = {
         "variable": declaration.variable,
         "path": declaration.path,
@@ -135,7 +135,6 @@ def _split(ref: str) -> tuple[str, str | None]:
 
 
 def register_commands(cli: click.Group) -> None:
-    from tabarena_checks.synth.cli import tabarena_group
 
     group = tabarena_group(cli)
 
@@ -166,8 +165,6 @@ def _declarations(path: str, variable: str | None) -> list:
     A declaration that cannot be read is kept, with its problem, so the command shows it where it
     is; only a file that cannot be read at all raises (an InputError).
     """
-    from tabarena_checks.metadata import info_eval, info_static
-
     reader = info_static.new_reader()
     try:
         if variable is None:
@@ -181,8 +178,6 @@ def _declarations(path: str, variable: str | None) -> list:
 
 
 def _declaration_of(record, variable: str):
-    from tabarena_checks.metadata import info_static
-    from tabarena_checks.metadata.info_eval import CALL
 
     call = record.origins.get(CALL)
     path, _, line = record.source.rpartition(":")

@@ -12,11 +12,13 @@ left out; ``config_default`` is only inferred for single-config runs.
 from __future__ import annotations
 
 import datetime as dt
+import getpass
 import os
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from checks import Waiver
 from tabarena_checks.metadata.model import MethodMetadata
 
 if TYPE_CHECKING:
@@ -171,11 +173,7 @@ def metadata_mismatch_waivers(ctx, today: dt.date | None = None) -> list[Waiver]
     decision record lists these waivers with the user who gave the flag. It lives here, under
     the process action that applies it and the rules it waives, so neither imports the other.
     """
-    from checks import Waiver  # on use: resolving it loads the configuration model
-
     try:
-        import getpass
-
         owner = getpass.getuser()
     except Exception:  # no passwd entry (containers): fall back to the environment
         owner = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from checks import InputError
+from checks import InputError, io
 
 #: the two TabArena classes recognised by name (never imported, never followed)
 KNOWN_CLASSES = ("MethodMetadata", "ModelDescriptor")
@@ -809,8 +809,6 @@ class Reader:
 
 def read_text(path: str | Path) -> str:
     """A source file as text: unreadable, oversized or non-UTF-8 files are refused with the fix."""
-    from checks import io
-
     try:
         return io.read_text(path, limit=MAX_BYTES, what="an info.py")
     except io.ReadError as exc:

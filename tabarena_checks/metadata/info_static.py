@@ -36,6 +36,8 @@ from tabarena_checks.metadata.info_eval import (
     Step,
     Unreadable,
     Val,
+    kind_of,
+    module_statements,
     plain,
     site,
     snippet,
@@ -376,8 +378,6 @@ def _names_class(node: ast.AST, module: Module) -> bool:
 
 def _bound_calls(module: Module):
     """``(variable, call, statement)`` for each module-level assignment of a declaring call, outside loops."""
-    from tabarena_checks.metadata.info_eval import module_statements
-
     for stmt, loop in module_statements(module.tree.body):
         if loop is not None or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
             continue
@@ -391,8 +391,6 @@ def _bound_calls(module: Module):
 
 def _unbound_calls(module: Module, bound: set[int]):
     """Declaring calls that are not the value of a module-level assignment: in loops, comprehensions, lists."""
-    from tabarena_checks.metadata.info_eval import module_statements
-
     spellings = _spellings(module)
     for stmt, loop in module_statements(module.tree.body):
         if isinstance(stmt, _NOT_RUN_HERE) or not _may_declare(stmt, module, spellings):
@@ -622,7 +620,6 @@ def _value_of(reader: Reader, module: Module, path: str | Path, variable: str) -
 
 
 def plain_kind(val: Val) -> str:
-    from tabarena_checks.metadata.info_eval import kind_of
 
     return kind_of(val.value)
 

@@ -8,12 +8,12 @@ no decision record, nothing written.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import click
 
-from checks import InputError
-from checks import filecheck
+from checks import InputError, filecheck
 
 if TYPE_CHECKING:  # loaded by the reader when a file is read, not when the eval-results hook registers this one
     from tabarena_checks.metadata.model import MethodMetadata
@@ -45,7 +45,7 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
     waiver covers a method in the hook and in the runs. Every file is read with one reader, so a
     module the files import from (a descriptor, shared keyword arguments) is parsed once.
     """
-    from tabarena_checks.metadata import info_eval, info_static
+    from tabarena_checks.metadata import info_eval, info_static  # noqa: PLC0415 - start-up: the eval-results hook loads this module too; only info-py reads info.py
 
     reader = info_static.new_reader()
     out = []
@@ -94,9 +94,8 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
 def _inside_checkout(path: str) -> None:
     """Refuse a file of the checkout (below the working directory) that is a link leading out of it: the
     hook would read, and quote, a file a pull request only pointed at (a credentials file)."""
-    import os
 
-    from tabarena_checks.metadata import info_eval
+    from tabarena_checks.metadata import info_eval  # noqa: PLC0415 - start-up: the eval-results hook loads this module too; only info-py reads info.py
 
     here = os.path.realpath(os.getcwd())
     if os.path.abspath(path).startswith(here + os.sep) and not os.path.realpath(path).startswith(here + os.sep):

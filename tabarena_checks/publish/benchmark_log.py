@@ -19,7 +19,12 @@ import attrs
 import click
 
 from checks import Action, InputError, io
+from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.raw import index
+from tabarena_checks.raw.index import build_index
+from tabarena_checks.raw.inference import infer
+from tabarena_checks.raw.reader import CONFIG_DIR
 
 LOG_PATH = Path("packages/tabflow_slurm/BENCHMARK_LOG.md")
 DASH = "\u2014"
@@ -76,8 +81,6 @@ def data_dir(run: Path) -> Path:
 
 def method_names(files) -> list[str]:
     """Method names from the config directories (``<method>_c1_BAG_L1`` -> ``<method>``) without decoding."""
-    from tabarena_checks.raw.reader import CONFIG_DIR
-
     names = set()
     for f in files:
         config = Path(f.path).parts[0]
@@ -101,8 +104,6 @@ class LogFacts:
     """The run, the checkout and what the entry will say."""
 
     def __init__(self, options: LogOptions):
-        from tabarena_checks.raw import index
-        from tabarena_checks.metadata import load as metadata_load
 
         self.options = options
         self.repo = Path(options.repo)
@@ -143,8 +144,6 @@ class LogFacts:
     def protocol(self) -> str:
         if self.metadata is not None and self.metadata.validation_protocol:
             return self.metadata.validation_protocol
-        from tabarena_checks.raw.index import build_index
-        from tabarena_checks.raw.inference import infer
 
         inferred = infer(build_index(self.data_dir)).validation_protocol
         return inferred or "not recorded in the raw results (legacy run)"

@@ -21,10 +21,12 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, UsageError, io
+from checks.htmlreport import check_target
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.layout import MethodCache, cache_root
 from tabarena_checks.engine.api import ENGINES, Job, build
 from tabarena_checks.facts import ProcessFacts, info_sources
+from tabarena_checks.metadata.compare import metadata_mismatch_waivers
 
 
 @attrs.frozen
@@ -46,12 +48,9 @@ class ProcessOptions:
 
 
 def _facts(ctx):
-    from tabarena_checks.metadata.compare import metadata_mismatch_waivers
 
     o: ProcessOptions = ctx.options
     if o.html:
-        from checks.htmlreport import check_target
-
         check_target(o.html)
     if o.engine == "tabarena" and o.task_metadata is not None:
         raise UsageError(

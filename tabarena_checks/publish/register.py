@@ -19,6 +19,8 @@ import click
 
 from checks import Action, ActionFailed, InputError, io
 from tabarena_checks.facts import COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED, info_sources
+from tabarena_checks.metadata import info_static
+from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
 
 SRC = Path("packages/tabarena/src")
@@ -576,7 +578,6 @@ class RegisterFacts:
     """The new metadata, the checkout's methods.py and what its collection holds."""
 
     def __init__(self, options: RegisterOptions):
-        from tabarena_checks.metadata import load as metadata_load
 
         self.options = options
         self.ref = options.method_metadata
@@ -604,8 +605,6 @@ class RegisterFacts:
 
     def _resolve(self, name: str, group: str) -> Entry:
         """The entry's metadata, read statically like an info.py (descriptors, spreads and imports followed)."""
-        from tabarena_checks.metadata import info_static
-
         origin = self.layout.imports.get(name)
         if origin is None:  # defined in methods.py itself
             module, file, variable = self.methods_module, self.path, name
@@ -620,8 +619,6 @@ class RegisterFacts:
     @cached_property
     def reader(self):
         """One static reader for every entry, so each module is parsed once."""
-        from tabarena_checks.metadata import info_static
-
         return info_static.new_reader()
 
     @property

@@ -11,12 +11,13 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
 import attrs
 
-from checks import ActionFailed
+from checks import ActionFailed, progress
 from tabarena_checks.facts import missing_credentials
 
 ENDPOINT_ENV = "CHECKS_S3_ENDPOINT_URL"
@@ -229,8 +230,6 @@ class Publisher:
     def publish(self, objects: Iterable[Planned], last: str, lock=None) -> UploadReport:
         """Send what differs, ``last`` (metadata.yaml) only after every other object and a check that
         ``lock`` (a :class:`tabarena_checks.publish.s3lock.UploadLock`) is still held."""
-        from checks import progress
-
         objects = list(objects)
         report = UploadReport()
         remote = self._remote_state(lock, report)
@@ -274,8 +273,6 @@ class Publisher:
 
         Only objects whose key already exists need hashing before the decision; new ones go straight out.
         """
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(OBJECT_WORKERS) as pool:
             same = list(pool.map(lambda o: o.key in remote and self._matches(o, remote[o.key]), body))
         report.skipped += [o.key for o, skip in zip(body, same) if skip]
@@ -283,8 +280,6 @@ class Publisher:
 
     def _send_all(self, todo: list[Planned], config, advance, report: UploadReport) -> None:
         """Send ``todo`` in parallel, largest first; any failure is raised once all have been tried."""
-        from concurrent.futures import ThreadPoolExecutor
-
         done: list[str] = []
         errors: list[str] = []
 
@@ -308,8 +303,6 @@ class Publisher:
 
     def verify(self, objects: Iterable[Planned]) -> Verification:
         """List the prefix and HEAD every planned key; compare keys, sizes and ETags with the plan."""
-        from concurrent.futures import ThreadPoolExecutor
-
         objects = list(objects)
         listed = list_prefix(self.client, self.bucket, self.prefix)
         with ThreadPoolExecutor(OBJECT_WORKERS) as pool:

@@ -21,8 +21,7 @@ from pathlib import Path
 import attrs
 import click
 
-from checks import ActionFailed, Action, ChecksError, UsageError
-from checks import io, progress
+from checks import Action, ActionFailed, ChecksError, UsageError, io, progress
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.layout import (
     MethodCache,
@@ -33,8 +32,10 @@ from tabarena_checks.cache.layout import (
     render_metadata_yaml,
 )
 from tabarena_checks.facts import info_sources, missing_credentials
-from tabarena_checks.publish import s3lock, s3store
+from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.publish import s3lock, s3store
+from tabarena_checks.raw import reader
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -89,7 +90,6 @@ def _decode_problem(rel: str, data: bytes) -> str:
     """
     if not rel.endswith("results.pkl"):
         return ""
-    from tabarena_checks.raw import reader
 
     try:
         reader.unpickle(rel, reader.unpack(rel, data))
@@ -221,7 +221,6 @@ class UploadFacts:
     """
 
     def __init__(self, options: UploadOptions, *, real: bool = False):
-        from tabarena_checks.metadata import load as metadata_load
 
         self.options = options
         ref, from_cache = options.method_metadata, options.from_cache

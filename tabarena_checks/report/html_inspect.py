@@ -11,8 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import click
+
 from checks import ChecksError, ConfigError
+from checks import preview as gate_preview
+from tabarena_checks.facts import ProcessFacts
+from tabarena_checks.publish.process import ProcessOptions
 from tabarena_checks.report import html_run
+from tabarena_checks.report import summary as report
+from tabarena_checks.rules import raw_fields
 
 PREVIEW_NOTE = (
     "checks inspect gates nothing: these are the verdicts `checks run process` would give on these "
@@ -26,10 +33,6 @@ def _explanations(rules: Mapping[str, Any], verdicts: Sequence[Any]) -> dict[str
 
 def preview(data_dir: str, metadata_ref: str | None, raw, method: str | None):
     """The process rules' :class:`checks.Preview` over the index inspect built; nothing is decoded twice or written."""
-    from checks import preview as gate_preview
-    from tabarena_checks.facts import ProcessFacts
-    from tabarena_checks.publish.process import ProcessOptions
-
     facts = ProcessFacts(data_dir=data_dir, metadata_ref=metadata_ref, method=method, built_index=raw)
     return gate_preview(
         "process", facts, ProcessOptions(run_data_dir=data_dir, method_metadata=metadata_ref, method=method)
@@ -88,9 +91,6 @@ def _gate_sections(data_dir: str, metadata_ref: str | None, raw, method: str | N
 
 def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> None:
     """The process report, from the facts the rules judged; sections whose facts are missing say why."""
-    from tabarena_checks.report import summary as report
-    from tabarena_checks.rules import raw_fields
-
     facts = ctx.facts
     methods = []
     problem = ""
@@ -122,6 +122,5 @@ def after_process(ctx, record: Mapping[str, Any], rules: Mapping[str, Any]) -> N
             waivers=html_run.waivers_of(ctx, record),
         ),
     )
-    import click
 
     click.echo(f"HTML report: {ctx.options.html}", err=True)

@@ -19,8 +19,19 @@ from typing import Any
 import attrs
 
 from checks import io as checks_io
-from checks.htmlreport import badge, esc, key_values, new_figure, page, plot_text, record_section, svg, table
-from checks.htmlreport import verdict_table, waiver_table
+from checks.htmlreport import (
+    badge,
+    esc,
+    key_values,
+    new_figure,
+    page,
+    plot_text,
+    record_section,
+    svg,
+    table,
+    verdict_table,
+    waiver_table,
+)
 from tabarena_checks.raw.inference import _CELLS, GRID_CTES
 
 #: (lower bound of present/expected, colour, legend text); 1.0 is its own class. ColorBrewer RdYlBu,

@@ -10,9 +10,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import attrs
 import click
 
 from checks import UsageError, progress
+from checks.htmlreport import check_target
+from checks.visible import safe_data, safe_lines, visible
+from tabarena_checks.metadata import load as metadata_load
+from tabarena_checks.raw import index as index_mod
+from tabarena_checks.raw import inference_memo
+from tabarena_checks.report import html_inspect
+from tabarena_checks.report import summary as report
+from tabarena_checks.rules import raw_fields
 
 
 def _pick(methods: dict, wanted: str | None) -> dict:
@@ -68,12 +77,7 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 @progress.quiet_option("Draw no progress bar (the report is printed whole).")
 def inspect_command(run_data_dir, method_metadata, output_format, method, cache_dir, c1_only, html_path):
     """Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR."""
-    from tabarena_checks.raw import index as index_mod
-    from tabarena_checks.metadata import load as metadata_load
-
     if html_path is not None:
-        from checks.htmlreport import check_target
-
         check_target(html_path)
     metadata = metadata_load.load(method_metadata)
     raw = index_mod.build_index(run_data_dir, cache_dir=cache_dir)
@@ -82,8 +86,6 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     reports = _method_reports(picked, metadata, c1_only)
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
     if html_path is not None:
-        from tabarena_checks.report import html_inspect
-
         html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
         click.echo(f"HTML report: {html_path}", err=True)
     if output_format == "json":
@@ -100,9 +102,6 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
 
 def _method_reports(picked: dict, metadata, c1_only: bool) -> list[dict]:
     """Each picked method's report; ``c1_only`` infers config_default from the default (_c1_) config."""
-    from tabarena_checks.raw import inference_memo
-    from tabarena_checks.report import summary as report
-
     today = dt.date.today()
     inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
     if c1_only:
@@ -120,9 +119,6 @@ def field_problems(index) -> tuple[tuple[str, str], ...]:
     """TA306's problems of ``index`` (:func:`tabarena_checks.rules.raw_fields.problems`), kept next to a cached
     index under its fingerprint and the digest of the rule's code, so a warm inspect runs no query. The gate
     (``checks run process``) never reads this memo: it judges the index itself."""
-    from tabarena_checks.raw import inference_memo
-    from tabarena_checks.rules import raw_fields
-
     return inference_memo.remember(
         index,
         MEMO_FILE,
@@ -139,9 +135,6 @@ def _echo_human(run_data_dir, reports: list[dict], unassigned: list[dict]) -> No
     Every string from the run (directory and file names, values) is shown visibly and no line can
     start a CI workflow command (:mod:`checks.visible`): a run is data from strangers.
     """
-    from checks.visible import safe_data, safe_lines, visible
-    from tabarena_checks.report import summary as report
-
     # a report holds multi-line text of its own (the suggested declaration): its breaks stay, every line guarded
     click.echo(safe_lines(report.human(visible(str(run_data_dir)), safe_data(reports, keep_newlines=True))))
     if unassigned:
@@ -155,8 +148,6 @@ def with_c1_default(inference):
     or ending in ``_c1``) of an HPO run: TabArena infers it only for a single-config run, so
     maintainers inspected the ``_c1_`` directories alone to get it. Unchanged when there is not
     exactly one such config."""
-    import attrs
-
     if inference.raw_config_default is not None or inference.method_type != "config":
         return inference
     defaults = [f for f in inference.frameworks if "_c1_" in f or f.endswith("_c1")]

@@ -12,8 +12,10 @@ import json
 import re
 from typing import Any
 
+from checks import Outcome, filecheck
 from tabarena_checks.metadata import compare
 from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.metadata.precommit import ACTION, InfoFacts
 
 _LIST = 50
 
@@ -92,9 +94,6 @@ def metadata_problems(metadata: MethodMetadata) -> list[dict[str, str]]:
     command's plugins, rules.toml selection and waivers apply. Findings about rules.toml
     itself (``CK``) are not about the metadata and are left out.
     """
-    from checks import Outcome, filecheck
-    from tabarena_checks.metadata.precommit import ACTION, InfoFacts
-
     subject = filecheck.Subject(
         metadata.source or "info.py", InfoFacts(metadata), target=f"{metadata.method}@{metadata.effective_suite}"
     )

@@ -11,8 +11,7 @@ import datetime as dt
 import re
 from typing import TYPE_CHECKING, Any
 
-from checks import Finding, Severity, needs, rule
-from checks import ChecksError
+from checks import ChecksError, Finding, Severity, needs, rule
 
 if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
     from tabarena_checks.metadata.model import MethodMetadata
@@ -75,7 +74,7 @@ def single_method_inference(ctx) -> Any | None:
 def at(metadata: MethodMetadata, message: str, field: str | None = None) -> Finding:
     """A finding located where ``field`` was written in info.py (the keyword, or the spread, descriptor or
     constant that supplied it), else at the declaration, when it was read statically."""
-    from tabarena_checks.metadata.info_eval import CALL, site
+    from tabarena_checks.metadata.info_eval import CALL, site  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     steps = (metadata.origins or {}).get(field) if field else None
     where = site(steps or (metadata.origins or {}).get(CALL, ()))
@@ -411,7 +410,7 @@ def metadata_present(ctx):
 
 
 def _mismatch(md, inference, field: str, only_declared: bool = False):
-    from tabarena_checks.metadata import compare
+    from tabarena_checks.metadata import compare  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     row = compare.row_for(md, inference, field)
     if row is None or row.matches or (only_declared and row.declared is None):

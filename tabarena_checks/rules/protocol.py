@@ -8,8 +8,8 @@ official results.
 
 from __future__ import annotations
 
-from checks import needs, rule
-from checks import InputError
+from checks import InputError, needs, rule
+from tabarena_checks.raw import protocol
 from tabarena_checks.rules.metadata import INFO_ACTIONS, at, declared_metadata, raw_inference, single_method_inference
 
 
@@ -64,7 +64,7 @@ def _mixed_protocols(inference) -> str | None:
 
 def _against_declaration(md, inference):
     """The finding when the declared protocol differs from (or leaves out) the one the results record."""
-    from tabarena_checks.metadata import compare  # imported by the checks: `checks rules` stays light
+    from tabarena_checks.metadata import compare  # noqa: PLC0415 - imported by the checks: `checks rules` stays light
 
     row = compare.row_for(md, inference, "validation_protocol")
     if row is None or row.matches:
@@ -93,8 +93,6 @@ def validation_protocol_well_formed(ctx, md):
     """A declared ``validation_protocol`` must be a well-formed key such as ``8x1`` or ``holdout:8x1``."""
     if md.validation_protocol is None:
         return
-    from tabarena_checks.raw import protocol
-
     try:
         protocol.parse_key(md.validation_protocol)
     except InputError as exc:
@@ -134,8 +132,6 @@ def validation_protocol_official(ctx):
     md = declared_metadata(ctx)
     if md is not None and md.is_system:
         return
-    from tabarena_checks.raw import protocol
-
     try:
         want = protocol.resolve_expected(expected)
     except InputError as exc:

@@ -6,8 +6,11 @@ The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
 
 from __future__ import annotations
 
-from checks import Finding, needs, rule
-from tabarena_checks.rules.metadata import declared_metadata
+import os
+from pathlib import Path
+
+from checks import ChecksError, Finding, needs, rule
+from tabarena_checks.rules.metadata import at, declared_metadata
 
 UPLOAD = ("upload",)
 
@@ -25,7 +28,6 @@ def store_is_r2(ctx):
     """The metadata's cache_type is ``r2`` and its cache_kwargs hold a ``bucket`` and a ``prefix``."""
     meta = ctx.facts.metadata
     kind = meta.effective_cache_type
-    from tabarena_checks.rules.metadata import at
 
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
     field = "cache_type" if meta.cache_type else "cache_kwargs"
@@ -64,7 +66,7 @@ def cache_names_safe(ctx, meta):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
     at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes); cache_kwargs'
     prefix is '/'-separated plain names and its bucket an S3 bucket name."""
-    from tabarena_checks.cache.layout import name_problem
+    from tabarena_checks.cache.layout import name_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     problems = [(f, name_problem(v, f)) for f, v in (("method", meta.method), ("suite", meta.effective_suite))]
     for _, problem in problems:
@@ -78,8 +80,7 @@ def cache_names_safe(ctx, meta):
 
 def _store_names(meta):
     """A finding for a ``cache_kwargs`` prefix or bucket that cannot start an object key in the store."""
-    from tabarena_checks.cache.layout import bucket_problem, key_prefix_problem
-    from tabarena_checks.rules.metadata import at
+    from tabarena_checks.cache.layout import bucket_problem, key_prefix_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
     for key, check in (("prefix", key_prefix_problem), ("bucket", bucket_problem)):
@@ -95,8 +96,7 @@ def _store_names(meta):
 
 def _raw_copy_names(ctx, method: str):
     """A finding for each config directory whose raw copy, renamed to ``method``, is no plain directory name."""
-    from checks import ChecksError
-    from tabarena_checks.cache.layout import segment_problem
+    from tabarena_checks.cache.layout import segment_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     try:
         index, inference = ctx.facts.index, ctx.facts.inference
@@ -115,8 +115,7 @@ def _raw_copy_names(ctx, method: str):
 
 def _dataset_names(ctx):
     """A finding for each dataset name (from task_metadata.name) that cannot name a model_predictions directory."""
-    from checks import ChecksError
-    from tabarena_checks.cache.layout import segment_problem
+    from tabarena_checks.cache.layout import segment_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     try:
         table = ctx.facts.index.table
@@ -192,7 +191,7 @@ def parts_present(ctx):
 def cache_is_what_process_wrote(ctx):
     """Every file of the cache has the sha256 process recorded, none was added, and a passed process run
     recorded that manifest in a decision record signed with this user's key."""
-    from tabarena_checks.cache import integrity
+    from tabarena_checks.cache import integrity  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     facts = ctx.facts
     cache = facts.cache
@@ -213,10 +212,8 @@ def cache_is_what_process_wrote(ctx):
 
 def _recorded_by_process(ctx, digest: str):
     """A finding unless a signed, passed process record in the decision log names the manifest ``digest``."""
-    import os
-
-    from checks import ChecksError, records
-    from tabarena_checks.cache import integrity
+    from checks import ChecksError, records  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
+    from tabarena_checks.cache import integrity  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     log = records.log_path(ctx.config, os.getcwd())
     try:
@@ -260,11 +257,8 @@ def _recorded_by_process(ctx, digest: str):
 )
 def decision_log_apart(ctx):
     """The decision log is neither inside the run's data directory nor inside the cache root."""
-    import os
-    from pathlib import Path
-
-    from checks import records
-    from tabarena_checks.cache.layout import cache_root
+    from checks import records  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
+    from tabarena_checks.cache.layout import cache_root  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     log = Path(os.path.realpath(records.log_path(ctx.config, os.getcwd())))
     roots = {"the cache root (--cache-root)": cache_root(getattr(ctx.options, "cache_root", None))}
@@ -290,7 +284,7 @@ def decision_log_apart(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials
+    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     if not ctx.facts.real or ctx.dry_run:
         return

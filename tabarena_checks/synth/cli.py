@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from checks import UsageError, progress
+from tabarena_checks.synth import generate as synth
 
 
 def tabarena_group(cli: click.Group) -> click.Group:
@@ -32,7 +33,6 @@ def _task_ids(values: tuple[str, ...]) -> tuple[int, ...]:
 
 
 def register_commands(cli: click.Group) -> None:
-    from tabarena_checks.synth import generate as synth
 
     group = tabarena_group(cli)
 

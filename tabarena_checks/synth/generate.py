@@ -15,12 +15,13 @@ import os
 import pickle
 import shutil
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from checks import io
+from checks import io, progress
 from tabarena_checks.raw.suite_tasks import TABARENA_V01
 
 
@@ -423,14 +424,10 @@ def _check_request(
 
 def _write_all(jobs: list[tuple], workers: int | None) -> None:
     """Write every results.pkl, on a process pool for a large run (``workers`` None: decided by its size)."""
-    from checks import progress
-
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) > 200 else 1
     with progress.bar("synth", total=len(jobs), unit="results.pkl") as advance:
         if workers > 1:
-            from concurrent.futures import ProcessPoolExecutor
-
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for _ in pool.map(_write_one, jobs, chunksize=32):
                     advance(1)

@@ -9,13 +9,17 @@ rule is tested against the facts the built-in rules read. They need the ``[tabar
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from checks.testing import gather_facts as _gather, run_cli
+from checks.testing import gather_facts as _gather
+from checks.testing import run_cli
+from tabarena_checks.metadata import precommit
+from tabarena_checks.synth import generate as synth_mod
 
 #: the plugin whose actions these builders gather for
 PLUGIN = "tabarena"
@@ -60,8 +64,6 @@ def tabarena_run(
     **synth: Any,
 ) -> TabArenaRun:
     """Write a run like ``checks tabarena synth`` (``defects`` as its ``--defect``) and a matching info.py under ``root``."""
-    from tabarena_checks.synth import generate as synth_mod
-
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     run_dir = synth_mod.generate_run(
@@ -160,8 +162,6 @@ class ArenaCheckout:
 
 def arena_checkout(root: str | os.PathLike, **run: Any) -> ArenaCheckout:
     """A git checkout (one commit) with ``contexts/tabarena/methods.py``, a BENCHMARK_LOG.md and a fresh run's info.py."""
-    import subprocess
-
     root = Path(root)
     made = tabarena_run(root, **run)
     repo = root / "tabarena"
@@ -221,8 +221,6 @@ def unpublish_facts(root: str | os.PathLike, **run: Any) -> Any:
 
 def info_facts(root: str | os.PathLike, source: str, name: str = "info.py") -> list[Any]:
     """What the ``precommit-info`` rules read: one ``InfoFacts`` per declaration of ``source`` (written to ``root/name``)."""
-    from tabarena_checks.metadata import precommit
-
     path = Path(root) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)

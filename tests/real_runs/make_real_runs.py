@@ -35,7 +35,10 @@ import sys
 import tempfile
 import time
 import traceback
+from importlib.metadata import version
 from pathlib import Path
+
+import openml
 
 if __name__ == "__main__" and os.environ.get("PYTHONHASHSEED") != "0":
     # AutoGluon orders some feature lists through sets of strings, whose order follows the
@@ -275,7 +278,6 @@ def save_task_files(tasks, metas, out: Path) -> None:
 
 
 def versions() -> dict:
-    from importlib.metadata import version
 
     return {
         "python": platform.python_version(),
@@ -314,7 +316,6 @@ def main(argv=None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     # Every cache TabArena/OpenML/HF would touch lives in the temporary directory.
-    import openml
 
     openml.config.set_root_cache_directory(str(work / "openml"))
     os.environ["TABARENA_CACHE"] = str(work / "tabarena-cache")

@@ -6,6 +6,7 @@ appended with one write, so concurrent runs never interleave within a line.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -114,8 +115,6 @@ def orgpolicy_group():
 @click.pass_obj
 def status(app):
     """Show the audit trail (where, how many runs, the last one) and whether uploads are frozen today."""
-    import datetime as dt
-
     settings = settings_mod.of(app.config())
     path = settings.audit_path(os.getcwd())
     lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
