@@ -12,6 +12,7 @@ a checksum of the labels, so the index pass stays about as cheap as before.
 from __future__ import annotations
 
 import functools
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -198,8 +199,6 @@ def _labels_digest(sa: dict) -> str | None:
     """What identifies a split's labels: a CRC-32 of their values (as float64, whatever the dtype), row ids and
     name. A checksum, cheap beside decoding the file, is enough: it tells one config's labels from another's
     made by mistake, and a file made to collide would only have its own config scored against the first's labels."""
-    import zlib
-
     import numpy as np
 
     crc = 0

@@ -12,6 +12,11 @@ cannot be read or written the index is built from the files alone.
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
+import signal
+import threading
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import functools
 import hashlib
 import json
@@ -27,6 +32,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from checks import InputError, io
+from checks import progress as bars
 from tabarena_checks.raw import reader
 
 RESULT_FILE = "results.pkl"
@@ -401,7 +407,6 @@ def _changed(root: Path, items: Sequence[FileStat], digests: Sequence[str | None
     A file rewritten with the same size and its mtime restored (``os.utime``, ``rsync -a``) keeps
     its cache key; only its content tells. Read in threads (reading and hashing release the GIL).
     """
-    from concurrent.futures import ThreadPoolExecutor
 
     def differs(pair: tuple[FileStat, str | None]) -> bool:
         item, digest = pair
@@ -423,8 +428,6 @@ def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]
 def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: bool | None, max_bytes: int):
     """The rows of ``todo`` as one table, decoded in worker processes when there are enough files."""
     import pyarrow as pa
-
-    from checks import progress as bars
 
     if not todo:
         return schema().empty_table()
@@ -451,9 +454,6 @@ def worker_pool(count: int, initializer: Callable[[int], None]):
     Forked where the platform can (workers start in milliseconds and never re-import the caller's
     ``__main__``), spawned elsewhere.
     """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     fork = "fork" in multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if fork else "spawn")
     return ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer, initargs=(os.getpid(),))
@@ -467,8 +467,6 @@ def quiet_worker(parent: int) -> None:
     another worker died). Ctrl-C is the main process's to handle: it shuts the pool down, cancelling
     what is queued, so a pool using this must shut down with ``cancel_futures=True``.
     """
-    import signal
-
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
@@ -494,12 +492,7 @@ def die_with_parent(parent: int) -> None:
     own task pipe, so it would wait for work forever. On Linux the kernel sends SIGKILL on the
     parent's death (PR_SET_PDEATHSIG); elsewhere a thread polls the parent pid.
     """
-    import signal
-    import threading
-
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         armed = libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):

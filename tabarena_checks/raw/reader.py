@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import reprlib
 import stat
 import zlib
 from pathlib import Path
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from checks import InputError
-from tabarena_checks.raw import artifacts
+from tabarena_checks.raw import artifacts, unpickler
 
 T = TypeVar("T")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -223,8 +224,6 @@ def unpickle(path: str | Path, payload: bytes, notes: list[str] | None = None) -
 
 def _load(path: str | Path, payload: bytes):
     """:func:`tabarena_checks.raw.unpickler.load`, every failure turned into a :class:`RawFileError` of ``path``."""
-    from tabarena_checks.raw import unpickler
-
     try:
         return unpickler.load(payload)
     except unpickler.UnpicklingRefused as exc:
@@ -337,7 +336,6 @@ def _is_number(value: Any) -> bool:
 
 
 def _repr_limits():
-    import reprlib
 
     limits = reprlib.Repr()
     limits.maxlevel, limits.maxstring, limits.maxother, limits.maxlong = 3, 60, 60, 40
