@@ -881,7 +881,7 @@ class _Settling:
         elif type(value) in (set, frozenset):
             settled, (size, below) = value, self.members(value, where, depth)
         else:  # a dict, a list, or an object array (settled in place through its flat view)
-            flat = value if type(value) is not _NDARRAY[0] else value.reshape(-1)
+            flat = value if type(value) in _CONTAINERS else value.reshape(-1)
             pairs = flat.items() if isinstance(flat, dict) else enumerate(flat)
             settled, (size, below) = value, self.items(flat, pairs, where, depth)
         self.on_path.discard(original)
@@ -956,18 +956,12 @@ class _Settling:
 
 
 _EXPANDS = f"expands to more than {MAX_EXPANDED} objects through shared references (a 'billion laughs' pickle)"
-#: numpy's array type, filled in on first use (numpy is imported only when an array is read)
-_NDARRAY: list[Any] = [None]
 
 
 def settle(value: Any, unread: list[Unread]) -> Any:
     """``value`` settled and measured (see :class:`_Settling`); unread globals are added to ``unread``."""
     if type(value) in _LEAVES:
         return value
-    if _NDARRAY[0] is None:
-        import numpy as np
-
-        _NDARRAY[0] = np.ndarray
     return _Settling(unread).value(value, (), 1)[0]
 
 
