@@ -18,9 +18,9 @@ closed here, each before the object that would cause it exists:
 * unbounded work: every opcode and every element a call copies is charged to a budget, and
   a tuple nested deeper than :data:`MAX_DEPTH` is refused (hashing one, as a dict key,
   recurses in C without a limit and kills the process). After the load, the walk that replaces
-  the stand-ins (:func:`settle`) also measures the object graph: no cycle, no nesting deeper than :data:`MAX_DEPTH`, and no more
-  than :data:`MAX_EXPANDED` objects when shared references are counted as often as they are
-  reached, so rendering a value later is bounded too.
+  the stand-ins (:func:`settle`) also measures the object graph: no cycle, no nesting deeper
+  than :data:`MAX_DEPTH`, and no more than :data:`MAX_EXPANDED` objects when shared references
+  are counted as often as they are reached, so rendering a value later is bounded too.
 
 Two loaders share these checks. The fast one is the standard library's C unpickler, used when
 a scan of the opcodes (:func:`scan`) shows the pickle within the budget, with few tuple
@@ -597,8 +597,8 @@ _COUNTS = [
 
 
 # shape: one loop over every opcode of every file read (the fast loader's only Python-level cost per opcode);
-# the table lookups stay inline and both counts are kept in one integer, since each statement per opcode costs
-# as much here as a tenth of the C unpickler's whole load
+# the table lookups stay inline and both counts are kept in one float (:data:`_COUNTS`), since each statement
+# per opcode costs as much here as a tenth of the C unpickler's whole load
 def scan(payload: bytes) -> int | None:
     """The budget the opcodes of ``payload`` cost, or None when the careful loader must read it.
 
