@@ -12,7 +12,6 @@ a checksum of the labels, so the index pass stays about as cheap as before.
 from __future__ import annotations
 
 import functools
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -200,20 +199,21 @@ def _labels_digest(sa: dict) -> str | None:
     name. A checksum, cheap beside decoding the file, is enough: it tells one config's labels from another's
     made by mistake, and a file made to collide would only have its own config scored against the first's labels."""
     import numpy as np
+    from isal import isal_zlib  # zlib's CRC-32, computed with the CPU's carry-less multiply: six times as fast
 
     crc = 0
     for key in ("y_val", "y_test", "y_val_idx", "y_test_idx"):
         value = sa.get(key)
         if value is None and key.endswith("_idx"):
-            crc = zlib.crc32(b"-", crc)
+            crc = isal_zlib.crc32(b"-", crc)
             continue
         if not (isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in _NUMERIC):
             return None
-        crc = zlib.crc32(b"|", zlib.crc32(np.ascontiguousarray(value, dtype=np.float64), crc))
+        crc = isal_zlib.crc32(b"|", isal_zlib.crc32(np.ascontiguousarray(value, dtype=np.float64), crc))
     label = sa.get("label")
     if not _is_label_name(label):
         return None
-    return f"{zlib.crc32(str(label).encode('utf-8', 'surrogatepass'), crc):08x}"
+    return f"{isal_zlib.crc32(str(label).encode('utf-8', 'surrogatepass'), crc):08x}"
 
 
 def _is_prediction(value: Any) -> bool:

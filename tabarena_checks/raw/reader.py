@@ -96,20 +96,21 @@ def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as file:
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise RawFileError(
-                    path,
-                    f"is not a regular file (a {_file_kind(st.st_mode)}); a results.pkl must be "
-                    "a file: replace it by the file itself",
-                )
-            if st.st_size > max_bytes:
-                raise RawFileError(path, f"file is {st.st_size} bytes, over the {max_bytes}-byte limit")
-            data = _read_capped(file, st.st_size, max_bytes)
-        except OSError as exc:
-            raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise RawFileError(
+                path,
+                f"is not a regular file (a {_file_kind(st.st_mode)}); a results.pkl must be "
+                "a file: replace it by the file itself",
+            )
+        if st.st_size > max_bytes:
+            raise RawFileError(path, f"file is {st.st_size} bytes, over the {max_bytes}-byte limit")
+        data = _read_capped(fd, st.st_size, max_bytes)
+    except OSError as exc:
+        raise RawFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:
         raise RawFileError(path, f"file grew past the {max_bytes}-byte limit while it was read")
     if not data:
@@ -117,17 +118,20 @@ def read_raw(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     return data
 
 
-def _read_capped(file, size: int, cap: int) -> bytes:
-    """At most ``cap`` + 1 bytes: the ``size`` fstat gave and one more (a read of ``cap`` bytes at once would
-    reserve the whole cap), then in blocks while the file turns out longer than it said."""
-    parts = [file.read(size + 1)]
-    total = len(parts[0])
-    while total > size and total <= cap:
-        block = file.read(min(1 << 20, cap + 1 - total))
+def _read_capped(fd: int, size: int, cap: int) -> bytes:
+    """At most ``cap`` + 1 bytes of the open file ``fd``: the ``size`` fstat gave and one more (a read of ``cap``
+    bytes at once would reserve the whole cap), then in blocks until the end or past the cap.
+
+    Plain ``os.read`` calls: a buffered file object costs more to set up than reading a whole result takes.
+    """
+    parts, total, want = [], 0, size + 1
+    while total <= cap:
+        block = os.read(fd, want)
         if not block:
             break
         parts.append(block)
         total += len(block)
+        want = min(1 << 20, cap + 1 - total)
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
