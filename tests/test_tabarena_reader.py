@@ -378,6 +378,18 @@ ARTIFACT_DEFECTS = {
         lambda r: _sa(r)["pred_proba_dict_val"][r["framework"]].__setitem__(slice(0, 2), np.inf),
         "simulation_artifacts.pred_proba_dict_val['TA-Nori_c1_default_BAG_L1'] holds 2 infinite values",
     ),
+    "a stored test prediction of another shape than its children": (
+        363612,
+        lambda r: _sa(r)["pred_proba_dict_test"].update(
+            {r["framework"]: _sa(r)["pred_proba_dict_test"][r["framework"]].reshape(-1, 1)}
+        ),
+        "each child's test prediction has shape (25,), but the stored test prediction has shape (25, 1)",
+    ),
+    "fewer validation row ids than validation rows": (
+        363612,
+        lambda r: _sa(r).update(y_val_idx=_sa(r)["y_val_idx"][:-2]),
+        "simulation_artifacts.y_val_idx has 48 row ids but its labels have 50 rows",
+    ),
     "a child predicting infinity": (
         363612,
         lambda r: _bag(r)["pred_proba_test_per_child"][2].__setitem__(0, -np.inf),
@@ -402,6 +414,43 @@ def test_what_alignment_reads_is_checked_when_the_file_is_indexed(tmp_path, name
     assert row_problems(reader.decode_row(path, root=data)) == []  # must pass before the edit
     problems = _problems_after(edit, path, data)
     assert any(problem in p for p in problems), problems
+
+
+#: what the reader once recorded as a decode error when it could not measure fidelity: an artifact defect
+#: TA306 now names from the facts (the decode error must be gone, the gate must still block)
+UNMEASURED_FIDELITY = {
+    "stored test prediction": ("a stored test prediction of another shape than its children", "test prediction shape"),
+    "validation rows": ("fewer validation row ids than validation rows", "validation prediction has"),
+    "positions": ("a position past the rows", "val_idx_per_child holds positions outside"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNMEASURED_FIDELITY))
+def test_fidelity_that_cannot_be_measured_is_left_to_the_rules(tmp_path, name):
+    case, old_error = UNMEASURED_FIDELITY[name]
+    task, edit, problem = ARTIFACT_DEFECTS[case]
+    data = make_run(tmp_path, tasks=(task,), folds=1, array_scale=0.05)
+    path = next(data.rglob("results.pkl"))
+    result = reader.load_result(path)
+    edit(result)
+    write_payload(path, result)
+    row = reader.decode_row(path, root=data)
+    assert not any(old_error in e for e in row["decode_errors"]), row["decode_errors"]
+    assert any(problem in p for p in row_problems(row))
+
+
+def test_a_single_childs_labels_missing_from_y_val_idx_block(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=1, array_scale=0.05, use_child_oof=True)
+    path = next(data.rglob("results.pkl"))
+    row = reader.decode_row(path, root=data)
+    assert row["val_labels_missing"] is False and row_problems(row) == []
+    result = reader.load_result(path)
+    labels = _bag(result)["val_idx_per_child"][0]
+    labels[0] = _sa(result)["y_val_idx"].max() + 1_000  # a training-row label the validation rows lack
+    write_payload(path, result)
+    row = reader.decode_row(path, root=data)
+    assert row["val_labels_missing"] is True and row["val_not_close"] is None and row["decode_errors"] == []
+    assert any("of the single child holds row labels missing from y_val_idx" in p for p in row_problems(row))
 
 
 def test_val_and_test_rows_are_recorded_for_the_split_check(tmp_path):

@@ -107,6 +107,7 @@ def schema():
             ("test_not_close_pct", f),
             ("val_not_close", b),
             ("val_not_close_pct", f),
+            ("val_labels_missing", b),
             ("val_rows", i),
             ("test_rows", i),
             ("labels_digest", s),

@@ -595,16 +595,16 @@ def _prediction(sa: dict, key: str, framework: str | None):
     return value if isinstance(value, np.ndarray) else None
 
 
-def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
-    """Rebuild the test and validation predictions from the bag children, like TabArena's loader."""
+def _fidelity(sa: dict, framework: str | None) -> dict[str, Any]:
+    """Rebuild the test and validation predictions from the bag children, like TabArena's loader.
+
+    A measurement that cannot be made (a stored prediction of another shape than the children's, children
+    that cannot be averaged, positions outside the rows) stays None: the artifacts' facts show why, and
+    TA306 says so when the gate runs (tabarena_checks.rules.raw_artifacts).
+    """
     import numpy as np
 
-    out: dict[str, Any] = {
-        "num_bag_children": None,
-        "test_not_close_pct": None,
-        "val_not_close": None,
-        "val_not_close_pct": None,
-    }
+    out: dict[str, Any] = dict(NO_FIDELITY)
     bag = sa.get("bag_info")
     if not isinstance(bag, dict):
         return out
@@ -618,18 +618,23 @@ def _fidelity(sa: dict, framework: str | None, row: _Row) -> dict[str, Any]:
         for child in children:
             rebuilt += child
         rebuilt = (rebuilt / len(children)).astype(np.float32)
-        if stored is not None:
-            if stored.shape != rebuilt.shape:
-                row.decode_errors.append(
-                    f"test prediction shape {stored.shape} differs from the children's {rebuilt.shape}"
-                )
-            else:
-                close = _isclose(rebuilt, stored, TEST_RTOL)
-                out["test_not_close_pct"] = float((1.0 - _mean(close)) * 100.0) if close.size else 0.0
-    except (ValueError, TypeError) as exc:
-        row.decode_errors.append(f"per-child test predictions cannot be averaged ({exc})")
-    out.update(_val_fidelity(sa, bag, framework, row))
+        if stored is not None and stored.shape == rebuilt.shape:
+            close = _isclose(rebuilt, stored, TEST_RTOL)
+            out["test_not_close_pct"] = float((1.0 - _mean(close)) * 100.0) if close.size else 0.0
+    except (ValueError, TypeError):  # children or a prediction of other shapes or kinds: not measured
+        pass
+    out.update(_val_fidelity(sa, bag, framework))
     return out
+
+
+#: the fidelity columns of a result without a bag to rebuild its predictions from
+NO_FIDELITY = {
+    "num_bag_children": None,
+    "test_not_close_pct": None,
+    "val_not_close": None,
+    "val_not_close_pct": None,
+    "val_labels_missing": None,
+}
 
 
 def _mean(flags) -> float:
@@ -650,11 +655,13 @@ def _isclose(a, b, rtol: float):
     return (close & (scale != np.inf)) | (a == b)
 
 
-def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict[str, Any]:
-    """Whether the stored validation predictions match the children's (``val_not_close`` and its share).
+def _val_fidelity(sa: dict, bag: dict, framework: str | None) -> dict[str, Any]:
+    """Whether the stored validation predictions match the children's (``val_not_close`` and its share), and
+    for a single child that records row labels, whether one is missing from ``y_val_idx``
+    (``val_labels_missing``).
 
-    Nothing when the predictions or the children's positions are missing; why on ``row`` (a decode error:
-    the measurement could not be made) when they cannot be compared.
+    Nothing when the predictions or the children's positions are missing or cannot be compared (other
+    lengths, positions outside the rows): the artifacts' facts say which.
     """
     stored = _prediction(sa, "pred_proba_dict_val", framework)
     val_idx = bag.get("val_idx_per_child")
@@ -663,22 +670,25 @@ def _val_fidelity(sa: dict, bag: dict, framework: str | None, row: _Row) -> dict
         return {}
     n = len(y_val_idx)
     if len(stored) != n:
-        row.decode_errors.append(f"validation prediction has {len(stored)} rows but y_val_idx has {n}")
         return {}
     per_child = bag.get("pred_val_per_child")
-    val_idx = _child_positions(val_idx, per_child, y_val_idx, row)
+    val_idx, missing = _child_positions(val_idx, per_child, y_val_idx)
     if val_idx is None:
-        return {}
+        return {"val_labels_missing": missing}
     try:
         bad = _val_not_close(stored, val_idx, per_child, n)
-    except (IndexError, ValueError) as exc:
-        row.decode_errors.append(f"val_idx_per_child holds positions outside the {n} validation rows ({exc})")
-        return {}
-    return {"val_not_close": bool(bad.any()), "val_not_close_pct": float(_mean(bad) * 100.0) if bad.size else 0.0}
+    except (IndexError, ValueError):
+        return {"val_labels_missing": missing}
+    return {
+        "val_not_close": bool(bad.any()),
+        "val_not_close_pct": float(_mean(bad) * 100.0) if bad.size else 0.0,
+        "val_labels_missing": missing,
+    }
 
 
-def _child_positions(val_idx, per_child, y_val_idx, row: _Row) -> list | None:
-    """Each child's validation positions, or None (with a problem on ``row``) when they cannot be found.
+def _child_positions(val_idx, per_child, y_val_idx) -> tuple[list | None, bool | None]:
+    """Each child's validation positions (None when they cannot be found), and for a single child that
+    records row labels whether one of them is missing from ``y_val_idx`` (None for other bags).
 
     Apart because a single (use_child_oof) child without its own predictions records training-row
     labels; TabArena maps them to positions, and a label missing from ``y_val_idx`` is a damaged result.
@@ -687,12 +697,9 @@ def _child_positions(val_idx, per_child, y_val_idx, row: _Row) -> list | None:
 
     val_idx = [np.asarray(idx) for idx in val_idx]
     if len(val_idx) != 1 or per_child is not None:
-        return val_idx
+        return val_idx, None
     positions = _label_positions(np.asarray(y_val_idx), val_idx[0])
-    if positions is None:
-        row.decode_errors.append("val_idx_per_child[0] of the single child holds row labels missing from y_val_idx")
-        return None
-    return [positions]
+    return (None, True) if positions is None else ([positions], False)
 
 
 def _label_positions(labels, wanted):
@@ -910,17 +917,11 @@ def _artifact_fields(result: dict, v: dict[str, Any], row: _Row) -> dict[str, An
         "artifact_facts": None,
         "val_position_bounds": None,
     }
-    no_fidelity = {
-        "num_bag_children": None,
-        "test_not_close_pct": None,
-        "val_not_close": None,
-        "val_not_close_pct": None,
-    }
     out.update(artifacts.label_rows(sa))
     if sa is None:
-        return {**out, **no_fidelity}
+        return {**out, **NO_FIDELITY}
     out.update(_guarded(row, "simulation_artifacts", lambda: _artifact_json(sa, v["framework"]), {}))
-    return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"], row), no_fidelity)}
+    return {**out, **_guarded(row, "simulation_artifacts", lambda: _fidelity(sa, v["framework"]), NO_FIDELITY)}
 
 
 #: artifact fields that repeat one of the result's (TabArena 0.1.0 asserts each equal to it when present)

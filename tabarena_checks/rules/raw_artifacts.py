@@ -59,6 +59,7 @@ def problems(facts: dict, problem_type: Any, metric: Any) -> list[str]:
     if bag is not None:
         _check_bag(bag, preds["val"], problem_type, ids, found)
         _check_loaded(bag, parts, found)
+        _check_test_rebuild(bag, preds["test"], found)
     elif facts["bag_type"] is not None:
         found.append(f"simulation_artifacts.bag_info is not a dict (got {facts['bag_type']})")
     _check_repeated_names(facts.get("repeated", {}), {"metric": metric, "problem_type": problem_type}, found)
@@ -349,6 +350,21 @@ def _check_loaded(bag: dict, parts: dict, found: list[str]) -> None:
             found.append(f"{key} is keyed {pred['first_key']}, not the framework {FRAMEWORK}")
         else:
             found.append(f"{key} has no entry for framework {FRAMEWORK}")
+
+
+def _check_test_rebuild(bag: dict, pred_test: dict | None, found: list[str]) -> None:
+    """The children's test predictions have the stored test prediction's shape: TabArena's loader rebuilds
+    that prediction as their mean (TA305 measures how close it comes), which another shape cannot be."""
+    children = bag["test"]
+    if pred_test is None or not children["ok"]:
+        return
+    shapes = {tuple(shape) for shape in children["shapes"]}
+    if len(shapes) == 1 and (shape := shapes.pop()) != tuple(pred_test["shape"]):
+        found.append(
+            f"simulation_artifacts.bag_info.{bag['test_key']}: each child's test prediction has shape {shape}, "
+            f"but the stored test prediction has shape {_shape(pred_test['shape'])}; the loader rebuilds it as "
+            "the children's mean (rerun the config, or remove the file)"
+        )
 
 
 def _check_repeated_names(repeated: dict, result: dict, found: list[str]) -> None:

@@ -150,6 +150,14 @@ ROW_CHECKS: dict[str, tuple[str, str]] = {
         "|| model_hyperparameters_shown || '): processing writes it as the config''s entry of "
         "configs_hyperparameters.json, which TabArena refuses to load otherwise'",
     ),
+    # a single use_child_oof child records training-row labels, which TabArena's loader maps to validation
+    # positions through y_val_idx; it stops on a label y_val_idx lacks
+    "val-labels-missing": (
+        "val_labels_missing",
+        "'simulation_artifacts.bag_info.val_idx_per_child[0] of the single child holds row labels missing from "
+        "y_val_idx: TabArena''s loader maps them to validation rows through it and stops on a missing one (rerun "
+        "the config, or remove the file)'",
+    ),
     # TabArena takes float() of metric_error_val
     "metric-error-val-none": (
         "metric_error_val_state = 'none'",
