@@ -614,10 +614,8 @@ def _fidelity(sa: dict, framework: str | None) -> dict[str, Any]:
     out["num_bag_children"] = len(children)
     stored = _prediction(sa, "pred_proba_dict_test", framework)
     try:
-        rebuilt = np.zeros(np.shape(children[0]), dtype=np.float64)
-        for child in children:
-            rebuilt += child
-        rebuilt = (rebuilt / len(children)).astype(np.float32)
+        # one float64 sum down the stacked children, in their order: the same float as adding them one by one
+        rebuilt = (np.add.reduce(children, axis=0, dtype=np.float64) / len(children)).astype(np.float32)
         if stored is not None and stored.shape == rebuilt.shape:
             close = _isclose(rebuilt, stored, TEST_RTOL)
             out["test_not_close_pct"] = float((1.0 - _mean(close)) * 100.0) if close.size else 0.0
@@ -735,8 +733,7 @@ def _val_not_close(stored, val_idx: list, per_child, n: int):
     # row's stored value; it differs (NaN) only where no child held the row out, or the
     # stored value is NaN. Equivalent to the full rebuild, without the arithmetic.
     covered = np.zeros(n, dtype=bool)
-    for idx in val_idx:
-        covered[idx] = True
+    covered[np.concatenate(val_idx)] = True
     return np.isnan(stored) | (~covered if stored.ndim == 1 else ~covered[:, None])
 
 
