@@ -4,7 +4,7 @@ A plugin imports from here only, as the built-in ``tabarena_checks`` and
 ``hfmigrate_checks`` do (``tests/test_public_api.py`` holds them to it): ``hookimpl`` to
 mark hook implementations, ``rule`` and ``Rule`` to define rules (``needs`` to give a rule its facts), ``Action`` for things
 the runner may execute, ``ModuleWiring`` to spread a plugin over modules imported when a
-hook needs them, ``Finding``/``Severity`` for what rules report, ``Waiver`` for waivers an
+hook needs them, ``LazyGroup`` for a command group whose commands are imported when one is asked for, ``Finding``/``Severity`` for what rules report, ``Waiver`` for waivers an
 action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``preview`` to
 show what a gate would decide, ``ExitCode`` and the error types, ``secret_values`` and
 ``SECRET_SHAPES`` to keep credentials out of what a plugin writes, and ``main`` to run the
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from checks.context import RunContext
     from checks.errors import ActionFailed, ChecksError, ConfigError, InputError, PluginError, UsageError
     from checks.exitcodes import ExitCode
+    from checks.lazygroup import LazyGroup
     from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict, needs, rule
     from checks.plugins import hookimpl
     from checks.redact import SECRET_SHAPES, secret_values
@@ -52,6 +53,7 @@ _HOME = {
     "needs": "checks.model",
     "hookimpl": "checks.plugins",
     "ModuleWiring": "checks.wiring",
+    "LazyGroup": "checks.lazygroup",
     "RunContext": "checks.context",
     "Waiver": "checks.config",
     "Preview": "checks.runner",

@@ -10,7 +10,6 @@ import ast
 import contextlib
 import difflib
 import gc
-import importlib
 import json
 import os
 import re
@@ -27,6 +26,7 @@ from checks import plugins
 from checks.config import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
+from checks.lazygroup import LazyGroup
 from checks.redact import credential_options, redact
 from checks.visible import safe_lines
 
@@ -276,7 +276,7 @@ def registry_of(ctx: click.Context) -> plugins.Registry:
     return ctx.find_root().command.registry
 
 
-class _ChecksGroup(click.Group):
+class _ChecksGroup(LazyGroup):
     """The ``checks`` group: plugins' commands added on first need; one missing because its plugin is not loaded says so.
 
     The framework's own commands (run, rules, rule, config, plugins) are answered without
@@ -284,14 +284,21 @@ class _ChecksGroup(click.Group):
     Another name calls the hook with that name (a plugin may add just that command);
     ``--help`` and shell completion call it with ``None``, for every command.
 
-    ``run`` and ``config`` are declared apart from their implementations (click's lazy group):
-    :attr:`lazy_commands` names the module and factory of each, imported only when that command
-    is asked for, so ``checks rules`` never loads the runner, the judge or the output formats.
+    ``run`` and ``config`` are declared apart from their implementations (a
+    :class:`~checks.lazygroup.LazyGroup`): :attr:`lazy_commands` names the module and factory of
+    each, imported only when that command is asked for, so ``checks rules`` never loads the
+    runner, the judge or the output formats, and ``checks --help`` lists them unimported.
     """
 
     registry: plugins.Registry | None = None
-    #: framework command -> ``"module:factory"`` of its implementation, imported when the command runs
-    lazy_commands = {"run": "checks.run_cli:run_group", "config": "checks.config_view:config_command"}
+    lazy_commands = {
+        "run": ("checks.run_cli:run_group", "Run ACTION after its rules pass (checks run --help lists actions)."),
+        "config": (
+            "checks.config_view:config_command",
+            "Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` "
+            "uses for it); exit 2 if it is invalid.",
+        ),
+    }
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -320,14 +327,14 @@ class _ChecksGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self.add_plugin_commands(None)
-        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+        return super().list_commands(ctx)
+
+    def load(self, name: str) -> click.Command:
+        self._framework[name] = super().load(name)
+        return self._framework[name]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in self.lazy_commands and name not in self.commands:
-            module, _, factory = self.lazy_commands[name].partition(":")
-            self.add_command(getattr(importlib.import_module(module), factory)(), name)
-            self._framework[name] = self.commands[name]
-        elif name not in self.commands:
+        if name not in self.commands and name not in self.lazy_commands:
             self.add_plugin_commands(name)
         command = super().get_command(ctx, name)
         if command is None and not ctx.resilient_parsing and self.registry is not None:

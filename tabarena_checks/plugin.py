@@ -17,10 +17,9 @@ wiring = ModuleWiring(
         "publish.process": ("process",),
     },
     commands={
-        "synth.cli": ("tabarena",),
+        "cli": ("tabarena",),
         "report.inspect_cli": ("inspect",),
         "metadata.precommit": ("precommit",),
-        "metadata.cli": ("tabarena",),
     },
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

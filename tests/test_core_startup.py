@@ -74,7 +74,7 @@ def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
         m
         for m in modules
         if m.startswith(("tabarena_checks", "hfmigrate_checks"))
-        and m.rpartition(".")[2] in ("cli", "inspect_cli", "precommit")
+        and (m.rpartition(".")[2] in ("cli", "inspect_cli", "precommit") or m.startswith("hfmigrate_checks.commands"))
     ]
 
 
@@ -115,8 +115,52 @@ def test_a_plugin_command_imports_only_the_modules_that_add_it(tmp_path):
         "tabarena_checks.synth.generate",
         "tabarena_checks.report.inspect_cli",
         "tabarena_checks.metadata.cli",
+        "tabarena_checks.cli",
         "hfmigrate_checks.cli",
     }
+
+
+#: the modules of each `checks hf` command (hfmigrate_checks.commands) and what only that command runs
+HF_COMMANDS = {
+    "contract": {"hfmigrate_checks.hub.client"},
+    "ledger": {"hfmigrate_checks.source.ledger", "hfmigrate_checks.source.document", "csv"},
+    "resolve": {"hfmigrate_checks.hub.resolve", "hfmigrate_checks.hub.client"},
+    "inspect": {"hfmigrate_checks.hub.state", "hfmigrate_checks.hub.client"},
+    "validate": {"hfmigrate_checks.drafts.validate"},
+}
+
+
+@pytest.mark.parametrize("command", sorted(HF_COMMANDS))
+def test_a_hf_command_imports_its_own_module_and_no_other_commands(tmp_path, command):
+    """`checks hf validate --help` loads the validator, not the Hub client, the ledger importers or the other
+    commands' modules: each `checks hf` command is declared by name (hfmigrate_checks/cli.py) and lives apart."""
+    exit_code, modules = _imported(tmp_path, "hf", command, "--help")
+    assert exit_code == 0 and f"hfmigrate_checks.commands.{command}" in modules
+    others = {name for name in HF_COMMANDS if name != command}
+    assert not modules & {f"hfmigrate_checks.commands.{name}" for name in others}
+    assert not modules & (set().union(*(HF_COMMANDS[name] for name in others)) - HF_COMMANDS[command])
+    assert not modules & {"hfmigrate_checks.drafts.action", "hfmigrate_checks.drafts.decide", "tabarena_checks.cli"}
+
+
+def test_a_group_help_imports_none_of_its_commands(tmp_path):
+    """`checks hf --help` and `checks tabarena --help` list their commands from the declarations alone."""
+    exit_code, modules = _imported(tmp_path, "hf", "--help")
+    assert exit_code == 0 and "hfmigrate_checks.cli" in modules
+    assert not [m for m in modules if m.startswith(("hfmigrate_checks.commands", "hfmigrate_checks.hub"))]
+    assert not modules & set().union(*HF_COMMANDS.values())
+    exit_code, modules = _imported(tmp_path, "tabarena", "--help")
+    assert exit_code == 0 and "tabarena_checks.cli" in modules
+    assert not modules & {"tabarena_checks.synth.cli", "tabarena_checks.metadata.cli"}
+
+
+def test_a_tabarena_command_imports_neither_the_others_module_nor_its_readers(tmp_path):
+    """`checks tabarena synth` loads the generator, not the metadata command's static reader; and the reverse."""
+    exit_code, modules = _imported(tmp_path, "tabarena", "synth", "--help")
+    assert exit_code == 0 and {"tabarena_checks.synth.cli", "tabarena_checks.synth.generate"} <= modules
+    assert not [m for m in modules if m.startswith("tabarena_checks.metadata")]
+    exit_code, modules = _imported(tmp_path, "tabarena", "metadata", "--help")
+    assert exit_code == 0 and "tabarena_checks.metadata.cli" in modules
+    assert not [m for m in modules if m.startswith("tabarena_checks.synth")]
 
 
 def test_running_an_action_imports_only_the_module_that_declares_it(tmp_path):

@@ -23,6 +23,7 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
             "tabarena_checks.engine",
             "tabarena_checks.report",
             "tabarena_checks.synth",
+            "tabarena_checks.cli",
             "tabarena_checks.testing",
             "tabarena_checks.plugin",
         ),
@@ -36,6 +37,7 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
             "hfmigrate_checks.drafts.review_html",
             "hfmigrate_checks.drafts.precommit",
             "hfmigrate_checks.cli",
+            "hfmigrate_checks.commands",
             "hfmigrate_checks.testing",
             "hfmigrate_checks.plugin",
         ),
@@ -47,7 +49,12 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     ),
     (
         ("hfmigrate_checks.drafts.facts",),
-        ("hfmigrate_checks.rules", "hfmigrate_checks.drafts.action", "hfmigrate_checks.cli"),
+        (
+            "hfmigrate_checks.rules",
+            "hfmigrate_checks.drafts.action",
+            "hfmigrate_checks.cli",
+            "hfmigrate_checks.commands",
+        ),
     ),
     # the engine gets facts and metadata and writes cache files: it knows no action, rule or report
     (("tabarena_checks.engine",), ("tabarena_checks.publish", "tabarena_checks.rules", "tabarena_checks.report")),

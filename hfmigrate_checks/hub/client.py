@@ -208,9 +208,10 @@ class ReadOnlyHub:
         self._account_lock = threading.Lock()
 
     @classmethod
-    def from_env(cls, **kwargs: Any) -> ReadOnlyHub:
-        """Endpoint from ``HF_ENDPOINT`` and token from ``HF_TOKEN``, read now (not at import)."""
-        return cls(os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None, **kwargs)
+    def from_env(cls, endpoint: str | None = None, **kwargs: Any) -> ReadOnlyHub:
+        """Endpoint ``endpoint`` (an ``--endpoint`` option), else from ``HF_ENDPOINT``, and token from ``HF_TOKEN``,
+        read now (not at import)."""
+        return cls(endpoint or os.environ.get("HF_ENDPOINT") or None, os.environ.get("HF_TOKEN") or None, **kwargs)
 
     def __repr__(self) -> str:
         return f"ReadOnlyHub({self.endpoint!r}, authenticated={bool(self.__token)})"

@@ -3,7 +3,8 @@
 A maintainer who wonders why a rule pointed at a line (or why a value is what it is) sees every
 declaration with every field TabArena would hold, derived ones included, and the chain each
 value came through: the keyword, the ``**`` spreads, the descriptor default, the constant, the
-import. Read-only, nothing is imported or executed.
+import. Read-only, nothing is imported or executed. Declared by name in tabarena_checks/cli.py and
+imported only when it runs or shows its help.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import click
 from checks import ExitCode, InputError
 from tabarena_checks.metadata import info_eval, info_static
 from tabarena_checks.metadata.info_eval import CALL
-from tabarena_checks.synth.cli import tabarena_group
 
 #: how TabArena derives a field that was left unset (``MethodMetadata.__post_init__``)
 _DERIVED = {
@@ -134,29 +134,25 @@ def _split(ref: str) -> tuple[str, str | None]:
     return ref, None
 
 
-def register_commands(cli: click.Group) -> None:
-
-    group = tabarena_group(cli)
-
-    @group.command("metadata")
-    @click.argument("ref", metavar="FILE[:VAR]")
-    @click.option("--format", "fmt", type=click.Choice(["human", "json"]), default="human", show_default=True)
-    def metadata(ref, fmt):
-        """Show every MethodMetadata declaration of FILE (or VAR) as read statically: each field, derived ones
-        included, and where its value came from. Exit 1 when a declaration cannot be read."""
-        path, variable = _split(ref)
-        try:
-            declarations = _declarations(path, variable)
-        except InputError as exc:
-            click.echo(str(exc), err=True)
-            raise SystemExit(int(ExitCode.BLOCKED)) from None
-        items = [describe(d) for d in declarations]
-        if fmt == "json":
-            click.echo(json.dumps({"ref": ref, "declarations": items}, indent=2))
-        else:
-            click.echo(_human(items) if items else f"{path}: no MethodMetadata declaration")
-        bad = any("problem" in item for item in items) or not items
-        raise SystemExit(int(ExitCode.BLOCKED if bad else ExitCode.OK))
+@click.command("metadata")
+@click.argument("ref", metavar="FILE[:VAR]")
+@click.option("--format", "fmt", type=click.Choice(["human", "json"]), default="human", show_default=True)
+def metadata(ref, fmt):
+    """Show every MethodMetadata declaration of FILE (or VAR) as read statically: each field, derived ones
+    included, and where its value came from. Exit 1 when a declaration cannot be read."""
+    path, variable = _split(ref)
+    try:
+        declarations = _declarations(path, variable)
+    except InputError as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(int(ExitCode.BLOCKED)) from None
+    items = [describe(d) for d in declarations]
+    if fmt == "json":
+        click.echo(json.dumps({"ref": ref, "declarations": items}, indent=2))
+    else:
+        click.echo(_human(items) if items else f"{path}: no MethodMetadata declaration")
+    bad = any("problem" in item for item in items) or not items
+    raise SystemExit(int(ExitCode.BLOCKED if bad else ExitCode.OK))
 
 
 def _declarations(path: str, variable: str | None) -> list:

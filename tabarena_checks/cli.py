@@ -1,0 +1,33 @@
+"""``checks tabarena ...``: TabArena's tools that are not gated actions, declared by name.
+
+synth writes a synthetic run, metadata shows what the static reader reads from an info.py:
+two workflow steps, so each command lives in its own step's sub-package (``synth/cli.py``,
+``metadata/cli.py``) and is imported only when it runs or shows its help (a
+``checks.LazyGroup``); ``checks tabarena --help`` lists them from the short help here.
+"""
+
+from __future__ import annotations
+
+import click
+
+from checks import LazyGroup
+
+#: command -> (where it lives, its short help: the first sentence of its help, held equal by tests/test_cli_lazy.py)
+COMMANDS = {
+    "synth": (
+        "tabarena_checks.synth.cli:synth_cmd",
+        "Write a synthetic TabArena run to OUT (files under OUT/data) and print the data directory.",
+    ),
+    "metadata": (
+        "tabarena_checks.metadata.cli:metadata",
+        "Show every MethodMetadata declaration of FILE (or VAR) as read statically: each field, derived ones "
+        "included, and where its value came from.",
+    ),
+}
+
+
+def register_commands(cli: click.Group) -> None:
+    """Add the ``tabarena`` group to the root, its commands declared, none imported."""
+    LazyGroup("tabarena", help="TabArena tools: synthetic runs, raw-data inspection.", lazy_commands=COMMANDS).add_to(
+        cli
+    )
