@@ -56,15 +56,13 @@ def index_and_infer(data: Path, cache: Path, workers: int):
 
     Returns ((wall, CPU) seconds, index, {prefix: method's index}, {prefix: inference}).
     """
-    from tabarena_checks.raw import index, inference_memo
-    from tabarena_checks.report.inspect_cli import field_problems
+    from tabarena_checks.raw import index
+    from tabarena_checks.report.inspect_cli import infer_and_judge
 
     started, cpu = time.perf_counter(), cpu_seconds()
     built = index.build_index(data, cache_dir=cache, workers=workers, progress=False)
     methods = index.split_methods(built)
-    infs = {prefix: inference_memo.infer(sub) for prefix, sub in methods.items()}
-    for sub in methods.values():  # TA306's checks, judged from the index's facts as `checks inspect` does
-        field_problems(sub)
+    infs, _ = infer_and_judge(methods)  # with TA306's checks, judged from the index's facts as `checks inspect` does
     return (time.perf_counter() - started, cpu_seconds() - cpu), built, methods, infs
 
 

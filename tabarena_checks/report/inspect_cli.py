@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import click
@@ -103,13 +104,26 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
 def _method_reports(picked: dict, metadata, c1_only: bool) -> list[dict]:
     """Each picked method's report; ``c1_only`` infers config_default from the default (_c1_) config."""
     today = dt.date.today()
-    inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
+    inferences, problems = infer_and_judge(picked)
     if c1_only:
         inferences = {prefix: with_c1_default(inf) for prefix, inf in inferences.items()}
-    return [
-        report.method_report(prefix, inferences[prefix], metadata, today, field_problems(sub))
-        for prefix, sub in picked.items()
-    ]
+    return [report.method_report(prefix, inferences[prefix], metadata, today, problems[prefix]) for prefix in picked]
+
+
+def infer_and_judge(picked: dict) -> tuple[dict, dict]:
+    """Each method's inference and TA306's problems (:func:`field_problems`), by method prefix.
+
+    The problems are computed in a second thread, through indexes of their own (a DuckDB cursor is used by
+    one thread only), while this one infers: DuckDB leaves the interpreter while it runs a query, and the
+    two read the same rows and write separate memos, so a cold inspect waits for the longer of the two.
+    """
+    judged = {prefix: attrs.evolve(sub) for prefix, sub in picked.items()}
+    for sub in judged.values():
+        sub.con  # opened here, so only this thread ever asks the shared database for a cursor
+    with ThreadPoolExecutor(1) as pool:
+        problems = pool.submit(lambda: {prefix: field_problems(sub) for prefix, sub in judged.items()})
+        inferences = {prefix: inference_memo.infer(sub) for prefix, sub in picked.items()}
+        return inferences, problems.result()
 
 
 MEMO_FILE = "result-fields-valid.json"
