@@ -398,6 +398,18 @@ def _decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
         return pa.concat_tables(tables)
 
 
+def _sent_chunk(root: str, items: Sequence[FileStat], max_bytes: int) -> bytes:
+    """:func:`_decode_chunk`'s table as an Arrow IPC stream, what a worker sends back: pickling the table
+    itself costs ten times as much on each side (1.2 ms to write and 0.9 ms to read 32 rows, against 0.1 ms)."""
+    import pyarrow as pa
+
+    table = _decode_chunk(root, items, max_bytes)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
 def _error_row(item: FileStat, reason: str) -> dict[str, Any]:
     return {**reader.layout(item.path), "error": reason, "decode_errors": [], "invalid_text": [], "unread": []}
 
@@ -439,7 +451,8 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             # they only run numpy/zlib/pickle code and pyarrow's single-threaded conversion
             with worker_pool(min(workers, len(chunks)), die_with_parent) as pool:
-                for batch in pool.map(_decode_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
+                for sent in pool.map(_sent_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
+                    batch = pa.ipc.open_stream(pa.py_buffer(sent)).read_all()
                     tables.append(batch)
                     advance(batch.num_rows)
         else:
