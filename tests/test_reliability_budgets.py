@@ -170,7 +170,7 @@ ODD = {
     "string-dtype-predictions": (
         "simulation_artifacts.bag_info.pred_proba_test_per_child",
         lambda c: [np.array(["x"] * len(c[0]))] * len(c),
-        "per-child test predictions",
+        "pred_proba_test_per_child must be a non-empty list of 1-D or 2-D numeric arrays",
     ),
     "self-containing-list": (
         "method_metadata.model_hyperparameters.max_depth",
