@@ -168,6 +168,28 @@ def test_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
     assert peak < 8 << 20, f"peak {peak} bytes while refusing a bomb with a 1 MiB cap"
 
 
+def test_a_member_larger_than_the_last_trailer_says_is_read_whole(tmp_path):
+    # the reader sizes its first output buffer from the last member's trailer; an earlier, larger member
+    # must still be read to its end
+    blob = pickle.dumps({"x": list(range(5000))})
+    path = tmp_path / "r.pkl"
+    path.write_bytes(gzip.compress(blob[:-1]) + gzip.compress(blob[-1:]))
+    assert reader.load_result(path) == {"x": list(range(5000))}
+
+
+def test_a_bomb_whose_trailer_understates_its_size_is_still_refused(tmp_path):
+    path = tmp_path / "results.pkl"
+    path.write_bytes(_bomb(64 << 20)[:-4] + (10).to_bytes(4, "little"))
+    tracemalloc.start()
+    try:
+        with pytest.raises(reader.RawFileError, match="more than 1048576 bytes"):
+            reader.load_result(path, max_bytes=1 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"peak {peak} bytes while refusing a bomb with a 1 MiB cap"
+
+
 def test_file_larger_than_the_cap_is_not_read(tmp_path):
     path = tmp_path / "results.pkl"
     path.write_bytes(b"\x80" * 2048)
