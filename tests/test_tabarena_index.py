@@ -113,6 +113,24 @@ def test_parallel_build_matches_serial(tmp_path):
     assert parallel.table.equals(serial.table) and parallel.errors == serial.errors
 
 
+def test_a_cold_build_starts_decoding_while_the_walk_lists(tmp_path, monkeypatch):
+    data = make_run(tmp_path, configs=2, repeats=3, folds=3)  # 54 files: one chunk goes out before the walk ends
+    listed, sent = [], []
+    real_walk = index.walk
+
+    def walk(*args, found_more=None, **kwargs):
+        found = real_walk(*args, found_more=found_more, **kwargs)
+        listed.append(len(found.files))
+        if found_more is not None:
+            sent.append(sum(count for count, _ in found_more.__self__.sent))
+        return found
+
+    monkeypatch.setattr(index, "walk", walk)
+    built = build(data, workers=2, cache_dir=tmp_path / "c")
+    assert listed == [54] and sent == [index.CHUNK] and built.decoded == 54
+    assert build(data, workers=2, cache_dir=tmp_path / "c").decoded == 0 and sent == [index.CHUNK], "warm: no decoder"
+
+
 @pytest.mark.parametrize("make", ["missing", "empty", "no-results"])
 def test_missing_or_empty_directory(tmp_path, make):
     target = tmp_path / "data"

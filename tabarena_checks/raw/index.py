@@ -168,7 +168,12 @@ class Walk(NamedTuple):
     problems: list[tuple[str, str]]
 
 
-def walk(data_dir: Path, known: Mapping[str, int] | None = None, known_files: frozenset[str] = frozenset()) -> Walk:
+def walk(
+    data_dir: Path,
+    known: Mapping[str, int] | None = None,
+    known_files: frozenset[str] = frozenset(),
+    found_more: Callable[[list[FileStat]], None] | None = None,
+) -> Walk:
     """Every results.pkl under ``data_dir`` (sorted by path), and the mtime of every directory seen.
 
     ``known`` maps a directory (relative, "" for ``data_dir``) to its mtime_ns when it was
@@ -181,6 +186,9 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None, known_files: fr
     the walk loop or visit 2^depth directories): each is reported, like a directory that
     cannot be listed, a dangling link, a name that is not valid UTF-8 and a results.pkl that
     is not a regular file. A directory holding such an entry is listed again on every walk.
+
+    ``found_more``, when given, is called with the files of each directory as it is listed (in no
+    particular order), so decoding them can start before the walk ends.
     """
     known = known or {}
     same = _unchanged(os.fspath(data_dir), known, known_files) if _trusted(known) else None
@@ -194,7 +202,7 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None, known_files: fr
     seen: dict[str, int] = {}
     pending = [""]
     while pending:
-        rel = pending.pop()
+        rel, before = pending.pop(), len(found)
         mtime = _dir_mtime(root, rel, problems)
         if mtime is None:
             seen[rel] = UNTRUSTED  # tried again next time
@@ -205,6 +213,8 @@ def walk(data_dir: Path, known: Mapping[str, int] | None = None, known_files: fr
         else:
             clean = _list(root, rel, pending, found, problems)
             seen[rel] = mtime if clean and mtime < trusted_before else UNTRUSTED
+        if found_more is not None and len(found) > before:
+            found_more(found[before:])
     found.sort()
     problems.sort()
     return Walk(found, seen, problems)
@@ -462,6 +472,60 @@ def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: 
     return pa.concat_tables(tables)
 
 
+class _WalkDecoder:
+    """A cold build's decoding, started while the walk still lists directories.
+
+    The walk of a large run takes a few tens of milliseconds in which the second core would idle:
+    each chunk of :data:`CHUNK` files goes to the workers as soon as the walk has found it. The pool
+    starts only once :data:`PARALLEL_THRESHOLD` files are found (before any other thread runs); a
+    smaller run is decoded here after the walk, as :func:`_decode` does.
+    """
+
+    def __init__(self, root: Path, workers: int | None, max_bytes: int):
+        self.root, self.max_bytes = str(root), max_bytes
+        self.workers = workers or os.cpu_count() or 1
+        self.waiting: list[FileStat] = []
+        self.sent: list[Any] = []
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> _WalkDecoder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:  # on Ctrl-C or an error the queued chunks are dropped
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def found_more(self, files: list[FileStat]) -> None:
+        """Queue ``files``; send every full chunk once the run is large enough for workers."""
+        self.waiting.extend(files)
+        if self.pool is None:
+            if self.workers < 2 or len(self.waiting) < PARALLEL_THRESHOLD:
+                return
+            self.pool = worker_pool(self.workers, die_with_parent)
+        while len(self.waiting) >= CHUNK:
+            self._send(self.waiting[:CHUNK])
+            del self.waiting[:CHUNK]
+
+    def _send(self, chunk: list[FileStat]) -> None:
+        self.sent.append((len(chunk), self.pool.submit(_sent_chunk, self.root, chunk, self.max_bytes)))
+
+    def table(self, files: list[FileStat], progress: bool | None):
+        """The rows of ``files`` (every file the walk found) as one table sorted by path."""
+        import pyarrow as pa
+
+        if self.pool is None:
+            return _decode(Path(self.root), files, workers=self.workers, progress=progress, max_bytes=self.max_bytes)
+        if self.waiting:
+            self._send(self.waiting)
+            self.waiting = []
+        tables = []
+        with bars.bar("decode", total=len(files), unit="results.pkl", show=progress) as advance:
+            for count, sent in self.sent:
+                tables.append(pa.ipc.open_stream(pa.py_buffer(sent.result())).read_all())
+                advance(count)
+        return pa.concat_tables(tables).sort_by("path")
+
+
 def worker_pool(count: int, initializer: Callable[[int], None]):
     """A pool of ``count`` worker processes, each started with ``initializer(<this process's pid>)``.
 
@@ -710,17 +774,19 @@ def build_index(
         )
     cache_path = _cache_file(root, cache_dir) if use_cache else None
     cached = _read_cache(cache_path, root) if cache_path else None
-    cached_keys = _keys(cached)
-    files, dirs, walk_problems = walk(root, cached.dirs if cached else None, frozenset(k[0] for k in cached_keys))
-    if not files and not walk_problems:
-        raise InputError(
-            f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
-            "point it at the run's data/ folder"
+    if cached is None:  # every file is decoded: start while the walk goes on
+        with _WalkDecoder(root, workers, max_bytes) as decoder:
+            files, dirs, walk_problems = walk(root, found_more=decoder.found_more)
+            _some_found(root, files, walk_problems)
+            table, todo = decoder.table(files, progress), files
+    else:
+        cached_keys = _keys(cached)
+        files, dirs, walk_problems = walk(root, cached.dirs, frozenset(k[0] for k in cached_keys))
+        _some_found(root, files, walk_problems)
+        changed = _changed_since(root, cached, cached_keys, set(files), max_bytes) if verify else set()
+        table, todo = _table(
+            root, cached, cached_keys, files, changed, workers=workers, progress=progress, max_bytes=max_bytes
         )
-    changed = _changed_since(root, cached, cached_keys, set(files), max_bytes) if verify else set()
-    table, todo = _table(
-        root, cached, cached_keys, files, changed, workers=workers, progress=progress, max_bytes=max_bytes
-    )
     cache_path, fingerprint = _stored(cache_path if write_cache else None, root, cached, table, dirs)
     good, errors = _split_errors(table, walk_problems)
     return RawIndex(
@@ -734,18 +800,23 @@ def build_index(
     )
 
 
-def _keys(cached: _Cached | None) -> list[tuple[str, int, int]]:
+def _some_found(root: Path, files: list[FileStat], walk_problems: list[tuple[str, str]]) -> None:
+    """Refuse a directory that holds no results.pkl and no entry that should have been one."""
+    if not files and not walk_problems:
+        raise InputError(
+            f"no {RESULT_FILE} found under '{root}': expected <config>/<task>/<repeat>_<fold>/{RESULT_FILE}; "
+            "point it at the run's data/ folder"
+        )
+
+
+def _keys(cached: _Cached) -> list[tuple[str, int, int]]:
     """``(path, size, mtime_ns)`` of every cached row, in the cache's order."""
-    if cached is None:
-        return []
     t = cached.table
     return list(zip(t["path"].to_pylist(), t["size"].to_pylist(), t["mtime_ns"].to_pylist()))
 
 
-def _changed_since(root: Path, cached: _Cached | None, cached_keys: list, wanted: set, max_bytes: int) -> set[str]:
+def _changed_since(root: Path, cached: _Cached, cached_keys: list, wanted: set, max_bytes: int) -> set[str]:
     """The cached rows whose file kept its stat but not its content (see :func:`_changed`)."""
-    if cached is None:
-        return set()
     reused = [
         (FileStat(*key), digest)
         for key, digest in zip(cached_keys, cached.table["sha256"].to_pylist())
@@ -755,24 +826,21 @@ def _changed_since(root: Path, cached: _Cached | None, cached_keys: list, wanted
 
 
 def _table(
-    root: Path, cached: _Cached | None, cached_keys: list, files: list[FileStat], changed: set[str], **decode
+    root: Path, cached: _Cached, cached_keys: list, files: list[FileStat], changed: set[str], **decode
 ) -> tuple[Any, list[FileStat]]:
     """Every file's row (the cached rows still valid, the others decoded now) and the files decoded."""
     import pyarrow as pa
 
-    if cached is not None and files == cached_keys and not changed:  # the usual warm case: nothing to decode or drop
+    if files == cached_keys and not changed:  # the usual warm case: nothing to decode or drop
         return cached.table, []
     kept, todo = _kept(cached, cached_keys, files, changed)
-    fresh = _decode(root, todo, **decode)
-    return (fresh if kept is None else pa.concat_tables([kept, fresh])).sort_by("path"), todo
+    return pa.concat_tables([kept, _decode(root, todo, **decode)]).sort_by("path"), todo
 
 
-def _kept(cached: _Cached | None, cached_keys: list, files: list[FileStat], changed: set[str]):
-    """The cached rows still valid (None without a cache) and the files to decode."""
+def _kept(cached: _Cached, cached_keys: list, files: list[FileStat], changed: set[str]):
+    """The cached rows still valid and the files to decode."""
     import pyarrow as pa
 
-    if cached is None:
-        return None, files
     wanted = set(files)
     mask = [key in wanted and key[0] not in changed for key in cached_keys]
     have = {key for key, keep in zip(cached_keys, mask) if keep}
