@@ -12,7 +12,6 @@ runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import functools
 import os
 import time
@@ -180,6 +179,8 @@ def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
     known = registry.arenas | set(config.arenas)
     if arena in known:
         return
+    import difflib
+
     close = difflib.get_close_matches(arena, sorted(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise UsageError(

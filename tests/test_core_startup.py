@@ -32,6 +32,7 @@ HEAVY = (
     "email",
     "cattrs",
     "hashlib",
+    "difflib",
 )
 
 INFO_PY = (
