@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import difflib
 import gc
 import json
 import os
@@ -570,6 +569,8 @@ def _closest_choice(exc: click.ClickException) -> str:
     match = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not""", exc.message)
     if match is None:
         return ""
+    import difflib
+
     close = difflib.get_close_matches(str(ast.literal_eval(match[1])), [str(c) for c in param.type.choices], n=1)
     return f" Did you mean {close[0]!r}?" if close else ""
 
@@ -582,6 +583,8 @@ def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
     """
     group, ctx = exc.ctx.command if exc.ctx else None, exc.ctx
     names = group.list_commands(ctx) if isinstance(group, click.Group) else []
+    import difflib
+
     close = difflib.get_close_matches(exc.command_name, names, n=2, cutoff=0.6)
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     where = f"`{ctx.command_path} --help`" if ctx else "`checks --help`"

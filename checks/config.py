@@ -7,7 +7,6 @@ hook, so a misspelt key or a number where a code belongs is an error with its pa
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import functools
 import os
 import re
@@ -555,6 +554,8 @@ def _refuse_unknown(table: Mapping[str, Any], known: Sequence[str], root: str, t
 
 def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
     """``WHERE: unknown key; did you mean 'x'? (valid keys: ...)``: ``_`` and ``-`` count as one."""
+    import difflib
+
     close = (
         difflib.get_close_matches(key, valid, n=1)
         or difflib.get_close_matches(key.replace("_", "-"), valid, n=1)

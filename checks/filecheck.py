@@ -12,11 +12,10 @@ runner's: 0 clean, 1 blocked, 2 unreadable input or bad configuration, 3 a rule 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import functools
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,16 +30,15 @@ from checks.context import RunContext
 from checks.errors import ChecksError, UsageError
 from checks.exitcodes import ExitCode
 from checks.judge import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules, required_codes
+from checks.lazygroup import LazyGroup
 from checks.model import Action, Finding, Outcome, Verdict
 from checks.output import Report
+from checks.plugins import PRECOMMIT_GROUP as GROUP_NAME
 from checks.plugins import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from checks.config import Config
     from checks.context import RunContext
-
-#: the root command group every domain adds its file checks to
-GROUP_NAME = "precommit"
 
 
 @attrs.frozen
@@ -181,6 +179,8 @@ def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
     known = registry.arenas | set(config.arenas)
     if arena in known:
         return
+    import difflib
+
     close = difflib.get_close_matches(arena, sorted(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise UsageError(
@@ -275,11 +275,12 @@ def _merged_excuses(verdicts: list[Verdict]) -> dict[str, Any]:
     )
 
 
-class _FileCheckGroup(click.Group):
+class _FileCheckGroup(LazyGroup):
     """``checks precommit``: every command added gets the selection and output options of ``checks run``.
 
     The output options (--format, --output-file, -q) store their values in the click context,
-    where :func:`run_command` reads them.
+    where :func:`run_command` reads them. A command declared by name (:func:`command_group`) is
+    imported and added when it is asked for.
     """
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
@@ -321,15 +322,23 @@ _SELECTION = "checks.selection"
 _EXIT_ZERO = "checks.exit_zero"
 
 
-def command_group(cli: click.Group) -> click.Group:
-    """The shared ``checks precommit`` group: created by whichever domain registers first."""
+def command_group(cli: click.Group, lazy_commands: Mapping[str, tuple[str, str]] | None = None) -> click.Group:
+    """The shared ``checks precommit`` group: created by whichever domain registers first.
+
+    ``lazy_commands`` declares commands by name, as :class:`checks.LazyGroup` does (name ->
+    ``("module:attribute", short help)``): each is imported when asked for, so one hook does not
+    load the others' modules (``checks precommit info-py`` reads no eval-results file).
+    """
     group = cli.commands.get(GROUP_NAME)
     if group is None:
         group = _FileCheckGroup(
             GROUP_NAME,
             help="Read-only file checks for pre-commit hooks and editors (prints path:line:col: CODE message).",
+            lazy_commands={},
         )
         cli.add_command(group)
+    if lazy_commands:
+        group.lazy_commands.update(lazy_commands)
     return group
 
 

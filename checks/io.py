@@ -334,14 +334,15 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 #: OWASP's list of what starts a formula in a spreadsheet (=, +, -, @, tab, CR), and the quote that
 #: neutralises one (itself escaped, so :func:`spreadsheet_value` undoes exactly what was added)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+#: a plain number, left alone; compiled by ``re`` on first use (every command imports this module, few write a sheet)
+_PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 
 
 def spreadsheet_safe(cell: Any) -> str:
     """``cell`` as text a spreadsheet shows rather than runs: prefixed with ``'`` when it starts like a
     formula (``=HYPERLINK(...)``, ``@SUM(...)``), as OWASP recommends; a plain number (``-0.5``) is left."""
     text = "" if cell is None else str(cell)
-    if text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+    if text.startswith(FORMULA_START) and not re.fullmatch(_PLAIN_NUMBER, text, re.ASCII):
         return "'" + text
     return text
 

@@ -29,6 +29,9 @@ AUTOLOAD_ENV = "CHECKS_DISABLE_PLUGIN_AUTOLOAD"
 HOOK_PREFIX = "checks_"
 #: plugins that are always loaded and cannot be blocked with ``-p no:``
 ESSENTIAL = ("checks.core_rules",)
+#: the command plugins add their pre-commit hooks' commands to (checks.filecheck's group, named here so a plugin's
+#: hook can tell it is asked for without loading the judge)
+PRECOMMIT_GROUP = "precommit"
 
 hookimpl = pluggy.HookimplMarker("checks")
 
@@ -401,11 +404,12 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
 
 
 def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Command | None:
-    """The click command at path ``command`` among those ``pm``'s plugins add, or None."""
+    """The click command at path ``command`` among those ``pm``'s plugins add, or None (a command a group
+    declares by name, as ``checks precommit``'s are, is loaded to be found)."""
     found: click.Command | None = click.Group("checks")
     pm.hook.checks_commands(cli=found, name=command[0] if command else None)
     for part in command:
-        found = found.commands.get(part) if isinstance(found, click.Group) else None
+        found = found.get_command(click.Context(found), part) if isinstance(found, click.Group) else None
     return found
 
 

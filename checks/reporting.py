@@ -7,7 +7,6 @@ the click context, so a domain's ``checks precommit`` command needs no parameter
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from pathlib import Path
@@ -35,6 +34,8 @@ def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> st
     if value is None:
         value = os.environ.get("CHECKS_FORMAT", "").strip() or "human"
         if value not in output.FORMATS:
+            import difflib
+
             close = difflib.get_close_matches(value, output.FORMATS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UsageError(

@@ -17,29 +17,46 @@ import functools
 _COMMAND_STARTS = ("::", "##[")
 
 
+#: what is shown as its escape, as ``[start, stop)`` code point ranges: C0 and C1 controls, DEL, the Arabic
+#: letter mark, the bidi marks and overrides and the line/paragraph separators, the bidi isolates, lone
+#: surrogates (undecodable file names) and the XML non-characters
+_SHOWN = (
+    (0x00, 0x20),
+    (0x7F, 0xA0),
+    (0x061C, 0x061D),
+    (0x200E, 0x2010),
+    (0x2028, 0x202F),
+    (0x2066, 0x206A),
+    (0xD800, 0xE000),
+    (0xFFFE, 0x10000),
+)
+_NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
+
+
+class _Escapes(dict):
+    """``str.translate`` table filled as characters are met: each code point maps to its escape (see
+    :data:`_SHOWN`) or to itself.
+
+    Filled on demand because a table of every escaped code point (over 2,000, the surrogates) takes
+    1-2 ms to build, more than printing a pre-commit hook's findings; a text meets a few dozen.
+    """
+
+    def __init__(self, keep_newlines: bool) -> None:
+        super().__init__()
+        self.keep_newlines = keep_newlines
+
+    def __missing__(self, code: int) -> str:
+        if (code == 0x0A and self.keep_newlines) or not any(start <= code < stop for start, stop in _SHOWN):
+            shown = chr(code)
+        else:
+            shown = _NAMED.get(code) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        self[code] = shown
+        return shown
+
+
 @functools.cache
-def _table(keep_newlines: bool) -> dict[int, str]:
-    """``str.translate`` table: C0 and C1 controls, DEL, bidi and line/paragraph separators, lone
-    surrogates (undecodable file names) and the XML non-characters, each as its escape."""
-    codes = [
-        *range(0x20),
-        *range(0x7F, 0xA0),
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-        0x2028,
-        0x2029,
-        0x200E,
-        0x200F,
-        0x061C,
-        *range(0xD800, 0xE000),
-        0xFFFE,
-        0xFFFF,
-    ]
-    table = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in codes}
-    table.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
-    if keep_newlines:
-        del table[0x0A]
-    return table
+def _table(keep_newlines: bool) -> _Escapes:
+    return _Escapes(keep_newlines)
 
 
 def visible(text: str, *, keep_newlines: bool = False) -> str:

@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Mapping
 from types import ModuleType
 
-from checks.plugins import hookimpl
+from checks.plugins import PRECOMMIT_GROUP, hookimpl
 
 
 class ModuleWiring:
@@ -27,6 +27,10 @@ class ModuleWiring:
     then imports only the modules that add ``precommit`` (a tuple imports every one).
     ``actions`` likewise maps each action module to the actions it declares,
     ``actions={"publish": ("publish",)}``: ``checks run publish`` imports that module only.
+    ``precommit`` declares the plugin's ``checks precommit`` commands by name, as a
+    :class:`~checks.LazyGroup` declares its commands, the module relative to the package,
+    ``precommit={"lint": ("hooks.lint:lint_command", "Lint FILES.")}``: ``checks precommit lint``
+    imports that module and no other hook's, of this plugin or another.
     """
 
     def __init__(
@@ -36,6 +40,7 @@ class ModuleWiring:
         rules: tuple[str, ...] = (),
         actions: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
         commands: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
+        precommit: Mapping[str, tuple[str, str]] | None = None,
     ):
         self.package = package
         self.rule_modules = rules
@@ -43,6 +48,10 @@ class ModuleWiring:
         self.action_modules = _named(actions)
         #: command module -> the top-level names it adds (None: not declared, so imported for any name)
         self.command_modules = _named(commands)
+        #: ``checks precommit`` command -> ``("module:attribute", short help)``, imported when that command is asked for
+        self.precommit = {
+            name: (f"{package}.{target}", short_help) for name, (target, short_help) in (precommit or {}).items()
+        }
 
     def _modules(self, names: tuple[str, ...]) -> list[ModuleType]:
         return [importlib.import_module(f"{self.package}.{name}") for name in names]
@@ -59,6 +68,10 @@ class ModuleWiring:
     def checks_commands(self, cli, name):
         for module in self._modules(_wanted(self.command_modules, name)):
             module.register_commands(cli)
+        if self.precommit and name in (None, PRECOMMIT_GROUP):
+            from checks import filecheck  # noqa: PLC0415 - start-up: every command (`checks rules` too) loads this module, and filecheck loads the judge; only `checks precommit` needs it
+
+            filecheck.command_group(cli, self.precommit)
 
     def hooks(self):
         """The three hook implementations, to bind as module-level names of the plugin module."""

@@ -11,6 +11,12 @@ wiring = ModuleWiring(
     "hfmigrate_checks",
     rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
     actions={"drafts.action": ("draft",)},
-    commands={"cli": ("hf",), "drafts.precommit": ("precommit",)},
+    commands={"cli": ("hf",)},
+    precommit={
+        "eval-results": (
+            "drafts.precommit:eval_results_command",
+            "Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).",
+        ),
+    },
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

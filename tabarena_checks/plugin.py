@@ -16,10 +16,12 @@ wiring = ModuleWiring(
         "publish.benchmark_log": ("log",),
         "publish.process": ("process",),
     },
-    commands={
-        "cli": ("tabarena",),
-        "report.inspect_cli": ("inspect",),
-        "metadata.precommit": ("precommit",),
+    commands={"cli": ("tabarena",), "report.inspect_cli": ("inspect",)},
+    precommit={
+        "info-py": (
+            "metadata.precommit:info_py_command",
+            "Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message).",
+        ),
     },
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()

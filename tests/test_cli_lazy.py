@@ -1,7 +1,8 @@
 """Lazy groups: a command is imported only when asked for, and its group's help cannot drift from it.
 
-``checks``, ``checks hf`` and ``checks tabarena`` declare their commands by name with a short help
-(checks.LazyGroup), so ``--help`` of the group lists them without importing them. These tests
+``checks``, ``checks hf``, ``checks tabarena`` and ``checks precommit`` declare their commands by name with a
+short help (checks.LazyGroup; the plugins' hooks through ModuleWiring's ``precommit``), so ``--help`` of the
+group lists them without importing them. These tests
 hold every declaration to the command it names: the module and attribute exist, and the declared
 short help is the one click makes from the command's own help.
 """
@@ -37,7 +38,7 @@ def _declared() -> list[tuple[str, LazyGroup, str]]:
 
 
 def test_the_built_in_groups_are_lazy():
-    assert {path for path, _ in _lazy_groups()} >= {"checks", "checks hf", "checks tabarena"}
+    assert {path for path, _ in _lazy_groups()} >= {"checks", "checks hf", "checks tabarena", "checks precommit"}
 
 
 @pytest.mark.parametrize(
@@ -50,7 +51,7 @@ def test_a_declared_short_help_is_the_commands_own(path, group, name):
     assert declared == command.get_short_help_str(limit=sys.maxsize), f"`{path} {name}`: update its declaration"
 
 
-@pytest.mark.parametrize("path", ["checks hf", "checks tabarena"])
+@pytest.mark.parametrize("path", ["checks hf", "checks tabarena", "checks precommit"])
 def test_a_group_help_reads_the_same_before_and_after_its_commands_load(path):
     group = dict(_lazy_groups())[path]
     ctx = click.Context(group, info_name=path)

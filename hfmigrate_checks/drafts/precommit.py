@@ -16,6 +16,9 @@ from pathlib import Path
 import click
 
 from checks import InputError, UsageError, filecheck, io
+from hfmigrate_checks.drafts.facts import EvalFilesFacts
+from hfmigrate_checks.evalresults.evalfile import EvalFile
+from hfmigrate_checks.source import contract
 
 ACTION = "precommit-eval-results"
 #: decided only against a benchmark's declared task ids
@@ -24,8 +27,6 @@ TASK_ID_RULES = ("HF102",)
 
 def _eval_yaml_contract(spec: str):
     """A contract that knows only what a cached eval.yaml says: the benchmark id and its task ids."""
-    from hfmigrate_checks.source import contract  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
-
     benchmark_id, sep, path = spec.partition("=")
     if not sep or not benchmark_id or not path:
         raise UsageError(f"--eval-yaml {spec!r}: expected DATASET_ID=PATH, e.g. Idavidrein/gpqa=cache/gpqa/eval.yaml")
@@ -53,9 +54,6 @@ def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
     """One subject per file that cannot be read or parsed (the read check: no rule sees it, whatever is
     selected), then one per benchmark with known task ids (or one without any), each holding every
     readable file."""
-    from hfmigrate_checks.drafts.facts import EvalFilesFacts  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
-    from hfmigrate_checks.evalresults.evalfile import EvalFile  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
-
     files = [EvalFile.read(path) for path in paths]
     out = [filecheck.Subject(f.path, error=f.error, line=f.error_line, col=f.error_col) for f in files if f.error]
     readable = tuple(f for f in files if not f.error)
@@ -80,10 +78,10 @@ def _is_draft(path: str) -> bool:
     return folder.rpartition("/")[2] == ".eval_results" and name.endswith(".yaml")
 
 
-def register_commands(cli: click.Group) -> None:
-    group = filecheck.command_group(cli)
+def eval_results_command() -> click.Command:
+    """``checks precommit eval-results``, made anew for each group that loads it (the group adds its options)."""
 
-    @group.command("eval-results")
+    @click.command("eval-results")
     @click.argument("files", nargs=-1, type=click.Path())
     @click.option(
         "--eval-yaml",
@@ -104,10 +102,10 @@ def register_commands(cli: click.Group) -> None:
         """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).
 
         A directory stands for every .eval_results/*.yaml below it."""
-        from hfmigrate_checks.source import contract  # noqa: PLC0415 - start-up: `checks precommit` loads both hooks' modules; only eval-results reads these
-
         files = filecheck.expand(files, _is_draft, ".eval_results/*.yaml")
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
         # the files under one configuration form one view (cross-file rules), judged under it
         judged = [s for group in filecheck.by_configuration(list(files)) for s in subjects(group, known)]
         filecheck.run_command(ACTION, judged, undecidable=() if known else TASK_ID_RULES)
+
+    return eval_results

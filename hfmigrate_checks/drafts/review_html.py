@@ -10,7 +10,6 @@ judge its bytes too (HF503 looks for credentials in it).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -88,6 +87,8 @@ def draft_diff(decision: Any, n: int) -> str:
             head + '<p class="note">A new file: the repo has no file of this name on main and no pending PR '
             f'of yours for this benchmark.</p><pre class="draft" id="draft-{n}">{esc(draft.text)}</pre>'
         )
+    import difflib
+
     diff = difflib.HtmlDiff(wrapcolumn=70).make_table(
         before.splitlines(),
         draft.text.splitlines(),

@@ -6,7 +6,6 @@ HF201 also gates ``precommit-eval-results`` and reads only ``eval_files``.
 from __future__ import annotations
 
 from checks import Finding, rule
-from hfmigrate_checks.drafts.markdown import md_cell
 
 DRAFT = ("draft",)
 BOTH = ("draft", "precommit-eval-results")
@@ -99,6 +98,8 @@ def every_source_model_in_ledger(ctx):
     ledger_csv = facts.output_files.get("source-ledger.csv", "")
     if ledger_csv.count("\n") - 1 < len(facts.rows):
         yield f"source-ledger.csv has fewer rows than the ledger ({len(facts.rows)})"
+    from hfmigrate_checks.drafts.markdown import md_cell  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
+
     for decision in facts.decisions:
         if f"| {md_cell(decision.label)} |" not in review:
             yield Finding(f"review.md has no row for {decision.label!r}", target=decision.label)

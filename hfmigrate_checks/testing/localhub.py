@@ -26,7 +26,6 @@ the folders on every request, so a test may change the fixture while the Hub run
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -253,6 +252,8 @@ def _file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
         header.append("new file mode 100644\n")
     elif new is None:
         header.append("deleted file mode 100644\n")
+    import difflib
+
     lines = difflib.unified_diff(
         (old or b"").decode(errors="replace").splitlines(keepends=True),
         (new or b"").decode(errors="replace").splitlines(keepends=True),

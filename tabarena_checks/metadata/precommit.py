@@ -9,14 +9,12 @@ no decision record, nothing written.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 import click
 
 from checks import InputError, filecheck
-
-if TYPE_CHECKING:  # loaded by the reader when a file is read, not when the eval-results hook registers this one
-    from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.metadata import info_eval, info_static
+from tabarena_checks.metadata.model import MethodMetadata
 
 ACTION = "precommit-info"
 
@@ -24,8 +22,8 @@ ACTION = "precommit-info"
 class InfoFacts:
     """What the ``precommit-info`` rules read: one declaration, or why it cannot be read (TA118).
 
-    A plain slotted class, not an attrs one: this module is imported by every ``checks precommit``
-    run (the eval-results hook's too), where building an attrs class costs about 0.4 ms.
+    A plain slotted class, not an attrs one: this module is imported by every ``checks precommit
+    info-py`` run, where building an attrs class costs about 0.4 ms.
     """
 
     __slots__ = ("metadata", "problem")
@@ -45,8 +43,6 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
     waiver covers a method in the hook and in the runs. Every file is read with one reader, so a
     module the files import from (a descriptor, shared keyword arguments) is parsed once.
     """
-    from tabarena_checks.metadata import info_eval, info_static  # noqa: PLC0415 - start-up: the eval-results hook loads this module too; only info-py reads info.py
-
     reader = info_static.new_reader()
     out = []
     for path in paths:
@@ -94,9 +90,6 @@ def subjects(paths: list[str]) -> list[filecheck.Subject]:
 def _inside_checkout(path: str) -> None:
     """Refuse a file of the checkout (below the working directory) that is a link leading out of it: the
     hook would read, and quote, a file a pull request only pointed at (a credentials file)."""
-
-    from tabarena_checks.metadata import info_eval  # noqa: PLC0415 - start-up: the eval-results hook loads this module too; only info-py reads info.py
-
     here = os.path.realpath(os.getcwd())
     if os.path.abspath(path).startswith(here + os.sep) and not os.path.realpath(path).startswith(here + os.sep):
         raise info_eval.Unreadable(
@@ -108,10 +101,10 @@ def _inside_checkout(path: str) -> None:
         )
 
 
-def register_commands(cli: click.Group) -> None:
-    group = filecheck.command_group(cli)
+def info_py_command() -> click.Command:
+    """``checks precommit info-py``, made anew for each group that loads it (the group adds its options)."""
 
-    @group.command("info-py")
+    @click.command("info-py")
     @click.argument("files", nargs=-1, type=click.Path())
     @click.option(
         "--arena",
@@ -125,3 +118,5 @@ def register_commands(cli: click.Group) -> None:
         A directory stands for every info.py below it."""
         paths = filecheck.expand(files, lambda path: path.rpartition("/")[2] == "info.py", "info.py")
         filecheck.run_command(ACTION, subjects(paths), arena=arena)
+
+    return info_py

@@ -9,7 +9,6 @@ official results.
 from __future__ import annotations
 
 from checks import InputError, needs, rule
-from tabarena_checks.raw import protocol
 from tabarena_checks.rules.metadata import INFO_ACTIONS, at, declared_metadata, raw_inference, single_method_inference
 
 
@@ -93,6 +92,8 @@ def validation_protocol_well_formed(ctx, md):
     """A declared ``validation_protocol`` must be a well-formed key such as ``8x1`` or ``holdout:8x1``."""
     if md.validation_protocol is None:
         return
+    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
+
     try:
         protocol.parse_key(md.validation_protocol)
     except InputError as exc:
@@ -132,6 +133,8 @@ def validation_protocol_official(ctx):
     md = declared_metadata(ctx)
     if md is not None and md.is_system:
         return
+    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
+
     try:
         want = protocol.resolve_expected(expected)
     except InputError as exc:
