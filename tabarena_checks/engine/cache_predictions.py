@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from checks import ActionFailed, io
-from tabarena_checks.cache.layout import segment_problem
+from tabarena_checks.cache.names import segment_problem
 
 PRED_FILES = ("metadata.json", "pred-test.dat", "pred-val.dat")
 LABEL_FILES = ("label-test.csv.zip", "label-val.csv.zip")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from checks import ActionFailed, progress
 from checks.io import sha256
-from tabarena_checks.cache.layout import segment_problem
+from tabarena_checks.cache.names import segment_problem
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.raw import reader
 

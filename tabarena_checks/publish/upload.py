@@ -23,14 +23,8 @@ import click
 
 from checks import Action, ActionFailed, ChecksError, UsageError, io, progress
 from tabarena_checks.cache import integrity
-from tabarena_checks.cache.layout import (
-    MethodCache,
-    bucket_problem,
-    cache_root,
-    key_prefix_problem,
-    read_metadata_yaml,
-    render_metadata_yaml,
-)
+from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
+from tabarena_checks.cache.names import bucket_problem, key_prefix_problem
 from tabarena_checks.facts import info_sources, missing_credentials
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 from checks import ChecksError, Finding, needs, rule
+from tabarena_checks.cache import integrity
+from tabarena_checks.cache.names import bucket_problem, key_prefix_problem, name_problem, segment_problem
 from tabarena_checks.rules.metadata import at, declared_metadata
 
 UPLOAD = ("upload",)
@@ -66,8 +68,6 @@ def cache_names_safe(ctx, meta):
     """``method`` and ``suite`` are plain directory names (no separators, control characters or leading dot,
     at most 128 bytes), and so is every raw-copy directory they name (at most 255 bytes); cache_kwargs'
     prefix is '/'-separated plain names and its bucket an S3 bucket name."""
-    from tabarena_checks.cache.layout import name_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-
     problems = [(f, name_problem(v, f)) for f, v in (("method", meta.method), ("suite", meta.effective_suite))]
     for _, problem in problems:
         if problem:
@@ -80,8 +80,6 @@ def cache_names_safe(ctx, meta):
 
 def _store_names(meta):
     """A finding for a ``cache_kwargs`` prefix or bucket that cannot start an object key in the store."""
-    from tabarena_checks.cache.layout import bucket_problem, key_prefix_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
     for key, check in (("prefix", key_prefix_problem), ("bucket", bucket_problem)):
         problem = key in kw and check(kw[key])
@@ -96,8 +94,6 @@ def _store_names(meta):
 
 def _raw_copy_names(ctx, method: str):
     """A finding for each config directory whose raw copy, renamed to ``method``, is no plain directory name."""
-    from tabarena_checks.cache.layout import segment_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-
     try:
         index, inference = ctx.facts.index, ctx.facts.inference
     except ChecksError:
@@ -115,8 +111,6 @@ def _raw_copy_names(ctx, method: str):
 
 def _dataset_names(ctx):
     """A finding for each dataset name (from task_metadata.name) that cannot name a model_predictions directory."""
-    from tabarena_checks.cache.layout import segment_problem  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-
     try:
         table = ctx.facts.index.table
     except ChecksError:
@@ -191,8 +185,6 @@ def parts_present(ctx):
 def cache_is_what_process_wrote(ctx):
     """Every file of the cache has the sha256 process recorded, none was added, and a passed process run
     recorded that manifest in a decision record signed with this user's key."""
-    from tabarena_checks.cache import integrity  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-
     facts = ctx.facts
     cache = facts.cache
     if not cache.path.is_dir():
@@ -212,8 +204,7 @@ def cache_is_what_process_wrote(ctx):
 
 def _recorded_by_process(ctx, digest: str):
     """A finding unless a signed, passed process record in the decision log names the manifest ``digest``."""
-    from checks import ChecksError, records  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-    from tabarena_checks.cache import integrity  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
+    from checks import records  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
 
     log = records.log_path(ctx.config, os.getcwd())
     try:
