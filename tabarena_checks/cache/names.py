@@ -67,8 +67,9 @@ def segment_problem(name: object) -> str | None:
     return None
 
 
-#: S3's bucket naming rules (3-63 lowercase letters, digits, dots and hyphens, a letter or digit at each end)
-BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+#: S3's bucket naming rules (3-63 lowercase letters, digits, dots and hyphens, a letter or digit at each end);
+#: compiled by ``re`` on first use, since every command that lists rules imports this module
+BUCKET = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
 #: object keys are at most 1024 bytes; the prefix leaves room for artifacts/<suite>/methods/<method>/...
 MAX_PREFIX = 256
 
@@ -102,6 +103,6 @@ def _segments_problem(value: str) -> str | None:
 
 def bucket_problem(value: object) -> str | None:
     """Why ``value`` is no S3 bucket name (``cache_kwargs.bucket``), or None."""
-    if not isinstance(value, str) or not BUCKET.fullmatch(value) or ".." in value:
+    if not isinstance(value, str) or not re.fullmatch(BUCKET, value) or ".." in value:
         return f"must be an S3 bucket name: 3-63 lowercase letters, digits, '.' and '-' (got {value!r})"
     return None
