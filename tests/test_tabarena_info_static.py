@@ -15,7 +15,7 @@ from info_checkout_fixtures import write_checkout
 from checks.errors import InputError
 from checks.testing import run_cli
 from tabarena_checks.metadata import info_static
-from tabarena_checks.metadata.info_eval import site
+from tabarena_checks.metadata.origins import site
 
 
 @pytest.fixture

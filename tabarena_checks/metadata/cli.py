@@ -16,7 +16,7 @@ import click
 
 from checks import ExitCode, InputError
 from tabarena_checks.metadata import info_eval, info_static
-from tabarena_checks.metadata.info_eval import CALL
+from tabarena_checks.metadata.origins import CALL
 
 #: how TabArena derives a field that was left unset (``MethodMetadata.__post_init__``)
 _DERIVED = {

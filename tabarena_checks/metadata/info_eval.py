@@ -11,10 +11,11 @@ a constant, an import), so a finding can point at the exact place to edit.
 Anything outside the subset raises :class:`Unreadable` with the place and the fix, at the
 moment the value is needed: a file with one unreadable declaration still gives its others.
 
-The evaluator's values (:class:`Step`, :class:`Val`, :class:`Binding`, ...) are plain slotted
-classes, not attrs classes: this module loads on every run of the info.py pre-commit hook,
-where building one attrs class costs about 0.4 ms (a twentieth of a bare interpreter's
-start) and a file creates thousands of these values. They are never changed once built.
+The evaluator's values (:class:`Step`, :class:`Val`, :class:`Binding`, ...; Step and their bases
+are in :mod:`tabarena_checks.metadata.origins`) are plain slotted classes, not attrs classes:
+this module loads on every run of the info.py pre-commit hook, where building one attrs class
+costs about 0.4 ms (a twentieth of a bare interpreter's start) and a file creates thousands of
+these values. They are never changed once built.
 """
 
 from __future__ import annotations
@@ -26,76 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from checks import InputError, io
+from tabarena_checks.metadata.origins import Comparable, Plain, Step, site
 
 #: the two TabArena classes recognised by name (never imported, never followed)
 KNOWN_CLASSES = ("MethodMetadata", "ModelDescriptor")
 MAX_BYTES = 2_000_000
-
-
-class Plain:
-    """A value object: its fields are its ``__slots__``; shown like an attrs class, never changed once built."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
-
-
-class Comparable(Plain):
-    """A value object equal to another of its class with equal fields (and hashed alike)."""
-
-    __slots__ = ()
-
-    def _fields(self) -> tuple:
-        return tuple(getattr(self, n) for n in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._fields() == other._fields()  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-
-class Step(Comparable):
-    """One place a value came through: ``kind`` is keyword, key, positional, spread, constant,
-    import, descriptor or constructor; ``name`` what was written there."""
-
-    __slots__ = ("kind", "name", "path", "line", "col")
-
-    def __init__(self, kind: str, name: str, path: str, line: int, col: int):
-        self.kind, self.name, self.path, self.line, self.col = kind, name, path, line, col
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
-
-    def describe(self) -> str:
-        label = {
-            "keyword": "keyword",
-            "key": "dict key",
-            "positional": "positional argument",
-            "spread": "spread",
-            "constant": "constant",
-            "import": "import",
-            "descriptor": "descriptor default",
-            "constructor": "set by",
-            "literal": "literal",
-        }.get(self.kind, self.kind)
-        return f"{label} {self.name} ({self.where})"
-
-
-#: the key of ``MethodMetadata.origins`` that locates the declaring call itself
-CALL = "__call__"
-#: kinds of step that name the field itself: the place a finding about that field points at
-NAMING = ("keyword", "key", "positional", "constructor")
-
-
-def site(steps: tuple[Step, ...]) -> Step | None:
-    """The innermost step that names the field (where its value was written), else the first step."""
-    for step in reversed(steps):
-        if step.kind in NAMING:
-            return step
-    return steps[0] if steps else None
 
 
 class Unreadable(InputError):

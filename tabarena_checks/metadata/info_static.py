@@ -24,25 +24,21 @@ import attrs
 
 from checks import InputError
 from tabarena_checks.metadata.info_eval import (
-    CALL,
-    Comparable,
     Declared,
     Descriptor,
     KnownClass,
     KnownMethod,
     Module,
-    Plain,
     Reader,
-    Step,
     Unreadable,
     Val,
     kind_of,
     module_statements,
     plain,
-    site,
     snippet,
 )
 from tabarena_checks.metadata.model import FIELDS, MethodMetadata, canonical
+from tabarena_checks.metadata.origins import CALL, Comparable, Plain, Step, site
 
 CLASS_NAME = "MethodMetadata"
 DESCRIPTOR = "ModelDescriptor"

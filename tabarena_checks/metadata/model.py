@@ -81,7 +81,7 @@ class MethodMetadata:
     source: str = ""
     #: the variable name it is bound to in info.py (for register and the log)
     variable: str | None = None
-    #: where each field's value was written when read statically: field -> steps (info_eval.Step), outermost first
+    #: where each field's value was written when read statically: field -> steps (origins.Step), outermost first
     origins: dict[str, tuple] = attrs.field(factory=dict, eq=False, repr=False)
 
     @property

@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from checks import ChecksError, Finding, Severity, needs, rule
+from tabarena_checks.metadata.origins import CALL, site
 
 if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
     from tabarena_checks.metadata.model import MethodMetadata
@@ -74,8 +75,6 @@ def single_method_inference(ctx) -> Any | None:
 def at(metadata: MethodMetadata, message: str, field: str | None = None) -> Finding:
     """A finding located where ``field`` was written in info.py (the keyword, or the spread, descriptor or
     constant that supplied it), else at the declaration, when it was read statically."""
-    from tabarena_checks.metadata.info_eval import CALL, site  # noqa: PLC0415 - start-up: `checks rules` imports every rule module, so its checks import what they judge with
-
     steps = (metadata.origins or {}).get(field) if field else None
     where = site(steps or (metadata.origins or {}).get(CALL, ()))
     if where is not None:
