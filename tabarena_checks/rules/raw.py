@@ -155,7 +155,7 @@ def result_fields_valid(ctx, index):
     Judged from the index's facts when the gate runs (:mod:`tabarena_checks.rules.raw_fields`), never
     read from the index: an index built before a check existed is judged by it all the same.
     """
-    from tabarena_checks.rules import raw_fields  # noqa: PLC0415 (checks rules imports every rule module; the index and facts modules load only when TA3xx run)
+    from tabarena_checks.rules import raw_fields  # noqa: PLC0415 - start-up: it loads the raw index and readers (multiprocessing, pickle; ~55 ms) only when TA306 runs
 
     for path, message in raw_fields.problems(index):
         yield Finding(message, path=path)
@@ -174,7 +174,7 @@ def result_fields_valid(ctx, index):
 )
 def native_simulation_metric(ctx):
     """A config method processed by the native engine must be scored on a metric its simulation computes."""
-    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 (as raw_fields above)
+    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     if getattr(ctx.options, "engine", "native") != "native":
         return
@@ -239,8 +239,8 @@ def custom_task_metadata(ctx, inference):
 
 def _task_problem(task: tuple, given) -> str | None:
     """What is wrong with one (dataset, tid, problem_type, metric) of the run against the suite or ``given``."""
-    from tabarena_checks.raw.reader import METRIC_ALIASES  # noqa: PLC0415 (the reader loads when the rule runs)
-    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 (loaded when the rule runs)
+    from tabarena_checks.raw.reader import METRIC_ALIASES  # noqa: PLC0415 - start-up: the raw reader loads pickle and the restricted unpickler (~10 ms)
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     dataset, tid, problem_type, metric = task
     if given is None:
@@ -274,7 +274,7 @@ def _task_problem(task: tuple, given) -> str | None:
 
 @functools.cache
 def _suite_names() -> frozenset[str]:
-    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 (loaded when the rule runs)
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     return frozenset(name for name, _ in TABARENA_V01.values())
 
