@@ -131,6 +131,17 @@ def test_a_cold_build_starts_decoding_while_the_walk_lists(tmp_path, monkeypatch
     assert build(data, workers=2, cache_dir=tmp_path / "c").decoded == 0 and sent == [index.CHUNK], "warm: no decoder"
 
 
+def test_a_partly_cached_build_decodes_the_changed_files_in_workers(tmp_path):
+    data = make_run(tmp_path, configs=2, repeats=3, folds=3)
+    build(data, workers=2, cache_dir=tmp_path / "c")
+    for n, path in enumerate(sorted(data.rglob("results.pkl"))[:50]):  # 50 changed stats: enough for workers
+        os.utime(path, ns=(10**18 + n, 10**18 + n))
+    again = build(data, workers=2, cache_dir=tmp_path / "c")
+    fresh = build(data, workers=1, cache_dir=tmp_path / "fresh")
+    assert again.decoded == 50 and fresh.decoded == 54
+    assert again.table.equals(fresh.table) and again.errors == fresh.errors
+
+
 @pytest.mark.parametrize("make", ["missing", "empty", "no-results"])
 def test_missing_or_empty_directory(tmp_path, make):
     target = tmp_path / "data"

@@ -450,35 +450,19 @@ def _chunks(items: Sequence[FileStat], size: int) -> Iterable[Sequence[FileStat]
 
 def _decode(root: Path, todo: list[FileStat], *, workers: int | None, progress: bool | None, max_bytes: int):
     """The rows of ``todo`` as one table, decoded in worker processes when there are enough files."""
-    import pyarrow as pa
-
-    if not todo:
-        return schema().empty_table()
-    workers = workers or os.cpu_count() or 1
-    chunks = list(_chunks(todo, CHUNK))
-    tables = []
-    with bars.bar("decode", total=len(todo), unit="results.pkl", show=progress) as advance:
-        if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
-            # they only run numpy/zlib/pickle code and pyarrow's single-threaded conversion
-            with worker_pool(min(workers, len(chunks)), die_with_parent) as pool:
-                for sent in pool.map(_sent_chunk, [str(root)] * len(chunks), chunks, [max_bytes] * len(chunks)):
-                    batch = pa.ipc.open_stream(pa.py_buffer(sent)).read_all()
-                    tables.append(batch)
-                    advance(batch.num_rows)
-        else:
-            for chunk in chunks:
-                tables.append(_decode_chunk(str(root), chunk, max_bytes))
-                advance(len(chunk))
-    return pa.concat_tables(tables)
+    chunks = -(-len(todo) // CHUNK)  # no more workers than chunks
+    with _Decoder(root, min(workers or os.cpu_count() or 1, max(chunks, 1)), max_bytes) as decoder:
+        decoder.found_more(todo)
+        return decoder.table(todo, progress)
 
 
-class _WalkDecoder:
-    """A cold build's decoding, started while the walk still lists directories.
+class _Decoder:
+    """Files decoded into one table: in worker processes once :data:`PARALLEL_THRESHOLD` files are queued,
+    in chunks of :data:`CHUNK` sent as soon as they are full; here, after the last file, below that.
 
-    The walk of a large run takes a few tens of milliseconds in which the second core would idle:
-    each chunk of :data:`CHUNK` files goes to the workers as soon as the walk has found it. The pool
-    starts only once :data:`PARALLEL_THRESHOLD` files are found (before any other thread runs); a
-    smaller run is decoded here after the walk, as :func:`_decode` does.
+    A cold build queues each directory's files while the walk is still listing the run: the walk of a
+    large run takes a few tens of milliseconds in which the second core would otherwise idle. The pool
+    is forked from the walk, before any other thread of the build runs (a progress bar's included).
     """
 
     def __init__(self, root: Path, workers: int | None, max_bytes: int):
@@ -488,7 +472,7 @@ class _WalkDecoder:
         self.sent: list[Any] = []
         self.pool: ProcessPoolExecutor | None = None
 
-    def __enter__(self) -> _WalkDecoder:
+    def __enter__(self) -> _Decoder:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -496,11 +480,12 @@ class _WalkDecoder:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def found_more(self, files: list[FileStat]) -> None:
-        """Queue ``files``; send every full chunk once the run is large enough for workers."""
+        """Queue ``files``; send every full chunk once there are enough files for workers."""
         self.waiting.extend(files)
         if self.pool is None:
             if self.workers < 2 or len(self.waiting) < PARALLEL_THRESHOLD:
                 return
+            # they only run numpy/zlib/pickle code and pyarrow's single-threaded conversion
             self.pool = worker_pool(self.workers, die_with_parent)
         while len(self.waiting) >= CHUNK:
             self._send(self.waiting[:CHUNK])
@@ -510,19 +495,24 @@ class _WalkDecoder:
         self.sent.append((len(chunk), self.pool.submit(_sent_chunk, self.root, chunk, self.max_bytes)))
 
     def table(self, files: list[FileStat], progress: bool | None):
-        """The rows of ``files`` (every file the walk found) as one table sorted by path."""
+        """The rows of ``files`` (every file queued) as one table, sorted by path."""
         import pyarrow as pa
 
-        if self.pool is None:
-            return _decode(Path(self.root), files, workers=self.workers, progress=progress, max_bytes=self.max_bytes)
-        if self.waiting:
-            self._send(self.waiting)
-            self.waiting = []
+        if not files:
+            return schema().empty_table()
         tables = []
         with bars.bar("decode", total=len(files), unit="results.pkl", show=progress) as advance:
-            for count, sent in self.sent:
-                tables.append(pa.ipc.open_stream(pa.py_buffer(sent.result())).read_all())
-                advance(count)
+            if self.pool is None:
+                for chunk in _chunks(files, CHUNK):
+                    tables.append(_decode_chunk(self.root, chunk, self.max_bytes))
+                    advance(len(chunk))
+            else:
+                if self.waiting:
+                    self._send(self.waiting)
+                    self.waiting = []
+                for count, sent in self.sent:
+                    tables.append(pa.ipc.open_stream(pa.py_buffer(sent.result())).read_all())
+                    advance(count)
         return pa.concat_tables(tables).sort_by("path")
 
 
@@ -775,7 +765,7 @@ def build_index(
     cache_path = _cache_file(root, cache_dir) if use_cache else None
     cached = _read_cache(cache_path, root) if cache_path else None
     if cached is None:  # every file is decoded: start while the walk goes on
-        with _WalkDecoder(root, workers, max_bytes) as decoder:
+        with _Decoder(root, workers, max_bytes) as decoder:
             files, dirs, walk_problems = walk(root, found_more=decoder.found_more)
             _some_found(root, files, walk_problems)
             table, todo = decoder.table(files, progress), files
