@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import collections
 import gzip
+import json
 import math
 import os
 import pickle
@@ -19,7 +20,7 @@ from tabarena_fixtures import Call, make_run, write_payload
 
 from checks import InputError
 from tabarena_checks.rules.raw_fields import row_problems
-from tabarena_checks.raw import reader
+from tabarena_checks.raw import artifacts, reader
 from tabarena_checks.synth import generate as synth
 
 
@@ -640,3 +641,41 @@ def test_every_split_idx_some_fold_count_gives_passes(tmp_path, repeat, fold, sp
     path.unlink()
     write_payload(moved, result)
     assert row_problems(reader.decode_row(moved, root=data)) == []
+
+
+def test_json_text_kept_per_value_renders_values_that_compare_equal_apart(monkeypatch):
+    """1, 1.0 and True are equal keys to Python, as are 0.0 and -0.0: each keeps its own text, in any order."""
+    monkeypatch.setattr(reader, "_RENDERED", {})
+    values = [[1], [1.0], [True], {"a": 0.0}, {"a": -0.0}, {"a": [1, {"b": None}]}, {"a": (1,)}, ["x", 2.5]]
+    for value in [*values, *reversed(values)]:
+        assert reader._json(value) == json.dumps(value, sort_keys=True)
+    assert len(reader._RENDERED) == len(values)  # each kept once, under its own key
+    assert reader._json({2: "int key"}) == '{"2": "int key"}'  # other keys are rendered, never kept
+
+
+def test_json_text_kept_only_for_small_values_and_never_past_the_cap(monkeypatch):
+    """A value too large to keep is rendered each time, one too large to record is still refused, and the store
+    stops growing at its size."""
+    monkeypatch.setattr(reader, "_RENDERED", {})
+    monkeypatch.setattr(reader, "_MEMO_SIZE", 3)
+    big = {"values": list(range(reader._MEMO_VALUES + 1))}
+    long_text = {"text": "x" * (reader._MEMO_TEXT + 1)}
+    assert reader._json(big) == json.dumps(big) and reader._json(long_text) == json.dumps(long_text)
+    assert reader._RENDERED == {}
+    for n in range(5):
+        reader._json({"n": n})
+    assert len(reader._RENDERED) == 3
+    monkeypatch.setattr(reader, "MAX_RENDERED", 4)
+    row = reader._Row()
+    assert reader._json({"n": list(range(9))}, "method_metadata.hyperparameters", row) is None
+    assert row.decode_errors == ["method_metadata.hyperparameters is too large to record (more than 4 values)"]
+
+
+def test_children_facts_count_infinite_values_per_child_whatever_their_shapes():
+    """Multiclass children are 2-D; an infinite value is counted in its own child, and bounds are per child."""
+    clean = [np.zeros((4, 3), np.float32), np.ones((4, 3), np.float32)]
+    assert artifacts._children(clean) == {"ok": True, "shapes": [[4, 3], [4, 3]], "inf": [0, 0]}
+    mixed = [np.zeros((4, 3), np.float32), np.array([[1.0, np.inf, -np.inf]] * 2, np.float64), np.zeros(5, np.int64)]
+    assert artifacts._children(mixed)["inf"] == [0, 4, 0]
+    positions = [np.array([3, 1, 2]), np.array([7]), np.array([5, 4])]
+    assert artifacts._position_bounds(positions) == [[3, 1, 3], [1, 7, 7], [2, 4, 5]]

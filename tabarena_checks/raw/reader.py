@@ -437,14 +437,69 @@ _ENCODER = json.JSONEncoder(sort_keys=True, default=_jsonable, allow_nan=True)
 
 
 def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
-    """``value`` as JSON text; None (and a problem naming ``label``) when it is too large to record."""
+    """``value`` as JSON text; None (and a problem naming ``label``) when it is too large to record.
+
+    The text of a small value is kept (:data:`_RENDERED`): every file of a config repeats its hyperparameters
+    and every file of a run its validation protocol, and looking one up costs a third of rendering it.
+    """
     if value is None:
         return None
+    try:
+        key = _memo_key(value, [_MEMO_VALUES])
+    except _Unkeyed:
+        key = None
+    else:
+        text = _RENDERED.get(key)
+        if text is not None:
+            return text
     if _rendered_size(value, MAX_RENDERED) > MAX_RENDERED:
         if row is not None:
             row.decode_errors.append(f"{label} is too large to record (more than {MAX_RENDERED} values)")
         return None
-    return _ENCODER.encode(value)
+    text = _ENCODER.encode(value)
+    if key is not None and len(text) <= _MEMO_TEXT and len(_RENDERED) < _MEMO_SIZE:
+        _RENDERED[key] = text
+    return text
+
+
+#: rendered JSON by :func:`_memo_key`, in this process: at most :data:`_MEMO_SIZE` texts of at most
+#: :data:`_MEMO_TEXT` characters (the key's strings are in its text), each of a value of at most
+#: :data:`_MEMO_VALUES` scalars and containers, far below :data:`MAX_RENDERED`: a kept value was never too large
+_RENDERED: dict[Any, str] = {}
+_MEMO_SIZE = 1024
+_MEMO_TEXT = 8192
+_MEMO_VALUES = 256
+
+
+class _Unkeyed(Exception):
+    """A value :func:`_json` does not keep: too large, or holding a type other than JSON's own."""
+
+
+def _memo_key(value: Any, left: list[int]) -> Any:
+    """A hashable key equal to another value's only when both render the same JSON text.
+
+    Exact types only, each tagged with its type (``1``, ``1.0`` and ``True`` render apart) and floats by their
+    repr (``0.0`` and ``-0.0`` compare equal but render apart); dicts with text keys, in their order.
+    Raises :class:`_Unkeyed` for any other type, or once more than ``left[0]`` values were met.
+    """
+    left[0] -= 1
+    if left[0] < 0:
+        raise _Unkeyed
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return kind, value
+    if kind is float:
+        return kind, repr(value)
+    if kind is dict:
+        items = []
+        for name, item in value.items():
+            if type(name) is not str:
+                raise _Unkeyed
+            items.append((name, _memo_key(item, left)))
+        return kind, tuple(items)
+    if kind is list or kind is tuple:
+        return kind, tuple([_memo_key(item, left) for item in value])
+    raise _Unkeyed
 
 
 def method_prefix(config_dir: str | None, framework: str | None, is_config: bool) -> str | None:
@@ -953,6 +1008,8 @@ def _text_or_shown(value: Any) -> list[str | None]:
 def _drop_invalid_text(v: dict[str, Any], row: _Row) -> None:
     """Text that is not valid Unicode (a lone surrogate) cannot be stored, printed or written as UTF-8: the
     value becomes ``None`` and ``(field, shown value)`` an entry of the row's ``invalid_text``."""
+    if "".join([value for value in v.values() if type(value) is str]).isascii():  # the usual row, in one check
+        return
     for key, value in v.items():
         if type(value) is str and not value.isascii() and not _valid(value):
             row.invalid_text.append({"field": key, "shown": show(value)})

@@ -800,7 +800,7 @@ def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> _PendingArra
             f"a {dtype} array of shape {shape} from {_brief(buffer)} (it needs exactly {n * dtype.itemsize} bytes)"
         )
     array = np.frombuffer(buffer, dtype=dtype)
-    return _PendingArray(array=array if len(shape) == 1 else array.reshape(shape, order=order))
+    return _PendingArray(None, array if len(shape) == 1 else array.reshape(shape, order=order))
 
 
 def _scalar(real: Callable) -> Callable:
@@ -895,7 +895,12 @@ class _Settling:
         for key, item in pairs:
             if dicts and type(key) not in _LEAVES:
                 self.key(key)
-            if type(item) in _LEAVES:
+            kind = type(item)
+            if kind in _LEAVES:
+                size += 1
+                continue
+            if kind is _PendingArray and item.array is not None and not item.array.dtype.hasobject:
+                target[key] = item.array  # the usual array, settled as value() would, without a call each
                 size += 1
                 continue
             new, count, under = self.value(item, (where, key), depth + 1)
