@@ -16,7 +16,6 @@ message holding the number of rows they must fall within.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tabarena_checks.raw.reader import METRIC_ALIASES, show
@@ -66,11 +65,12 @@ def problems(facts: dict, problem_type: Any, metric: Any) -> list[str]:
     return found
 
 
-def for_row(message: str, framework: Any, bounds: str | None) -> str | None:
+def for_row(message: str, framework: Any, bounds: list | None) -> str | None:
     """``message`` (from :func:`problems`) for one row: its ``framework``, or the check of its validation
-    positions ``bounds`` (JSON, ``[size, min, max]`` per child), which is None when they fall within."""
+    positions ``bounds`` (the row's ``val_position_bounds`` parsed, ``[size, min, max]`` per child), which is
+    None when they fall within."""
     if message.startswith(POSITIONS):
-        return _positions_problem(json.loads(bounds), int(message[len(POSITIONS) :]))
+        return _positions_problem(bounds, int(message[len(POSITIONS) :]))
     return message.replace(FRAMEWORK, repr(framework))
 
 

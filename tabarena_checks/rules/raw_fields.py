@@ -66,7 +66,11 @@ def _artifact_problems(index: RawIndex) -> list[tuple[str, str]]:
     )
     for facts, problem_type, metric, paths, frameworks, bounds in groups:
         messages = raw_artifacts.problems(json.loads(facts), problem_type, metric)
-        for path, framework, bound in zip(paths, frameworks, bounds) if messages else ():
+        if not messages:
+            continue
+        # one parse for the group's rows: the positions message is judged on every row of a bagged run
+        bounds = json.loads(f"[{','.join('null' if b is None else b for b in bounds)}]")
+        for path, framework, bound in zip(paths, frameworks, bounds):
             for message in messages:
                 worded = raw_artifacts.for_row(message, framework, bound)
                 if worded is not None:
