@@ -131,6 +131,22 @@ def test_a_cold_build_starts_decoding_while_the_walk_lists(tmp_path, monkeypatch
     assert build(data, workers=2, cache_dir=tmp_path / "c").decoded == 0 and sent == [index.CHUNK], "warm: no decoder"
 
 
+def test_rows_are_sorted_by_path_whether_or_not_the_walk_met_them_in_that_order(tmp_path):
+    """The walk visits directories in name order, so its rows usually arrive sorted and are kept as they are;
+    ``x`` is visited before ``x-copy``, but ``x-copy/...`` sorts before ``x/...``: those rows are sorted."""
+    data = make_run(tmp_path, configs=2, repeats=3, folds=3)
+    config = sorted(data.iterdir())[0]
+    shutil.copytree(config, config.with_name(f"{config.name}-copy"))
+    for workers in (1, 2):
+        built = build(data, workers=workers, cache_dir=tmp_path / f"c{workers}")
+        paths = built.table["path"].to_pylist()
+        assert paths == sorted(paths) and built.decoded == len(paths) == 81
+    in_order = built.table
+    assert index._sorted(in_order) is in_order, "met in order: not copied by a sort"
+    reversed_rows = in_order.take(list(range(in_order.num_rows - 1, -1, -1)))
+    assert index._sorted(reversed_rows).equals(in_order)
+
+
 def test_a_partly_cached_build_decodes_the_changed_files_in_workers(tmp_path):
     data = make_run(tmp_path, configs=2, repeats=3, folds=3)
     build(data, workers=2, cache_dir=tmp_path / "c")
