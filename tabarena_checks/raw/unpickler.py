@@ -159,6 +159,22 @@ class _PendingArray(_Sealed):
         return "an array"
 
 
+class _BuiltArray(tuple):
+    """An array numpy's protocol-5 path built (:func:`_frombuffer`), boxed until the settle walk unboxes it.
+
+    A one-item tuple, made by C: the fast loader makes one per array, where a class of our own would run its
+    ``__init__``. Sealed like the other stand-ins: it has no state to set, and it is no dict key or set member.
+    """
+
+    __slots__ = ()
+
+    def __setstate__(self, state: Any) -> None:
+        raise UnpicklingRefused("a second state for an array already built")
+
+    def __repr__(self) -> str:
+        return "an array"
+
+
 class _PendingDtype(_Sealed):
     """A dtype numpy's pickle is still describing; its state is applied once, if it matches the dtype's own."""
 
@@ -227,7 +243,7 @@ def _brief(value: Any) -> str:
     short = _short_repr(value)
     if short is not None:
         return short
-    if isinstance(value, (_PendingArray, _PendingDtype, _Allowed)):
+    if isinstance(value, (_PendingArray, _BuiltArray, _PendingDtype, _Allowed)):
         return repr(value)
     if type(value).__module__.startswith("numpy") and hasattr(value, "descr") and hasattr(value, "str"):
         return f"dtype({value.str!r})"
@@ -331,7 +347,8 @@ class _Globals:
 
     def _resolve(self, kind: str) -> _Allowed:
         """The object a pickle gets for an allow-listed global (see :data:`_ALLOWED`)."""
-        return _Allowed(kind, _MAKERS[kind](self))
+        made = _MAKERS[kind](self)
+        return made if isinstance(made, _Allowed) else _Allowed(kind, made)
 
     def _latin1_encode(self, text: Any = "", encoding: str = "latin1") -> bytes:
         """What protocol-2 pickles call to rebuild ``bytes``; any other codec is refused."""
@@ -401,13 +418,20 @@ def _numpy_maker(name: str) -> Callable[[_Globals], Callable]:
     return make
 
 
+def _called_directly(name: str, fn: Callable) -> _Allowed:
+    """An :class:`_Allowed` whose call is ``fn`` itself, without the wrapper's frame: for the globals that every
+    array of a result calls (one per array and one per dtype). Shared by every load: it holds no state."""
+    kind = type(f"_Allowed_{name}", (_Allowed,), {"__slots__": (), "__call__": staticmethod(fn)})
+    return kind(name, fn)
+
+
 #: kind (a value of :data:`_ALLOWED`) -> what makes the callable a pickle gets for it
 _MAKERS: dict[str, Callable[[_Globals], Callable]] = {
     "ndarray": lambda g: _direct_ndarray,
-    "dtype": lambda g: _dtype,
+    "dtype": lambda g: _DTYPE,
     "_reconstruct": _numpy_maker("_reconstruct"),
     "scalar": _numpy_maker("scalar"),
-    "_frombuffer": lambda g: _frombuffer,
+    "_frombuffer": lambda g: _FROMBUFFER,
     "encode": lambda g: g._latin1_encode,
     "OrderedDict": lambda g: g._copying(collections.OrderedDict),
     "defaultdict": lambda g: g._defaultdict,
@@ -477,7 +501,7 @@ class RestrictedUnpickler(pickle._Unpickler):
     def load_build(self):
         state = self.stack.pop()
         inst = self.stack[-1]
-        if not isinstance(inst, (_Sealed, _UnreadValue)):
+        if not isinstance(inst, (_Sealed, _BuiltArray, _UnreadValue)):
             raise UnpicklingRefused(f"setting the state of a {type(inst).__name__} (BUILD)")
         inst.__setstate__(state)
 
@@ -782,7 +806,7 @@ def _time_metadata_ok(got: Any) -> bool:
     return unit in _TIME_UNITS and type(count) is int and 1 <= count <= 1_000_000 and tuple(rest) == (1, 1)
 
 
-def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> _PendingArray:
+def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> _BuiltArray:
     """numpy's protocol-5 array path: a buffer of exactly the bytes the dtype and shape need; never objects."""
     import numpy as np
 
@@ -800,7 +824,7 @@ def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> _PendingArra
             f"a {dtype} array of shape {shape} from {_brief(buffer)} (it needs exactly {n * dtype.itemsize} bytes)"
         )
     array = np.frombuffer(buffer, dtype=dtype)
-    return _PendingArray(None, array if len(shape) == 1 else array.reshape(shape, order=order))
+    return _BuiltArray((array if len(shape) == 1 else array.reshape(shape, order=order),))
 
 
 def _scalar(real: Callable) -> Callable:
@@ -813,6 +837,11 @@ def _scalar(real: Callable) -> Callable:
         return real(dtype, data)
 
     return make
+
+
+#: what a pickle naming numpy's ``dtype`` or ``_frombuffer`` gets (see :func:`_called_directly`)
+_DTYPE = _called_directly("dtype", _dtype)
+_FROMBUFFER = _called_directly("_frombuffer", _frombuffer)
 
 
 # --- after the load: stand-ins replaced, the graph measured --------------------------------------
@@ -847,6 +876,8 @@ class _Settling:
     def value(self, value: Any, where: tuple, depth: int) -> tuple[Any, int, int]:
         """``(settled value, expanded size, levels below)`` of a value that is no leaf, at nesting ``depth``."""
         kind = type(value)
+        if kind is _BuiltArray:
+            return value[0], 1, _FLAT
         if kind is _PendingArray:
             if value.array is None:
                 raise UnpicklingRefused("an array without its state")
@@ -899,8 +930,8 @@ class _Settling:
             if kind in _LEAVES:
                 size += 1
                 continue
-            if kind is _PendingArray and item.array is not None and not item.array.dtype.hasobject:
-                target[key] = item.array  # the usual array, settled as value() would, without a call each
+            if kind is _BuiltArray:
+                target[key] = item[0]  # the usual array, settled as value() would, without a call each
                 size += 1
                 continue
             new, count, under = self.value(item, (where, key), depth + 1)
@@ -953,7 +984,7 @@ class _Settling:
         pending, looked = [key], set()
         while pending:
             item = pending.pop()
-            if isinstance(item, (_Sealed, _UnreadValue)) or isinstance(item, type):
+            if isinstance(item, (_Sealed, _BuiltArray, _UnreadValue)) or isinstance(item, type):
                 raise UnpicklingRefused(f"{_brief(item)} as a dict key or set member")
             if type(item) in (tuple, frozenset) and id(item) not in looked:
                 looked.add(id(item))
