@@ -197,6 +197,18 @@ def test_two_methods_in_one_directory_split(tmp_path):
     assert inference.infer(build(data)).methods == ("MySystem_c1_default", "TA-Nori", "TA-Other")
 
 
+def test_one_method_keeps_the_whole_table_and_a_row_of_no_method_is_left_out(tmp_path):
+    data = make_run(tmp_path, tasks=(363612,), folds=2, configs=2)
+    built = build(data)
+    (only,) = index.split_methods(built).values()
+    assert only.table is built.table, "one method and every row its own: no filtered copy"
+    write_payload(data / "stray" / "results.pkl", {"metric_error": 0.1})  # no framework, no config directory
+    built = build(data, cache_dir=tmp_path / "c2")
+    assert None in built.table["method_prefix"].to_pylist()
+    (only,) = index.split_methods(built).values()
+    assert only.table.num_rows == built.table.num_rows - 1 and None not in only.table["method_prefix"].to_pylist()
+
+
 def test_facts_are_lazy_and_shared(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
     facts = TabArenaFacts(data_dir=str(data), cache_dir=tmp_path / "cache")

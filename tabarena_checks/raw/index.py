@@ -899,7 +899,7 @@ def split_methods(index: RawIndex) -> dict[str, RawIndex]:
             owner = by_dir.get(config_dir) or reader.method_prefix(config_dir, None, True)
             if owner == prefix or owner not in prefixes:
                 errors.append((path, reason))
-        out[prefix] = attrs.evolve(
-            index, table=table.filter(pc.equal(table["method_prefix"], prefix)), errors=tuple(errors), method=prefix
-        )
+        alone = len(prefixes) == 1 and table["method_prefix"].null_count == 0  # every row: no copy to filter
+        rows = table if alone else table.filter(pc.equal(table["method_prefix"], prefix))
+        out[prefix] = attrs.evolve(index, table=rows, errors=tuple(errors), method=prefix)
     return out
