@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 
 import pyarrow.parquet as pq
 import pytest
@@ -145,6 +146,20 @@ def test_rows_are_sorted_by_path_whether_or_not_the_walk_met_them_in_that_order(
     assert index._sorted(in_order) is in_order, "met in order: not copied by a sort"
     reversed_rows = in_order.take(list(range(in_order.num_rows - 1, -1, -1)))
     assert index._sorted(reversed_rows).equals(in_order)
+
+
+def test_a_cold_build_opens_the_database_while_its_workers_decode(tmp_path, monkeypatch):
+    """The imports and the database the first query needs are ready by the time the workers are done; a
+    serial build (too few files for workers) starts no thread."""
+    data = make_run(tmp_path, configs=2, repeats=3, folds=3)
+    opened, real = [], index._database
+    monkeypatch.setattr(index, "_database", lambda: opened.append(threading.current_thread().name) or real())
+    built = build(data, workers=2, cache_dir=tmp_path / "c")
+    assert opened == ["prepare-queries"]
+    assert built.query("SELECT count(*) FROM results") == [(54,)] and opened[-1] == "MainThread"
+    opened.clear()
+    build(data, workers=1, cache_dir=tmp_path / "serial")
+    assert opened == []
 
 
 def test_a_partly_cached_build_decodes_the_changed_files_in_workers(tmp_path):

@@ -465,6 +465,7 @@ class _Decoder:
     A cold build queues each directory's files while the walk is still listing the run: the walk of a
     large run takes a few tens of milliseconds in which the second core would otherwise idle. The pool
     is forked from the walk, before any other thread of the build runs (a progress bar's included).
+    Once it is, a thread prepares the queries that follow (:func:`_prepare_queries`).
     """
 
     def __init__(self, root: Path, workers: int | None, max_bytes: int):
@@ -473,6 +474,7 @@ class _Decoder:
         self.waiting: list[FileStat] = []
         self.sent: list[Any] = []
         self.pool: ProcessPoolExecutor | None = None
+        self.preparing: threading.Thread | None = None
 
     def __enter__(self) -> _Decoder:
         return self
@@ -492,6 +494,9 @@ class _Decoder:
         while len(self.waiting) >= CHUNK:
             self._send(self.waiting[:CHUNK])
             del self.waiting[:CHUNK]
+        if self.preparing is None and self.sent:  # the workers are forked: a thread is safe from now on
+            self.preparing = threading.Thread(target=_prepare_queries, name="prepare-queries", daemon=True)
+            self.preparing.start()
 
     def _send(self, chunk: list[FileStat]) -> None:
         self.sent.append((len(chunk), self.pool.submit(_sent_chunk, self.root, chunk, self.max_bytes)))
@@ -515,6 +520,8 @@ class _Decoder:
                 for count, sent in self.sent:
                     tables.append(pa.ipc.open_stream(pa.py_buffer(sent.result())).read_all())
                     advance(count)
+        if self.preparing is not None:  # done long before the workers, unless the run is tiny
+            self.preparing.join()
         return _sorted(pa.concat_tables(tables))
 
 
@@ -527,6 +534,21 @@ def _sorted(table):
     if len(paths) < 2 or pc.all(pc.less(paths[:-1], paths[1:])).as_py():
         return table
     return table.sort_by("path")
+
+
+def _prepare_queries() -> None:
+    """Import what the index's queries need and open the process's database (:func:`_database`).
+
+    A cold build does it while its workers decode, when this process waits, instead of after them: the
+    imports and the database take about a quarter of a second that the first query would otherwise wait.
+    A failure here is left to that query to report.
+    """
+    try:
+        import pyarrow.compute  # noqa: F401  (the sort check, split_methods)
+
+        _database()
+    except Exception:  # noqa: BLE001 - the same call, made by the first query, raises it where it is handled
+        pass
 
 
 def worker_pool(count: int, initializer: Callable[[int], None]):
@@ -686,12 +708,14 @@ def _database():
     import duckdb
 
     pid = os.getpid()
-    if _DATABASE.get("pid") != pid:
-        _DATABASE.update(pid=pid, db=duckdb.connect(config={"threads": 2, "memory_limit": "1GB"}))
-    return _DATABASE["db"]
+    with _OPENING:  # a cold build opens it in a thread of its own (_prepare_queries): one database, not two
+        if _DATABASE.get("pid") != pid:
+            _DATABASE.update(pid=pid, db=duckdb.connect(config={"threads": 2, "memory_limit": "1GB"}))
+        return _DATABASE["db"]
 
 
 _DATABASE: dict[str, Any] = {}
+_OPENING = threading.Lock()
 
 
 @attrs.frozen(slots=False)
