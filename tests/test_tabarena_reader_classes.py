@@ -194,6 +194,18 @@ def test_pickles_the_scan_sends_to_the_careful_loader_still_load(payload):
     assert unpickler.load(payload).value == pickle.loads(payload)
 
 
+def test_scan_counts_the_budget_exactly_at_its_edges():
+    """A memo index is allowed up to the budget spent so far (the opcode itself counted), a set or dict costs
+    HEAVY, a tuple-making opcode counts towards FAST_TUPLES: one past each edge is refused."""
+    put = b"\x80\x02]r"  # PROTO, EMPTY_LIST, then LONG_BINPUT: three opcodes spent
+    assert unpickler.scan(put + (3).to_bytes(4, "little") + b".") == 4
+    assert unpickler.scan(put + (4).to_bytes(4, "little") + b".") is None
+    assert unpickler.scan(b"\x80\x02}}0.") == 1 + 2 * unpickler.HEAVY + 2
+    tuples = b"\x80\x04N" + b"\x85" * unpickler.FAST_TUPLES + b"."
+    assert unpickler.scan(tuples) == unpickler.FAST_TUPLES + 3
+    assert unpickler.scan(tuples[:-1] + b"\x85.") is None
+
+
 def test_scan_refuses_the_fast_loader_what_could_hurt_it():
     deep = b"\x80\x04}" + b"N" + b"\x85" * (unpickler.FAST_TUPLES + 1) + b"Ns."
     assert unpickler.scan(deep) is None  # a tuple this deep, hashed in C, could overflow the stack

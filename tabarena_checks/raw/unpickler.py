@@ -35,6 +35,7 @@ from __future__ import annotations
 import collections
 import gc
 import io
+import itertools
 import math
 import pickle
 import pickletools
@@ -557,7 +558,8 @@ class _FastUnpickler(pickle.Unpickler):
 def _opcode_steps() -> list[int]:
     """For each opcode byte, how the scan steps over it: ``n >= 1`` bytes in all, or a negative code
     (:data:`_LEN1`, :data:`_LEN4`, :data:`_LEN8`: a length of that many bytes, then the data;
-    :data:`_LINES`: two lines; :data:`_LONG_PUT`, :data:`_STOP`), or :data:`_CAREFUL` where the fast loader
+    :data:`_LINES`: two lines; :data:`_TUPLE`: one byte that may build a tuple; :data:`_HEAVY`: one byte
+    that makes a set or dict; :data:`_LONG_PUT`, :data:`_STOP`), or :data:`_CAREFUL` where the fast loader
     must not be used.
     """
     # protocol-0 text opcodes other than GLOBAL, extensions, persistent ids and out-of-band buffers: real results
@@ -601,28 +603,23 @@ def _opcode_steps() -> list[int]:
             steps[ord(op.code)] = _LINES  # GLOBAL: module and name, one line each
         else:
             steps[ord(op.code)] = lengths[arg.n]
+    for op in (*_TUPLE_OPS, pickle.REDUCE, pickle.NEWOBJ, pickle.NEWOBJ_EX):  # each one byte long
+        steps[op[0]] = _TUPLE
+    for op in _HEAVY_OPS:
+        steps[op[0]] = _HEAVY
     steps[pickle.LONG_BINPUT[0]] = _LONG_PUT
     steps[pickle.STOP[0]] = _STOP
     return steps
 
 
-_LEN1, _LEN4, _LEN8, _LINES, _LONG_PUT, _STOP, _CAREFUL = -1, -4, -8, -2, -3, -5, -9
+_LEN1, _LEN4, _LEN8, _LINES, _LONG_PUT, _STOP, _TUPLE, _HEAVY, _CAREFUL = -1, -4, -8, -2, -3, -5, -6, -7, -9
 _STEPS = _opcode_steps()
-#: what each opcode adds to the scan's one counter, a float (CPython adds floats without allocating where an int
-#: past 2**30 would): its budget cost (a set or dict :data:`HEAVY`, others 1), plus :data:`_TUPLE_UNIT` for the
-#: opcodes that may build a tuple (counted towards :data:`FAST_TUPLES`). Exact while the tuples stay below 2**20
-#: and the cost below 2**32; past that the count is over a limit either way
-_TUPLE_UNIT = float(1 << 32)
-_MAY_TUPLE = frozenset(op[0] for op in (*_TUPLE_OPS, pickle.REDUCE, pickle.NEWOBJ, pickle.NEWOBJ_EX))
-_COUNTS = [
-    float(HEAVY if bytes([code]) in _HEAVY_OPS else 1) + (_TUPLE_UNIT if code in _MAY_TUPLE else 0.0)
-    for code in range(256)
-]
 
 
-# shape: one loop over every opcode of every file read (the fast loader's only Python-level cost per opcode);
-# the table lookups stay inline and both counts are kept in one float (:data:`_COUNTS`), since each statement
-# per opcode costs as much here as a tenth of the C unpickler's whole load
+# shape: one loop over every opcode of every file read (the fast loader's only Python-level cost per opcode).
+# Each statement per opcode costs as much here as a tenth of the C unpickler's whole load, so the opcodes are
+# counted by the for loop itself, the end of the payload is found by the IndexError of reading past it, and
+# only the rarer opcodes (tuples, sets and dicts) add to a count of their own
 def scan(payload: bytes) -> int | None:
     """The budget the opcodes of ``payload`` cost, or None when the careful loader must read it.
 
@@ -631,36 +628,44 @@ def scan(payload: bytes) -> int | None:
     an index past the budget spent so far (the C unpickler sizes its memo by the largest index, and
     the budget spent bounds the objects made).
     """
-    steps, counts = _STEPS, _COUNTS
-    end = len(payload)
-    pos, counted = 0, 0.0
-    while pos < end:
-        code = payload[pos]
-        counted += counts[code]
-        step = steps[code]
-        if step > 0:
-            pos += step
-        elif step == _LEN1:
-            pos += 2 + payload[pos + 1] if pos + 1 < end else end
-        elif step == _LEN8:
-            pos += 9 + int.from_bytes(payload[pos + 1 : pos + 9], "little")
-        elif step == _LEN4:
-            pos += 5 + int.from_bytes(payload[pos + 1 : pos + 5], "little")
-        elif step == _LINES:
-            first = payload.find(b"\n", pos)
-            pos = payload.find(b"\n", first + 1) + 1 if first >= 0 else 0
-            if not pos:  # a line without its end: never step backwards
-                return None
-        elif step == _LONG_PUT:
-            if int.from_bytes(payload[pos + 1 : pos + 5], "little") > counted % _TUPLE_UNIT:
-                return None
-            pos += 5
-        elif step == _STOP:
-            cost = int(counted % _TUPLE_UNIT)
-            return cost if cost <= MAX_OPS and counted // _TUPLE_UNIT <= FAST_TUPLES else None
-        else:
-            return None
-    return None
+    steps = _STEPS
+    pos = tuples = heavy = 0
+    try:
+        for ops in itertools.count():  # the opcodes before this one
+            step = steps[payload[pos]]
+            if step > 0:
+                pos += step
+            elif step == _LEN1:
+                pos += 2 + payload[pos + 1]
+            elif step == _TUPLE:
+                tuples += 1
+                pos += 1
+            elif step == _HEAVY:
+                heavy += 1
+                pos += 1
+            elif step == _LEN4 or step == _LEN8:
+                pos += 1 - step + int.from_bytes(payload[pos + 1 : pos + 1 - step], "little")
+            elif step == _STOP:
+                cost = ops + 1 + heavy * (HEAVY - 1)  # a set or dict costs HEAVY, any other opcode 1
+                return cost if cost <= MAX_OPS and tuples <= FAST_TUPLES else None
+            else:
+                pos = _rare_step(payload, pos, step, ops + 1 + heavy * (HEAVY - 1))
+                if pos < 0:
+                    return None
+    except IndexError:  # the pickle ends before its STOP (pos never goes below 0)
+        return None
+
+
+def _rare_step(payload: bytes, pos: int, step: int, spent: int) -> int:
+    """Where the opcode at ``pos`` ends for the steps :func:`scan` meets a few times per file, or -1 when the
+    fast loader must not read it: a GLOBAL whose two lines do not end, a LONG_BINPUT past the ``spent``
+    budget (the C unpickler sizes its memo by the largest index), an opcode real results never hold."""
+    if step == _LINES:  # GLOBAL: module and name, one line each; never a step backwards
+        first = payload.find(b"\n", pos)
+        return (payload.find(b"\n", first + 1) + 1 if first >= 0 else 0) or -1
+    if step == _LONG_PUT and int.from_bytes(payload[pos + 1 : pos + 5], "little") <= spent:
+        return pos + 5
+    return -1
 
 
 def load(payload: bytes) -> Loaded:
