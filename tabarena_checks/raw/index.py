@@ -465,7 +465,7 @@ class _Decoder:
     A cold build queues each directory's files while the walk is still listing the run: the walk of a
     large run takes a few tens of milliseconds in which the second core would otherwise idle. The pool
     is forked from the walk, before any other thread of the build runs (a progress bar's included).
-    Once it is, a thread prepares the queries that follow (:func:`_prepare_queries`).
+    Once the walk is done, a thread prepares the queries that follow (:func:`_prepare_queries`).
     """
 
     def __init__(self, root: Path, workers: int | None, max_bytes: int):
@@ -494,9 +494,6 @@ class _Decoder:
         while len(self.waiting) >= CHUNK:
             self._send(self.waiting[:CHUNK])
             del self.waiting[:CHUNK]
-        if self.preparing is None and self.sent:  # the workers are forked: a thread is safe from now on
-            self.preparing = threading.Thread(target=_prepare_queries, name="prepare-queries", daemon=True)
-            self.preparing.start()
 
     def _send(self, chunk: list[FileStat]) -> None:
         self.sent.append((len(chunk), self.pool.submit(_sent_chunk, self.root, chunk, self.max_bytes)))
@@ -517,6 +514,9 @@ class _Decoder:
                 if self.waiting:
                     self._send(self.waiting)
                     self.waiting = []
+                # the walk is done (it would compete for the interpreter) and the workers are forked
+                self.preparing = threading.Thread(target=_prepare_queries, name="prepare-queries", daemon=True)
+                self.preparing.start()
                 for count, sent in self.sent:
                     tables.append(pa.ipc.open_stream(pa.py_buffer(sent.result())).read_all())
                     advance(count)
