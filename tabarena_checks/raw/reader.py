@@ -434,6 +434,9 @@ def _jsonable(value: Any) -> Any:
 #: every JSON field of a row is written with sorted keys (configs that agree share a value); one encoder for all
 #: of them, since ``json.dumps`` with options builds a new one per call
 _ENCODER = json.JSONEncoder(sort_keys=True, default=_jsonable, allow_nan=True)
+#: what this module builds itself (artifact facts, validation bounds) is written as built: its keys come in one
+#: order already, and it holds no cycle to look for
+_BUILT_ENCODER = json.JSONEncoder(default=_jsonable, check_circular=False)
 
 
 def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
@@ -989,14 +992,15 @@ REPEATED = ("eval_metric", "metric", "problem_type", "problem_type_transform")
 
 def _artifact_json(sa: dict, framework: str | None) -> dict[str, str | None]:
     """``artifact_facts``: :func:`tabarena_checks.raw.artifacts.facts` of ``sa`` with the names it repeats
-    (:func:`_text_or_shown` per key present), as JSON with sorted keys (configs of a task split share it
-    when their artifacts agree), and ``val_position_bounds``: the bag children's validation positions, JSON."""
+    (:func:`_text_or_shown` per key present), as JSON (configs of a task split share it when their artifacts
+    agree: facts are built with their keys in one order), and ``val_position_bounds``: the bag children's
+    validation positions, JSON."""
     facts = artifacts.facts(sa, framework, show)
     bounds = facts["bag"].pop("position_bounds") if facts["bag"] is not None else None
     facts["repeated"] = {key: _text_or_shown(sa[key]) for key in REPEATED if key in sa}
     return {
-        "artifact_facts": _ENCODER.encode(facts),
-        "val_position_bounds": None if bounds is None else json.dumps(bounds),
+        "artifact_facts": _BUILT_ENCODER.encode(facts),
+        "val_position_bounds": None if bounds is None else _BUILT_ENCODER.encode(bounds),
     }
 
 
