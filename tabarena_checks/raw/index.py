@@ -527,7 +527,7 @@ class _Decoder:
 
 def _sorted(table):
     """``table`` sorted by path. A cold build's walk visits directories in name order, so its rows usually
-    arrive sorted: checking that costs a fiftieth of sorting, which copies every column."""
+    arrive sorted: checking that costs a twentieth of sorting, which copies every column."""
     import pyarrow.compute as pc
 
     paths = table["path"]

@@ -443,7 +443,7 @@ def _json(value: Any, label: str = "", row: _Row | None = None) -> str | None:
     """``value`` as JSON text; None (and a problem naming ``label``) when it is too large to record.
 
     The text of a small value is kept (:data:`_RENDERED`): every file of a config repeats its hyperparameters
-    and every file of a run its validation protocol, and looking one up costs a third of rendering it.
+    and every file of a run its validation protocol, and looking one up costs half of rendering it.
     """
     if value is None:
         return None
