@@ -148,11 +148,11 @@ class _PendingArray(_Sealed):
 
     __slots__ = ("array", "make")
 
-    def __init__(self, make: Callable | None = None, array: Any = None):
-        self.make, self.array = make, array
+    def __init__(self, make: Callable):
+        self.make, self.array = make, None
 
     def __setstate__(self, state: Any) -> None:
-        if self.array is not None or self.make is None:
+        if self.array is not None:
             raise UnpicklingRefused("a second state for an array already built")
         self.array = _array_from_state(self.make, state)
 
