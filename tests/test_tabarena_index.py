@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import threading
@@ -160,6 +161,24 @@ def test_a_cold_build_opens_the_database_while_its_workers_decode(tmp_path, monk
     opened.clear()
     build(data, workers=1, cache_dir=tmp_path / "serial")
     assert opened == []
+
+
+def _note_parent(parent: int) -> None:
+    os.environ["CHECKS_TEST_POOL_PARENT"] = str(parent)
+
+
+def _worker_state() -> tuple[int, str | None]:
+    return gc.get_freeze_count(), os.environ.get("CHECKS_TEST_POOL_PARENT")
+
+
+def test_pool_workers_freeze_what_they_inherit_then_run_their_initializer():
+    """A worker's collector never walks the objects it inherited (walking them copies every page they sit on),
+    and the pool's own initializer still runs, given this process's pid."""
+    assert gc.get_freeze_count() == 0
+    with index.worker_pool(1, _note_parent) as pool:
+        frozen, parent = pool.submit(_worker_state).result()
+    assert frozen > 1000 and parent == str(os.getpid())
+    assert "CHECKS_TEST_POOL_PARENT" not in os.environ and gc.get_freeze_count() == 0, "only the worker froze"
 
 
 def test_a_partly_cached_build_decodes_the_changed_files_in_workers(tmp_path):
