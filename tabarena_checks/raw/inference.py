@@ -175,15 +175,18 @@ _DISTINCT = {
 def _distinct(index: RawIndex) -> dict[str, tuple]:
     """Every :data:`_DISTINCT` list in one query: each field's distinct non-null values, sorted.
 
-    The fields are stacked into one (field, value) column and grouped once: nine ``list(DISTINCT ...)``
-    aggregates over the table cost DuckDB 2.0 about four times as much (50 against 14 ms on 1,800 rows).
+    One scan unnests every row into its (field, value) pairs, grouped once. Each reference to ``results``
+    costs DuckDB 2.0 a bind of the whole Arrow table: stacking nine selects of it took 19-21 ms on 1,800 rows,
+    against 7 ms for this (and 50 ms for nine ``list(DISTINCT ...)`` aggregates).
     """
-    stacked = " UNION ALL ".join(
-        f"SELECT '{name}' AS field, {col} AS value FROM results WHERE {col} IS NOT NULL"
-        + (f" AND {cond}" if cond else "")
-        for name, (col, cond) in _DISTINCT.items()
+    fields = ", ".join(f"'{name}'" for name in _DISTINCT)
+    values = ", ".join(col if cond is None else f"CASE WHEN {cond} THEN {col} END" for col, cond in _DISTINCT.values())
+    found = dict(
+        index.query(
+            f"SELECT field, list_sort(list(DISTINCT value)) FROM (SELECT unnest([{fields}]) AS field, "
+            f"unnest([{values}]) AS value FROM results) WHERE value IS NOT NULL GROUP BY field"
+        )
     )
-    found = dict(index.query(f"SELECT field, list_sort(list(DISTINCT value)) FROM ({stacked}) GROUP BY field"))
     return {name: tuple(found.get(name, ())) for name in _DISTINCT}
 
 
