@@ -143,6 +143,7 @@ def test_rows_are_sorted_by_path_whether_or_not_the_walk_met_them_in_that_order(
         built = build(data, workers=workers, cache_dir=tmp_path / f"c{workers}")
         paths = built.table["path"].to_pylist()
         assert paths == sorted(paths) and built.decoded == len(paths) == 81
+        assert {column.num_chunks for column in built.table.columns} == {1}, "one chunk, not one per batch of files"
     in_order = built.table
     assert index._sorted(in_order) is in_order, "met in order: not copied by a sort"
     reversed_rows = in_order.take(list(range(in_order.num_rows - 1, -1, -1)))
