@@ -45,6 +45,7 @@ PARALLEL_THRESHOLD = 48
 CHUNK = 32
 
 
+@functools.cache  # built once per process (65 fields take 60 us, and each batch of files asks for it)
 def schema():
     """The explicit Arrow schema of a row (``error`` is set only for unreadable files).
 
