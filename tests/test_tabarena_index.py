@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import shutil
 import threading
+import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -162,6 +164,32 @@ def test_a_cold_build_opens_the_database_while_its_workers_decode(tmp_path, monk
     opened.clear()
     build(data, workers=1, cache_dir=tmp_path / "serial")
     assert opened == []
+
+
+class _SlowToStop:
+    """A worker pool whose shutdown takes a while: what a build must wait for before it returns."""
+
+    def __init__(self, pool):
+        self.pool = pool
+
+    def submit(self, *args, **kwargs):
+        return self.pool.submit(*args, **kwargs)
+
+    def shutdown(self, *args, **kwargs):
+        time.sleep(0.3)
+        self.pool.shutdown(*args, **kwargs)
+
+
+def test_a_cold_build_returns_with_its_workers_gone(tmp_path, monkeypatch):
+    """The workers stop while the cache is written, and the build waits for them before it returns: no worker
+    or thread of it outlives the build (a process forked after it must not copy a lock one of them holds)."""
+    data = make_run(tmp_path, configs=2, repeats=3, folds=3)
+    real = index.worker_pool
+    monkeypatch.setattr(index, "worker_pool", lambda count, initializer: _SlowToStop(real(count, initializer)))
+    processes, threads = set(multiprocessing.active_children()), set(threading.enumerate())
+    built = build(data, workers=2, cache_dir=tmp_path / "c")
+    assert built.decoded == 54 and built.cache_path.is_file()
+    assert set(multiprocessing.active_children()) == processes and set(threading.enumerate()) == threads
 
 
 def _note_parent(parent: int) -> None:
