@@ -473,7 +473,8 @@ class _Decoder:
     A cold build queues each directory's files while the walk is still listing the run: the walk of a
     large run takes a few tens of milliseconds in which the second core would otherwise idle. The pool
     is forked from the walk, before any other thread of the build runs (a progress bar's included).
-    Once the walk is done, a thread prepares the queries that follow (:func:`_prepare_queries`).
+    Once the walk is done, a thread prepares the queries that follow (:func:`_prepare_queries`); once the
+    last chunk is in, another stops the workers, and leaving the decoder waits for it.
     """
 
     def __init__(self, root: Path, workers: int | None, max_bytes: int):
@@ -586,8 +587,8 @@ def _started(initializer: Callable[[int], None], parent: int) -> None:
 
     A forked worker holds a copy of its parent's objects, which it never frees. The collector would
     still walk them all at each full collection, writing to every page they sit on, so the kernel
-    copies those pages: about 30 ms per worker of a cold build of 1,800 files, once they are frozen
-    out of its reach (gc.freeze) none. A spawned worker has few objects to freeze.
+    copies those pages: about 30 ms per worker in a cold build of 1,800 files. Frozen (gc.freeze),
+    they are out of its reach. A spawned worker has few objects to freeze.
     """
     gc.freeze()
     initializer(parent)
@@ -841,6 +842,7 @@ def build_index(
             files, dirs, walk_problems = walk(root, found_more=decoder.found_more)
             _some_found(root, files, walk_problems)
             table, todo = decoder.table(files, progress), files
+            # written before the decoder is left: its workers exit meanwhile
             cache_path, fingerprint = _stored(cache_path if write_cache else None, root, cached, table, dirs)
     else:
         cached_keys = _keys(cached)

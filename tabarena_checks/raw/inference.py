@@ -158,7 +158,8 @@ def _fold_histogram(index: RawIndex) -> tuple[tuple[str, int], ...]:
     return tuple((label, int(n)) for label, n in rows)
 
 
-#: columns whose distinct non-null values the inference reports, with an optional row filter
+#: columns whose distinct non-null values the inference reports, with an optional row filter (text columns:
+#: :func:`_distinct` puts a row's values in one list)
 _DISTINCT = {
     "methods": ("method_prefix", None),
     "frameworks": ("framework", None),
