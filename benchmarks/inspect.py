@@ -18,7 +18,9 @@ Figures printed (one process = this one; the index may use worker processes):
 - the hostile payloads of tests/hostile_pickles.py read by the same reader: every one must be refused
   (the speed is not bought by reading less carefully).
 CPU seconds (this process plus its finished children) are printed next to wall times: on a
-shared machine the wall-clock gain of the workers depends on how many cores are free.
+shared machine the wall-clock gain of the workers depends on how many cores are free. On Linux the
+share of the machine's CPU time the hypervisor gave to other guests during each bare and cold run is
+printed too (``steal`` in /proc/stat): the cold run needs both cores, so it loses more to them.
 Heavy imports happen before timing; the page cache is warmed first so both sides read from memory.
 Each figure is measured ``--rounds`` times, alternating, and the best is kept (other processes
 on a shared machine only ever add time).
@@ -71,6 +73,28 @@ def _refused() -> tuple[int, int]:
     return refused, len(payloads)
 
 
+def _host_ticks() -> tuple[int, int] | None:
+    """(stolen, all) CPU ticks of the whole machine so far, from Linux's /proc/stat; None elsewhere."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(field) for field in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (ticks[7] if len(ticks) > 7 else 0), sum(ticks)
+
+
+def _stolen(before: tuple[int, int] | None) -> float | None:
+    """The share of the machine's CPU time since ``before`` that the hypervisor gave to other guests."""
+    after = _host_ticks()
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
+def _shares(stolen: list[float | None]) -> str:
+    return "/".join("?" if share is None else f"{share:.0%}" for share in stolen)
+
+
 def _runs(measures: list[tuple[float, float]]) -> str:
     return "/".join(f"{wall:.2f}" for wall, _ in measures)
 
@@ -103,10 +127,15 @@ def main(argv: list[str] | None = None) -> None:
 
         load_before = os.getloadavg()
         bares, colds, warms = [], [], []
+        stolen_bare, stolen_cold = [], []
         for _ in range(args.rounds):
+            ticks = _host_ticks()
             bares.append(tenk.bare_loop(paths))
+            stolen_bare.append(_stolen(ticks))
             shutil.rmtree(cache, ignore_errors=True)
+            ticks = _host_ticks()
             seconds, built, _, infs = tenk.index_and_infer(data, cache, args.workers)
+            stolen_cold.append(_stolen(ticks))
             (inf,) = infs.values()
             assert built.decoded == len(paths) and inf.n_results == len(paths)
             colds.append(seconds)
@@ -126,6 +155,9 @@ def main(argv: list[str] | None = None) -> None:
             f"rounds: {args.rounds}, best of each shown; all: bare {_runs(bares)}, cold {_runs(colds)}, "
             f"warm {_runs(warms)}"
         )
+        if any(share is not None for share in stolen_bare + stolen_cold):
+            # a share above a few percent means the figures say as much about the host as about the code
+            print(f"CPU stolen by other guests (/proc/stat): bare {_shares(stolen_bare)}, cold {_shares(stolen_cold)}")
         print(f"bare loop (read+gunzip+unpickle, 1 process): {bare:7.2f} s   ({bare_cpu:.2f} CPU-s)")
         print(
             f"cold index+inference:                        {cold:7.2f} s   cold/bare = {cold / bare:.2f}x   "
