@@ -65,6 +65,7 @@ def ledger_cmd(
     """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
     if source_url and not source_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"must be an absolute http(s) URL (got {source_url!r})", param_hint="--source-url")
+    notices: list[str] = []
     rows = ledger.import_source(
         source,
         fmt,
@@ -77,7 +78,10 @@ def ledger_cmd(
         value_column=value_column,
         ignore_columns=ignore_columns,
         models_as_columns=models_as_columns,
+        notices=notices,
     )
+    for notice in notices:
+        click.echo(notice, err=True)
     ledger.write(out, rows)
     review = sum(r.status != ledger.OK for r in rows)
     models = len({r.source_model for r in rows})

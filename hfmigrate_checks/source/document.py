@@ -1,7 +1,7 @@
 """Every results table of a README as a reader of the rendered page sees it.
 
 GFM tables and HTML ``<table>`` blocks are found in document order under their headings;
-each gets one header per column (two header levels flattened to ``group / sub``, see
+each gets one header per column (header levels flattened to ``group / sub``, see
 :mod:`~hfmigrate_checks.source.headers`), its body rows in their group-header groups, the
 text of every marker it prints (:mod:`~hfmigrate_checks.source.notes`), and the sentences
 under it that speak of its columns or rows. A table that cannot be attributed keeps the
@@ -117,14 +117,17 @@ def _gfm(tokens, headings: tuple[str, ...]) -> _Found:
 def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -> tuple[list[_Found], int]:
     """The HTML table starting in the block at line index ``first``, and the line index it ends on; a
     layout table's cells hold the results tables, so those are read instead, each on its own."""
-    offset = next(n for n, line in enumerate(lines[first:], first) if _HTML_TABLE.search(line))
+    offset = next(n for n in range(first, len(lines)) if _HTML_TABLE.search(lines[n]))
     table = htmltable.read(lines, offset)
     if table is None:
         return [], until
     tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
+    # a table never closed was read to the end of the page: reading it again from each later block
+    # would be quadratic, and a reader of the page sees everything after it inside it
+    end = table.end_line - 1 if table.end_line > table.line or not table.problem else len(lines)
     return [
         _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem) for t in tables if t is not None
-    ], table.end_line - 1
+    ], end
 
 
 def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
@@ -161,6 +164,9 @@ def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list
     if len(header_rows) == 2:
         header, parts, problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
         return line, header, parts, body, found.problem or problem
+    if len(header_rows) > 2:
+        header, parts = headers.stack([cells for _, cells in header_rows])
+        return line, header, parts, body, found.problem
     header = list(header_rows[0][1]) if header_rows else []
     return line, header, [(c.text, "") for c in header], body, found.problem
 

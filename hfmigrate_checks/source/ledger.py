@@ -62,23 +62,48 @@ REQUIRED_COLUMNS = ("source_model", "source_task", "source_value", "source_locat
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
 
 
-def csv_records(path: Path) -> Records:
-    """Records of a CSV file with a header row; locators are ``file:Lnnn``."""
+def csv_records(path: Path, notices: list[str] | None = None) -> Records:
+    """Records of a CSV file with a header row; locators are ``file:Lnnn``. An index column (see
+    :func:`_index_column`) is left out."""
     text = _read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
     except StopIteration:
         raise InputError(f"{path}: empty CSV file; expected a header row") from None
-    _check_header(header, path)
+    skip = _noticed(path, header, notices)
+    _check_header(header[skip:], path)
     out = []
     for row in reader:
-        if not any(cell.strip() for cell in row):
+        if not any(cell.strip() for cell in row[skip:]):
             continue
         if len(row) != len(header):
             raise InputError(f"{path}: line {reader.line_num}: {len(row)} cells, but the header has {len(header)}")
-        out.append(Record(f"{path.name}:L{reader.line_num}", dict(zip(header, row))))
-    return Records(tuple(header), tuple(out), column_markers=_header_markers(header))
+        out.append(Record(f"{path.name}:L{reader.line_num}", dict(zip(header[skip:], row[skip:]))))
+    return Records(tuple(header[skip:]), tuple(out), column_markers=_header_markers(header[skip:]))
+
+
+#: the names pandas gives its index column: an empty header cell (``to_csv``), the name ``read_csv`` gives
+#: that cell back, and the column ``to_parquet`` stores the index in
+INDEX_NAMES = ("", "Unnamed: 0", "__index_level_0__")
+
+
+def _index_column(header: Sequence[str]) -> bool:
+    """Whether the first column is a row index a tool wrote (pandas), not a column the leaderboard prints:
+    reading it as the model column would make row numbers models, so every format leaves it out."""
+    return len(header) > 1 and str(header[0]).strip() in INDEX_NAMES
+
+
+def _noticed(path: Path, header: Sequence[str], notices: list[str] | None) -> int:
+    """How many leading columns to leave out (1 for an index column), telling ``notices`` why."""
+    if not _index_column(header):
+        return 0
+    if notices is not None:
+        notices.append(
+            f"{path}: the first column {header[0]!r} is a row index (as pandas writes it), not a label or a "
+            "score; it is ignored"
+        )
+    return 1
 
 
 def _header_markers(header: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -177,9 +202,11 @@ def _prose(table: document.Table, header: list[str], column_markers: dict) -> tu
 MAX_DATASET_ROWS = 200_000
 
 
-def dataset_records(path: Path) -> Records:
+def dataset_records(path: Path, notices: list[str] | None = None) -> Records:
     """Records of a leaderboard dataset file (parquet, or CSV) read through DuckDB, within
-    :data:`MAX_LEDGER_BYTES` on disk and once printed, and :data:`MAX_DATASET_ROWS` rows."""
+    :data:`MAX_LEDGER_BYTES` on disk and once printed, and :data:`MAX_DATASET_ROWS` rows; an index
+    column is left out as in :func:`csv_records` (DuckDB names a CSV's empty header cell ``column0``,
+    so a CSV's own first header line decides)."""
     import duckdb
 
     if not path.is_file():
@@ -198,15 +225,25 @@ def dataset_records(path: Path) -> Records:
         raise InputError(f"{path}: DuckDB cannot read it as {path.suffix.lstrip('.') or 'parquet'}: {exc}") from None
     finally:
         con.close()
+    first = _first_header_cell(path) if path.suffix.lower() == ".csv" else columns[0] if columns else ""
+    skip = _noticed(path, [first, *columns[1:]], notices)
+    columns = columns[skip:]
     _check_header(columns, path)
     return Records(
         tuple(columns),
         tuple(
-            Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)})
+            Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row[skip:])})
             for n, row in enumerate(rows, 1)
         ),
         column_markers=_header_markers(columns),
     )
+
+
+def _first_header_cell(path: Path) -> str:
+    """The first cell of a CSV file's header line as written (bounded: one line of at most 64 KB)."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+        line = handle.readline(64 * 1024)
+    return next(csv.reader([line]), [""])[0] if line.strip() else ""
 
 
 def _bounded_rows(cursor, path: Path) -> list[tuple]:
@@ -260,18 +297,20 @@ def import_source(
     heading: str | None = None,
     table: int | None = None,
     source_url: str = "",
+    notices: list[str] | None = None,
     **columns,
 ) -> list[LedgerRow]:
     """Read ``path`` in format ``csv``, ``markdown`` or ``parquet`` into ledger rows (options: see
-    :func:`hfmigrate_checks.source.scores.rows_from_records`)."""
+    :func:`hfmigrate_checks.source.scores.rows_from_records`); what was left out and why (an index
+    column) is appended to ``notices``."""
 
     path = Path(path)
     if fmt == "csv":
-        records = csv_records(path)
+        records = csv_records(path, notices)
     elif fmt == "markdown":
         records = markdown_records(path, heading, table)
     elif fmt == "parquet":
-        records = dataset_records(path)
+        records = dataset_records(path, notices)
     else:
         raise InputError(f"unknown ledger format {fmt!r}: use csv, markdown or parquet")
     return scores.rows_from_records(records, source_url=source_url, where=str(path), **columns)
