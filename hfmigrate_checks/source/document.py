@@ -71,10 +71,8 @@ def tables(text: str) -> list[Table]:
     definitions = mdtable.footnotes(tokens)
     heading_lines = [(tok.map[0], int(tok.tag[1:])) for tok in tokens if tok.type == "heading_open" and tok.map]
     found = _find(tokens, lines)
-    blocks = [(f.start, f.stop) for f in found]
-    return [
-        _assemble(f, lines, heading_lines, [b for b in blocks if b != (f.start, f.stop)], definitions) for f in found
-    ]
+    scopes = notes.Scopes(lines, heading_lines, [(f.start, f.stop) for f in found])
+    return [_assemble(f, lines, scopes, definitions) for f in found]
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
@@ -134,10 +132,10 @@ def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
     return row[0], tuple(row[1])
 
 
-def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table:
+def _assemble(found: _Found, lines, scopes: notes.Scopes, definitions) -> Table:
     line, header, parts, body, problem = _header(found)
     rows = _grouped(body)
-    own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
+    own = scopes.own(found.start, found.stop)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
     names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
     prose = notes.prose_under(lines, found.stop, names)
@@ -146,7 +144,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
         line,
         tuple(header),
         tuple(rows),
-        notes.table_notes(markers, own, parents, definitions),
+        notes.table_notes(markers, own, scopes, found.start, definitions),
         tuple(parts),
         tuple(prose),
         found.kind,

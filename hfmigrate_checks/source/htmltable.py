@@ -20,7 +20,7 @@ from hfmigrate_checks.source import mdtable
 MAX_SPAN = 1000
 #: grid positions of one table once its spans are expanded (rows x columns): more is refused, so a
 #: few bytes of spans (``<td colspan=1000 rowspan=1000>``) cannot grow into gigabytes
-MAX_CELLS = 250_000
+MAX_CELLS = 100_000
 _EMPHASIS = {"b": "strong", "strong": "strong", "i": "em", "em": "em", "s": "s", "del": "s", "strike": "s"}
 
 

@@ -60,6 +60,9 @@ COLUMNS = (
 )
 REQUIRED_COLUMNS = ("source_model", "source_task", "source_value", "source_locator")
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
+#: a README or model card is read whole as GitHub renders it; the largest public ones are a few hundred KB,
+#: and past this size rendering alone takes seconds (an 8 MB page of one legend took 9 s)
+MAX_PAGE_BYTES = 2 * 1024 * 1024
 
 
 def csv_records(path: Path, notices: list[str] | None = None) -> Records:
@@ -157,7 +160,7 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     header = [cell.text or f"column {n}" for n, cell in enumerate(table.header, 1)]
     _check_header(header, path, f"the table header on line {table.line}")
     column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
-    table_notes, row_markers = _prose(table, header, column_markers)
+    table_notes, row_markers = _prose(table, header, column_markers, path)
     rows = []
     for row in table.rows:
         group = f", group {row.group!r})" if row.group else ")"
@@ -169,7 +172,7 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
 
 def _the_table(path: Path, heading: str | None, table_number: int | None) -> document.Table:
     """The one table asked for; a file with none, or a table that cannot be attributed, is refused."""
-    found = document.tables(_read_text(path))
+    found = document.tables(read_text(path, limit=MAX_PAGE_BYTES, what="a Markdown page", encoding="utf-8-sig"))
     if not found:
         raise InputError(
             f"{path}: no table found (a GFM table or an HTML <table>); expected the results table the --heading names"
@@ -181,19 +184,36 @@ def _the_table(path: Path, heading: str | None, table_number: int | None) -> doc
     return table
 
 
-def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict[str, list[str]]]:
+#: sentences under a table that may qualify one score: a real note paragraph holds a few; past this the
+#: notes of every score would grow with the page (3,000 sentences over 3,000 rows ran past 30 s)
+MAX_NOTES_PER_SCORE = 50
+
+
+def _prose(
+    table: document.Table, header: list[str], column_markers: dict, path: Path
+) -> tuple[dict, dict[str, list[str]]]:
     """The table's notes with each sentence under it as a marker of the columns it names (all of them when
     it names none), which ``column_markers`` gains, and the row labels it names -> its markers."""
     table_notes = dict(table.notes)
     row_markers: dict[str, list[str]] = {}
+    columns = set(header)
+    counts = {"column": 0, "row": 0}
     for n, (sentence, names) in enumerate(table.prose, 1):
         key = PROSE_MARKER + ("]" if len(table.prose) == 1 else f" {n}]")
         table_notes[key] = (sentence,)
         for name in names or header:
-            if name in header:
+            if name in columns:
                 column_markers[name] = (*column_markers.get(name, ()), key)
+                counts["column"] = max(counts["column"], len(column_markers[name]))
             else:
                 row_markers.setdefault(name, []).append(key)
+                counts["row"] = max(counts["row"], len(row_markers[name]))
+        if sum(counts.values()) > MAX_NOTES_PER_SCORE:
+            raise InputError(
+                f"{path}: the paragraph under the table on line {table.line}: more than {MAX_NOTES_PER_SCORE} of its "
+                "sentences qualify one score, the limit of notes a score carries; import a copy of the page "
+                "whose paragraph under the table holds only its notes"
+            )
     return table_notes, row_markers
 
 

@@ -15,12 +15,13 @@ are ...``; a note line takes the lines that continue it.
 
 from __future__ import annotations
 
+import bisect
 import html
 import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-from hfmigrate_checks.source import qualifiers
+from hfmigrate_checks.source import naming, qualifiers
 
 SYMBOLS = "†‡§¶‖☆★✝⋆♠♣♦♥"
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
@@ -71,27 +72,31 @@ def legends(lines: Iterable[str]) -> dict[str, list[str]]:
 def _notes(lines: Iterable[str]) -> list[tuple[str, str]]:
     """(marker, text) of every legend, a note line joined with the lines that continue it."""
     lines = list(lines)
-    out: list[tuple[str, str]] = []
-    for line, is_note in zip(lines, _note_lines(lines)):
-        pairs = _legend_pairs(line)
+    out: list[tuple[str, list[str]]] = []  # a note's text in parts, joined once (joining per line is quadratic)
+    for line, (pairs, is_note) in zip(lines, _scan(lines)):
         if pairs:
-            out += pairs
+            out += [(mark, [text]) for mark, text in pairs]
         elif is_note:
-            out[-1] = (out[-1][0], f"{out[-1][1]} {plain(line)}")
-    return out
+            out[-1][1].append(plain(line))
+    return [(mark, " ".join(parts)) for mark, parts in out]
 
 
 def _note_lines(lines: Sequence[str]) -> list[bool]:
     """Per line: whether it is a legend, or continues the note of a legend line above it."""
-    flags, open_note = [], False
+    return [is_note for _, is_note in _scan(lines)]
+
+
+def _scan(lines: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool]]:
+    """Per line: its legends, and whether it is a legend or continues the note of a legend line above it."""
+    out, open_note = [], False
     for line in lines:
-        if _legend_pairs(line):
-            flags.append(True)
+        pairs = _legend_pairs(line)
+        if pairs:
             open_note = bool(_LEGEND.match(html.unescape(line)))
         else:
             open_note = open_note and bool(line.strip()) and not _NOT_PROSE.match(line)
-            flags.append(open_note)
-    return flags
+        out.append((pairs, bool(pairs) or open_note))
+    return out
 
 
 def _legend_pairs(line: str) -> list[tuple[str, str]]:
@@ -114,42 +119,75 @@ def plain(text: str) -> str:
     return " ".join(re.sub(r"(\*\*|__|`)", "", text).split()).strip(" *_")
 
 
-def scope(
-    lines: Sequence[str], start: int, stop: int, headings: Sequence[tuple[int, int]], blocks: Sequence[tuple[int, int]]
-) -> tuple[list[str], list[str]]:
-    """(the table's own lines of text, the opening text of its enclosing sections) for a table on
-    lines ``start:stop``; ``headings`` are (line, level), ``blocks`` the other tables' (start, stop)."""
-    above = max([h for h, _ in headings if h < start], default=-1) + 1
-    below = min([h for h, _ in headings if h >= stop], default=len(lines))
-    before = max([b for _, b in blocks if above <= b <= start], default=above)
-    after = min([a for a, _ in blocks if stop <= a <= below], default=below)
-    return [*lines[before:start], *lines[stop:after]], _opening_texts(lines, above - 1, headings)
+class Scopes:
+    """Where the notes of each table of one page may be read, answered by bisection: a page of
+    thousands of tables and headings is read in time linear in its size.
+
+    ``headings`` are (0-based line, level) in line order, ``blocks`` every table's (start, stop).
+    """
+
+    def __init__(self, lines: Sequence[str], headings: Sequence[tuple[int, int]], blocks: Sequence[tuple[int, int]]):
+        self.lines = lines
+        self.heading_lines = [h for h, _ in headings]
+        self.starts = sorted(a for a, _ in blocks)
+        self.stops = sorted(b for _, b in blocks)
+        self.parent = _parents([lv for _, lv in headings])
+        self.opening: dict[int, dict[str, list[str]]] = {}
+
+    def own(self, start: int, stop: int) -> list[str]:
+        """The table's own lines of text: between it and the nearest heading or other table above and below."""
+        k = bisect.bisect_left(self.heading_lines, start) - 1  # the heading above
+        above = self.heading_lines[k] + 1 if k >= 0 else 0
+        j = bisect.bisect_left(self.heading_lines, stop)
+        below = self.heading_lines[j] if j < len(self.heading_lines) else len(self.lines)
+        i = bisect.bisect_right(self.stops, start) - 1
+        before = self.stops[i] if i >= 0 and self.stops[i] >= above else above
+        i = bisect.bisect_left(self.starts, stop)
+        after = self.starts[i] if i < len(self.starts) and self.starts[i] <= below else below
+        return [*self.lines[before:start], *self.lines[stop:after]]
+
+    def outer(self, start: int, mark: str) -> list[str]:
+        """The legends of ``mark`` in the opening text (up to the first sub-heading) of each section
+        enclosing the heading above line ``start``, nearest first; each section's text is read once."""
+        k = bisect.bisect_left(self.heading_lines, start) - 1
+        found: list[str] = []
+        k = self.parent[k] if k >= 0 else -1
+        while k >= 0:
+            found += [text for text in self._opening(k).get(mark, ()) if text not in found]
+            k = self.parent[k]
+        return found
+
+    def _opening(self, k: int) -> dict[str, list[str]]:
+        if k not in self.opening:
+            line = self.heading_lines[k]
+            end = self.heading_lines[k + 1] if k + 1 < len(self.heading_lines) else len(self.lines)
+            self.opening[k] = legends(self.lines[line + 1 : end])
+        return self.opening[k]
 
 
-def _opening_texts(lines: Sequence[str], own: int, headings: Sequence[tuple[int, int]]) -> list[str]:
-    """The text between each heading enclosing the one on line ``own`` and its first sub-heading."""
-    level = next((lv for h, lv in headings if h == own), 7)
-    out: list[str] = []
-    for line, lv in sorted(headings, reverse=True):
-        if line < own and lv < level:
-            level = lv
-            first_sub = min(h for h, _ in headings if h > line)
-            out += lines[line + 1 : first_sub]
+def _parents(levels: Sequence[int]) -> list[int]:
+    """Per heading, the index of the nearest heading above it of a lower level (-1: none)."""
+    out, stack = [], []
+    for n, level in enumerate(levels):
+        while stack and levels[stack[-1]] >= level:
+            stack.pop()
+        out.append(stack[-1] if stack else -1)
+        stack.append(n)
     return out
 
 
 def table_notes(
-    markers: Iterable[str], own: Sequence[str], parents: Sequence[str], definitions: dict[str, str]
+    markers: Iterable[str], own: Sequence[str], scopes: Scopes, start: int, definitions: dict[str, str]
 ) -> dict[str, tuple[str, ...]]:
     """Marker -> its texts: a ``[^x]`` definition, else the legends of the table's own text, else of
-    its enclosing sections' opening text; ``()`` when none is found."""
-    mine, outer = legends(own), legends(parents)
+    its enclosing sections' opening text (the table starts on line ``start``); ``()`` when none is found."""
+    mine = legends(own)
     notes: dict[str, tuple[str, ...]] = {}
     for mark in markers:
         if mark.startswith("[^"):
             notes[mark] = (definitions[mark],) if mark in definitions else ()
         else:
-            notes[mark] = tuple(mine.get(mark) or outer.get(mark) or ())
+            notes[mark] = tuple(mine.get(mark) or scopes.outer(start, mark))
     return notes
 
 
@@ -161,8 +199,10 @@ def prose_under(lines: Sequence[str], stop: int, names: Iterable[str]) -> list[t
     done ("tested at varying temperature settings") qualifies the whole table (no names).
     """
     out = []
-    for sentence in filter(None, _SENTENCE.split(_paragraph_under(lines, stop))):
-        named = tuple(name for name in dict.fromkeys(names) if _names(sentence, name))
+    sentences = list(filter(None, _SENTENCE.split(_paragraph_under(lines, stop))))
+    index = naming.NameIndex(names if sentences else ())
+    for sentence in sentences:
+        named = index.named_in(sentence)
         if named or qualifiers.classify(sentence) == qualifiers.RUN:
             out.append((sentence.strip(), named))
     return out
@@ -184,9 +224,3 @@ def _paragraph_under(lines: Sequence[str], stop: int) -> str:
 
 def _is_prose(line: str, note: bool) -> bool:
     return bool(line.strip()) and not note and not _FOOTNOTE_DEFINITION.match(line)
-
-
-def _names(sentence: str, name: str) -> bool:
-    """Whether the sentence names the column or row ``name`` (or its text before a parenthesis)."""
-    forms = {name, name.split(" (")[0]}
-    return any(len(f) >= 2 and re.search(rf"(?<!\w){re.escape(f)}(?!\w)", sentence, re.I) for f in forms)
