@@ -170,3 +170,39 @@ def test_a_deep_header_over_models_as_rows_joins_its_levels(tmp_path):
         ("Reasoning / Logic", "55.5"),
         ("Avg", "35.9"),
     ]
+
+
+# ---------------------------------------------------------------- models as groups
+
+GROUPED = """## Function calling
+
+| Category | | GPT-4o | | | Qwen2.5 7B Instruct | |
+|---|---|---|---|---|---|---|
+| | func | param | value | func | param | value |
+| Simple | 90.1 | 80.2 | 70.3 | 60.1 | 50.2 | 40.3 |
+| Parallel | 91.0 | 81.0 | 71.0 | 61.0 | 51.0 | 41.0 |
+"""
+
+
+def test_a_header_whose_groups_name_models_is_refused_naming_the_option(tmp_path):
+    with pytest.raises(
+        InputError,
+        match=r"the header's groups name models \('GPT-4o', 'Qwen2.5 7B Instruct'\) over the sub-columns "
+        r"\('func', 'param', 'value'\), so the models may be the columns .* pass --models-as-columns",
+    ):
+        read(tmp_path, GROUPED)
+
+
+def test_a_header_whose_groups_name_models_reads_with_the_option_either_way(tmp_path):
+    rows = read(tmp_path, GROUPED, models_as_columns=True)
+    assert cells(rows)[:2] == [
+        ("GPT-4o", "Simple / func", "90.1", "", "ok"),
+        ("GPT-4o", "Simple / param", "80.2", "", "ok"),
+    ]
+    as_printed = read(tmp_path, GROUPED, models_as_columns=False)
+    assert {r.source_model for r in as_printed} == {"Simple", "Parallel"}
+
+
+def test_a_header_whose_groups_name_benchmarks_is_read_as_printed(tmp_path):
+    text = GROUPED.replace("GPT-4o", "BFCL").replace("Qwen2.5 7B Instruct", "Nexus")
+    assert {r.source_model for r in read(tmp_path, text)} == {"Simple", "Parallel"}

@@ -167,6 +167,8 @@ def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
         if c == first or c in text_columns
     }
     evidence, column = orientation.transposed_evidence(scores, labels)
+    if not evidence:
+        evidence, column = orientation.grouped_evidence(records.parts), first
     if evidence:
         task = "" if column == first else f" --task-column {column!r}"
         raise InputError(
