@@ -206,3 +206,24 @@ def test_a_header_whose_groups_name_models_reads_with_the_option_either_way(tmp_
 def test_a_header_whose_groups_name_benchmarks_is_read_as_printed(tmp_path):
     text = GROUPED.replace("GPT-4o", "BFCL").replace("Qwen2.5 7B Instruct", "Nexus")
     assert {r.source_model for r in read(tmp_path, text)} == {"Simple", "Parallel"}
+
+
+def test_a_setting_row_may_mark_a_column_without_setting(tmp_path):
+    text = "| Model | MMLU | BBH | Avg |\n|---|---|---|---|\n| | 5-shot | 3-shot@1 | - |\n| Wren-7B | 61.2 | 40.1 | 50.0 |\n"
+    assert [r.source_task for r in read(tmp_path, text)] == ["MMLU / 5-shot", "BBH / 3-shot@1", "Avg"]
+
+
+def test_a_first_row_describing_the_models_stays_a_row(tmp_path):
+    # an architecture row under a model card's header is no setting of the benchmarks
+    text = """| | Benchmark | Kite V2 | Owl 72B |
+|---|---|---|---|
+| | Architecture | MoE | Dense |
+| English | MMLU | 80.6 | 85.3 |
+"""
+    rows = read(tmp_path, text, models_as_columns=True, task_column="Benchmark", ignore_columns=["column 1"])
+    assert [(r.source_model, r.source_task, r.source_value) for r in rows] == [
+        ("Kite V2", "Architecture", "MoE"),
+        ("Owl 72B", "Architecture", "Dense"),
+        ("Kite V2", "MMLU", "80.6"),
+        ("Owl 72B", "MMLU", "85.3"),
+    ]

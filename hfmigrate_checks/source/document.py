@@ -158,7 +158,8 @@ def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list
     header_rows, body = list(found.header), list(found.body)
     line = header_rows[0][0] if header_rows else found.start + 1
     if found.kind == "GFM" and body and headers.is_subheader(header_rows[0][1], body[0][1]):
-        header_rows.append(body.pop(0))
+        number, cells = body.pop(0)
+        header_rows.append((number, tuple(headers.settings(cells))))
     if len(header_rows) == 2:
         header, parts, problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
         return line, header, parts, body, found.problem or problem

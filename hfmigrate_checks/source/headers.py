@@ -19,6 +19,13 @@ from hfmigrate_checks.source.printed import NO_SCORE
 
 #: a score, maybe with a unit or an uncertainty ("71.2", "71.2%", "70.1 ± 0.3"); "0-shot" is a name
 _NUMBERISH = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*(?:%|±.*)?$")
+#: what a setting row prints under a column: shots, chain-of-thought, a metric (an architecture row,
+#: ``MoE | Dense``, is not one: it describes the models, and stays a row)
+_SETTING = re.compile(
+    r"(?:\b(?:\d+[- ]?shots?|zero[- ]shot|one[- ]shot|few[- ]shot|cot|chain[- ]of[- ]thought|acc\w*|accuracy"
+    r"|em|exact[- ]match|f1|bleu\w*|rouge\w*|chrf\w*|pass@\d+|maj@\d+|mc[12]|ppl|perplexity|metric)\b|@\d+)",
+    re.I,
+)
 
 
 def is_subheader(header: Sequence[Cell], row: Sequence[Cell]) -> bool:
@@ -27,17 +34,29 @@ def is_subheader(header: Sequence[Cell], row: Sequence[Cell]) -> bool:
 
     Either the header leaves a score position empty (a group name sits beside it) and the row fills
     that position with a name, holding at least two names and no number; or the row's first cell
-    (the model label) is empty and every other cell it fills is a setting, never a score or a
-    no-score mark. A lone emphasised cell is a group row, not a sub-header.
+    (the model label) is empty and the other cells it fills are settings, never a score: a no-score
+    mark (``-``) there says a column has no setting, and at least one cell must name one. A lone
+    emphasised cell is a group row, not a sub-header.
     """
     filled = [c for c in row if c.text]
-    if not filled or any(_NUMBERISH.match(c.text) or c.text in NO_SCORE for c in filled):
+    if not filled or any(_NUMBERISH.match(c.text) for c in filled):
         return False
-    if not row[0].text and any(h.text for h in header[1:]):
-        return not (len(filled) == 1 and filled[0].emphasis in ("**", "*"))
-    if len(filled) < 2 or not any(h.text for h in header[1:]):
+    named = [c for c in filled if c.text not in NO_SCORE]
+    settings_row = bool(named) and all(_SETTING.search(c.text) for c in named) and not _group_row(filled)
+    if not row[0].text and any(h.text for h in header[1:]) and settings_row:
+        return True
+    if len(named) < len(filled) or len(filled) < 2 or not any(h.text for h in header[1:]):
         return False
     return any(not header[i].text and row[i].text for i in range(1, min(len(header), len(row))))
+
+
+def _group_row(filled: Sequence[Cell]) -> bool:
+    return len(filled) == 1 and filled[0].emphasis in ("**", "*")
+
+
+def settings(row: Sequence[Cell]) -> list[Cell]:
+    """A sub-header row as settings: a no-score mark (``-``) under a column is no setting."""
+    return [Cell("", "") if c.text in NO_SCORE else c for c in row]
 
 
 def flatten(top: Sequence[Cell], sub: Sequence[Cell], line: int) -> tuple[list[Cell], list[tuple[str, str]], str]:

@@ -208,12 +208,19 @@ def read(lines: list[str], first: int) -> HtmlTable | None:
 
 
 def _header_count(rows: list[dict]) -> int:
-    """The rows of ``<thead>``, else the leading rows of ``<th>`` only, else the first row (as in GFM)."""
+    """The rows of ``<thead>``, else the leading rows of ``<th>`` only, else the first row (as in GFM);
+    without ``<thead>``, a header cell whose ``rowspan`` reaches into the rows below makes them header
+    rows too (a header of bold ``<td>`` cells, ``<td rowspan=3><b>Model</b></td>``, is read as drawn)."""
     heads = sum(1 for r in rows if r["head"])
     if heads:
         return heads
     leading = next((i for i, r in enumerate(rows) if not r["cells"] or not all(c["th"] for c in r["cells"])), len(rows))
-    return leading or min(1, len(rows))
+    count = leading or min(1, len(rows))
+    n = 0
+    while n < count < len(rows):
+        count = max(count, *(n + c["span"][1] for c in rows[n]["cells"]), n + 1)
+        n += 1
+    return min(count, len(rows))
 
 
 def _problem(reader: _Reader) -> str:
