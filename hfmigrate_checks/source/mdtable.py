@@ -31,6 +31,8 @@ _FOOTNOTE_TEXT = re.compile(r"\s*\[\^([^\]\s]+)\]")
 _NUMBERED = re.compile(rf"\s*(\[\d{{1,2}}\]|(?<!\b[A-Za-z])[{notes.SUPERSCRIPT_DIGITS}]+)(?=\s|$|[^\w(])")
 _SUP_MARK = re.compile(rf"^\s*(\*+|[{SYMBOLS}]+|\[\d{{1,2}}\]|[A-Za-z0-9]{{1,3}})\s*$")
 _BR = re.compile(r"^<br\s*/?>$", re.I)
+#: a character every marker is written with: ``[`` (``[^8]``, ``[1]``), ``*``, ``\``, a symbol, a superscript digit
+_ANY_MARK = re.compile(rf"[\[*\\{SYMBOLS}{notes.SUPERSCRIPT_DIGITS}]")
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+|\s+#+\s*$")
 
 
@@ -83,8 +85,12 @@ def plain_heading(text: str) -> str:
 
 def cell(inline) -> Cell:
     """Render one inline token (a cell or a heading) as plain text, collecting markers and links."""
+    children = inline.children or ()
+    if len(children) == 1 and children[0].type == "text":  # plain text: no markup to render
+        text, (before, after) = strip_markers(" ".join(children[0].content.split()))
+        return Cell(inline.content.strip(), text, tuple(dict.fromkeys(before + after)))
     rendered = Inline()
-    for tok in inline.children or ():
+    for tok in children:
         rendered.feed(tok)
     text = " ".join("".join(rendered.parts).split())
     text, loose = strip_markers(text)
@@ -173,6 +179,8 @@ def strip_markers(text: str, *, stars: bool = True) -> tuple[str, tuple[list[str
     """
     before: list[str] = []
     after: list[str] = []
+    if not _ANY_MARK.search(text):  # most cells: nothing a marker is written with
+        return " ".join(text.split()), (before, after)
     text = _FOOTNOTE_TEXT.sub(lambda m: before.append(f"[^{m.group(1)}]") or "", text)
     text = _NUMBERED.sub(lambda m: before.append(notes.marker(m.group(1))) or "", text)
     trailing = (_TRAILING_MARKS if stars else _TRAILING_SYMBOLS).search(text)
