@@ -58,6 +58,9 @@ def _parser():
     return md
 
 
+#: a character some inline rule starts at (emphasis, code, links, footnotes, HTML, entities, escapes,
+#: strike-through); text without one parses to a single text token
+_INLINE_SYNTAX = re.compile(r"[\\`*_\[\]<>&!~\n]")
 #: tokens whose inline content is read: table cells, footnote definitions (between these) and headings
 _READ_INSIDE = {"table_open": 1, "table_close": -1, "footnote_reference_open": 1, "footnote_reference_close": -1}
 
@@ -69,9 +72,11 @@ def _inline_where_read(state) -> None:
     depth, heading = 0, False
     for token in state.tokens:
         depth += _READ_INSIDE.get(token.type, 0)
-        if token.type == "inline" and (depth > 0 or heading):
+        if token.type == "inline" and (depth > 0 or heading) and _INLINE_SYNTAX.search(token.content):
             token.children = []
             state.md.inline.parse(token.content, state.md, state.env, token.children)
+        elif token.type == "inline" and (depth > 0 or heading):  # plain text: what the parser would make of it
+            token.children = [type(token)("text", "", 0, content=token.content)]
         heading = token.type == "heading_open"
 
 
