@@ -9,6 +9,7 @@ hostile pages of issue 39 at full size are in tests/test_hf_reader_bounds.py.
 
 from __future__ import annotations
 
+import re
 import time
 import tracemalloc
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checks import ChecksError
-from hfmigrate_checks.source import document, ledger
+from hfmigrate_checks.source import document, ledger, mdtable
 
 #: per page: the pages are at most 60 KB, so a linear reader stays far inside both
 BUDGET_SECONDS = 2.0
@@ -75,3 +76,21 @@ def test_a_ledger_of_any_page_ends_with_rows_or_a_clear_error_within_the_budgets
     path = tmp_path_factory.mktemp("page") / "README.md"
     path.write_text(page)
     _within_budgets(lambda: ledger.import_source(path, "markdown", table=1, models_as_columns=columns))
+
+
+_CELL_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=12).map(
+    lambda t: t.replace("|", " ")
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_CELL_TEXT, min_size=2, max_size=3), min_size=1, max_size=4))
+def test_cells_read_without_the_inline_parser_read_as_the_parser_reads_them(rows):
+    page = "| Model | A | B |\n|---|---|---|\n" + "".join("| " + " | ".join(r) + " |\n" for r in rows)
+    shortcut = document.tables(page)
+    always = mdtable._INLINE_SYNTAX
+    mdtable._INLINE_SYNTAX = re.compile("")  # every cell through markdown-it's inline parser
+    try:
+        assert document.tables(page) == shortcut
+    finally:
+        mdtable._INLINE_SYNTAX = always
