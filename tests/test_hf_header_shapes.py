@@ -227,3 +227,10 @@ def test_a_first_row_describing_the_models_stays_a_row(tmp_path):
         ("Kite V2", "MMLU", "80.6"),
         ("Owl 72B", "MMLU", "85.3"),
     ]
+
+
+def test_the_reported_index_column_is_printed_safely(tmp_path):
+    path = tmp_path / "b\x1b[31m.csv"
+    path.write_text(INDEXED)
+    result = run_cli(["hf", "ledger", str(path), "--format", "csv", "--out", str(tmp_path / "l.csv")])
+    assert result.exit_code == 0 and "\x1b" not in result.stderr and "b\\x1b[31m.csv" in result.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from checks.visible import safe_lines
 from hfmigrate_checks.source import ledger
 
 
@@ -81,7 +82,7 @@ def ledger_cmd(
         notices=notices,
     )
     for notice in notices:
-        click.echo(notice, err=True)
+        click.echo(safe_lines(notice), err=True)
     ledger.write(out, rows)
     review = sum(r.status != ledger.OK for r in rows)
     models = len({r.source_model for r in rows})
