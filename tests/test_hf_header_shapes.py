@@ -101,6 +101,20 @@ def test_an_empty_first_header_cell_is_an_index_column_in_every_format(tmp_path,
     ]
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_pandas_index_of_model_names_is_read_as_the_labels_in_every_format(tmp_path, fmt):
+    # AlpacaEval's leaderboard CSVs keep the model names in pandas' unnamed index column
+    text = ",win_rate,avg_length\nHeron-MoA,74.1,1994\nLark-9b,61.9,2016\n"
+    notices = []
+    rows = read(tmp_path, text, fmt, name="board.csv", notices=notices, ignore_columns=["avg_length"])
+    assert cells(rows) == [("Heron-MoA", "win_rate", "74.1", "", "ok"), ("Lark-9b", "win_rate", "61.9", "", "ok")]
+    assert notices == [
+        f"{tmp_path / 'board.csv'}: the first column '' is a pandas index holding the row labels; it is read "
+        "as the labels, named 'column 1'"
+    ]
+    assert rows[0].source_locator.endswith("column 'win_rate'")
+
+
 @pytest.mark.parametrize("name", ["__index_level_0__", "Unnamed: 0"])
 def test_a_parquet_file_s_pandas_index_column_is_left_out(tmp_path, name):
     table = pa.table({name: [0, 1], "Model": ["Wren-7B", "Wren-13B"], "MMLU": [61.2, 66.0], "GSM8K": [40.1, 52.3]})

@@ -14,6 +14,7 @@ import contextlib
 import csv
 import gc
 import io
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -68,47 +69,69 @@ MAX_PAGE_BYTES = 2 * 1024 * 1024
 
 
 def csv_records(path: Path, notices: list[str] | None = None) -> Records:
-    """Records of a CSV file with a header row; locators are ``file:Lnnn``. An index column (see
-    :func:`_index_column`) is left out."""
+    """Records of a CSV file with a header row; locators are ``file:Lnnn``. A pandas index column is
+    left out or named (see :func:`_index_column`)."""
     text = _read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
     except StopIteration:
         raise InputError(f"{path}: empty CSV file; expected a header row") from None
-    skip = _noticed(path, header, notices)
-    _check_header(header[skip:], path)
-    out = []
+    lines = []
     for row in reader:
-        if not any(cell.strip() for cell in row[skip:]):
+        if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
             raise InputError(f"{path}: line {reader.line_num}: {len(row)} cells, but the header has {len(header)}")
-        out.append(Record(f"{path.name}:L{reader.line_num}", dict(zip(header[skip:], row[skip:]))))
-    return Records(tuple(header[skip:]), tuple(out), column_markers=_header_markers(header[skip:]))
+        lines.append((reader.line_num, row))
+    skip, header = _index_column(path, header, [row[0] for _, row in lines], notices)
+    _check_header(header, path)
+    out = [
+        Record(f"{path.name}:L{number}", dict(zip(header, row[skip:])))
+        for number, row in lines
+        if any(cell.strip() for cell in row[skip:])
+    ]
+    return Records(tuple(header), tuple(out), column_markers=_header_markers(header))
 
 
 #: the names pandas gives its index column: an empty header cell (``to_csv``), the name ``read_csv`` gives
 #: that cell back, and the column ``to_parquet`` stores the index in
 INDEX_NAMES = ("", "Unnamed: 0", "__index_level_0__")
+_ROW_NUMBER = re.compile(r"^\s*\d+\s*$")
 
 
-def _index_column(header: Sequence[str]) -> bool:
-    """Whether the first column is a row index a tool wrote (pandas), not a column the leaderboard prints:
-    reading it as the model column would make row numbers models, so every format leaves it out."""
-    return len(header) > 1 and str(header[0]).strip() in INDEX_NAMES
+def _index_column(
+    path: Path, header: Sequence[str], values: Sequence[str], notices: list[str] | None
+) -> tuple[int, list[str]]:
+    """(how many leading columns to leave out, the names of the others) for a table whose first column may
+    be the index pandas wrote, telling ``notices`` what was done: the same in every format.
 
-
-def _noticed(path: Path, header: Sequence[str], notices: list[str] | None) -> int:
-    """How many leading columns to leave out (1 for an index column), telling ``notices`` why."""
-    if not _index_column(header):
-        return 0
-    if notices is not None:
-        notices.append(
-            f"{path}: the first column {header[0]!r} is a row index (as pandas writes it), not a label or a "
-            "score; it is ignored"
+    An index of row numbers is no label and no score: read as the model column it would make ``0``,
+    ``1``, ... models, so it is left out. An index of labels (pandas keeps the model names there, as
+    AlpacaEval's leaderboards do) holds the labels: an empty name becomes ``column 1``, as in a Markdown
+    table, and the column is read."""
+    first = str(header[0]).strip() if header else "-"
+    if len(header) < 2 or first not in INDEX_NAMES:
+        return 0, list(header)
+    if all(_ROW_NUMBER.match(str(v)) for v in values):
+        _tell(
+            notices,
+            f"{path}: the first column {first!r} is a row index (as pandas writes it), not a label "
+            "or a score; it is ignored",
         )
-    return 1
+        return 1, list(header[1:])
+    name = first or "column 1"
+    _tell(
+        notices,
+        f"{path}: the first column {first!r} is a pandas index holding the row labels; it is read "
+        f"as the labels, named {name!r}",
+    )
+    return 0, [name, *header[1:]]
+
+
+def _tell(notices: list[str] | None, notice: str) -> None:
+    if notices is not None:
+        notices.append(notice)
 
 
 def _header_markers(header: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -248,8 +271,7 @@ def dataset_records(path: Path, notices: list[str] | None = None) -> Records:
     finally:
         con.close()
     first = _first_header_cell(path) if path.suffix.lower() == ".csv" else columns[0] if columns else ""
-    skip = _noticed(path, [first, *columns[1:]], notices)
-    columns = columns[skip:]
+    skip, columns = _index_column(path, [first, *columns[1:]], [_as_text(row[0]) for row in rows], notices)
     _check_header(columns, path)
     return Records(
         tuple(columns),
