@@ -10,11 +10,12 @@ reason in ``problem``, raised only when that table is the one asked for.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import attrs
 
-from hfmigrate_checks.source import headers, htmltable, mdtable, notes
+from hfmigrate_checks.source import headers, htmltable, mdtable, notes, scopes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
@@ -71,8 +72,8 @@ def tables(text: str) -> list[Table]:
     definitions = mdtable.footnotes(tokens)
     heading_lines = [(tok.map[0], int(tok.tag[1:])) for tok in tokens if tok.type == "heading_open" and tok.map]
     found = _find(tokens, lines)
-    scopes = notes.Scopes(lines, heading_lines, [(f.start, f.stop) for f in found])
-    return [_assemble(f, lines, scopes, definitions) for f in found]
+    where = scopes.Scopes(lines, heading_lines, [(f.start, f.stop) for f in found])
+    return [_assemble(f, lines, where, definitions) for f in found]
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
@@ -132,10 +133,10 @@ def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
     return row[0], tuple(row[1])
 
 
-def _assemble(found: _Found, lines, scopes: notes.Scopes, definitions) -> Table:
+def _assemble(found: _Found, lines, where: scopes.Scopes, definitions) -> Table:
     line, header, parts, body, problem = _header(found)
     rows = _grouped(body)
-    own = scopes.own(found.start, found.stop)
+    own = where.own(found.start, found.stop)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
     names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
     prose = notes.prose_under(lines, found.stop, names)
@@ -144,7 +145,7 @@ def _assemble(found: _Found, lines, scopes: notes.Scopes, definitions) -> Table:
         line,
         tuple(header),
         tuple(rows),
-        notes.table_notes(markers, own, scopes, found.start, definitions),
+        notes.table_notes(markers, own, functools.partial(where.outer, found.start), definitions),
         tuple(parts),
         tuple(prose),
         found.kind,

@@ -15,11 +15,10 @@ are ...``; a note line takes the lines that continue it.
 
 from __future__ import annotations
 
-import bisect
 import html
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from hfmigrate_checks.source import naming, qualifiers
 
@@ -119,75 +118,18 @@ def plain(text: str) -> str:
     return " ".join(re.sub(r"(\*\*|__|`)", "", text).split()).strip(" *_")
 
 
-class Scopes:
-    """Where the notes of each table of one page may be read, answered by bisection: a page of
-    thousands of tables and headings is read in time linear in its size.
-
-    ``headings`` are (0-based line, level) in line order, ``blocks`` every table's (start, stop).
-    """
-
-    def __init__(self, lines: Sequence[str], headings: Sequence[tuple[int, int]], blocks: Sequence[tuple[int, int]]):
-        self.lines = lines
-        self.heading_lines = [h for h, _ in headings]
-        self.starts = sorted(a for a, _ in blocks)
-        self.stops = sorted(b for _, b in blocks)
-        self.parent = _parents([lv for _, lv in headings])
-        self.opening: dict[int, dict[str, list[str]]] = {}
-
-    def own(self, start: int, stop: int) -> list[str]:
-        """The table's own lines of text: between it and the nearest heading or other table above and below."""
-        k = bisect.bisect_left(self.heading_lines, start) - 1  # the heading above
-        above = self.heading_lines[k] + 1 if k >= 0 else 0
-        j = bisect.bisect_left(self.heading_lines, stop)
-        below = self.heading_lines[j] if j < len(self.heading_lines) else len(self.lines)
-        i = bisect.bisect_right(self.stops, start) - 1
-        before = self.stops[i] if i >= 0 and self.stops[i] >= above else above
-        i = bisect.bisect_left(self.starts, stop)
-        after = self.starts[i] if i < len(self.starts) and self.starts[i] <= below else below
-        return [*self.lines[before:start], *self.lines[stop:after]]
-
-    def outer(self, start: int, mark: str) -> list[str]:
-        """The legends of ``mark`` in the opening text (up to the first sub-heading) of each section
-        enclosing the heading above line ``start``, nearest first; each section's text is read once."""
-        k = bisect.bisect_left(self.heading_lines, start) - 1
-        found: list[str] = []
-        k = self.parent[k] if k >= 0 else -1
-        while k >= 0:
-            found += [text for text in self._opening(k).get(mark, ()) if text not in found]
-            k = self.parent[k]
-        return found
-
-    def _opening(self, k: int) -> dict[str, list[str]]:
-        if k not in self.opening:
-            line = self.heading_lines[k]
-            end = self.heading_lines[k + 1] if k + 1 < len(self.heading_lines) else len(self.lines)
-            self.opening[k] = legends(self.lines[line + 1 : end])
-        return self.opening[k]
-
-
-def _parents(levels: Sequence[int]) -> list[int]:
-    """Per heading, the index of the nearest heading above it of a lower level (-1: none)."""
-    out, stack = [], []
-    for n, level in enumerate(levels):
-        while stack and levels[stack[-1]] >= level:
-            stack.pop()
-        out.append(stack[-1] if stack else -1)
-        stack.append(n)
-    return out
-
-
 def table_notes(
-    markers: Iterable[str], own: Sequence[str], scopes: Scopes, start: int, definitions: dict[str, str]
+    markers: Iterable[str], own: Sequence[str], outer: Callable[[str], list[str]], definitions: dict[str, str]
 ) -> dict[str, tuple[str, ...]]:
     """Marker -> its texts: a ``[^x]`` definition, else the legends of the table's own text, else of
-    its enclosing sections' opening text (the table starts on line ``start``); ``()`` when none is found."""
+    its enclosing sections' opening text (``outer``, see :mod:`scopes`); ``()`` when none is found."""
     mine = legends(own)
     notes: dict[str, tuple[str, ...]] = {}
     for mark in markers:
         if mark.startswith("[^"):
             notes[mark] = (definitions[mark],) if mark in definitions else ()
         else:
-            notes[mark] = tuple(mine.get(mark) or scopes.outer(start, mark))
+            notes[mark] = tuple(mine.get(mark) or outer(mark))
     return notes
 
 
