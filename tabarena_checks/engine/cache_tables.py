@@ -25,7 +25,7 @@ from tabarena_checks.engine.cache_hpo_metrics import recomputed_val_error as com
 from tabarena_checks.engine.cache_hpo_metrics import stored_val_prediction
 from tabarena_checks.engine.cache_predictions import _flat
 from tabarena_checks.metadata.model import MethodMetadata
-from tabarena_checks.raw.reader import METRIC_ALIASES
+from tabarena_checks.raw.metric_names import tabarena_name
 
 #: the required fields of a result row, in TabArena's order (``compute_df_result``)
 REQUIRED = ("framework", "metric_error", "metric", "time_train_s", "time_infer_s", "problem_type")
@@ -99,7 +99,7 @@ def table_row(result: dict, framework: str, mm: dict) -> dict[str, Any]:
     for key in REQUIRED:
         row[key] = result.get(key)
     row["framework"] = framework
-    row["metric"] = METRIC_ALIASES.get(row["metric"], row["metric"])
+    row["metric"] = tabarena_name(row["metric"])
     if "metric_error_val" in result:
         row["metric_error_val"] = float(result["metric_error_val"])
     elif _is_config(result):
@@ -123,7 +123,7 @@ def recomputed_val_error(result: dict) -> float | None:
     y_val, pred = sa.get("y_val"), stored_val_prediction(sa, result["framework"])
     if y_val is None or pred is None:
         return None
-    metric = METRIC_ALIASES.get(result["metric"], result["metric"])
+    metric = tabarena_name(result["metric"])
     return compute(metric, result["problem_type"], y_val, pred)
 
 

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from checks import InputError
 from tabarena_checks.raw import artifacts, unpickler
+from tabarena_checks.raw.metric_names import tabarena_name
 
 T = TypeVar("T")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -39,8 +40,6 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 TEST_RTOL = 5e-4
 #: ... and the rebuilt validation prediction with np.isclose's default rtol
 VAL_RTOL = 1e-5
-#: metric names TabArena normalizes when it loads a result
-METRIC_ALIASES = {"root_mean_squared_error": "rmse"}
 #: metrics whose missing metric_error_val the native engine recomputes as TabArena does (cache_hpo_metrics)
 RECOMPUTED_VAL = ("rmse", "log_loss", "roc_auc")
 #: ``<repeat>_<fold>`` split directory names
@@ -957,7 +956,7 @@ def _score_fields(result: dict, row: _Row) -> dict[str, Any]:
     metric = row.str_field(result, "metric", "metric")
     return {
         "problem_type": problem_type,
-        "metric": METRIC_ALIASES.get(metric, metric) if metric else metric,
+        "metric": tabarena_name(metric) if metric else metric,
         "metric_error": row.float_field(result, "metric_error", "metric_error"),
         "time_train_s": row.float_field(result, "time_train_s", "time_train_s"),
         "time_infer_s": row.float_field(result, "time_infer_s", "time_infer_s"),
