@@ -50,13 +50,15 @@ def checks_config_sections() -> Mapping[str, type]:
 def checks_adjust_config(config: Config) -> Config | None:
     """Adjust the loaded configuration before any run uses it.
 
-    :param config: the configuration as parsed (or as adjusted by earlier plugins).
+    :param config: the configuration as parsed; every implementation is handed the same one
+        (one ordinary call through ``pm.hook``; a ``wrapper=True`` implementation, alone or
+        not, may change the list of results as pluggy lets it).
     :return: a new :class:`~checks.config.Config` (build it with ``attrs.evolve``) or
-        ``None`` to keep it. Implementations are called one by one in pluggy's call order
-        (the plugin registered last first; ``tryfirst``/``trylast`` move one), each seeing
-        the previous result, each through ``pm.hook`` (a ``wrapper=True`` implementation
-        wraps every step). Required rules stay required whatever is returned: the
-        runner re-checks them after this hook.
+        ``None`` to keep it. The results are applied in pluggy's call order (the plugin
+        registered last first; ``tryfirst``/``trylast`` move one) as the changes each makes
+        to ``config`` (:mod:`checks.config_changes`), so additions of two plugins both take
+        effect. Required rules stay required whatever is returned: the runner re-checks
+        them after this hook.
 
     Use in plugins: add a default waiver, extend ``ignore`` for an arena, tighten a
     severity.

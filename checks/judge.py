@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from checks import config as config_mod
-from checks import suppress
+from checks import config_changes, suppress
 from checks.config import Config, Waiver, effective
 from checks.context import RunContext
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
@@ -102,28 +102,24 @@ def _check_required_waivers(rule: Rule, config: Config) -> None:
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:
-    """The configuration after every plugin's ``checks_adjust_config``, each fed the previous result.
+    """The configuration after the plugins' ``checks_adjust_config``: one call through ``pm.hook``, as pluggy
+    makes it (every implementation, ``wrapper=True`` ones included, handed ``config``), its results applied
+    in call order as the changes each makes to ``config`` (:mod:`checks.config_changes`)."""
+    adjusted = config
+    for result in registry.pm.hook.checks_adjust_config(config=config):
+        if not isinstance(result, Config):
+            raise ChecksError(
+                f"{_implementers(registry, 'checks_adjust_config')}: checks_adjust_config must return a Config "
+                f"or None (got {type(result).__name__})"
+            )
+        adjusted = config_changes.apply(adjusted, config, result)
+    return adjusted
 
-    pluggy hands every implementation of one call the same arguments, so the chain the hook
-    promises is one call per plugin, in pluggy's call order (the plugin registered last first;
-    ``tryfirst``/``trylast`` honoured), each through ``pm.hook`` (a caller holding that plugin's
-    implementation and every ``wrapper=True`` one): wrappers wrap each step, and pluggy's
-    tracing and ``add_hookcall_monitoring`` see every call.
-    """
-    pm = registry.pm
-    impls = pm.hook.checks_adjust_config.get_hookimpls()
-    wrappers = {id(impl.plugin) for impl in impls if impl.wrapper or impl.hookwrapper}
-    for impl in reversed([i for i in impls if id(i.plugin) not in wrappers]):
-        others = [p for p in pm.get_plugins() if p is not impl.plugin and id(p) not in wrappers]
-        step = pm.subset_hook_caller("checks_adjust_config", remove_plugins=others)
-        for result in step(config=config):
-            if not isinstance(result, Config):
-                raise ChecksError(
-                    f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
-                    f"(got {type(result).__name__})"
-                )
-            config = result
-    return config
+
+def _implementers(registry: Registry, hook: str) -> str:
+    """The plugins implementing ``hook``, for a message about a result no single one is known to have given."""
+    names = sorted({impl.plugin_name for impl in getattr(registry.pm.hook, hook).get_hookimpls()})
+    return f"plugin {names[0]!r}" if len(names) == 1 else f"one of plugins {', '.join(map(repr, names))}"
 
 
 def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple[Rule, Severity]]:

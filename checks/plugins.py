@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import os
@@ -16,7 +15,7 @@ import attrs
 import click
 import pluggy
 
-from checks import __version__, hookspecs
+from checks import __version__, hookcalls, hookspecs
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
@@ -39,16 +38,18 @@ hookimpl = pluggy.HookimplMarker("checks")
 class ChecksPluginManager(pluggy.PluginManager):
     """A pluggy manager for ``checks_`` hooks whose implementations name their plugin when they fail.
 
-    Hooks are called through ``pm.hook`` as in any pluggy application. At registration each
-    implementation's function is wrapped (:func:`_attributed`) so that an exception ends as
-    one :class:`~checks.errors.PluginError` naming the plugin and the hook (pluggy itself
-    reports only the exception), and so that the rules and actions a plugin returns come
-    back stamped with that plugin's name.
+    Hooks are called through ``pm.hook`` as in any pluggy application, and implementations stay as
+    registered: a hook-call monitor (:func:`checks.hookcalls.watch`) turns an exception into one
+    :class:`~checks.errors.PluginError` naming the plugin and the hook (pluggy itself reports only
+    the exception), and the registry asks the registration hooks one plugin at a time
+    (:func:`checks.hookcalls.by_plugin`) so that the rules and actions a plugin returns are
+    stamped with that plugin's name.
     """
 
     def __init__(self) -> None:
         super().__init__("checks")
         self.add_hookspecs(hookspecs)
+        hookcalls.watch(self)
 
     def parse_hookimpl_opts(self, plugin: Any, name: str):  # type: ignore[override]
         opts = super().parse_hookimpl_opts(plugin, name)
@@ -67,28 +68,13 @@ class ChecksPluginManager(pluggy.PluginManager):
             raise PluginError(f"plugin {name!r}: {exc}") from None
         except pluggy.PluginValidationError as exc:
             raise PluginError(f"plugin {name!r} implements a hook wrongly: {exc}") from None
-        for caller in self.get_hookcallers(plugin) or ():
-            for impl in caller.get_hookimpls():
-                if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
-                    # pluggy re-raises a failing implementation's exception without its plugin, and a wrapper
-                    # around the call cannot tell which implementation raised: so each is wrapped here
-                    impl.function = _attributed(impl.function, impl.plugin_name, caller.name)
         return registered
 
 
-def _attributed(function: Any, plugin_name: str, hook: str) -> Any:
-    """``function`` raising :class:`PluginError` naming ``plugin_name``; registration results stamped."""
-    stamp = _STAMPS.get(hook)
-
-    @functools.wraps(function)
-    def call(*args: Any) -> Any:
-        try:
-            result = function(*args)
-        except Exception as exc:
-            raise PluginError(f"plugin {plugin_name!r} raised in hook {hook}: {type(exc).__name__}: {exc}") from exc
-        return result if stamp is None or result is None else stamp(result, plugin_name)
-
-    return call
+def _stamped(pm: pluggy.PluginManager, hook: str, **kwargs: Any) -> list[Any]:
+    """What each plugin returns from the registration ``hook``, stamped with its name, in registration order."""
+    stamp = _STAMPS[hook]
+    return [stamp(result, name) for name, result in reversed(list(hookcalls.by_plugin(pm, hook, **kwargs)))]
 
 
 def _stamp(kind: type, hook: str) -> Any:
@@ -187,7 +173,7 @@ class Registry:
     def config_sections(self) -> dict[str, type]:
         if self._sections is None:
             sections: dict[str, type] = {}
-            for result in reversed(self.pm.hook.checks_config_sections()):  # in registration order
+            for result in _stamped(self.pm, "checks_config_sections"):
                 for arena, cls in result.items():
                     if arena in sections:
                         raise PluginError(
@@ -215,7 +201,7 @@ def _qualname(cls: type) -> str:
 def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
-    for result in reversed(pm.hook.checks_rules()):  # pluggy answers last-registered first
+    for result in _stamped(pm, "checks_rules"):
         for item in result:
             if item.code in rules:
                 raise PluginError(
@@ -234,7 +220,7 @@ def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
 
 def _collect_actions(pm: pluggy.PluginManager, name: str | None) -> dict[str, Action]:
     actions: dict[str, Action] = {}
-    for result in reversed(pm.hook.checks_actions(name=name)):
+    for result in _stamped(pm, "checks_actions", name=name):
         for item in result:
             if item.name in actions:
                 raise PluginError(
