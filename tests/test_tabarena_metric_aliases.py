@@ -68,7 +68,7 @@ def test_a_scorer_and_its_alias_are_one_metric_and_tabarena_knows_only_rmse():
 
 
 def test_the_native_mae_is_the_mean_of_absolute_differences():
-    metric = Metric("mae", "regression")
+    metric = Metric("mae")
     y, preds = metric.prepare([1.0, 2.0, 4.0], [[1.5, 2.0, 1.0], [1.0, 2.0, 4.0]])
     assert metric.errors(y, preds) == [pytest.approx(3.5 / 3), 0.0]
     assert metric.error(y, preds[0]) == metric.errors(y, preds)[0]

@@ -20,7 +20,6 @@ from hfmigrate_checks.evalresults.emit import Literal, emit_yaml, yaml_number
 from hfmigrate_checks.source.contract import Contract, repo_id_problem
 from hfmigrate_checks.source.ledger import OK, LedgerRow
 
-DRAFTED = ("draft", "update_existing_pr")
 SKIPPED_STATES = ("already_present", "already_in_own_open_pr", "duplicate_open_pr", "needs_review")
 
 

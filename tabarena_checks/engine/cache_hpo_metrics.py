@@ -206,10 +206,10 @@ def mae_rows(y: np.ndarray, fant: np.ndarray) -> np.ndarray:
 
 
 class Metric:
-    """One metric as the simulation uses it: how predictions are prepared, the problem type the
-    ensemble is fitted in, scores of many candidate rows, and the exact error of one prediction."""
+    """One metric as the simulation uses it: how predictions are prepared, scores of many candidate
+    rows, and the exact error of one prediction."""
 
-    def __init__(self, name: str, problem_type: str):
+    def __init__(self, name: str):
         if name not in SIMULATED:
             shown = name if len(name) <= 60 else f"{name[:57]}..."
             raise ValueError(
@@ -217,8 +217,6 @@ class Metric:
                 f"(supported: {', '.join(SIMULATED)})"
             )
         self.name = name
-        #: log_loss ensembles true-class probabilities, a binary view of any classification
-        self.fit_problem_type = "binary" if name == "log_loss" else problem_type
         #: candidate ensembles are summed in float64 and stored as this (roc_auc's kernel ranks float32 keys)
         self.sum_dtype = np.float32 if name == "roc_auc" else np.float64
 

@@ -803,17 +803,7 @@ def _val_not_close(stored, val_idx: list, per_child, n: int):
 
 def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
     record = result.get("validation_protocol")
-    out: dict[str, Any] = {
-        "has_vp_record": False,
-        "vp_key": None,
-        "vp_flavour": None,
-        "vp_num_bag_folds": None,
-        "vp_num_bag_sets": None,
-        "vp_child_oof": None,
-        "vp_num_child_models": None,
-        "vp_protocol": None,
-        "vp_stored_key": None,
-    }
+    out: dict[str, Any] = dict(_PROTOCOL_NONE)
     if record is None:
         return out
     if not isinstance(record, dict):
