@@ -137,7 +137,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
     own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
     names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
-    prose = notes.prose_under(lines, found.stop, names)
+    prose = notes.prose_around(lines, found.start, found.stop, names)
     return Table(
         found.headings,
         line,

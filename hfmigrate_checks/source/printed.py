@@ -34,6 +34,8 @@ LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?
 EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(.+)\1$", re.S)
 MD_LINK = re.compile(r"^\[(?P<text>[^\]]*)\]\((?P<url>[^)\s]+)(?:\s+\"[^\"]*\")?\)$")
 MAX_CELL = 500
+#: an inline HTML tag in a printed value (``<u>56.9<u/>``, ``<b>``): the value is read as GitHub renders it
+_INLINE_TAG = re.compile(r"</?[A-Za-z][\w-]*[^<>]*>")
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 #: ``70.1 ± 0.3``, ``70.1 +/- 0.3``, ``70.1 (±0.3)``: a value and its printed uncertainty
 UNCERTAINTY = re.compile(rf"^({_NUM})\s*(?:(?:±|\+/-|\+-)\s*({_NUM})|\(\s*(?:±|\+/-)\s*({_NUM})\s*\))$", re.ASCII)
@@ -62,9 +64,16 @@ def parse_cell(text: str) -> Cell:
 
     Footnote and symbol markers (``81.2†``, ``81.2 [^3]``) are taken apart: the number is
     read, but the cell stays ``needs_review`` until the marker's meaning is known (the
-    Markdown importer finds it in the table's footnotes and legend).
+    Markdown importer finds it in the table's footnotes and legend). Inline HTML is reduced to
+    the text it renders to, the same way for a ledger value as for a table cell, so a value
+    the ledger called a number is one when a draft is made from it.
     """
-    inner, qualifiers, markers = _unwrapped(text.strip())
+    text, qualifiers, html_markers = _rendered(text.strip())
+    if text is None:
+        return Cell(None, "", "; ".join(qualifiers), NEEDS_REVIEW)
+    inner, unwrapped, markers = _unwrapped(text)
+    qualifiers += unwrapped
+    markers = tuple(dict.fromkeys((*html_markers, *markers)))
     unit = ""
     if inner.endswith("%") and NUMBER.match(inner[:-1].strip()):
         unit, inner = "%", inner[:-1].strip()
@@ -81,6 +90,20 @@ def parse_cell(text: str) -> Cell:
                 return Cell(number, unit, "; ".join(qualifiers), NEEDS_REVIEW, inner, markers, uncertainty)
             return Cell(number, unit, "; ".join(qualifiers), OK, inner, uncertainty=uncertainty)
     return Cell(None, unit, "; ".join([*qualifiers, _not_a_score(inner)]), NEEDS_REVIEW, markers=markers)
+
+
+def _rendered(text: str) -> tuple[str | None, list[str], tuple[str, ...]]:
+    """The text a value with inline HTML renders to, what its markup said, and its ``<sup>`` markers;
+    ``None`` for a value struck through (``<s>``, ``<del>``, ``<strike>``)."""
+    if not _INLINE_TAG.search(text):
+        return text, [], ()
+    shown = mdtable.render(text)
+    if shown.emphasis == "~~":
+        return None, ["struck through in source"], ()
+    said = ["inline HTML reduced to its text"]
+    said += [f"emphasis {shown.emphasis} in source"] if shown.emphasis else []
+    said += [f"linked to {url}" for url in shown.links]
+    return shown.text, said, shown.markers
 
 
 def _unwrapped(inner: str) -> tuple[str, list[str], tuple[str, ...]]:
