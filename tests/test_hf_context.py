@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from checks import InputError
+from checks.testing import run_cli
+from hfmigrate_checks.drafts.bundle import Header, review_md
+from hfmigrate_checks.drafts.decide import ModelDecision, Proposal
 from hfmigrate_checks.source import ledger
-from tests.test_hf_table_shapes import read
+from hfmigrate_checks.source.contract import Contract
+from tests.test_hf_table_shapes import by, read
 
 
 # ---------------------------------------------------------------- markup inside a cell
@@ -143,3 +148,71 @@ def test_a_note_paragraph_naming_a_row_in_a_later_sentence_is_kept_whole_for_tha
         kite.source_variant
     )
     assert (wren.source_variant, wren.qualifiers) == ("", "")
+
+
+# ---------------------------------------------------------------- ignored, dropped and uncertainty columns
+
+SE_BOARD = "Model,Score,stderr,Avg,Date\nWren-7B,41.5,0.8,55.9,2026-01-02\nKite-3B,39.0,1.1,50.1,2026-01-05\n"
+
+
+def test_every_ignored_column_reaches_the_qualifiers_numbers_included(tmp_path):
+    wren, _kite = read(tmp_path, SE_BOARD, fmt="csv", name="board.csv", ignore_columns=["Avg", "Date"])
+    assert (wren.source_task, wren.status) == ("Score", "ok")
+    assert "Avg: 55.9" in wren.qualifiers and "Date: 2026-01-02" in wren.qualifiers
+
+
+def test_a_dropped_column_is_left_out_with_the_maintainer_s_statement(tmp_path):
+    wren, _kite = read(tmp_path, SE_BOARD, fmt="csv", name="board.csv", ignore_columns=["Date"], drop_columns=["Avg"])
+    assert [wren.source_task, "Avg" not in wren.qualifiers.split(": ")[0]] == ["Score", True]
+    assert "55.9" not in wren.qualifiers
+    assert "column 'Avg' dropped by the maintainer, stated not to change what was run" in wren.qualifiers
+
+
+def test_an_uncertainty_column_found_by_name_qualifies_its_score_and_reaches_the_notes(tmp_path):
+    rows = read(tmp_path, SE_BOARD, fmt="csv", name="board.csv", ignore_columns=["Avg", "Date"])
+    assert [r.source_task for r in rows] == ["Score", "Score"]  # the stderr column is no score of its own
+    wren = rows[0]
+    assert "uncertainty in column 'stderr': ± 0.8" in wren.qualifiers and wren.status == "ok"
+    out = tmp_path / "ledger.csv"
+    ledger.write(out, rows)
+    [back, _] = ledger.load(out)
+    entry = Proposal("main", back).entry(_contract())
+    assert str(entry["value"]) == "41.5" and entry["notes"] == "uncertainty in column 'stderr': ± 0.8"
+
+
+def test_uncertainty_columns_pair_by_the_rest_of_their_name_or_by_the_option(tmp_path):
+    board = 'Model,acc,acc_stderr,f1,f1 (95% CI),spread\nWren-7B,41.5,0.8,60.1,"(-1.88, +1.97)",3.3\n'
+    rows = by(read(tmp_path, board, fmt="csv", name="board.csv", uncertainty_columns={"f1": "spread"}))
+    assert set(rows) == {("Wren-7B", "acc"), ("Wren-7B", "f1")}
+    assert "uncertainty in column 'acc_stderr': ± 0.8" in rows["Wren-7B", "acc"].qualifiers
+    f1 = rows["Wren-7B", "f1"].qualifiers
+    assert "uncertainty in column 'f1 (95% CI)': (-1.88, +1.97)" in f1 and "column 'spread': ± 3.3" in f1
+
+
+def test_an_uncertainty_column_that_pairs_with_nothing_is_refused_naming_the_options(tmp_path):
+    with pytest.raises(InputError, match=r"column 'stderr' looks like an uncertainty .* --uncertainty-column"):
+        read(tmp_path, "Model,stderr,Score\nWren-7B,0.8,41.5\n", fmt="csv", name="board.csv")
+
+
+def test_the_ledger_command_prints_the_pairing_and_the_bundle_lists_dropped_columns(tmp_path):
+    (tmp_path / "board.csv").write_text(SE_BOARD)
+    out = tmp_path / "ledger.csv"
+    args = ["hf", "ledger", str(tmp_path / "board.csv"), "--format", "csv", "--out", str(out)]
+    result = run_cli([*args, "--ignore-column", "Date", "--drop-column", "Avg"])
+    assert result.exit_code == 0, result.stderr
+    assert "uncertainty column paired with its score column: 'stderr' -> 'Score'" in result.stdout
+    bad = run_cli([*args, "--uncertainty-column", "Score"])
+    assert bad.exit_code == 2 and "expected SCORE=COLUMN" in bad.stderr and "Traceback" not in bad.stderr
+    text = review_md(
+        _contract(),
+        [ModelDecision("Wren-7B", tuple(ledger.load(out)[:1]), None, None, "needs_review", "not resolved")],
+        Header("me", "now", "a" * 40),
+    )
+    assert "dropped by the maintainer (`--drop-column`), stated not to change what was run: 'Avg'." in text
+
+
+def _contract():
+    where = {"benchmark_id": "org/b", "dataset_sha": "a" * 40, "eval_yaml_url": "https://x/eval.yaml"}
+    claim = {"metric": "acc", "direction": "higher_is_better", "unit": "percent", "task_ids": ("main",)}
+    mapping = {"columns": {"Score": "main"}, "ignore_columns": ("Date",)}
+    return Contract(official=True, name="B", evaluation_framework="", **where, **claim, **mapping)

@@ -43,6 +43,21 @@ UNCERTAINTY = re.compile(rf"^({_NUM})\s*(?:(?:±|\+/-|\+-)\s*({_NUM})|\(\s*(?:±
 NO_SCORE = frozenset({"-", "--", "—", "–", "n/a", "N/A", "NA", "na", "N/a", "?", "x", "✗", "TBD", "tbd"})
 
 
+#: how a row says the maintainer dropped a column (--drop-column): the review bundle lists these
+_DROPPED = "column {!r} dropped by the maintainer, stated not to change what was run (--drop-column)"
+_DROPPED_NAME = re.compile(r"^column (?P<name>'.*'|\".*\") dropped by the maintainer, stated not")
+
+
+def dropped(column: str) -> str:
+    """The qualifier a row carries for a column the maintainer dropped."""
+    return _DROPPED.format(column)
+
+
+def dropped_columns(qualifiers: str) -> list[str]:
+    """The dropped columns a row's qualifiers name, as written there (quoted)."""
+    return [m.group("name") for part in qualifiers.split("; ") if (m := _DROPPED_NAME.match(part))]
+
+
 @attrs.frozen
 class Cell:
     """What a printed cell says: a number only if it is cleanly one, else the reason it is not."""
