@@ -216,3 +216,71 @@ def _contract():
     claim = {"metric": "acc", "direction": "higher_is_better", "unit": "percent", "task_ids": ("main",)}
     mapping = {"columns": {"Score": "main"}, "ignore_columns": ("Date",)}
     return Contract(official=True, name="B", evaluation_framework="", **where, **claim, **mapping)
+
+
+# ---------------------------------------------------------------- sibling tables and collapsed sections
+
+COLLAPSED = """## Results
+
+<details><summary>Five-shot</summary>
+
+| Model | MMLU | ARC |
+|---|---|---|
+| Wren-7B | 61.2 | 50.1 |
+
+</details>
+
+<details>
+<summary><b>Zero-shot</b></summary>
+
+<table><tr><th>Model</th><th>MMLU</th><th>ARC</th></tr>
+<tr><td>Wren-7B</td><td>55.0</td><td>47.3</td></tr></table>
+</details>
+"""
+
+
+@pytest.mark.parametrize("number, value, variant", [(1, "61.2", "Five-shot"), (2, "55.0", "Zero-shot")])
+def test_sibling_tables_in_collapsed_sections_carry_their_summary(tmp_path, number, value, variant):
+    mmlu = by(read(tmp_path, COLLAPSED, heading="Results", table=number))["Wren-7B", "MMLU"]
+    assert (mmlu.source_value, mmlu.status, mmlu.source_variant) == (value, "ok", variant)
+    assert f"[collapsed section] {variant}" in mmlu.qualifiers
+
+
+HEADINGS = """# Results
+
+## Base models
+
+| Model | MMLU |
+|---|---|
+| Wren-7B | 61.2 |
+
+## {second}
+
+| Model | MMLU |
+|---|---|
+| Wren-7B | 55.0 |
+"""
+
+
+def test_siblings_told_apart_by_a_run_heading_carry_it_as_their_variant(tmp_path):
+    [row] = read(tmp_path, HEADINGS.format(second="Zero-shot"), heading="Zero-shot")
+    assert (row.status, row.source_variant) == ("ok", "Zero-shot")
+    [row] = read(tmp_path, HEADINGS.format(second="Zero-shot"), heading="Base models")
+    assert row.status == "needs_review"
+    assert "only the heading 'Base models' tells this one apart" in row.qualifiers
+
+
+def test_siblings_nothing_tells_apart_need_review_and_stay_so_in_the_ledger(tmp_path):
+    text = HEADINGS.replace("## {second}\n\n", "")
+    rows = [read(tmp_path, text, heading="Base models", table=n)[0] for n in (1, 2)]
+    assert {r.status for r in rows} == {"needs_review"}
+    assert "nothing around the two tables tells them apart" in rows[0].qualifiers
+    out = tmp_path / "ledger.csv"
+    ledger.write(out, rows)
+    assert {r.status for r in ledger.load(out)} == {"needs_review"}
+
+
+def test_a_table_with_no_sibling_keeps_its_summary_as_commentary(tmp_path):
+    [row] = read(tmp_path, "<details><summary>Click to expand</summary>\n\n| Model | MMLU |\n|---|---|\n| A | 1.0 |\n")
+    assert (row.status, row.source_variant) == ("ok", "")
+    assert "[collapsed section] Click to expand" in row.qualifiers

@@ -18,6 +18,7 @@ from hfmigrate_checks.source import headers, htmltable, mdtable, notes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
+_DETAILS = re.compile(r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.*?)</summary\s*>", re.I | re.S)
 _NAME = re.compile(r"[^\W\d_]{2}")
 _SCORE = re.compile(r"^[+-]?[\d.]+")
 
@@ -47,6 +48,8 @@ class Table:
     kind: str = "GFM"
     #: why the table cannot be read as asked ("" when it can)
     problem: str = ""
+    #: the summaries of the collapsed sections (``<details>``) around it, outermost first
+    summaries: tuple[str, ...] = ()
 
     @property
     def heading(self) -> str:
@@ -62,6 +65,7 @@ class _Found:
     body: tuple[tuple[int, tuple[Cell, ...]], ...]
     kind: str
     problem: str = ""
+    summaries: tuple[str, ...] = ()
 
 
 def tables(text: str) -> list[Table]:
@@ -78,9 +82,10 @@ def tables(text: str) -> list[Table]:
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
-    """The tables in document order, each with its enclosing headings."""
+    """The tables in document order, each with its enclosing headings and ``<details>`` summaries."""
     found: list[_Found] = []
     stack: list[tuple[int, str]] = []
+    summaries: list[str] = []
     i, html_until = 0, -1
     while i < len(tokens):
         tok = tokens[i]
@@ -89,13 +94,43 @@ def _find(tokens, lines: list[str]) -> list[_Found]:
             stack = [(lv, t) for lv, t in stack if lv < level] + [(level, mdtable.cell(tokens[i + 1]).text)]
         elif tok.type == "table_open":
             end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            found.append(_gfm(tokens[i : end + 1], _titles(stack)))
+            found.append(attrs.evolve(_gfm(tokens[i : end + 1], _titles(stack)), summaries=_shown(summaries)))
             i = end
-        elif _html_table_block(tok, html_until):
-            html, html_until = _html(lines, tok.map[0], _titles(stack), html_until)
+        elif tok.type == "html_block":
+            html, html_until = _html_block(tok, lines, _titles(stack), html_until, summaries)
             found += html
         i += 1
     return found
+
+
+def _html_block(tok, lines, headings, html_until: int, summaries: list[str]) -> tuple[list[_Found], int]:
+    """The tables an HTML block starts, and the ``<details>`` it opens or closes around them."""
+    table_at = _HTML_TABLE.search(tok.content) if _html_table_block(tok, html_until) else None
+    if not table_at:
+        _details(tok.content, summaries)
+        return [], html_until
+    _details(tok.content[: table_at.start()], summaries)
+    html, html_until = _html(lines, tok.map[0], headings, html_until)
+    html = [attrs.evolve(f, summaries=_shown(summaries)) for f in html]
+    _details(tok.content[tok.content.lower().rfind("</table") :], summaries)
+    return html, html_until
+
+
+def _details(html: str, summaries: list[str]) -> None:
+    """Open and close the collapsed sections ``html`` holds: each ``<details>`` pushes its summary."""
+    for match in _DETAILS.finditer(html):
+        tag = match.group(0)[:9].lower()
+        if tag.startswith("</details"):
+            if summaries:
+                summaries.pop()
+        elif tag.startswith("<details"):
+            summaries.append("")
+        elif summaries and not summaries[-1]:
+            summaries[-1] = notes.plain(match.group("summary"))
+
+
+def _shown(summaries: list[str]) -> tuple[str, ...]:
+    return tuple(s for s in summaries if s)
 
 
 def _titles(stack: list[tuple[int, str]]) -> tuple[str, ...]:
@@ -148,6 +183,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
         tuple(prose),
         found.kind,
         problem,
+        found.summaries,
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from checks import InputError
 from checks.io import csv_text, interrupted_query_aborts, read_text, spreadsheet_value, write_text
 from hfmigrate_checks.evalresults.evalfile import date_problem
-from hfmigrate_checks.source import document, mdtable, scores
+from hfmigrate_checks.source import context, document, mdtable, scores
 from hfmigrate_checks.source.printed import (
     NEEDS_REVIEW,
     NUMBER,
@@ -128,21 +128,28 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     When several tables qualify, ``table_number`` (1-based, in file order) picks one;
     without it that is an error naming their lines, never a silent first pick.
     """
-    table = _the_table(path, heading, table_number)
+    table, found = _the_table(path, heading, table_number)
     header = [cell.text or f"column {n}" for n, cell in enumerate(table.header, 1)]
     _check_header(header, path, f"the table header on line {table.line}")
     column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
     table_notes, row_markers = _prose(table, header, column_markers)
+    attributed, review = context.around(table, found)
+    for key, text in attributed.items():
+        table_notes[key] = (text,)
+        for name in header:
+            column_markers[name] = (*column_markers.get(name, ()), key)
     rows = []
     for row in table.rows:
         group = f", group {row.group!r})" if row.group else ")"
         where = f"{path.name}:L{row.line} (table under {table.heading!r}{group}"
         marks = dict.fromkeys(m for name in document.row_names(row) for m in row_markers.get(name, ()))
         rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(marks)))
-    return Records(tuple(header), tuple(rows), table_notes, column_markers, dict(zip(header, table.parts)))
+    return Records(
+        tuple(header), tuple(rows), table_notes, column_markers, dict(zip(header, table.parts)), tuple(review)
+    )
 
 
-def _the_table(path: Path, heading: str | None, table_number: int | None) -> document.Table:
+def _the_table(path: Path, heading: str | None, table_number: int | None) -> tuple[document.Table, list]:
     """The one table asked for; a file with none, or a table that cannot be attributed, is refused."""
     found = document.tables(_read_text(path))
     if not found:
@@ -153,7 +160,7 @@ def _the_table(path: Path, heading: str | None, table_number: int | None) -> doc
     table = _pick_table(candidates, where, heading, table_number, path)
     if table.problem:
         raise InputError(f"{path}: {table.problem}")
-    return table
+    return table, found
 
 
 def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict[str, list[str]]]:

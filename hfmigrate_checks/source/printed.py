@@ -19,6 +19,8 @@ OK = "ok"
 NEEDS_REVIEW = "needs_review"
 #: the marker a sentence under a table is kept under ("[note under the table]", "[note under the table 2]")
 PROSE_MARKER = "[note under the table"
+#: the markers a table's surroundings are kept under ("[collapsed section] Five-shot", "[heading] Zero-shot")
+CONTEXT_MARKERS = ("[collapsed section", "[heading")
 #: phrases of the reasons a row needs review; a ledger row whose qualifiers hold one stays needs_review
 #: whatever its status column says (a hand edit cannot clear it)
 REVIEW_SIGNS = (
@@ -27,6 +29,7 @@ REVIEW_SIGNS = (
     "a reviewer must decide",
     "the model label is struck through",
     "tells the printings apart",
+    "prints the same models and benchmarks",
 )
 #: ASCII digits only: float() would also read other scripts' digits, which no leaderboard means as a number
 NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
@@ -186,6 +189,8 @@ class Records:
     notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     column_markers: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     parts: Mapping[str, tuple[str, str]] = attrs.field(factory=dict)
+    #: reasons every score of the table needs review (context around it no one can attribute)
+    review: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -25,6 +25,7 @@ from hfmigrate_checks.source.printed import (
     NEEDS_REVIEW,
     NO_SCORE,
     OK,
+    CONTEXT_MARKERS,
     PROSE_MARKER,
     Cell,
     dropped,
@@ -105,7 +106,7 @@ def _qualify(markers: Sequence[str], notes: Mapping[str, tuple[str, ...]]) -> tu
         kind = qualifiers.classify(texts[0])
         if kind == qualifiers.RUN:
             variants.append(texts[0])
-        elif kind == qualifiers.UNKNOWN and not mark.startswith(PROSE_MARKER):  # prose is commentary
+        elif kind == qualifiers.UNKNOWN and not mark.startswith((PROSE_MARKER, *CONTEXT_MARKERS)):  # commentary
             review.append(f"footnote {mark} ({texts[0]!r}) may change what was run; a reviewer must decide")
     return shown, variants, review
 
@@ -417,7 +418,7 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
         list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])), records.notes
     )
     struck = [c for c in site.context if c.startswith("the model label is struck")]
-    review = [*struck, *review]
+    review = [*struck, *review, *records.review]
     kept = _without_markers(score) if score.markers else score.qualifiers
     context = [c for c in site.context if c not in struck]
     quals = [
