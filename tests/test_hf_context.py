@@ -284,3 +284,13 @@ def test_a_table_with_no_sibling_keeps_its_summary_as_commentary(tmp_path):
     [row] = read(tmp_path, "<details><summary>Click to expand</summary>\n\n| Model | MMLU |\n|---|---|\n| A | 1.0 |\n")
     assert (row.status, row.source_variant) == ("ok", "")
     assert "[collapsed section] Click to expand" in row.qualifiers
+
+
+def test_an_html_caption_qualifies_every_score_of_its_table(tmp_path):
+    [row] = read(
+        tmp_path,
+        "<table>\n<caption>Results with <b>chain-of-thought</b> prompting</caption>\n"
+        "<tr><th>Model</th><th>GSM8K</th></tr>\n<tr><td>Wren-7B</td><td>61.2</td></tr>\n</table>\n",
+    )
+    assert (row.status, row.source_variant) == ("ok", "Results with chain-of-thought prompting")
+    assert "[caption] Results with chain-of-thought prompting" in row.qualifiers

@@ -5,7 +5,7 @@ five-shot results, and two tables that print the same models and benchmarks as t
 different runs, told apart by what surrounds them: their headings, the summaries of
 their collapsed sections, the paragraphs around them. A ledger that drops that context
 gives one model two different plain scores for one benchmark, both ok. So the summaries
-around a table are attributed to all of its scores (a run setting becomes the variant),
+and the caption around a table are attributed to all of its scores (a run setting becomes the variant),
 and for every sibling table the context that differs is attributed too; when nothing
 tells two siblings apart, or only text that names no run setting does, every score of
 the table needs review with that text quoted: a reviewer, not a word list, decides.
@@ -21,7 +21,7 @@ from hfmigrate_checks.source.document import Table
 
 def around(table: Table, tables: Sequence[Table]) -> tuple[dict[str, str], list[str]]:
     """(note key -> text attributed to every score of ``table``, reasons every score needs review)."""
-    items = [("collapsed section", summary) for summary in table.summaries]
+    items = [*(("collapsed section", s) for s in table.summaries), *(("caption", c) for c in [table.caption] if c)]
     review = []
     for sibling in (t for t in tables if t is not table and _siblings(table, t)):
         apart = [item for item in _context(table) if item not in _context(sibling)]
@@ -48,6 +48,7 @@ def _context(table: Table) -> list[tuple[str, str]]:
     return [
         *(("heading", h) for h in table.headings),
         *(("collapsed section", s) for s in table.summaries),
+        *(("caption", c) for c in [table.caption] if c),
         *(("note", sentence) for sentence, _ in table.prose),
     ]
 

@@ -18,6 +18,7 @@ from hfmigrate_checks.source import headers, htmltable, mdtable, notes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
+_CAPTION = re.compile(r"<caption\b[^>]*>(.*?)</caption\s*>", re.I | re.S)
 _DETAILS = re.compile(r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.*?)</summary\s*>", re.I | re.S)
 _NAME = re.compile(r"[^\W\d_]{2}")
 _SCORE = re.compile(r"^[+-]?[\d.]+")
@@ -50,6 +51,8 @@ class Table:
     problem: str = ""
     #: the summaries of the collapsed sections (``<details>``) around it, outermost first
     summaries: tuple[str, ...] = ()
+    #: an HTML table's ``<caption>``
+    caption: str = ""
 
     @property
     def heading(self) -> str:
@@ -66,6 +69,7 @@ class _Found:
     kind: str
     problem: str = ""
     summaries: tuple[str, ...] = ()
+    caption: str = ""
 
 
 def tables(text: str) -> list[Table]:
@@ -158,8 +162,17 @@ def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -
         return [], until
     tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
     return [
-        _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem) for t in tables if t is not None
+        _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem, caption=_caption(lines, t))
+        for t in tables
+        if t is not None
     ], table.end_line - 1
+
+
+def _caption(lines: list[str], table: htmltable.HtmlTable) -> str:
+    """The text of the table's ``<caption>`` before its first row, as rendered ("" when it has none)."""
+    head = "\n".join(lines[table.line - 1 : table.header[0][0] if table.header else table.end_line])
+    found = _CAPTION.search(head)
+    return notes.plain(found.group(1)) if found else ""
 
 
 def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
@@ -184,6 +197,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
         found.kind,
         problem,
         found.summaries,
+        found.caption,
     )
 
 

@@ -20,7 +20,7 @@ NEEDS_REVIEW = "needs_review"
 #: the marker a sentence under a table is kept under ("[note under the table]", "[note under the table 2]")
 PROSE_MARKER = "[note under the table"
 #: the markers a table's surroundings are kept under ("[collapsed section] Five-shot", "[heading] Zero-shot")
-CONTEXT_MARKERS = ("[collapsed section", "[heading")
+CONTEXT_MARKERS = ("[collapsed section", "[heading", "[caption")
 #: phrases of the reasons a row needs review; a ledger row whose qualifiers hold one stays needs_review
 #: whatever its status column says (a hand edit cannot clear it)
 REVIEW_SIGNS = (
