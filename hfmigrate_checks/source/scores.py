@@ -259,7 +259,7 @@ def _row_sites(records, named: tuple, left: tuple, where) -> list[_Site]:  # noq
             spread_of = _spread(record, by_score.get(score_column, ()), drop)
             texts = {c: t for c, t in all_texts.items() if c != task}
             side = [m for c, marks in all_marks.items() if c != task for m in marks]
-            markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
+            markers = (*label.markers, *records.column_markers.get(score_column, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
             sites.append(
                 _Site(

@@ -3,8 +3,8 @@
 A leaderboard that prints ``acc`` and ``acc_stderr`` side by side publishes one claim: the
 score and its standard error. Read as two columns, the stderr would be a second score (or,
 ignored, lost), so the pairing is made here: by the maintainer (``--uncertainty-column
-SCORE=COLUMN``), else by the column's name (``stderr``, ``std``, ``se``, ``ci``, ``±``, ...)
-with the score column the rest of the name gives, or the score column just left of it. The
+SCORE=COLUMN``), else by the column's name (``stderr``, ``standard_error``, ``std``, ``se``, ``ci``, ``±``, ...)
+with the score column the rest of the name gives, else the score column just left of it. The
 pairing is written into each row's qualifiers in one fixed form, so the ledger file carries
 it to the draft step, which puts it in the entry's notes. A column that looks like an
 uncertainty but pairs with nothing is refused, naming the options, never guessed.
@@ -21,6 +21,8 @@ from checks import InputError
 _WORDS = frozenset({"stderr", "std", "stdev", "sd", "se", "sem", "ci", "ci95", "±", "+/-", "uncertainty"})
 #: words left over that still name only the uncertainty ("95% CI", "std err", "ci_low")
 _FILLER = frozenset({"95%", "90%", "99%", "err", "of", "the", "mean", "low", "lower", "high", "upper", "lo", "hi"})
+#: the words of a name that spells it out ("standard_error", "Standard deviation")
+_SPELLED = frozenset({"standard", "error", "deviation"})
 _SPLIT = re.compile(r"[\s_\-/()\[\]:,.]+")
 _PREFIX = "uncertainty in column "
 
@@ -33,9 +35,10 @@ def _tokens(name: str) -> list[str]:
 def _rest(name: str) -> tuple[bool, str]:
     """Whether the name says uncertainty, and what else it names (the score column's name, or "")."""
     tokens = _tokens(name)
-    if not any(t in _WORDS for t in tokens):
+    spelled = "standard" in tokens and ("error" in tokens or "deviation" in tokens)
+    if not spelled and not any(t in _WORDS for t in tokens):
         return False, ""
-    return True, " ".join(t for t in tokens if t not in _WORDS and t not in _FILLER)
+    return True, " ".join(t for t in tokens if t not in _WORDS and t not in _FILLER and t not in _SPELLED)
 
 
 def pairs(columns: Sequence[str], scores: Sequence[str], named: Mapping[str, str], where: str) -> dict[str, str]:
@@ -47,7 +50,7 @@ def pairs(columns: Sequence[str], scores: Sequence[str], named: Mapping[str, str
         says, rest = _rest(column)
         if column in out or column in named or not says:
             continue
-        score = by_name.get(rest) if rest else _left_of(columns[:n], scores, out)
+        score = by_name.get(rest) or _left_of(columns[:n], scores, out)
         if score is None or score == column:
             raise InputError(
                 f"{where}: column {column!r} looks like an uncertainty (by its name) but no score column "
