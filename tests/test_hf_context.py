@@ -294,3 +294,12 @@ def test_an_html_caption_qualifies_every_score_of_its_table(tmp_path):
     )
     assert (row.status, row.source_variant) == ("ok", "Results with chain-of-thought prompting")
     assert "[caption] Results with chain-of-thought prompting" in row.qualifiers
+
+
+def test_notes_past_the_bound_are_not_copied_into_every_row_and_the_rows_need_review(tmp_path):
+    rows = "".join(f"| m-{n} | {n} |\n" for n in range(300))
+    notes = " ".join(f"All results of run {n} use greedy decoding." for n in range(300))
+    found = read(tmp_path, f"| Model | A |\n|---|---|\n{rows}\n{notes}\n")
+    assert len(found) == 300 and {r.status for r in found} == {"needs_review"}
+    assert all(r.qualifiers.count("[note under the table") == 12 for r in found)  # the first twelve only
+    assert "are more than 12 sentences about all its scores" in found[0].qualifiers

@@ -18,8 +18,11 @@ from hfmigrate_checks.source import headers, htmltable, mdtable, notes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
-_CAPTION = re.compile(r"<caption\b[^>]*>(.*?)</caption\s*>", re.I | re.S)
-_DETAILS = re.compile(r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.*?)</summary\s*>", re.I | re.S)
+#: a caption or summary is short; the bound keeps an unclosed tag from making each search scan the rest of the page
+_CAPTION = re.compile(r"<caption\b[^>]*>(.{0,500}?)</caption\s*>", re.I | re.S)
+_DETAILS = re.compile(
+    r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.{0,500}?)</summary\s*>", re.I | re.S
+)
 _NAME = re.compile(r"[^\W\d_]{2}")
 _SCORE = re.compile(r"^[+-]?[\d.]+")
 

@@ -132,8 +132,9 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     header = [cell.text or f"column {n}" for n, cell in enumerate(table.header, 1)]
     _check_header(header, path, f"the table header on line {table.line}")
     column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
-    table_notes, row_markers = _prose(table, header, column_markers)
+    table_notes, row_markers, unread = _prose(table, header, column_markers)
     attributed, review = context.around(table, found)
+    review += unread
     for key, text in attributed.items():
         table_notes[key] = (text,)
         for name in header:
@@ -163,12 +164,26 @@ def _the_table(path: Path, heading: str | None, table_number: int | None) -> tup
     return table, found
 
 
-def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict[str, list[str]]]:
-    """The table's notes with each sentence under it as a marker of the columns it names (all of them when
-    it names none), which ``column_markers`` gains, and the row labels it names -> its markers."""
+#: notes around a table that speak of all of its scores are copied into every row: past these bounds (a
+#: hostile page: thousands of sentences, one sentence of megabytes) the rest is not copied, and every
+#: score needs review, so the ledger stays linear in the page and nothing unread is drafted
+MAX_TABLE_NOTES = 12
+MAX_NOTE_CHARS = 2000
+
+
+def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict, list[str]]:
+    """The table's notes with each sentence around it as a marker of the columns it names (all of them when
+    it names none), which ``column_markers`` gains, the row labels it names -> its markers, and the
+    reasons to review the whole table (notes past :data:`MAX_TABLE_NOTES` or :data:`MAX_NOTE_CHARS`)."""
     table_notes = dict(table.notes)
     row_markers: dict[str, list[str]] = {}
+    review: list[str] = []
+    whole = 0
     for n, (sentence, names) in enumerate(table.prose, 1):
+        whole += not names
+        if whole > MAX_TABLE_NOTES or len(sentence) > MAX_NOTE_CHARS:
+            review.append(_unread(table, sentence))
+            continue
         key = PROSE_MARKER + ("]" if len(table.prose) == 1 else f" {n}]")
         table_notes[key] = (sentence,)
         for name in names or header:
@@ -176,7 +191,15 @@ def _prose(table: document.Table, header: list[str], column_markers: dict) -> tu
                 column_markers[name] = (*column_markers.get(name, ()), key)
             else:
                 row_markers.setdefault(name, []).append(key)
-    return table_notes, row_markers
+    return table_notes, row_markers, review[:1]
+
+
+def _unread(table: document.Table, sentence: str) -> str:
+    return (
+        f"the notes around the table on line {table.line} are more than {MAX_TABLE_NOTES} sentences about all "
+        f"its scores or longer than {MAX_NOTE_CHARS:,} characters (from {sentence[:80]!r}); a reviewer must "
+        "read them"
+    )
 
 
 #: a dataset file decompresses to far more than its size (30 KB of parquet held 4M repeated rows): its rows

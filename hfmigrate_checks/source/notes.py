@@ -59,6 +59,7 @@ _OF_THE_TABLE = re.compile(
     r"|metrics?|leaderboard)\b",
     re.I,
 )
+_WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*†‡])")
 
 
@@ -184,11 +185,11 @@ def prose_around(
     so what its other sentences say reaches that row. The paragraph under a table that leads
     into the next table is that table's, not this one's.
     """
-    names = list(dict.fromkeys(names))
+    index = _by_first_word(dict.fromkeys(names))
     out = []
     for paragraph, note in (_paragraph_above(lines, start), _paragraph_under(lines, stop)):
         sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
-        named = [tuple(name for name in names if _names(s, name)) for s in sentences]
+        named = [_named(s, index) for s in sentences]
         if note and any(named):
             out.append((" ".join(sentences), tuple(dict.fromkeys(n for each in named for n in each))))
             continue
@@ -245,6 +246,25 @@ def _paragraph_text(block: Sequence[str]) -> tuple[str, bool]:
 
 def _is_prose(line: str, note: bool) -> bool:
     return bool(line.strip()) and not note and not _FOOTNOTE_DEFINITION.match(line)
+
+
+def _by_first_word(names: Iterable[str]) -> dict[str, list[tuple[int, str]]]:
+    """The names (with their place in the table) by the first word of each of their forms, so a sentence
+    is checked only against the names whose first word it holds: naming stays linear in the sentences
+    and the names."""
+    index: dict[str, list[tuple[int, str]]] = {}
+    for n, name in enumerate(names):
+        for form in {name, name.split(" (")[0]}:
+            first = _WORD.search(form.casefold())
+            index.setdefault(first.group(0) if first else "", []).append((n, name))
+    return index
+
+
+def _named(sentence: str, index: dict[str, list[tuple[int, str]]]) -> tuple[str, ...]:
+    """The names a sentence speaks of, in the table's order."""
+    words = {"", *_WORD.findall(sentence.casefold())}
+    candidates = sorted({entry for word in words for entry in index.get(word, ())})
+    return tuple(name for _, name in candidates if _names(sentence, name))
 
 
 def _names(sentence: str, name: str) -> bool:

@@ -30,6 +30,7 @@ REVIEW_SIGNS = (
     "the model label is struck through",
     "tells the printings apart",
     "prints the same models and benchmarks",
+    "a reviewer must read them",
 )
 #: ASCII digits only: float() would also read other scripts' digits, which no leaderboard means as a number
 NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
