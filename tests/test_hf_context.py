@@ -303,3 +303,12 @@ def test_notes_past_the_bound_are_not_copied_into_every_row_and_the_rows_need_re
     assert len(found) == 300 and {r.status for r in found} == {"needs_review"}
     assert all(r.qualifiers.count("[note under the table") == 12 for r in found)  # the first twelve only
     assert "are more than 12 sentences about all its scores" in found[0].qualifiers
+
+
+def test_only_the_scores_a_sibling_also_prints_need_review(tmp_path):
+    text = "## Math\n\n| Model | GSM8K | Avg |\n|---|---|---|\n| Wren-7B | 61.2 | 55.0 |\n\n"
+    text += "## Code\n\n| Model | HumanEval | Avg |\n|---|---|---|\n| Wren-7B | 40.1 | 38.0 |\n"
+    rows = by(read(tmp_path, text, heading="Math"))
+    assert rows["Wren-7B", "GSM8K"].status == "ok"
+    assert rows["Wren-7B", "Avg"].status == "needs_review"
+    assert "only the heading 'Math' tells this one apart" in rows["Wren-7B", "Avg"].qualifiers

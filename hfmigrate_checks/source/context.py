@@ -19,20 +19,24 @@ from hfmigrate_checks.source import qualifiers
 from hfmigrate_checks.source.document import Table
 
 
-def around(table: Table, tables: Sequence[Table]) -> tuple[dict[str, str], list[str]]:
-    """(note key -> text attributed to every score of ``table``, reasons every score needs review)."""
+#: scores that need review: those whose row label (the first cell) and column are in the two sets
+Shared = tuple[frozenset[str], frozenset[str], str]
+
+
+def around(table: Table, tables: Sequence[Table]) -> tuple[dict[str, str], list[Shared]]:
+    """(note key -> text attributed to every score of ``table``, the scores it shares with a sibling that
+    need review and why). Only the shared scores are affected: a ``Math`` and a ``Code`` table that
+    both print an ``Avg`` column leave their own benchmarks alone."""
     items = [*(("collapsed section", s) for s in table.summaries), *(("caption", c) for c in [table.caption] if c)]
     review = []
-    for sibling in (t for t in tables if t is not table and _siblings(table, t)):
+    for sibling in (t for t in tables if t is not table):
+        labels, columns = _labels(table) & _labels(sibling), _columns(table) & _columns(sibling)
+        if not labels or not columns:
+            continue
         apart = [item for item in _context(table) if item not in _context(sibling)]
-        review += _unexplained(apart, sibling)
+        review += [(frozenset(labels), frozenset(columns), reason) for reason in _unexplained(apart, sibling)]
         items += [item for item in apart if item[0] == "heading" and item not in items]
     return _keyed(items), review
-
-
-def _siblings(table: Table, other: Table) -> bool:
-    """Whether two tables share a model and a benchmark (whichever way each runs)."""
-    return bool(_labels(table) & _labels(other)) and bool(_columns(table) & _columns(other))
 
 
 def _labels(table: Table) -> set[str]:

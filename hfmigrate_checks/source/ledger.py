@@ -133,8 +133,7 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     _check_header(header, path, f"the table header on line {table.line}")
     column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
     table_notes, row_markers, unread = _prose(table, header, column_markers)
-    attributed, review = context.around(table, found)
-    review += unread
+    attributed, shared = context.around(table, found)
     for key, text in attributed.items():
         table_notes[key] = (text,)
         for name in header:
@@ -146,7 +145,13 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
         marks = dict.fromkeys(m for name in document.row_names(row) for m in row_markers.get(name, ()))
         rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(marks)))
     return Records(
-        tuple(header), tuple(rows), table_notes, column_markers, dict(zip(header, table.parts)), tuple(review)
+        tuple(header),
+        tuple(rows),
+        table_notes,
+        column_markers,
+        dict(zip(header, table.parts)),
+        tuple(unread),
+        tuple(shared),
     )
 
 

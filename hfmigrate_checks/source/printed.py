@@ -192,6 +192,9 @@ class Records:
     parts: Mapping[str, tuple[str, str]] = attrs.field(factory=dict)
     #: reasons every score of the table needs review (context around it no one can attribute)
     review: tuple[str, ...] = ()
+    #: (row labels, columns, reason): the scores a sibling table also prints, when nothing run-related
+    #: tells the two apart (a row label is the text of the row's first cell)
+    shared: tuple[tuple[frozenset, frozenset, str], ...] = ()
 
 
 @attrs.frozen

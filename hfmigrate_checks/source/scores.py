@@ -57,6 +57,8 @@ class _Site:
     described: tuple[str, ...] = ()
     #: the score's uncertainty from its paired column, and the columns the maintainer dropped
     spread: tuple[str, ...] = ()
+    #: the header column the score is printed in
+    column: str = ""
 
 
 def printed(cell: str | mdtable.Cell | None) -> mdtable.Cell:
@@ -276,6 +278,7 @@ def _row_sites(records, named: tuple, left: tuple, where) -> list[_Site]:  # noq
                     n,
                     described,
                     spread_of,
+                    score_column,
                 )
             )
     return sites
@@ -363,6 +366,7 @@ def _column_sites(records: Records, task_column: str, ignore: set, drop: set, wh
                     n,
                     described,
                     tuple(map(dropped, sorted(drop))),
+                    column,
                 )
             )
     return sites
@@ -418,7 +422,7 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
         list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])), records.notes
     )
     struck = [c for c in site.context if c.startswith("the model label is struck")]
-    review = [*struck, *review, *records.review]
+    review = [*struck, *review, *records.review, *_shared(records, site)]
     kept = _without_markers(score) if score.markers else score.qualifiers
     context = [c for c in site.context if c not in struck]
     quals = [
@@ -441,6 +445,12 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
         status=_status(score, review),
         source_link=site.label.links[0] if site.label.links else "",
     )
+
+
+def _shared(records: Records, site: _Site) -> list[str]:
+    """Why a score a sibling table also prints needs review (see :mod:`context`)."""
+    first = printed(records.rows[site.record].cells.get(records.columns[0])).text
+    return [reason for labels, columns, reason in records.shared if first in labels and site.column in columns]
 
 
 def _variant(site: _Site, variants: list[str]) -> str:
