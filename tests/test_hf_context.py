@@ -169,10 +169,11 @@ def test_a_dropped_column_is_left_out_with_the_maintainer_s_statement(tmp_path):
 
 
 def test_an_uncertainty_column_found_by_name_qualifies_its_score_and_reaches_the_notes(tmp_path):
-    rows = read(tmp_path, SE_BOARD, fmt="csv", name="board.csv", ignore_columns=["Avg", "Date"])
+    rows = read(tmp_path, SE_BOARD, fmt="csv", name="board.csv", ignore_columns=["Avg", "Date", "stderr"])
     assert [r.source_task for r in rows] == ["Score", "Score"]  # the stderr column is no score of its own
     wren = rows[0]
     assert "uncertainty in column 'stderr': ± 0.8" in wren.qualifiers and wren.status == "ok"
+    assert "stderr: 0.8" not in wren.qualifiers  # ignored too, it is said once, as the uncertainty
     out = tmp_path / "ledger.csv"
     ledger.write(out, rows)
     [back, _] = ledger.load(out)

@@ -255,7 +255,7 @@ def _row_sites(records, named: tuple, left: tuple, where) -> list[_Site]:  # noq
         variant = printed(record.get(variant_column)).text if variant_column else ""
         pairs, others = _pairs(record, columns, skip, model_column, task_column, value_column)
         all_texts, all_marks = _text_cells(record, others), _marked(record, others, text_columns)
-        described = _described(record, sorted(ignore))
+        described = _described(record, sorted(ignore - set(spread)))
         for task, cell in pairs:
             score_column = value_column or task
             spread_of = _spread(record, by_score.get(score_column, ()), drop)
