@@ -204,6 +204,9 @@ def test_the_ledger_command_prints_the_pairing_and_the_bundle_lists_dropped_colu
     assert "uncertainty column paired with its score column: 'stderr' -> 'Score'" in result.stdout
     bad = run_cli([*args, "--uncertainty-column", "Score"])
     assert bad.exit_code == 2 and "expected SCORE=COLUMN" in bad.stderr and "Traceback" not in bad.stderr
+    (tmp_path / "lone.csv").write_text("Model,stderr,Score\nWren-7B,0.8,41.5\n")
+    lone = run_cli(["hf", "ledger", str(tmp_path / "lone.csv"), "--format", "csv", "--out", str(out)])
+    assert lone.exit_code == 2 and "lone.csv: column 'stderr' looks like an uncertainty" in lone.stderr
     text = review_md(
         _contract(),
         [ModelDecision("Wren-7B", tuple(ledger.load(out)[:1]), None, None, "needs_review", "not resolved")],
