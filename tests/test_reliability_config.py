@@ -33,10 +33,10 @@ def _deep_info(tmp_path, depth: int = 28):
 
 
 @reliability(
-    fault=f'`[per-file-ignores]` holding `"{GLOB_BOMB}"` (a 78-byte rules.toml) while a finding of a file 28 '
+    fault='`[per-file-ignores]` holding `"**/**/**/**/**/**/**/**/**/**/**/**/zzz.yaml"` (a 78-byte rules.toml) while a finding of a file 28 '
     "directories deep is judged: translated to a regular expression, the pre-commit hook ran over 60 s",
     must="globs are matched by a linear automaton (positions stepped through the path, no backtracking): the "
-    "hook reports the finding (exit 1); measured: the hook in 0.6 s, the match itself 1 ms and 60 KB",
+    "hook reports the finding (exit 1); measured: the hook exits 1 in 0.7 s, the match itself takes 26 ms and 8 KB",
 )
 def test_glob_backtracking_bomb_is_linear(tmp_path):
     rel = _deep_info(tmp_path)
