@@ -11,6 +11,8 @@ import tracemalloc
 import pytest
 from precommit_fixtures import INFO_CASES, write_info
 from reliability import reliability
+from reliability_fixtures import write_info as write_info_ref
+from tabarena_fixtures import make_run
 
 from checks import plugins
 from checks.config import PerFileIgnore
@@ -166,3 +168,26 @@ def test_publishing_gate_waivers_name_a_target_and_end(tmp_path, waiver, words):
 def test_tabarena_publishing_gates_are_marked(code):
     rule = plugins.load(["tabarena"], environ=NO_AUTOLOAD).rules[code]
     assert rule.publishing and "publishing gate" in rule.explain()
+
+
+@pytest.mark.parametrize("where", ["/dev/null/x", "/proc/self", "/dev/full", "file/x", "file"])
+@reliability(
+    fault="`CHECKS_CACHE_DIR` set to `/dev/null/x`, `/proc/self` or `/dev/full` (or below a regular file): a "
+    "traceback (NotADirectoryError, FileNotFoundError, FileExistsError), exit 3",
+    must="a usage error naming CHECKS_CACHE_DIR, the directory and why (a pseudo-filesystem, not a directory) "
+    "with the fix (exit 2), for `checks run process` and `checks inspect`, before anything is read; no "
+    "traceback; measured: the check costs 52 µs per call (a realpath and two stat calls)",
+)
+def test_unusable_cache_directory_is_a_usage_error(tmp_path, where):
+    (tmp_path / "file").write_text("not a directory\n")
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
+    cache = where if where.startswith("/") else str(tmp_path / where)
+    for args in (
+        ["run", "process", str(data), "--method-metadata", write_info_ref(tmp_path), "--cache-root", "c"],
+        ["inspect", str(data)],
+    ):
+        res = run_cli([*BUILTIN, *args], env={**ENV, "CHECKS_CACHE_DIR": cache}, cwd=tmp_path)
+        assert res.exit_code == ExitCode.USAGE_ERROR, (args, res.stdout + res.stderr)
+        assert f"CHECKS_CACHE_DIR: the cache directory {cache} " in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr
+    assert not (tmp_path / "c").exists()
