@@ -280,13 +280,16 @@ PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
 
 
 def pseudo_root(path: str | os.PathLike) -> str | None:
-    """The pseudo-filesystem root (``/proc``, ``/sys``, ``/dev``) ``path`` resolves into, else None.
+    """The pseudo-filesystem root (``/proc``, ``/sys``, ``/dev``) ``path`` names or resolves into, else None.
 
     Their entries are not files: ``/proc/self/fd/1`` is whatever the process writes to, ``/dev/full``
     fails every write, and a directory there refuses new entries.
     """
-    real = os.path.realpath(path)
-    return next((root for root in PSEUDO_ROOTS if real == root or real.startswith(root + "/")), None)
+    for where in (os.path.abspath(path), os.path.realpath(path)):  # as written, and as the links resolve
+        for root in PSEUDO_ROOTS:
+            if where == root or where.startswith(root + "/"):
+                return root
+    return None
 
 
 def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
