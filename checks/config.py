@@ -196,6 +196,8 @@ class Config:
     select: Selectors = ("ALL",)
     ignore: Selectors = ()
     decision_log: str = DEFAULT_DECISION_LOG
+    #: who set ``decision_log``: "" (the file, or the default), or the option that overrode it ("--decision-log")
+    decision_log_from: str = ""
     rules: Mapping[str, RuleSettings] = attrs.field(factory=dict)
     waivers: tuple[Waiver, ...] = ()
     arenas: Mapping[str, ArenaSection] = attrs.field(factory=dict)

