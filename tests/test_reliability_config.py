@@ -11,6 +11,8 @@ import stat
 import time
 import tracemalloc
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from precommit_fixtures import INFO_CASES, write_info
 from reliability import reliability
@@ -311,3 +313,46 @@ def test_the_decision_log_may_go_to_the_project_or_the_users_state_directory(tmp
     assert (state / "own.jsonl").stat().st_size > 0
     wrong = run_cli([*args, "--decision-log", str(home / "x.jsonl")], env=env, cwd=project)
     assert wrong.exit_code == ExitCode.USAGE_ERROR and wrong.stderr.startswith("checks: error: --decision-log:")
+
+
+def _task_bomb(path, *, rows_per_group: int, groups: int) -> None:
+    """A task-metadata parquet of one task repeated: dictionary-encoded, so millions of rows take kilobytes."""
+    n = rows_per_group
+    table = pa.table(
+        {
+            "dataset": pa.array(["anneal"] * n).dictionary_encode(),
+            "tid": pa.array([363612] * n, pa.int64()),
+            "problem_type": pa.array(["multiclass"] * n).dictionary_encode(),
+        }
+    )
+    with pq.ParquetWriter(path, table.schema) as writer:
+        for _ in range(groups):
+            writer.write_table(table)
+
+
+@pytest.mark.parametrize("kind", ["parquet-20m", "csv-150k"])
+@reliability(
+    fault="`--task-metadata` given a 190 KB parquet of 20,000,000 rows (one task repeated; the issue's was "
+    "436 KB and passed 1.5 GiB after 4 s), or a CSV of 150,000 rows",
+    must="refused as TA309's finding naming the file and the limit (100,000 rows, 64 MiB decoded), read one "
+    "batch at a time so nothing past the limit is decoded; process is blocked (exit 1); measured: the "
+    "20,000,000-row parquet refused in 0.7 s with a peak RSS of 80 MB",
+)
+def test_task_metadata_is_bounded(tmp_path, kind):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
+    if kind == "parquet-20m":
+        tasks = tmp_path / "tasks.parquet"
+        _task_bomb(tasks, rows_per_group=1_000_000, groups=20)
+        words = "20,000,000 rows, over the limit of a task table (100,000 rows"
+    else:
+        tasks = tmp_path / "tasks.csv"
+        tasks.write_text("dataset,tid,problem_type\n" + "anneal,363612,multiclass\n" * 150_000)
+        words = "more than 100,000 rows, over the limit of a task table"
+    started = time.monotonic()
+    args = ["run", "process", str(data), "--method-metadata", write_info_ref(tmp_path), "--cache-root", "c"]
+    res = run_cli([*args, "--task-metadata", str(tasks), "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert verdicts["TA309"]["outcome"] == "failed" and words in verdicts["TA309"]["message"], verdicts["TA309"]
+    assert time.monotonic() - started < 60
+    assert not (tmp_path / "c" / "artifacts").exists()
