@@ -16,7 +16,7 @@ import attrs
 import click
 import pluggy
 
-from checks import __version__, hookspecs
+from checks import __version__, gates, hookspecs
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
@@ -163,9 +163,31 @@ class Registry:
 
     @property
     def rules(self) -> dict[str, Rule]:
+        """Every rule, each bound only to gates something registers (:mod:`checks.gates`)."""
         if self._rules is None:
-            self._rules = _collect_rules(self.pm)
+            rules = _collect_rules(self.pm)
+            gates.check_bindings(rules, (self._declared_gates, lambda: self.actions, self._unloaded_gates))
+            self._rules = rules
         return self._rules
+
+    def _declared_gates(self) -> set[str]:
+        return {name for result in self.pm.hook.checks_gates() for name in result}
+
+    def _unloaded_gates(self) -> set[str]:
+        """The gates the entry points left unloaded (blocked, or not autoloaded) would register; asked only
+        on the way to an error."""
+        names: set[str] = set()
+        for ep in entry_points(ENTRY_POINT_GROUP):
+            if self.pm.has_plugin(ep.name) and not self.pm.is_blocked(ep.name):
+                continue
+            try:
+                scratch = ChecksPluginManager()
+                scratch.register(ep.load(), name=ep.name)
+                names.update(name for result in scratch.hook.checks_gates() for name in result)
+                names.update(a.name for result in scratch.hook.checks_actions(name=None) for a in result or ())
+            except Exception:  # a plugin that cannot even be asked registers nothing we can name
+                continue
+        return names
 
     @property
     def actions(self) -> dict[str, Action]:
