@@ -17,7 +17,7 @@ from typing import Any, NewType
 
 import attrs
 
-from checks import io
+from checks import io, trust
 from checks.errors import ConfigError, UsageError
 from checks.globs import GlobError, compile_glob
 from checks.model import Rule, Severity
@@ -736,6 +736,7 @@ MAX_EXTENDS = 10
 
 def _load_file(path: Path, sections: Mapping[str, type] | None, chain: tuple[Path, ...]) -> Config:
     """``path`` parsed, on top of what its ``extend`` names (relative to it), followed to the end of the chain."""
+    trust.check(path, "configuration")
     try:
         text = io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError as exc:
@@ -820,6 +821,7 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     """
     import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
 
+    trust.check(path, "configuration")
     try:
         raw = tomllib.loads(io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml"))
     except (io.ReadError, tomllib.TOMLDecodeError, RecursionError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -16,7 +17,7 @@ import attrs
 import click
 import pluggy
 
-from checks import __version__, gates, hookspecs
+from checks import __version__, gates, hookspecs, trust
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
@@ -370,6 +371,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
             raise UsageError(
                 f"{what}: no such file {path} (paths are relative to the configuration's directory {base})"
             )
+        trust.check(path, "local plugin")
         module_name = f"checks_local_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}_{path.stem}"
         if module_name in sys.modules:
             return sys.modules[module_name]
@@ -382,6 +384,9 @@ def _load_local(entry: str, base: str) -> ModuleType:
             del sys.modules[module_name]
             raise PluginError(f"{what}: importing {path} raised {type(exc).__name__}: {exc}") from exc
         return module
+    spec = importlib.machinery.PathFinder.find_spec(entry.partition(".")[0], [base])  # found, not imported
+    if spec is not None and spec.origin:
+        trust.check(spec.origin, "local plugin")
     if base not in sys.path:
         sys.path.insert(0, base)
     return _import(entry, what)

