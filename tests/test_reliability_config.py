@@ -17,6 +17,7 @@ import pytest
 from precommit_fixtures import INFO_CASES, write_info
 from reliability import reliability
 from reliability_fixtures import write_info as write_info_ref
+from tabarena_checkout_fixtures import INFOS, METHODS, SRC, checkout, write  # noqa: F401
 from tabarena_fixtures import make_run
 
 from checks import plugins
@@ -471,3 +472,38 @@ def test_a_local_plugin_another_user_owns_is_refused(tmp_path):
     res = run_cli([*BUILTIN, "rules"], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR and "evilpkg/__init__.py: this local plugin" in res.stderr
     assert marker.read_text() == "ran"  # evil.py, now the user's own, ran; the foreign package did not
+
+
+@pytest.mark.parametrize(
+    "field, call",
+    [
+        ("suite", 'method="Nori", suite="nori-2026-09\\r"'),
+        ("suite", 'method="Nori", suite="nori-2026-09\\u2028x"'),
+        ("method", 'method="Nori\\x1b[2J", suite="nori-2026-09"'),
+    ],
+    ids=["cr-in-suite", "line-separator-in-suite", "escape-in-method"],
+)
+@reliability(
+    fault="`checks run register` of a rerun whose suite holds `\\r` (written into a methods.py comment, "
+    "'# rerun SUITE replaced it'), or U+2028, or a method holding an escape sequence: TA501-503 passed, "
+    "then libcst's CSTValidationError, a traceback, exit 3",
+    must="TA504 (register-values-plain) blocks register (exit 1) naming the field, the characters and the "
+    "declaration, before any edit: methods.py is unchanged; the plain rerun still registers; measured: "
+    "register blocked in 1.4 s with a peak RSS of 39 MB",
+)
+def test_register_refuses_control_characters_before_any_edit(checkout, tmp_path, field, call):
+    repo, _ = checkout
+    declared = f'MethodMetadata.config({call}, ag_key="TA-NORI", compute="gpu", validation_protocol="8x1")'
+    write(repo, SRC / "models/nori/info.py", INFOS["models/nori/info.py"] + f"nori_bad_metadata = {declared}\n")
+    before = (repo / METHODS).read_bytes()
+    ref = f"{repo / SRC / 'models/nori/info.py'}:nori_bad_metadata"
+    res = run_cli(["run", "register", "--method-metadata", ref, "--repo", str(repo), "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    ta504 = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA504"]
+    assert ta504["outcome"] == "failed" and f"{field} " in ta504["message"], ta504
+    assert "would write into" in ta504["message"] and "info.py:" in ta504["message"]
+    assert (repo / METHODS).read_bytes() == before
+    ref = f"{repo / SRC / 'models/nori/info.py'}:nori_new_method_metadata"
+    res = run_cli(["run", "register", "--method-metadata", ref, "--repo", str(repo), "--format", "json"], cwd=tmp_path)
+    assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
+    assert {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA504"]["outcome"] == "passed"
