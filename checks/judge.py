@@ -32,7 +32,8 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
     """The rules that gate ``action`` under ``config``, with their effective severity.
 
     Required rules are always kept; ignoring one by its exact code, or lowering its
-    severity below ``error``, is a configuration error.
+    severity below ``error``, is a configuration error. So is a waiver of a required rule or a
+    publishing gate that names no one target or runs past a year.
     """
     layers = config.layers(action.arena)
     ignore = {code for layer in layers for code in layer.ignore}
@@ -41,12 +42,13 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
         if not bound_to(rule, action.name):
             continue
         severity, required = effective(rule, config, action.arena)
-        if required or rule.publishing:
-            _check_strict_waivers(rule, config, "a required rule" if required else "a publishing gate")
         if required:
             _check_required(rule, severity, ignore, config)
             chosen.append((rule, severity))
-        elif config_mod.is_selected(rule.code, layers):
+            continue
+        if rule.publishing:
+            _check_strict_waivers(rule, config, "a publishing gate")
+        if config_mod.is_selected(rule.code, layers):
             chosen.append((rule, severity))
     return chosen
 
@@ -76,6 +78,7 @@ def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Co
             f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
             f"files and cannot be waived; fix what it reports instead"
         )
+    _check_strict_waivers(rule, config, "a required rule")
 
 
 #: the longest a waiver of a required rule or a publishing gate may run: it is renewed, with its reason
