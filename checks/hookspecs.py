@@ -101,6 +101,22 @@ def checks_actions(name: str | None) -> Iterable[Action]:
 
 
 @hookspec
+def checks_gates() -> Iterable[str]:
+    """Declare the names of the gates this plugin provides, so rules can bind to them.
+
+    :return: an iterable of names: the plugin's pre-commit hooks (the ``action`` its hook command
+        judges with, e.g. ``precommit-info``) and, when it can say so without importing them, its
+        actions. Every name a rule's ``actions=`` holds must be an action some plugin contributes
+        or a name some plugin declares here; anything else is a load error (exit 2) naming the
+        plugin, the rule, the name and the closest known one. Actions need not be declared (they
+        are then collected, importing every action module, to check the names).
+
+    Use in plugins: ``ModuleWiring(..., hooks=("precommit-mine",))`` declares the hooks and the
+    actions named in ``actions={...}``; bind it as ``checks_gates = wiring.checks_gates``.
+    """
+
+
+@hookspec
 def checks_commands(cli: click.Group, name: str | None) -> None:
     """Add command-line commands next to ``run``, ``rules``, ``rule``, ``config`` and ``plugins``.
 

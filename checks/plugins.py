@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -15,7 +16,7 @@ import attrs
 import click
 import pluggy
 
-from checks import __version__, hookcalls, hookspecs
+from checks import __version__, gates, hookcalls, hookspecs, trust
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.model import Action, Rule
@@ -149,9 +150,31 @@ class Registry:
 
     @property
     def rules(self) -> dict[str, Rule]:
+        """Every rule, each bound only to gates something registers (:mod:`checks.gates`)."""
         if self._rules is None:
-            self._rules = _collect_rules(self.pm)
+            rules = _collect_rules(self.pm)
+            gates.check_bindings(rules, (self._declared_gates, lambda: self.actions, self._unloaded_gates))
+            self._rules = rules
         return self._rules
+
+    def _declared_gates(self) -> set[str]:
+        return {name for result in self.pm.hook.checks_gates() for name in result}
+
+    def _unloaded_gates(self) -> set[str]:
+        """The gates the entry points left unloaded (blocked, or not autoloaded) would register; asked only
+        on the way to an error."""
+        names: set[str] = set()
+        for ep in entry_points(ENTRY_POINT_GROUP):
+            if self.pm.has_plugin(ep.name) and not self.pm.is_blocked(ep.name):
+                continue
+            try:
+                scratch = ChecksPluginManager()
+                scratch.register(ep.load(), name=ep.name)
+                names.update(name for result in scratch.hook.checks_gates() for name in result)
+                names.update(a.name for result in scratch.hook.checks_actions(name=None) for a in result or ())
+            except Exception:  # a plugin that cannot even be asked registers nothing we can name
+                continue
+        return names
 
     @property
     def actions(self) -> dict[str, Action]:
@@ -334,6 +357,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
             raise UsageError(
                 f"{what}: no such file {path} (paths are relative to the configuration's directory {base})"
             )
+        trust.check(path, "local plugin")
         module_name = f"checks_local_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}_{path.stem}"
         if module_name in sys.modules:
             return sys.modules[module_name]
@@ -346,6 +370,9 @@ def _load_local(entry: str, base: str) -> ModuleType:
             del sys.modules[module_name]
             raise PluginError(f"{what}: importing {path} raised {type(exc).__name__}: {exc}") from exc
         return module
+    spec = importlib.machinery.PathFinder.find_spec(entry.partition(".")[0], [base])  # found, not imported
+    if spec is not None and spec.origin:
+        trust.check(spec.origin, "local plugin")
     if base not in sys.path:
         sys.path.insert(0, base)
     return _import(entry, what)

@@ -91,6 +91,7 @@ def run(
     config = ctx.config
     log = records.log_path(config, cwd)
     records.check_target(log)  # a FIFO or a device would hang or flood the run at its end; a bad key, fail it
+    records.check_place(config, log, cwd)  # a repository's rules.toml may not aim the log at ~/.bashrc
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)

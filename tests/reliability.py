@@ -36,8 +36,9 @@ Every test named here runs in `make test`; the load runs live in `benchmarks/`.
   `--no-local-plugins` or `CHECKS_NO_LOCAL_PLUGINS=1` (pytest's `--noconftest`);
   `CHECKS_DISABLE_PLUGIN_AUTOLOAD` keeps pytest's meaning (entry points only).
 - **The publishing gates TA104, TA106 and TA107** are excused only by a waiver (owner, expiry),
-  never by an inline comment. **Waivers** need visible text; a waiver of a required rule names
-  its target and ends within 366 days.
+  never by an inline comment. **Waivers** need a visible letter or digit in their reason and
+  owner; a waiver of a required rule or a publishing gate names its one target and ends within
+  366 days.
 - **Exit codes** stay the run's own when only printing failed (docs/cli.md).
 """
 
