@@ -1,0 +1,134 @@
+"""The publishing chain publishes only bytes the gate itself verified in this run.
+
+Each test is an attack on a step between the raw files and the store: a code-running class where
+nothing reads, a cache laundered through "kept unchanged", a staged zip with a duplicate entry, a
+published file other than raw/ changed behind a record that verifies. Each must end in a refusal
+naming the file, or in a rebuild from the verified inputs; never in a publish of the attacker's bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import pickle
+import time
+
+import pytest
+from reliability import reliability
+from reliability_fixtures import process_json
+from s3_fixtures import make_method_cache, moto_s3, record_process, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
+from tabarena_fixtures import Call, make_run
+
+from checks import ActionFailed
+from checks.exitcodes import ExitCode
+from checks.io import sha256
+from checks.testing import run_cli
+from tabarena_checks.engine import reread
+from tabarena_checks.raw import reader
+
+CONFIG = "TA-Nori_c1_default_BAG_L1"
+#: the fields neither the rules nor processing read, where the reader used to read a class as None with a warning
+UNREAD = ("info", "hyperparameters", "init_kwargs_extra", "fit_kwargs_extra")
+
+
+def _verdicts(res) -> dict:
+    return {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+
+
+def _plant(victim, field: str, marker) -> None:
+    """Put a REDUCE of os.system under ``method_metadata.<field>.x`` of the result in ``victim``."""
+    result = pickle.loads(gzip.decompress(victim.read_bytes()))
+    result["method_metadata"][field] = {"x": Call(os.system, f"touch '{marker}'")}
+    victim.write_bytes(gzip.compress(pickle.dumps(result, protocol=5)))
+
+
+def _upload(root, *more: str) -> list[str]:
+    return ["run", "upload", "--from-cache", "Dummy", "dummy-2026-11-01", "--cache-root", str(root), *more]
+
+
+@pytest.mark.parametrize("field", UNREAD)
+@reliability(
+    fault="a results.pkl whose method_metadata.info (or hyperparameters, init_kwargs_extra, fit_kwargs_extra: "
+    "fields nothing reads) holds a REDUCE of os.system: TA308 only warned, process exited 0 and the "
+    "published raw.zip ran the command in whoever loaded it with pickle",
+    must="`checks inspect` still informs (exit 0, TA308 names the class and the field path); `checks run "
+    "process` is blocked by TA308 (required, an error, no waiver applies) naming posix.system and "
+    "method_metadata.<field>.x (exit 1), no cache is written and the payload never runs; measured: "
+    "the blocked process of a 6-result run ends in 2.1-2.5 s with a peak RSS of 186 MiB",
+)
+def test_a_class_outside_the_allow_list_where_nothing_reads_blocks_process(tmp_path, field):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=3, validation_protocol="8x1")
+    victim = data / CONFIG / "363612" / "0_1" / "results.pkl"
+    marker = tmp_path / "ran"
+    _plant(victim, field, marker)
+    inspected = run_cli(["inspect", str(data), "--format", "json"], cwd=tmp_path)
+    assert inspected.exit_code == 0, inspected.stdout + inspected.stderr
+    assert "posix.system" in inspected.stdout and f"method_metadata.{field}.x" in inspected.stdout
+    start = time.monotonic()
+    res = process_json(data, tmp_path)
+    assert time.monotonic() - start < 30
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    ta308 = _verdicts(res)["TA308"]
+    assert ta308["outcome"] == "failed", ta308
+    assert f"method_metadata.{field}.x holds a posix.system" in ta308["message"], ta308
+    assert victim.relative_to(data).as_posix() in json.dumps(ta308)
+    assert not marker.exists() and not (tmp_path / "cache" / "artifacts").exists()
+
+
+def test_a_clean_run_passes_ta308(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    res = process_json(data, tmp_path)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert _verdicts(res)["TA308"]["outcome"] == "passed"
+
+
+def test_ta308_cannot_be_waived(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    _plant(next(data.rglob("results.pkl")), "info", tmp_path / "ran")
+    (tmp_path / "rules.toml").write_text(
+        '[[waivers]]\nrule = "TA308"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n'
+    )
+    res = process_json(data, tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR and "TA308" in res.stderr and "cannot be waived" in res.stderr
+
+
+def test_the_engines_second_read_refuses_what_the_gate_would(tmp_path):
+    """Behind TA308: the engine reads each raw file again without the index's leniency."""
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    victim = next(data.rglob("results.pkl"))
+    _plant(victim, "fit_kwargs_extra", tmp_path / "ran")
+    notes: list[str] = []
+    assert reader.load_result(victim, notes=notes)["method_metadata"]["fit_kwargs_extra"] == {"x": None}
+    assert notes == ["method_metadata.fit_kwargs_extra.x holds a posix.system, a class the reader does not load"]
+    digest = sha256(victim.read_bytes())
+    with pytest.raises(ActionFailed, match=r"refused to load 'posix.system' in method_metadata.fit_kwargs_extra.x"):
+        reread.decode_group([("r/results.pkl", str(victim), digest)], None)
+    assert not (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("mode", ["plan", "publish"])
+@reliability(
+    fault="the same code-running class in method_metadata.info of a results.pkl in the cache's raw/, behind a "
+    "decision record that verifies (a leaked key, or a cache processed before this rule)",
+    must="staging reads every results.pkl it zips with the reader's strict mode and refuses the file naming "
+    "the class and the field (exit 4) before any request, in a dry run too: nothing is published and "
+    "the payload never runs",
+)
+def test_staging_refuses_a_class_where_nothing_reads(tmp_path, s3_env, s3_proxy, mode):
+    path = make_method_cache(tmp_path / "cache")
+    marker = tmp_path / "ran"
+    pkl = next((path / "raw").rglob("results.pkl"))
+    pkl.write_bytes(
+        gzip.compress(
+            pickle.dumps(
+                {"framework": "Dummy_c1_BAG_L1", "method_metadata": {"info": {"x": Call(os.system, f"touch {marker}")}}}
+            )
+        )
+    )
+    record_process(path)
+    res = run_cli(_upload(tmp_path / "cache", *(["--no-dry-run"] if mode == "publish" else [])), cwd=tmp_path)
+    assert res.exit_code == ExitCode.ACTION_FAILED, res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "'posix.system' in method_metadata.info.x" in out and "the safe reader refuses it at staging" in out
+    assert s3_proxy.puts() == [] and not marker.exists()
