@@ -41,7 +41,7 @@ request, exit 4, naming the file; TA407 first needs a signed process record nami
 
 | Published file | Written by | Verified before upload |
 |---|---|---|
-| `raw.zip` | process: `raw/`, each copy the bytes whose sha256 the rules judged in that run | each entry through `infolist()`: its name once, listed in the signed manifest, its size and sha256 those of the manifest, under `raw/<config>/<tid>/<r>_<f>/results.pkl`, read by the strict reader (no class outside the allow-list anywhere); a staged zip that fails is built again |
+| `raw.zip` | process: `raw/`, each copy the bytes whose sha256 the rules judged in that run | TA308 reads each results.pkl of `raw/` (no class outside the allow-list, even where nothing reads; exit 1); then each entry through `infolist()`: its name once, listed in the signed manifest, its size and sha256 those of the manifest, under `raw/<config>/<tid>/<r>_<f>/results.pkl`, read by the strict reader (no class outside the allow-list anywhere); a staged zip that fails is built again |
 | `processed.zip` | process: the engine's `processed/`, digests of the bytes written in that run | each entry as above, and of the kind its name says: a parquet footer that reads, UTF-8 JSON, a label zip holding its one CSV (the `.dat` arrays by name and digest); no other name (no pickle) |
 | `processed/configs_hyperparameters.json` | process (the engine) | sha256 of the signed manifest, UTF-8 JSON; the checked copy is what is sent |
 | `results/*.parquet` | process (the engine) | sha256 of the signed manifest, one of the four tables TabArena writes, a parquet footer that reads; `results_checksums.json` is the MD5 of the checked copies |

@@ -29,7 +29,7 @@ from checks import ActionFailed, records
 from checks.exitcodes import ExitCode
 from checks.io import sha256
 from checks.testing import run_cli
-from tabarena_checks.cache import integrity
+from tabarena_checks.cache import integrity, published
 from tabarena_checks.engine import reread
 from tabarena_checks.raw import reader
 
@@ -116,28 +116,38 @@ def test_the_engines_second_read_refuses_what_the_gate_would(tmp_path):
 @pytest.mark.parametrize("mode", ["plan", "publish"])
 @reliability(
     fault="the same code-running class in method_metadata.info of a results.pkl in the cache's raw/, behind a "
-    "decision record that verifies (a leaked key, or a cache processed before this rule)",
-    must="staging reads every results.pkl it zips with the reader's strict mode and refuses the file naming "
-    "the class and the field (exit 4) before any request, in a dry run too: nothing is published and "
-    "the payload never runs",
+    "decision record that verifies (a leaked key, or a cache processed before this rule): staging's re-decode "
+    "used the same lenient reader and published it",
+    must="`checks run upload` is blocked by TA308 naming the file, posix.system and method_metadata.info.x "
+    "(exit 1), in a dry run too, before any request; behind it staging's reader refuses the file outright; "
+    "the payload never runs; measured: the blocked dry run ends in 2.2-2.3 s with a peak RSS of 31 MiB",
 )
-def test_staging_refuses_a_class_where_nothing_reads(tmp_path, s3_env, s3_proxy, mode):
+def test_upload_refuses_a_class_where_nothing_reads(tmp_path, s3_env, s3_proxy, mode):
     path = make_method_cache(tmp_path / "cache")
     marker = tmp_path / "ran"
     pkl = next((path / "raw").rglob("results.pkl"))
-    pkl.write_bytes(
-        gzip.compress(
-            pickle.dumps(
-                {"framework": "Dummy_c1_BAG_L1", "method_metadata": {"info": {"x": Call(os.system, f"touch {marker}")}}}
-            )
-        )
-    )
+    planted = {"framework": "Dummy_c1_BAG_L1", "method_metadata": {"info": {"x": Call(os.system, f"touch {marker}")}}}
+    pkl.write_bytes(gzip.compress(pickle.dumps(planted)))
     record_process(path)
-    res = run_cli(_upload(tmp_path / "cache", *(["--no-dry-run"] if mode == "publish" else [])), cwd=tmp_path)
-    assert res.exit_code == ExitCode.ACTION_FAILED, res.stdout + res.stderr
-    out = res.stdout + res.stderr
-    assert "'posix.system' in method_metadata.info.x" in out and "refused at staging" in out
+    args = _upload(tmp_path / "cache", "--format", "json", *(["--no-dry-run"] if mode == "publish" else []))
+    res = run_cli(args, cwd=tmp_path)
+    assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
+    ta308 = _verdicts(res)["TA308"]
+    assert ta308["outcome"] == "failed" and "method_metadata.info.x holds a posix.system" in ta308["message"], ta308
+    assert pkl.relative_to(path).as_posix() in json.dumps(ta308)
+    rel = pkl.relative_to(path).as_posix()
+    assert "'posix.system' in method_metadata.info.x" in published.problem(rel, pkl.read_bytes())
     assert s3_proxy.puts() == [] and not marker.exists()
+
+
+def test_upload_without_raw_does_not_judge_raw(tmp_path):
+    path = make_method_cache(tmp_path / "cache")
+    pkl = next((path / "raw").rglob("results.pkl"))
+    pkl.write_bytes(pickle.dumps({"method_metadata": {"info": {"x": Call(os.system, "true")}}}))
+    record_process(path)
+    res = run_cli(_upload(tmp_path / "cache", "--format", "json", "--no-upload-raw"), cwd=tmp_path)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert _verdicts(res)["TA308"]["outcome"] == "passed"
 
 
 def _process_args(tmp_path, data) -> list[str]:

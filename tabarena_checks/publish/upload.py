@@ -31,6 +31,7 @@ from tabarena_checks.facts import info_sources, missing_credentials
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.publish import s3lock, s3store
+from tabarena_checks.raw import reader
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -313,6 +314,27 @@ class UploadFacts:
             elif next(c.raw.rglob("results.pkl"), None) is None:
                 out.append(f"raw: no results.pkl under '{c.raw}'")
         return out
+
+    @cached_property
+    def raw_unread(self) -> tuple[tuple[str, str], ...]:
+        """(path in the cache, what sits where) of each class the reader does not load in a field nothing reads,
+        in the results.pkl files raw.zip would publish (TA308 judges them, as for process).
+
+        Read as the index reads a run, so each is named with its field path; a file that cannot be read at all
+        is staging's to refuse, and raw/ left out (``--no-upload-raw``) publishes none.
+        """
+        if not self.upload_raw or not self.cache.raw.is_dir():
+            return ()
+        found = []
+        for path in sorted(self.cache.raw.rglob("results.pkl")):
+            notes: list[str] = []
+            try:
+                reader.load_result(path, notes=notes)
+            except reader.RawFileError:
+                continue
+            rel = path.relative_to(self.cache.path).as_posix()
+            found += [(rel, note) for note in notes]
+        return tuple(found)
 
     @cached_property
     def manifest(self) -> dict[str, str] | None:
