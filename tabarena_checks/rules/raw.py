@@ -228,22 +228,37 @@ def _custom_tasks(inference) -> bool:
 @rule(
     "TA308",
     "unread-classes",
-    actions=RAW_ACTIONS,
-    severity=Severity.WARNING,
+    actions=(*RAW_ACTIONS, "upload"),
+    required=True,
+    waivable=False,
     why="The reader builds only builtins, numpy arrays and the AutoGluon containers it knows, and never imports "
-    "anything a file names. A class it does not know, inside a field that neither the rules nor processing read "
-    "(AutoGluon's model info in method_metadata.info, the runner's own kwargs), is read as None so the run can "
-    "still be published; this "
-    "rule says where, so that a new AutoGluon or TabArena release that writes another class is noticed. The "
-    "same class in a field processing reads makes the file unreadable (TA301).",
+    "anything a file names, but the raw files are published byte for byte (raw.zip) and TabArena loads them "
+    "with pickle: a class outside the reader's allow-list anywhere in a file, even in a field nothing reads "
+    "(AutoGluon's model info in method_metadata.info, the runner's own kwargs), would run in whoever loads the "
+    "published file. So such a file is refused for process (the run's files) and upload (the cache's raw/), "
+    "and the engine and staging read it again and refuse it too: never published with a warning; inspect "
+    "shows the class and its field path. "
+    "A new AutoGluon or TabArena release that writes another class is taught to the reader, not waived.",
     example_fail="method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.new.ParamsView",
     example_pass="every value of every results.pkl is a builtin, a numpy array or a known AutoGluon container",
 )
-@needs(raw_inference)
-def unread_classes(ctx, inference):
-    """Every class a results.pkl holds should be one the reader knows, even where nothing reads it."""
-    for path, message in inference.unread:
-        yield Finding(message, path=path)
+def unread_classes(ctx):
+    """Every class a results.pkl holds must be one the reader knows, even where nothing reads it.
+
+    Process judges the run's files (the index), upload the cache's raw/ copies it would zip (``raw_unread``).
+    """
+    if provides(ctx.facts, "raw_unread"):
+        found = ctx.facts.raw_unread
+    else:
+        inference = raw_inference(ctx)
+        found = inference.unread if inference is not None else ()  # TA302 (required) says why there is none
+    for path, note in found:
+        yield Finding(
+            f"{note}: refused, since the file is published as it is and loading it with pickle would run "
+            "the class; regenerate the result without it, or report the class if TabArena wrote it "
+            "(docs/tabarena-data.md lists what the reader loads)",
+            path=path,
+        )
 
 
 @rule(
