@@ -17,6 +17,7 @@ import json
 import re
 import zipfile
 
+from checks import io as checks_io
 from tabarena_checks.raw import reader
 
 #: the tables of results/ (TabArena 0.1.0: model results, the HPO simulation's two, a portfolio's)
@@ -97,9 +98,11 @@ def _json_problem(rel: str, data: bytes) -> str:
     if len(data) > MAX_JSON:
         return f"{rel}: {len(data)} bytes, more than the {MAX_JSON}-byte limit of a JSON file the engines write"
     try:
-        json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        return f"{rel}: not UTF-8 JSON ({exc})"
+        json.loads(checks_io.decode(data, rel))
+    except checks_io.ReadError as exc:
+        return f"{rel}: not UTF-8 JSON ({exc.reason})"
+    except ValueError as exc:
+        return f"{rel}: not JSON ({exc})"
     return ""
 
 
