@@ -67,10 +67,11 @@ HOSTILE = {
         _table(3000) + "\n" + " ".join(f"Mod{i} was run with tools." for i in range(3000)),
         "3000 rows",
     ),
-    # 3,000 sentences qualifying the whole table: every score would carry all of them
+    # 3,000 sentences about all of the table's scores: every score would carry all of them; past the bound
+    # they are not copied and every score needs review
     "table sentences": (
-        _table(3000) + "\n" + " ".join(f"Run {i} used tools." for i in range(3000)),
-        "more than 50 of its sentences qualify one score",
+        _table(3000) + "\n" + " ".join(f"Run {i} of the table used tools." for i in range(3000)),
+        "3000 rows",
     ),
     # one legend followed by 65,000 continuation lines (1 MB): 8 MB took 9 s before
     "legend": (_table(1).replace("mod0", "mod0†") + "\n† with tools\n" + "and more words\n" * 65_000, "1 rows"),

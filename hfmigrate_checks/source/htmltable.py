@@ -21,7 +21,7 @@ MAX_SPAN = 1000
 #: grid positions of one table once its spans are expanded (rows x columns): more is refused, so a
 #: few bytes of spans (``<td colspan=1000 rowspan=1000>``) cannot grow into gigabytes
 MAX_CELLS = 100_000
-_EMPHASIS = {"b": "strong", "strong": "strong", "i": "em", "em": "em", "s": "s", "del": "s", "strike": "s"}
+_EMPHASIS = mdtable.HTML_EMPHASIS
 
 
 @attrs.frozen
@@ -160,13 +160,13 @@ class _Ink:
         elif tag == "a":
             self.inline.links.append(attrs_map.get("href") or "")
         elif tag in _EMPHASIS:
-            self.inline.depth[_EMPHASIS[tag]] += 1
+            self.inline.tag(tag, opening=True)
 
     def close(self, tag: str) -> None:
         if tag == "sup" and self.inline.sup is not None:
             self.inline.close_sup("".join(self.inline.sup))
         elif tag in _EMPHASIS:
-            self.inline.depth[_EMPHASIS[tag]] -= 1
+            self.inline.tag(tag, opening=False)
 
     def text(self, data: str) -> None:
         self.raw.append(data)
