@@ -6,8 +6,8 @@ can be stopped without touching the others. The child's own session makes its pr
 unit that is watched and stopped (process' index workers included).
 
 A step makes progress while its process group prints, reads or writes (sockets included: Linux
-counts them in ``/proc/PID/io``) or uses CPU; a step that does none of these for the stall timeout
-is stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
+counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor (:data:`MIN_TICKS`,
+:data:`MIN_BYTES`); a step that does none of these for the stall timeout is stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ DONE, SKIPPED, BLOCKED, FAILED, STALLED, NOT_RUN = "done", "skipped", "blocked",
 POLL = 0.25
 #: seconds a stopped step gets to end on SIGTERM before SIGKILL
 GRACE = 5.0
+#: what counts as progress since the last: a tenth of a second of CPU (in clock ticks), or 64 KiB read or written
+MIN_TICKS = os.sysconf("SC_CLK_TCK") // 10 if hasattr(os, "sysconf") else 10
+MIN_BYTES = 64 * 1024
 
 
 @attrs.frozen
@@ -113,9 +116,15 @@ class _Watched:
         stream.close()
 
     def progressed(self) -> None:
+        """Move the progress mark when the group used enough CPU or moved enough bytes since the last one.
+
+        A floor, not any change: a hung upload still renews its lock every few minutes (a few hundred
+        bytes, a tick of CPU), and that must not keep it alive forever.
+        """
         counters = _group_counters(self.proc.pid)
-        if counters != self.counters:
-            self.counters, self.last_progress = counters, time.monotonic()
+        ticks, read, written = (now - then for now, then in zip(counters, self.counters))
+        if min(ticks, read, written) < 0 or ticks >= MIN_TICKS or read + written >= MIN_BYTES:
+            self.counters, self.last_progress = counters, time.monotonic()  # (a process of the group ended: < 0)
 
     def stop(self) -> None:
         """SIGTERM the whole group (the single commands end cleanly on it), SIGKILL what is left after GRACE."""

@@ -1,0 +1,308 @@
+"""``checks tabarena publish PLAN``: a batch of methods against the real S3 server (moto on loopback, behind the
+fault proxy), with a method blocked, one whose upload fails half-way, one that stalls, and a rerun that
+finishes the job; the plan's errors; the watchdog on real child processes; the summary's formats."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import tomllib
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
+    PREFIX,
+    moto_s3,
+    remote_objects,
+    s3_env,
+    s3_proxy,
+)
+
+from checks.testing import run_cli
+from tabarena_checks.publish import batch_plan, batch_report
+from tabarena_checks.publish.batch import MethodOutcome
+from tabarena_checks.publish.batch_steps import Children, StepResult
+from tabarena_checks.synth.generate import generate_run
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "tabarena_checks" / "publish" / "batch.schema.json").read_text())
+
+INFO = """from tabarena.models import MethodMetadata
+
+{var} = MethodMetadata.config(method={method!r}, suite={suite!r}, ag_key={ag_key!r}, can_hpo=False, is_bag=True,
+                             compute="cpu", validation_protocol="8x1", date="2026-01-01", verified=False,
+                             cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}})
+"""
+
+
+def write_method(tmp: Path, method: str, *, ag_key: str | None = None) -> tuple[Path, str]:
+    """A small generated run of ``method`` and its info.py; (data directory, reference)."""
+    data = tmp / "runs" / method / "data"
+    if not data.is_dir():
+        generate_run(
+            data.parent,
+            configs=1,
+            folds=1,
+            tasks=(363612,),
+            method=method,
+            name_prefix=f"TA-{method}",
+            ag_key=f"TA-{method.upper()}",
+            bag_children=2,
+            validation_protocol="8x1",
+            array_scale=0.1,
+        )
+    info = tmp / "info" / method.lower() / "info.py"
+    info.parent.mkdir(parents=True, exist_ok=True)
+    var = method.lower()
+    suite = f"{var}-2026"
+    info.write_text(INFO.format(var=var, method=method, suite=suite, ag_key=ag_key or f"TA-{method.upper()}"))
+    return data, f"info/{var}/info.py:{var}"
+
+
+def write_plan(tmp: Path, methods: list[str], *, steps: str = '["process", "upload"]', extra: str = "") -> Path:
+    lines = ['cache_root = "cache"', f"steps = {steps}", extra]
+    for method in methods:
+        _, ref = write_method(tmp, method)
+        lines += ["", "[[methods]]", f'data = "runs/{method}/data"', f'method_metadata = "{ref}"']
+    plan = tmp / "plan.toml"
+    plan.write_text("\n".join(lines) + "\n")
+    return plan
+
+
+def publish(tmp: Path, *args: str):
+    result = run_cli(["tabarena", "publish", "plan.toml", "--format", "json", *args], cwd=tmp)
+    doc = json.loads(result.stdout) if result.stdout.strip().startswith("{") else None
+    return result, doc
+
+
+def steps_of(doc: dict) -> dict[str, dict[str, str]]:
+    return {m["name"]: {s["step"]: s["status"] for s in m["steps"]} for m in doc["methods"]}
+
+
+def key_root(method: str) -> str:
+    return f"{PREFIX}/artifacts/{method.lower()}-2026/methods/{method}"
+
+
+def test_a_batch_with_blocked_failed_and_stalled_methods_is_finished_by_a_rerun(
+    tmp_path, s3_env, s3_proxy, monkeypatch
+):
+    monkeypatch.setenv("CHECKS_S3_MAX_ATTEMPTS", "2")
+    write_plan(tmp_path, ["Nori", "Foo", "Bar", "Baz"])
+    write_method(tmp_path, "Foo", ag_key="TA-SOMETHING-ELSE")  # the declaration disagrees with the results
+
+    def faults(method: str, path: str):
+        if method == "PUT" and "/Bar/raw.zip" in path:
+            return 500  # after the results and processed.zip were sent: half-way
+        if method == "PUT" and "/Baz/" in path and ".checks-lock" not in path:
+            return "hang"
+        return None
+
+    s3_proxy.fault = faults
+    started = time.monotonic()
+    result, doc = publish(tmp_path, "--no-dry-run", "--stall-timeout", "3")
+    assert result.exit_code == 4, result.stdout + result.stderr
+    steps = steps_of(doc)
+    assert steps["Nori"] == {"process": "done", "upload dry-run": "done", "upload": "done"}
+    assert steps["Foo"] == {"process": "blocked"}
+    assert steps["Bar"] == {"process": "done", "upload dry-run": "done", "upload": "failed"}
+    assert steps["Baz"] == {"process": "done", "upload dry-run": "done", "upload": "stalled"}
+    foo = next(m for m in doc["methods"] if m["name"] == "Foo")["steps"][0]
+    assert foo["codes"] and all(code.startswith("TA") for code in foo["codes"])
+    baz = next(m for m in doc["methods"] if m["name"] == "Baz")["steps"][-1]
+    assert "no progress" in baz["detail"]
+    assert time.monotonic() - started < 100, "the stalled step was not stopped by the watchdog"
+    for line in ("DONE Nori process", "BLOCKED Foo process: TA", "FAILED Bar upload: ", "STALLED Baz upload: "):
+        assert line in result.stderr
+    listed = remote_objects(s3_env)
+    assert f"{key_root('Nori')}/metadata.yaml" in listed
+    assert any(k.startswith(key_root("Bar")) for k in listed), "Bar's upload did not get half-way"
+    for method in ("Foo", "Bar", "Baz"):  # never half-published: metadata.yaml (how readers find it) is absent
+        assert f"{key_root(method)}/metadata.yaml" not in listed
+    assert not any(k.startswith(key_root("Foo")) for k in listed)
+
+    s3_proxy.fault = None
+    s3_proxy.released.set()
+    write_method(tmp_path, "Foo")  # the declaration fixed
+    s3_proxy.forwarded.clear()
+    result, doc = publish(tmp_path, "--no-dry-run", "--stall-timeout", "30")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    steps = steps_of(doc)
+    assert steps["Nori"] == {"process": "skipped", "upload": "skipped"}
+    assert steps["Foo"] == {"process": "done", "upload dry-run": "done", "upload": "done"}
+    assert steps["Bar"] == {"process": "skipped", "upload dry-run": "done", "upload": "done"}
+    assert steps["Baz"] == {"process": "skipped", "upload dry-run": "done", "upload": "done"}
+    assert not any("/Nori/" in path for path in s3_proxy.puts()), "a done upload was sent again"
+    listed = remote_objects(s3_env)
+    for method in ("Nori", "Foo", "Bar", "Baz"):
+        assert f"{key_root(method)}/metadata.yaml" in listed
+
+
+def test_a_method_never_processed_is_never_uploaded(tmp_path, s3_env, s3_proxy):
+    write_plan(tmp_path, ["Nori"], steps='["upload"]')
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert steps_of(doc) == {"Nori": {"upload": "blocked"}}
+    assert "processing is not verified" in doc["methods"][0]["steps"][0]["detail"]
+    assert s3_proxy.puts() == []
+
+
+def test_a_dry_run_batch_processes_and_only_plans_the_uploads(tmp_path, s3_env, s3_proxy):
+    write_plan(tmp_path, ["Nori", "Foo"])
+    result, doc = publish(tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert steps_of(doc) == {
+        "Nori": {"process": "done", "upload dry-run": "done"},
+        "Foo": {"process": "done", "upload dry-run": "done"},
+    }
+    assert doc["dry_run"] is True
+    assert s3_proxy.puts() == []
+    assert (tmp_path / "cache" / "artifacts" / "nori-2026" / "methods" / "Nori" / "metadata.yaml").is_file()
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+PLAN_ERRORS = {
+    "a missing directory": (
+        '[[methods]]\ndata = "runs/Gone/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
+        "plan.toml:2: methods[1].data: the directory",
+    ),
+    "an unreadable info.py": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/none/info.py:nori"\n',
+        "plan.toml:3: methods[1].method_metadata:",
+    ),
+    "a variable that does not exist": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nope"\n',
+        "plan.toml:3: methods[1].method_metadata:",
+    ),
+    "a step twice": (
+        'cache_root = "cache"\n\n[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n'
+        'steps = ["process", "upload", "process"]\n',
+        "plan.toml:6: methods[1].steps: the step 'process' is named twice",
+    ),
+    "an unknown key": (
+        'cache_rot = "cache"\n[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
+        "plan.toml:1: plan: unknown key 'cache_rot'",
+    ),
+    "register without a checkout": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nsteps = ["register"]\n',
+        "plan.toml:1: the steps register edit a TabArena checkout",
+    ),
+    "a method twice": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n\n'
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
+        "plan.toml:5: the method 'Nori' is listed twice (first at line 1)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_ERRORS))
+def test_a_wrong_plan_is_exit_2_naming_its_line_before_anything_runs(tmp_path, case):
+    write_method(tmp_path, "Nori")
+    text, message = PLAN_ERRORS[case]
+    (tmp_path / "plan.toml").write_text(text)
+    result = run_cli(["tabarena", "publish", "plan.toml", "--no-dry-run"], cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / ".checks").exists(), "a step ran"
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_good_plan_reads_and_matches_the_schema(tmp_path):
+    plan = write_plan(
+        tmp_path,
+        ["Nori", "Foo"],
+        steps='["process", "upload", "register", "log"]',
+        extra='repo = "."\n[log]\nbenchmark_name = "nori-foo"\n',
+    )
+    parsed = batch_plan.read(plan)
+    assert [m.name for m in parsed.methods] == ["Nori", "Foo"]
+    assert parsed.methods[0].steps == ("process", "upload", "register", "log")
+    assert parsed.log.run == (tmp_path / "runs" / "Nori" / "data").resolve()
+    jsonschema.Draft7Validator(SCHEMA).validate(tomllib.loads(plan.read_text()))
+
+
+def test_the_schema_lists_exactly_the_keys_the_plan_accepts():
+    assert set(SCHEMA["properties"]) == batch_plan.TOP_KEYS
+    assert set(SCHEMA["properties"]["log"]["properties"]) == batch_plan.LOG_KEYS
+    assert set(SCHEMA["properties"]["methods"]["items"]["properties"]) == batch_plan.METHOD_KEYS
+    assert SCHEMA["definitions"]["steps"]["items"]["enum"] == list(batch_plan.STEPS)
+
+
+# --------------------------------------------------------------------------- the watchdog
+
+
+def _child(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path):
+    started = time.monotonic()
+    result = Children().run(
+        "upload",
+        _child("import sys, time; print('sending raw.zip', file=sys.stderr, flush=True); time.sleep(120)"),
+        cwd=tmp_path,
+        env={},
+        stall_after=1.5,
+    )
+    assert result.status == "stalled"
+    assert "sending raw.zip" in result.detail
+    assert time.monotonic() - started < 20
+
+
+def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path):
+    busy = "import time\nend = time.monotonic() + 4\nwhile time.monotonic() < end: sum(range(10000))\n"
+    result = Children().run("process", _child(busy), cwd=tmp_path, env={}, stall_after=2)
+    assert result.status == "done"
+
+
+# --------------------------------------------------------------------------- the summary
+
+
+def _outcomes() -> list[MethodOutcome]:
+    return [
+        MethodOutcome("Nori", [StepResult("process", "done", 41.0, 0), StepResult("upload", "skipped", detail="x")]),
+        MethodOutcome("Foo", [StepResult("process", "blocked", 2.0, 1, "TA110 ag_key differs", ("TA110",))]),
+        MethodOutcome("Bar", [StepResult("upload", "stalled", 600.0, None, "no progress for 600 s")]),
+    ]
+
+
+def _doc() -> dict:
+    return batch_report.as_dict(_outcomes(), plan="plan.toml", dry_run=False, code=4, seconds=650.0)
+
+
+def test_junit_has_one_testcase_per_method_and_step():
+    root = ET.fromstring(batch_report.render("junit", _doc()))
+    cases = root.findall(".//testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("publish.Nori", "process"),
+        ("publish.Nori", "upload"),
+        ("publish.Foo", "process"),
+        ("publish.Bar", "upload"),
+    ]
+    assert cases[0].find("*") is None
+    assert cases[1].find("skipped") is not None
+    assert cases[2].find("failure").get("message") == "TA110 ag_key differs"
+    assert cases[3].find("error").get("type") == "stalled"
+
+
+def test_sarif_github_and_human_name_every_step_that_did_not_pass():
+    sarif = json.loads(batch_report.render("sarif", _doc()))
+    results = sarif["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["TA110", "publish-upload-stalled"]
+    github = batch_report.render("github", _doc()).splitlines()
+    assert github[0].startswith("::error title=Foo process blocked::TA110")
+    assert github[1].startswith("::error title=Bar upload stalled::")
+    human = batch_report.render("human", _doc())
+    assert "DONE     Nori process (41 s)" in human
+    assert "exit 4" in human.splitlines()[-1]
+
+
+def test_event_lines_are_one_line_each_and_show_control_characters():
+    assert batch_report.event_line("Nori", StepResult("process", "done", 41.2, 0)) == "DONE Nori process 41 s"
+    line = batch_report.event_line("Foo", StepResult("upload", "failed", 1.0, 4, "TA407 bad\n::error::forged"))
+    assert line.startswith("FAILED Foo upload: TA407 bad") and "\n" not in line
