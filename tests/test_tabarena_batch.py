@@ -26,6 +26,7 @@ from tabarena_checks.publish import batch_plan, batch_report
 from tabarena_checks.publish.batch import MethodOutcome
 from tabarena_checks.publish.batch_steps import Children, StepResult
 from tabarena_checks.synth.generate import generate_run
+from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "tabarena_checks" / "publish" / "batch.schema.json").read_text())
@@ -306,3 +307,42 @@ def test_event_lines_are_one_line_each_and_show_control_characters():
     assert batch_report.event_line("Nori", StepResult("process", "done", 41.2, 0)) == "DONE Nori process 41 s"
     line = batch_report.event_line("Foo", StepResult("upload", "failed", 1.0, 4, "TA407 bad\n::error::forged"))
     assert line.startswith("FAILED Foo upload: TA407 bad") and "\n" not in line
+
+
+# --------------------------------------------------------------------------- register and log
+
+
+def test_register_and_log_wait_for_the_uploads_and_the_log_for_every_method(tmp_path, s3_env, s3_proxy):
+    plan = write_plan(tmp_path, ["Nori", "Foo"], steps='["process", "upload", "register", "log"]')
+    repo = arena_repo(
+        tmp_path / "tabarena",
+        {m.lower(): (tmp_path / "info" / m.lower() / "info.py").read_text() for m in ("Nori", "Foo")},
+    )
+    infos = {m: repo / ARENA_SRC / "models" / m.lower() / "info.py" for m in ("Nori", "Foo")}
+    text = plan.read_text()
+    for m, path in infos.items():
+        text = text.replace(f"info/{m.lower()}/info.py", str(path))
+    plan.write_text('repo = "tabarena"\n' + text + '\n[log]\nbenchmark_name = "nori-foo-2026"\n')
+    good_foo = infos["Foo"].read_text()
+    infos["Foo"].write_text(good_foo.replace("'TA-FOO'", "'TA-ELSE'"))  # Foo is blocked
+
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    steps = steps_of(doc)
+    assert steps["Nori"] == {"process": "done", "upload dry-run": "done", "upload": "done", "register": "done"}
+    assert steps["Foo"] == {"process": "blocked", "register": "not-run"}
+    assert steps["(batch)"] == {"log": "not-run"}
+    methods = (repo / ARENA_SRC / "contexts" / "tabarena" / "methods.py").read_text()
+    assert "from tabarena.models.nori.info import nori" in methods and "foo" not in methods
+    assert "nori-foo-2026" not in (repo / ARENA_LOG).read_text()
+
+    infos["Foo"].write_text(good_foo)
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    steps = steps_of(doc)
+    assert steps["Nori"] == {"process": "skipped", "upload": "skipped", "register": "done"}
+    assert steps["Foo"] == {"process": "done", "upload dry-run": "done", "upload": "done", "register": "done"}
+    assert steps["(batch)"] == {"log": "done"}
+    methods = (repo / ARENA_SRC / "contexts" / "tabarena" / "methods.py").read_text()
+    assert methods.count("import nori") == 1 and "from tabarena.models.foo.info import foo" in methods
+    assert (repo / ARENA_LOG).read_text().count("nori-foo-2026") == 1
