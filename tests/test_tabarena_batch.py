@@ -29,6 +29,15 @@ from tabarena_checks.synth.generate import generate_run
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
 
 ROOT = Path(__file__).resolve().parent.parent
+#: one config, one task, one fold, two bags: a run processed in a few seconds
+SMALL_RUN = {
+    "configs": 1,
+    "folds": 1,
+    "tasks": (363612,),
+    "bag_children": 2,
+    "validation_protocol": "8x1",
+    "array_scale": 0.1,
+}
 SCHEMA = json.loads((ROOT / "tabarena_checks" / "publish" / "batch.schema.json").read_text())
 
 INFO = """from tabarena.models import MethodMetadata
@@ -43,18 +52,8 @@ def write_method(tmp: Path, method: str, *, ag_key: str | None = None) -> tuple[
     """A small generated run of ``method`` and its info.py; (data directory, reference)."""
     data = tmp / "runs" / method / "data"
     if not data.is_dir():
-        generate_run(
-            data.parent,
-            configs=1,
-            folds=1,
-            tasks=(363612,),
-            method=method,
-            name_prefix=f"TA-{method}",
-            ag_key=f"TA-{method.upper()}",
-            bag_children=2,
-            validation_protocol="8x1",
-            array_scale=0.1,
-        )
+        names = {"method": method, "name_prefix": f"TA-{method}", "ag_key": f"TA-{method.upper()}"}
+        generate_run(data.parent, **SMALL_RUN, **names)
     info = tmp / "info" / method.lower() / "info.py"
     info.parent.mkdir(parents=True, exist_ok=True)
     var = method.lower()
