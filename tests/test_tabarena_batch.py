@@ -345,3 +345,25 @@ def test_register_and_log_wait_for_the_uploads_and_the_log_for_every_method(tmp_
     methods = (repo / ARENA_SRC / "contexts" / "tabarena" / "methods.py").read_text()
     assert methods.count("import nori") == 1 and "from tabarena.models.foo.info import foo" in methods
     assert (repo / ARENA_LOG).read_text().count("nori-foo-2026") == 1
+
+
+# --------------------------------------------------------------------------- the same gate in every step
+
+
+def test_the_steps_load_the_plugins_named_on_the_command_line(tmp_path, monkeypatch):
+    write_plan(tmp_path, ["Nori"], steps='["process"]')
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests"))
+    result = run_cli(["-p", "toy_plugin", "tabarena", "publish", "plan.toml", "--format", "json"], cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert steps_of(json.loads(result.stdout)) == {"Nori": {"process": "done"}}  # the steps load TOY001 too
+
+
+def test_a_step_that_would_judge_with_fewer_rules_stops_the_batch_before_it_runs(tmp_path, monkeypatch):
+    write_plan(tmp_path, ["Nori"], steps='["process"]')
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the children cannot import the plugin this command loaded
+    result = run_cli(["-p", "toy_plugin", "tabarena", "publish", "plan.toml"], cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert (
+        "the steps would not load the rules this command loads (a step cannot start with -p toy_plugin" in result.stderr
+    )
+    assert not (tmp_path / ".checks").exists()

@@ -8,7 +8,9 @@ stdout in the format asked for.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,9 +23,41 @@ from tabarena_checks.publish.batch import Batch, Settings, exit_code
 
 
 def _root_args(app) -> tuple[str, ...]:
-    """The ``checks`` options each step needs to judge as this command would: the same configuration."""
+    """The ``checks`` options each step needs to judge as this command does: the same plugins (those named
+    with ``-p``, those blocked with ``-p no:``, ``--no-local-plugins``) and the same ``--config``."""
+    registry = app.registry
+    out: list[str] = []
+    for name, plugin in registry.pm.list_name_plugin():
+        if name in registry.blocked:
+            out += ["-p", f"no:{name}"]
+        elif name not in registry.sources and getattr(plugin, "__name__", None) == name and name != "checks.core_rules":
+            out += ["-p", name]  # a module loaded by -p NAME (entry points and the core load by themselves)
+    if registry.local_off:
+        out.append("--no-local-plugins")
     path = getattr(app, "config_path", None)
-    return ("--config", str(Path(path).resolve())) if path else ()
+    return (*out, *(("--config", str(Path(path).resolve())) if path else ()))
+
+
+def _check_same_rules(app, root_args: tuple[str, ...], env: dict[str, str]) -> None:
+    """Refuse to start unless a step would load exactly this command's rules: a step judging with fewer
+    (a plugin the child does not load) would pass a gate this command's configuration closes."""
+    argv = [sys.executable, "-m", "checks", *root_args, "rules", "--format", "json"]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    try:
+        theirs = {r["code"] for r in json.loads(proc.stdout)}
+    except (ValueError, TypeError, KeyError):
+        theirs = set()
+    mine = set(app.registry.rules)
+    if proc.returncode == 0 and theirs == mine:
+        return
+    if proc.returncode != 0:
+        why = f"a step cannot start with {' '.join(root_args) or 'no options'}: {proc.stderr.strip()[:300]}"
+    else:
+        why = f"missing in a step: {', '.join(sorted(mine - theirs)[:10]) or 'none'}"
+    raise UsageError(
+        f"the steps would not load the rules this command loads ({why}); load the plugins by entry point or "
+        "the configuration's checks_plugins, so every step is judged as the single commands are"
+    )
 
 
 def _default_jobs() -> int:
@@ -68,11 +102,13 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
     if output_file and Path(output_file).is_dir():
         raise UsageError(f"--output-file {output_file}: a directory; give a file path")
     cwd = Path.cwd()
+    root_args = _root_args(app)
+    _check_same_rules(app, root_args, dict(os.environ))
     settings = Settings(
         dry_run=not execute,
         jobs=jobs or _default_jobs(),
         stall_after=stall_timeout,
-        root_args=_root_args(app),
+        root_args=root_args,
         cwd=cwd,
         decision_log=records.log_path(app.config(), os.getcwd()),
     )
