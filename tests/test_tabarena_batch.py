@@ -5,6 +5,8 @@ finishes the job; the plan's errors; the watchdog on real child processes; the s
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import time
 import tomllib
@@ -20,6 +22,8 @@ from s3_fixtures import (  # noqa: F401  (fixtures are used by name)
     s3_env,
     s3_proxy,
 )
+
+from reliability_fixtures import start_checks
 
 from checks.testing import run_cli
 from tabarena_checks.publish import batch_plan, batch_report
@@ -367,3 +371,47 @@ def test_a_step_that_would_judge_with_fewer_rules_stops_the_batch_before_it_runs
         "the steps would not load the rules this command loads (a step cannot start with -p toy_plugin" in result.stderr
     )
     assert not (tmp_path / ".checks").exists()
+
+
+# --------------------------------------------------------------------------- interrupted
+
+
+def _running_under(folder: Path) -> list[str]:
+    """The command lines of running processes that name ``folder`` (a batch's steps name their plan's files)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if entry.name.isdigit() and str(folder) in cmdline:
+            found.append(cmdline)
+    return found
+
+
+def test_ctrl_c_mid_upload_leaves_the_method_unpublished_and_a_rerun_finishes_it(tmp_path, s3_env, s3_proxy):
+    write_plan(tmp_path, ["Nori", "Foo"])
+    s3_proxy.fault = lambda method, path: "hang" if method == "PUT" and "/Foo/results" in path else None
+    proc = start_checks(["tabarena", "publish", "plan.toml", "--no-dry-run"], cwd=tmp_path)
+    deadline = time.monotonic() + 180
+    while not any("/Foo/results" in path for _, path in s3_proxy.log):
+        assert time.monotonic() < deadline and proc.poll() is None, "Foo's upload never started"
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends to the batch's process group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert not _running_under(tmp_path), "a step outlived the interrupted batch"
+    s3_proxy.released.set()
+    s3_proxy.fault = None
+    time.sleep(1)
+    listed = remote_objects(s3_env)
+    assert f"{key_root('Nori')}/metadata.yaml" in listed
+    assert f"{key_root('Foo')}/metadata.yaml" not in listed, "the interrupted method was published anyway"
+
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert steps_of(doc) == {
+        "Nori": {"process": "skipped", "upload": "skipped"},
+        "Foo": {"process": "skipped", "upload dry-run": "done", "upload": "done"},
+    }
+    assert f"{key_root('Foo')}/metadata.yaml" in remote_objects(s3_env)

@@ -216,7 +216,8 @@ class Batch:
         self._step(BATCH, "log", "log", [*args, *_opt("--purpose", log.purpose), *self._edit_mode()])
 
     def run(self) -> list[MethodOutcome]:
-        """Every step of the plan; a Ctrl-C stops the running steps (each one whole or not at all) and re-raises."""
+        """Every step of the plan; a Ctrl-C or SIGTERM stops the running steps (each ends whole or not at all, as
+        the single commands do when stopped), starts no other, and is raised again."""
         jobs = max(1, self.settings.jobs)
         with ThreadPoolExecutor(jobs, thread_name_prefix="upload") as uploads:
             with ThreadPoolExecutor(jobs, thread_name_prefix="process") as processing:
@@ -225,7 +226,7 @@ class Batch:
                         future.result()  # a bug in the batch is raised here, not swallowed by the pool
                     for future in list(self._uploads):
                         future.result()
-                except KeyboardInterrupt:
+                except BaseException:  # Ctrl-C, SIGTERM (checks turns it into a KeyboardInterrupt), a bug
                     self.children.stop_all()
                     raise
         self._register()
