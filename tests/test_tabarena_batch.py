@@ -415,3 +415,14 @@ def test_ctrl_c_mid_upload_leaves_the_method_unpublished_and_a_rerun_finishes_it
         "Foo": {"process": "skipped", "upload dry-run": "done", "upload": "done"},
     }
     assert f"{key_root('Foo')}/metadata.yaml" in remote_objects(s3_env)
+
+
+def test_on_a_terminal_the_batch_is_a_live_table_of_its_methods(tmp_path):
+    write_plan(tmp_path, ["Nori"], steps='["process"]')
+    result = run_cli(["tabarena", "publish", "plan.toml"], cwd=tmp_path, env={"CHECKS_PROGRESS": "always"})
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "START " not in result.stderr  # the table, not the event lines
+    header = next(line for line in result.stderr.splitlines() if "method" in line and "elapsed" in line)
+    assert "state" in header
+    row = next(line for line in result.stderr.splitlines() if "Nori" in line)
+    assert "process" in row and "done" in row
