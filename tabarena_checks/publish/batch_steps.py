@@ -195,10 +195,10 @@ class Children:
             child.progressed()
             idle = time.monotonic() - child.last_progress
             if idle > stall_after:
-                doing = child.last_line or "starting"
+                said = f"its last words: {child.last_line}" if child.last_line else "it had printed nothing"
                 child.stop()
                 child.finish()
-                detail = f"no progress for {idle:.0f} s; stopped while: {doing}"
+                detail = f"no progress for {idle:.0f} s, stopped ({said})"
                 return StepResult(step, STALLED, time.monotonic() - started, None, detail)
         report = child.finish()
         if self.cancelled.is_set() and child.proc.returncode != 0:
