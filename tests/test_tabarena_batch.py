@@ -195,6 +195,7 @@ PLAN_ERRORS = {
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nsteps = ["register"]\n',
         "plan.toml:1: the steps register edit a TabArena checkout",
     ),
+    "not TOML": ("cache_root = 'cache'\nsteps = = []\n", "plan.toml:2: not valid TOML"),
     "a method twice": (
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n\n'
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',

@@ -98,11 +98,16 @@ def read(path: str | Path) -> Plan:
     try:
         text = io.read_text(path, limit=MAX_PLAN_BYTES, what="the plan")
     except (OSError, ChecksError) as exc:
-        raise UsageError(f"{path}: cannot read the plan: {getattr(exc, 'strerror', None) or exc}") from None
+        why = f"{path}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(
+            f"cannot read the plan: {why}; give the path of a plan file (docs/tabarena-publish.md)"
+        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}:{getattr(exc, 'lineno', 1)}: not valid TOML ({exc}); fix the plan") from None
+        at = re.search(r"at line (\d+)", str(exc))
+        line = at[1] if at else len(text.splitlines()) or 1  # tomllib says "at end of document" for the last line
+        raise UsageError(f"{path}:{line}: not valid TOML ({exc}); fix the plan") from None
     return _Reader(path, text).plan(raw)
 
 
