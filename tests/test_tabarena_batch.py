@@ -155,8 +155,9 @@ def test_a_method_never_processed_is_never_uploaded(tmp_path, s3_env, s3_proxy):
 
 def test_a_dry_run_batch_processes_and_only_plans_the_uploads(tmp_path, s3_env, s3_proxy):
     write_plan(tmp_path, ["Nori", "Foo"])
-    result, doc = publish(tmp_path)
+    result, doc = publish(tmp_path, "--output-file", "summary.json")
     assert result.exit_code == 0, result.stdout + result.stderr
+    assert json.loads((tmp_path / "summary.json").read_text()) == doc
     assert steps_of(doc) == {
         "Nori": {"process": "done", "upload dry-run": "done"},
         "Foo": {"process": "done", "upload dry-run": "done"},

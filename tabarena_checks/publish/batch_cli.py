@@ -60,11 +60,6 @@ def _check_same_rules(app, root_args: tuple[str, ...], env: dict[str, str]) -> N
     )
 
 
-def _default_jobs() -> int:
-    """One method processed at a time: processing is the batch's memory peak, and the uploads overlap it anyway."""
-    return 1
-
-
 @click.command("publish")
 @click.argument("plan", type=click.Path(dir_okay=False))
 @click.option(
@@ -76,8 +71,9 @@ def _default_jobs() -> int:
 @click.option(
     "--jobs",
     type=click.IntRange(1, 64),
-    default=None,
-    help="Methods processed (and uploaded) at the same time [default: 1, the memory of one method].",
+    default=1,
+    show_default=True,
+    help="Methods processed (and uploaded) at the same time; 1 keeps the memory peak at one method's processing.",
 )
 @click.option(
     "--stall-timeout",
@@ -87,7 +83,14 @@ def _default_jobs() -> int:
     metavar="SECONDS",
     help="Stop a step that printed, read, wrote and computed nothing this long (STALLED); the others go on.",
 )
-@click.option("--format", "fmt", type=click.Choice(batch_report.FORMATS), default="human", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(batch_report.FORMATS),
+    default="human",
+    show_default=True,
+    help="The summary's format on stdout (the events go to stderr).",
+)
 @click.option("--output-file", default=None, metavar="PATH", help="Also write the summary (in --format) to PATH.")
 def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
     """Publish every method of PLAN (TOML): process, upload, register and log, pipelined and resumable.
@@ -106,7 +109,7 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
     _check_same_rules(app, root_args, dict(os.environ))
     settings = Settings(
         dry_run=not execute,
-        jobs=jobs or _default_jobs(),
+        jobs=jobs,
         stall_after=stall_timeout,
         root_args=root_args,
         cwd=cwd,
