@@ -167,6 +167,17 @@ def test_a_dry_run_batch_processes_and_only_plans_the_uploads(tmp_path, s3_env, 
     assert (tmp_path / "cache" / "artifacts" / "nori-2026" / "methods" / "Nori" / "metadata.yaml").is_file()
 
 
+def test_a_step_done_under_another_configuration_is_judged_again(tmp_path):
+    write_plan(tmp_path, ["Nori"], steps='["process"]')
+    assert steps_of(publish(tmp_path)[1]) == {"Nori": {"process": "done"}}
+    assert steps_of(publish(tmp_path)[1]) == {"Nori": {"process": "skipped"}}
+    (tmp_path / "rules.toml").write_text('select = ["ALL"]\nignore = ["TA102"]\n')  # a rule less in the gate
+    result, doc = publish(tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert steps_of(doc) == {"Nori": {"process": "done"}}  # judged again, the cache kept as it was
+    assert steps_of(publish(tmp_path)[1]) == {"Nori": {"process": "skipped"}}
+
+
 # --------------------------------------------------------------------------- the plan
 
 

@@ -54,6 +54,8 @@ class Settings:
     cwd: Path = attrs.field(factory=Path.cwd)
     #: the decision log the children append to (read to skip what is done)
     decision_log: Path = Path(".checks/decisions.jsonl")
+    #: the digest of the configuration file the steps judge under (a step judged under another is not skipped)
+    config_sha256: str = ""
 
 
 @attrs.define
@@ -77,7 +79,7 @@ class Batch:
         self.children = children or batch_steps.Children()
         self.outcomes = {m.name: MethodOutcome(m.name) for m in plan.methods}
         self.env = {**os.environ, "CHECKS_PROGRESS": "never"}
-        self.records = batch_resume.signed_records(settings.decision_log)
+        self.records = batch_resume.signed_records(settings.decision_log, settings.config_sha256)
         self._lock = threading.Lock()
         self._uploads: list = []
 
@@ -98,6 +100,7 @@ class Batch:
             "force": False,
             "no_cache_raw": False,
             "engine": "native",
+            "ignore_metadata_mismatch": False,  # a run that waived the mismatch rules is no evidence for the batch
         }
 
     def upload_options(self, m: MethodPlan) -> dict[str, object]:

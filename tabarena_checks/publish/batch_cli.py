@@ -106,6 +106,7 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
         raise UsageError(f"--output-file {output_file}: a directory; give a file path")
     cwd = Path.cwd()
     root_args = _root_args(app)
+    config = app.config()
     _check_same_rules(app, root_args, dict(os.environ))
     settings = Settings(
         dry_run=not execute,
@@ -113,7 +114,8 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
         stall_after=stall_timeout,
         root_args=root_args,
         cwd=cwd,
-        decision_log=records.log_path(app.config(), os.getcwd()),
+        decision_log=records.log_path(config, os.getcwd()),
+        config_sha256=config.sha256,
     )
     started = time.monotonic()
     with batch_view.watcher(parsed) as events:

@@ -2,7 +2,8 @@
 
 A step counts as done only on evidence the upload itself would accept: a decision record this
 user's arena-checks signed (:func:`checks.records.signed`), of the same action on the same
-options, that ran for real and passed, with the same input digests as the inputs have now. For
+options under the same configuration, that ran for real and passed, with the same input digests
+as the inputs have now. For
 process the cache must also still be exactly what that run wrote (its manifest, whose digest the
 record holds): a cache changed since is processed again, and never uploaded on old evidence.
 Anything else (no record, a record of other inputs, an unreadable log) means "not done": the step
@@ -23,11 +24,20 @@ from tabarena_checks.facts import ProcessFacts
 from tabarena_checks.publish.upload import cache_inputs
 
 
-def signed_records(log: Path) -> list[Mapping[str, Any]]:
-    """The signed records of the decision log, newest first (none when it cannot be read: nothing is skipped)."""
+def signed_records(log: Path, config_sha256: str) -> list[Mapping[str, Any]]:
+    """The signed records of the decision log judged under this configuration (the file's digest), newest
+    first; none when the log cannot be read (then nothing is skipped). A step judged under another
+    configuration (other waivers, other severities) is judged again."""
     try:
         rows = records.load(log).records
-        candidates = [r for r in rows if r.get("action") in ("process", "upload") and r.get("outcome") == "ran"]
+        candidates = [
+            r
+            for r in rows
+            if r.get("action") in ("process", "upload")
+            and r.get("outcome") == "ran"
+            and isinstance(r.get("config"), dict)
+            and r["config"].get("sha256") == config_sha256
+        ]
         return list(reversed(records.signed(candidates)))
     except (OSError, ValueError, ChecksError):
         return []
