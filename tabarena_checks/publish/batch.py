@@ -45,11 +45,13 @@ class Events(Protocol):
 
 @attrs.frozen
 class Settings:
+    """How the batch runs (the command line's choices), apart from what it runs (the plan)."""
+
     dry_run: bool = True
     jobs: int = 1
     #: seconds without progress after which a step is stopped as STALLED
     stall_after: float = 600.0
-    #: the ``checks`` options every child gets before ``run`` (``--config PATH``)
+    #: the ``checks`` options every child gets before ``run`` (``-p``, ``--no-local-plugins``, ``--config``)
     root_args: tuple[str, ...] = ()
     cwd: Path = attrs.field(factory=Path.cwd)
     #: the decision log the children append to (read to skip what is done)
@@ -60,10 +62,13 @@ class Settings:
 
 @attrs.define
 class MethodOutcome:
+    """A method's steps as they ended, in the order they ran."""
+
     name: str
     steps: list[StepResult] = attrs.Factory(list)
 
     def passed(self) -> bool:
+        """Every step done now or earlier: what register and log wait for."""
         return all(s.status in (DONE, SKIPPED) for s in self.steps)
 
 
@@ -104,6 +109,7 @@ class Batch:
         }
 
     def upload_options(self, m: MethodPlan) -> dict[str, object]:
+        """The options an upload of ``m`` records (a done one is matched on them)."""
         return {
             "method_metadata": m.method_metadata,
             "cache_root": self._cache_root(),
