@@ -402,7 +402,8 @@ def _running_under(folder: Path) -> list[str]:
     return found
 
 
-def test_ctrl_c_mid_upload_leaves_the_method_unpublished_and_a_rerun_finishes_it(tmp_path, s3_env, s3_proxy):
+def batch_hung_in_an_upload(tmp_path: Path, s3_proxy):
+    """A batch of Nori and Foo running as a child process, once Foo's upload hangs on its first object."""
     write_plan(tmp_path, ["Nori", "Foo"])
     s3_proxy.fault = lambda method, path: "hang" if method == "PUT" and "/Foo/results" in path else None
     proc = start_checks(["tabarena", "publish", "plan.toml", "--no-dry-run"], cwd=tmp_path)
@@ -410,6 +411,11 @@ def test_ctrl_c_mid_upload_leaves_the_method_unpublished_and_a_rerun_finishes_it
     while not any("/Foo/results" in path for _, path in s3_proxy.log):
         assert time.monotonic() < deadline and proc.poll() is None, "Foo's upload never started"
         time.sleep(0.1)
+    return proc
+
+
+def test_ctrl_c_mid_upload_leaves_the_method_unpublished_and_a_rerun_finishes_it(tmp_path, s3_env, s3_proxy):
+    proc = batch_hung_in_an_upload(tmp_path, s3_proxy)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends to the batch's process group
     out, err = proc.communicate(timeout=60)
     assert proc.returncode != 0
@@ -439,3 +445,25 @@ def test_on_a_terminal_the_batch_is_a_live_table_of_its_methods(tmp_path):
     assert "state" in header
     row = next(line for line in result.stderr.splitlines() if "Nori" in line)
     assert "process" in row and "done" in row
+
+
+def test_sigkill_mid_upload_leaves_the_method_whole_or_absent_and_a_rerun_finishes_it(tmp_path, s3_env, s3_proxy):
+    proc = batch_hung_in_an_upload(tmp_path, s3_proxy)
+    proc.kill()  # the batch alone: its steps live in sessions of their own
+    proc.communicate(timeout=30)
+    s3_proxy.fault = None
+    s3_proxy.released.set()
+    deadline = time.monotonic() + 120
+    while _running_under(tmp_path):  # the orphaned upload ends on its own
+        assert time.monotonic() < deadline, "a step of the killed batch never ended"
+        time.sleep(0.2)
+    listed = remote_objects(s3_env)
+    whole = {k.replace(key_root("Nori"), key_root("Foo")) for k in listed if k.startswith(key_root("Nori"))}
+    foo = {k for k in listed if k.startswith(key_root("Foo"))}
+    assert f"{key_root('Foo')}/metadata.yaml" not in foo or foo == whole, f"Foo half-published: {sorted(foo)}"
+
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert steps_of(doc)["Nori"] == {"process": "skipped", "upload": "skipped"}
+    assert steps_of(doc)["Foo"]["process"] == "skipped"
+    assert {k for k in remote_objects(s3_env) if k.startswith(key_root("Foo"))} == whole
