@@ -190,8 +190,12 @@ class Children:
                 self._running.discard(child)
 
     def _watch(self, step: str, child: _Watched, started: float, stall_after: float) -> StepResult:
-        while child.proc.poll() is None:
-            time.sleep(POLL)
+        while True:
+            try:
+                child.proc.wait(POLL)  # returns the moment the step ends: the next one starts without delay
+                break
+            except subprocess.TimeoutExpired:
+                pass
             child.progressed()
             idle = time.monotonic() - child.last_progress
             if idle > stall_after:
