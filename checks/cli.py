@@ -421,6 +421,7 @@ def _rules_json(rules: Sequence[tuple]) -> str:
                 "required": required,
                 "plugin": r.plugin,
                 "summary": r.summary,
+                "group": r.group,
             }
             for r, severity, required in rules
         ],

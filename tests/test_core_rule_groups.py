@@ -6,6 +6,8 @@ the new rules, so a configuration written for the old rule means what it meant (
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from checks import Action, Finding, Severity, rule
@@ -102,3 +104,5 @@ def test_checks_rule_explains_a_group_and_its_members(tmp_path):
     member = run_cli(["rule", "TA322"], cwd=tmp_path)
     assert "Group: TA306 (selecting, ignoring or waiving TA306 covers this rule)." in member.stdout
     assert run_cli(["rule", "TA399"], cwd=tmp_path).exit_code == 2
+    rows = {r["code"]: r for r in json.loads(run_cli(["rules", "--format", "json"], cwd=tmp_path).stdout)}
+    assert rows["TA322"]["group"] == "TA306" and rows["TA301"]["group"] is None

@@ -16,7 +16,7 @@ import pytest
 
 from checks.model import Outcome
 from checks.testing import evaluate_rules
-from tabarena_checks.rules import raw_checks
+from tabarena_checks.rules import raw_checks, raw_fields
 from tabarena_fixtures import build, make_run
 
 C1, R1 = "TA-Nori_c1_default_BAG_L1", "TA-Nori_r1_default_BAG_L1"
@@ -258,3 +258,12 @@ def test_each_check_fails_on_its_example_and_passes_its_near_miss(runs, tmp_path
     assert any(shown in f.message for f in failed.findings), (shown, failed.message)
     passed = _judged(runs, tmp_path / "pass", near_miss)[check.code]
     assert passed.outcome is Outcome.PASSED, passed.message
+
+
+def test_a_check_no_rule_names_still_blocks(runs, tmp_path, monkeypatch):
+    # a check added to the pass without its row in the table: TA320 reports its problems (fail closed)
+    monkeypatch.setitem(raw_fields.ROW_CHECKS, "brand-new-check", ("fold = 0", "'fold 0 is new'"))
+    verdicts = _judged(runs, tmp_path / "fail", _unchanged)
+    assert verdicts["TA320"].outcome is Outcome.FAILED
+    assert {f.message for f in verdicts["TA320"].findings} == {"fold 0 is new"}
+    assert len(verdicts["TA320"].findings) == 6  # every result of the run holds fold 0
