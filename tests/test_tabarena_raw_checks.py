@@ -5,8 +5,10 @@ the one pass every rule shares; the failing example's message is the one the tab
 
 from __future__ import annotations
 
+import ast
 import gzip
 import pickle
+import re
 import shutil
 import types
 from pathlib import Path
@@ -16,7 +18,7 @@ import pytest
 
 from checks.model import Outcome
 from checks.testing import evaluate_rules
-from tabarena_checks.rules import raw_checks, raw_fields
+from tabarena_checks.rules import raw_artifacts, raw_checks, raw_fields
 from tabarena_fixtures import build, make_run
 
 C1, R1 = "TA-Nori_c1_default_BAG_L1", "TA-Nori_r1_default_BAG_L1"
@@ -267,3 +269,22 @@ def test_a_check_no_rule_names_still_blocks(runs, tmp_path, monkeypatch):
     assert verdicts["TA320"].outcome is Outcome.FAILED
     assert {f.message for f in verdicts["TA320"].findings} == {"fold 0 is new"}
     assert len(verdicts["TA320"].findings) == 6  # every result of the run holds fold 0
+
+
+def _names_in_the_pass() -> set[str]:
+    """Every check name the pass can tag a problem with, read from its code."""
+    names = {raw_fields.DECODED, raw_fields.VALID_TEXT}
+    names |= {raw_fields.check_name(key) for key in (*raw_fields.ROW_CHECKS, *raw_fields.WORDED_CHECKS)}
+    names |= {check for check, *_ in (*raw_fields._TASK_SHARES.values(), *raw_fields._SPLIT_SHARES.values())}
+    for sql in (raw_fields._SPLIT_DIFFERS, raw_fields._PREFIX_DIFFERS, raw_fields._SUITE_DIFFERS):
+        names |= set(re.findall(r"SELECT path, '([a-z0-9-]+)', ", sql))
+    tree = ast.parse(Path(raw_artifacts.__file__).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "append":
+            (problem,) = node.args
+            names.add(problem.elts[0].value)
+    return names
+
+
+def test_the_table_names_every_check_of_the_pass_and_no_other():
+    assert _names_in_the_pass() == set(raw_checks.NAMES)
