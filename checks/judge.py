@@ -86,7 +86,7 @@ def _check_required_waivers(rule: Rule, config: Config) -> None:
     every run needs is never switched off for everything, or for good."""
     latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
     for i, waiver in enumerate(config.waivers):
-        if waiver.rule != rule.code:
+        if waiver.rule not in rule.names:  # a waiver of the rule's group waives it too
             continue
         if waiver.target.strip() == "*":
             raise ConfigError(

@@ -106,3 +106,11 @@ def test_checks_rule_explains_a_group_and_its_members(tmp_path):
     assert run_cli(["rule", "TA399"], cwd=tmp_path).exit_code == 2
     rows = {r["code"]: r for r in json.loads(run_cli(["rules", "--format", "json"], cwd=tmp_path).stdout)}
     assert rows["TA322"]["group"] == "TA306" and rows["TA301"]["group"] is None
+
+
+def test_a_waiver_of_a_group_is_held_to_the_rules_for_its_required_members():
+    required = rule("ZZ323", "required-check", actions=("act",), required=True, group="ZZ306")(lambda ctx: None)
+    rules = {r.code: r for r in (*RULES, required)}
+    config = config_mod.parse(WAIVER.replace('target = "test"', 'target = "*"'), source="rules.toml")
+    with pytest.raises(ConfigError, match=r"waivers\[0\].target: ZZ323 \(required-check\) is a required rule"):
+        select_rules(rules, ACTION, config)
