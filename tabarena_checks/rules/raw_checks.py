@@ -33,8 +33,11 @@ class Check(NamedTuple):
     example_pass: str
 
 
-_STOPS = "Processing (TabArena's and the native engine's) stops on it halfway, after every file was decoded."
-_ARRAYS = "simulation_artifacts are turned into aligned predictions and label files; " + _STOPS
+#: why an artifact processing cannot align is refused
+_ARRAYS = (
+    "Processing turns simulation_artifacts into aligned predictions and label files; one it cannot align stops "
+    "it (TabArena's and the native engine's) halfway, after every file was decoded."
+)
 
 #: every check of a raw result, by code; the names are the ones the single pass tags each problem with
 TABLE: tuple[Check, ...] = (
