@@ -26,6 +26,7 @@ from checks.config import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.lazygroup import LazyGroup
+from checks.model import known_codes
 from checks.redact import credential_options, redact
 from checks.visible import safe_lines
 
@@ -192,10 +193,13 @@ class App:
         # the actions' arenas are needed only for a section no plugin declares (it saves importing every action)
         declared = self.registry.config_sections
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
-        config_mod.check_codes(cfg, self.registry.rules, arenas, self.registry.blocked)
+        config_mod.check_codes(cfg, known_codes(self.registry.rules.values()), arenas, self.registry.blocked)
         if selection:
             cfg = config_mod.overridden(
-                cfg, **selection, codes=self.registry.rules, required=self._required(cfg, selection)
+                cfg,
+                **selection,
+                codes=known_codes(self.registry.rules.values()),
+                required=self._required(cfg, selection),
             )
         if decision_log:
             cfg = attrs.evolve(cfg, decision_log=decision_log, decision_log_from="--decision-log")
@@ -417,6 +421,7 @@ def _rules_json(rules: Sequence[tuple]) -> str:
                 "required": required,
                 "plugin": r.plugin,
                 "summary": r.summary,
+                "group": r.group,
             }
             for r, severity, required in rules
         ],
@@ -446,11 +451,26 @@ def _rule_command(registry: plugins.Registry) -> click.Command:
         if rule is None:
             by_name = {r.name: r for r in registry.rules.values()}
             rule = by_name.get(code)
+        members = sorted((r for r in registry.rules.values() if r.group == code.upper()), key=lambda r: r.code)
+        if rule is None and members:
+            click.echo(_group_explained(code.upper(), members), nl=False)
+            return
         if rule is None:
             raise UsageError(f"unknown rule {code!r}: `checks rules` lists the codes")
         click.echo(rule.explain(), nl=False)
 
     return rule_cmd
+
+
+def _group_explained(group: str, members: Sequence) -> str:
+    """``checks rule GROUP``: what a group code stands for (its rules), as markdown."""
+    lines = [
+        f"# {group} (a group of {len(members)} rules)",
+        "",
+        f"Selecting, ignoring, waiving or setting {group} covers each of these rules; `checks rule CODE` explains one.",
+        "",
+    ]
+    return "\n".join([*lines, *(f"- {r.code} {r.name}: {r.summary}" for r in members)]) + "\n"
 
 
 def _plugins_command(registry: plugins.Registry) -> click.Command:

@@ -158,20 +158,21 @@ class Layer:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
 
-    def decide(self, code: str) -> bool | None:
-        """True (selected) or False (ignored) when a selector of this layer matches ``code``, else None."""
-        chosen = _match_len((*(self.select or ()), *self.extend_select), code)
-        dropped = _match_len(self.ignore, code)
+    def decide(self, code: str, group: str | None = None) -> bool | None:
+        """True (selected) or False (ignored) when a selector of this layer matches ``code`` (or the rule's
+        ``group``: a selector of the group is as specific as one of a code, and yields to it), else None."""
+        chosen = _match_len((*(self.select or ()), *self.extend_select), code, group)
+        dropped = _match_len(self.ignore, code, group)
         if chosen < 0 and dropped < 0:
             return None
         return chosen > dropped
 
 
-def is_selected(code: str, layers: Iterable[Layer]) -> bool:
-    """Whether ``code`` is selected after every layer, the first at the bottom (ruff's rule selection)."""
+def is_selected(code: str, layers: Iterable[Layer], group: str | None = None) -> bool:
+    """Whether ``code`` (of ``group``) is selected after every layer, the first at the bottom (ruff's rule selection)."""
     selected = False
     for layer in layers:
-        verdict = layer.decide(code)
+        verdict = layer.decide(code, group)
         if layer.select is not None:
             selected = bool(verdict)
         elif verdict is not None:
@@ -1032,18 +1033,24 @@ def _arena_problems(arenas: Mapping[str, Any], codes: Sequence[str], known: Sequ
 def effective(rule: Rule, config: Config, arena: str | None) -> tuple[Severity, bool]:
     """The rule's severity and required flag after the configuration (global ``[rules]``, then the arena's)."""
     severity, required = rule.severity, rule.required
-    for settings in (config.rules.get(rule.code), config.arena(arena).rules.get(rule.code)):
+    tables = (config.rules, config.arena(arena).rules)
+    # the group's settings first, so that the rule's own override them
+    for settings in (table.get(name) for table in tables for name in reversed(rule.names)):
         if settings is not None:
             severity = settings.severity or severity
             required = required or settings.required
     return severity, required
 
 
-def _match_len(selectors: Iterable[str], code: str) -> int:
+def _match_len(selectors: Iterable[str], code: str, group: str | None = None) -> int:
+    """How specific the most specific selector matching ``code`` or ``group`` is (-1: none matches): the longer
+    the prefix the more specific, and a prefix of the code more than one as long of the group."""
     best = -1
     for sel in selectors:
         if sel == "ALL":
             best = max(best, 0)
         elif code.startswith(sel):
-            best = max(best, len(sel))
+            best = max(best, 2 * len(sel) + 1)
+        elif group is not None and group.startswith(sel):
+            best = max(best, 2 * len(sel))
     return best

@@ -31,7 +31,7 @@ from checks.errors import ChecksError, UsageError
 from checks.exitcodes import ExitCode
 from checks.judge import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules, required_codes
 from checks.lazygroup import LazyGroup
-from checks.model import Action, Finding, Outcome, Verdict
+from checks.model import Action, Finding, Outcome, Verdict, known_codes
 from checks.output import Report
 from checks.plugins import PRECOMMIT_GROUP as GROUP_NAME
 from checks.plugins import Registry
@@ -149,7 +149,7 @@ def _judge_group(
         )
     chosen = gate_rules(registry, _file_action(action, arena), config)
     required = required_codes(chosen, config)  # the same for every subject of the group
-    known = frozenset(registry.rules)
+    known = known_codes(registry.rules.values())
     per_rule: dict[str, list[Verdict]] = {}
     for subject in subjects:
         if subject.error is not None:

@@ -48,7 +48,7 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         if rule.publishing:
             _check_strict_waivers(rule, config, "a publishing gate")
-        if config_mod.is_selected(rule.code, layers):
+        if config_mod.is_selected(rule.code, layers, rule.group):
             chosen.append((rule, severity))
     return chosen
 
@@ -92,7 +92,7 @@ def _check_strict_waivers(rule: Rule, config: Config, kind: str) -> None:
     off for everything, or for good."""
     latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
     for i, waiver in enumerate(config.waivers):
-        if waiver.rule != rule.code:
+        if waiver.rule not in rule.names:  # a waiver of the rule's group waives it too
             continue
         if any(c in waiver.target for c in "*?["):
             raise ConfigError(
@@ -172,8 +172,9 @@ def _findings(result: Iterable[Finding | str] | None) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]:
-    return [w for w in waivers if w.rule == code and compile_glob(w.target, segments=False).fullmatch(target)]
+def _matching(waivers: Iterable[Waiver], rule: Rule, target: str) -> list[Waiver]:
+    """The waivers of ``rule`` (by its code or its group) whose target matches ``target``."""
+    return [w for w in waivers if w.rule in rule.names and compile_glob(w.target, segments=False).fullmatch(target)]
 
 
 def evaluate(
@@ -204,7 +205,7 @@ def evaluate(
         _judge(rule, severity, ctx, live, matched, tracker)
         for rule, severity in sorted(domain, key=lambda p: p[0].code)
     ]
-    evaluated = {r.code for r, _ in domain}
+    evaluated = {name for r, _ in domain for name in r.names}
     tracker.finish(evaluated)
     _report_waivers(ctx, live, evaluated, matched, known)
     verdicts += [_judge(rule, severity, ctx, [], matched) for rule, severity in framework]
@@ -311,7 +312,7 @@ def _not_ignored_per_file(rule: Rule, config: Config, findings: tuple[Finding, .
     """``findings`` without those ``per-file-ignores`` covers; a required rule's findings are never dropped."""
     if not config.per_file_ignores or _is_required(rule, config):
         return findings
-    ignored = [p for p in config.per_file_ignores if _names_rule(p.codes, rule.code)]
+    ignored = [p for p in config.per_file_ignores if any(_names_rule(p.codes, name) for name in rule.names)]
     return tuple(f for f in findings if not any(p.matches(f.path) for p in ignored))
 
 
@@ -333,7 +334,7 @@ def _apply_waivers(
     used: list[str] = []
     all_waived = True
     for finding in findings:
-        hits = _matching(waivers, rule.code, finding.target or ctx.target) if rule.waivable else []
+        hits = _matching(waivers, rule, finding.target or ctx.target) if rule.waivable else []
         if not hits:
             all_waived = False
             continue

@@ -116,6 +116,14 @@ class Rule:
     example_pass: str = ""
     #: filled in by the plugin manager: the plugin that contributed the rule
     plugin: str = ""
+    #: the code of the family the rule belongs to (a rule split out of one that checked many things keeps
+    #: the old code here): a configuration that selects, ignores, waives or sets that code covers this rule too
+    group: str | None = attrs.field(default=None, validator=attrs.validators.optional(_check_code))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The codes a configuration may name this rule by: its own, then its group's."""
+        return (self.code,) if self.group is None else (self.code, self.group)
 
     def _excusable(self) -> str:
         """How the rule may be excused, as ``checks rule`` says it ("" for an ordinary rule)."""
@@ -149,6 +157,8 @@ class Rule:
             parts += ["", "## Example (fails)", "```", self.example_fail.strip("\n"), "```"]
         if self.example_pass:
             parts += ["", "## Example (passes)", "```", self.example_pass.strip("\n"), "```"]
+        if self.group:
+            parts += ["", f"Group: {self.group} (selecting, ignoring or waiving {self.group} covers this rule)."]
         return "\n".join(parts) + "\n"
 
 
@@ -165,6 +175,7 @@ def rule(
     why: str = "",
     example_fail: str = "",
     example_pass: str = "",
+    group: str | None = None,
 ) -> Callable[[CheckFn], Rule]:
     """Turn a check function into a :class:`Rule`; its docstring's first paragraph is the summary."""
 
@@ -185,9 +196,15 @@ def rule(
             why=why,
             example_fail=example_fail,
             example_pass=example_pass,
+            group=group,
         )
 
     return wrap
+
+
+def known_codes(rules: Iterable[Rule]) -> frozenset[str]:
+    """Every code a configuration may name: each rule's own and the groups they belong to."""
+    return frozenset(name for r in rules for name in r.names)
 
 
 def needs(*facts: Callable[[RunContext], Any]) -> Callable[[Callable[..., Any]], CheckFn]:

@@ -16,7 +16,7 @@ from checks.context import RunContext
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
 from checks.judge import adjust_config, evaluate, gate_rules
-from checks.model import Action, Outcome, Rule, Verdict
+from checks.model import Action, Outcome, Rule, Verdict, known_codes
 from checks.plugins import Registry
 
 
@@ -96,7 +96,7 @@ def run(
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)
     ctx.sources = tuple(action.sources(ctx))
-    verdicts = evaluate(chosen, ctx, registry.rules)
+    verdicts = evaluate(chosen, ctx, known_codes(registry.rules.values()))
     ctx.verdicts = verdicts
     outcome, code, plan, summary, error = _decide(action, ctx, verdicts)
     record = _record(registry, action, ctx, verdicts, outcome, started, error=error)
@@ -184,7 +184,7 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
     chosen, ctx = _gate(registry, action, app.config(), options, facts=facts)
     started = dt.datetime.now(dt.timezone.utc)
     ctx.target = action.target(ctx)
-    verdicts = evaluate(chosen, ctx, registry.rules)
+    verdicts = evaluate(chosen, ctx, known_codes(registry.rules.values()))
     outcome = "preview: would block" if any(v.blocks for v in verdicts) else "preview: would pass"
     record = _record(registry, action, ctx, verdicts, outcome, started)
     return Preview(tuple(verdicts), record, registry.rules, ctx)

@@ -22,7 +22,7 @@ from checks.cli import main
 from checks.config import Config, Waiver
 from checks.context import RunContext
 from checks.judge import evaluate
-from checks.model import Outcome, Rule, Severity, Verdict
+from checks.model import Outcome, Rule, Severity, Verdict, known_codes
 
 
 def evaluate_rules(
@@ -61,7 +61,7 @@ def evaluate_rules(
         extra_waivers=list(extra_waivers),
     )
     chosen = [(r, _severity(r, config)) for r in rules]
-    return {v.code: v for v in evaluate(chosen, ctx, [r.code for r in rules])}
+    return {v.code: v for v in evaluate(chosen, ctx, known_codes(rules))}
 
 
 def _options(options: Any) -> Any:
@@ -70,8 +70,8 @@ def _options(options: Any) -> Any:
 
 
 def _severity(rule: Rule, config: Config) -> Severity:
-    """The rule's severity, or the one ``config``'s ``[rules.CODE]`` sets."""
-    return (config.rules.get(rule.code) and config.rules[rule.code].severity) or rule.severity
+    """The rule's severity, or the one ``config``'s ``[rules.CODE]`` (or its group's) sets."""
+    return config_mod.effective(rule, config, None)[0]
 
 
 def assert_fails(verdicts: Mapping[str, Verdict], code: str, contains: str = "") -> Verdict:

@@ -9,7 +9,7 @@ from checks import ModuleWiring, hookimpl
 
 wiring = ModuleWiring(
     "tabarena_checks",
-    rules=("rules.upload", "rules.metadata", "rules.protocol", "rules.raw", "rules.register"),
+    rules=("rules.upload", "rules.metadata", "rules.protocol", "rules.raw", "rules.raw_checks", "rules.register"),
     actions={
         "publish.upload": ("upload", "unpublish"),
         "publish.register": ("register",),

@@ -174,48 +174,48 @@ def _damage(data, kind):
     if kind == "string-fold":
         result["task_metadata"]["fold"] = "1"
         rewrite(result)
-        return "TA306", [rel, "task_metadata.fold is not an integer"]
+        return "TA320", [rel, "task_metadata.fold is not an integer"]
     if kind == "nan-metric-error":
         result["metric_error"] = float("nan")
         rewrite(result)
-        return "TA306", [rel, "metric_error is NaN"]
+        return "TA322", [rel, "metric_error is NaN"]
     if kind == "missing-task-metadata":
         del result["task_metadata"]
         rewrite(result)
-        return "TA306", [rel, "task_metadata missing"]
+        return "TA320", [rel, "task_metadata missing"]
     if kind == "task-metadata-not-a-dict":
         result["task_metadata"] = "363614"
         rewrite(result)
-        return "TA306", [rel, "task_metadata is not a dict"]
+        return "TA320", [rel, "task_metadata is not a dict"]
     if kind == "string-metric-error":
         result["metric_error"] = "0.25"
         rewrite(result)
-        return "TA306", [rel, "metric_error is not a number"]
+        return "TA320", [rel, "metric_error is not a number"]
     if kind == "bad-protocol-record":
         result["validation_protocol"]["protocol"]["num_bag_folds"] = "eight"
         rewrite(result)
-        return "TA306", [rel, "num_bag_folds"]
+        return "TA320", [rel, "num_bag_folds"]
     if kind == "artifacts-not-a-dict":
         result["simulation_artifacts"] = ["oops"]
         rewrite(result)
-        return "TA306", [rel, "simulation_artifacts is not a dict"]
+        return "TA320", [rel, "simulation_artifacts is not a dict"]
     sa = result["simulation_artifacts"]
     if kind == "missing-y-test":
         del sa["y_test"]
         rewrite(result)
-        return "TA306", [rel, "simulation_artifacts.y_test is missing"]
+        return "TA370", [rel, "simulation_artifacts.y_test is missing"]
     if kind == "prediction-not-an-array":
         sa["pred_proba_dict_val"][result["framework"]] = "0.5"
         rewrite(result)
-        return "TA306", [rel, "must be a 1-D or 2-D numeric array (got a str)"]
+        return "TA366", [rel, "must be a 1-D or 2-D numeric array (got a str)"]
     if kind == "position-past-the-rows":
         sa["bag_info"]["val_idx_per_child"][1][0] = len(sa["y_val"])
         rewrite(result)
-        return "TA306", [rel, "val_idx_per_child[1] holds positions outside the"]
+        return "TA383", [rel, "val_idx_per_child[1] holds positions outside the"]
     if kind == "int-beyond-64-bits":
         result["time_infer_s"] = 2**70
         rewrite(result)
-        return "TA306", [rel, "time_infer_s is out of range"]
+        return "TA320", [rel, "time_infer_s is out of range"]
     if kind == "other-rows-in-the-split":
         # a second config of the split, sound on its own, predicting one test row fewer
         other = pickle.loads(gzip.decompress(blob))
@@ -228,7 +228,7 @@ def _damage(data, kind):
         twin = data / other["framework"] / "363614" / "0_1" / "results.pkl"
         twin.parent.mkdir(parents=True)
         twin.write_bytes(gzip.compress(pickle.dumps(other, protocol=4)))
-        return "TA306", [twin.relative_to(data).as_posix(), "every config of a task split must predict the same rows"]
+        return "TA351", [twin.relative_to(data).as_posix(), "every config of a task split must predict the same rows"]
     if kind == "duplicate-split":
         twin = data / (CONFIG + "-rerun") / "363614" / "0_1" / "results.pkl"
         twin.parent.mkdir(parents=True)
@@ -279,7 +279,7 @@ DAMAGE = (
     "whose labels differ in number from the rest of its task split, "
     "a duplicate (config, task, split), results of two methods mixed",
     must="`checks run process` blocks with one clear verdict naming the file and the field (TA301, TA302, "
-    "TA304 or TA306), never a traceback; every other rule still judges the rest of the run",
+    "TA304 or a rule of group TA306), never a traceback; every other rule still judges the rest of the run",
 )
 def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")

@@ -306,7 +306,8 @@ def test_a_metric_the_simulation_does_not_compute_blocks_before_anything_is_read
     assert "failed TA307 native-simulation-metric" in result.stdout
     assert "scored on 'balanced_accuracy', which the native engine cannot simulate" in result.stdout
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
-    # with the rule ignored (and TA306, which refuses another metric than the suite's on Bank_Customer_Churn),
+    # with the rule ignored (and the group TA306, whose TA344 refuses another metric than the suite's on
+    # Bank_Customer_Churn: ignoring the group's code still ignores it),
     # processing itself still refuses, naming the split, and writes nothing
     assert "metric is 'balanced_accuracy', but TabArena-v0.1 scores task 363619" in result.stdout
     result = _process(tmp_path, run, "with_default", data, "--extend-ignore", "TA307", "--extend-ignore", "TA306")
@@ -327,7 +328,7 @@ def test_two_tasks_under_one_name_block_before_anything_is_read(tmp_path, run):
     _rewrite(data, churn_named_airfoil)
     result = _process(tmp_path, run, "with_default", data)
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert "failed TA306 result-fields-valid" in result.stdout
+    assert "failed TA341 suite-task-name" in result.stdout
     assert (
         "363619/0_0/results.pkl: task_metadata.name is 'airfoil_self_noise', but TabArena-v0.1 names task "
         "363619 'Bank_Customer_Churn'"
@@ -387,7 +388,7 @@ def test_a_missing_val_error_of_another_metric_blocks_with_the_file_and_the_fix(
     _rewrite(data, change)
     result = _process(tmp_path, run, "with_default", data)
     out = result.stdout + result.stderr
-    assert result.exit_code != 0 and "failed TA306" in out
+    assert result.exit_code != 0 and "failed TA335 metric-error-val-recomputable" in out
     assert "363619/0_0/results.pkl: metric_error_val missing: TabArena 0.1.0 recomputes it" in out
     assert "add metric_error_val (the validation error of these predictions) to the result" in out
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()

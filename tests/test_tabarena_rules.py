@@ -33,6 +33,7 @@ from tabarena_checks.publish.upload import UploadOptions
 from tabarena_checks.rules import metadata as rules_metadata
 from tabarena_checks.rules import protocol as rules_protocol
 from tabarena_checks.rules import raw as rules_raw
+from tabarena_checks.rules import raw_checks
 from tabarena_checks.synth import generate as synth
 
 RULES = [*rules_metadata.RULES, *rules_protocol.RULES]
@@ -452,7 +453,7 @@ RAW_CASES = [
         "has 2 results: x/results.pkl, y/results.pkl",
     ),
     ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
-    ("TA306", dict(index=one_row_index(metric_error=float("nan"))), "p/1/0_0/results.pkl: metric_error is NaN"),
+    ("TA322", dict(index=one_row_index(metric_error=float("nan"))), "p/1/0_0/results.pkl: metric_error is NaN"),
     (
         "TA307",
         dict(metrics=("mse", "rmse")),
@@ -469,12 +470,12 @@ RAW_CASES = [
 @pytest.mark.parametrize("code, inferred, message", RAW_CASES)
 def test_raw_rule_fails(code, inferred, message):
 
-    assert_fails(evaluate_rules(rules_raw.RULES, facts(**inferred)), code, message)
+    assert_fails(evaluate_rules([*rules_raw.RULES, *raw_checks.RULES], facts(**inferred)), code, message)
 
 
 def test_raw_rules_pass_on_clean_inference():
 
-    verdicts = evaluate_rules(rules_raw.RULES, facts(index=one_row_index()))
+    verdicts = evaluate_rules([*rules_raw.RULES, *raw_checks.RULES], facts(index=one_row_index()))
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values())
 
 
@@ -561,7 +562,7 @@ def judge(runs, run, variable, **options):
         data_dir=runs[run], metadata_ref=f"{runs['info']}:{variable}", cache_dir=runs[run].parent / "cache"
     )
     return evaluate_rules(
-        [*RULES, *rules_raw.RULES],
+        [*RULES, *rules_raw.RULES, *raw_checks.RULES],
         f,
         action="process",
         options=options_of("process", run_data_dir=str(runs[run]), **options),
@@ -615,8 +616,8 @@ def test_defective_run_fails_the_raw_rules(runs):
     assert_fails(verdicts, "TA304", "has 2 results")
     v = assert_fails(verdicts, "TA305", "of test rows not close")
     assert v.findings[0].path.endswith("results.pkl")
-    assert_fails(verdicts, "TA306", "metric_error is NaN")
-    assert_fails(verdicts, "TA306", "task_metadata.fold is not an integer")
+    assert_fails(verdicts, "TA322", "metric_error is NaN")
+    assert_fails(verdicts, "TA320", "task_metadata.fold is not an integer")
     assert_passes(verdicts, "TA302")
 
 

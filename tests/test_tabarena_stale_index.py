@@ -73,7 +73,7 @@ def test_a_check_added_after_the_index_was_built_blocks_without_reindexing(run, 
     info = f"{tmp_path / 'info.py'}:nori"
     process = ["run", "process", str(run), "--method-metadata", info, "--cache-root", str(tmp_path / "out")]
     with monkeypatch.context() as before:  # the code before the check: the index is warmed, the gate passes
-        before.delitem(raw_fields.ROW_CHECKS, "model-type")
+        before.delitem(raw_fields.ROW_CHECKS, "model-type-present")
         assert run_cli(["inspect", str(run)], env=env).exit_code == 0
         old = run_cli([*process, "--dry-run"], env=env)
         assert old.exit_code == 0 and MESSAGE not in old.stdout, old.stdout + old.stderr
@@ -82,7 +82,7 @@ def test_a_check_added_after_the_index_was_built_blocks_without_reindexing(run, 
 
     new = run_cli([*process, "--dry-run"], env=env)  # the code after it, on the same index
     assert new.exit_code == 1, new.stdout + new.stderr
-    assert f"{DAMAGED}: {MESSAGE}" in new.stdout and "TA306" in new.stdout
+    assert f"{DAMAGED}: {MESSAGE}" in new.stdout and "TA330" in new.stdout
     assert (cached.stat().st_mtime_ns, cached.read_bytes()) == stamp, "the index was not rebuilt"
     reused = index_mod.build_index(run, cache_dir=cached.parent, write_cache=False, workers=1, progress=False)
     assert reused.decoded == 0, "the cached index is still the one the rule judged"
@@ -114,7 +114,7 @@ def test_inspect_keeps_the_problems_only_under_the_code_that_judged_them(run, tm
     built = index_mod.build_index(run, cache_dir=tmp_path / "idx", workers=1, progress=False)
     first = inspect_cli.field_problems(built)
     assert first == raw_fields.problems(built) and (tmp_path / "idx" / inspect_cli.MEMO_FILE).is_file()
-    monkeypatch.delitem(raw_fields.ROW_CHECKS, "model-type")  # the same files: the memo answers
+    monkeypatch.delitem(raw_fields.ROW_CHECKS, "model-type-present")  # the same files: the memo answers
     assert inspect_cli.field_problems(built) == first
     monkeypatch.setattr(raw_fields, "code_digest", lambda: "sha256:" + "1" * 64)  # other code: judged again
     assert inspect_cli.field_problems(built) == ()

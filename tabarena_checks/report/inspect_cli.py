@@ -113,7 +113,7 @@ def _method_reports(picked: dict, metadata, c1_only: bool) -> list[dict]:
 
 
 def infer_and_judge(picked: dict) -> tuple[dict, dict]:
-    """Each method's inference and TA306's problems (:func:`field_problems`), by method prefix.
+    """Each method's inference and the TA306 group's problems (:func:`field_problems`), by method prefix.
 
     The problems are computed in a second thread, through indexes of their own (a DuckDB cursor is used by
     one thread only), while this one infers: DuckDB leaves the interpreter while it runs a query, and the
@@ -132,7 +132,7 @@ MEMO_FILE = "result-fields-valid.json"
 
 
 def field_problems(index) -> tuple[tuple[str, str], ...]:
-    """TA306's problems of ``index`` (:func:`tabarena_checks.rules.raw_fields.problems`), kept next to a cached
+    """The TA306 group's problems in ``index`` (:func:`tabarena_checks.rules.raw_fields.problems`), kept beside a cached
     index under its fingerprint and the digest of the rule's code, so a warm inspect runs no query. The gate
     (``checks run process``) never reads this memo: it judges the index itself."""
     return inference_memo.remember(

@@ -131,7 +131,7 @@ def _inferred(inference: Any, method: str | None) -> dict[str, Any]:
 def method_report(
     prefix: str, inference: Any, metadata: MethodMetadata | None, today: dt.date, problems: Any
 ) -> dict[str, Any]:
-    """Everything ``checks inspect`` shows for one method, JSON-ready; ``problems`` are TA306's (path, message)
+    """Everything ``checks inspect`` shows for one method, JSON-ready; ``problems``: the TA306 group's (path, message)
     pairs of its results (:func:`tabarena_checks.rules.raw_fields.problems`)."""
     code, why = snippet(inference, metadata, today)
     return {

@@ -1,8 +1,8 @@
 """TA3xx: the quality of the raw results themselves, before anything is processed.
 
-They read ``ctx.facts.inference`` (see :mod:`tabarena_checks.raw.inference`), and TA306 the index's
-facts through its checks (:mod:`tabarena_checks.rules.raw_fields`); when the raw
-data cannot be indexed at all, TA302 (required) reports why and the others stay silent.
+They read ``ctx.facts.inference`` (see :mod:`tabarena_checks.raw.inference`); the checks of each result's
+fields and artifacts (group TA306) are rules of their own, generated in :mod:`tabarena_checks.rules.raw_checks`.
+When the raw data cannot be indexed at all, TA302 (required) reports why and the others stay silent.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import functools
 import operator
 
 from checks import ChecksError, Finding, Severity, needs, rule
-from tabarena_checks.rules.metadata import declared_metadata, provides, raw_index, raw_inference
+from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
 
 RAW_ACTIONS = ("process",)
 #: how many cells a finding lists before summarising the rest
@@ -132,34 +132,6 @@ def prediction_fidelity(ctx, inference):
             f"prediction rebuilt from the bag children",
             path=issue.path,
         )
-
-
-@rule(
-    "TA306",
-    "result-fields-valid",
-    actions=RAW_ACTIONS,
-    why="A result with a string fold, a NaN metric_error, no task_metadata or no split_idx decodes but "
-    "cannot be placed or scored, so it would be dropped or mis-filed during processing (TabArena's own "
-    "processing fails on a missing split_idx). Simulation artifacts that processing cannot align (a label "
-    "array missing, a prediction that is not an array, a child's positions past the validation rows, a "
-    "config whose labels differ in number from the rest of its task split) would stop it halfway. A task of "
-    "the TabArena-v0.1 suite under another name than the suite's stops TabArena's processing, one scored with "
-    "another problem type or metric would be ranked beside results it cannot be compared with, and two tasks "
-    "under one name would be mixed.",
-    example_fail="results.pkl: task_metadata.fold must be an integer (got '0')",
-    example_pass="task_metadata={'tid': 363612, 'fold': 0, 'repeat': 0, ...}, metric_error=0.12",
-)
-@needs(raw_index)
-def result_fields_valid(ctx, index):
-    """Every decoded result must carry the fields processing needs, with the right types.
-
-    Judged from the index's facts when the gate runs (:mod:`tabarena_checks.rules.raw_fields`), never
-    read from the index: an index built before a check existed is judged by it all the same.
-    """
-    from tabarena_checks.rules import raw_fields  # noqa: PLC0415 - start-up: it loads the raw index and readers (multiprocessing, pickle; ~55 ms) only when TA306 runs
-
-    for path, message in raw_fields.problems(index):
-        yield Finding(message, path=path)
 
 
 @rule(
@@ -297,7 +269,7 @@ def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
     dataset, tid, problem_type, metric = task
     if given is None:
         if tid in TABARENA_V01 or dataset in _suite_names():
-            return None  # a suite task: TA306 holds it to the suite's name, problem type and metric
+            return None  # a suite task: TA341-TA344 hold it to the suite's name, problem type and metric
         return (
             f"task {dataset!r} (tid {tid}) is not a task of the TabArena-v0.1 suite, so processing needs its "
             f"metadata: {'process with the native engine (drop --engine tabarena, which cannot take it) and ' if tabarena else ''}"
@@ -364,7 +336,6 @@ RULES = [
     coverage_complete,
     no_duplicate_results,
     prediction_fidelity,
-    result_fields_valid,
     native_simulation_metric,
     unread_classes,
     custom_task_metadata,

@@ -1,4 +1,4 @@
-"""TA306's checks of a result's simulation artifacts, judged from the facts the index recorded.
+"""The checks of a result's simulation artifacts (TA306's group), judged from the facts the index recorded.
 
 ``checks run process`` turns every config result's artifacts into aligned predictions and label
 files (engine.cache_predictions) and scores ensembles of them (engine.cache_hpo). A file whose
@@ -41,13 +41,14 @@ _REPEATS = {
 }
 
 
-def problems(facts: dict, problem_type: Any, metric: Any) -> list[str]:
-    """Each defect of the artifacts ``facts`` describe that would stop processing, as a sentence.
+def problems(facts: dict, problem_type: Any, metric: Any) -> list[tuple[str, str]]:
+    """Each defect of the artifacts ``facts`` describe that would stop processing: the check that finds it (the
+    name of its rule, :mod:`tabarena_checks.rules.raw_checks`) and a sentence.
 
     ``problem_type`` and ``metric`` are the result's (either may be None when the row already has a
     decode error for it).
     """
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     _check_label_name(facts["label"], found)
     parts = facts["parts"]
     preds = {part: _prediction(parts[part]["pred"], part, found) for part in _PARTS}
@@ -61,7 +62,7 @@ def problems(facts: dict, problem_type: Any, metric: Any) -> list[str]:
         _check_loaded(bag, parts, found)
         _check_test_rebuild(bag, preds["test"], found)
     elif facts["bag_type"] is not None:
-        found.append(f"simulation_artifacts.bag_info is not a dict (got {facts['bag_type']})")
+        found.append(("bag-info-dict", f"simulation_artifacts.bag_info is not a dict (got {facts['bag_type']})"))
     _check_repeated_names(facts.get("repeated", {}), {"metric": metric, "problem_type": problem_type}, found)
     return found
 
@@ -94,20 +95,26 @@ def _shape(shape: list[int]) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _check_label_name(label: dict | None, found: list[str]) -> None:
+def _check_label_name(label: dict | None, found: list[tuple[str, str]]) -> None:
     """``label`` names the label column of the split's label files."""
     if label is None:
         found.append(
-            "simulation_artifacts.label is missing: it names the label column of the split's label files "
-            "(TabArena stops without it); record the task's target column name"
+            (
+                "label-present",
+                "simulation_artifacts.label is missing: it names the label column of the split's label files "
+                "(TabArena stops without it); record the task's target column name",
+            )
         )
     elif not label["name"]:
         found.append(
-            f"simulation_artifacts.label must name the label column, a string or an integer (got {label['described']})"
+            (
+                "label-name-valid",
+                f"simulation_artifacts.label must name the label column, a string or an integer (got {label['described']})",
+            )
         )
 
 
-def _check_class_order(order: dict | None, preds: dict, found: list[str]) -> None:
+def _check_class_order(order: dict | None, preds: dict, found: list[tuple[str, str]]) -> None:
     """``ordered_class_labels_transformed`` (optional) names the predictions' columns: one class per column,
     two for a 1-D prediction (its positive class is the second)."""
     pred = preds["val"] if preds["val"] is not None else preds["test"]
@@ -116,24 +123,30 @@ def _check_class_order(order: dict | None, preds: dict, found: list[str]) -> Non
     want = 2 if _ndim(pred) == 1 else pred["shape"][1]
     if order["len"] != want:
         found.append(
-            f"simulation_artifacts.ordered_class_labels_transformed must list {want} classes, one per "
-            f"column of the predictions (two for a 1-D prediction), or be None (got {order['described']})"
+            (
+                "class-order-length",
+                f"simulation_artifacts.ordered_class_labels_transformed must list {want} classes, one per "
+                f"column of the predictions (two for a 1-D prediction), or be None (got {order['described']})",
+            )
         )
 
 
-def _check_parts(preds: dict, labels: dict, problem_type: Any, found: list[str]) -> None:
+def _check_parts(preds: dict, labels: dict, problem_type: Any, found: list[tuple[str, str]]) -> None:
     """Each part's prediction and labels agree in rows; classification labels fit the predictions' classes."""
     for part in _PARTS:
         pred, y = preds[part], labels[part]
         if pred is not None and y is not None and _rows(pred) != _rows(y):
             found.append(
-                f"simulation_artifacts: the {part} prediction has {_rows(pred)} rows but y_{part} has {_rows(y)}"
+                (
+                    "prediction-rows-match-labels",
+                    f"simulation_artifacts: the {part} prediction has {_rows(pred)} rows but y_{part} has {_rows(y)}",
+                )
             )
     if problem_type in ("binary", "multiclass"):
         _check_classes(preds, labels, problem_type, found)
 
 
-def _check_classes(preds: dict, labels: dict, problem_type: str, found: list[str]) -> None:
+def _check_classes(preds: dict, labels: dict, problem_type: str, found: list[tuple[str, str]]) -> None:
     """The predictions have a column per class (or one, binary) and the labels are those classes' numbers."""
     classes = None
     for part in (part for part in _PARTS if preds[part] is not None):
@@ -143,7 +156,7 @@ def _check_classes(preds: dict, labels: dict, problem_type: str, found: list[str
         _check_labels(labels[part], f"y_{part}", classes, found)
 
 
-def _prediction(pred: dict, part: str, found: list[str]) -> dict | None:
+def _prediction(pred: dict, part: str, found: list[tuple[str, str]]) -> dict | None:
     """The ``part`` prediction processing picks (``pred_proba_dict_<part>[framework]``, else ``pred_<part>``)
     when it is a usable array; None (and a problem, unless another check names it) otherwise."""
     source = pred["source"]
@@ -152,89 +165,130 @@ def _prediction(pred: dict, part: str, found: list[str]) -> dict | None:
             return None  # named by the loader's check (_check_loaded)
         label = f"simulation_artifacts.pred_proba_dict_{part}[{FRAMEWORK}]"
     elif source == "other":
-        found.append(f"simulation_artifacts.pred_proba_dict_{part} is not a dict (got {pred['type']})")
+        found.append(
+            (
+                "prediction-dict-is-dict",
+                f"simulation_artifacts.pred_proba_dict_{part} is not a dict (got {pred['type']})",
+            )
+        )
         return None
     elif source == "missing":
         found.append(
-            f"simulation_artifacts has no {part} prediction (pred_proba_dict_{part} or pred_{part}); "
-            "processing needs one for every config result"
+            (
+                "prediction-present",
+                f"simulation_artifacts has no {part} prediction (pred_proba_dict_{part} or pred_{part}); "
+                "processing needs one for every config result",
+            )
         )
         return None
     else:
         label = f"simulation_artifacts.pred_{part}"
     if not _is_prediction(pred):
-        found.append(f"{label} must be a 1-D or 2-D numeric array (got {_described(pred)})")
+        found.append(
+            ("prediction-numeric-array", f"{label} must be a 1-D or 2-D numeric array (got {_described(pred)})")
+        )
         return None
     _check_finite(label, pred["inf"], found)
     return pred
 
 
-def _check_finite(label: str, infinite: int, found: list[str]) -> None:
+def _check_finite(label: str, infinite: int, found: list[tuple[str, str]]) -> None:
     """A prediction holds no infinity: the errors and ensembles scored from it would be infinite or NaN."""
     if infinite:
         found.append(
-            f"{label} holds {infinite} infinite value{'s' if infinite > 1 else ''}: a model predicts "
-            "finite numbers, and errors scored from it would be infinite or NaN; re-run the config"
+            (
+                "predictions-finite",
+                f"{label} holds {infinite} infinite value{'s' if infinite > 1 else ''}: a model predicts "
+                "finite numbers, and errors scored from it would be infinite or NaN; re-run the config",
+            )
         )
 
 
-def _class_count(pred: dict, part: str, problem_type: str, found: list[str]) -> int | None:
+def _class_count(pred: dict, part: str, problem_type: str, found: list[tuple[str, str]]) -> int | None:
     """The classes a classification prediction has columns for (None for a binary 1-D one)."""
     shape = _shape(pred["shape"])
     if len(shape) == 1:
         if problem_type == "multiclass":
             found.append(
-                f"simulation_artifacts: the multiclass {part} prediction must have a column per class (got shape {shape})"
+                (
+                    "multiclass-prediction-columns",
+                    f"simulation_artifacts: the multiclass {part} prediction must have a column per class (got shape {shape})",
+                )
             )
         return None
     if shape[1] < 2:
-        found.append(f"simulation_artifacts: the {part} prediction must have a column per class (got shape {shape})")
+        found.append(
+            (
+                "prediction-class-columns",
+                f"simulation_artifacts: the {part} prediction must have a column per class (got shape {shape})",
+            )
+        )
         return None
     return int(shape[1])
 
 
-def _vector(y: dict | None, key: str, found: list[str]) -> dict | None:
+def _vector(y: dict | None, key: str, found: list[tuple[str, str]]) -> dict | None:
     """The labels ``y`` when they are a 1-D array of numbers; None and a problem otherwise."""
     if y is None:
-        found.append(f"simulation_artifacts.{key} is missing; processing writes it as the split's labels")
+        found.append(
+            ("labels-present", f"simulation_artifacts.{key} is missing; processing writes it as the split's labels")
+        )
         return None
     if y.get("kind") is None or len(y["shape"]) != 1 or y["kind"] not in _NUMERIC:
-        found.append(f"simulation_artifacts.{key} must be a 1-D array of numbers (got {_described(y)})")
+        found.append(
+            (
+                "labels-numeric-vector",
+                f"simulation_artifacts.{key} must be a 1-D array of numbers (got {_described(y)})",
+            )
+        )
         return None
     return y
 
 
-def _check_labels(y: dict | None, key: str, classes: int | None, found: list[str]) -> None:
+def _check_labels(y: dict | None, key: str, classes: int | None, found: list[tuple[str, str]]) -> None:
     """Classification labels are class numbers 0 .. classes - 1, as AutoGluon stores them."""
     if y is None:
         return
     if y["kind"] not in _CLASS_LABELS:
         found.append(
-            f"simulation_artifacts.{key} must hold class numbers (integers), as AutoGluon stores them "
-            f"(got {y['dtype']} values)"
+            (
+                "labels-class-numbers",
+                f"simulation_artifacts.{key} must hold class numbers (integers), as AutoGluon stores them "
+                f"(got {y['dtype']} values)",
+            )
         )
         return
     if classes is not None and _rows(y) and (y["min"] < 0 or y["max"] >= classes):
         found.append(
-            f"simulation_artifacts.{key} holds class {y['max'] if y['max'] >= classes else y['min']} "
-            f"but the predictions have {classes} classes (0 .. {classes - 1})"
+            (
+                "labels-within-classes",
+                f"simulation_artifacts.{key} holds class {y['max'] if y['max'] >= classes else y['min']} "
+                f"but the predictions have {classes} classes (0 .. {classes - 1})",
+            )
         )
 
 
-def _ids(ids: dict | None, key: str, labels: dict | None, found: list[str]) -> dict | None:
+def _ids(ids: dict | None, key: str, labels: dict | None, found: list[tuple[str, str]]) -> dict | None:
     """The row ids (optional): a 1-D array as long as its ``labels``."""
     if ids is None:
         return None
     if ids.get("kind") is None or len(ids["shape"]) != 1:
-        found.append(f"simulation_artifacts.{key} must be a 1-D array of row ids (got {_described(ids)})")
+        found.append(
+            ("row-ids-vector", f"simulation_artifacts.{key} must be a 1-D array of row ids (got {_described(ids)})")
+        )
         return None
     if labels is not None and _rows(ids) != _rows(labels):
-        found.append(f"simulation_artifacts.{key} has {_rows(ids)} row ids but its labels have {_rows(labels)} rows")
+        found.append(
+            (
+                "row-ids-match-labels",
+                f"simulation_artifacts.{key} has {_rows(ids)} row ids but its labels have {_rows(labels)} rows",
+            )
+        )
         return None
     return ids
 
 
-def _check_bag(bag: dict, pred_val: dict | None, problem_type: Any, ids: dict, found: list[str]) -> None:
+def _check_bag(bag: dict, pred_val: dict | None, problem_type: Any, ids: dict, found: list[tuple[str, str]]) -> None:
     """A bag's children: what rebuilding its validation and test predictions reads.
 
     The rebuilt test prediction takes the validation's shape: one column (a binary prediction is
@@ -243,15 +297,21 @@ def _check_bag(bag: dict, pred_val: dict | None, problem_type: Any, ids: dict, f
     missing = [f"y_{part}_idx" for part in _PARTS if ids[part] is None]
     if missing:
         found.append(
-            f"simulation_artifacts has bag_info but no usable {' or '.join(missing)}; the bag's predictions "
-            "are rebuilt by row id"
+            (
+                "bag-row-ids-present",
+                f"simulation_artifacts has bag_info but no usable {' or '.join(missing)}; the bag's predictions "
+                "are rebuilt by row id",
+            )
         )
         return
     positions = bag["position_sizes"]
     if positions is None:
         found.append(
-            "simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer "
-            f"arrays (got {bag['positions_described']})"
+            (
+                "bag-positions-listed",
+                "simulation_artifacts.bag_info.val_idx_per_child must be a non-empty list of 1-D integer "
+                f"arrays (got {bag['positions_described']})",
+            )
         )
         return
     test_key = bag["test_key"]
@@ -261,13 +321,16 @@ def _check_bag(bag: dict, pred_val: dict | None, problem_type: Any, ids: dict, f
     want = () if width is None else (width,)
     if usable and per_child_test is not None and _shape(per_child_test[0][1:]) != want:
         found.append(
-            f"simulation_artifacts.bag_info.{test_key}: each child's test prediction has shape "
-            f"{_shape(per_child_test[0])}, where the validation predictions make it {(test_rows, *want)}"
+            (
+                "bag-test-shape-matches-val",
+                f"simulation_artifacts.bag_info.{test_key}: each child's test prediction has shape "
+                f"{_shape(per_child_test[0])}, where the validation predictions make it {(test_rows, *want)}",
+            )
         )
 
 
 def _val_width(
-    bag: dict, positions: list, pred_val: dict | None, problem_type: Any, rows: int, found: list[str]
+    bag: dict, positions: list, pred_val: dict | None, problem_type: Any, rows: int, found: list[tuple[str, str]]
 ) -> tuple[bool, int | None]:
     """Whether the children's validation predictions can be rebuilt, and their columns (None: one).
 
@@ -285,33 +348,45 @@ def _val_width(
         return False, None
     if len(shapes) != len(positions) or any(s[0] != size for s, size in zip(shapes, positions)):
         found.append(
-            "simulation_artifacts.bag_info: pred_val_per_child must have one prediction per child, "
-            "as many rows as that child's val_idx_per_child"
+            (
+                "bag-val-children-match-positions",
+                "simulation_artifacts.bag_info: pred_val_per_child must have one prediction per child, "
+                "as many rows as that child's val_idx_per_child",
+            )
         )
         return False, None
     _check_positions(rows, found)
     return True, None if len(shapes[0]) == 1 else shapes[0][1]
 
 
-def _children(children: dict, key: str, rows: int | None, found: list[str]) -> list | None:
+def _children(children: dict, key: str, rows: int | None, found: list[tuple[str, str]]) -> list | None:
     """The children's shapes when they are a non-empty list of numeric arrays with the same columns (and
     ``rows`` rows each when given); None and a problem otherwise."""
     if not children["ok"]:
         found.append(
-            f"simulation_artifacts.bag_info.{key} must be a non-empty list of 1-D or 2-D numeric arrays "
-            f"(got {children['described']})"
+            (
+                "bag-children-arrays",
+                f"simulation_artifacts.bag_info.{key} must be a non-empty list of 1-D or 2-D numeric arrays "
+                f"(got {children['described']})",
+            )
         )
         return None
     shapes = children["shapes"]
     if any(s[1:] != shapes[0][1:] for s in shapes):
         found.append(
-            f"simulation_artifacts.bag_info.{key}: the children's predictions differ in columns "
-            f"({', '.join(sorted({str(_shape(s)) for s in shapes}))})"
+            (
+                "bag-children-columns-agree",
+                f"simulation_artifacts.bag_info.{key}: the children's predictions differ in columns "
+                f"({', '.join(sorted({str(_shape(s)) for s in shapes}))})",
+            )
         )
         return None
     if rows is not None and any(s[0] != rows for s in shapes):
         found.append(
-            f"simulation_artifacts.bag_info.{key}: every child must predict all {rows} test rows (one per y_test_idx)"
+            (
+                "bag-children-test-rows",
+                f"simulation_artifacts.bag_info.{key}: every child must predict all {rows} test rows (one per y_test_idx)",
+            )
         )
         return None
     for k, infinite in enumerate(children["inf"]):
@@ -319,10 +394,10 @@ def _children(children: dict, key: str, rows: int | None, found: list[str]) -> l
     return shapes
 
 
-def _check_positions(rows: int, found: list[str]) -> None:
+def _check_positions(rows: int, found: list[tuple[str, str]]) -> None:
     """Each child's validation positions fall within the ``rows`` validation rows: judged per row
     (:func:`for_row`), since the positions differ from config to config."""
-    found.append(f"{POSITIONS}{rows}")
+    found.append(("bag-positions-within-rows", f"{POSITIONS}{rows}"))
 
 
 def _positions_problem(bounds: list, rows: int) -> str | None:
@@ -336,11 +411,11 @@ def _positions_problem(bounds: list, rows: int) -> str | None:
     return None
 
 
-def _check_loaded(bag: dict, parts: dict, found: list[str]) -> None:
+def _check_loaded(bag: dict, parts: dict, found: list[tuple[str, str]]) -> None:
     """What TabArena's loader reads to rebuild the stored predictions (TA305's measurement): per-child test
     predictions, and a prediction dict keyed by the framework (a single entry is taken whatever its key)."""
     if not bag["fidelity_children"]:
-        found.append("simulation_artifacts.bag_info has no per-child test predictions")
+        found.append(("bag-test-children-present", "simulation_artifacts.bag_info has no per-child test predictions"))
         return
     for part in ("test", "val"):
         pred = parts[part]["pred"]
@@ -348,12 +423,14 @@ def _check_loaded(bag: dict, parts: dict, found: list[str]) -> None:
             continue
         key = f"simulation_artifacts.pred_proba_dict_{part}"
         if pred["entries"] == 1:
-            found.append(f"{key} is keyed {pred['first_key']}, not the framework {FRAMEWORK}")
+            found.append(
+                ("prediction-keyed-by-framework", f"{key} is keyed {pred['first_key']}, not the framework {FRAMEWORK}")
+            )
         else:
-            found.append(f"{key} has no entry for framework {FRAMEWORK}")
+            found.append(("prediction-entry-for-framework", f"{key} has no entry for framework {FRAMEWORK}"))
 
 
-def _check_test_rebuild(bag: dict, pred_test: dict | None, found: list[str]) -> None:
+def _check_test_rebuild(bag: dict, pred_test: dict | None, found: list[tuple[str, str]]) -> None:
     """The children's test predictions have the stored test prediction's shape: TabArena's loader rebuilds
     that prediction as their mean (TA305 measures how close it comes), which another shape cannot be."""
     children = bag["test"]
@@ -362,13 +439,16 @@ def _check_test_rebuild(bag: dict, pred_test: dict | None, found: list[str]) -> 
     shapes = {tuple(shape) for shape in children["shapes"]}
     if len(shapes) == 1 and (shape := shapes.pop()) != tuple(pred_test["shape"]):
         found.append(
-            f"simulation_artifacts.bag_info.{bag['test_key']}: each child's test prediction has shape {shape}, "
-            f"but the stored test prediction has shape {_shape(pred_test['shape'])}; the loader rebuilds it as "
-            "the children's mean (rerun the config, or remove the file)"
+            (
+                "bag-test-rebuild-shape",
+                f"simulation_artifacts.bag_info.{bag['test_key']}: each child's test prediction has shape {shape}, "
+                f"but the stored test prediction has shape {_shape(pred_test['shape'])}; the loader rebuilds it as "
+                "the children's mean (rerun the config, or remove the file)",
+            )
         )
 
 
-def _check_repeated_names(repeated: dict, result: dict, found: list[str]) -> None:
+def _check_repeated_names(repeated: dict, result: dict, found: list[tuple[str, str]]) -> None:
     """The metric and problem type the artifacts repeat are the result's (metric names compared by the AutoGluon
     scorer they name, :mod:`tabarena_checks.raw.metric_names`: AutoGluon writes its scorer's own name beside
     the task's alias): artifacts scored or fitted under another are not this result's.
@@ -382,8 +462,11 @@ def _check_repeated_names(repeated: dict, result: dict, found: list[str]) -> Non
         agrees = text == result[field] or (field == "metric" and text is not None and same_metric(text, result[field]))
         if not agrees:
             found.append(
-                f"simulation_artifacts.{key} is {shown} but the result's {field} is {result[field]!r}: the "
-                f"artifacts are another task's or metric's; correct or remove {key}"
+                (
+                    "artifacts-match-result",
+                    f"simulation_artifacts.{key} is {shown} but the result's {field} is {result[field]!r}: the "
+                    f"artifacts are another task's or metric's; correct or remove {key}",
+                )
             )
 
 
