@@ -151,6 +151,7 @@ def _judge_group(
     required = required_codes(chosen, config)  # the same for every subject of the group
     known = frozenset(registry.rules)
     per_rule: dict[str, list[Verdict]] = {}
+    seen = tuple(subject.target or subject.path for subject in subjects)  # each file's waivers are judged in all
     for subject in subjects:
         if subject.error is not None:
             unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
@@ -164,6 +165,7 @@ def _judge_group(
             facts=subject.facts,
             target=subject.target or subject.path,
             sources=subject.sources or (subject.path,),
+            seen=seen,
         )
         for verdict in _located_verdicts(chosen, ctx, subject, known, required):
             per_rule.setdefault(verdict.code, []).append(verdict)

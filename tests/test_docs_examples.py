@@ -87,7 +87,7 @@ def test_the_old_example_with_a_bare_method_name_matched_nothing(drifting_run):
     _, out = process(root, run, old)
     verdicts = {v["code"]: v for v in out["verdicts"]}
     assert verdicts["TA305"]["outcome"] == "failed"
-    assert "waiver for TA305 on 'Nori' matched no finding" in verdicts["CK002"]["message"]
+    assert verdicts["CK002"]["outcome"] == "passed"  # 'Nori' is no target this run saw: not judged unused here
 
 
 def test_the_shipped_rules_toml_example_waiver_is_valid_when_uncommented(drifting_run):
