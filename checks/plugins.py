@@ -6,6 +6,7 @@ import functools
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ import pluggy
 
 from checks import __version__, hookspecs
 from checks.entrypoints import EntryPoint, entry_points
-from checks.errors import ChecksError, PluginError, UsageError
+from checks.errors import ChecksError, PluginError, PluginLoadError, UsageError
 from checks.model import Action, Rule
 
 if TYPE_CHECKING:  # click loads with the command line, not with the registry
@@ -212,11 +213,47 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+#: the rule families this distribution ships, each with the package allowed to define it: their rule names
+#: predate namespaces and stay unprefixed; no other plugin may use these codes
+HOUSE_FAMILIES = {"CK": "checks", "TA": "tabarena_checks", "HF": "hfmigrate_checks"}
+_FAMILY = re.compile(r"^[A-Z]+")
+
+
+def _check_namespace(rule: Rule) -> None:
+    """A plugin's rule carries its prefix: its name starts with its code's letters (``MTB104`` ->
+    ``mtb-...``) or its plugin's name, so two plugins' names never collide; the house families are
+    the framework's and the built-in plugins' alone. Raises :class:`PluginError` with the fix."""
+    family = _FAMILY.match(rule.code).group()
+    package = (getattr(rule.check, "__module__", "") or "").split(".")[0]
+    where = f"plugin {rule.plugin!r}, rule {rule.code} ({package or 'unknown module'})"
+    owner = HOUSE_FAMILIES.get(family)
+    if owner is not None:
+        if package != owner:
+            raise PluginLoadError(
+                f"{where}: code family {family} belongs to arena-checks' own {owner}; pick a prefix of your own "
+                f"(2-4 capital letters, e.g. {rule.plugin[:3].upper() or 'XYZ'}{rule.code[len(family) :]})"
+            )
+        return
+    prefixes = (f"{family.lower()}-", f"{_plugin_word(rule.plugin)}-")
+    if not rule.name.startswith(prefixes):
+        raise PluginLoadError(
+            f"{where}: rule name {rule.name!r} must carry the plugin's prefix, {prefixes[0]!r} "
+            f"(its code's letters) or {prefixes[1]!r}: did you mean {prefixes[0] + rule.name!r}?"
+        )
+
+
+def _plugin_word(plugin: str) -> str:
+    """The plugin's name as a rule-name prefix: ``beyondarena``, also when loaded as ``beyondarena_checks.plugin``."""
+    word = plugin.split(".")[0].replace("_", "-").lower()
+    return word.removesuffix("-checks") or word
+
+
 def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
     for result in reversed(pm.hook.checks_rules()):  # pluggy answers last-registered first
         for item in result:
+            _check_namespace(item)
             if item.code in rules:
                 raise PluginError(
                     f"rule code {item.code} is defined twice: by plugin {rules[item.code].plugin!r} "

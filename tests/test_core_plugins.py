@@ -83,7 +83,7 @@ def _plugin_with(*rules_):
     return P()
 
 
-@rule("TOY001", "another-name", actions=("toy",))
+@rule("TOY001", "toy-another-name", actions=("toy",))
 def clash(ctx):
     """Same code as the toy plugin's TOY001."""
 
@@ -92,6 +92,64 @@ def test_duplicate_rule_codes_name_both_plugins():
     registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("clasher", _plugin_with(clash))])
     with pytest.raises(PluginError, match="TOY001 is defined twice: by plugin 'toy_plugin' and by plugin 'clasher'"):
         registry.rules
+
+
+@rule("MTB105", "no-duplicate-results", actions=("toy",))
+def unprefixed(ctx):
+    """A third party's rule whose name lacks its prefix."""
+
+
+@rule("MTB105", "mtb-no-duplicate-results", actions=("toy",))
+def prefixed(ctx):
+    """The same rule, named in its plugin's namespace."""
+
+
+@rule("MTB106", "mteb-one-per-revision", actions=("toy",))
+def by_plugin_name(ctx):
+    """Named after the plugin rather than the code's letters."""
+
+
+@rule("TA999", "ta-borrowed-family", actions=("toy",))
+def borrowed(ctx):
+    """A third party's rule in the TabArena plugin's family."""
+
+
+def test_a_rule_name_without_its_plugin_s_prefix_is_a_load_error_suggesting_it():
+    registry = plugins.load([], environ=NO_AUTOLOAD, extra=[("mteb", _plugin_with(unprefixed))])
+    with pytest.raises(PluginError) as caught:
+        registry.rules
+    assert str(caught.value) == (
+        "plugin 'mteb', rule MTB105 (test_core_plugins): rule name 'no-duplicate-results' must carry the plugin's "
+        "prefix, 'mtb-' (its code's letters) or 'mteb-': did you mean 'mtb-no-duplicate-results'?"
+    )
+
+
+def test_a_rule_named_in_its_namespace_loads_beside_the_built_in_of_the_same_plain_name():
+    registry = plugins.load(["tabarena"], environ=NO_AUTOLOAD, extra=[("mteb", _plugin_with(prefixed, by_plugin_name))])
+    assert registry.rules["MTB105"].name == "mtb-no-duplicate-results"
+    assert registry.rules["MTB106"].plugin == "mteb"
+    assert any(r.name == "no-duplicate-results" for r in registry.rules.values() if r.code.startswith("TA"))
+
+
+def test_a_house_family_code_from_another_plugin_is_a_load_error():
+    registry = plugins.load([], environ=NO_AUTOLOAD, extra=[("mteb", _plugin_with(borrowed))])
+    with pytest.raises(PluginError, match=r"code family TA belongs to arena-checks' own tabarena_checks; .*MTE999"):
+        registry.rules
+
+
+def test_a_namespace_mistake_ends_the_command_with_exit_2(tmp_path):
+    (tmp_path / "bad_ns_plugin.py").write_text(
+        "from checks import hookimpl, rule\n\n\n"
+        '@rule("MTB105", "no-duplicate-results", actions=("toy",))\n'
+        "def dup(ctx):\n    return None\n\n\n@hookimpl\ndef checks_rules():\n    return [dup]\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        res = run_cli(["-p", "bad_ns_plugin", "rules"], env=NO_AUTOLOAD, cwd=tmp_path)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "did you mean 'mtb-no-duplicate-results'?" in res.stderr and "Traceback" not in res.stderr
 
 
 def test_a_plugin_raising_in_registration_is_named():
