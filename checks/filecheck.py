@@ -151,7 +151,8 @@ def _judge_group(
     required = required_codes(chosen, config)  # the same for every subject of the group
     known = frozenset(registry.rules)
     per_rule: dict[str, list[Verdict]] = {}
-    seen = tuple(subject.target or subject.path for subject in subjects)  # each file's waivers are judged in all
+    # each file's waivers are judged in all: every subject's target and the files it holds
+    seen = tuple(t for subject in subjects for t in (subject.target or subject.path, *subject.sources))
     for subject in subjects:
         if subject.error is not None:
             unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
