@@ -7,6 +7,7 @@ results repository: MODEL/REVISION/TASK.json and MODEL/REVISION/model_meta.json.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -146,3 +147,19 @@ def test_the_plugin_is_under_300_lines_of_code():
         if line.strip()
     ]
     assert len(lines) < 300, len(lines)
+
+
+def test_the_tutorial_s_code_is_the_plugin_s_code():
+    """docs/writing-plugins.md builds this plugin: each block headed `# mteb_checks/FILE.py` is part of that file."""
+    text = (ROOT / "docs" / "writing-plugins.md").read_text()
+    blocks = re.findall(r"```python\n# (mteb_checks/\S+\.py)\n(.*?)```", text, re.S)
+    assert {name for name, _ in blocks} == {
+        "mteb_checks/results.py",
+        "mteb_checks/rules.py",
+        "mteb_checks/plugin.py",
+        "mteb_checks/accept.py",
+    }
+    for name, body in blocks:
+        assert body.strip() in (ROOT / "plugins" / "mteb" / name).read_text(), f"the tutorial's {name} differs"
+    test_block = re.search(r"```python\n(def test_a_waiver_names_one_value.*?)```", text, re.S).group(1)
+    assert test_block.strip() in Path(__file__).read_text()
