@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from checks import Rule, hookimpl, plugins, rule
-from checks.errors import PluginError, UsageError
+from checks.errors import PluginError, PluginLoadError, UsageError
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 
@@ -52,10 +52,63 @@ def test_unknown_plugin_name_is_a_usage_error(tmp_path):
     assert "no_such_plugin_xyz" in res.stderr
 
 
-def test_misspelt_hook_name_fails_naming_the_plugin(tmp_path):
+def test_misspelt_hook_name_is_a_load_error_naming_the_plugin_and_the_hook_meant(tmp_path):
     res = run_cli(["-p", "toy_broken", "rules"], env=NO_AUTOLOAD, cwd=tmp_path)
-    assert res.exit_code == ExitCode.INTERNAL_ERROR
-    assert "toy_broken" in res.stderr and "checks_rulez" in res.stderr
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert res.stderr == (
+        "checks: error: plugin 'toy_broken': hook implementation 'checks_rulez' matches no hook of arena-checks: "
+        "did you mean 'checks_rules'? (the hooks: docs/hooks.md)\n"
+    )
+
+
+def test_a_wrong_hook_signature_is_a_load_error_with_the_argument_meant():
+    class WrongArgument:
+        @hookimpl
+        def checks_actions(self, nme):
+            return []
+
+    with pytest.raises(PluginLoadError) as caught:
+        plugins.load([], environ=NO_AUTOLOAD, extra=[("wrong", WrongArgument())])
+    assert str(caught.value) == (
+        "plugin 'wrong': its checks_actions takes 'nme', which the hook does not offer (it offers name): "
+        "did you mean 'name'?"
+    )
+
+
+def test_a_reused_code_is_a_load_error_suggesting_a_free_one():
+    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("clasher", _plugin_with(clash))])
+    with pytest.raises(PluginLoadError, match="codes are never reused: did you mean TOY005?"):
+        registry.rules
+
+
+def test_a_bad_rule_declaration_is_a_load_error_naming_the_function():
+    with pytest.raises(PluginLoadError, match=r"@rule on test_core_plugins\.\w+.*'code' must be 2-4 capital letters"):
+
+        @rule("mtb1", "mtb-x", actions=("toy",))
+        def misdeclared(ctx):
+            """A code in lower case."""
+
+
+def test_a_load_error_inside_a_lazily_imported_module_stays_exit_2_and_names_the_plugin(tmp_path):
+    (tmp_path / "lazy_bad").mkdir()
+    (tmp_path / "lazy_bad" / "__init__.py").write_text("")
+    (tmp_path / "lazy_bad" / "plugin.py").write_text(
+        'from checks import ModuleWiring\n\nwiring = ModuleWiring("lazy_bad", rules=("rules",))\n'
+        "checks_rules, checks_actions, checks_commands = wiring.hooks()\n"
+    )
+    (tmp_path / "lazy_bad" / "rules.py").write_text(
+        "from checks import rule\n\n\n"
+        '@rule("LB101", "Bad Name", actions=("toy",))\n'
+        "def bad(ctx):\n    return None\n\n\nRULES = [bad]\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        res = run_cli(["-p", "lazy_bad.plugin", "rules"], env=NO_AUTOLOAD, cwd=tmp_path)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stderr
+    assert "plugin 'lazy_bad.plugin', hook checks_rules: @rule on lazy_bad.rules.bad:" in res.stderr
+    assert "kebab-case" in res.stderr and "Traceback" not in res.stderr
 
 
 class _Unprefixed:
