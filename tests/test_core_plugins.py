@@ -101,11 +101,7 @@ def test_a_load_error_inside_a_lazily_imported_module_stays_exit_2_and_names_the
         '@rule("LB101", "Bad Name", actions=("toy",))\n'
         "def bad(ctx):\n    return None\n\n\nRULES = [bad]\n"
     )
-    sys.path.insert(0, str(tmp_path))
-    try:
-        res = run_cli(["-p", "lazy_bad.plugin", "rules"], env=NO_AUTOLOAD, cwd=tmp_path)
-    finally:
-        sys.path.remove(str(tmp_path))
+    res = rules_with(tmp_path, "lazy_bad.plugin")
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stderr
     assert "plugin 'lazy_bad.plugin', hook checks_rules: @rule on lazy_bad.rules.bad:" in res.stderr
     assert "kebab-case" in res.stderr and "Traceback" not in res.stderr
@@ -125,6 +121,15 @@ def test_hook_implementations_must_carry_the_prefix():
     pm = plugins.ChecksPluginManager()
     with pytest.raises(PluginError, match="'checks_' prefix"):
         pm.register(_Unprefixed(), name="unprefixed")
+
+
+def rules_with(folder, module: str):
+    """``checks -p MODULE rules`` with ``folder`` (where the test wrote the module) importable."""
+    sys.path.insert(0, str(folder))
+    try:
+        return run_cli(["-p", module, "rules"], env=NO_AUTOLOAD, cwd=folder)
+    finally:
+        sys.path.remove(str(folder))
 
 
 def _plugin_with(*rules_):
@@ -196,11 +201,7 @@ def test_a_namespace_mistake_ends_the_command_with_exit_2(tmp_path):
         '@rule("MTB105", "no-duplicate-results", actions=("toy",))\n'
         "def dup(ctx):\n    return None\n\n\n@hookimpl\ndef checks_rules():\n    return [dup]\n"
     )
-    sys.path.insert(0, str(tmp_path))
-    try:
-        res = run_cli(["-p", "bad_ns_plugin", "rules"], env=NO_AUTOLOAD, cwd=tmp_path)
-    finally:
-        sys.path.remove(str(tmp_path))
+    res = rules_with(tmp_path, "bad_ns_plugin")
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "did you mean 'mtb-no-duplicate-results'?" in res.stderr and "Traceback" not in res.stderr
 
