@@ -11,7 +11,7 @@ makes the click parameters from the class, so a new option is one line in one pl
         results: str = option(help="The results tree.", default="results")
         force: bool = option(help="Replace what is there.", flag=True)
 
-    Action(..., params=params(AcceptOptions), options=AcceptOptions)
+    Action(..., options=AcceptOptions)      # `checks run` makes the parameters from the class
 """
 
 from __future__ import annotations
@@ -79,6 +79,14 @@ def params(cls: type) -> tuple[click.Parameter, ...]:
             )
         out.append(_param(field, spec))
     return tuple(out)
+
+
+def declared_params(cls: type | None) -> tuple[click.Parameter, ...]:
+    """The parameters of an action that gives only its options class (``Action(options=Cls)``, no ``params``):
+    :func:`params` of it when its fields are declared here, else none (an action without options)."""
+    if cls is None or not attrs.has(cls) or not any(KEY in f.metadata for f in attrs.fields(cls)):
+        return ()
+    return params(cls)
 
 
 def _param(field: attrs.Attribute, spec: dict[str, Any]) -> click.Parameter:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import attrs
 import click
 import click.testing
@@ -9,7 +12,11 @@ import pytest
 
 from checks import kit
 from checks.errors import InputError, PluginLoadError
-from checks.options import argument, option, params
+from checks.options import argument, declared_params, option, params
+from checks.testing import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 @attrs.frozen
@@ -142,3 +149,21 @@ def test_a_field_without_a_command_line_form_is_a_load_error():
         params(Half)
     with pytest.raises(PluginLoadError, match="must be an attrs class"):
         params(dict)
+
+
+def test_an_action_giving_only_its_options_class_gets_its_parameters_from_it(tmp_path):
+    assert declared_params(None) == () and declared_params(PlainOptions) == ()
+    assert [p.name for p in declared_params(Options)] == ["submission", "results", "force", "tag", "owner"]
+    sys.path.insert(0, str(ROOT / "plugins" / "mteb"))
+    try:
+        res = run_cli(["-p", "mteb_checks.plugin", "run", "mteb-accept", "--help"], env=ENV, cwd=tmp_path)
+    finally:
+        sys.path.remove(str(ROOT / "plugins" / "mteb"))
+    assert res.exit_code == 0 and "--results PATH" in res.stdout and "SUBMISSION" in res.stdout, res.stdout
+
+
+@attrs.frozen
+class PlainOptions:
+    """An options class written before checks.options: its action lists its click parameters itself."""
+
+    name: str = "x"

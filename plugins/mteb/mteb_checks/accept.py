@@ -12,7 +12,7 @@ from pathlib import Path
 import attrs
 
 from checks import Action, ActionFailed, io
-from checks.options import argument, option, params
+from checks.options import argument, option
 from mteb_checks.results import FILES
 
 
@@ -49,7 +49,6 @@ ACCEPT = Action(
     gather=_gather,
     plan=_plan,
     execute=_execute,
-    params=params(AcceptOptions),
     options=AcceptOptions,
     target=lambda ctx: ctx.options.submission,
     inputs=lambda ctx: ctx.facts.digests(),
