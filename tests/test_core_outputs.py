@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -20,6 +21,7 @@ from checks.testing import evaluate_rules, run_cli
 from tabarena_checks.metadata import precommit as info_hook
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+ROOT = Path(__file__).resolve().parent.parent
 BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
 #: a second entry (another task) whose value is not a number
 SECOND_BAD = DRAFT_CASES["HF201"][0].replace("task_id: diamond", "task_id: main")
@@ -420,3 +422,22 @@ def test_precommit_lines_and_junit_count_the_waived_finding_once_as_skipped():
     assert output.precommit_lines(report) == ["results/beta.json:3: TWO001 beta is off"]
     suite = ET.fromstring(output.as_junit(report)).find("testsuite")
     assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
+
+
+def test_the_json_documents_are_valid_against_the_shipped_schema(tmp_path):
+    """checks/report.schema.json describes version 2: a run with a partly waived verdict and a hook with an
+    unreadable file both validate; a version-1 document (waived findings in `findings`) or a finding without its
+    place fields does not."""
+    schema = json.loads((Path(output.__file__).with_name("report.schema.json")).read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    waived = json.loads(output.as_json(partly_waived_report()))
+    hook, _ = unreadable_report(tmp_path)
+    for doc in (waived, json.loads(output.as_json(hook))):
+        assert not list(validator.iter_errors(doc)), list(validator.iter_errors(doc))[:1]
+    assert schema["properties"]["version"]["const"] == output.JSON_VERSION
+    assert list(validator.iter_errors({**waived, "version": 1}))
+    del waived["verdicts"][0]["findings"][0]["col"]
+    assert list(validator.iter_errors(waived))
+    documented = re.findall(r"^\| `(\w+)` \|", (ROOT / "docs" / "outputs.md").read_text(), re.M)
+    assert set(schema["properties"]) <= set(documented), set(schema["properties"]) - set(documented)
