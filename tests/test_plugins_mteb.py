@@ -58,7 +58,12 @@ def test_the_fixture_tree_passes_the_hook_though_model_meta_holds_infinity(tmp_p
     [
         ("SciFact.json", '"task_name": "SciFact"', '"task_name": "NFCorpus"', "SciFact.json:18:3: MTB101 task_name"),
         ("model_meta.json", '"name": "acme/tiny-embed"', '"name": "acme/base-embed"', "model_meta.json:1:2: MTB102"),
-        ("SciFact.json", '"main_score": 0.61842', '"main_score": NaN', "SciFact.json:11:9: MTB103 test entry 0"),
+        (
+            "SciFact.json",
+            '"main_score": 0.61842',
+            '"main_score": NaN',
+            "SciFact.json:11:9: MTB103 test entry 0: main_score is NaN, not a finite number",
+        ),
         ("STS22.json", '"hf_subset": "de"', '"hf_subset": "en"', "STS22.json:9:8: MTB104 test: hf_subset 'en'"),
     ],
 )

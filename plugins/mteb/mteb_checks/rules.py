@@ -6,6 +6,7 @@ finding at its key path, so a waiver can name one value: ``target = "PATH#/score
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 
@@ -68,7 +69,8 @@ def main_score_finite(ctx):
                 ok = isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score)
                 if not ok:
                     where = f"/scores/{split}/{i}" + ("/main_score" if "main_score" in entry else "")
-                    yield r.source.at(where, f"{split} entry {i}: main_score is {score!r}, not a finite number")
+                    shown = json.dumps(score) if "main_score" in entry else "missing"  # NaN as the file writes it
+                    yield r.source.at(where, f"{split} entry {i}: main_score is {shown}, not a finite number")
 
 
 @rule(
