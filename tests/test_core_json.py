@@ -118,3 +118,14 @@ def test_a_file_is_read_bounded_and_decoded_strictly(tmp_path):
         io.load_json(latin)
     with pytest.raises(io.ReadError, match="no such file"):
         io.load_json(tmp_path / "missing.json")
+
+
+def test_the_fast_and_the_careful_reading_agree():
+    """Plain JSON is read by the standard library and placed only when asked; what it would let through (an
+    unpaired surrogate, a duplicate, NaN) goes to the careful parser, so both give one answer."""
+    text = '{"emoji": "\\ud83d\\ude00", "n": [1, -0, 2.5e3, {"k": null}]}'
+    doc = io.loads_json(text)
+    assert doc.value == {"emoji": "\U0001f600", "n": [1, 0, 2500.0, {"k": None}]}
+    assert doc.where("/n/3/k") == (1, 48) and doc.pointers()[-1] == "/n/3/k"
+    with pytest.raises(io.JsonError, match="nested too deeply"):
+        io.loads_json("[" * 5000 + "]" * 5000, max_depth=10**5, max_bytes=10**6)
