@@ -108,7 +108,7 @@ def record(source: Source) -> Result:
 
 
 FILES = ResultFiles(name="$name", glob="*/*.json", record=record)
-hook = FILES.hook("Check $name result files: FILES, or every MODEL/TASK.json below a folder.")
+hook = FILES.hook("Check $name result files (read-only). FILES, or every MODEL/TASK.json below a folder.")
 ''',
     "$package/rules.py": '''\
 """$name's rules (``$prefix``)."""

@@ -58,4 +58,7 @@ def record(source: Source) -> TaskResult | ModelMeta:
 
 
 FILES = ResultFiles(name="mteb", glob="*/*/*.json", record=record, nonfinite="keep", arena="mteb")
-hook = FILES.hook("Check MTEB result files: FILES, or every MODEL/REVISION/*.json below a folder.")
+hook = FILES.hook(
+    "Check MTEB result files (read-only; path:line:col: CODE message). FILES, or every MODEL/REVISION/*.json "
+    "below a folder."
+)
