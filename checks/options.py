@@ -40,17 +40,20 @@ def option(
     multiple: bool = False,
     metavar: str | None = None,
     path: bool = False,
+    type: click.ParamType | None = None,
 ) -> Any:
     """A field that is ``--field-name`` on the command line; without a default it is required.
 
     ``flag``: a boolean switch (default False); ``multiple``: repeatable, a tuple of strings;
-    ``path``: a filesystem path (click shows it as one and refuses an empty value).
+    ``path``: a filesystem path (click shows it as one and refuses an empty value); ``type``: any
+    other click type (``click.IntRange(1, 64)``, ``click.Path(dir_okay=False)``), which wins over ``path``.
     """
     if flag:
         default = False if default is attrs.NOTHING else default
     if multiple:
         default = () if default is attrs.NOTHING else default
     spec = {"kind": "option", "help": help, "flag": flag, "multiple": multiple, "metavar": metavar, "path": path}
+    spec["type"] = type
     # keyword-only: a required option may follow one with a default, as on a command line
     return attrs.field(default=default, metadata={KEY: spec}, converter=_strings if multiple else None, kw_only=True)
 
@@ -90,7 +93,7 @@ def declared_params(cls: type | None) -> tuple[click.Parameter, ...]:
 
 
 def _param(field: attrs.Attribute, spec: dict[str, Any]) -> click.Parameter:
-    kind = click.Path() if spec["path"] else None
+    kind = spec.get("type") or (click.Path() if spec["path"] else None)
     if spec["kind"] == "argument":
         return click.Argument([field.name], type=kind, metavar=spec["metavar"])
     flag = "--" + field.name.replace("_", "-")
