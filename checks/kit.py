@@ -65,15 +65,16 @@ class Source:
         return self.doc.value
 
     def get(self, pointer: str, kind: type | tuple[type, ...], *, required: bool = True) -> Any:
-        """The value at ``pointer`` (``/scores/test``), checked to be of ``kind``; None when absent and not required.
+        """The value at ``pointer`` (``/scores/test``), checked to be of ``kind``; None when absent or null and
+        not required.
 
         :raises Unreadable: absent though required, or of another type: the record cannot be built.
         """
         parent, _, key = pointer.rpartition("/")
         value = self._lookup(pointer)
+        if value is None and not required:
+            return None
         if value is None and not _holds(self._lookup(parent), _unescape(key)):
-            if not required:
-                return None
             raise self.unreadable(parent, f"no {pointer!r} (expected {_kind_words(kind)})")
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
@@ -111,8 +112,10 @@ def _unescape(part: str) -> str:
 
 
 def _holds(holder: Any, key: str) -> bool:
-    """Whether an object has ``key``, or a list has the index ``key``."""
-    return key in holder if isinstance(holder, dict) else _item(holder, key) is not None
+    """Whether an object has ``key``, or a list has the index ``key`` (whatever it holds, null too)."""
+    if isinstance(holder, dict):
+        return key in holder
+    return isinstance(holder, list) and key.isdigit() and int(key) < len(holder)
 
 
 def _item(value: Any, part: str) -> Any:

@@ -10,7 +10,7 @@ import click
 import click.testing
 import pytest
 
-from checks import kit
+from checks import io, kit
 from checks.errors import InputError, PluginLoadError
 from checks.options import argument, declared_params, option, params
 from checks.testing import run_cli
@@ -95,6 +95,18 @@ def test_a_file_the_record_cannot_use_is_unreadable_at_its_place(tmp_path, text,
         FILES.read(path)
     assert reason in caught.value.reason
     assert (caught.value.line, caught.value.col) == where
+
+
+def test_an_optional_value_may_be_absent_or_null_and_a_required_null_is_named(tmp_path):
+    path = write(tmp_path, "m1/a.json", '{"task": null, "note": null, "items": [null]}')
+    source = kit.Source(path, io.load_json(path))
+    assert source.get("/note", str, required=False) is None and source.get("/gone", str, required=False) is None
+    with pytest.raises(kit.Unreadable, match="/task is null, expected a string"):
+        source.get("/task", str)
+    with pytest.raises(kit.Unreadable, match="/items/0 is null, expected an object"):
+        source.get("/items/0", dict)
+    with pytest.raises(kit.Unreadable, match="no '/items/1'"):
+        source.get("/items/1", dict)
 
 
 def test_gather_reports_every_unreadable_file_once_in_one_error(tmp_path):
