@@ -237,8 +237,16 @@ class ResultFiles:
         """An action's inputs: the files below ``paths`` read into :class:`Records` (``extra`` added to them).
 
         :raises InputError: one or more files are unreadable; the message lists each once with its place (exit 2).
+            Also when ``paths`` hold no matching file at all: an action given nothing has judged nothing.
         """
-        read, unreadable = self.read_all(self.files(paths))
+        paths = list(paths)
+        files = self.files(paths)
+        if not files:
+            given = ", ".join(map(str, paths)) or "nothing"
+            raise InputError(
+                f"{given}: no {self.name} result file ({self.glob}) below it; give the folder that holds them"
+            )
+        read, unreadable = self.read_all(files)
         if unreadable:
             lines = [str(u) for u in unreadable]
             head = "an input file cannot be read" if len(lines) == 1 else f"{len(lines)} input files cannot be read"

@@ -179,3 +179,9 @@ class PlainOptions:
     """An options class written before checks.options: its action lists its click parameters itself."""
 
     name: str = "x"
+
+
+def test_gathering_nothing_is_an_error_not_an_empty_pass(tmp_path):
+    write(tmp_path, "notes/readme.txt", "")
+    with pytest.raises(InputError, match=r"no toyarena result file \(\*/\*\.json\) below it"):
+        FILES.gather([tmp_path])

@@ -144,6 +144,14 @@ def test_accept_on_an_unreadable_input_is_exit_2_listing_each_file_once(tmp_path
     assert not (tmp_path / "results").exists()
 
 
+def test_accept_on_a_folder_without_result_files_is_exit_2_not_a_pass(tmp_path):
+    (tmp_path / "submission" / "notes").mkdir(parents=True)
+    (tmp_path / "submission" / "notes" / "README.md").write_text("results follow")
+    res = accept(tmp_path)
+    assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
+    assert "submission: no mteb result file (*/*/*.json) below it" in res.stderr
+
+
 def test_the_plugin_is_under_300_lines_of_code():
     lines = [
         line

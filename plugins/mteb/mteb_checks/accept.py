@@ -24,10 +24,9 @@ class AcceptOptions:
 
 def _gather(ctx):
     submission, tree = Path(ctx.options.submission), Path(ctx.options.results)
-    files = FILES.files([submission])
-    dest = {path: tree / Path(path).relative_to(submission) for path in files}
+    dest = {path: tree / Path(path).relative_to(submission) for path in FILES.files([submission])}
     existing = {path: io.file_sha256(to) if to.is_file() else None for path, to in dest.items()}
-    return FILES.gather(files, dest=dest, existing=existing)
+    return FILES.gather([submission], dest=dest, existing=existing)
 
 
 def _plan(ctx):
