@@ -84,7 +84,7 @@ def generated_split(rows: int, configs: int) -> tuple[cache_hpo.Split, Counted, 
         y_val.astype(np.int64),
         y_test.astype(np.int64),
     )
-    prep = Counted(Metric("roc_auc", "binary"), names, split.y_val, pred_val, split.y_test, pred_test)
+    prep = Counted(Metric("roc_auc"), names, split.y_val, pred_val, split.y_test, pred_test)
     return split, prep, names
 
 

@@ -198,7 +198,7 @@ class App:
                 cfg, **selection, codes=self.registry.rules, required=self._required(cfg, selection)
             )
         if decision_log:
-            cfg = attrs.evolve(cfg, decision_log=decision_log)
+            cfg = attrs.evolve(cfg, decision_log=decision_log, decision_log_from="--decision-log")
         return cfg
 
     def _required(self, cfg, selection: dict) -> dict[str, str]:

@@ -17,8 +17,9 @@ from typing import Any, NewType
 
 import attrs
 
-from checks import io
+from checks import io, trust
 from checks.errors import ConfigError, UsageError
+from checks.globs import GlobError, compile_glob
 from checks.model import Rule, Severity
 
 CONFIG_NAME = "rules.toml"
@@ -134,47 +135,11 @@ class PerFileIgnore:
         if not path:
             return False
         target = Path(path).resolve().as_posix()
-        if "/" not in self.glob and _glob_regex(self.glob).fullmatch(Path(target).name):
+        glob = compile_glob(self.glob)
+        if "/" not in self.glob and glob.fullmatch(Path(target).name):
             return True
-        base = Path(self.base).resolve().as_posix().rstrip("/")
-        return re.compile(re.escape(base + "/") + _glob_regex(self.glob).pattern).fullmatch(target) is not None
-
-
-@functools.cache
-def _glob_regex(glob: str) -> re.Pattern:
-    """A glob as a regex over ``/``-separated paths: ``*`` and ``?`` stay in one segment, ``**`` spans any.
-
-    Not the standard library's, on purpose: ``fnmatch.translate`` lets ``*`` cross a ``/``, and
-    ``PurePath.match`` matches from the right and knows no ``**`` on Python 3.11 and 3.12; the
-    translator that does this, ``glob.translate(recursive=True, include_hidden=True)``, is new in
-    3.13. Replace this with it once the project requires 3.13.
-    """
-    out, i = [], 0
-    while i < len(glob):
-        c = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[" and "]" in glob[i + 2 :]:
-            end = glob.index("]", i + 2)
-            body = glob[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-            continue
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out))
+        base = Path(self.base).resolve().as_posix().rstrip("/") + "/"
+        return target.startswith(base) and glob.fullmatch(target[len(base) :])
 
 
 @attrs.frozen
@@ -231,6 +196,8 @@ class Config:
     select: Selectors = ("ALL",)
     ignore: Selectors = ()
     decision_log: str = DEFAULT_DECISION_LOG
+    #: who set ``decision_log``: "" (the file, or the default), or the option that overrode it ("--decision-log")
+    decision_log_from: str = ""
     rules: Mapping[str, RuleSettings] = attrs.field(factory=dict)
     waivers: tuple[Waiver, ...] = ()
     arenas: Mapping[str, ArenaSection] = attrs.field(factory=dict)
@@ -264,8 +231,8 @@ class Config:
         except ValueError:
             rel = None
         for glob in (*self.exclude, *self.extend_exclude):
-            regex = _glob_regex(glob.rstrip("/"))
-            if regex.fullmatch(name) or (rel is not None and regex.fullmatch(rel)):
+            matcher = compile_glob(glob.rstrip("/"))
+            if matcher.fullmatch(name) or (rel is not None and matcher.fullmatch(rel)):
                 return True
         return False
 
@@ -442,8 +409,17 @@ def _per_file_ignores(raw: Any, where: str, base: str) -> tuple[PerFileIgnore, .
     for glob, codes in _mapping(raw, where).items():
         if not glob.strip():
             raise ConfigError(f"{where}: a glob must not be empty")
+        _check_glob(glob, f"{where}.{glob!r}")
         out.append(PerFileIgnore(glob, _selectors_at(codes, f"{where}.{glob!r}"), base))
     return tuple(out)
+
+
+def _check_glob(glob: str, where: str, *, segments: bool = True) -> None:
+    """Refuse a glob that cannot be matched (a reversed range, an empty class), naming its key: :class:`ConfigError`."""
+    try:
+        compile_glob(glob, segments=segments)
+    except GlobError as exc:
+        raise ConfigError(f"{where}: the glob {glob!r} cannot be matched: {exc} ([[] matches a '[')") from None
 
 
 def _toml(text: str, source: str) -> dict:
@@ -525,6 +501,9 @@ def _parse(text: str, *, source: str, sections: Mapping[str, type] | None) -> Co
     extend_ignore = _selectors_at(top.pop("extend-ignore", []), _at(root, "extend-ignore"))
     per_file = _per_file_ignores(top.pop("per-file-ignores", {}), _at(root, "per-file-ignores"), base)
     base_cfg = structure(top, _TopLevel, root)
+    for key, globs in (("exclude", base_cfg.exclude), ("extend-exclude", extend_exclude)):
+        for i, glob in enumerate(globs):
+            _check_glob(glob, f"{_at(root, key)}[{i}]")
     arenas = _arenas(arenas_raw, sections, root)
     return Config(
         select=base_cfg.select,
@@ -600,6 +579,23 @@ def visible(text: str) -> str:
     )
 
 
+#: the Unicode categories of letters and digits: what a reason or an owner must show at least one of
+LEGIBLE_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No"})
+
+
+def legible(text: str) -> bool:
+    """Whether ``text`` holds a letter or digit a reader sees, judged by its Unicode category.
+
+    Combining marks, variation selectors, format and control characters (Mn, Me, Cf, Cc: U+17B4,
+    U+034F, U+FE00, U+E0100, zero-width spaces) are not letters, so text made only of them is refused
+    whatever new one appears. The one kind of letter that renders as nothing, the Hangul fillers
+    (category Lo, each named ``... FILLER`` by Unicode), is told apart by its name.
+    """
+    return any(
+        unicodedata.category(c) in LEGIBLE_CATEGORIES and not unicodedata.name(c, "").endswith("FILLER") for c in text
+    )
+
+
 def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
     """``[[waivers]]``: each structured, naming one rule code, with a reason, an owner and a target."""
     if not isinstance(raw, list):
@@ -610,11 +606,17 @@ def _waivers(raw: object, root: str) -> tuple[Waiver, ...]:
         waiver = structure(_mapping(item, where), Waiver, where)
         if not SELECTOR.match(waiver.rule) or len(waiver.rule) < 5:
             raise ConfigError(f"{where}.rule: must name one rule code like 'TA301' (got {waiver.rule!r})")
-        for field in ("reason", "owner", "target"):
-            if not visible(getattr(waiver, field)):
+        _check_glob(waiver.target, f"{where}.target", segments=False)
+        if not visible(waiver.target):
+            raise ConfigError(
+                f"{where}.target: must not be empty or invisible (only spaces, zero-width or other format "
+                "characters); write the method@suite it excuses in plain text"
+            )
+        for field in ("reason", "owner"):
+            if not legible(getattr(waiver, field)):
                 raise ConfigError(
-                    f"{where}.{field}: must not be empty or invisible (only spaces, zero-width or "
-                    "other format characters); write who and why in plain text"
+                    f"{where}.{field}: must not be empty or invisible (it holds no visible letter or digit, "
+                    "only spaces, marks, selectors or format characters); write who and why in plain text"
                 )
         waivers.append(waiver)
     return tuple(waivers)
@@ -734,6 +736,7 @@ MAX_EXTENDS = 10
 
 def _load_file(path: Path, sections: Mapping[str, type] | None, chain: tuple[Path, ...]) -> Config:
     """``path`` parsed, on top of what its ``extend`` names (relative to it), followed to the end of the chain."""
+    trust.check(path, "configuration")
     try:
         text = io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml")
     except io.ReadError as exc:
@@ -818,6 +821,7 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     """
     import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
 
+    trust.check(path, "configuration")
     try:
         raw = tomllib.loads(io.read_text(path, limit=MAX_CONFIG_BYTES, what="a rules.toml"))
     except (io.ReadError, tomllib.TOMLDecodeError, RecursionError):
@@ -932,6 +936,10 @@ def _per_file_ignore(spec: str, codes: Sequence[str], required: Mapping[str, str
     if not sep or not glob.strip() or not listed.strip():
         raise UsageError(f"--per-file-ignores {spec!r}: expected GLOB:CODE[,CODE...], e.g. 'tests/*.py:TA110'")
     _refuse_required(f"--per-file-ignores {spec}", listed.split(","), required)
+    try:
+        compile_glob(glob)
+    except GlobError as exc:
+        raise UsageError(f"--per-file-ignores {spec!r}: the glob {glob!r} cannot be matched: {exc}") from None
     return PerFileIgnore(glob, _checked(f"--per-file-ignores {glob}", listed.split(","), codes), str(Path.cwd()))
 
 

@@ -50,13 +50,15 @@ def checks_config_sections() -> Mapping[str, type]:
 def checks_adjust_config(config: Config) -> Config | None:
     """Adjust the loaded configuration before any run uses it.
 
-    :param config: the configuration as parsed (or as adjusted by earlier plugins).
+    :param config: the configuration as parsed; every implementation is handed the same one
+        (one ordinary call through ``pm.hook``; a ``wrapper=True`` implementation, alone or
+        not, may change the list of results as pluggy lets it).
     :return: a new :class:`~checks.config.Config` (build it with ``attrs.evolve``) or
-        ``None`` to keep it. Implementations are called one by one in pluggy's call order
-        (the plugin registered last first; ``tryfirst``/``trylast`` move one), each seeing
-        the previous result, each through ``pm.hook`` (a ``wrapper=True`` implementation
-        wraps every step). Required rules stay required whatever is returned: the
-        runner re-checks them after this hook.
+        ``None`` to keep it. The results are applied in pluggy's call order (the plugin
+        registered last first; ``tryfirst``/``trylast`` move one) as the changes each makes
+        to ``config`` (:mod:`checks.config_changes`), so additions of two plugins both take
+        effect. Required rules stay required whatever is returned: the runner re-checks
+        them after this hook.
 
     Use in plugins: add a default waiver, extend ``ignore`` for an arena, tighten a
     severity.
@@ -95,6 +97,22 @@ def checks_actions(name: str | None) -> Iterable[Action]:
 
     Use in plugins: return an action whose ``gather`` builds the facts its rules read,
     ``plan`` lists what it would do and ``execute`` does it.
+    """
+
+
+@hookspec
+def checks_gates() -> Iterable[str]:
+    """Declare the names of the gates this plugin provides, so rules can bind to them.
+
+    :return: an iterable of names: the plugin's pre-commit hooks (the ``action`` its hook command
+        judges with, e.g. ``precommit-info``) and, when it can say so without importing them, its
+        actions. Every name a rule's ``actions=`` holds must be an action some plugin contributes
+        or a name some plugin declares here; anything else is a load error (exit 2) naming the
+        plugin, the rule, the name and the closest known one. Actions need not be declared (they
+        are then collected, importing every action module, to check the names).
+
+    Use in plugins: ``ModuleWiring(..., hooks=("precommit-mine",))`` declares the hooks and the
+    actions named in ``actions={...}``; bind it as ``checks_gates = wiring.checks_gates``.
     """
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from checks import jsonread
-from checks.errors import InputError
+from checks.errors import InputError, UsageError
 from checks.jsonread import JsonDoc
 from checks.jsonread import pointer as pointer  # re-exported: a plugin reads JSON through checks.io alone
 
@@ -334,13 +334,68 @@ def file_sha256(path: str | os.PathLike) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+#: where the kernel's pseudo-filesystems live: nothing of a run's is kept, read back or written there
+PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def pseudo_root(path: str | os.PathLike) -> str | None:
+    """The pseudo-filesystem root (``/proc``, ``/sys``, ``/dev``) ``path`` names or resolves into, else None.
+
+    Their entries are not files: ``/proc/self/fd/1`` is whatever the process writes to, ``/dev/full``
+    fails every write, and a directory there refuses new entries.
+    """
+    for where in (os.path.abspath(path), os.path.realpath(path)):  # as written, and as the links resolve
+        for root in PSEUDO_ROOTS:
+            if where == root or where.startswith(root + "/"):
+                return root
+    return None
+
+
 def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """This user's arena-checks cache: ``$CHECKS_CACHE_DIR``, else ``$XDG_CACHE_HOME/arena-checks``,
-    else ``~/.cache/arena-checks``."""
+    else ``~/.cache/arena-checks``.
+
+    :raises UsageError: (exit 2) when it cannot hold files, naming the variable it came from and why:
+        it lies in a pseudo-filesystem, it or a parent is not a directory, or it cannot be created.
+    """
     env = os.environ if environ is None else environ
     if env.get("CHECKS_CACHE_DIR"):
-        return Path(env["CHECKS_CACHE_DIR"])
-    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arena-checks"
+        path, source = Path(env["CHECKS_CACHE_DIR"]), "CHECKS_CACHE_DIR"
+    elif env.get("XDG_CACHE_HOME"):
+        path, source = Path(env["XDG_CACHE_HOME"]) / "arena-checks", "XDG_CACHE_HOME"
+    else:
+        path, source = Path.home() / ".cache" / "arena-checks", "HOME"
+    why = _unusable_dir(path)
+    if why:
+        raise UsageError(
+            f"{source}: the cache directory {path} {why}; set CHECKS_CACHE_DIR to a directory of your own "
+            "(e.g. ~/.cache/arena-checks)"
+        )
+    return path
+
+
+def _unusable_dir(path: Path) -> str:
+    """Why ``path`` cannot be (or become) a directory this user writes files in; empty when it can."""
+    root = pseudo_root(path)
+    if root:
+        return f"lies in the kernel's pseudo-filesystem {root}"
+    existing = path
+    while True:
+        try:
+            info = os.stat(existing)
+            break
+        except FileNotFoundError:
+            if existing.parent == existing:
+                return "has no existing parent"
+            existing = existing.parent
+        except OSError as exc:
+            return f"cannot be reached ({exc.strerror or exc})"
+    if not stat.S_ISDIR(info.st_mode):
+        what = "is" if existing == path else f"lies below {existing}, which is"
+        return f"{what} not a directory"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return "cannot be written by this user" if existing == path else f"cannot be created in {existing}"
+    return ""
 
 
 # --------------------------------------------------------------------------- atomic writes

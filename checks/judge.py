@@ -8,15 +8,15 @@ nothing else, so they load no part of a run they do not make) and ``checks.testi
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from checks import config as config_mod
-from checks import suppress
+from checks import config_changes, suppress
 from checks.config import Config, Waiver, effective
 from checks.context import RunContext
+from checks.globs import compile_glob
 from checks.errors import ChecksError, ConfigError, NoRulesSelected
 from checks.model import Action, Excuse, Finding, Outcome, Rule, Severity, Verdict
 from checks.plugins import Registry
@@ -32,7 +32,8 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
     """The rules that gate ``action`` under ``config``, with their effective severity.
 
     Required rules are always kept; ignoring one by its exact code, or lowering its
-    severity below ``error``, is a configuration error.
+    severity below ``error``, is a configuration error. So is a waiver of a required rule or a
+    publishing gate that names no one target or runs past a year.
     """
     layers = config.layers(action.arena)
     ignore = {code for layer in layers for code in layer.ignore}
@@ -44,14 +45,17 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
         if required:
             _check_required(rule, severity, ignore, config)
             chosen.append((rule, severity))
-        elif config_mod.is_selected(rule.code, layers):
+            continue
+        if rule.publishing:
+            _check_strict_waivers(rule, config, "a publishing gate")
+        if config_mod.is_selected(rule.code, layers):
             chosen.append((rule, severity))
     return chosen
 
 
 def _waiver_only(chosen) -> frozenset[str]:
-    """The chosen rules no inline comment may excuse (``Rule.inline`` False): only a waiver does."""
-    return frozenset(rule.code for rule, _ in chosen if not rule.inline)
+    """The chosen rules no inline comment may excuse (``Rule.inline`` False, or a publishing gate): only a waiver does."""
+    return frozenset(rule.code for rule, _ in chosen if not rule.inline or rule.publishing)
 
 
 def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
@@ -74,56 +78,54 @@ def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Co
             f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
             f"files and cannot be waived; fix what it reports instead"
         )
-    _check_required_waivers(rule, config)
+    _check_strict_waivers(rule, config, "a required rule")
 
 
-#: the longest a waiver of a required rule may run: it is renewed, with its reason read again, each year
+#: the longest a waiver of a required rule or a publishing gate may run: it is renewed, with its reason
+#: read again, each year
 MAX_REQUIRED_WAIVER_DAYS = 366
 
 
-def _check_required_waivers(rule: Rule, config: Config) -> None:
-    """A waiver of a required rule names what it excuses (no '*') and ends within a year: a gate
-    every run needs is never switched off for everything, or for good."""
+def _check_strict_waivers(rule: Rule, config: Config, kind: str) -> None:
+    """A waiver of a required rule or a publishing gate (``kind`` says which) names what it excuses (no glob)
+    and ends within a year: a gate every run needs, or one guarding what is published, is never switched
+    off for everything, or for good."""
     latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
     for i, waiver in enumerate(config.waivers):
         if waiver.rule != rule.code:
             continue
-        if waiver.target.strip() == "*":
+        if any(c in waiver.target for c in "*?["):
             raise ConfigError(
-                f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is a required rule; "
-                "its waiver must name the target it excuses (method@suite), not '*'"
+                f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is {kind}; "
+                f"its waiver must name the one target it excuses (method@suite), not a glob ({waiver.target!r})"
             )
         if waiver.expires > latest:
             raise ConfigError(
                 f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
-                f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of the required rule "
-                f"{rule.code} may run; set a date before {latest} and renew it then"
+                f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of {kind} "
+                f"({rule.code}) may run; set a date before {latest} and renew it then"
             )
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:
-    """The configuration after every plugin's ``checks_adjust_config``, each fed the previous result.
+    """The configuration after the plugins' ``checks_adjust_config``: one call through ``pm.hook``, as pluggy
+    makes it (every implementation, ``wrapper=True`` ones included, handed ``config``), its results applied
+    in call order as the changes each makes to ``config`` (:mod:`checks.config_changes`)."""
+    adjusted = config
+    for result in registry.pm.hook.checks_adjust_config(config=config):
+        if not isinstance(result, Config):
+            raise ChecksError(
+                f"{_implementers(registry, 'checks_adjust_config')}: checks_adjust_config must return a Config "
+                f"or None (got {type(result).__name__})"
+            )
+        adjusted = config_changes.apply(adjusted, config, result)
+    return adjusted
 
-    pluggy hands every implementation of one call the same arguments, so the chain the hook
-    promises is one call per plugin, in pluggy's call order (the plugin registered last first;
-    ``tryfirst``/``trylast`` honoured), each through ``pm.hook`` (a caller holding that plugin's
-    implementation and every ``wrapper=True`` one): wrappers wrap each step, and pluggy's
-    tracing and ``add_hookcall_monitoring`` see every call.
-    """
-    pm = registry.pm
-    impls = pm.hook.checks_adjust_config.get_hookimpls()
-    wrappers = {id(impl.plugin) for impl in impls if impl.wrapper or impl.hookwrapper}
-    for impl in reversed([i for i in impls if id(i.plugin) not in wrappers]):
-        others = [p for p in pm.get_plugins() if p is not impl.plugin and id(p) not in wrappers]
-        step = pm.subset_hook_caller("checks_adjust_config", remove_plugins=others)
-        for result in step(config=config):
-            if not isinstance(result, Config):
-                raise ChecksError(
-                    f"plugin {impl.plugin_name!r}: checks_adjust_config must return a Config or None "
-                    f"(got {type(result).__name__})"
-                )
-            config = result
-    return config
+
+def _implementers(registry: Registry, hook: str) -> str:
+    """The plugins implementing ``hook``, for a message about a result no single one is known to have given."""
+    names = sorted({impl.plugin_name for impl in getattr(registry.pm.hook, hook).get_hookimpls()})
+    return f"plugin {names[0]!r}" if len(names) == 1 else f"one of plugins {', '.join(map(repr, names))}"
 
 
 def gate_rules(registry: Registry, action: Action, config: Config) -> list[tuple[Rule, Severity]]:
@@ -171,7 +173,7 @@ def _findings(result: Iterable[Finding | str] | None) -> tuple[Finding, ...]:
 
 
 def _matching(waivers: Iterable[Waiver], code: str, target: str) -> list[Waiver]:
-    return [w for w in waivers if w.rule == code and fnmatch.fnmatchcase(target, w.target)]
+    return [w for w in waivers if w.rule == code and compile_glob(w.target, segments=False).fullmatch(target)]
 
 
 def evaluate(
@@ -259,9 +261,9 @@ def _report_waivers(
 def _names_seen(pattern: str, target: str) -> bool:
     """Whether a waiver's target ``pattern`` names ``target``, or a place inside it (``FILE#/key/path``: a value
     of a file the run read, as findings of a JSON file name it)."""
-    return fnmatch.fnmatchcase(target, pattern) or (
-        "#" in pattern and fnmatch.fnmatchcase(target, pattern.split("#")[0])
-    )
+    if compile_glob(pattern, segments=False).fullmatch(target):
+        return True
+    return "#" in pattern and compile_glob(pattern.split("#")[0], segments=False).fullmatch(target)
 
 
 def _is_required(rule: Rule, config: Config) -> bool:

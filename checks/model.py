@@ -110,6 +110,9 @@ class Rule:
     waivable: bool = True
     #: False for gates an inline comment may not silence (a waiver with an owner and an expiry still can)
     inline: bool = True
+    #: a gate of what gets published: never silenced inline, and its waivers name their target (no ``*``)
+    #: and end within a year, as a required rule's do
+    publishing: bool = False
     why: str = ""
     example_fail: str = ""
     example_pass: str = ""
@@ -123,6 +126,11 @@ class Rule:
                 " Required: cannot be ignored, only waived."
                 if self.waivable
                 else " Required: cannot be ignored or waived."
+            )
+        if self.publishing:
+            return (
+                " Only waived, never suppressed inline. A publishing gate: its waiver names one target "
+                "and ends within 366 days."
             )
         return "" if self.inline else " Only waived, never suppressed inline."
 
@@ -155,6 +163,7 @@ def rule(
     required: bool = False,
     waivable: bool = True,
     inline: bool = True,
+    publishing: bool = False,
     why: str = "",
     example_fail: str = "",
     example_pass: str = "",
@@ -180,6 +189,7 @@ def rule(
             required=required,
             waivable=waivable,
             inline=inline,
+            publishing=publishing,
             why=why,
             example_fail=example_fail,
             example_pass=example_pass,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -18,7 +18,7 @@ import attrs
 import click
 import pluggy
 
-from checks import __version__, hookspecs
+from checks import __version__, gates, hookcalls, hookspecs, trust
 from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, PluginLoadError, UsageError
 from checks.model import Action, Rule
@@ -41,16 +41,18 @@ hookimpl = pluggy.HookimplMarker("checks")
 class ChecksPluginManager(pluggy.PluginManager):
     """A pluggy manager for ``checks_`` hooks whose implementations name their plugin when they fail.
 
-    Hooks are called through ``pm.hook`` as in any pluggy application. At registration each
-    implementation's function is wrapped (:func:`_attributed`) so that an exception ends as
-    one :class:`~checks.errors.PluginError` naming the plugin and the hook (pluggy itself
-    reports only the exception), and so that the rules and actions a plugin returns come
-    back stamped with that plugin's name.
+    Hooks are called through ``pm.hook`` as in any pluggy application, and implementations stay as
+    registered: a hook-call monitor (:func:`checks.hookcalls.watch`) turns an exception into one
+    :class:`~checks.errors.PluginError` naming the plugin and the hook (pluggy itself reports only
+    the exception), and the registry asks the registration hooks one plugin at a time
+    (:func:`checks.hookcalls.by_plugin`) so that the rules and actions a plugin returns are
+    stamped with that plugin's name.
     """
 
     def __init__(self) -> None:
         super().__init__("checks")
         self.add_hookspecs(hookspecs)
+        hookcalls.watch(self)
 
     def parse_hookimpl_opts(self, plugin: Any, name: str):  # type: ignore[override]
         opts = super().parse_hookimpl_opts(plugin, name)
@@ -69,30 +71,13 @@ class ChecksPluginManager(pluggy.PluginManager):
             raise PluginError(f"plugin {name!r}: {exc}") from None
         except pluggy.PluginValidationError as exc:
             raise PluginLoadError(_signature_error(name, str(exc))) from None
-        for caller in self.get_hookcallers(plugin) or ():
-            for impl in caller.get_hookimpls():
-                if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
-                    # pluggy re-raises a failing implementation's exception without its plugin, and a wrapper
-                    # around the call cannot tell which implementation raised: so each is wrapped here
-                    impl.function = _attributed(impl.function, impl.plugin_name, caller.name)
         return registered
 
 
-def _attributed(function: Any, plugin_name: str, hook: str) -> Any:
-    """``function`` raising :class:`PluginError` naming ``plugin_name``; registration results stamped."""
-    stamp = _STAMPS.get(hook)
-
-    @functools.wraps(function)
-    def call(*args: Any) -> Any:
-        try:
-            result = function(*args)
-        except PluginLoadError as exc:  # a declaration mistake found while the hook imported the plugin's modules
-            raise PluginLoadError(f"plugin {plugin_name!r}, hook {hook}: {exc}") from None
-        except Exception as exc:
-            raise PluginError(f"plugin {plugin_name!r} raised in hook {hook}: {type(exc).__name__}: {exc}") from exc
-        return result if stamp is None or result is None else stamp(result, plugin_name)
-
-    return call
+def _stamped(pm: pluggy.PluginManager, hook: str, **kwargs: Any) -> list[Any]:
+    """What each plugin returns from the registration ``hook``, stamped with its name, in registration order."""
+    stamp = _STAMPS[hook]
+    return [stamp(result, name) for name, result in reversed(list(hookcalls.by_plugin(pm, hook, **kwargs)))]
 
 
 def _stamp(kind: type, hook: str) -> Any:
@@ -167,9 +152,31 @@ class Registry:
 
     @property
     def rules(self) -> dict[str, Rule]:
+        """Every rule, each bound only to gates something registers (:mod:`checks.gates`)."""
         if self._rules is None:
-            self._rules = _collect_rules(self.pm)
+            rules = _collect_rules(self.pm)
+            gates.check_bindings(rules, (self._declared_gates, lambda: self.actions, self._unloaded_gates))
+            self._rules = rules
         return self._rules
+
+    def _declared_gates(self) -> set[str]:
+        return {name for result in self.pm.hook.checks_gates() for name in result}
+
+    def _unloaded_gates(self) -> set[str]:
+        """The gates the entry points left unloaded (blocked, or not autoloaded) would register; asked only
+        on the way to an error."""
+        names: set[str] = set()
+        for ep in entry_points(ENTRY_POINT_GROUP):
+            if self.pm.has_plugin(ep.name) and not self.pm.is_blocked(ep.name):
+                continue
+            try:
+                scratch = ChecksPluginManager()
+                scratch.register(ep.load(), name=ep.name)
+                names.update(name for result in scratch.hook.checks_gates() for name in result)
+                names.update(a.name for result in scratch.hook.checks_actions(name=None) for a in result or ())
+            except Exception:  # a plugin that cannot even be asked registers nothing we can name
+                continue
+        return names
 
     @property
     def actions(self) -> dict[str, Action]:
@@ -191,7 +198,7 @@ class Registry:
     def config_sections(self) -> dict[str, type]:
         if self._sections is None:
             sections: dict[str, type] = {}
-            for result in reversed(self.pm.hook.checks_config_sections()):  # in registration order
+            for result in _stamped(self.pm, "checks_config_sections"):
                 for arena, cls in result.items():
                     if arena in sections:
                         raise PluginError(
@@ -239,9 +246,10 @@ def _check_namespace(rule: Rule) -> None:
         return
     prefixes = (f"{family.lower()}-", f"{_plugin_word(rule.plugin)}-")
     if not rule.name.startswith(prefixes):
+        named = f" or {prefixes[1]!r} (its plugin's name)" if prefixes[1] != prefixes[0] else ""
         raise PluginLoadError(
             f"{where}: rule name {rule.name!r} must carry the plugin's prefix, {prefixes[0]!r} "
-            f"(its code's letters) or {prefixes[1]!r}: did you mean {prefixes[0] + rule.name!r}?"
+            f"(its code's letters){named}: did you mean {prefixes[0] + rule.name!r}?"
         )
 
 
@@ -254,7 +262,7 @@ def _plugin_word(plugin: str) -> str:
 def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
-    for result in reversed(pm.hook.checks_rules()):  # pluggy answers last-registered first
+    for result in _stamped(pm, "checks_rules"):
         for item in result:
             _check_namespace(item)
             if item.code in rules:
@@ -275,7 +283,7 @@ def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
 
 def _collect_actions(pm: pluggy.PluginManager, name: str | None) -> dict[str, Action]:
     actions: dict[str, Action] = {}
-    for result in reversed(pm.hook.checks_actions(name=name)):
+    for result in _stamped(pm, "checks_actions", name=name):
         for item in result:
             if item.name in actions:
                 raise PluginLoadError(
@@ -442,6 +450,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
             raise UsageError(
                 f"{what}: no such file {path} (paths are relative to the configuration's directory {base})"
             )
+        trust.check(path, "local plugin")
         module_name = f"checks_local_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}_{path.stem}"
         if module_name in sys.modules:
             return sys.modules[module_name]
@@ -454,6 +463,9 @@ def _load_local(entry: str, base: str) -> ModuleType:
             del sys.modules[module_name]
             raise PluginError(f"{what}: importing {path} raised {type(exc).__name__}: {exc}") from exc
         return module
+    spec = importlib.machinery.PathFinder.find_spec(entry.partition(".")[0], [base])  # found, not imported
+    if spec is not None and spec.origin:
+        trust.check(spec.origin, "local plugin")
     if base not in sys.path:
         sys.path.insert(0, base)
     return _import(entry, what)

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from checks import signing
-from checks.config import Config
+from checks.config import DEFAULT_DECISION_LOG, Config
 from checks.context import RunContext
 from checks.errors import ConfigError
 from checks.model import Action, Verdict
@@ -28,6 +28,63 @@ SCHEMA_VERSION = 1
 def log_path(config: Config, cwd: str | os.PathLike) -> Path:
     path = Path(config.decision_log)
     return path if path.is_absolute() else Path(cwd) / path
+
+
+#: the suffix every decision log has: a log is JSON lines, and no dotfile or script is one
+LOG_SUFFIX = ".jsonl"
+
+
+def user_state_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """This user's state directory for arena-checks: ``$XDG_STATE_HOME/arena-checks``, else
+    ``~/.local/state/arena-checks`` (where a decision log kept outside every checkout belongs)."""
+    env = os.environ if environ is None else environ
+    return Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "arena-checks"
+
+
+def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """This user's configuration directory for arena-checks: ``$XDG_CONFIG_HOME/arena-checks``, else
+    ``~/.config/arena-checks``; a configuration file there (given with ``--config``) is the user's own."""
+    env = os.environ if environ is None else environ
+    return Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "arena-checks"
+
+
+def check_place(config: Config, path: Path, cwd: str | os.PathLike) -> None:
+    """Refuse, before anything runs, a decision log a repository could aim at the user's files.
+
+    The log must end in ``.jsonl`` and, links followed, lie inside the project (the configuration's
+    directory, else the working directory). Set by ``--decision-log`` or by a configuration file in the
+    user's own configuration directory, it may also lie in the user's state directory
+    (:func:`user_state_dir`). A checkout's rules.toml is anyone's text: ``decision_log = "~/.bashrc"``
+    would make every run append to a file the user's shell runs. The default log is the working
+    directory's, wherever that is.
+
+    :raises ConfigError: (exit 2) naming the key or option, the path and the fix.
+    """
+    own = config.decision_log_from or (config.path if config.path and _users_own(config.path) else "")
+    key = config.decision_log_from or f"{config.path or '<defaults>'}: {config.key('decision_log')}"
+    if path.suffix != LOG_SUFFIX:
+        raise ConfigError(
+            f"{key}: the decision log {path} must be a {LOG_SUFFIX} file; set it to a path such as "
+            f".checks/decisions.jsonl"
+        )
+    if config.decision_log == DEFAULT_DECISION_LOG and not config.decision_log_from:
+        return
+    project = config.root if config.path else Path(cwd).resolve()
+    allowed = [project, user_state_dir().resolve()] if own else [project]
+    real = path.resolve()
+    if not any(real.is_relative_to(place) for place in allowed):
+        where = " or ".join(str(place) for place in allowed)
+        raise ConfigError(
+            f"{key}: the decision log {path} lies outside {where}"
+            + (f" (it resolves to {real})" if real != path.absolute() else "")
+            + "; a repository's configuration keeps its log inside the project: set decision_log to a path "
+            "inside it (e.g. .checks/decisions.jsonl), or pass --decision-log with a path in your state directory"
+        )
+
+
+def _users_own(path: str) -> bool:
+    """Whether the configuration file ``path`` lies in this user's configuration directory."""
+    return Path(path).resolve().is_relative_to(user_config_dir().resolve())
 
 
 def build(

@@ -8,12 +8,13 @@ the click context, so a domain's ``checks precommit`` command needs no parameter
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
 import click
 
-from checks import output
+from checks import io, output
 from checks.errors import UsageError
 from checks.redact import redact
 
@@ -48,11 +49,59 @@ def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 def _files(ctx: click.Context, param: click.Parameter, value):
     """The ``--output-file`` specs, each refused before anything runs when its directory cannot take it:
     a report that fails to be written after the action ran would say one exit code and end with another."""
-    specs = [output.parse_output_file(spec) for spec in value]
+    specs = [(fmt, _target(path)) for fmt, path in map(output.parse_output_file, value)]
     for _fmt, path in specs:
         _writable(path)
     ctx.meta.setdefault(_KEY, {})["files"] = specs
     return specs
+
+
+#: what ``stat`` calls each kind of file an ``--output-file`` is never written over
+_KINDS = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
+
+
+#: how many links an ``--output-file`` is followed through (the kernel's own limit)
+MAX_HOPS = 40
+
+
+def _hops(path: Path) -> list[str]:
+    """``path`` and each link it passes through to its target, as written (``/proc/self/fd/1`` is a hop
+    even when it resolves to a regular file: the file behind a descriptor is not the report's to replace)."""
+    hops = [os.path.abspath(path)]
+    while len(hops) <= MAX_HOPS and os.path.islink(hops[-1]):
+        hops.append(os.path.normpath(os.path.join(os.path.dirname(hops[-1]), os.readlink(hops[-1]))))
+    return hops
+
+
+def _target(path: Path) -> Path:
+    """The file an ``--output-file`` really writes: a symbolic link's final target (written through, so the
+    link stays a link), refused when it is not a regular file or lies in a pseudo-filesystem.
+
+    The write replaces its file atomically (a temporary sibling renamed over it); renamed over a link,
+    a device or ``/proc/self/fd/1`` it would replace that entry itself, and as root ``json=/dev/stdout``
+    would replace the machine's ``/dev/stdout``.
+    """
+    real = Path(os.path.realpath(path))
+    shown = str(path) if real == path.absolute() else f"{path} (a link to {real})"
+    root = next(filter(None, map(io.pseudo_root, _hops(path))), None)
+    if root:
+        raise UsageError(
+            f"--output-file {shown}: it lies in the kernel's pseudo-filesystem {root}, whose entries are not "
+            "files; name a regular file (print to stdout with --format instead)"
+        )
+    try:
+        kind = _KINDS.get(stat.S_IFMT(os.stat(real).st_mode))
+    except OSError:  # missing (created when written) or unreachable (refused by _writable)
+        kind = None
+    if kind:
+        raise UsageError(f"--output-file {shown}: it is {kind}, not a regular file; name a regular file")
+    return real
 
 
 def params() -> list[click.Option]:
@@ -131,6 +180,7 @@ def emit(report: output.Report) -> None:
         click.echo(redact(output.render(fmt, report)), nl=False)
     for file_format, path in chosen.get("files", ()):
         try:
+            _target(path)  # again: the entry may have been replaced while the action ran
             output.write_files(report, [(file_format, path)], quiet=quiet, redact=redact)
         except OSError as exc:
             raise UsageError(f"--output-file {path}: cannot write it: {exc.strerror or exc}") from None

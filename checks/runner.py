@@ -79,19 +79,19 @@ def run(
         known = ", ".join(registry.actions) or "none"
         raise ChecksError(f"unknown action {action_name!r} (known: {known})")
     extras.require(f"checks run {action_name}", action.requires)
-    config = adjust_config(registry, config)
-    chosen = gate_rules(registry, action, config)
-    ctx = RunContext(
-        action=action_name,
-        options=_options_of(action, options),
-        config=config,
-        settings=config.arena(action.arena).settings,
+    chosen, ctx = _gate(
+        registry,
+        action,
+        config,
+        options,
         dry_run=dry_run,
         today=today or dt.date.today(),
         command_line=tuple(command_line),
     )
+    config = ctx.config
     log = records.log_path(config, cwd)
     records.check_target(log)  # a FIFO or a device would hang or flood the run at its end; a bad key, fail it
+    records.check_place(config, log, cwd)  # a repository's rules.toml may not aim the log at ~/.bashrc
     started = dt.datetime.now(dt.timezone.utc)
     ctx.facts = action.gather(ctx)
     ctx.target = action.target(ctx)
@@ -99,16 +99,7 @@ def run(
     verdicts = evaluate(chosen, ctx, registry.rules)
     ctx.verdicts = verdicts
     outcome, code, plan, summary, error = _decide(action, ctx, verdicts)
-    record = records.build(
-        ctx=ctx,
-        action=action,
-        verdicts=verdicts,
-        outcome=outcome,
-        started=started,
-        finished=dt.datetime.now(dt.timezone.utc),
-        versions=registry.distributions(),
-        error=error,
-    )
+    record = _record(registry, action, ctx, verdicts, outcome, started, error=error)
     note = _append(log, record, outcome)
     if note:  # the audit trail failed: say so, and never report a clean run
         error = f"{error}\n{note}" if error else note
@@ -190,20 +181,33 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
     action = registry.action(action_name)
     if action is None:
         raise ChecksError(f"the {action_name} action is not loaded, so no rule was evaluated")
-    config = adjust_config(registry, app.config())
-    chosen = gate_rules(registry, action, config)
-    ctx = RunContext(
-        action=action_name,
-        options=_options_of(action, options),
-        config=config,
-        settings=config.arena(action.arena).settings,
-        facts=facts,
-    )
+    chosen, ctx = _gate(registry, action, app.config(), options, facts=facts)
     started = dt.datetime.now(dt.timezone.utc)
     ctx.target = action.target(ctx)
     verdicts = evaluate(chosen, ctx, registry.rules)
     outcome = "preview: would block" if any(v.blocks for v in verdicts) else "preview: would pass"
-    record = records.build(
+    record = _record(registry, action, ctx, verdicts, outcome, started)
+    return Preview(tuple(verdicts), record, registry.rules, ctx)
+
+
+def _gate(registry: Registry, action: Action, config: Config, options: Any, **fields: Any):
+    """The rules selected for ``action`` and the run's context, under the plugins' adjusted configuration
+    (one way for runs and previews, so a preview judges as the run would)."""
+    config = adjust_config(registry, config)
+    chosen = gate_rules(registry, action, config)
+    ctx = RunContext(
+        action=action.name,
+        options=_options_of(action, options),
+        config=config,
+        settings=config.arena(action.arena).settings,
+        **fields,
+    )
+    return chosen, ctx
+
+
+def _record(registry: Registry, action: Action, ctx: RunContext, verdicts, outcome: str, started, error=None) -> dict:
+    """The decision record of a run or a preview, finished now (one shape for both, so a report reads either)."""
+    return records.build(
         ctx=ctx,
         action=action,
         verdicts=verdicts,
@@ -211,5 +215,5 @@ def preview(action_name: str, facts: Any, options: Any) -> Preview:
         started=started,
         finished=dt.datetime.now(dt.timezone.utc),
         versions=registry.distributions(),
+        error=error,
     )
-    return Preview(tuple(verdicts), record, registry.rules, ctx)

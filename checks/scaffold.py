@@ -83,8 +83,10 @@ wiring = ModuleWiring(
     "$package",
     rules=("rules",),
     precommit={"$name": ("results:hook", "Check $name result files (read-only).")},
+    hooks=("precommit-$name",),
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
+checks_gates = wiring.checks_gates
 ''',
     "$package/results.py": '''\
 """$name's result files, declared once: MODEL/TASK.json holding {"task": ..., "score": ...}."""

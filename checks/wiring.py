@@ -30,7 +30,9 @@ class ModuleWiring:
     ``precommit`` declares the plugin's ``checks precommit`` commands by name, as a
     :class:`~checks.LazyGroup` declares its commands, the module relative to the package,
     ``precommit={"lint": ("hooks.lint:lint_command", "Lint FILES.")}``: ``checks precommit lint``
-    imports that module and no other hook's, of this plugin or another.
+    imports that module and no other hook's, of this plugin or another. ``hooks`` names the gates
+    those commands judge with (``hooks=("precommit-lint",)``), so rules may bind to them; bind
+    ``checks_gates = wiring.checks_gates`` in the plugin module to declare them.
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class ModuleWiring:
         actions: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
         commands: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
         precommit: Mapping[str, tuple[str, str]] | None = None,
+        hooks: tuple[str, ...] = (),
     ):
         self.package = package
         self.rule_modules = rules
@@ -52,6 +55,8 @@ class ModuleWiring:
         self.precommit = {
             name: (f"{package}.{target}", short_help) for name, (target, short_help) in (precommit or {}).items()
         }
+        #: the gate names the pre-commit hooks judge with (``precommit-info``), which rules bind to like actions
+        self.gate_hooks = tuple(hooks)
 
     def _modules(self, names: tuple[str, ...]) -> list[ModuleType]:
         return [importlib.import_module(f"{self.package}.{name}") for name in names]
@@ -72,6 +77,12 @@ class ModuleWiring:
             from checks import filecheck  # noqa: PLC0415 - start-up: every command (`checks rules` too) loads this module, and filecheck loads the judge; only `checks precommit` needs it
 
             filecheck.command_group(cli, self.precommit)
+
+    @hookimpl
+    def checks_gates(self):
+        """The hooks' gate names and the actions ``actions={...}`` names, importing no module."""
+        declared = (name for names in self.action_modules.values() if names is not None for name in names)
+        return (*self.gate_hooks, *declared)
 
     def hooks(self):
         """The three hook implementations, to bind as module-level names of the plugin module."""

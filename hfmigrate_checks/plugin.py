@@ -12,6 +12,7 @@ wiring = ModuleWiring(
     rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
     actions={"drafts.action": ("draft",)},
     commands={"cli": ("hf",)},
+    hooks=("precommit-eval-results",),
     precommit={
         "eval-results": (
             "drafts.precommit:eval_results_command",
@@ -20,3 +21,4 @@ wiring = ModuleWiring(
     },
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
+checks_gates = wiring.checks_gates

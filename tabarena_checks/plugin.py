@@ -17,6 +17,7 @@ wiring = ModuleWiring(
         "publish.process": ("process",),
     },
     commands={"cli": ("tabarena",), "report.inspect_cli": ("inspect",)},
+    hooks=("precommit-info",),
     precommit={
         "info-py": (
             "metadata.precommit:info_py_command",
@@ -25,6 +26,7 @@ wiring = ModuleWiring(
     },
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
+checks_gates = wiring.checks_gates
 
 
 @hookimpl

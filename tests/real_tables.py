@@ -12,6 +12,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+SAMPLED = (
+    "For benchmarks requiring sampling, we use a temperature of 0.7 and draw 32 responses per query to estimate pass@1."
+)
+LIBRISPEECH = "Librispeech dev-clean | dev other | test-clean | test-other"
 TEMPERATURE = "Benchmarks with fewer than 1000 samples are tested multiple times at varying temperature settings."
 
 
@@ -24,6 +28,8 @@ class Case(NamedTuple):
     #: (model, task) -> (value as printed, status, variant)
     cells: dict
     fmt: str = "markdown"
+    #: (model, task) -> text its qualifiers must hold (an uncertainty, a collapsed section's summary)
+    kept: dict = {}
 
 
 CASES = [
@@ -442,6 +448,291 @@ tested multiple times at varying temperature settings.
             ("Kite V3", "DROP (3-shot F1)"): ("**91.6**", "ok", "3-shot F1; " + TEMPERATURE),
             ("Kite V2.5-0905", "SWE Verified (Resolved)"): ("-", "needs_review", TEMPERATURE),
             ("Sonnet-1022", "MMLU (EM)"): ("**88.3**", "ok", TEMPERATURE),
+        },
+    ),
+    # tatsu-lab/alpaca_eval: src/alpaca_eval/leaderboards/data_AlpacaEval_2/
+    # weighted_alpaca_eval_gpt4_turbo_leaderboard.csv. Each score has its standard error in the next
+    # column ("standard_error" after "win_rate", "lc_standard_error" after "length_controlled_winrate"),
+    # some standard errors are empty, and counts, a mode and a length sit between them. (The real
+    # file's first header cell, the model names' column, is empty: a pandas index.)
+    Case(
+        "alpaca-eval-csv",
+        "tatsu-lab/alpaca_eval: src/alpaca_eval/leaderboards/data_AlpacaEval_2/*_leaderboard.csv",
+        """name,win_rate,standard_error,n_wins,n_total,mode,avg_length,length_controlled_winrate,lc_standard_error
+Heron-MoA-v1,74.1234,1.2871,610,805,community,1994,77.0123,0.4311
+Lark-9b-it-DPO,61.9876,1.4022,520,805,community,2016,66.5432,0.6605
+Kestrel-turbo,45.5,1.47,370,805,minimal,1802,55.0153,
+ref_baseline,50.0,0.0,0,805,minimal,2049,50.0,
+""",
+        {"ignore_columns": ["n_wins", "n_total", "mode", "avg_length"]},
+        {
+            ("Heron-MoA-v1", "win_rate"): ("74.1234", "ok", ""),
+            ("Lark-9b-it-DPO", "length_controlled_winrate"): ("66.5432", "ok", ""),
+            ("Kestrel-turbo", "length_controlled_winrate"): ("55.0153", "ok", ""),
+            ("ref_baseline", "win_rate"): ("50.0", "ok", ""),
+        },
+        fmt="csv",
+        kept={
+            ("Heron-MoA-v1", "win_rate"): "uncertainty in column 'standard_error': ± 1.2871",
+            ("Lark-9b-it-DPO", "length_controlled_winrate"): "uncertainty in column 'lc_standard_error': ± 0.6605",
+            ("Kestrel-turbo", "length_controlled_winrate"): "mode: minimal",
+            ("ref_baseline", "win_rate"): "uncertainty in column 'standard_error': ± 0.0",
+        },
+    ),
+    # deepseek-ai/DeepSeek-R1: README.md, "4. Evaluation Results / DeepSeek-R1-Evaluation". The paragraph
+    # that says how every score was sampled sits directly above the table, before a centring <div> and
+    # blank lines; the first columns are a category and the benchmark with its metric in parentheses.
+    Case(
+        "deepseek-r1-eval",
+        "deepseek-ai/DeepSeek-R1: README.md",
+        """## 4. Evaluation Results
+
+### R1 Evaluation
+ For all our models, the output is limited to 16K. For benchmarks requiring sampling, we use a \
+temperature of 0.7 and draw 32 responses per query to estimate pass@1.
+<div align="center">
+
+
+| Category | Benchmark (Metric) | Osprey-1022 | Finch 0513 | Wren R1 |
+|----------|-------------------|----------------------|------------|--------------|
+| | Architecture | - | - | MoE |
+| English | MMLU (Pass@1) | 86.1 | 85.0 | **90.2** |
+| | DROP (3-shot F1) | 87.3 | 82.4 | **91.0** |
+| Code | Codeforces (Rating) | 701 | 748 | **1999** |
+
+</div>
+
+
+### Distilled Model Evaluation
+""",
+        {
+            "heading": "R1 Evaluation",
+            "models_as_columns": True,
+            "task_column": "Benchmark (Metric)",
+            "ignore_columns": ["Category"],
+        },
+        {
+            ("Wren R1", "MMLU (Pass@1)"): ("**90.2**", "ok", "Pass@1; " + SAMPLED),
+            ("Finch 0513", "DROP (3-shot F1)"): ("82.4", "ok", "3-shot F1; " + SAMPLED),
+            ("Osprey-1022", "Codeforces (Rating)"): ("701", "ok", SAMPLED),
+            ("Osprey-1022", "Architecture"): ("-", "needs_review", SAMPLED),
+        },
+    ),
+    # QwenLM/Qwen3-Omni: README.md, "Performance", <details><summary>AudioVisual -> Text</summary>. Two
+    # HTML tables in one collapsed section (the Instruct and the Thinking models), and malformed bold:
+    # a cell closes a <b> it never opened ("75.8</b>"), the next opens one it never closes ("<b>76.2").
+    Case(
+        "qwen3-omni-audiovisual",
+        "QwenLM/Qwen3-Omni: README.md",
+        """### Performance
+
+<details>
+<summary>AudioVisual -> Text</summary>
+
+<table>
+  <thead>
+    <tr>
+      <th>Datasets</th>
+      <th>Previous Open-source SoTA</th>
+      <th>Tern-Flash</th>
+      <th>Auk-30B-Instruct</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <td>WorldSense</td>
+      <td>46.2</td>
+      <td>51.3</td>
+      <td><strong>53.9</strong></td>
+    </tr>
+  </tbody>
+</table>
+
+<table>
+  <thead>
+    <tr>
+      <th>Datasets</th>
+      <th>Previous Open-source SoTA</th>
+      <th>Tern-Flash-Thinking</th>
+      <th>Auk-30B-Thinking</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <td>DailyOmni</td>
+      <td>68.1</td>
+      <td>73.5</td>
+      <td>74.9</b></td>
+    </tr>
+    <tr>
+      <td>VideoHolmes</td>
+      <td>54.2</td>
+      <td>48.8</td>
+      <td><b>56.1</td>
+    </tr>
+  </tbody>
+</table>
+
+</details>
+""",
+        {"heading": "Performance", "table": 2, "models_as_columns": True},
+        {
+            ("Auk-30B-Thinking", "DailyOmni"): ("74.9", "ok", ""),
+            ("Auk-30B-Thinking", "VideoHolmes"): ("**56.1**", "ok", ""),
+            ("Previous Open-source SoTA", "DailyOmni"): ("68.1", "ok", ""),
+            ("Tern-Flash-Thinking", "VideoHolmes"): ("48.8", "ok", ""),
+        },
+        kept={("Auk-30B-Thinking", "DailyOmni"): "[collapsed section] AudioVisual -> Text"},
+    ),
+    # QwenLM/Qwen3-Omni: README.md, <details><summary>Vision -> Text</summary>, the Thinking models. The
+    # category rows are one cell spread over the row, bold only through a style attribute (so GitHub,
+    # which drops styles, prints them plain); "–" (an en dash) where a model has no score.
+    Case(
+        "qwen3-omni-vision",
+        "QwenLM/Qwen3-Omni: README.md",
+        """<details>
+<summary>Vision -> Text</summary>
+
+<table style="width:100%; border-collapse: collapse;">
+  <thead>
+    <tr style="border-bottom: 1px solid black;">
+      <th align="left" style="padding: 6px;">Datasets</th>
+      <th align="center" style="padding: 6px;">Tern-flash-thinking</th>
+      <th align="center" style="padding: 6px;">Auk-30B-Thinking</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr style="border-top: 2px solid black;">
+      <td colspan="3" align="center" style="padding: 6px 0; font-weight: bold;">Math & STEM</td>
+    </tr>
+    <tr>
+      <td style="padding: 6px;">MMMU_val</td>
+      <td align="center" style="padding: 6px;">76.1</td>
+      <td align="center" style="padding: 6px;"><b>77.0</b></td>
+    </tr>
+    <tr>
+      <td style="padding: 6px;">MMMU_pro</td>
+      <td align="center" style="padding: 6px;"><b>64.9</b></td>
+      <td align="center" style="padding: 6px;">–</td>
+    </tr>
+  </tbody>
+</table>
+
+</details>
+""",
+        {"models_as_columns": True},
+        {
+            ("Auk-30B-Thinking", "MMMU_val"): ("**77.0**", "ok", ""),
+            ("Tern-flash-thinking", "MMMU_pro"): ("**64.9**", "ok", ""),
+            ("Auk-30B-Thinking", "MMMU_pro"): ("–", "needs_review", ""),
+        },
+        kept={("Tern-flash-thinking", "MMMU_val"): "[collapsed section] Vision -> Text"},
+    ),
+    # QwenLM/Qwen2.5-Omni: README.md, <details><summary>Audio -> Text</summary>. A long table (dataset,
+    # model, performance) whose dataset cell spans its models' rows, a full-width plain row naming the
+    # task family ("ASR"), and several splits' scores joined by "|" in one cell.
+    Case(
+        "qwen25-omni-audio",
+        "QwenLM/Qwen2.5-Omni: README.md",
+        """<details>
+<summary>Audio -> Text</summary>
+
+<table class="tg"><thead>
+  <tr>
+    <th class="tg-0lax">Datasets</th>
+    <th class="tg-0lax">Model</th>
+    <th class="tg-0lax">Performance</th>
+  </tr></thead>
+<tbody>
+  <tr>
+    <td class="tg-9j4x" colspan="3">ASR</td>
+  </tr>
+  <tr>
+    <td class="tg-0lax" rowspan="3">Librispeech<br>dev-clean | dev other | test-clean | test-other</td>
+    <td class="tg-0lax">SALMON-X</td>
+    <td class="tg-0lax">-|-|2.3|5.0</td>
+  </tr>
+  <tr>
+    <td class="tg-0lax">Whisp-L3</td>
+    <td class="tg-0lax">-|-|1.9|3.7</td>
+  </tr>
+  <tr>
+    <td class="tg-0lax">Omni-7B</td>
+    <td class="tg-0lax">1.7|3.6|1.9|3.5</td>
+  </tr>
+  <tr>
+    <td class="tg-9j4x" colspan="3">SER</td>
+  </tr>
+  <tr>
+    <td class="tg-0lax" rowspan="2">Meld</td>
+    <td class="tg-0lax">WavLM-L</td>
+    <td class="tg-0lax">0.531</td>
+  </tr>
+  <tr>
+    <td class="tg-0lax">Omni-7B</td>
+    <td class="tg-0lax"><strong>0.566</strong></td>
+  </tr>
+</tbody></table>
+</details>
+""",
+        {"model_column": "Model", "task_column": "Datasets", "value_column": "Performance"},
+        {
+            ("Omni-7B", "Meld"): ("**0.566**", "ok", ""),
+            ("WavLM-L", "Meld"): ("0.531", "ok", ""),
+            ("Whisp-L3", LIBRISPEECH): ("-|-|1.9|3.7", "needs_review", ""),
+            ("Omni-7B", LIBRISPEECH): ("1.7|3.6|1.9|3.5", "needs_review", ""),
+        },
+        kept={("WavLM-L", "Meld"): "[collapsed section] Audio -> Text"},
+    ),
+    # ScandEval/scandeval.github.io: english-nlu.md. An HTML leaderboard whose header names sit in tooltip
+    # <span>s, every cell followed by an HTML comment, two metrics with their spread in one cell
+    # ("91.88 ± 0.70 / 91.67 ± 0.56"), run details in a label ("(few-shot, val)") and version columns.
+    Case(
+        "scandeval-english-nlu",
+        "ScandEval/scandeval.github.io: english-nlu.md",
+        """<center>Last updated: 10/01/2025 12:30:41 CET</center>
+
+<div class="blocked table-wrapper centered">
+<table id="english-nlu" class="sortable fixed centered small-font">
+ <thead>
+  <tr>
+   <th><span data-toggle="tooltip" title="Hugging Face Hub Model ID">Model ID</span></th>
+   <th><span data-toggle="tooltip" title="Number of parameters, in millions">Parameters</span></th>
+   <th id="rank-col"><span data-toggle="tooltip" title="1 + the average number of standard deviations">Rank</span></th>
+   <th><span data-toggle="tooltip" title="English sentiment classification">SST5</span></th>
+   <th><span data-toggle="tooltip" title="English question answering">SQuAD</span></th>
+   <th>SST5 version</th>
+  </tr>
+ </thead>
+ <tbody>
+  <tr class="not-merged-model">
+   <td>acme/roberta-xl</td> <!-- Model ID -->
+   <td class="num_model_parameters">434</td> <!-- Number of trainable parameters -->
+   <td class="rank">1.09</td> <!-- ScandEval rank -->
+   <td class="en sent">63.14 ± 1.52 / 66.02 ± 1.49</td> <!-- SST5 -->
+   <td class="en qa">73.41 ± 1.10 / 84.95 ± 0.81</td> <!-- SQuAD -->
+   <td>0.0.0</td> <!-- SST5 version -->
+  </tr>
+  <tr class="not-merged-model">
+   <td>lark-lm/Lark-70B (few-shot, val)</td> <!-- Model ID -->
+   <td class="num_model_parameters">70554</td> <!-- Number of trainable parameters -->
+   <td class="rank">1.54</td> <!-- ScandEval rank -->
+   <td class="en sent">64.90 ± 2.55 / 67.83 ± 2.11</td> <!-- SST5 -->
+   <td class="en qa">75.02 ± 1.61 / 86.44 ± 1.09</td> <!-- SQuAD -->
+   <td>12.7.0</td> <!-- SST5 version -->
+  </tr>
+ </tbody>
+</table>
+</div>
+""",
+        {"ignore_columns": ["Parameters", "Rank", "SST5 version"]},
+        {
+            ("acme/roberta-xl", "SST5"): ("63.14 ± 1.52 / 66.02 ± 1.49", "needs_review", ""),
+            ("lark-lm/Lark-70B", "SQuAD"): ("75.02 ± 1.61 / 86.44 ± 1.09", "needs_review", "few-shot, val"),
+        },
+        kept={
+            ("acme/roberta-xl", "SST5"): "Rank: 1.09",
+            ("lark-lm/Lark-70B", "SQuAD"): "SST5 version: 12.7.0",
         },
     ),
 ]

@@ -12,7 +12,7 @@ from toy_plugin import must_not_fail, warns
 from checks import Action, hookimpl, judge, plugins, rule, runner
 from checks import config as config_mod
 from checks.config import Config
-from checks.errors import ChecksError
+from checks.errors import ChecksError, PluginError
 from checks.exitcodes import ExitCode
 from checks.testing import assert_fails, assert_passes, checks_cli, checks_evaluate  # noqa: F401 (fixtures)
 
@@ -57,13 +57,29 @@ class _AddIgnore:
         return attrs.evolve(config, ignore=(*config.ignore, self.code))
 
 
-def test_adjust_config_chains_two_plugins_each_seeing_the_previous_result():
+def test_adjust_config_applies_every_plugins_changes_in_call_order():
     registry = plugins.load(
         ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("first", _AddIgnore("TOY001")), ("second", _AddIgnore("TOY003"))]
     )
     config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
-    # both changes survive; pluggy's order: the plugin registered last adjusts first
+    # both changes survive; pluggy's order: the plugin registered last is called first
     assert config.ignore[-2:] == ("TOY003", "TOY001")
+
+
+class _Narrow:
+    """A plugin that replaces the selection and drops one ignore, as a whole Config."""
+
+    @hookimpl
+    def checks_adjust_config(self, config):
+        return attrs.evolve(config, select=("TOY0",), ignore=tuple(c for c in config.ignore if c != "TOY002"))
+
+
+def test_adjust_config_applies_removals_and_replacements_with_the_others_additions():
+    registry = plugins.load(
+        ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("narrow", _Narrow()), ("add", _AddIgnore("TOY003"))]
+    )
+    config = judge.adjust_config(registry, config_mod.parse('ignore = ["TOY002"]\n', source="rules.toml"))
+    assert config.select == ("TOY0",) and config.ignore == ("TOY003",)
 
 
 def test_adjust_config_returning_something_else_names_the_plugin():
@@ -90,7 +106,7 @@ class _Wrapping:
         return [attrs.evolve(r, ignore=(*r.ignore, "TOY005")) for r in results]
 
 
-def test_adjust_config_goes_through_pm_hook_wrappers_and_monitoring_included():
+def test_adjust_config_is_one_pm_hook_call_wrappers_and_monitoring_included():
     wrapping = _Wrapping()
     registry = plugins.load(
         ["toy_plugin"],
@@ -106,13 +122,39 @@ def test_adjust_config_goes_through_pm_hook_wrappers_and_monitoring_included():
         config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
     finally:
         undo()
-    # one call per plain implementation, each wrapped, each fed the previous (wrapped) result
-    assert calls == [
-        ("checks_adjust_config", ["second", "wrapping"], ()),
-        ("checks_adjust_config", ["first", "wrapping"], ("TOY003", "TOY005")),
-    ]
-    assert wrapping.seen == [(), ("TOY003", "TOY005")]
-    assert config.ignore[-4:] == ("TOY003", "TOY005", "TOY001", "TOY005")
+    # one call as pluggy makes it: every implementation handed the same configuration, the wrapper around all
+    assert calls == [("checks_adjust_config", ["first", "second", "wrapping"], ())]
+    assert wrapping.seen == [()]
+    assert config.ignore == ("TOY003", "TOY005", "TOY001")
+
+
+class _WrapperAlone:
+    """A plugin whose only checks_adjust_config is a wrapper adding a result of its own."""
+
+    @hookimpl(wrapper=True)
+    def checks_adjust_config(self, config):
+        results = yield
+        return [*results, attrs.evolve(config, ignore=(*config.ignore, "TOY001"))]
+
+
+def test_a_wrapper_alone_takes_effect_as_in_pluggy():
+    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("alone", _WrapperAlone())])
+    assert judge.adjust_config(registry, config_mod.parse("", source="<defaults>")).ignore == ("TOY001",)
+
+
+class _Raising:
+    @hookimpl
+    def checks_adjust_config(self, config):
+        raise KeyError("relax")
+
+
+def test_a_failing_implementation_is_named_and_left_as_registered():
+    raising = _Raising()
+    registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("raising", raising), ("add", _AddIgnore("X"))])
+    (impl,) = [i for i in registry.pm.hook.checks_adjust_config.get_hookimpls() if i.plugin_name == "raising"]
+    assert impl.function == raising.checks_adjust_config  # the bound method pluggy registered, not a wrapper
+    with pytest.raises(PluginError, match="plugin 'raising' raised in hook checks_adjust_config: KeyError: 'relax'"):
+        judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
 
 
 def test_run_finished_sees_every_outcome(checks_cli, tmp_path):
@@ -177,3 +219,19 @@ def test_facts_are_gathered_once_per_run(tmp_path):
     registry = plugins.load([], environ=NO_AUTOLOAD, extra=[("p", P())])
     result = runner.run(registry, "g", {}, Config(decision_log=str(tmp_path / "d.jsonl")), cwd=str(tmp_path))
     assert result.outcome == "ran" and calls == [1]
+
+
+class _Passing:
+    """A wrapper that lets every result and exception through."""
+
+    @hookimpl(wrapper=True)
+    def checks_adjust_config(self, config):
+        return (yield)
+
+
+def test_a_failure_under_a_wrapper_names_the_implementation_that_raised():
+    registry = plugins.load(
+        ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("raising", _Raising()), ("passing", _Passing())]
+    )
+    with pytest.raises(PluginError, match="plugin 'raising' raised in hook checks_adjust_config"):
+        judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))

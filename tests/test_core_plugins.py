@@ -157,12 +157,12 @@ def unprefixed(ctx):
     """A third party's rule whose name lacks its prefix."""
 
 
-@rule("MTB105", "mtb-no-duplicate-results", actions=("toy",))
+@rule("MTB105", "mtb-no-duplicate-results", actions=("process",))
 def prefixed(ctx):
     """The same rule, named in its plugin's namespace."""
 
 
-@rule("MTB106", "mteb-one-per-revision", actions=("toy",))
+@rule("MTB106", "mteb-one-per-revision", actions=("process",))
 def by_plugin_name(ctx):
     """Named after the plugin rather than the code's letters."""
 
@@ -178,7 +178,7 @@ def test_a_rule_name_without_its_plugin_s_prefix_is_a_load_error_suggesting_it()
         registry.rules
     assert str(caught.value) == (
         "plugin 'mteb', rule MTB105 (test_core_plugins): rule name 'no-duplicate-results' must carry the plugin's "
-        "prefix, 'mtb-' (its code's letters) or 'mteb-': did you mean 'mtb-no-duplicate-results'?"
+        "prefix, 'mtb-' (its code's letters) or 'mteb-' (its plugin's name): did you mean 'mtb-no-duplicate-results'?"
     )
 
 

@@ -148,7 +148,10 @@ def test_docs_test_ignores_an_installed_third_party_plugin(tmp_path):
     )
     (site / "undoc_plugin-0.1.dist-info" / "entry_points.txt").write_text("[checks]\nundoc = undoc_plugin\n")
     (site / "undoc_plugin.py").write_text(
-        LOCAL_PLUGIN.replace('"LOC101", "loc-marker-named"', '"UND101", "und-documented"')
+        LOCAL_PLUGIN.replace('"LOC101", "loc-marker-named"', '"UND101", "und-documented"').replace(
+            'actions=("toy",)',
+            'actions=("process",)',  # toy_plugin is no entry point: a gate nothing registers
+        )
     )
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}

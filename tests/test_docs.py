@@ -65,7 +65,7 @@ def _config_keys():
     keys = [
         config.KEY_NAMES.get(f.name, f.name)
         for f in attrs.fields(config.Config)
-        if f.name not in ("path", "sha256", "table", "overrides", "overlays", "extends")
+        if f.name not in ("path", "sha256", "table", "overrides", "overlays", "extends", "decision_log_from")
     ]
     keys += [f.name for f in attrs.fields(config.RuleSettings)]
     keys += [f.name for f in attrs.fields(config.Waiver)]

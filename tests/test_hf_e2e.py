@@ -441,10 +441,11 @@ def test_readme_group_rows_are_not_models_and_every_printed_model_is_accounted_f
 def test_readme_a_tool_assisted_score_is_drafted_with_its_notes_never_plain(readme_run):
     bundle, by_model, _ = readme_run
     entries = _draft(bundle, "wren/Wren-3B")
+    pass_at_1 = "All numbers are pass@1 unless a footnote says otherwise."
     assert [(e["dataset"]["task_id"], e["value"], e["notes"]) for e in entries] == [
-        ("main", 44.4, "with tools (a Python interpreter).; The main split, 0-shot."),
-        ("hard", 20.2, "with tools (a Python interpreter)."),
-    ]
+        ("main", 44.4, f"with tools (a Python interpreter).; The main split, 0-shot.; {pass_at_1}"),
+        ("hard", 20.2, f"with tools (a Python interpreter).; {pass_at_1}"),
+    ]  # the paragraph above the table says how every score was run
     # two printings of one model (with and without tools) are never merged into one plain score
     sable = by_model["Sable-22B"]
     assert {r["decision"] for r in sable if r["source_task"] != "Avg"} == {"needs_review"}

@@ -34,6 +34,10 @@ def _score(case, tmp_path):
         got = row if isinstance(row, str) else (row.source_value, row.status, row.source_variant)
         if got != truth:
             wrong[key] = got
+    for key, text in case.kept.items():
+        row = _row_for(rows, key)
+        if isinstance(row, str) or text not in row.qualifiers:
+            wrong[key] = f"{text!r} not kept" if not isinstance(row, str) else row
     return rows, wrong
 
 
@@ -51,8 +55,8 @@ def test_no_row_marked_ok_carries_an_unexplained_marker(case, tmp_path):
             assert "(no footnote definition" not in row.qualifiers and "(ambiguous" not in row.qualifiers, row
 
 
-def test_the_suite_covers_at_least_twelve_tables_and_every_shape():
-    assert len(CASES) >= 12
+def test_the_suite_covers_at_least_eighteen_tables_and_every_shape():
+    assert len(CASES) >= 18
     options = [c.options for c in CASES]
     assert any(o.get("models_as_columns") for o in options)
     assert any("<table>" in c.text for c in CASES) and any(c.fmt == "csv" for c in CASES)

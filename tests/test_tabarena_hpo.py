@@ -65,7 +65,7 @@ def test_auc_of_many_rows_in_blocks_and_of_float32_sums_counts_as_one_row_alone(
     # the search sums in float64 and keeps float32 (the kernel's keys), which the metric consumes
     sums = np.empty(added.shape, dtype=np.float32)
     np.add(base, added, out=sums, casting="unsafe")
-    metric = hm.Metric("roc_auc", "binary")
+    metric = hm.Metric("roc_auc")
     assert metric.sum_dtype == np.float32
     assert metric.scores(labels, sums).tolist() == [1 - a for a in alone]
     with pytest.raises(ValueError, match="C-ordered float32"):
@@ -82,7 +82,7 @@ def test_scores_of_candidates_of_many_ensembles_in_blocks_equal_each_scored_alon
     rng = np.random.default_rng(9)
     y = rng.integers(0, 2, 3000)
     preds = rng.random((6, 3000)).astype(np.float32)
-    prep = cache_hpo.Prepared(hm.Metric("roc_auc", "binary"), list("abcdef"), y, preds, y, preds)
+    prep = cache_hpo.Prepared(hm.Metric("roc_auc"), list("abcdef"), y, preds, y, preds)
     weighted = rng.random((4, 3000)) * 0.5
     states = np.repeat(np.arange(4), 40)  # 160 rows: blocks of 87 rows that cut through a state's run
     cands = rng.integers(0, 6, 160)
@@ -124,7 +124,7 @@ def test_log_loss_rows_sum_as_a_lone_row_does():
 
 def test_an_unsupported_metric_is_refused_by_name():
     with pytest.raises(ValueError, match="'balanced_accuracy' is not one TabArena's simulation computes"):
-        hm.Metric("balanced_accuracy", "binary")
+        hm.Metric("balanced_accuracy")
 
 
 def test_pandas_float_lands_where_pandas_default_parser_does():
@@ -145,7 +145,7 @@ def test_greedy_selection_picks_the_best_then_mixes_and_cuts_at_the_first_best()
     preds = np.stack([bad, good, other])
 
     def prepared():
-        return cache_hpo.Prepared(hm.Metric("rmse", "regression"), ["bad", "good", "other"], y, preds, y, preds)
+        return cache_hpo.Prepared(hm.Metric("rmse"), ["bad", "good", "other"], y, preds, y, preds)
 
     everything = np.array([0, 1, 2])
     one = cache_hpo.select(prepared(), everything, 1)

@@ -328,12 +328,10 @@ def test_parse_key_only_raises_input_errors(text):
     assert protocol.parse_key(key.text) == key
 
 
-def test_official_flavours_and_names():
+def test_official_flavours():
     assert protocol.is_official("8x1") and protocol.is_official("system") and protocol.is_official("3x1")
     for key in ("holdout:8x1", "outer", "custom", "custom:8x1", "bag-child-holdout:8x1"):
         assert not protocol.is_official(key), key
-    assert protocol.official_name(protocol.OFFICIAL["beyondarena"]) == "beyondarena"
-    assert protocol.official_name("3x1") is None
 
 
 def test_resolve_expected():

@@ -92,7 +92,7 @@ def test_autogluon_containers_are_rebuilt_as_dicts_without_importing_autogluon(t
 
 
 @pytest.mark.parametrize("how", ["reduce", "newobj"])
-def test_unknown_class_where_nothing_reads_is_read_as_none_with_its_path(tmp_path, how):
+def test_unknown_class_where_nothing_reads_is_noted_by_the_index_and_refused_elsewhere(tmp_path, how):
     with importable_classes("autogluon.future.params", ParamsView=how) as made:
         view = made["ParamsView"]({"a": 1})
         result = {
@@ -111,7 +111,9 @@ def test_unknown_class_where_nothing_reads_is_read_as_none_with_its_path(tmp_pat
     assert note.startswith(
         "method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.future.params.ParamsView"
     )
-    assert "processing never reads that field" in note
+    assert note.endswith("a class the reader does not load")
+    with pytest.raises(reader.UnsafePickleError, match="nothing reads this field, but the file is published"):
+        reader.load_result(path)  # only the index, which informs, reads past it
 
 
 @pytest.mark.parametrize("field", ["method_metadata.model_hyperparameters", "simulation_artifacts", "task_metadata"])

@@ -455,8 +455,8 @@ RAW_CASES = [
     ("TA306", dict(index=one_row_index(metric_error=float("nan"))), "p/1/0_0/results.pkl: metric_error is NaN"),
     (
         "TA307",
-        dict(metrics=("mae", "rmse")),
-        "the configs are scored on 'mae', which the native engine cannot simulate",
+        dict(metrics=("mse", "rmse")),
+        "the configs are scored on 'mse', which the native engine cannot simulate",
     ),
     (
         "TA308",
@@ -481,13 +481,17 @@ def test_raw_rules_pass_on_clean_inference():
 def test_native_simulation_metric_judges_only_native_config_processing():
 
     rule = [r for r in rules_raw.RULES if r.code == "TA307"]
-    mae = dict(metrics=("mae",))
-    assert_fails(evaluate_rules(rule, facts(**mae), action="process", options=options_of("process")), "TA307", "'mae'")
+    other = dict(metrics=("balanced_accuracy",))
+    assert_fails(
+        evaluate_rules(rule, facts(**other), action="process", options=options_of("process")),
+        "TA307",
+        "'balanced_accuracy'",
+    )
     for passing, options in [
-        (facts(**mae), options_of("process", engine="tabarena")),
-        (facts(**mae, method_type="baseline"), options_of("process")),
-        (facts(metadata=attrs.evolve(GOOD, method_type="baseline"), **mae), options_of("process")),
-        (facts(metrics=("log_loss", "roc_auc", "rmse")), options_of("process")),
+        (facts(**other), options_of("process", engine="tabarena")),
+        (facts(**other, method_type="baseline"), options_of("process")),
+        (facts(metadata=attrs.evolve(GOOD, method_type="baseline"), **other), options_of("process")),
+        (facts(metrics=("log_loss", "roc_auc", "rmse", "mae")), options_of("process")),
     ]:
         assert_passes(evaluate_rules(rule, passing, action="process", options=options), "TA307")
 

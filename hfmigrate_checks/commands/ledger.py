@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from hfmigrate_checks.source import ledger
+from hfmigrate_checks.source import ledger, uncertainty
 
 
 @click.command("ledger")
@@ -41,6 +41,20 @@ from hfmigrate_checks.source import ledger
 @click.option("--value-column", default=None, help="Long tables: the column holding the score.")
 @click.option("--ignore-column", "ignore_columns", multiple=True, help="A column that is not a score; repeatable.")
 @click.option(
+    "--drop-column",
+    "drop_columns",
+    multiple=True,
+    help="A column left out of the ledger, stating that it does not change what was run (the review "
+    "bundle lists it); repeatable. An ignored column's cells still qualify the row's scores.",
+)
+@click.option(
+    "--uncertainty-column",
+    "uncertainty_columns",
+    multiple=True,
+    help="SCORE=COLUMN: COLUMN holds the uncertainty (stderr, CI) of the scores in SCORE; repeatable. "
+    "Columns named like stderr, std, se or ci are paired by name; the pairings are printed.",
+)
+@click.option(
     "--models-as-columns/--models-as-rows",
     "models_as_columns",
     default=None,
@@ -59,6 +73,8 @@ def ledger_cmd(
     task_column,
     value_column,
     ignore_columns,
+    drop_columns,
+    uncertainty_columns,
     models_as_columns,
     out,
 ):
@@ -76,9 +92,13 @@ def ledger_cmd(
         task_column=task_column,
         value_column=value_column,
         ignore_columns=ignore_columns,
+        drop_columns=drop_columns,
+        uncertainty_columns=uncertainty.parse_option(uncertainty_columns),
         models_as_columns=models_as_columns,
     )
     ledger.write(out, rows)
+    for pairing in uncertainty.pairings(rows):
+        click.echo(f"uncertainty column paired with its score column: {pairing}")
     review = sum(r.status != ledger.OK for r in rows)
     models = len({r.source_model for r in rows})
     click.echo(f"{len(rows)} score(s) of {models} model(s), {review} need review -> {out}")

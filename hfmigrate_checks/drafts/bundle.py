@@ -19,6 +19,7 @@ from hfmigrate_checks.drafts import review_html, validate
 from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 from hfmigrate_checks.drafts.markdown import md_cell, md_text
 from hfmigrate_checks.source.contract import Contract
+from hfmigrate_checks.source.printed import dropped_columns
 
 LEDGER_COLUMNS = (
     "source_model,source_variant,source_task,source_value,source_unit,source_url,"
@@ -92,6 +93,7 @@ def review_md(contract: Contract, decisions: Sequence[ModelDecision], header: He
     )
     lines += ["", "## Conflicts and assumptions", ""]
     lines += _conflicts(contract, decisions) or ["- None found."]
+    lines += _dropped(decisions)
     lines += [
         "- Values are copied as printed on the source's scale; nothing was averaged, converted or picked as a best run.",
         "- `date` is written only where the source states the evaluation date; `verifyToken` only where supplied for that run.",
@@ -180,6 +182,18 @@ def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[s
         if d.decision == "needs_review":
             out.append(f"- {md_cell(d.label)}: needs review: {md_cell(d.reason)}")
     return out
+
+
+def _dropped(decisions: Sequence[ModelDecision]) -> list[str]:
+    """The columns the maintainer dropped from the ledger, which a reviewer must agree change no run."""
+    names = sorted({name for d in decisions for row in d.rows for name in dropped_columns(row.qualifiers)})
+    if not names:
+        return []
+    return [
+        "- Source columns dropped by the maintainer (`--drop-column`), stated not to change what was run: "
+        + ", ".join(md_text(n) for n in names)
+        + "."
+    ]
 
 
 def _evidence(resolution) -> str:

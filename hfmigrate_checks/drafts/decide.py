@@ -18,9 +18,9 @@ import attrs
 from hfmigrate_checks.drafts.validate import FILE_NAME, draft_path
 from hfmigrate_checks.evalresults.emit import Literal, emit_yaml, yaml_number
 from hfmigrate_checks.source.contract import Contract, repo_id_problem
+from hfmigrate_checks.source import uncertainty
 from hfmigrate_checks.source.ledger import OK, LedgerRow
 
-DRAFTED = ("draft", "update_existing_pr")
 SKIPPED_STATES = ("already_present", "already_in_own_open_pr", "duplicate_open_pr", "needs_review")
 
 
@@ -55,9 +55,11 @@ class Proposal:
         return entry
 
     def _uncertainty(self) -> str:
-        """The uncertainty printed with the value, which the entry has no field for, so it goes to notes."""
+        """The uncertainty printed with the value or in its paired column, which the entry has no field
+        for, so it goes to notes."""
         cell = self.row.cell
-        return f"printed as {cell.number} ± {cell.uncertainty}" if cell.uncertainty else ""
+        paired = uncertainty.from_qualifiers(self.row.qualifiers)
+        return "; ".join([f"printed as {cell.number} ± {cell.uncertainty}"] if cell.uncertainty else paired)
 
 
 def proposals(contract: Contract, rows: Iterable[LedgerRow]) -> tuple[list[Proposal], list[str]]:

@@ -18,6 +18,11 @@ from hfmigrate_checks.source import headers, htmltable, mdtable, notes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
+#: a caption or summary is short; the bound keeps an unclosed tag from making each search scan the rest of the page
+_CAPTION = re.compile(r"<caption\b[^>]*>(.{0,500}?)</caption\s*>", re.I | re.S)
+_DETAILS = re.compile(
+    r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.{0,500}?)</summary\s*>", re.I | re.S
+)
 _NAME = re.compile(r"[^\W\d_]{2}")
 _SCORE = re.compile(r"^[+-]?[\d.]+")
 
@@ -47,6 +52,10 @@ class Table:
     kind: str = "GFM"
     #: why the table cannot be read as asked ("" when it can)
     problem: str = ""
+    #: the summaries of the collapsed sections (``<details>``) around it, outermost first
+    summaries: tuple[str, ...] = ()
+    #: an HTML table's ``<caption>``
+    caption: str = ""
 
     @property
     def heading(self) -> str:
@@ -62,6 +71,8 @@ class _Found:
     body: tuple[tuple[int, tuple[Cell, ...]], ...]
     kind: str
     problem: str = ""
+    summaries: tuple[str, ...] = ()
+    caption: str = ""
 
 
 def tables(text: str) -> list[Table]:
@@ -78,9 +89,10 @@ def tables(text: str) -> list[Table]:
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
-    """The tables in document order, each with its enclosing headings."""
+    """The tables in document order, each with its enclosing headings and ``<details>`` summaries."""
     found: list[_Found] = []
     stack: list[tuple[int, str]] = []
+    summaries: list[str] = []
     i, html_until = 0, -1
     while i < len(tokens):
         tok = tokens[i]
@@ -89,13 +101,43 @@ def _find(tokens, lines: list[str]) -> list[_Found]:
             stack = [(lv, t) for lv, t in stack if lv < level] + [(level, mdtable.cell(tokens[i + 1]).text)]
         elif tok.type == "table_open":
             end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            found.append(_gfm(tokens[i : end + 1], _titles(stack)))
+            found.append(attrs.evolve(_gfm(tokens[i : end + 1], _titles(stack)), summaries=_shown(summaries)))
             i = end
-        elif _html_table_block(tok, html_until):
-            html, html_until = _html(lines, tok.map[0], _titles(stack), html_until)
+        elif tok.type == "html_block":
+            html, html_until = _html_block(tok, lines, _titles(stack), html_until, summaries)
             found += html
         i += 1
     return found
+
+
+def _html_block(tok, lines, headings, html_until: int, summaries: list[str]) -> tuple[list[_Found], int]:
+    """The tables an HTML block starts, and the ``<details>`` it opens or closes around them."""
+    table_at = _HTML_TABLE.search(tok.content) if _html_table_block(tok, html_until) else None
+    if not table_at:
+        _details(tok.content, summaries)
+        return [], html_until
+    _details(tok.content[: table_at.start()], summaries)
+    html, html_until = _html(lines, tok.map[0], headings, html_until)
+    html = [attrs.evolve(f, summaries=_shown(summaries)) for f in html]
+    _details(tok.content[tok.content.lower().rfind("</table") :], summaries)
+    return html, html_until
+
+
+def _details(html: str, summaries: list[str]) -> None:
+    """Open and close the collapsed sections ``html`` holds: each ``<details>`` pushes its summary."""
+    for match in _DETAILS.finditer(html):
+        tag = match.group(0)[:9].lower()
+        if tag.startswith("</details"):
+            if summaries:
+                summaries.pop()
+        elif tag.startswith("<details"):
+            summaries.append("")
+        elif summaries and not summaries[-1]:
+            summaries[-1] = notes.plain(match.group("summary"))
+
+
+def _shown(summaries: list[str]) -> tuple[str, ...]:
+    return tuple(s for s in summaries if s)
 
 
 def _titles(stack: list[tuple[int, str]]) -> tuple[str, ...]:
@@ -123,8 +165,17 @@ def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -
         return [], until
     tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
     return [
-        _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem) for t in tables if t is not None
+        _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem, caption=_caption(lines, t))
+        for t in tables
+        if t is not None
     ], table.end_line - 1
+
+
+def _caption(lines: list[str], table: htmltable.HtmlTable) -> str:
+    """The text of the table's ``<caption>`` before its first row, as rendered ("" when it has none)."""
+    head = "\n".join(lines[table.line - 1 : table.header[0][0] if table.header else table.end_line])
+    found = _CAPTION.search(head)
+    return notes.plain(found.group(1)) if found else ""
 
 
 def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
@@ -137,7 +188,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
     own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
     names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
-    prose = notes.prose_under(lines, found.stop, names)
+    prose = notes.prose_around(lines, found.start, found.stop, names)
     return Table(
         found.headings,
         line,
@@ -148,6 +199,8 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
         tuple(prose),
         found.kind,
         problem,
+        found.summaries,
+        found.caption,
     )
 
 

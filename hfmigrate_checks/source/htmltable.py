@@ -18,7 +18,7 @@ from hfmigrate_checks.source import mdtable
 
 #: more columns than any real leaderboard: a larger span, or a row reaching past it, is cut there
 MAX_SPAN = 1000
-_EMPHASIS = {"b": "strong", "strong": "strong", "i": "em", "em": "em", "s": "s", "del": "s", "strike": "s"}
+_EMPHASIS = mdtable.HTML_EMPHASIS
 
 
 @attrs.frozen
@@ -135,13 +135,13 @@ class _Ink:
         elif tag == "a":
             self.inline.links.append(attrs_map.get("href") or "")
         elif tag in _EMPHASIS:
-            self.inline.depth[_EMPHASIS[tag]] += 1
+            self.inline.tag(tag, opening=True)
 
     def close(self, tag: str) -> None:
         if tag == "sup" and self.inline.sup is not None:
             self.inline.close_sup("".join(self.inline.sup))
         elif tag in _EMPHASIS:
-            self.inline.depth[_EMPHASIS[tag]] -= 1
+            self.inline.tag(tag, opening=False)
 
     def text(self, data: str) -> None:
         self.raw.append(data)

@@ -18,7 +18,7 @@ from pathlib import Path
 from checks import InputError
 from checks.io import csv_text, interrupted_query_aborts, read_text, spreadsheet_value, write_text
 from hfmigrate_checks.evalresults.evalfile import date_problem
-from hfmigrate_checks.source import document, mdtable, scores
+from hfmigrate_checks.source import context, document, mdtable, scores
 from hfmigrate_checks.source.printed import (
     NEEDS_REVIEW,
     NUMBER,
@@ -128,21 +128,34 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     When several tables qualify, ``table_number`` (1-based, in file order) picks one;
     without it that is an error naming their lines, never a silent first pick.
     """
-    table = _the_table(path, heading, table_number)
+    table, found = _the_table(path, heading, table_number)
     header = [cell.text or f"column {n}" for n, cell in enumerate(table.header, 1)]
     _check_header(header, path, f"the table header on line {table.line}")
     column_markers = {name: cell.markers for name, cell in zip(header, table.header) if cell.markers}
-    table_notes, row_markers = _prose(table, header, column_markers)
+    table_notes, row_markers, unread = _prose(table, header, column_markers)
+    attributed, shared = context.around(table, found)
+    for key, text in attributed.items():
+        table_notes[key] = (text,)
+        for name in header:
+            column_markers[name] = (*column_markers.get(name, ()), key)
     rows = []
     for row in table.rows:
         group = f", group {row.group!r})" if row.group else ")"
         where = f"{path.name}:L{row.line} (table under {table.heading!r}{group}"
         marks = dict.fromkeys(m for name in document.row_names(row) for m in row_markers.get(name, ()))
         rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(marks)))
-    return Records(tuple(header), tuple(rows), table_notes, column_markers, dict(zip(header, table.parts)))
+    return Records(
+        tuple(header),
+        tuple(rows),
+        table_notes,
+        column_markers,
+        dict(zip(header, table.parts)),
+        tuple(unread),
+        tuple(shared),
+    )
 
 
-def _the_table(path: Path, heading: str | None, table_number: int | None) -> document.Table:
+def _the_table(path: Path, heading: str | None, table_number: int | None) -> tuple[document.Table, list]:
     """The one table asked for; a file with none, or a table that cannot be attributed, is refused."""
     found = document.tables(_read_text(path))
     if not found:
@@ -153,15 +166,29 @@ def _the_table(path: Path, heading: str | None, table_number: int | None) -> doc
     table = _pick_table(candidates, where, heading, table_number, path)
     if table.problem:
         raise InputError(f"{path}: {table.problem}")
-    return table
+    return table, found
 
 
-def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict[str, list[str]]]:
-    """The table's notes with each sentence under it as a marker of the columns it names (all of them when
-    it names none), which ``column_markers`` gains, and the row labels it names -> its markers."""
+#: notes around a table that speak of all of its scores are copied into every row: past these bounds (a
+#: hostile page: thousands of sentences, one sentence of megabytes) the rest is not copied, and every
+#: score needs review, so the ledger stays linear in the page and nothing unread is drafted
+MAX_TABLE_NOTES = 12
+MAX_NOTE_CHARS = 2000
+
+
+def _prose(table: document.Table, header: list[str], column_markers: dict) -> tuple[dict, dict, list[str]]:
+    """The table's notes with each sentence around it as a marker of the columns it names (all of them when
+    it names none), which ``column_markers`` gains, the row labels it names -> its markers, and the
+    reasons to review the whole table (notes past :data:`MAX_TABLE_NOTES` or :data:`MAX_NOTE_CHARS`)."""
     table_notes = dict(table.notes)
     row_markers: dict[str, list[str]] = {}
+    review: list[str] = []
+    whole = 0
     for n, (sentence, names) in enumerate(table.prose, 1):
+        whole += not names
+        if whole > MAX_TABLE_NOTES or len(sentence) > MAX_NOTE_CHARS:
+            review.append(_unread(table, sentence))
+            continue
         key = PROSE_MARKER + ("]" if len(table.prose) == 1 else f" {n}]")
         table_notes[key] = (sentence,)
         for name in names or header:
@@ -169,7 +196,15 @@ def _prose(table: document.Table, header: list[str], column_markers: dict) -> tu
                 column_markers[name] = (*column_markers.get(name, ()), key)
             else:
                 row_markers.setdefault(name, []).append(key)
-    return table_notes, row_markers
+    return table_notes, row_markers, review[:1]
+
+
+def _unread(table: document.Table, sentence: str) -> str:
+    return (
+        f"the notes around the table on line {table.line} are more than {MAX_TABLE_NOTES} sentences about all "
+        f"its scores or longer than {MAX_NOTE_CHARS:,} characters (from {sentence[:80]!r}); a reviewer must "
+        "read them"
+    )
 
 
 #: a dataset file decompresses to far more than its size (30 KB of parquet held 4M repeated rows): its rows

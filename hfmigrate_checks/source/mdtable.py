@@ -14,6 +14,7 @@ text, so the caller can refuse to draft from it. The tables themselves are assem
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -31,6 +32,10 @@ _FOOTNOTE_TEXT = re.compile(r"\s*\[\^([^\]\s]+)\]")
 _NUMBERED = re.compile(rf"\s*(\[\d{{1,2}}\]|(?<!\b[A-Za-z])[{notes.SUPERSCRIPT_DIGITS}]+)(?=\s|$|[^\w(])")
 _SUP_MARK = re.compile(rf"^\s*(\*+|[{SYMBOLS}]+|\[\d{{1,2}}\]|[A-Za-z0-9]{{1,3}})\s*$")
 _BR = re.compile(r"^<br\s*/?>$", re.I)
+#: an inline tag: its closing slash, its name, and a self-closing slash (a malformed ``<u/>`` closes nothing)
+_TAG = re.compile(r"^<(/?)([A-Za-z][\w-]*)[^<>]*?(/?)>$")
+#: the HTML tags that emphasize or strike through, by the emphasis they give (only these strike through)
+HTML_EMPHASIS = {"b": "strong", "strong": "strong", "i": "em", "em": "em", "s": "s", "del": "s", "strike": "s"}
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+|\s+#+\s*$")
 
 
@@ -47,6 +52,7 @@ class Cell:
     emphasis: str = ""
 
 
+@functools.cache
 def _parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.footnote import footnote_plugin
@@ -106,21 +112,34 @@ class Inline:
         # images, closing tags, raw HTML: not part of what the label says
 
     def _html(self, tag: str) -> None:
+        """An inline tag as GitHub renders it: a break, a superscript, emphasis or strike-through; any
+        other tag (``<u>``, ``<span>``) shows only its text."""
+        found = _TAG.match(tag)
+        name = found.group(2).lower() if found else ""
+        closing = bool(found and found.group(1))
         if _BR.match(tag):
             self.parts.append(" ")
-        elif tag.lower() == "<sup>":
+        elif name == "sup" and not closing:
             self.sup = []
-        elif tag.lower() == "</sup>" and self.sup is not None:
+        elif name == "sup" and self.sup is not None:
             self.close_sup("".join(self.sup))
+        elif name in HTML_EMPHASIS and not found.group(3):
+            self.tag(name, opening=not closing)
+
+    def tag(self, name: str, *, opening: bool) -> None:
+        """An emphasis tag opened or closed (a closing tag with no opening one changes nothing)."""
+        kind = HTML_EMPHASIS[name]
+        self.depth[kind] = max(0, self.depth[kind] + (1 if opening else -1))
 
     def close_sup(self, inner: str) -> None:
-        """A superscript that is a marker (or a list of them, ``<sup>1, 2</sup>``) is one; any other is text."""
+        """A superscript that is a marker (or a list of them, ``<sup>1, 2</sup>``) is one; any other is
+        text, set in superscript: it is neither emphasized nor struck through."""
         marks = [_SUP_MARK.match(part) for part in inner.split(",")]
+        self.sup = None
         if all(marks):
             self.markers += [notes.marker(mark.group(1)) for mark in marks]
         else:
-            self.parts.append(inner)
-        self.sup = None
+            self.add_text(inner)
 
     def add_text(self, content: str) -> None:
         if self.sup is not None:
@@ -178,6 +197,12 @@ def footnotes(tokens) -> dict[str, str]:
         elif label is not None and tok.type == "inline":
             texts.append(cell(tok).text)
     return out
+
+
+def render(text: str) -> Cell:
+    """One line of Markdown with inline HTML (a printed cell) rendered as a cell is: text, markers, emphasis."""
+    tokens = _parser().parseInline(text)
+    return cell(tokens[0]) if tokens else Cell(text, text)
 
 
 def parse(text: str):

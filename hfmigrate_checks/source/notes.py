@@ -32,17 +32,34 @@ _LEGEND = re.compile(
     r"|(?P<item>\d{1,2})\.(?=\s))"
     r"(?:[*_]{1,2})?\s*[:=)\-–—]?\s*(?P<text>\S.*?)\s*$"
 )
+#: a legend's text in a sentence: up to a full stop that ends it ("GPT-3.5" goes on) or a semicolon
+_TO_SENTENCE_END = r"(?:[^.;]|\.(?=\S))+"
 _DENOTES = re.compile(
     rf"(?:^|[\s(])(?P<mark>{_MARK})\)?(?:[^.;:]{{0,40}}?)\s(?:denotes?|indicates?|means|marks|=)\s+(?:that\s+)?"
-    rf"(?P<text>[^.;]+)"
-    rf"|marked (?:with|by) (?:an? )?(?:\w+ )?\(?(?P<mark2>{_MARK})\)?\s+(?:are|is|were|was)\s+(?P<text2>[^.;]+)"
+    rf"(?P<text>{_TO_SENTENCE_END})"
+    rf"|marked (?:with|by) (?:an? )?(?:\w+ )?\(?(?P<mark2>{_MARK})\)?\s+(?:are|is|were|was)\s+"
+    rf"(?P<text2>{_TO_SENTENCE_END})"
 )
+#: a line that opens with emphasis, not a marker: ``**Limitations:** ...``, a bold bullet ``* **Speed**: ...``
+_EMPHASIS_START = re.compile(rf"^\s*(?:[-+*]\s+)?(\*{{1,3}}|_{{1,3}})(?=[^\s*_{SYMBOLS}\[\d<])[^*_]*?(?<=\S)\1")
 _FOOTNOTE_DEFINITION = re.compile(r"^\s*\[\^[^\]]+\]:")
 _CLOSING_TAG = re.compile(r"^\s*</\w+>\s*$")
 #: lines that end a paragraph: a heading, a table row, a block-level tag, a fence
 _NOT_PROSE = re.compile(r"^\s*(?:#|\||```|<(?!/?(?:sup|sub|small|em|i|b|strong|p)\b))")
 #: a quote or alert prefix: "> ", "> [!NOTE]"
 _QUOTE = re.compile(r"^\s*(?:>\s*)+(?:\[![A-Z]+\]\s*)?")
+#: an opening or closing wrapper tag alone on its line (``<div align="center">``, ``</details>``)
+_WRAPPER_TAG = re.compile(r"^\s*</?(?:div|p|center|details|summary)\b[^>]*>\s*$", re.I)
+_TABLE_START = re.compile(r"^\s*(?:\||<table\b)", re.I)
+#: a paragraph that is a note: "Note:", "**Notes**", "NB:", or an alert ("> [!NOTE]")
+_NOTE_START = re.compile(r"^\s*(?:>\s*)*(?:\[!\w+\]|[*_]*(?:notes?|nb|remarks?)\b)", re.I)
+#: words by which a sentence naming no row or column speaks of the table's results
+_OF_THE_TABLE = re.compile(
+    r"\b(?:tables?|above|below|results?|scores?|numbers|benchmarks?|tasks?|models?|evaluat\w*|tested|measured"
+    r"|metrics?|leaderboard)\b",
+    re.I,
+)
+_WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*†‡])")
 
 
@@ -87,7 +104,7 @@ def _note_lines(lines: Sequence[str]) -> list[bool]:
     for line in lines:
         if _legend_pairs(line):
             flags.append(True)
-            open_note = bool(_LEGEND.match(html.unescape(line)))
+            open_note = bool(_LEGEND.match(html.unescape(line))) and not _EMPHASIS_START.match(line)
         else:
             open_note = open_note and bool(line.strip()) and not _NOT_PROSE.match(line)
             flags.append(open_note)
@@ -96,7 +113,7 @@ def _note_lines(lines: Sequence[str]) -> list[bool]:
 
 def _legend_pairs(line: str) -> list[tuple[str, str]]:
     line = html.unescape(line)  # "&dagger; uses tools" renders as "† uses tools"
-    match = _LEGEND.match(line)
+    match = None if _EMPHASIS_START.match(line) else _LEGEND.match(line)
     if match:
         written = match.group("sup") or match.group("mark") or match.group("item")
         return [(marker(written), plain(match.group("text")))]
@@ -153,37 +170,101 @@ def table_notes(
     return notes
 
 
-def prose_under(lines: Sequence[str], stop: int, names: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """Sentences of the paragraph directly under a table that qualify it, with the names each speaks of.
+def prose_around(
+    lines: Sequence[str], start: int, stop: int, names: Iterable[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Sentences of the paragraphs directly above and under a table that qualify it, with the names
+    each speaks of.
 
     "SimpleQA and HotpotQA were run with search tools" under a table qualifies those columns
-    (or rows) although it carries no marker; a sentence naming none that says how the run was
-    done ("tested at varying temperature settings") qualifies the whole table (no names).
+    (or rows) although it carries no marker. A sentence naming none of them counts only when it
+    says how the run was done *and* speaks of the table's results ("small benchmarks are run at
+    several temperature settings" qualifies the whole table, no names); a run word in a sentence
+    about something else ("the code interpreter is open source") does not make it a note. A note
+    paragraph ("Note: ...", an alert) that names a row or column in any sentence is kept whole,
+    so what its other sentences say reaches that row. The paragraph under a table that leads
+    into the next table is that table's, not this one's.
     """
+    index = _by_first_word(dict.fromkeys(names))
     out = []
-    for sentence in filter(None, _SENTENCE.split(_paragraph_under(lines, stop))):
-        named = tuple(name for name in dict.fromkeys(names) if _names(sentence, name))
-        if named or qualifiers.classify(sentence) == qualifiers.RUN:
-            out.append((sentence.strip(), named))
+    for paragraph, note in (_paragraph_above(lines, start), _paragraph_under(lines, stop)):
+        sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
+        named = [_named(s, index) for s in sentences]
+        if note and any(named):
+            out.append((" ".join(sentences), tuple(dict.fromkeys(n for each in named for n in each))))
+            continue
+        out += [
+            (sentence, found)
+            for sentence, found in zip(sentences, named)
+            if found or (qualifiers.classify(sentence) == qualifiers.RUN and _OF_THE_TABLE.search(sentence))
+        ]
     return out
 
 
-def _paragraph_under(lines: Sequence[str], stop: int) -> str:
-    """The plain text of the paragraph under a table, legend and footnote lines left out; it may sit
-    after the closing tag of a wrapper (``</div>``), in a quote or an alert (``> [!NOTE]``) or in
-    ``<sup>`` small print."""
+def _paragraph_under(lines: Sequence[str], stop: int) -> tuple[str, bool]:
+    """The plain text of the paragraph under a table, legend and footnote lines left out, and whether it is
+    a note; it may sit after the closing tag of a wrapper (``</div>``), in a quote or an alert (``> [!NOTE]``)
+    or in ``<sup>`` small print. A paragraph followed by the next table introduces that table: ``""``."""
     n = stop
     while n < len(lines) and (not lines[n].strip() or _CLOSING_TAG.match(lines[n])):
         n += 1
     if n > stop + 3:
-        return ""
-    block = itertools.takewhile(lambda line: line.strip() and not _NOT_PROSE.match(line), lines[n:])
+        return "", False
+    block = list(itertools.takewhile(lambda line: line.strip() and not _NOT_PROSE.match(line), lines[n:]))
+    if _leads_into_a_table(lines, n + len(block)):
+        return "", False
+    return _paragraph_text(block)
+
+
+def _paragraph_above(lines: Sequence[str], start: int) -> tuple[str, bool]:
+    """The paragraph directly above a table (``Results with 5-shot prompting:``), read like the one under it."""
+    n = start
+    while n > 0 and (not lines[n - 1].strip() or _WRAPPER_TAG.match(lines[n - 1])):
+        n -= 1
+    if n < start - 3:
+        return "", False
+    first = n
+    while first > 0 and lines[first - 1].strip() and not _NOT_PROSE.match(lines[first - 1]):
+        first -= 1
+    return _paragraph_text(lines[first:n])
+
+
+def _leads_into_a_table(lines: Sequence[str], n: int) -> bool:
+    """Whether a table starts after line index ``n``, past blank lines and wrapper tags."""
+    while n < len(lines) and (not lines[n].strip() or _WRAPPER_TAG.match(lines[n])):
+        n += 1
+    return n < len(lines) and bool(_TABLE_START.match(lines[n]))
+
+
+def _paragraph_text(block: Sequence[str]) -> tuple[str, bool]:
+    """A paragraph's prose as plain text (legend and footnote lines left out), and whether it is a note."""
+    note = bool(block) and bool(_NOTE_START.match(block[0]))
     unquoted = [_QUOTE.sub("", line) for line in block]
-    return plain(" ".join(line.strip() for line, note in zip(unquoted, _note_lines(unquoted)) if _is_prose(line, note)))
+    text = plain(" ".join(line.strip() for line, flag in zip(unquoted, _note_lines(unquoted)) if _is_prose(line, flag)))
+    return text, note
 
 
 def _is_prose(line: str, note: bool) -> bool:
     return bool(line.strip()) and not note and not _FOOTNOTE_DEFINITION.match(line)
+
+
+def _by_first_word(names: Iterable[str]) -> dict[str, list[tuple[int, str]]]:
+    """The names (with their place in the table) by the first word of each of their forms, so a sentence
+    is checked only against the names whose first word it holds: naming stays linear in the sentences
+    and the names."""
+    index: dict[str, list[tuple[int, str]]] = {}
+    for n, name in enumerate(names):
+        for form in {name, name.split(" (")[0]}:
+            first = _WORD.search(form.casefold())
+            index.setdefault(first.group(0) if first else "", []).append((n, name))
+    return index
+
+
+def _named(sentence: str, index: dict[str, list[tuple[int, str]]]) -> tuple[str, ...]:
+    """The names a sentence speaks of, in the table's order."""
+    words = {"", *_WORD.findall(sentence.casefold())}
+    candidates = sorted({entry for word in words for entry in index.get(word, ())})
+    return tuple(name for _, name in candidates if _names(sentence, name))
 
 
 def _names(sentence: str, name: str) -> bool:

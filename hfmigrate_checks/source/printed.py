@@ -19,6 +19,8 @@ OK = "ok"
 NEEDS_REVIEW = "needs_review"
 #: the marker a sentence under a table is kept under ("[note under the table]", "[note under the table 2]")
 PROSE_MARKER = "[note under the table"
+#: the markers a table's surroundings are kept under ("[collapsed section] Five-shot", "[heading] Zero-shot")
+CONTEXT_MARKERS = ("[collapsed section", "[heading", "[caption")
 #: phrases of the reasons a row needs review; a ledger row whose qualifiers hold one stays needs_review
 #: whatever its status column says (a hand edit cannot clear it)
 REVIEW_SIGNS = (
@@ -27,6 +29,8 @@ REVIEW_SIGNS = (
     "a reviewer must decide",
     "the model label is struck through",
     "tells the printings apart",
+    "prints the same models and benchmarks",
+    "a reviewer must read them",
 )
 #: ASCII digits only: float() would also read other scripts' digits, which no leaderboard means as a number
 NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
@@ -34,11 +38,28 @@ LEADING_NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?
 EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(.+)\1$", re.S)
 MD_LINK = re.compile(r"^\[(?P<text>[^\]]*)\]\((?P<url>[^)\s]+)(?:\s+\"[^\"]*\")?\)$")
 MAX_CELL = 500
+#: an inline HTML tag in a printed value (``<u>56.9<u/>``, ``<b>``): the value is read as GitHub renders it
+_INLINE_TAG = re.compile(r"</?[A-Za-z][\w-]*[^<>]*>")
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 #: ``70.1 ± 0.3``, ``70.1 +/- 0.3``, ``70.1 (±0.3)``: a value and its printed uncertainty
 UNCERTAINTY = re.compile(rf"^({_NUM})\s*(?:(?:±|\+/-|\+-)\s*({_NUM})|\(\s*(?:±|\+/-)\s*({_NUM})\s*\))$", re.ASCII)
 #: what leaderboards print where a model has no score
 NO_SCORE = frozenset({"-", "--", "—", "–", "n/a", "N/A", "NA", "na", "N/a", "?", "x", "✗", "TBD", "tbd"})
+
+
+#: how a row says the maintainer dropped a column (--drop-column): the review bundle lists these
+_DROPPED = "column {!r} dropped by the maintainer, stated not to change what was run (--drop-column)"
+_DROPPED_NAME = re.compile(r"^column (?P<name>'.*'|\".*\") dropped by the maintainer, stated not")
+
+
+def dropped(column: str) -> str:
+    """The qualifier a row carries for a column the maintainer dropped."""
+    return _DROPPED.format(column)
+
+
+def dropped_columns(qualifiers: str) -> list[str]:
+    """The dropped columns a row's qualifiers name, as written there (quoted)."""
+    return [m.group("name") for part in qualifiers.split("; ") if (m := _DROPPED_NAME.match(part))]
 
 
 @attrs.frozen
@@ -62,9 +83,16 @@ def parse_cell(text: str) -> Cell:
 
     Footnote and symbol markers (``81.2†``, ``81.2 [^3]``) are taken apart: the number is
     read, but the cell stays ``needs_review`` until the marker's meaning is known (the
-    Markdown importer finds it in the table's footnotes and legend).
+    Markdown importer finds it in the table's footnotes and legend). Inline HTML is reduced to
+    the text it renders to, the same way for a ledger value as for a table cell, so a value
+    the ledger called a number is one when a draft is made from it.
     """
-    inner, qualifiers, markers = _unwrapped(text.strip())
+    text, qualifiers, html_markers = _rendered(text.strip())
+    if text is None:
+        return Cell(None, "", "; ".join(qualifiers), NEEDS_REVIEW)
+    inner, unwrapped, markers = _unwrapped(text)
+    qualifiers += unwrapped
+    markers = tuple(dict.fromkeys((*html_markers, *markers)))
     unit = ""
     if inner.endswith("%") and NUMBER.match(inner[:-1].strip()):
         unit, inner = "%", inner[:-1].strip()
@@ -81,6 +109,20 @@ def parse_cell(text: str) -> Cell:
                 return Cell(number, unit, "; ".join(qualifiers), NEEDS_REVIEW, inner, markers, uncertainty)
             return Cell(number, unit, "; ".join(qualifiers), OK, inner, uncertainty=uncertainty)
     return Cell(None, unit, "; ".join([*qualifiers, _not_a_score(inner)]), NEEDS_REVIEW, markers=markers)
+
+
+def _rendered(text: str) -> tuple[str | None, list[str], tuple[str, ...]]:
+    """The text a value with inline HTML renders to, what its markup said, and its ``<sup>`` markers;
+    ``None`` for a value struck through (``<s>``, ``<del>``, ``<strike>``)."""
+    if not _INLINE_TAG.search(text):
+        return text, [], ()
+    shown = mdtable.render(text)
+    if shown.emphasis == "~~":
+        return None, ["struck through in source"], ()
+    said = ["inline HTML reduced to its text"]
+    said += [f"emphasis {shown.emphasis} in source"] if shown.emphasis else []
+    said += [f"linked to {url}" for url in shown.links]
+    return shown.text, said, shown.markers
 
 
 def _unwrapped(inner: str) -> tuple[str, list[str], tuple[str, ...]]:
@@ -148,6 +190,11 @@ class Records:
     notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     column_markers: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     parts: Mapping[str, tuple[str, str]] = attrs.field(factory=dict)
+    #: reasons every score of the table needs review (context around it no one can attribute)
+    review: tuple[str, ...] = ()
+    #: (row labels, columns, reason): the scores a sibling table also prints, when nothing run-related
+    #: tells the two apart (a row label is the text of the row's first cell)
+    shared: tuple[tuple[frozenset, frozenset, str], ...] = ()
 
 
 @attrs.frozen

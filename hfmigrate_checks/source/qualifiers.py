@@ -11,6 +11,7 @@ reviewer, not a word list, has to say whether it changes the run.
 
 from __future__ import annotations
 
+import functools
 import re
 
 RUN = "run"
@@ -55,6 +56,7 @@ def run_details(label: str) -> tuple[str, list[str]]:
     return (stripped, details) if stripped else (label, [])
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(text: str) -> str:
     """``run``, ``provenance`` or ``unknown`` for one footnote's text (a run word wins over a source word)."""
     if _RUN.search(text):

@@ -19,14 +19,16 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from checks import InputError
-from hfmigrate_checks.source import mdtable, orientation, qualifiers
+from hfmigrate_checks.source import mdtable, orientation, qualifiers, uncertainty
 from hfmigrate_checks.source.printed import (
     MAX_CELL,
     NEEDS_REVIEW,
     NO_SCORE,
     OK,
+    CONTEXT_MARKERS,
     PROSE_MARKER,
     Cell,
+    dropped,
     LedgerRow,
     Records,
     parse_cell,
@@ -51,8 +53,12 @@ class _Site:
     #: the record's other text cells, to tell apart two printings of one model
     others: Mapping[str, str]
     record: int
-    #: what the row's ignored columns say ("# Shots: 5", "Prompt: assistant")
+    #: what the row's ignored columns say ("# Shots: 5", "Prompt: assistant", "Avg: 55.9")
     described: tuple[str, ...] = ()
+    #: the score's uncertainty from its paired column, and the columns the maintainer dropped
+    spread: tuple[str, ...] = ()
+    #: the header column the score is printed in
+    column: str = ""
 
 
 def printed(cell: str | mdtable.Cell | None) -> mdtable.Cell:
@@ -102,7 +108,7 @@ def _qualify(markers: Sequence[str], notes: Mapping[str, tuple[str, ...]]) -> tu
         kind = qualifiers.classify(texts[0])
         if kind == qualifiers.RUN:
             variants.append(texts[0])
-        elif kind == qualifiers.UNKNOWN and not mark.startswith(PROSE_MARKER):  # prose is commentary
+        elif kind == qualifiers.UNKNOWN and not mark.startswith((PROSE_MARKER, *CONTEXT_MARKERS)):  # commentary
             review.append(f"footnote {mark} ({texts[0]!r}) may change what was run; a reviewer must decide")
     return shown, variants, review
 
@@ -115,6 +121,8 @@ def rows_from_records(
     task_column: str | None = None,
     value_column: str | None = None,
     ignore_columns: Sequence[str] = (),
+    drop_columns: Sequence[str] = (),
+    uncertainty_columns: Mapping[str, str] | None = None,
     models_as_columns: bool | None = None,
     source_url: str = "",
     where: str = "source",
@@ -125,27 +133,45 @@ def rows_from_records(
     the table is already long (one score per record); with ``models_as_columns`` every
     column but the first is a model and the first column names the tasks. When that is not
     said (``None``) and the table looks transposed, it is refused rather than guessed.
+    An ignored column's cell qualifies every score of its row; a dropped one is left out
+    with the maintainer's statement that it does not change what was run; an uncertainty
+    column (``uncertainty_columns``: score -> column, else found by name) qualifies its score.
     """
+    named = dict(uncertainty_columns or {})
     _check_options(
-        records, [model_column, variant_column, task_column, value_column, *ignore_columns], models_as_columns, where
+        records,
+        [model_column, variant_column, task_column, value_column, *ignore_columns, *drop_columns, *named.items()],
+        models_as_columns,
+        where,
     )
     columns = list(records.columns)
     if models_as_columns:
-        sites = _column_sites(records, task_column or columns[0], set(ignore_columns), where)
+        if named:
+            raise InputError(f"{where}: --uncertainty-column pairs columns of a table whose rows are models")
+        sites = _column_sites(records, task_column or columns[0], set(ignore_columns), set(drop_columns), where)
     else:
         model_column = model_column or columns[0]
         if models_as_columns is None and task_column is None and model_column == columns[0]:
-            _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns}, where)
-        sites = _row_sites(records, model_column, variant_column, task_column, value_column, set(ignore_columns), where)
+            _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns, *drop_columns}, where)
+        kept = [c for c in columns if c not in (model_column, variant_column, task_column, *drop_columns)]
+        scores = [value_column] if value_column else [c for c in kept if c not in ignore_columns]
+        spread = uncertainty.pairs(kept, scores, named, where)
+        sites = _row_sites(
+            records,
+            (model_column, variant_column, task_column, value_column),
+            (set(ignore_columns), tuple(drop_columns), spread),
+            where,
+        )
     rows = [_row(records, site, source_url) for site in sites]
     return _distinct(rows, sites)
 
 
-def _check_options(records: Records, named: list[str | None], models_as_columns: bool | None, where: str) -> None:
-    """Rows to read, columns that exist, and options that fit the table's orientation."""
+def _check_options(records: Records, named: list, models_as_columns: bool | None, where: str) -> None:
+    """Rows to read, columns that exist, and options that fit the table's orientation; a pair
+    (score, uncertainty column) names two columns."""
     if not records.rows:
         raise InputError(f"{where}: the table has no data rows")
-    _check_columns(list(records.columns), named, where)
+    _check_columns(list(records.columns), [c for n in named for c in (n if isinstance(n, tuple) else (n,))], where)
     model_column, variant_column, task_column, value_column = named[:4]
     if models_as_columns and (model_column or variant_column or value_column):
         raise InputError(
@@ -210,10 +236,18 @@ def _text_cells(record, columns: Sequence[str]) -> dict[str, str]:
     return texts
 
 
-def _row_sites(records, model_column, variant_column, task_column, value_column, ignore, where) -> list[_Site]:
-    columns = list(records.columns)
+# shape: one loop builds every site of a row; its locals are the row's shared context
+def _row_sites(records, named: tuple, left: tuple, where) -> list[_Site]:  # noqa: PLR0914
+    """Sites of a table whose rows are models; ``named`` the model, variant, task and value columns,
+    ``left`` the ignored columns, the dropped ones and the uncertainty columns (-> their score column)."""
+    model_column, variant_column, task_column, value_column = named
+    ignore, drop, spread = left
+    columns = [c for c in records.columns if c not in drop and c not in spread]
     skip = {model_column, variant_column, *ignore}
     text_columns = _text_columns(records)
+    by_score: dict[str, list[str]] = defaultdict(list)
+    for column, score in spread.items():
+        by_score[score].append(column)
     sites = []
     for n, item in enumerate(records.rows):
         record = item.cells
@@ -221,11 +255,13 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
         variant = printed(record.get(variant_column)).text if variant_column else ""
         pairs, others = _pairs(record, columns, skip, model_column, task_column, value_column)
         all_texts, all_marks = _text_cells(record, others), _marked(record, others, text_columns)
-        described = _described(record, sorted(ignore), numbers=False)
+        described = _described(record, sorted(ignore - set(spread)))
         for task, cell in pairs:
+            score_column = value_column or task
+            spread_of = _spread(record, by_score.get(score_column, ()), drop)
             texts = {c: t for c, t in all_texts.items() if c != task}
             side = [m for c, marks in all_marks.items() if c != task for m in marks]
-            markers = (*label.markers, *records.column_markers.get(task, ()), *side, *item.markers)
+            markers = (*label.markers, *records.column_markers.get(score_column, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
             sites.append(
                 _Site(
@@ -241,9 +277,18 @@ def _row_sites(records, model_column, variant_column, task_column, value_column,
                     texts,
                     n,
                     described,
+                    spread_of,
+                    score_column,
                 )
             )
     return sites
+
+
+def _spread(record, columns: Sequence[str], drop: Sequence[str]) -> tuple[str, ...]:
+    """The score's uncertainty from its paired columns (where printed), and the maintainer's dropped columns."""
+    texts = {column: printed(record.get(column)).text for column in columns}
+    shown = [uncertainty.qualifier(c, t) for c, t in texts.items() if t and t not in NO_SCORE]
+    return (*shown, *map(dropped, drop))
 
 
 def _pairs(
@@ -282,13 +327,13 @@ def _text_columns(records: Records) -> frozenset:
     )
 
 
-def _column_sites(records: Records, task_column: str, ignore: set, where: str) -> list[_Site]:
+def _column_sites(records: Records, task_column: str, ignore: set, drop: set, where: str) -> list[_Site]:
     """Sites of a table whose columns are models and whose ``task_column`` names the task of each row.
 
     An empty task cell continues the task of the row above, as a reader of a model card
     takes it (``MMLU`` over its language rows); the score says so in its qualifiers.
     """
-    models = [c for c in records.columns if c != task_column and c not in ignore]
+    models = [c for c in records.columns if c != task_column and c not in ignore and c not in drop]
     sites = []
     above = None
     for n, item in enumerate(records.rows):
@@ -298,7 +343,7 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
         above = row_label
         texts = _text_cells(item.cells, sorted(ignore))
         side = [m for marks in _marked(item.cells, sorted(ignore), frozenset(ignore)).values() for m in marks]
-        described = _described(item.cells, sorted(ignore), numbers=True)
+        described = _described(item.cells, sorted(ignore))
         for column in models:
             group, sub = records.parts.get(column, (column, ""))
             name = printed(group)  # a CSV header keeps its markers in its name
@@ -320,6 +365,8 @@ def _column_sites(records: Records, task_column: str, ignore: set, where: str) -
                     texts,
                     n,
                     described,
+                    tuple(map(dropped, sorted(drop))),
+                    column,
                 )
             )
     return sites
@@ -339,16 +386,16 @@ def _task_label(
     return above, [f"task {above.text!r} continued from the row above (its cell is empty)"]
 
 
-def _described(record, columns: Sequence[str], *, numbers: bool) -> tuple[str, ...]:
+def _described(record, columns: Sequence[str]) -> tuple[str, ...]:
     """``column: text`` of the row's ignored cells: what they say qualifies every score of the row.
 
-    In a table of models as rows an ignored number is another score (``Avg``) and is left
-    out; in a model card's rows every ignored cell describes the benchmark (``# Shots: 5``).
+    Every ignored cell is kept, numbers included (an ignored ``Avg`` or ``# Shots`` may say how
+    the row was run); only a column the maintainer drops is left out (:func:`printed.dropped`).
     """
     out = []
     for column in columns:
         text = printed(record.get(column)).text
-        if text and text not in NO_SCORE and (numbers or parse_cell(text).value is None):
+        if text and text not in NO_SCORE:
             out.append(f"{column}: {text}")
     return tuple(out)
 
@@ -375,10 +422,17 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
         list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])), records.notes
     )
     struck = [c for c in site.context if c.startswith("the model label is struck")]
-    review = [*struck, *review]
+    review = [*struck, *review, *records.review, *_shared(records, site)]
     kept = _without_markers(score) if score.markers else score.qualifiers
     context = [c for c in site.context if c not in struck]
-    quals = [*shown, *(f"run detail ({d}) printed in the label" for d in site.details), *site.described, *context, kept]
+    quals = [
+        *shown,
+        *(f"run detail ({d}) printed in the label" for d in site.details),
+        *site.described,
+        *site.spread,
+        *context,
+        kept,
+    ]
     return LedgerRow(
         source_model=site.label.text,
         source_variant=_variant(site, variants),
@@ -391,6 +445,12 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
         status=_status(score, review),
         source_link=site.label.links[0] if site.label.links else "",
     )
+
+
+def _shared(records: Records, site: _Site) -> list[str]:
+    """Why a score a sibling table also prints needs review (see :mod:`context`)."""
+    first = printed(records.rows[site.record].cells.get(records.columns[0])).text
+    return [reason for labels, columns, reason in records.shared if first in labels and site.column in columns]
 
 
 def _variant(site: _Site, variants: list[str]) -> str:

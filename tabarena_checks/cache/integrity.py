@@ -22,9 +22,11 @@ from checks.io import file_sha256, sha256
 
 #: the key of the manifest in ``.checks-source.json`` and of its digest in the process decision record
 MANIFEST = "files"
+#: the file beside the cache's files that records what it was built from, with the manifest
+SOURCE_RECORD = ".checks-source.json"
 DECISION_KEY = "cache_manifest"
 #: what upload keeps in the cache and never publishes (see tabarena_checks.publish.upload)
-UNLISTED = (".checks-source.json", ".checks-staging")
+UNLISTED = (SOURCE_RECORD, ".checks-staging")
 
 
 def listing(cache_dir: Path) -> list[str]:
@@ -57,19 +59,29 @@ def manifest_digest(manifest: Mapping[str, str]) -> str:
     return sha256(json.dumps(dict(sorted(manifest.items())), sort_keys=True).encode())
 
 
-def differences(cache_dir: Path, manifest: Mapping[str, str]) -> list[str]:
-    """How the cache differs from ``manifest``: files added, missing, changed or not regular files."""
+#: how :func:`differences` words a file added, changed or missing against what process wrote
+BY_PROCESS = (
+    "not written by process (added to the cache afterwards)",
+    "changed since process wrote it (sha256 differs)",
+    "missing (process wrote it)",
+)
+
+
+def differences(cache_dir: Path, manifest: Mapping[str, str], words: tuple[str, str, str] = BY_PROCESS) -> list[str]:
+    """How the cache differs from ``manifest``: files added, changed or missing (``words`` says each), or not
+    regular files."""
+    added, changed, missing = words
     problems = []
     present = listing(cache_dir)
     for rel in present:
         path = cache_dir / rel
         if rel not in manifest:
-            problems.append(f"{rel}: not written by process (added to the cache afterwards)")
+            problems.append(f"{rel}: {added}")
         elif not path.is_file() or path.is_symlink():
             problems.append(f"{rel}: not a regular file")
         elif file_sha256(path) != manifest[rel]:
-            problems.append(f"{rel}: changed since process wrote it (sha256 differs)")
-    problems += [f"{rel}: missing (process wrote it)" for rel in sorted(set(manifest) - set(present))]
+            problems.append(f"{rel}: {changed}")
+    problems += [f"{rel}: {missing}" for rel in sorted(set(manifest) - set(present))]
     return problems
 
 

@@ -392,7 +392,7 @@ def split_results(split: Split, preds: Sequence, y_val, y_test, can_hpo: bool) -
         return out
     out[0].update(impute_method=math.nan, method_metadata=None)
     prep = Prepared(
-        Metric(split.metric, split.problem_type),
+        Metric(split.metric),
         [p.framework for p in preds],
         y_val,
         np.array([p.pred_val for p in preds], dtype=np.float32),
@@ -529,7 +529,7 @@ def _split_trajectories(job: tuple[Split, Path, list[list[str]], str]) -> list[d
     """One split's ensemble rows, one per pass (config list), from its cached predictions."""
     split, predictions_dir, lists, default = job
     names, pred_val, pred_test = load_split(predictions_dir)(split)
-    prep = Prepared(Metric(split.metric, split.problem_type), names, split.y_val, pred_val, split.y_test, pred_test)
+    prep = Prepared(Metric(split.metric), names, split.y_val, pred_val, split.y_test, pred_test)
     return ensembles(split, prep, lists, ITERATIONS, fallback=default)
 
 

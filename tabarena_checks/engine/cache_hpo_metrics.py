@@ -1,4 +1,4 @@
-"""The three metrics TabArena's ensemble simulation scores with, computed to the same bits.
+"""The metrics the ensemble simulation scores with, computed to the same bits as TabArena's.
 
 TabArena 0.1.0 scores ensembles with its "fast" metrics: ``log_loss`` on the probability of the
 true class (clipped to [1e-15, 1 - 1e-15], kept as float32), ``roc_auc`` from a C++ radix sort
@@ -9,6 +9,12 @@ functions here reproduce each result exactly with numpy: AUC from integer pair c
 the fused multiply-add with error-free transformations (Boldo and Melquiond's emulation:
 the product split exactly, the low parts added with rounding to odd). Scores of many
 candidates at once (rows of a 2-D array) serve the greedy search; ``error`` gives one value.
+
+Any other metric TabArena takes from AutoGluon's scorers. Of those, ``mae`` is simulated here too:
+AutoGluon's ``mean_absolute_error`` is scikit-learn's, the mean of the absolute differences summed
+pairwise, which numpy's row mean computes to the same bits (TabArena 0.1.0 itself cannot load such
+a run: AutoGluon records the scorer's own name beside the task's ``mae``, and TabArena asserts the
+two equal).
 
 Every metric here returns an error, lower is better, as TabArena's ``Scorer.error`` does.
 """
@@ -187,14 +193,23 @@ def rmse_rows(y: np.ndarray, fant: np.ndarray) -> np.ndarray:
     return np.sqrt((diff * diff).mean(axis=-1))
 
 
+# --------------------------------------------------------------------------- mae
+
+
+def mae_rows(y: np.ndarray, fant: np.ndarray) -> np.ndarray:
+    """Mean absolute error of each row of ``fant`` (``[models, rows]`` or ``[rows]``) against ``y``: the rows
+    summed pairwise as scikit-learn's ``mean_absolute_error`` sums one, so to the same bits."""
+    return np.abs(np.atleast_2d(np.asarray(fant, dtype=np.float64)) - y).mean(axis=-1)
+
+
 # --------------------------------------------------------------------------- one interface
 
 
 class Metric:
-    """One metric as the simulation uses it: how predictions are prepared, the problem type the
-    ensemble is fitted in, scores of many candidate rows, and the exact error of one prediction."""
+    """One metric as the simulation uses it: how predictions are prepared, scores of many candidate
+    rows, and the exact error of one prediction."""
 
-    def __init__(self, name: str, problem_type: str):
+    def __init__(self, name: str):
         if name not in SIMULATED:
             shown = name if len(name) <= 60 else f"{name[:57]}..."
             raise ValueError(
@@ -202,8 +217,6 @@ class Metric:
                 f"(supported: {', '.join(SIMULATED)})"
             )
         self.name = name
-        #: log_loss ensembles true-class probabilities, a binary view of any classification
-        self.fit_problem_type = "binary" if name == "log_loss" else problem_type
         #: candidate ensembles are summed in float64 and stored as this (roc_auc's kernel ranks float32 keys)
         self.sum_dtype = np.float32 if name == "roc_auc" else np.float64
 
@@ -223,6 +236,8 @@ class Metric:
             return 1 - auc_rows(y, fant, consume=True)
         if self.name == "log_loss":
             return log_loss_rows(fant)
+        if self.name == "mae":
+            return mae_rows(y, fant)
         return rmse_exact(y, fant) if exact else rmse_rows(y, fant)
 
     def errors(self, y: np.ndarray, preds: np.ndarray) -> list[float]:
@@ -231,6 +246,8 @@ class Metric:
             return [float(0 - (-1 * v)) for v in log_loss_rows(preds)]
         if self.name == "roc_auc":
             return [float(1 - v) for v in auc_rows(y, preds)]
+        if self.name == "mae":
+            return [float(0 - (-1 * v)) for v in mae_rows(y, preds)]
         return [float(0 - (-1 * v)) for v in rmse_exact(y, preds)]
 
     def error(self, y: np.ndarray, pred: np.ndarray) -> float:
@@ -239,6 +256,8 @@ class Metric:
             return float(0 - (-1 * log_loss_rows(pred[None, :])[0]))
         if self.name == "roc_auc":
             return float(1 - auc_rows(y, pred[None, :])[0])
+        if self.name == "mae":
+            return float(0 - (-1 * mae_rows(y, pred)[0]))
         return float(0 - (-1 * rmse_exact(y, pred)[0]))
 
 

@@ -25,7 +25,7 @@ from tabarena_checks.engine.cache_hpo_metrics import recomputed_val_error as com
 from tabarena_checks.engine.cache_hpo_metrics import stored_val_prediction
 from tabarena_checks.engine.cache_predictions import _flat
 from tabarena_checks.metadata.model import MethodMetadata
-from tabarena_checks.raw.reader import METRIC_ALIASES
+from tabarena_checks.raw.metric_names import tabarena_name
 
 #: the required fields of a result row, in TabArena's order (``compute_df_result``)
 REQUIRED = ("framework", "metric_error", "metric", "time_train_s", "time_infer_s", "problem_type")
@@ -37,7 +37,6 @@ HARDWARE = ("num_cpus", "num_gpus", "disk_usage")
 class Result:
     """What the tables need of one results.pkl, renamed as TabArena renames it."""
 
-    path_parts: tuple[str, ...]
     group: str
     is_config: bool
     row: dict[str, Any]
@@ -99,7 +98,7 @@ def table_row(result: dict, framework: str, mm: dict) -> dict[str, Any]:
     for key in REQUIRED:
         row[key] = result.get(key)
     row["framework"] = framework
-    row["metric"] = METRIC_ALIASES.get(row["metric"], row["metric"])
+    row["metric"] = tabarena_name(row["metric"])
     if "metric_error_val" in result:
         row["metric_error_val"] = float(result["metric_error_val"])
     elif _is_config(result):
@@ -123,7 +122,7 @@ def recomputed_val_error(result: dict) -> float | None:
     y_val, pred = sa.get("y_val"), stored_val_prediction(sa, result["framework"])
     if y_val is None or pred is None:
         return None
-    metric = METRIC_ALIASES.get(result["metric"], result["metric"])
+    metric = tabarena_name(result["metric"])
     return compute(metric, result["problem_type"], y_val, pred)
 
 
@@ -145,7 +144,6 @@ def from_raw(result: dict, rel_parts: Sequence[str], meta: MethodMetadata) -> Re
     framework, mm = renamed(result, meta)
     is_config = _is_config(result)
     return Result(
-        path_parts=tuple(rel_parts),
         group="/".join(rel_parts[-3:-1]),
         is_config=is_config,
         row=table_row(result, framework, mm),
@@ -286,7 +284,7 @@ def _split_frames_order(rows: Sequence[dict[str, Any]], after: Sequence[str] = (
 def configs_table(results: Sequence[Result]):
     rows = [{**r.row, "task": _task(r.row)} for r in results if r.is_config]
     if not rows:
-        return empty_configs()
+        return empty_table(EMPTY_CONFIGS)
     return frame(rows, _split_frames_order(rows))
 
 
@@ -302,7 +300,7 @@ def baselines_table(results: Sequence[Result]):
         row["problem_type"] = r.row["problem_type"]
         rows.append(row)
     if not rows:
-        return empty_baselines()
+        return empty_table(EMPTY_BASELINES)
     return frame(rows, _split_frames_order(rows, after=("tid", "problem_type")))
 
 
@@ -340,47 +338,23 @@ def configs_hyperparameters(results: Sequence[Result]) -> dict[str, Any]:
     return out
 
 
-def empty_baselines():
-    """baselines.parquet of a run without baselines: TabArena's empty frame after its merges."""
+#: the columns of TabArena's empty baselines and configs frames after its merges, in its order: ``tid`` is int64,
+#: every other column of type null (nothing was ever put in it)
+EMPTY_BASELINES = (
+    "dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s", "tid", "problem_type",
+    "task",
+)  # fmt: skip
+EMPTY_CONFIGS = (
+    "dataset", "fold", "framework", "metric_error", "metric_error_val", "metric", "problem_type", "time_train_s",
+    "time_infer_s", "tid", "task",
+)  # fmt: skip
+
+
+def empty_table(columns: Sequence[str]):
+    """baselines.parquet of a run without baselines, or configs.parquet of one without configs (``columns``)."""
     import pyarrow as pa
 
-    null = pa.null()
-    return pa.schema(
-        [
-            ("dataset", null),
-            ("fold", null),
-            ("framework", null),
-            ("metric_error", null),
-            ("metric", null),
-            ("time_train_s", null),
-            ("time_infer_s", null),
-            ("tid", pa.int64()),
-            ("problem_type", null),
-            ("task", null),
-        ]
-    ).empty_table()
-
-
-def empty_configs():
-    """configs.parquet of a run without configs."""
-    import pyarrow as pa
-
-    null = pa.null()
-    return pa.schema(
-        [
-            ("dataset", null),
-            ("fold", null),
-            ("framework", null),
-            ("metric_error", null),
-            ("metric_error_val", null),
-            ("metric", null),
-            ("problem_type", null),
-            ("time_train_s", null),
-            ("time_infer_s", null),
-            ("tid", pa.int64()),
-            ("task", null),
-        ]
-    ).empty_table()
+    return pa.schema([(c, pa.int64() if c == "tid" else pa.null()) for c in columns]).empty_table()
 
 
 def json_value(value: Any) -> Any:

@@ -113,7 +113,7 @@ def _simulate_split(out: Read, results: list, preds: list, meta: MethodMetadata)
     except ValueError as exc:  # a metric the simulation does not compute, a split without results
         raise ActionFailed(
             f"cannot simulate TabArena's HPO results for {split.dataset} split {split.fold}: {exc}; "
-            "nothing was written (--engine tabarena runs TabArena's own simulation)"
+            "nothing was written (TA307, ignored in this run, names what can process it)"
         ) from None
 
 

@@ -40,8 +40,6 @@ FIELDS = (
     "verified",
     "validation_protocol",
 )
-#: the constructor used in info.py decides method_type / method_class
-CONSTRUCTORS = ("config", "baseline", "system", "portfolio")
 
 
 @attrs.frozen

@@ -106,7 +106,10 @@ def _plan(ctx) -> Iterator[str]:
     yield f"engine {new['engine']}: would write {cache.path}"
     if cache.path.exists():
         if _same_inputs(_existing(cache), new) and not ctx.options.force:
-            yield "a cache built from the same inputs exists there: it would be kept unchanged"
+            yield (
+                "a cache built from the same inputs exists there: it would be built again, and kept unchanged "
+                "only if it holds exactly the bytes of that build (else replaced whole by it)"
+            )
         elif ctx.options.force:
             yield "the existing cache there would be replaced whole (--force)"
         else:
@@ -125,31 +128,40 @@ def _plan(ctx) -> Iterator[str]:
 
 
 def _build(ctx, cache: MethodCache, new: dict[str, Any]) -> tuple[list[str], bool]:
-    """Build the cache in a temporary sibling and swap it into place; returns (what was written, replaced).
-
-    The source record lists the sha256 of every file written (the manifest upload checks the
-    cache against); the digest of that manifest goes into this run's decision record.
-    """
+    """Build the cache in a temporary sibling and swap it into place; returns (what was written, replaced)."""
     tmp = io.temp_sibling(cache.path)
     try:
-        tmp.mkdir()
-        built = build(ctx.options.engine, _job(ctx), tmp)
-        written = built.written
-        manifest = integrity.manifest_of(tmp, built.copied)
-        _raw_judged(ctx, manifest)
-        record = {
-            **new,
-            "data_dir": str(Path(ctx.facts.data_dir).resolve()),
-            "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            integrity.MANIFEST: manifest,
-        }
-        (tmp / cache.source_record.name).write_text(
-            json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        _digests(ctx)[integrity.DECISION_KEY] = integrity.manifest_digest(manifest)
+        written, manifest = _fresh(ctx, new, tmp)
+        _sign(ctx, manifest)
         return written, io.swap_in_dir(tmp, cache.path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _fresh(ctx, new: dict[str, Any], tmp: Path) -> tuple[list[str], dict[str, str]]:
+    """Build the cache into the new directory ``tmp``; returns (what was written, its manifest).
+
+    The source record lists the sha256 of every file written, computed from the bytes this run
+    wrote (the raw copies' from the bytes checked against the judged digest as they were copied):
+    the manifest upload checks the cache against.
+    """
+    tmp.mkdir()
+    built = build(ctx.options.engine, _job(ctx), tmp)
+    manifest = integrity.manifest_of(tmp, built.copied)
+    _raw_judged(ctx, manifest)
+    record = {
+        **new,
+        "data_dir": str(Path(ctx.facts.data_dir).resolve()),
+        "built": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        integrity.MANIFEST: manifest,
+    }
+    (tmp / integrity.SOURCE_RECORD).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return built.written, manifest
+
+
+def _sign(ctx, manifest: dict[str, str]) -> None:
+    """Name ``manifest`` in this run's decision record (signed with the user's key when it is appended)."""
+    _digests(ctx)[integrity.DECISION_KEY] = integrity.manifest_digest(manifest)
 
 
 def _job(ctx) -> Job:
@@ -177,24 +189,47 @@ def _raw_judged(ctx, manifest: dict[str, str]) -> None:
         )
 
 
-def _kept(ctx, cache: MethodCache) -> str | None:
-    """Why an existing cache built from the same inputs cannot be kept as it is (it changed since), or None.
+#: how a file of an existing cache differs from this run's build of the same inputs
+AGAINST_BUILD = (
+    "not in this run's build of the same inputs",
+    "differs from this run's build (sha256)",
+    "missing (this run's build has it)",
+)
 
-    When it can, its manifest's digest goes into this run's decision record, like a fresh build's.
+
+def _kept_or_rebuilt(ctx, cache: MethodCache, new: dict[str, Any]) -> str:
+    """Build the cache again and keep the existing one only if it holds exactly those bytes; else swap in the build.
+
+    The existing cache, its ``.checks-source.json`` manifest included, is not evidence: whoever can
+    write the cache root (or ships one inside a checkout) could have changed a table, added a file
+    and rewritten the manifest to match. So it is compared, file by file, with a build made in this
+    run from the verified raw inputs, and only the digests of that build are signed.
     """
+    tmp = io.temp_sibling(cache.path)
     try:
-        manifest = json.loads(cache.source_record.read_text(encoding="utf-8"))[integrity.MANIFEST]
-        problems = integrity.differences(cache.path, manifest)
-    except (OSError, ValueError, KeyError, TypeError):
-        return "it has no readable manifest of its files (built by an older version)"
-    if problems:
-        return "it changed since process wrote it: " + "; ".join(problems[:5])
+        _, manifest = _fresh(ctx, new, tmp)
+        differ = integrity.differences(cache.path, manifest, AGAINST_BUILD)
+        if _recorded_manifest(cache) != manifest:
+            differ.append(f"{integrity.SOURCE_RECORD}: its manifest is not the one of this run's build")
+        _sign(ctx, manifest)
+        if not differ:
+            return f"{cache.path} holds exactly what the same inputs build again; kept unchanged (--force rebuilds it)"
+        io.swap_in_dir(tmp, cache.path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    shown = "; ".join(differ[:5]) + (f"; and {len(differ) - 5} more" if len(differ) > 5 else "")
+    return (
+        f"{cache.path} was built from the same inputs, but it differs from this run's build of them "
+        f"({shown}); replaced it whole with the build"
+    )
+
+
+def _recorded_manifest(cache: MethodCache) -> Any:
+    """The manifest the existing cache's source record lists (None when it has no readable one)."""
     try:
-        _raw_judged(ctx, manifest)
-    except ActionFailed as exc:
-        return str(exc)
-    _digests(ctx)[integrity.DECISION_KEY] = integrity.manifest_digest(manifest)
-    return None
+        return json.loads(cache.source_record.read_text(encoding="utf-8")).get(integrity.MANIFEST)
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _execute(ctx) -> str:
@@ -209,23 +244,24 @@ def _execute(ctx) -> str:
 
 
 def _keep_existing(ctx, cache, new: dict) -> str:
-    """The line saying an existing cache is kept, or the refusal to touch it without ``--force``.
+    """The line saying an existing cache is kept (or was rebuilt), or the refusal to touch it without ``--force``.
 
-    Apart from the write because a cache is never mixed with files of another run: it is kept
-    only when built from the same inputs and still as process wrote it, otherwise the user decides.
+    Apart from the write because a cache is never mixed with files of another run: one built from
+    other inputs is the user's to replace; one built from the same inputs is kept only when a build
+    of this run holds exactly its bytes (:func:`_kept_or_rebuilt`).
     """
     if not _same_inputs(_existing(cache), new):
         raise ActionFailed(
             f"{cache.path} exists and was built from other (or unknown) inputs; it is kept as it is. "
             "Pass --force to replace it whole (a cache is never mixed with files from another run)"
         )
-    why = _kept(ctx, cache)
-    if why is not None:
+    try:
+        return _kept_or_rebuilt(ctx, cache, new)
+    except OSError as exc:  # a full disk, a file-size limit, a read-only cache root
         raise ActionFailed(
-            f"{cache.path} was built from the same inputs, but {why}; it is kept as it is. "
-            "Pass --force to rebuild it whole"
-        )
-    return f"{cache.path} was built from the same inputs already; kept unchanged (--force rebuilds it)"
+            f"cannot build the cache again to compare it: {exc.strerror or exc} ({exc.filename or cache.path.parent}); "
+            "the existing cache is kept as it is. Free space or choose another --cache-root, then rerun"
+        ) from None
 
 
 def _write_cache(ctx, cache, new: dict) -> tuple[list[str], bool]:

@@ -117,18 +117,23 @@ class UploadLock:
                 return "an earlier upload of this same process left it (one process uploads one method at a time)"
         return None
 
+    def _take(self, **condition: str) -> bool:
+        """Write the lock under ``condition`` (absent, or still the version read): False when another run's write
+        came first (the store's precondition failed or conflicted), :class:`ActionFailed` on any other error."""
+        try:
+            self.etag = self._put(**condition)
+            return True
+        except Exception as exc:
+            if _code(exc) not in ("412", "PreconditionFailed", "409", "ConditionalRequestConflict"):
+                raise ActionFailed(f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}") from None
+            return False
+
     def acquire(self) -> None:
         """Take the lock, or raise :class:`ActionFailed` naming the run that holds it."""
         for _ in range(3):  # the holder may release between our attempt and our read: try again
             self.acquired = _now()
-            try:
-                self.etag = self._put(IfNoneMatch="*")
+            if self._take(IfNoneMatch="*"):
                 break
-            except Exception as exc:
-                if _code(exc) not in ("412", "PreconditionFailed", "409", "ConditionalRequestConflict"):
-                    raise ActionFailed(
-                        f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}"
-                    ) from None
             found = self._read()
             if found is None:
                 continue
@@ -141,15 +146,9 @@ class UploadLock:
                     "nothing was uploaded. Wait for it to finish and run the command again; a lock whose run died "
                     "is taken over once its lease expires (at once when it ran on this host)"
                 )
-            try:
-                self.etag = self._put(IfMatch=etag)
+            if self._take(IfMatch=etag):
                 self.log(f"took over the upload lock {self.where}: {why}")
                 break
-            except Exception as exc:
-                if _code(exc) not in ("412", "PreconditionFailed", "409", "ConditionalRequestConflict"):
-                    raise ActionFailed(
-                        f"cannot take the upload lock {self.where}: {type(exc).__name__}: {exc}"
-                    ) from None
         else:
             raise ActionFailed(f"cannot take the upload lock {self.where}: other runs keep taking it; try again")
         self._thread = threading.Thread(target=self._renewing, daemon=True, name="upload-lock")

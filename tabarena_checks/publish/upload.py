@@ -8,12 +8,14 @@ content is already in place, and compares the store with the plan afterwards.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import shlex
 import sys
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -22,7 +24,7 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, ChecksError, UsageError, io, progress
-from tabarena_checks.cache import integrity
+from tabarena_checks.cache import integrity, published
 from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem
 from tabarena_checks.facts import info_sources, missing_credentials
@@ -42,8 +44,8 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
     """A deterministic deflate zip of ``src`` (sorted entries relative to it, fixed times and modes).
 
     With ``expected`` (the cache manifest: path relative to the cache -> sha256) every file's bytes
-    are checked as they are zipped: the zip holds exactly what process wrote, or it is refused; and
-    every results.pkl is read again by the safe reader, so none it refuses is published.
+    are checked as they are zipped, so the zip holds exactly what process wrote, or it is refused;
+    :func:`zip_problem` then reads the result back before it may be published.
     """
     files = sorted((p for p in src.rglob("*") if p.is_file()), key=lambda p: p.relative_to(src).as_posix())
     size = sum(p.stat().st_size for p in files)
@@ -52,8 +54,7 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
             rel = path.relative_to(src).as_posix()
             data = path.read_bytes()
             if expected is not None:
-                _check(f"{src.name}/{rel}", data, expected)
-                _check_decodes(f"{src.name}/{rel}", data)
+                _check_digest(f"{src.name}/{rel}", data, expected)
             info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             io.write_zip_entry(zf, info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
@@ -63,6 +64,23 @@ def write_zip(src: Path, dest: Path, expected: Mapping[str, str] | None = None) 
 
 
 def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
+    """Refuse ``data`` as the cache file ``rel`` unless the manifest lists it with that digest and it is a file of
+    the published layout, of the kind its name says (:func:`tabarena_checks.cache.published.problem`)."""
+    _check_digest(rel, data, expected)
+    _refuse(published.problem(rel, data))
+
+
+def _refuse(problem: str) -> None:
+    """Stop the upload before any request when staging found a ``problem`` with a file it would publish."""
+    if problem:
+        raise ActionFailed(
+            f"{problem}: refused at staging, so nothing was uploaded; replace the file, then process the "
+            "method again with --force"
+        )
+
+
+def _check_digest(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
+    """Refuse ``data`` as the cache file ``rel`` unless the manifest lists it with that digest."""
     if rel not in expected:
         raise ActionFailed(
             f"{rel} was not written by process (added to the cache afterwards); nothing was "
@@ -75,32 +93,6 @@ def _check(rel: str, data: bytes, expected: Mapping[str, str]) -> None:
         )
 
 
-def _decode_problem(rel: str, data: bytes) -> str:
-    """Why the safe reader refuses the results.pkl ``data`` about to be published ("" when it reads it, or
-    ``rel`` is no results.pkl).
-
-    Defence in depth behind TA407's signed evidence: whatever a decision record says, no pickle leaves
-    the machine that the restricted unpickler would not read (a global it refuses, a graph over its limits).
-    """
-    if not rel.endswith("results.pkl"):
-        return ""
-
-    try:
-        reader.unpickle(rel, reader.unpack(rel, data))
-    except reader.RawFileError as exc:
-        return str(exc)
-    return ""
-
-
-def _check_decodes(rel: str, data: bytes) -> None:
-    problem = _decode_problem(rel, data)
-    if problem:
-        raise ActionFailed(
-            f"{problem}: the safe reader refuses it at staging, so nothing was uploaded; "
-            "replace the file, then process the method again with --force"
-        )
-
-
 def _complete(part: str, staged: set[str], expected: Mapping[str, str]) -> None:
     missing = sorted(rel for rel in expected if rel.startswith(f"{part}/") and rel not in staged)
     if missing:
@@ -110,19 +102,37 @@ def _complete(part: str, staged: set[str], expected: Mapping[str, str]) -> None:
         )
 
 
-def _zip_matches(path: Path, part: str, expected: Mapping[str, str]) -> bool:
-    """Whether a staged zip holds exactly the files of ``part`` the manifest lists, with their content."""
+def zip_problem(path: Path, src: Path, expected: Mapping[str, str]) -> str:
+    """Why the zip at ``path`` is not exactly the files of ``src`` (a part of the cache) the manifest lists, or "".
+
+    Read entry by entry through ``infolist()``, as a loader iterating the archive sees it: each name
+    once, none the manifest lacks, none missing, no comment, and each entry's bytes those of the
+    manifest, of a file the published layout holds (a results.pkl the strict reader reads). Names
+    compared as a set and read back with ``read(name)`` would pass a zip holding a second entry under
+    a real name, since ``read(name)`` returns only the last.
+    """
+    part = src.name
+    want = {rel.removeprefix(f"{part}/"): digest for rel, digest in expected.items() if rel.startswith(f"{part}/")}
     try:
         with zipfile.ZipFile(path) as zf:
-            names = zf.namelist()
-            if {f"{part}/{n}" for n in names} != {rel for rel in expected if rel.startswith(f"{part}/")}:
-                return False
-            return all(
-                io.sha256(data := zf.read(n)) == expected[f"{part}/{n}"] and not _decode_problem(f"{part}/{n}", data)
-                for n in names
-            )
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError):
-        return False
+            infos = zf.infolist()
+            names = collections.Counter(info.filename for info in infos)
+            twice = sorted(name for name, n in names.items() if n > 1)
+            if twice:
+                return f"{part}.zip!{twice[0]}: a second entry under that name"
+            odd = [info.orig_filename for info in infos if info.filename != info.orig_filename]
+            if odd:
+                return f"{part}.zip!{odd[0]!r}: a name zipfile reads as another"
+            if zf.comment:
+                return f"{part}.zip carries a comment"
+            for info in infos:
+                problem = _entry_problem(zf, info, src, want)
+                if problem:
+                    return problem
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        return f"{part}.zip cannot be read ({type(exc).__name__}: {exc})"
+    missing = sorted(set(want) - set(names))
+    return f"{part}.zip lacks {', '.join(missing[:5])}" if missing else ""
 
 
 def _inputs_of(src: Path) -> list[list]:
@@ -137,32 +147,58 @@ def staged_zip(src: Path, staging: Path, scratch: Path, *, keep: bool, expected:
     """``<name>.zip`` of ``src``: reused from ``staging`` when its recorded inputs are unchanged.
 
     Zipping a large raw/ takes longer than checking that nothing needs uploading, so a rerun
-    (the way an interrupted upload resumes) should not redo it; a reused zip is still read back
-    and every entry checked against the manifest (``expected``), since staging lives in the cache
-    too. With ``keep`` a new zip is stored in ``staging`` for the next run; without (a dry run),
-    it is built in ``scratch``.
+    (the way an interrupted upload resumes) should not redo it. Staging lives in the cache, so a
+    zip found there is evidence of nothing: it is reused only when :func:`zip_problem` finds it is
+    exactly the checked files, and built again otherwise (saying why); a zip built now is read back
+    the same way before it may be published. With ``keep`` a new zip is stored in ``staging`` for
+    the next run; without (a dry run), it is built in ``scratch``.
     """
     name = f"{src.name}.zip"
     inputs = _inputs_of(src)
     stored, manifest = staging / name, staging / f"{name}.inputs.json"
-    try:
-        if (
-            stored.is_file()
-            and json.loads(manifest.read_text(encoding="utf-8")) == inputs
-            and _zip_matches(stored, src.name, expected)
-        ):
+    if stored.is_file():
+        why = _reuse_problem(stored, manifest, inputs, src, expected)
+        if not why:
             return stored
-    except (OSError, ValueError):
-        pass
+        click.echo(f"note: the staged {name} is built again: {why}", err=True)
     if not keep:
-        write_zip(src, scratch / name, expected)
+        _write_verified(src, scratch / name, expected)
         return scratch / name
     staging.mkdir(exist_ok=True)
     io.sweep_siblings(stored)  # what an interrupted upload left half-written
     with io.replacing(stored) as tmp:
-        write_zip(src, tmp, expected)
+        _write_verified(src, tmp, expected)
     io.write_text(manifest, json.dumps(inputs))
     return stored
+
+
+def _entry_problem(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: Path, want: Mapping[str, str]) -> str:
+    """Why one entry of a zip of ``src`` is not the file of ``src`` the manifest lists under its name, or ""."""
+    part, name = src.name, info.filename
+    if name not in want:
+        return f"{part}.zip!{name}: not a file of {part}/ that process wrote"
+    if info.file_size != (src / name).stat().st_size:  # checked before the entry is inflated: no zip bomb
+        return f"{part}.zip!{name}: not the size of {part}/{name}"
+    data = zf.read(info)
+    if io.sha256(data) != want[name]:
+        return f"{part}.zip!{name}: not the bytes process wrote"
+    return published.problem(f"{part}/{name}", data)
+
+
+def _reuse_problem(stored: Path, manifest: Path, inputs: list, src: Path, expected: Mapping[str, str]) -> str:
+    """Why the staged zip ``stored`` cannot be published as it is ("" when it can)."""
+    try:
+        if json.loads(manifest.read_text(encoding="utf-8")) != inputs:
+            return "the cache's files changed since it was staged"
+    except (OSError, ValueError):
+        return "its record of inputs cannot be read"
+    return zip_problem(stored, src, expected)
+
+
+def _write_verified(src: Path, dest: Path, expected: Mapping[str, str]) -> None:
+    """:func:`write_zip` of ``src`` into ``dest``, then the zip read back entry by entry (:func:`zip_problem`)."""
+    write_zip(src, dest, expected)
+    _refuse(zip_problem(dest, src, expected))
 
 
 def staged_copy(cache_dir: Path, rel: str, workdir: Path, expected: Mapping[str, str]) -> Path:
@@ -280,6 +316,27 @@ class UploadFacts:
         return out
 
     @cached_property
+    def raw_unread(self) -> tuple[tuple[str, str], ...]:
+        """(path in the cache, what sits where) of each class the reader does not load in a field nothing reads,
+        in the results.pkl files raw.zip would publish (TA308 judges them, as for process).
+
+        Read as the index reads a run, so each is named with its field path; a file that cannot be read at all
+        is staging's to refuse, and raw/ left out (``--no-upload-raw``) publishes none.
+        """
+        if not self.upload_raw or not self.cache.raw.is_dir():
+            return ()
+        found = []
+        for path in sorted(self.cache.raw.rglob("results.pkl")):
+            notes: list[str] = []
+            try:
+                reader.load_result(path, notes=notes)
+            except reader.RawFileError:
+                continue
+            rel = path.relative_to(self.cache.path).as_posix()
+            found += [(rel, note) for note in notes]
+        return tuple(found)
+
+    @cached_property
     def manifest(self) -> dict[str, str] | None:
         """The sha256 of every file process wrote into the cache (its source record), or None."""
         try:
@@ -319,6 +376,7 @@ class UploadFacts:
             files.append(("processed/configs_hyperparameters.json", staged_copy(c.path, rel, workdir, expected)))
         if self.upload_raw:
             files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep, expected=expected)))
+        _check("metadata.yaml", c.metadata_yaml.read_bytes(), expected)  # what --from-cache and the protocol read
         protocol = self.recorded.validation_protocol if self.recorded else self.metadata.validation_protocol
         (workdir / "metadata.yaml").write_text(render_metadata_yaml(self.metadata, protocol), encoding="utf-8")
         files.append(("metadata.yaml", workdir / "metadata.yaml"))

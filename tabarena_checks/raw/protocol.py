@@ -139,12 +139,6 @@ def is_official(key: ProtocolKey | str) -> bool:
     return _key(key).flavour in OFFICIAL_FLAVOURS
 
 
-def official_name(key: ProtocolKey | str) -> str | None:
-    """``tabarena`` or ``beyondarena`` when the key is one of the named official protocols."""
-    text = _key(key).text
-    return next((name for name, value in OFFICIAL.items() if value == text), None)
-
-
 def resolve_expected(value: str) -> str:
     """The key ``--expect-validation-protocol tabarena|beyondarena|KEY`` asks for."""
     named = OFFICIAL.get(value.strip().lower()) if isinstance(value, str) else None

@@ -4,8 +4,8 @@ A results.pkl is a (usually gzip-compressed) pickle, and unpickling is code exec
 Files come from cluster runs, colleagues and downloads, so they are read with a
 restricted unpickler (:mod:`tabarena_checks.raw.unpickler`): only builtins, checked numpy
 arrays and AutoGluon's plain container subclasses can be built; any other global is never
-imported, and ends the read with :class:`UnsafePickleError` unless it sits in a field nothing
-reads (:data:`UNREAD_FIELDS`). Only regular files are read, and reading and decompression are capped, so a
+imported, and ends the read with :class:`UnsafePickleError` (the index alone, which only informs,
+may read one in a field nothing reads as None: :data:`UNREAD_FIELDS`). Only regular files are read, and reading and decompression are capped, so a
 device, a FIFO or a gzip bomb cannot exhaust memory or hang the read.
 
 :func:`decode_row` turns one file into one flat metadata row (no prediction arrays kept)
@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from checks import InputError
 from tabarena_checks.raw import artifacts, unpickler
+from tabarena_checks.raw.metric_names import tabarena_name
 
 T = TypeVar("T")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -39,8 +40,6 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 TEST_RTOL = 5e-4
 #: ... and the rebuilt validation prediction with np.isclose's default rtol
 VAL_RTOL = 1e-5
-#: metric names TabArena normalizes when it loads a result
-METRIC_ALIASES = {"root_mean_squared_error": "rmse"}
 #: metrics whose missing metric_error_val the native engine recomputes as TabArena does (cache_hpo_metrics)
 RECOMPUTED_VAL = ("rmse", "log_loss", "roc_auc")
 #: ``<repeat>_<fold>`` split directory names
@@ -62,18 +61,23 @@ class RawFileError(InputError):
 
 
 class UnsafePickleError(RawFileError):
-    """The pickle holds a global outside the allow-list in a field that is read; nothing from it was run."""
+    """The pickle holds a global outside the allow-list where it may not; nothing from it was run."""
 
     def __init__(self, path: str | Path, global_name: str, field: str = ""):
         self.global_name = global_name
         self.field = field
         where = f" in {field}" if field else ""
+        why = (
+            "nothing reads this field, but the file is published byte for byte and loading it with pickle "
+            "(TabArena does) would run the class"
+            if _unread_field(field)
+            else "processing reads this field"
+        )
         super().__init__(
             path,
             f"refused to load '{global_name}'{where}: a results.pkl may only hold builtins, numpy arrays and the "
-            "AutoGluon containers docs/tabarena-data.md lists, and processing reads this field (nothing from the "
-            "file was run). If TabArena wrote it, report the class so the reader can learn it; otherwise "
-            "rewrite the file without it",
+            f"AutoGluon containers docs/tabarena-data.md lists, and {why} (nothing from the file was run). If "
+            "TabArena wrote it, report the class so the reader can learn it; otherwise rewrite the file without it",
         )
 
     def __reduce__(self):
@@ -194,11 +198,12 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-#: fields where a global outside the allow-list is read as None with a warning (TA308) instead of refusing the
-#: file: neither the rules nor processing (native or TabArena's) read them. AutoGluon's model info lives in
-#: ``info``; TabArena's runner records the config as generated (``hyperparameters``) and what it passed to the
-#: model's constructor and fit (``init_kwargs_extra``, ``fit_kwargs_extra``: its BeyondArena bundle puts
-#: preprocessing classes there). ``model_hyperparameters``, which processing writes out, is not among them.
+#: fields where a global outside the allow-list is read as None instead of ending the read, when the caller asks
+#: to be told (the index, so that inspect can show where; TA308 then refuses the file for process and upload):
+#: neither the rules nor processing (native or TabArena's) read them. AutoGluon's model info lives in ``info``;
+#: TabArena's runner records the config as generated (``hyperparameters``) and what it passed to the model's
+#: constructor and fit (``init_kwargs_extra``, ``fit_kwargs_extra``: its BeyondArena bundle puts preprocessing
+#: classes there). ``model_hyperparameters``, which processing writes out, is not among them.
 UNREAD_FIELDS = (
     "method_metadata.info",
     "method_metadata.hyperparameters",
@@ -215,21 +220,20 @@ def load_result(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, notes: 
 def unpickle(path: str | Path, payload: bytes, notes: list[str] | None = None) -> dict:
     """The result dict in ``payload`` (read from ``path``), through :mod:`tabarena_checks.raw.unpickler`.
 
-    A global outside the allow-list refuses the file unless it sits in one of :data:`UNREAD_FIELDS`;
-    there it is read as None and described in ``notes`` (when given).
+    A global outside the allow-list refuses the file (:class:`UnsafePickleError`, naming the class and its
+    field path). Only a caller that collects ``notes`` (the index, which informs and judges nothing) gets
+    the value of a file whose unknown classes all sit in :data:`UNREAD_FIELDS`, read there as None, with
+    one note per class; every caller that acts on the bytes (processing, staging an upload) passes none,
+    so it fails closed.
     """
     loaded = _load(path, payload)
     for field, name in loaded.unread:
-        if not _unread_field(field):
+        if notes is None or not _unread_field(field):
             raise UnsafePickleError(path, name, field)
     if not isinstance(loaded.value, dict):
         raise RawFileError(path, f"holds a {type(loaded.value).__name__}, expected the dict of one result")
     if notes is not None:
-        notes.extend(
-            f"{field} holds a {name}, which the reader does not load (it is read as None; processing "
-            "never reads that field)"
-            for field, name in loaded.unread
-        )
+        notes.extend(f"{field} holds a {name}, a class the reader does not load" for field, name in loaded.unread)
     return loaded.value
 
 
@@ -804,17 +808,7 @@ def _val_not_close(stored, val_idx: list, per_child, n: int):
 
 def _protocol_fields(result: dict, row: _Row) -> dict[str, Any]:
     record = result.get("validation_protocol")
-    out: dict[str, Any] = {
-        "has_vp_record": False,
-        "vp_key": None,
-        "vp_flavour": None,
-        "vp_num_bag_folds": None,
-        "vp_num_bag_sets": None,
-        "vp_child_oof": None,
-        "vp_num_child_models": None,
-        "vp_protocol": None,
-        "vp_stored_key": None,
-    }
+    out: dict[str, Any] = dict(_PROTOCOL_NONE)
     if record is None:
         return out
     if not isinstance(record, dict):
@@ -957,7 +951,7 @@ def _score_fields(result: dict, row: _Row) -> dict[str, Any]:
     metric = row.str_field(result, "metric", "metric")
     return {
         "problem_type": problem_type,
-        "metric": METRIC_ALIASES.get(metric, metric) if metric else metric,
+        "metric": tabarena_name(metric) if metric else metric,
         "metric_error": row.float_field(result, "metric_error", "metric_error"),
         "time_train_s": row.float_field(result, "time_train_s", "time_train_s"),
         "time_infer_s": row.float_field(result, "time_infer_s", "time_infer_s"),

@@ -24,6 +24,13 @@ from checks import InputError
 REQUIRED = ("dataset", "tid", "problem_type")
 #: largest file accepted (a frame of thousands of tasks is well under a megabyte)
 MAX_BYTES = 64 * 1024 * 1024
+#: most rows accepted: one per task, and no benchmark has a hundred thousand (parquet compresses
+#: 20,000,000 repeated rows into 436 KB, so the file's size says nothing of what it decodes to)
+MAX_ROWS = 100_000
+#: most bytes the decoded columns may take (Arrow's count), as for a ledger dataset
+MAX_DECODED_BYTES = 64 * 1024 * 1024
+#: rows decoded at a time, so a file over a limit is refused after one batch past it
+BATCH_ROWS = 8192
 PROBLEM_TYPES = ("binary", "multiclass", "regression")
 
 
@@ -87,10 +94,39 @@ def _load(path: Path):
         raise InputError(f"--task-metadata {path}: {size} bytes, over the {MAX_BYTES}-byte limit of a task table")
     try:
         if path.suffix.lower() == ".csv":
-            return pcsv.read_csv(path)
-        return pq.read_table(path)
+            reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=1 << 20))
+            return _bounded(path, reader.schema, reader)
+        parquet = pq.ParquetFile(path)
+        if parquet.metadata.num_rows > MAX_ROWS:
+            _too_many(path, f"{parquet.metadata.num_rows:,} rows")
+        return _bounded(path, parquet.schema_arrow, parquet.iter_batches(batch_size=BATCH_ROWS))
     except (OSError, pa.ArrowException) as exc:
         raise InputError(
             f"--task-metadata {path}: not a readable {'CSV' if path.suffix.lower() == '.csv' else 'parquet'} "
             f"file ({exc}); write it with TaskMetadataCollection.to_legacy_df().to_parquet(...)"
         ) from None
+
+
+def _bounded(path: Path, schema, batches):
+    """The table of ``batches``, decoded one batch at a time and refused once past :data:`MAX_ROWS` rows or
+    :data:`MAX_DECODED_BYTES` bytes (a file's own row count may lie; what is decoded is counted)."""
+    import pyarrow as pa
+
+    kept, rows, size = [], 0, 0
+    for batch in batches:
+        rows += batch.num_rows
+        size += batch.nbytes
+        if rows > MAX_ROWS:
+            _too_many(path, f"more than {MAX_ROWS:,} rows")
+        if size > MAX_DECODED_BYTES:
+            _too_many(path, f"more than {MAX_DECODED_BYTES:,} bytes once decoded")
+        kept.append(batch)
+    return pa.Table.from_batches(kept, schema=schema)
+
+
+def _too_many(path: Path, what: str) -> None:
+    raise InputError(
+        f"--task-metadata {path}: {what}, over the limit of a task table ({MAX_ROWS:,} rows, "
+        f"{MAX_DECODED_BYTES:,} bytes decoded); pass one row per task of the run "
+        "(TaskMetadataCollection.to_legacy_df())"
+    )

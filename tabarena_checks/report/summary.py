@@ -153,6 +153,7 @@ def method_report(
         ],
         "problems": [{"path": p, "message": m} for p, m in problems],
         "unreadable": [{"path": p, "reason": r} for p, r in inference.errors],
+        "unread_classes": [{"path": p, "where": w} for p, w in inference.unread],
         "snippet": code,
         "snippet_unavailable": why or None,
         **_metadata_part(metadata, inference),
@@ -273,6 +274,11 @@ def _data_lines(rep: dict[str, Any]) -> list[str]:
     out += _some(rep["problems"], lambda p: f"{p['path']}: {p['message']}")
     out.append(f"  unreadable files: {len(rep['unreadable'])}")
     out += _some(rep["unreadable"], lambda u: f"{u['path']}: {u['reason']}")
+    out.append(
+        f"  classes the reader does not load: {len(rep['unread_classes'])}"
+        + (" (TA308 refuses these files for process and upload)" if rep["unread_classes"] else "")
+    )
+    out += _some(rep["unread_classes"], lambda u: f"{u['path']}: {u['where']}")
     return out
 
 

@@ -444,7 +444,7 @@ def _mismatch_rule(
         actions=RAW_ACTIONS,
         severity=severity,
         why=why,
-        inline=code not in PUBLISHING_GATES,
+        publishing=code in PUBLISHING_GATES,
         example_fail=example_fail,
         example_pass=example_pass,
     )(check)

@@ -8,6 +8,7 @@ data cannot be indexed at all, TA302 (required) reports why and the others stay 
 from __future__ import annotations
 
 import functools
+import operator
 
 from checks import ChecksError, Finding, Severity, needs, rule
 from tabarena_checks.rules.metadata import declared_metadata, provides, raw_index, raw_inference
@@ -165,50 +166,99 @@ def result_fields_valid(ctx, index):
     "TA307",
     "native-simulation-metric",
     actions=RAW_ACTIONS,
-    why="The native engine simulates TabArena's HPO results and trajectories with exact copies of the three "
-    "metrics TabArena's simulation computes itself (log_loss, roc_auc, rmse); ensembles scored on any other "
-    "metric come from AutoGluon's scorers, which only TabArena's own code runs. Without this rule such a run "
-    "passed every rule and then failed inside processing, after every file was decoded.",
-    example_fail="checks run process data/ --method-metadata info.py:nori  # configs scored on 'mae'",
-    example_pass="checks run process data/ --method-metadata info.py:nori --engine tabarena  # configs scored on 'mae'",
+    why="The native engine simulates TabArena's HPO results and trajectories with exact copies of the "
+    "metrics it knows (log_loss, roc_auc, rmse as TabArena's simulation computes them; mae as AutoGluon's "
+    "scorer does); ensembles scored on any other metric come from AutoGluon's scorers, which only TabArena's "
+    "own code runs. Without this rule such a run passed every rule and then failed inside processing, after "
+    "every file was decoded. The fix it names is one that works for this run: --engine tabarena only when "
+    "TabArena can process it.",
+    example_fail="checks run process data/ --method-metadata info.py:nori  # configs scored on 'balanced_accuracy'",
+    example_pass="checks run process data/ --method-metadata info.py:nori --engine tabarena  # 'balanced_accuracy'",
 )
 def native_simulation_metric(ctx):
     """A config method processed by the native engine must be scored on a metric its simulation computes."""
     from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
-    if getattr(ctx.options, "engine", "native") != "native":
-        return
-    meta, inference = declared_metadata(ctx), raw_inference(ctx)
-    if meta is None or inference is None or meta.method_type != "config" or inference.method_type != "config":
-        return  # only config methods are simulated; TA103 judges a declaration the results contradict
-    others = [m for m in inference.metrics if m not in SIMULATED]
+    others = [m for m in _config_metrics(ctx, "native") if m not in SIMULATED]
     if others:
+        fix = _other_engine(ctx, raw_inference(ctx), others, SIMULATED)
         yield (
             f"the configs are scored on {', '.join(map(repr, others))}, which the native engine cannot simulate "
-            f"TabArena's HPO results for (it computes {', '.join(SIMULATED)}): process with --engine tabarena "
-            "(TabArena installed in this environment)"
+            f"TabArena's HPO results for (it computes {', '.join(SIMULATED)}): {fix}"
         )
+
+
+def _config_metrics(ctx, engine: str) -> tuple[str, ...]:
+    """The metrics of a config method processed by ``engine``, none for any other: only configs are simulated, and
+    TA103 judges a declaration the results contradict."""
+    meta, inference = declared_metadata(ctx), raw_inference(ctx)
+    if getattr(ctx.options, "engine", "native") != engine or meta is None or inference is None:
+        return ()
+    return inference.metrics if meta.method_type == inference.method_type == "config" else ()
+
+
+def _other_engine(ctx, inference, metrics: list[str], simulated: tuple[str, ...]) -> str:
+    """The fix for configs the native engine cannot simulate: ``--engine tabarena`` when TabArena can process this
+    run, else why it cannot and what can."""
+    from tabarena_checks.raw.metric_names import tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+
+    unloadable = [m for m in metrics if not tabarena_loads(m)]
+    if unloadable:
+        why = (
+            f"nor can TabArena 0.1.0 load results scored on {', '.join(map(repr, unloadable))} (AutoGluon records "
+            "its scorer's own name beside it, and TabArena asserts the two equal)"
+        )
+    elif getattr(ctx.options, "task_metadata", None) is not None or _custom_tasks(inference):
+        why = (
+            "nor can --engine tabarena process it, as the run's tasks are outside the TabArena-v0.1 suite "
+            "and TabArena's processing cannot take their metadata (--task-metadata)"
+        )
+    else:
+        return "process with --engine tabarena (TabArena installed in this environment)"
+    return f"{why}; rerun the configs on tasks scored by one of {', '.join(simulated)}"
+
+
+def _custom_tasks(inference) -> bool:
+    """Whether any task of the run is outside the TabArena-v0.1 suite (TA309 holds it to --task-metadata)."""
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+
+    return any(tid not in TABARENA_V01 and dataset not in _suite_names() for dataset, tid, _, _ in inference.tasks)
 
 
 @rule(
     "TA308",
     "unread-classes",
-    actions=RAW_ACTIONS,
-    severity=Severity.WARNING,
+    actions=(*RAW_ACTIONS, "upload"),
+    required=True,
+    waivable=False,
     why="The reader builds only builtins, numpy arrays and the AutoGluon containers it knows, and never imports "
-    "anything a file names. A class it does not know, inside a field that neither the rules nor processing read "
-    "(AutoGluon's model info in method_metadata.info, the runner's own kwargs), is read as None so the run can "
-    "still be published; this "
-    "rule says where, so that a new AutoGluon or TabArena release that writes another class is noticed. The "
-    "same class in a field processing reads makes the file unreadable (TA301).",
+    "anything a file names, but the raw files are published byte for byte (raw.zip) and TabArena loads them "
+    "with pickle: a class outside the reader's allow-list anywhere in a file, even in a field nothing reads "
+    "(AutoGluon's model info in method_metadata.info, the runner's own kwargs), would run in whoever loads the "
+    "published file. So such a file is refused for process (the run's files) and upload (the cache's raw/), "
+    "and the engine and staging read it again and refuse it too: never published with a warning; inspect "
+    "shows the class and its field path. "
+    "A new AutoGluon or TabArena release that writes another class is taught to the reader, not waived.",
     example_fail="method_metadata.info.children_info.S1F1.hyperparameters holds a autogluon.new.ParamsView",
     example_pass="every value of every results.pkl is a builtin, a numpy array or a known AutoGluon container",
 )
-@needs(raw_inference)
-def unread_classes(ctx, inference):
-    """Every class a results.pkl holds should be one the reader knows, even where nothing reads it."""
-    for path, message in inference.unread:
-        yield Finding(message, path=path)
+def unread_classes(ctx):
+    """Every class a results.pkl holds must be one the reader knows, even where nothing reads it.
+
+    Process judges the run's files (the index), upload the cache's raw/ copies it would zip (``raw_unread``).
+    """
+    if provides(ctx.facts, "raw_unread"):
+        found = ctx.facts.raw_unread
+    else:
+        inference = raw_inference(ctx)
+        found = inference.unread if inference is not None else ()  # TA302 (required) says why there is none
+    for path, note in found:
+        yield Finding(
+            f"{note}: refused, since the file is published as it is and loading it with pickle would run "
+            "the class; regenerate the result without it, or report the class if TabArena wrote it "
+            "(docs/tabarena-data.md lists what the reader loads)",
+            path=path,
+        )
 
 
 @rule(
@@ -231,15 +281,17 @@ def custom_task_metadata(ctx, inference):
     except ChecksError as exc:
         yield str(exc)
         return
+    tabarena = getattr(ctx.options, "engine", "native") == "tabarena"
     for task in inference.tasks:
-        problem = _task_problem(task, given)
+        problem = _task_problem(task, given, tabarena)
         if problem:
             yield problem
 
 
-def _task_problem(task: tuple, given) -> str | None:
-    """What is wrong with one (dataset, tid, problem_type, metric) of the run against the suite or ``given``."""
-    from tabarena_checks.raw.reader import METRIC_ALIASES  # noqa: PLC0415 - start-up: the raw reader loads pickle and the restricted unpickler (~10 ms)
+def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
+    """What is wrong with one (dataset, tid, problem_type, metric) of the run against the suite or ``given``
+    (``tabarena``: processed by ``--engine tabarena``, which cannot take ``--task-metadata``)."""
+    from tabarena_checks.raw.metric_names import same_metric  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
     from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     dataset, tid, problem_type, metric = task
@@ -248,7 +300,8 @@ def _task_problem(task: tuple, given) -> str | None:
             return None  # a suite task: TA306 holds it to the suite's name, problem type and metric
         return (
             f"task {dataset!r} (tid {tid}) is not a task of the TabArena-v0.1 suite, so processing needs its "
-            "metadata: pass --task-metadata FILE, TabArena's task-metadata frame of the run's tasks (in "
+            f"metadata: {'process with the native engine (drop --engine tabarena, which cannot take it) and ' if tabarena else ''}"
+            "pass --task-metadata FILE, TabArena's task-metadata frame of the run's tasks (in "
             "TabArena's environment: TaskMetadataCollection.from_user_tasks(tasks).to_legacy_df()"
             ".to_parquet(FILE))"
         )
@@ -258,18 +311,44 @@ def _task_problem(task: tuple, given) -> str | None:
             f"task {dataset!r} (tid {tid}) has no row in {given.path} (its 'dataset' column): add the task's "
             "row, or move its results out of the data directory (TabArena drops a task its metadata lacks)"
         )
-    named = METRIC_ALIASES.get(row.get("eval_metric"), row.get("eval_metric"))
-    for field, theirs, ours in (
-        ("tid", row["tid"], tid),
-        ("problem_type", row["problem_type"], problem_type),
-        ("eval_metric", named, METRIC_ALIASES.get(metric, metric)),
+    for field, theirs, ours, agree in (
+        ("tid", row["tid"], tid, operator.eq),
+        ("problem_type", row["problem_type"], problem_type, operator.eq),
+        ("eval_metric", row.get("eval_metric"), metric, same_metric),
     ):
-        if theirs is not None and theirs != ours:
+        if theirs is not None and not agree(theirs, ours):
             return (
                 f"task {dataset!r}: {given.path} gives {field} {theirs!r}, its results record {ours!r}; "
                 "correct the task metadata (or the results) so the published row describes them"
             )
     return None
+
+
+@rule(
+    "TA310",
+    "tabarena-engine-metric",
+    actions=RAW_ACTIONS,
+    why="AutoGluon records its scorer's own name (simulation_artifacts.eval_metric, 'mean_absolute_error') beside "
+    "the metric the task named ('mae'). TabArena 0.1.0 renames only 'root_mean_squared_error' to 'rmse' and then "
+    "asserts the two equal, so its processing stops on the first config scored under any other alias, after the "
+    "gate passed. The native engine knows AutoGluon's aliases.",
+    example_fail="checks run process data/ --method-metadata info.py:nori --engine tabarena  # configs scored on 'mae'",
+    example_pass="checks run process data/ --method-metadata info.py:nori  # configs scored on 'mae'",
+)
+def tabarena_engine_metric(ctx):
+    """A config method processed by ``--engine tabarena`` must be scored under a name TabArena 0.1.0 can load."""
+    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
+    from tabarena_checks.raw.metric_names import scorer_name, tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+
+    for metric in (m for m in _config_metrics(ctx, "tabarena") if not tabarena_loads(m)):
+        fix = "process with the native engine (drop --engine tabarena)"
+        if metric not in SIMULATED:
+            fix = f"the native engine cannot simulate it either: rerun the configs on tasks scored by one of {', '.join(SIMULATED)}"
+        yield (
+            f"the configs are scored on {metric!r}, which AutoGluon records as {scorer_name(metric)!r} in "
+            f"simulation_artifacts.eval_metric, and TabArena 0.1.0 cannot load such a result (it asserts the two "
+            f"names equal): {fix}"
+        )
 
 
 @functools.cache
@@ -289,4 +368,5 @@ RULES = [
     native_simulation_metric,
     unread_classes,
     custom_task_metadata,
+    tabarena_engine_metric,
 ]

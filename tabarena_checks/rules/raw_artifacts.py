@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabarena_checks.raw.reader import METRIC_ALIASES, show
+from tabarena_checks.raw.metric_names import same_metric
+from tabarena_checks.raw.reader import show
 
 #: stands for ``repr(framework)`` of the row in a message (see the module's docstring)
 FRAMEWORK = "\x00framework\x00"
@@ -368,8 +369,9 @@ def _check_test_rebuild(bag: dict, pred_test: dict | None, found: list[str]) -> 
 
 
 def _check_repeated_names(repeated: dict, result: dict, found: list[str]) -> None:
-    """The metric and problem type the artifacts repeat are the result's (metric names compared after
-    TabArena's aliases, as it compares them): artifacts scored or fitted under another are not this result's.
+    """The metric and problem type the artifacts repeat are the result's (metric names compared by the AutoGluon
+    scorer they name, :mod:`tabarena_checks.raw.metric_names`: AutoGluon writes its scorer's own name beside
+    the task's alias): artifacts scored or fitted under another are not this result's.
     ``repeated`` maps each key present to ``[its text, None]``, or ``[None, the value shown]`` when it is no
     valid text."""
     for key, (text, shown) in repeated.items():
@@ -377,8 +379,8 @@ def _check_repeated_names(repeated: dict, result: dict, found: list[str]) -> Non
         if result[field] is None:
             continue
         shown = show(text) if shown is None else shown
-        named = METRIC_ALIASES.get(text, text) if field == "metric" and text is not None else text
-        if named is None or named != result[field]:
+        agrees = text == result[field] or (field == "metric" and text is not None and same_metric(text, result[field]))
+        if not agrees:
             found.append(
                 f"simulation_artifacts.{key} is {shown} but the result's {field} is {result[field]!r}: the "
                 f"artifacts are another task's or metric's; correct or remove {key}"

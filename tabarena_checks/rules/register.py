@@ -6,6 +6,8 @@ gathered; they write nothing.
 
 from __future__ import annotations
 
+import unicodedata
+
 from checks import Finding, Severity, rule
 
 REGISTER = ("register",)
@@ -91,6 +93,40 @@ def methods_layout(ctx):
         yield Finding(f"no module-level `{SUPERSEDED} = [...]` list to keep replaced metadata in", path=where)
 
 
+#: Unicode categories no value written into methods.py may hold: controls (\r, \x1b, \x85), format
+#: characters (zero-width, bidi), surrogates, private-use and unassigned code points, line and
+#: paragraph separators: each either breaks the line it is written on or hides what it says
+UNWRITABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+@rule(
+    "TA504",
+    "register-values-plain",
+    actions=REGISTER,
+    why="register writes the suite into a comment of methods.py (a rerun's '# rerun SUITE replaced it') "
+    "and the variable into an import; a carriage return or other line break there ends the comment and "
+    "makes the rest of the value code (libcst refused it only mid-edit, with a traceback), and a bidi or "
+    "zero-width character shows reviewers other text than Python reads.",
+    example_fail='MethodMetadata.config(method="Nori", suite="nori-2026-09\\r", ...)',
+    example_pass='MethodMetadata.config(method="Nori", suite="nori-2026-09", ...)',
+)
+def values_plain(ctx):
+    """The method, the suite and the variable register writes into methods.py hold no control, format or line-break character."""
+    meta = ctx.facts.metadata
+    for field, value in (
+        ("method", meta.method),
+        ("suite", meta.effective_suite),
+        ("variable", meta.variable),
+    ):
+        bad = sorted({c for c in str(value or "") if unicodedata.category(c) in UNWRITABLE_CATEGORIES})
+        if bad:
+            shown = ", ".join(f"U+{ord(c):04X}" for c in bad)
+            yield (
+                f"{field} {value!r} holds {shown} (control, format or line-break characters), which register "
+                f"would write into {ctx.facts.path}; remove them from the declaration at {meta.source or 'info.py'}"
+            )
+
+
 @rule(
     "TA510",
     "log-run-has-results",
@@ -159,6 +195,7 @@ RULES = [
     method_suite_unique,
     entries_resolvable,
     methods_layout,
+    values_plain,
     run_has_results,
     log_file_present,
     git_sha_known,

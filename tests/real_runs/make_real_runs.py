@@ -17,6 +17,11 @@ OUT_DIR defaults to tests/fixtures/tabarena_real. What it writes there:
   processing writes for these tasks;
 - ``manifest.json``: the versions, the runs made, the shapes tried and why some cannot be made.
 
+``--tasks mae`` makes the runs on a regression task scored by ``mae`` instead (default OUT_DIR
+tests/fixtures/tabarena_real_mae): AutoGluon records its scorer's own name
+(``mean_absolute_error``) in the simulation artifacts beside the task's ``mae``, which TabArena
+0.1.0 cannot process and the native engine must.
+
 Everything runs in a temporary directory (OpenML cache, model artifacts) and nothing touches
 the network: the tasks come from scikit-learn's bundled datasets through TabArena's custom-data
 path (``UserTask.create_task`` + ``save_task``). Seeds are fixed everywhere TabArena and
@@ -60,7 +65,8 @@ N_REPEATS = 2
 N_FOLDS = 2
 TIME_LIMIT = 60  # seconds per model fit; the fits here take a few seconds
 ALL_SPLITS = [f"r{r}f{f}" for r in range(N_REPEATS) for f in range(N_FOLDS)]
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "fixtures" / "tabarena_real"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+DEFAULT_OUT = FIXTURES / "tabarena_real"
 
 
 # ----------------------------------------------------------------------------- tasks
@@ -88,12 +94,27 @@ def _task_specs() -> list[dict]:
     ]
 
 
-def make_tasks(task_cache: Path):
+def _mae_task_specs() -> list[dict]:
+    """One regression task scored by ``mae``, AutoGluon's alias of ``mean_absolute_error``."""
+    diab = _frame(load_diabetes, 160)
+    return [
+        {"name": "sk_diabetes_mae", "df": diab, "problem_type": "regression", "stratify": False, "eval_metric": "mae"}
+    ]
+
+
+#: --tasks NAME -> (the task specs, the default output directory, the shapes made on them)
+TASK_SETS = {
+    "default": (_task_specs, DEFAULT_OUT, None),
+    "mae": (_mae_task_specs, FIXTURES / "tabarena_real_mae", ("lr_bag_mae",)),
+}
+
+
+def make_tasks(specs: list[dict]):
     from tabarena.benchmark.task import UserTask
     from tabarena.benchmark.task.user_task import from_sklearn_splits_to_user_task_splits
 
     tasks, metas = [], []
-    for spec in _task_specs():
+    for spec in specs:
         df = spec["df"]
         splitter_cls = RepeatedStratifiedKFold if spec["stratify"] else RepeatedKFold
         splitter = splitter_cls(n_splits=N_FOLDS, n_repeats=N_REPEATS, random_state=SEED)
@@ -108,6 +129,7 @@ def make_tasks(task_cache: Path):
             target_feature="target",
             problem_type=spec["problem_type"],
             splits=splits,
+            eval_metric=spec.get("eval_metric"),
         )
         task.save_task(wrapper)
         tasks.append(task)
@@ -194,6 +216,10 @@ def run_shapes():
         )
         return _experiments(bundle, art)
 
+    def lr_bag_mae(art):
+        # LinearModel's default and first random config, 8-fold bagged, on the mae-scored task.
+        return _experiments(_bundle(models=[("Linear", 1)]), art)
+
     # dataset_names filters on the dataset name UserTask.create_task gives ("Dataset-<task name>").
     one = {"split_indices": ["r0f0"], "dataset_names": ["Dataset-sk_breast_cancer"]}
     return {
@@ -221,6 +247,11 @@ def run_shapes():
         ),
         "ag_system": ("AutoGluon as a system (AutoGluonSystemModel, medium_quality, 30 s)", ag_system, one),
         "ag_experiment": ("AutoGluon TabularPredictor as one experiment (AGExperiment, LR+RF)", ag_experiment, one),
+        "lr_bag_mae": (
+            "LinearModel, 8-fold bagged, default + 1 random config, on a task scored by mae",
+            lr_bag_mae,
+            {"split_indices": ["r0f0", "r0f1"]},
+        ),
     }
 
 
@@ -298,7 +329,8 @@ def versions() -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("out", nargs="?", type=Path, default=None)
+    parser.add_argument("--tasks", choices=sorted(TASK_SETS), default="default", help="the tasks to run on")
     parser.add_argument("--only", nargs="*", default=None, help="run only these shapes")
     parser.add_argument("--keep-work", action="store_true", help="keep the temporary directory")
     parser.add_argument(
@@ -308,7 +340,8 @@ def main(argv=None) -> int:
         help="work directory (emptied first; its path is recorded in the results)",
     )
     args = parser.parse_args(argv)
-    out: Path = args.out.resolve()
+    specs, default_out, task_shapes = TASK_SETS[args.tasks]
+    out: Path = (args.out or default_out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     # A fixed work directory: its path is recorded in the results (default_base_path), so a
     # random one would make every run differ.
@@ -321,7 +354,7 @@ def main(argv=None) -> int:
     os.environ["TABARENA_CACHE"] = str(work / "tabarena-cache")
     np.random.seed(SEED)
     t_start = time.monotonic()
-    tasks, metas = make_tasks(work / "tasks")
+    tasks, metas = make_tasks(specs())
     save_task_files(tasks, metas, out)
     from tabarena.benchmark.task.metadata import TaskMetadataCollection
 
@@ -330,8 +363,9 @@ def main(argv=None) -> int:
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     manifest.setdefault("runs", {})
     shapes = run_shapes()
+    claimed = {n for _, _, names in TASK_SETS.values() for n in names or ()}
     for name, (what, build, job_filter) in shapes.items():
-        if args.only and name not in args.only:
+        if name not in (task_shapes or set(shapes) - claimed) or (args.only and name not in args.only):
             continue
         print(f"=== {name}: {what}", flush=True)
         try:

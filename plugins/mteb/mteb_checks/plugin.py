@@ -7,5 +7,7 @@ wiring = ModuleWiring(
     rules=("rules",),
     actions={"accept": ("mteb-accept",)},
     precommit={"mteb": ("results:hook", "Check MTEB result files (read-only; path:line:col: CODE message).")},
+    hooks=("precommit-mteb",),
 )
 checks_rules, checks_actions, checks_commands = wiring.hooks()
+checks_gates = wiring.checks_gates
