@@ -1,8 +1,9 @@
 """``checks tabarena ...``: TabArena's tools that are not gated actions, declared by name.
 
-synth writes a synthetic run, metadata shows what the static reader reads from an info.py:
-two workflow steps, so each command lives in its own step's sub-package (``synth/cli.py``,
-``metadata/cli.py``) and is imported only when it runs or shows its help (a
+synth writes a synthetic run, metadata shows what the static reader reads from an info.py,
+publish runs a plan's single commands as one batch: three workflow steps, so each command
+lives in its own step's sub-package (``synth/cli.py``, ``metadata/cli.py``,
+``publish/batch_cli.py``) and is imported only when it runs or shows its help (a
 ``checks.LazyGroup``); ``checks tabarena --help`` lists them from the short help here.
 """
 
@@ -18,6 +19,10 @@ COMMANDS = {
         "tabarena_checks.synth.cli:synth_cmd",
         "Write a synthetic TabArena run to OUT (files under OUT/data) and print the data directory.",
     ),
+    "publish": (
+        "tabarena_checks.publish.batch_cli:publish_cmd",
+        "Publish every method of PLAN (TOML): process, upload, register and log, pipelined and resumable.",
+    ),
     "metadata": (
         "tabarena_checks.metadata.cli:metadata",
         "Show every MethodMetadata declaration of FILE (or VAR) as read statically: each field, derived ones "
@@ -28,6 +33,8 @@ COMMANDS = {
 
 def register_commands(cli: click.Group) -> None:
     """Add the ``tabarena`` group to the root, its commands declared, none imported."""
-    LazyGroup("tabarena", help="TabArena tools: synthetic runs, raw-data inspection.", lazy_commands=COMMANDS).add_to(
-        cli
-    )
+    LazyGroup(
+        "tabarena",
+        help="TabArena tools: synthetic runs, raw-data inspection, batch publishing.",
+        lazy_commands=COMMANDS,
+    ).add_to(cli)

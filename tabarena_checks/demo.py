@@ -3,7 +3,8 @@
 ``python -m tabarena_checks.demo [--workdir DIR]`` generates a run, inspects it, shows a
 process blocked by a wrong declaration, processes it (each step also writes its HTML run report), plans the upload, uploads it to moto's
 S3 server on 127.0.0.1, verifies the bucket against the plan and reruns the upload (nothing is
-sent twice). Every step goes through the real ``checks`` command line, so the verdicts printed
+sent twice), then publishes the sample's methods through a plan (``checks tabarena publish``: the
+method already published is skipped, a second generated one processed and uploaded). Every step goes through the real ``checks`` command line, so the verdicts printed
 are the ones a user sees. The server is stopped before the demo returns.
 """
 
@@ -24,19 +25,23 @@ from checks import main as checks_main
 from tabarena_checks.publish import s3store
 from tabarena_checks.synth.generate import generate_run
 
-INFO = """from tabarena.models._method_metadata import MethodMetadata
-
-demo_method_metadata = MethodMetadata.config(
-    method="DemoGBM",
-    suite="demogbm-2026-11",
-    ag_key="TA-DEMOGBM",
+#: a declaration the generated run of METHOD matches
+DECLARATION = """{var} = MethodMetadata.config(
+    method="{method}",
+    suite="{suite}",
+    ag_key="TA-{key}",
     is_bag=True,
-    config_default="DemoGBM_c1_default_BAG_L1",
+    config_default="{method}_c1_default_BAG_L1",
     validation_protocol="8x1",
-    cache_kwargs={"bucket": "tabarena", "prefix": "cache"},
+    cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
     verified=False,
 )
-demo_wrong_metadata = MethodMetadata.config(
+"""
+INFO = (
+    "from tabarena.models._method_metadata import MethodMetadata\n\n"
+    + DECLARATION.format(var="demo_method_metadata", method="DemoGBM", suite="demogbm-2026-11", key="DEMOGBM")
+    + DECLARATION.format(var="demo_rf_metadata", method="DemoRF", suite="demorf-2026-11", key="DEMORF")
+    + """demo_wrong_metadata = MethodMetadata.config(
     method="DemoGBM",
     suite="demogbm-2026-11",
     ag_key="TA-SOMETHING-ELSE",
@@ -44,7 +49,20 @@ demo_wrong_metadata = MethodMetadata.config(
     validation_protocol="8x1",
 )
 """
+)
 BUCKET = "tabarena"
+#: the batch of step 9: the method published by hand above (its steps are skipped) and a second one
+PLAN = """cache_root = "cache"
+steps = ["process", "upload"]
+
+[[methods]]
+data = "run/data"
+method_metadata = "info.py:demo_method_metadata"
+
+[[methods]]
+data = "run-rf/data"
+method_metadata = "info.py:demo_rf_metadata"
+"""
 DEMO_ENV = {
     "R2_ACCOUNT_ID": "demo-account",
     "R2_ACCESS_KEY_ID": "demo-key-id",
@@ -93,6 +111,22 @@ def local_s3() -> Iterator[str]:
         server._server.server_close()  # stop() alone leaves the listening socket open
 
 
+def _generate(out: Path, method: str) -> Path:
+    """A generated run of ``method`` (2 configs x 3 tasks x 3 folds, 8-fold bagged); its data directory."""
+    return generate_run(
+        out,
+        configs=2,
+        folds=3,
+        tasks=(363612, 363614, 363619),
+        method=method,
+        name_prefix=f"TA-{method}",
+        ag_key=f"TA-{method.upper()}",
+        bag_children=8,
+        validation_protocol="8x1",
+        array_scale=0.1,
+    )
+
+
 def run_demo(workdir: Path) -> None:
 
     started = time.perf_counter()
@@ -103,18 +137,7 @@ def run_demo(workdir: Path) -> None:
     ref = f"{workdir / 'info.py'}:demo_method_metadata"
 
     step("1. generate a run: 2 configs x 3 tasks x 3 folds, 8-fold bagged")
-    data = generate_run(
-        workdir / "run",
-        configs=2,
-        folds=3,
-        tasks=(363612, 363614, 363619),
-        method="DemoGBM",
-        name_prefix="TA-DemoGBM",
-        ag_key="TA-DEMOGBM",
-        bag_children=8,
-        validation_protocol="8x1",
-        array_scale=0.1,
-    )
+    data = _generate(workdir / "run", "DemoGBM")
     print(f"raw results under {data}: {len(list(data.rglob('results.pkl')))} results.pkl")
 
     step("2. inspect the raw results against the declared metadata")
@@ -169,6 +192,11 @@ def run_demo(workdir: Path) -> None:
         listed = s3store.list_prefix(s3store.make_client(), BUCKET, "cache/")
         for key, obj in sorted(listed.items()):
             print(f"  r2://{BUCKET}/{key}  {obj.size} bytes  etag {obj.etag}")
+
+        step("9. publish the sample run's methods through a plan: what is done is skipped, the rest pipelined")
+        _generate(workdir / "run-rf", "DemoRF")
+        (workdir / "plan.toml").write_text(PLAN, encoding="utf-8")
+        checks(["tabarena", "publish", "plan.toml", "--no-dry-run"], expect=0)
     print(
         f"\nHTML run reports: {workdir / 'report.html'} (process), {workdir / 'blocked.html'} (blocked), "
         f"{workdir / 'inspect.html'} (inspect)"

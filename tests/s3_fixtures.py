@@ -67,7 +67,8 @@ class MotoS3:
         return f"http://127.0.0.1:{self.port}"
 
 
-#: what a fault hook may return: None (forward), an HTTP status to answer with, or "drop" (close the connection)
+#: what a fault hook may return: None (forward), an HTTP status to answer with, "drop" (close the connection),
+#: or "hang" (answer nothing until the proxy's ``released`` is set or it closes)
 Fault = Callable[[str, str], "int | str | None"]
 
 _ERROR_CODES = {500: "InternalError", 501: "NotImplemented", 503: "SlowDown"}
@@ -86,6 +87,7 @@ class FaultProxy:
         self.log: list[tuple[str, str]] = []
         self.forwarded: list[tuple[str, str]] = []
         self.fault: Fault | None = None
+        self.released = threading.Event()
         self._lock = threading.Lock()
         proxy = self
 
@@ -104,7 +106,9 @@ class FaultProxy:
                 if verdict is None and proxy.like_r2 and _r2_unsupported(self.headers):
                     verdict = 501
                     self.close_connection = True  # a chunked body may not have been read
-                if verdict == "drop":
+                if verdict == "hang":
+                    proxy.released.wait(120)
+                if verdict in ("drop", "hang"):
                     self.close_connection = True
                     return
                 if isinstance(verdict, int):
@@ -157,6 +161,7 @@ class FaultProxy:
         return [path for method, path in self.forwarded if method == "PUT" and ".checks-lock" not in path]
 
     def close(self) -> None:
+        self.released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

@@ -355,7 +355,7 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
         [sys.executable, "-m", "tabarena_checks.demo", "--workdir", str(tmp_path / "demo")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=240,
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -365,6 +365,8 @@ def test_demo_runs_end_to_end_and_exits_cleanly(tmp_path):
     assert "uploaded 0 object(s), skipped 8 already in place" in out
     assert out.count("0 missing, 0 size/ETag mismatch") == 2
     assert "local S3 server stopped" in out
+    assert "SKIPPED  DemoGBM upload: uploaded and verified already" in out  # the batch of step 9
+    assert "DONE     DemoRF upload (" in out and "; exit 0" in out
     assert DEMO_SECRET not in out + proc.stderr
 
 

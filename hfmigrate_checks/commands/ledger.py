@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from checks.visible import safe_lines
 from hfmigrate_checks.source import ledger, uncertainty
 
 
@@ -81,6 +82,7 @@ def ledger_cmd(
     """One ledger row per published score of SOURCE, exactly as printed, with a locator."""
     if source_url and not source_url.startswith(("http://", "https://")):
         raise click.BadParameter(f"must be an absolute http(s) URL (got {source_url!r})", param_hint="--source-url")
+    notices: list[str] = []
     rows = ledger.import_source(
         source,
         fmt,
@@ -95,7 +97,10 @@ def ledger_cmd(
         drop_columns=drop_columns,
         uncertainty_columns=uncertainty.parse_option(uncertainty_columns),
         models_as_columns=models_as_columns,
+        notices=notices,
     )
+    for notice in notices:
+        click.echo(safe_lines(notice), err=True)
     ledger.write(out, rows)
     for pairing in uncertainty.pairings(rows):
         click.echo(f"uncertainty column paired with its score column: {pairing}")

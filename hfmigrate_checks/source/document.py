@@ -1,7 +1,7 @@
 """Every results table of a README as a reader of the rendered page sees it.
 
 GFM tables and HTML ``<table>`` blocks are found in document order under their headings;
-each gets one header per column (two header levels flattened to ``group / sub``, see
+each gets one header per column (header levels flattened to ``group / sub``, see
 :mod:`~hfmigrate_checks.source.headers`), its body rows in their group-header groups, the
 text of every marker it prints (:mod:`~hfmigrate_checks.source.notes`), and the sentences
 under it that speak of its columns or rows. A table that cannot be attributed keeps the
@@ -10,11 +10,12 @@ reason in ``problem``, raised only when that table is the one asked for.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import attrs
 
-from hfmigrate_checks.source import headers, htmltable, mdtable, notes
+from hfmigrate_checks.source import headers, htmltable, mdtable, notes, scopes
 from hfmigrate_checks.source.mdtable import Cell
 
 _HTML_TABLE = re.compile(r"<table\b", re.I)
@@ -82,10 +83,8 @@ def tables(text: str) -> list[Table]:
     definitions = mdtable.footnotes(tokens)
     heading_lines = [(tok.map[0], int(tok.tag[1:])) for tok in tokens if tok.type == "heading_open" and tok.map]
     found = _find(tokens, lines)
-    blocks = [(f.start, f.stop) for f in found]
-    return [
-        _assemble(f, lines, heading_lines, [b for b in blocks if b != (f.start, f.stop)], definitions) for f in found
-    ]
+    where = scopes.Scopes(lines, heading_lines, [(f.start, f.stop) for f in found])
+    return [_assemble(f, lines, where, definitions) for f in found]
 
 
 def _find(tokens, lines: list[str]) -> list[_Found]:
@@ -159,16 +158,19 @@ def _gfm(tokens, headings: tuple[str, ...]) -> _Found:
 def _html(lines: list[str], first: int, headings: tuple[str, ...], until: int) -> tuple[list[_Found], int]:
     """The HTML table starting in the block at line index ``first``, and the line index it ends on; a
     layout table's cells hold the results tables, so those are read instead, each on its own."""
-    offset = next(n for n, line in enumerate(lines[first:], first) if _HTML_TABLE.search(line))
+    offset = next(n for n in range(first, len(lines)) if _HTML_TABLE.search(lines[n]))
     table = htmltable.read(lines, offset)
     if table is None:
         return [], until
     tables = [htmltable.read(lines, line - 1) for line in table.inner] if table.inner else [table]
+    # a table never closed was read to the end of the page: reading it again from each later block
+    # would be quadratic, and a reader of the page sees everything after it inside it
+    end = table.end_line - 1 if table.end_line > table.line or not table.problem else len(lines)
     return [
         _Found(t.line - 1, t.end_line, headings, t.header, t.body, "HTML", t.problem, caption=_caption(lines, t))
         for t in tables
         if t is not None
-    ], table.end_line - 1
+    ], end
 
 
 def _caption(lines: list[str], table: htmltable.HtmlTable) -> str:
@@ -182,10 +184,10 @@ def _row(row: tuple[int, list[Cell]]) -> tuple[int, tuple[Cell, ...]]:
     return row[0], tuple(row[1])
 
 
-def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table:
+def _assemble(found: _Found, lines, where: scopes.Scopes, definitions) -> Table:
     line, header, parts, body, problem = _header(found)
     rows = _grouped(body)
-    own, parents = notes.scope(lines, found.start, found.stop, heading_lines, blocks)
+    own = where.own(found.start, found.stop)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
     names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
     prose = notes.prose_around(lines, found.start, found.stop, names)
@@ -194,7 +196,7 @@ def _assemble(found: _Found, lines, heading_lines, blocks, definitions) -> Table
         line,
         tuple(header),
         tuple(rows),
-        notes.table_notes(markers, own, parents, definitions),
+        notes.table_notes(markers, own, functools.partial(where.outer, found.start), definitions),
         tuple(parts),
         tuple(prose),
         found.kind,
@@ -210,10 +212,14 @@ def _header(found: _Found) -> tuple[int, list[Cell], list[tuple[str, str]], list
     header_rows, body = list(found.header), list(found.body)
     line = header_rows[0][0] if header_rows else found.start + 1
     if found.kind == "GFM" and body and headers.is_subheader(header_rows[0][1], body[0][1]):
-        header_rows.append(body.pop(0))
+        number, cells = body.pop(0)
+        header_rows.append((number, tuple(headers.settings(cells))))
     if len(header_rows) == 2:
         header, parts, problem = headers.flatten(header_rows[0][1], header_rows[1][1], line)
         return line, header, parts, body, found.problem or problem
+    if len(header_rows) > 2:
+        header, parts = headers.stack([cells for _, cells in header_rows])
+        return line, header, parts, body, found.problem
     header = list(header_rows[0][1]) if header_rows else []
     return line, header, [(c.text, "") for c in header], body, found.problem
 

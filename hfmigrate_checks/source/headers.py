@@ -15,21 +15,48 @@ import re
 from collections.abc import Sequence
 
 from hfmigrate_checks.source.mdtable import Cell
+from hfmigrate_checks.source.printed import NO_SCORE
 
 #: a score, maybe with a unit or an uncertainty ("71.2", "71.2%", "70.1 ± 0.3"); "0-shot" is a name
 _NUMBERISH = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*(?:%|±.*)?$")
+#: what a setting row prints under a column: shots, chain-of-thought, a metric (an architecture row,
+#: ``MoE | Dense``, is not one: it describes the models, and stays a row)
+_SETTING = re.compile(
+    r"(?:\b(?:\d+[- ]?shots?|zero[- ]shot|one[- ]shot|few[- ]shot|cot|chain[- ]of[- ]thought|acc\w*|accuracy"
+    r"|em|exact[- ]match|f1|bleu\w*|rouge\w*|chrf\w*|pass@\d+|maj@\d+|mc[12]|ppl|perplexity|metric)\b|@\d+)",
+    re.I,
+)
 
 
 def is_subheader(header: Sequence[Cell], row: Sequence[Cell]) -> bool:
-    """Whether a GFM table's first body row is a sub-header row under group names.
+    """Whether a GFM table's first body row is a sub-header row: sub-columns under group names, or
+    one setting per column (``5-shot``, ``acc``, ``CoT``) under a full header.
 
-    The header must leave a score position empty (a group name sits beside it) and the row
-    must fill that position with a name, holding at least two names and no number.
+    Either the header leaves a score position empty (a group name sits beside it) and the row fills
+    that position with a name, holding at least two names and no number; or the row's first cell
+    (the model label) is empty and the other cells it fills are settings, never a score: a no-score
+    mark (``-``) there says a column has no setting, and at least one cell must name one. A lone
+    emphasised cell is a group row, not a sub-header.
     """
-    filled = [c.text for c in row if c.text]
-    if len(filled) < 2 or any(map(_NUMBERISH.match, filled)) or not any(h.text for h in header[1:]):
+    filled = [c for c in row if c.text]
+    if not filled or any(_NUMBERISH.match(c.text) for c in filled):
+        return False
+    named = [c for c in filled if c.text not in NO_SCORE]
+    settings_row = bool(named) and all(_SETTING.search(c.text) for c in named) and not _group_row(filled)
+    if not row[0].text and any(h.text for h in header[1:]) and settings_row:
+        return True
+    if len(named) < len(filled) or len(filled) < 2 or not any(h.text for h in header[1:]):
         return False
     return any(not header[i].text and row[i].text for i in range(1, min(len(header), len(row))))
+
+
+def _group_row(filled: Sequence[Cell]) -> bool:
+    return len(filled) == 1 and filled[0].emphasis in ("**", "*")
+
+
+def settings(row: Sequence[Cell]) -> list[Cell]:
+    """A sub-header row as settings: a no-score mark (``-``) under a column is no setting."""
+    return [Cell("", "") if c.text in NO_SCORE else c for c in row]
 
 
 def flatten(top: Sequence[Cell], sub: Sequence[Cell], line: int) -> tuple[list[Cell], list[tuple[str, str]], str]:
@@ -55,6 +82,29 @@ def flatten(top: Sequence[Cell], sub: Sequence[Cell], line: int) -> tuple[list[C
         cells.append(Cell(name, name, markers))
         parts.append(part)
     return cells, parts, problem
+
+
+def stack(rows: Sequence[Sequence[Cell]]) -> tuple[list[Cell], list[tuple[str, str]]]:
+    """(one header cell per column, its (group, sub-column)) for three or more HTML header rows.
+
+    HTML spans are explicit, so nothing is guessed: a column is named by the cells over it from
+    the top row down, each once (a ``rowspan`` repeats one cell, an empty cell adds nothing):
+    ``Model A / Tool use / func``. The top cell is the group (a model, or a benchmark) and the
+    rest the sub-column, as under a two-level header.
+    """
+    width = max(len(row) for row in rows)
+    cells, parts = [], []
+    for n in range(width):
+        above: list[Cell] = []
+        for row in rows:
+            here = row[n] if n < len(row) else None
+            if here is not None and here.text and not any(here is seen or here.text == seen.text for seen in above):
+                above.append(here)
+        names = [c.text for c in above]
+        name = " / ".join(names)
+        cells.append(Cell(name, name, tuple(dict.fromkeys(m for c in above for m in c.markers))))
+        parts.append((names[0], " / ".join(names[1:])) if names else ("", ""))
+    return cells, parts
 
 
 def _groups(top: list[Cell], sub: list[Cell], line: int) -> tuple[list[Cell], str]:

@@ -16,8 +16,11 @@ import attrs
 
 from hfmigrate_checks.source import mdtable
 
-#: more columns than any real leaderboard: a larger span, or a row reaching past it, is cut there
+#: more columns or rows than any real leaderboard spans: a larger ``colspan`` or ``rowspan`` is refused
 MAX_SPAN = 1000
+#: grid positions of one table once its spans are expanded (rows x columns): more is refused, so a
+#: few bytes of spans (``<td colspan=1000 rowspan=1000>``) cannot grow into gigabytes
+MAX_CELLS = 100_000
 _EMPHASIS = mdtable.HTML_EMPHASIS
 
 
@@ -47,6 +50,9 @@ class _Reader(HTMLParser):
         self.rows: list[dict] = []
         self.cell: dict | None = None
         self.inner: list[int] = []
+        #: why the table is not read further ("" while it is): a span or the cell count over its limit
+        self.over = ""
+        self.n_cells = 0
 
     def _line(self) -> int:
         return self.first_line + self.getpos()[0] - 1
@@ -77,11 +83,24 @@ class _Reader(HTMLParser):
         if tag == "tr" or not self.rows:
             self.rows.append({"line": self._line(), "head": self.in_head, "cells": []})
         if tag != "tr":
-            self.cell = {
-                "th": tag == "th",
-                "span": (_span(attrs_map.get("colspan")), _span(attrs_map.get("rowspan"))),
-                "ink": _Ink(),
-            }
+            span = (_span(attrs_map.get("colspan")), _span(attrs_map.get("rowspan")))
+            self.cell = {"th": tag == "th", "span": span, "ink": _Ink()}
+            self.n_cells += 1
+            if max(span) > MAX_SPAN or self.n_cells > MAX_CELLS:
+                self._stop(span)
+
+    def _stop(self, span: tuple[int, int]) -> None:
+        """Stop reading a table over a limit, saying which and where."""
+        where = f"the HTML <table> on line {self.start}"
+        if max(span) > MAX_SPAN:
+            kind = "colspan" if span[0] > MAX_SPAN else "rowspan"
+            self.over = (
+                f"{where}: a cell on line {self._line()} has a {kind} over {MAX_SPAN:,}, the limit; split the table"
+            )
+        else:
+            self.over = f"{where} has more than {MAX_CELLS:,} cells (line {self._line()}), the limit; split the table"
+        self.cell = None
+        self.done = True
 
     def handle_startendtag(self, tag, attrs_list):
         if self.cell is not None and self.depth == 1:
@@ -108,14 +127,20 @@ class _Reader(HTMLParser):
             self.cell["ink"].text(data)
 
     def _close_cell(self) -> None:
+        """Keep the closed cell as rendered; its renderer (far larger) is dropped."""
         if self.cell is not None:
+            self.cell["ink"] = self.cell["ink"].cell()
             self.rows[-1]["cells"].append(self.cell)
             self.cell = None
 
 
 def _span(value: str | None) -> int:
+    """A span as a browser reads it: a positive integer, else 1; a longer number than any limit is past it."""
+    text = (value or "").strip()
+    if text.isdigit() and len(text) > 7:
+        return MAX_SPAN + 1
     try:
-        return min(max(int(value or 1), 1), MAX_SPAN)
+        return max(int(text or 1), 1)
     except ValueError:
         return 1
 
@@ -160,67 +185,84 @@ class _Ink:
 def read(lines: list[str], first: int) -> HtmlTable | None:
     """The table whose ``<table>`` tag is on or after line index ``first``, with its spans expanded."""
     reader = _Reader(first + 1)
-    for line in lines[first:]:
-        reader.feed(line + "\n")
+    for n in range(first, len(lines)):
+        reader.feed(lines[n] + "\n")
         if reader.done:
             break
     reader.close()
     if not reader.start:
         return None
+    grid, over = _grid(reader.rows, reader.start) if not reader.over else ([], reader.over)
+    if over:  # nothing of a table over a limit is read
+        return HtmlTable(reader.start, reader.end or reader.start, (), (), over, tuple(reader.inner))
     n_head = _header_count(reader.rows)
-    rows = list(zip([r["line"] for r in reader.rows], _grid(reader.rows)))
+    rows = list(zip([r["line"] for r in reader.rows], grid))
     return HtmlTable(
         reader.start,
         reader.end or reader.start,
         tuple(rows[:n_head]),
         tuple(rows[n_head:]),
-        _problem(reader, n_head),
+        _problem(reader),
         tuple(reader.inner),
     )
 
 
 def _header_count(rows: list[dict]) -> int:
-    """The rows of ``<thead>``, else the leading rows of ``<th>`` only, else the first row (as in GFM)."""
+    """The rows of ``<thead>``, else the leading rows of ``<th>`` only, else the first row (as in GFM);
+    without ``<thead>``, a header cell whose ``rowspan`` reaches into the rows below makes them header
+    rows too (a header of bold ``<td>`` cells, ``<td rowspan=3><b>Model</b></td>``, is read as drawn)."""
     heads = sum(1 for r in rows if r["head"])
     if heads:
         return heads
     leading = next((i for i, r in enumerate(rows) if not r["cells"] or not all(c["th"] for c in r["cells"])), len(rows))
-    return leading or min(1, len(rows))
+    count = leading or min(1, len(rows))
+    n = 0
+    while n < count < len(rows):
+        count = max(count, *(n + c["span"][1] for c in rows[n]["cells"]), n + 1)
+        n += 1
+    return min(count, len(rows))
 
 
-def _problem(reader: _Reader, n_head: int) -> str:
+def _problem(reader: _Reader) -> str:
     if not reader.done:
         return f"the HTML <table> on line {reader.start} is never closed; add its </table>"
-    if n_head > 2:
-        return (
-            f"the HTML <table> on line {reader.start} has {n_head} header rows; only one, or two (a group row "
-            "over sub-columns), can be attributed to columns"
-        )
     return ""
 
 
-def _grid(rows: list[dict]) -> list[tuple[mdtable.Cell, ...]]:
-    """Every row as the cells a reader sees in each column, ``colspan``/``rowspan`` expanded."""
-    pending: dict[tuple[int, int], mdtable.Cell] = {}
+_EMPTY = mdtable.Cell("", "")
+
+
+def _grid(rows: list[dict], start: int) -> tuple[list[tuple[mdtable.Cell, ...]], str]:
+    """Every row as the cells a reader sees in each column, ``colspan``/``rowspan`` expanded, or why
+    not: the expanded grid would pass :data:`MAX_CELLS` (checked as it grows, so it never does)."""
+    below: dict[int, dict[int, mdtable.Cell]] = {}  # row -> column -> a cell spanning down into it
     out = []
+    budget = MAX_CELLS
     for r, row in enumerate(rows):
-        cells: dict[int, mdtable.Cell] = {c: cell for (rr, c), cell in pending.items() if rr == r}
+        cells = below.pop(r, {})
         col = 0
         for item in row["cells"]:
             while col in cells:
                 col += 1
-            _place(item, r, col, len(rows), cells, pending)
-            col += item["span"][0]
-        out.append(tuple(cells.get(c, mdtable.Cell("", "")) for c in range(max(cells, default=-1) + 1)))
+            colspan, rowspan = item["span"]
+            depth = min(rowspan, len(rows) - r)
+            budget -= colspan * depth
+            if budget < 0:
+                return [], _too_many(start, row["line"])
+            for c in range(col, col + colspan):
+                cells[c] = item["ink"]
+                for dr in range(1, depth):
+                    below.setdefault(r + dr, {})[c] = item["ink"]
+            col += colspan
+        out.append(tuple(cells.get(c, _EMPTY) for c in range(max(cells, default=-1) + 1)))
     width = max((len(r) for r in out), default=0)
-    return [r + (mdtable.Cell("", ""),) * (width - len(r)) for r in out]
+    if width * len(out) > MAX_CELLS:
+        return [], _too_many(start, rows[-1]["line"])
+    return [r + (_EMPTY,) * (width - len(r)) for r in out], ""
 
 
-def _place(item: dict, r: int, col: int, n_rows: int, cells: dict, pending: dict) -> None:
-    """Put one cell in every position it spans: this row's columns, and the rows below it."""
-    rendered = item["ink"].cell()
-    colspan, rowspan = item["span"]
-    for dc in range(min(colspan, MAX_SPAN - col)):  # a grid wider than any leaderboard is cut, not built
-        cells[col + dc] = rendered
-        for dr in range(1, min(rowspan, n_rows - r)):
-            pending[(r + dr, col + dc)] = rendered
+def _too_many(start: int, line: int) -> str:
+    return (
+        f"the HTML <table> on line {start} spans more than {MAX_CELLS:,} cells once its "
+        f"colspan/rowspan are expanded (line {line}), the limit; split the table"
+    )

@@ -10,8 +10,11 @@ nothing is drafted from it. The ledger file is written and read back here.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import gc
 import io
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -60,25 +63,75 @@ COLUMNS = (
 )
 REQUIRED_COLUMNS = ("source_model", "source_task", "source_value", "source_locator")
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
+#: a README or model card is read whole as GitHub renders it; the largest public ones are a few hundred KB,
+#: and past this size rendering alone takes seconds (an 8 MB page of one legend took 9 s)
+MAX_PAGE_BYTES = 2 * 1024 * 1024
 
 
-def csv_records(path: Path) -> Records:
-    """Records of a CSV file with a header row; locators are ``file:Lnnn``."""
+def csv_records(path: Path, notices: list[str] | None = None) -> Records:
+    """Records of a CSV file with a header row; locators are ``file:Lnnn``. A pandas index column is
+    left out or named (see :func:`_index_column`)."""
     text = _read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
     except StopIteration:
         raise InputError(f"{path}: empty CSV file; expected a header row") from None
-    _check_header(header, path)
-    out = []
+    lines = []
     for row in reader:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
             raise InputError(f"{path}: line {reader.line_num}: {len(row)} cells, but the header has {len(header)}")
-        out.append(Record(f"{path.name}:L{reader.line_num}", dict(zip(header, row))))
+        lines.append((reader.line_num, row))
+    skip, header = _index_column(path, header, [row[0] for _, row in lines], notices)
+    _check_header(header, path)
+    out = [
+        Record(f"{path.name}:L{number}", dict(zip(header, row[skip:])))
+        for number, row in lines
+        if any(cell.strip() for cell in row[skip:])
+    ]
     return Records(tuple(header), tuple(out), column_markers=_header_markers(header))
+
+
+#: the names pandas gives its index column: an empty header cell (``to_csv``), the name ``read_csv`` gives
+#: that cell back, and the column ``to_parquet`` stores the index in
+INDEX_NAMES = ("", "Unnamed: 0", "__index_level_0__")
+_ROW_NUMBER = re.compile(r"^\s*\d+\s*$")
+
+
+def _index_column(
+    path: Path, header: Sequence[str], values: Sequence[str], notices: list[str] | None
+) -> tuple[int, list[str]]:
+    """(how many leading columns to leave out, the names of the others) for a table whose first column may
+    be the index pandas wrote, telling ``notices`` what was done: the same in every format.
+
+    An index of row numbers is no label and no score: read as the model column it would make ``0``,
+    ``1``, ... models, so it is left out. An index of labels (pandas keeps the model names there, as
+    AlpacaEval's leaderboards do) holds the labels: an empty name becomes ``column 1``, as in a Markdown
+    table, and the column is read."""
+    first = str(header[0]).strip() if header else "-"
+    if len(header) < 2 or first not in INDEX_NAMES:
+        return 0, list(header)
+    if all(_ROW_NUMBER.match(str(v)) for v in values):
+        _tell(
+            notices,
+            f"{path}: the first column {first!r} is a row index (as pandas writes it), not a label "
+            "or a score; it is ignored",
+        )
+        return 1, list(header[1:])
+    name = first or "column 1"
+    _tell(
+        notices,
+        f"{path}: the first column {first!r} is a pandas index holding the row labels; it is read "
+        f"as the labels, named {name!r}",
+    )
+    return 0, [name, *header[1:]]
+
+
+def _tell(notices: list[str] | None, notice: str) -> None:
+    if notices is not None:
+        notices.append(notice)
 
 
 def _header_markers(header: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -157,7 +210,7 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
 
 def _the_table(path: Path, heading: str | None, table_number: int | None) -> tuple[document.Table, list]:
     """The one table asked for; a file with none, or a table that cannot be attributed, is refused."""
-    found = document.tables(_read_text(path))
+    found = document.tables(read_text(path, limit=MAX_PAGE_BYTES, what="a Markdown page", encoding="utf-8-sig"))
     if not found:
         raise InputError(
             f"{path}: no table found (a GFM table or an HTML <table>); expected the results table the --heading names"
@@ -212,9 +265,11 @@ def _unread(table: document.Table, sentence: str) -> str:
 MAX_DATASET_ROWS = 200_000
 
 
-def dataset_records(path: Path) -> Records:
+def dataset_records(path: Path, notices: list[str] | None = None) -> Records:
     """Records of a leaderboard dataset file (parquet, or CSV) read through DuckDB, within
-    :data:`MAX_LEDGER_BYTES` on disk and once printed, and :data:`MAX_DATASET_ROWS` rows."""
+    :data:`MAX_LEDGER_BYTES` on disk and once printed, and :data:`MAX_DATASET_ROWS` rows; an index
+    column is left out as in :func:`csv_records` (DuckDB names a CSV's empty header cell ``column0``,
+    so a CSV's own first header line decides)."""
     import duckdb
 
     if not path.is_file():
@@ -233,15 +288,24 @@ def dataset_records(path: Path) -> Records:
         raise InputError(f"{path}: DuckDB cannot read it as {path.suffix.lstrip('.') or 'parquet'}: {exc}") from None
     finally:
         con.close()
+    first = _first_header_cell(path) if path.suffix.lower() == ".csv" else columns[0] if columns else ""
+    skip, columns = _index_column(path, [first, *columns[1:]], [_as_text(row[0]) for row in rows], notices)
     _check_header(columns, path)
     return Records(
         tuple(columns),
         tuple(
-            Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row)})
+            Record(f"{path.name} row {n}", {c: _as_text(v) for c, v in zip(columns, row[skip:])})
             for n, row in enumerate(rows, 1)
         ),
         column_markers=_header_markers(columns),
     )
+
+
+def _first_header_cell(path: Path) -> str:
+    """The first cell of a CSV file's header line as written (bounded: one line of at most 64 KB)."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+        line = handle.readline(64 * 1024)
+    return next(csv.reader([line]), [""])[0] if line.strip() else ""
 
 
 def _bounded_rows(cursor, path: Path) -> list[tuple]:
@@ -295,18 +359,38 @@ def import_source(
     heading: str | None = None,
     table: int | None = None,
     source_url: str = "",
+    notices: list[str] | None = None,
     **columns,
 ) -> list[LedgerRow]:
     """Read ``path`` in format ``csv``, ``markdown`` or ``parquet`` into ledger rows (options: see
-    :func:`hfmigrate_checks.source.scores.rows_from_records`)."""
+    :func:`hfmigrate_checks.source.scores.rows_from_records`); what was left out and why (an index
+    column) is appended to ``notices``."""
 
-    path = Path(path)
+    with _collector_paused():
+        return _import(Path(path), fmt, heading, table, source_url, notices, columns)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Pause the cyclic garbage collector while a table is read and judged: the parser and the rows
+    allocate hundreds of thousands of objects that hold no cycles, and collecting over them took a
+    third of the time of a 1 MB page (every input is bounded, so its memory is too)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _import(path: Path, fmt: str, heading, table, source_url: str, notices, columns: dict) -> list[LedgerRow]:
     if fmt == "csv":
-        records = csv_records(path)
+        records = csv_records(path, notices)
     elif fmt == "markdown":
         records = markdown_records(path, heading, table)
     elif fmt == "parquet":
-        records = dataset_records(path)
+        records = dataset_records(path, notices)
     else:
         raise InputError(f"unknown ledger format {fmt!r}: use csv, markdown or parquet")
     return scores.rows_from_records(records, source_url=source_url, where=str(path), **columns)

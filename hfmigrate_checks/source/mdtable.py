@@ -32,6 +32,8 @@ _FOOTNOTE_TEXT = re.compile(r"\s*\[\^([^\]\s]+)\]")
 _NUMBERED = re.compile(rf"\s*(\[\d{{1,2}}\]|(?<!\b[A-Za-z])[{notes.SUPERSCRIPT_DIGITS}]+)(?=\s|$|[^\w(])")
 _SUP_MARK = re.compile(rf"^\s*(\*+|[{SYMBOLS}]+|\[\d{{1,2}}\]|[A-Za-z0-9]{{1,3}})\s*$")
 _BR = re.compile(r"^<br\s*/?>$", re.I)
+#: a character every marker is written with: ``[`` (``[^8]``, ``[1]``), ``*``, ``\\``, a symbol, a superscript digit
+_ANY_MARK = re.compile(rf"[\[*\\{SYMBOLS}{notes.SUPERSCRIPT_DIGITS}]")
 #: an inline tag: its closing slash, its name, and a self-closing slash (a malformed ``<u/>`` closes nothing)
 _TAG = re.compile(r"^<(/?)([A-Za-z][\w-]*)[^<>]*?(/?)>$")
 #: the HTML tags that emphasize or strike through, by the emphasis they give (only these strike through)
@@ -57,7 +59,33 @@ def _parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.footnote import footnote_plugin
 
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin)
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin)
+    md.core.ruler.at("inline", _inline_where_read)
+    return md
+
+
+#: a character some inline rule starts at (emphasis, code, links, footnotes, HTML, entities, escapes,
+#: strike-through); text without one parses to a single text token
+_INLINE_SYNTAX = re.compile(r"[\\`*_\[\]<>&!~\n]")
+#: tokens whose inline content is read: table cells, footnote definitions (between these) and headings
+_READ_INSIDE = {"table_open": 1, "table_close": -1, "footnote_reference_open": 1, "footnote_reference_close": -1}
+
+
+def _inline_where_read(state) -> None:
+    """The parser's inline step, run only on what is read as cells: table cells, headings and footnote
+    definitions (and the one line :func:`render` parses). Prose is read from the source lines
+    (:mod:`notes`), so a paragraph of 400,000 lines never becomes millions of tokens (it took 9 s and
+    380 MB)."""
+    depth, heading = 0, False
+    for token in state.tokens:
+        depth += _READ_INSIDE.get(token.type, 0)
+        read = token.type == "inline" and (depth > 0 or heading or state.inlineMode)
+        if read and _INLINE_SYNTAX.search(token.content):
+            token.children = []
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
+        elif read:  # plain text: what the parser would make of it
+            token.children = [type(token)("text", "", 0, content=token.content)]
+        heading = token.type == "heading_open"
 
 
 def plain_heading(text: str) -> str:
@@ -70,8 +98,12 @@ def plain_heading(text: str) -> str:
 
 def cell(inline) -> Cell:
     """Render one inline token (a cell or a heading) as plain text, collecting markers and links."""
+    children = inline.children or ()
+    if len(children) == 1 and children[0].type == "text":  # plain text: no markup to render
+        text, (before, after) = strip_markers(" ".join(children[0].content.split()))
+        return Cell(inline.content.strip(), text, tuple(dict.fromkeys(before + after)))
     rendered = Inline()
-    for tok in inline.children or ():
+    for tok in children:
         rendered.feed(tok)
     text = " ".join("".join(rendered.parts).split())
     text, loose = strip_markers(text)
@@ -173,6 +205,8 @@ def strip_markers(text: str, *, stars: bool = True) -> tuple[str, tuple[list[str
     """
     before: list[str] = []
     after: list[str] = []
+    if not _ANY_MARK.search(text):  # most cells: nothing a marker is written with
+        return " ".join(text.split()), (before, after)
     text = _FOOTNOTE_TEXT.sub(lambda m: before.append(f"[^{m.group(1)}]") or "", text)
     text = _NUMBERED.sub(lambda m: before.append(notes.marker(m.group(1))) or "", text)
     trailing = (_TRAILING_MARKS if stars else _TRAILING_SYMBOLS).search(text)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import html
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from hfmigrate_checks.source import qualifiers
+from hfmigrate_checks.source import naming, qualifiers
 
 SYMBOLS = "†‡§¶‖☆★✝⋆♠♣♦♥"
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
@@ -59,7 +59,6 @@ _OF_THE_TABLE = re.compile(
     r"|metrics?|leaderboard)\b",
     re.I,
 )
-_WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*†‡])")
 
 
@@ -88,27 +87,31 @@ def legends(lines: Iterable[str]) -> dict[str, list[str]]:
 def _notes(lines: Iterable[str]) -> list[tuple[str, str]]:
     """(marker, text) of every legend, a note line joined with the lines that continue it."""
     lines = list(lines)
-    out: list[tuple[str, str]] = []
-    for line, is_note in zip(lines, _note_lines(lines)):
-        pairs = _legend_pairs(line)
+    out: list[tuple[str, list[str]]] = []  # a note's text in parts, joined once (joining per line is quadratic)
+    for line, (pairs, is_note) in zip(lines, _scan(lines)):
         if pairs:
-            out += pairs
+            out += [(mark, [text]) for mark, text in pairs]
         elif is_note:
-            out[-1] = (out[-1][0], f"{out[-1][1]} {plain(line)}")
-    return out
+            out[-1][1].append(plain(line))
+    return [(mark, " ".join(parts)) for mark, parts in out]
 
 
 def _note_lines(lines: Sequence[str]) -> list[bool]:
     """Per line: whether it is a legend, or continues the note of a legend line above it."""
-    flags, open_note = [], False
+    return [is_note for _, is_note in _scan(lines)]
+
+
+def _scan(lines: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool]]:
+    """Per line: its legends, and whether it is a legend or continues the note of a legend line above it."""
+    out, open_note = [], False
     for line in lines:
-        if _legend_pairs(line):
-            flags.append(True)
+        pairs = _legend_pairs(line)
+        if pairs:
             open_note = bool(_LEGEND.match(html.unescape(line))) and not _EMPHASIS_START.match(line)
         else:
             open_note = open_note and bool(line.strip()) and not _NOT_PROSE.match(line)
-            flags.append(open_note)
-    return flags
+        out.append((pairs, bool(pairs) or open_note))
+    return out
 
 
 def _legend_pairs(line: str) -> list[tuple[str, str]]:
@@ -131,42 +134,18 @@ def plain(text: str) -> str:
     return " ".join(re.sub(r"(\*\*|__|`)", "", text).split()).strip(" *_")
 
 
-def scope(
-    lines: Sequence[str], start: int, stop: int, headings: Sequence[tuple[int, int]], blocks: Sequence[tuple[int, int]]
-) -> tuple[list[str], list[str]]:
-    """(the table's own lines of text, the opening text of its enclosing sections) for a table on
-    lines ``start:stop``; ``headings`` are (line, level), ``blocks`` the other tables' (start, stop)."""
-    above = max([h for h, _ in headings if h < start], default=-1) + 1
-    below = min([h for h, _ in headings if h >= stop], default=len(lines))
-    before = max([b for _, b in blocks if above <= b <= start], default=above)
-    after = min([a for a, _ in blocks if stop <= a <= below], default=below)
-    return [*lines[before:start], *lines[stop:after]], _opening_texts(lines, above - 1, headings)
-
-
-def _opening_texts(lines: Sequence[str], own: int, headings: Sequence[tuple[int, int]]) -> list[str]:
-    """The text between each heading enclosing the one on line ``own`` and its first sub-heading."""
-    level = next((lv for h, lv in headings if h == own), 7)
-    out: list[str] = []
-    for line, lv in sorted(headings, reverse=True):
-        if line < own and lv < level:
-            level = lv
-            first_sub = min(h for h, _ in headings if h > line)
-            out += lines[line + 1 : first_sub]
-    return out
-
-
 def table_notes(
-    markers: Iterable[str], own: Sequence[str], parents: Sequence[str], definitions: dict[str, str]
+    markers: Iterable[str], own: Sequence[str], outer: Callable[[str], list[str]], definitions: dict[str, str]
 ) -> dict[str, tuple[str, ...]]:
     """Marker -> its texts: a ``[^x]`` definition, else the legends of the table's own text, else of
-    its enclosing sections' opening text; ``()`` when none is found."""
-    mine, outer = legends(own), legends(parents)
+    its enclosing sections' opening text (``outer``, see :mod:`scopes`); ``()`` when none is found."""
+    mine = legends(own)
     notes: dict[str, tuple[str, ...]] = {}
     for mark in markers:
         if mark.startswith("[^"):
             notes[mark] = (definitions[mark],) if mark in definitions else ()
         else:
-            notes[mark] = tuple(mine.get(mark) or outer.get(mark) or ())
+            notes[mark] = tuple(mine.get(mark) or outer(mark))
     return notes
 
 
@@ -185,11 +164,11 @@ def prose_around(
     so what its other sentences say reaches that row. The paragraph under a table that leads
     into the next table is that table's, not this one's.
     """
-    index = _by_first_word(dict.fromkeys(names))
+    index = naming.NameIndex(names)
     out = []
     for paragraph, note in (_paragraph_above(lines, start), _paragraph_under(lines, stop)):
         sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
-        named = [_named(s, index) for s in sentences]
+        named = [index.named_in(s) for s in sentences]
         if note and any(named):
             out.append((" ".join(sentences), tuple(dict.fromkeys(n for each in named for n in each))))
             continue
@@ -246,28 +225,3 @@ def _paragraph_text(block: Sequence[str]) -> tuple[str, bool]:
 
 def _is_prose(line: str, note: bool) -> bool:
     return bool(line.strip()) and not note and not _FOOTNOTE_DEFINITION.match(line)
-
-
-def _by_first_word(names: Iterable[str]) -> dict[str, list[tuple[int, str]]]:
-    """The names (with their place in the table) by the first word of each of their forms, so a sentence
-    is checked only against the names whose first word it holds: naming stays linear in the sentences
-    and the names."""
-    index: dict[str, list[tuple[int, str]]] = {}
-    for n, name in enumerate(names):
-        for form in {name, name.split(" (")[0]}:
-            first = _WORD.search(form.casefold())
-            index.setdefault(first.group(0) if first else "", []).append((n, name))
-    return index
-
-
-def _named(sentence: str, index: dict[str, list[tuple[int, str]]]) -> tuple[str, ...]:
-    """The names a sentence speaks of, in the table's order."""
-    words = {"", *_WORD.findall(sentence.casefold())}
-    candidates = sorted({entry for word in words for entry in index.get(word, ())})
-    return tuple(name for _, name in candidates if _names(sentence, name))
-
-
-def _names(sentence: str, name: str) -> bool:
-    """Whether the sentence names the column or row ``name`` (or its text before a parenthesis)."""
-    forms = {name, name.split(" (")[0]}
-    return any(len(f) >= 2 and re.search(rf"(?<!\w){re.escape(f)}(?!\w)", sentence, re.I) for f in forms)

@@ -6,7 +6,9 @@ benchmark a model, and each score is still a clean number, so nothing would flag
 ledger therefore looks before it reads: when the header looks like model names and a text
 column (the first, or a "Benchmark" column after a "Category" one) like benchmark names, it
 refuses to guess and asks for ``--models-as-columns`` with that column (or
-``--models-as-rows`` to read the table as printed).
+``--models-as-rows`` to read the table as printed). A two-level header weighs too: when its
+groups name models over their sub-columns (``GPT-4o`` over ``func | param | value``), the
+columns are models whatever the first column holds, so that is refused the same way.
 """
 
 from __future__ import annotations
@@ -59,3 +61,17 @@ def _benchmark_share(name: str, texts: Sequence[str]) -> tuple[float, int, str, 
     labels = [t for t in texts if t.strip()]
     benches = _naming(labels, _BENCHMARK, _MODEL)
     return (len(benches) / len(labels) if labels else 0.0), len(benches), name, benches
+
+
+def grouped_evidence(parts: Mapping[str, tuple[str, str]]) -> str:
+    """Why a two-level header looks like models over sub-columns ("" when it does not): most of its
+    groups name a model and not a benchmark."""
+    groups = list(dict.fromkeys(group for group, sub in parts.values() if sub))
+    models = _naming(groups, _MODEL, _BENCHMARK)
+    if not groups or len(models) * 2 < len(groups):
+        return ""
+    subs = list(dict.fromkeys(sub for _, sub in parts.values() if sub))
+    return (
+        f"the header's groups name models ({', '.join(map(repr, models[:3]))}) over the sub-columns "
+        f"({', '.join(map(repr, subs[:3]))})"
+    )

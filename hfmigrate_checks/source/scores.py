@@ -193,6 +193,8 @@ def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
         if c == first or c in text_columns
     }
     evidence, column = orientation.transposed_evidence(scores, labels)
+    if not evidence:
+        evidence, column = orientation.grouped_evidence(records.parts), first
     if evidence:
         task = "" if column == first else f" --task-column {column!r}"
         raise InputError(
@@ -486,6 +488,7 @@ def _distinct(rows: list[LedgerRow], sites: list[_Site]) -> list[LedgerRow]:
         if len({sites[n].record for n in members}) < 2:
             continue
         telling = _telling_columns([sites[n].others for n in members])
+        where = _printings([sites[m].locator.split(" column ")[0] for m in members])
         for n in members:
             row = out[n]
             if telling:
@@ -498,7 +501,6 @@ def _distinct(rows: list[LedgerRow], sites: list[_Site]) -> list[LedgerRow]:
                     ),
                 )
             else:
-                where = ", ".join(sites[m].locator.split(" column ")[0] for m in members)
                 reason = (
                     f"{row.source_model!r} is printed {len(members)} times for {row.source_task!r} ({where}) "
                     "and no text column tells the printings apart"
@@ -507,6 +509,12 @@ def _distinct(rows: list[LedgerRow], sites: list[_Site]) -> list[LedgerRow]:
                     row, status=NEEDS_REVIEW, qualifiers="; ".join(filter(None, [row.qualifiers, reason]))
                 )
     return out
+
+
+def _printings(locators: list[str], shown: int = 5) -> str:
+    """Where a model is printed, the first few named: every row naming every printing grows as their square."""
+    rest = f", and {len(locators) - shown} more" if len(locators) > shown else ""
+    return ", ".join(locators[:shown]) + rest
 
 
 def _telling_columns(others: list[Mapping[str, str]]) -> list[str]:

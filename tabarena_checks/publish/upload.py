@@ -450,11 +450,14 @@ def _plan(ctx) -> Iterator[str]:
     yield from _plan_lines(ctx.facts, ctx)
 
 
-def _inputs(ctx) -> dict[str, str]:
-    facts: UploadFacts = ctx.facts
-    c = facts.cache
+def cache_inputs(c: MethodCache) -> dict[str, str]:
+    """The digests an upload's decision record keeps of the cache; a batch compares them to skip a done upload."""
     paths = [c.metadata_yaml, c.source_record, *sorted(c.results.glob("*.parquet"))]
     return {str(p.relative_to(c.path)): io.file_sha256(p) for p in paths if p.is_file()}
+
+
+def _inputs(ctx) -> dict[str, str]:
+    return cache_inputs(ctx.facts.cache)
 
 
 def _refuse_store_names(what: str, bucket: object, prefix: object) -> None:

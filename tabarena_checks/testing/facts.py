@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,11 +166,18 @@ def arena_checkout(root: str | os.PathLike, **run: Any) -> ArenaCheckout:
     made = tabarena_run(root, **run)
     repo = root / "tabarena"
     package = made.method.lower()
+    arena_repo(repo, {package: made.info.read_text(encoding="utf-8")})
+    return ArenaCheckout(repo, made, f"tabarena.models.{package}.info:method_metadata")
+
+
+def arena_repo(repo: Path, infos: Mapping[str, str]) -> Path:
+    """A git checkout (one commit) with ``contexts/tabarena/methods.py``, a BENCHMARK_LOG.md, LightGBM's
+    info.py and ``models/<package>/info.py`` holding each text of ``infos``."""
     texts = {
         ARENA_SRC / "contexts" / "tabarena" / "methods.py": ARENA_METHODS,
         ARENA_SRC / "models" / "lightgbm" / "info.py": ARENA_LIGHTGBM,
-        ARENA_SRC / "models" / package / "info.py": made.info.read_text(encoding="utf-8"),
         ARENA_LOG: "# Benchmark log\n\nAppend-only, newest first. Always record the git SHA.\n",
+        **{ARENA_SRC / "models" / package / "info.py": text for package, text in infos.items()},
     }
     for rel, text in texts.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -183,7 +190,7 @@ def arena_checkout(root: str | os.PathLike, **run: Any) -> ArenaCheckout:
     }
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "checkout for checks.testing"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env={**os.environ, **who})
-    return ArenaCheckout(repo, made, f"tabarena.models.{package}.info:method_metadata")
+    return repo
 
 
 def register_facts(root: str | os.PathLike, **run: Any) -> Any:

@@ -1,0 +1,167 @@
+"""A pipelined ``checks tabarena publish`` batch against the same single commands run one after another.
+
+Three generated methods (``checks tabarena synth``'s generator) are published to moto's S3
+server on 127.0.0.1 twice, each side into a bucket of its own so neither finds the other's
+objects in place: once as the maintainer's shell loop would (per method ``checks run process``,
+``checks run upload``, ``checks run upload --no-dry-run``, each a command of its own), once as one
+batch of a plan with the same steps (``--no-dry-run``, default ``--jobs 1``). Both sides start
+from empty caches and decision logs. Printed: each side's wall time, the ratio (target: the batch
+at most 0.75x the loop) and each side's peak memory: the RSS summed over a command's process
+tree at the moment it was largest (load_inspect.py's sampler, every 50 ms), for the loop the
+largest of its commands (processing one method), for the batch its whole tree.
+
+    .venv/bin/python benchmarks/publish_batch.py [--configs 2] [--folds 3] [--rounds 1]
+"""
+
+from __future__ import annotations
+
+import sys
+
+# benchmarks/ holds inspect.py, which would shadow the standard library's inspect for this script
+sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+METHODS = ("Nori", "Kiwi", "Tui")
+INFO = """from tabarena.models import MethodMetadata
+
+{var} = MethodMetadata.config(method={method!r}, suite={suite!r}, ag_key={ag_key!r}, can_hpo={can_hpo}, is_bag=True,
+                             compute="cpu", validation_protocol="8x1", date="2026-01-01", verified=False,
+                             cache_kwargs={{"bucket": {bucket!r}, "prefix": "cache"}})
+"""
+CHECKS = [sys.executable, "-m", "checks"]
+
+
+def _tree_rss():
+    """load_inspect.py's sampler of a process tree's summed RSS (the script is no package: loaded by its path)."""
+    spec = importlib.util.spec_from_file_location("load_inspect", Path(__file__).with_name("load_inspect.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.TreeRSS
+
+
+TreeRSS = _tree_rss()
+
+
+def _run(args: list[str], cwd: Path) -> int:
+    """Run ``checks ARGS``; the peak RSS (KiB) of its process tree (the command and every child it starts)."""
+    proc = subprocess.Popen([*CHECKS, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with TreeRSS(proc.pid, interval=0.05) as tree:
+        out, _ = proc.communicate()
+    if proc.returncode != 0:
+        raise SystemExit(f"checks {' '.join(args[:2])} exited {proc.returncode}:\n{out}")
+    return tree.peak_kib
+
+
+def _side(root: Path, bucket: str, runs: Path, configs: int) -> list[str]:
+    """A working folder of its own (decision log, caches, info.py files); the methods' references."""
+    root.mkdir(parents=True)
+    refs = []
+    for method in METHODS:
+        var = method.lower()
+        info = root / "info" / var / "info.py"
+        info.parent.mkdir(parents=True)
+        suite, ag_key = f"{var}-bench", f"TA-{method.upper()}"
+        text = INFO.format(var=var, method=method, suite=suite, ag_key=ag_key, bucket=bucket, can_hpo=configs > 1)
+        info.write_text(text)
+        refs.append(f"{info}:{var}")
+    lines = ['cache_root = "cache"', 'steps = ["process", "upload"]']
+    for method, ref in zip(METHODS, refs):
+        lines += ["", "[[methods]]", f'data = "{runs / method / "data"}"', f'method_metadata = "{ref}"']
+    (root / "plan.toml").write_text("\n".join(lines) + "\n")
+    return refs
+
+
+def loop(root: Path, runs: Path, refs: list[str]) -> int:
+    """The single commands one after another; the largest peak of any one of them (KiB)."""
+    peaks = []
+    for method, ref in zip(METHODS, refs):
+        data = str(runs / method / "data")
+        peaks.append(_run(["run", "process", data, "--method-metadata", ref, "--cache-root", "cache"], root))
+        upload = ["run", "upload", "--method-metadata", ref, "--cache-root", "cache"]
+        peaks.append(_run(upload, root))
+        peaks.append(_run([*upload, "--no-dry-run"], root))
+    return max(peaks)
+
+
+def batch(root: Path) -> int:
+    return _run(["tabarena", "publish", "plan.toml", "--no-dry-run"], root)
+
+
+def timed(fn, *args) -> tuple[float, int]:
+    started = time.perf_counter()
+    peak = fn(*args)
+    return time.perf_counter() - started, peak * 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configs", type=int, default=2)
+    parser.add_argument("--folds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=1, help="Runs per side, alternating (medians compared).")
+    args = parser.parse_args()
+    from moto.server import ThreadedMotoServer
+
+    import boto3
+
+    from tabarena_checks.synth.generate import generate_run
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    url = "http://{}:{}".format(*server.get_host_and_port())
+    client = boto3.client(
+        "s3", endpoint_url=url, region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    os.environ.update(
+        CHECKS_S3_ENDPOINT_URL=url,
+        R2_ACCOUNT_ID="bench",
+        R2_ACCESS_KEY_ID="bench-key",
+        R2_SECRET_ACCESS_KEY="bench-secret",
+        CHECKS_PROGRESS="never",
+    )
+    times: dict[str, list[float]] = {"loop": [], "batch": []}
+    peaks: dict[str, list[int]] = {"loop": [], "batch": []}
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+            tmp_path = Path(tmp)
+            os.environ["CHECKS_CACHE_DIR"] = str(tmp_path / "user-cache")
+            runs = tmp_path / "runs"
+            for method in METHODS:
+                generate_run(
+                    runs / method,
+                    configs=args.configs,
+                    folds=args.folds,
+                    method=method,
+                    name_prefix=f"TA-{method}",
+                    ag_key=f"TA-{method.upper()}",
+                    validation_protocol="8x1",
+                )
+            for n in range(args.rounds):
+                for side in ("loop", "batch") if n % 2 == 0 else ("batch", "loop"):
+                    bucket = f"{side}-{n}"
+                    client.create_bucket(Bucket=bucket)
+                    root = tmp_path / bucket
+                    refs = _side(root, bucket, runs, args.configs)
+                    took, peak = timed(loop, root, runs, refs) if side == "loop" else timed(batch, root)
+                    times[side].append(took)
+                    peaks[side].append(peak)
+                    print(f"round {n + 1} {side:5}: {took:.1f} s, peak memory {peak / 2**20:.0f} MiB", flush=True)
+    finally:
+        server.stop()
+    loop_s, batch_s = statistics.median(times["loop"]), statistics.median(times["batch"])
+    print(f"single commands one after another: {loop_s:.1f} s (peak {max(peaks['loop']) / 2**20:.0f} MiB)")
+    print(f"pipelined batch:                   {batch_s:.1f} s (peak {max(peaks['batch']) / 2**20:.0f} MiB)")
+    print(f"batch / loop = {batch_s / loop_s:.2f}x (target <= 0.75x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""``checks tabarena publish PLAN``: the single commands of every method of a plan, pipelined.
+
+The maintainer's batch flow, with the gates of the single commands: methods are processed in the
+plan's order (``jobs`` at a time), and each method's upload (dry run, then the real one with
+``--no-dry-run``) starts as soon as its processing passed, in a lane of its own, while the next
+method is processing. Register and log edit the checkout once the uploads are over: register
+each method whose own steps all passed, the log entry (one for the batch) only when every method
+did, so the log never names a batch that is half-published.
+
+Every step is ``checks run ACTION`` in a child process (:mod:`.batch_steps`), so nothing bypasses
+a rule, a waiver or a decision record, and a rerun of the plan skips what the signed decision
+records show done for the same inputs (:mod:`.batch_resume`). A method whose processing is not
+verified, in this batch or an earlier one, is never uploaded.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+
+from checks import ChecksError
+from tabarena_checks.cache.layout import MethodCache, cache_root
+from tabarena_checks.facts import ProcessFacts
+from tabarena_checks.metadata import load as metadata_load
+from tabarena_checks.publish import batch_resume, batch_steps
+from tabarena_checks.publish.batch_plan import MethodPlan, Plan
+from tabarena_checks.publish.batch_steps import BLOCKED, DONE, NOT_RUN, SKIPPED, StepResult
+
+#: the name the batch's own step (the log entry) is reported under
+BATCH = "(batch)"
+
+
+class Events(Protocol):
+    """Who watches the batch: the live view or the one-line-per-event printer."""
+
+    def started(self, method: str, step: str) -> None: ...
+    def said(self, method: str, step: str, line: str) -> None: ...
+    def finished(self, method: str, result: StepResult) -> None: ...
+
+
+@attrs.frozen
+class Settings:
+    """How the batch runs (the command line's choices), apart from what it runs (the plan)."""
+
+    dry_run: bool = True
+    jobs: int = 1
+    #: seconds without progress after which a step is stopped as STALLED
+    stall_after: float = 600.0
+    #: the ``checks`` options every child gets before ``run`` (``-p``, ``--no-local-plugins``, ``--config``)
+    root_args: tuple[str, ...] = ()
+    cwd: Path = attrs.field(factory=Path.cwd)
+    #: the decision log the children append to (read to skip what is done)
+    decision_log: Path = Path(".checks/decisions.jsonl")
+    #: the digest of the configuration file the steps judge under (a step judged under another is not skipped)
+    config_sha256: str = ""
+
+
+@attrs.define
+class MethodOutcome:
+    """A method's steps as they ended, in the order they ran."""
+
+    name: str
+    steps: list[StepResult] = attrs.Factory(list)
+
+    def passed(self) -> bool:
+        """Every step done now or earlier: what register and log wait for."""
+        return all(s.status in (DONE, SKIPPED) for s in self.steps)
+
+
+def _opt(flag: str, value: object) -> list[str]:
+    return [] if value is None else [flag, str(value)]
+
+
+class Batch:
+    """One run of a plan; :meth:`run` returns each method's steps (and the batch's log step last)."""
+
+    def __init__(self, plan: Plan, settings: Settings, events: Events, children: batch_steps.Children | None = None):
+        self.plan, self.settings, self.events = plan, settings, events
+        self.children = children or batch_steps.Children()
+        self.outcomes = {m.name: MethodOutcome(m.name) for m in plan.methods}
+        self.env = {**os.environ, "CHECKS_PROGRESS": "never"}
+        self.records = batch_resume.signed_records(settings.decision_log, settings.config_sha256)
+        self._lock = threading.Lock()
+        self._uploads: list = []
+
+    # ----------------------------------------------------------------- the options of each step
+
+    def _cache_root(self) -> str | None:
+        return None if self.plan.cache_root is None else str(self.plan.cache_root)
+
+    def process_options(self, m: MethodPlan) -> dict[str, object]:
+        """The options a process run of ``m`` records (a done one is matched on them)."""
+        return {
+            "run_data_dir": str(m.data),
+            "method_metadata": m.method_metadata,
+            "cache_root": self._cache_root(),
+            "method": m.method,
+            "task_metadata": None if m.task_metadata is None else str(m.task_metadata),
+            "expect_validation_protocol": self.plan.expect_validation_protocol,
+            "force": False,
+            "no_cache_raw": False,
+            "engine": "native",
+            "ignore_metadata_mismatch": False,  # a run that waived the mismatch rules is no evidence for the batch
+        }
+
+    def upload_options(self, m: MethodPlan) -> dict[str, object]:
+        """The options an upload of ``m`` records (a done one is matched on them)."""
+        return {
+            "method_metadata": m.method_metadata,
+            "cache_root": self._cache_root(),
+            "no_upload_raw": self.plan.no_upload_raw,
+            "expect_validation_protocol": self.plan.expect_validation_protocol,
+        }
+
+    def _process_args(self, m: MethodPlan) -> list[str]:
+        o = self.process_options(m)
+        return [
+            str(m.data),
+            "--method-metadata",
+            m.method_metadata,
+            *_opt("--cache-root", o["cache_root"]),
+            *_opt("--method", m.method),
+            *_opt("--task-metadata", o["task_metadata"]),
+            *_opt("--expect-validation-protocol", o["expect_validation_protocol"]),
+        ]
+
+    def _upload_args(self, m: MethodPlan, *, real: bool) -> list[str]:
+        o = self.upload_options(m)
+        return [
+            "--method-metadata",
+            m.method_metadata,
+            *_opt("--cache-root", o["cache_root"]),
+            *(["--no-upload-raw"] if self.plan.no_upload_raw else []),
+            *_opt("--expect-validation-protocol", o["expect_validation_protocol"]),
+            *(["--no-dry-run"] if real else []),
+        ]
+
+    def _edit_mode(self) -> list[str]:
+        return ["--dry-run"] if self.settings.dry_run else []
+
+    # ----------------------------------------------------------------- running steps
+
+    def _note(self, method: str, result: StepResult) -> StepResult:
+        with self._lock:
+            self.outcomes.setdefault(method, MethodOutcome(method)).steps.append(result)
+        self.events.finished(method, result)
+        return result
+
+    def _step(self, method: str, label: str, action: str, args: list[str]) -> StepResult:
+        self.events.started(method, label)
+        result = self.children.run(
+            label,
+            batch_steps.checks_argv(self.settings.root_args, action, args),
+            cwd=self.settings.cwd,
+            env=self.env,
+            stall_after=self.settings.stall_after,
+            on_line=lambda line: self.events.said(method, label, line),
+        )
+        return self._note(method, result)
+
+    def _cache(self, m: MethodPlan) -> MethodCache:
+        return MethodCache.of(cache_root(self._cache_root()), metadata_load.load(m.method_metadata))
+
+    def _processed(self, m: MethodPlan) -> str:
+        """Why ``m``'s processing is verified by an earlier run ("" when it is not)."""
+        facts = ProcessFacts(
+            data_dir=m.data, metadata_ref=m.method_metadata, method=m.method, task_metadata_file=m.task_metadata
+        )
+        try:
+            cache = self._cache(m)
+        except (ChecksError, ValueError):
+            return ""
+        return batch_resume.process_evidence(self.records, self.process_options(m), facts, cache)
+
+    def _process(self, m: MethodPlan, upload_lane: ThreadPoolExecutor) -> None:
+        """Process ``m`` (or find it processed), then hand its upload to the upload lane."""
+        evidence = self._processed(m)
+        if "process" in m.steps:
+            if evidence:
+                self._note(m.name, StepResult("process", SKIPPED, detail=evidence))
+            elif self._step(m.name, "process", "process", self._process_args(m)).status != DONE:
+                return
+        elif "upload" in m.steps and not evidence:
+            detail = "processing is not verified (no passed process run of these inputs): add the step process"
+            self._note(m.name, StepResult("upload", BLOCKED, detail=detail))
+            return
+        if "upload" in m.steps:
+            self._uploads.append(upload_lane.submit(self._upload, m))
+
+    def _upload(self, m: MethodPlan) -> None:
+        if self.settings.dry_run:
+            self._step(m.name, "upload dry-run", "upload", self._upload_args(m, real=False))
+            return
+        try:
+            evidence = batch_resume.upload_evidence(self.records, self.upload_options(m), self._cache(m))
+        except (ChecksError, ValueError):  # the declaration changed since the plan was read: the step says why
+            evidence = ""
+        if evidence:
+            self._note(m.name, StepResult("upload", SKIPPED, detail=evidence))
+            return
+        if self._step(m.name, "upload dry-run", "upload", self._upload_args(m, real=False)).status == DONE:
+            self._step(m.name, "upload", "upload", self._upload_args(m, real=True))
+
+    def _register(self) -> None:
+        for m in self.plan.methods:
+            if "register" not in m.steps:
+                continue
+            if not self.outcomes[m.name].passed():
+                self._note(m.name, StepResult("register", NOT_RUN, detail="an earlier step of the method did not pass"))
+                continue
+            args = ["--method-metadata", m.method_metadata, "--repo", str(self.plan.repo), "--arena", self.plan.arena]
+            self._step(m.name, "register", "register", [*args, *self._edit_mode()])
+
+    def _log(self) -> None:
+        log = self.plan.log
+        if log is None or not any("log" in m.steps for m in self.plan.methods):
+            return
+        if not all(o.passed() for o in self.outcomes.values()):
+            detail = "waits for every method of the batch to pass: rerun the plan once they do"
+            self._note(BATCH, StepResult("log", NOT_RUN, detail=detail))
+            return
+        args = ["--run", str(log.run), "--repo", str(self.plan.repo), "--benchmark-name", log.benchmark_name]
+        self._step(BATCH, "log", "log", [*args, *_opt("--purpose", log.purpose), *self._edit_mode()])
+
+    def run(self) -> list[MethodOutcome]:
+        """Every step of the plan; a Ctrl-C or SIGTERM stops the running steps (each ends whole or not at all, as
+        the single commands do when stopped), starts no other, and is raised again."""
+        jobs = max(1, self.settings.jobs)
+        with ThreadPoolExecutor(jobs, thread_name_prefix="upload") as uploads:
+            with ThreadPoolExecutor(jobs, thread_name_prefix="process") as processing:
+                try:
+                    for future in [processing.submit(self._process, m, uploads) for m in self.plan.methods]:
+                        future.result()  # a bug in the batch is raised here, not swallowed by the pool
+                    for future in list(self._uploads):
+                        future.result()
+                except BaseException:  # Ctrl-C, SIGTERM (checks turns it into a KeyboardInterrupt), a bug
+                    self.children.stop_all()
+                    raise
+        self._register()
+        self._log()
+        return list(self.outcomes.values())
+
+
+def exit_code(outcomes: list[MethodOutcome]) -> int:
+    """0 every step done or skipped, 1 some blocked, 4 some failed or stalled (the worse wins)."""
+    statuses = {s.status for o in outcomes for s in o.steps}
+    if statuses & {batch_steps.FAILED, batch_steps.STALLED}:
+        return 4
+    return 1 if BLOCKED in statuses else 0

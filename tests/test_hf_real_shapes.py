@@ -1,0 +1,24 @@
+"""The real-table suite for header shapes: setting rows of large model cards and deep HTML headers.
+
+Scored cell by cell like tests/test_hf_real_tables.py, on the tables of tests/real_shapes.py
+(no network at test time).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.real_shapes import CASES
+from tests.test_hf_real_tables import _score
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_sampled_cell_of_a_header_shape_is_read_as_github_renders_it(case, tmp_path):
+    rows, wrong = _score(case, tmp_path)
+    assert not wrong, f"{case.name} ({case.source}): {len(wrong)} of {len(case.cells)} cells wrong: {wrong}"
+    assert not [r for r in rows if r.status == "ok" and "(no footnote definition" in r.qualifiers]
+
+
+def test_the_header_suite_covers_six_tables_from_five_repositories():
+    assert len(CASES) >= 6 and len({c.source.split(":")[0] for c in CASES}) >= 4
+    assert sum(len(c.cells) for c in CASES) >= 20
