@@ -8,7 +8,7 @@ TA_VENV ?= .venv-tabarena
 TA_REQ := tests/tabarena-requirements.txt
 TA_STAMP := $(TA_VENV)/.installed
 
-.PHONY: install tabarena-env test demo bench clean chromium
+.PHONY: install tabarena-env test demo bench clean chromium dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,5 +49,11 @@ demo: install
 bench: install
 	for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
+# the wheel and the sdist in dist/, to install without a release (docs/install.md); built in isolation by `build`
+dist: | $(BIN)/python
+	$(BIN)/python -m pip install -q build
+	rm -rf dist
+	$(BIN)/python -m build -q --outdir dist .
+
 clean:
-	rm -rf $(VENV) $(TA_VENV) .checks demo-out .pytest_cache
+	rm -rf $(VENV) $(TA_VENV) .checks demo-out .pytest_cache dist

@@ -296,6 +296,10 @@ class _ChecksGroup(LazyGroup):
     registry: plugins.Registry | None = None
     lazy_commands = {
         "run": ("checks.run_cli:run_group", "Run ACTION after its rules pass (checks run --help lists actions)."),
+        "plugin": (
+            "checks.scaffold:plugin_group",
+            "Start a plugin of your own: `checks plugin new NAME` writes a working package.",
+        ),
         "config": (
             "checks.config_view:config_command",
             "Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` "

@@ -70,5 +70,8 @@ class RunContext:
     command_line: tuple[str, ...] = ()
     #: files judged whole (a pre-commit hook's files): their unused inline suppressions are reported
     sources: tuple[str, ...] = ()
+    #: targets the run looked at besides its own and its findings' (the other files of a pre-commit hook): a
+    #: waiver is judged unused (CK002) only when its target matches one of these, the run's or a finding's
+    seen: tuple[str, ...] = ()
     #: inline suppressions used, unused and malformed (filled by the runner, read by CK003/CK004)
     suppression_report: SuppressionReport = attrs.field(factory=SuppressionReport)

@@ -19,6 +19,11 @@ class PluginError(ChecksError):
     """A plugin that cannot be loaded or that implements a hook wrongly."""
 
 
+class PluginLoadError(PluginError):
+    """A plugin declared something wrongly (a rule outside its namespace, ...): a mistake its author fixes,
+    exit 2 like any configuration error, where a plugin that raises is a crash (exit 3)."""
+
+
 class InputError(ChecksError):
     """An input file (raw results, info.py, ledger, YAML) that cannot be read as expected."""
 

@@ -30,6 +30,8 @@ def exit_code_for(exc: BaseException) -> ExitCode:
         return ExitCode.NO_RULES
     if isinstance(exc, errors.ActionFailed):
         return ExitCode.ACTION_FAILED
+    if isinstance(exc, errors.PluginLoadError):
+        return ExitCode.USAGE_ERROR
     if isinstance(exc, errors.PluginError):
         return ExitCode.INTERNAL_ERROR
     if isinstance(exc, errors.ChecksError):

@@ -151,6 +151,8 @@ def _judge_group(
     required = required_codes(chosen, config)  # the same for every subject of the group
     known = known_codes(registry.rules.values())
     per_rule: dict[str, list[Verdict]] = {}
+    # each file's waivers are judged in all: every subject's target and the files it holds
+    seen = tuple(t for subject in subjects for t in (subject.target or subject.path, *subject.sources))
     for subject in subjects:
         if subject.error is not None:
             unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
@@ -164,6 +166,7 @@ def _judge_group(
             facts=subject.facts,
             target=subject.target or subject.path,
             sources=subject.sources or (subject.path,),
+            seen=seen,
         )
         for verdict in _located_verdicts(chosen, ctx, subject, known, required):
             per_rule.setdefault(verdict.code, []).append(verdict)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pluggy
 
-from checks.errors import PluginError
+from checks.errors import PluginError, PluginLoadError
 
 
 def watch(pm: pluggy.PluginManager) -> None:
@@ -34,6 +34,11 @@ def _before(hook_name: str, hook_impls: list, kwargs: dict) -> None:
 
 def _after(outcome: pluggy.Result, hook_name: str, hook_impls: list, kwargs: dict) -> None:
     exc = outcome.exception
+    if isinstance(exc, PluginLoadError) and not str(exc).startswith("plugin "):
+        impl = culprit(exc, hook_impls)  # a declaration mistake met while the hook imported the plugin's modules
+        if impl is not None:
+            outcome.force_exception(PluginLoadError(f"plugin {impl.plugin_name!r}, hook {hook_name}: {exc}"))
+        return
     if not isinstance(exc, Exception) or isinstance(exc, PluginError):
         return  # a clean call, an interrupt, or an error that already names its plugin
     impl = culprit(exc, hook_impls)

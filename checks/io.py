@@ -26,7 +26,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from checks import jsonread
 from checks.errors import InputError, UsageError
+from checks.jsonread import JsonDoc
+from checks.jsonread import pointer as pointer  # re-exported: a plugin reads JSON through checks.io alone
 
 # --------------------------------------------------------------------------- bounded reads
 
@@ -229,17 +232,23 @@ def _yaml_problem(exc) -> str:
     return words + " (it starts here and is never closed)" if _unclosed(exc) else words
 
 
-def _yaml_text(text: str | bytes, source: str | os.PathLike | None, max_bytes: int) -> str:
-    """``text`` as a string, refused (as :class:`YamlError`) before parsing when it is too large,
-    not UTF-8 or holds a NUL: the cheap refusals come first."""
+def _bounded_text(text: str | bytes, source: str | os.PathLike | None, max_bytes: int, error: type[ReadError]) -> str:
+    """``text`` as a string, refused (as ``error``) when larger than ``max_bytes`` or not UTF-8."""
     size = len(text.encode("utf-8") if isinstance(text, str) else text)
     if size > max_bytes:
-        raise YamlError(source, f"{size} bytes is too large (more than the {max_bytes}-byte limit)")
+        raise error(source, f"{size} bytes is too large (more than the {max_bytes}-byte limit)")
     if isinstance(text, bytes):
         try:
             text = decode(text, source)
         except ReadError as exc:
-            raise YamlError(source, exc.reason) from None
+            raise error(source, exc.reason) from None
+    return text
+
+
+def _yaml_text(text: str | bytes, source: str | os.PathLike | None, max_bytes: int) -> str:
+    """``text`` as a string, refused (as :class:`YamlError`) before parsing when it is too large,
+    not UTF-8 or holds a NUL: the cheap refusals come first."""
+    text = _bounded_text(text, source, max_bytes, YamlError)
     if "\x00" in text:
         raise YamlError(source, "YAML text contains a NUL character")
     return text
@@ -249,6 +258,56 @@ def load_yaml(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Any:
     """Read ``path`` within ``max_bytes`` and parse it with :func:`loads_yaml`."""
     data = read_bytes(path, limit=max_bytes, what="a YAML file")
     return loads_yaml(data, source=path, max_bytes=max_bytes)
+
+
+# --------------------------------------------------------------------------- strict, positioned JSON
+
+
+class JsonError(ReadError):
+    """JSON text this project refuses: malformed, a duplicate key, a refused NaN or infinity, too deep or too large.
+
+    Its message names the column too (``results.json, line 4, column 19: duplicate key ...``): a JSON
+    file is often one long line, where a line alone finds nothing.
+    """
+
+    def __init__(self, path: str | os.PathLike | None, reason: str, *, line: int | None = None, col: int | None = None):
+        super().__init__(path, reason, line=line, col=col)
+        if line is not None and col is not None:
+            where = f"{self.path}, line {line}, column {col}" if self.path else f"line {line}, column {col}"
+            self.args = (f"{where}: {reason}",)
+
+
+def loads_json(
+    text: str | bytes,
+    *,
+    source: str | os.PathLike | None = None,
+    max_bytes: int = MAX_BYTES,
+    max_depth: int = MAX_DEPTH,
+    nonfinite: str = "refuse",
+) -> JsonDoc:
+    """Parse one strict JSON value into a :class:`~checks.jsonread.JsonDoc` (the value, and where each key path is).
+
+    Refused, as one :class:`JsonError` with its line and column: more than ``max_bytes``, not
+    UTF-8, a syntax error (a trailing comma, a single-quoted string, a comment), a duplicate key
+    in one object, nesting deeper than ``max_depth``, and, unless ``nonfinite="keep"`` (the
+    arena's choice, for files known to hold them), ``NaN``, ``Infinity`` or a number too large
+    for a float. ``doc.where("/scores/test/0/main_score")`` then gives a value's line and column.
+    """
+    text = _bounded_text(text, source, max_bytes, JsonError)
+    name = str(source) if source is not None else ""
+    try:
+        return jsonread.parse(text, source=name, nonfinite=nonfinite, max_depth=max_depth)
+    except jsonread.Malformed as exc:
+        line, col = JsonDoc(None, name, text, {}).line_col(exc.offset)
+        raise JsonError(source, exc.reason, line=line, col=col) from None
+
+
+def load_json(
+    path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH, nonfinite: str = "refuse"
+) -> JsonDoc:
+    """Read ``path`` within ``max_bytes`` and parse it with :func:`loads_json`."""
+    data = read_bytes(path, limit=max_bytes, what="a JSON file")
+    return loads_json(data, source=path, max_bytes=max_bytes, max_depth=max_depth, nonfinite=nonfinite)
 
 
 # --------------------------------------------------------------------------- where caches live

@@ -207,7 +207,7 @@ def evaluate(
     ]
     evaluated = {name for r, _ in domain for name in r.names}
     tracker.finish(evaluated)
-    _report_waivers(ctx, live, evaluated, matched, known)
+    _report_waivers(ctx, live, evaluated, matched, known, _seen_targets(ctx, verdicts))
     verdicts += [_judge(rule, severity, ctx, [], matched) for rule, severity in framework]
     return sorted(verdicts, key=lambda v: v.code)
 
@@ -225,13 +225,46 @@ def _split_framework(chosen: list[tuple[Rule, Severity]]) -> tuple[list, list]:
     return framework, domain
 
 
+def _seen_targets(ctx: RunContext, verdicts: Iterable[Verdict]) -> set[str]:
+    """What the run looked at: its target, the targets it was told it saw, and every finding's (excused ones too)."""
+    seen = {ctx.target, *ctx.seen}
+    for verdict in verdicts:
+        seen.update(f.target for f in verdict.findings if f.target)
+        seen.update(e.finding.target for e in verdict.excused if e.finding.target)
+    return seen
+
+
 def _report_waivers(
-    ctx: RunContext, live: list[Waiver], evaluated: set[str], matched: set[str], known: frozenset[str]
+    ctx: RunContext,
+    live: list[Waiver],
+    evaluated: set[str],
+    matched: set[str],
+    known: frozenset[str],
+    seen: set[str],
 ) -> None:
-    """Fill the waivers the domain rules left unused or that name an unknown rule, for the framework rules."""
+    """Fill the waivers the domain rules left unused or that name an unknown rule, for the framework rules.
+
+    A waiver is unused only when its target is among what the run ``seen``: an arena keeps waivers for
+    many submissions, and one for a submission this run never looked at is not stale, just elsewhere.
+    """
     report = ctx.waiver_report
-    report.unused = [w for w in live if w.rule in evaluated and w.id not in matched and w not in ctx.extra_waivers]
+    report.unused = [
+        w
+        for w in live
+        if w.rule in evaluated
+        and w.id not in matched
+        and w not in ctx.extra_waivers
+        and any(_names_seen(w.target, target) for target in seen)
+    ]
     report.unknown = [w for w in ctx.config.waivers if w.rule not in known]
+
+
+def _names_seen(pattern: str, target: str) -> bool:
+    """Whether a waiver's target ``pattern`` names ``target``, or a place inside it (``FILE#/key/path``: a value
+    of a file the run read, as findings of a JSON file name it)."""
+    if compile_glob(pattern, segments=False).fullmatch(target):
+        return True
+    return "#" in pattern and compile_glob(pattern.split("#")[0], segments=False).fullmatch(target)
 
 
 def _is_required(rule: Rule, config: Config) -> bool:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from checks.errors import PluginLoadError
+
 if TYPE_CHECKING:  # pragma: no cover
     import click
 
@@ -182,6 +184,12 @@ def rule(
     def wrap(fn: CheckFn) -> Rule:
         doc = (fn.__doc__ or "").strip()
         summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip() or name
+        try:
+            return _rule_of(fn, summary)
+        except ValueError as exc:  # a plugin's declaration mistake: exit 2 naming the function, never a traceback
+            raise PluginLoadError(f"@rule on {fn.__module__}.{fn.__qualname__}: {exc}") from None
+
+    def _rule_of(fn: CheckFn, summary: str) -> Rule:
         return Rule(
             code=code,
             name=name,

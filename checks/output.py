@@ -31,7 +31,7 @@ FORMATS = ("human", "json", "junit", "sarif", "github")
 #: the format an ``--output-file`` gets from its extension when it names none
 EXTENSIONS = {".json": "json", ".xml": "junit", ".sarif": "sarif", ".txt": "human", ".log": "human"}
 #: the version of the JSON document (docs/outputs.md); bumped when a field changes meaning or goes
-JSON_VERSION = 1
+JSON_VERSION = 2
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_URI = "https://github.com/arena-checks/arena-checks"
 #: SGR codes of the human output's colours (plain ANSI: the hook's install carries no terminal library)
@@ -185,12 +185,21 @@ def _human_verdict(v: Verdict, out: Lines) -> None:
     """One verdict's line (a failed non-error rule in yellow), its findings, waivers and inline suppressions."""
     style = _STYLE[v.outcome] if v.severity is Severity.ERROR or v.outcome is not Outcome.FAILED else "yellow"
     out.write(f"  {out.paint(f'{label(v):>8}', style)} {v.code} {v.name}")
-    for f in v.findings:  # data: shown visibly, and a line of it never starts a CI command
+    for f in counted_findings(v):  # data: shown visibly, and a line of it never starts a CI command
         out.write(guarded(f"           {visible(_located(f))}"))
-    if v.waivers:
-        out.write(f"           waived by: {visible(', '.join(v.waivers))}")
-    if v.suppressions:
-        out.write(f"           suppressed inline at: {visible(', '.join(v.suppressions))}")
+    for e in _excuses(v):  # each excused finding on a line of its own, marked with what excused it
+        how = f"suppressed inline at {e.by}" if e.kind == "inSource" else f"waived by {e.by}"
+        text = _located(e.finding) if e.finding.message else "(the whole rule)"
+        out.write(guarded(f"           {out.paint(f'[{visible(how)}]', 'cyan')} {visible(text)}"))
+
+
+def counted_findings(v: Verdict) -> list[Finding]:
+    """The findings of ``v`` that count: those no waiver excused (an inline suppression's are never among
+    ``v.findings``). A partly waived verdict keeps its waived findings beside the others; they are not these."""
+    waived = {e.finding for e in v.excused if e.kind == "external"}
+    if v.outcome is Outcome.WAIVED and not v.excused:  # built without its excuses: every finding is waived
+        return []
+    return [f for f in v.findings if f not in waived]
 
 
 def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
@@ -198,7 +207,7 @@ def _problems(report: Report) -> list[tuple[Finding, str, Severity]]:
     out = [(f, "error", Severity.ERROR) for f in report.unreadable]
     for v in report.verdicts:
         if v.outcome in (Outcome.FAILED, Outcome.CRASHED):
-            out += [(f, v.code, v.severity) for f in v.findings]
+            out += [(f, v.code, v.severity) for f in counted_findings(v)]
     return out
 
 
@@ -258,8 +267,8 @@ def as_dict(report: Report) -> dict[str, Any]:
                 "severity": v.severity.value,
                 "outcome": v.outcome.value,
                 "blocks": v.blocks,
-                "message": v.message,
-                "findings": [_finding_json(f) for f in v.findings],
+                "message": "; ".join(_located(f) for f in counted_findings(v)),
+                "findings": [_finding_json(f) for f in counted_findings(v)],
                 "waivers": list(v.waivers),
                 "suppressions": list(v.suppressions),
                 "excused": [
@@ -377,7 +386,7 @@ def _counted(v: Verdict) -> tuple[Finding, ...]:
     """The findings that make a failed or crashed verdict's cases (one without findings still fails, as one)."""
     if v.outcome not in (Outcome.FAILED, Outcome.CRASHED):
         return ()
-    return v.findings or (Finding(v.message or v.outcome.value),)
+    return tuple(counted_findings(v)) or (Finding(v.message or v.outcome.value),)
 
 
 def _junit_case(cls: str, v: Verdict, f: Finding):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import inspect
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,7 +20,7 @@ import pluggy
 
 from checks import __version__, gates, hookcalls, hookspecs, trust
 from checks.entrypoints import EntryPoint, entry_points
-from checks.errors import ChecksError, PluginError, UsageError
+from checks.errors import ChecksError, PluginError, PluginLoadError, UsageError
 from checks.model import Action, Rule
 
 if TYPE_CHECKING:  # click loads with the command line, not with the registry
@@ -57,9 +59,9 @@ class ChecksPluginManager(pluggy.PluginManager):
         if opts is not None and not name.startswith(HOOK_PREFIX) and not opts.get("specname"):
             msg = (
                 f"plugin {self.get_name(plugin) or plugin!r}: hook implementation {name!r} "
-                f"must be named with the '{HOOK_PREFIX}' prefix"
+                f"must be named with the '{HOOK_PREFIX}' prefix{_did_you_mean(HOOK_PREFIX + name, _hook_names())}"
             )
-            raise PluginError(msg)
+            raise PluginLoadError(msg)
         return opts
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
@@ -68,7 +70,7 @@ class ChecksPluginManager(pluggy.PluginManager):
         except ValueError as exc:  # already registered under another name
             raise PluginError(f"plugin {name!r}: {exc}") from None
         except pluggy.PluginValidationError as exc:
-            raise PluginError(f"plugin {name!r} implements a hook wrongly: {exc}") from None
+            raise PluginLoadError(_signature_error(name, str(exc))) from None
         return registered
 
 
@@ -221,20 +223,58 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+#: the rule families this distribution ships, each with the package allowed to define it: their rule names
+#: predate namespaces and stay unprefixed; no other plugin may use these codes
+HOUSE_FAMILIES = {"CK": "checks", "TA": "tabarena_checks", "HF": "hfmigrate_checks"}
+_FAMILY = re.compile(r"^[A-Z]+")
+
+
+def _check_namespace(rule: Rule) -> None:
+    """A plugin's rule carries its prefix: its name starts with its code's letters (``MTB104`` ->
+    ``mtb-...``) or its plugin's name, so two plugins' names never collide; the house families are
+    the framework's and the built-in plugins' alone. Raises :class:`PluginError` with the fix."""
+    family = _FAMILY.match(rule.code).group()
+    package = (getattr(rule.check, "__module__", "") or "").split(".")[0]
+    where = f"plugin {rule.plugin!r}, rule {rule.code} ({package or 'unknown module'})"
+    owner = HOUSE_FAMILIES.get(family)
+    if owner is not None:
+        if package != owner:
+            raise PluginLoadError(
+                f"{where}: code family {family} belongs to arena-checks' own {owner}; pick a prefix of your own "
+                f"(2-4 capital letters, e.g. {rule.plugin[:3].upper() or 'XYZ'}{rule.code[len(family) :]})"
+            )
+        return
+    prefixes = (f"{family.lower()}-", f"{_plugin_word(rule.plugin)}-")
+    if not rule.name.startswith(prefixes):
+        named = f" or {prefixes[1]!r} (its plugin's name)" if prefixes[1] != prefixes[0] else ""
+        raise PluginLoadError(
+            f"{where}: rule name {rule.name!r} must carry the plugin's prefix, {prefixes[0]!r} "
+            f"(its code's letters){named}: did you mean {prefixes[0] + rule.name!r}?"
+        )
+
+
+def _plugin_word(plugin: str) -> str:
+    """The plugin's name as a rule-name prefix: ``beyondarena``, also when loaded as ``beyondarena_checks.plugin``."""
+    word = plugin.split(".")[0].replace("_", "-").lower()
+    return word.removesuffix("-checks") or word
+
+
 def _collect_rules(pm: pluggy.PluginManager) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     names: dict[str, str] = {}
     for result in _stamped(pm, "checks_rules"):
         for item in result:
+            _check_namespace(item)
             if item.code in rules:
-                raise PluginError(
+                raise PluginLoadError(
                     f"rule code {item.code} is defined twice: by plugin {rules[item.code].plugin!r} "
-                    f"and by plugin {item.plugin!r} (hook checks_rules)"
+                    f"and by plugin {item.plugin!r} (hook checks_rules); codes are never reused: "
+                    f"did you mean {_free_code(item.code, rules)}?"
                 )
             if item.name in names:
-                raise PluginError(
+                raise PluginLoadError(
                     f"rule name {item.name!r} is used by {names[item.name]} and {item.code} "
-                    f"(plugin {item.plugin!r}, hook checks_rules)"
+                    f"(plugin {item.plugin!r}, hook checks_rules); give {item.code} a name of its own"
                 )
             rules[item.code] = item
             names[item.name] = item.code
@@ -246,7 +286,7 @@ def _collect_actions(pm: pluggy.PluginManager, name: str | None) -> dict[str, Ac
     for result in _stamped(pm, "checks_actions", name=name):
         for item in result:
             if item.name in actions:
-                raise PluginError(
+                raise PluginLoadError(
                     f"action {item.name!r} is defined by plugin {actions[item.name].plugin!r} and "
                     f"by plugin {item.plugin!r} (hook checks_actions)"
                 )
@@ -313,11 +353,64 @@ def load(
     _load_locals(pm, local)
     for name, plugin in extra:
         pm.register(plugin, name=name)
+    _refuse_unknown_hooks(pm)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
+        raise PluginLoadError(f"plugin {exc.plugin_name!r}: {exc}") from None
     return Registry(pm, blocked=frozenset(blocked), sources=sources)
+
+
+def _refuse_unknown_hooks(pm: ChecksPluginManager) -> None:
+    """A ``checks_`` implementation no hook specifies (a misspelt hook) is a load error naming the plugin and the
+    hook it was probably meant to be; pluggy's own check says only that the name is unknown."""
+    for name in sorted(n for n in vars(pm.hook) if n.startswith(HOOK_PREFIX)):
+        caller = getattr(pm.hook, name)
+        if caller.has_spec():
+            continue
+        for impl in caller.get_hookimpls():
+            if not impl.optionalhook:
+                raise PluginLoadError(
+                    f"plugin {impl.plugin_name!r}: hook implementation {name!r} matches no hook of arena-checks"
+                    f"{_did_you_mean(name, _hook_names())} (the hooks: docs/hooks.md)"
+                )
+
+
+def _hook_names() -> list[str]:
+    return sorted(n for n in vars(hookspecs) if n.startswith(HOOK_PREFIX))
+
+
+def _did_you_mean(word: str, known: Sequence[str]) -> str:
+    """``: did you mean 'X'?`` for the closest of ``known``, or "" when none is close."""
+    import difflib  # noqa: PLC0415 - only on the way to a load error; difflib costs every start ~2 ms
+
+    close = difflib.get_close_matches(word, known, n=1)
+    return f": did you mean {close[0]!r}?" if close else ""
+
+
+def _signature_error(plugin: str | None, message: str) -> str:
+    """One line for pluggy's several-line refusal of an implementation: the plugin, the hook, the arguments the
+    hook offers, and the closest one to each the implementation asked for."""
+    hook = re.search(r"hook '([^']+)'", message)
+    wrong = re.search(r"Argument\(s\) \{([^}]*)\}", message)
+    if hook is None or wrong is None or not hasattr(hookspecs, hook.group(1)):
+        return f"plugin {plugin!r} implements a hook wrongly: {' '.join(message.split())}"
+    offered = list(inspect.signature(getattr(hookspecs, hook.group(1))).parameters)
+    asked = [w.strip(" '\"") for w in wrong.group(1).split(",")]
+    hints = "".join(_did_you_mean(a, offered) for a in asked)
+    return (
+        f"plugin {plugin!r}: its {hook.group(1)} takes {', '.join(map(repr, asked))}, which the hook does not "
+        f"offer (it offers {', '.join(offered) or 'no argument'}){hints}"
+    )
+
+
+def _free_code(code: str, taken: Mapping[str, Any]) -> str:
+    """The next code of ``code``'s family no rule uses (``TOY001`` -> ``TOY005`` when 001-004 are taken)."""
+    family, number = _FAMILY.match(code).group(), int(code[-3:])
+    for n in range(number + 1, 1000):
+        if f"{family}{n:03d}" not in taken:
+            return f"{family}{n:03d}"
+    return f"a code of another family than {family}"
 
 
 def _load_named(

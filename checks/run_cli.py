@@ -13,6 +13,7 @@ import os
 import click
 
 from checks import output, reporting, runner
+from checks.options import declared_params
 from checks.cli import App, echo_error, pop_selection, quiet_stdout, refuse_unloaded, registry_of, selection_params
 
 
@@ -57,7 +58,7 @@ def run_command(action) -> click.Command:
         raise SystemExit(int(result.exit_code))
 
     params = [
-        *action.params,
+        *(action.params or declared_params(action.options)),
         *_mode_options(action),
         *reporting.params(),
         click.Option(

@@ -14,6 +14,7 @@ import attrs
 import pytest
 
 from checks import plugins
+from checks.options import declared_params
 from tabarena_checks.publish.upload import UploadOptions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,10 +37,11 @@ def test_each_builtin_action_has_an_options_class_matching_its_parameters(name):
     action = _builtin_actions()[name]
     assert action.options is not None and attrs.has(action.options), f"{name}: no attrs options class"
     fields = attrs.fields(action.options)
-    assert {f.name for f in fields} == {p.name for p in action.params}, (
+    parameters = action.params or declared_params(action.options)  # the draft action declares them once
+    assert {f.name for f in fields} == {p.name for p in parameters}, (
         f"{name}: the options class and the click parameters differ"
     )
-    required = {p.name for p in action.params if p.required}
+    required = {p.name for p in parameters if p.required}
     assert required <= {f.name for f in fields if f.default is attrs.NOTHING} | {"method_metadata"}, (
         f"{name}: a parameter the command line requires has a default in the options class"
     )

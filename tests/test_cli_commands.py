@@ -103,7 +103,10 @@ def test_a_mistyped_command_names_the_closest_and_every_choice(tmp_path, args, c
 def test_a_command_like_nothing_still_lists_the_choices(tmp_path):
     res = run_cli([*BUILTIN, "zzz"], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR and "Did you mean" not in res.stderr
-    assert "(`checks --help` lists config, hf, inspect, plugins, precommit, rule, rules, run, tabarena)" in res.stderr
+    assert (
+        "(`checks --help` lists config, hf, inspect, plugin, plugins, precommit, rule, rules, run, tabarena)"
+        in res.stderr
+    )
 
 
 @pytest.mark.parametrize(

@@ -193,12 +193,12 @@ def test_facts_are_gathered_once_per_run(tmp_path):
 
     calls = []
 
-    @rule("GAT001", "gather-a", actions=("g",))
+    @rule("GAT001", "gat-a", actions=("g",))
     def a(ctx):
         """Reads the facts."""
         assert ctx.facts.value == 1
 
-    @rule("GAT002", "gather-b", actions=("g",))
+    @rule("GAT002", "gat-b", actions=("g",))
     def b(ctx):
         """Reads the facts too."""
         assert ctx.facts.value == 1

@@ -5,20 +5,23 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+import attrs
 import jsonschema
 import pytest
 from precommit_fixtures import DRAFT_CASES, GOOD_DRAFT, INFO_CASES, write_draft, write_info
 
-from checks import filecheck, output, plugins
+from checks import Finding, filecheck, output, plugins, rule
 from checks.config import Config
 from checks.exitcodes import ExitCode
-from checks.testing import run_cli
+from checks.testing import evaluate_rules, run_cli
 from tabarena_checks.metadata import precommit as info_hook
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+ROOT = Path(__file__).resolve().parent.parent
 BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
 #: a second entry (another task) whose value is not a number
 SECOND_BAD = DRAFT_CASES["HF201"][0].replace("task_id: diamond", "task_id: main")
@@ -130,7 +133,7 @@ def test_json_lists_each_verdict_once_with_structured_locations(tmp_path):
     (tmp_path / "rules.toml").write_text(WAIVER)
     res = toy(tmp_path, "--fail", "--warn", "--at", "a/b.py:3:9", "--format", "json")
     data = json.loads(res.stdout)
-    assert data["version"] == 1 and data["command"] == "run" and data["action"] == "toy"
+    assert data["version"] == 2 and data["command"] == "run" and data["action"] == "toy"
     assert data["outcome"] == "blocked" and data["exit_code"] == 1
     assert [v["code"] for v in data["verdicts"]] == sorted(v["code"] for v in data["verdicts"])
     assert "verdicts" not in data["record"] and res.stdout.count('"TOY001"') == 1
@@ -370,3 +373,71 @@ def test_no_secret_reaches_an_output_file(tmp_path):
     assert res.exit_code == ExitCode.BLOCKED
     for name in ("r.json", "r.sarif"):
         assert secret not in (tmp_path / name).read_text()
+
+
+# --------------------------------------------------------------------------- excused findings, each marked
+
+
+@rule("TWO001", "two-findings", actions=("test",))
+def two_findings(ctx):
+    """Reports one finding per submission it was handed."""
+    for name in ("alpha", "beta"):
+        yield Finding(f"{name} is off", target=f"results/{name}.json#/scores/0", path=f"results/{name}.json", line=3)
+
+
+def partly_waived_report() -> output.Report:
+    waiver = (
+        '[[waivers]]\nrule = "TWO001"\ntarget = "results/alpha.json#*"\nreason = "known upstream"\n'
+        'owner = "ana"\nexpires = 2999-01-01\n'
+    )
+    verdict = evaluate_rules([two_findings], config=waiver)["TWO001"]
+    assert verdict.outcome.value == "failed" and len(verdict.findings) == 2  # the judge keeps both on the verdict
+    now = dt.datetime.now(dt.timezone.utc)
+    return output.Report("run", "test", "t", "blocked", 1, (verdict,), now, 0.0)
+
+
+def test_human_output_marks_the_waived_finding_on_its_own_line_apart_from_the_blocking_one():
+    lines = output.render_human(partly_waived_report()).splitlines()
+    at = lines.index("    failed TWO001 two-findings")
+    assert lines[at + 1 : at + 3] == [
+        "           results/beta.json:3: beta is off",
+        "           [waived by TWO001:results/alpha.json#*] results/alpha.json:3: alpha is off",
+    ]
+    assert not any("waived by:" in line for line in lines)
+
+
+def test_json_findings_hold_only_what_blocks_and_excused_what_was_waived():
+    data = json.loads(output.as_json(partly_waived_report()))
+    assert data["version"] == 2
+    (verdict,) = data["verdicts"]
+    assert [f["path"] for f in verdict["findings"]] == ["results/beta.json"]
+    assert verdict["message"] == "results/beta.json:3: beta is off"
+    assert [(e["kind"], e["by"], e["finding"]["path"]) for e in verdict["excused"]] == [
+        ("external", "TWO001:results/alpha.json#*", "results/alpha.json")
+    ]
+
+
+def test_precommit_lines_and_junit_count_the_waived_finding_once_as_skipped():
+    report = attrs.evolve(partly_waived_report(), command="precommit")
+    assert output.precommit_lines(report) == ["results/beta.json:3: TWO001 beta is off"]
+    suite = ET.fromstring(output.as_junit(report)).find("testsuite")
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
+
+
+def test_the_json_documents_are_valid_against_the_shipped_schema(tmp_path):
+    """checks/report.schema.json describes version 2: a run with a partly waived verdict and a hook with an
+    unreadable file both validate; a version-1 document (waived findings in `findings`) or a finding without its
+    place fields does not."""
+    schema = json.loads((Path(output.__file__).with_name("report.schema.json")).read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    waived = json.loads(output.as_json(partly_waived_report()))
+    hook, _ = unreadable_report(tmp_path)
+    for doc in (waived, json.loads(output.as_json(hook))):
+        assert not list(validator.iter_errors(doc)), list(validator.iter_errors(doc))[:1]
+    assert schema["properties"]["version"]["const"] == output.JSON_VERSION
+    assert list(validator.iter_errors({**waived, "version": 1}))
+    del waived["verdicts"][0]["findings"][0]["col"]
+    assert list(validator.iter_errors(waived))
+    documented = re.findall(r"^\| `(\w+)` \|", (ROOT / "docs" / "outputs.md").read_text(), re.M)
+    assert set(schema["properties"]) <= set(documented), set(schema["properties"]) - set(documented)

@@ -18,7 +18,7 @@ LOCAL_PLUGIN = '''\
 from checks import Finding, hookimpl, rule
 
 
-@rule("LOC101", "local-marker-named", actions=("toy",), why="local", example_fail="--name bad")
+@rule("LOC101", "loc-marker-named", actions=("toy",), why="local", example_fail="--name bad")
 def marker_named(ctx):
     """Fails for the target 'bad'."""
     if ctx.options["name"] == "bad":
@@ -148,7 +148,7 @@ def test_docs_test_ignores_an_installed_third_party_plugin(tmp_path):
     )
     (site / "undoc_plugin-0.1.dist-info" / "entry_points.txt").write_text("[checks]\nundoc = undoc_plugin\n")
     (site / "undoc_plugin.py").write_text(
-        LOCAL_PLUGIN.replace('"LOC101", "local-marker-named"', '"UND101", "undocumented"').replace(
+        LOCAL_PLUGIN.replace('"LOC101", "loc-marker-named"', '"UND101", "und-documented"').replace(
             'actions=("toy",)',
             'actions=("process",)',  # toy_plugin is no entry point: a gate nothing registers
         )

@@ -106,11 +106,29 @@ def test_valid_waiver_lets_the_action_run_and_is_recorded(tmp_path):
     assert {v["code"]: v["outcome"] for v in rec["verdicts"]}["TOY001"] == "waived"
 
 
-def test_waiver_only_covers_matching_targets(tmp_path):
+def test_waiver_only_covers_matching_targets_and_one_for_another_target_is_not_called_unused(tmp_path):
     future = (dt.date.today() + dt.timedelta(days=30)).isoformat()
-    res = toy(tmp_path, "--fail", "--name", "other", config=WAIVER.format(expires=future))
+    res = toy(tmp_path, "--fail", "--name", "other", "--format", "json", config=WAIVER.format(expires=future))
     assert res.exit_code == ExitCode.BLOCKED
-    assert "CK002" in res.stdout and "matched no finding" in res.stdout
+    verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
+    assert verdicts["TOY001"]["outcome"] == "failed"
+    assert verdicts["CK002"]["outcome"] == "passed"  # the waiver is for toy-* targets; this run saw only 'other'
+
+
+def test_a_waiver_for_the_run_s_target_that_matched_nothing_is_unused(tmp_path):
+    future = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    res = toy(tmp_path, "--name", "toy-seen", config=WAIVER.format(expires=future))
+    assert res.exit_code == ExitCode.OK
+    assert "CK002" in res.stdout and "waiver for TOY001 on 'toy-*' matched no finding" in res.stdout
+
+
+def test_a_waiver_of_a_place_inside_a_target_is_judged_when_the_run_saw_that_target(tmp_path):
+    future = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    inside = WAIVER.format(expires=future).replace('"toy-*"', '"toy-seen#/scores/0"')
+    res = toy(tmp_path, "--name", "toy-seen", config=inside)
+    assert "waiver for TOY001 on 'toy-seen#/scores/0' matched no finding" in res.stdout
+    res = toy(tmp_path, "--name", "toy-other", "--format", "json", config=inside)
+    assert {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["CK002"]["outcome"] == "passed"
 
 
 def test_expired_waiver_is_an_error(tmp_path):

@@ -23,7 +23,7 @@ from tabarena_checks.testing import (
 )
 
 
-@rule("MY101", "reference-url-present", actions=("process", "upload", "precommit-info"))
+@rule("MY101", "my-reference-url-present", actions=("process", "upload", "precommit-info"))
 def reference_url_present(ctx):
     """A plugin author's rule, as in docs/writing-plugins.md."""
     metadata = ctx.facts.metadata

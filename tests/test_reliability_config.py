@@ -100,7 +100,7 @@ PUBLISHING_PLUGIN = """\
 from checks import hookimpl, rule
 
 
-@rule("PUB001", "toy-publishing", actions=("toy",), publishing=True)
+@rule("PUB001", "pub-toy-publishing", actions=("toy",), publishing=True)
 def publishing(ctx):
     \"\"\"A publishing gate that fails when --fail is given.\"\"\"
     if ctx.options["fail"]:
@@ -150,7 +150,7 @@ def test_waiver_text_needs_a_visible_letter_or_digit(tmp_path, field, char):
 @pytest.mark.parametrize(
     "waiver, words",
     [
-        (_waiver("PUB001", target="*"), "waivers[0].target: PUB001 (toy-publishing) is a publishing gate"),
+        (_waiver("PUB001", target="*"), "waivers[0].target: PUB001 (pub-toy-publishing) is a publishing gate"),
         (_waiver("PUB001", target="t*"), "not a glob ('t*')"),
         (_waiver("PUB001", expires="9999-12-30"), "waivers[0].expires: 9999-12-30 is more than 366 days away"),
     ],
@@ -364,7 +364,7 @@ GATED_PLUGIN = """\
 from checks import hookimpl, rule
 
 
-@rule("GAT001", "gated", actions={gates!r})
+@rule("GAT001", "gat-gated", actions={gates!r})
 def gated(ctx):
     \"\"\"Fails always: it must never gate a run by accident.\"\"\"
     yield "gated"
@@ -405,7 +405,7 @@ def test_a_rule_bound_to_an_unknown_gate_is_a_load_error(tmp_path, gates, close)
     for args in (["rules"], ["config"], ["precommit", "info-py", "x.py"]):
         res = _gated(tmp_path, gates, (), *args)
         assert res.exit_code == ExitCode.USAGE_ERROR, (args, res.stdout + res.stderr)
-        assert f"plugin 'gated.py': rule GAT001 (gated) is bound to {gates[0]!r}" in res.stderr, res.stderr
+        assert f"plugin 'gated.py': rule GAT001 (gat-gated) is bound to {gates[0]!r}" in res.stderr, res.stderr
         assert (f"did you mean {close!r}?" in res.stderr) if close else "did you mean" not in res.stderr
         assert "Traceback" not in res.stderr
 

@@ -20,6 +20,7 @@ import attrs
 import click
 
 from checks import Action, ChecksError, UsageError, io, progress
+from checks.options import option
 from hfmigrate_checks.drafts import bundle
 from hfmigrate_checks.drafts import decide as drafts
 from hfmigrate_checks.drafts.bundle import replaceable_problem
@@ -37,15 +38,21 @@ HUB_MODEL_URL = r"^https?://(?:www\.)?huggingface\.co/(?!datasets/|spaces/)([^/?
 
 @attrs.frozen
 class DraftOptions:
-    """``checks run draft``'s options (one field per parameter of :data:`DRAFT`)."""
+    """``checks run draft``'s options, declared once: ``checks run`` makes its parameters from these fields."""
 
-    benchmark_id: str
-    contract: str
-    ledger: str
-    bundle: str
-    mapping: str | None = None
-    endpoint: str | None = None
-    max_workers: int = DEFAULT_WORKERS
+    benchmark_id: str = option(help="The benchmark dataset id, e.g. Idavidrein/gpqa.")
+    contract: str = option(help="contract.json written by `checks hf contract`.", type=click.Path(dir_okay=False))
+    ledger: str = option(help="ledger.csv written by `checks hf ledger`.", type=click.Path(dir_okay=False))
+    mapping: str | None = option(
+        help="Optional models.yaml: source label -> candidate Hub repo ids.",
+        default=None,
+        type=click.Path(dir_okay=False),
+    )
+    bundle: str = option(help="Bundle directory to write.", type=click.Path(file_okay=False))
+    endpoint: str | None = option(help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co).", default=None)
+    max_workers: int = option(
+        help="Concurrent Hub reads while gathering.", default=DEFAULT_WORKERS, type=click.IntRange(1, 64)
+    )
 
 
 def _hub(options: DraftOptions):
@@ -214,36 +221,6 @@ DRAFT = Action(
     gather=gather,
     plan=plan,
     execute=execute,
-    params=(
-        click.Option(["--benchmark-id"], required=True, help="The benchmark dataset id, e.g. Idavidrein/gpqa."),
-        click.Option(
-            ["--contract"],
-            required=True,
-            type=click.Path(dir_okay=False),
-            help="contract.json written by `checks hf contract`.",
-        ),
-        click.Option(
-            ["--ledger"],
-            required=True,
-            type=click.Path(dir_okay=False),
-            help="ledger.csv written by `checks hf ledger`.",
-        ),
-        click.Option(
-            ["--mapping"],
-            default=None,
-            type=click.Path(dir_okay=False),
-            help="Optional models.yaml: source label -> candidate Hub repo ids.",
-        ),
-        click.Option(["--bundle"], required=True, type=click.Path(file_okay=False), help="Bundle directory to write."),
-        click.Option(["--endpoint"], default=None, help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)."),
-        click.Option(
-            ["--max-workers"],
-            default=DEFAULT_WORKERS,
-            show_default=True,
-            type=click.IntRange(1, 64),
-            help="Concurrent Hub reads while gathering.",
-        ),
-    ),
     target=lambda ctx: ctx.options.benchmark_id or "draft",
     inputs=inputs,
     arena="hf",
