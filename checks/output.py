@@ -118,15 +118,24 @@ def tally(verdicts: Sequence[Verdict]) -> dict[str, int]:
 
 
 def _summary_line(report: Report) -> str:
+    """``33 passed, 2 failed (TA116, TA201), 1 waived; blocked: the action did not run (exit 1)``: the counts, the
+    codes that blocked beside their count (pytest's short summary names the failed tests), and the decision."""
     counts = tally(report.verdicts)
     if report.unreadable:
         counts["unreadable"] = len(report.unreadable)
-    text = ", ".join(f"{n} {name}" for name, n in counts.items() if n) or "no verdict"
+    text = ", ".join(f"{n} {name}{_codes(report, name)}" for name, n in counts.items() if n) or "no verdict"
     suppressed = len({s for v in report.verdicts for s in v.suppressions})
     if suppressed:
         text += f", {suppressed} suppression{'s' if suppressed > 1 else ''} used"
     decisions = _FILES_DECISION if report.command == "precommit" else _DECISION
     return f"{text}; {decisions.get(report.outcome, report.outcome)} (exit {report.exit_code})"
+
+
+def _codes(report: Report, counted: str) -> str:
+    """`` (TA116, TA201)``: the codes of a run's blocking verdicts (failed, crashed), after their count."""
+    if report.command != "run" or counted not in ("failed", "crashed"):
+        return ""
+    return f" ({', '.join(v.code for v in report.verdicts if label(v) == counted)})"
 
 
 def title(report: Report) -> str:
@@ -150,35 +159,35 @@ class Lines:
         return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if self.color else text
 
 
-def human(report: Report, out: Lines, *, quiet: bool = False) -> None:
+def human(report: Report, out: Lines, *, quiet: bool = False, verbose: bool = False) -> None:
     """Readable in a terminal and in CI logs.
 
-    ``checks run``: one line per verdict (``-q``: only what failed), its findings, the plan,
-    then the summary. ``checks precommit``: one ``path:line:col: CODE message`` line per
-    problem, sorted by place, and nothing when clean (a hook's convention; ``-q`` changes nothing).
+    ``checks run``: the failing, warning and crashed verdicts with their findings (``-v``: every
+    verdict; ``-q``: no title and no plan), the plan, then one summary line naming what blocked, so
+    the failures are what a reader sees (pytest's short summary, ruff's problems only). ``checks
+    precommit``: :func:`precommit_human`.
     """
     if report.command == "precommit":
-        for line in precommit_lines(report):
-            out.write(line)
+        precommit_human(report, out, quiet=quiet, verbose=verbose)
         return
     if not quiet:
         out.write(f"{out.paint(f'checks run {report.action}', 'bold')} target={visible(report.target)}")
     for v in report.verdicts:
-        if not (quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED)):
+        if verbose or v.outcome not in (Outcome.PASSED, Outcome.WAIVED):
             _human_verdict(v, out)
     _human_tail(report, out, quiet=quiet)
 
 
 def _human_tail(report: Report, out: Lines, *, quiet: bool) -> None:
-    """The plan (not with ``-q``), the summary line, the action's own summary and the error, if any."""
+    """The plan (not with ``-q``), the action's own summary and its error, then the summary line, last."""
     if not quiet:
         for line in report.plan:
             out.write(f"  plan: {visible(line)}")
-    out.write(_summary_line(report))
     if report.summary:
         out.write(safe_lines(report.summary))
     if report.error:
         out.write(f"error: {safe_lines(report.error)}")
+    out.write(_summary_line(report))
 
 
 def _human_verdict(v: Verdict, out: Lines) -> None:
@@ -214,20 +223,48 @@ def statistics(report: Report) -> list[str]:
     return [f"{n:>{width}}  {code}  {names.get(code, 'unreadable input')}" for code, n in rows]
 
 
-def precommit_lines(report: Report) -> list[str]:
-    """``path:line[:col]: CODE message [severity]``, sorted by file and place; rules.toml's own last."""
+def precommit_lines(report: Report, out: Lines | None = None) -> list[str]:
+    """``path:line:col: CODE message [severity]``, sorted by file and place; rules.toml's own last.
+
+    With ``out`` the place is bold and the code red (yellow below ``error``), as ruff colours its own.
+    """
+    paint = out.paint if out is not None else (lambda text, style: text)
     rows = []
     for f, code, severity in _problems(report):
         note = "" if severity is Severity.ERROR else f" [{severity.value}]"
         key = (f.path is None, f.path or "", f.line or 0, f.col or 0, code, f.message)
-        rows.append((key, guarded(visible(f"{location(f) or '-'}: {code} {f.message}{note}"))))
+        where, text = guarded(visible(location(f) or "-")), visible(f"{f.message}{note}")
+        style = "bold red" if severity is Severity.ERROR else "yellow"
+        rows.append((key, f"{paint(where, 'bold')}: {paint(code, style)} {text}"))
     return [text for _key, text in sorted(rows)]
 
 
-def render_human(report: Report, *, quiet: bool = False) -> str:
+def precommit_human(report: Report, out: Lines, *, quiet: bool = False, verbose: bool = False) -> None:
+    """A hook's human output: one line per problem and a count line (ruff's ``Found 3 errors.``); nothing on
+    success unless ``-v`` (pre-commit shows a passing hook's output only on request); ``-q``: the problems only.
+    """
+    lines = precommit_lines(report, out)
+    for line in lines:
+        out.write(line)
+    if quiet or not (lines or verbose):
+        return
+    files = len({f.path for f, _code, _severity in _problems(report)})
+    if not lines:
+        rules = len(report.verdicts)
+        out.write(out.paint("All checks passed!", "green") + f" ({rules} rule{'s' if rules != 1 else ''})")
+        return
+    blocking = sum(1 for _f, _code, severity in _problems(report) if severity is Severity.ERROR)
+    noun = "problem" if len(lines) == 1 else "problems"
+    out.write(
+        out.paint(f"Found {len(lines)} {noun}", "bold")
+        + f" in {files} file{'s' if files != 1 else ''} ({blocking} blocking); exit {report.exit_code}"
+    )
+
+
+def render_human(report: Report, *, quiet: bool = False, verbose: bool = False) -> str:
     """The human format as plain text (for ``--output-file``): no colours."""
     lines: list[str] = []
-    human(report, Lines(lines.append), quiet=quiet)
+    human(report, Lines(lines.append), quiet=quiet, verbose=verbose)
     return "".join(f"{line}\n" for line in lines)
 
 

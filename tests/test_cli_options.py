@@ -103,7 +103,7 @@ def test_a_judging_option_before_a_command_without_it_is_refused_by_name(tmp_pat
 
 
 def test_options_after_a_double_dash_stay_where_they_are(tmp_path):
-    res = checks(tmp_path, "precommit", "info-py", "--", "--format")
+    res = checks(tmp_path, "precommit", "info-py", "-q", "--", "--format")
     assert (
         res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "--format:1:1: error no such file\n"
     )  # a file named --format
