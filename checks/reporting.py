@@ -92,21 +92,14 @@ def params() -> list[click.Option]:
             help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
             ".json json, .xml junit, .sarif sarif, .txt/.log human.",
         ),
-        click.Option(
-            ["-q", "--quiet"],
-            is_flag=True,
-            expose_value=False,
-            callback=_store("quiet"),
-            help="Human output: only what failed, and the summary.",
-        ),
-        click.Option(
-            ["-v", "--verbose"],
-            is_flag=True,
-            expose_value=False,
-            callback=_store("verbose"),
-            help="Human output: every rule's verdict (checks run), a line on success (checks precommit).",
-        ),
+        _flag("-q", "--quiet", help="Human output: only what failed, and the summary."),
+        _flag("-v", "--verbose", help="Human output: every rule's verdict (checks run), a line on success (hooks)."),
     ]
+
+
+def _flag(short: str, long: str, *, help: str) -> click.Option:
+    """A flag kept in the context (under its long name) for :func:`emit`, not passed to the command."""
+    return click.Option([short, long], is_flag=True, expose_value=False, callback=_store(long[2:]), help=help)
 
 
 #: ``--color`` choices
