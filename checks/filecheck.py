@@ -25,6 +25,7 @@ import click
 from checks import config as config_mod
 from checks import reporting
 from checks.cli import App, pop_selection, refuse_unloaded, selection_params
+from checks.cli import complete_arenas as complete_arenas  # public here: a domain hook's --arena completes with it
 from checks.config import Layer
 from checks.context import RunContext
 from checks.errors import ChecksError, UsageError

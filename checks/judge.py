@@ -7,7 +7,6 @@ nothing else, so they load no part of a run they do not make) and ``checks.testi
 
 from __future__ import annotations
 
-import datetime as dt
 import fnmatch
 import time
 from collections.abc import Iterable, Mapping
@@ -17,9 +16,10 @@ from checks import config as config_mod
 from checks import suppress
 from checks.config import Config, Waiver, effective
 from checks.context import RunContext
-from checks.errors import ChecksError, ConfigError, NoRulesSelected
+from checks.errors import ChecksError, NoRulesSelected
 from checks.model import Action, Excuse, Finding, Outcome, Rule, Severity, Verdict
 from checks.plugins import Registry
+from checks.required import check_required
 
 FRAMEWORK_PREFIX = "CK"
 
@@ -42,7 +42,7 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         severity, required = effective(rule, config, action.arena)
         if required:
-            _check_required(rule, severity, ignore, config)
+            check_required(rule, severity, ignore, config)
             chosen.append((rule, severity))
         elif config_mod.is_selected(rule.code, layers):
             chosen.append((rule, severity))
@@ -52,53 +52,6 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
 def _waiver_only(chosen) -> frozenset[str]:
     """The chosen rules no inline comment may excuse (``Rule.inline`` False): only a waiver does."""
     return frozenset(rule.code for rule, _ in chosen if not rule.inline)
-
-
-def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
-    """Raise :class:`ConfigError` if ``config`` ignores, lowers or (when it may not be) waives a required rule:
-    a required rule gates every run, so a configuration that would silence it is refused up front."""
-    per_file = any(rule.code in p.codes for p in config.per_file_ignores)
-    if rule.code in ignore or per_file:
-        key = config.key("per-file-ignores" if per_file else "ignore")
-        raise ConfigError(
-            f"{config.path}: {key}: {rule.code} ({rule.name}) is a required rule and cannot be "
-            f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
-        )
-    if severity is not Severity.ERROR:
-        raise ConfigError(
-            f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
-            f"its severity must stay 'error' (got {severity.value!r})"
-        )
-    if not rule.waivable and any(w.rule == rule.code for w in config.waivers):
-        raise ConfigError(
-            f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
-            f"files and cannot be waived; fix what it reports instead"
-        )
-    _check_required_waivers(rule, config)
-
-
-#: the longest a waiver of a required rule may run: it is renewed, with its reason read again, each year
-MAX_REQUIRED_WAIVER_DAYS = 366
-
-
-def _check_required_waivers(rule: Rule, config: Config) -> None:
-    """A waiver of a required rule names what it excuses (no '*') and ends within a year: a gate
-    every run needs is never switched off for everything, or for good."""
-    latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
-    for i, waiver in enumerate(config.waivers):
-        if waiver.rule != rule.code:
-            continue
-        if waiver.target.strip() == "*":
-            raise ConfigError(
-                f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is a required rule; "
-                "its waiver must name the target it excuses (method@suite), not '*'"
-            )
-        if waiver.expires > latest:
-            raise ConfigError(
-                f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
-                f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of the required rule "
-                f"{rule.code} may run; set a date before {latest} and renew it then"
-            )
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:

@@ -1,0 +1,87 @@
+"""The interface as a ruff or pytest user expects it (issue 42): help that says what happens, a bare group's help,
+`checks rule --all/--format json` with a did-you-mean, CHECKS_CONFIG."""
+
+from __future__ import annotations
+
+import json
+from checks.exitcodes import ExitCode
+from checks.testing import run_cli
+
+ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+BUILTIN = ("-p", "tabarena", "-p", "hfmigrate")
+
+
+def cli(tmp_path, *args, env=None):
+    return run_cli([*BUILTIN, *args], env={**ENV, **(env or {})}, cwd=tmp_path)
+
+
+# --------------------------------------------------------------------------- checks rule
+
+
+def test_rule_suggests_the_closest_codes_for_a_typo(tmp_path):
+    res = cli(tmp_path, "rule", "TA20")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "unknown rule 'TA20'. Did you mean 'TA20" in res.stderr and "Traceback" not in res.stderr
+    assert "Did you mean 'metadata-present'" in cli(tmp_path, "rule", "metadata-presnt").stderr
+
+
+def test_rule_all_explains_every_rule_and_json_carries_the_text(tmp_path):
+    listed = json.loads(cli(tmp_path, "rules", "--format", "json").stdout)
+    every = cli(tmp_path, "rule", "--all")
+    assert every.exit_code == ExitCode.OK
+    assert every.stdout.count("\n## What it does\n") == len(listed)
+    one = json.loads(cli(tmp_path, "rule", "TA201", "--format", "json").stdout)
+    assert one["code"] == "TA201" and one["explanation"].startswith("# validation-protocol-declared (TA201)")
+    rows = json.loads(cli(tmp_path, "rule", "--all", "--format", "json").stdout)
+    assert [r["code"] for r in rows] == sorted(r["code"] for r in listed)
+    assert cli(tmp_path, "rule").exit_code == ExitCode.USAGE_ERROR
+    assert cli(tmp_path, "rule", "TA201", "--all").exit_code == ExitCode.USAGE_ERROR
+
+
+# --------------------------------------------------------------------------- CHECKS_CONFIG
+
+
+def test_checks_config_names_the_configuration_and_a_missing_file_is_refused(tmp_path):
+    (tmp_path / "elsewhere.toml").write_text('ignore = ["TA303"]\n')
+    shown = cli(tmp_path, "config", env={"CHECKS_CONFIG": "elsewhere.toml"})
+    assert shown.exit_code == ExitCode.OK and "elsewhere.toml" in shown.stdout and '"TA303"' in shown.stdout
+    option = cli(tmp_path, "--config", "elsewhere.toml", "config", env={"CHECKS_CONFIG": "nothere.toml"})
+    assert option.exit_code == ExitCode.OK  # --config wins; the variable is not read
+    missing = cli(tmp_path, "rules", env={"CHECKS_CONFIG": "nothere.toml"})
+    assert missing.exit_code == ExitCode.USAGE_ERROR
+    assert "CHECKS_CONFIG='nothere.toml': no such file" in missing.stderr
+
+
+# --------------------------------------------------------------------------- help and errors
+
+
+def test_a_bare_group_prints_its_help_without_an_error_prefix(tmp_path):
+    for words in ((), ("hf",)):
+        res = cli(tmp_path, *words)
+        assert res.exit_code == ExitCode.USAGE_ERROR
+        assert "error" not in (res.stdout + res.stderr).lower().split("commands:")[0], res.stdout + res.stderr
+        assert (res.stdout + res.stderr).startswith("Usage: checks")
+
+
+def test_a_missing_choice_option_lists_the_choices_on_one_line(tmp_path):
+    res = cli(tmp_path, "hf", "ledger", "x.csv", "--out", "y")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "Missing option '--format'. Choose from: csv, markdown, parquet" in res.stderr, res.stderr
+    assert "\\t" not in res.stderr
+
+
+def test_help_says_what_ignore_does_and_lists_no_local_plugins(tmp_path):
+    top = cli(tmp_path, "--help").stdout
+    assert "--no-local-plugins" in top
+    run_help = " ".join(cli(tmp_path, "run", "process", "--help").stdout.split())
+    assert "replacing every `ignore`" not in run_help and "added to the configuration's `ignore`" in run_help
+    hook_help = " ".join(cli(tmp_path, "precommit", "info-py", "--help").stdout.split())
+    assert "beyondarena" not in hook_help
+
+
+def test_rules_refuses_a_configuration_that_ignores_a_required_rule(tmp_path):
+    (tmp_path / "rules.toml").write_text('ignore = ["TA101"]\n')
+    for command in (("rules",), ("config",)):
+        res = cli(tmp_path, *command)
+        assert res.exit_code == ExitCode.USAGE_ERROR, command
+        assert "TA101 (method-not-suite) is a required rule and cannot be ignored" in res.stderr
