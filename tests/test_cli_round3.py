@@ -85,3 +85,42 @@ def test_rules_refuses_a_configuration_that_ignores_a_required_rule(tmp_path):
         res = cli(tmp_path, *command)
         assert res.exit_code == ExitCode.USAGE_ERROR, command
         assert "TA101 (method-not-suite) is a required rule and cannot be ignored" in res.stderr
+
+
+# --------------------------------------------------------------------------- missing inputs
+
+
+INFO = (
+    'from tabarena.models.utils import MethodMetadata\nnori = MethodMetadata.config(method="Nori", date="2026-01-02")\n'
+)
+
+
+def test_a_missing_info_py_or_variable_is_a_usage_error_with_the_closest(tmp_path):
+    (tmp_path / "models" / "nori").mkdir(parents=True)
+    (tmp_path / "models" / "nori" / "info.py").write_text(INFO)
+    (tmp_path / "data").mkdir()
+    cases = {
+        "modles/nori/info.py:nori": "no such file modles/nori/info.py; did you mean models/nori/info.py:nori?",
+        "nothere/info.py:x": "no such file nothere/info.py (give path/to/info.py:VARIABLE)",
+        "models/nori/info.py:nory": "assigns no 'nory'. Did you mean models/nori/info.py:nori?",
+    }
+    for ref, said in cases.items():
+        for command in (("run", "process", "data"), ("run", "upload"), ("inspect", "data")):
+            res = cli(tmp_path, *command, "--method-metadata", ref)
+            assert res.exit_code == ExitCode.USAGE_ERROR, (command, ref, res.stdout)
+            assert said in res.stderr and "TA116" not in res.stdout + res.stderr, res.stderr
+            assert not (tmp_path / ".checks").exists()  # refused before any rule ran: no decision record
+
+
+def test_an_info_py_that_does_not_parse_is_a_usage_error_at_its_place(tmp_path):
+    (tmp_path / "info.py").write_text("nori = (\n")
+    (tmp_path / "data").mkdir()
+    res = cli(tmp_path, "run", "process", "data", "--method-metadata", "info.py:nori")
+    assert res.exit_code == ExitCode.USAGE_ERROR and "info.py:1:" in res.stderr, res.stderr
+
+
+def test_checks_config_of_a_file_that_is_not_there_is_refused(tmp_path):
+    (tmp_path / "models").mkdir()
+    res = cli(tmp_path, "config", "modls")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert "checks config modls: no such file; did you mean models?" in res.stderr

@@ -19,14 +19,50 @@ import sys
 from typing import Any
 
 import attrs
+import click
 
-from checks import InputError
+from checks import ChecksError, InputError, UsageError
+from checks.io import closest_path
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata.model import CONSTRUCTOR_IMPLIES, FIELDS, MethodMetadata, canonical
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE_REF = re.compile(rf"^(?P<module>{_IDENT}(?:\.{_IDENT})*)[:.](?P<var>{_IDENT})$")
 _HELP = "use path/to/info.py:VARIABLE (read statically) or package.module:VARIABLE (imported)"
+
+
+def checked_reference(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--method-metadata``'s click callback: an info.py that is not there or cannot be parsed, or a variable it never
+    assigns, is the command line's mistake (exit 2, with the closest path or names), never a rule's failed verdict.
+
+    What the file declares under that name is left to the action's rules (TA116 and the rest judge it).
+    """
+    if value is None:
+        return None
+    path, sep, variable = value.strip().rpartition(":")
+    if not (sep and path.endswith(".py")):
+        return value  # a module reference (or a malformed one) is load()'s to read and explain
+    option = f"{param.opts[0]} {value}"
+    if not os.path.exists(path):  # a device or FIFO is there: the reader refuses it without reading it
+        close = closest_path(path)
+        hint = f"; did you mean {close}:{variable}?" if close else ""
+        raise UsageError(f"{option}: no such file {path}{hint} (give path/to/info.py:VARIABLE)")
+    reader = info_static.new_reader()
+    try:
+        module = reader.module(path)
+    except ChecksError as exc:
+        raise UsageError(f"{option}: cannot read it: {exc}") from None
+    if variable not in module.bindings:
+        import difflib
+
+        names = info_static.declared_variables(reader, module)
+        close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
+        hint = f" Did you mean {path}:{close[0]}?" if close else ""
+        raise UsageError(
+            f"{option}: {path} assigns no {variable!r}.{hint} (MethodMetadata declarations there: "
+            f"{', '.join(names) or 'none'})"
+        )
+    return value
 
 
 def load(ref: str | None) -> MethodMetadata | None:

@@ -43,6 +43,7 @@ def _pick(methods: dict, wanted: str | None) -> dict:
     "--method-metadata",
     "method_metadata",
     default=None,
+    callback=metadata_load.checked_reference,
     metavar="REF",
     help="Compare with this MethodMetadata: path/to/info.py:VARIABLE or package.module:VARIABLE.",
 )
