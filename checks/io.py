@@ -114,7 +114,11 @@ def decode(data: bytes, path: str | os.PathLike | None, *, encoding: str = "utf-
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ReadError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - data.rfind(b"\n", 0, exc.start)  # 1-based, in bytes: the bad byte starts no character
+        raise ReadError(
+            path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8", line=line, col=col
+        ) from None
 
 
 def read_text(

@@ -232,7 +232,7 @@ def precommit_lines(report: Report, out: Lines | None = None) -> list[str]:
     rows = []
     for f, code, severity in _problems(report):
         note = "" if severity is Severity.ERROR else f" [{severity.value}]"
-        key = (f.path is None, f.path or "", f.line or 0, f.col or 0, code, f.message)
+        key = (f.path is None or code.startswith("CK"), f.path or "", f.line or 0, f.col or 0, code, f.message)
         where, text = guarded(visible(location(f) or "-")), visible(f"{f.message}{note}")
         style = "bold red" if severity is Severity.ERROR else "yellow"
         rows.append((key, f"{paint(where, 'bold')}: {paint(code, style)} {text}"))
@@ -272,7 +272,9 @@ def render_human(report: Report, *, quiet: bool = False, verbose: bool = False) 
 
 
 def _finding_json(f: Finding) -> dict[str, Any]:
-    return {"message": f.message, "target": f.target, "path": f.path, "line": f.line, "col": f.col}
+    """A finding with a path has a whole place, as its human line shows it (a whole file's is 1:1)."""
+    line, col = (f.line or 1, f.col or 1) if f.path else (f.line, f.col)
+    return {"message": f.message, "target": f.target, "path": f.path, "line": line, "col": col}
 
 
 def as_dict(report: Report) -> dict[str, Any]:
@@ -477,10 +479,8 @@ def _uri(path: str) -> str:
 def _sarif_location(f: Finding) -> list[dict[str, Any]]:
     if not f.path:
         return []
-    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.path)}}
-    if f.line:
-        physical["region"] = {"startLine": f.line, **({"startColumn": f.col} if f.col else {})}
-    return [{"physicalLocation": physical}]
+    region = {"startLine": f.line or 1, "startColumn": f.col or 1}  # whole, as the human line shows it
+    return [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.path)}, "region": region}}]
 
 
 #: a SARIF result's ``properties.outcome`` for an excused finding

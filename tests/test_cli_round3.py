@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 
@@ -124,3 +125,77 @@ def test_checks_config_of_a_file_that_is_not_there_is_refused(tmp_path):
     res = cli(tmp_path, "config", "modls")
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "checks config modls: no such file; did you mean models?" in res.stderr
+
+
+# --------------------------------------------------------------------------- locations
+
+TWO_WAIVERS = "".join(
+    f'\n[[waivers]]\nrule = "{code}"\ntarget = "*"\nreason = "known"\nowner = "ana"\nexpires = 2999-01-01\n'
+    for code in ("TA110", "TA112")
+)
+
+
+def test_an_unused_waiver_points_at_its_own_line_relative_to_the_working_directory(tmp_path):
+    (tmp_path / "rules.toml").write_text("# the project's rules" + TWO_WAIVERS)
+    lines = (tmp_path / "rules.toml").read_text().splitlines()
+    first, second = (i + 1 for i, line in enumerate(lines) if line == "[[waivers]]")
+    sub = tmp_path / "sub"
+    (sub / "models" / "a").mkdir(parents=True)
+    (sub / "models" / "a" / "info.py").write_text(INFO.replace('date="2026-01-02"', 'suite="s", date="2026-01-02"'))
+    res = cli(sub, "precommit", "info-py", "models/a/info.py")
+    assert f"../rules.toml:{first}:1: CK002 waiver for TA110" in res.stdout, res.stdout
+    assert f"../rules.toml:{second}:1: CK002 waiver for TA112" in res.stdout, res.stdout
+    assert str(tmp_path) not in res.stdout
+
+
+def test_a_file_that_is_not_utf8_is_reported_at_the_bad_byte(tmp_path):
+    (tmp_path / "models" / "b").mkdir(parents=True)
+    (tmp_path / "models" / "b" / "info.py").write_bytes(b"x = 1\n# ok\n# caf\xe9\n")
+    res = cli(tmp_path, "precommit", "info-py", "models/b/info.py")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert res.stdout.startswith("models/b/info.py:3:6: error not UTF-8 text"), res.stdout
+
+
+def test_every_located_finding_has_a_line_and_a_column(tmp_path):
+    def toy(*more):
+        args = ["-p", "toy_plugin", "run", "toy", "--marker", str(tmp_path / "m"), "--fail", "--finding-path", "a/b.py"]
+        return run_cli([*args, *more], env=ENV, cwd=tmp_path)
+
+    assert "a/b.py:1:1: asked to fail" in toy().stdout  # a whole file's finding is at its start
+    assert "a/b.py:7:1: asked to fail" in toy("--finding-line", "7").stdout
+    (toy001,) = [v for v in json.loads(toy("--format", "json").stdout)["verdicts"] if v["code"] == "TOY001"]
+    assert (toy001["findings"][0]["line"], toy001["findings"][0]["col"]) == (1, 1)
+
+
+# --------------------------------------------------------------------------- directory walks
+
+
+def _tree(tmp_path):
+    """A git checkout with a good info.py, a bad one under an ignored vendor/ and one under an excluded scratch/."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("vendor/\n")
+    (tmp_path / ".git" / "info").mkdir(parents=True, exist_ok=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("scratch/\n")
+    good = INFO.replace('date="2026-01-02"', 'suite="s", date="2026-01-02"')
+    for where, text in (("models/a", good), ("vendor/models/z", "nori = (\n"), ("scratch/models/y", "nori = (\n")):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "info.py").write_text(text)
+
+
+def test_a_directory_walk_skips_what_git_ignores_unless_told_not_to(tmp_path):
+    _tree(tmp_path)
+    res = cli(tmp_path, "precommit", "info-py", ".")
+    assert res.exit_code == ExitCode.OK and res.stdout == "", res.stdout + res.stderr
+    every = cli(tmp_path, "precommit", "info-py", "--no-respect-gitignore", ".")
+    assert every.exit_code == ExitCode.USAGE_ERROR
+    assert "vendor/models/z/info.py:1:" in every.stdout and "scratch/models/y/info.py:1:" in every.stdout
+    named = cli(tmp_path, "precommit", "info-py", "vendor/models/z/info.py")  # a file named is always judged
+    assert named.exit_code == ExitCode.USAGE_ERROR
+
+
+def test_show_files_lists_what_would_be_judged_and_judges_nothing(tmp_path):
+    _tree(tmp_path)
+    res = cli(tmp_path, "precommit", "info-py", "--show-files", ".")
+    assert res.exit_code == ExitCode.OK and res.stdout.split() == ["models/a/info.py"], res.stdout
+    every = cli(tmp_path, "precommit", "info-py", "--show-files", "--no-respect-gitignore", ".").stdout.split()
+    assert every == ["models/a/info.py", "scratch/models/y/info.py", "vendor/models/z/info.py"]

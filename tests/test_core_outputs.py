@@ -289,7 +289,12 @@ def test_sarif_of_a_run_whose_only_finding_was_suppressed_inline(tmp_path, sarif
             "kind": "inSource",
             "status": "accepted",
             "justification": "the toy always fails here",
-            "location": {"physicalLocation": {"artifactLocation": {"uri": "src.py"}, "region": {"startLine": 2}}},
+            "location": {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": "src.py"},
+                    "region": {"startLine": 2, "startColumn": 1},
+                }
+            },
         }
     ]
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}

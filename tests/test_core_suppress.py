@@ -28,10 +28,12 @@ def precommit(cwd, *args):
 
 
 def problems(stdout: str) -> list[tuple[int, str]]:
-    """(line, code) of every problem line ``path:line[:col]: CODE message``."""
+    """(line, code) of every problem line ``path:line:col: CODE message`` (the count line is not one)."""
     out = []
     for text in stdout.splitlines():
-        match = re.match(r"^.*?:(\d+)(?::\d+)?: (\S+) ", text)
+        if text.startswith("Found "):
+            continue
+        match = re.match(r"^.*?:(\d+):\d+: (\S+) ", text)
         out.append((int(match[1]), match[2]))
     return out
 
@@ -100,7 +102,7 @@ def test_yaml_ranges_cover_a_list_item(tmp_path):
 
 def test_a_suppression_on_the_finding_line_lets_the_action_run_and_is_recorded(tmp_path):
     (tmp_path / "src.py").write_text("a = 1\nb = 2  # checks: ignore[TOY001] the toy fails on purpose here\n")
-    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2", "-v")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
     assert "suppressed inline at: src.py:2" in res.stdout
     assert "1 suppression used" in res.stdout
