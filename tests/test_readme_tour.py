@@ -50,14 +50,8 @@ def demo_out(tmp_path_factory):
     here = tmp_path_factory.mktemp("tour")
     env = {**os.environ, "CHECKS_CACHE_DIR": str(here / "user-cache")}
     for module, workdir in (("tabarena_checks.demo", "demo-out"), ("hfmigrate_checks.demo", "demo-out/hf")):
-        res = subprocess.run(
-            [sys.executable, "-m", module, "--workdir", str(here / workdir)],
-            cwd=here,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        command = [sys.executable, "-m", module, "--workdir", str(here / workdir)]
+        res = subprocess.run(command, cwd=here, env=env, capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     return here
 

@@ -179,12 +179,18 @@ def eval_results_shape(ctx):
                     seen[key] = f"{file.path} entry {n}"
 
 
+#: why HF507 exists, as `checks rule HF507` explains it
+_ONE_BENCHMARK = (
+    "A review bundle is made for one benchmark; an entry naming another dataset would be filed under "
+    "that benchmark's leaderboard by a reviewer who checked it against this one."
+)
+
+
 @rule(
     "HF507",
     "entries-of-the-benchmark",
     actions=("hf-validate",),
-    why="A review bundle is made for one benchmark; an entry naming another dataset would be filed under "
-    "that benchmark's leaderboard by a reviewer who checked it against this one.",
+    why=_ONE_BENCHMARK,
     example_fail="checks hf validate bundle --benchmark-id cais/hle --task-id hle   # an entry of Idavidrein/gpqa",
     example_pass="checks hf validate bundle --benchmark-id Idavidrein/gpqa --task-id diamond",
 )
