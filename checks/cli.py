@@ -25,6 +25,7 @@ from checks import plugins
 from checks.config import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
+from checks.io import closest_path
 from checks.lazygroup import LazyGroup
 from checks.redact import credential_options, redact
 from checks.required import check_required
@@ -171,6 +172,22 @@ def selection_params() -> list[click.Option]:
             help="Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable.",
         ),
     ]
+
+
+def global_params() -> list[click.Option]:
+    """``-p``, ``--config`` and ``--no-local-plugins`` as options of a subcommand too: :func:`main` takes them out
+    of the arguments wherever they stand, so these never receive a value; they are here so the subcommand's
+    ``--help`` lists them and shell completion offers them after it (``info-py --c<TAB>``: ``--color``,
+    ``--config``)."""
+    after = "; read before the command, wherever it stands"
+    return [
+        click.Option(["-p", "plugins"], multiple=True, metavar="NAME", expose_value=False,
+                     shell_complete=_complete_plugins, help=f"Load plugin NAME; -p no:NAME blocks it{after}."),
+        click.Option(["--config"], metavar="PATH", expose_value=False, type=click.Path(dir_okay=False),
+                     help=f"The configuration file to use{after}."),
+        click.Option([NO_LOCAL_FLAG], is_flag=True, expose_value=False,
+                     help=f"Load none of the configuration's checks_plugins{after}."),
+    ]  # fmt: skip
 
 
 def pop_selection(options: dict) -> dict:
@@ -637,7 +654,8 @@ def _exit_code(exc: BaseException) -> int:
         echo_error(f"checks: error: {_no_such_command(exc)}", err=True)
         return ExitCode.USAGE_ERROR
     if isinstance(exc, click.ClickException):
-        echo_error(f"checks: error: {_one_line_choices(exc.format_message())}{_closest_choice(exc)}", err=True)
+        hint = _closest_choice(exc) or _closest_path(exc)
+        echo_error(f"checks: error: {_one_line_choices(exc.format_message())}{hint}", err=True)
         return ExitCode.USAGE_ERROR
     error = exc if isinstance(exc, ChecksError) else _missing_extra(exc)
     if error is not None:
@@ -671,6 +689,16 @@ def _closest_choice(exc: click.ClickException) -> str:
 
     close = difflib.get_close_matches(str(ast.literal_eval(match[1])), [str(c) for c in param.type.choices], n=1)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def _closest_path(exc: click.ClickException) -> str:
+    """For a path argument or option that is not there, in any command: `` Did you mean 'runs/data'?``."""
+    param = getattr(exc, "param", None)
+    if not isinstance(exc, click.BadParameter) or not isinstance(getattr(param, "type", None), click.Path):
+        return ""
+    match = re.match(r"""\w+ ('(?:[^'\\]|\\.)*') does not exist""", exc.message)
+    close = closest_path(ast.literal_eval(match[1])) if match else None
+    return f" Did you mean {close!r}?" if close else ""
 
 
 def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:

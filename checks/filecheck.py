@@ -23,8 +23,8 @@ import attrs
 import click
 
 from checks import config as config_mod
-from checks import reporting
-from checks.cli import App, pop_selection, refuse_unloaded, selection_params
+from checks import helpgroups, reporting
+from checks.cli import App, global_params, pop_selection, refuse_unloaded, selection_params
 from checks.cli import complete_arenas as complete_arenas  # public here: a domain hook's --arena completes with it
 from checks.config import Layer
 from checks.context import RunContext
@@ -301,7 +301,8 @@ def judging(cmd: click.Command) -> click.Command:
     plugin's own file-judging command such as ``checks hf validate``): output (--format, --output-file,
     -q, -v, --color, --statistics), --exit-zero, the walk's flags and the selection, which
     :func:`run_command` and :func:`judge` read from the click context. Returns ``cmd``."""
-    cmd.params.extend(reporting.params())
+    helpgroups.tag(cmd.params, f"Options of {cmd.name}")
+    cmd.params.extend(helpgroups.tag(reporting.params(), "Output"))
     cmd.params.append(
         click.Option(
             ["--exit-zero"],
@@ -324,8 +325,9 @@ def judging(cmd: click.Command) -> click.Command:
             return callback(**params)
 
         cmd.callback = with_selection
-        cmd.params.extend(selection_params())
-    return cmd
+        cmd.params.extend(helpgroups.tag(selection_params(), "Selection"))
+    cmd.params.extend(helpgroups.tag(global_params(), "Global"))
+    return helpgroups.grouped(cmd)
 
 
 _SELECTION = "checks.selection"

@@ -129,4 +129,5 @@ def test_completion_offers_rule_codes_arenas_and_plugins(tmp_path):
 
     assert {"TA201", "TA202", "TA203"} <= values("rule", "TA20")
     assert values("precommit", "info-py", "--arena", "") == {"tabarena", "hf"}
+    assert {"--color", "--config"} <= values("precommit", "info-py", "--c")  # the global options after it too
     assert {"tabarena", "no:tabarena", "hfmigrate"} <= values("-p", "")

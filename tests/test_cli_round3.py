@@ -199,3 +199,16 @@ def test_show_files_lists_what_would_be_judged_and_judges_nothing(tmp_path):
     assert res.exit_code == ExitCode.OK and res.stdout.split() == ["models/a/info.py"], res.stdout
     every = cli(tmp_path, "precommit", "info-py", "--show-files", "--no-respect-gitignore", ".").stdout.split()
     assert every == ["models/a/info.py", "scratch/models/y/info.py", "vendor/models/z/info.py"]
+
+
+# --------------------------------------------------------------------------- grouped help
+
+
+def test_help_lists_options_under_headings(tmp_path):
+    text = cli(tmp_path, "run", "process", "--help").stdout
+    headings = [line for line in text.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
+    assert headings == ["Options of process:", "Run:", "Output:", "Selection:", "Global:", "Options:"], headings
+    output = text.split("Output:")[1].split("Selection:")[0]
+    assert "--format" in output and "--method-metadata" not in output and "--select" not in output
+    hook = cli(tmp_path, "precommit", "info-py", "--help").stdout
+    assert "Options of info-py:" in hook and "\nOutput:\n" in hook and "--config PATH" in hook.split("Global:")[1]
