@@ -29,11 +29,12 @@ from checks.cli import complete_arenas as complete_arenas  # public here: a doma
 from checks.config import Layer
 from checks.context import RunContext
 from checks.errors import ChecksError, UsageError
+from checks.io import closest_path
 from checks.exitcodes import ExitCode
 from checks.judge import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules, required_codes
 from checks.lazygroup import LazyGroup
 from checks.model import Action, Finding, Outcome, Verdict
-from checks.output import Report
+from checks.output import Report, relative_finding, shown_relative
 from checks.plugins import PRECOMMIT_GROUP as GROUP_NAME
 from checks.plugins import Registry
 
@@ -120,10 +121,10 @@ def check(
         target=action,
         outcome=outcome,
         exit_code=int(code),
-        verdicts=verdicts,
+        verdicts=shown_relative(verdicts),
         started=started,
         duration=time.perf_counter() - clock,
-        unreadable=tuple(unreadable),
+        unreadable=tuple(relative_finding(f, os.getcwd() + os.sep) for f in unreadable),
         rules={c: registry.rules[c].summary for c in per_rule},
     )
 
@@ -154,7 +155,8 @@ def _judge_group(
     per_rule: dict[str, list[Verdict]] = {}
     for subject in subjects:
         if subject.error is not None:
-            unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
+            error = subject.error + _closest_hint(subject.path)
+            unreadable.append(Finding(error, path=subject.path, line=subject.line or 1, col=subject.col))
             continue
         ctx = RunContext(
             action=action,
@@ -230,6 +232,12 @@ def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
     if finding.path or finding.line:
         where = {k: v for k, v in where.items() if k != "col"}
     return attrs.evolve(finding, **{k: getattr(finding, k) or v for k, v in where.items()})
+
+
+def _closest_hint(path: str) -> str:
+    """``; did you mean models/nori/info.py?`` for a file named on the command line that is not there."""
+    close = closest_path(path) if not os.path.lexists(path) else None
+    return f"; did you mean {close}?" if close else ""
 
 
 def _ending(verdicts: Sequence[Verdict], unreadable: Sequence[Finding]) -> tuple[ExitCode, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ class Report:
             target=result.target,
             outcome=result.outcome,
             exit_code=int(result.exit_code),
-            verdicts=result.verdicts,
+            verdicts=shown_relative(result.verdicts),
             started=started,
             duration=(finished - started).total_seconds(),
             plan=result.plan,
@@ -101,6 +102,23 @@ class Report:
             record=result.record,
             rules=rules,
         )
+
+
+def shown_relative(verdicts: Sequence[Verdict]) -> tuple[Verdict, ...]:
+    """``verdicts`` with each finding's path relative to the working directory when it lies below it (as ruff
+    shows paths: ``models/x/info.py``, whatever spelling the command line used), absolute otherwise."""
+    here = os.getcwd() + os.sep
+    out = []
+    for v in verdicts:
+        if any(f.path and f.path.startswith(here) for f in v.findings):
+            v = attrs.evolve(v, findings=tuple(relative_finding(f, here) for f in v.findings))
+        out.append(v)
+    return tuple(out)
+
+
+def relative_finding(f: Finding, here: str) -> Finding:
+    """``f`` with its path below ``here`` (the working directory and a separator) shown relative to it."""
+    return attrs.evolve(f, path=f.path[len(here) :]) if f.path and f.path.startswith(here) else f
 
 
 def label(v: Verdict) -> str:

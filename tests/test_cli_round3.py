@@ -212,3 +212,21 @@ def test_help_lists_options_under_headings(tmp_path):
     assert "--format" in output and "--method-metadata" not in output and "--select" not in output
     hook = cli(tmp_path, "precommit", "info-py", "--help").stdout
     assert "Options of info-py:" in hook and "\nOutput:\n" in hook and "--config PATH" in hook.split("Global:")[1]
+
+
+def test_a_file_named_by_its_absolute_path_is_shown_relative_to_the_working_directory(tmp_path):
+    (tmp_path / "models" / "b").mkdir(parents=True)
+    bad = tmp_path / "models" / "b" / "info.py"
+    bad.write_bytes(b"x = 1\n# caf\xe9\n")
+    res = cli(tmp_path, "precommit", "info-py", str(bad))
+    assert res.stdout.startswith("models/b/info.py:2:6: error not UTF-8 text"), res.stdout
+    outside = cli(tmp_path / "models", "precommit", "info-py", str(tmp_path / "models" / "b" / "info.py"))
+    assert outside.stdout.startswith("b/info.py:2:6: "), outside.stdout
+
+
+def test_a_hooks_missing_file_names_the_closest(tmp_path):
+    (tmp_path / "models" / "nori").mkdir(parents=True)
+    (tmp_path / "models" / "nori" / "info.py").write_text(INFO)
+    res = cli(tmp_path, "precommit", "info-py", "modls/nori/info.py")
+    assert res.exit_code == ExitCode.USAGE_ERROR
+    assert res.stdout.startswith("modls/nori/info.py:1:1: error no such file; did you mean models/nori/info.py?")

@@ -132,7 +132,7 @@ def test_legacy_run_snippet_omits_the_protocol(tmp_path):
     [
         (["{missing}"], "does not exist or is not a directory"),
         (["{data}", "--method", "Nope"], "--method 'Nope' matches none of the methods"),
-        (["{data}", "--method-metadata", "{info}:absent"], "no MethodMetadata declaration is assigned to 'absent'"),
+        (["{data}", "--method-metadata", "{info}:absent"], "assigns no 'absent'"),
     ],
 )
 def test_input_errors_exit_2(run, tmp_path, args, expected):
