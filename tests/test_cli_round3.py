@@ -230,3 +230,12 @@ def test_a_hooks_missing_file_names_the_closest(tmp_path):
     res = cli(tmp_path, "precommit", "info-py", "modls/nori/info.py")
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert res.stdout.startswith("modls/nori/info.py:1:1: error no such file; did you mean models/nori/info.py?")
+
+
+def test_a_run_directory_that_is_not_there_names_the_closest(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "info.py").write_text("m = 1\n")
+    for command in (("inspect", "dta"), ("run", "process", "dta", "--method-metadata", "info.py:m")):
+        res = cli(tmp_path, *command)
+        assert res.exit_code == ExitCode.USAGE_ERROR, command
+        assert "'dta' does not exist. Did you mean 'data'?" in res.stderr, res.stderr

@@ -130,7 +130,7 @@ def test_legacy_run_snippet_omits_the_protocol(tmp_path):
 @pytest.mark.parametrize(
     "args, expected",
     [
-        (["{missing}"], "does not exist or is not a directory"),
+        (["{missing}"], "does not exist"),
         (["{data}", "--method", "Nope"], "--method 'Nope' matches none of the methods"),
         (["{data}", "--method-metadata", "{info}:absent"], "assigns no 'absent'"),
     ],

@@ -38,7 +38,7 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 
 
 @click.command("inspect")
-@click.argument("run_data_dir", metavar="RUN_DATA_DIR")
+@click.argument("run_data_dir", metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False))
 @click.option(
     "--method-metadata",
     "method_metadata",
