@@ -100,10 +100,16 @@ def test_a_missing_info_py_or_variable_is_a_usage_error_with_the_closest(tmp_pat
     (tmp_path / "models" / "nori").mkdir(parents=True)
     (tmp_path / "models" / "nori" / "info.py").write_text(INFO)
     (tmp_path / "data").mkdir()
+    (tmp_path / "round3_refs").mkdir()  # a package a module reference names
+    (tmp_path / "round3_refs" / "__init__.py").write_text("")
+    (tmp_path / "round3_refs" / "alpha.py").write_text("class MethodMetadata:\n    pass\n\n\nnori = MethodMetadata()\n")
     cases = {
         "modles/nori/info.py:nori": "no such file modles/nori/info.py; did you mean models/nori/info.py:nori?",
         "nothere/info.py:x": "no such file nothere/info.py (give path/to/info.py:VARIABLE)",
         "models/nori/info.py:nory": "assigns no 'nory'. Did you mean models/nori/info.py:nori?",
+        "round3_refs.beta:nori": "no module 'round3_refs.beta' can be imported from here",
+        "round3_nothere.alpha:nori": "no module 'round3_nothere.alpha' can be imported from here",
+        "round3_refs.alpha:nory": "module 'round3_refs.alpha' has no 'nory'. Did you mean round3_refs.alpha:nori?",
     }
     for ref, said in cases.items():
         for command in (("run", "process", "data"), ("run", "upload"), ("inspect", "data")):
