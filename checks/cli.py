@@ -25,9 +25,11 @@ from checks import plugins
 from checks.config import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
+from checks.io import closest_path
 from checks.lazygroup import LazyGroup
 from checks.model import known_codes
 from checks.redact import credential_options, redact
+from checks.required import check_required
 from checks.visible import safe_lines
 
 
@@ -74,7 +76,7 @@ _HOISTED_VALUES = (
     "--output-file",
     "--color",
 )
-_HOISTED_FLAGS = ("-q", "--quiet", "--statistics", "--exit-zero")
+_HOISTED_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--statistics", "--exit-zero")
 
 
 def _hoisted(args: Sequence[str]) -> list[str]:
@@ -99,6 +101,21 @@ def _hoisted(args: Sequence[str]) -> list[str]:
         i += width
     cut = rest.index("--") if "--" in rest else len(rest)
     return [*rest[:cut], *moved, *rest[cut:]]
+
+
+#: the environment variable naming the configuration file when no ``--config`` is given (a CI job sets it once)
+CONFIG_ENV = "CHECKS_CONFIG"
+
+
+def _env_config() -> str | None:
+    """``$CHECKS_CONFIG``, refused when it names no file (a silently ignored variable would judge under another)."""
+    value = os.environ.get(CONFIG_ENV, "").strip()
+    if value and not Path(value).is_file():
+        raise UsageError(
+            f"environment variable {CONFIG_ENV}={value!r}: no such file; name a rules.toml, .checks.toml or "
+            f"pyproject.toml, or unset it to use the nearest configuration"
+        )
+    return value or None
 
 
 def _plugin_value(argv: Sequence[str], i: int) -> tuple[str | None, int]:
@@ -146,7 +163,7 @@ def selection_params() -> list[click.Option]:
             ["--ignore"],
             multiple=True,
             metavar="CODES",
-            help=f"Skip these rules, replacing every `ignore` of the configuration ({codes}).",
+            help=f"Skip these rules too, added to the configuration's `ignore` ({codes}).",
         ),
         click.Option(["--extend-ignore"], multiple=True, metavar="CODES", help=f"Skip these rules too ({codes})."),
         click.Option(
@@ -156,6 +173,22 @@ def selection_params() -> list[click.Option]:
             help="Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable.",
         ),
     ]
+
+
+def global_params() -> list[click.Option]:
+    """``-p``, ``--config`` and ``--no-local-plugins`` as options of a subcommand too: :func:`main` takes them out
+    of the arguments wherever they stand, so these never receive a value; they are here so the subcommand's
+    ``--help`` lists them and shell completion offers them after it (``info-py --c<TAB>``: ``--color``,
+    ``--config``)."""
+    after = "; read before the command, wherever it stands"
+    return [
+        click.Option(["-p", "plugins"], multiple=True, metavar="NAME", expose_value=False,
+                     shell_complete=_complete_plugins, help=f"Load plugin NAME; -p no:NAME blocks it{after}."),
+        click.Option(["--config"], metavar="PATH", expose_value=False, type=click.Path(dir_okay=False),
+                     help=f"The configuration file to use{after}."),
+        click.Option([NO_LOCAL_FLAG], is_flag=True, expose_value=False,
+                     help=f"Load none of the configuration's checks_plugins{after}."),
+    ]  # fmt: skip
 
 
 def pop_selection(options: dict) -> dict:
@@ -376,6 +409,7 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         multiple=True,
         metavar="NAME",
         help="Load plugin NAME (entry point or module); -p no:NAME blocks it. Accepted after the subcommand too.",
+        shell_complete=_complete_plugins,
     )
     @click.option(
         "--config",
@@ -384,6 +418,13 @@ def build_cli(registry: plugins.Registry) -> click.Group:
         metavar="PATH",
         help="rules.toml to use (default: the nearest one from the working directory). "
         "Accepted after the subcommand too.",
+    )
+    @click.option(
+        NO_LOCAL_FLAG,
+        is_flag=True,
+        expose_value=False,
+        help=f"Load none of the configuration's checks_plugins (also ${NO_LOCAL_ENV}=1). Accepted after the "
+        "subcommand too.",
     )
     @click.pass_context
     def cli(ctx: click.Context, plugin_args, config_path):
@@ -407,6 +448,10 @@ def _rules_command(registry: plugins.Registry) -> click.Command:
         """List every rule: code, name, severity (after the configuration), actions, plugin."""
         config = app.config()
         rules = [(r, *effective(r, config, None)) for r in registry.rules.values()]
+        ignore = {code for layer in config.layers(None) for code in layer.ignore}
+        for rule, severity, required in rules:  # refused as `checks config` and every run refuse it (exit 2)
+            if required:
+                check_required(rule, severity, ignore, config)
         click.echo(_rules_json(rules) if output_format == "json" else _rules_table(rules))
 
     return rules_cmd
@@ -445,23 +490,40 @@ def _rules_table(rules: Sequence[tuple]) -> str:
 
 
 def _rule_command(registry: plugins.Registry) -> click.Command:
-    """``checks rule CODE``: one rule explained, found by code or by name."""
+    """``checks rule CODE``: one rule explained, found by code or by name; ``--all`` every rule, as ruff's."""
 
     @click.command("rule")
-    @click.argument("code")
-    def rule_cmd(code):
-        """Explain rule CODE (markdown): what it does, why, a failing and a passing example."""
-        rule = registry.rules.get(code.upper())
-        if rule is None:
-            by_name = {r.name: r for r in registry.rules.values()}
-            rule = by_name.get(code)
-        members = sorted((r for r in registry.rules.values() if r.group == code.upper()), key=lambda r: r.code)
-        if rule is None and members:
-            click.echo(_group_explained(code.upper(), members), nl=False)
+    @click.argument("code", required=False, shell_complete=_complete_rules)
+    @click.option("--all", "every", is_flag=True, help="Explain every rule, ordered by code.")
+    @click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(["markdown", "json"]),
+        default="markdown",
+        show_default=True,
+        help="Markdown text, or JSON (one object; a list with --all).",
+    )
+    def rule_cmd(code, every, output_format):
+        """Explain rule CODE (or name): what it does, why, a failing and a passing example."""
+        if every == bool(code):
+            raise UsageError("checks rule: name one rule (checks rule TA201) or give --all, not both or neither")
+        members = (
+            []
+            if every
+            else sorted((r for r in registry.rules.values() if r.group == code.upper()), key=lambda r: r.code)
+        )
+        if members and code.upper() not in registry.rules:
+            if output_format == "json":
+                click.echo(json.dumps([_rule_json(rule) for rule in members], indent=2))
+            else:
+                click.echo(_group_explained(code.upper(), members), nl=False)
             return
-        if rule is None:
-            raise UsageError(f"unknown rule {code!r}: `checks rules` lists the codes")
-        click.echo(rule.explain(), nl=False)
+        chosen = sorted(registry.rules.values(), key=lambda r: r.code) if every else [_find_rule(registry, code)]
+        if output_format == "json":
+            rows = [_rule_json(rule) for rule in chosen]
+            click.echo(json.dumps(rows if every else rows[0], indent=2))
+        else:
+            click.echo("\n".join(rule.explain() for rule in chosen), nl=False)
 
     return rule_cmd
 
@@ -475,6 +537,56 @@ def _group_explained(group: str, members: Sequence) -> str:
         "",
     ]
     return "\n".join([*lines, *(f"- {r.code} {r.name}: {r.summary}" for r in members)]) + "\n"
+
+
+def _find_rule(registry: plugins.Registry, code: str):
+    """The rule named by code (any case) or name; an unknown one is a usage error with the closest codes and names."""
+    rule = registry.rules.get(code.upper()) or {r.name: r for r in registry.rules.values()}.get(code)
+    if rule is not None:
+        return rule
+    import difflib
+
+    names = [*registry.rules, *(r.name for r in registry.rules.values())]
+    close = difflib.get_close_matches(code.upper(), list(registry.rules), n=3, cutoff=0.6)
+    close += [n for n in difflib.get_close_matches(code, names, n=3, cutoff=0.6) if n not in close]
+    close += sorted(c for c in registry.rules if c.startswith(code.upper()) and c not in close)[:3]
+    hint = f" Did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
+    raise UsageError(f"unknown rule {code!r}.{hint} (`checks rules` lists the codes)")
+
+
+def _rule_json(rule) -> dict:
+    """One rule for ``checks rule --format json``: its identity and the text ``checks rule`` explains."""
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "severity": rule.severity.value,
+        "actions": list(rule.actions),
+        "plugin": rule.plugin,
+        "summary": rule.summary,
+        "explanation": rule.explain(),
+    }
+
+
+def _complete_plugins(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of ``-p``: each loaded plugin's name, and ``no:NAME`` to block it."""
+    names = sorted(registry_of(ctx).infos)
+    return [value for name in names for value in (name, f"no:{name}") if value.startswith(incomplete)]
+
+
+def complete_arenas(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of ``--arena``: the arenas the loaded plugins declare."""
+    return sorted(arena for arena in registry_of(ctx).arenas if arena.startswith(incomplete))
+
+
+def _complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Shell completion of a rule code or name: every loaded rule's, with its summary as the help."""
+    rules = registry_of(ctx).rules.values()
+    return [
+        click.shell_completion.CompletionItem(value, help=rule.summary)
+        for rule in sorted(rules, key=lambda r: r.code)
+        for value in (rule.code, rule.name)
+        if value.lower().startswith(incomplete.lower())
+    ]
 
 
 def _plugins_command(registry: plugins.Registry) -> click.Command:
@@ -538,6 +650,7 @@ def _run(args: list[str], *, own_process: bool) -> None:
             f"(they end up in shell history and process lists); set them in the environment instead"
         )
     plugin_args, config_path, args = _early_args(args)
+    config_path = config_path or _env_config()
     args = _hoisted(args)
     local_off, args = _local_plugins_off(args)
     registry = plugins.load(plugin_args, local=[] if local_off else _local_plugins(config_path))
@@ -565,11 +678,15 @@ def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, click.Abort):
         echo_error("checks: aborted", err=True)
         return ExitCode.USAGE_ERROR
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):  # a bare group (`checks`, `checks hf`): its help
+        click.echo(exc.format_message())
+        return ExitCode.USAGE_ERROR
     if isinstance(exc, click.exceptions.NoSuchCommand):
         echo_error(f"checks: error: {_no_such_command(exc)}", err=True)
         return ExitCode.USAGE_ERROR
     if isinstance(exc, click.ClickException):
-        echo_error(f"checks: error: {exc.format_message()}{_closest_choice(exc)}", err=True)
+        hint = _closest_choice(exc) or _closest_path(exc)
+        echo_error(f"checks: error: {_one_line_choices(exc.format_message())}{hint}", err=True)
         return ExitCode.USAGE_ERROR
     error = exc if isinstance(exc, ChecksError) else _missing_extra(exc)
     if error is not None:
@@ -579,6 +696,12 @@ def _exit_code(exc: BaseException) -> int:
 
     echo_error(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
+
+
+def _one_line_choices(message: str) -> str:
+    """click lists a missing option's choices one per tab-indented line, which the error block would show as literal
+    ``\\t``: ``Missing option '--format'. Choose from: csv, markdown, parquet`` instead."""
+    return re.sub(r":?\s*\n\t", lambda m: ": " if m[0].startswith(":") else " ", message)
 
 
 def _closest_choice(exc: click.ClickException) -> str:
@@ -597,6 +720,16 @@ def _closest_choice(exc: click.ClickException) -> str:
 
     close = difflib.get_close_matches(str(ast.literal_eval(match[1])), [str(c) for c in param.type.choices], n=1)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def _closest_path(exc: click.ClickException) -> str:
+    """For a path argument or option that is not there, in any command: `` Did you mean 'runs/data'?``."""
+    param = getattr(exc, "param", None)
+    if not isinstance(exc, click.BadParameter) or not isinstance(getattr(param, "type", None), click.Path):
+        return ""
+    match = re.match(r"""\w+ ('(?:[^'\\]|\\.)*') does not exist""", exc.message)
+    close = closest_path(ast.literal_eval(match[1])) if match else None
+    return f" Did you mean {close!r}?" if close else ""
 
 
 def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -17,6 +18,8 @@ import click
 
 from checks.cli import App, pop_selection, selection_params
 from checks.config import Config, effective
+from checks.errors import UsageError
+from checks.io import closest_path
 from checks.judge import adjust_config, select_rules
 
 
@@ -194,6 +197,10 @@ def config_command() -> click.Command:
         """Print the resolved configuration and the file it came from (for FILE: the one `checks precommit` uses
         for it); exit 2 if it is invalid."""
         chosen = pop_selection(selection)
+        if file and not os.path.lexists(file):  # the configuration of a file that is not there would be a guess
+            close = closest_path(file)
+            hint = f"; did you mean {close}?" if close else ""
+            raise UsageError(f"checks config {file}: no such file{hint} (name the file whose configuration to show)")
         config = app.configs(chosen)(file) if file else app.config(selection=chosen)
         chosen_rules = selected(app.registry, config)
         click.echo(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from checks import waiver_places
 from checks.model import Finding, Severity, rule
 from checks.plugins import hookimpl
 
@@ -24,9 +25,10 @@ ALL_ACTIONS = ("*",)
 def waiver_expired(ctx):
     """Every waiver in rules.toml must carry an ``expires`` date that has not passed."""
     for waiver in ctx.waiver_report.expired:
-        yield (
+        yield Finding(
             f"waiver for {waiver.rule} on {waiver.target!r} (owner {waiver.owner}) expired on "
-            f"{waiver.expires.isoformat()}: renew 'expires' with a reason or remove the waiver"
+            f"{waiver.expires.isoformat()}: renew 'expires' with a reason or remove the waiver",
+            **waiver_places.place(ctx.config.path, waiver.rule, waiver.target),
         )
 
 
@@ -43,9 +45,15 @@ def waiver_expired(ctx):
 def waiver_unused(ctx):
     """A waiver whose rule ran in this action but matched no finding, or that names no known rule."""
     for waiver in ctx.waiver_report.unused:
-        yield f"waiver for {waiver.rule} on {waiver.target!r} matched no finding: remove it"
+        yield Finding(
+            f"waiver for {waiver.rule} on {waiver.target!r} matched no finding: remove it",
+            **waiver_places.place(ctx.config.path, waiver.rule, waiver.target),
+        )
     for waiver in ctx.waiver_report.unknown:
-        yield f"waiver names {waiver.rule}, which no loaded plugin defines: fix the code or remove it"
+        yield Finding(
+            f"waiver names {waiver.rule}, which no loaded plugin defines: fix the code or remove it",
+            **waiver_places.place(ctx.config.path, waiver.rule, waiver.target),
+        )
 
 
 @rule(

@@ -23,16 +23,18 @@ import attrs
 import click
 
 from checks import config as config_mod
-from checks import reporting
-from checks.cli import App, pop_selection, refuse_unloaded, selection_params
+from checks import helpgroups, reporting
+from checks.cli import App, global_params, pop_selection, refuse_unloaded, selection_params
+from checks.cli import complete_arenas as complete_arenas  # public here: a domain hook's --arena completes with it
 from checks.config import Layer
 from checks.context import RunContext
 from checks.errors import ChecksError, UsageError
+from checks.io import closest_path
 from checks.exitcodes import ExitCode
 from checks.judge import FRAMEWORK_PREFIX, adjust_config, evaluate, gate_rules, required_codes
 from checks.lazygroup import LazyGroup
 from checks.model import Action, Finding, Outcome, Verdict, known_codes
-from checks.output import Report
+from checks.output import Report, relative_finding, shown_relative
 from checks.plugins import PRECOMMIT_GROUP as GROUP_NAME
 from checks.plugins import Registry
 
@@ -119,10 +121,10 @@ def check(
         target=action,
         outcome=outcome,
         exit_code=int(code),
-        verdicts=verdicts,
+        verdicts=shown_relative(verdicts),
         started=started,
         duration=time.perf_counter() - clock,
-        unreadable=tuple(unreadable),
+        unreadable=tuple(relative_finding(f, os.getcwd() + os.sep) for f in unreadable),
         rules={c: registry.rules[c].summary for c in per_rule},
     )
 
@@ -155,7 +157,8 @@ def _judge_group(
     seen = tuple(t for subject in subjects for t in (subject.target or subject.path, *subject.sources))
     for subject in subjects:
         if subject.error is not None:
-            unreadable.append(Finding(subject.error, path=subject.path, line=subject.line or 1, col=subject.col))
+            error = subject.error + _closest_hint(subject.path)
+            unreadable.append(Finding(error, path=subject.path, line=subject.line or 1, col=subject.col))
             continue
         ctx = RunContext(
             action=action,
@@ -199,7 +202,7 @@ def _located_verdicts(
     out = []
     for verdict in evaluate(chosen, ctx, known, required=required):
         if verdict.code.startswith(FRAMEWORK_PREFIX):
-            where = {"path": ctx.config.path or "rules.toml", "line": 1}
+            where = {"path": os.path.relpath(ctx.config.path) if ctx.config.path else "rules.toml", "line": 1}
         else:
             where = {"path": subject.path, "line": subject.line or 1, "col": subject.col, "target": ctx.target}
         if verdict.findings:  # most verdicts have none: no copy to make
@@ -232,6 +235,12 @@ def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
     if finding.path or finding.line:
         where = {k: v for k, v in where.items() if k != "col"}
     return attrs.evolve(finding, **{k: getattr(finding, k) or v for k, v in where.items()})
+
+
+def _closest_hint(path: str) -> str:
+    """``; did you mean models/nori/info.py?`` for a file named on the command line that is not there."""
+    close = closest_path(path) if not os.path.lexists(path) else None
+    return f"; did you mean {close}?" if close else ""
 
 
 def _ending(verdicts: Sequence[Verdict], unreadable: Sequence[Finding]) -> tuple[ExitCode, str]:
@@ -287,30 +296,7 @@ class _FileCheckGroup(LazyGroup):
     """
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-
-        cmd.params.extend(reporting.params())
-        cmd.params.append(
-            click.Option(
-                ["--exit-zero"],
-                is_flag=True,
-                expose_value=False,
-                callback=lambda ctx, param, value: ctx.meta.__setitem__(_EXIT_ZERO, value),
-                help="Exit 0 when the only problems are findings (an unreadable file, a bad option or a crash "
-                "still fail).",
-            )
-        )
-
-        callback = cmd.callback
-        if callback is not None:
-
-            @functools.wraps(callback)
-            def with_selection(**params: Any) -> Any:
-                click.get_current_context().meta[_SELECTION] = pop_selection(params)
-                return callback(**params)
-
-            cmd.callback = with_selection
-            cmd.params.extend(selection_params())
-        super().add_command(cmd, name)
+        super().add_command(judging(cmd), name)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
 
@@ -321,8 +307,51 @@ class _FileCheckGroup(LazyGroup):
         return command
 
 
+def judging(cmd: click.Command) -> click.Command:
+    """``cmd`` with the options of a command that judges files (every ``checks precommit`` command, and a
+    plugin's own file-judging command such as ``checks hf validate``): output (--format, --output-file,
+    -q, -v, --color, --statistics), --exit-zero, the walk's flags and the selection, which
+    :func:`run_command` and :func:`judge` read from the click context. Returns ``cmd``."""
+    helpgroups.tag(cmd.params, f"Options of {cmd.name}")
+    cmd.params.extend(helpgroups.tag(reporting.params(), "Output"))
+    cmd.params.append(
+        click.Option(
+            ["--exit-zero"],
+            is_flag=True,
+            expose_value=False,
+            callback=lambda ctx, param, value: ctx.meta.__setitem__(_EXIT_ZERO, value),
+            help="Exit 0 when the only problems are findings (an unreadable file, a bad option or a crash still fail).",
+        )
+    )
+    cmd.params += [
+        _walk_flag("--no-respect-gitignore", _ALL_FILES, "Walk directories without skipping what git ignores."),
+        _walk_flag("--show-files", _SHOW_FILES, "Print the files that would be judged, one a line, and exit 0."),
+    ]
+    callback = cmd.callback
+    if callback is not None:
+
+        @functools.wraps(callback)
+        def with_selection(**params: Any) -> Any:
+            click.get_current_context().meta[_SELECTION] = pop_selection(params)
+            return callback(**params)
+
+        cmd.callback = with_selection
+        cmd.params.extend(helpgroups.tag(selection_params(), "Selection"))
+    cmd.params.extend(helpgroups.tag(global_params(), "Global"))
+    return helpgroups.grouped(cmd)
+
+
 _SELECTION = "checks.selection"
 _EXIT_ZERO = "checks.exit_zero"
+_ALL_FILES = "checks.no_respect_gitignore"
+_SHOW_FILES = "checks.show_files"
+
+
+def _walk_flag(name: str, key: str, help: str) -> click.Option:
+    """A flag of the file walk (:func:`expand` reads it from the context)."""
+    return click.Option(
+        [name], is_flag=True, expose_value=False, callback=lambda ctx, p, v: ctx.meta.__setitem__(key, v), help=help
+    )
 
 
 def command_group(cli: click.Group, lazy_commands: Mapping[str, tuple[str, str]] | None = None) -> click.Group:
@@ -391,7 +420,9 @@ def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> li
     """
     if not paths:
         raise UsageError(f"no file given: name {what} files, or directories holding them")
-    configs = click.get_current_context().find_root().obj.configs(None)
+    ctx = click.get_current_context()
+    configs = ctx.find_root().obj.configs(None)
+    gitignore = not ctx.meta.get(_ALL_FILES)
     out: list[str] = []
     for given in paths:
         if not Path(given).is_dir():
@@ -399,10 +430,16 @@ def expand(paths: Sequence[str], wanted: Callable[[str], bool], what: str) -> li
             continue
         config = configs(str(Path(given, "here")))  # the configuration of the directory itself
         found = _walk(Path(given), wanted, config)
+        if gitignore:
+            ignored = git_ignored(Path(given), found)
+            found = [path for path in found if path not in ignored]
         if not found:
-            skipped = ", ".join((*config.exclude, *config.extend_exclude)) or "nothing"
-            raise UsageError(f"{given}: no {what} file below it (the walk skips {skipped})")
+            skipped = ", ".join((*config.exclude, *config.extend_exclude, *(["git's ignores"] if gitignore else [])))
+            raise UsageError(f"{given}: no {what} file below it (the walk skips {skipped or 'nothing'})")
         out += found
+    if ctx.meta.get(_SHOW_FILES):  # ruff's --show-files: what would be judged, and nothing judged
+        click.echo("\n".join(out))
+        raise SystemExit(int(ExitCode.OK))
     return out
 
 
@@ -417,6 +454,25 @@ def _walk(top, wanted: Callable[[str], bool], config: Config) -> list[str]:
             if wanted(path.as_posix()) and not config.excluded(path):
                 found.append(str(path))
     return found
+
+
+def git_ignored(top: Path, paths: Sequence[str]) -> set[str]:
+    """The ``paths`` below ``top`` that git ignores (.gitignore files, .git/info/exclude, the user's excludes), as
+    ``ruff check DIR`` skips them; asked of git itself, by pattern (``--no-index``: a tracked file that matches is
+    skipped too). Outside a repository, or without git, nothing is ignored: the walk judges more, never less."""
+    import subprocess  # noqa: PLC0415 - a directory walk only: the one-file hook must not pay its import
+
+    if not paths:
+        return set()
+    command = ["git", "-C", str(top), "check-ignore", "--no-index", "--stdin", "-z"]
+    given = {os.path.abspath(path): path for path in paths}
+    try:
+        res = subprocess.run(command, input="\0".join(given), capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    if res.returncode not in (0, 1):  # 128: not a repository
+        return set()
+    return {given[path] for path in res.stdout.split("\0") if path in given}
 
 
 def run_command(

@@ -68,6 +68,27 @@ class YamlError(ReadError):
     """YAML text this project refuses: malformed, an alias, a duplicate key, too deep or too large."""
 
 
+def closest_path(path: str | os.PathLike) -> str | None:
+    """The existing path nearest a mistyped one, part by part (``modles/nori/info.py`` -> ``models/nori/info.py``),
+    for a missing input's did-you-mean; None when a part has no close name or the result does not exist."""
+    import difflib
+
+    given = Path(path)
+    here = Path(given.anchor) if given.is_absolute() else Path()
+    for part in given.parts[1:] if given.is_absolute() else given.parts:
+        if not (here / part).exists():
+            try:
+                names = os.listdir(here)
+            except OSError:
+                return None
+            close = difflib.get_close_matches(part, names, n=1, cutoff=0.6)
+            if not close:
+                return None
+            part = close[0]
+        here = here / part
+    return str(here) if here.exists() and str(here) != str(given) else None
+
+
 def read_bytes(path: str | os.PathLike, *, limit: int = MAX_BYTES, what: str = "this file") -> bytes:
     """The content of ``path``; at most ``limit`` bytes are read, a larger file is refused.
 
@@ -96,7 +117,11 @@ def decode(data: bytes, path: str | os.PathLike | None, *, encoding: str = "utf-
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ReadError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - data.rfind(b"\n", 0, exc.start)  # 1-based, in bytes: the bad byte starts no character
+        raise ReadError(
+            path, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8", line=line, col=col
+        ) from None
 
 
 def read_text(

@@ -7,7 +7,6 @@ nothing else, so they load no part of a run they do not make) and ``checks.testi
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -17,9 +16,10 @@ from checks import config_changes, suppress
 from checks.config import Config, Waiver, effective
 from checks.context import RunContext
 from checks.globs import compile_glob
-from checks.errors import ChecksError, ConfigError, NoRulesSelected
+from checks.errors import ChecksError, NoRulesSelected
 from checks.model import Action, Excuse, Finding, Outcome, Rule, Severity, Verdict
 from checks.plugins import Registry
+from checks.required import check_required, check_strict_waivers
 
 FRAMEWORK_PREFIX = "CK"
 
@@ -43,11 +43,11 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         severity, required = effective(rule, config, action.arena)
         if required:
-            _check_required(rule, severity, ignore, config)
+            check_required(rule, severity, ignore, config)
             chosen.append((rule, severity))
             continue
         if rule.publishing:
-            _check_strict_waivers(rule, config, "a publishing gate")
+            check_strict_waivers(rule, config, "a publishing gate")
         if config_mod.is_selected(rule.code, layers, rule.group):
             chosen.append((rule, severity))
     return chosen
@@ -56,55 +56,6 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
 def _waiver_only(chosen) -> frozenset[str]:
     """The chosen rules no inline comment may excuse (``Rule.inline`` False, or a publishing gate): only a waiver does."""
     return frozenset(rule.code for rule, _ in chosen if not rule.inline or rule.publishing)
-
-
-def _check_required(rule: Rule, severity: Severity, ignore: set[str], config: Config) -> None:
-    """Raise :class:`ConfigError` if ``config`` ignores, lowers or (when it may not be) waives a required rule:
-    a required rule gates every run, so a configuration that would silence it is refused up front."""
-    per_file = any(rule.code in p.codes for p in config.per_file_ignores)
-    if rule.code in ignore or per_file:
-        key = config.key("per-file-ignores" if per_file else "ignore")
-        raise ConfigError(
-            f"{config.path}: {key}: {rule.code} ({rule.name}) is a required rule and cannot be "
-            f"ignored; add a [[waivers]] entry with a reason, owner and expiry instead"
-        )
-    if severity is not Severity.ERROR:
-        raise ConfigError(
-            f"{config.path}: rules.{rule.code}.severity: {rule.code} ({rule.name}) is required; "
-            f"its severity must stay 'error' (got {severity.value!r})"
-        )
-    if not rule.waivable and any(w.rule == rule.code for w in config.waivers):
-        raise ConfigError(
-            f"{config.path}: waivers: {rule.code} ({rule.name}) guards the machine and the published "
-            f"files and cannot be waived; fix what it reports instead"
-        )
-    _check_strict_waivers(rule, config, "a required rule")
-
-
-#: the longest a waiver of a required rule or a publishing gate may run: it is renewed, with its reason
-#: read again, each year
-MAX_REQUIRED_WAIVER_DAYS = 366
-
-
-def _check_strict_waivers(rule: Rule, config: Config, kind: str) -> None:
-    """A waiver of a required rule or a publishing gate (``kind`` says which) names what it excuses (no glob)
-    and ends within a year: a gate every run needs, or one guarding what is published, is never switched
-    off for everything, or for good."""
-    latest = dt.date.today() + dt.timedelta(days=MAX_REQUIRED_WAIVER_DAYS)
-    for i, waiver in enumerate(config.waivers):
-        if waiver.rule not in rule.names:  # a waiver of the rule's group waives it too
-            continue
-        if any(c in waiver.target for c in "*?["):
-            raise ConfigError(
-                f"{config.path}: waivers[{i}].target: {rule.code} ({rule.name}) is {kind}; "
-                f"its waiver must name the one target it excuses (method@suite), not a glob ({waiver.target!r})"
-            )
-        if waiver.expires > latest:
-            raise ConfigError(
-                f"{config.path}: waivers[{i}].expires: {waiver.expires} is more than "
-                f"{MAX_REQUIRED_WAIVER_DAYS} days away, the longest a waiver of {kind} "
-                f"({rule.code}) may run; set a date before {latest} and renew it then"
-            )
 
 
 def adjust_config(registry: Registry, config: Config) -> Config:

@@ -238,13 +238,11 @@ def needs(*facts: Callable[[RunContext], Any]) -> Callable[[Callable[..., Any]],
 
 
 def location(finding: Finding) -> str:
-    """``path:line:col`` as far as known (``path:line``, ``path``), the form editors jump to; '' without a path."""
+    """``path:line:col``, the form editors jump to, always whole (ruff's): a finding about a whole file is at its
+    first line, one without a column at the line's first; '' without a path."""
     if not finding.path:
         return ""
-    where = finding.path
-    if finding.line:
-        where += f":{finding.line}" + (f":{finding.col}" if finding.col else "")
-    return where
+    return f"{finding.path}:{finding.line or 1}:{finding.col or 1}"
 
 
 def _located(finding: Finding) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ class Report:
             target=result.target,
             outcome=result.outcome,
             exit_code=int(result.exit_code),
-            verdicts=result.verdicts,
+            verdicts=shown_relative(result.verdicts),
             started=started,
             duration=(finished - started).total_seconds(),
             plan=result.plan,
@@ -101,6 +102,23 @@ class Report:
             record=result.record,
             rules=rules,
         )
+
+
+def shown_relative(verdicts: Sequence[Verdict]) -> tuple[Verdict, ...]:
+    """``verdicts`` with each finding's path relative to the working directory when it lies below it (as ruff
+    shows paths: ``models/x/info.py``, whatever spelling the command line used), absolute otherwise."""
+    here = os.getcwd() + os.sep
+    out = []
+    for v in verdicts:
+        if any(f.path and f.path.startswith(here) for f in v.findings):
+            v = attrs.evolve(v, findings=tuple(relative_finding(f, here) for f in v.findings))
+        out.append(v)
+    return tuple(out)
+
+
+def relative_finding(f: Finding, here: str) -> Finding:
+    """``f`` with its path below ``here`` (the working directory and a separator) shown relative to it."""
+    return attrs.evolve(f, path=f.path[len(here) :]) if f.path and f.path.startswith(here) else f
 
 
 def label(v: Verdict) -> str:
@@ -118,15 +136,24 @@ def tally(verdicts: Sequence[Verdict]) -> dict[str, int]:
 
 
 def _summary_line(report: Report) -> str:
+    """``33 passed, 2 failed (TA116, TA201), 1 waived; blocked: the action did not run (exit 1)``: the counts, the
+    codes that blocked beside their count (pytest's short summary names the failed tests), and the decision."""
     counts = tally(report.verdicts)
     if report.unreadable:
         counts["unreadable"] = len(report.unreadable)
-    text = ", ".join(f"{n} {name}" for name, n in counts.items() if n) or "no verdict"
+    text = ", ".join(f"{n} {name}{_codes(report, name)}" for name, n in counts.items() if n) or "no verdict"
     suppressed = len({s for v in report.verdicts for s in v.suppressions})
     if suppressed:
         text += f", {suppressed} suppression{'s' if suppressed > 1 else ''} used"
     decisions = _FILES_DECISION if report.command == "precommit" else _DECISION
     return f"{text}; {decisions.get(report.outcome, report.outcome)} (exit {report.exit_code})"
+
+
+def _codes(report: Report, counted: str) -> str:
+    """`` (TA116, TA201)``: the codes of a run's blocking verdicts (failed, crashed), after their count."""
+    if report.command != "run" or counted not in ("failed", "crashed"):
+        return ""
+    return f" ({', '.join(v.code for v in report.verdicts if label(v) == counted)})"
 
 
 def title(report: Report) -> str:
@@ -150,35 +177,35 @@ class Lines:
         return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if self.color else text
 
 
-def human(report: Report, out: Lines, *, quiet: bool = False) -> None:
+def human(report: Report, out: Lines, *, quiet: bool = False, verbose: bool = False) -> None:
     """Readable in a terminal and in CI logs.
 
-    ``checks run``: one line per verdict (``-q``: only what failed), its findings, the plan,
-    then the summary. ``checks precommit``: one ``path:line:col: CODE message`` line per
-    problem, sorted by place, and nothing when clean (a hook's convention; ``-q`` changes nothing).
+    ``checks run``: the failing, warning and crashed verdicts with their findings (``-v``: every
+    verdict; ``-q``: no title and no plan), the plan, then one summary line naming what blocked, so
+    the failures are what a reader sees (pytest's short summary, ruff's problems only). ``checks
+    precommit``: :func:`precommit_human`.
     """
     if report.command == "precommit":
-        for line in precommit_lines(report):
-            out.write(line)
+        precommit_human(report, out, quiet=quiet, verbose=verbose)
         return
     if not quiet:
         out.write(f"{out.paint(f'checks run {report.action}', 'bold')} target={visible(report.target)}")
     for v in report.verdicts:
-        if not (quiet and v.outcome in (Outcome.PASSED, Outcome.WAIVED)):
+        if verbose or v.outcome not in (Outcome.PASSED, Outcome.WAIVED):
             _human_verdict(v, out)
     _human_tail(report, out, quiet=quiet)
 
 
 def _human_tail(report: Report, out: Lines, *, quiet: bool) -> None:
-    """The plan (not with ``-q``), the summary line, the action's own summary and the error, if any."""
+    """The plan (not with ``-q``), the action's own summary and its error, then the summary line, last."""
     if not quiet:
         for line in report.plan:
             out.write(f"  plan: {visible(line)}")
-    out.write(_summary_line(report))
     if report.summary:
         out.write(safe_lines(report.summary))
     if report.error:
         out.write(f"error: {safe_lines(report.error)}")
+    out.write(_summary_line(report))
 
 
 def _human_verdict(v: Verdict, out: Lines) -> None:
@@ -223,20 +250,48 @@ def statistics(report: Report) -> list[str]:
     return [f"{n:>{width}}  {code}  {names.get(code, 'unreadable input')}" for code, n in rows]
 
 
-def precommit_lines(report: Report) -> list[str]:
-    """``path:line[:col]: CODE message [severity]``, sorted by file and place; rules.toml's own last."""
+def precommit_lines(report: Report, out: Lines | None = None) -> list[str]:
+    """``path:line:col: CODE message [severity]``, sorted by file and place; rules.toml's own last.
+
+    With ``out`` the place is bold and the code red (yellow below ``error``), as ruff colours its own.
+    """
+    paint = out.paint if out is not None else (lambda text, style: text)
     rows = []
     for f, code, severity in _problems(report):
         note = "" if severity is Severity.ERROR else f" [{severity.value}]"
-        key = (f.path is None, f.path or "", f.line or 0, f.col or 0, code, f.message)
-        rows.append((key, guarded(visible(f"{location(f) or '-'}: {code} {f.message}{note}"))))
+        key = (f.path is None or code.startswith("CK"), f.path or "", f.line or 0, f.col or 0, code, f.message)
+        where, text = guarded(visible(location(f) or "-")), visible(f"{f.message}{note}")
+        style = "bold red" if severity is Severity.ERROR else "yellow"
+        rows.append((key, f"{paint(where, 'bold')}: {paint(code, style)} {text}"))
     return [text for _key, text in sorted(rows)]
 
 
-def render_human(report: Report, *, quiet: bool = False) -> str:
+def precommit_human(report: Report, out: Lines, *, quiet: bool = False, verbose: bool = False) -> None:
+    """A hook's human output: one line per problem and a count line (ruff's ``Found 3 errors.``); nothing on
+    success unless ``-v`` (pre-commit shows a passing hook's output only on request); ``-q``: the problems only.
+    """
+    lines = precommit_lines(report, out)
+    for line in lines:
+        out.write(line)
+    if quiet or not (lines or verbose):
+        return
+    files = len({f.path for f, _code, _severity in _problems(report)})
+    if not lines:
+        rules = len(report.verdicts)
+        out.write(out.paint("All checks passed!", "green") + f" ({rules} rule{'s' if rules != 1 else ''})")
+        return
+    blocking = sum(1 for _f, _code, severity in _problems(report) if severity is Severity.ERROR)
+    noun = "problem" if len(lines) == 1 else "problems"
+    out.write(
+        out.paint(f"Found {len(lines)} {noun}", "bold")
+        + f" in {files} file{'s' if files != 1 else ''} ({blocking} blocking); exit {report.exit_code}"
+    )
+
+
+def render_human(report: Report, *, quiet: bool = False, verbose: bool = False) -> str:
     """The human format as plain text (for ``--output-file``): no colours."""
     lines: list[str] = []
-    human(report, Lines(lines.append), quiet=quiet)
+    human(report, Lines(lines.append), quiet=quiet, verbose=verbose)
     return "".join(f"{line}\n" for line in lines)
 
 
@@ -244,7 +299,9 @@ def render_human(report: Report, *, quiet: bool = False) -> str:
 
 
 def _finding_json(f: Finding) -> dict[str, Any]:
-    return {"message": f.message, "target": f.target, "path": f.path, "line": f.line, "col": f.col}
+    """A finding with a path has a whole place, as its human line shows it (a whole file's is 1:1)."""
+    line, col = (f.line or 1, f.col or 1) if f.path else (f.line, f.col)
+    return {"message": f.message, "target": f.target, "path": f.path, "line": line, "col": col}
 
 
 def as_dict(report: Report) -> dict[str, Any]:
@@ -449,10 +506,8 @@ def _uri(path: str) -> str:
 def _sarif_location(f: Finding) -> list[dict[str, Any]]:
     if not f.path:
         return []
-    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.path)}}
-    if f.line:
-        physical["region"] = {"startLine": f.line, **({"startColumn": f.col} if f.col else {})}
-    return [{"physicalLocation": physical}]
+    region = {"startLine": f.line or 1, "startColumn": f.col or 1}  # whole, as the human line shows it
+    return [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.path)}, "region": region}}]
 
 
 #: a SARIF result's ``properties.outcome`` for an excused finding

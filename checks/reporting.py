@@ -1,7 +1,7 @@
 """The output options of every judging command (``checks run ACTION``, ``checks precommit ...``) and printing its report.
 
 ``--format`` picks what the terminal gets (human by default), ``--output-file`` (repeatable)
-writes more formats to files, ``-q`` keeps only what failed. The options store their values in
+writes more formats to files, ``-q`` keeps only what failed, ``-v`` shows every verdict. The options store their values in
 the click context, so a domain's ``checks precommit`` command needs no parameters for them.
 """
 
@@ -141,14 +141,14 @@ def params() -> list[click.Option]:
             help="Also write a format to PATH (repeatable); the format is FORMAT= or the extension: "
             ".json json, .xml junit, .sarif sarif, .txt/.log human.",
         ),
-        click.Option(
-            ["-q", "--quiet"],
-            is_flag=True,
-            expose_value=False,
-            callback=_store("quiet"),
-            help="Human output: only what failed, and the summary.",
-        ),
+        _flag("-q", "--quiet", help="Human output: only what failed, and the summary."),
+        _flag("-v", "--verbose", help="Human output: every rule's verdict (checks run), a line on success (hooks)."),
     ]
+
+
+def _flag(short: str, long: str, *, help: str) -> click.Option:
+    """A flag kept in the context (under its long name) for :func:`emit`, not passed to the command."""
+    return click.Option([short, long], is_flag=True, expose_value=False, callback=_store(long[2:]), help=help)
 
 
 #: ``--color`` choices
@@ -190,7 +190,7 @@ def _human(report: output.Report, chosen: dict, *, quiet: bool) -> None:
     """The human format on stdout, redacted line by line, in colour as ``--color`` says; then ``--statistics``."""
     color = _colored(chosen.get("color", "auto"))  # click.echo would strip the codes off a terminal: say it
     out = output.Lines(lambda line: click.echo(redact(line), color=color), color=color)
-    output.human(report, out, quiet=quiet)
+    output.human(report, out, quiet=quiet, verbose=bool(chosen.get("verbose")))
     if chosen.get("statistics"):
         for line in output.statistics(report):
             click.echo(line)

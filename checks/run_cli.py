@@ -12,9 +12,18 @@ import os
 
 import click
 
-from checks import output, reporting, runner
+from checks import helpgroups, output, reporting, runner
 from checks.options import declared_params
-from checks.cli import App, echo_error, pop_selection, quiet_stdout, refuse_unloaded, registry_of, selection_params
+from checks.cli import (
+    App,
+    echo_error,
+    global_params,
+    pop_selection,
+    quiet_stdout,
+    refuse_unloaded,
+    registry_of,
+    selection_params,
+)
 
 
 class RunGroup(click.Group):
@@ -57,18 +66,17 @@ def run_command(action) -> click.Command:
             _report_lost(result, exc)
         raise SystemExit(int(result.exit_code))
 
+    decision_log = click.Option(
+        ["--decision-log"], default=None, help="Append the decision record here instead of rules.toml's decision_log."
+    )
     params = [
-        *(action.params or declared_params(action.options)),
-        *_mode_options(action),
-        *reporting.params(),
-        click.Option(
-            ["--decision-log"],
-            default=None,
-            help="Append the decision record here instead of rules.toml's decision_log.",
-        ),
-        *selection_params(),
+        *helpgroups.tag(action.params or declared_params(action.options), f"Options of {action.name}"),
+        *helpgroups.tag([*_mode_options(action), decision_log], "Run"),
+        *helpgroups.tag(reporting.params(), "Output"),
+        *helpgroups.tag(selection_params(), "Selection"),
+        *helpgroups.tag(global_params(), "Global"),
     ]
-    return click.Command(action.name, callback=callback, params=params, help=action.help)
+    return helpgroups.grouped(click.Command(action.name, callback=callback, params=params, help=action.help))
 
 
 def _report_lost(result, exc: BaseException) -> None:

@@ -33,7 +33,7 @@ COMMANDS = {
     ),
     "validate": (
         "hfmigrate_checks.commands.validate:validate_cmd",
-        "Validate BUNDLE/drafts/**/.eval_results/*.yaml (PASS/FAIL per file; exit 0 all passed, 1 otherwise).",
+        "Judge BUNDLE/drafts/**/.eval_results/*.yaml for one benchmark (path:line:col: CODE message).",
     ),
 }
 

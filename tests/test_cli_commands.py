@@ -124,3 +124,13 @@ def test_a_mistyped_choice_names_the_valid_ones_and_the_closest(tmp_path, args, 
     res = run_cli([*BUILTIN, *args], env=ENV, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert " is not one of " in res.stderr and res.stderr.rstrip().endswith(f"Did you mean {closest!r}?"), res.stderr
+
+
+def test_completion_offers_rule_codes_arenas_and_plugins(tmp_path):
+    def values(*words):
+        return {value for _kind, value in complete(tmp_path, *words)}
+
+    assert {"TA201", "TA202", "TA203"} <= values("rule", "TA20")
+    assert values("precommit", "info-py", "--arena", "") == {"tabarena", "hf"}
+    assert {"--color", "--config"} <= values("precommit", "info-py", "--c")  # the global options after it too
+    assert {"tabarena", "no:tabarena", "hfmigrate"} <= values("-p", "")

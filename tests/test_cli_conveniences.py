@@ -38,7 +38,8 @@ def files(tmp_path) -> list[str]:
 def test_exit_zero_passes_findings_but_keeps_reporting_them(tmp_path):
     paths = files(tmp_path)
     res = hook(tmp_path, *paths, "--exit-zero")
-    assert res.exit_code == ExitCode.OK and len(res.stdout.splitlines()) == 3, res.stdout
+    assert res.exit_code == ExitCode.OK and len(res.stdout.splitlines()) == 4, res.stdout
+    assert res.stdout.splitlines()[-1] == "Found 3 problems in 3 files (3 blocking); exit 0"
     data = json.loads(hook(tmp_path, *paths, "--exit-zero", "--format", "json").stdout)
     assert (data["outcome"], data["exit_code"]) == ("blocked", 0)
 

@@ -103,13 +103,16 @@ def test_a_judging_option_before_a_command_without_it_is_refused_by_name(tmp_pat
 
 
 def test_options_after_a_double_dash_stay_where_they_are(tmp_path):
-    res = checks(tmp_path, "precommit", "info-py", "--", "--format")
+    res = checks(tmp_path, "precommit", "info-py", "-q", "--", "--format")
     assert (
         res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "--format:1:1: error no such file\n"
     )  # a file named --format
 
 
 def test_a_missing_run_directory_is_a_usage_error_not_a_blocked_run(tmp_path):
+    (tmp_path / "info.py").write_text("m = 1\n")
+    (tmp_path / "there").mkdir()
     res = checks(tmp_path, "run", "process", "nothere", "--method-metadata", "info.py:m", "--dry-run")
     assert res.exit_code == ExitCode.USAGE_ERROR and res.stdout == "", res.stdout  # no "31 passed" report
     assert "RUN_DATA_DIR" in res.stderr and "'nothere' does not exist" in res.stderr
+    assert "Did you mean 'there'?" in res.stderr

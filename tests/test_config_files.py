@@ -123,7 +123,7 @@ def tree(tmp_path) -> Path:
 def test_a_directory_stands_for_every_info_py_below_it_less_the_default_excludes(tmp_path):
     res = checks(tree(tmp_path), "precommit", "info-py", ".")
     assert res.exit_code == ExitCode.BLOCKED
-    assert [line.split(":")[0] for line in res.stdout.splitlines()] == ["models/a/info.py"], res.stdout
+    assert [line.split(":")[0] for line in problems(res.stdout)] == ["models/a/info.py"], res.stdout
 
 
 def test_extend_exclude_adds_and_exclude_replaces_the_defaults(tmp_path):
@@ -132,7 +132,7 @@ def test_extend_exclude_adds_and_exclude_replaces_the_defaults(tmp_path):
     assert checks(tmp_path, "precommit", "info-py", ".").exit_code == ExitCode.OK
     (tmp_path / "rules.toml").write_text('exclude = ["models/a"]\n')
     res = checks(tmp_path, "precommit", "info-py", ".")
-    assert {line.split(":")[0] for line in res.stdout.splitlines()} == {
+    assert {line.split(":")[0] for line in problems(res.stdout)} == {
         "models/.venv/x/info.py",
         "node_modules/m/info.py",
     }
@@ -231,3 +231,8 @@ def test_an_unknown_code_names_its_line(tmp_path):
     res = checks(tmp_path, "rules")
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "rules.toml, line 3: ignore: 'ZZ9' matches no rule code" in res.stderr, res.stderr
+
+
+def problems(stdout: str) -> list[str]:
+    """A hook's problem lines, without the count line that ends them."""
+    return [line for line in stdout.splitlines() if not line.startswith("Found ")]

@@ -66,6 +66,7 @@ def test_hostile_rules_toml_gives_a_clear_error(tmp_path, content, expected):
 )
 def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
     (tmp_path / "rules.toml").write_text(content)
+    (tmp_path / "info.py").write_text("m = 1\n")  # a reference that resolves: the configuration is what is wrong
     run = tmp_path / "run"
     run.mkdir()
     res = run_cli(
@@ -97,7 +98,7 @@ def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
 def test_crashed_rule_fails_closed(tmp_path):
     res = _toy(tmp_path, "--crash")
     assert res.exit_code == ExitCode.INTERNAL_ERROR
-    assert "crashed" in res.stdout and "TOY001" in res.stdout
+    assert "crashed TOY002" in res.stdout and "1 crashed (TOY002)" in res.stdout
     assert not (tmp_path / "m").exists()
 
 

@@ -117,9 +117,13 @@ def test_read_errors_name_the_file_and_the_reason(tmp_path):
     assert missing.value.missing
     path.write_bytes(b"ok \xff\xfe")
     with pytest.raises(
-        io.ReadError, match=r"x\.txt: not UTF-8 text \(invalid start byte at byte 3\); save it as UTF-8"
+        io.ReadError, match=r"x\.txt, line 1: not UTF-8 text \(invalid start byte at byte 3\); save it as UTF-8"
     ):
         io.read_text(path)
+    path.write_bytes(b"one\ntwo\nthe \xff")  # the bad byte's own line and column, not the file's start
+    with pytest.raises(io.ReadError, match=r"x\.txt, line 3: not UTF-8 text") as bad:
+        io.read_text(path)
+    assert (bad.value.line, bad.value.col) == (3, 5)
     path.write_bytes(b"x" * 11)
     with pytest.raises(io.ReadError, match=r"too large for a note \(more than the 10-byte limit\)") as big:
         io.read_bytes(path, limit=10, what="a note")

@@ -106,7 +106,7 @@ def test_a_shape_finding_points_at_the_entry_and_a_duplicate_at_its_task_id(tmp_
 
 
 def test_quiet_prints_only_what_failed_and_the_summary(tmp_path):
-    full = toy(tmp_path, "--fail", "--warn")
+    full = toy(tmp_path, "--fail", "--warn", "-v")
     assert "toy-required" in full.stdout and "checks run toy" in full.stdout
     quiet = toy(tmp_path, "--fail", "--warn", "-q")
     assert quiet.exit_code == ExitCode.BLOCKED
@@ -118,7 +118,26 @@ def test_quiet_prints_only_what_failed_and_the_summary(tmp_path):
     ] == ["TOY001", "TOY003"], quiet.stdout
     assert " passed " not in quiet.stdout and "checks run toy" not in quiet.stdout
     passed = full.stdout.count(" passed ")  # the CK rules pass too
-    assert lines[-1] == f"{passed} passed, 1 failed, 1 warning; blocked: the action did not run (exit 1)"
+    assert lines[-1] == f"{passed} passed, 1 failed (TOY001), 1 warning; blocked: the action did not run (exit 1)"
+
+
+def test_a_run_shows_what_failed_and_ends_with_what_blocked(tmp_path):
+    """By default only the failing and warning verdicts, then one summary line naming the blockers; -v: every rule."""
+    (tmp_path / "rules.toml").write_text(WAIVER)
+    res = toy(tmp_path, "--fail", "--warn")
+    lines = res.stdout.splitlines()
+    shown = [line.split()[:2] for line in lines if line.startswith("  ") and line.split()[0] in output.tally([])]
+    assert shown == [["failed", "TOY001"]], res.stdout
+    assert lines[0].startswith("checks run toy target=")
+    assert re.fullmatch(
+        r"\d+ passed, 1 failed \(TOY001\), 1 waived; blocked: the action did not run \(exit 1\)", lines[-1]
+    )
+    verbose = toy(tmp_path, "--fail", "--warn", "-v").stdout
+    assert " passed TOY004 toy-required" in verbose and "  waived TOY003" in verbose
+    (tmp_path / "rules.toml").unlink()
+    passing = toy(tmp_path)
+    assert passing.exit_code == ExitCode.OK and " passed " not in passing.stdout
+    assert passing.stdout.splitlines()[-1].endswith("; action ran (exit 0)"), passing.stdout
 
 
 def test_the_human_output_shows_a_findings_location(tmp_path):
@@ -272,7 +291,12 @@ def test_sarif_of_a_run_whose_only_finding_was_suppressed_inline(tmp_path, sarif
             "kind": "inSource",
             "status": "accepted",
             "justification": "the toy always fails here",
-            "location": {"physicalLocation": {"artifactLocation": {"uri": "src.py"}, "region": {"startLine": 2}}},
+            "location": {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": "src.py"},
+                    "region": {"startLine": 2, "startColumn": 1},
+                }
+            },
         }
     ]
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}
@@ -441,3 +465,31 @@ def test_the_json_documents_are_valid_against_the_shipped_schema(tmp_path):
     assert list(validator.iter_errors(waived))
     documented = re.findall(r"^\| `(\w+)` \|", (ROOT / "docs" / "outputs.md").read_text(), re.M)
     assert set(schema["properties"]) <= set(documented), set(schema["properties"]) - set(documented)
+
+
+# --------------------------------------------------------------------------- hook output
+
+
+def test_a_hook_ends_its_problems_with_a_count_and_says_nothing_when_clean(tmp_path):
+    bad = str(write_info(tmp_path, "bad", INFO_CASES["TA110"][0]).relative_to(tmp_path))
+    res = precommit(tmp_path, "info-py", bad)
+    lines = res.stdout.splitlines()
+    assert res.exit_code == ExitCode.BLOCKED and lines[0].startswith(f"{bad}:")
+    assert lines[-1] == "Found 1 problem in 1 file (1 blocking); exit 1", res.stdout
+    assert precommit(tmp_path, "info-py", "-q", bad).stdout.splitlines() == lines[:-1]
+    good = str(write_info(tmp_path, "good", INFO_CASES["TA110"][1]).relative_to(tmp_path))
+    clean = precommit(tmp_path, "info-py", good)
+    assert clean.exit_code == ExitCode.OK and clean.stdout == ""
+    said = precommit(tmp_path, "info-py", "-v", good).stdout
+    assert said.startswith("All checks passed! (") and said.count("\n") == 1
+
+
+def test_a_hook_colours_as_asked_and_as_the_environment_says(tmp_path):
+    bad = str(write_info(tmp_path, "bad", INFO_CASES["TA110"][0]).relative_to(tmp_path))
+    always = precommit(tmp_path, "info-py", "--color", "always", bad).stdout
+    assert f"\x1b[1m{bad}:" in always and "\x1b[1;31mTA110\x1b[0m" in always
+    assert "\x1b[" not in precommit(tmp_path, "info-py", "--color", "never", bad).stdout
+    forced = run_cli([*BUILTIN, "precommit", "info-py", bad], env={**NO_AUTOLOAD, "FORCE_COLOR": "1"}, cwd=tmp_path)
+    assert "\x1b[1;31mTA110" in forced.stdout
+    off = {**NO_AUTOLOAD, "FORCE_COLOR": "1", "NO_COLOR": "1"}
+    assert "\x1b[" not in run_cli([*BUILTIN, "precommit", "info-py", bad], env=off, cwd=tmp_path).stdout

@@ -28,10 +28,12 @@ def precommit(cwd, *args):
 
 
 def problems(stdout: str) -> list[tuple[int, str]]:
-    """(line, code) of every problem line ``path:line[:col]: CODE message``."""
+    """(line, code) of every problem line ``path:line:col: CODE message`` (the count line is not one)."""
     out = []
     for text in stdout.splitlines():
-        match = re.match(r"^.*?:(\d+)(?::\d+)?: (\S+) ", text)
+        if text.startswith("Found "):
+            continue
+        match = re.match(r"^.*?:(\d+):\d+: (\S+) ", text)
         out.append((int(match[1]), match[2]))
     return out
 
@@ -100,7 +102,7 @@ def test_yaml_ranges_cover_a_list_item(tmp_path):
 
 def test_a_suppression_on_the_finding_line_lets_the_action_run_and_is_recorded(tmp_path):
     (tmp_path / "src.py").write_text("a = 1\nb = 2  # checks: ignore[TOY001] the toy fails on purpose here\n")
-    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2")
+    res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2", "-v")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
     assert "[suppressed inline at src.py:2] src.py:2: asked to fail" in res.stdout
     assert "1 suppression used" in res.stdout
@@ -203,7 +205,7 @@ def test_eval_results_suppression_covers_one_entry(tmp_path):
     draft.write_text(text)
     res = precommit(tmp_path, "eval-results", str(draft))
     assert sorted(problems(res.stdout)) == [(1, "HF506"), (6, "CK004"), (7, "HF506")], res.stdout
-    assert f"{draft}:6:1: CK004 " in res.stdout  # a comment alone on its line starts at column 1
+    assert f"{draft.relative_to(tmp_path)}:6:1: CK004 " in res.stdout  # a comment alone on its line: column 1
 
 
 def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path):
@@ -236,8 +238,9 @@ def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path)
         cwd=tmp_path,
     )  # TA102 (a warning located in info.py) off: no finding points there
     verdicts = {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}
-    assert not any(str(made.info) in v["message"] for c, v in verdicts.items() if c != "CK003")
-    assert f"{made.info}:{line}:{col}: suppression of TA110 matched no finding" in verdicts["CK003"]["message"]
+    shown = made.info.relative_to(tmp_path)  # below the working directory: shown relative to it
+    assert not any(f"{shown}:" in v["message"] for c, v in verdicts.items() if c != "CK003")
+    assert f"{shown}:{line}:{col}: suppression of TA110 matched no finding" in verdicts["CK003"]["message"]
     assert res.exit_code == ExitCode.OK  # a warning
 
 

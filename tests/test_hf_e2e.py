@@ -264,7 +264,7 @@ def test_review_and_ledger_account_for_every_model(migrated):
         assert by_model[m.label]["match_status"] == m.resolution, m.label
 
 
-def test_validation_passes_and_matches_the_cli(migrated):
+def test_validation_passes_and_the_cli_agrees(migrated):
     tmp, _models, _, _, _ = migrated
     validation = (tmp / "bundle" / "validation.txt").read_text()
     assert validation.rstrip().endswith("status=PASS")
@@ -281,7 +281,9 @@ def test_validation_passes_and_matches_the_cli(migrated):
             "hard",
         ]
     )
-    assert result.exit_code == 0 and result.stdout == validation
+    assert (
+        result.exit_code == 0 and result.stdout == ""
+    )  # validation.txt keeps the skill's PASS lines; a checker is quiet
 
 
 def test_failed_run_keeps_the_bundle_and_rerun_replaces_it(migrated):

@@ -1,4 +1,5 @@
-"""The validator keeps the skill's CLI/output/exit contract and adds stricter checks; hostile YAML is refused."""
+"""`checks hf validate` judges drafts with rule codes like every checker; the bundle's validation.txt keeps the
+skill's PASS/FAIL contract and adds stricter checks; hostile YAML is refused."""
 
 from __future__ import annotations
 
@@ -36,14 +37,14 @@ def bundle_with(tmp_path, files: dict[str, str]):
     return root
 
 
-def cli(bundle, *tasks, bench=BENCH):
-    args = ["hf", "validate", str(bundle), "--benchmark-id", bench]
+def cli(bundle, *tasks, bench=BENCH, more=()):
+    args = ["hf", "validate", str(bundle), "--benchmark-id", bench, *more]
     for t in tasks or ("diamond", "main"):
         args += ["--task-id", t]
-    return run_cli(args)
+    return run_cli(args, cwd=bundle.parent)
 
 
-def test_pass_output_and_exit_zero(tmp_path):
+def test_a_valid_bundle_passes_silently_and_says_so_with_v(tmp_path):
     root = bundle_with(
         tmp_path,
         {
@@ -54,37 +55,53 @@ def test_pass_output_and_exit_zero(tmp_path):
         },
     )
     result = cli(root)
-    assert result.exit_code == 0
-    assert result.stdout == (
-        "PASS drafts/a--m/.eval_results/gpqa.yaml\n"
-        "PASS drafts/b--n/.eval_results/gpqa.yaml\n"
-        "Checked 2 draft file(s); status=PASS\n"
-    )
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert cli(root, more=("-v",)).stdout.startswith("All checks passed! (")
+    shown = cli(root, more=("--show-files",)).stdout.split()
+    assert shown == ["bundle/drafts/a--m/.eval_results/gpqa.yaml", "bundle/drafts/b--n/.eval_results/gpqa.yaml"]
 
 
-def test_fail_output_lists_errors_and_exits_one(tmp_path):
+def test_problems_are_located_findings_with_rule_codes_and_exit_one(tmp_path):
     bad = GOOD.replace("41.2", '"41.2*"').replace("diamond", "overall")
+    other = GOOD.replace("    id: Idavidrein/gpqa", "    id: cais/hle")
     root = bundle_with(
-        tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": bad, "drafts/b--n/.eval_results/gpqa.yaml": GOOD}
+        tmp_path,
+        {
+            "drafts/a--m/.eval_results/gpqa.yaml": bad,
+            "drafts/b--n/.eval_results/gpqa.yaml": GOOD,
+            "drafts/c--o/.eval_results/hle.yaml": other,
+        },
     )
     result = cli(root)
-    assert result.exit_code == 1
+    assert result.exit_code == 1, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "FAIL drafts/a--m/.eval_results/gpqa.yaml"
-    assert "  - entry 1: dataset.task_id 'overall' is not one of ['diamond', 'main']" in lines
-    assert "  - entry 1: value must be a number (got '41.2*')" in lines
-    assert "PASS drafts/b--n/.eval_results/gpqa.yaml" in lines
-    assert lines[-1] == "Checked 2 draft file(s); status=FAIL"
+    a, c = "bundle/drafts/a--m/.eval_results/gpqa.yaml", "bundle/drafts/c--o/.eval_results/hle.yaml"
+    assert f"{a}:3:5: HF102 entry 1: task_id 'overall' is not declared in eval.yaml (declared: diamond, main)" in lines
+    assert f"{a}:4:3: HF201 entry 1: value must be a number (got '41.2*')" in lines
+    assert f"{c}:2:5: HF507 entry 1: dataset.id must be 'Idavidrein/gpqa' (got 'cais/hle'); fix the id, or " in (
+        result.stdout
+    )
+    assert not [line for line in lines if "b--n" in line]
+    assert lines[-1] == "Found 4 problems in 2 files (4 blocking); exit 1", result.stdout
+    for fmt in ("json", "junit", "sarif", "github"):
+        assert "HF201" in cli(root, more=("--format", fmt)).stdout, fmt
 
 
-def test_error_lines_for_missing_drafts_and_no_files(tmp_path):
-    result = cli(tmp_path / "nothing")
-    assert result.exit_code == 1
-    assert result.stdout == f"ERROR: drafts directory not found: {tmp_path / 'nothing' / 'drafts'}\n"
+def test_a_missing_bundle_or_an_empty_one_is_a_usage_error(tmp_path):
     root = bundle_with(tmp_path, {})
+    result = cli(tmp_path / "bundel")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "bundel/drafts: no such directory; did you mean " in result.stderr and "bundle?" in result.stderr
     result = cli(root)
-    assert result.exit_code == 1
-    assert result.stdout == f"ERROR: no drafts/**/.eval_results/*.yaml files found under {root}\n"
+    assert result.exit_code == 2 and "no drafts/**/.eval_results/*.yaml file below it" in result.stderr
+
+
+def test_a_draft_that_does_not_parse_is_an_unreadable_input(tmp_path):
+    root = bundle_with(tmp_path, {"drafts/a--m/.eval_results/gpqa.yaml": "- dataset: [\n"})
+    result = cli(root)
+    assert result.exit_code == 2
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("bundle/drafts/a--m/.eval_results/gpqa.yaml:2:1: error cannot parse YAML"), first
 
 
 def test_task_id_and_benchmark_are_required_options(tmp_path):

@@ -75,7 +75,8 @@ def test_hook_human_lines_show_controls_and_start_no_command(tmp_path):
     res = hook(tmp_path, hostile_info(tmp_path))
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
     assert_safe_text(res.stdout)
-    assert len(res.stdout.splitlines()) == 1 and "TA110" in res.stdout  # one finding, one line
+    lines = res.stdout.splitlines()
+    assert len(lines) == 2 and "TA110" in lines[0] and lines[1].startswith("Found 1 problem")  # one finding, one line
 
 
 def test_hook_junit_is_well_formed_and_keeps_the_name_visible(tmp_path):

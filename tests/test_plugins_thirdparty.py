@@ -193,10 +193,11 @@ def test_plugin_rules_bind_to_the_precommit_action_of_another_plugin(tmp_path):
     res = cli(tmp_path, "precommit", "info-py", str(path))
     assert res.exit_code == ExitCode.BLOCKED
     line = HEADER.count("\n") + 1
-    assert f"{path}:{line}: ORG103 " in res.stdout
+    path = path.relative_to(tmp_path)  # shown relative to the working directory, with a column always
+    assert f"{path}:{line}:1: ORG103 " in res.stdout
     assert "BA101" not in res.stdout  # "beyondiid-2026" does not match the default pattern beyond_*
     (tmp_path / "rules.toml").write_text('[arenas.beyondarena]\nsuite_pattern = "beyond*"\n')
-    assert f"{path}:{line}: BA101 " in cli(tmp_path, "precommit", "info-py", str(path)).stdout
+    assert f"{path}:{line}:1: BA101 " in cli(tmp_path, "precommit", "info-py", str(path)).stdout
 
 
 def test_adjust_config_relaxes_optional_rules_but_never_a_required_one(tmp_path):

@@ -81,6 +81,7 @@ def test_unparseable_info_is_an_input_error_at_its_line_and_column(tmp_path):
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr  # a file no rule could judge
     lines = res.stdout.splitlines()
     line = HEADER.count("\n") + 1
+    broken, empty = (p.relative_to(tmp_path) for p in (broken, empty))  # shown relative to the working directory
     assert any(out.startswith(f"{broken}:{line}:29: error not valid Python") for out in lines), res.stdout
     assert any(out.startswith(f"{empty}:1:1: TA118 no MethodMetadata declaration") for out in lines), res.stdout
     assert "Traceback" not in res.stdout + res.stderr
@@ -153,16 +154,17 @@ def test_each_file_is_judged_under_the_configuration_nearest_it(tmp_path):
     ta110 = {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line}
     assert ta110 == {"models/strict/info.py", "models/bare/info.py"}  # lax/ ignores it; bare/ has the defaults
     unused = [line for line in res.stdout.splitlines() if " CK002 " in line]  # strict/'s waiver, reported at its file
-    assert len(unused) == 1 and unused[0].startswith(str(tmp_path / "models/strict/pyproject.toml")), res.stdout
+    assert len(unused) == 1 and unused[0].startswith("models/strict/pyproject.toml:2:1: "), res.stdout
     (tmp_path / "rules.toml").write_text('ignore = ["TA110"]\n')  # at the working directory: only bare/ is under it
     res = precommit(tmp_path, "info-py", str(strict), str(lax), str(bare))
-    assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
+    rel = str(strict.relative_to(tmp_path))  # named absolutely, shown relative to the working directory
+    assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {rel}
     res = run_cli(
         [*BUILTIN, "--config", str(tmp_path / "rules.toml"), "precommit", "info-py", str(strict)], env=ENV, cwd=tmp_path
     )  # --config: one configuration for every file, as ruff's
     assert res.exit_code == ExitCode.OK, res.stdout
     res = precommit(tmp_path, "info-py", str(strict), "--extend-select", "TA110")  # the command line tops each file's
-    assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {str(strict)}
+    assert {line.split(":", 1)[0] for line in res.stdout.splitlines() if " TA110 " in line} == {rel}
     assert precommit(tmp_path, "info-py", str(lax), "--extend-select", "TA110").exit_code == ExitCode.BLOCKED
     shown = run_cli([*BUILTIN, "config", str(lax)], env=ENV, cwd=tmp_path)  # what applies to one file
     assert f"# source: {tmp_path / 'models' / 'lax' / '.checks.toml'}" in shown.stdout, shown.stdout + shown.stderr
@@ -183,9 +185,9 @@ def test_drafts_under_different_configurations_are_judged_apart(tmp_path):
     one = write_draft(tmp_path / "a", "org--m", "gpqa", DRAFT_CASES["HF201"][0])
     two = write_draft(tmp_path / "b", "org--m", "gpqa", DRAFT_CASES["HF201"][0])
     (tmp_path / "b" / "rules.toml").write_text('ignore = ["HF201"]\n')
-    res = precommit(tmp_path, "eval-results", str(one), str(two))
+    res = precommit(tmp_path, "eval-results", "-q", str(one), str(two))
     assert res.exit_code == ExitCode.BLOCKED
-    assert {line.split(":", 1)[0] for line in res.stdout.splitlines()} == {one.as_posix()}
+    assert {line.split(":", 1)[0] for line in res.stdout.splitlines()} == {one.relative_to(tmp_path).as_posix()}
     (tmp_path / "a" / "rules.toml").write_text('select = ["TA"]\n')  # an empty gate under a/ is refused
     assert precommit(tmp_path, "eval-results", str(one), str(two)).exit_code == ExitCode.NO_RULES
     (tmp_path / "a" / ".checks.toml").write_text("")  # two configurations in one directory
@@ -223,9 +225,8 @@ def test_draft_rule_fails_on_the_bad_file(tmp_path, code):
     path = write_draft(tmp_path, "org--model", "gpqa", bad)
     res = precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
-    assert any(line.startswith(f"{path.as_posix()}:") and f": {code} " in line for line in res.stdout.splitlines()), (
-        res.stdout
-    )
+    shown = path.relative_to(tmp_path).as_posix()
+    assert any(line.startswith(f"{shown}:") and f": {code} " in line for line in res.stdout.splitlines()), res.stdout
 
 
 @pytest.mark.parametrize("code", sorted(DRAFT_CASES))
@@ -259,10 +260,10 @@ def test_every_staged_file_is_judged_in_one_run(tmp_path):
     files = [write_draft(tmp_path, f"org--m{i}", "gpqa", GOOD_DRAFT) for i in range(3)]
     files.append(write_draft(tmp_path, "org--late", "gpqa", DRAFT_CASES["HF201"][0]))
     files.append(write_draft(tmp_path, "org--late", "broken", "- [\n"))
-    res = precommit(tmp_path, "eval-results", *map(str, files))
+    res = precommit(tmp_path, "eval-results", "-q", *map(str, files))
     assert res.exit_code == ExitCode.USAGE_ERROR  # the broken file could not be read: no rule judged it
     failing = {line.split(":", 1)[0] for line in res.stdout.splitlines()}
-    assert failing == {files[3].as_posix(), files[4].as_posix()}
+    assert failing == {files[3].relative_to(tmp_path).as_posix(), files[4].relative_to(tmp_path).as_posix()}
 
 
 def test_bad_eval_yaml_option_is_a_usage_error(tmp_path):
@@ -497,7 +498,7 @@ def test_bad_info_py_is_one_finding_at_line_and_column(tmp_path, what):
     (tmp_path / "models/other/info.py").write_text("from models.bad.info import X\nY = X\n")
     path = write_info(tmp_path, "bad", source)
     good = write_info(tmp_path, "nori", GOOD_INFO)
-    res = precommit(tmp_path, "info-py", str(path.relative_to(tmp_path)), str(good.relative_to(tmp_path)))
+    res = precommit(tmp_path, "info-py", "-q", str(path.relative_to(tmp_path)), str(good.relative_to(tmp_path)))
     parsed = what != "not valid Python"  # a file that does not parse is the read check's, exit 2
     assert res.exit_code == (ExitCode.BLOCKED if parsed else ExitCode.USAGE_ERROR), res.stdout + res.stderr
     lines = res.stdout.splitlines()

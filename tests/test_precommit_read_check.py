@@ -60,7 +60,10 @@ def test_a_missing_draft_is_an_error_whatever_the_selection(tmp_path, selection)
     _bad, good = broken_and_good(tmp_path)
     res = hook(tmp_path, "eval-results", good, "gone/.eval_results/x.yaml", *SELECTIONS[selection])
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
-    assert res.stdout.splitlines() == ["gone/.eval_results/x.yaml:1: error cannot read file: no such file"]
+    assert res.stdout.splitlines() == [
+        "gone/.eval_results/x.yaml:1:1: error cannot read file: no such file",
+        "Found 1 problem in 1 file (1 blocking); exit 2",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +79,7 @@ def test_undecodable_and_oversized_drafts_are_input_errors(tmp_path, content, ex
     path.write_bytes(content)
     res = hook(tmp_path, "eval-results", str(path.relative_to(tmp_path)), "--select", "HF502")
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
-    assert expected in res.stdout and res.stdout.count("\n") == 1
+    assert expected in res.stdout and res.stdout.count("\n") == 2  # the problem and the count line
 
 
 @pytest.mark.parametrize("selection", [(), ("--select", "TA110"), ("--ignore", "TA110,TA112")])
@@ -86,7 +89,8 @@ def test_an_info_py_that_does_not_parse_is_an_error_whatever_the_selection(tmp_p
     res = hook(tmp_path, "info-py", bad, good, *selection)
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
     assert res.stdout.splitlines() == [
-        f"{bad}:3:26: error not valid Python: '(' was never closed; fix the syntax error"
+        f"{bad}:3:26: error not valid Python: '(' was never closed; fix the syntax error",
+        "Found 1 problem in 1 file (1 blocking); exit 2",
     ]
 
 

@@ -223,8 +223,8 @@ def test_one_odd_field_is_that_files_finding(tmp_path, kind):
 @reliability(
     fault="the --method-metadata info.py is a link to /dev/zero (3.8 GB read before) or a FIFO nobody writes "
     "(the read waited forever)",
-    must="process is blocked by TA116 (the metadata reference) naming the file as not a regular file "
-    "(exit 1) within seconds, nothing read from it",
+    must="process is refused before any rule runs (exit 2, an input that cannot be read) naming the file as "
+    "not a regular file within seconds, nothing read from it",
 )
 def test_info_py_that_is_not_a_file_is_refused(tmp_path, kind):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
@@ -248,7 +248,6 @@ def test_info_py_that_is_not_a_file_is_refused(tmp_path, kind):
         tmp_path,
         timeout=60,
     )
-    assert code == 1, (code, out, err[-2000:])
-    ta116 = {v["code"]: v for v in json.loads(out)["verdicts"]}["TA116"]
-    assert ta116["outcome"] == "failed" and "not a regular file" in ta116["message"], ta116
+    assert code == 2 and out == "", (code, out, err[-2000:])
+    assert "--method-metadata" in err and "not a regular file" in err, err
     assert "Traceback" not in err + out and peak < 512, peak

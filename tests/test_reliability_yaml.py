@@ -66,8 +66,8 @@ def _clear(res, elapsed, case, *, exit_codes=(1, 2)):
 @reliability(
     fault="an .eval_results draft that is an alias bomb, 20,000 levels deep, has duplicate keys, non-UTF-8 "
     "bytes or 3 MiB",
-    must="`checks hf validate` prints FAIL for that file with the reason (exit 1) within bounded time and "
-    "memory; the other drafts are still validated",
+    must="`checks hf validate` reports that file as an input it cannot read, at its place with the reason "
+    "(exit 2), within bounded time and memory; no rule judges it, the other drafts are still judged",
 )
 def test_validate_refuses_hostile_eval_results(tmp_path, case):
     good = tmp_path / "bundle" / "drafts" / "good--model" / ".eval_results" / "b.yaml"
@@ -77,9 +77,9 @@ def test_validate_refuses_hostile_eval_results(tmp_path, case):
     good.write_text("- dataset:\n    id: org/bench\n    task_id: main\n  value: 1.5\n")
     bad.write_bytes(CASES[case])
     res, elapsed = _run(["hf", "validate", "bundle", "--benchmark-id", "org/bench", "--task-id", "main"], tmp_path)
-    _clear(res, elapsed, case, exit_codes=(1,))
-    assert "PASS drafts/good--model/.eval_results/b.yaml" in res.stdout
-    assert "FAIL drafts/bad--model/.eval_results/b.yaml" in res.stdout
+    _clear(res, elapsed, case, exit_codes=(2,))
+    assert "good--model" not in res.stdout
+    assert "bundle/drafts/bad--model/.eval_results/b.yaml:" in res.stdout and ": error " in res.stdout
 
 
 @pytest.mark.slow
@@ -182,7 +182,7 @@ def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
 
 @reliability(
     fault="an .eval_results draft holding a control character (U+001F), which YAML forbids",
-    must="`checks hf validate` prints FAIL for that file with the reason (exit 1), no traceback",
+    must="`checks hf validate` reports that file as an input it cannot read, with the reason (exit 2), no traceback",
 )
 def test_validate_refuses_control_characters(tmp_path):
     bad = tmp_path / "bundle" / "drafts" / "bad--model" / ".eval_results" / "b.yaml"
@@ -190,4 +190,4 @@ def test_validate_refuses_control_characters(tmp_path):
     bad.write_text('- dataset:\n    id: org/bench\n    task_id: main\n  value: 1.5\n  notes: "a\x1fb"\n')
     res, _ = _run(["hf", "validate", "bundle", "--benchmark-id", "org/bench", "--task-id", "main"], tmp_path)
     assert "Traceback" not in res.stdout + res.stderr
-    assert res.returncode == 1 and "FAIL drafts/bad--model/.eval_results/b.yaml" in res.stdout
+    assert res.returncode == 2 and "bundle/drafts/bad--model/.eval_results/b.yaml:" in res.stdout

@@ -330,7 +330,7 @@ def test_two_tasks_under_one_name_block_before_anything_is_read(tmp_path, run):
     assert result.exit_code == 1, result.stdout + result.stderr
     assert "failed TA341 suite-task-name" in result.stdout
     assert (
-        "363619/0_0/results.pkl: task_metadata.name is 'airfoil_self_noise', but TabArena-v0.1 names task "
+        "363619/0_0/results.pkl:1:1: task_metadata.name is 'airfoil_self_noise', but TabArena-v0.1 names task "
         "363619 'Bank_Customer_Churn'"
     ) in result.stdout
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
@@ -389,6 +389,6 @@ def test_a_missing_val_error_of_another_metric_blocks_with_the_file_and_the_fix(
     result = _process(tmp_path, run, "with_default", data)
     out = result.stdout + result.stderr
     assert result.exit_code != 0 and "failed TA335 metric-error-val-recomputable" in out
-    assert "363619/0_0/results.pkl: metric_error_val missing: TabArena 0.1.0 recomputes it" in out
+    assert "363619/0_0/results.pkl:1:1: metric_error_val missing: TabArena 0.1.0 recomputes it" in out
     assert "add metric_error_val (the validation error of these predictions) to the result" in out
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()

@@ -130,9 +130,9 @@ def test_legacy_run_snippet_omits_the_protocol(tmp_path):
 @pytest.mark.parametrize(
     "args, expected",
     [
-        (["{missing}"], "does not exist or is not a directory"),
+        (["{missing}"], "does not exist"),
         (["{data}", "--method", "Nope"], "--method 'Nope' matches none of the methods"),
-        (["{data}", "--method-metadata", "{info}:absent"], "no MethodMetadata declaration is assigned to 'absent'"),
+        (["{data}", "--method-metadata", "{info}:absent"], "assigns no 'absent'"),
     ],
 )
 def test_input_errors_exit_2(run, tmp_path, args, expected):

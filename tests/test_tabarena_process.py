@@ -176,7 +176,7 @@ def test_ignore_metadata_mismatch_waives_and_records(tmp_path, runs):
     blocked = process(tmp_path, runs, "configs", "wrong_key")
     assert blocked.exit_code == 1 and "TA104" in blocked.stdout
     assert not (tmp_path / "cache").exists()
-    waived = process(tmp_path, runs, "configs", "wrong_key", "--ignore-metadata-mismatch")
+    waived = process(tmp_path, runs, "configs", "wrong_key", "--ignore-metadata-mismatch", "-v")  # waived shown
     assert waived.exit_code == 0, waived.stdout
     assert "waived TA104" in waived.stdout.replace("  ", " ").replace("  ", " ")
     record = json.loads((tmp_path / ".checks/decisions.jsonl").read_text().splitlines()[-1])
@@ -545,7 +545,7 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
     out = process(tmp_path, runs)
     assert out.exit_code == 1
     assert (
-        "TA-Nori_r1_default_BAG_L1/363614/1_0/results.pkl: task_metadata.split_idx is missing" in out.stdout
+        "TA-Nori_r1_default_BAG_L1/363614/1_0/results.pkl:1:1: task_metadata.split_idx is missing" in out.stdout
         and "add split_idx = n_folds * repeat + fold (repeat 1, fold 0)" in out.stdout
     )
     assert "has 2 results" in out.stdout and "move the other(s) out of the data directory" in out.stdout
@@ -572,9 +572,9 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
     assert row_problems(reader.decode_row(other_rows, root=data)) == [], "the file alone is sound"
     out = process(tmp_path, runs)
     assert out.exit_code == 1, out.stdout + out.stderr
-    assert "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl: simulation_artifacts.y_test is missing" in out.stdout
+    assert "TA-Nori_c1_default_BAG_L1/363614/0_0/results.pkl:1:1: simulation_artifacts.y_test is missing" in out.stdout
     assert (
-        "TA-Nori_r1_default_BAG_L1/363612/1_1/results.pkl: simulation_artifacts holds 48 validation and "
+        "TA-Nori_r1_default_BAG_L1/363612/1_1/results.pkl:1:1: simulation_artifacts holds 48 validation and "
         "25 test labels, but TA-Nori_c1_default_BAG_L1/363612/1_1/results.pkl of the same task split holds "
         "50 and 25" in out.stdout
     )

@@ -438,7 +438,7 @@ RAW_CASES = [
     (
         "TA301",
         dict(errors=(("a/1/0_0/results.pkl", "corrupt gzip data"),)),
-        "a/1/0_0/results.pkl: cannot be read: corrupt gzip data",
+        "a/1/0_0/results.pkl:1:1: cannot be read: corrupt gzip data",
     ),
     ("TA302", dict(methods=("TA-Nori", "TA-Other")), "holds 2 methods (TA-Nori, TA-Other)"),
     ("TA302", dict(methods=()), "no readable result"),
@@ -453,7 +453,7 @@ RAW_CASES = [
         "has 2 results: x/results.pkl, y/results.pkl",
     ),
     ("TA305", dict(fidelity=(Issue(),)), "anneal split 2 TA-Nori_c1_default_BAG_L1: 4.990% of test rows not close"),
-    ("TA322", dict(index=one_row_index(metric_error=float("nan"))), "p/1/0_0/results.pkl: metric_error is NaN"),
+    ("TA322", dict(index=one_row_index(metric_error=float("nan"))), "p/1/0_0/results.pkl:1:1: metric_error is NaN"),
     (
         "TA307",
         dict(metrics=("mse", "rmse")),
@@ -462,7 +462,7 @@ RAW_CASES = [
     (
         "TA308",
         dict(unread=(("p/results.pkl", "method_metadata.info.x holds a a.B, which the reader does not load"),)),
-        "p/results.pkl: method_metadata.info.x holds a a.B",
+        "p/results.pkl:1:1: method_metadata.info.x holds a a.B",
     ),
 ]
 

@@ -82,7 +82,7 @@ def test_a_check_added_after_the_index_was_built_blocks_without_reindexing(run, 
 
     new = run_cli([*process, "--dry-run"], env=env)  # the code after it, on the same index
     assert new.exit_code == 1, new.stdout + new.stderr
-    assert f"{DAMAGED}: {MESSAGE}" in new.stdout and "TA330" in new.stdout
+    assert f"{DAMAGED}:1:1: {MESSAGE}" in new.stdout and "TA330" in new.stdout  # a whole file: 1:1
     assert (cached.stat().st_mtime_ns, cached.read_bytes()) == stamp, "the index was not rebuilt"
     reused = index_mod.build_index(run, cache_dir=cached.parent, write_cache=False, workers=1, progress=False)
     assert reused.decoded == 0, "the cached index is still the one the rule judged"

@@ -85,7 +85,7 @@ def test_missing_artifact_is_reported_as_missing_not_as_credentials(tmp_path, mo
     (path / "results" / "model_results.parquet").unlink()
     for name in FAKE_ENV:
         monkeypatch.delenv(name, raising=False)
-    result = upload(tmp_path)
+    result = upload(tmp_path, "-v")  # every verdict: TA404's passing one included
     assert result.exit_code == 1
     assert "results: missing file" in result.stdout
     assert "TA404" in result.stdout and "missing environment" not in result.stdout

@@ -35,14 +35,25 @@ def _eval_yaml_contract(spec: str):
     except io.ReadError as exc:
         raise InputError(f"{path}: cannot read the cached eval.yaml: {exc.reason}") from None
     spec_ = contract.parse_eval_yaml(text, path)
+    return offline_contract(
+        benchmark_id,
+        spec_.task_ids,
+        eval_yaml_url=Path(path).as_posix(),
+        name=spec_.name,
+        evaluation_framework=spec_.evaluation_framework,
+    )
+
+
+def offline_contract(benchmark_id: str, task_ids, *, eval_yaml_url: str = "", name: str = "", evaluation_framework=""):
+    """A contract that knows only a benchmark id and its task ids (what an offline check is told), nothing fetched."""
     return contract.Contract(
         benchmark_id=benchmark_id,
         dataset_sha="",
-        eval_yaml_url=Path(path).as_posix(),
+        eval_yaml_url=eval_yaml_url,
         official=False,
-        name=spec_.name,
-        evaluation_framework=spec_.evaluation_framework,
-        task_ids=spec_.task_ids,
+        name=name,
+        evaluation_framework=evaluation_framework,
+        task_ids=tuple(task_ids),
         metric="",
         direction="",
         unit="",
@@ -72,7 +83,7 @@ def subjects(paths: list[str], contracts: list) -> list[filecheck.Subject]:
     ]
 
 
-def _is_draft(path: str) -> bool:
+def is_draft(path: str) -> bool:
     """A draft's path: a ``.yaml`` file right inside an ``.eval_results`` directory (the hook's ``files``)."""
     folder, _, name = path.rpartition("/")
     return folder.rpartition("/")[2] == ".eval_results" and name.endswith(".yaml")
@@ -102,7 +113,7 @@ def eval_results_command() -> click.Command:
         """Check .eval_results/*.yaml FILES offline (read-only; path:line:col: CODE message).
 
         A directory stands for every .eval_results/*.yaml below it."""
-        files = filecheck.expand(files, _is_draft, ".eval_results/*.yaml")
+        files = filecheck.expand(files, is_draft, ".eval_results/*.yaml")
         known = [_eval_yaml_contract(spec) for spec in eval_yamls] + [contract.load(path) for path in contracts]
         # the files under one configuration form one view (cross-file rules), judged under it
         judged = [s for group in filecheck.by_configuration(list(files)) for s in subjects(group, known)]

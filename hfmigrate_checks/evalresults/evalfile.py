@@ -45,7 +45,7 @@ class EvalFile:
         try:
             text = io.read_text(path, what="an .eval_results file")
         except io.ReadError as exc:
-            return cls(name, "", None, f"cannot read file: {exc.reason}")
+            return cls(name, "", None, f"cannot read file: {exc.reason}", error_line=exc.line or 1, error_col=exc.col)
         return cls.parse(name, text)
 
     def at(self, n: int, key: str | None = None) -> dict[str, int]:

@@ -1,6 +1,6 @@
 """HF1xx: the benchmark contract. Drafts only for official benchmarks and declared tasks.
 
-HF102 and HF103 also gate ``precommit-eval-results`` and read only the eval-files view
+HF102 and HF103 also gate ``precommit-eval-results`` and ``hf-validate`` (``checks hf validate``) and read only the eval-files view
 (``eval_files``, ``contract``, ``task_ids``; see :mod:`hfmigrate_checks.drafts.facts`).
 Heavy modules are imported inside the checks so ``checks rules`` stays fast.
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 from checks import Finding, rule
 
 DRAFT = ("draft",)
-BOTH = ("draft", "precommit-eval-results")
+#: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
+BOTH = ("draft", "precommit-eval-results", "hf-validate")
 
 
 def benchmark_entries(facts):

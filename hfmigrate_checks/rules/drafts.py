@@ -1,6 +1,6 @@
 """HF5xx: the drafts and the bundle, judged on the exact bytes the action would write.
 
-HF501, HF502, HF503 and HF506 also gate ``precommit-eval-results`` and read only the eval-files
+HF501, HF502, HF503 and HF506 also gate ``precommit-eval-results`` and ``hf-validate`` (``checks hf validate``) and read only the eval-files
 view (``eval_files``, ``supplied_tokens``, ``output_files``).
 """
 
@@ -12,7 +12,8 @@ from pathlib import PurePosixPath
 from checks import SECRET_SHAPES, Finding, rule, secret_values
 
 DRAFT = ("draft",)
-BOTH = ("draft", "precommit-eval-results")
+#: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
+BOTH = ("draft", "precommit-eval-results", "hf-validate")
 #: things only a script that writes to the Hub would contain (case-insensitive); compiled by ``re`` on the first
 #: search, since every command that lists or judges rules imports this module and the pattern takes ~0.5 ms
 SUBMIT_PATTERN = (
@@ -178,6 +179,39 @@ def eval_results_shape(ctx):
                     seen[key] = f"{file.path} entry {n}"
 
 
+#: why HF507 exists, as `checks rule HF507` explains it
+_ONE_BENCHMARK = (
+    "A review bundle is made for one benchmark; an entry naming another dataset would be filed under "
+    "that benchmark's leaderboard by a reviewer who checked it against this one."
+)
+
+
+@rule(
+    "HF507",
+    "entries-of-the-benchmark",
+    actions=("hf-validate",),
+    why=_ONE_BENCHMARK,
+    example_fail="checks hf validate bundle --benchmark-id cais/hle --task-id hle   # an entry of Idavidrein/gpqa",
+    example_pass="checks hf validate bundle --benchmark-id Idavidrein/gpqa --task-id diamond",
+)
+def entries_of_the_benchmark(ctx):
+    """Every entry's ``dataset.id`` is the benchmark ``checks hf validate`` was given."""
+    benchmark = ctx.facts.contract.benchmark_id if ctx.facts.contract is not None else None
+    if benchmark is None:
+        return
+    for file in ctx.facts.eval_files:
+        for n, entry in file.entries():
+            found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
+            if found != benchmark:
+                where = {"path": file.path, **file.at(n, "dataset.id")}
+                yield Finding(f"entry {n}: dataset.id must be {benchmark!r} (got {found!r}){_other(found)}", **where)
+
+
+def _other(found) -> str:
+    """The fix HF507 names: the id written, or the option validating the bundle for that benchmark."""
+    return f"; fix the id, or validate with --benchmark-id {found}" if isinstance(found, str) else "; fix the id"
+
+
 RULES = [
     no_verify_token_unless_supplied,
     date_only_if_known,
@@ -185,4 +219,5 @@ RULES = [
     no_submit_script_in_bundle,
     drafts_validate,
     eval_results_shape,
+    entries_of_the_benchmark,
 ]

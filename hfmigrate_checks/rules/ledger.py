@@ -1,6 +1,6 @@
 """HF2xx: values and their trace to the source ledger.
 
-HF201 also gates ``precommit-eval-results`` and reads only ``eval_files``.
+HF201 also gates ``precommit-eval-results`` and ``hf-validate`` (``checks hf validate``) and reads only ``eval_files``.
 """
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 from checks import Finding, rule
 
 DRAFT = ("draft",)
-BOTH = ("draft", "precommit-eval-results")
+#: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
+BOTH = ("draft", "precommit-eval-results", "hf-validate")
 
 
 @rule(

@@ -748,4 +748,4 @@ def read_text(path: str | Path) -> str:
     try:
         return io.read_text(path, limit=MAX_BYTES, what="an info.py")
     except io.ReadError as exc:
-        raise Unreadable(exc.reason, str(path), exc.line or 1, 1) from None
+        raise Unreadable(exc.reason, str(path), exc.line or 1, exc.col or 1) from None

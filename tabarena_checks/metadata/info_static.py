@@ -592,9 +592,14 @@ def read_variable(path: str | Path, variable: str, reader: Reader | None = None)
     return record
 
 
+def declared_variables(reader: Reader, module: Module) -> list[str]:
+    """The names ``module`` assigns a MethodMetadata declaration to, sorted (what a ``FILE:VARIABLE`` may name)."""
+    return sorted({d.variable for d in _declarations(reader, module) if d.variable})
+
+
 def _not_assigned(reader: Reader, module: Module, path: str | Path, variable: str) -> InputError:
     """The error for a ``variable`` the file never assigns, naming the declarations it does hold."""
-    found = sorted({d.variable for d in _declarations(reader, module) if d.variable})
+    found = declared_variables(reader, module)
     return InputError(
         f"{path}: no MethodMetadata declaration is assigned to {variable!r} (found: {', '.join(found) or 'none'}); "
         f"use path/to/info.py:VARIABLE with one of those names"

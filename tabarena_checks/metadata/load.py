@@ -12,21 +12,69 @@ Both give the same record for the same ``info.py`` (see :func:`from_object`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import os
 import re
 import sys
 from typing import Any
 
 import attrs
+import click
 
-from checks import InputError
+from checks import ChecksError, InputError, UsageError
+from checks.io import closest_path
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata.model import CONSTRUCTOR_IMPLIES, FIELDS, MethodMetadata, canonical
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE_REF = re.compile(rf"^(?P<module>{_IDENT}(?:\.{_IDENT})*)[:.](?P<var>{_IDENT})$")
 _HELP = "use path/to/info.py:VARIABLE (read statically) or package.module:VARIABLE (imported)"
+
+
+def checked_reference(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--method-metadata``'s click callback: an info.py that is not there or cannot be parsed, or a variable it never
+    assigns, is the command line's mistake (exit 2, with the closest path or names), never a rule's failed verdict.
+
+    What the file declares under that name is left to the action's rules (TA116 and the rest judge it).
+    """
+    is_path = value is not None and value.strip().rpartition(":")[0].endswith(".py")
+    match = _MODULE_REF.match(value.strip()) if value is not None and not is_path else None
+    if match:
+        _check_module_reference(f"{param.opts[0]} {value}", match["module"], match["var"])
+    return checked_path_reference(ctx, param, value)
+
+
+def checked_path_reference(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """:func:`checked_reference` for a ``path/to/info.py:VARIABLE`` only: ``checks run register`` reads a module
+    reference from the TabArena checkout (``--repo``), not from what this interpreter can import."""
+    if value is None:
+        return None
+    path, sep, variable = value.strip().rpartition(":")
+    if not (sep and path.endswith(".py")):
+        return value  # a module (or malformed) reference is load()'s to read and explain
+    option = f"{param.opts[0]} {value}"
+    if not os.path.exists(path):  # a device or FIFO is there: the reader refuses it without reading it
+        close = closest_path(path)
+        hint = f"; did you mean {close}:{variable}?" if close else ""
+        raise UsageError(f"{option}: no such file {path}{hint} (give path/to/info.py:VARIABLE)")
+    reader = info_static.new_reader()
+    try:
+        module = reader.module(path)
+    except ChecksError as exc:
+        raise UsageError(f"{option}: cannot read it: {exc}") from None
+    if variable not in module.bindings:
+        import difflib
+
+        names = info_static.declared_variables(reader, module)
+        close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
+        hint = f" Did you mean {path}:{close[0]}?" if close else ""
+        raise UsageError(
+            f"{option}: {path} assigns no {variable!r}.{hint} (MethodMetadata declarations there: "
+            f"{', '.join(names) or 'none'})"
+        )
+    return value
 
 
 def load(ref: str | None) -> MethodMetadata | None:
@@ -68,12 +116,9 @@ def _import_module(module_name: str, variable: str, ref: str):
     Apart so that ``sys.path`` is restored whatever happens, and a module that is missing or whose
     own code fails (e.g. TabArena's field assertions) is an input error naming the static way round.
     """
-    cwd = os.getcwd()
-    added = cwd not in sys.path
-    if added:
-        sys.path.insert(0, cwd)
     try:
-        return importlib.import_module(module_name)
+        with _cwd_importable():
+            return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise InputError(
             f"--method-metadata {ref!r}: cannot import {module_name!r} ({exc}); install the package, "
@@ -84,9 +129,57 @@ def _import_module(module_name: str, variable: str, ref: str):
             f"--method-metadata {ref!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}; "
             f"pass path/to/info.py:{variable} to read it statically and see every problem"
         ) from None
+
+
+@contextlib.contextmanager
+def _cwd_importable():
+    """The working directory on ``sys.path`` for the time of an import only (restored whatever happens)."""
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        yield
     finally:
         if added and sys.path and sys.path[0] == cwd:
             sys.path.pop(0)
+
+
+def _check_module_reference(option: str, module_name: str, variable: str) -> None:
+    """A module that cannot be found, or one without ``variable``, is the command line's mistake (exit 2); a module
+    whose own code fails to import is an input that is there, and TA116 reports it."""
+    if _module_missing(module_name):
+        raise UsageError(
+            f"{option}: no module {module_name!r} can be imported from here; install its package, run from the "
+            f"directory that contains it, or pass path/to/info.py:{variable}"
+        )
+    try:
+        with _cwd_importable():
+            module = importlib.import_module(module_name)
+    except Exception:  # noqa: BLE001 - its own code failed: TA116 reports it with the loader's message
+        return
+    if not hasattr(module, variable):
+        import difflib
+
+        names = sorted(n for n, v in vars(module).items() if _is_metadata(v))
+        close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
+        hint = f" Did you mean {module_name}:{close[0]}?" if close else ""
+        raise UsageError(
+            f"{option}: module {module_name!r} has no {variable!r}.{hint} (MethodMetadata variables there: "
+            f"{', '.join(names) or 'none'})"
+        )
+
+
+def _module_missing(module_name: str) -> bool:
+    """Whether no module ``module_name`` can be found (its parent packages are imported to look, as the action
+    would import them anyway); a package whose own code fails to import is not missing: TA116 reports it."""
+    try:
+        with _cwd_importable():
+            return importlib.util.find_spec(module_name) is None
+    except ModuleNotFoundError:
+        return True
+    except Exception:  # the package's own code failed: an input that is there, judged by TA116
+        return False
 
 
 def _is_metadata(value: Any) -> bool:

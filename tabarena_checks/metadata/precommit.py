@@ -110,7 +110,9 @@ def info_py_command() -> click.Command:
         "--arena",
         default=None,
         metavar="NAME",
-        help="Apply rules.toml's [arenas.NAME] selection and settings (e.g. beyondarena).",
+        shell_complete=filecheck.complete_arenas,
+        help="Apply rules.toml's [arenas.NAME] selection and settings; NAME is an arena a loaded plugin declares "
+        "(tabarena; completion lists them).",
     )
     def info_py(files, arena):
         """Check MethodMetadata declarations in info.py FILES statically (read-only; path:line:col: CODE message).

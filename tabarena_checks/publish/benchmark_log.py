@@ -214,6 +214,7 @@ LOG = Action(
         click.Option(["--purpose"], default=None, help="Why the run was made."),
         click.Option(
             ["--method-metadata"],
+            callback=metadata_load.checked_reference,
             default=None,
             metavar="REF",
             help="The method's info.py:VARIABLE (names the model, suite and variable).",

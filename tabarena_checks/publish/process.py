@@ -26,6 +26,7 @@ from tabarena_checks.cache import integrity
 from tabarena_checks.cache.layout import MethodCache, cache_root
 from tabarena_checks.engine.api import ENGINES, Job, build
 from tabarena_checks.facts import ProcessFacts, info_sources
+from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.compare import metadata_mismatch_waivers
 
 
@@ -313,6 +314,7 @@ PROCESS = Action(
         click.Argument(["run_data_dir"], metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False)),
         click.Option(
             ["--method-metadata"],
+            callback=metadata_load.checked_reference,
             required=True,
             metavar="REF",
             help="path/to/info.py:VARIABLE or package.module:VARIABLE.",

@@ -672,6 +672,7 @@ REGISTER = Action(
     params=(
         click.Option(
             ["--method-metadata"],
+            callback=metadata_load.checked_path_reference,
             required=True,
             metavar="REF",
             help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE.",

@@ -535,6 +535,7 @@ UPLOAD = Action(
     params=(
         click.Option(
             ["--method-metadata"],
+            callback=metadata_load.checked_reference,
             default=None,
             metavar="REF",
             help="info.py:VARIABLE or package.module:VARIABLE of the method to publish.",

@@ -38,11 +38,12 @@ def _pick(methods: dict, wanted: str | None) -> dict:
 
 
 @click.command("inspect")
-@click.argument("run_data_dir", metavar="RUN_DATA_DIR")
+@click.argument("run_data_dir", metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False))
 @click.option(
     "--method-metadata",
     "method_metadata",
     default=None,
+    callback=metadata_load.checked_reference,
     metavar="REF",
     help="Compare with this MethodMetadata: path/to/info.py:VARIABLE or package.module:VARIABLE.",
 )
