@@ -12,7 +12,7 @@ wiring = ModuleWiring(
     rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
     actions={"drafts.action": ("draft",)},
     commands={"cli": ("hf",)},
-    hooks=("precommit-eval-results",),
+    hooks=("precommit-eval-results", "hf-validate"),
     precommit={
         "eval-results": (
             "drafts.precommit:eval_results_command",

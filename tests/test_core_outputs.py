@@ -424,8 +424,8 @@ def test_human_output_marks_the_waived_finding_on_its_own_line_apart_from_the_bl
     lines = output.render_human(partly_waived_report()).splitlines()
     at = lines.index("    failed TWO001 two-findings")
     assert lines[at + 1 : at + 3] == [
-        "           results/beta.json:3: beta is off",
-        "           [waived by TWO001:results/alpha.json#*] results/alpha.json:3: alpha is off",
+        "           results/beta.json:3:1: beta is off",
+        "           [waived by TWO001:results/alpha.json#*] results/alpha.json:3:1: alpha is off",
     ]
     assert not any("waived by:" in line for line in lines)
 
@@ -435,7 +435,7 @@ def test_json_findings_hold_only_what_blocks_and_excused_what_was_waived():
     assert data["version"] == 2
     (verdict,) = data["verdicts"]
     assert [f["path"] for f in verdict["findings"]] == ["results/beta.json"]
-    assert verdict["message"] == "results/beta.json:3: beta is off"
+    assert verdict["message"] == "results/beta.json:3:1: beta is off"
     assert [(e["kind"], e["by"], e["finding"]["path"]) for e in verdict["excused"]] == [
         ("external", "TWO001:results/alpha.json#*", "results/alpha.json")
     ]
@@ -443,7 +443,7 @@ def test_json_findings_hold_only_what_blocks_and_excused_what_was_waived():
 
 def test_precommit_lines_and_junit_count_the_waived_finding_once_as_skipped():
     report = attrs.evolve(partly_waived_report(), command="precommit")
-    assert output.precommit_lines(report) == ["results/beta.json:3: TWO001 beta is off"]
+    assert output.precommit_lines(report) == ["results/beta.json:3:1: TWO001 beta is off"]
     suite = ET.fromstring(output.as_junit(report)).find("testsuite")
     assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
 
