@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+from pathlib import Path
 
 import pytest
+from reliability_fixtures import run_checks
 from tabarena_checkout_fixtures import HEADER, METHODS, METHODS_PY, SRC, checkout, info, write  # noqa: F401
 
 from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks.rules import register as rules_register
 from tabarena_checks.publish.register import RegisterFacts, RegisterOptions, SeveralDeclarations, import_module_for
+
+TESTS = Path(__file__).resolve().parent
 
 
 def register(repo, rel: str, variable: str, tmp_path):
@@ -422,3 +428,34 @@ def test_several_dry_run_plans_every_change_and_writes_nothing(checkout, tmp_pat
     plan = "\n".join(json.loads(result.stdout)["plan"])
     assert "add catboost_method_metadata" in plan and "swap nori_method_metadata -> nori_new_method_metadata" in plan
     assert methods(repo) == METHODS_PY
+
+
+#: a sitecustomize that kills the interpreter (SIGKILL) the moment it would rename a file onto methods.py
+KILL_AT_RENAME = """import os, signal, sys
+
+def _kill(event, args):
+    if event == "os.rename" and str(args[1]).endswith("methods.py"):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+sys.addaudithook(_kill)
+"""
+
+
+def test_a_register_killed_before_its_one_write_adds_none_and_a_rerun_adds_all(checkout, tmp_path):
+    repo, _ = checkout
+    chakra = _chakra(repo)
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(KILL_AT_RENAME)
+    refs = [arg for rel, var in (CATBOOST, chakra) for arg in ("--method-metadata", f"{repo / SRC / rel}:{var}")]
+    env = {"PYTHONPATH": os.pathsep.join([str(hook), str(TESTS)])}
+    killed = run_checks(["run", "register", *refs, "--repo", repo], cwd=tmp_path, env=env)
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    assert methods(repo) == METHODS_PY  # killed with every edit made in memory: none reached methods.py
+    assert [p.name for p in (repo / METHODS).parent.glob(".methods.py.checks-tmp-*")], "no write was under way"
+
+    rerun = register_several(repo, tmp_path, CATBOOST, chakra)
+    assert rerun.exit_code == 0, rerun.stdout + rerun.stderr
+    text = methods(repo)
+    assert "        catboost_method_metadata,\n" in text and "        chakra_metadata,\n" in text
+    assert not list((repo / METHODS).parent.glob(".methods.py.checks-tmp-*"))  # the killed run's temporary swept

@@ -750,8 +750,9 @@ def _execute(ctx) -> str:
         if len(facts.declarations) == 1:
             return f"{facts.metadata.method} (suite={facts.metadata.effective_suite}) is registered already as {edit.entry}; {facts.path} unchanged"
         return f"{', '.join(d.target for d in facts.declarations)} are registered already; {facts.path} unchanged"
+    swept = io.sweep_siblings(facts.path)  # the temporary file of a register killed before its rename
     io.write_text(facts.path, edit.source)  # one atomic write (temp file, then rename) for every declaration
-    lines = [f"edited {facts.path}:", *(f"  {c}" for c in edit.changes)]
+    lines = [*swept, f"edited {facts.path}:", *(f"  {c}" for c in edit.changes)]
     lines += [f"  {entry} was registered already" for entry in facts.registered_already()]
     return "\n".join(lines)
 
