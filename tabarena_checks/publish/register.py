@@ -4,7 +4,8 @@ The file is edited as a concrete syntax tree (libcst), so its comments and layou
 the import goes into the alphabetical block of ``info`` imports, the entry at the end of its
 group in ``method_metadata_lst``. Registering a rerun of a method already in the collection
 swaps the entry and appends the replaced metadata to ``methods_superseded``. Registering the
-same metadata again changes nothing.
+same metadata again changes nothing. Several declarations (``--method-metadata`` repeated, as a
+batch registers its methods) are edited in turn on one copy and written once: all or none.
 """
 
 from __future__ import annotations
