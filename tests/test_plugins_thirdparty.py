@@ -462,3 +462,8 @@ def test_register_sends_a_beyondarena_method_to_beyondarenas_collection(tmp_path
     )
     res = register("--arena", "beyondarena")
     assert _verdicts(res)["BA301"] == "passed", res.stdout[-2000:] + res.stderr
+    # registered with another method in one edit, each declaration is judged: CatBoost is not BeyondArena's
+    catboost = f"{repo / SRC / 'models/catboost/info.py'}:catboost_method_metadata"
+    res = register("--arena", "beyondarena", "--method-metadata", catboost)
+    assert res.exit_code == ExitCode.BLOCKED and _verdicts(res)["BA301"] == "failed", res.stdout[-2000:]
+    assert "CatBoost (suite 'catboost-2026-03') is not a BeyondArena method" in res.stdout

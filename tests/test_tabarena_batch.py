@@ -364,6 +364,92 @@ def test_register_and_log_wait_for_the_uploads_and_the_log_for_every_method(tmp_
     assert (repo / ARENA_LOG).read_text().count("nori-foo-2026") == 1
 
 
+#: a sitecustomize for the steps: an audit hook noting each write to a methods.py and each rename onto one
+WRITE_WATCH = """import os, sys
+
+def _watch(event, args):
+    if event == "os.rename" and str(args[1]).endswith("methods.py"):
+        note = "rename"
+    elif event == "open" and str(args[0]).endswith("methods.py") and (
+        (isinstance(args[1], str) and set(args[1]) & set("wax+"))
+        or (isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR))
+    ):
+        note = "open-for-write"
+    else:
+        return
+    with open(os.environ["METHODS_WRITES"], "a") as log:
+        log.write(f"{note} {os.getpid()}\\n")
+
+sys.addaudithook(_watch)
+"""
+
+
+def _watch_methods_writes(tmp_path: Path, monkeypatch) -> Path:
+    """The file each step's interpreter notes its writes of methods.py in (through an audit hook)."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(WRITE_WATCH)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")])))
+    writes = tmp_path / "methods-writes.log"
+    monkeypatch.setenv("METHODS_WRITES", str(writes))
+    return writes
+
+
+def plan_with_checkout(tmp_path: Path, names: tuple[str, ...], steps: str) -> Path:
+    """A plan of ``names`` whose info.py files are in a TabArena checkout ``tabarena`` (the plan's repo); its methods.py."""
+    plan = write_plan(tmp_path, list(names), steps=steps)
+    repo = arena_repo(
+        tmp_path / "tabarena", {m.lower(): (tmp_path / "info" / m.lower() / "info.py").read_text() for m in names}
+    )
+    text = plan.read_text()
+    for m in names:
+        text = text.replace(f"info/{m.lower()}/info.py", str(repo / ARENA_SRC / "models" / m.lower() / "info.py"))
+    plan.write_text('repo = "tabarena"\n' + text)
+    return repo / ARENA_SRC / "contexts" / "tabarena" / "methods.py"
+
+
+def decision_records(tmp_path: Path, action: str) -> list[dict]:
+    log = tmp_path / ".checks" / "decisions.jsonl"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [r for r in map(json.loads, lines) if r["action"] == action]
+
+
+def test_a_method_whose_upload_is_not_verified_is_never_registered(tmp_path):
+    methods_py = plan_with_checkout(tmp_path, ("Nori",), '["register"]')
+    before = methods_py.read_text()
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert steps_of(doc) == {"Nori": {"register": "blocked"}}
+    assert "the upload is not verified" in doc["methods"][0]["steps"][0]["detail"]
+    assert methods_py.read_text() == before
+    assert decision_records(tmp_path, "register") == []
+
+
+def test_the_batch_registers_its_methods_in_one_atomic_write_and_a_rerun_adds_none(
+    tmp_path, s3_env, s3_proxy, monkeypatch
+):
+    names = ("Nori", "Foo", "Bar")
+    methods_py = plan_with_checkout(tmp_path, names, '["process", "upload", "register"]')
+    writes = _watch_methods_writes(tmp_path, monkeypatch)
+
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert {m: s["register"] for m, s in steps_of(doc).items()} == dict.fromkeys(names, "done")
+    methods = methods_py.read_text()
+    for m in names:
+        assert f"from tabarena.models.{m.lower()}.info import {m.lower()}\n" in methods
+    assert writes.read_text().split()[::2] == ["rename"], "methods.py was not written once, whole, by a rename"
+    (register,) = decision_records(tmp_path, "register")
+    assert register["target"] == "Nori@nori-2026,Foo@foo-2026,Bar@bar-2026" and register["outcome"] == "ran"
+
+    writes.unlink()
+    result, doc = publish(tmp_path, "--no-dry-run")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert steps_of(doc)["Foo"] == {"process": "skipped", "upload": "skipped", "register": "done"}
+    assert "registered already" in next(m for m in doc["methods"] if m["name"] == "Foo")["steps"][-1]["detail"]
+    assert methods_py.read_text() == methods and not writes.exists()
+
+
 # --------------------------------------------------------------------------- the same gate in every step
 
 

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+from pathlib import Path
+
 import pytest
+from reliability_fixtures import run_checks
 from tabarena_checkout_fixtures import HEADER, METHODS, METHODS_PY, SRC, checkout, info, write  # noqa: F401
 
 from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks.rules import register as rules_register
-from tabarena_checks.publish.register import RegisterFacts, RegisterOptions, import_module_for
+from tabarena_checks.publish.register import RegisterFacts, RegisterOptions, SeveralDeclarations, import_module_for
+
+TESTS = Path(__file__).resolve().parent
 
 
 def register(repo, rel: str, variable: str, tmp_path):
@@ -282,3 +290,172 @@ def test_module_reference_is_read_from_the_checkout(checkout, tmp_path):
     )
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "from tabarena.models.catboost.info import catboost_method_metadata\n" in methods(repo)
+
+
+# --- several declarations in one run: one edit of methods.py, judged for each ------------------------
+
+
+def _chakra(repo):
+    write(
+        repo,
+        SRC / "systems/chakra/info.py",
+        info(chakra_metadata='MethodMetadata.system(method="Chakra", name="Chakra", suite="chakra-1", tags=[])'),
+    )
+    return "systems/chakra/info.py", "chakra_metadata"
+
+
+def register_several(repo, tmp_path, *decls, extra=()):
+    refs = [arg for rel, variable in decls for arg in ("--method-metadata", f"{repo / SRC / rel}:{variable}")]
+    return run_cli(["run", "register", *refs, "--repo", str(repo), "--format", "json", *extra], cwd=tmp_path)
+
+
+def _records(tmp_path, action="register"):
+    log = tmp_path / ".checks" / "decisions.jsonl"
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r.get("action") == action]
+
+
+CATBOOST = ("models/catboost/info.py", "catboost_method_metadata")
+NORI_RERUN = ("models/nori/info.py", "nori_new_method_metadata")
+
+
+def test_several_declarations_are_registered_in_one_edit_and_one_record(checkout, tmp_path):
+    repo, _ = checkout
+    chakra = _chakra(repo)
+    one_by_one = tmp_path / "one_by_one"
+    one_by_one.mkdir()
+    for decl in (CATBOOST, NORI_RERUN, chakra):  # the same edits, one run each, on a copy of the file
+        assert register(repo, *decl, one_by_one).exit_code == 0
+    expected = methods(repo)
+    (repo / METHODS).write_text(METHODS_PY)
+    before = (repo / METHODS).stat().st_ino
+
+    result = register_several(repo, tmp_path, CATBOOST, NORI_RERUN, chakra)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert methods(repo) == expected  # every declaration, each where a single register puts it
+    assert (repo / METHODS).stat().st_ino != before  # written whole to a new file, renamed over the old one
+    compile(methods(repo), "methods.py", "exec")
+    (record,) = _records(tmp_path)
+    assert record["outcome"] == "ran"
+    assert record["target"] == "CatBoost@catboost-2026-03,Nori@nori-2026-09,Chakra@chakra-1"
+    assert record["options"]["method_metadata"] == [
+        f"{repo / SRC / rel}:{var}" for rel, var in (CATBOOST, NORI_RERUN, chakra)
+    ]
+    assert {v["code"] for v in record["verdicts"]} >= {"TA501", "TA502", "TA503", "TA504"}
+
+
+def test_one_declaration_keeps_its_record_as_before(checkout, tmp_path):
+    repo, _ = checkout
+    assert register_several(repo, tmp_path, CATBOOST).exit_code == 0
+    (record,) = _records(tmp_path)
+    assert record["target"] == "CatBoost@catboost-2026-03"
+    assert record["options"]["method_metadata"] == f"{repo / SRC / CATBOOST[0]}:{CATBOOST[1]}"
+
+
+BLOCKING_DECLARATIONS = {
+    "an existing (method, suite)": (
+        CATBOOST,
+        'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM")',
+        "TA501",
+        "already declares method='LightGBM'",
+    ),
+    "a control character": (
+        CATBOOST,
+        'MethodMetadata.config(method="xRFM", suite="xrfm-1\\r", ag_key="XRFM", compute="gpu")',
+        "TA504",
+        "suite 'xrfm-1\\r' holds U+000D",
+    ),
+    "a second declaration of one method": (
+        NORI_RERUN,
+        'MethodMetadata.config(method="Nori", suite="nori-2026-12", ag_key="TA-NORI", compute="gpu")',
+        "TA501",
+        "both declare method='Nori'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BLOCKING_DECLARATIONS.values(), ids=BLOCKING_DECLARATIONS.keys())
+def test_one_blocked_declaration_blocks_the_edit_of_all(checkout, tmp_path, case):
+    repo, _ = checkout
+    good, call, code, message = case
+    write(repo, SRC / "models/other/info.py", info(other_metadata=call))
+    result = register_several(repo, tmp_path, good, ("models/other/info.py", "other_metadata"))
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert methods(repo) == METHODS_PY  # the good declaration is not added either: all or none
+    verdict = next(v for v in json.loads(result.stdout)["verdicts"] if v["code"] == code)
+    assert verdict["blocks"] and message in verdict["message"]
+    (record,) = _records(tmp_path)
+    assert record["outcome"] == "blocked"
+
+
+def test_a_declaration_given_twice_is_a_usage_error(checkout, tmp_path):
+    repo, _ = checkout
+    result = register_several(repo, tmp_path, CATBOOST, CATBOOST)
+    assert result.exit_code == 2 and "is given twice" in result.stdout + result.stderr
+    assert methods(repo) == METHODS_PY
+
+
+def test_a_rule_reading_one_declaration_crashes_and_blocks_on_several(checkout):
+    """A rule written for one declaration (ctx.facts.metadata) cannot pass on several it never judged."""
+    repo, _ = checkout
+    refs = tuple(f"{repo / SRC / rel}:{var}" for rel, var in (CATBOOST, NORI_RERUN))
+    facts = RegisterFacts(RegisterOptions(method_metadata=refs, repo=str(repo)))
+    assert [d.metadata.method for d in facts.declarations] == ["CatBoost", "Nori"]
+    with pytest.raises(SeveralDeclarations, match="ctx.facts.declarations"):
+        facts.metadata  # noqa: B018 - the property raises
+
+
+def test_rerunning_several_adds_only_what_is_missing(checkout, tmp_path):
+    """A rerun (after a crash, or of a batch half registered) adds what is missing and nothing twice."""
+    repo, _ = checkout
+    chakra = _chakra(repo)
+    assert register(repo, *CATBOOST, tmp_path).exit_code == 0
+    result = register_several(repo, tmp_path, CATBOOST, chakra)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout)["summary"]
+    assert "catboost_method_metadata was registered already" in summary and "add chakra_metadata" in summary
+    once = methods(repo)
+    assert once.count("catboost_method_metadata") == 2 and once.count("chakra_metadata") == 2  # import, entry
+    again = register_several(repo, tmp_path, CATBOOST, chakra)
+    assert again.exit_code == 0 and "are registered already" in json.loads(again.stdout)["summary"]
+    assert methods(repo) == once
+
+
+def test_several_dry_run_plans_every_change_and_writes_nothing(checkout, tmp_path):
+    repo, _ = checkout
+    result = register_several(repo, tmp_path, CATBOOST, NORI_RERUN, extra=("--dry-run",))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    plan = "\n".join(json.loads(result.stdout)["plan"])
+    assert "add catboost_method_metadata" in plan and "swap nori_method_metadata -> nori_new_method_metadata" in plan
+    assert methods(repo) == METHODS_PY
+
+
+#: a sitecustomize that kills the interpreter (SIGKILL) the moment it would rename a file onto methods.py
+KILL_AT_RENAME = """import os, signal, sys
+
+def _kill(event, args):
+    if event == "os.rename" and str(args[1]).endswith("methods.py"):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+sys.addaudithook(_kill)
+"""
+
+
+def test_a_register_killed_before_its_one_write_adds_none_and_a_rerun_adds_all(checkout, tmp_path):
+    repo, _ = checkout
+    chakra = _chakra(repo)
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(KILL_AT_RENAME)
+    refs = [arg for rel, var in (CATBOOST, chakra) for arg in ("--method-metadata", f"{repo / SRC / rel}:{var}")]
+    env = {"PYTHONPATH": os.pathsep.join([str(hook), str(TESTS)])}
+    killed = run_checks(["run", "register", *refs, "--repo", repo], cwd=tmp_path, env=env)
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    assert methods(repo) == METHODS_PY  # killed with every edit made in memory: none reached methods.py
+    assert [p.name for p in (repo / METHODS).parent.glob(".methods.py.checks-tmp-*")], "no write was under way"
+
+    rerun = register_several(repo, tmp_path, CATBOOST, chakra)
+    assert rerun.exit_code == 0, rerun.stdout + rerun.stderr
+    text = methods(repo)
+    assert "        catboost_method_metadata,\n" in text and "        chakra_metadata,\n" in text
+    assert not list((repo / METHODS).parent.glob(".methods.py.checks-tmp-*"))  # the killed run's temporary swept

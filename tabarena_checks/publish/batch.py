@@ -3,9 +3,10 @@
 The maintainer's batch flow, with the gates of the single commands: methods are processed in the
 plan's order (``jobs`` at a time), and each method's upload (dry run, then the real one with
 ``--no-dry-run``) starts as soon as its processing passed, in a lane of its own, while the next
-method is processing. Register and log edit the checkout once the uploads are over: register
-each method whose own steps all passed, the log entry (one for the batch) only when every method
-did, so the log never names a batch that is half-published.
+method is processing. Register and log edit the checkout once the uploads are over, one edit
+each: register every method whose own steps all passed in one ``checks run register`` (one write of
+methods.py, one decision record), the log entry (one for the batch) only when every method did, so
+the log never names a batch that is half-published.
 
 Every step is ``checks run ACTION`` in a child process (:mod:`.batch_steps`), so nothing bypasses
 a rule, a waiver or a decision record, and a rerun of the plan skips what the signed decision
@@ -152,16 +153,28 @@ class Batch:
         return result
 
     def _step(self, method: str, label: str, action: str, args: list[str]) -> StepResult:
-        self.events.started(method, label)
+        return self._shared_step([method], label, action, args)
+
+    def _shared_step(self, methods: list[str], label: str, action: str, args: list[str]) -> StepResult:
+        """One child run that is the step ``label`` of every method of ``methods`` (register: one edit for all)."""
+        for method in methods:
+            self.events.started(method, label)
+
+        def said(line: str) -> None:
+            for method in methods:
+                self.events.said(method, label, line)
+
         result = self.children.run(
             label,
             batch_steps.checks_argv(self.settings.root_args, action, args),
             cwd=self.settings.cwd,
             env=self.env,
             stall_after=self.settings.stall_after,
-            on_line=lambda line: self.events.said(method, label, line),
+            on_line=said,
         )
-        return self._note(method, result)
+        for method in methods:
+            self._note(method, result)
+        return result
 
     def _cache(self, m: MethodPlan) -> MethodCache:
         return MethodCache.of(cache_root(self._cache_root()), metadata_load.load(m.method_metadata))
@@ -206,15 +219,35 @@ class Batch:
         if self._step(m.name, "upload dry-run", "upload", self._upload_args(m, real=False)).status == DONE:
             self._step(m.name, "upload", "upload", self._upload_args(m, real=True))
 
+    def _uploaded(self, m: MethodPlan) -> bool:
+        """Whether ``m``'s upload is verified: passed in this batch (only planned, in a dry run), or by an earlier
+        run of the same cache."""
+        if any(s.step in ("upload", "upload dry-run") for s in self.outcomes[m.name].steps):
+            return self.outcomes[m.name].passed()
+        try:
+            return bool(batch_resume.upload_evidence(self.records, self.upload_options(m), self._cache(m)))
+        except (ChecksError, ValueError):
+            return False
+
     def _register(self) -> None:
+        """One ``checks run register`` for every method whose steps all passed and whose upload is verified: one
+        edit of methods.py, one decision record naming them all; any other method is not registered."""
+        ready = []
         for m in self.plan.methods:
             if "register" not in m.steps:
                 continue
             if not self.outcomes[m.name].passed():
                 self._note(m.name, StepResult("register", NOT_RUN, detail="an earlier step of the method did not pass"))
-                continue
-            args = ["--method-metadata", m.method_metadata, "--repo", str(self.plan.repo), "--arena", self.plan.arena]
-            self._step(m.name, "register", "register", [*args, *self._edit_mode()])
+            elif not self._uploaded(m):
+                detail = "the upload is not verified (no passed upload of this cache): add the step upload"
+                self._note(m.name, StepResult("register", BLOCKED, detail=detail))
+            else:
+                ready.append(m)
+        if not ready:
+            return
+        refs = [arg for m in ready for arg in ("--method-metadata", m.method_metadata)]
+        args = [*refs, "--repo", str(self.plan.repo), "--arena", self.plan.arena, *self._edit_mode()]
+        self._shared_step([m.name for m in ready], "register", "register", args)
 
     def _log(self) -> None:
         log = self.plan.log

@@ -4,7 +4,8 @@ The file is edited as a concrete syntax tree (libcst), so its comments and layou
 the import goes into the alphabetical block of ``info`` imports, the entry at the end of its
 group in ``method_metadata_lst``. Registering a rerun of a method already in the collection
 swaps the entry and appends the replaced metadata to ``methods_superseded``. Registering the
-same metadata again changes nothing.
+same metadata again changes nothing. Several declarations (``--method-metadata`` repeated, as a
+batch registers its methods) are edited in turn on one copy and written once: all or none.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
+from types import SimpleNamespace
 
 import attrs
 import click
@@ -565,30 +567,72 @@ class Entry:
     problem: str = ""
 
 
+def _one_or_several(refs: str | tuple[str, ...] | list[str]) -> str | tuple[str, ...]:
+    """``--method-metadata`` as given once (a string, as a single register always recorded it) or several times."""
+    if isinstance(refs, str):
+        return refs
+    refs = tuple(refs)
+    return refs[0] if len(refs) == 1 else refs
+
+
 @attrs.frozen
 class RegisterOptions:
-    """``checks run register``'s options."""
+    """``checks run register``'s options: one ``--method-metadata`` (a string) or several (a tuple)."""
 
-    method_metadata: str
+    method_metadata: str | tuple[str, ...] = attrs.field(converter=_one_or_several)
     repo: str
     arena: str = "tabarena"
 
+    @property
+    def refs(self) -> tuple[str, ...]:
+        return (self.method_metadata,) if isinstance(self.method_metadata, str) else self.method_metadata
+
+
+class SeveralDeclarations(RuntimeError):
+    """A rule read the one declaration of a run that registers several: it must read ``facts.declarations``.
+
+    Not a ChecksError nor an AttributeError, so a rule written for one declaration crashes (and a crashed
+    rule blocks) instead of passing on a value it never judged."""
+
+
+@attrs.frozen
+class Declaration:
+    """One ``--method-metadata`` of the run: where it is declared, the module methods.py imports it from, and
+    the entry a rerun swaps out (None for a new method)."""
+
+    ref: str
+    module: str
+    metadata: MethodMetadata
+    replaced: str | None
+
+    @property
+    def target(self) -> str:
+        return f"{self.metadata.method}@{self.metadata.effective_suite}"
+
+
+def _declared(repo: Path, ref: str) -> tuple[str, str, MethodMetadata]:
+    """``(ref read, import module, metadata)`` of one ``--method-metadata``; a module reference is read from the
+    checkout itself, so TabArena need not be importable."""
+    module = import_module_for(ref)
+    in_checkout = repo / SRC / (module.replace(".", "/") + ".py")
+    if not ref.rpartition(":")[0].endswith(".py") and in_checkout.is_file():
+        ref = f"{in_checkout}:{re.split(r'[:.]', ref)[-1]}"
+    return ref, module, metadata_load.load(ref)
+
 
 class RegisterFacts:
-    """The new metadata, the checkout's methods.py and what its collection holds."""
+    """The new metadata (one declaration or several), the checkout's methods.py and what its collection holds."""
 
     def __init__(self, options: RegisterOptions):
 
         self.options = options
-        self.ref = options.method_metadata
         self.repo = Path(options.repo)
         self.arena = options.arena or "tabarena"
-        self.module = import_module_for(self.ref)
-        in_checkout = self.repo / SRC / (self.module.replace(".", "/") + ".py")
-        if not self.ref.rpartition(":")[0].endswith(".py") and in_checkout.is_file():
-            # a module reference is read from the checkout itself, so TabArena need not be importable
-            self.ref = f"{in_checkout}:{re.split(r'[:.]', self.ref)[-1]}"
-        self.metadata: MethodMetadata = metadata_load.load(self.ref)
+        refs = options.refs
+        twice = sorted({r for r in refs if refs.count(r) > 1})
+        if twice:
+            raise InputError(f"--method-metadata {twice[0]!r} is given twice; name each declaration once")
+        self._declared = [_declared(self.repo, ref) for ref in refs]
         self.path = methods_path(self.repo, self.arena)
         if not self.path.is_file():
             raise InputError(
@@ -629,37 +673,102 @@ class RegisterFacts:
     def entries(self) -> tuple[Entry, ...]:
         return tuple(self._resolve(name, group) for name, group in self.layout.entries)
 
-    @cached_property
-    def replaced(self) -> str | None:
-        """The entry a rerun swaps out: same method, other metadata (None for a new method)."""
+    def _replaced(self, module: str, meta: MethodMetadata) -> str | None:
+        """The entry a rerun of ``meta`` swaps out: same method, other metadata (None for a new method)."""
         for e in self.entries:
-            if e.metadata is None or e.metadata.method != self.metadata.method:
+            if e.metadata is None or e.metadata.method != meta.method:
                 continue
-            if e.metadata.effective_suite == self.metadata.effective_suite:
+            if e.metadata.effective_suite == meta.effective_suite:
                 continue  # the same (method, suite) is no rerun: TA501 reports a second declaration
-            if (e.module, e.metadata.variable) != (self.module, self.metadata.variable):
+            if (e.module, e.metadata.variable) != (module, meta.variable):
                 return e.name
         return None
 
+    @cached_property
+    def declarations(self) -> tuple[Declaration, ...]:
+        """Every declaration the run registers, in the order given: what the TA5xx rules judge, each."""
+        return tuple(
+            Declaration(ref, module, meta, self._replaced(module, meta)) for ref, module, meta in self._declared
+        )
+
+    def _one(self) -> Declaration:
+        if len(self.declarations) != 1:
+            names = ", ".join(d.target for d in self.declarations)
+            raise SeveralDeclarations(
+                f"this run registers {len(self.declarations)} declarations ({names}): a rule must judge each of "
+                "ctx.facts.declarations, not ctx.facts.metadata"
+            )
+        return self.declarations[0]
+
+    @property
+    def ref(self) -> str:
+        return self._one().ref
+
+    @property
+    def module(self) -> str:
+        return self._one().module
+
+    @property
+    def metadata(self) -> MethodMetadata:
+        return self._one().metadata
+
+    @property
+    def replaced(self) -> str | None:
+        return self._one().replaced
+
+    @cached_property
+    def edits(self) -> tuple[Edit, ...]:
+        """Each declaration's edit, made on the source the one before it left (no changes: registered already)."""
+        source, edits = self.source, []
+        for d in self.declarations:
+            edits.append(plan_edit(source, str(self.path), d.metadata, d.module, d.replaced))
+            source = edits[-1].source
+        return tuple(edits)
+
     def edit(self) -> Edit:
-        return plan_edit(self.source, str(self.path), self.metadata, self.module, self.replaced)
+        """Every declaration's changes in one source: what the one write puts in methods.py."""
+        source = self.edits[-1].source if self.edits else self.source
+        changes = tuple(c for e in self.edits for c in e.changes)
+        return Edit(source, changes, ", ".join(e.entry for e in self.edits))
+
+    def registered_already(self) -> list[str]:
+        """The entries of the declarations methods.py holds already (a rerun adds them no more)."""
+        return [e.entry for e in self.edits if not e.changes]
 
 
 def _plan(ctx) -> Iterator[str]:
-    edit = ctx.facts.edit()
-    if not edit.changes:
-        yield f"{ctx.facts.path}: {edit.entry} is registered already; nothing to change"
-    for change in edit.changes:
-        yield f"{ctx.facts.path}: {change}"
+    facts: RegisterFacts = ctx.facts
+    for entry in facts.registered_already():
+        yield f"{facts.path}: {entry} is registered already; nothing to change"
+    for change in facts.edit().changes:
+        yield f"{facts.path}: {change}"
 
 
 def _execute(ctx) -> str:
     facts: RegisterFacts = ctx.facts
     edit = facts.edit()
     if not edit.changes:
-        return f"{facts.metadata.method} (suite={facts.metadata.effective_suite}) is registered already as {edit.entry}; {facts.path} unchanged"
-    io.write_text(facts.path, edit.source)
-    return "\n".join([f"edited {facts.path}:", *(f"  {c}" for c in edit.changes)])
+        if len(facts.declarations) == 1:
+            return f"{facts.metadata.method} (suite={facts.metadata.effective_suite}) is registered already as {edit.entry}; {facts.path} unchanged"
+        return f"{', '.join(d.target for d in facts.declarations)} are registered already; {facts.path} unchanged"
+    swept = io.sweep_siblings(facts.path)  # the temporary file of a register killed before its rename
+    io.write_text(facts.path, edit.source)  # one atomic write (temp file, then rename) for every declaration
+    lines = [*swept, f"edited {facts.path}:", *(f"  {c}" for c in edit.changes)]
+    lines += [f"  {entry} was registered already" for entry in facts.registered_already()]
+    return "\n".join(lines)
+
+
+def _target(ctx) -> str:
+    """``method@suite`` of the declaration, or of each declaration joined by commas."""
+    return ",".join(d.target for d in ctx.facts.declarations)
+
+
+def _sources(ctx) -> list[str]:
+    """The declaration lines of each ``--method-metadata`` (as :func:`info_sources` gives them for one)."""
+    refs = ctx.options.refs
+    if len(refs) == 1:
+        return info_sources(ctx)
+    return [s for ref in refs for s in info_sources(SimpleNamespace(options=SimpleNamespace(method_metadata=ref)))]
 
 
 REGISTER = Action(
@@ -674,15 +783,17 @@ REGISTER = Action(
             ["--method-metadata"],
             callback=metadata_load.checked_path_reference,
             required=True,
+            multiple=True,
             metavar="REF",
-            help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE.",
+            help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE; repeat it to register "
+            "several methods in one edit of methods.py.",
         ),
         click.Option(["--repo"], required=True, type=click.Path(file_okay=False), help="TabArena checkout."),
         click.Option(["--arena"], default="tabarena", show_default=True, help="contexts/<arena>/methods.py to edit."),
     ),
-    target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.metadata.effective_suite}",
+    target=_target,
     inputs=lambda ctx: {"methods.py": io.sha256(ctx.facts.source.encode())},
-    sources=info_sources,
+    sources=_sources,
     arena="tabarena",
     requires=("libcst",),
     options=RegisterOptions,

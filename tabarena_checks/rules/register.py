@@ -25,13 +25,13 @@ LOG = ("log",)
     example_pass="registering method='Nori', suite='nori-2026-11' (a rerun: the entry is swapped)",
 )
 def method_suite_unique(ctx):
-    """After registering, no two collection entries share the same (method, suite)."""
+    """After registering, no two collection entries share the same (method, suite); of several declarations
+    registered at once, each is judged, and no two may declare the same method."""
     facts = ctx.facts
-    new = facts.metadata
-    same_origin = (facts.module, new.variable)
+    replaced = {d.replaced for d in facts.declarations} - {None}
     seen: dict[tuple[str, str], str] = {}
     for entry in facts.entries:
-        if entry.metadata is None or entry.name == facts.replaced:
+        if entry.metadata is None or entry.name in replaced:
             continue
         key = (entry.metadata.method, entry.metadata.effective_suite)
         if key in seen:
@@ -41,11 +41,31 @@ def method_suite_unique(ctx):
                 path=str(facts.path),
             )
         seen[key] = entry.name
-        if key == (new.method, new.effective_suite) and (entry.module, entry.metadata.variable) != same_origin:
+        for d in facts.declarations:
+            new = d.metadata
+            if key == (new.method, new.effective_suite) and (entry.module, entry.metadata.variable) != (
+                d.module,
+                new.variable,
+            ):
+                yield Finding(
+                    f"{entry.name} ({entry.module}) already declares method={new.method!r}, "
+                    f"suite={new.effective_suite!r}: give the rerun its own suite",
+                    path=str(facts.path),
+                    target=d.target,
+                )
+    yield from _declared_twice(facts)
+
+
+def _declared_twice(facts):
+    """Two declarations of one register naming the same method: one would swap out the other's entry."""
+    first: dict[str, str] = {}
+    for d in facts.declarations:
+        other = first.setdefault(d.metadata.method, d.ref)
+        if other != d.ref:
             yield Finding(
-                f"{entry.name} ({entry.module}) already declares method={new.method!r}, "
-                f"suite={new.effective_suite!r}: give the rerun its own suite",
+                f"{d.ref} and {other} both declare method={d.metadata.method!r}: register one of them",
                 path=str(facts.path),
+                target=d.target,
             )
 
 
@@ -112,19 +132,22 @@ UNWRITABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 )
 def values_plain(ctx):
     """The method, the suite and the variable register writes into methods.py hold no control, format or line-break character."""
-    meta = ctx.facts.metadata
-    for field, value in (
-        ("method", meta.method),
-        ("suite", meta.effective_suite),
-        ("variable", meta.variable),
-    ):
-        bad = sorted({c for c in str(value or "") if unicodedata.category(c) in UNWRITABLE_CATEGORIES})
-        if bad:
-            shown = ", ".join(f"U+{ord(c):04X}" for c in bad)
-            yield (
-                f"{field} {value!r} holds {shown} (control, format or line-break characters), which register "
-                f"would write into {ctx.facts.path}; remove them from the declaration at {meta.source or 'info.py'}"
-            )
+    for d in ctx.facts.declarations:
+        meta = d.metadata
+        for field, value in (
+            ("method", meta.method),
+            ("suite", meta.effective_suite),
+            ("variable", meta.variable),
+        ):
+            bad = sorted({c for c in str(value or "") if unicodedata.category(c) in UNWRITABLE_CATEGORIES})
+            if bad:
+                shown = ", ".join(f"U+{ord(c):04X}" for c in bad)
+                yield Finding(
+                    f"{field} {value!r} holds {shown} (control, format or line-break characters), which register "
+                    f"would write into {ctx.facts.path}; remove them from the declaration at "
+                    f"{meta.source or 'info.py'}",
+                    target=d.target,
+                )
 
 
 @rule(

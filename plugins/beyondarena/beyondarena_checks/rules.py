@@ -34,13 +34,20 @@ def _at(metadata, message: str) -> Finding:
     return Finding(message)
 
 
-def _beyond_metadata(ctx):
-    """The run's metadata when it is a BeyondArena method, else None."""
+def _judged(ctx) -> list:
+    """Every metadata the run acts on: each declaration of a register (one or several at once), else the
+    run's one metadata (none when absent)."""
+    declarations = _fact(ctx, "declarations")
+    if declarations is not None:
+        return [d.metadata for d in declarations]
     metadata = _fact(ctx, "metadata")
-    if metadata is None:
-        return None
-    suite = getattr(metadata, "suite", None) or getattr(metadata, "method", None)
-    return metadata if settings_mod.of(ctx).claims(suite) else None
+    return [] if metadata is None else [metadata]
+
+
+def _beyond_metadata(ctx) -> list:
+    """The run's metadata that are BeyondArena methods (a register may act on several)."""
+    claims = settings_mod.of(ctx).claims
+    return [m for m in _judged(ctx) if claims(getattr(m, "suite", None) or getattr(m, "method", None))]
 
 
 @rule(
@@ -54,17 +61,15 @@ def _beyond_metadata(ctx):
 )
 def suite_known(ctx):
     """A BeyondArena method (suite matching ``suite_pattern``) must use one of the configured ``suites``."""
-    metadata = _beyond_metadata(ctx)
-    if metadata is None:
-        return
     known = settings_mod.of(ctx).suites
-    suite = metadata.suite or metadata.method
-    if suite not in known:
-        yield _at(
-            metadata,
-            f"suite {suite!r} looks like BeyondArena's but is not one of its suites "
-            f"({', '.join(known)}); fix the suite or add it to [arenas.beyondarena] suites",
-        )
+    for metadata in _beyond_metadata(ctx):
+        suite = metadata.suite or metadata.method
+        if suite not in known:
+            yield _at(
+                metadata,
+                f"suite {suite!r} looks like BeyondArena's but is not one of its suites "
+                f"({', '.join(known)}); fix the suite or add it to [arenas.beyondarena] suites",
+            )
 
 
 @rule(
@@ -86,7 +91,7 @@ def official_protocol(ctx):
     Systems are exempt (their results carry no protocol). To publish a deliberate custom
     run, add a waiver with a reason.
     """
-    metadata = _beyond_metadata(ctx)
+    metadata = next(iter(_beyond_metadata(ctx)), None)  # process and upload act on one method
     if metadata is None or getattr(metadata, "method_class", None) == "system":
         return
     official = settings_mod.of(ctx).official_protocol
@@ -116,11 +121,15 @@ def official_protocol(ctx):
 )
 def collection(ctx):
     """BeyondArena methods are registered with ``--arena beyondarena`` into its ``collection``, and nothing else is."""
-    metadata = _fact(ctx, "metadata")
     arena, path = _fact(ctx, "arena"), _fact(ctx, "path")
-    if metadata is None or arena is None:
+    if arena is None:
         return
     settings = settings_mod.of(ctx)
+    for metadata in _judged(ctx):
+        yield from _collection_findings(settings, metadata, arena, path)
+
+
+def _collection_findings(settings, metadata, arena: str, path):
     suite = metadata.suite or metadata.method
     ours = settings.claims(suite)
     if ours and arena != settings_mod.ARENA:
