@@ -46,11 +46,14 @@ def checked_reference(ctx: click.Context, param: click.Parameter, value: str | N
     return checked_path_reference(ctx, param, value)
 
 
-def checked_path_reference(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def checked_path_reference(ctx: click.Context, param: click.Parameter, value):
     """:func:`checked_reference` for a ``path/to/info.py:VARIABLE`` only: ``checks run register`` reads a module
-    reference from the TabArena checkout (``--repo``), not from what this interpreter can import."""
+    reference from the TabArena checkout (``--repo``), not from what this interpreter can import. A repeated
+    option (several declarations in one register) is checked reference by reference."""
     if value is None:
         return None
+    if isinstance(value, tuple):
+        return tuple(checked_path_reference(ctx, param, one) for one in value)
     path, sep, variable = value.strip().rpartition(":")
     if not (sep and path.endswith(".py")):
         return value  # a module (or malformed) reference is load()'s to read and explain
