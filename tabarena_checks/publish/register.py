@@ -18,6 +18,7 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, InputError, io
+from checks.options import option
 from tabarena_checks.facts import COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED, info_sources
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata import load as metadata_load
@@ -567,11 +568,13 @@ class Entry:
 
 @attrs.frozen
 class RegisterOptions:
-    """``checks run register``'s options."""
+    """``checks run register``'s options, declared once: ``checks run`` makes its parameters from these fields."""
 
-    method_metadata: str
-    repo: str
-    arena: str = "tabarena"
+    method_metadata: str = option(
+        help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE.", metavar="REF"
+    )
+    repo: str = option(help="TabArena checkout.", type=click.Path(file_okay=False))
+    arena: str = option(help="contexts/<arena>/methods.py to edit.", default="tabarena")
 
 
 class RegisterFacts:
@@ -669,16 +672,6 @@ REGISTER = Action(
     gather=lambda ctx: RegisterFacts(ctx.options),
     plan=_plan,
     execute=_execute,
-    params=(
-        click.Option(
-            ["--method-metadata"],
-            required=True,
-            metavar="REF",
-            help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE.",
-        ),
-        click.Option(["--repo"], required=True, type=click.Path(file_okay=False), help="TabArena checkout."),
-        click.Option(["--arena"], default="tabarena", show_default=True, help="contexts/<arena>/methods.py to edit."),
-    ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.metadata.effective_suite}",
     inputs=lambda ctx: {"methods.py": io.sha256(ctx.facts.source.encode())},
     sources=info_sources,
