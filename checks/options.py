@@ -44,6 +44,7 @@ def option(
     nargs: int = 1,
     required: bool | None = None,
     converter: Any = None,
+    callback: Any = None,
 ) -> Any:
     """A field that is ``--field-name`` on the command line; without a default it is required.
 
@@ -53,7 +54,8 @@ def option(
     ``nargs``: values taken at once (``--from-cache METHOD SUITE``), a tuple, None when not given;
     ``required=True``: the command line needs it although the class has a default (for a caller
     that builds the class without it, as ``checks inspect`` previews an action); ``converter``:
-    the field's own attrs converter, in place of the tuple ``multiple`` and ``nargs`` convert to.
+    the field's own attrs converter, in place of the tuple ``multiple`` and ``nargs`` convert to;
+    ``callback``: click's check of the value as given (a usage error, exit 2, before the action runs).
     """
     if flag:
         default = False if default is attrs.NOTHING else default
@@ -62,7 +64,7 @@ def option(
     if nargs > 1:
         default = None if default is attrs.NOTHING else default
     spec = {"kind": "option", "help": help, "flag": flag, "multiple": multiple, "metavar": metavar, "path": path}
-    spec.update(type=type, nargs=nargs, required=required)
+    spec.update(type=type, nargs=nargs, required=required, callback=callback)
     convert = converter or (_strings if multiple else attrs.converters.optional(tuple) if nargs > 1 else None)
     # keyword-only: a required option may follow one with a default, as on a command line
     return attrs.field(default=default, metadata={KEY: spec}, converter=convert, kw_only=True)
@@ -116,6 +118,7 @@ def _param(field: attrs.Attribute, spec: dict[str, Any]) -> click.Parameter:
         is_flag=spec["flag"],
         multiple=spec["multiple"],
         nargs=spec.get("nargs", 1),
+        callback=spec.get("callback"),
         required=required,
         show_default=not required and not spec["flag"] and not spec["multiple"],
         metavar=spec["metavar"],

@@ -160,6 +160,13 @@ class Shapes:
     pair: tuple[str, str] | None = option(help="Two at once.", nargs=2, metavar="A B")
     engine: str = option(help="Which.", default="native", type=click.Choice(["native", "other"]))
     tags: str | tuple[str, ...] = option(help="One or several.", multiple=True, converter=lambda v: tuple(v))
+    size: str | None = option(help="Checked as given.", default=None, callback=lambda ctx, param, v: _small(v))
+
+
+def _small(value: str | None) -> str | None:
+    if value is not None and len(value) > 3:
+        raise click.BadParameter(f"{value!r} is longer than 3")
+    return value
 
 
 def test_an_option_may_be_required_take_two_values_or_a_choice():
@@ -174,6 +181,8 @@ def test_an_option_may_be_required_take_two_values_or_a_choice():
     assert missing.exit_code == 2 and "Missing option '--ref'" in missing.output
     wrong = click.testing.CliRunner().invoke(command, ["sub", ".", "--ref", "x", "--engine", "x"])
     assert wrong.exit_code == 2 and "'x' is not one of 'native', 'other'" in wrong.output
+    checked = click.testing.CliRunner().invoke(command, ["sub", ".", "--ref", "x", "--size", "long"])
+    assert checked.exit_code == 2 and "'long' is longer than 3" in checked.output
 
 
 def test_a_field_without_a_command_line_form_is_a_load_error():
