@@ -41,27 +41,40 @@ def option(
     metavar: str | None = None,
     path: bool = False,
     type: click.ParamType | None = None,
+    nargs: int = 1,
+    required: bool | None = None,
+    converter: Any = None,
+    callback: Any = None,
 ) -> Any:
     """A field that is ``--field-name`` on the command line; without a default it is required.
 
     ``flag``: a boolean switch (default False); ``multiple``: repeatable, a tuple of strings;
     ``path``: a filesystem path (click shows it as one and refuses an empty value); ``type``: any
-    other click type (``click.IntRange(1, 64)``, ``click.Path(dir_okay=False)``), which wins over ``path``.
+    other click type (``click.IntRange(1, 64)``, ``click.Choice([...])``), which wins over ``path``;
+    ``nargs``: values taken at once (``--from-cache METHOD SUITE``), a tuple, None when not given;
+    ``required=True``: the command line needs it although the class has a default (for a caller
+    that builds the class without it, as ``checks inspect`` previews an action); ``converter``:
+    the field's own attrs converter, in place of the tuple ``multiple`` and ``nargs`` convert to;
+    ``callback``: click's check of the value as given (a usage error, exit 2, before the action runs).
     """
     if flag:
         default = False if default is attrs.NOTHING else default
     if multiple:
         default = () if default is attrs.NOTHING else default
+    if nargs > 1:
+        default = None if default is attrs.NOTHING else default
     spec = {"kind": "option", "help": help, "flag": flag, "multiple": multiple, "metavar": metavar, "path": path}
-    spec["type"] = type
+    spec.update(type=type, nargs=nargs, required=required, callback=callback)
+    convert = converter or (_strings if multiple else attrs.converters.optional(tuple) if nargs > 1 else None)
     # keyword-only: a required option may follow one with a default, as on a command line
-    return attrs.field(default=default, metadata={KEY: spec}, converter=_strings if multiple else None, kw_only=True)
+    return attrs.field(default=default, metadata={KEY: spec}, converter=convert, kw_only=True)
 
 
-def argument(*, help: str, metavar: str | None = None, path: bool = True) -> Any:
+def argument(*, help: str, metavar: str | None = None, path: bool = True, type: click.ParamType | None = None) -> Any:
     """A required positional field. click shows an argument in the usage line only, so ``help`` is kept for
-    the reader of the class: say it in the action's help too."""
-    return attrs.field(metadata={KEY: {"kind": "argument", "help": help, "metavar": metavar, "path": path}})
+    the reader of the class: say it in the action's help too. ``type`` wins over ``path`` as for :func:`option`."""
+    spec = {"kind": "argument", "help": help, "metavar": metavar, "path": path, "type": type}
+    return attrs.field(metadata={KEY: spec})
 
 
 def params(cls: type) -> tuple[click.Parameter, ...]:
@@ -97,13 +110,15 @@ def _param(field: attrs.Attribute, spec: dict[str, Any]) -> click.Parameter:
     if spec["kind"] == "argument":
         return click.Argument([field.name], type=kind, metavar=spec["metavar"])
     flag = "--" + field.name.replace("_", "-")
-    required = field.default is attrs.NOTHING
+    required = spec.get("required") or field.default is attrs.NOTHING
     # no default at all when required: click takes an explicit default=None as a value given
     default = {} if required else {"default": field.default}
     return click.Option(
         [flag, field.name],
         is_flag=spec["flag"],
         multiple=spec["multiple"],
+        nargs=spec.get("nargs", 1),
+        callback=spec.get("callback"),
         required=required,
         show_default=not required and not spec["flag"] and not spec["multiple"],
         metavar=spec["metavar"],

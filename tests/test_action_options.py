@@ -1,8 +1,9 @@
 """Every built-in action hands gather, plan, execute and its rules a typed options object.
 
-The command line builds it from the action's click parameters (one attrs field per
-parameter), so the domain code reads ``ctx.options.<name>``: a misspelt option is an error
-where the class is built, never a silent ``None`` from ``dict.get``.
+Each option is declared once, on the action's attrs options class (``checks.options.option``),
+and the command line's click parameters are made from its fields, so the domain code reads
+``ctx.options.<name>``: a misspelt option is an error where the class is built, never a silent
+``None`` from ``dict.get``, and no option can be added in one place and forgotten in the other.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import attrs
 import pytest
 
 from checks import plugins
-from checks.options import declared_params
+from checks.options import KEY, declared_params, params
 from tabarena_checks.publish.upload import UploadOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 DOMAIN_PACKAGES = ("tabarena_checks", "hfmigrate_checks")
+#: where the built-in actions and the shipped plugins' actions are declared
+ACTION_SOURCES = (*DOMAIN_PACKAGES, "plugins")
 #: the built-in plugins' entry-point names
 BUILTIN_PLUGINS = ("tabarena", "hfmigrate")
 
@@ -37,7 +40,7 @@ def test_each_builtin_action_has_an_options_class_matching_its_parameters(name):
     action = _builtin_actions()[name]
     assert action.options is not None and attrs.has(action.options), f"{name}: no attrs options class"
     fields = attrs.fields(action.options)
-    parameters = action.params or declared_params(action.options)  # the draft action declares them once
+    parameters = declared_params(action.options)
     assert {f.name for f in fields} == {p.name for p in parameters}, (
         f"{name}: the options class and the click parameters differ"
     )
@@ -48,6 +51,55 @@ def test_each_builtin_action_has_an_options_class_matching_its_parameters(name):
     made = action.options(**{f.name: "x" for f in fields if f.default is attrs.NOTHING})
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         setattr(made, fields[0].name, None)
+
+
+@pytest.mark.parametrize("name", ["process", "upload", "unpublish", "register", "log", "draft"])
+def test_each_builtin_action_declares_its_options_once(name):
+    action = _builtin_actions()[name]
+    assert not action.params, f"{name}: declare the options on {action.options.__name__} alone, not in params= too"
+    assert all(KEY in f.metadata for f in attrs.fields(action.options)), f"{name}: a field has no command-line form"
+
+
+@pytest.mark.parametrize("name", ["process", "upload", "unpublish", "register", "log", "draft"])
+def test_each_field_of_an_options_class_is_exactly_one_click_parameter(name):
+    action = _builtin_actions()[name]
+    fields = [f.name for f in attrs.fields(action.options)]
+    names = [p.name for p in params(action.options)]
+    assert names == fields, f"{name}: the parameters made from {action.options.__name__} are not one per field"
+    flags = [opt for p in params(action.options) for opt in p.opts if opt.startswith("-")]
+    assert len(flags) == len(set(flags)), f"{name}: two fields make the same command-line flag"
+
+
+def _params_beside_options(path: Path, root: Path = ROOT) -> list[str]:
+    """``Action(..., params=..., options=...)`` calls in one module: options written twice."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Action":
+            keywords = {k.arg for k in node.keywords}
+            if {"params", "options"} <= keywords:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def _hits(packages, finder) -> list[str]:
+    """What ``finder`` finds in every module of ``packages`` (folders of the checkout)."""
+    return [hit for package in packages for path in sorted((ROOT / package).rglob("*.py")) for hit in finder(path)]
+
+
+def test_no_action_in_the_tree_declares_params_beside_an_options_class():
+    offenders = _hits(ACTION_SOURCES, _params_beside_options)
+    assert offenders == [], "declare each option once, on the options class (checks.options.option): " + ", ".join(
+        offenders
+    )
+
+
+def test_the_params_finder_sees_a_doubled_declaration(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "A = Action(name='a', params=(), options=O)\nB = checks.Action(name='b', options=O)\n"
+        "C = checks.Action(name='c', params=(), options=O)\n"
+    )
+    assert _params_beside_options(module, tmp_path) == ["m.py:1", "m.py:3"]
 
 
 def test_the_command_line_builds_the_options_object():
@@ -85,12 +137,7 @@ def _option_lookups(path: Path, root: Path = ROOT) -> list[str]:
 
 
 def test_no_domain_module_looks_options_up_by_name():
-    offenders = [
-        hit
-        for package in DOMAIN_PACKAGES
-        for path in sorted((ROOT / package).rglob("*.py"))
-        for hit in _option_lookups(path)
-    ]
+    offenders = _hits(DOMAIN_PACKAGES, _option_lookups)
     assert offenders == [], "read ctx.options.<name> from the action's options class instead: " + ", ".join(offenders)
 
 

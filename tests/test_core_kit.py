@@ -151,6 +151,40 @@ def test_the_options_class_generates_its_click_parameters():
     assert missing.exit_code == 2 and "Missing option '--owner'" in missing.output
 
 
+@attrs.frozen
+class Shapes:
+    """The option forms the TabArena actions need beyond a plain --name VALUE."""
+
+    run: str = argument(help="The run.", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+    ref: str | None = option(help="Required here, optional to a caller.", default=None, required=True, metavar="REF")
+    pair: tuple[str, str] | None = option(help="Two at once.", nargs=2, metavar="A B")
+    engine: str = option(help="Which.", default="native", type=click.Choice(["native", "other"]))
+    tags: str | tuple[str, ...] = option(help="One or several.", multiple=True, converter=lambda v: tuple(v))
+    size: str | None = option(help="Checked as given.", default=None, callback=lambda ctx, param, v: _small(v))
+
+
+def _small(value: str | None) -> str | None:
+    if value is not None and len(value) > 3:
+        raise click.BadParameter(f"{value!r} is longer than 3")
+    return value
+
+
+def test_an_option_may_be_required_take_two_values_or_a_choice():
+    by_name = {p.name: p for p in params(Shapes)}
+    assert by_name["ref"].required and Shapes(run="r").ref is None
+    assert by_name["pair"].nargs == 2 and Shapes(run="r", pair=["a", "b"]).pair == ("a", "b")
+    assert Shapes(run="r").pair is None and by_name["run"].type.exists
+    assert list(by_name["engine"].type.choices) == ["native", "other"] and by_name["engine"].show_default
+    assert Shapes(run="r", tags=["x"]).tags == ("x",)
+    command = click.Group(commands=[click.Command("sub", params=list(params(Shapes)), callback=lambda **o: None)])
+    missing = click.testing.CliRunner().invoke(command, ["sub", "."])
+    assert missing.exit_code == 2 and "Missing option '--ref'" in missing.output
+    wrong = click.testing.CliRunner().invoke(command, ["sub", ".", "--ref", "x", "--engine", "x"])
+    assert wrong.exit_code == 2 and "'x' is not one of 'native', 'other'" in wrong.output
+    checked = click.testing.CliRunner().invoke(command, ["sub", ".", "--ref", "x", "--size", "long"])
+    assert checked.exit_code == 2 and "'long' is longer than 3" in checked.output
+
+
 def test_a_field_without_a_command_line_form_is_a_load_error():
     @attrs.frozen
     class Half:

@@ -19,6 +19,7 @@ import attrs
 import click
 
 from checks import Action, InputError, io
+from checks.options import option
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.raw import index
@@ -91,13 +92,18 @@ def method_names(files) -> list[str]:
 
 @attrs.frozen
 class LogOptions:
-    """``checks run log``'s options."""
+    """``checks run log``'s options, declared once: ``checks run`` makes its parameters from these fields."""
 
-    run: str
-    repo: str
-    benchmark_name: str
-    purpose: str | None = None
-    method_metadata: str | None = None
+    run: str = option(help="The run directory (or its data/).", type=click.Path(file_okay=False))
+    repo: str = option(help="TabArena checkout.", type=click.Path(file_okay=False))
+    benchmark_name: str = option(help="The benchmark name used in the entry heading.")
+    purpose: str | None = option(help="Why the run was made.", default=None)
+    method_metadata: str | None = option(
+        help="The method's info.py:VARIABLE (names the model, suite and variable).",
+        default=None,
+        metavar="REF",
+        callback=metadata_load.checked_reference,
+    )
 
 
 class LogFacts:
@@ -205,21 +211,6 @@ LOG = Action(
     gather=lambda ctx: LogFacts(ctx.options),
     plan=_plan,
     execute=_execute,
-    params=(
-        click.Option(
-            ["--run"], required=True, type=click.Path(file_okay=False), help="The run directory (or its data/)."
-        ),
-        click.Option(["--repo"], required=True, type=click.Path(file_okay=False), help="TabArena checkout."),
-        click.Option(["--benchmark-name"], required=True, help="The benchmark name used in the entry heading."),
-        click.Option(["--purpose"], default=None, help="Why the run was made."),
-        click.Option(
-            ["--method-metadata"],
-            callback=metadata_load.checked_reference,
-            default=None,
-            metavar="REF",
-            help="The method's info.py:VARIABLE (names the model, suite and variable).",
-        ),
-    ),
     target=lambda ctx: ctx.facts.name,
     arena="tabarena",
     requires=("pyarrow", "duckdb", "numpy", "isal"),

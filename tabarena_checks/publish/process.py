@@ -22,6 +22,7 @@ import click
 
 from checks import Action, ActionFailed, UsageError, io
 from checks.htmlreport import check_target
+from checks.options import argument, option
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.layout import MethodCache, cache_root
 from tabarena_checks.engine.api import ENGINES, Job, build
@@ -32,20 +33,58 @@ from tabarena_checks.metadata.compare import metadata_mismatch_waivers
 
 @attrs.frozen
 class ProcessOptions:
-    """``checks run process``'s options (one field per parameter of :data:`PROCESS`)."""
+    """``checks run process``'s options, declared once: ``checks run`` makes its parameters from these fields."""
 
-    run_data_dir: str
+    # a directory that is not there is the command line's mistake (exit 2), not a blocked run of "31 passed"
+    run_data_dir: str = argument(
+        help="The run's raw results.", metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False)
+    )
     #: required on the command line; ``checks inspect`` previews process without one
-    method_metadata: str | None = None
-    expect_validation_protocol: str | None = None
-    cache_root: str | None = None
-    method: str | None = None
-    no_cache_raw: bool = False
-    force: bool = False
-    engine: str = "native"
-    ignore_metadata_mismatch: bool = False
-    html: str | None = None
-    task_metadata: str | None = None
+    method_metadata: str | None = option(
+        help="path/to/info.py:VARIABLE or package.module:VARIABLE.",
+        default=None,
+        required=True,
+        metavar="REF",
+        callback=metadata_load.checked_reference,
+    )
+    expect_validation_protocol: str | None = option(
+        help="Refuse unless the results were fit under this protocol (e.g. tabarena or 8x1).",
+        default=None,
+        metavar="KEY",
+    )
+    cache_root: str | None = option(
+        help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena).",
+        default=None,
+        type=click.Path(file_okay=False),
+    )
+    method: str | None = option(
+        help="In a directory holding several methods, process this one (its config-dir prefix, "
+        "as `checks inspect` lists them); by default the one the declaration matches.",
+        default=None,
+        metavar="PREFIX",
+    )
+    no_cache_raw: bool = option(help="Do not copy the raw results into raw/.", flag=True)
+    force: bool = option(help="Replace an existing cache of this method and suite whole.", flag=True)
+    engine: str = option(
+        help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed).",
+        default="native",
+        type=click.Choice(list(ENGINES)),
+    )
+    ignore_metadata_mismatch: bool = option(
+        help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers).", flag=True
+    )
+    html: str | None = option(
+        help="Also write a self-contained HTML report of the run to FILE (passed or blocked).",
+        default=None,
+        metavar="FILE",
+    )
+    task_metadata: str | None = option(
+        help="TabArena's task-metadata frame (parquet or CSV, TaskMetadataCollection.to_legacy_df()) "
+        "of the run's tasks outside the TabArena-v0.1 suite; written as "
+        "processed/task_metadata.parquet (TA309).",
+        default=None,
+        metavar="FILE",
+    )
 
 
 def _facts(ctx):
@@ -309,64 +348,6 @@ PROCESS = Action(
     gather=_facts,
     plan=_plan,
     execute=_execute,
-    params=(
-        # a directory that is not there is the command line's mistake (exit 2), not a blocked run of "31 passed"
-        click.Argument(["run_data_dir"], metavar="RUN_DATA_DIR", type=click.Path(exists=True, file_okay=False)),
-        click.Option(
-            ["--method-metadata"],
-            callback=metadata_load.checked_reference,
-            required=True,
-            metavar="REF",
-            help="path/to/info.py:VARIABLE or package.module:VARIABLE.",
-        ),
-        click.Option(
-            ["--expect-validation-protocol"],
-            default=None,
-            metavar="KEY",
-            help="Refuse unless the results were fit under this protocol (e.g. tabarena or 8x1).",
-        ),
-        click.Option(
-            ["--cache-root"],
-            default=None,
-            type=click.Path(file_okay=False),
-            help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena).",
-        ),
-        click.Option(
-            ["--method"],
-            default=None,
-            metavar="PREFIX",
-            help="In a directory holding several methods, process this one (its config-dir prefix, "
-            "as `checks inspect` lists them); by default the one the declaration matches.",
-        ),
-        click.Option(["--no-cache-raw"], is_flag=True, help="Do not copy the raw results into raw/."),
-        click.Option(["--force"], is_flag=True, help="Replace an existing cache of this method and suite whole."),
-        click.Option(
-            ["--engine"],
-            type=click.Choice(list(ENGINES)),
-            default="native",
-            show_default=True,
-            help="native: DuckDB over the index; tabarena: TabArena's own processing (must be installed).",
-        ),
-        click.Option(
-            ["--ignore-metadata-mismatch"],
-            is_flag=True,
-            help="Waive the metadata-vs-raw mismatch rules for this run (recorded as waivers).",
-        ),
-        click.Option(
-            ["--html"],
-            default=None,
-            metavar="FILE",
-            help="Also write a self-contained HTML report of the run to FILE (passed or blocked).",
-        ),
-        click.Option(
-            ["--task-metadata"],
-            default=None,
-            metavar="FILE",
-            help="TabArena's task-metadata frame (parquet or CSV, TaskMetadataCollection.to_legacy_df()) "
-            "of the run's tasks outside the TabArena-v0.1 suite; written as "
-            "processed/task_metadata.parquet (TA309).",
-        ),
-    ),
     target=_target,
     inputs=_digests,
     sources=info_sources,

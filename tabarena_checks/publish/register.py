@@ -20,6 +20,7 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, InputError, io
+from checks.options import option
 from tabarena_checks.facts import COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED, info_sources
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata import load as metadata_load
@@ -577,11 +578,20 @@ def _one_or_several(refs: str | tuple[str, ...] | list[str]) -> str | tuple[str,
 
 @attrs.frozen
 class RegisterOptions:
-    """``checks run register``'s options: one ``--method-metadata`` (a string) or several (a tuple)."""
+    """``checks run register``'s options, declared once (``checks run`` makes its parameters from these fields):
+    one ``--method-metadata`` (a string) or several (a tuple)."""
 
-    method_metadata: str | tuple[str, ...] = attrs.field(converter=_one_or_several)
-    repo: str
-    arena: str = "tabarena"
+    method_metadata: str | tuple[str, ...] = option(
+        help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE; repeat it to register "
+        "several methods in one edit of methods.py.",
+        multiple=True,
+        required=True,
+        metavar="REF",
+        converter=_one_or_several,
+        callback=metadata_load.checked_path_reference,
+    )
+    repo: str = option(help="TabArena checkout.", type=click.Path(file_okay=False))
+    arena: str = option(help="contexts/<arena>/methods.py to edit.", default="tabarena")
 
     @property
     def refs(self) -> tuple[str, ...]:
@@ -778,19 +788,6 @@ REGISTER = Action(
     gather=lambda ctx: RegisterFacts(ctx.options),
     plan=_plan,
     execute=_execute,
-    params=(
-        click.Option(
-            ["--method-metadata"],
-            callback=metadata_load.checked_path_reference,
-            required=True,
-            multiple=True,
-            metavar="REF",
-            help="path/to/models/<x>/info.py:VARIABLE or tabarena.models.<x>.info:VARIABLE; repeat it to register "
-            "several methods in one edit of methods.py.",
-        ),
-        click.Option(["--repo"], required=True, type=click.Path(file_okay=False), help="TabArena checkout."),
-        click.Option(["--arena"], default="tabarena", show_default=True, help="contexts/<arena>/methods.py to edit."),
-    ),
     target=_target,
     inputs=lambda ctx: {"methods.py": io.sha256(ctx.facts.source.encode())},
     sources=_sources,

@@ -24,6 +24,7 @@ import attrs
 import click
 
 from checks import Action, ActionFailed, ChecksError, UsageError, io, progress
+from checks.options import option
 from tabarena_checks.cache import integrity, published
 from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem
@@ -221,27 +222,42 @@ def _md5(path: Path) -> str:
 
 @attrs.frozen
 class UploadOptions:
-    """``checks run upload``'s options (one field per parameter of :data:`UPLOAD`)."""
+    """``checks run upload``'s options, declared once: ``checks run`` makes its parameters from these fields."""
 
-    method_metadata: str | None = None
+    method_metadata: str | None = option(
+        help="info.py:VARIABLE or package.module:VARIABLE of the method to publish.",
+        default=None,
+        metavar="REF",
+        callback=metadata_load.checked_reference,
+    )
     #: ``(METHOD, SUITE)``
-    from_cache: tuple[str, str] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
-    no_upload_raw: bool = False
-    cache_root: str | None = None
-    verified: bool = False
-    expect_validation_protocol: str | None = None
+    from_cache: tuple[str, str] | None = option(
+        help="Publish the cached method's metadata.yaml instead of an info.py.", nargs=2, metavar="METHOD SUITE"
+    )
+    no_upload_raw: bool = option(help="Leave raw/ (raw.zip) out.", flag=True)
+    cache_root: str | None = option(
+        help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena).",
+        default=None,
+        type=click.Path(file_okay=False),
+    )
+    verified: bool = option(help="Allow publishing metadata with verified=True.", flag=True)
+    expect_validation_protocol: str | None = option(
+        help="Refuse unless the declared protocol is this one (e.g. tabarena or 8x1).", default=None, metavar="KEY"
+    )
 
 
 @attrs.frozen
 class UnpublishOptions:
-    """``checks run unpublish``'s options (one field per parameter of :data:`UNPUBLISH`)."""
+    """``checks run unpublish``'s options, declared once: ``checks run`` makes its parameters from these fields."""
 
-    method: str
-    suite: str
-    yes: bool = False
-    bucket: str | None = None
-    prefix: str | None = None
-    cache_root: str | None = None
+    method: str = option(help="Method name.")
+    suite: str = option(help="Suite (artifact) name.")
+    yes: bool = option(help="Delete without asking.", flag=True)
+    bucket: str | None = option(help="Bucket (default: cache_kwargs of the local metadata.yaml).", default=None)
+    prefix: str | None = option(help="Key prefix (default: cache_kwargs of the local metadata.yaml).", default=None)
+    cache_root: str | None = option(
+        help="Cache root holding the method's metadata.yaml.", default=None, type=click.Path(file_okay=False)
+    )
 
 
 class UploadFacts:
@@ -532,36 +548,6 @@ UPLOAD = Action(
     gather=lambda ctx: UploadFacts(ctx.options, real=not ctx.dry_run),
     plan=_plan,
     execute=_execute,
-    params=(
-        click.Option(
-            ["--method-metadata"],
-            callback=metadata_load.checked_reference,
-            default=None,
-            metavar="REF",
-            help="info.py:VARIABLE or package.module:VARIABLE of the method to publish.",
-        ),
-        click.Option(
-            ["--from-cache"],
-            nargs=2,
-            default=None,
-            metavar="METHOD SUITE",
-            help="Publish the cached method's metadata.yaml instead of an info.py.",
-        ),
-        click.Option(["--no-upload-raw"], is_flag=True, help="Leave raw/ (raw.zip) out."),
-        click.Option(
-            ["--cache-root"],
-            default=None,
-            type=click.Path(file_okay=False),
-            help="Cache root (default: $TABARENA_CACHE, else ~/.cache/tabarena).",
-        ),
-        click.Option(["--verified"], is_flag=True, help="Allow publishing metadata with verified=True."),
-        click.Option(
-            ["--expect-validation-protocol"],
-            default=None,
-            metavar="KEY",
-            help="Refuse unless the declared protocol is this one (e.g. tabarena or 8x1).",
-        ),
-    ),
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
     inputs=_inputs,
     sources=info_sources,
@@ -577,19 +563,6 @@ UNPUBLISH = Action(
     gather=lambda ctx: UnpublishFacts(ctx.options),
     plan=_unpublish_plan,
     execute=_unpublish,
-    params=(
-        click.Option(["--method"], required=True, help="Method name."),
-        click.Option(["--suite"], required=True, help="Suite (artifact) name."),
-        click.Option(["--yes"], is_flag=True, help="Delete without asking."),
-        click.Option(["--bucket"], default=None, help="Bucket (default: cache_kwargs of the local metadata.yaml)."),
-        click.Option(["--prefix"], default=None, help="Key prefix (default: cache_kwargs of the local metadata.yaml)."),
-        click.Option(
-            ["--cache-root"],
-            default=None,
-            type=click.Path(file_okay=False),
-            help="Cache root holding the method's metadata.yaml.",
-        ),
-    ),
     target=lambda ctx: f"{ctx.options.method}@{ctx.options.suite}",
     arena="tabarena",
     requires=("boto3",),
