@@ -36,9 +36,11 @@ from hfmigrate_checks.source.printed import (
 )
 
 
-@attrs.frozen
+@attrs.define
 class _Site:
-    """One score before it is judged: who, which task, the printed cell, and what qualifies it."""
+    """One score before it is judged: who, which task, the printed cell, and what qualifies it (built and
+    read within one table's import; 50,000 of them for a large README, so not frozen, which costs a
+    guarded set per field)."""
 
     label: mdtable.Cell
     variant: str
@@ -153,7 +155,7 @@ def rows_from_records(
         sites = _column_sites(records, task_column or columns[0], set(ignore_columns), set(drop_columns), where)
     else:
         model_column = model_column or columns[0]
-        text_columns = _text_columns(records)
+        text_columns = _text_columns(records, model_column)
         if models_as_columns is None and task_column is None and model_column == columns[0]:
             skip = {model_column, variant_column, *ignore_columns, *drop_columns}
             _refuse_if_transposed(records, skip, text_columns, where)
@@ -283,6 +285,7 @@ def _row_sites(records, named: tuple, left: tuple, text_columns: frozenset, wher
         pairs, others = _pairs(shown, columns, skip, model_column, task_column, value_column)
         all_texts, all_marks = _text_cells(shown, read, others), _marked(shown, read, others, text_columns)
         described = _described(shown, ignored)
+        context, row_where = _context(item, label), f"{where}: {item.locator}"
         for task, column in pairs:
             score_column = value_column or task
             if task not in task_details:
@@ -301,9 +304,9 @@ def _row_sites(records, named: tuple, left: tuple, text_columns: frozenset, wher
                     read[column] if column in read else parse_cell(cell.text),
                     markers,
                     (*details, *task_details[task]),
-                    _context(item, label),
+                    context,
                     locator,
-                    f"{where}: {item.locator}",
+                    row_where,
                     texts,
                     n,
                     described,
@@ -353,10 +356,13 @@ def _marked(shown, read, columns, text_columns=frozenset()) -> dict[str, tuple[s
     return out
 
 
-def _text_columns(records: Records) -> frozenset:
-    """Columns that print no score in any row (a "Prompt" or "Authors" column)."""
+def _text_columns(records: Records, labels: str) -> frozenset:
+    """Columns that print no score in any row (a "Prompt" or "Authors" column), among those but the
+    ``labels`` column, which is read as labels whatever it prints."""
     return frozenset(
-        c for c in records.columns if all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows)
+        c
+        for c in records.columns
+        if c != labels and all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows)
     )
 
 
