@@ -100,8 +100,11 @@ def cell(inline) -> Cell:
     """Render one inline token (a cell or a heading) as plain text, collecting markers and links."""
     children = inline.children or ()
     if not children and not _INLINE_SYNTAX.search(inline.content):  # plain text: no markup to render
-        text, (before, after) = strip_markers(" ".join(inline.content.split()))
-        return Cell(inline.content.strip(), text, tuple(dict.fromkeys(before + after)) if before or after else ())
+        text = " ".join(inline.content.split())
+        if not _ANY_MARK.search(text):  # most cells: no marker either
+            return Cell(inline.content.strip(), text)
+        text, (before, after) = strip_markers(text)
+        return Cell(inline.content.strip(), text, tuple(dict.fromkeys(before + after)))
     rendered = Inline()
     for tok in children:
         rendered.feed(tok)
