@@ -215,4 +215,32 @@ CASES = [
             ("SqueezeNet", "Quality: Accuracy, % / Source / Top-5"): ("80.30", "ok", ""),
         },
     ),
+    # A-ryanVAT-S/PersuaRL: docs/pipeline.md, "Stage 2 — Reward classifiers" ("Reproducing Table 9"). A
+    # two-level Markdown header whose groups are model names (encoders, each over the same two metric
+    # sub-columns, its second header cell left empty) and whose first column lists the tasks; the
+    # sub-column row has an empty first cell. The groups' names are none the orientation check knows, so
+    # the table is read with --models-as-columns, as its maintainer must say.
+    Case(
+        "persuarl-model-groups",
+        "A-ryanVAT-S/PersuaRL: docs/pipeline.md",
+        """## Stage 2 — Scoring classifiers
+
+Reproducing Table 4:
+
+| scorer | DeBERTa-large | | MiniLM | | ELECTRA-base | |
+|---|---|---|---|---|---|---|
+| | Acc | F1 | Acc | F1 | Acc | F1 |
+| Stance (STC) | 79.42 | 71.08 | 77.91 | 68.30 | 78.65 | 69.94 |
+| Topic (TPC) | 86.13 | 76.27 | 83.05 | 73.81 | 82.47 | 72.15 |
+""",
+        {"heading": "Stage 2 — Scoring classifiers", "models_as_columns": True},
+        {
+            ("DeBERTa-large", "Stance (STC) / Acc"): ("79.42", "ok", ""),
+            ("DeBERTa-large", "Topic (TPC) / F1"): ("76.27", "ok", ""),
+            ("MiniLM", "Stance (STC) / F1"): ("68.30", "ok", ""),
+            ("MiniLM", "Topic (TPC) / Acc"): ("83.05", "ok", ""),
+            ("ELECTRA-base", "Stance (STC) / Acc"): ("78.65", "ok", ""),
+            ("ELECTRA-base", "Topic (TPC) / F1"): ("72.15", "ok", ""),
+        },
+    ),
 ]

@@ -479,6 +479,34 @@ ref_baseline,50.0,0.0,0,805,minimal,2049,50.0,
             ("ref_baseline", "win_rate"): "uncertainty in column 'standard_error': ± 0.0",
         },
     ),
+    # tatsu-lab/alpaca_eval: src/alpaca_eval/leaderboards/data_AlpacaEval/alpaca_eval_gpt4_leaderboard.csv
+    # (AlpacaEval 1), written by pandas' to_csv: the first header cell is empty, its column the index of
+    # model names; the standard error follows the win rate, then win, loss and draw counts, the total, a
+    # mode and an average length; the reference model's row prints 50.0 and a standard error of 0.0, and
+    # some rates carry 14 decimals and others 8, as printed.
+    Case(
+        "alpaca-eval-1-csv-index",
+        "tatsu-lab/alpaca_eval: src/alpaca_eval/leaderboards/data_AlpacaEval/alpaca_eval_gpt4_leaderboard.csv",
+        """,win_rate,standard_error,n_wins,n_wins_base,n_draws,n_total,mode,avg_length
+osprey-70b-v0.2,94.81203007518797,0.7811254018331409,762,41,2,805,community,1702
+wren-2-13b-chat-hf,80.99378882,1.384912301,651,153,1,805,minimal,1488
+text_davinci_003,50.0,0.0,0,0,805,805,minimal,307
+finch-7b,24.96894410,1.52011873,199,598,8,805,verified,702
+""",
+        {"ignore_columns": ["n_wins", "n_wins_base", "n_draws", "n_total", "mode", "avg_length"]},
+        {
+            ("osprey-70b-v0.2", "win_rate"): ("94.81203007518797", "ok", ""),
+            ("wren-2-13b-chat-hf", "win_rate"): ("80.99378882", "ok", ""),
+            ("text_davinci_003", "win_rate"): ("50.0", "ok", ""),
+            ("finch-7b", "win_rate"): ("24.96894410", "ok", ""),
+        },
+        fmt="csv",
+        kept={
+            ("osprey-70b-v0.2", "win_rate"): "uncertainty in column 'standard_error': ± 0.7811254018331409",
+            ("text_davinci_003", "win_rate"): "n_draws: 805",
+            ("finch-7b", "win_rate"): "mode: verified",
+        },
+    ),
     # deepseek-ai/DeepSeek-R1: README.md, "4. Evaluation Results / DeepSeek-R1-Evaluation". The paragraph
     # that says how every score was sampled sits directly above the table, before a centring <div> and
     # blank lines; the first columns are a category and the benchmark with its metric in parentheses.

@@ -11,6 +11,7 @@ reason in ``problem``, raised only when that table is the one asked for.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 import attrs
@@ -189,7 +190,7 @@ def _assemble(found: _Found, lines, where: scopes.Scopes, definitions) -> Table:
     rows = _grouped(body)
     own = where.own(found.start, found.stop)
     markers = dict.fromkeys(m for c in (*header, *(c for r in rows for c in r.cells)) for m in c.markers)
-    names = [*(c.text for c in header[1:]), *(name for r in rows for name in row_names(r))]
+    names = itertools.chain((c.text for c in header[1:]), (name for r in rows for name in row_names(r)))
     prose = notes.prose_around(lines, found.start, found.stop, names)
     return Table(
         found.headings,
@@ -234,12 +235,13 @@ def _grouped(body) -> list[Row]:
     out_rows: list[Row] = []
     group = ""
     for number, cells in body:
-        # one cell spread by an HTML colspan is one cell
-        filled = list({id(c): c for c in cells if c.text or c.markers}.values())
+        filled = [c for c in cells if c.text or c.markers]
         if not filled:
             continue
-        if len(filled) == 1 and filled[0].emphasis in ("**", "*") and not filled[0].markers:
-            group = filled[0].text
+        first = filled[0]
+        # one cell spread by an HTML colspan is one cell
+        if all(c is first for c in filled) and first.emphasis in ("**", "*") and not first.markers:
+            group = first.text
             continue
         out_rows.append(Row(number, tuple(cells), group))
     return out_rows

@@ -195,7 +195,8 @@ def markdown_records(path: Path, heading: str | None, table_number: int | None =
     for row in table.rows:
         group = f", group {row.group!r})" if row.group else ")"
         where = f"{path.name}:L{row.line} (table under {table.heading!r}{group}"
-        marks = dict.fromkeys(m for name in document.row_names(row) for m in row_markers.get(name, ()))
+        names = document.row_names(row) if row_markers else ()
+        marks = dict.fromkeys(m for name in names for m in row_markers.get(name, ()))
         rows.append(Record(where, dict(zip(header, row.cells)), row.group, tuple(marks)))
     return Records(
         tuple(header),

@@ -73,7 +73,7 @@ _READ_INSIDE = {"table_open": 1, "table_close": -1, "footnote_reference_open": 1
 
 def _inline_where_read(state) -> None:
     """The parser's inline step, run only on what is read as cells: table cells, headings and footnote
-    definitions (and the one line :func:`render` parses). Prose is read from the source lines
+    definitions (and the one line :func:`render` parses), and only on text with inline syntax. Prose is read from the source lines
     (:mod:`notes`), so a paragraph of 400,000 lines never becomes millions of tokens (it took 9 s and
     380 MB)."""
     depth, heading = 0, False
@@ -83,8 +83,8 @@ def _inline_where_read(state) -> None:
         if read and _INLINE_SYNTAX.search(token.content):
             token.children = []
             state.md.inline.parse(token.content, state.md, state.env, token.children)
-        elif read:  # plain text: what the parser would make of it
-            token.children = [type(token)("text", "", 0, content=token.content)]
+        # plain text is left without children: :func:`cell` reads its content as the one text token the
+        # parser would make of it, and a table of 25,000 rows does not build 75,000 tokens for that
         heading = token.type == "heading_open"
 
 
@@ -99,8 +99,11 @@ def plain_heading(text: str) -> str:
 def cell(inline) -> Cell:
     """Render one inline token (a cell or a heading) as plain text, collecting markers and links."""
     children = inline.children or ()
-    if len(children) == 1 and children[0].type == "text":  # plain text: no markup to render
-        text, (before, after) = strip_markers(" ".join(children[0].content.split()))
+    if not children and not _INLINE_SYNTAX.search(inline.content):  # plain text: no markup to render
+        text = " ".join(inline.content.split())
+        if not _ANY_MARK.search(text):  # most cells: no marker either
+            return Cell(inline.content.strip(), text)
+        text, (before, after) = strip_markers(text)
         return Cell(inline.content.strip(), text, tuple(dict.fromkeys(before + after)))
     rendered = Inline()
     for tok in children:

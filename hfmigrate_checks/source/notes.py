@@ -162,12 +162,15 @@ def prose_around(
     about something else ("the code interpreter is open source") does not make it a note. A note
     paragraph ("Note: ...", an alert) that names a row or column in any sentence is kept whole,
     so what its other sentences say reaches that row. The paragraph under a table that leads
-    into the next table is that table's, not this one's.
+    into the next table is that table's, not this one's. ``names`` are read only when there is a
+    sentence to look for them in.
     """
-    index = naming.NameIndex(names)
+    index = None
     out = []
     for paragraph, note in (_paragraph_above(lines, start), _paragraph_under(lines, stop)):
         sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
+        if sentences and index is None:
+            index = naming.NameIndex(names)
         named = [index.named_in(s) for s in sentences]
         if note and any(named):
             out.append((" ".join(sentences), tuple(dict.fromkeys(n for each in named for n in each))))

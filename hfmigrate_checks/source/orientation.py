@@ -14,7 +14,7 @@ columns are models whatever the first column holds, so that is refused the same 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 #: a parameter count ("8B", "1.5B", "70b", "350M", "8x7B") or a chat/instruct/base tag
 _MODEL = re.compile(
@@ -39,15 +39,21 @@ def _naming(texts: Sequence[str], pattern: re.Pattern, unless: re.Pattern) -> li
     return [t for t in texts if pattern.search(t) and not unless.search(t)]
 
 
-def transposed_evidence(score_columns: Sequence[str], label_columns: Mapping[str, Sequence[str]]) -> tuple[str, str]:
+def transposed_evidence(
+    score_columns: Sequence[str], label_columns: Callable[[], Mapping[str, Sequence[str]]]
+) -> tuple[str, str]:
     """Why the table looks like models as columns, and the column naming its benchmarks (("", "") when it
     does not): most score columns name a model and not a benchmark, and most labels of one text column
-    (the first, or another such as "Benchmark" after a "Category" column) name a benchmark and not a model."""
+    (the first, or another such as "Benchmark" after a "Category" column) name a benchmark and not a model.
+    ``label_columns`` gives those columns' labels; it is called only when the header names models, so the
+    labels of a leaderboard whose header names benchmarks are not gathered."""
     columns = [c for c in score_columns if c.strip()]
     models = _naming(columns, _MODEL, _BENCHMARK)
-    found = [_benchmark_share(name, texts) for name, texts in label_columns.items()]
+    if not columns or len(models) * 2 < len(columns):
+        return "", ""
+    found = [_benchmark_share(name, texts) for name, texts in label_columns().items()]
     found = [f for f in found if f[0] >= 0.5]
-    if not columns or len(models) * 2 < len(columns) or not found:
+    if not found:
         return "", ""
     *_, name, benches = max(found)  # the column most plainly of benchmarks ("Math" alone makes no Category one)
     return (

@@ -87,7 +87,12 @@ def parse_cell(text: str) -> Cell:
     the text it renders to, the same way for a ledger value as for a table cell, so a value
     the ledger called a number is one when a draft is made from it.
     """
-    text, qualifiers, html_markers = _rendered(text.strip())
+    text = text.strip()
+    if NUMBER.match(text):  # most score cells: one clean number, nothing around it to take apart
+        number = float(text)
+        if abs(number) != float("inf"):
+            return Cell(number, "", "", OK, text)
+    text, qualifiers, html_markers = _rendered(text)
     if text is None:
         return Cell(None, "", "; ".join(qualifiers), NEEDS_REVIEW)
     inner, unwrapped, markers = _unwrapped(text)

@@ -36,14 +36,18 @@ from hfmigrate_checks.source.printed import (
 )
 
 
-@attrs.frozen
+@attrs.define
 class _Site:
-    """One score before it is judged: who, which task, the printed cell, and what qualifies it."""
+    """One score before it is judged: who, which task, the printed cell, and what qualifies it (built and
+    read within one table's import; 50,000 of them for a large README, so not frozen, which costs a
+    guarded set per field)."""
 
     label: mdtable.Cell
     variant: str
     task: str
     cell: mdtable.Cell
+    #: the score cell's rendered text as read (:func:`parse_cell`), read once with its row
+    read: Cell
     markers: tuple[str, ...]
     #: run details taken from labels ("few-shot" of "Chinchilla (few-shot)")
     details: tuple[str, ...]
@@ -72,11 +76,11 @@ def printed(cell: str | mdtable.Cell | None) -> mdtable.Cell:
     return mdtable.Cell(text, stripped if markers else label, markers, (link,) if link else ())
 
 
-def _score(cell: mdtable.Cell) -> Cell:
-    """The score of one printed cell; a Markdown cell is judged on its rendered text."""
-    if not isinstance(cell.raw, str) or cell.raw == cell.text and not cell.markers:
-        return parse_cell(cell.raw)
-    found = parse_cell(cell.text)
+def _score(cell: mdtable.Cell, found: Cell) -> Cell:
+    """The score of one printed cell, ``found`` its rendered text as read; a Markdown cell is judged on
+    that text, with what its markup said."""
+    if cell.raw == cell.text and not cell.markers:
+        return found
     extra = [f"linked to {url}" for url in cell.links]
     if cell.emphasis == "~~":
         return Cell(
@@ -151,8 +155,10 @@ def rows_from_records(
         sites = _column_sites(records, task_column or columns[0], set(ignore_columns), set(drop_columns), where)
     else:
         model_column = model_column or columns[0]
+        text_columns = _text_columns(records, model_column)
         if models_as_columns is None and task_column is None and model_column == columns[0]:
-            _refuse_if_transposed(records, {model_column, variant_column, *ignore_columns, *drop_columns}, where)
+            skip = {model_column, variant_column, *ignore_columns, *drop_columns}
+            _refuse_if_transposed(records, skip, text_columns, where)
         kept = [c for c in columns if c not in (model_column, variant_column, task_column, *drop_columns)]
         scores = [value_column] if value_column else [c for c in kept if c not in ignore_columns]
         spread = uncertainty.pairs(kept, scores, named, where)
@@ -160,6 +166,7 @@ def rows_from_records(
             records,
             (model_column, variant_column, task_column, value_column),
             (set(ignore_columns), tuple(drop_columns), spread),
+            text_columns,
             where,
         )
     rows = [_row(records, site, source_url) for site in sites]
@@ -183,15 +190,17 @@ def _check_options(records: Records, named: list, models_as_columns: bool | None
         raise InputError(f"{where}: give both --task-column and --value-column for a long table, or neither")
 
 
-def _refuse_if_transposed(records: Records, skip: set, where: str) -> None:
-    text_columns = _text_columns(records)
+def _refuse_if_transposed(records: Records, skip: set, text_columns: frozenset, where: str) -> None:
     scores = [c for c in records.columns if c not in skip and c not in text_columns]
     first = records.columns[0]
-    labels = {
-        c: [printed(r.cells.get(c)).text for r in records.rows]
-        for c in records.columns
-        if c == first or c in text_columns
-    }
+
+    def labels() -> dict[str, list[str]]:
+        return {
+            c: [printed(r.cells.get(c)).text for r in records.rows]
+            for c in records.columns
+            if c == first or c in text_columns
+        }
+
     evidence, column = orientation.transposed_evidence(scores, labels)
     if not evidence:
         evidence, column = orientation.grouped_evidence(records.parts), first
@@ -225,61 +234,83 @@ def _label(cell: mdtable.Cell, column: str, locator: str, where: str) -> tuple[m
             f"{MAX_CELL} characters or holds control characters; fix the source table"
         )
     name, details = qualifiers.run_details(label)
-    return attrs.evolve(cell, text=name), tuple(details)
+    return (cell if name == label else attrs.evolve(cell, text=name)), tuple(details)
 
 
-def _text_cells(record, columns: Sequence[str]) -> dict[str, str]:
-    """The record's non-score text cells among ``columns``: what may tell two printings apart."""
+def _read_row(record, columns: Sequence[str], text_columns: frozenset) -> tuple[dict, dict[str, Cell]]:
+    """The record's cells among ``columns`` as printed, and each one that may hold a score as read
+    (:func:`parse_cell`); a cell of a column that prints no score in any row is not read again. Every
+    cell is printed and read once, whatever its score, text cell or marker says later."""
+    shown = {column: printed(record.get(column)) for column in columns}
+    read = {column: parse_cell(cell.text) for column, cell in shown.items() if column not in text_columns}
+    return shown, read
+
+
+def _no_score(column: str, read: Mapping[str, Cell]) -> bool:
+    """Whether the row's cell in ``column`` reads as no number (a column left unread prints none)."""
+    return column not in read or read[column].value is None
+
+
+def _text_cells(shown: Mapping[str, mdtable.Cell], read: Mapping[str, Cell], columns: Sequence[str]) -> dict[str, str]:
+    """The row's non-score text cells among ``columns``: what may tell two printings apart."""
     texts = {}
     for column in columns:
-        cell = printed(record.get(column))
-        if cell.text and cell.text not in NO_SCORE and parse_cell(cell.text).value is None:
-            texts[column] = cell.text
+        text = shown[column].text
+        if text and text not in NO_SCORE and _no_score(column, read):
+            texts[column] = text
     return texts
 
 
 # shape: one loop builds every site of a row; its locals are the row's shared context
-def _row_sites(records, named: tuple, left: tuple, where) -> list[_Site]:  # noqa: PLR0914
+def _row_sites(records, named: tuple, left: tuple, text_columns: frozenset, where) -> list[_Site]:  # noqa: PLR0914
     """Sites of a table whose rows are models; ``named`` the model, variant, task and value columns,
-    ``left`` the ignored columns, the dropped ones and the uncertainty columns (-> their score column)."""
+    ``left`` the ignored columns, the dropped ones and the uncertainty columns (-> their score column).
+    What depends only on a column (its markers, the run details its name prints) is found once."""
     model_column, variant_column, task_column, value_column = named
     ignore, drop, spread = left
     columns = [c for c in records.columns if c not in drop and c not in spread]
     skip = {model_column, variant_column, *ignore}
-    text_columns = _text_columns(records)
+    ignored = sorted(ignore - set(spread))
+    wanted = [c for c in dict.fromkeys([model_column, *columns, variant_column, task_column, *ignored]) if c]
+    unread = text_columns | {model_column}
     by_score: dict[str, list[str]] = defaultdict(list)
     for column, score in spread.items():
         by_score[score].append(column)
+    task_details: dict[str, tuple[str, ...]] = {}
     sites = []
     for n, item in enumerate(records.rows):
-        record = item.cells
-        label, details = _label(printed(record.get(model_column)), model_column, item.locator, where)
-        variant = printed(record.get(variant_column)).text if variant_column else ""
-        pairs, others = _pairs(record, columns, skip, model_column, task_column, value_column)
-        all_texts, all_marks = _text_cells(record, others), _marked(record, others, text_columns)
-        described = _described(record, sorted(ignore - set(spread)))
-        for task, cell in pairs:
+        shown, read = _read_row(item.cells, wanted, unread)
+        label, details = _label(shown[model_column], model_column, item.locator, where)
+        variant = shown[variant_column].text if variant_column else ""
+        pairs, others = _pairs(shown, columns, skip, model_column, task_column, value_column)
+        all_texts, all_marks = _text_cells(shown, read, others), _marked(shown, read, others, text_columns)
+        described = _described(shown, ignored)
+        context, row_where = _context(item, label), f"{where}: {item.locator}"
+        for task, column in pairs:
             score_column = value_column or task
-            spread_of = _spread(record, by_score.get(score_column, ()), drop)
-            texts = {c: t for c, t in all_texts.items() if c != task}
+            if task not in task_details:
+                task_details[task] = tuple(_task_details(task, records.parts.get(task, ("", ""))[1]))
+            texts = {c: t for c, t in all_texts.items() if c != task} if task in all_texts else all_texts
             side = [m for c, marks in all_marks.items() if c != task for m in marks]
             markers = (*label.markers, *records.column_markers.get(score_column, ()), *side, *item.markers)
             locator = f"{item.locator} column {task!r}" if not task_column else item.locator
+            cell = shown[column]
             sites.append(
                 _Site(
                     label,
                     variant,
                     task,
                     cell,
+                    read[column] if column in read else parse_cell(cell.text),
                     markers,
-                    (*details, *_task_details(task, records.parts.get(task, ("", ""))[1])),
-                    _context(item, label),
+                    (*details, *task_details[task]),
+                    context,
                     locator,
-                    f"{where}: {item.locator}",
+                    row_where,
                     texts,
                     n,
                     described,
-                    spread_of,
+                    _spread(item.cells, by_score.get(score_column, ()), drop),
                     score_column,
                 )
             )
@@ -288,44 +319,50 @@ def _row_sites(records, named: tuple, left: tuple, where) -> list[_Site]:  # noq
 
 def _spread(record, columns: Sequence[str], drop: Sequence[str]) -> tuple[str, ...]:
     """The score's uncertainty from its paired columns (where printed), and the maintainer's dropped columns."""
+    if not columns and not drop:
+        return ()
     texts = {column: printed(record.get(column)).text for column in columns}
     shown = [uncertainty.qualifier(c, t) for c, t in texts.items() if t and t not in NO_SCORE]
     return (*shown, *map(dropped, drop))
 
 
 def _pairs(
-    record, columns: list[str], skip: set, model_column: str, task_column: str | None, value_column: str | None
-) -> tuple[list, list[str]]:
-    """(task, printed cell) of each score of a record, and its other columns: one per score column of a
-    wide table, the one of a long table."""
+    shown: Mapping[str, mdtable.Cell],
+    columns: list[str],
+    skip: set,
+    model_column: str,
+    task_column: str | None,
+    value_column: str | None,
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """(task, column of its cell) of each score of a row, and its other columns: one per score column of
+    a wide table, the one of a long table."""
     if task_column:
         return (
-            [(printed(record.get(task_column)).text, printed(record.get(value_column)))],
+            [(shown[task_column].text, value_column)],
             [c for c in columns if c not in (model_column, task_column, value_column)],
         )
-    return [(c, printed(record.get(c))) for c in columns if c not in skip], [c for c in columns if c != model_column]
+    return [(c, c) for c in columns if c not in skip], [c for c in columns if c != model_column]
 
 
-def _marked(record, columns, text_columns=frozenset()) -> dict[str, tuple[str, ...]]:
+def _marked(shown, read, columns, text_columns=frozenset()) -> dict[str, tuple[str, ...]]:
     """Column -> the markers of the row's text cell there (an "LLM" cell ``GPT-4o[^2]``, a "Prompt" cell
     ``n/a [^7]``): they qualify every score of the row. A no-score cell of a score column (``n/a†``
     among numbers) qualifies only itself, so it is left to that column."""
     out = {}
     for column in filter(None, columns):
-        cell = printed(record.get(column))
-        if (
-            cell.markers
-            and parse_cell(cell.text).value is None
-            and (cell.text not in NO_SCORE or column in text_columns)
-        ):
+        cell = shown[column]
+        if cell.markers and _no_score(column, read) and (cell.text not in NO_SCORE or column in text_columns):
             out[column] = cell.markers
     return out
 
 
-def _text_columns(records: Records) -> frozenset:
-    """Columns that print no score in any row (a "Prompt" or "Authors" column)."""
+def _text_columns(records: Records, labels: str) -> frozenset:
+    """Columns that print no score in any row (a "Prompt" or "Authors" column), among those but the
+    ``labels`` column, which is read as labels whatever it prints."""
     return frozenset(
-        c for c in records.columns if all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows)
+        c
+        for c in records.columns
+        if c != labels and all(parse_cell(printed(r.cells.get(c)).text).value is None for r in records.rows)
     )
 
 
@@ -333,9 +370,12 @@ def _column_sites(records: Records, task_column: str, ignore: set, drop: set, wh
     """Sites of a table whose columns are models and whose ``task_column`` names the task of each row.
 
     An empty task cell continues the task of the row above, as a reader of a model card
-    takes it (``MMLU`` over its language rows); the score says so in its qualifiers.
+    takes it (``MMLU`` over its language rows); the score says so in its qualifiers. Each
+    model column's header is read once, when the first row reaches it.
     """
     models = [c for c in records.columns if c != task_column and c not in ignore and c not in drop]
+    ignored = sorted(ignore)
+    heads: dict[str, tuple[mdtable.Cell, tuple[str, ...], str]] = {}
     sites = []
     above = None
     for n, item in enumerate(records.rows):
@@ -343,14 +383,14 @@ def _column_sites(records: Records, task_column: str, ignore: set, drop: set, wh
             printed(item.cells.get(task_column)), above, task_column, f"{where}: {item.locator}"
         )
         above = row_label
-        texts = _text_cells(item.cells, sorted(ignore))
-        side = [m for marks in _marked(item.cells, sorted(ignore), frozenset(ignore)).values() for m in marks]
-        described = _described(item.cells, sorted(ignore))
+        shown, read = _read_row(item.cells, [*models, *ignored], frozenset())
+        texts = _text_cells(shown, read, ignored)
+        side = [m for marks in _marked(shown, read, ignored, frozenset(ignore)).values() for m in marks]
+        described = _described(shown, ignored)
         for column in models:
-            group, sub = records.parts.get(column, (column, ""))
-            name = printed(group)  # a CSV header keeps its markers in its name
-            header = attrs.evolve(name, markers=(*records.column_markers.get(column, ()), *name.markers))
-            label, details = _label(header, column, f"header column {column!r}", where)
+            if column not in heads:
+                heads[column] = _model_header(records, column, where)
+            label, details, sub = heads[column]
             task = f"{row_label.text} / {sub}" if sub else row_label.text
             markers = (*label.markers, *row_label.markers, *side, *item.markers)
             sites.append(
@@ -358,7 +398,8 @@ def _column_sites(records: Records, task_column: str, ignore: set, drop: set, wh
                     label,
                     "",
                     task,
-                    printed(item.cells.get(column)),
+                    shown[column],
+                    read[column],
                     markers,
                     (*details, *_task_details(row_label.text, sub)),
                     (*_context(item, label), *continued),
@@ -372,6 +413,15 @@ def _column_sites(records: Records, task_column: str, ignore: set, drop: set, wh
                 )
             )
     return sites
+
+
+def _model_header(records: Records, column: str, where: str) -> tuple[mdtable.Cell, tuple[str, ...], str]:
+    """A model column's label with the markers its header prints, the run details in it, and its sub-column."""
+    group, sub = records.parts.get(column, (column, ""))
+    name = printed(group)  # a CSV header keeps its markers in its name
+    header = attrs.evolve(name, markers=(*records.column_markers.get(column, ()), *name.markers))
+    label, details = _label(header, column, f"header column {column!r}", where)
+    return label, details, sub
 
 
 def _task_label(
@@ -388,7 +438,7 @@ def _task_label(
     return above, [f"task {above.text!r} continued from the row above (its cell is empty)"]
 
 
-def _described(record, columns: Sequence[str]) -> tuple[str, ...]:
+def _described(shown: Mapping[str, mdtable.Cell], columns: Sequence[str]) -> tuple[str, ...]:
     """``column: text`` of the row's ignored cells: what they say qualifies every score of the row.
 
     Every ignored cell is kept, numbers included (an ignored ``Avg`` or ``# Shots`` may say how
@@ -396,7 +446,7 @@ def _described(record, columns: Sequence[str]) -> tuple[str, ...]:
     """
     out = []
     for column in columns:
-        text = printed(record.get(column)).text
+        text = shown[column].text
         if text and text not in NO_SCORE:
             out.append(f"{column}: {text}")
     return tuple(out)
@@ -419,7 +469,7 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
     cell = site.cell
     if len(cell.raw) > MAX_CELL:
         raise InputError(f"{site.where}: cell in column {site.task!r} is longer than {MAX_CELL} characters")
-    score = _score(cell)
+    score = _score(cell, site.read)
     shown, variants, review = _qualify(
         list(dict.fromkeys([*site.markers, *cell.markers, *score.markers])), records.notes
     )
@@ -451,6 +501,8 @@ def _row(records: Records, site: _Site, source_url: str) -> LedgerRow:
 
 def _shared(records: Records, site: _Site) -> list[str]:
     """Why a score a sibling table also prints needs review (see :mod:`context`)."""
+    if not records.shared:
+        return []
     first = printed(records.rows[site.record].cells.get(records.columns[0])).text
     return [reason for labels, columns, reason in records.shared if first in labels and site.column in columns]
 
@@ -485,7 +537,7 @@ def _distinct(rows: list[LedgerRow], sites: list[_Site]) -> list[LedgerRow]:
         groups[(row.source_model, row.source_variant, row.source_task)].append(n)
     out = list(rows)
     for members in groups.values():
-        if len({sites[n].record for n in members}) < 2:
+        if len(members) < 2 or len({sites[n].record for n in members}) < 2:
             continue
         telling = _telling_columns([sites[n].others for n in members])
         where = _printings([sites[m].locator.split(" column ")[0] for m in members])
