@@ -248,3 +248,19 @@ def test_the_reported_index_column_is_printed_safely(tmp_path):
     path.write_text(INDEXED)
     result = run_cli(["hf", "ledger", str(path), "--format", "csv", "--out", str(tmp_path / "l.csv")])
     assert result.exit_code == 0 and "\x1b" not in result.stderr and "b\\x1b[31m.csv" in result.stderr
+
+
+def test_encoder_names_over_metric_sub_columns_are_weighed_as_model_groups(tmp_path):
+    """Encoders (BERT, DeBERTa, MiniLM) group the sub-columns of papers' tables as LLM names do: such a
+    header is refused with the option to name, and the same header told its orientation reads."""
+    page = (
+        "| Task | BERT-large | BERT-large | DeBERTa-v3 | DeBERTa-v3 | MiniLM-L12 | MiniLM-L12 |\n"
+        "|---|---|---|---|---|---|---|\n"
+        "| | Acc | F1 | Acc | F1 | Acc | F1 |\n"
+        "| Stance | 71.2 | 70.4 | 75.0 | 74.1 | 68.3 | 67.9 |\n"
+        "| Persuasion | 64.8 | 63.0 | 69.5 | 68.8 | 61.1 | 60.2 |\n"
+    )
+    path = tmp_path / "README.md"
+    path.write_text(page)
+    with pytest.raises(InputError, match="--models-as-columns"):
+        ledger.import_source(path, "markdown")

@@ -26,11 +26,6 @@ def test_the_header_suite_covers_six_tables_from_five_repositories():
     assert sum(len(c.cells) for c in CASES) >= 20
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 39 item 8 on a real table: encoder names (DeBERTa-large, MiniLM) are not known model names, "
-    "so the two-level header's model groups are not weighed and the tasks are read as models",
-)
 def test_a_header_whose_groups_are_models_is_not_read_as_rows_without_being_told(tmp_path):
     case = next(c for c in CASES if c.name == "persuarl-model-groups")
     path = tmp_path / "README.md"

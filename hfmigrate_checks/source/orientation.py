@@ -20,7 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 _MODEL = re.compile(
     r"(?<![\w.])(?:\d+x)?\d+(?:\.\d+)?\s?[BMbm]\b|\b(?:instruct|chat|base|it|preview|distill\w*)\b"
     r"|\b(?:llama|qwen|mistral|mixtral|gemma|phi|gpt|claude|gemini|deepseek|falcon|olmo|yi|command|grok"
-    r"|internlm|glm|granite|nemotron|smollm|baichuan|vicuna|chinchilla|palm|opt|bloom|pythia|stablelm)\b",
+    r"|internlm|glm|granite|nemotron|smollm|baichuan|vicuna|chinchilla|palm|opt|bloom|pythia|stablelm"
+    # encoders and embedding models, which papers and benchmark READMEs group their sub-columns under
+    r"|bert|roberta|deberta\w*|distilbert|albert|electra|xlnet|minilm|mpnet|t5|flan-?t5|bart|xlm-?r\w*"
+    r"|e5|bge|gte|sentence-?t5|longformer|bigbird|ernie)\b",
     re.I,
 )
 #: benchmark names model cards print down their first column
