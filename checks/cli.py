@@ -547,9 +547,12 @@ def _find_rule(registry: plugins.Registry, code: str):
     import difflib
 
     names = [*registry.rules, *(r.name for r in registry.rules.values())]
-    close = difflib.get_close_matches(code.upper(), list(registry.rules), n=3, cutoff=0.6)
+    # codes that begin with what was typed come first (TA20 -> TA201, not TA320), then the closest by spelling
+    close = sorted(c for c in registry.rules if c.startswith(code.upper()))[:3]
+    close += [
+        c for c in difflib.get_close_matches(code.upper(), list(registry.rules), n=3, cutoff=0.6) if c not in close
+    ]
     close += [n for n in difflib.get_close_matches(code, names, n=3, cutoff=0.6) if n not in close]
-    close += sorted(c for c in registry.rules if c.startswith(code.upper()) and c not in close)[:3]
     hint = f" Did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
     raise UsageError(f"unknown rule {code!r}.{hint} (`checks rules` lists the codes)")
 

@@ -104,7 +104,7 @@ def test_a_suppression_on_the_finding_line_lets_the_action_run_and_is_recorded(t
     (tmp_path / "src.py").write_text("a = 1\nb = 2  # checks: ignore[TOY001] the toy fails on purpose here\n")
     res = toy(tmp_path, "--fail", "--finding-path", "src.py", "--finding-line", "2", "-v")
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
-    assert "[suppressed inline at src.py:2] src.py:2: asked to fail" in res.stdout
+    assert "[suppressed inline at src.py:2] src.py:2:1: asked to fail" in res.stdout
     assert "1 suppression used" in res.stdout
     rec = records.read(tmp_path / ".checks" / "decisions.jsonl")[-1]
     assert rec["suppressions_used"] == [
