@@ -1,6 +1,7 @@
-"""Runs of the model families beyond the first fixtures (LightGBM, CatBoost, XGBoost, TabArena's KNN and the
-torch MLP), written by TabArena 0.1.0's own runner (tests/fixtures/tabarena_real_families, made by
-``tests/real_runs/make_real_runs.py --families``), through the whole publishing chain.
+"""Runs of the model families beyond the first fixtures (LightGBM, CatBoost, XGBoost, TabArena's KNN, the torch
+MLP, fastai's MLP and TabArena's RealMLP), written by TabArena 0.1.0's own runner
+(tests/fixtures/tabarena_real_families, made by ``tests/real_runs/make_real_runs.py --families``), through
+the whole publishing chain.
 
 The strict reader reads every file (no class outside its allow-list anywhere, so TA308 passes), the
 inference equals TabArena's ``_infer_from_raw`` and the values TabArena's own run records, processing writes
@@ -22,40 +23,44 @@ from tabarena_checks.raw import inference
 
 FAMILIES = Path(__file__).resolve().parent / "fixtures" / "tabarena_real_families"
 TASKS = FAMILIES / "tasks"
-#: (run prefix, TabArena's method name, AutoGluon's model key the run records, bagged) per family. TabArena's
-#: KNN is its own ``KNNNewModel`` (key ``TA-KNN``; its registered metadata says ``KNN``), fitted as one child
-#: with use_child_oof (AutoGluon's KNN default), so it is no bag
+#: (run prefix, the frameworks' name prefix, AutoGluon's model key the run records, bagged, the method declared)
+#: per family. TabArena's KNN is its own ``KNNNewModel`` (key ``TA-KNN``; its registered metadata says ``KNN``),
+#: fitted as one child with use_child_oof (AutoGluon's KNN default), so it is no bag; TabArena's RealMLP names
+#: its configs ``TA-RealMLP_...``, which processing renames to the method declared
 FAMILY = [
-    ("gbm", "LightGBM", "GBM", True),
-    ("cat", "CatBoost", "CAT", True),
-    ("xgb", "XGBoost", "XGB", True),
-    ("knn", "KNeighbors", "TA-KNN", False),
-    ("nn_torch", "NeuralNetTorch", "NN_TORCH", True),
+    ("gbm", "LightGBM", "GBM", True, "LightGBM"),
+    ("cat", "CatBoost", "CAT", True, "CatBoost"),
+    ("xgb", "XGBoost", "XGB", True, "XGBoost"),
+    ("knn", "KNeighbors", "TA-KNN", False, "KNeighbors"),
+    ("nn_torch", "NeuralNetTorch", "NN_TORCH", True, "NeuralNetTorch"),
+    ("fastai", "NeuralNetFastAI", "FASTAI", True, "NeuralNetFastAI"),
+    ("realmlp", "TA-RealMLP", "TA-REALMLP", True, "RealMLP"),
 ]
 #: run -> what inspect must infer: TabArena's own answer for these files (the default config alone on three
 #: tasks, ``_bag``; the default and one search-space config on the multiclass task, ``_hpo``)
 EXPECTED = {
     f"{prefix}_{kind}": {
         "method_type": "config",
-        "inferred_method": method,
+        "inferred_method": raw,
         "ag_key": ag_key,
         "is_bag": is_bag,
         "can_hpo": kind == "hpo",
         "compute": "cpu",
-        "raw_config_default": f"{method}_c1_default_BAG_L1" if kind == "bag" else None,
-        "frameworks": (f"{method}_c1_default_BAG_L1",)
+        "raw_config_default": f"{raw}_c1_default_BAG_L1" if kind == "bag" else None,
+        "frameworks": (f"{raw}_c1_default_BAG_L1",)
         if kind == "bag"
-        else (f"{method}_c1_default_BAG_L1", f"{method}_r1_default_BAG_L1"),
+        else (f"{raw}_c1_default_BAG_L1", f"{raw}_r1_default_BAG_L1"),
     }
-    for prefix, method, ag_key, is_bag in FAMILY
+    for prefix, raw, ag_key, is_bag, _ in FAMILY
     for kind in ("bag", "hpo")
 }
+#: run -> the method its declaration names
+METHOD = {f"{prefix}_{kind}": method for prefix, *_, method in FAMILY for kind in ("bag", "hpo")}
 
 
 def _declaration(run: str) -> str:
     """The declaration a maintainer writes after ``checks inspect`` (the hpo runs pick the default config)."""
-    facts = EXPECTED[run]
-    method = facts["inferred_method"]
+    facts, method = EXPECTED[run], METHOD[run]
     return (
         f'MethodMetadata.config(method="{method}", suite="{run.replace("_", "-")}-real", ag_key="{facts["ag_key"]}", '
         f'config_default="{method}_c1_default_BAG_L1", can_hpo={facts["can_hpo"]}, is_bag={facts["is_bag"]}, '
@@ -110,7 +115,7 @@ def test_family_inference_equals_tabarenas_infer_from_raw(tmp_path, run):
 
 @pytest.mark.parametrize("run", list(EXPECTED))
 def test_family_runs_process_like_tabarena_and_pass_the_upload_dry_run(tmp_path, run):
-    method = EXPECTED[run]["inferred_method"]
+    method = METHOD[run]
     declaration = _declaration(run).replace("(", f"({R2}", 1)
     process_like_tabarena(tmp_path, _data(run), TASKS, method, declaration)
     suite = declaration.split('suite="')[1].split('"')[0]

@@ -20,11 +20,11 @@ OUT_DIR defaults to tests/fixtures/tabarena_real. What it writes there:
 ``--families`` (``--tasks families``) makes one small run per model family TabArena's bundle
 names and AutoGluon fits with an optional library (default OUT_DIR
 tests/fixtures/tabarena_real_families): LightGBM (GBM), CatBoost (CAT), XGBoost (XGB), KNN
-(TabArena's KNN, TA-KNN) and the torch MLP (NN_TORCH): each the default config as the v0.1
-bundle runs it on the three tasks, split r0f0 (``<family>_bag``), and the
-default with the first config of TabArena's search space on the multiclass task
-(``<family>_hpo``). It needs an environment holding those libraries besides TabArena (lightgbm,
-catboost, xgboost, torch): the fixtures README says which.
+(TabArena's KNN, TA-KNN), the torch MLP (NN_TORCH), fastai's MLP (FASTAI) and RealMLP
+(TabArena's, on pytabkit): each the default config as the v0.1 bundle runs it on the three
+tasks, split r0f0 (``<family>_bag``), and the default with the first config of TabArena's
+search space on the multiclass task (``<family>_hpo``). It needs an environment holding those libraries besides TabArena (lightgbm,
+catboost, xgboost, torch, fastai, pytabkit): the fixtures README says which.
 
 ``--tasks mae`` makes the runs on a regression task scored by ``mae`` instead (default OUT_DIR
 tests/fixtures/tabarena_real_mae): AutoGluon records its scorer's own name
@@ -121,6 +121,8 @@ FAMILIES = {
     "xgb": "XGBoost",
     "knn": "KNN",
     "nn_torch": "TorchMLP",
+    "fastai": "FastaiMLP",
+    "realmlp": "RealMLP",
 }
 FAMILY_SHAPES = tuple(f"{prefix}_{kind}" for prefix in FAMILIES for kind in ("bag", "hpo"))
 
@@ -418,7 +420,9 @@ def main(argv=None) -> int:
         except Exception as exc:  # record what the runner cannot make, and go on
             traceback.print_exc()
             manifest["runs"][name] = {"what": what, "ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
-    family_libraries = ("lightgbm", "catboost", "xgboost", "torch") if args.tasks == "families" else ()
+    family_libraries = (
+        ("lightgbm", "catboost", "xgboost", "torch", "fastai", "pytabkit") if args.tasks == "families" else ()
+    )
     manifest["versions"] = versions(family_libraries)
     python = sys.executable if family_libraries else "/work/main/.venv-tabarena/bin/python"
     manifest["command"] = " ".join([python, "tests/real_runs/make_real_runs.py", *sys.argv[1:]])
