@@ -14,6 +14,7 @@ from reliability_fixtures import write_info
 from tabarena_fixtures import build, make_run
 
 from checks import io
+from checks.options import declared_params
 from tabarena_checks.engine import api
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.publish.process import PROCESS
@@ -47,5 +48,5 @@ def test_without_the_raw_copy_nothing_is_copied(job, tmp_path):
 
 def test_the_engines_are_the_command_lines_choices():
 
-    engine = next(p for p in PROCESS.params if p.name == "engine")
+    engine = next(p for p in declared_params(PROCESS.options) if p.name == "engine")
     assert list(engine.type.choices) == list(api.ENGINES)
