@@ -68,16 +68,18 @@ def checked_path_reference(ctx: click.Context, param: click.Parameter, value):
     except ChecksError as exc:
         raise UsageError(f"{option}: cannot read it: {exc}") from None
     if variable not in module.bindings:
-        import difflib
-
         names = info_static.declared_variables(reader, module)
-        close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
-        hint = f" Did you mean {path}:{close[0]}?" if close else ""
-        raise UsageError(
-            f"{option}: {path} assigns no {variable!r}.{hint} (MethodMetadata declarations there: "
-            f"{', '.join(names) or 'none'})"
-        )
+        raise _no_variable(option, f"{path} assigns no {variable!r}", path, variable, names, "declarations")
     return value
+
+
+def _no_variable(option: str, what: str, where: str, variable: str, names: list[str], kind: str) -> UsageError:
+    """The usage error for a reference whose variable is not there, with the closest MethodMetadata name."""
+    import difflib
+
+    close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
+    hint = f" Did you mean {where}:{close[0]}?" if close else ""
+    return UsageError(f"{option}: {what}.{hint} (MethodMetadata {kind} there: {', '.join(names) or 'none'})")
 
 
 def load(ref: str | None) -> MethodMetadata | None:
@@ -162,15 +164,9 @@ def _check_module_reference(option: str, module_name: str, variable: str) -> Non
     except Exception:  # noqa: BLE001 - its own code failed: TA116 reports it with the loader's message
         return
     if not hasattr(module, variable):
-        import difflib
-
         names = sorted(n for n, v in vars(module).items() if _is_metadata(v))
-        close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
-        hint = f" Did you mean {module_name}:{close[0]}?" if close else ""
-        raise UsageError(
-            f"{option}: module {module_name!r} has no {variable!r}.{hint} (MethodMetadata variables there: "
-            f"{', '.join(names) or 'none'})"
-        )
+        what = f"module {module_name!r} has no {variable!r}"
+        raise _no_variable(option, what, module_name, variable, names, "variables")
 
 
 def _module_missing(module_name: str) -> bool:
