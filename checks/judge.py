@@ -15,8 +15,8 @@ from checks import config as config_mod
 from checks import config_changes, suppress
 from checks.config import Config, Waiver, effective
 from checks.context import RunContext
-from checks.globs import compile_glob
 from checks.errors import ChecksError, NoRulesSelected
+from checks.globs import compile_glob
 from checks.model import Action, Excuse, Finding, Outcome, Rule, Severity, Verdict
 from checks.plugins import Registry
 from checks.required import check_required, check_strict_waivers
