@@ -1,5 +1,5 @@
-"""Worker processes for the work that scales with cores: the raw index's decoding (``raw/``) and the native
-engine's second read and HPO simulation (``engine/``).
+"""Worker processes for the work that scales with cores: the raw index's decoding (``raw/``), the native
+engine's second read and HPO simulation (``engine/``) and the synthetic runs' writing (``synth/``).
 
 Decoding a results.pkl is the restricted unpickler, pure Python, so it scales with processes, not
 threads. Every pool needs the same care, kept here once: workers forked where the platform can (they
