@@ -8,10 +8,9 @@ hook needs them, ``LazyGroup`` for a command group whose commands are imported w
 action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``preview`` to
 show what a gate would decide, ``ExitCode`` and the error types, ``secret_values`` and
 ``SECRET_SHAPES`` to keep credentials out of what a plugin writes, and ``main`` to run the
-command line in-process. Five modules are public as a whole: :mod:`checks.io` (bounded
-reads, strict YAML, atomic writes), :mod:`checks.filecheck` (pre-commit file checks),
-:mod:`checks.htmlreport` (report pages), :mod:`checks.records` (the decision log) and
-:mod:`checks.testing` (fixtures for plugin tests).
+command line in-process. The modules named in ``PUBLIC_MODULES`` are public as a whole
+(docs/writing-plugins.md says what each holds; ``tests/test_public_api.py`` holds the docs' lists
+of them to it).
 
 The names are resolved on first use (PEP 562), so ``import checks`` costs nothing:
 ``checks --version`` never imports attrs, pluggy or click.

@@ -60,6 +60,8 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("tabarena_checks.engine",), ("tabarena_checks.publish", "tabarena_checks.rules", "tabarena_checks.report")),
     # actions hand facts to rules; they never call one
     (("tabarena_checks.publish", "hfmigrate_checks.drafts"), ("tabarena_checks.rules", "hfmigrate_checks.rules")),
+    # the worker pools serve raw/, engine/ and synth/ and know no workflow step: any step may use them
+    (("tabarena_checks.workers",), ("tabarena_checks",)),
     # runtime code never reaches into another domain
     (("tabarena_checks",), ("hfmigrate_checks",)),
     (("hfmigrate_checks",), ("tabarena_checks",)),

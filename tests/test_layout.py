@@ -23,8 +23,9 @@ TESTING = ("hfmigrate_checks.testing", "tabarena_checks.testing", "checks.testin
 #: ``python -m ...demo`` runs a whole flow against the local servers, so it may use them; nothing imports a demo
 DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
 #: what may sit at the top of a domain package; everything else lives in the sub-package of its workflow step
+#: (``workers.py``: the worker processes the steps share, raw/, engine/ and synth/, knowing none of them)
 TOP_LEVEL = {
-    "tabarena_checks": {"__init__.py", "plugin.py", "cli.py", "facts.py", "demo.py"},
+    "tabarena_checks": {"__init__.py", "plugin.py", "cli.py", "facts.py", "demo.py", "workers.py"},
     "hfmigrate_checks": {"__init__.py", "plugin.py", "cli.py", "demo.py"},
 }
 

@@ -3,11 +3,14 @@
 The public API is ``checks.__all__`` plus the modules in ``checks.PUBLIC_MODULES``. A
 built-in plugin reaching into another framework module (``checks.config``, ``checks.runner``)
 would hide what a third-party plugin cannot do; this test names the file and the import.
+``checks.PUBLIC_MODULES`` is the one list of the public modules: the docs that name them
+(docs/architecture.md, docs/writing-plugins.md) are held equal to it here.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -71,3 +74,40 @@ def test_the_check_catches_a_private_import(tmp_path):
     sneaky.write_text("from checks.runner import evaluate\nfrom checks import io, rule\nimport checks.config\n")
     found = [(m, n) for _, m, n in _framework_imports(sneaky) if _private_use(m, n)]
     assert found == [("checks.runner", "evaluate"), ("checks.config", "")]
+
+
+def _named_in(doc: str, starts: str) -> tuple[set[str], set[str]]:
+    """The ``checks.X`` modules and the plain names in backticks in the paragraph or list item of ``doc``
+    that starts with ``starts`` (up to the next blank line or list item)."""
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    assert starts in text, f"docs/{doc}: the passage starting {starts!r} is gone; keep the list of public API there"
+    passage = re.split(r"\n\s*\n|\n- ", text[text.index(starts) :], maxsplit=1)[0]
+    modules = set(re.findall(r"`checks\.(\w+)`", passage)) - {"PUBLIC_MODULES", "__all__"}
+    names = set(re.findall(r"`(\w+)`", passage))
+    return modules, names
+
+
+@pytest.mark.parametrize(
+    ("doc", "starts"),
+    [("architecture.md", "import each other; every plugin"), ("writing-plugins.md", "- the modules of")],
+)
+def test_the_docs_name_the_public_modules_of_checks(doc, starts):
+    """One list, ``checks.PUBLIC_MODULES``; a doc naming a module it lacks (or missing one) fails, naming both."""
+    modules, _ = _named_in(doc, starts)
+    public = set(checks.PUBLIC_MODULES)
+    assert modules == public, (
+        f"docs/{doc} names the public modules {sorted(modules)}, checks.PUBLIC_MODULES holds {sorted(public)}: "
+        f"add {sorted(public - modules)}, remove {sorted(modules - public)}"
+    )
+
+
+def test_the_plugin_tutorial_names_every_public_name_of_checks():
+    _, names = _named_in("writing-plugins.md", "- the names of `checks.__all__`")
+    public = set(checks.__all__)
+    assert names & public == public, f"docs/writing-plugins.md: add {sorted(public - names)} to the names of checks"
+
+
+def test_the_package_docstring_lists_no_public_modules_of_its_own():
+    """The docstring points at ``PUBLIC_MODULES`` rather than keeping a second list that could drift."""
+    assert "PUBLIC_MODULES" in checks.__doc__
+    assert not re.findall(r":mod:`checks\.\w+`", checks.__doc__), "name PUBLIC_MODULES instead of listing modules"

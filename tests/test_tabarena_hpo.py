@@ -22,7 +22,7 @@ import pytest
 from checks.testing import run_cli
 from tabarena_checks.engine import cache_hpo
 from tabarena_checks.engine import cache_hpo_metrics as hm
-from tabarena_checks.raw import index
+from tabarena_checks import workers
 from tabarena_checks.synth.generate import generate_run
 
 
@@ -234,20 +234,20 @@ def test_trajectories_simulated_in_worker_processes_equal_those_of_one_process(t
     serial = _process(tmp_path / "serial", run, "with_default")
     assert serial.exit_code == 0, serial.stdout + serial.stderr
     monkeypatch.setattr(cache_hpo, "PARALLEL_SPLITS", 2)  # the run has four task splits
-    monkeypatch.setattr(cache_hpo.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
     # every pool forks while no thread of the command runs (the raw copy's threads, a progress bar's)
     before, beside = set(threading.enumerate()), []
-    forking = index.worker_pool
+    forking = workers.worker_pool
 
     def pool_noting_threads(count, initializer):
         beside.append(sorted(t.name for t in set(threading.enumerate()) - before))
         return forking(count, initializer)
 
-    monkeypatch.setattr(index, "worker_pool", pool_noting_threads)
+    monkeypatch.setattr(workers, "worker_pool", pool_noting_threads)
     parallel = _process(tmp_path / "parallel", run, "with_default")
     assert parallel.exit_code == 0, parallel.stdout + parallel.stderr
     assert beside and beside == [[]] * len(beside)
-    monkeypatch.setattr(index, "worker_pool", forking)
+    monkeypatch.setattr(workers, "worker_pool", forking)
     name = "cache/artifacts/nori-hpo/methods/Nori/results/hpo_trajectories.parquet"
     assert pq.read_table(tmp_path / "parallel" / name).equals(pq.read_table(tmp_path / "serial" / name))
     # the splits did go to other processes, in order

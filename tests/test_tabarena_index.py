@@ -15,7 +15,8 @@ from tabarena_fixtures import build, make_run, write_payload
 
 from checks import InputError
 from tabarena_checks.facts import TabArenaFacts
-from tabarena_checks.raw import index, inference, reader
+from tabarena_checks import workers as pools
+from tabarena_checks.raw import database, decode, index, inference, reader
 
 
 def _bump(path, seconds=5):
@@ -131,8 +132,8 @@ def test_a_cold_build_starts_decoding_while_the_walk_lists(tmp_path, monkeypatch
 
     monkeypatch.setattr(index, "walk", walk)
     built = build(data, workers=2, cache_dir=tmp_path / "c")
-    assert listed == [54] and sent == [index.CHUNK] and built.decoded == 54
-    assert build(data, workers=2, cache_dir=tmp_path / "c").decoded == 0 and sent == [index.CHUNK], "warm: no decoder"
+    assert listed == [54] and sent == [decode.CHUNK] and built.decoded == 54
+    assert build(data, workers=2, cache_dir=tmp_path / "c").decoded == 0 and sent == [decode.CHUNK], "warm: no decoder"
 
 
 def test_rows_are_sorted_by_path_whether_or_not_the_walk_met_them_in_that_order(tmp_path):
@@ -147,17 +148,17 @@ def test_rows_are_sorted_by_path_whether_or_not_the_walk_met_them_in_that_order(
         assert paths == sorted(paths) and built.decoded == len(paths) == 81
         assert {column.num_chunks for column in built.table.columns} == {1}, "one chunk, not one per batch of files"
     in_order = built.table
-    assert index._sorted(in_order) is in_order, "met in order: not copied by a sort"
+    assert decode._sorted(in_order) is in_order, "met in order: not copied by a sort"
     reversed_rows = in_order.take(list(range(in_order.num_rows - 1, -1, -1)))
-    assert index._sorted(reversed_rows).equals(in_order)
+    assert decode._sorted(reversed_rows).equals(in_order)
 
 
 def test_a_cold_build_opens_the_database_while_its_workers_decode(tmp_path, monkeypatch):
     """The imports and the database the first query needs are ready by the time the workers are done; a
     serial build (too few files for workers) starts no thread."""
     data = make_run(tmp_path, configs=2, repeats=3, folds=3)
-    opened, real = [], index._database
-    monkeypatch.setattr(index, "_database", lambda: opened.append(threading.current_thread().name) or real())
+    opened, real = [], database.shared
+    monkeypatch.setattr(database, "shared", lambda: opened.append(threading.current_thread().name) or real())
     built = build(data, workers=2, cache_dir=tmp_path / "c")
     assert opened == ["prepare-queries"]
     assert built.query("SELECT count(*) FROM results") == [(54,)] and opened[-1] == "MainThread"
@@ -184,8 +185,8 @@ def test_a_cold_build_returns_with_its_workers_gone(tmp_path, monkeypatch):
     """The workers stop while the cache is written, and the build waits for them before it returns: no worker
     or thread of it outlives the build (a process forked after it must not copy a lock one of them holds)."""
     data = make_run(tmp_path, configs=2, repeats=3, folds=3)
-    real = index.worker_pool
-    monkeypatch.setattr(index, "worker_pool", lambda count, initializer: _SlowToStop(real(count, initializer)))
+    real = pools.worker_pool
+    monkeypatch.setattr(pools, "worker_pool", lambda count, initializer: _SlowToStop(real(count, initializer)))
     processes, threads = set(multiprocessing.active_children()), set(threading.enumerate())
     built = build(data, workers=2, cache_dir=tmp_path / "c")
     assert built.decoded == 54 and built.cache_path.is_file()
@@ -204,7 +205,7 @@ def test_pool_workers_freeze_what_they_inherit_then_run_their_initializer():
     """A worker's collector never walks the objects it inherited (walking them copies every page they sit on),
     and the pool's own initializer still runs, given this process's pid."""
     before = gc.get_freeze_count()  # 0 unless something froze this process (a fork inherits what it froze)
-    with index.worker_pool(1, _note_parent) as pool:
+    with pools.worker_pool(1, _note_parent) as pool:
         frozen, parent = pool.submit(_worker_state).result()
     assert frozen > before + 1000 and parent == str(os.getpid())
     assert "CHECKS_TEST_POOL_PARENT" not in os.environ and gc.get_freeze_count() == before, "only the worker froze"

@@ -11,7 +11,8 @@ import time
 import pytest
 from tabarena_fixtures import build, make_run
 
-from tabarena_checks.raw import index, inference, inference_memo
+from tabarena_checks.raw import index, index_cache, inference, inference_memo
+from tabarena_checks.raw import walk as raw_walk
 from tabarena_checks.facts import TabArenaFacts
 
 
@@ -32,12 +33,12 @@ def listings(monkeypatch):
         seen.append(os.fspath(path))
         return real(path)
 
-    monkeypatch.setattr(index.os, "scandir", counting)
+    monkeypatch.setattr(os, "scandir", counting)
     return seen
 
 
 def _cached(data):
-    return index._read_cache(index.default_cache_dir(data) / index.CACHE_FILE, data)
+    return index_cache.read_cache(index.default_cache_dir(data) / index_cache.CACHE_FILE, data)
 
 
 def test_unchanged_directories_are_not_listed_again(tmp_path, listings):
@@ -81,13 +82,13 @@ def test_warm_walk_finds_what_a_full_scan_finds(tmp_path, listings):
     assert len(again) + len(again.errors) == len(first) + 1
     assert sorted(again.table["path"].to_pylist() + [p for p, _ in again.errors]) == [f.path for f in expected]
     cached = _cached(data)
-    assert index.walk(data, cached.dirs, frozenset(cached.table["path"].to_pylist()))[0] == expected
+    assert raw_walk.walk(data, cached.dirs, frozenset(cached.table["path"].to_pylist()))[0] == expected
 
 
 def test_directories_changed_just_now_are_never_trusted(tmp_path):
     data = make_run(tmp_path, tasks=(363612,), folds=1)
     build(data)
-    assert set(_cached(data).dirs.values()) == {index.UNTRUSTED}, "everything was written within the racy window"
+    assert set(_cached(data).dirs.values()) == {raw_walk.UNTRUSTED}, "everything was written within the racy window"
     split = next(data.rglob("results.pkl")).parent
     before = split.stat()
     shutil.copy2(split / "results.pkl", split / "spare")
@@ -96,7 +97,7 @@ def test_directories_changed_just_now_are_never_trusted(tmp_path):
     os.utime(split, ns=(before.st_atime_ns, before.st_mtime_ns))  # same mtime as recorded
     assert any(
         f.path.endswith("deeper/results.pkl")
-        for f in index.walk(data, _cached(data).dirs, frozenset(_cached(data).table["path"].to_pylist()))[0]
+        for f in raw_walk.walk(data, _cached(data).dirs, frozenset(_cached(data).table["path"].to_pylist()))[0]
     )
 
 

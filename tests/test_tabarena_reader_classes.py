@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tabarena_fixtures import build, make_run, write_payload
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules
-from tabarena_checks.raw import index, inference, reader, unpickler
+from tabarena_checks.raw import index, index_cache, inference, reader, unpickler
 from tabarena_checks.rules.raw import unread_classes
 
 AG_MODULE = "autogluon.core.models.abstract._mutation_deprecated_dict"
@@ -228,7 +228,7 @@ def test_an_index_built_by_other_code_is_never_read(tmp_path, monkeypatch):
     data = make_run(tmp_path, tasks=(363612,), folds=2)
     files = len(list(data.rglob("results.pkl")))
     assert build(data).decoded == files and build(data).decoded == 0
-    monkeypatch.setattr(index, "code_digest", lambda: "sha256:" + "0" * 64)
+    monkeypatch.setattr(index_cache, "code_digest", lambda: "sha256:" + "0" * 64)
     assert build(data).decoded == files
 
 
@@ -237,11 +237,11 @@ def test_the_code_digest_covers_every_module_of_the_reader(tmp_path):
     package.mkdir()
     for module in sorted((index.Path(index.__file__).parent).glob("*.py")):
         (package / module.name).write_bytes(module.read_bytes())
-    assert index.digest_of_modules(package) == index.code_digest()
+    assert index_cache.digest_of_modules(package) == index.code_digest()
     for module in sorted(package.glob("*.py")):
         before = module.read_bytes()
         module.write_bytes(before + b"\n")
-        assert index.digest_of_modules(package) != index.code_digest(), module.name
+        assert index_cache.digest_of_modules(package) != index.code_digest(), module.name
         module.write_bytes(before)
 
 

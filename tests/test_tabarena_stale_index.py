@@ -17,7 +17,7 @@ import pytest
 from tabarena_fixtures import SCALE
 
 from checks.testing import run_cli
-from tabarena_checks.raw import index as index_mod, reader
+from tabarena_checks.raw import index as index_mod, index_cache, reader
 from tabarena_checks.report import inspect_cli
 from tabarena_checks.rules import raw_fields
 from tabarena_checks.synth.generate import generate_run, write_result
@@ -77,7 +77,7 @@ def test_a_check_added_after_the_index_was_built_blocks_without_reindexing(run, 
         assert run_cli(["inspect", str(run)], env=env).exit_code == 0
         old = run_cli([*process, "--dry-run"], env=env)
         assert old.exit_code == 0 and MESSAGE not in old.stdout, old.stdout + old.stderr
-    (cached,) = (tmp_path / "user-cache").rglob(index_mod.CACHE_FILE)
+    (cached,) = (tmp_path / "user-cache").rglob(index_cache.CACHE_FILE)
     stamp = (cached.stat().st_mtime_ns, cached.read_bytes())
 
     new = run_cli([*process, "--dry-run"], env=env)  # the code after it, on the same index
@@ -91,21 +91,21 @@ def test_a_check_added_after_the_index_was_built_blocks_without_reindexing(run, 
 def test_any_change_to_the_raw_code_changes_the_index_key(tmp_path):
     package = tmp_path / "raw"
     shutil.copytree(Path(index_mod.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    digest = index_mod.digest_of_modules(package)
+    digest = index_cache.digest_of_modules(package)
     assert digest == index_mod.code_digest()
     for module in sorted(package.glob("*.py")):
         original = module.read_bytes()
         module.write_bytes(original + b"# one line apart\n")
-        assert index_mod.digest_of_modules(package) != digest, module.name
+        assert index_cache.digest_of_modules(package) != digest, module.name
         module.write_bytes(original)
-    assert index_mod.digest_of_modules(package) == digest
+    assert index_cache.digest_of_modules(package) == digest
 
 
 def test_an_index_built_by_other_code_is_decoded_again(run, tmp_path, monkeypatch):
     cache = tmp_path / "idx"
     first = index_mod.build_index(run, cache_dir=cache, workers=1, progress=False)
     assert first.decoded == len(first) and index_mod.build_index(run, cache_dir=cache, workers=1).decoded == 0
-    monkeypatch.setattr(index_mod, "code_digest", lambda: "sha256:" + "0" * 64)  # the raw code, changed
+    monkeypatch.setattr(index_cache, "code_digest", lambda: "sha256:" + "0" * 64)  # the raw code, changed
     again = index_mod.build_index(run, cache_dir=cache, workers=1, progress=False)
     assert again.decoded == len(first)
 

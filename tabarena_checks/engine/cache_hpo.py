@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,7 +43,7 @@ from checks import progress
 from tabarena_checks.engine.cache_hpo_metrics import Metric
 from tabarena_checks.engine.cache_predictions import _cells
 from tabarena_checks.engine.cache_tables import frame
-from tabarena_checks.raw.index import quiet_pool
+from tabarena_checks.workers import quiet_pool, worker_count
 
 #: TabArena's trajectory budgets (None: every config)
 BUDGETS = (1, 2, 5, 10, 25, 50, 100, 150, None)
@@ -506,15 +505,10 @@ PARALLEL_SPLITS = 8
 @contextmanager
 def _simulation_pool(splits: int, workers: int | None):
     """Worker processes for the trajectories of ``splits`` task splits (``workers``, default one per CPU),
-    every one started now (:func:`~tabarena_checks.raw.index.quiet_pool`), before the caller's progress
+    every one started now (:func:`~tabarena_checks.workers.quiet_pool`), before the caller's progress
     bar starts drawing from a thread of its own; None when the splits are too few or there is one CPU.
     """
-    count = min(workers or os.cpu_count() or 1, splits) if splits >= PARALLEL_SPLITS else 1
-    if count < 2:
-        yield None
-        return
-
-    with quiet_pool(count) as pool:
+    with quiet_pool(worker_count(workers, splits) if splits >= PARALLEL_SPLITS else 1) as pool:
         yield pool
 
 

@@ -13,7 +13,6 @@ per process, as in TabArena's per-task processing.
 from __future__ import annotations
 
 import collections
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -24,10 +23,8 @@ from checks.io import sha256
 from tabarena_checks.engine.cache_predictions import aligned
 from tabarena_checks.engine.cache_tables import from_raw
 from tabarena_checks.raw import reader
-from tabarena_checks.raw.index import quiet_pool
+from tabarena_checks.workers import PARALLEL_THRESHOLD, quiet_pool, worker_count
 
-#: below this many files, starting worker processes costs more than it saves (as for the index)
-PARALLEL_THRESHOLD = 48
 #: task splits decoded ahead of the caller (two per worker on two cores)
 AHEAD = 4
 
@@ -77,12 +74,7 @@ def decoding_pool(files: int, workers: int | None = None, threshold: int = PARAL
     Opened before any other thread of the action starts (the raw copy's): a fork copies only the
     forking thread, and a lock another thread held at that moment would stay held in the worker.
     """
-    workers = workers or os.cpu_count() or 1
-    if workers < 2 or files < threshold:
-        yield None
-        return
-
-    with quiet_pool(workers) as pool:
+    with quiet_pool(worker_count(workers) if files >= threshold else 1) as pool:
         yield pool
 
 

@@ -15,7 +15,6 @@ import os
 import pickle
 import shutil
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import attrs
 
 from checks import io, progress
 from tabarena_checks.raw.suite_tasks import TABARENA_V01
+from tabarena_checks.workers import quiet_pool
 
 
 @attrs.frozen
@@ -423,14 +423,16 @@ def _check_request(
 
 
 def _write_all(jobs: list[tuple], workers: int | None) -> None:
-    """Write every results.pkl, on a process pool for a large run (``workers`` None: decided by its size)."""
+    """Write every results.pkl, on a process pool for a large run (``workers`` None: decided by its size).
+
+    The pool is started before the progress bar's thread (:func:`~tabarena_checks.workers.quiet_pool`).
+    """
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) > 200 else 1
-    with progress.bar("synth", total=len(jobs), unit="results.pkl") as advance:
-        if workers > 1:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for _ in pool.map(_write_one, jobs, chunksize=32):
-                    advance(1)
+    with quiet_pool(workers) as pool, progress.bar("synth", total=len(jobs), unit="results.pkl") as advance:
+        if pool is not None:
+            for _ in pool.map(_write_one, jobs, chunksize=32):
+                advance(1)
         else:
             for job in jobs:
                 _write_one(job)
