@@ -24,7 +24,7 @@ TESTING = ("hfmigrate_checks.testing", "tabarena_checks.testing", "checks.testin
 DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
 #: what may sit at the top of a domain package; everything else lives in the sub-package of its workflow step
 TOP_LEVEL = {
-    "tabarena_checks": {"__init__.py", "plugin.py", "cli.py", "facts.py", "demo.py"},
+    "tabarena_checks": {"__init__.py", "plugin.py", "cli.py", "demo.py"},
     "hfmigrate_checks": {"__init__.py", "plugin.py", "cli.py", "demo.py"},
 }
 

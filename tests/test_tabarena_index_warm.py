@@ -12,7 +12,7 @@ import pytest
 from tabarena_fixtures import build, make_run
 
 from tabarena_checks.raw import index, inference, inference_memo
-from tabarena_checks.facts import TabArenaFacts
+from tabarena_checks.facts.inspect import TabArenaFacts
 
 
 def _age(data, seconds=60):

@@ -275,7 +275,7 @@ def decision_log_apart(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
+    from tabarena_checks.facts.inspect import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     if not ctx.facts.real or ctx.dry_run:
         return
