@@ -7,7 +7,7 @@ from checks import Finding, rule
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.testing.facts import draft_facts, eval_results_facts
-from tabarena_checks.facts.inspect import CREDENTIAL_ENV
+from tabarena_checks.facts.constants import CREDENTIAL_ENV
 from tabarena_checks.rules.raw import RULES as RAW
 from tabarena_checks.rules.register import RULES
 from tabarena_checks.testing import (

@@ -21,15 +21,8 @@ import click
 
 from checks import Action, ActionFailed, InputError, io
 from checks.options import option
-from tabarena_checks.facts.inspect import (
-    COLLECTION_ARG,
-    GROUP_CPU,
-    GROUP_GPU,
-    GROUP_SYSTEMS,
-    GROUPS,
-    SUPERSEDED,
-    info_sources,
-)
+from tabarena_checks.facts.constants import COLLECTION_ARG, GROUP_CPU, GROUP_GPU, GROUP_SYSTEMS, GROUPS, SUPERSEDED
+from tabarena_checks.facts.sources import info_sources
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata

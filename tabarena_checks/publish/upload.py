@@ -28,7 +28,8 @@ from checks.options import option
 from tabarena_checks.cache import integrity, published
 from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem
-from tabarena_checks.facts.inspect import info_sources, missing_credentials
+from tabarena_checks.facts.constants import missing_credentials
+from tabarena_checks.facts.sources import info_sources
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.publish import s3lock, s3store

@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from checks import Finding, Severity, rule
+from tabarena_checks.facts.constants import COLLECTION_ARG, GROUPS, SUPERSEDED
 
 REGISTER = ("register",)
 LOG = ("log",)
@@ -98,7 +99,6 @@ def entries_resolvable(ctx):
 )
 def methods_layout(ctx):
     """methods.py has ``method_metadata_lst=[...]`` with the three group comments and a ``methods_superseded`` list."""
-    from tabarena_checks.facts.inspect import COLLECTION_ARG, GROUPS, SUPERSEDED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     facts = ctx.facts
     layout = facts.layout

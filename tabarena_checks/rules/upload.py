@@ -12,6 +12,7 @@ from pathlib import Path
 from checks import ChecksError, Finding, needs, rule
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem, name_problem, segment_problem
+from tabarena_checks.facts.constants import CREDENTIAL_ENV, missing_credentials
 from tabarena_checks.rules.metadata import at, declared_metadata
 
 UPLOAD = ("upload",)
@@ -275,7 +276,6 @@ def decision_log_apart(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.facts.inspect import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     if not ctx.facts.real or ctx.dry_run:
         return
