@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+#: the actions whose facts hold a declaration: the rules decidable from info.py alone bind to them
+INFO_ACTIONS = ("process", "upload", "precommit-info")
 #: the environment variables a real upload or unpublish needs (read only from the environment)
 CREDENTIAL_ENV = ("R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
 #: an arena's methods.py: the collection's list argument, its group comments, the list of replaced metadata

@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 import operator
 
-from checks import ChecksError, Finding, Severity, needs, rule
+from checks import ChecksError, Finding, Severity, needs, provides, rule
 from tabarena_checks.facts.constants import SIMULATED
-from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
+from tabarena_checks.facts.providers import declared_metadata, engine, raw_inference, task_metadata_given
 
 RAW_ACTIONS = ("process",)
 #: how many cells a finding lists before summarising the rest
@@ -160,11 +160,11 @@ def native_simulation_metric(ctx):
         )
 
 
-def _config_metrics(ctx, engine: str) -> tuple[str, ...]:
-    """The metrics of a config method processed by ``engine``, none for any other: only configs are simulated, and
-    TA103 judges a declaration the results contradict."""
+def _config_metrics(ctx, judged: str) -> tuple[str, ...]:
+    """The metrics of a config method processed by the engine ``judged``, none for any other: only configs are
+    simulated, and TA103 judges a declaration the results contradict."""
     meta, inference = declared_metadata(ctx), raw_inference(ctx)
-    if getattr(ctx.options, "engine", "native") != engine or meta is None or inference is None:
+    if engine(ctx) != judged or meta is None or inference is None:
         return ()
     return inference.metrics if meta.method_type == inference.method_type == "config" else ()
 
@@ -180,7 +180,7 @@ def _other_engine(ctx, inference, metrics: list[str], simulated: tuple[str, ...]
             f"nor can TabArena 0.1.0 load results scored on {', '.join(map(repr, unloadable))} (AutoGluon records "
             "its scorer's own name beside it, and TabArena asserts the two equal)"
         )
-    elif getattr(ctx.options, "task_metadata", None) is not None or _custom_tasks(inference):
+    elif task_metadata_given(ctx) or _custom_tasks(inference):
         why = (
             "nor can --engine tabarena process it, as the run's tasks are outside the TabArena-v0.1 suite "
             "and TabArena's processing cannot take their metadata (--task-metadata)"
@@ -253,7 +253,7 @@ def custom_task_metadata(ctx, inference):
     except ChecksError as exc:
         yield str(exc)
         return
-    tabarena = getattr(ctx.options, "engine", "native") == "tabarena"
+    tabarena = engine(ctx) == "tabarena"
     for task in inference.tasks:
         problem = _task_problem(task, given, tabarena)
         if problem:
