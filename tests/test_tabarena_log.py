@@ -10,7 +10,8 @@ import pytest
 from tabarena_checkout_fixtures import LOG, LOG_MD, SRC, checkout, git  # noqa: F401
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
-from tabarena_checks.publish.benchmark_log import LogFacts, LogOptions, insert_entry
+from tabarena_checks.facts.log import LogFacts
+from tabarena_checks.publish.benchmark_log import LogOptions, insert_entry
 from tabarena_checks.rules import register as rules_register
 from tabarena_checks.synth.generate import generate_run
 
