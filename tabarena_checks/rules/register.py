@@ -1,7 +1,7 @@
 """TA5xx: registering a method in an arena's methods.py, and logging its run in BENCHMARK_LOG.md.
 
-The rules read what :mod:`tabarena_checks.publish.register` and :mod:`tabarena_checks.publish.benchmark_log`
-gathered; they write nothing.
+The rules read the facts ``checks run register`` and ``log`` gathered (:mod:`tabarena_checks.facts.register`,
+:mod:`tabarena_checks.facts.log`); they write nothing.
 """
 
 from __future__ import annotations

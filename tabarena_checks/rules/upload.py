@@ -1,7 +1,7 @@
 """TA4xx: what must hold before a method's artifacts go to (or come off) the public R2 store.
 
 The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
-:mod:`tabarena_checks.publish.upload`); they never touch the network or the disk themselves.
+:mod:`tabarena_checks.facts.upload`); they never touch the network or the disk themselves.
 """
 
 from __future__ import annotations
