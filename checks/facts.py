@@ -9,15 +9,11 @@ places a finding at a ``path:line`` a fact recorded (where a declaration was rea
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from checks.errors import ChecksError
 from checks.model import Finding
-
-#: a place recorded as ``path:line`` (a declaration's ``source``)
-_PLACE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 
 
 def provides(facts: Any, name: str) -> bool:
@@ -44,7 +40,7 @@ def fact(name: str) -> Callable[[Any], Any]:
 
 def at(source: str | None, message: str) -> Finding:
     """A finding placed at ``source`` when it is a ``path:line``; unplaced otherwise."""
-    match = _PLACE.match(source or "")
-    if match:
-        return Finding(message, path=match["path"], line=int(match["line"]))
+    path, _, line = (source or "").rpartition(":")
+    if path and line.isdecimal():
+        return Finding(message, path=path, line=int(line))
     return Finding(message)

@@ -10,7 +10,6 @@ at their top, and ``checks rules`` imports every rule module.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from checks import Finding, fact
@@ -19,8 +18,6 @@ from tabarena_checks.metadata.origins import CALL, site
 
 if TYPE_CHECKING:  # the model loads when a rule runs, not when `checks rules` lists them
     from tabarena_checks.metadata.model import MethodMetadata
-
-_SOURCE = re.compile(r"^(?P<path>.+\.py):(?P<line>\d+)$")
 
 #: the declared MethodMetadata; None when none was given or the reference is bad (TA116 reports that)
 declared_metadata = fact("metadata")
@@ -76,6 +73,8 @@ def at(metadata: MethodMetadata, message: str, field: str | None = None) -> Find
     where = site(steps or (metadata.origins or {}).get(CALL, ()))
     if where is not None:
         return Finding(message, path=where.path, line=where.line, col=where.col)
-    if _SOURCE.match(metadata.source or ""):
-        return at_place(metadata.source, message)
+    if (metadata.source or "").rpartition(":")[0].endswith(".py"):
+        placed = at_place(metadata.source, message)  # placed only when what follows the ':' is a line
+        if placed.path:
+            return placed
     return Finding(f"{metadata.source}: {message}" if metadata.source else message)
