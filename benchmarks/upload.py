@@ -113,7 +113,7 @@ def main() -> None:
             aws_secret_access_key="bench-secret",
             config=Config(request_checksum_calculation="when_required", response_checksum_validation="when_required"),
         )
-        facts = UploadFacts(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))
+        facts = UploadFacts.gather(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))
         start = time.perf_counter()
         objects = stage(facts, work)
         staged = time.perf_counter() - start

@@ -114,7 +114,7 @@ def test_insert_entry_without_any_entry_appends_after_the_preamble():
 
 def _verdicts(repo, run, name="nori-2026-02"):
     options = LogOptions(repo=str(repo), run=str(run), benchmark_name=name)
-    return evaluate_rules(rules_register.RULES[3:], LogFacts(options), action="log", options=options)
+    return evaluate_rules(rules_register.RULES[3:], LogFacts.gather(options), action="log", options=options)
 
 
 def test_ta510_run_has_results(checkout, tmp_path, run_template):

@@ -149,7 +149,7 @@ def test_import_path_from_file_or_module_ref(tmp_path):
 def _verdicts(repo, rel, variable):
     options = RegisterOptions(method_metadata=f"{repo / SRC / rel}:{variable}", repo=str(repo))
     return evaluate_rules(
-        rules_register.RULES[:3], RegisterFacts(options, plan_edit), action="register", options=options
+        rules_register.RULES[:3], RegisterFacts.gather(options, plan_edit), action="register", options=options
     )
 
 
@@ -402,7 +402,7 @@ def test_a_rule_reading_one_declaration_crashes_and_blocks_on_several(checkout):
     """A rule written for one declaration (ctx.facts.metadata) cannot pass on several it never judged."""
     repo, _ = checkout
     refs = tuple(f"{repo / SRC / rel}:{var}" for rel, var in (CATBOOST, NORI_RERUN))
-    facts = RegisterFacts(RegisterOptions(method_metadata=refs, repo=str(repo)), plan_edit)
+    facts = RegisterFacts.gather(RegisterOptions(method_metadata=refs, repo=str(repo)), plan_edit)
     assert [d.metadata.method for d in facts.declarations] == ["CatBoost", "Nori"]
     with pytest.raises(SeveralDeclarations, match="ctx.facts.declarations"):
         facts.metadata  # noqa: B018 - the property raises

@@ -58,7 +58,7 @@ def upload(tmp_path, *extra: str, env=None):
 
 def facts(tmp_path, real=False, **options):
     base = {"from_cache": (METHOD, SUITE), "cache_root": str(tmp_path / "cache")}
-    return UploadFacts(UploadOptions(**{**base, **options}), real=real)
+    return UploadFacts.gather(UploadOptions(**{**base, **options}), real=real)
 
 
 def test_dry_run_is_the_default_and_sends_nothing(tmp_path, s3_env, s3_proxy):

@@ -12,6 +12,7 @@ import re
 import subprocess
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -86,20 +87,38 @@ def method_names(files) -> list[str]:
     return sorted(names)
 
 
+@attrs.define(slots=False)
 class LogFacts:
-    """The run, the checkout and what the entry will say, from ``checks run log``'s options."""
+    """The run, the checkout and what the entry will say (:meth:`gather` builds them from ``checks run log``'s
+    options)."""
 
-    def __init__(self, options):
+    options: Any = attrs.field(repr=False)
+    repo: Path
+    run: Path
+    #: the benchmark name of the entry's heading, and why the run was made
+    name: str
+    purpose: str
+    metadata: MethodMetadata | None
+    log_path: Path
+    data_dir: Path
+    #: the run's results.pkl files (walked, not decoded)
+    files: list = attrs.field(repr=False)
 
-        self.options = options
-        self.repo = Path(options.repo)
-        self.run = Path(options.run)
-        self.name = options.benchmark_name.strip()
-        self.purpose = (options.purpose or "").strip()
-        self.metadata: MethodMetadata | None = metadata_load.load(options.method_metadata)
-        self.log_path = self.repo / LOG_PATH
-        self.data_dir = data_dir(self.run)
-        self.files = index.scan(self.data_dir) if self.data_dir.is_dir() else []
+    @classmethod
+    def gather(cls, options: Any) -> LogFacts:
+        repo, run = Path(options.repo), Path(options.run)
+        data = data_dir(run)
+        return cls(
+            options=options,
+            repo=repo,
+            run=run,
+            name=options.benchmark_name.strip(),
+            purpose=(options.purpose or "").strip(),
+            metadata=metadata_load.load(options.method_metadata),
+            log_path=repo / LOG_PATH,
+            data_dir=data,
+            files=index.scan(data) if data.is_dir() else [],
+        )
 
     @cached_property
     def log_text(self) -> str | None:

@@ -255,37 +255,48 @@ def _declared(repo: Path, ref: str) -> tuple[str, str, MethodMetadata]:
     return ref, module, metadata_load.load(ref)
 
 
+@attrs.define(slots=False)
 class RegisterFacts:
-    """The new metadata (one declaration or several), the checkout's methods.py and what its collection holds.
+    """The new metadata (one declaration or several), the checkout's methods.py and what its collection holds;
+    :meth:`gather` builds them from ``checks run register``'s options.
 
     ``plan_edit`` is the action's planner of one declaration's edit, handed over so these facts never
     import the action; the edits are planned once and shared by the plan, the execution and the rules.
     """
 
-    def __init__(self, options, plan_edit: Callable[..., Any]):
+    options: Any = attrs.field(repr=False)
+    repo: Path
+    arena: str
+    #: ``(ref read, import module, metadata)`` of each ``--method-metadata``, in the order given
+    declared: list[tuple[str, str, MethodMetadata]] = attrs.field(repr=False)
+    #: the arena's methods.py, its text and its landmarks
+    path: Path
+    source: str = attrs.field(repr=False)
+    layout: Layout = attrs.field(repr=False)
+    plan_edit: Callable[..., Any] = attrs.field(repr=False)
 
-        self.options = options
-        self._plan_edit = plan_edit
-        self.repo = Path(options.repo)
-        self.arena = options.arena or "tabarena"
+    @classmethod
+    def gather(cls, options: Any, plan_edit: Callable[..., Any]) -> RegisterFacts:
+        repo, arena = Path(options.repo), options.arena or "tabarena"
         refs = options.refs
         twice = sorted({r for r in refs if refs.count(r) > 1})
         if twice:
             raise InputError(f"--method-metadata {twice[0]!r} is given twice; name each declaration once")
-        self._declared = [_declared(self.repo, ref) for ref in refs]
-        self.path = methods_path(self.repo, self.arena)
-        if not self.path.is_file():
+        declared = [_declared(repo, ref) for ref in refs]
+        path = methods_path(repo, arena)
+        if not path.is_file():
             raise InputError(
-                f"{self.path}: no methods.py for arena {self.arena!r} in {self.repo}; "
+                f"{path}: no methods.py for arena {arena!r} in {repo}; "
                 "pass --repo <TabArena checkout> and --arena <name of contexts/<arena>>"
             )
         import libcst as cst
 
-        self.source = self.path.read_text(encoding="utf-8")
+        source = path.read_text(encoding="utf-8")
         try:
-            self.layout = read_layout(cst.parse_module(self.source))
+            layout = read_layout(cst.parse_module(source))
         except cst.ParserSyntaxError as exc:
-            raise InputError(f"{self.path}:{exc.raw_line}: not valid Python ({exc.message}); fix it first") from None
+            raise InputError(f"{path}:{exc.raw_line}: not valid Python ({exc.message}); fix it first") from None
+        return cls(options, repo, arena, declared, path, source, layout, plan_edit)
 
     def _resolve(self, name: str, group: str) -> Entry:
         """The entry's metadata, read statically like an info.py (descriptors, spreads and imports followed)."""
@@ -328,7 +339,7 @@ class RegisterFacts:
     def declarations(self) -> tuple[Declaration, ...]:
         """Every declaration the run registers, in the order given: what the TA5xx rules judge, each."""
         return tuple(
-            Declaration(ref, module, meta, self._replaced(module, meta)) for ref, module, meta in self._declared
+            Declaration(ref, module, meta, self._replaced(module, meta)) for ref, module, meta in self.declared
         )
 
     def _one(self) -> Declaration:
@@ -362,6 +373,6 @@ class RegisterFacts:
         as the action's ``plan_edit(source, path, metadata, module, replaced)`` plans it."""
         source, edits = self.source, []
         for d in self.declarations:
-            edits.append(self._plan_edit(source, str(self.path), d.metadata, d.module, d.replaced))
+            edits.append(self.plan_edit(source, str(self.path), d.metadata, d.module, d.replaced))
             source = edits[-1].source
         return tuple(edits)

@@ -11,6 +11,9 @@ import json
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
+from typing import Any
+
+import attrs
 
 from checks import ChecksError, UsageError
 from tabarena_checks.cache import integrity
@@ -22,28 +25,36 @@ from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.raw import reader
 
 
+@attrs.define(slots=False)
 class UploadFacts:
-    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment.
+    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment
+    (:meth:`gather` builds them from ``checks run upload``'s options).
 
     ``real`` is true when the upload executes (``--no-dry-run``), false when it only plans.
     """
 
-    def __init__(self, options, *, real: bool = False):
+    options: Any = attrs.field(repr=False)
+    root: Path
+    metadata: MethodMetadata
+    cache: MethodCache
+    #: raw/ goes too (raw.zip), unless ``--no-upload-raw``
+    upload_raw: bool
+    real: bool = False
 
-        self.options = options
+    @classmethod
+    def gather(cls, options: Any, *, real: bool = False) -> UploadFacts:
         ref, from_cache = options.method_metadata, options.from_cache
         if bool(ref) == bool(from_cache):
             raise UsageError("give exactly one of --method-metadata REF or --from-cache METHOD SUITE")
-        self.root = cache_root(options.cache_root)
+        root = cache_root(options.cache_root)
         if ref:
-            self.metadata: MethodMetadata = metadata_load.load(ref)
-            self.cache = MethodCache.of(self.root, self.metadata)
+            metadata = metadata_load.load(ref)
+            cache = MethodCache.of(root, metadata)
         else:
             method, suite = from_cache
-            self.cache = MethodCache(self.root, suite, method)
-            self.metadata = read_metadata_yaml(self.cache.metadata_yaml)
-        self.upload_raw = not options.no_upload_raw
-        self.real = real
+            cache = MethodCache(root, suite, method)
+            metadata = read_metadata_yaml(cache.metadata_yaml)
+        return cls(options, root, metadata, cache, upload_raw=not options.no_upload_raw, real=real)
 
     @cached_property
     def recorded(self) -> MethodMetadata | None:
@@ -134,31 +145,38 @@ def _refuse_store_names(what: str, bucket: object, prefix: object) -> None:
             raise UsageError(f"{what}: the {name} {problem}")
 
 
+@attrs.define(slots=False)
 class UnpublishFacts:
-    """Where the method lives remotely, and what is there (listed once, only with credentials).
+    """Where the method lives remotely, and what is there (listed once, only with credentials);
+    :meth:`gather` builds them from ``checks run unpublish``'s options.
 
     ``list_keys(bucket, prefix)`` lists the store: the action hands over its client, so these facts never
     import the store's module (an action's).
     """
 
-    def __init__(self, options, list_keys: Callable[[str, str], list[str]]):
-        self.options = options
-        self._list_keys = list_keys
+    options: Any = attrs.field(repr=False)
+    cache: MethodCache
+    bucket: str
+    key_root: str
+    list_keys: Callable[[str, str], list[str]] = attrs.field(repr=False)
+    real: bool = True
+
+    @classmethod
+    def gather(cls, options: Any, list_keys: Callable[[str, str], list[str]]) -> UnpublishFacts:
         method, suite = options.method, options.suite
-        self.cache = MethodCache(cache_root(options.cache_root), suite, method)
+        cache = MethodCache(cache_root(options.cache_root), suite, method)
         bucket, prefix = options.bucket, options.prefix
-        if not (bucket and prefix) and self.cache.metadata_yaml.is_file():
-            kw = read_metadata_yaml(self.cache.metadata_yaml).cache_kwargs
+        if not (bucket and prefix) and cache.metadata_yaml.is_file():
+            kw = read_metadata_yaml(cache.metadata_yaml).cache_kwargs
             kw = kw if isinstance(kw, dict) else {}
             bucket, prefix = bucket or kw.get("bucket"), prefix or kw.get("prefix")
         if not (bucket and prefix):
             raise UsageError(
                 f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
-                f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
+                f"(no local metadata.yaml at {cache.metadata_yaml} to read cache_kwargs from)"
             )
         _refuse_store_names(f"unpublish {method} (suite={suite})", bucket, prefix)
-        self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
-        self.real = True
+        return cls(options, cache, bucket, f"{str(prefix).strip('/')}/{cache.rel}", list_keys)
 
     @cached_property
     def remote_keys(self) -> list[str] | str:
@@ -166,6 +184,6 @@ class UnpublishFacts:
         if missing_credentials():
             return "credentials missing"
         try:
-            return sorted(self._list_keys(self.bucket, self.key_root + "/"))
+            return sorted(self.list_keys(self.bucket, self.key_root + "/"))
         except Exception as exc:
             return f"{type(exc).__name__}: {exc}"

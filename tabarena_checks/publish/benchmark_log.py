@@ -67,7 +67,7 @@ LOG = Action(
     name="log",
     help="Add a run's entry at the top of packages/tabflow_slurm/BENCHMARK_LOG.md (once per benchmark name), "
     "with the git SHA that was HEAD when the run was set up.",
-    gather=lambda ctx: LogFacts(ctx.options),
+    gather=lambda ctx: LogFacts.gather(ctx.options),
     plan=_plan,
     execute=_execute,
     target=lambda ctx: ctx.facts.name,

@@ -457,7 +457,7 @@ REGISTER = Action(
     name="register",
     help="Add a method's info.py metadata to packages/tabarena/src/tabarena/contexts/<arena>/methods.py "
     "(a rerun swaps the entry and keeps the old one in methods_superseded).",
-    gather=lambda ctx: RegisterFacts(ctx.options, plan_edit),
+    gather=lambda ctx: RegisterFacts.gather(ctx.options, plan_edit),
     plan=_plan,
     execute=_execute,
     target=_target,

@@ -405,7 +405,7 @@ UPLOAD = Action(
     name="upload",
     help="Publish a processed method to R2 (plans by default; --no-dry-run uploads). "
     "Credentials come from R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.",
-    gather=lambda ctx: UploadFacts(ctx.options, real=not ctx.dry_run),
+    gather=lambda ctx: UploadFacts.gather(ctx.options, real=not ctx.dry_run),
     plan=_plan,
     execute=_execute,
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
@@ -420,7 +420,7 @@ UPLOAD = Action(
 UNPUBLISH = Action(
     name="unpublish",
     help="Delete a published method's objects from R2 (metadata.yaml first). Asks for confirmation unless --yes.",
-    gather=lambda ctx: UnpublishFacts(ctx.options, _list_keys),
+    gather=lambda ctx: UnpublishFacts.gather(ctx.options, _list_keys),
     plan=_unpublish_plan,
     execute=_unpublish,
     target=lambda ctx: f"{ctx.options.method}@{ctx.options.suite}",
