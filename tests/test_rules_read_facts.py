@@ -18,35 +18,48 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("checks", "tabarena_checks", "hfmigrate_checks", "plugins")
 
 
-def _declares_rules(tree: ast.AST) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for decorator in node.decorator_list:
-                call = decorator.func if isinstance(decorator, ast.Call) else decorator
-                if isinstance(call, ast.Name) and call.id == "rule":
-                    return True
-    return False
+def _is_rule(node: ast.AST) -> bool:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    calls = (d.func if isinstance(d, ast.Call) else d for d in node.decorator_list)
+    return any(isinstance(c, ast.Name) and c.id == "rule" for c in calls)
+
+
+def _judging(tree: ast.Module) -> list[ast.AST]:
+    """The module's rule functions and the module functions they call, directly or through one another (an
+    action declared in the same module is not among them)."""
+    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    todo = [n for n in functions.values() if _is_rule(n)]
+    seen: dict[str, ast.AST] = {}
+    while todo:
+        node = todo.pop()
+        if node.name in seen:
+            continue
+        seen[node.name] = node
+        called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+        todo += [functions[name] for name in called if name in functions]
+    return list(seen.values())
 
 
 def options_read(source: str) -> list[int]:
-    """The lines of ``source`` that read ``ctx.options``, when it declares a rule; none otherwise."""
-    tree = ast.parse(source)
-    if not _declares_rules(tree):
-        return []
-    return [
+    """The lines of ``source`` where a rule, or a function a rule calls, reads ``ctx.options``."""
+    return sorted(
         node.lineno
-        for node in ast.walk(tree)
+        for function in _judging(ast.parse(source))
+        for node in ast.walk(function)
         if isinstance(node, ast.Attribute)
         and node.attr == "options"
         and isinstance(node.value, ast.Name)
         and node.value.id == "ctx"
-    ]
+    )
 
 
 def _rule_sources():
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+    for path in sorted((ROOT / "tests").rglob("toy_*.py")):  # the framework tests' toy plugins, rules as examples
+        yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
     for name, text in scaffold.files("demo", "DEM").items():
         if name.endswith(".py"):
             yield f"checks/scaffold.py ({name})", text
@@ -71,3 +84,4 @@ def test_the_check_sees_a_rule_reading_the_options():
     )
     assert options_read(source) == [10]
     assert options_read("def gather(ctx):\n    return ctx.options.engine\n") == []  # an action may
+    assert options_read(source.replace("return helper(ctx)", "return None")) == []  # a helper no rule calls
