@@ -150,7 +150,7 @@ def sub_package_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, l
     """Sub-package -> {sub-package it imports: the module imports behind that edge}.
 
     A module is collapsed into the sub-package it sits in (``tabarena_checks.publish.process`` ->
-    ``tabarena_checks.publish``); a top-level module (``tabarena_checks.facts``, ``checks.runner``)
+    ``tabarena_checks.publish``); a top-level module (``tabarena_checks.plugin``, ``checks.runner``)
     and a package itself are nodes of their own.
     """
 
