@@ -76,8 +76,9 @@ def main() -> None:
     import boto3
     from botocore.config import Config
 
+    from tabarena_checks.facts.upload import UploadFacts
     from tabarena_checks.publish import s3store
-    from tabarena_checks.publish.upload import UploadFacts, UploadOptions
+    from tabarena_checks.publish.upload import UploadOptions, stage
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="bench-upload-"))
@@ -112,9 +113,9 @@ def main() -> None:
             aws_secret_access_key="bench-secret",
             config=Config(request_checksum_calculation="when_required", response_checksum_validation="when_required"),
         )
-        facts = UploadFacts(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))
+        facts = UploadFacts.gather(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))
         start = time.perf_counter()
-        objects = facts.stage(work)
+        objects = stage(facts, work)
         staged = time.perf_counter() - start
         total = sum(o.size for o in objects)
         print(f"staged {len(objects)} objects, {total / MIB:.0f} MiB, in {staged:.1f}s (zips, checksums, metadata)")

@@ -2,7 +2,8 @@
 
 A plugin imports from here only, as the built-in ``tabarena_checks`` and
 ``hfmigrate_checks`` do (``tests/test_public_api.py`` holds them to it): ``hookimpl`` to
-mark hook implementations, ``rule`` and ``Rule`` to define rules (``needs`` to give a rule its facts), ``Action`` for things
+mark hook implementations, ``rule`` and ``Rule`` to define rules (``needs`` to give a rule its facts, ``fact`` and ``provides`` to ask for
+one by name, ``at`` to place a finding at a recorded ``path:line``), ``Action`` for things
 the runner may execute, ``ModuleWiring`` to spread a plugin over modules imported when a
 hook needs them, ``LazyGroup`` for a command group whose commands are imported when one is asked for, ``Finding``/``Severity`` for what rules report, ``Waiver`` for waivers an
 action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``preview`` to
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from checks.context import RunContext
     from checks.errors import ActionFailed, ChecksError, ConfigError, InputError, PluginError, UsageError
     from checks.exitcodes import ExitCode
+    from checks.facts import at, fact, provides
     from checks.lazygroup import LazyGroup
     from checks.model import Action, Finding, Outcome, Rule, Severity, Verdict, needs, rule
     from checks.plugins import hookimpl
@@ -50,6 +52,9 @@ _HOME = {
     "Verdict": "checks.model",
     "rule": "checks.model",
     "needs": "checks.model",
+    "fact": "checks.facts",
+    "provides": "checks.facts",
+    "at": "checks.facts",
     "hookimpl": "checks.plugins",
     "ModuleWiring": "checks.wiring",
     "LazyGroup": "checks.lazygroup",

@@ -157,6 +157,17 @@ class Records:
         return {s.path: s.digest for s in self.sources}
 
 
+def records(kind: type) -> Callable[[Any], list[Any] | None]:
+    """A provider for :func:`checks.needs`: the records of ``kind`` a kit arena's action or hook read; None when
+    the run's facts are not :class:`Records` (a rule of this arena bound to another plugin's action)."""
+
+    def provider(ctx: Any) -> list[Any] | None:
+        return ctx.facts.of(kind) if isinstance(ctx.facts, Records) else None
+
+    provider.__name__ = provider.__qualname__ = f"records_of_{kind.__name__}"
+    return provider
+
+
 @attrs.frozen
 class ResultFiles:
     """An arena's result files, declared once.

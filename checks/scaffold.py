@@ -117,7 +117,8 @@ hook = FILES.hook("Check $name result files (read-only). FILES, or every MODEL/T
 
 from __future__ import annotations
 
-from checks import rule
+from checks import needs, rule
+from checks.kit import records
 
 from $package.results import FILES, Result
 
@@ -130,9 +131,10 @@ from $package.results import FILES, Result
     example_fail='{"task": "sts", "score": 71.2}',
     example_pass='{"task": "sts", "score": 0.712}',
 )
-def score_in_range(ctx):
+@needs(records(Result))
+def score_in_range(ctx, results):
     """Every result's ``score`` is from 0 to 1."""
-    for result in ctx.facts.of(Result):
+    for result in results:
         if not 0 <= result.score <= 1:
             yield result.source.at("/score", f"score {result.score} is outside 0..1 (a percent?)")
 

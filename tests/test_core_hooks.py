@@ -166,13 +166,12 @@ def test_run_finished_sees_every_outcome(checks_cli, tmp_path):
 
 
 def test_evaluate_fixture_judges_rules_like_the_runner(checks_evaluate):
-    failing = checks_evaluate([must_not_fail, warns], None, options={"fail": True, "warn": False, "name": "n"})
+    failing = checks_evaluate([must_not_fail, warns], {"fail": True, "warn": False, "name": "n"})
     assert_fails(failing, "TOY001", "asked to fail")
     assert_passes(failing, "TOY003")
     waived = checks_evaluate(
         [must_not_fail],
-        None,
-        options={"fail": True, "name": "n"},
+        {"fail": True, "name": "n"},
         config='[[waivers]]\nrule = "TOY001"\ntarget = "n"\nreason = "r"\nowner = "o"\nexpires = 2999-01-01\n',
     )
     assert waived["TOY001"].outcome.value == "waived"

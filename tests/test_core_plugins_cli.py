@@ -21,7 +21,7 @@ from checks import Finding, hookimpl, rule
 @rule("LOC101", "loc-marker-named", actions=("toy",), why="local", example_fail="--name bad")
 def marker_named(ctx):
     """Fails for the target 'bad'."""
-    if ctx.options["name"] == "bad":
+    if ctx.facts["name"] == "bad":
         yield Finding("the local plugin refuses 'bad'")
 
 

@@ -57,6 +57,12 @@ def _imported(cwd, *args: str) -> tuple[int, set[str]]:
     return exit_code, set(modules)
 
 
+def _facts_classes(modules: set[str]) -> list[str]:
+    """The modules of TabArena's facts package loaded beyond its light ones (shared words, providers)."""
+    light = ("tabarena_checks.facts", "tabarena_checks.facts.constants", "tabarena_checks.facts.providers")
+    return sorted(m for m in modules if m.startswith("tabarena_checks.facts") and m not in light)
+
+
 @pytest.mark.parametrize(
     "args",
     [("rules",), ("rule", "TA101"), ("rule", "HF201"), ("--version",), ("plugins",), ("rules", "--format", "json")],
@@ -79,6 +85,9 @@ def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     ]
     # a rule module's checks import what they judge with (the raw readers, validation-protocol keys) when they run
     assert not [m for m in modules if m.startswith(("tabarena_checks.raw", "hfmigrate_checks.drafts"))]
+    # rules import the words they share with actions and their providers at their top (both light); the facts
+    # classes, which load the readers, come with an action
+    assert _facts_classes(modules) == []
 
 
 def test_precommit_hooks_import_no_heavy_module(tmp_path):
@@ -90,6 +99,7 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     assert sorted(modules & set(HEAVY)) == []
     assert "yaml" not in modules  # an info.py hook has no YAML to read
     assert "checks.judge" in modules and "checks.runner" not in modules  # it judges; it runs no action
+    assert _facts_classes(modules) == []
     exit_code, modules = _imported(tmp_path, "precommit", "eval-results", ".eval_results/gpqa.yaml")
     assert exit_code in (0, 1)
     assert sorted(modules & set(HEAVY)) == []

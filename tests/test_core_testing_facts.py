@@ -7,7 +7,8 @@ from checks import Finding, rule
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.testing.facts import draft_facts, eval_results_facts
-from tabarena_checks.facts import CREDENTIAL_ENV
+from tabarena_checks.facts.constants import CREDENTIAL_ENV
+from tabarena_checks.publish.register import whole_edit
 from tabarena_checks.rules.raw import RULES as RAW
 from tabarena_checks.rules.register import RULES
 from tabarena_checks.testing import (
@@ -105,7 +106,7 @@ def test_register_facts_read_the_checkouts_methods_py(tmp_path):
     assert facts.metadata.method == "Nori" and facts.path.name == "methods.py"
     assert [e.name for e in facts.entries] == ["lightgbm_method_metadata"]
     assert facts.entries[0].metadata.method == "LightGBM" and facts.replaced is None
-    assert "from tabarena.models.nori.info import" in facts.edit().source  # what register would write
+    assert "from tabarena.models.nori.info import" in whole_edit(facts).source  # what register would write
     verdicts = evaluate_rules(_of("register"), facts, action="register")
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values()), {c: v.message for c, v in verdicts.items()}
 

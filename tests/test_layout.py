@@ -25,7 +25,7 @@ DEMOS = ("tabarena_checks.demo", "hfmigrate_checks.demo")
 #: what may sit at the top of a domain package; everything else lives in the sub-package of its workflow step
 #: (``workers.py``: the worker processes the steps share, raw/, engine/ and synth/, knowing none of them)
 TOP_LEVEL = {
-    "tabarena_checks": {"__init__.py", "plugin.py", "cli.py", "facts.py", "demo.py", "workers.py"},
+    "tabarena_checks": {"__init__.py", "plugin.py", "cli.py", "demo.py", "workers.py"},
     "hfmigrate_checks": {"__init__.py", "plugin.py", "cli.py", "demo.py"},
 }
 
@@ -151,7 +151,7 @@ def sub_package_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, l
     """Sub-package -> {sub-package it imports: the module imports behind that edge}.
 
     A module is collapsed into the sub-package it sits in (``tabarena_checks.publish.process`` ->
-    ``tabarena_checks.publish``); a top-level module (``tabarena_checks.facts``, ``checks.runner``)
+    ``tabarena_checks.publish``); a top-level module (``tabarena_checks.plugin``, ``checks.runner``)
     and a package itself are nodes of their own.
     """
 

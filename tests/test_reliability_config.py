@@ -103,7 +103,7 @@ from checks import hookimpl, rule
 @rule("PUB001", "pub-toy-publishing", actions=("toy",), publishing=True)
 def publishing(ctx):
     \"\"\"A publishing gate that fails when --fail is given.\"\"\"
-    if ctx.options["fail"]:
+    if ctx.facts["fail"]:
         yield "asked to fail"
 
 

@@ -14,7 +14,7 @@ import pytest
 from tabarena_fixtures import build, make_run, write_payload
 
 from checks import InputError
-from tabarena_checks.facts import TabArenaFacts
+from tabarena_checks.facts.inspect import TabArenaFacts
 from tabarena_checks import workers as pools
 from tabarena_checks.raw import database, decode, index, inference, reader
 

@@ -13,7 +13,7 @@ from tabarena_fixtures import build, make_run
 
 from tabarena_checks.raw import index, index_cache, inference, inference_memo
 from tabarena_checks.raw import walk as raw_walk
-from tabarena_checks.facts import TabArenaFacts
+from tabarena_checks.facts.inspect import TabArenaFacts
 
 
 def _age(data, seconds=60):

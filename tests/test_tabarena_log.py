@@ -10,7 +10,8 @@ import pytest
 from tabarena_checkout_fixtures import LOG, LOG_MD, SRC, checkout, git  # noqa: F401
 
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
-from tabarena_checks.publish.benchmark_log import LogFacts, LogOptions, insert_entry
+from tabarena_checks.facts.log import LogFacts
+from tabarena_checks.publish.benchmark_log import LogOptions, insert_entry
 from tabarena_checks.rules import register as rules_register
 from tabarena_checks.synth.generate import generate_run
 
@@ -113,7 +114,7 @@ def test_insert_entry_without_any_entry_appends_after_the_preamble():
 
 def _verdicts(repo, run, name="nori-2026-02"):
     options = LogOptions(repo=str(repo), run=str(run), benchmark_name=name)
-    return evaluate_rules(rules_register.RULES[3:], LogFacts(options), action="log", options=options)
+    return evaluate_rules(rules_register.RULES[3:], LogFacts.gather(options), action="log", options=options)
 
 
 def test_ta510_run_has_results(checkout, tmp_path, run_template):

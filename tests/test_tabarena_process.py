@@ -15,7 +15,8 @@ import yaml
 
 from checks.testing import run_cli
 from tabarena_checks.engine import raw_copy
-from tabarena_checks.facts import ProcessFacts, raw_digest
+from tabarena_checks.facts.inspect import raw_digest
+from tabarena_checks.facts.process import ProcessFacts
 from tabarena_checks.raw import index, reader
 from tabarena_checks.rules import raw_artifacts
 from tabarena_checks.rules.raw_fields import row_problems

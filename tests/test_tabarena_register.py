@@ -14,7 +14,8 @@ from tabarena_checkout_fixtures import HEADER, METHODS, METHODS_PY, SRC, checkou
 from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks.rules import register as rules_register
-from tabarena_checks.publish.register import RegisterFacts, RegisterOptions, SeveralDeclarations, import_module_for
+from tabarena_checks.facts.register import RegisterFacts, SeveralDeclarations, import_module_for
+from tabarena_checks.publish.register import RegisterOptions, plan_edit
 
 TESTS = Path(__file__).resolve().parent
 
@@ -147,7 +148,9 @@ def test_import_path_from_file_or_module_ref(tmp_path):
 
 def _verdicts(repo, rel, variable):
     options = RegisterOptions(method_metadata=f"{repo / SRC / rel}:{variable}", repo=str(repo))
-    return evaluate_rules(rules_register.RULES[:3], RegisterFacts(options), action="register", options=options)
+    return evaluate_rules(
+        rules_register.RULES[:3], RegisterFacts.gather(options, plan_edit), action="register", options=options
+    )
 
 
 def test_ta501_method_suite_unique(checkout, tmp_path):
@@ -399,7 +402,7 @@ def test_a_rule_reading_one_declaration_crashes_and_blocks_on_several(checkout):
     """A rule written for one declaration (ctx.facts.metadata) cannot pass on several it never judged."""
     repo, _ = checkout
     refs = tuple(f"{repo / SRC / rel}:{var}" for rel, var in (CATBOOST, NORI_RERUN))
-    facts = RegisterFacts(RegisterOptions(method_metadata=refs, repo=str(repo)))
+    facts = RegisterFacts.gather(RegisterOptions(method_metadata=refs, repo=str(repo)), plan_edit)
     assert [d.metadata.method for d in facts.declarations] == ["CatBoost", "Nori"]
     with pytest.raises(SeveralDeclarations, match="ctx.facts.declarations"):
         facts.metadata  # noqa: B018 - the property raises

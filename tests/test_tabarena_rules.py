@@ -23,7 +23,7 @@ from checks.errors import InputError
 from checks.judge import evaluate
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules
-from tabarena_checks.facts import TabArenaFacts
+from tabarena_checks.facts.inspect import TabArenaFacts
 from tabarena_checks.metadata import compare
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.model import MethodMetadata

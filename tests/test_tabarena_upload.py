@@ -31,7 +31,8 @@ from checks.errors import InputError
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks.cache.layout import read_metadata_yaml
 from tabarena_checks.demo import DEMO_ENV
-from tabarena_checks.publish.upload import UploadFacts, UploadOptions, write_zip
+from tabarena_checks.facts.upload import UploadFacts
+from tabarena_checks.publish.upload import UploadOptions, write_zip
 from tabarena_checks.rules import upload as rules_upload
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
@@ -57,7 +58,7 @@ def upload(tmp_path, *extra: str, env=None):
 
 def facts(tmp_path, real=False, **options):
     base = {"from_cache": (METHOD, SUITE), "cache_root": str(tmp_path / "cache")}
-    return UploadFacts(UploadOptions(**{**base, **options}), real=real)
+    return UploadFacts.gather(UploadOptions(**{**base, **options}), real=real)
 
 
 def test_dry_run_is_the_default_and_sends_nothing(tmp_path, s3_env, s3_proxy):

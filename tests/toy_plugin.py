@@ -1,5 +1,6 @@
 """A toy plugin for the framework tests: one action that writes a marker file, and rules
-whose outcome the test chooses through the action's options."""
+whose outcome the test chooses through the action's options, which the action hands its rules as facts
+(a rule never reads ``ctx.options``)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ from checks import Action, ActionFailed, Finding, Severity, hookimpl, rule
 @rule("TOY001", "toy-must-not-fail", actions=("toy",), why="toy", example_fail="--fail", example_pass="")
 def must_not_fail(ctx):
     """Fails when --fail is given."""
-    if ctx.options["fail"]:
-        path, line, col = (ctx.options.get("at") or "::").rsplit(":", 2)
+    if ctx.facts["fail"]:
+        path, line, col = (ctx.facts.get("at") or "::").rsplit(":", 2)
         yield Finding(
             "asked to fail",
-            target=ctx.options["name"],
-            path=ctx.options.get("finding_path") or path or None,
-            line=ctx.options.get("finding_line") or (int(line) if line else None),
+            target=ctx.facts["name"],
+            path=ctx.facts.get("finding_path") or path or None,
+            line=ctx.facts.get("finding_line") or (int(line) if line else None),
             col=int(col) if col else None,
         )
 
@@ -28,7 +29,7 @@ def must_not_fail(ctx):
 @rule("TOY002", "toy-crashes", actions=("toy",))
 def crashes(ctx):
     """Raises when --crash is given."""
-    if ctx.options["crash"]:
+    if ctx.facts["crash"]:
         raise RuntimeError("boom from TOY002")
     return None
 
@@ -36,14 +37,14 @@ def crashes(ctx):
 @rule("TOY003", "toy-warns", actions=("toy",), severity=Severity.WARNING)
 def warns(ctx):
     """Warns when --warn is given."""
-    if ctx.options["warn"]:
+    if ctx.facts["warn"]:
         yield "a warning"
 
 
 @rule("TOY004", "toy-required", actions=("toy",), required=True)
 def required(ctx):
     """A required rule that fails when --fail-required is given."""
-    if ctx.options["fail_required"]:
+    if ctx.facts["fail_required"]:
         yield "required rule failed"
 
 
@@ -58,7 +59,7 @@ def _execute(ctx):
 ACTION = Action(
     name="toy",
     help="Write a marker file (framework tests).",
-    gather=lambda ctx: {"name": ctx.options["name"]},
+    gather=lambda ctx: dict(ctx.options),
     plan=lambda ctx: [f"would write {ctx.options['marker']}"],
     execute=_execute,
     params=(

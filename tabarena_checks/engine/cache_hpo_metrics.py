@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabarena_checks.facts import SIMULATED
+from tabarena_checks.facts.constants import SIMULATED
 
 #: float32 one-step below 2.0, the upper clamp of the AUC kernel
 _AUC_TOP = 2.0 - float(np.finfo(np.float32).eps)

@@ -26,7 +26,7 @@ import attrs
 
 from checks import ChecksError
 from tabarena_checks.cache.layout import MethodCache, cache_root
-from tabarena_checks.facts import ProcessFacts
+from tabarena_checks.facts.process import ProcessFacts
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.publish import batch_resume, batch_steps
 from tabarena_checks.publish.batch_plan import MethodPlan, Plan

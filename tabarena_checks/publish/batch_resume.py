@@ -20,7 +20,7 @@ from typing import Any
 from checks import ChecksError, records
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.layout import MethodCache
-from tabarena_checks.facts import ProcessFacts
+from tabarena_checks.facts.process import ProcessFacts
 from tabarena_checks.publish.upload import cache_inputs
 
 

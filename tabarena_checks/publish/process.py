@@ -26,7 +26,8 @@ from checks.options import argument, option
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.layout import MethodCache, cache_root
 from tabarena_checks.engine.api import ENGINES, Job, build
-from tabarena_checks.facts import ProcessFacts, info_sources
+from tabarena_checks.facts.process import ProcessFacts
+from tabarena_checks.facts.sources import info_sources
 from tabarena_checks.metadata import load as metadata_load
 from tabarena_checks.metadata.compare import metadata_mismatch_waivers
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import attrs
 
 from checks import ActionFailed, progress
-from tabarena_checks.facts import missing_credentials
+from tabarena_checks.facts.constants import missing_credentials
 
 ENDPOINT_ENV = "CHECKS_S3_ENDPOINT_URL"
 #: the one retry policy for S3: botocore's attempts per request (throttling, 5xx, dropped

@@ -16,22 +16,20 @@ import sys
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
-from functools import cached_property
 from pathlib import Path
 
 import attrs
 import click
 
-from checks import Action, ActionFailed, ChecksError, UsageError, io, progress
+from checks import Action, ActionFailed, io, progress
 from checks.options import option
-from tabarena_checks.cache import integrity, published
-from tabarena_checks.cache.layout import MethodCache, cache_root, read_metadata_yaml, render_metadata_yaml
-from tabarena_checks.cache.names import bucket_problem, key_prefix_problem
-from tabarena_checks.facts import info_sources, missing_credentials
+from tabarena_checks.cache import published
+from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
+from tabarena_checks.facts.constants import missing_credentials
+from tabarena_checks.facts.sources import info_sources
+from tabarena_checks.facts.upload import UnpublishFacts, UploadFacts
 from tabarena_checks.metadata import load as metadata_load
-from tabarena_checks.metadata.model import MethodMetadata
 from tabarena_checks.publish import s3lock, s3store
-from tabarena_checks.raw import reader
 
 #: fixed timestamp for zip entries, so an unchanged directory zips to the same bytes
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -259,143 +257,39 @@ class UnpublishOptions:
     )
 
 
-class UploadFacts:
-    """What the TA4xx rules and the upload read: the metadata, the local cache and the environment.
+def stage(facts: UploadFacts, workdir: Path, *, keep: bool = False) -> list[s3store.Planned]:
+    """The objects ``facts`` publish, small generated files written to ``workdir``; metadata.yaml comes last.
 
-    ``real`` is true when the upload executes (``--no-dry-run``), false when it only plans.
+    Every file taken from the cache is checked against the manifest process wrote (TA407 judged
+    the same before): the objects are copies made while checking, never the cache files
+    themselves. The zips are kept in the cache's ``.checks-staging/`` when ``keep`` (a real
+    upload), so a rerun reuses them; a dry run reuses fresh ones but stores nothing.
     """
-
-    def __init__(self, options: UploadOptions, *, real: bool = False):
-
-        self.options = options
-        ref, from_cache = options.method_metadata, options.from_cache
-        if bool(ref) == bool(from_cache):
-            raise UsageError("give exactly one of --method-metadata REF or --from-cache METHOD SUITE")
-        self.root = cache_root(options.cache_root)
-        if ref:
-            self.metadata: MethodMetadata = metadata_load.load(ref)
-            self.cache = MethodCache.of(self.root, self.metadata)
-        else:
-            method, suite = from_cache
-            self.cache = MethodCache(self.root, suite, method)
-            self.metadata = read_metadata_yaml(self.cache.metadata_yaml)
-        self.upload_raw = not options.no_upload_raw
-        self.real = real
-
-    @cached_property
-    def recorded(self) -> MethodMetadata | None:
-        """The cache's metadata.yaml as written by process (None when missing or unreadable: TA403 says which)."""
-        try:
-            return read_metadata_yaml(self.cache.metadata_yaml)
-        except (ChecksError, TypeError, ValueError):  # unreadable, or fields MethodMetadata refuses
-            return None
-
-    @property
-    def bucket(self) -> str | None:
-        kw = self.metadata.cache_kwargs if isinstance(self.metadata.cache_kwargs, dict) else {}
-        return kw.get("bucket")
-
-    @property
-    def key_root(self) -> str:
-        kw = self.metadata.cache_kwargs if isinstance(self.metadata.cache_kwargs, dict) else {}
-        return f"{str(kw.get('prefix', '')).strip('/')}/{self.cache.rel}"
-
-    @property
-    def destination(self) -> str:
-        return f"r2://{self.bucket}/{self.key_root}/"
-
-    @cached_property
-    def part_problems(self) -> list[str]:
-        """Every missing or empty part, in TabArena's wording (``<part>: missing file '<path>'``)."""
-        c, out = self.cache, []
-
-        def need_file(part: str, path: Path) -> None:
-            if not path.is_file():
-                out.append(f"{part}: missing file '{path}'")
-            elif path.stat().st_size == 0:
-                out.append(f"{part}: empty file '{path}'")
-
-        need_file("metadata", c.metadata_yaml)
-        tables = sorted(c.results.glob("*.parquet")) if c.results.is_dir() else []
-        if not tables:
-            out.append(f"results: missing file '{c.results / 'model_results.parquet'}'")
-        for table in tables:
-            need_file("results", table)
-        if c.processed.is_dir():
-            need_file("processed", c.configs_hyperparameters)
-        if self.upload_raw:
-            if not c.raw.is_dir():
-                out.append(f"raw: missing directory '{c.raw}' (pass --no-upload-raw to publish without raw results)")
-            elif next(c.raw.rglob("results.pkl"), None) is None:
-                out.append(f"raw: no results.pkl under '{c.raw}'")
-        return out
-
-    @cached_property
-    def raw_unread(self) -> tuple[tuple[str, str], ...]:
-        """(path in the cache, what sits where) of each class the reader does not load in a field nothing reads,
-        in the results.pkl files raw.zip would publish (TA308 judges them, as for process).
-
-        Read as the index reads a run, so each is named with its field path; a file that cannot be read at all
-        is staging's to refuse, and raw/ left out (``--no-upload-raw``) publishes none.
-        """
-        if not self.upload_raw or not self.cache.raw.is_dir():
-            return ()
-        found = []
-        for path in sorted(self.cache.raw.rglob("results.pkl")):
-            notes: list[str] = []
-            try:
-                reader.load_result(path, notes=notes)
-            except reader.RawFileError:
-                continue
-            rel = path.relative_to(self.cache.path).as_posix()
-            found += [(rel, note) for note in notes]
-        return tuple(found)
-
-    @cached_property
-    def manifest(self) -> dict[str, str] | None:
-        """The sha256 of every file process wrote into the cache (its source record), or None."""
-        try:
-            record = json.loads(self.cache.source_record.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        files = record.get(integrity.MANIFEST) if isinstance(record, dict) else None
-        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
-            return None
-        return files
-
-    def stage(self, workdir: Path, *, keep: bool = False) -> list[s3store.Planned]:
-        """The objects to publish, small generated files written to ``workdir``; metadata.yaml comes last.
-
-        Every file taken from the cache is checked against the manifest process wrote (TA407 judged
-        the same before): the objects are copies made while checking, never the cache files
-        themselves. The zips are kept in the cache's ``.checks-staging/`` when ``keep`` (a real
-        upload), so a rerun reuses them; a dry run reuses fresh ones but stores nothing.
-        """
-        c, root = self.cache, self.key_root
-        expected = self.manifest
-        if expected is None:
-            raise ActionFailed(
-                f"{c.source_record} lists no digests of the cache's files; nothing was uploaded: "
-                "process the method again with --force"
-            )
-        staging = c.path / STAGING
-        files: list[tuple[str, Path]] = []
-        tables = sorted(c.results.glob("*.parquet"))
-        files += [(f"results/{t.name}", staged_copy(c.path, f"results/{t.name}", workdir, expected)) for t in tables]
-        checksums = {f"{c.rel}/results/{t.name}": _md5(path) for (_, path), t in zip(files, tables)}
-        (workdir / CHECKSUMS).write_text(json.dumps(checksums, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        files.append((CHECKSUMS, workdir / CHECKSUMS))
-        if c.processed.is_dir():
-            files.append(("processed.zip", staged_zip(c.processed, staging, workdir, keep=keep, expected=expected)))
-            rel = c.configs_hyperparameters.relative_to(c.path).as_posix()
-            files.append(("processed/configs_hyperparameters.json", staged_copy(c.path, rel, workdir, expected)))
-        if self.upload_raw:
-            files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep, expected=expected)))
-        _check("metadata.yaml", c.metadata_yaml.read_bytes(), expected)  # what --from-cache and the protocol read
-        protocol = self.recorded.validation_protocol if self.recorded else self.metadata.validation_protocol
-        (workdir / "metadata.yaml").write_text(render_metadata_yaml(self.metadata, protocol), encoding="utf-8")
-        files.append(("metadata.yaml", workdir / "metadata.yaml"))
-        return [s3store.Planned(f"{root}/{name}", path, path.stat().st_size) for name, path in files]
+    c, root = facts.cache, facts.key_root
+    expected = facts.manifest
+    if expected is None:
+        raise ActionFailed(
+            f"{c.source_record} lists no digests of the cache's files; nothing was uploaded: "
+            "process the method again with --force"
+        )
+    staging = c.path / STAGING
+    files: list[tuple[str, Path]] = []
+    tables = sorted(c.results.glob("*.parquet"))
+    files += [(f"results/{t.name}", staged_copy(c.path, f"results/{t.name}", workdir, expected)) for t in tables]
+    checksums = {f"{c.rel}/results/{t.name}": _md5(path) for (_, path), t in zip(files, tables)}
+    (workdir / CHECKSUMS).write_text(json.dumps(checksums, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    files.append((CHECKSUMS, workdir / CHECKSUMS))
+    if c.processed.is_dir():
+        files.append(("processed.zip", staged_zip(c.processed, staging, workdir, keep=keep, expected=expected)))
+        rel = c.configs_hyperparameters.relative_to(c.path).as_posix()
+        files.append(("processed/configs_hyperparameters.json", staged_copy(c.path, rel, workdir, expected)))
+    if facts.upload_raw:
+        files.append(("raw.zip", staged_zip(c.raw, staging, workdir, keep=keep, expected=expected)))
+    _check("metadata.yaml", c.metadata_yaml.read_bytes(), expected)  # what --from-cache and the protocol read
+    protocol = facts.recorded.validation_protocol if facts.recorded else facts.metadata.validation_protocol
+    (workdir / "metadata.yaml").write_text(render_metadata_yaml(facts.metadata, protocol), encoding="utf-8")
+    files.append(("metadata.yaml", workdir / "metadata.yaml"))
+    return [s3store.Planned(f"{root}/{name}", path, path.stat().st_size) for name, path in files]
 
 
 def real_command(ctx) -> str:
@@ -409,7 +303,7 @@ def real_command(ctx) -> str:
 
 def _plan_lines(facts: UploadFacts, ctx) -> Iterator[str]:
     with io.scratch_dir("checks-upload-") as tmp:
-        objects = facts.stage(tmp)
+        objects = stage(facts, tmp)
         yield f"'{facts.metadata.method}' (suite={facts.cache.suite}) verified OK; would upload to {facts.destination}"
         for obj in objects:
             yield f"  {obj.key}  {obj.size} bytes"
@@ -421,7 +315,7 @@ def _execute(ctx) -> str:
     facts: UploadFacts = ctx.facts
     lines: list[str] = []
     with io.scratch_dir("checks-upload-") as tmp:
-        objects = facts.stage(tmp, keep=True)
+        objects = stage(facts, tmp, keep=True)
         client = s3store.make_client()
 
         def log(line: str) -> None:
@@ -475,43 +369,9 @@ def _inputs(ctx) -> dict[str, str]:
     return cache_inputs(ctx.facts.cache)
 
 
-def _refuse_store_names(what: str, bucket: object, prefix: object) -> None:
-    """A usage error when ``bucket`` or ``prefix`` cannot name where objects go (TA406's checks)."""
-    for name, problem in (("prefix", key_prefix_problem(prefix)), ("bucket", bucket_problem(bucket))):
-        if problem:
-            raise UsageError(f"{what}: the {name} {problem}")
-
-
-class UnpublishFacts:
-    """Where the method lives remotely, and what is there (listed once, only with credentials)."""
-
-    def __init__(self, options: UnpublishOptions):
-        self.options = options
-        method, suite = options.method, options.suite
-        self.cache = MethodCache(cache_root(options.cache_root), suite, method)
-        bucket, prefix = options.bucket, options.prefix
-        if not (bucket and prefix) and self.cache.metadata_yaml.is_file():
-            kw = read_metadata_yaml(self.cache.metadata_yaml).cache_kwargs
-            kw = kw if isinstance(kw, dict) else {}
-            bucket, prefix = bucket or kw.get("bucket"), prefix or kw.get("prefix")
-        if not (bucket and prefix):
-            raise UsageError(
-                f"unpublish {method} (suite={suite}): no bucket/prefix known; pass --bucket and --prefix "
-                f"(no local metadata.yaml at {self.cache.metadata_yaml} to read cache_kwargs from)"
-            )
-        _refuse_store_names(f"unpublish {method} (suite={suite})", bucket, prefix)
-        self.bucket, self.key_root = bucket, f"{str(prefix).strip('/')}/{self.cache.rel}"
-        self.real = True
-
-    @cached_property
-    def remote_keys(self) -> list[str] | str:
-        """The keys under the method's prefix, or why they could not be listed."""
-        if missing_credentials():
-            return "credentials missing"
-        try:
-            return sorted(s3store.list_prefix(s3store.make_client(), self.bucket, self.key_root + "/"))
-        except Exception as exc:
-            return f"{type(exc).__name__}: {exc}"
+def _list_keys(bucket: str, prefix: str) -> list[str]:
+    """The keys under ``prefix`` in the store (credentials from the environment)."""
+    return s3store.list_prefix(s3store.make_client(), bucket, prefix)
 
 
 def _unpublish(ctx) -> str:
@@ -544,7 +404,7 @@ UPLOAD = Action(
     name="upload",
     help="Publish a processed method to R2 (plans by default; --no-dry-run uploads). "
     "Credentials come from R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.",
-    gather=lambda ctx: UploadFacts(ctx.options, real=not ctx.dry_run),
+    gather=lambda ctx: UploadFacts.gather(ctx.options, real=not ctx.dry_run),
     plan=_plan,
     execute=_execute,
     target=lambda ctx: f"{ctx.facts.metadata.method}@{ctx.facts.cache.suite}",
@@ -559,7 +419,7 @@ UPLOAD = Action(
 UNPUBLISH = Action(
     name="unpublish",
     help="Delete a published method's objects from R2 (metadata.yaml first). Asks for confirmation unless --yes.",
-    gather=lambda ctx: UnpublishFacts(ctx.options),
+    gather=lambda ctx: UnpublishFacts.gather(ctx.options, _list_keys),
     plan=_unpublish_plan,
     execute=_unpublish,
     target=lambda ctx: f"{ctx.options.method}@{ctx.options.suite}",

@@ -15,7 +15,7 @@ import click
 
 from checks import ChecksError, ConfigError
 from checks import preview as gate_preview
-from tabarena_checks.facts import ProcessFacts
+from tabarena_checks.facts.process import ProcessFacts
 from tabarena_checks.publish.process import ProcessOptions
 from tabarena_checks.report import html_run
 from tabarena_checks.report import summary as report

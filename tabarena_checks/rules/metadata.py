@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from checks import ChecksError, Finding, Severity, needs, rule
-from tabarena_checks.metadata.origins import CALL, site
+from checks import ChecksError, Finding, Severity, fact, needs, provides, rule
+from tabarena_checks.facts.constants import INFO_ACTIONS
+from tabarena_checks.facts.providers import at, declared_metadata, single_method_inference
 
 if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
     from tabarena_checks.metadata.model import MethodMetadata
 
-#: rules decidable from info.py alone run on these actions
-INFO_ACTIONS = ("process", "upload", "precommit-info")
 RAW_ACTIONS = ("process",)
 ALLOWED_TAGS = ("closed-source-api", "with-llm")
 METHOD_TYPES = ("config", "baseline", "portfolio")
@@ -27,62 +26,6 @@ COMPUTES = ("cpu", "gpu")
 CACHE_TYPES = ("local", "r2", "s3")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_INTRODUCED = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
-_SOURCE = re.compile(r"^(?P<path>.+\.py):(?P<line>\d+)$")
-
-
-def provides(facts: Any, name: str) -> bool:
-    """Whether the facts object offers ``name`` at all (without computing it)."""
-    return facts is not None and (hasattr(type(facts), name) or name in getattr(facts, "__dict__", {}))
-
-
-def _fact(ctx, name: str) -> Any | None:
-    """``ctx.facts.<name>``, or None when the facts lack it or it could not be computed."""
-    if not provides(ctx.facts, name):
-        return None
-    try:
-        return getattr(ctx.facts, name)
-    except ChecksError:
-        return None
-
-
-def declared_metadata(ctx) -> MethodMetadata | None:
-    """The declared metadata; None when none was given or the reference is bad (TA116 reports that)."""
-    return _fact(ctx, "metadata")
-
-
-def raw_inference(ctx) -> Any | None:
-    """What the raw results say, or None when the facts hold no raw data or it could not be read.
-
-    TA302 (required) reports why it could not be read, so skipping here never hides a failure.
-    """
-    return _fact(ctx, "inference")
-
-
-def raw_index(ctx) -> Any | None:
-    """The raw index the rules judge, or None when the facts hold no raw data or it could not be read (TA302
-    reports why)."""
-    return _fact(ctx, "index")
-
-
-def single_method_inference(ctx) -> Any | None:
-    """The inference when the raw data holds exactly one method (TA302 fails otherwise)."""
-    inference = raw_inference(ctx)
-    if inference is None or len(inference.methods) != 1:
-        return None
-    return inference
-
-
-def at(metadata: MethodMetadata, message: str, field: str | None = None) -> Finding:
-    """A finding located where ``field`` was written in info.py (the keyword, or the spread, descriptor or
-    constant that supplied it), else at the declaration, when it was read statically."""
-    steps = (metadata.origins or {}).get(field) if field else None
-    where = site(steps or (metadata.origins or {}).get(CALL, ()))
-    if where is not None:
-        return Finding(message, path=where.path, line=where.line, col=where.col)
-    match = _SOURCE.match(metadata.source or "")
-    if match:
-        return Finding(message, path=match["path"], line=int(match["line"]))
-    return Finding(f"{metadata.source}: {message}" if metadata.source else message)
 
 
 # --------------------------------------------------------------------------- fields
@@ -347,7 +290,7 @@ def field_values_valid(ctx, md):
 )
 def metadata_readable(ctx):
     """Every MethodMetadata declaration of the file can be read statically (and TabArena would accept its call)."""
-    problem = _fact(ctx, "problem")
+    problem = fact("problem")(ctx)
     if problem is not None:
         yield Finding(problem.message, path=problem.path, line=problem.line, col=problem.col)
 

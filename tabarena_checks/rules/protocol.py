@@ -9,7 +9,14 @@ official results.
 from __future__ import annotations
 
 from checks import InputError, needs, rule
-from tabarena_checks.rules.metadata import INFO_ACTIONS, at, declared_metadata, raw_inference, single_method_inference
+from tabarena_checks.facts.constants import INFO_ACTIONS
+from tabarena_checks.facts.providers import (
+    at,
+    declared_metadata,
+    expected_protocol,
+    raw_inference,
+    single_method_inference,
+)
 
 
 def _histogram(inference) -> str:
@@ -127,7 +134,7 @@ def validation_protocol_official(ctx):
     a custom run may be processed (it is published as custom). Systems are exempt; legacy
     results that record no protocol are not checked.
     """
-    expected = ctx.options.expect_validation_protocol
+    expected = expected_protocol(ctx)
     if not expected:
         return
     md = declared_metadata(ctx)

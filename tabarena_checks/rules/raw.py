@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import operator
 
-from checks import ChecksError, Finding, Severity, needs, rule
-from tabarena_checks.rules.metadata import declared_metadata, provides, raw_inference
+from checks import ChecksError, Finding, Severity, needs, provides, rule
+from tabarena_checks.facts.constants import SIMULATED
+from tabarena_checks.facts.providers import declared_metadata, engine, raw_inference, task_metadata_given
 
 RAW_ACTIONS = ("process",)
 #: how many cells a finding lists before summarising the rest
@@ -149,7 +150,6 @@ def prediction_fidelity(ctx, inference):
 )
 def native_simulation_metric(ctx):
     """A config method processed by the native engine must be scored on a metric its simulation computes."""
-    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     others = [m for m in _config_metrics(ctx, "native") if m not in SIMULATED]
     if others:
@@ -160,11 +160,11 @@ def native_simulation_metric(ctx):
         )
 
 
-def _config_metrics(ctx, engine: str) -> tuple[str, ...]:
-    """The metrics of a config method processed by ``engine``, none for any other: only configs are simulated, and
-    TA103 judges a declaration the results contradict."""
+def _config_metrics(ctx, judged: str) -> tuple[str, ...]:
+    """The metrics of a config method processed by the engine ``judged``, none for any other: only configs are
+    simulated, and TA103 judges a declaration the results contradict."""
     meta, inference = declared_metadata(ctx), raw_inference(ctx)
-    if getattr(ctx.options, "engine", "native") != engine or meta is None or inference is None:
+    if engine(ctx) != judged or meta is None or inference is None:
         return ()
     return inference.metrics if meta.method_type == inference.method_type == "config" else ()
 
@@ -180,7 +180,7 @@ def _other_engine(ctx, inference, metrics: list[str], simulated: tuple[str, ...]
             f"nor can TabArena 0.1.0 load results scored on {', '.join(map(repr, unloadable))} (AutoGluon records "
             "its scorer's own name beside it, and TabArena asserts the two equal)"
         )
-    elif getattr(ctx.options, "task_metadata", None) is not None or _custom_tasks(inference):
+    elif task_metadata_given(ctx) or _custom_tasks(inference):
         why = (
             "nor can --engine tabarena process it, as the run's tasks are outside the TabArena-v0.1 suite "
             "and TabArena's processing cannot take their metadata (--task-metadata)"
@@ -253,7 +253,7 @@ def custom_task_metadata(ctx, inference):
     except ChecksError as exc:
         yield str(exc)
         return
-    tabarena = getattr(ctx.options, "engine", "native") == "tabarena"
+    tabarena = engine(ctx) == "tabarena"
     for task in inference.tasks:
         problem = _task_problem(task, given, tabarena)
         if problem:
@@ -309,7 +309,6 @@ def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
 )
 def tabarena_engine_metric(ctx):
     """A config method processed by ``--engine tabarena`` must be scored under a name TabArena 0.1.0 can load."""
-    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
     from tabarena_checks.raw.metric_names import scorer_name, tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     for metric in (m for m in _config_metrics(ctx, "tabarena") if not tabarena_loads(m)):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from checks import Finding, Rule, needs, rule
-from tabarena_checks.rules.metadata import raw_index
+from tabarena_checks.facts.providers import raw_index
 
 #: the code the checks had as one rule, now the group that selects, ignores or waives them together
 GROUP = "TA306"

@@ -1,7 +1,7 @@
 """TA5xx: registering a method in an arena's methods.py, and logging its run in BENCHMARK_LOG.md.
 
-The rules read what :mod:`tabarena_checks.publish.register` and :mod:`tabarena_checks.publish.benchmark_log`
-gathered; they write nothing.
+The rules read the facts ``checks run register`` and ``log`` gathered (:mod:`tabarena_checks.facts.register`,
+:mod:`tabarena_checks.facts.log`); they write nothing.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from checks import Finding, Severity, rule
+from tabarena_checks.facts.constants import COLLECTION_ARG, GROUPS, SUPERSEDED
 
 REGISTER = ("register",)
 LOG = ("log",)
@@ -98,7 +99,6 @@ def entries_resolvable(ctx):
 )
 def methods_layout(ctx):
     """methods.py has ``method_metadata_lst=[...]`` with the three group comments and a ``methods_superseded`` list."""
-    from tabarena_checks.facts import COLLECTION_ARG, GROUPS, SUPERSEDED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     facts = ctx.facts
     layout = facts.layout

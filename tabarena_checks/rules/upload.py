@@ -1,7 +1,7 @@
 """TA4xx: what must hold before a method's artifacts go to (or come off) the public R2 store.
 
 The rules read the facts ``checks run upload`` / ``unpublish`` gathered (see
-:mod:`tabarena_checks.publish.upload`); they never touch the network or the disk themselves.
+:mod:`tabarena_checks.facts.upload`); they never touch the network or the disk themselves.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 from checks import ChecksError, Finding, needs, rule
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem, name_problem, segment_problem
-from tabarena_checks.rules.metadata import at, declared_metadata
+from tabarena_checks.facts.constants import CREDENTIAL_ENV, missing_credentials
+from tabarena_checks.facts.providers import at, cache_root_option, declared_metadata, verified_allowed
 
 UPLOAD = ("upload",)
 
@@ -252,7 +253,7 @@ def decision_log_apart(ctx):
     from tabarena_checks.cache.layout import cache_root  # noqa: PLC0415 - start-up: the cache layout loads the metadata model's attrs classes (~5 ms)
 
     log = Path(os.path.realpath(records.log_path(ctx.config, os.getcwd())))
-    roots = {"the cache root (--cache-root)": cache_root(getattr(ctx.options, "cache_root", None))}
+    roots = {"the cache root (--cache-root)": cache_root(cache_root_option(ctx))}
     data_dir = getattr(ctx.facts, "data_dir", None)
     if data_dir is not None:
         roots["the run's data directory"] = Path(data_dir)
@@ -275,7 +276,6 @@ def decision_log_apart(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
 
     if not ctx.facts.real or ctx.dry_run:
         return
@@ -299,7 +299,7 @@ def credentials_in_env(ctx):
 def verified_needs_flag(ctx):
     """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
     meta = ctx.facts.metadata
-    if meta.verified is not False and not ctx.options.verified:
+    if meta.verified is not False and not verified_allowed(ctx):
         yield Finding(
             f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
             "verified, or set verified=False in its metadata",

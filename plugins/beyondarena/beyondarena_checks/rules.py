@@ -1,46 +1,37 @@
 """BeyondArena's rules (``BA``), bound to actions the TabArena plugin defines.
 
-They read the facts those actions gather (``ctx.facts.metadata``, a MethodMetadata, and on
-``process`` the raw results' ``ctx.facts.inference``), the run's options, and BeyondArena's
-settings. They judge only BeyondArena's methods: those whose suite matches
+They read the facts those actions gather (``metadata``, a MethodMetadata, and on ``process`` the raw
+results' ``inference``) through ``checks.fact``, and BeyondArena's settings. They judge only BeyondArena's methods: those whose suite matches
 ``suite_pattern``; every other method passes untouched.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePath
 
-from checks import ChecksError, Finding, rule
+from checks import Finding, at, fact, rule
 from beyondarena_checks import settings as settings_mod
 
-_SOURCE = re.compile(r"^(?P<path>.+\.py):(?P<line>\d+)$")
+#: what the TabArena actions gather, each None when an action does not (or could not: its own rules say why)
+declarations = fact("declarations")
+declared_metadata = fact("metadata")
+raw_inference = fact("inference")
+arena = fact("arena")
+collection_path = fact("path")
 
 
-def _fact(ctx, name: str):
-    """A fact the action may or may not gather; None when absent or when it could not be computed
-    (the action's own rules report why)."""
-    try:
-        return getattr(ctx.facts, name, None)
-    except ChecksError:
-        return None
-
-
-def _at(metadata, message: str) -> Finding:
-    """Locate a finding at the info.py declaration when the metadata was read from one."""
-    match = _SOURCE.match(getattr(metadata, "source", "") or "")
-    if match:
-        return Finding(message, path=match["path"], line=int(match["line"]))
-    return Finding(message)
+def _located(metadata, message: str) -> Finding:
+    """A finding at the info.py declaration when the metadata was read from one."""
+    return at(getattr(metadata, "source", None), message)
 
 
 def _judged(ctx) -> list:
     """Every metadata the run acts on: each declaration of a register (one or several at once), else the
     run's one metadata (none when absent)."""
-    declarations = _fact(ctx, "declarations")
-    if declarations is not None:
-        return [d.metadata for d in declarations]
-    metadata = _fact(ctx, "metadata")
+    several = declarations(ctx)
+    if several is not None:
+        return [d.metadata for d in several]
+    metadata = declared_metadata(ctx)
     return [] if metadata is None else [metadata]
 
 
@@ -65,7 +56,7 @@ def suite_known(ctx):
     for metadata in _beyond_metadata(ctx):
         suite = metadata.suite or metadata.method
         if suite not in known:
-            yield _at(
+            yield _located(
                 metadata,
                 f"suite {suite!r} looks like BeyondArena's but is not one of its suites "
                 f"({', '.join(known)}); fix the suite or add it to [arenas.beyondarena] suites",
@@ -98,11 +89,11 @@ def official_protocol(ctx):
     declared = metadata.validation_protocol
     if declared != official:
         what = "declares no validation_protocol" if declared is None else f"declares validation_protocol {declared!r}"
-        yield _at(metadata, f"{metadata.method} {what}; BeyondArena's official results need {official!r}")
-    inference = _fact(ctx, "inference")
+        yield _located(metadata, f"{metadata.method} {what}; BeyondArena's official results need {official!r}")
+    inference = raw_inference(ctx)
     for key in getattr(inference, "validation_protocol_keys", None) or ():
         if key is not None and key != official:
-            yield _at(
+            yield _located(
                 metadata,
                 f"the raw results of {metadata.method} were fit under {key!r}, not BeyondArena's "
                 f"official {official!r}; rerun under the official protocol",
@@ -121,31 +112,31 @@ def official_protocol(ctx):
 )
 def collection(ctx):
     """BeyondArena methods are registered with ``--arena beyondarena`` into its ``collection``, and nothing else is."""
-    arena, path = _fact(ctx, "arena"), _fact(ctx, "path")
-    if arena is None:
+    name, path = arena(ctx), collection_path(ctx)
+    if name is None:
         return
     settings = settings_mod.of(ctx)
     for metadata in _judged(ctx):
-        yield from _collection_findings(settings, metadata, arena, path)
+        yield from _collection_findings(settings, metadata, name, path)
 
 
 def _collection_findings(settings, metadata, arena: str, path):
     suite = metadata.suite or metadata.method
     ours = settings.claims(suite)
     if ours and arena != settings_mod.ARENA:
-        yield _at(
+        yield _located(
             metadata,
             f"{metadata.method} (suite {suite!r}) is a BeyondArena method: register it with "
             f"--arena {settings_mod.ARENA} so it goes to {settings.collection}, not to {arena!r}'s collection",
         )
     elif not ours and arena == settings_mod.ARENA:
-        yield _at(
+        yield _located(
             metadata,
             f"{metadata.method} (suite {suite!r}) is not a BeyondArena method (its suite does not "
             f"match {settings.suite_pattern!r}); register it in its own arena's collection",
         )
     elif ours and path is not None and not PurePath(path).as_posix().endswith(settings.collection):
-        yield _at(metadata, f"the collection being edited is {path}, but BeyondArena's is {settings.collection}")
+        yield _located(metadata, f"the collection being edited is {path}, but BeyondArena's is {settings.collection}")
 
 
 RULES = [suite_known, official_protocol, collection]

@@ -1,6 +1,6 @@
 """MTEB's gates (``MTB``), bound to the pre-commit hook and to the accept action.
 
-They read the records of ``mteb_checks.results`` (``ctx.facts.of(TaskResult)``) and place each
+They are given the records of ``mteb_checks.results`` (``@needs(records(TaskResult))``) and place each
 finding at its key path, so a waiver can name one value: ``target = "PATH#/scores/test/0/main_score"``.
 """
 
@@ -10,7 +10,8 @@ import json
 import math
 from collections import Counter
 
-from checks import rule
+from checks import fact, needs, rule
+from checks.kit import records
 from mteb_checks.results import FILES, ModelMeta, TaskResult
 
 BOTH = (FILES.action, "mteb-accept")
@@ -25,9 +26,10 @@ BOTH = (FILES.action, "mteb-accept")
     example_fail='SciFact.json: {"task_name": "NFCorpus", ...}',
     example_pass='SciFact.json: {"task_name": "SciFact", ...}',
 )
-def task_name_matches_file(ctx):
+@needs(records(TaskResult))
+def task_name_matches_file(ctx, results):
     """A task file's ``task_name`` is its file name without ``.json``."""
-    for r in ctx.facts.of(TaskResult):
+    for r in results:
         stem = r.source.path.replace("\\", "/").rpartition("/")[2].removesuffix(".json")
         if r.task_name != stem:
             yield r.source.at("/task_name", f"task_name {r.task_name!r} is not the file's task {stem!r}")
@@ -42,9 +44,10 @@ def task_name_matches_file(ctx):
     example_fail='intfloat__e5-small/abc123/model_meta.json: {"name": "intfloat/e5-base", "revision": "abc123"}',
     example_pass='intfloat__e5-small/abc123/model_meta.json: {"name": "intfloat/e5-small", "revision": "abc123"}',
 )
-def meta_matches_folder(ctx):
+@needs(records(ModelMeta))
+def meta_matches_folder(ctx, metas):
     """model_meta.json's ``name`` (``/`` as ``__``) and ``revision`` are the folders it sits in."""
-    for m in ctx.facts.of(ModelMeta):
+    for m in metas:
         if m.name.replace("/", "__") != m.model:
             yield m.source.at("/name", f"name {m.name!r} does not match the folder {m.model!r}")
         if m.declared_revision is not None and m.declared_revision != m.revision:
@@ -60,9 +63,10 @@ def meta_matches_folder(ctx):
     example_fail='"scores": {"test": [{"hf_subset": "default", "main_score": NaN}]}',
     example_pass='"scores": {"test": [{"hf_subset": "default", "main_score": 0.7436}]}',
 )
-def main_score_finite(ctx):
+@needs(records(TaskResult))
+def main_score_finite(ctx, results):
     """Every score entry has a finite number as ``main_score``."""
-    for r in ctx.facts.of(TaskResult):
+    for r in results:
         for split, entries in r.splits.items():
             for i, entry in enumerate(entries):
                 score = entry.get("main_score")
@@ -82,9 +86,10 @@ def main_score_finite(ctx):
     example_fail='"test": [{"hf_subset": "en", ...}, {"hf_subset": "en", ...}]',
     example_pass='"test": [{"hf_subset": "en", ...}, {"hf_subset": "de", ...}]',
 )
-def subset_once(ctx):
+@needs(records(TaskResult))
+def subset_once(ctx, results):
     """Within one split, each ``hf_subset`` appears once."""
-    for r in ctx.facts.of(TaskResult):
+    for r in results:
         for split, entries in r.splits.items():
             counts = Counter(e.get("hf_subset") for e in entries)
             for i, entry in enumerate(entries):
@@ -102,9 +107,10 @@ def subset_once(ctx):
     example_fail="intfloat__e5-small/abc123/SciFact.json and no model_meta.json beside it",
     example_pass="intfloat__e5-small/abc123/SciFact.json with intfloat__e5-small/abc123/model_meta.json",
 )
-def model_meta_present(ctx):
+@needs(records(TaskResult))
+def model_meta_present(ctx, results):
     """Every MODEL/REVISION folder holding task results holds a model_meta.json."""
-    for r in ctx.facts.of(TaskResult):
+    for r in results:
         if not r.meta_present:
             yield r.source.at("", f"no model_meta.json beside it in {r.model}/{r.revision}")
 
@@ -118,12 +124,13 @@ def model_meta_present(ctx):
     example_fail="accepting SciFact.json whose results/.../SciFact.json exists with other content",
     example_pass="accepting SciFact.json that is new to the results tree, or identical to it",
 )
-def no_overwrite(ctx):
+@needs(fact("sources"), fact("existing"), fact("dest"))
+def no_overwrite(ctx, sources, existing, dest):
     """A submitted file whose place in the results tree holds different content blocks the accept."""
-    for source in ctx.facts.sources:
-        there = ctx.facts.existing.get(source.path)
+    for source in sources:
+        there = existing.get(source.path)
         if there is not None and there != source.digest:
-            yield source.at("", f"the results tree holds another version of this file: {ctx.facts.dest[source.path]}")
+            yield source.at("", f"the results tree holds another version of this file: {dest[source.path]}")
 
 
 RULES = [

@@ -6,18 +6,14 @@ import fnmatch
 import re
 from urllib.parse import urlsplit
 
-from checks import ChecksError, Finding, rule
+from checks import Finding, at, fact, rule
 from orgpolicy_checks import settings as settings_mod
 
 FRIDAY = 4
 
 
-def _metadata(ctx):
-    """The run's metadata; None when the action gathered none or it could not be read (its own rules say why)."""
-    try:
-        return getattr(ctx.facts, "metadata", None)
-    except ChecksError:
-        return None
+#: the run's metadata; None when the action gathered none or it could not be read (its own rules say why)
+_metadata = fact("metadata")
 
 
 @rule(
@@ -82,11 +78,9 @@ def llm_tag(ctx):
     pattern = settings_mod.of(ctx.config).llm_pattern
     tags = metadata.tags if isinstance(metadata.tags, (list, tuple)) else ()
     if fnmatch.fnmatchcase(metadata.method, pattern) and "with-llm" not in tags:
-        source = getattr(metadata, "source", "") or ""
-        path, _, line = source.rpartition(":")
-        where = dict(path=path, line=int(line)) if line.isdigit() and path else {}
-        yield Finding(
-            f"{metadata.method!r} matches {pattern!r} but lacks the 'with-llm' tag; add tags=['with-llm']", **where
+        yield at(
+            getattr(metadata, "source", None),
+            f"{metadata.method!r} matches {pattern!r} but lacks the 'with-llm' tag; add tags=['with-llm']",
         )
 
 
