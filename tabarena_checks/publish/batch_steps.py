@@ -1,19 +1,24 @@
-"""One step of a batch: ``checks run ACTION ...`` in a child process, watched for a stall.
+"""One step of a batch: ``checks run ACTION ...`` in a worker process, watched for a stall.
 
-Each step is the single command itself, run as a child (``python -m checks run ...``), so it goes
-through the same gate, waivers and decision record as when a user types it, and a step that hangs
-can be stopped without touching the others. The child's own session makes its process group the
-unit that is watched and stopped (process' index workers included).
+Each step is the single command itself, run by a worker process (:mod:`.batch_worker`) on the
+command's own arguments, so it goes through the same gate, waivers and decision record as when a
+user types it. A worker runs one step at a time and stays for the next (the interpreter's start-up
+and heavy imports are paid once per worker, not per step); a step that hangs is stopped by
+stopping its worker, without touching the others, and the next step gets a new worker. The
+worker's own session makes its process group the unit that is watched and stopped (process'
+index workers included).
 
-A step makes progress while its process group prints, reads or writes (sockets included: Linux
-counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor (:data:`MIN_TICKS`,
-:data:`MIN_BYTES`); a step that does none of these for the stall timeout is stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
+A step makes progress while its worker's process group prints, reads or writes (sockets
+included: Linux counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor
+(:data:`MIN_TICKS`, :data:`MIN_BYTES`); a step that does none of these for the stall timeout is
+stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -48,9 +53,14 @@ class StepResult:
     codes: tuple[str, ...] = ()
 
 
-def checks_argv(root_args: Sequence[str], action: str, args: Sequence[str]) -> list[str]:
-    """The child's command line: this interpreter's ``checks run ACTION ARGS --format json``."""
-    return [sys.executable, "-m", "checks", *root_args, "run", action, *args, "--format", "json"]
+def checks_args(root_args: Sequence[str], action: str, args: Sequence[str]) -> list[str]:
+    """A step's command line after ``checks``: ``ROOT_ARGS run ACTION ARGS --format json``."""
+    return [*root_args, "run", action, *args, "--format", "json"]
+
+
+def worker_argv(cwd: Path) -> list[str]:
+    """The command that starts a worker for a batch run in ``cwd`` (named, so the process list shows it)."""
+    return [sys.executable, "-m", "tabarena_checks.publish.batch_worker", str(cwd)]
 
 
 def _group_counters(pgid: int) -> tuple[int, ...]:
@@ -78,24 +88,25 @@ def _group_counters(pgid: int) -> tuple[int, ...]:
     return (ticks, rchar, wchar)
 
 
-class _Watched:
-    """A running child: its output read by two threads, and the moment it last made progress."""
+class _Worker:
+    """A running worker: its replies and its stderr read by two threads, and the moment it last made progress."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str], on_line: Callable[[str], None]):
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str]):
+        self.key = (str(cwd), tuple(sorted(env.items())))
         self.proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
-        self.out: list[bytes] = []
+        self.replies: queue.Queue[bytes] = queue.Queue()
         self.last_line = ""
         self.last_progress = time.monotonic()
-        self.counters = _group_counters(self.proc.pid)
-        self._on_line = on_line
+        self.counters = (0, 0, 0)
+        self._on_line: Callable[[str], None] = lambda line: None
         self._readers = [
             threading.Thread(target=self._read, args=(self.proc.stdout, True), daemon=True),
             threading.Thread(target=self._read, args=(self.proc.stderr, False), daemon=True),
@@ -103,17 +114,38 @@ class _Watched:
         for reader in self._readers:
             reader.start()
 
-    def _read(self, stream, keep: bool) -> None:
+    def _read(self, stream, replies: bool) -> None:
         for raw in iter(stream.readline, b""):
             self.last_progress = time.monotonic()
-            if keep:
-                self.out.append(raw)
+            if replies:
+                self.replies.put(raw)
                 continue
             line = raw.decode("utf-8", "replace").strip()
             if line:
                 self.last_line = line
                 self._on_line(line)
         stream.close()
+
+    def ask(self, args: Sequence[str], on_line: Callable[[str], None]) -> None:
+        """Hand the worker one command; its progress is counted from now."""
+        self._on_line, self.last_line = on_line, ""
+        self.counters, self.last_progress = _group_counters(self.proc.pid), time.monotonic()
+        self.proc.stdin.write(json.dumps(list(args)).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self) -> bytes | None:
+        """The command's reply, waiting at most :data:`POLL`; None while it runs, or once the worker ended
+        without one."""
+        try:
+            return self.replies.get(timeout=POLL)
+        except queue.Empty:
+            if self.proc.poll() is None:
+                return None
+        self._readers[0].join(GRACE)  # the worker ended: a reply it wrote last is read by now
+        try:
+            return self.replies.get_nowait()
+        except queue.Empty:
+            return None
 
     def progressed(self) -> None:
         """Move the progress mark when the group used enough CPU or moved enough bytes since the last one.
@@ -138,76 +170,130 @@ class _Watched:
                 break
             except subprocess.TimeoutExpired:
                 continue
+        self._closed()
 
-    def finish(self) -> dict | None:
-        """The child's JSON report once it ended (None when it printed none: a usage error, a kill)."""
+    def close(self) -> None:
+        """End an idle worker: no more commands (end of input), then wait for it (stop it if it does not end)."""
+        try:
+            self.proc.stdin.close()
+        except OSError:  # it is gone already
+            pass
+        try:
+            self.proc.wait(GRACE)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return
+        self._closed()
+
+    def _closed(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
         for reader in self._readers:
             reader.join(GRACE)
-        try:
-            report = json.loads(b"".join(self.out) or b"null")
-        except ValueError:
-            return None
-        return report if isinstance(report, dict) else None
 
 
 class Children:
-    """The steps running now, so an interrupted batch stops them all (they run in sessions of their own,
-    which a Ctrl-C at the terminal does not reach) and starts no other."""
+    """The batch's worker processes: each runs one step at a time and is kept for the next; one whose step
+    stalled, failed to answer or was interrupted is stopped and replaced by a new one for the steps that
+    follow. An interrupted batch stops them all (they run in sessions of their own, which a Ctrl-C at the
+    terminal does not reach) and starts no other step."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: Callable[[Path], Sequence[str]] = worker_argv) -> None:
+        self.worker = worker
         self._lock = threading.Lock()
-        self._running: set[_Watched] = set()
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
         self.cancelled = threading.Event()
 
     def stop_all(self) -> None:
         self.cancelled.set()
         with self._lock:
-            running = list(self._running)
-        for child in running:
-            child.stop()
+            workers, self._idle = list(self._all), []
+        for worker in workers:
+            worker.stop()
+
+    def close(self) -> None:
+        """End the idle workers once the batch has no more steps for them."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._all.difference_update(idle)
+        for worker in idle:
+            worker.close()
+
+    def _take(self, cwd: Path, env: dict[str, str]) -> _Worker:
+        key = (str(cwd), tuple(sorted(env.items())))
+        with self._lock:
+            for worker in self._idle:
+                if worker.key == key and worker.proc.poll() is None:
+                    self._idle.remove(worker)
+                    return worker
+        worker = _Worker(self.worker(cwd), cwd=cwd, env=env)
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _give_back(self, worker: _Worker, keep: bool) -> None:
+        with self._lock:
+            if keep and not self.cancelled.is_set():
+                self._idle.append(worker)
+                return
+            self._all.discard(worker)
+        worker.stop()
 
     def run(
         self,
         step: str,
-        argv: Sequence[str],
+        args: Sequence[str],
         *,
         cwd: Path,
         env: dict[str, str],
         stall_after: float,
         on_line: Callable[[str], None] = lambda line: None,
     ) -> StepResult:
-        """Run one step's command to its end, or stop it once it made no progress for ``stall_after`` seconds."""
+        """Run one step's ``checks`` command (``args``) to its end in a worker, or stop it once it made no
+        progress for ``stall_after`` seconds."""
         if self.cancelled.is_set():
             return StepResult(step, NOT_RUN, detail="the batch was interrupted before this step")
         started = time.monotonic()
-        child = _Watched(argv, cwd=cwd, env=env, on_line=on_line)
-        with self._lock:
-            self._running.add(child)
+        worker = self._take(cwd, env)
+        result = None
         try:
-            return self._watch(step, child, started, stall_after)
-        finally:
-            with self._lock:
-                self._running.discard(child)
+            result = self._watch(step, worker, args, started, stall_after, on_line)
+            return result
+        finally:  # a worker that answered is kept; one stopped, dead or interrupted is replaced
+            self._give_back(worker, keep=result is not None and result.exit_code is not None)
 
-    def _watch(self, step: str, child: _Watched, started: float, stall_after: float) -> StepResult:
-        while True:
-            try:
-                child.proc.wait(POLL)  # returns the moment the step ends: the next one starts without delay
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            child.progressed()
-            idle = time.monotonic() - child.last_progress
+    def _watch(
+        self, step: str, worker: _Worker, args: Sequence[str], started: float, stall_after: float, on_line
+    ) -> StepResult:
+        try:
+            worker.ask(args, on_line)
+        except OSError:  # it died before the question: said as the step's failure, and replaced
+            return StepResult(step, FAILED, time.monotonic() - started, None, "the worker process ended")
+        while (raw := worker.reply()) is None:
+            if worker.proc.poll() is not None:
+                said = worker.last_line or f"the worker process ended (exit {worker.proc.returncode})"
+                why = "interrupted: the step was stopped" if self.cancelled.is_set() else said
+                return StepResult(step, FAILED, time.monotonic() - started, None, why)
+            worker.progressed()
+            idle = time.monotonic() - worker.last_progress
             if idle > stall_after:
-                said = f"its last words: {child.last_line}" if child.last_line else "it had printed nothing"
-                child.stop()
-                child.finish()
+                said = f"its last words: {worker.last_line}" if worker.last_line else "it had printed nothing"
+                worker.stop()
                 detail = f"no progress for {idle:.0f} s, stopped ({said})"
                 return StepResult(step, STALLED, time.monotonic() - started, None, detail)
-        report = child.finish()
-        if self.cancelled.is_set() and child.proc.returncode != 0:
+        try:
+            answer = json.loads(raw)
+            code, out = int(answer["exit_code"]), answer["stdout"]
+            report = json.loads(out or "null")
+        except (ValueError, TypeError, KeyError):
+            return StepResult(step, FAILED, time.monotonic() - started, None, f"the worker answered {raw[:200]!r}")
+        report = report if isinstance(report, dict) else None
+        if self.cancelled.is_set() and code != 0:
             return StepResult(step, FAILED, time.monotonic() - started, None, "interrupted: the step was stopped")
-        return judged(step, child.proc.returncode, report, child.last_line, time.monotonic() - started)
+        return judged(step, code, report, worker.last_line, time.monotonic() - started)
 
 
 def judged(step: str, code: int, report: dict | None, last_line: str, seconds: float) -> StepResult:
