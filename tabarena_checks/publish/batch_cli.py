@@ -73,7 +73,7 @@ def _check_same_rules(app, root_args: tuple[str, ...], env: dict[str, str]) -> N
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
-    help="Methods processed (and uploaded) at the same time; 1 keeps the memory peak at one method's processing.",
+    help="Steps run at the same time, each lane by a worker process; 1 keeps the memory at one interpreter's.",
 )
 @click.option(
     "--stall-timeout",
