@@ -19,7 +19,6 @@ not verified, in this batch or an earlier one, is never uploaded.
 from __future__ import annotations
 
 import collections
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -116,7 +115,7 @@ class Batch:
         self.plan, self.settings, self.events = plan, settings, events
         self.children = children or batch_steps.Children()
         self.outcomes = {m.name: MethodOutcome(m.name) for m in plan.methods}
-        self.env = {**os.environ, "CHECKS_PROGRESS": "never"}
+        self.env = batch_steps.step_env()
         self.records = batch_resume.signed_records(settings.decision_log, settings.config_sha256)
         self._lock = threading.Lock()
 

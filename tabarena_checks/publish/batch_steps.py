@@ -53,6 +53,22 @@ class StepResult:
     codes: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class Answer:
+    """What a worker said to one command: its exit code (None when it was stopped or gave no answer, ``status``
+    saying which), what it printed on stdout, and its last line on stderr (or why there is no answer)."""
+
+    status: str
+    code: int | None
+    stdout: str
+    last_line: str
+
+
+def step_env() -> dict[str, str]:
+    """The environment of every worker: this one, credentials included, without progress bars (nobody sees them)."""
+    return {**os.environ, "CHECKS_PROGRESS": "never"}
+
+
 def checks_args(root_args: Sequence[str], action: str, args: Sequence[str]) -> list[str]:
     """A step's command line after ``checks``: ``ROOT_ARGS run ACTION ARGS --format json``."""
     return [*root_args, "run", action, *args, "--format", "json"]
@@ -257,43 +273,60 @@ class Children:
         if self.cancelled.is_set():
             return StepResult(step, NOT_RUN, detail="the batch was interrupted before this step")
         started = time.monotonic()
-        worker = self._take(cwd, env)
-        result = None
+        answer = self.command(args, cwd=cwd, env=env, stall_after=stall_after, on_line=on_line)
+        seconds = time.monotonic() - started
+        if answer.code is None:
+            return StepResult(step, answer.status, seconds, None, answer.last_line)
         try:
-            result = self._watch(step, worker, args, started, stall_after, on_line)
-            return result
-        finally:  # a worker that answered is kept; one stopped, dead or interrupted is replaced
-            self._give_back(worker, keep=result is not None and result.exit_code is not None)
+            report = json.loads(answer.stdout or "null")
+        except ValueError:
+            report = None
+        report = report if isinstance(report, dict) else None
+        if self.cancelled.is_set() and answer.code != 0:
+            return StepResult(step, FAILED, seconds, None, "interrupted: the step was stopped")
+        return judged(step, answer.code, report, answer.last_line, seconds)
 
-    def _watch(
-        self, step: str, worker: _Worker, args: Sequence[str], started: float, stall_after: float, on_line
-    ) -> StepResult:
+    def command(
+        self,
+        args: Sequence[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        stall_after: float,
+        on_line: Callable[[str], None] = lambda line: None,
+    ) -> Answer:
+        """``checks ARGS`` run by a worker: its exit code, what it printed and the last line it said; no exit code
+        (STALLED or FAILED, with why as the last line) when it was stopped or its worker ended without answering."""
+        worker = self._take(cwd, env)
+        answer = None
+        try:
+            answer = self._watch(worker, args, stall_after, on_line)
+            return answer
+        finally:  # a worker that answered is kept; one stopped, dead or interrupted is replaced
+            self._give_back(worker, keep=answer is not None and answer.code is not None)
+
+    def _watch(self, worker: _Worker, args: Sequence[str], stall_after: float, on_line) -> Answer:
         try:
             worker.ask(args, on_line)
         except OSError:  # it died before the question: said as the step's failure, and replaced
-            return StepResult(step, FAILED, time.monotonic() - started, None, "the worker process ended")
+            return Answer(FAILED, None, "", "the worker process ended")
         while (raw := worker.reply()) is None:
             if worker.proc.poll() is not None:
                 said = worker.last_line or f"the worker process ended (exit {worker.proc.returncode})"
-                why = "interrupted: the step was stopped" if self.cancelled.is_set() else said
-                return StepResult(step, FAILED, time.monotonic() - started, None, why)
+                return Answer(
+                    FAILED, None, "", "interrupted: the step was stopped" if self.cancelled.is_set() else said
+                )
             worker.progressed()
             idle = time.monotonic() - worker.last_progress
             if idle > stall_after:
                 said = f"its last words: {worker.last_line}" if worker.last_line else "it had printed nothing"
                 worker.stop()
-                detail = f"no progress for {idle:.0f} s, stopped ({said})"
-                return StepResult(step, STALLED, time.monotonic() - started, None, detail)
+                return Answer(STALLED, None, "", f"no progress for {idle:.0f} s, stopped ({said})")
         try:
-            answer = json.loads(raw)
-            code, out = int(answer["exit_code"]), answer["stdout"]
-            report = json.loads(out or "null")
+            reply = json.loads(raw)
+            return Answer(DONE, int(reply["exit_code"]), str(reply["stdout"]), worker.last_line)
         except (ValueError, TypeError, KeyError):
-            return StepResult(step, FAILED, time.monotonic() - started, None, f"the worker answered {raw[:200]!r}")
-        report = report if isinstance(report, dict) else None
-        if self.cancelled.is_set() and code != 0:
-            return StepResult(step, FAILED, time.monotonic() - started, None, "interrupted: the step was stopped")
-        return judged(step, code, report, worker.last_line, time.monotonic() - started)
+            return Answer(FAILED, None, "", f"the worker answered {raw[:200]!r}")
 
 
 def judged(step: str, code: int, report: dict | None, last_line: str, seconds: float) -> StepResult:
