@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -258,22 +259,13 @@ class Children:
             self._all.discard(worker)
         worker.stop()
 
-    def run(
-        self,
-        step: str,
-        args: Sequence[str],
-        *,
-        cwd: Path,
-        env: dict[str, str],
-        stall_after: float,
-        on_line: Callable[[str], None] = lambda line: None,
-    ) -> StepResult:
+    def run(self, step: str, args: Sequence[str], **how: Any) -> StepResult:
         """Run one step's ``checks`` command (``args``) to its end in a worker, or stop it once it made no
-        progress for ``stall_after`` seconds."""
+        progress for ``stall_after`` seconds (``how``: :meth:`command`'s keywords)."""
         if self.cancelled.is_set():
             return StepResult(step, NOT_RUN, detail="the batch was interrupted before this step")
         started = time.monotonic()
-        answer = self.command(args, cwd=cwd, env=env, stall_after=stall_after, on_line=on_line)
+        answer = self.command(args, **how)
         seconds = time.monotonic() - started
         if answer.code is None:
             return StepResult(step, answer.status, seconds, None, answer.last_line)
