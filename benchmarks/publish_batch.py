@@ -6,7 +6,9 @@ objects in place: once as the maintainer's shell loop would (per method ``checks
 ``checks run upload``, ``checks run upload --no-dry-run``, each a command of its own), once as one
 batch of a plan with the same steps (``--no-dry-run``, ``--jobs`` as given, 1 by default). Both
 sides start from empty caches and decision logs. Printed: each side's wall time, the ratio
-(target: the batch at most 0.75x the loop) and each side's peak memory and their ratio (target:
+(target: the batch at most 0.75x the loop), each side's CPU seconds (its processes' user and system
+time, which the machine's load hardly changes; the S3 server, in this process, is not counted) and
+each side's peak memory and their ratio (target:
 the batch's at processing one method's): the RSS summed over a command's process tree at the
 moment it was largest (load_inspect.py's sampler, every 50 ms), for the loop the largest of its
 commands (processing one method), for the batch its whole tree (itself and its workers).
@@ -25,6 +27,7 @@ import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
@@ -97,10 +100,17 @@ def batch(root: Path, jobs: int) -> int:
     return _run(["tabarena", "publish", "plan.toml", "--no-dry-run", "--jobs", str(jobs)], root)
 
 
-def timed(fn, *args) -> tuple[float, int]:
-    started = time.perf_counter()
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of every ended descendant: the commands, their workers, their index workers."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(fn, *args) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds of the side's processes (the S3 server, in this process, not counted), peak bytes."""
+    started, cpu = time.perf_counter(), _children_cpu()
     peak = fn(*args)
-    return time.perf_counter() - started, peak * 1024
+    return time.perf_counter() - started, _children_cpu() - cpu, peak * 1024
 
 
 def main() -> None:
@@ -131,6 +141,7 @@ def main() -> None:
         CHECKS_PROGRESS="never",
     )
     times: dict[str, list[float]] = {"loop": [], "batch": []}
+    cpus: dict[str, list[float]] = {"loop": [], "batch": []}
     peaks: dict[str, list[int]] = {"loop": [], "batch": []}
     try:
         with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
@@ -153,10 +164,16 @@ def main() -> None:
                     client.create_bucket(Bucket=bucket)
                     root = tmp_path / bucket
                     refs = _side(root, bucket, runs, args.configs)
-                    took, peak = timed(loop, root, runs, refs) if side == "loop" else timed(batch, root, args.jobs)
+                    took, cpu, peak = timed(loop, root, runs, refs) if side == "loop" else timed(batch, root, args.jobs)
                     times[side].append(took)
+                    cpus[side].append(cpu)
                     peaks[side].append(peak)
-                    print(f"round {n + 1} {side:5}: {took:.1f} s, peak memory {peak / 2**20:.0f} MiB", flush=True)
+                    load = os.getloadavg()[0]
+                    print(
+                        f"round {n + 1} {side:5}: {took:.1f} s, CPU {cpu:.1f} s, peak memory {peak / 2**20:.0f} MiB "
+                        f"(load average {load:.1f})",
+                        flush=True,
+                    )
     finally:
         server.stop()
     loop_s, batch_s = statistics.median(times["loop"]), statistics.median(times["batch"])
