@@ -180,8 +180,11 @@ def main() -> None:
     loop_peak, batch_peak = max(peaks["loop"]), max(peaks["batch"])
     print(f"{'single commands one after another:':35}{loop_s:.1f} s (peak {loop_peak / 2**20:.0f} MiB)")
     print(f"{f'batch (--jobs {args.jobs}):':35}{batch_s:.1f} s (peak {batch_peak / 2**20:.0f} MiB)")
+    loop_cpu, batch_cpu = statistics.median(cpus["loop"]), statistics.median(cpus["batch"])
+    print(f"CPU seconds (medians, hardly changed by the machine's load): loop {loop_cpu:.1f}, batch {batch_cpu:.1f}")
     print(
-        f"batch / loop: wall time {batch_s / loop_s:.2f}x (target <= 0.75x), peak memory {batch_peak / loop_peak:.2f}x"
+        f"batch / loop: wall time {batch_s / loop_s:.2f}x (target <= 0.75x), CPU {batch_cpu / loop_cpu:.2f}x, "
+        f"peak memory {batch_peak / loop_peak:.2f}x"
     )
 
 
