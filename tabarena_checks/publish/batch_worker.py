@@ -29,6 +29,8 @@ import os
 import signal
 import sys
 
+import checks
+
 
 def _replies():
     """The real stdout, kept for the replies; descriptor 1 then points at stderr for anything else."""
@@ -39,8 +41,6 @@ def _replies():
 
 def _run(args: list[str]) -> tuple[int, str]:
     """``checks ARGS`` in this interpreter; its exit code and what it printed on stdout."""
-    import checks  # noqa: PLC0415 - after the reply channel is set aside, so nothing it prints can reach it
-
     captured = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     saved, sys.stdout = sys.stdout, captured
     try:
