@@ -29,6 +29,7 @@ from checks.testing import run_cli
 from tabarena_checks.publish import batch_plan, batch_report
 from tabarena_checks.publish.batch import MethodOutcome
 from tabarena_checks.publish.batch_steps import Children, StepResult
+from tabarena_checks.publish.batch_worker import END
 from tabarena_checks.synth.generate import generate_run
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
 
@@ -265,8 +266,9 @@ for line in iter(sys.stdin.readline, ""):
     end = time.monotonic() + (4 if what == "busy" else 0)
     while time.monotonic() < end:
         sum(range(10000))
+    print(END, file=sys.stderr, flush=True)
     print(json.dumps({"exit_code": 0, "stdout": json.dumps({"summary": str(os.getpid())})}), flush=True)
-"""
+""".replace("END", repr(END))
 
 
 def fake_children() -> Children:
@@ -298,16 +300,20 @@ def test_one_worker_runs_the_steps_one_after_another_and_a_stopped_one_is_replac
     assert not Path(f"/proc/{after.detail}").exists(), "an idle worker outlived the batch"
 
 
-def test_a_worker_runs_the_single_command_and_answers_its_report(tmp_path):
-    children = Children()
+def test_a_worker_runs_the_single_commands_one_after_another_each_with_its_own_output(tmp_path):
+    children, said = Children(), {}
+    how = {"cwd": tmp_path, "env": dict(os.environ), "stall_after": 60}
+    version = children.command(["--version"], on_line=said.setdefault("version", []).append, **how)
     args = ["run", "register", "--repo", str(tmp_path / "nowhere"), "--format", "json"]
-    result = children.run("register", args, cwd=tmp_path, env=dict(os.environ), stall_after=60)
+    result = children.run("register", args, on_line=said.setdefault("register", []).append, **how)
     single = run_cli(args, cwd=tmp_path)
     children.close()
+    assert (version.code, version.stdout) == (0, run_cli(["--version"]).stdout)
     assert result.status == "failed" and result.exit_code == single.exit_code == 2
     assert (
         result.detail == single.stderr.strip().splitlines()[-1] == "checks: error: Missing option '--method-metadata'."
     )
+    assert said == {"version": [], "register": [result.detail]}  # each line with the command that printed it
 
 
 # --------------------------------------------------------------------------- the summary

@@ -30,6 +30,8 @@ from typing import Any
 
 import attrs
 
+from tabarena_checks.publish.batch_worker import END
+
 #: what a step ended as; "skipped" (done in an earlier run) and "not-run" are decided without a child
 DONE, SKIPPED, BLOCKED, FAILED, STALLED, NOT_RUN = "done", "skipped", "blocked", "failed", "stalled", "not-run"
 #: seconds between two looks at a running step
@@ -120,6 +122,8 @@ class _Worker:
             start_new_session=True,
         )
         self.replies: queue.Queue[bytes] = queue.Queue()
+        #: set once the worker said all a command printed on stderr (its END line)
+        self.said_all = threading.Event()
         self.last_line = ""
         self.last_progress = time.monotonic()
         self.counters = (0, 0, 0)
@@ -138,7 +142,9 @@ class _Worker:
                 self.replies.put(raw)
                 continue
             line = raw.decode("utf-8", "replace").strip()
-            if line:
+            if line == END:
+                self.said_all.set()
+            elif line:
                 self.last_line = line
                 self._on_line(line)
         stream.close()
@@ -146,6 +152,7 @@ class _Worker:
     def ask(self, args: Sequence[str], on_line: Callable[[str], None]) -> None:
         """Hand the worker one command; its progress is counted from now."""
         self._on_line, self.last_line = on_line, ""
+        self.said_all.clear()
         self.counters, self.last_progress = _group_counters(self.proc.pid), time.monotonic()
         self.proc.stdin.write(json.dumps(list(args)).encode() + b"\n")
         self.proc.stdin.flush()
@@ -314,6 +321,7 @@ class Children:
                 said = f"its last words: {worker.last_line}" if worker.last_line else "it had printed nothing"
                 worker.stop()
                 return Answer(STALLED, None, "", f"no progress for {idle:.0f} s, stopped ({said})")
+        worker.said_all.wait(GRACE)  # its last lines are read before the next command is asked
         try:
             reply = json.loads(raw)
             return Answer(DONE, int(reply["exit_code"]), str(reply["stdout"]), worker.last_line)

@@ -10,9 +10,10 @@ session of its own, which the batch watches and stops as a whole (:mod:`.batch_s
 
 The protocol: one JSON list of arguments per line on stdin; for each, one JSON line on stdout,
 ``{"exit_code": N, "stdout": "..."}`` (what the command printed, its ``--format json`` report);
-what it prints on stderr passes through line by line (the batch's progress and last words).
-Anything else that writes to the real stdout goes to stderr, so the replies stay whole. End of
-input ends the worker; SIGTERM stops the running command as Ctrl-C does (its ``finally`` blocks
+what it prints on stderr passes through line by line (the batch's progress and last words), and
+:data:`END` on a line of its own says that all of it is written, so the batch never gives a line
+of one step to the next. Anything else that writes to the real stdout goes to stderr, and a
+command reads an empty stdin, so the requests and replies stay whole. End of input ends the worker; SIGTERM stops the running command as Ctrl-C does (its ``finally`` blocks
 run, as under the single command's SIGTERM) and ends the worker.
 
     python -m tabarena_checks.publish.batch_worker [FOLDER]
@@ -31,12 +32,21 @@ import sys
 
 import checks
 
+#: the line on stderr after a command's last (control characters: no command prints it, checks.visible escapes them)
+END = "\x02checks batch worker: said all\x03"
 
-def _replies():
-    """The real stdout, kept for the replies; descriptor 1 then points at stderr for anything else."""
+
+def _channels():
+    """The requests and the replies on descriptors of their own; stdin is then empty and stdout goes to stderr."""
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8", closefd=True)
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8", closefd=True)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
     os.dup2(2, 1)
-    return replies
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - it lives as long as the process
+    sys.stdout = sys.stderr
+    return requests, replies
 
 
 def _run(args: list[str]) -> tuple[int, str]:
@@ -59,13 +69,14 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    replies = _replies()
-    sys.stdout = sys.stderr
+    requests, replies = _channels()
     try:
-        for line in iter(sys.stdin.readline, ""):
+        for line in iter(requests.readline, ""):
             code, out = _run([str(a) for a in json.loads(line)])
             if stopped:  # the command unwound and said "checks: aborted"; the worker ends with it
                 raise SystemExit(2)
+            sys.stderr.write(END + "\n")
+            sys.stderr.flush()
             replies.write(json.dumps({"exit_code": code, "stdout": out}) + "\n")
             replies.flush()
     except KeyboardInterrupt:  # stopped between two commands: nothing to unwind
