@@ -1,4 +1,4 @@
-"""A pipelined ``checks tabarena publish`` batch against the same single commands run one after another.
+"""A ``checks tabarena publish`` batch against the same single commands run one after another.
 
 Three generated methods (``checks tabarena synth``'s generator) are published to moto's S3
 server on 127.0.0.1 twice, each side into a bucket of its own so neither finds the other's

@@ -1,4 +1,4 @@
-"""``checks tabarena publish PLAN``: the single commands of every method of a plan, pipelined.
+"""``checks tabarena publish PLAN``: the single commands of every method of a plan, run by worker processes.
 
 The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each a worker
 process running one step at a time, take the next step in the plan's order, a method's upload (dry

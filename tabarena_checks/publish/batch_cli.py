@@ -97,7 +97,7 @@ def _check_same_rules(app, root_args: tuple[str, ...], children: Children, cwd: 
 )
 @click.option("--output-file", default=None, metavar="PATH", help="Also write the summary (in --format) to PATH.")
 def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
-    """Publish every method of PLAN (TOML): process, upload, register and log, pipelined and resumable.
+    """Publish every method of PLAN (TOML): process, upload, register and log, watched and resumable.
 
     Each step is the single command (`checks run process|upload|register|log`) with its own rules
     and decision record; a rerun skips what the decision log shows done for the same inputs.
