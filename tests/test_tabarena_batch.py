@@ -263,6 +263,9 @@ for line in iter(sys.stdin.readline, ""):
     if what == "stall":
         print("sending raw.zip", file=sys.stderr, flush=True)
         time.sleep(120)
+    if what == "die":
+        print("decoding results.pkl", file=sys.stderr, flush=True)
+        os._exit(9)
     end = time.monotonic() + (4 if what == "busy" else 0)
     while time.monotonic() < end:
         sum(range(10000))
@@ -298,6 +301,15 @@ def test_one_worker_runs_the_steps_one_after_another_and_a_stopped_one_is_replac
     assert after.status == "done" and after.detail != first.detail  # a new worker for the steps that follow
     children.close()
     assert not Path(f"/proc/{after.detail}").exists(), "an idle worker outlived the batch"
+
+
+def test_a_worker_that_dies_mid_step_fails_that_step_only(tmp_path):
+    children = fake_children()
+    died = children.run("process", ["die"], cwd=tmp_path, env={}, stall_after=30)
+    assert (died.status, died.exit_code) == ("failed", None)
+    assert died.detail == "its worker process ended (exit 9); its last words: decoding results.pkl"
+    assert children.run("upload", ["quick"], cwd=tmp_path, env={}, stall_after=30).status == "done"
+    children.close()
 
 
 def test_a_worker_runs_the_single_commands_one_after_another_each_with_its_own_output(tmp_path):

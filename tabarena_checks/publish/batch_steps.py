@@ -311,7 +311,8 @@ class Children:
             return Answer(FAILED, None, "", "the worker process ended")
         while (raw := worker.reply()) is None:
             if worker.proc.poll() is not None:
-                said = worker.last_line or f"the worker process ended (exit {worker.proc.returncode})"
+                said = f"its worker process ended (exit {worker.proc.returncode})"
+                said += f"; its last words: {worker.last_line}" if worker.last_line else ""
                 return Answer(
                     FAILED, None, "", "interrupted: the step was stopped" if self.cancelled.is_set() else said
                 )
