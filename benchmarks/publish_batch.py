@@ -1,16 +1,19 @@
-"""A pipelined ``checks tabarena publish`` batch against the same single commands run one after another.
+"""A ``checks tabarena publish`` batch against the same single commands run one after another.
 
 Three generated methods (``checks tabarena synth``'s generator) are published to moto's S3
 server on 127.0.0.1 twice, each side into a bucket of its own so neither finds the other's
 objects in place: once as the maintainer's shell loop would (per method ``checks run process``,
 ``checks run upload``, ``checks run upload --no-dry-run``, each a command of its own), once as one
-batch of a plan with the same steps (``--no-dry-run``, default ``--jobs 1``). Both sides start
-from empty caches and decision logs. Printed: each side's wall time, the ratio (target: the batch
-at most 0.75x the loop) and each side's peak memory: the RSS summed over a command's process
-tree at the moment it was largest (load_inspect.py's sampler, every 50 ms), for the loop the
-largest of its commands (processing one method), for the batch its whole tree.
+batch of a plan with the same steps (``--no-dry-run``, ``--jobs`` as given, 1 by default). Both
+sides start from empty caches and decision logs. Printed: each side's wall time, the ratio
+(target: the batch at most 0.75x the loop), each side's CPU seconds (its processes' user and system
+time, which the machine's load hardly changes; the S3 server, in this process, is not counted) and
+each side's peak memory and their ratio (target:
+the batch's at processing one method's): the RSS summed over a command's process tree at the
+moment it was largest (load_inspect.py's sampler, every 50 ms), for the loop the largest of its
+commands (processing one method), for the batch its whole tree (itself and its workers).
 
-    .venv/bin/python benchmarks/publish_batch.py [--configs 2] [--folds 3] [--rounds 1]
+    .venv/bin/python benchmarks/publish_batch.py [--configs 2] [--folds 3] [--rounds 1] [--jobs 1]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
@@ -92,14 +96,21 @@ def loop(root: Path, runs: Path, refs: list[str]) -> int:
     return max(peaks)
 
 
-def batch(root: Path) -> int:
-    return _run(["tabarena", "publish", "plan.toml", "--no-dry-run"], root)
+def batch(root: Path, jobs: int) -> int:
+    return _run(["tabarena", "publish", "plan.toml", "--no-dry-run", "--jobs", str(jobs)], root)
 
 
-def timed(fn, *args) -> tuple[float, int]:
-    started = time.perf_counter()
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of every ended descendant: the commands, their workers, their index workers."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(fn, *args) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds of the side's processes (the S3 server, in this process, not counted), peak bytes."""
+    started, cpu = time.perf_counter(), _children_cpu()
     peak = fn(*args)
-    return time.perf_counter() - started, peak * 1024
+    return time.perf_counter() - started, _children_cpu() - cpu, peak * 1024
 
 
 def main() -> None:
@@ -107,6 +118,7 @@ def main() -> None:
     parser.add_argument("--configs", type=int, default=2)
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=1, help="Runs per side, alternating (medians compared).")
+    parser.add_argument("--jobs", type=int, default=1, help="The batch's --jobs.")
     args = parser.parse_args()
     from moto.server import ThreadedMotoServer
 
@@ -129,6 +141,7 @@ def main() -> None:
         CHECKS_PROGRESS="never",
     )
     times: dict[str, list[float]] = {"loop": [], "batch": []}
+    cpus: dict[str, list[float]] = {"loop": [], "batch": []}
     peaks: dict[str, list[int]] = {"loop": [], "batch": []}
     try:
         with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
@@ -151,16 +164,28 @@ def main() -> None:
                     client.create_bucket(Bucket=bucket)
                     root = tmp_path / bucket
                     refs = _side(root, bucket, runs, args.configs)
-                    took, peak = timed(loop, root, runs, refs) if side == "loop" else timed(batch, root)
+                    took, cpu, peak = timed(loop, root, runs, refs) if side == "loop" else timed(batch, root, args.jobs)
                     times[side].append(took)
+                    cpus[side].append(cpu)
                     peaks[side].append(peak)
-                    print(f"round {n + 1} {side:5}: {took:.1f} s, peak memory {peak / 2**20:.0f} MiB", flush=True)
+                    load = os.getloadavg()[0]
+                    print(
+                        f"round {n + 1} {side:5}: {took:.1f} s, CPU {cpu:.1f} s, peak memory {peak / 2**20:.0f} MiB "
+                        f"(load average {load:.1f})",
+                        flush=True,
+                    )
     finally:
         server.stop()
     loop_s, batch_s = statistics.median(times["loop"]), statistics.median(times["batch"])
-    print(f"single commands one after another: {loop_s:.1f} s (peak {max(peaks['loop']) / 2**20:.0f} MiB)")
-    print(f"pipelined batch:                   {batch_s:.1f} s (peak {max(peaks['batch']) / 2**20:.0f} MiB)")
-    print(f"batch / loop = {batch_s / loop_s:.2f}x (target <= 0.75x)")
+    loop_peak, batch_peak = max(peaks["loop"]), max(peaks["batch"])
+    print(f"{'single commands one after another:':35}{loop_s:.1f} s (peak {loop_peak / 2**20:.0f} MiB)")
+    print(f"{f'batch (--jobs {args.jobs}):':35}{batch_s:.1f} s (peak {batch_peak / 2**20:.0f} MiB)")
+    loop_cpu, batch_cpu = statistics.median(cpus["loop"]), statistics.median(cpus["batch"])
+    print(f"CPU seconds (medians, hardly changed by the machine's load): loop {loop_cpu:.1f}, batch {batch_cpu:.1f}")
+    print(
+        f"batch / loop: wall time {batch_s / loop_s:.2f}x (target <= 0.75x), CPU {batch_cpu / loop_cpu:.2f}x, "
+        f"peak memory {batch_peak / loop_peak:.2f}x"
+    )
 
 
 if __name__ == "__main__":

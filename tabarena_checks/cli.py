@@ -21,7 +21,7 @@ COMMANDS = {
     ),
     "publish": (
         "tabarena_checks.publish.batch_cli:publish_cmd",
-        "Publish every method of PLAN (TOML): process, upload, register and log, pipelined and resumable.",
+        "Publish every method of PLAN (TOML): process, upload, register and log, watched and resumable.",
     ),
     "metadata": (
         "tabarena_checks.metadata.cli:metadata",

@@ -193,7 +193,7 @@ def run_demo(workdir: Path) -> None:
         for key, obj in sorted(listed.items()):
             print(f"  r2://{BUCKET}/{key}  {obj.size} bytes  etag {obj.etag}")
 
-        step("9. publish the sample run's methods through a plan: what is done is skipped, the rest pipelined")
+        step("9. publish the sample run's methods through a plan: what is done is skipped, the rest run in order")
         _generate(workdir / "run-rf", "DemoRF")
         (workdir / "plan.toml").write_text(PLAN, encoding="utf-8")
         checks(["tabarena", "publish", "plan.toml", "--no-dry-run"], expect=0)

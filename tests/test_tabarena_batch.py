@@ -29,6 +29,7 @@ from checks.testing import run_cli
 from tabarena_checks.publish import batch_plan, batch_report
 from tabarena_checks.publish.batch import MethodOutcome
 from tabarena_checks.publish.batch_steps import Children, StepResult
+from tabarena_checks.publish.batch_worker import END
 from tabarena_checks.synth.generate import generate_run
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
 
@@ -253,28 +254,78 @@ def test_the_schema_lists_exactly_the_keys_the_plan_accepts():
 # --------------------------------------------------------------------------- the watchdog
 
 
-def _child(code: str) -> list[str]:
-    return [sys.executable, "-c", code]
+#: a stand-in worker speaking the workers' protocol: a request names what the "command" does; each reply's
+#: report says which process answered it
+FAKE_WORKER = """
+import json, os, sys, time
+for line in iter(sys.stdin.readline, ""):
+    what = json.loads(line)[0]
+    if what == "stall":
+        print("sending raw.zip", file=sys.stderr, flush=True)
+        time.sleep(120)
+    if what == "die":
+        print("decoding results.pkl", file=sys.stderr, flush=True)
+        os._exit(9)
+    end = time.monotonic() + (4 if what == "busy" else 0)
+    while time.monotonic() < end:
+        sum(range(10000))
+    print(END, file=sys.stderr, flush=True)
+    print(json.dumps({"exit_code": 0, "stdout": json.dumps({"summary": str(os.getpid())})}), flush=True)
+""".replace("END", repr(END))
+
+
+def fake_children() -> Children:
+    return Children(worker=lambda cwd: [sys.executable, "-c", FAKE_WORKER])
 
 
 def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path):
     started = time.monotonic()
-    result = Children().run(
-        "upload",
-        _child("import sys, time; print('sending raw.zip', file=sys.stderr, flush=True); time.sleep(120)"),
-        cwd=tmp_path,
-        env={},
-        stall_after=1.5,
-    )
+    result = fake_children().run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5)
     assert result.status == "stalled"
     assert "sending raw.zip" in result.detail
     assert time.monotonic() - started < 20
 
 
 def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path):
-    busy = "import time\nend = time.monotonic() + 4\nwhile time.monotonic() < end: sum(range(10000))\n"
-    result = Children().run("process", _child(busy), cwd=tmp_path, env={}, stall_after=2)
+    result = fake_children().run("process", ["busy"], cwd=tmp_path, env={}, stall_after=2)
     assert result.status == "done"
+
+
+def test_one_worker_runs_the_steps_one_after_another_and_a_stopped_one_is_replaced(tmp_path):
+    children = fake_children()
+    first, second = (children.run(f"step {n}", ["quick"], cwd=tmp_path, env={}, stall_after=5) for n in (1, 2))
+    assert first.status == second.status == "done"
+    assert first.detail == second.detail  # the same worker process answered both: one start-up
+    assert children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5).status == "stalled"
+    after = children.run("step 3", ["quick"], cwd=tmp_path, env={}, stall_after=5)
+    assert after.status == "done" and after.detail != first.detail  # a new worker for the steps that follow
+    children.close()
+    assert not Path(f"/proc/{after.detail}").exists(), "an idle worker outlived the batch"
+
+
+def test_a_worker_that_dies_mid_step_fails_that_step_only(tmp_path):
+    children = fake_children()
+    died = children.run("process", ["die"], cwd=tmp_path, env={}, stall_after=30)
+    assert (died.status, died.exit_code) == ("failed", None)
+    assert died.detail == "its worker process ended (exit 9); its last words: decoding results.pkl"
+    assert children.run("upload", ["quick"], cwd=tmp_path, env={}, stall_after=30).status == "done"
+    children.close()
+
+
+def test_a_worker_runs_the_single_commands_one_after_another_each_with_its_own_output(tmp_path):
+    children, said = Children(), {}
+    how = {"cwd": tmp_path, "env": dict(os.environ), "stall_after": 60}
+    version = children.command(["--version"], on_line=said.setdefault("version", []).append, **how)
+    args = ["run", "register", "--repo", str(tmp_path / "nowhere"), "--format", "json"]
+    result = children.run("register", args, on_line=said.setdefault("register", []).append, **how)
+    single = run_cli(args, cwd=tmp_path)
+    children.close()
+    assert (version.code, version.stdout) == (0, run_cli(["--version"]).stdout)
+    assert result.status == "failed" and result.exit_code == single.exit_code == 2
+    assert (
+        result.detail == single.stderr.strip().splitlines()[-1] == "checks: error: Missing option '--method-metadata'."
+    )
+    assert said == {"version": [], "register": [result.detail]}  # each line with the command that printed it
 
 
 # --------------------------------------------------------------------------- the summary

@@ -1,22 +1,24 @@
-"""``checks tabarena publish PLAN``: the single commands of every method of a plan, pipelined.
+"""``checks tabarena publish PLAN``: the single commands of every method of a plan, run by worker processes.
 
-The maintainer's batch flow, with the gates of the single commands: methods are processed in the
-plan's order (``jobs`` at a time), and each method's upload (dry run, then the real one with
-``--no-dry-run``) starts as soon as its processing passed, in a lane of its own, while the next
-method is processing. Register and log edit the checkout once the uploads are over, one edit
+The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each a worker
+process running one step at a time, take the next step in the plan's order, a method's upload (dry
+run, then the real one with ``--no-dry-run``) as soon as its processing passed before the next
+method's processing. So with one lane (the default) each method is published before the next is
+processed and the batch's memory is one interpreter's; with two, a method's uploads run while the
+next method is processing. Register and log edit the checkout once the uploads are over, one edit
 each: register every method whose own steps all passed in one ``checks run register`` (one write of
 methods.py, one decision record), the log entry (one for the batch) only when every method did, so
 the log never names a batch that is half-published.
 
-Every step is ``checks run ACTION`` in a child process (:mod:`.batch_steps`), so nothing bypasses
-a rule, a waiver or a decision record, and a rerun of the plan skips what the signed decision
-records show done for the same inputs (:mod:`.batch_resume`). A method whose processing is not
-verified, in this batch or an earlier one, is never uploaded.
+Every step is ``checks run ACTION`` run by a worker process (:mod:`.batch_steps`), so nothing
+bypasses a rule, a waiver or a decision record, and a rerun of the plan skips what the signed
+decision records show done for the same inputs (:mod:`.batch_resume`). A method whose processing is
+not verified, in this batch or an earlier one, is never uploaded.
 """
 
 from __future__ import annotations
 
-import os
+import collections
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -49,6 +51,7 @@ class Settings:
     """How the batch runs (the command line's choices), apart from what it runs (the plan)."""
 
     dry_run: bool = True
+    #: lanes: steps run at the same time, each lane by a worker process of its own
     jobs: int = 1
     #: seconds without progress after which a step is stopped as STALLED
     stall_after: float = 600.0
@@ -77,6 +80,34 @@ def _opt(flag: str, value: object) -> list[str]:
     return [] if value is None else [flag, str(value)]
 
 
+class _Work:
+    """What the lanes take next: a processed method's upload first, else the next method's processing (so a
+    method is published before another is processed); None once nothing is left and no lane can add more."""
+
+    def __init__(self, methods: list[MethodPlan]):
+        self.processing = collections.deque(methods)
+        self.uploads: collections.deque[MethodPlan] = collections.deque()
+        self.busy = 0
+        self.changed = threading.Condition()
+
+    def take(self) -> tuple[str, MethodPlan] | None:
+        with self.changed:
+            while not (self.uploads or self.processing):
+                if not self.busy:
+                    return None
+                self.changed.wait()
+            self.busy += 1
+            return ("upload", self.uploads.popleft()) if self.uploads else ("process", self.processing.popleft())
+
+    def done(self, upload: MethodPlan | None) -> None:
+        """A lane finished its step; ``upload``: the method whose upload is now due."""
+        with self.changed:
+            self.busy -= 1
+            if upload is not None:
+                self.uploads.append(upload)
+            self.changed.notify_all()
+
+
 class Batch:
     """One run of a plan; :meth:`run` returns each method's steps (and the batch's log step last)."""
 
@@ -84,10 +115,9 @@ class Batch:
         self.plan, self.settings, self.events = plan, settings, events
         self.children = children or batch_steps.Children()
         self.outcomes = {m.name: MethodOutcome(m.name) for m in plan.methods}
-        self.env = {**os.environ, "CHECKS_PROGRESS": "never"}
+        self.env = batch_steps.step_env()
         self.records = batch_resume.signed_records(settings.decision_log, settings.config_sha256)
         self._lock = threading.Lock()
-        self._uploads: list = []
 
     # ----------------------------------------------------------------- the options of each step
 
@@ -166,7 +196,7 @@ class Batch:
 
         result = self.children.run(
             label,
-            batch_steps.checks_argv(self.settings.root_args, action, args),
+            batch_steps.checks_args(self.settings.root_args, action, args),
             cwd=self.settings.cwd,
             env=self.env,
             stall_after=self.settings.stall_after,
@@ -190,20 +220,32 @@ class Batch:
             return ""
         return batch_resume.process_evidence(self.records, self.process_options(m), facts, cache)
 
-    def _process(self, m: MethodPlan, upload_lane: ThreadPoolExecutor) -> None:
-        """Process ``m`` (or find it processed), then hand its upload to the upload lane."""
+    def _process(self, m: MethodPlan) -> bool:
+        """Process ``m`` (or find it processed); whether its upload is due."""
         evidence = self._processed(m)
         if "process" in m.steps:
             if evidence:
                 self._note(m.name, StepResult("process", SKIPPED, detail=evidence))
             elif self._step(m.name, "process", "process", self._process_args(m)).status != DONE:
-                return
+                return False
         elif "upload" in m.steps and not evidence:
             detail = "processing is not verified (no passed process run of these inputs): add the step process"
             self._note(m.name, StepResult("upload", BLOCKED, detail=detail))
-            return
-        if "upload" in m.steps:
-            self._uploads.append(upload_lane.submit(self._upload, m))
+            return False
+        return "upload" in m.steps
+
+    def _lane(self, work: _Work) -> None:
+        """One lane: steps taken one after another until none is left."""
+        while (task := work.take()) is not None:
+            kind, m = task
+            upload = False
+            try:
+                if kind == "process":
+                    upload = self._process(m)
+                else:
+                    self._upload(m)
+            finally:
+                work.done(m if upload else None)
 
     def _upload(self, m: MethodPlan) -> None:
         if self.settings.dry_run:
@@ -264,18 +306,19 @@ class Batch:
         """Every step of the plan; a Ctrl-C or SIGTERM stops the running steps (each ends whole or not at all, as
         the single commands do when stopped), starts no other, and is raised again."""
         jobs = max(1, self.settings.jobs)
-        with ThreadPoolExecutor(jobs, thread_name_prefix="upload") as uploads:
-            with ThreadPoolExecutor(jobs, thread_name_prefix="process") as processing:
+        work = _Work(list(self.plan.methods))
+        try:
+            with ThreadPoolExecutor(jobs, thread_name_prefix="lane") as lanes:
                 try:
-                    for future in [processing.submit(self._process, m, uploads) for m in self.plan.methods]:
+                    for future in [lanes.submit(self._lane, work) for _ in range(jobs)]:
                         future.result()  # a bug in the batch is raised here, not swallowed by the pool
-                    for future in list(self._uploads):
-                        future.result()
                 except BaseException:  # Ctrl-C, SIGTERM (checks turns it into a KeyboardInterrupt), a bug
                     self.children.stop_all()
                     raise
-        self._register()
-        self._log()
+            self._register()
+            self._log()
+        finally:
+            self.children.close()
         return list(self.outcomes.values())
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,10 @@ import click
 from checks import ExitCode, UsageError, io, records
 from tabarena_checks.publish import batch_plan, batch_report, batch_view
 from tabarena_checks.publish.batch import Batch, Settings, exit_code
+from tabarena_checks.publish.batch_steps import Children, step_env
+
+#: seconds without progress after which the rules check's worker is given up (it loads plugins, nothing more)
+RULES_TIMEOUT = 120.0
 
 
 def _root_args(app) -> tuple[str, ...]:
@@ -38,20 +41,21 @@ def _root_args(app) -> tuple[str, ...]:
     return (*out, *(("--config", str(Path(path).resolve())) if path else ()))
 
 
-def _check_same_rules(app, root_args: tuple[str, ...], env: dict[str, str]) -> None:
+def _check_same_rules(app, root_args: tuple[str, ...], children: Children, cwd: Path) -> None:
     """Refuse to start unless a step would load exactly this command's rules: a step judging with fewer
-    (a plugin the child does not load) would pass a gate this command's configuration closes."""
-    argv = [sys.executable, "-m", "checks", *root_args, "rules", "--format", "json"]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    (a plugin the worker does not load) would pass a gate this command's configuration closes. Asked of
+    a worker that then runs the first step (its start-up is paid here, once)."""
+    args = [*root_args, "rules", "--format", "json"]
+    answer = children.command(args, cwd=cwd, env=step_env(), stall_after=RULES_TIMEOUT)
     try:
-        theirs = {r["code"] for r in json.loads(proc.stdout)}
+        theirs = {r["code"] for r in json.loads(answer.stdout)}
     except (ValueError, TypeError, KeyError):
         theirs = set()
     mine = set(app.registry.rules)
-    if proc.returncode == 0 and theirs == mine:
+    if answer.code == 0 and theirs == mine:
         return
-    if proc.returncode != 0:
-        why = f"a step cannot start with {' '.join(root_args) or 'no options'}: {proc.stderr.strip()[:300]}"
+    if answer.code != 0:
+        why = f"a step cannot start with {' '.join(root_args) or 'no options'}: {answer.last_line[:300]}"
     else:
         why = f"missing in a step: {', '.join(sorted(mine - theirs)[:10]) or 'none'}"
     raise UsageError(
@@ -73,7 +77,7 @@ def _check_same_rules(app, root_args: tuple[str, ...], env: dict[str, str]) -> N
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
-    help="Methods processed (and uploaded) at the same time; 1 keeps the memory peak at one method's processing.",
+    help="Steps run at the same time, each lane by a worker process; 1 keeps the memory at one interpreter's.",
 )
 @click.option(
     "--stall-timeout",
@@ -93,7 +97,7 @@ def _check_same_rules(app, root_args: tuple[str, ...], env: dict[str, str]) -> N
 )
 @click.option("--output-file", default=None, metavar="PATH", help="Also write the summary (in --format) to PATH.")
 def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
-    """Publish every method of PLAN (TOML): process, upload, register and log, pipelined and resumable.
+    """Publish every method of PLAN (TOML): process, upload, register and log, watched and resumable.
 
     Each step is the single command (`checks run process|upload|register|log`) with its own rules
     and decision record; a rerun skips what the decision log shows done for the same inputs.
@@ -107,7 +111,6 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
     cwd = Path.cwd()
     root_args = _root_args(app)
     config = app.config()
-    _check_same_rules(app, root_args, dict(os.environ))
     settings = Settings(
         dry_run=not execute,
         jobs=jobs,
@@ -117,9 +120,14 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
         decision_log=records.log_path(config, os.getcwd()),
         config_sha256=config.sha256,
     )
-    started = time.monotonic()
-    with batch_view.watcher(parsed) as events:
-        outcomes = Batch(parsed, settings, events).run()
+    children = Children()
+    try:
+        _check_same_rules(app, root_args, children, cwd)
+        started = time.monotonic()
+        with batch_view.watcher(parsed) as events:
+            outcomes = Batch(parsed, settings, events, children).run()
+    finally:  # a usage error above leaves the worker of the rules check idle
+        children.close()
     code = exit_code(outcomes)
     doc = batch_report.as_dict(
         outcomes, plan=str(plan), dry_run=settings.dry_run, code=code, seconds=time.monotonic() - started

@@ -1,19 +1,24 @@
-"""One step of a batch: ``checks run ACTION ...`` in a child process, watched for a stall.
+"""One step of a batch: ``checks run ACTION ...`` in a worker process, watched for a stall.
 
-Each step is the single command itself, run as a child (``python -m checks run ...``), so it goes
-through the same gate, waivers and decision record as when a user types it, and a step that hangs
-can be stopped without touching the others. The child's own session makes its process group the
-unit that is watched and stopped (process' index workers included).
+Each step is the single command itself, run by a worker process (:mod:`.batch_worker`) on the
+command's own arguments, so it goes through the same gate, waivers and decision record as when a
+user types it. A worker runs one step at a time and stays for the next (the interpreter's start-up
+and heavy imports are paid once per worker, not per step); a step that hangs is stopped by
+stopping its worker, without touching the others, and the next step gets a new worker. The
+worker's own session makes its process group the unit that is watched and stopped (process'
+index workers included).
 
-A step makes progress while its process group prints, reads or writes (sockets included: Linux
-counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor (:data:`MIN_TICKS`,
-:data:`MIN_BYTES`); a step that does none of these for the stall timeout is stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
+A step makes progress while its worker's process group prints, reads or writes (sockets
+included: Linux counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor
+(:data:`MIN_TICKS`, :data:`MIN_BYTES`); a step that does none of these for the stall timeout is
+stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -21,8 +26,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
+
+from tabarena_checks.publish.batch_worker import END
 
 #: what a step ended as; "skipped" (done in an earlier run) and "not-run" are decided without a child
 DONE, SKIPPED, BLOCKED, FAILED, STALLED, NOT_RUN = "done", "skipped", "blocked", "failed", "stalled", "not-run"
@@ -48,9 +56,30 @@ class StepResult:
     codes: tuple[str, ...] = ()
 
 
-def checks_argv(root_args: Sequence[str], action: str, args: Sequence[str]) -> list[str]:
-    """The child's command line: this interpreter's ``checks run ACTION ARGS --format json``."""
-    return [sys.executable, "-m", "checks", *root_args, "run", action, *args, "--format", "json"]
+@attrs.frozen
+class Answer:
+    """What a worker said to one command: its exit code (None when it was stopped or gave no answer, ``status``
+    saying which), what it printed on stdout, and its last line on stderr (or why there is no answer)."""
+
+    status: str
+    code: int | None
+    stdout: str
+    last_line: str
+
+
+def step_env() -> dict[str, str]:
+    """The environment of every worker: this one, credentials included, without progress bars (nobody sees them)."""
+    return {**os.environ, "CHECKS_PROGRESS": "never"}
+
+
+def checks_args(root_args: Sequence[str], action: str, args: Sequence[str]) -> list[str]:
+    """A step's command line after ``checks``: ``ROOT_ARGS run ACTION ARGS --format json``."""
+    return [*root_args, "run", action, *args, "--format", "json"]
+
+
+def worker_argv(cwd: Path) -> list[str]:
+    """The command that starts a worker for a batch run in ``cwd`` (named, so the process list shows it)."""
+    return [sys.executable, "-m", "tabarena_checks.publish.batch_worker", str(cwd)]
 
 
 def _group_counters(pgid: int) -> tuple[int, ...]:
@@ -78,24 +107,27 @@ def _group_counters(pgid: int) -> tuple[int, ...]:
     return (ticks, rchar, wchar)
 
 
-class _Watched:
-    """A running child: its output read by two threads, and the moment it last made progress."""
+class _Worker:
+    """A running worker: its replies and its stderr read by two threads, and the moment it last made progress."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str], on_line: Callable[[str], None]):
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str]):
+        self.key = (str(cwd), tuple(sorted(env.items())))
         self.proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
-        self.out: list[bytes] = []
+        self.replies: queue.Queue[bytes] = queue.Queue()
+        #: set once the worker said all a command printed on stderr (its END line)
+        self.said_all = threading.Event()
         self.last_line = ""
         self.last_progress = time.monotonic()
-        self.counters = _group_counters(self.proc.pid)
-        self._on_line = on_line
+        self.counters = (0, 0, 0)
+        self._on_line: Callable[[str], None] = lambda line: None
         self._readers = [
             threading.Thread(target=self._read, args=(self.proc.stdout, True), daemon=True),
             threading.Thread(target=self._read, args=(self.proc.stderr, False), daemon=True),
@@ -103,17 +135,41 @@ class _Watched:
         for reader in self._readers:
             reader.start()
 
-    def _read(self, stream, keep: bool) -> None:
+    def _read(self, stream, replies: bool) -> None:
         for raw in iter(stream.readline, b""):
             self.last_progress = time.monotonic()
-            if keep:
-                self.out.append(raw)
+            if replies:
+                self.replies.put(raw)
                 continue
             line = raw.decode("utf-8", "replace").strip()
-            if line:
+            if line == END:
+                self.said_all.set()
+            elif line:
                 self.last_line = line
                 self._on_line(line)
         stream.close()
+
+    def ask(self, args: Sequence[str], on_line: Callable[[str], None]) -> None:
+        """Hand the worker one command; its progress is counted from now."""
+        self._on_line, self.last_line = on_line, ""
+        self.said_all.clear()
+        self.counters, self.last_progress = _group_counters(self.proc.pid), time.monotonic()
+        self.proc.stdin.write(json.dumps(list(args)).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self) -> bytes | None:
+        """The command's reply, waiting at most :data:`POLL`; None while it runs, or once the worker ended
+        without one."""
+        try:
+            return self.replies.get(timeout=POLL)
+        except queue.Empty:
+            if self.proc.poll() is None:
+                return None
+        self._readers[0].join(GRACE)  # the worker ended: a reply it wrote last is read by now
+        try:
+            return self.replies.get_nowait()
+        except queue.Empty:
+            return None
 
     def progressed(self) -> None:
         """Move the progress mark when the group used enough CPU or moved enough bytes since the last one.
@@ -138,76 +194,140 @@ class _Watched:
                 break
             except subprocess.TimeoutExpired:
                 continue
+        self._closed()
 
-    def finish(self) -> dict | None:
-        """The child's JSON report once it ended (None when it printed none: a usage error, a kill)."""
+    def close(self) -> None:
+        """End an idle worker: no more commands (end of input), then wait for it (stop it if it does not end)."""
+        try:
+            self.proc.stdin.close()
+        except OSError:  # it is gone already
+            pass
+        try:
+            self.proc.wait(GRACE)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return
+        self._closed()
+
+    def _closed(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
         for reader in self._readers:
             reader.join(GRACE)
-        try:
-            report = json.loads(b"".join(self.out) or b"null")
-        except ValueError:
-            return None
-        return report if isinstance(report, dict) else None
 
 
 class Children:
-    """The steps running now, so an interrupted batch stops them all (they run in sessions of their own,
-    which a Ctrl-C at the terminal does not reach) and starts no other."""
+    """The batch's worker processes: each runs one step at a time and is kept for the next; one whose step
+    stalled, failed to answer or was interrupted is stopped and replaced by a new one for the steps that
+    follow. An interrupted batch stops them all (they run in sessions of their own, which a Ctrl-C at the
+    terminal does not reach) and starts no other step."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: Callable[[Path], Sequence[str]] = worker_argv) -> None:
+        self.worker = worker
         self._lock = threading.Lock()
-        self._running: set[_Watched] = set()
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
         self.cancelled = threading.Event()
 
     def stop_all(self) -> None:
         self.cancelled.set()
         with self._lock:
-            running = list(self._running)
-        for child in running:
-            child.stop()
+            workers, self._idle = list(self._all), []
+        for worker in workers:
+            worker.stop()
 
-    def run(
+    def close(self) -> None:
+        """End the idle workers once the batch has no more steps for them."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._all.difference_update(idle)
+        for worker in idle:
+            worker.close()
+
+    def _take(self, cwd: Path, env: dict[str, str]) -> _Worker:
+        key = (str(cwd), tuple(sorted(env.items())))
+        with self._lock:
+            for worker in self._idle:
+                if worker.key == key and worker.proc.poll() is None:
+                    self._idle.remove(worker)
+                    return worker
+        worker = _Worker(self.worker(cwd), cwd=cwd, env=env)
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _give_back(self, worker: _Worker, keep: bool) -> None:
+        with self._lock:
+            if keep and not self.cancelled.is_set():
+                self._idle.append(worker)
+                return
+            self._all.discard(worker)
+        worker.stop()
+
+    def run(self, step: str, args: Sequence[str], **how: Any) -> StepResult:
+        """Run one step's ``checks`` command (``args``) to its end in a worker, or stop it once it made no
+        progress for ``stall_after`` seconds (``how``: :meth:`command`'s keywords)."""
+        if self.cancelled.is_set():
+            return StepResult(step, NOT_RUN, detail="the batch was interrupted before this step")
+        started = time.monotonic()
+        answer = self.command(args, **how)
+        seconds = time.monotonic() - started
+        if answer.code is None:
+            return StepResult(step, answer.status, seconds, None, answer.last_line)
+        try:
+            report = json.loads(answer.stdout or "null")
+        except ValueError:
+            report = None
+        report = report if isinstance(report, dict) else None
+        if self.cancelled.is_set() and answer.code != 0:
+            return StepResult(step, FAILED, seconds, None, "interrupted: the step was stopped")
+        return judged(step, answer.code, report, answer.last_line, seconds)
+
+    def command(
         self,
-        step: str,
-        argv: Sequence[str],
+        args: Sequence[str],
         *,
         cwd: Path,
         env: dict[str, str],
         stall_after: float,
         on_line: Callable[[str], None] = lambda line: None,
-    ) -> StepResult:
-        """Run one step's command to its end, or stop it once it made no progress for ``stall_after`` seconds."""
-        if self.cancelled.is_set():
-            return StepResult(step, NOT_RUN, detail="the batch was interrupted before this step")
-        started = time.monotonic()
-        child = _Watched(argv, cwd=cwd, env=env, on_line=on_line)
-        with self._lock:
-            self._running.add(child)
+    ) -> Answer:
+        """``checks ARGS`` run by a worker: its exit code, what it printed and the last line it said; no exit code
+        (STALLED or FAILED, with why as the last line) when it was stopped or its worker ended without answering."""
+        worker = self._take(cwd, env)
+        answer = None
         try:
-            return self._watch(step, child, started, stall_after)
-        finally:
-            with self._lock:
-                self._running.discard(child)
+            answer = self._watch(worker, args, stall_after, on_line)
+            return answer
+        finally:  # a worker that answered is kept; one stopped, dead or interrupted is replaced
+            self._give_back(worker, keep=answer is not None and answer.code is not None)
 
-    def _watch(self, step: str, child: _Watched, started: float, stall_after: float) -> StepResult:
-        while True:
-            try:
-                child.proc.wait(POLL)  # returns the moment the step ends: the next one starts without delay
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            child.progressed()
-            idle = time.monotonic() - child.last_progress
+    def _watch(self, worker: _Worker, args: Sequence[str], stall_after: float, on_line) -> Answer:
+        try:
+            worker.ask(args, on_line)
+        except OSError:  # it died before the question: said as the step's failure, and replaced
+            return Answer(FAILED, None, "", "the worker process ended")
+        while (raw := worker.reply()) is None:
+            if worker.proc.poll() is not None:
+                said = f"its worker process ended (exit {worker.proc.returncode})"
+                said += f"; its last words: {worker.last_line}" if worker.last_line else ""
+                return Answer(
+                    FAILED, None, "", "interrupted: the step was stopped" if self.cancelled.is_set() else said
+                )
+            worker.progressed()
+            idle = time.monotonic() - worker.last_progress
             if idle > stall_after:
-                said = f"its last words: {child.last_line}" if child.last_line else "it had printed nothing"
-                child.stop()
-                child.finish()
-                detail = f"no progress for {idle:.0f} s, stopped ({said})"
-                return StepResult(step, STALLED, time.monotonic() - started, None, detail)
-        report = child.finish()
-        if self.cancelled.is_set() and child.proc.returncode != 0:
-            return StepResult(step, FAILED, time.monotonic() - started, None, "interrupted: the step was stopped")
-        return judged(step, child.proc.returncode, report, child.last_line, time.monotonic() - started)
+                said = f"its last words: {worker.last_line}" if worker.last_line else "it had printed nothing"
+                worker.stop()
+                return Answer(STALLED, None, "", f"no progress for {idle:.0f} s, stopped ({said})")
+        worker.said_all.wait(GRACE)  # its last lines are read before the next command is asked
+        try:
+            reply = json.loads(raw)
+            return Answer(DONE, int(reply["exit_code"]), str(reply["stdout"]), worker.last_line)
+        except (ValueError, TypeError, KeyError):
+            return Answer(FAILED, None, "", f"the worker answered {raw[:200]!r}")
 
 
 def judged(step: str, code: int, report: dict | None, last_line: str, seconds: float) -> StepResult:
