@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import gc
 import json
 import os
 import re
@@ -642,9 +641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: list[str], *, own_process: bool) -> None:
     """Refuse credentials given as options, load the plugins the arguments and configuration name, run the command.
 
-    ``own_process``: the script owns its process, so start-up's objects stay for good and
-    are moved out of the garbage collector's reach (see checks.__main__), and SIGTERM is its to
-    handle (:func:`_abort_on_sigterm`).
+    ``own_process``: the script owns its process, so SIGTERM is its to handle (:func:`_abort_on_sigterm`).
     """
     bad = credential_options(args)
     if bad:
@@ -660,8 +657,6 @@ def _run(args: list[str], *, own_process: bool) -> None:
     registry.local_off = local_off
     cli = build_cli(registry)
     if own_process:
-        gc.freeze()
-        gc.enable()
         _abort_on_sigterm()
     again = ("--config", config_path, *args) if config_path else tuple(args)  # how to run the command again
     cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": again, "config": config_path})
@@ -695,7 +690,7 @@ def _exit_code(exc: BaseException) -> int:
     if error is not None:
         echo_error(f"checks: error: {error}", err=True)
         return exit_code_for(error)
-    import traceback  # noqa: PLC0415 - internal errors only; traceback costs every command ~5 ms of start-up
+    import traceback  # noqa: PLC0415 - internal errors only; traceback would load with every command
 
     echo_error(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
@@ -776,7 +771,7 @@ def _missing_extra(exc: Exception) -> ChecksError | None:
     """A module left out by the light install (an extra's dependency) is a user's fix, not a bug."""
     if not isinstance(exc, ModuleNotFoundError) or not exc.name:
         return None
-    from checks import extras  # noqa: PLC0415 - error path only; it loads importlib.metadata (~15 ms)
+    from checks import extras  # noqa: PLC0415 - error path only; it reads the installed distributions' metadata
 
     top = exc.name.partition(".")[0]
     return extras.missing_error("this command", [top]) if extras.providers(top) else None

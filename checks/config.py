@@ -34,7 +34,7 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: the keys every ``[arenas.<name>]`` table may hold besides the plugin's own settings
 ARENA_KEYS = ("select", "ignore", "rules")
 #: attribute name -> key in the file, where they differ (ruff's kebab-case names)
-#: sha256 of no bytes: the built-in defaults' digest (a literal: hashlib's OpenSSL binding costs ~2 ms to import)
+#: sha256 of no bytes: the built-in defaults' digest (a literal: start-up loads no hashlib)
 EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 KEY_NAMES = {
     "extend_select": "extend-select",
@@ -424,7 +424,7 @@ def _check_glob(glob: str, where: str, *, segments: bool = True) -> None:
 
 
 def _toml(text: str, source: str) -> dict:
-    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
+    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists
 
     try:
         return tomllib.loads(text)
@@ -562,7 +562,7 @@ def _strings_at(raw: Any, where: str) -> tuple[str, ...]:
 def _sha256(text: str) -> str:
     if not text:
         return EMPTY_SHA256
-    import hashlib  # noqa: PLC0415 - only for a rules.toml with text; hashlib loads OpenSSL (~3 ms)
+    import hashlib  # noqa: PLC0415 - only for a rules.toml with text; hashlib loads OpenSSL
 
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -672,7 +672,7 @@ def _holds_config(path: Path) -> bool:
     """pyproject.toml counts only with a [tool.checks] table (a broken one counts, so its error is shown)."""
     if path.name != "pyproject.toml":
         return True
-    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
+    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists
 
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -820,7 +820,7 @@ def local_plugins(path: Path) -> list[tuple[str, str]]:
     Only this key is read here; everything else (and any error) is reported when the whole
     file is parsed with the loaded plugins' settings.
     """
-    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists; tomllib costs ~8 ms
+    import tomllib  # noqa: PLC0415 - start-up: read only when a rules.toml exists
 
     trust.check(path, "configuration")
     try:

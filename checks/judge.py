@@ -286,7 +286,7 @@ def _judged(
 
 def _crash_finding(exc: Exception) -> Finding:
     """The finding a crashed rule reports: the exception and the line that raised it, to find it fast."""
-    import traceback  # noqa: PLC0415 - a crash only; traceback costs every command ~5 ms of start-up
+    import traceback  # noqa: PLC0415 - a crash only; traceback would load with every command
 
     where = traceback.extract_tb(exc.__traceback__)[-1]
     return Finding(f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})")

@@ -87,7 +87,7 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     reports = _method_reports(picked, metadata, c1_only)
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
     if html_path is not None:
-        # --html only: the page's modules (process options, the run page) cost ~45 ms before the workers start
+        # --html only: the page's modules (process options, the run page) load before the workers start
         from tabarena_checks.report import html_inspect  # noqa: PLC0415
 
         html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)

@@ -149,7 +149,7 @@ def prediction_fidelity(ctx, inference):
 )
 def native_simulation_metric(ctx):
     """A config method processed by the native engine must be scored on a metric its simulation computes."""
-    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
+    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers
 
     others = [m for m in _config_metrics(ctx, "native") if m not in SIMULATED]
     if others:
@@ -309,7 +309,7 @@ def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
 )
 def tabarena_engine_metric(ctx):
     """A config method processed by ``--engine tabarena`` must be scored under a name TabArena 0.1.0 can load."""
-    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
+    from tabarena_checks.facts import SIMULATED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers
     from tabarena_checks.raw.metric_names import scorer_name, tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     for metric in (m for m in _config_metrics(ctx, "tabarena") if not tabarena_loads(m)):

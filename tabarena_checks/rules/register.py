@@ -98,7 +98,7 @@ def entries_resolvable(ctx):
 )
 def methods_layout(ctx):
     """methods.py has ``method_metadata_lst=[...]`` with the three group comments and a ``methods_superseded`` list."""
-    from tabarena_checks.facts import COLLECTION_ARG, GROUPS, SUPERSEDED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
+    from tabarena_checks.facts import COLLECTION_ARG, GROUPS, SUPERSEDED  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers
 
     facts = ctx.facts
     layout = facts.layout

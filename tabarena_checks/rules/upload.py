@@ -204,7 +204,7 @@ def cache_is_what_process_wrote(ctx):
 
 def _recorded_by_process(ctx, digest: str):
     """A finding unless a signed, passed process record in the decision log names the manifest ``digest``."""
-    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context (~5 ms)
+    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context
 
     log = records.log_path(ctx.config, os.getcwd())
     try:
@@ -248,8 +248,8 @@ def _recorded_by_process(ctx, digest: str):
 )
 def decision_log_apart(ctx):
     """The decision log is neither inside the run's data directory nor inside the cache root."""
-    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context (~5 ms)
-    from tabarena_checks.cache.layout import cache_root  # noqa: PLC0415 - start-up: the cache layout loads the metadata model's attrs classes (~5 ms)
+    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context
+    from tabarena_checks.cache.layout import cache_root  # noqa: PLC0415 - start-up: the cache layout loads the metadata model's attrs classes
 
     log = Path(os.path.realpath(records.log_path(ctx.config, os.getcwd())))
     roots = {"the cache root (--cache-root)": cache_root(getattr(ctx.options, "cache_root", None))}
@@ -275,7 +275,7 @@ def decision_log_apart(ctx):
 )
 def credentials_in_env(ctx):
     """A real upload or an unpublish needs R2_ACCOUNT_ID, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY set."""
-    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers (~60 ms)
+    from tabarena_checks.facts import CREDENTIAL_ENV, missing_credentials  # noqa: PLC0415 - start-up: tabarena_checks.facts loads the raw index and readers
 
     if not ctx.facts.real or ctx.dry_run:
         return
