@@ -19,9 +19,8 @@ from pathlib import Path
 import attrs
 import click
 
-from checks import config as config_mod
-from checks import plugins
-from checks.config import effective
+from checks import config_load, config_select, plugins
+from checks.config_select import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.io import closest_path
@@ -221,13 +220,13 @@ class App:
         The file is ``--config``, else the one nearest ``near`` (a directory; default the working one).
         """
         path = Path(self.config_path) if self.config_path else None
-        cfg = config_mod.load(path, cwd=near or Path.cwd(), sections=self.registry.config_sections)
+        cfg = config_load.load(path, cwd=near or Path.cwd(), sections=self.registry.config_sections)
         # the actions' arenas are needed only for a section no plugin declares (it saves importing every action)
         declared = self.registry.config_sections
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
-        config_mod.check_codes(cfg, known_codes(self.registry.rules.values()), arenas, self.registry.blocked)
+        config_select.check_codes(cfg, known_codes(self.registry.rules.values()), arenas, self.registry.blocked)
         if selection:
-            cfg = config_mod.overridden(
+            cfg = config_select.overridden(
                 cfg,
                 **selection,
                 codes=known_codes(self.registry.rules.values()),
@@ -263,7 +262,7 @@ class App:
         def nearest(path: str | None):
             where = Path(path).resolve().parent if path else Path.cwd()
             if where not in by_dir:
-                found = config_mod.find(where, seen)
+                found = config_load.find(where, seen)
                 if found not in by_file:
                     cfg = self.config(selection=selection, near=where)
                     base = str(found.resolve().parent) if found is not None else ""
@@ -763,8 +762,8 @@ def _local_plugins_off(args: list[str]) -> tuple[bool, list[str]]:
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:
     """``checks_plugins`` of the configuration that will apply, read before the plugins load."""
-    path = Path(config_path) if config_path else config_mod.find(Path.cwd())
-    return config_mod.local_plugins(path) if path is not None else []
+    path = Path(config_path) if config_path else config_load.find(Path.cwd())
+    return config_load.local_plugins(path) if path is not None else []
 
 
 def _missing_extra(exc: Exception) -> ChecksError | None:

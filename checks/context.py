@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from checks.config import Config, Waiver
+from checks.config_model import Config, Waiver
 from checks.suppress import SuppressionReport
 
 

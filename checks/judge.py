@@ -11,9 +11,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from checks import config as config_mod
-from checks import config_changes, suppress
-from checks.config import Config, Waiver, effective
+from checks import config_changes, config_select, suppress
+from checks.config_model import Config, Waiver
+from checks.config_select import effective
 from checks.context import RunContext
 from checks.errors import ChecksError, NoRulesSelected
 from checks.globs import compile_glob
@@ -48,7 +48,7 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         if rule.publishing:
             check_strict_waivers(rule, config, "a publishing gate")
-        if config_mod.is_selected(rule.code, layers, rule.group):
+        if config_select.is_selected(rule.code, layers, rule.group):
             chosen.append((rule, severity))
     return chosen
 

@@ -11,7 +11,7 @@ import attrs
 import click
 
 from checks import extras, records
-from checks.config import Config
+from checks.config_model import Config
 from checks.context import RunContext
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode

@@ -8,9 +8,10 @@ import tomllib
 
 import pytest
 
-from checks import config as config_mod
-from checks import records
-from checks.config import Layer, is_selected
+from checks import config_load, records
+from checks.config_model import Layer
+from checks.config_select import is_selected
+from checks.errors import ConfigError
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 
@@ -348,8 +349,8 @@ def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, mon
     for leaf in ("sub/a/x", "sub/a/y", "other/z"):
         (tmp_path / leaf).mkdir(parents=True)
     probed: list = []
-    held = config_mod._held
-    monkeypatch.setattr(config_mod, "_held", lambda folder: probed.append(folder) or held(folder))
+    held = config_load._held
+    monkeypatch.setattr(config_load, "_held", lambda folder: probed.append(folder) or held(folder))
     seen: dict = {}
     cases = (
         ("sub/a/x", "sub/.checks.toml"),
@@ -358,11 +359,11 @@ def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, mon
         ("sub/a", "sub/.checks.toml"),
     )
     for leaf, want in cases:
-        assert config_mod.find(tmp_path / leaf, seen) == (tmp_path / want).resolve()
+        assert config_load.find(tmp_path / leaf, seen) == (tmp_path / want).resolve()
     assert len(probed) == len(set(probed)) == 7  # x, a, sub; y; z, other, the root: each probed once, none above
     for leaf, want in cases:
-        assert config_mod.find(tmp_path / leaf) == (tmp_path / want).resolve()  # the same without the memo
+        assert config_load.find(tmp_path / leaf) == (tmp_path / want).resolve()  # the same without the memo
     (tmp_path / "sub" / "a" / "rules.toml").write_text("")
     (tmp_path / "sub" / "a" / ".checks.toml").write_text("")
-    with pytest.raises(config_mod.ConfigError, match="keep exactly one per directory"):
-        config_mod.find(tmp_path / "sub/a/x", {})
+    with pytest.raises(ConfigError, match="keep exactly one per directory"):
+        config_load.find(tmp_path / "sub/a/x", {})
