@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from checks import config_changes, config_select, suppress
+from checks import config_changes, config_select, manifest, suppress
 from checks.config_model import Config, Waiver
 from checks.config_select import effective
 from checks.context import RunContext
@@ -142,6 +142,7 @@ def evaluate(
     ``ctx.config`` when the caller has it already (a pre-commit hook judges many files under one).
     """
     chosen = list(chosen)
+    manifest.load(rule for rule, _ in chosen)
     ctx.waiver_report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
     live = [w for w in (*ctx.config.waivers, *ctx.extra_waivers) if not w.expired(ctx.today)]
     framework, domain = _split_framework(chosen)

@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Mapping
 from types import ModuleType
 
+from checks import manifest
 from checks.plugins import PRECOMMIT_GROUP, hookimpl
 
 
@@ -63,6 +64,10 @@ class ModuleWiring:
 
     @hookimpl
     def checks_rules(self):
+        """The rules of the package's manifest (their checks imported when judged), else of its rule modules."""
+        listed = manifest.read(self.package, self.rule_modules)
+        if listed is not None:
+            return listed
         return [rule for module in self._modules(self.rule_modules) for rule in module.RULES]
 
     @hookimpl

@@ -76,6 +76,24 @@ def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     ]
     # a rule module's checks import what they judge with (the raw readers, validation-protocol keys) when they run
     assert not [m for m in modules if m.startswith(("tabarena_checks.raw", "hfmigrate_checks.drafts"))]
+    # the rules are listed from the plugins' manifests (checks/manifest.py): no rule module is imported
+    assert not [m for m in modules if ".rules." in m]
+
+
+@pytest.mark.parametrize("args", [("rule", "TA101"), ("rule", "HF201"), ("rule", "TA306")])
+def test_explaining_a_rule_imports_no_rule_module(tmp_path, args):
+    exit_code, modules = _imported(tmp_path, *args)
+    assert exit_code == 0 and not [m for m in modules if ".rules." in m]
+
+
+def test_a_precommit_hook_imports_only_the_rule_modules_of_its_gate(tmp_path):
+    """The info.py hook judges the rules bound to `precommit-info`: their modules, and no other rule module."""
+    (tmp_path / "info.py").write_text(INFO_PY)
+    _, modules = _imported(tmp_path, "precommit", "info-py", "info.py")
+    assert {m for m in modules if ".rules." in m} == {
+        "tabarena_checks.rules.metadata",
+        "tabarena_checks.rules.protocol",
+    }
 
 
 def test_precommit_hooks_import_no_heavy_module(tmp_path):
