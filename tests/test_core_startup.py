@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -111,6 +112,17 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     # the draft action's modules (the review bundle, the ledger importers) stay out of the hook
     assert not [m for m in modules if m.endswith((".bundle", ".ledger")) and ".rules." not in m]
     assert "tabarena_checks.metadata.info_static" not in modules  # the info.py reader is the other hook's
+
+
+def test_a_valid_configuration_file_is_read_without_cattrs(tmp_path):
+    """The repository's rules.toml, a waiver and rule settings are built with the converter's hooks alone."""
+    rules_toml = (Path(__file__).resolve().parent.parent / "rules.toml").read_text()
+    waiver = '[[waivers]]\nrule = "TA303"\ntarget = "Nori@x"\nreason = "r"\nowner = "o"\nexpires = 2099-01-31\n'
+    (tmp_path / "rules.toml").write_text(f'{rules_toml}\n[rules.TA303]\nseverity = "error"\n{waiver}')
+    (tmp_path / "info.py").write_text(INFO_PY)
+    for args in (("rules",), ("precommit", "info-py", "info.py")):
+        exit_code, modules = _imported(tmp_path, *args)
+        assert exit_code in (0, 1) and "cattrs" not in modules and "tomllib" in modules
 
 
 def test_a_configuration_file_is_still_validated_with_cattrs(tmp_path):
