@@ -314,14 +314,16 @@ class _ChecksGroup(LazyGroup):
     """The ``checks`` group: plugins' commands added on first need; one missing because its plugin is not loaded says so.
 
     The framework's own commands (run, rules, rule, config, plugins) are answered without
-    calling ``checks_commands``, so ``checks rules`` imports no plugin's command modules.
+    calling ``checks_commands``, so ``checks rules`` asks no plugin for its commands.
     Another name calls the hook with that name (a plugin may add just that command);
     ``--help`` and shell completion call it with ``None``, for every command.
 
-    ``run`` and ``config`` are declared apart from their implementations (a
-    :class:`~checks.lazygroup.LazyGroup`): :attr:`lazy_commands` names the module and factory of
-    each, imported only when that command is asked for, so ``checks rules`` never loads the
-    runner, the judge or the output formats, and ``checks --help`` lists them unimported.
+    It is a :class:`~checks.lazygroup.LazyGroup`: ``run``, ``plugin`` and ``config`` are declared
+    apart from their implementations in :attr:`lazy_commands`, and a plugin wired with
+    :class:`checks.ModuleWiring` declares its own the same way (:meth:`declare`), so each is
+    imported only when asked for (``checks rules`` never loads the runner, the judge or the
+    output formats) and ``checks --help`` lists them all unimported. No plugin may take a
+    framework command's name.
     """
 
     registry: plugins.Registry | None = None
@@ -367,9 +369,20 @@ class _ChecksGroup(LazyGroup):
         self.add_plugin_commands(None)
         return super().list_commands(ctx)
 
+    def declare(self, commands) -> None:
+        taken = sorted(set(commands) & ({*self._framework, *type(self).lazy_commands} | set(self.commands)))
+        if taken:
+            raise PluginError(
+                f"hook checks_commands: a plugin replaced the framework's command(s) {', '.join(taken)}; "
+                f"choose another name"
+            )
+        super().declare(commands)
+
     def load(self, name: str) -> click.Command:
-        self._framework[name] = super().load(name)
-        return self._framework[name]
+        command = super().load(name)
+        if name in type(self).lazy_commands:
+            self._framework[name] = command
+        return command
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name not in self.lazy_commands:

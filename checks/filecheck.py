@@ -369,7 +369,7 @@ def command_group(cli: click.Group, lazy_commands: Mapping[str, tuple[str, str]]
         )
         cli.add_command(group)
     if lazy_commands:
-        group.lazy_commands.update(lazy_commands)
+        group.declare(lazy_commands)
     return group
 
 

@@ -120,7 +120,9 @@ def checks_gates() -> Iterable[str]:
 def checks_commands(cli: click.Group, name: str | None) -> None:
     """Add command-line commands next to ``run``, ``rules``, ``rule``, ``config`` and ``plugins``.
 
-    :param cli: the root ``checks`` click group; call ``cli.add_command(...)``.
+    :param cli: the root ``checks`` group, a :class:`checks.LazyGroup`: call ``cli.add_command(...)``, or
+        ``cli.declare({name: ("module:attribute", short help)})`` to declare commands without importing
+        them (what ``ModuleWiring(commands=...)`` does).
     :param name: the top-level command the user asked for (``"precommit"``), or ``None``
         when every command is needed (``checks --help``). A plugin may add only that one
         (it then imports no module for the others); adding all of them is always right.

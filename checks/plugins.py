@@ -21,6 +21,7 @@ import pluggy
 
 from checks import __version__, gates, hookcalls, hookspecs, trust
 from checks.errors import ChecksError, PluginError, PluginLoadError, UsageError
+from checks.lazygroup import LazyGroup
 from checks.model import Action, Rule
 
 if TYPE_CHECKING:  # click loads with the command line, not with the registry
@@ -510,7 +511,7 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
 def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Command | None:
     """The click command at path ``command`` among those ``pm``'s plugins add, or None (a command a group
     declares by name, as ``checks precommit``'s are, is loaded to be found)."""
-    found: click.Command | None = click.Group("checks")
+    found: click.Command | None = LazyGroup("checks")
     pm.hook.checks_commands(cli=found, name=command[0] if command else None)
     for part in command:
         found = found.get_command(click.Context(found), part) if isinstance(found, click.Group) else None

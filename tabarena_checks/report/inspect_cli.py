@@ -169,7 +169,3 @@ def with_c1_default(inference):
         return inference
     defaults = [f for f in inference.frameworks if "_c1_" in f or f.endswith("_c1")]
     return attrs.evolve(inference, raw_config_default=defaults[0]) if len(defaults) == 1 else inference
-
-
-def register_commands(cli: click.Group) -> None:
-    cli.add_command(inspect_command)
