@@ -8,7 +8,7 @@ TA_VENV ?= .venv-tabarena
 TA_REQ := tests/tabarena-requirements.txt
 TA_STAMP := $(TA_VENV)/.installed
 
-.PHONY: install tabarena-env test demo bench clean chromium dist
+.PHONY: install tabarena-env test demo bench clean chromium dist manifest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ $(STAMP): pyproject.toml $(wildcard plugins/*/pyproject.toml) | $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the rule manifests (checks/manifest.py): regenerate after changing a rule; tests/test_core_manifest.py fails on a stale one
+MANIFESTED := tabarena_checks.plugin hfmigrate_checks.plugin
+manifest: install
+	$(BIN)/python -m checks.manifest $(MANIFESTED)
+	PYTHONPATH=plugins/mteb $(BIN)/python -m checks.manifest mteb_checks.plugin
 
 $(TA_STAMP): $(TA_REQ)
 	rm -rf $(TA_VENV)

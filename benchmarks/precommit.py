@@ -106,7 +106,7 @@ def main() -> None:
     )
     print(
         f"checks precommit info-py       (1 info.py)     median {one * 1000:7.1f} ms  "
-        f"ratio {one / base:5.2f}x  (target <= 8x)"
+        f"ratio {one / base:5.2f}x  (target <= 6x)"
     )
     print(f"ruff check                     ({FILES} info.py)   median {ruff * 1000:7.1f} ms  ratio {ruff / base:5.2f}x")
     print(

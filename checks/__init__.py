@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 TYPE_CHECKING = False  # the typing module costs more to import than this whole package
 if TYPE_CHECKING:
     from checks.cli import main
-    from checks.config import Waiver
+    from checks.config_model import Waiver
     from checks.context import RunContext
     from checks.errors import ActionFailed, ChecksError, ConfigError, InputError, PluginError, UsageError
     from checks.exitcodes import ExitCode
@@ -59,7 +59,7 @@ _HOME = {
     "ModuleWiring": "checks.wiring",
     "LazyGroup": "checks.lazygroup",
     "RunContext": "checks.context",
-    "Waiver": "checks.config",
+    "Waiver": "checks.config_model",
     "Preview": "checks.runner",
     "preview": "checks.runner",
     "SECRET_SHAPES": "checks.redact",

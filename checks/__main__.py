@@ -1,6 +1,5 @@
 """The ``checks`` script and ``python -m checks``: ``--version`` answered before importing the framework."""
 
-import gc
 import os
 import signal
 import sys
@@ -43,10 +42,6 @@ def main() -> None:
         sys.stdout.write(f"arena-checks {__version__}\n")
         raise SystemExit(0)
 
-    # Start-up (click, pluggy, attrs, the plugins) creates only long-lived objects: the cyclic
-    # garbage collector would traverse them again and again and find nothing. checks.cli.main
-    # moves them out of its reach (gc.freeze) and turns it back on before the command runs.
-    gc.disable()
     from checks.cli import main as cli_main  # noqa: PLC0415 - after --version's answer and the quiet Ctrl-C handler
 
     cli_main()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import gc
 import json
 import os
 import re
@@ -20,9 +19,8 @@ from pathlib import Path
 import attrs
 import click
 
-from checks import config as config_mod
-from checks import plugins
-from checks.config import effective
+from checks import config_load, config_select, plugins
+from checks.config_select import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
 from checks.io import closest_path
@@ -222,13 +220,13 @@ class App:
         The file is ``--config``, else the one nearest ``near`` (a directory; default the working one).
         """
         path = Path(self.config_path) if self.config_path else None
-        cfg = config_mod.load(path, cwd=near or Path.cwd(), sections=self.registry.config_sections)
+        cfg = config_load.load(path, cwd=near or Path.cwd(), sections=self.registry.config_sections)
         # the actions' arenas are needed only for a section no plugin declares (it saves importing every action)
         declared = self.registry.config_sections
         arenas = self.registry.arenas if set(cfg.arenas) - set(declared) else declared
-        config_mod.check_codes(cfg, known_codes(self.registry.rules.values()), arenas, self.registry.blocked)
+        config_select.check_codes(cfg, known_codes(self.registry.rules.values()), arenas, self.registry.blocked)
         if selection:
-            cfg = config_mod.overridden(
+            cfg = config_select.overridden(
                 cfg,
                 **selection,
                 codes=known_codes(self.registry.rules.values()),
@@ -264,7 +262,7 @@ class App:
         def nearest(path: str | None):
             where = Path(path).resolve().parent if path else Path.cwd()
             if where not in by_dir:
-                found = config_mod.find(where, seen)
+                found = config_load.find(where, seen)
                 if found not in by_file:
                     cfg = self.config(selection=selection, near=where)
                     base = str(found.resolve().parent) if found is not None else ""
@@ -316,14 +314,16 @@ class _ChecksGroup(LazyGroup):
     """The ``checks`` group: plugins' commands added on first need; one missing because its plugin is not loaded says so.
 
     The framework's own commands (run, rules, rule, config, plugins) are answered without
-    calling ``checks_commands``, so ``checks rules`` imports no plugin's command modules.
+    calling ``checks_commands``, so ``checks rules`` asks no plugin for its commands.
     Another name calls the hook with that name (a plugin may add just that command);
     ``--help`` and shell completion call it with ``None``, for every command.
 
-    ``run`` and ``config`` are declared apart from their implementations (a
-    :class:`~checks.lazygroup.LazyGroup`): :attr:`lazy_commands` names the module and factory of
-    each, imported only when that command is asked for, so ``checks rules`` never loads the
-    runner, the judge or the output formats, and ``checks --help`` lists them unimported.
+    It is a :class:`~checks.lazygroup.LazyGroup`: ``run``, ``plugin`` and ``config`` are declared
+    apart from their implementations in :attr:`lazy_commands`, and a plugin wired with
+    :class:`checks.ModuleWiring` declares its own the same way (:meth:`declare`), so each is
+    imported only when asked for (``checks rules`` never loads the runner, the judge or the
+    output formats) and ``checks --help`` lists them all unimported. No plugin may take a
+    framework command's name.
     """
 
     registry: plugins.Registry | None = None
@@ -369,9 +369,20 @@ class _ChecksGroup(LazyGroup):
         self.add_plugin_commands(None)
         return super().list_commands(ctx)
 
+    def declare(self, commands) -> None:
+        taken = sorted(set(commands) & ({*self._framework, *type(self).lazy_commands} | set(self.commands)))
+        if taken:
+            raise PluginError(
+                f"hook checks_commands: a plugin replaced the framework's command(s) {', '.join(taken)}; "
+                f"choose another name"
+            )
+        super().declare(commands)
+
     def load(self, name: str) -> click.Command:
-        self._framework[name] = super().load(name)
-        return self._framework[name]
+        command = super().load(name)
+        if name in type(self).lazy_commands:
+            self._framework[name] = command
+        return command
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name not in self.lazy_commands:
@@ -642,9 +653,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: list[str], *, own_process: bool) -> None:
     """Refuse credentials given as options, load the plugins the arguments and configuration name, run the command.
 
-    ``own_process``: the script owns its process, so start-up's objects stay for good and
-    are moved out of the garbage collector's reach (see checks.__main__), and SIGTERM is its to
-    handle (:func:`_abort_on_sigterm`).
+    ``own_process``: the script owns its process, so SIGTERM is its to handle (:func:`_abort_on_sigterm`).
     """
     bad = credential_options(args)
     if bad:
@@ -660,8 +669,6 @@ def _run(args: list[str], *, own_process: bool) -> None:
     registry.local_off = local_off
     cli = build_cli(registry)
     if own_process:
-        gc.freeze()
-        gc.enable()
         _abort_on_sigterm()
     again = ("--config", config_path, *args) if config_path else tuple(args)  # how to run the command again
     cli.main(args, prog_name="checks", standalone_mode=False, obj={"argv": again, "config": config_path})
@@ -695,7 +702,7 @@ def _exit_code(exc: BaseException) -> int:
     if error is not None:
         echo_error(f"checks: error: {error}", err=True)
         return exit_code_for(error)
-    import traceback  # noqa: PLC0415 - internal errors only; traceback costs every command ~5 ms of start-up
+    import traceback  # noqa: PLC0415 - internal errors only; traceback would load with every command
 
     echo_error(f"checks: internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", err=True)
     return exit_code_for(exc)
@@ -768,15 +775,15 @@ def _local_plugins_off(args: list[str]) -> tuple[bool, list[str]]:
 
 def _local_plugins(config_path: str | None) -> list[tuple[str, str]]:
     """``checks_plugins`` of the configuration that will apply, read before the plugins load."""
-    path = Path(config_path) if config_path else config_mod.find(Path.cwd())
-    return config_mod.local_plugins(path) if path is not None else []
+    path = Path(config_path) if config_path else config_load.find(Path.cwd())
+    return config_load.local_plugins(path) if path is not None else []
 
 
 def _missing_extra(exc: Exception) -> ChecksError | None:
     """A module left out by the light install (an extra's dependency) is a user's fix, not a bug."""
     if not isinstance(exc, ModuleNotFoundError) or not exc.name:
         return None
-    from checks import extras  # noqa: PLC0415 - error path only; it loads importlib.metadata (~15 ms)
+    from checks import extras  # noqa: PLC0415 - error path only; it reads the installed distributions' metadata
 
     top = exc.name.partition(".")[0]
     return extras.missing_error("this command", [top]) if extras.providers(top) else None

@@ -17,7 +17,8 @@ import attrs
 import click
 
 from checks.cli import App, pop_selection, selection_params
-from checks.config import Config, effective
+from checks.config_model import Config
+from checks.config_select import effective
 from checks.errors import UsageError
 from checks.io import closest_path
 from checks.judge import adjust_config, select_rules

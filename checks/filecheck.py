@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import click
 
-from checks import config as config_mod
-from checks import helpgroups, reporting
+from checks import config_load, helpgroups, reporting
 from checks.cli import App, global_params, pop_selection, refuse_unloaded, selection_params
 from checks.cli import complete_arenas as complete_arenas  # public here: a domain hook's --arena completes with it
-from checks.config import Layer
+from checks.config_model import Layer
 from checks.context import RunContext
 from checks.errors import ChecksError, UsageError
 from checks.io import closest_path
@@ -39,7 +38,7 @@ from checks.plugins import PRECOMMIT_GROUP as GROUP_NAME
 from checks.plugins import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from checks.config import Config
+    from checks.config_model import Config
     from checks.context import RunContext
 
 
@@ -370,7 +369,7 @@ def command_group(cli: click.Group, lazy_commands: Mapping[str, tuple[str, str]]
         )
         cli.add_command(group)
     if lazy_commands:
-        group.lazy_commands.update(lazy_commands)
+        group.declare(lazy_commands)
     return group
 
 
@@ -405,7 +404,7 @@ def by_configuration(paths: Sequence[str]) -> list[list[str]]:
 
     groups: dict[Any, list[str]] = {}
     for path in paths:
-        groups.setdefault(config_mod.find(Path(path).resolve().parent), []).append(path)
+        groups.setdefault(config_load.find(Path(path).resolve().parent), []).append(path)
     return list(groups.values())
 
 

@@ -20,7 +20,7 @@ import pluggy
 if TYPE_CHECKING:  # pragma: no cover
     import click
 
-    from checks.config import Config
+    from checks.config_model import Config
     from checks.context import RunContext
     from checks.model import Action, Rule
 
@@ -53,7 +53,7 @@ def checks_adjust_config(config: Config) -> Config | None:
     :param config: the configuration as parsed; every implementation is handed the same one
         (one ordinary call through ``pm.hook``; a ``wrapper=True`` implementation, alone or
         not, may change the list of results as pluggy lets it).
-    :return: a new :class:`~checks.config.Config` (build it with ``attrs.evolve``) or
+    :return: a new :class:`~checks.config_model.Config` (build it with ``attrs.evolve``) or
         ``None`` to keep it. The results are applied in pluggy's call order (the plugin
         registered last first; ``tryfirst``/``trylast`` move one) as the changes each makes
         to ``config`` (:mod:`checks.config_changes`), so additions of two plugins both take
@@ -120,7 +120,9 @@ def checks_gates() -> Iterable[str]:
 def checks_commands(cli: click.Group, name: str | None) -> None:
     """Add command-line commands next to ``run``, ``rules``, ``rule``, ``config`` and ``plugins``.
 
-    :param cli: the root ``checks`` click group; call ``cli.add_command(...)``.
+    :param cli: the root ``checks`` group, a :class:`checks.LazyGroup`: call ``cli.add_command(...)``, or
+        ``cli.declare({name: ("module:attribute", short help)})`` to declare commands without importing
+        them (what ``ModuleWiring(commands=...)`` does).
     :param name: the top-level command the user asked for (``"precommit"``), or ``None``
         when every command is needed (``checks --help``). A plugin may add only that one
         (it then imports no module for the others); adding all of them is always right.

@@ -350,7 +350,7 @@ def sha256(data: bytes) -> str:
 
 def file_sha256(path: str | os.PathLike) -> str:
     """:func:`sha256` of a file's content, read in blocks (a cache file may not fit in memory twice)."""
-    import hashlib  # noqa: PLC0415 - start-up: the hooks digest nothing; hashlib loads OpenSSL (~3 ms)
+    import hashlib  # noqa: PLC0415 - start-up: the hooks digest nothing; hashlib loads OpenSSL
 
     digest = hashlib.sha256()
     with open(path, "rb") as fh:

@@ -11,9 +11,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from checks import config as config_mod
-from checks import config_changes, suppress
-from checks.config import Config, Waiver, effective
+from checks import config_changes, config_select, manifest, suppress
+from checks.config_model import Config, Waiver
+from checks.config_select import effective
 from checks.context import RunContext
 from checks.errors import ChecksError, NoRulesSelected
 from checks.globs import compile_glob
@@ -48,7 +48,7 @@ def select_rules(rules: Mapping[str, Rule], action: Action, config: Config) -> l
             continue
         if rule.publishing:
             check_strict_waivers(rule, config, "a publishing gate")
-        if config_mod.is_selected(rule.code, layers, rule.group):
+        if config_select.is_selected(rule.code, layers, rule.group):
             chosen.append((rule, severity))
     return chosen
 
@@ -142,6 +142,7 @@ def evaluate(
     ``ctx.config`` when the caller has it already (a pre-commit hook judges many files under one).
     """
     chosen = list(chosen)
+    manifest.load(rule for rule, _ in chosen)
     ctx.waiver_report.expired = [w for w in ctx.config.waivers if w.expired(ctx.today)]
     live = [w for w in (*ctx.config.waivers, *ctx.extra_waivers) if not w.expired(ctx.today)]
     framework, domain = _split_framework(chosen)
@@ -286,7 +287,7 @@ def _judged(
 
 def _crash_finding(exc: Exception) -> Finding:
     """The finding a crashed rule reports: the exception and the line that raised it, to find it fast."""
-    import traceback  # noqa: PLC0415 - a crash only; traceback costs every command ~5 ms of start-up
+    import traceback  # noqa: PLC0415 - a crash only; traceback would load with every command
 
     where = traceback.extract_tb(exc.__traceback__)[-1]
     return Finding(f"rule crashed: {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})")

@@ -4,8 +4,10 @@ A group's commands each import what they run (the Hub client, the ledger importe
 static reader); kept in one module, any of them, or only its ``--help``, would load them
 all. Declared apart from their implementations (click's "lazy group"), a command's module is
 imported when that command runs or shows its help, and the group's own ``--help`` lists every
-command from the short help in the declaration, importing none. The ``checks`` group and the
-plugins' groups (``checks hf``, ``checks tabarena``) are built on it.
+command from the short help in the declaration, importing none. It is the one way a command is
+declared lazily: the ``checks`` group (its own ``run``, ``config`` and ``plugin``, and the commands
+a plugin declares with :class:`checks.ModuleWiring`), ``checks precommit`` (the plugins' hooks)
+and the plugins' groups (``checks hf``, ``checks tabarena``) are built on it.
 """
 
 from __future__ import annotations
@@ -36,8 +38,20 @@ class LazyGroup(click.Group):
 
     def __init__(self, *args, lazy_commands: Mapping[str, tuple[str, str]] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        if lazy_commands is not None:
-            self.lazy_commands = dict(lazy_commands)
+        self.lazy_commands = dict(self.lazy_commands if lazy_commands is None else lazy_commands)
+
+    def declare(self, commands: Mapping[str, tuple[str, str]]) -> None:
+        """Declare more commands (a plugin's, through :class:`checks.ModuleWiring`), none imported.
+
+        Declaring the same again is harmless (a plugin's ``checks_commands`` may be called twice:
+        for one name, then for every command); a name another command holds is refused.
+        """
+        for name, declaration in commands.items():
+            held = self.lazy_commands.get(name)
+            if (held is not None and held != tuple(declaration)) or name in self.commands:
+                where = f"{self.name} {name}" if self.name else name
+                raise UsageError(f"'checks {where}' is already a command; another plugin took the name")
+            self.lazy_commands[name] = tuple(declaration)
 
     def load(self, name: str) -> click.Command:
         """Import the declared command ``name`` and add it to the group under that name."""
@@ -68,12 +82,3 @@ class LazyGroup(click.Group):
         if name in self.lazy_commands and name not in self.commands:
             return click.Command(name, help=self.lazy_commands[name][1])
         return self.get_command(ctx, name)
-
-    def add_to(self, parent: click.Group) -> None:
-        """Add this group to ``parent``, unless it holds the same already (a plugin's ``checks_commands`` may be
-        called twice: for one name, then for every command); refuse a name another plugin's command holds."""
-        held = parent.commands.get(self.name)
-        if held is None:
-            parent.add_command(self)
-        elif not (isinstance(held, LazyGroup) and held.lazy_commands == self.lazy_commands):
-            raise UsageError(f"'checks {self.name}' is already a command; another plugin took the name")

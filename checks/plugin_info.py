@@ -7,11 +7,10 @@ Kept out of :mod:`checks.plugins`, which every command imports: only ``checks pl
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from importlib.metadata import EntryPoint
 
 import attrs
 import pluggy
-
-from checks.entrypoints import EntryPoint
 
 
 @attrs.frozen
@@ -37,7 +36,7 @@ def infos(
         if name in essential:
             distribution, version = "arena-checks", own_version
         else:
-            distribution, version = sources[name].distribution() if name in sources else (None, None)
+            distribution, version = _distribution(sources.get(name))
         module = getattr(plugin, "__name__", name)
         out[name] = PluginInfo(name, module, distribution, version, _hooks_of(pm, plugin))
     return out
@@ -45,3 +44,9 @@ def infos(
 
 def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> tuple[str, ...]:
     return tuple(sorted(c.name for c in pm.get_hookcallers(plugin) or ()))
+
+
+def _distribution(ep: EntryPoint | None) -> tuple[str | None, str | None]:
+    """(Name, Version) of the distribution that declares ``ep``; (None, None) for a plugin from no entry point."""
+    dist = ep.dist if ep is not None else None
+    return (dist.name, dist.version) if dist is not None else (None, None)

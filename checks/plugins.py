@@ -10,6 +10,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -19,8 +20,8 @@ import click
 import pluggy
 
 from checks import __version__, gates, hookcalls, hookspecs, trust
-from checks.entrypoints import EntryPoint, entry_points
 from checks.errors import ChecksError, PluginError, PluginLoadError, UsageError
+from checks.lazygroup import LazyGroup
 from checks.model import Action, Rule
 
 if TYPE_CHECKING:  # click loads with the command line, not with the registry
@@ -114,8 +115,7 @@ _STAMPS = {
 class Registry:
     """The loaded plugins and everything they contribute, collected once.
 
-    A plain class (the process's working state, not a record): every command builds one, and building an
-    attrs class costs about 0.3 ms of each start.
+    A plain class: the process's working state, not a record.
     """
 
     def __init__(
@@ -166,7 +166,7 @@ class Registry:
         """The gates the entry points left unloaded (blocked, or not autoloaded) would register; asked only
         on the way to an error."""
         names: set[str] = set()
-        for ep in entry_points(ENTRY_POINT_GROUP):
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
             if self.pm.has_plugin(ep.name) and not self.pm.is_blocked(ep.name):
                 continue
             try:
@@ -328,8 +328,7 @@ def load(
 ) -> Registry:
     """Build the registry: essential plugins, entry points (unless disabled), ``-p`` names, ``extra``.
 
-    The entry points are found in one scan of the installed distributions
-    (:mod:`checks.entrypoints`, which spares every command the import of importlib.metadata)
+    The entry points are found by ``importlib.metadata`` (the first distribution of a name wins)
     and registered with pluggy, except names blocked with ``-p no:NAME`` (``pm.set_blocked``).
     ``-p NAME`` loads the entry point of that name even with autoload off, else imports the module ``NAME``. ``extra`` registers
     already-imported plugin objects (used by ``checks.testing``). ``local`` lists the
@@ -345,7 +344,7 @@ def load(
     for name in blocked:
         pm.set_blocked(name)
     autoload = env.get(AUTOLOAD_ENV, "").strip().lower() not in ("1", "true", "yes")
-    found = entry_points(ENTRY_POINT_GROUP) if autoload or to_load else []
+    found = entry_points(group=ENTRY_POINT_GROUP) if autoload or to_load else []
     sources: dict[str, EntryPoint] = {}
     if autoload:
         _load_entry_points(pm, found, sources)
@@ -382,7 +381,7 @@ def _hook_names() -> list[str]:
 
 def _did_you_mean(word: str, known: Sequence[str]) -> str:
     """``: did you mean 'X'?`` for the closest of ``known``, or "" when none is close."""
-    import difflib  # noqa: PLC0415 - only on the way to a load error; difflib costs every start ~2 ms
+    import difflib  # noqa: PLC0415 - only on the way to a load error
 
     close = difflib.get_close_matches(word, known, n=1)
     return f": did you mean {close[0]!r}?" if close else ""
@@ -441,7 +440,7 @@ def _load_local(entry: str, base: str) -> ModuleType:
     Like pytest's conftest.py: a plugin that lives in the repository it checks, with no
     package to install. Its name (for ``checks plugins`` and ``-p no:NAME``) is the entry as written.
     """
-    import hashlib  # noqa: PLC0415 - only for a local plugin file; hashlib loads OpenSSL (~3 ms)
+    import hashlib  # noqa: PLC0415 - only for a local plugin file; hashlib loads OpenSSL
 
     what = f"checks_plugins entry {entry!r}"
     if entry.endswith(".py") or "/" in entry:
@@ -480,7 +479,7 @@ def unloaded_providers(registry: Registry, *, action: str | None = None, command
     ``plugin 'tabarena' provides it but is blocked with -p no:tabarena``.
     """
     found = []
-    for ep in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         blocked = registry.pm.is_blocked(ep.name)
         if registry.pm.has_plugin(ep.name) and not blocked:
             continue
@@ -512,7 +511,7 @@ def _provides(ep: EntryPoint, action: str | None, command: Sequence[str]) -> boo
 def _command_of(pm: ChecksPluginManager, command: Sequence[str]) -> click.Command | None:
     """The click command at path ``command`` among those ``pm``'s plugins add, or None (a command a group
     declares by name, as ``checks precommit``'s are, is loaded to be found)."""
-    found: click.Command | None = click.Group("checks")
+    found: click.Command | None = LazyGroup("checks")
     pm.hook.checks_commands(cli=found, name=command[0] if command else None)
     for part in command:
         found = found.get_command(click.Context(found), part) if isinstance(found, click.Group) else None

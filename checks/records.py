@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from checks import signing
-from checks.config import DEFAULT_DECISION_LOG, Config
+from checks.config_model import Config, DEFAULT_DECISION_LOG
 from checks.context import RunContext
 from checks.errors import ConfigError
 from checks.model import Action, Verdict

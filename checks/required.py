@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from checks.config import Config
+from checks.config_model import Config
 from checks.errors import ConfigError
 from checks.model import Rule, Severity
 

@@ -11,7 +11,7 @@ import attrs
 import click
 
 from checks import extras, records
-from checks.config import Config
+from checks.config_model import Config
 from checks.context import RunContext
 from checks.errors import ChecksError
 from checks.exitcodes import ExitCode
@@ -49,7 +49,7 @@ def _decide(
     except ChecksError as exc:
         return "failed", ExitCode.ACTION_FAILED, (), "", str(exc)
     except Exception as exc:  # a bug in the action: reported with its traceback, the run fails closed
-        import traceback  # noqa: PLC0415 - a crash only; traceback costs every command ~5 ms of start-up
+        import traceback  # noqa: PLC0415 - a crash only; traceback would load with every command
 
         error = f"internal error in action {action.name!r}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
         return "failed", ExitCode.INTERNAL_ERROR, (), "", error

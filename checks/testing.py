@@ -16,10 +16,9 @@ from typing import Any
 
 import attrs
 
-from checks import config as config_mod
-from checks import plugins
+from checks import config_parse, config_select, plugins
 from checks.cli import main
-from checks.config import Config, Waiver
+from checks.config_model import Config, Waiver
 from checks.context import RunContext
 from checks.judge import evaluate
 from checks.model import Outcome, Rule, Severity, Verdict, known_codes
@@ -46,7 +45,7 @@ def evaluate_rules(
     ``dry_run`` judges a plan (``ctx.dry_run``) instead of an execution.
     """
     if isinstance(config, str):
-        config = config_mod.parse(config, source="<test rules.toml>")
+        config = config_parse.parse(config, source="<test rules.toml>")
     config = config or Config()
     rules = list(rules)
     ctx = RunContext(
@@ -71,7 +70,7 @@ def _options(options: Any) -> Any:
 
 def _severity(rule: Rule, config: Config) -> Severity:
     """The rule's severity, or the one ``config``'s ``[rules.CODE]`` (or its group's) sets."""
-    return config_mod.effective(rule, config, None)[0]
+    return config_select.effective(rule, config, None)[0]
 
 
 def assert_fails(verdicts: Mapping[str, Verdict], code: str, contains: str = "") -> Verdict:
@@ -142,8 +141,8 @@ def gather_facts(
     """
     registry = plugins.load(list(plugin_args), environ={plugins.AUTOLOAD_ENV: "1"})
     if isinstance(config, str):
-        config = config_mod.parse(config, source="<test rules.toml>", sections=registry.config_sections)
-    config = config or config_mod.parse("", source="<defaults>", sections=registry.config_sections)
+        config = config_parse.parse(config, source="<test rules.toml>", sections=registry.config_sections)
+    config = config or config_parse.parse("", source="<defaults>", sections=registry.config_sections)
     spec = registry.actions[action]
     ctx = RunContext(
         action=action,

@@ -37,8 +37,8 @@ class _Escapes(dict):
     """``str.translate`` table filled as characters are met: each code point maps to its escape (see
     :data:`_SHOWN`) or to itself.
 
-    Filled on demand because a table of every escaped code point (over 2,000, the surrogates) takes
-    1-2 ms to build, more than printing a pre-commit hook's findings; a text meets a few dozen.
+    Filled on demand because a table of every escaped code point (over 2,000, the surrogates) costs
+    more to build than printing a pre-commit hook's findings; a text meets a few dozen.
     """
 
     def __init__(self, keep_newlines: bool) -> None:

@@ -1,8 +1,8 @@
 """Hook implementations for a plugin package that keeps each workflow step in its own module.
 
-The package's plugin module names its modules; they are imported when a hook is called,
-not when ``checks`` starts, so listing rules stays cheap and a broken module is reported
-through the hook that needed it.
+The package's plugin module names its modules; each is imported when what it holds is needed
+(a rule judged, an action run, a command asked for), not when ``checks`` starts, and a broken
+module is reported through the hook that needed it.
 """
 
 from __future__ import annotations
@@ -11,28 +11,38 @@ import importlib
 from collections.abc import Mapping
 from types import ModuleType
 
+from checks import manifest
 from checks.plugins import PRECOMMIT_GROUP, hookimpl
 
 
 class ModuleWiring:
-    """Collects ``RULES`` and ``ACTIONS`` lists and ``register_commands(cli)`` functions from modules of ``package``.
+    """A plugin package's hooks, its modules named and imported only when a hook needs what they hold.
 
     In the plugin module::
 
-        wiring = ModuleWiring("my_checks", rules=("rules_a",), actions=("publish",), commands=("cli",))
+        wiring = ModuleWiring(
+            "my_checks",
+            rules=("rules_a",),
+            actions={"publish": ("publish",)},
+            commands={"mine": ("cli:mine_group", "My arena's tools.")},
+        )
         checks_rules, checks_actions, checks_commands = wiring.hooks()
+        checks_gates = wiring.checks_gates
 
-    ``commands`` may also map each command module to the top-level command names it adds,
-    ``commands={"cli": ("mine",), "precommit": ("precommit",)}``: ``checks precommit ...``
-    then imports only the modules that add ``precommit`` (a tuple imports every one).
-    ``actions`` likewise maps each action module to the actions it declares,
-    ``actions={"publish": ("publish",)}``: ``checks run publish`` imports that module only.
-    ``precommit`` declares the plugin's ``checks precommit`` commands by name, as a
-    :class:`~checks.LazyGroup` declares its commands, the module relative to the package,
-    ``precommit={"lint": ("hooks.lint:lint_command", "Lint FILES.")}``: ``checks precommit lint``
-    imports that module and no other hook's, of this plugin or another. ``hooks`` names the gates
-    those commands judge with (``hooks=("precommit-lint",)``), so rules may bind to them; bind
-    ``checks_gates = wiring.checks_gates`` in the plugin module to declare them.
+    Module names are relative to the package. ``rules`` modules each hold a ``RULES`` list (read
+    from the package's generated manifest when it has one, :mod:`checks.manifest`). ``actions``
+    maps each action module to the actions its ``ACTIONS`` declares, so ``checks run publish``
+    imports that module only (a tuple of modules imports every one for any action).
+
+    Commands are declared as a :class:`~checks.LazyGroup` declares its own, the one way a command
+    is declared lazily: name -> ``("module:attribute", short help)``, the attribute the command
+    or a function that makes it. ``commands`` adds top-level commands (``checks mine``),
+    ``precommit`` the plugin's ``checks precommit`` commands
+    (``precommit={"lint": ("hooks.lint:lint_command", "Lint FILES.")}``); each module is imported
+    when its command runs or shows its help, and ``checks --help`` lists them all from the
+    declarations. ``hooks`` names the gates those pre-commit commands judge with
+    (``hooks=("precommit-lint",)``), so rules may bind to them; bind ``checks_gates =
+    wiring.checks_gates`` in the plugin module to declare them.
     """
 
     def __init__(
@@ -41,7 +51,7 @@ class ModuleWiring:
         *,
         rules: tuple[str, ...] = (),
         actions: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
-        commands: tuple[str, ...] | Mapping[str, tuple[str, ...]] = (),
+        commands: Mapping[str, tuple[str, str]] | None = None,
         precommit: Mapping[str, tuple[str, str]] | None = None,
         hooks: tuple[str, ...] = (),
     ):
@@ -49,20 +59,27 @@ class ModuleWiring:
         self.rule_modules = rules
         #: action module -> the actions it declares (None: not declared, so imported for any name)
         self.action_modules = _named(actions)
-        #: command module -> the top-level names it adds (None: not declared, so imported for any name)
-        self.command_modules = _named(commands)
-        #: ``checks precommit`` command -> ``("module:attribute", short help)``, imported when that command is asked for
-        self.precommit = {
-            name: (f"{package}.{target}", short_help) for name, (target, short_help) in (precommit or {}).items()
-        }
+        #: top-level command -> ``("module:attribute", short help)``, imported when that command is asked for
+        self.commands = self._absolute(commands)
+        #: ``checks precommit`` command -> ``("module:attribute", short help)``, likewise
+        self.precommit = self._absolute(precommit)
         #: the gate names the pre-commit hooks judge with (``precommit-info``), which rules bind to like actions
         self.gate_hooks = tuple(hooks)
+
+    def _absolute(self, declared: Mapping[str, tuple[str, str]] | None) -> dict[str, tuple[str, str]]:
+        return {
+            name: (f"{self.package}.{target}", short_help) for name, (target, short_help) in (declared or {}).items()
+        }
 
     def _modules(self, names: tuple[str, ...]) -> list[ModuleType]:
         return [importlib.import_module(f"{self.package}.{name}") for name in names]
 
     @hookimpl
     def checks_rules(self):
+        """The rules of the package's manifest (their checks imported when judged), else of its rule modules."""
+        listed = manifest.read(self.package, self.rule_modules)
+        if listed is not None:
+            return listed
         return [rule for module in self._modules(self.rule_modules) for rule in module.RULES]
 
     @hookimpl
@@ -71,8 +88,10 @@ class ModuleWiring:
 
     @hookimpl
     def checks_commands(self, cli, name):
-        for module in self._modules(_wanted(self.command_modules, name)):
-            module.register_commands(cli)
+        """Declare the plugin's commands, importing none of their modules (``checks precommit``'s group only
+        for that group or every command: it loads the judge)."""
+        if self.commands:
+            cli.declare(self.commands)
         if self.precommit and name in (None, PRECOMMIT_GROUP):
             from checks import filecheck  # noqa: PLC0415 - start-up: every command (`checks rules` too) loads this module, and filecheck loads the judge; only `checks precommit` needs it
 

@@ -9,7 +9,6 @@ client or the ledger importers; ``checks hf --help`` lists them from the short h
 
 from __future__ import annotations
 
-import click
 
 from checks import LazyGroup
 
@@ -38,10 +37,10 @@ COMMANDS = {
 }
 
 
-def register_commands(cli: click.Group) -> None:
-    """Add the ``hf`` group to the root, its commands declared, none imported."""
-    LazyGroup(
+def hf_group() -> LazyGroup:
+    """The ``hf`` group, its commands declared, none imported (``plugin.py`` declares the group itself)."""
+    return LazyGroup(
         "hf",
         help="Hugging Face .eval_results migration (read-only): contract, ledger, resolve, inspect, validate.",
         lazy_commands=COMMANDS,
-    ).add_to(cli)
+    )

@@ -11,7 +11,12 @@ wiring = ModuleWiring(
     "hfmigrate_checks",
     rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
     actions={"drafts.action": ("draft",)},
-    commands={"cli": ("hf",)},
+    commands={
+        "hf": (
+            "cli:hf_group",
+            "Hugging Face .eval_results migration (read-only): contract, ledger, resolve, inspect, validate.",
+        )
+    },
     hooks=("precommit-eval-results", "hf-validate"),
     precommit={
         "eval-results": (

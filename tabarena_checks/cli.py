@@ -9,8 +9,6 @@ lives in its own step's sub-package (``synth/cli.py``, ``metadata/cli.py``,
 
 from __future__ import annotations
 
-import click
-
 from checks import LazyGroup
 
 #: command -> (where it lives, its short help: the first sentence of its help, held equal by tests/test_cli_lazy.py)
@@ -31,10 +29,10 @@ COMMANDS = {
 }
 
 
-def register_commands(cli: click.Group) -> None:
-    """Add the ``tabarena`` group to the root, its commands declared, none imported."""
-    LazyGroup(
+def tabarena_group() -> LazyGroup:
+    """The ``tabarena`` group, its commands declared, none imported (``plugin.py`` declares the group itself)."""
+    return LazyGroup(
         "tabarena",
         help="TabArena tools: synthetic runs, raw-data inspection, batch publishing.",
         lazy_commands=COMMANDS,
-    ).add_to(cli)
+    )

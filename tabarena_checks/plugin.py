@@ -16,7 +16,13 @@ wiring = ModuleWiring(
         "publish.benchmark_log": ("log",),
         "publish.process": ("process",),
     },
-    commands={"cli": ("tabarena",), "report.inspect_cli": ("inspect",)},
+    commands={
+        "tabarena": ("cli:tabarena_group", "TabArena tools: synthetic runs, raw-data inspection, batch publishing."),
+        "inspect": (
+            "report.inspect_cli:inspect_command",
+            "Report the inferred metadata, coverage, fidelity and a MethodMetadata snippet for RUN_DATA_DIR.",
+        ),
+    },
     hooks=("precommit-info",),
     precommit={
         "info-py": (

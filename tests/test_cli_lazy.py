@@ -1,7 +1,8 @@
 """Lazy groups: a command is imported only when asked for, and its group's help cannot drift from it.
 
 ``checks``, ``checks hf``, ``checks tabarena`` and ``checks precommit`` declare their commands by name with a
-short help (checks.LazyGroup; the plugins' hooks through ModuleWiring's ``precommit``), so ``--help`` of the
+short help (checks.LazyGroup; the plugins' commands and hooks through ModuleWiring's ``commands`` and
+``precommit``), so ``--help`` of the
 group lists them without importing them. These tests
 hold every declaration to the command it names: the module and attribute exist, and the declared
 short help is the one click makes from the command's own help.
@@ -27,7 +28,7 @@ def _lazy_groups() -> list[tuple[str, LazyGroup]]:
     ctx = click.Context(cli, obj=App(REGISTRY, None))
     groups = [("checks", cli)]
     for name in cli.list_commands(ctx):
-        command = cli.commands.get(name)
+        command = cli.get_command(ctx, name)
         if isinstance(command, LazyGroup):
             groups.append((f"checks {name}", command))
     return groups
@@ -91,10 +92,53 @@ def test_a_lazy_group_lists_its_commands_unimported_and_imports_one_when_asked(t
     assert toy.list_commands(click.Context(toy)) == ["bye", "hello"]
 
 
-def test_a_lazy_group_is_added_once_and_a_taken_name_is_refused(toy):
-    root = click.Group("checks")
-    toy.add_to(root)
-    LazyGroup("toy", lazy_commands=dict(toy.lazy_commands)).add_to(root)  # the hook called again: kept as it was
-    assert root.commands["toy"] is toy
+def test_a_declaration_is_kept_once_and_a_taken_name_is_refused(toy):
+    root = LazyGroup("")
+    root.declare({"toy": ("lazytoy:make_toy", "Toy tools.")})
+    root.declare({"toy": ("lazytoy:make_toy", "Toy tools.")})  # the hook called again: kept as it was
+    assert root.lazy_commands == {"toy": ("lazytoy:make_toy", "Toy tools.")} and "lazytoy" not in sys.modules
     with pytest.raises(UsageError, match="'checks toy' is already a command; another plugin took the name"):
-        LazyGroup("toy", lazy_commands={}).add_to(root)
+        root.declare({"toy": ("other:toy", "Another toy.")})
+    root.add_command(click.Command("held"))
+    with pytest.raises(UsageError, match="'checks held' is already a command"):
+        root.declare({"held": ("other:held", "Held.")})
+
+
+WIRED_CMD = """import click
+
+@click.command("wired")
+def wired():
+    "Say wired."
+    click.echo("wired")
+"""
+
+
+def test_a_plugin_declares_its_commands_through_the_wiring_and_none_is_imported(tmp_path, monkeypatch):
+    """ModuleWiring(commands=...) declares top-level commands as a LazyGroup's: listed unimported, loaded when run."""
+    (tmp_path / "wiredtoy").mkdir()
+    (tmp_path / "wiredtoy" / "__init__.py").write_text("")
+    (tmp_path / "wiredtoy" / "cmd.py").write_text(WIRED_CMD)
+    (tmp_path / "wiredtoy" / "plugin.py").write_text(
+        "from checks import ModuleWiring\n\n"
+        "wiring = ModuleWiring('wiredtoy', commands={'wired': ('cmd:wired', 'Say wired.')})\n"
+        "checks_rules, checks_actions, checks_commands = wiring.hooks()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cli = build_cli(plugins.load(["wiredtoy.plugin"]))
+    runner = CliRunner()
+    res = runner.invoke(cli, ["--help"], obj={})
+    assert res.exit_code == 0 and "Say wired." in res.output and "wiredtoy.cmd" not in sys.modules
+    res = runner.invoke(cli, ["wired"], obj={})
+    assert res.exit_code == 0 and res.output == "wired\n" and "wiredtoy.cmd" in sys.modules
+
+
+def test_a_plugin_may_not_declare_a_framework_command(tmp_path, monkeypatch):
+    (tmp_path / "grabtoy.py").write_text(
+        "from checks import ModuleWiring\n\n"
+        "wiring = ModuleWiring('grabtoy', commands={'config': ('x:y', 'Mine.')})\n"
+        "checks_rules, checks_actions, checks_commands = wiring.hooks()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cli = build_cli(plugins.load(["grabtoy"]))
+    res = CliRunner().invoke(cli, ["--help"], obj={})
+    assert "a plugin replaced the framework's command(s) config" in str(res.exception)

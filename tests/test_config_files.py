@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from checks import config as config_mod
+from checks import config_model
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 from precommit_fixtures import GOOD_INFO, INFO_CASES, write_info
@@ -188,7 +188,7 @@ def validate(text: str) -> None:
 
 
 def test_the_schema_lists_exactly_the_keys_the_parser_accepts():
-    assert set(SCHEMA["properties"]) == set(config_mod.TOP_KEYS)
+    assert set(SCHEMA["properties"]) == set(config_model.TOP_KEYS)
 
 
 def test_the_shipped_configuration_and_every_key_validate():

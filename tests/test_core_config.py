@@ -3,14 +3,16 @@ the same keys on the command line, `checks config` and `checks rules` after the 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import tomllib
 
 import pytest
 
-from checks import config as config_mod
-from checks import records
-from checks.config import Layer, is_selected
+from checks import config_load, config_model, config_parse, records
+from checks.config_model import Layer
+from checks.config_select import is_selected
+from checks.errors import ConfigError
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 
@@ -348,8 +350,8 @@ def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, mon
     for leaf in ("sub/a/x", "sub/a/y", "other/z"):
         (tmp_path / leaf).mkdir(parents=True)
     probed: list = []
-    held = config_mod._held
-    monkeypatch.setattr(config_mod, "_held", lambda folder: probed.append(folder) or held(folder))
+    held = config_load._held
+    monkeypatch.setattr(config_load, "_held", lambda folder: probed.append(folder) or held(folder))
     seen: dict = {}
     cases = (
         ("sub/a/x", "sub/.checks.toml"),
@@ -358,11 +360,31 @@ def test_find_memo_gives_the_nearest_and_walks_each_directory_once(tmp_path, mon
         ("sub/a", "sub/.checks.toml"),
     )
     for leaf, want in cases:
-        assert config_mod.find(tmp_path / leaf, seen) == (tmp_path / want).resolve()
+        assert config_load.find(tmp_path / leaf, seen) == (tmp_path / want).resolve()
     assert len(probed) == len(set(probed)) == 7  # x, a, sub; y; z, other, the root: each probed once, none above
     for leaf, want in cases:
-        assert config_mod.find(tmp_path / leaf) == (tmp_path / want).resolve()  # the same without the memo
+        assert config_load.find(tmp_path / leaf) == (tmp_path / want).resolve()  # the same without the memo
     (tmp_path / "sub" / "a" / "rules.toml").write_text("")
     (tmp_path / "sub" / "a" / ".checks.toml").write_text("")
-    with pytest.raises(config_mod.ConfigError, match="keep exactly one per directory"):
-        config_mod.find(tmp_path / "sub/a/x", {})
+    with pytest.raises(ConfigError, match="keep exactly one per directory"):
+        config_load.find(tmp_path / "sub/a/x", {})
+
+
+def test_the_light_path_builds_what_cattrs_builds():
+    tables = [
+        (config_model.RuleSettings, {"severity": "info", "required": True}),
+        (config_model.RuleSettings, {"severity": None}),
+        (
+            config_model.Waiver,
+            {"rule": "TA1", "target": "t", "reason": "r", "owner": "o", "expires": dt.date(2030, 1, 2)},
+        ),
+        (config_model.Waiver, {"rule": "TA1", "target": "t", "reason": "r", "owner": "o", "expires": "2030-01-02"}),
+        (config_parse._TopLevel, {"select": ["TA"], "checks_plugins": ["x.py"], "exclude": []}),
+        (config_parse._ArenaCommon, {"select": None, "ignore": ["HF2"]}),
+    ]
+    for cls, table in tables:
+        plain = config_parse._plain(table, cls)
+        assert plain is not None and plain == config_parse._converter().structure(table, cls)
+    assert config_parse._plain({"severity": "loud"}, config_model.RuleSettings) is None  # cattrs explains it
+    assert config_parse._plain({"sevrity": "info"}, config_model.RuleSettings) is None
+    assert config_parse._plain({"rule": "TA1"}, config_model.Waiver) is None  # a required key left out

@@ -9,9 +9,8 @@ import attrs
 import pytest
 from toy_plugin import must_not_fail, warns
 
-from checks import Action, hookimpl, judge, plugins, rule, runner
-from checks import config as config_mod
-from checks.config import Config
+from checks import Action, config_parse, hookimpl, judge, plugins, rule, runner
+from checks.config_model import Config
 from checks.errors import ChecksError, PluginError
 from checks.exitcodes import ExitCode
 from checks.testing import assert_fails, assert_passes, checks_cli, checks_evaluate  # noqa: F401 (fixtures)
@@ -61,7 +60,7 @@ def test_adjust_config_applies_every_plugins_changes_in_call_order():
     registry = plugins.load(
         ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("first", _AddIgnore("TOY001")), ("second", _AddIgnore("TOY003"))]
     )
-    config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+    config = judge.adjust_config(registry, config_parse.parse("", source="<defaults>"))
     # both changes survive; pluggy's order: the plugin registered last is called first
     assert config.ignore[-2:] == ("TOY003", "TOY001")
 
@@ -78,7 +77,7 @@ def test_adjust_config_applies_removals_and_replacements_with_the_others_additio
     registry = plugins.load(
         ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("narrow", _Narrow()), ("add", _AddIgnore("TOY003"))]
     )
-    config = judge.adjust_config(registry, config_mod.parse('ignore = ["TOY002"]\n', source="rules.toml"))
+    config = judge.adjust_config(registry, config_parse.parse('ignore = ["TOY002"]\n', source="rules.toml"))
     assert config.select == ("TOY0",) and config.ignore == ("TOY003",)
 
 
@@ -90,7 +89,7 @@ def test_adjust_config_returning_something_else_names_the_plugin():
 
     registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("wrong", Wrong())])
     with pytest.raises(ChecksError, match="plugin 'wrong': checks_adjust_config must return a Config or None"):
-        judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+        judge.adjust_config(registry, config_parse.parse("", source="<defaults>"))
 
 
 class _Wrapping:
@@ -119,7 +118,7 @@ def test_adjust_config_is_one_pm_hook_call_wrappers_and_monitoring_included():
         lambda outcome, name, impls, kwargs: None,
     )
     try:
-        config = judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+        config = judge.adjust_config(registry, config_parse.parse("", source="<defaults>"))
     finally:
         undo()
     # one call as pluggy makes it: every implementation handed the same configuration, the wrapper around all
@@ -139,7 +138,7 @@ class _WrapperAlone:
 
 def test_a_wrapper_alone_takes_effect_as_in_pluggy():
     registry = plugins.load(["toy_plugin"], environ=NO_AUTOLOAD, extra=[("alone", _WrapperAlone())])
-    assert judge.adjust_config(registry, config_mod.parse("", source="<defaults>")).ignore == ("TOY001",)
+    assert judge.adjust_config(registry, config_parse.parse("", source="<defaults>")).ignore == ("TOY001",)
 
 
 class _Raising:
@@ -154,7 +153,7 @@ def test_a_failing_implementation_is_named_and_left_as_registered():
     (impl,) = [i for i in registry.pm.hook.checks_adjust_config.get_hookimpls() if i.plugin_name == "raising"]
     assert impl.function == raising.checks_adjust_config  # the bound method pluggy registered, not a wrapper
     with pytest.raises(PluginError, match="plugin 'raising' raised in hook checks_adjust_config: KeyError: 'relax'"):
-        judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+        judge.adjust_config(registry, config_parse.parse("", source="<defaults>"))
 
 
 def test_run_finished_sees_every_outcome(checks_cli, tmp_path):
@@ -233,4 +232,4 @@ def test_a_failure_under_a_wrapper_names_the_implementation_that_raised():
         ["toy_plugin"], environ=NO_AUTOLOAD, extra=[("raising", _Raising()), ("passing", _Passing())]
     )
     with pytest.raises(PluginError, match="plugin 'raising' raised in hook checks_adjust_config"):
-        judge.adjust_config(registry, config_mod.parse("", source="<defaults>"))
+        judge.adjust_config(registry, config_parse.parse("", source="<defaults>"))

@@ -15,7 +15,7 @@ import pytest
 from precommit_fixtures import DRAFT_CASES, GOOD_DRAFT, INFO_CASES, write_draft, write_info
 
 from checks import Finding, filecheck, output, plugins, rule
-from checks.config import Config
+from checks.config_model import Config
 from checks.exitcodes import ExitCode
 from checks.testing import evaluate_rules, run_cli
 from tabarena_checks.metadata import precommit as info_hook

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from checks import Action, Finding, Severity, rule
-from checks import config as config_mod
-from checks.config import Layer, is_selected
+from checks import Action, Finding, Severity, config_load, config_parse, config_select, rule
+from checks.config_model import Layer
+from checks.config_select import is_selected
 from checks.errors import ConfigError
 from checks.judge import select_rules
 from checks.model import Outcome, known_codes
@@ -33,7 +33,7 @@ ACTION = Action("act", "an action", gather=lambda ctx: None, plan=lambda ctx: []
 
 
 def _selected(toml: str) -> set[str]:
-    config = config_mod.parse(toml, source="rules.toml")
+    config = config_parse.parse(toml, source="rules.toml")
     return {r.code for r, _ in select_rules({r.code: r for r in RULES}, ACTION, config)}
 
 
@@ -85,16 +85,16 @@ def test_the_group_settings_apply_and_the_members_own_override_them():
 def test_per_file_ignores_name_the_group(tmp_path, monkeypatch):
     (tmp_path / "rules.toml").write_text('[per-file-ignores]\n"data/*" = ["ZZ306"]\n')
     monkeypatch.chdir(tmp_path)
-    verdicts = evaluate_rules(RULES, config=config_mod.load(tmp_path / "rules.toml", cwd=tmp_path))
+    verdicts = evaluate_rules(RULES, config=config_load.load(tmp_path / "rules.toml", cwd=tmp_path))
     assert verdicts["ZZ321"].outcome is Outcome.PASSED and verdicts["ZZ401"].outcome is Outcome.FAILED
 
 
 def test_a_group_code_is_a_known_code_and_an_unknown_one_is_still_refused():
     codes = known_codes(RULES)
     assert codes == {"ZZ321", "ZZ322", "ZZ401", "ZZ306"}
-    config_mod.check_codes(config_mod.parse('ignore = ["ZZ306"]\n' + WAIVER, source="rules.toml"), codes, ())
+    config_select.check_codes(config_parse.parse('ignore = ["ZZ306"]\n' + WAIVER, source="rules.toml"), codes, ())
     with pytest.raises(ConfigError, match="waivers\\[0\\].rule: no rule has the code 'ZZ307'"):
-        config_mod.check_codes(config_mod.parse(WAIVER.replace("ZZ306", "ZZ307"), source="rules.toml"), codes, ())
+        config_select.check_codes(config_parse.parse(WAIVER.replace("ZZ306", "ZZ307"), source="rules.toml"), codes, ())
 
 
 def test_checks_rule_explains_a_group_and_its_members(tmp_path):
@@ -111,6 +111,6 @@ def test_checks_rule_explains_a_group_and_its_members(tmp_path):
 def test_a_waiver_of_a_group_is_held_to_the_rules_for_its_required_members():
     required = rule("ZZ323", "required-check", actions=("act",), required=True, group="ZZ306")(lambda ctx: None)
     rules = {r.code: r for r in (*RULES, required)}
-    config = config_mod.parse(WAIVER.replace('target = "test"', 'target = "*"'), source="rules.toml")
+    config = config_parse.parse(WAIVER.replace('target = "test"', 'target = "*"'), source="rules.toml")
     with pytest.raises(ConfigError, match=r"waivers\[0\].target: ZZ323 \(required-check\) is a required rule"):
         select_rules(rules, ACTION, config)

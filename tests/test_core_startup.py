@@ -2,8 +2,7 @@
 
 The figures are measured by benchmarks/startup.py, precommit_tabarena.py and hookenv.py; what
 these tests hold is their cause: each command, in a fresh interpreter, must not import the
-heavy libraries of the workflows, nor importlib.metadata (plugins are found by
-checks.entrypoints), nor cattrs when there is no configuration file to validate.
+heavy libraries of the workflows, nor cattrs when there is no configuration file to validate.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -28,8 +28,6 @@ HEAVY = (
     "markdown_it",
     "rich",
     "jinja2",
-    "importlib.metadata",
-    "email",
     "cattrs",
     "hashlib",
     "difflib",
@@ -88,6 +86,24 @@ def test_listing_rules_imports_no_plugin_command_and_no_runner(tmp_path):
     # rules import the words they share with actions and their providers at their top (both light); the facts
     # classes, which load the readers, come with an action
     assert _facts_classes(modules) == []
+    # the rules are listed from the plugins' manifests (checks/manifest.py): no rule module is imported
+    assert not [m for m in modules if ".rules." in m]
+
+
+@pytest.mark.parametrize("args", [("rule", "TA101"), ("rule", "HF201"), ("rule", "TA306")])
+def test_explaining_a_rule_imports_no_rule_module(tmp_path, args):
+    exit_code, modules = _imported(tmp_path, *args)
+    assert exit_code == 0 and not [m for m in modules if ".rules." in m]
+
+
+def test_a_precommit_hook_imports_only_the_rule_modules_of_its_gate(tmp_path):
+    """The info.py hook judges the rules bound to `precommit-info`: their modules, and no other rule module."""
+    (tmp_path / "info.py").write_text(INFO_PY)
+    _, modules = _imported(tmp_path, "precommit", "info-py", "info.py")
+    assert {m for m in modules if ".rules." in m} == {
+        "tabarena_checks.rules.metadata",
+        "tabarena_checks.rules.protocol",
+    }
 
 
 def test_precommit_hooks_import_no_heavy_module(tmp_path):
@@ -103,10 +119,20 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     exit_code, modules = _imported(tmp_path, "precommit", "eval-results", ".eval_results/gpqa.yaml")
     assert exit_code in (0, 1)
     assert sorted(modules & set(HEAVY)) == []
-    # the draft action's modules (the review bundle, the ledger importers and their csv) stay out of the hook
-    assert "csv" not in modules
+    # the draft action's modules (the review bundle, the ledger importers) stay out of the hook
     assert not [m for m in modules if m.endswith((".bundle", ".ledger")) and ".rules." not in m]
     assert "tabarena_checks.metadata.info_static" not in modules  # the info.py reader is the other hook's
+
+
+def test_a_valid_configuration_file_is_read_without_cattrs(tmp_path):
+    """The repository's rules.toml, a waiver and rule settings are built with the converter's hooks alone."""
+    rules_toml = (Path(__file__).resolve().parent.parent / "rules.toml").read_text()
+    waiver = '[[waivers]]\nrule = "TA303"\ntarget = "Nori@x"\nreason = "r"\nowner = "o"\nexpires = 2099-01-31\n'
+    (tmp_path / "rules.toml").write_text(f'{rules_toml}\n[rules.TA303]\nseverity = "error"\n{waiver}')
+    (tmp_path / "info.py").write_text(INFO_PY)
+    for args in (("rules",), ("precommit", "info-py", "info.py")):
+        exit_code, modules = _imported(tmp_path, *args)
+        assert exit_code in (0, 1) and "cattrs" not in modules and "tomllib" in modules
 
 
 def test_a_configuration_file_is_still_validated_with_cattrs(tmp_path):
@@ -153,7 +179,7 @@ def test_a_precommit_hook_imports_no_other_hooks_module(tmp_path):
 #: the modules of each `checks hf` command (hfmigrate_checks.commands) and what only that command runs
 HF_COMMANDS = {
     "contract": {"hfmigrate_checks.hub.client"},
-    "ledger": {"hfmigrate_checks.source.ledger", "hfmigrate_checks.source.document", "csv"},
+    "ledger": {"hfmigrate_checks.source.ledger", "hfmigrate_checks.source.document"},
     "resolve": {"hfmigrate_checks.hub.resolve", "hfmigrate_checks.hub.client"},
     "inspect": {"hfmigrate_checks.hub.state", "hfmigrate_checks.hub.client"},
     "validate": {"hfmigrate_checks.drafts.validate"},
@@ -244,14 +270,3 @@ def test_a_plugin_may_not_replace_a_lazily_loaded_framework_command(tmp_path):
     assert res.returncode == 3 and "replaced the framework's command(s) config" in res.stderr, res.stderr
     res = _with_plugin(tmp_path, "grabber", "config")
     assert res.returncode == 0 and "grabbed" not in res.stdout and "select" in res.stdout, res.stdout + res.stderr
-
-
-def test_the_garbage_collector_is_back_on_when_the_command_runs(tmp_path):
-    """`checks` turns the cyclic GC off while it starts and back on, start-up's objects frozen, before the command."""
-    (tmp_path / "gcprobe.py").write_text(
-        "import gc\nimport click\nfrom checks import hookimpl\n\n@hookimpl\ndef checks_commands(cli):\n"
-        "    cli.add_command(click.Command('gcprobe', callback=lambda: click.echo(\n"
-        "        f'enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 1000}')))\n"
-    )
-    res = _with_plugin(tmp_path, "gcprobe", "gcprobe")
-    assert res.returncode == 0 and res.stdout.strip() == "enabled=True frozen=True", res.stdout + res.stderr

@@ -11,7 +11,7 @@ import attrs
 import click
 import pytest
 
-from checks import config, hookspecs, plugins
+from checks import config_model, hookspecs, plugins
 from checks.cli import App, build_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,13 +63,13 @@ def test_every_rule_is_documented(code):
 
 def _config_keys():
     keys = [
-        config.KEY_NAMES.get(f.name, f.name)
-        for f in attrs.fields(config.Config)
+        config_model.KEY_NAMES.get(f.name, f.name)
+        for f in attrs.fields(config_model.Config)
         if f.name not in ("path", "sha256", "table", "overrides", "overlays", "extends", "decision_log_from")
     ]
-    keys += [f.name for f in attrs.fields(config.RuleSettings)]
-    keys += [f.name for f in attrs.fields(config.Waiver)]
-    keys += list(config.ARENA_KEYS)
+    keys += [f.name for f in attrs.fields(config_model.RuleSettings)]
+    keys += [f.name for f in attrs.fields(config_model.Waiver)]
+    keys += list(config_model.ARENA_KEYS)
     return sorted(set(keys))
 
 

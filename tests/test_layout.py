@@ -352,11 +352,14 @@ def test_importing_every_runtime_module_loads_no_testing_module():
     code = (
         "import importlib, json, sys\n"
         "import click\n"
+        "from checks import LazyGroup\n"
         f"for name in {runtime!r}:\n"
         "    importlib.import_module(name)\n"
         "for plugin in ('tabarena_checks.plugin', 'hfmigrate_checks.plugin'):\n"
         "    module = importlib.import_module(plugin)\n"
-        "    module.checks_rules(), module.checks_actions(name=None), module.checks_commands(cli=click.Group('checks'), name=None)\n"
+        "    root = LazyGroup('checks')\n"
+        "    module.checks_rules(), module.checks_actions(name=None), module.checks_commands(cli=root, name=None)\n"
+        "    [root.get_command(click.Context(root), name) for name in root.lazy_commands]\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 from tabarena_checkout_fixtures import METHODS, SRC, info, make_checkout, write
 
-from checks import config as config_mod
+from checks import config_parse
 from checks.exitcodes import ExitCode
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
 from tabarena_checks.synth.generate import generate_run
@@ -52,7 +52,7 @@ def facts(**kw):
 
 
 def cfg(text: str = ""):
-    return config_mod.parse(text, source="rules.toml", sections=SECTIONS)
+    return config_parse.parse(text, source="rules.toml", sections=SECTIONS)
 
 
 # --------------------------------------------------------------------------- beyondarena rules

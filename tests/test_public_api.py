@@ -1,7 +1,7 @@
 """The built-in plugins use the framework like a third party: only ``checks``' public API.
 
 The public API is ``checks.__all__`` plus the modules in ``checks.PUBLIC_MODULES``. A
-built-in plugin reaching into another framework module (``checks.config``, ``checks.runner``)
+built-in plugin reaching into another framework module (``checks.config_load``, ``checks.runner``)
 would hide what a third-party plugin cannot do; this test names the file and the import.
 ``checks.PUBLIC_MODULES`` is the one list of the public modules: the docs that name them
 (docs/architecture.md, docs/writing-plugins.md) are held equal to it here.
@@ -71,9 +71,9 @@ def test_every_public_name_resolves_and_is_used_or_handed_to_hooks():
 
 def test_the_check_catches_a_private_import(tmp_path):
     sneaky = tmp_path / "sneaky.py"
-    sneaky.write_text("from checks.runner import evaluate\nfrom checks import io, rule\nimport checks.config\n")
+    sneaky.write_text("from checks.runner import evaluate\nfrom checks import io, rule\nimport checks.config_load\n")
     found = [(m, n) for _, m, n in _framework_imports(sneaky) if _private_use(m, n)]
-    assert found == [("checks.runner", "evaluate"), ("checks.config", "")]
+    assert found == [("checks.runner", "evaluate"), ("checks.config_load", "")]
 
 
 def _named_in(doc: str, starts: str) -> tuple[set[str], set[str]]:

@@ -21,7 +21,7 @@ from tabarena_checkout_fixtures import INFOS, METHODS, SRC, checkout, write  # n
 from tabarena_fixtures import make_run
 
 from checks import plugins
-from checks.config import PerFileIgnore
+from checks.config_model import PerFileIgnore
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 

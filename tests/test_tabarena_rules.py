@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checks.config import Config
+from checks.config_model import Config
 from checks.context import RunContext
 from checks.errors import InputError
 from checks.judge import evaluate

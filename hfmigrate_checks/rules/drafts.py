@@ -15,7 +15,7 @@ DRAFT = ("draft",)
 #: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
 BOTH = ("draft", "precommit-eval-results", "hf-validate")
 #: things only a script that writes to the Hub would contain (case-insensitive); compiled by ``re`` on the first
-#: search, since every command that lists or judges rules imports this module and the pattern takes ~0.5 ms
+#: search, not by every command that lists or judges rules (they all import this module)
 SUBMIT_PATTERN = (
     r"(create_pr|create_commit|create_pull_request|upload_file|upload_folder|HfApi\s*\(|"
     r"\bhf\s+upload\b|huggingface-cli\s+upload|--create-pr|\bhf\s+discussions\s+create\b|refs/pr/\d+.*push)"
@@ -107,7 +107,7 @@ def no_credentials_in_bundle(ctx):
 )
 def no_submit_script_in_bundle(ctx):
     """The bundle holds only review.md, review.html, source-ledger.csv, validation.txt and drafts, and no submit command."""
-    from hfmigrate_checks.drafts.validate import is_draft_path  # noqa: PLC0415 - start-up: the validator costs ~10 ms, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import is_draft_path  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
 
     for path, text in ctx.facts.output_files.items():
         if path not in BUNDLE_FILES and not is_draft_path(path):
@@ -152,7 +152,7 @@ def drafts_validate(ctx):
 )
 def eval_results_shape(ctx):
     """Each file is a non-empty list of entries of the documented shape, no (dataset.id, task_id) pair twice per model."""
-    from hfmigrate_checks.drafts.validate import standalone_problems  # noqa: PLC0415 - start-up: the validator costs ~10 ms, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import standalone_problems  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
 
     seen: dict[tuple[str, tuple[str, str]], str] = {}
     for file in ctx.facts.eval_files:

@@ -23,7 +23,7 @@ BOTH = ("draft", "precommit-eval-results", "hf-validate")
 )
 def values_numeric_finite(ctx):
     """Every entry's ``value`` is a finite number (not a string, a boolean, NaN or infinity)."""
-    from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: the validator costs ~10 ms, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
 
     for file in ctx.facts.eval_files:
         if file.error:

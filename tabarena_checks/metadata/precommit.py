@@ -22,8 +22,7 @@ ACTION = "precommit-info"
 class InfoFacts:
     """What the ``precommit-info`` rules read: one declaration, or why it cannot be read (TA118).
 
-    A plain slotted class, not an attrs one: this module is imported by every ``checks precommit
-    info-py`` run, where building an attrs class costs about 0.4 ms.
+    A plain slotted class: the working state of one ``checks precommit info-py`` run, not a record.
     """
 
     __slots__ = ("metadata", "problem")

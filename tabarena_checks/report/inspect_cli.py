@@ -87,7 +87,7 @@ def inspect_command(run_data_dir, method_metadata, output_format, method, cache_
     reports = _method_reports(picked, metadata, c1_only)
     unassigned = [] if methods else [{"path": p, "reason": r} for p, r in raw.errors]
     if html_path is not None:
-        # --html only: the page's modules (process options, the run page) cost ~45 ms before the workers start
+        # --html only: the page's modules (process options, the run page) load before the workers start
         from tabarena_checks.report import html_inspect  # noqa: PLC0415
 
         html_inspect.write(html_path, run_data_dir, method_metadata, raw, methods, picked, reports, unassigned)
@@ -169,7 +169,3 @@ def with_c1_default(inference):
         return inference
     defaults = [f for f in inference.frameworks if "_c1_" in f or f.endswith("_c1")]
     return attrs.evolve(inference, raw_config_default=defaults[0]) if len(defaults) == 1 else inference
-
-
-def register_commands(cli: click.Group) -> None:
-    cli.add_command(inspect_command)

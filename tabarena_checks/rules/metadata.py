@@ -352,7 +352,7 @@ def metadata_present(ctx):
 
 
 def _mismatch(md, inference, field: str, only_declared: bool = False):
-    from tabarena_checks.metadata import compare  # noqa: PLC0415 - start-up: the comparison loads the metadata model's attrs classes (~5 ms), and `checks rules` imports every rule module
+    from tabarena_checks.metadata import compare  # noqa: PLC0415 - start-up: the comparison loads the metadata model's attrs classes, and `checks rules` imports every rule module
 
     row = compare.row_for(md, inference, field)
     if row is None or row.matches or (only_declared and row.declared is None):

@@ -70,7 +70,7 @@ def _mixed_protocols(inference) -> str | None:
 
 def _against_declaration(md, inference):
     """The finding when the declared protocol differs from (or leaves out) the one the results record."""
-    from tabarena_checks.metadata import compare  # noqa: PLC0415 - start-up: the comparison loads the metadata model's attrs classes (~5 ms), and `checks rules` imports every rule module
+    from tabarena_checks.metadata import compare  # noqa: PLC0415 - start-up: the comparison loads the metadata model's attrs classes, and `checks rules` imports every rule module
 
     row = compare.row_for(md, inference, "validation_protocol")
     if row is None or row.matches:
@@ -99,7 +99,7 @@ def validation_protocol_well_formed(ctx, md):
     """A declared ``validation_protocol`` must be a well-formed key such as ``8x1`` or ``holdout:8x1``."""
     if md.validation_protocol is None:
         return
-    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py), and the keys cost the info-py hook ~3 ms
+    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     try:
         protocol.parse_key(md.validation_protocol)
@@ -140,7 +140,7 @@ def validation_protocol_official(ctx):
     md = declared_metadata(ctx)
     if md is not None and md.is_system:
         return
-    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py), and the keys cost the info-py hook ~3 ms
+    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
 
     try:
         want = protocol.resolve_expected(expected)

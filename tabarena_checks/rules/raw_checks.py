@@ -553,7 +553,7 @@ def _generated(check: Check) -> Rule:
 
     @needs(raw_index)
     def judge(ctx, index):
-        from tabarena_checks.rules import raw_fields  # noqa: PLC0415 - start-up: it loads the raw index and readers (multiprocessing, pickle; ~55 ms) only when the rules run
+        from tabarena_checks.rules import raw_fields  # noqa: PLC0415 - start-up: it loads the raw index and readers (multiprocessing, pickle) only when the rules run
 
         found = raw_fields.by_check(index, check.name)
         if check.name == raw_fields.DECODED:  # fail closed: a problem of a check no rule names is reported here

@@ -205,7 +205,7 @@ def cache_is_what_process_wrote(ctx):
 
 def _recorded_by_process(ctx, digest: str):
     """A finding unless a signed, passed process record in the decision log names the manifest ``digest``."""
-    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context (~5 ms)
+    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context
 
     log = records.log_path(ctx.config, os.getcwd())
     try:
@@ -249,8 +249,8 @@ def _recorded_by_process(ctx, digest: str):
 )
 def decision_log_apart(ctx):
     """The decision log is neither inside the run's data directory nor inside the cache root."""
-    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context (~5 ms)
-    from tabarena_checks.cache.layout import cache_root  # noqa: PLC0415 - start-up: the cache layout loads the metadata model's attrs classes (~5 ms)
+    from checks import records  # noqa: PLC0415 - start-up: the decision log loads signing, hmac and the run context
+    from tabarena_checks.cache.layout import cache_root  # noqa: PLC0415 - start-up: the cache layout loads the metadata model's attrs classes
 
     log = Path(os.path.realpath(records.log_path(ctx.config, os.getcwd())))
     roots = {"the cache root (--cache-root)": cache_root(cache_root_option(ctx))}
