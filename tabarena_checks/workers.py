@@ -50,7 +50,7 @@ def _started(initializer: Callable[[int], None], parent: int) -> None:
 
     A forked worker holds a copy of its parent's objects, which it never frees. The collector would
     still walk them all at each full collection, writing to every page they sit on, so the kernel
-    copies those pages: about 30 ms per worker in a cold build of 1,800 files. Frozen (gc.freeze),
+    copies those pages, a cost each worker pays again (benchmarks/README.md). Frozen (gc.freeze),
     they are out of its reach. A spawned worker has few objects to freeze.
     """
     gc.freeze()
@@ -101,7 +101,7 @@ def stop(pool: ProcessPoolExecutor) -> None:
 
 
 def stopping(pool: ProcessPoolExecutor) -> threading.Thread:
-    """A started thread that waits for ``pool``'s workers to exit (about 15 ms) while the caller goes on with
+    """A started thread that waits for ``pool``'s workers to exit while the caller goes on with
     the results it already has; join it before returning, so no worker outlives the caller's step."""
     thread = threading.Thread(target=pool.shutdown, name="stop-workers", daemon=True)
     thread.start()

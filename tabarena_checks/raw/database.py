@@ -10,13 +10,12 @@ from typing import Any
 def shared():
     """This process's one in-memory DuckDB database; each index queries it through a cursor of its own.
 
-    Opening a database costs about 40 ms (measured with DuckDB 2.0 on the 2-core VM) and a cursor a tenth of
-    a millisecond; what a cursor registers is its own, so indexes never see each other's ``results``. Kept per
+    Opening a database costs far more than a cursor (benchmarks/README.md); what a cursor registers is its own, so indexes never see each other's ``results``. Kept per
     process id: a forked worker must not use its parent's database, whose threads it does not have.
 
     One DuckDB thread per query: the index holds a row per file, so a query is mostly planning, which a
     second thread does not share, and ``checks inspect`` already runs two queries at once (the inference
-    beside TA306). Its 17 queries over 1,800 rows took 161 ms (median of 12) against 187 ms with two.
+    beside TA306); a second thread measured slower (benchmarks/README.md).
     """
     import duckdb
 

@@ -71,10 +71,9 @@ def decode_chunk(root: str, items: Sequence[FileStat], max_bytes: int):
 def _sent_chunk(root: str, items: Sequence[FileStat], max_bytes: int) -> list[bytes]:
     """:func:`decode_chunk`'s table as Arrow IPC record batch messages, what a worker sends back.
 
-    Pickling the table itself costs ten times as much on each side (1.2 ms to write and 0.9 ms to read 32
-    rows, against 0.1 ms). The messages carry no schema: the parent reads them all against its one
-    :func:`schema` object (:func:`_received`), so joining them compares no schemas. Joining 57 IPC streams,
-    each with a schema of its own, took 6-10 ms of comparing them; these take 1-2 ms.
+    Pickling the table itself costs several times as much on each side. The messages carry no schema: the parent reads them all against its one
+    :func:`schema` object (:func:`_received`), so joining them compares no schemas (IPC streams each
+    carry a schema, and joining them spent its time comparing those; figures in benchmarks/README.md).
     """
     return [batch.serialize().to_pybytes() for batch in decode_chunk(root, items, max_bytes).to_batches()]
 
@@ -178,8 +177,8 @@ class Decoder:
                 self.stopping = pools.stopping(self.pool)
         if self.preparing is not None:  # done long before the workers, unless the run is tiny
             self.preparing.join()
-        # one chunk per column, not one per batch of files: on 1,800 rows (57 batches) the cache is written in
-        # 14 ms instead of 25 and the queries that follow take 122 ms instead of 152, for 5 ms of copying
+        # one chunk per column, not one per batch of files: the cache is written and queried faster than the
+        # copy costs (benchmarks/README.md)
         return _sorted(pa.concat_tables(tables).combine_chunks())
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 
-@functools.cache  # built once per process (65 fields take 60 us, and each batch of files asks for it)
+@functools.cache  # built once per process: each batch of files asks for it
 def schema():
     """The explicit Arrow schema of a row (``error`` is set only for unreadable files).
 
