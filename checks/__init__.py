@@ -1,7 +1,7 @@
 """arena-checks: the public API for plugins.
 
 A plugin imports from here only, as the built-in ``tabarena_checks`` and
-``hfmigrate_checks`` do (``tests/test_public_api.py`` holds them to it): ``hookimpl`` to
+``hfmigrate_checks`` do (``tests/core/test_core_public_api.py`` holds them to it): ``hookimpl`` to
 mark hook implementations, ``rule`` and ``Rule`` to define rules (``needs`` to give a rule its facts), ``Action`` for things
 the runner may execute, ``ModuleWiring`` to spread a plugin over modules imported when a
 hook needs them, ``LazyGroup`` for a command group whose commands are imported when one is asked for, ``Finding``/``Severity`` for what rules report, ``Waiver`` for waivers an

@@ -8,7 +8,7 @@ points specification") of the ``*.dist-info`` and ``*.egg-info`` directories on
 ``sys.path``, searched as importlib.metadata searches them (path order, the first
 distribution of a name wins; ``''`` is the working directory). Name and version of the
 few distributions that provide a plugin are read from their METADATA (PKG-INFO) headers.
-``tests/test_core_entrypoints.py`` holds the result equal to ``importlib.metadata.entry_points``;
+``tests/core/test_core_entrypoints.py`` holds the result equal to ``importlib.metadata.entry_points``;
 benchmarks/README.md has the measurement that keeps this module (``checks rules`` at 7.3x
 ``python -c pass`` with it, 8.7x with importlib.metadata, against a target of 8x).
 
