@@ -9,6 +9,7 @@ import pytest
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 from tests.support.reliability import reliability
+from tabarena_checks.testing.commands import process_args
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
@@ -70,17 +71,7 @@ def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
     run = tmp_path / "run"
     run.mkdir()
     res = run_cli(
-        [
-            "-p",
-            "tabarena",
-            "run",
-            "process",
-            str(run),
-            "--method-metadata",
-            "info.py:m",
-            "--cache-root",
-            str(tmp_path / "cache"),
-        ],
+        ["-p", "tabarena", *process_args(run, "info.py:m", tmp_path / "cache")],
         env=NO_AUTOLOAD,
         cwd=tmp_path,
     )

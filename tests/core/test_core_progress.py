@@ -173,18 +173,7 @@ def test_a_real_terminal_gets_the_bars(tmp_path):
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != progress.ENV}
     child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "checks",
-            "run",
-            "process",
-            str(made.run_dir),
-            "--method-metadata",
-            made.metadata_ref,
-            "--cache-root",
-            str(made.cache_root),
-        ],
+        [sys.executable, "-m", "checks", *process_args(made.run_dir, made.metadata_ref, made.cache_root)],
         stdout=subprocess.PIPE,
         stderr=follower,
         cwd=tmp_path,

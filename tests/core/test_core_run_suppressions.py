@@ -13,6 +13,7 @@ import pytest
 
 from checks.testing import run_cli
 from tabarena_checks.testing import tabarena_run
+from tabarena_checks.testing.commands import process_args
 
 ENV = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 SIBLING = """
@@ -33,16 +34,7 @@ def process(run, tmp_path, variable: str):
         [
             "-p",
             "tabarena",
-            "run",
-            "process",
-            str(run.run_dir),
-            "--method-metadata",
-            f"{run.info}:{variable}",
-            "--cache-root",
-            str(tmp_path / "cache"),
-            "--dry-run",
-            "--format",
-            "json",
+            *process_args(run.run_dir, f"{run.info}:{variable}", tmp_path / "cache", "--dry-run", "--format", "json"),
         ],
         env=ENV,
         cwd=tmp_path,

@@ -14,6 +14,7 @@ from checks import records, suppress
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 from tabarena_checks.testing import tabarena_run
+from tabarena_checks.testing.commands import process_args
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
 BUILTIN = ["-p", "tabarena", "-p", "hfmigrate"]
@@ -221,18 +222,16 @@ def test_process_reports_an_unused_suppression_in_the_info_py_it_reads(tmp_path)
         [
             "-p",
             "tabarena",
-            "run",
-            "process",
-            str(made.run_dir),
-            "--method-metadata",
-            made.metadata_ref,
-            "--cache-root",
-            str(made.cache_root),
-            "--dry-run",
-            "--format",
-            "json",
-            "--extend-ignore",
-            "TA102",
+            *process_args(
+                made.run_dir,
+                made.metadata_ref,
+                made.cache_root,
+                "--dry-run",
+                "--format",
+                "json",
+                "--extend-ignore",
+                "TA102",
+            ),
         ],
         env=NO_AUTOLOAD,
         cwd=tmp_path,

@@ -12,6 +12,7 @@ import pytest
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
 from tabarena_checks.synth import generate as synth
+from tabarena_checks.testing.commands import process_args
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -49,17 +50,7 @@ def process(root: Path, run: Path, config: str, *extra: str):
         [
             "-p",
             "tabarena",
-            "run",
-            "process",
-            str(run),
-            "--method-metadata",
-            f"{root / 'info.py'}:nori",
-            "--cache-root",
-            str(root / "cache"),
-            "--dry-run",
-            "--format",
-            "json",
-            *extra,
+            *process_args(run, f"{root / 'info.py'}:nori", root / "cache", "--dry-run", "--format", "json", *extra),
         ],
         env=NO_AUTOLOAD,
         cwd=root,

@@ -11,6 +11,7 @@ from checks.testing import run_cli
 from hfmigrate_checks.hub.client import ReadOnlyHub
 from hfmigrate_checks.source import contract
 from hfmigrate_checks.testing import LocalHub, write_dataset
+from hfmigrate_checks.testing.migration import contract_step
 
 EVAL_YAML = """name: GPQA
 description: Graduate-level Google-proof Q&A
@@ -100,13 +101,7 @@ def test_contract_command_pins_sha_and_round_trips(tmp_path, hub_root):
     with LocalHub(hub_root) as hub:
         result = run_cli(
             [
-                "hf",
-                "contract",
-                "Idavidrein/gpqa",
-                "--mapping",
-                str(tmp_path / "contract.yaml"),
-                "--out",
-                str(tmp_path / "contract.json"),
+                *contract_step("Idavidrein/gpqa", str(tmp_path / "contract.yaml"), str(tmp_path / "contract.json")),
                 "--endpoint",
                 hub.endpoint,
             ],
@@ -127,13 +122,7 @@ def test_contract_refuses_unofficial_benchmark(tmp_path, hub_root):
     with LocalHub(hub_root) as hub:
         result = run_cli(
             [
-                "hf",
-                "contract",
-                "someone/unlisted",
-                "--mapping",
-                str(tmp_path / "contract.yaml"),
-                "--out",
-                str(tmp_path / "contract.json"),
+                *contract_step("someone/unlisted", str(tmp_path / "contract.yaml"), str(tmp_path / "contract.json")),
                 "--endpoint",
                 hub.endpoint,
             ]

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.support.hf_fixtures import README_MODELS
 from checks import InputError
 from checks.testing import run_cli
 from hfmigrate_checks.source import ledger, qualifiers
@@ -291,19 +292,9 @@ def board():
 
 def test_gfm_rows_headers_and_cells_read_as_github_renders_them(board):
     by_key, rows = board
-    assert list(dict.fromkeys(r.source_model for r in rows)) == [
-        "acme/Alpha-7B",
-        "Beta 7B Instruct",
-        "Sable-22B",
-        "Wren-3B",
-        "Kestrel-9B-Instruct",
-        "Omicron 7B",
-        "Gamma | chat",
-        "Zeta-13B",
-        "Retracted-7B",
-        "Acme-GPT (API)",
-        "Nimbus-Pro",
-    ]  # group-header rows ("**Open-weight models**") are not models; the code span and escaped pipe are text
+    assert (
+        list(dict.fromkeys(r.source_model for r in rows)) == README_MODELS
+    )  # group-header rows ("**Open-weight models**") are not models; the code span and escaped pipe are text
     assert {r.source_task for r in rows} == {"Main", "Hard (multi-step)"}  # <br> is a space, [^main] is gone
     gamma = [r for r in rows if r.source_model == "Gamma | chat"]
     assert [r.source_value for r in gamma] == ["60.2", "30.1"]  # the row's excess cell (99.9) is ignored

@@ -15,7 +15,16 @@ import pytest
 from tests.support import s3_fixtures
 from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import draft_args, hf_setup, model_label, model_repo, write_hub, write_ledger
-from tests.support.s3_fixtures import BUCKET, FAKE_ENV, PREFIX, make_method_cache, remote_objects
+from tests.support.s3_fixtures import (
+    BUCKET,
+    FAKE_ENV,
+    KEY_ROOT,
+    METHOD,
+    SUITE,
+    UPLOADED_KEYS,
+    make_method_cache,
+    remote_objects,
+)
 
 from checks.testing import run_cli
 from hfmigrate_checks.hub import resolve
@@ -23,20 +32,6 @@ from hfmigrate_checks.hub.client import ReadOnlyHub
 from hfmigrate_checks.testing import Fault, LocalHub
 from tabarena_checks.publish.s3store import make_client
 from tabarena_checks.testing.commands import upload_args
-
-METHOD, SUITE = "Dummy", "dummy-2026-11-01"
-KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
-PLANNED = {
-    f"{KEY_ROOT}/{name}"
-    for name in (
-        "metadata.yaml",
-        "results/model_results.parquet",
-        "results_checksums.json",
-        "processed.zip",
-        "processed/configs_hyperparameters.json",
-        "raw.zip",
-    )
-}
 
 
 def upload(tmp_path):
@@ -67,8 +62,8 @@ def test_connection_resets_are_retried(tmp_path, s3_env, s3_proxy):
     s3_proxy.fault = reset_first
     result = upload(tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert set(remote_objects(s3_env)) == PLANNED
-    assert dropped == PLANNED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
+    assert dropped == UPLOADED_KEYS
     assert "0 missing, 0 size/ETag mismatch" in result.stdout
 
 
@@ -92,10 +87,10 @@ def test_server_restart_mid_upload_is_ridden_out(tmp_path, s3_env, s3_proxy, mot
     s3_proxy.fault = stop_at_third_put
     result = upload(tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert set(remote_objects(s3_env)) == PLANNED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
     arrived = [_key(p) for p in s3_proxy.puts()]
     assert arrived[-1] == f"{KEY_ROOT}/metadata.yaml"
-    assert len(puts) > len(PLANNED), "the PUT lost while the server was down must have been retried"
+    assert len(puts) > len(UPLOADED_KEYS), "the PUT lost while the server was down must have been retried"
 
 
 @pytest.mark.parametrize("status", [500, pytest.param(503, marks=pytest.mark.slow)])
@@ -127,7 +122,7 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
 
     assert make_client().meta.config.retries == {"mode": "standard", "total_max_attempts": 4}
     sent = set(remote_objects(s3_env))
-    assert f"{KEY_ROOT}/metadata.yaml" not in sent and sent == PLANNED - {
+    assert f"{KEY_ROOT}/metadata.yaml" not in sent and sent == UPLOADED_KEYS - {
         f"{KEY_ROOT}/raw.zip",
         f"{KEY_ROOT}/metadata.yaml",
     }
@@ -136,7 +131,7 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
     second = upload(tmp_path)
     assert second.exit_code == 0, second.stdout + second.stderr
     assert {_key(p) for p in s3_proxy.puts()} == {f"{KEY_ROOT}/raw.zip", f"{KEY_ROOT}/metadata.yaml"}
-    assert set(remote_objects(s3_env)) == PLANNED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
 
 
 @pytest.mark.parametrize("code", ["InvalidAccessKeyId", "ExpiredToken"])

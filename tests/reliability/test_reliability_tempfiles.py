@@ -25,6 +25,7 @@ from tests.support.s3_fixtures import make_method_cache
 
 from hfmigrate_checks.testing import Fault
 from tabarena_checks.testing.commands import upload_args
+from hfmigrate_checks.testing.migration import contract_step
 
 
 def _terminate_once(proc, temp, prefix: str, *, within: float = 60.0) -> tuple[str, str]:
@@ -87,7 +88,7 @@ def test_draft_removes_its_downloads_when_it_ends_or_is_terminated(tmp_path, tem
 )
 def test_a_read_only_hub_command_stopped_with_sigterm_removes_its_download(tmp_path, temp):
 
-    args = ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "again.json"]
+    args = contract_step(BENCHMARK_ID, "contract.yaml", "again.json")
     with hf_setup(tmp_path, models=1) as (env, hub):
         env = {**env, "TMPDIR": str(temp)}
         hub.add_fault(Fault("/resolve/", status=0, delay=1.5, times=None))

@@ -16,6 +16,7 @@ from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import draft_args, hf_setup, run_checks, write_ledger
 from tests.support.s3_fixtures import make_method_cache
 from tabarena_checks.testing.commands import upload_args
+from hfmigrate_checks.testing.migration import contract_step
 
 #: the child's address-space cap: far above a normal run, far below an expanded alias bomb
 ADDRESS_SPACE = 3 << 30
@@ -105,15 +106,7 @@ def _contract(tmp_path, *, eval_yaml: bytes | None = None, mapping: bytes | None
             (tmp_path / "hub" / "datasets" / BENCHMARK_ID / "main" / "eval.yaml").write_bytes(eval_yaml)
         if mapping is not None:
             (tmp_path / "hostile.yaml").write_bytes(mapping)
-        args = [
-            "hf",
-            "contract",
-            BENCHMARK_ID,
-            "--mapping",
-            "contract.yaml" if mapping is None else "hostile.yaml",
-            "--out",
-            "out.json",
-        ]
+        args = contract_step(BENCHMARK_ID, "contract.yaml" if mapping is None else "hostile.yaml", "out.json")
         return _run(args, tmp_path, env)
 
 

@@ -41,6 +41,7 @@ from tests.support.parity import compare_caches  # noqa: E402
 
 from checks.testing import run_cli  # noqa: E402
 from tabarena_checks.synth.generate import generate_run  # noqa: E402
+from tabarena_checks.testing.commands import process_args  # noqa: E402
 
 SHAPES = {
     "config": dict(configs=2, tasks=(363612, 363614), folds=2, array_scale=0.1),
@@ -194,17 +195,7 @@ def run_case(
         )
         change = f"{where}: {describe(path, new)}"
     native = run_cli(
-        [
-            "-p",
-            "tabarena",
-            "run",
-            "process",
-            str(work / "run" / "data"),
-            "--method-metadata",
-            f"{work / 'native_info.py'}:m",
-            "--cache-root",
-            str(work / "native"),
-        ],
+        ["-p", "tabarena", *process_args(work / "run" / "data", f"{work / 'native_info.py'}:m", work / "native")],
         env={"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"},
         cwd=work,
     )

@@ -289,6 +289,21 @@ def mapping_yaml(models: Mapping[str, ExpectedModel]) -> str:
     return yaml.safe_dump(entries, sort_keys=False)
 
 
+#: the models tests/fixtures/leaderboard_readme.md prints, in order (its group-header rows are not models)
+README_MODELS = [
+    "acme/Alpha-7B",
+    "Beta 7B Instruct",
+    "Sable-22B",
+    "Wren-3B",
+    "Kestrel-9B-Instruct",
+    "Omicron 7B",
+    "Gamma | chat",
+    "Zeta-13B",
+    "Retracted-7B",
+    "Acme-GPT (API)",
+    "Nimbus-Pro",
+]
+
 #: a printed qualifier on one drafted model: that cell must not be drafted, the other one must
 STARRED = "acme/Alpha-7B"
 

@@ -30,6 +30,20 @@ from tabarena_checks.metadata.model import MethodMetadata
 
 BUCKET = "tabarena"
 PREFIX = "cache"
+#: the method and suite of the cache :func:`make_method_cache` writes, and the keys its upload sends
+METHOD, SUITE = "Dummy", "dummy-2026-11-01"
+KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
+UPLOADED_KEYS = {
+    f"{KEY_ROOT}/{name}"
+    for name in (
+        "metadata.yaml",
+        "results/model_results.parquet",
+        "results_checksums.json",
+        "processed.zip",
+        "processed/configs_hyperparameters.json",
+        "raw.zip",
+    )
+}
 FAKE_ENV = {
     "R2_ACCOUNT_ID": "testaccount",
     "R2_ACCESS_KEY_ID": "testing-key-id",
@@ -224,8 +238,8 @@ def remote_objects(client, prefix: str = "") -> dict[str, int]:
 
 def make_method_cache(
     root: Path,
-    method: str = "Dummy",
-    suite: str = "dummy-2026-11-01",
+    method: str = METHOD,
+    suite: str = SUITE,
     *,
     protocol: str | None = "8x1",
     raw_bytes: bytes = b"raw results",

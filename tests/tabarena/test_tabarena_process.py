@@ -416,25 +416,28 @@ def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, r
     assert facts.full_index.files and facts.digests()["raw_data"] == raw_digest(data)
 
 
-def _shared_dir(tmp_path, runs):
-    """The configs run plus another method (its own ag_key) and a system, in one data directory."""
-    data = tmp_path / "shared"
-    shutil.copytree(runs / "configs" / "data", data)
+def _merge_run(data, where, **options) -> None:
+    """A small run of two configs on one task generated in ``where``, its config folders moved into ``data``."""
     generate_run(
-        tmp_path / "other",
+        where,
         configs=2,
         repeats=1,
         folds=1,
         tasks=(363612,),
-        name_prefix="TA-Other",
-        method="Other",
-        ag_key="TA-OTHER",
         validation_protocol="8x1",
         array_scale=0.05,
         workers=1,
+        **options,
     )
-    for d in (tmp_path / "other" / "data").iterdir():
+    for d in (where / "data").iterdir():
         d.rename(data / d.name)
+
+
+def _shared_dir(tmp_path, runs):
+    """The configs run plus another method (its own ag_key) and a system, in one data directory."""
+    data = tmp_path / "shared"
+    shutil.copytree(runs / "configs" / "data", data)
+    _merge_run(data, tmp_path / "other", name_prefix="TA-Other", method="Other", ag_key="TA-OTHER")
     shutil.copytree(runs / "system" / "data" / "MySystem_c1_default", data / "MySystem_c1_default")
     return data
 
@@ -460,20 +463,7 @@ def test_shared_directory_processes_only_the_declared_method(tmp_path, runs):
 
 def test_shared_directory_with_no_single_match_needs_method(tmp_path, runs):
     data = _shared_dir(tmp_path, runs)
-    # a second run of the same model: same ag_key, another name prefix
-    generate_run(
-        tmp_path / "rerun",
-        configs=2,
-        repeats=1,
-        folds=1,
-        tasks=(363612,),
-        name_prefix="TA-Nori2",
-        validation_protocol="8x1",
-        array_scale=0.05,
-        workers=1,
-    )
-    for d in (tmp_path / "rerun" / "data").iterdir():
-        d.rename(data / d.name)
+    _merge_run(data, tmp_path / "rerun", name_prefix="TA-Nori2")  # the same model again: same ag_key, another prefix
     args = process_args(data, f"{runs / 'info.py'}:nori", tmp_path / "cache")
     blocked = run_cli(args, cwd=tmp_path)
     assert blocked.exit_code == 1 and "choose the one to process with --method PREFIX" in blocked.stdout

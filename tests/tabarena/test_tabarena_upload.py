@@ -14,7 +14,18 @@ import zipfile
 import attrs
 import pytest
 import yaml
-from tests.support.s3_fixtures import BUCKET, FAKE_ENV, PREFIX, make_method_cache, record_process, remote_objects
+from tests.support.s3_fixtures import (
+    BUCKET,
+    FAKE_ENV,
+    KEY_ROOT,
+    METHOD,
+    PREFIX,
+    SUITE,
+    UPLOADED_KEYS,
+    make_method_cache,
+    record_process,
+    remote_objects,
+)
 
 from checks import records
 from checks.errors import InputError
@@ -25,20 +36,7 @@ from tabarena_checks.publish.upload import UploadFacts, UploadOptions, write_zip
 from tabarena_checks.rules import upload as rules_upload
 from tabarena_checks.testing.commands import upload_args
 
-METHOD, SUITE = "Dummy", "dummy-2026-11-01"
 DEMO_SECRET = DEMO_ENV["R2_SECRET_ACCESS_KEY"]
-KEY_ROOT = f"{PREFIX}/artifacts/{SUITE}/methods/{METHOD}"
-EXPECTED = {
-    f"{KEY_ROOT}/{name}"
-    for name in (
-        "metadata.yaml",
-        "results/model_results.parquet",
-        "results_checksums.json",
-        "processed.zip",
-        "processed/configs_hyperparameters.json",
-        "raw.zip",
-    )
-}
 
 
 def upload(tmp_path, *extra: str, env=None):
@@ -56,7 +54,7 @@ def test_dry_run_is_the_default_and_sends_nothing(tmp_path, s3_env, s3_proxy):
     result = upload(tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert f"r2://{BUCKET}/{KEY_ROOT}/" in result.stdout
-    for key in EXPECTED:
+    for key in UPLOADED_KEYS:
         assert key in result.stdout
     assert "bytes" in result.stdout and "--no-dry-run" in result.stdout
     assert s3_proxy.puts() == [] and remote_objects(s3_env) == {}
@@ -110,7 +108,7 @@ def test_upload_publishes_every_object_and_verifies(tmp_path, s3_env, s3_proxy):
     path = make_method_cache(tmp_path / "cache")
     result = upload(tmp_path, "--no-dry-run")
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert set(remote_objects(s3_env)) == EXPECTED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
     assert "verify: 6 planned object(s) listed and HEAD-checked; 0 missing, 0 size/ETag mismatch" in result.stdout
     assert FAKE_ENV["R2_SECRET_ACCESS_KEY"] not in result.stdout + result.stderr
     checksums = json.loads(s3_env.get_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/results_checksums.json")["Body"].read())
@@ -169,7 +167,7 @@ def test_metadata_yaml_arrives_only_after_every_other_object(tmp_path, s3_env, s
 
     s3_proxy.fault = watch
     assert upload(tmp_path, "--no-dry-run").exit_code == 0
-    assert seen_at_metadata_put == [EXPECTED - {f"{KEY_ROOT}/metadata.yaml"}]
+    assert seen_at_metadata_put == [UPLOADED_KEYS - {f"{KEY_ROOT}/metadata.yaml"}]
 
 
 def test_throttling_and_server_errors_are_retried(tmp_path, s3_env, s3_proxy):
@@ -185,7 +183,7 @@ def test_throttling_and_server_errors_are_retried(tmp_path, s3_env, s3_proxy):
     s3_proxy.fault = flaky
     result = upload(tmp_path, "--no-dry-run")
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert set(remote_objects(s3_env)) == EXPECTED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
     assert len(failed) == 2 and set(failed.values()) == {3}, "503, then 500, then accepted"
 
 
@@ -210,11 +208,11 @@ def test_interrupted_upload_is_finished_by_a_rerun(tmp_path, s3_env, s3_proxy, m
     moto_s3.start()
     assert f"{KEY_ROOT}/metadata.yaml" not in remote_objects(s3_env)
     partial = remote_objects(s3_env)
-    assert 0 < len(partial) < len(EXPECTED) - 1, partial
+    assert 0 < len(partial) < len(UPLOADED_KEYS) - 1, partial
     s3_proxy.forwarded.clear()
     second = upload(tmp_path, "--no-dry-run")
     assert second.exit_code == 0, second.stdout + second.stderr
-    assert set(remote_objects(s3_env)) == EXPECTED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
     resent = {p.split("?")[0].split(f"/{BUCKET}/", 1)[1] for p in s3_proxy.puts()}
     assert resent.isdisjoint(partial), "objects already complete must not be sent again"
     assert s3_env.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
@@ -250,7 +248,7 @@ def test_unpublish_removes_every_object(tmp_path, s3_env, s3_proxy):
     base = ["run", "unpublish", "--method", METHOD, "--suite", SUITE, "--cache-root", str(tmp_path / "cache")]
     refused = run_cli(base, cwd=tmp_path)
     assert refused.exit_code == 4 and "pass --yes" in refused.stdout
-    assert set(remote_objects(s3_env, KEY_ROOT)) == EXPECTED
+    assert set(remote_objects(s3_env, KEY_ROOT)) == UPLOADED_KEYS
     s3_proxy.forwarded.clear()
     done = run_cli([*base, "--yes"], cwd=tmp_path)
     assert done.exit_code == 0, done.stdout
@@ -385,7 +383,7 @@ def test_method_metadata_ref_whose_protocol_differs_from_the_processed_one_is_bl
     info.write_text("from tabarena.models._method_metadata import MethodMetadata\n\n" + declaration.format("8x1"))
     done = run_cli(args, cwd=tmp_path)
     assert done.exit_code == 0, done.stdout
-    assert set(remote_objects(s3_env)) == EXPECTED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
 
 
 def test_from_cache_without_a_cache_names_the_missing_file(tmp_path):
@@ -475,7 +473,7 @@ def test_upload_sends_no_flexible_checksums_that_r2_refuses(tmp_path, s3_env, s3
     make_method_cache(tmp_path / "cache", raw_bytes=os.urandom(20 * 1024 * 1024))
     result = upload(tmp_path, "--no-dry-run")
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert set(remote_objects(s3_env)) == EXPECTED
+    assert set(remote_objects(s3_env)) == UPLOADED_KEYS
     assert "0 missing, 0 size/ETag mismatch" in result.stdout
     assert s3_env.head_object(Bucket=BUCKET, Key=f"{KEY_ROOT}/raw.zip")["ETag"].strip('"').endswith("-2")
 
