@@ -219,8 +219,7 @@ def test_failure_mid_build_leaves_the_previous_cache_intact(tmp_path, runs, monk
 
 
 def test_no_cache_raw_and_cache_root_from_environment(tmp_path, runs):
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     args = ["run", "process", str(data), "--method-metadata", f"{runs / 'info.py'}:nori", "--no-cache-raw"]
     result = run_cli(args, cwd=tmp_path, env={"TABARENA_CACHE": str(tmp_path / "envcache")})
     assert result.exit_code == 0, result.stdout
@@ -262,8 +261,7 @@ def test_unsafe_method_name_is_blocked_by_ta406(tmp_path, runs):
     (tmp_path / "info.py").write_text(
         INFO.replace('method="Nori", suite="nori-2026-11"', 'method="../../escaped", suite="nori-2026-11"', 1)
     )
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     result = run_cli(
         process_args(data, f"{tmp_path / 'info.py'}:nori", tmp_path / "cache"),
         cwd=tmp_path,
@@ -389,8 +387,7 @@ def _glue_checks(tmp_path, runs):
 
 def test_process_after_inspect_reads_its_cache_and_leaves_it_as_it_was(tmp_path, runs):
 
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     assert run_cli(["inspect", str(data)], cwd=tmp_path).exit_code == 0
     kept = index.default_cache_dir(data)
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in kept.iterdir()}
@@ -414,6 +411,13 @@ def test_decision_digest_of_the_raw_data_is_that_of_the_files_judged(tmp_path, r
     data = runs / "configs" / "data"
     facts = ProcessFacts(data_dir=data)
     assert facts.full_index.files and facts.digests()["raw_data"] == raw_digest(data)
+
+
+def _copied(tmp_path, runs):
+    """The configs run copied into ``tmp_path/configs``: a test damages its copy, never the module's run."""
+    data = tmp_path / "configs"
+    shutil.copytree(runs / "configs" / "data", data)
+    return data
 
 
 def _merge_run(data, where, **options) -> None:
@@ -478,8 +482,7 @@ def test_shared_directory_with_no_single_match_needs_method(tmp_path, runs):
 
 
 def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_path, runs):
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     victim = data / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl"
     result = reader.load_result(victim)
     del result["task_metadata"]["split_idx"]
@@ -501,8 +504,7 @@ def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_pa
 def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead_of_crashing(tmp_path, runs):
     # each stopped processing halfway with a traceback (exit 3) before the reader checked them
 
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"
     result = reader.load_result(damaged)
     del result["simulation_artifacts"]["y_test"]
@@ -530,8 +532,7 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
 def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, runs, monkeypatch):
 
     monkeypatch.setattr(raw_artifacts, "problems", lambda *args: [])  # a defect no check foresaw
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"
     result = reader.load_result(damaged)
     del result["simulation_artifacts"]["y_test"]
@@ -548,8 +549,7 @@ def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, 
 def test_a_validation_row_no_child_predicted_ends_the_simulation_with_the_reason(tmp_path, runs):
     # TabArena 0.1.0 stops here too, with numpy's "'a' cannot be empty unless no samples are taken"
 
-    data = tmp_path / "configs"
-    shutil.copytree(runs / "configs" / "data", data)
+    data = _copied(tmp_path, runs)
     gap = data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl"
     result = reader.load_result(gap)
     children = result["simulation_artifacts"]["bag_info"]["val_idx_per_child"]
