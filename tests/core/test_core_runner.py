@@ -146,22 +146,23 @@ def test_unused_waiver_is_reported_but_does_not_block(tmp_path):
     assert ck002["outcome"] == "failed" and ck002["severity"] == "warning"
 
 
-def test_required_rule_cannot_be_ignored(tmp_path):
-    res = toy(tmp_path, config='ignore = ["TOY004"]\n')
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        pytest.param('ignore = ["TOY004"]\n', "TOY004 (toy-required) is a required rule", id="ignored"),
+        pytest.param('[rules.TOY004]\nseverity = "warning"\n', "must stay 'error'", id="severity-lowered"),
+    ],
+)
+def test_a_required_rule_cannot_be_ignored_or_lowered(tmp_path, config, words):
+    res = toy(tmp_path, config=config)
     assert res.exit_code == ExitCode.USAGE_ERROR
-    assert "TOY004 (toy-required) is a required rule" in res.stderr
+    assert words in res.stderr
 
 
 def test_required_rule_survives_a_prefix_ignore_and_still_blocks(tmp_path):
     res = toy(tmp_path, "--fail-required", config='[arenas.toy]\nselect = ["TOY003"]\nignore = ["TOY00"]\n')
     assert res.exit_code == ExitCode.BLOCKED
     assert "required rule failed" in res.stdout
-
-
-def test_required_rule_severity_cannot_be_lowered(tmp_path):
-    res = toy(tmp_path, config='[rules.TOY004]\nseverity = "warning"\n')
-    assert res.exit_code == ExitCode.USAGE_ERROR
-    assert "must stay 'error'" in res.stderr
 
 
 def test_severity_override_turns_an_error_into_a_warning(tmp_path):

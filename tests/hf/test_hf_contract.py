@@ -96,19 +96,19 @@ def test_declared_default_task_is_allowed():
     assert contract.parse_mapping(text, "m.yaml", ("diamond", "default"))["columns"]["Overall"] == "default"
 
 
-def test_contract_command_pins_sha_and_round_trips(tmp_path, hub_root):
+def _contract(tmp_path, hub_root, benchmark):
+    """``checks hf contract BENCHMARK`` on MAPPING against the local Hub; the result and the Hub's requests."""
     (tmp_path / "contract.yaml").write_text(MAPPING)
     with LocalHub(hub_root) as hub:
-        result = run_cli(
-            [
-                *contract_step("Idavidrein/gpqa", str(tmp_path / "contract.yaml"), str(tmp_path / "contract.json")),
-                "--endpoint",
-                hub.endpoint,
-            ],
-            env={"HF_HUB_DISABLE_TELEMETRY": "1"},
-        )
-        assert result.exit_code == 0, result.stderr
-        assert {r.method for r in hub.requests} <= {"GET", "HEAD"}
+        args = contract_step(benchmark, str(tmp_path / "contract.yaml"), str(tmp_path / "contract.json"))
+        result = run_cli([*args, "--endpoint", hub.endpoint], env={"HF_HUB_DISABLE_TELEMETRY": "1"})
+        return result, hub.requests
+
+
+def test_contract_command_pins_sha_and_round_trips(tmp_path, hub_root):
+    result, requests = _contract(tmp_path, hub_root, "Idavidrein/gpqa")
+    assert result.exit_code == 0, result.stderr
+    assert {r.method for r in requests} <= {"GET", "HEAD"}
     loaded = contract.load(tmp_path / "contract.json")
     assert loaded.dataset_sha == SHA and loaded.official and loaded.task_ids == TASKS
     assert loaded.columns == {"GPQA Diamond": "diamond", "GPQA Main": "main"}
@@ -118,15 +118,7 @@ def test_contract_command_pins_sha_and_round_trips(tmp_path, hub_root):
 
 
 def test_contract_refuses_unofficial_benchmark(tmp_path, hub_root):
-    (tmp_path / "contract.yaml").write_text(MAPPING)
-    with LocalHub(hub_root) as hub:
-        result = run_cli(
-            [
-                *contract_step("someone/unlisted", str(tmp_path / "contract.yaml"), str(tmp_path / "contract.json")),
-                "--endpoint",
-                hub.endpoint,
-            ]
-        )
+    result, _ = _contract(tmp_path, hub_root, "someone/unlisted")
     assert result.exit_code == 2
     assert "not in the Hub's official benchmark list" in result.stderr
     assert not (tmp_path / "contract.json").exists()

@@ -272,22 +272,14 @@ def test_hf_cli_reads_model_info_as_json(hub, tmp_path):
         "HF_HUB_DISABLE_TELEMETRY": "1",
     }
     env.pop("HF_TOKEN", None)
-    done = subprocess.run(
-        [str(hf), "models", "info", "org/model", "--format", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done, missing = (
+        subprocess.run(
+            [str(hf), "models", "info", repo, "--format", "json"], env=env, capture_output=True, text=True, timeout=60
+        )
+        for repo in ("org/model", "org/missing")
     )
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
     assert info["id"] == "org/model" and len(info["sha"]) == 40
-    missing = subprocess.run(
-        [str(hf), "models", "info", "org/missing", "--format", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
     assert missing.returncode == 1 and "not found" in (missing.stdout + missing.stderr).lower()
     assert hub.write_requests() == []

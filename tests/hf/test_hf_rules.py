@@ -371,27 +371,26 @@ def test_hf403_every_file_and_diff_checked():
 # ----------------------------------------------------------------------------- HF5xx
 
 
+def _alpha(**cell):
+    """Facts of one ledger row, Alpha 7B's Main score 71.2 with ``cell``'s extra fields, resolved and new."""
+    return make(
+        rows=[row("Alpha 7B", "Main", "71.2", **cell)],
+        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
+        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
+    )
+
+
 def test_hf501_verify_token_only_when_supplied():
     facts = make()
     text = facts.decisions[0].draft.text + '  verifyToken: "eyJforged"\n'
     assert_fails(judge(corrupt(facts, "Alpha 7B", text=text)), "HF501", "verifyToken was not supplied")
-    rows = [row("Alpha 7B", "Main", "71.2", verify_token="eyJsupplied")]
-    supplied = make(
-        rows=rows,
-        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
-        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
-    )
+    supplied = _alpha(verify_token="eyJsupplied")
     assert 'verifyToken: "eyJsupplied"' in supplied.drafts[0].text
     assert_passes(judge(supplied), "HF501")
 
 
 def test_hf502_dates_only_when_known_and_quoted(tmp_path):
-    rows = [row("Alpha 7B", "Main", "71.2", eval_date="2025-01-15")]
-    known = make(
-        rows=rows,
-        resolutions={"Alpha 7B": res("Alpha 7B", "alpha/Alpha-7B")},
-        states={"alpha/Alpha-7B": state("alpha/Alpha-7B")},
-    )
+    known = _alpha(eval_date="2025-01-15")
     assert 'date: "2025-01-15"' in known.drafts[0].text
     assert_passes(judge(known), "HF502")
     facts = make()

@@ -91,7 +91,7 @@ def _rows_in(path: Path) -> list[tuple[str, str, str]]:
                 and getattr(deco.func, "id", getattr(deco.func, "attr", None)) == "reliability"
             ):
                 kw = {k.arg: ast.literal_eval(k.value) for k in deco.keywords}
-                rows.append((kw["fault"], kw["must"], f"tests/{path.name}::{node.name}"))
+                rows.append((kw["fault"], kw["must"], f"{path.relative_to(ROOT).as_posix()}::{node.name}"))
     return rows
 
 
