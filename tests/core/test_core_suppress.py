@@ -65,37 +65,43 @@ def test_the_directive_is_parsed_strictly(comment, codes, reason, problem):
     assert problem in parsed[2] and bool(parsed[2]) == bool(problem)
 
 
-def test_python_ranges_line_call_and_own_line(tmp_path):
-    path = tmp_path / "info.py"
-    path.write_text(
-        "x = 1\n"
-        "m = f(  # checks: ignore[TA110] whole call\n"
-        "    a=1,\n"
-        "    b=2,  # checks: ignore[TA111] this line\n"
-        ")\n"
-        "# checks: ignore[TA112] the next statement\n"
-        "\n"
-        "n = g(\n"
-        "    c=3)\n"
-        's = "# checks: ignore[TA113] inside a string is no comment"\n'
-    )
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        pytest.param(
+            "info.py",
+            "x = 1\n"
+            "m = f(  # checks: ignore[TA110] whole call\n"
+            "    a=1,\n"
+            "    b=2,  # checks: ignore[TA111] this line\n"
+            ")\n"
+            "# checks: ignore[TA112] the next statement\n"
+            "\n"
+            "n = g(\n"
+            "    c=3)\n"
+            's = "# checks: ignore[TA113] inside a string is no comment"\n',
+            {"TA110": (2, 2, 5), "TA111": (4, 4, 4), "TA112": (6, 8, 9)},
+            id="python-line-call-and-own-line",
+        ),
+        pytest.param(
+            "b.yaml",
+            "- dataset:  # checks: ignore[HF506] whole entry\n"
+            "    id: a/b\n"
+            "  value: 1\n"
+            "# checks: ignore[HF201] next entry\n"
+            "- dataset:\n"
+            "    id: 'c#d'\n"
+            "  value: '#x'  # checks: ignore[HF502] this line\n",
+            {"HF506": (1, 1, 3), "HF201": (4, 5, 7), "HF502": (7, 7, 7)},
+            id="yaml-list-item",
+        ),
+    ],
+)
+def test_ranges_a_suppression_covers(tmp_path, name, text, expected):
+    path = tmp_path / name
+    path.write_text(text)
     found = {s.codes[0]: (s.line, s.first, s.last) for s in suppress.scan(str(path))}
-    assert found == {"TA110": (2, 2, 5), "TA111": (4, 4, 4), "TA112": (6, 8, 9)}
-
-
-def test_yaml_ranges_cover_a_list_item(tmp_path):
-    path = tmp_path / "b.yaml"
-    path.write_text(
-        "- dataset:  # checks: ignore[HF506] whole entry\n"
-        "    id: a/b\n"
-        "  value: 1\n"
-        "# checks: ignore[HF201] next entry\n"
-        "- dataset:\n"
-        "    id: 'c#d'\n"
-        "  value: '#x'  # checks: ignore[HF502] this line\n"
-    )
-    found = {s.codes[0]: (s.line, s.first, s.last) for s in suppress.scan(str(path))}
-    assert found == {"HF506": (1, 1, 3), "HF201": (4, 5, 7), "HF502": (7, 7, 7)}
+    assert found == expected
 
 
 # --------------------------------------------------------------------------- in a run
