@@ -548,6 +548,27 @@ def environment(values: Mapping[str, str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    """A fresh private directory in the temporary directory, removed when the block ends, however it ends.
+
+    ``tempfile.mkdtemp`` (and ``TemporaryDirectory``, built on it) creates the directory before
+    the caller holds its name: a Ctrl-C or SIGTERM (taken as Ctrl-C) arriving in between strands
+    it. Here the name is drawn first and the directory made inside the ``try``, so the cleanup
+    always knows what to remove.
+    """
+    import secrets  # noqa: PLC0415 - start-up: only commands that download or stage load it
+    import shutil  # noqa: PLC0415 - start-up: as secrets
+    import tempfile  # noqa: PLC0415 - start-up: as secrets
+
+    path = Path(tempfile.gettempdir()) / f"{prefix}{secrets.token_hex(8)}"
+    try:
+        path.mkdir(mode=0o700)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def interrupted_query_aborts() -> Iterator[None]:
     """A DuckDB query stopped by Ctrl-C (or SIGTERM, which the ``checks`` script takes as Ctrl-C) raises
     KeyboardInterrupt, so the command ends as ``checks: aborted``.

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -319,8 +317,7 @@ class ReadOnlyHub:
         what = f"{repo_type} {self._at(repo_id, revision)} file {path!r}"
 
         def fetch() -> bytes:
-            cache = Path(tempfile.mkdtemp(prefix="arena-checks-hub-"))
-            try:
+            with io.scratch_dir("arena-checks-hub-") as cache:
                 local = self.__api.hf_hub_download(
                     repo_id, path, repo_type=repo_type, revision=revision, cache_dir=cache, token=self.__token
                 )
@@ -328,8 +325,6 @@ class ReadOnlyHub:
                 if size > self.max_file_bytes:
                     raise HubReadError(what, f"file is {size} bytes, over the {self.max_file_bytes}-byte limit")
                 return Path(local).read_bytes()
-            finally:
-                shutil.rmtree(cache, ignore_errors=True)
 
         data = self._call(what, fetch)
         try:

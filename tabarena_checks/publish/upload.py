@@ -13,7 +13,6 @@ import hashlib
 import json
 import shlex
 import sys
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
@@ -409,8 +408,8 @@ def real_command(ctx) -> str:
 
 
 def _plan_lines(facts: UploadFacts, ctx) -> Iterator[str]:
-    with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
-        objects = facts.stage(Path(tmp))
+    with io.scratch_dir("checks-upload-") as tmp:
+        objects = facts.stage(tmp)
         yield f"'{facts.metadata.method}' (suite={facts.cache.suite}) verified OK; would upload to {facts.destination}"
         for obj in objects:
             yield f"  {obj.key}  {obj.size} bytes"
@@ -421,8 +420,8 @@ def _plan_lines(facts: UploadFacts, ctx) -> Iterator[str]:
 def _execute(ctx) -> str:
     facts: UploadFacts = ctx.facts
     lines: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="checks-upload-") as tmp:
-        objects = facts.stage(Path(tmp), keep=True)
+    with io.scratch_dir("checks-upload-") as tmp:
+        objects = facts.stage(tmp, keep=True)
         client = s3store.make_client()
 
         def log(line: str) -> None:

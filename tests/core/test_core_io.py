@@ -236,3 +236,33 @@ def test_one_digest_format_for_bytes_and_files(tmp_path):
     assert io.sha256(b"") == empty
     (tmp_path / "big").write_bytes(b"x" * (3 << 20))  # more than one block
     assert io.file_sha256(tmp_path / "big") == io.sha256(b"x" * (3 << 20))
+
+
+def test_a_scratch_dir_interrupted_the_moment_it_exists_is_still_removed(tmp_path, monkeypatch):
+    # the window tempfile.mkdtemp leaves open: the directory made, its name not yet in the caller's hands
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    made = Path.mkdir
+
+    def mkdir_then_interrupt(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "mkdir", mkdir_then_interrupt)
+    with pytest.raises(KeyboardInterrupt), io.scratch_dir("probe-"):
+        pass
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scratch_dir_is_private_and_gone_after_the_block(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    with io.scratch_dir("probe-") as folder:
+        (folder / "f").write_text("x")
+        assert folder.parent == tmp_path and folder.name.startswith("probe-")
+        assert stat_mode(folder) == 0o700
+    assert list(tmp_path.iterdir()) == []
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777

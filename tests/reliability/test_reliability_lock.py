@@ -50,14 +50,25 @@ def test_concurrent_uploads_never_publish_a_mix(tmp_path, s3_env, s3_proxy):
         path = make_method_cache(tmp_path / name / "cache", raw_bytes=os.urandom(20 << 20))
         caches[name] = next((path / "raw").rglob("results.pkl")).read_bytes()  # what its raw.zip must hold
 
-    def slow(method, path):  # so that the two runs overlap
-        time.sleep(0.2 if method == "PUT" else 0.01)
+    procs = {}
 
-    s3_proxy.fault = slow
+    def other_run_ended():
+        deadline = time.monotonic() + 120
+        while all(proc.poll() is None for proc in procs.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def overlapping(method, path):
+        # the lock's holder sends nothing until the other run has ended: the two always overlap, however
+        # late a loaded machine starts the second (a timer alone let it start after the first had finished)
+        return other_run_ended if method == "PUT" and LOCK not in path else None
+
+    s3_proxy.fault = overlapping
     for round_ in range(3):
         order = ("a", "b") if round_ % 2 == 0 else ("b", "a")
-        procs = {name: start_checks(_args(tmp_path / name / "cache"), cwd=tmp_path / name) for name in order}
-        results = {name: (proc.wait(timeout=300), proc.communicate()) for name, proc in procs.items()}
+        procs.clear()
+        procs.update({name: start_checks(_args(tmp_path / name / "cache"), cwd=tmp_path / name) for name in order})
+        outputs = {name: proc.communicate(timeout=300) for name, proc in procs.items()}  # drains both pipes
+        results = {name: (procs[name].returncode, out) for name, out in outputs.items()}
         codes = {name: code for name, (code, _) in results.items()}
         assert sorted(codes.values()) == [0, 4], (round_, results)
         winner = next(name for name, code in codes.items() if code == 0)

@@ -82,8 +82,9 @@ class MotoS3:
 
 
 #: what a fault hook may return: None (forward), an HTTP status to answer with, "drop" (close the connection),
-#: or "hang" (answer nothing until the proxy's ``released`` is set or it closes)
-Fault = Callable[[str, str], "int | str | None"]
+#: or "hang" (answer nothing until the proxy's ``released`` is set or it closes); or a function of no arguments,
+#: called outside the proxy's lock (so it may wait for other requests) and returning one of those
+Fault = Callable[[str, str], "int | str | Callable[[], int | str | None] | None"]
 
 _ERROR_CODES = {500: "InternalError", 501: "NotImplemented", 503: "SlowDown"}
 
@@ -117,6 +118,8 @@ class FaultProxy:
                 with proxy._lock:
                     proxy.log.append((self.command, self.path))
                     verdict = proxy.fault(self.command, self.path) if proxy.fault else None
+                if callable(verdict):
+                    verdict = verdict()
                 if verdict is None and proxy.like_r2 and _r2_unsupported(self.headers):
                     verdict = 501
                     self.close_connection = True  # a chunked body may not have been read
