@@ -62,23 +62,17 @@ def _process_args(data, ref, cache_root, *extra):
     "every kill; a rerun converges on the new one and a further rerun keeps it unchanged",
 )
 def test_process_killed_at_random_points_never_leaves_a_mixed_cache(tmp_path):
-    old_data = make_run(
-        tmp_path / "old",
-        tasks=(363612, 363614, 363619),
-        repeats=2,
-        folds=3,
-        validation_protocol="8x1",
-        array_scale=0.3,
-        seed=1,
-    )
-    new_data = make_run(
-        tmp_path / "new",
-        tasks=(363612, 363614, 363619),
-        repeats=2,
-        folds=3,
-        validation_protocol="8x1",
-        array_scale=0.3,
-        seed=2,
+    old_data, new_data = (
+        make_run(
+            tmp_path / name,
+            tasks=(363612, 363614, 363619),
+            repeats=2,
+            folds=3,
+            validation_protocol="8x1",
+            array_scale=0.3,
+            seed=seed,
+        )
+        for name, seed in (("old", 1), ("new", 2))
     )
     ref = write_info(tmp_path / "info")
     root = tmp_path / "cache"
