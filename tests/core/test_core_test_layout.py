@@ -15,11 +15,15 @@ import pytest
 from tests.support.paths import ROOT, TESTS
 
 #: directories below tests/ that hold no tests: the shared helpers and the fixture data
-NOT_AREAS = {"support", "fixtures", "real_runs", "__pycache__"}
+NOT_AREAS = {"support", "fixtures", "real_runs"}
 
 
 def areas(tests: Path = TESTS) -> set[str]:
-    return {path.name for path in tests.iterdir() if path.is_dir() and path.name not in NOT_AREAS}
+    return {
+        path.name
+        for path in tests.iterdir()
+        if path.is_dir() and path.name not in NOT_AREAS and not path.name.startswith((".", "_"))
+    }
 
 
 def misplaced(tests: Path = TESTS) -> list[str]:
