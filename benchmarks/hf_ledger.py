@@ -4,7 +4,7 @@ Issue 39's budget: a 1 MB README's ledger in at most 2 s of CPU, in time linear 
 1 MB pages (hfmigrate_checks/testing/pages.py): one results table of about 24,500 rows (49,000
 scores), and sections of prose, lists and code with 100 small tables, one of them asked for. Each
 is read by ``ledger.import_source`` in a fresh interpreter after its imports (the figure the test
-holds to the budget, tests/test_hf_reader_bounds.py); the median of RUNS runs is printed with the
+holds to the budget, tests/hf/test_hf_reader_bounds.py); the median of RUNS runs is printed with the
 ratio to the sectioned page and to the one-table page at half its size (near 0.5 when the read is
 linear), and ``python -c pass`` for scale. CPU time, not wall time: the development VM is shared.
 """

@@ -15,7 +15,7 @@ Figures printed (one process = this one; the index may use worker processes):
   file is stat'ed, the inference and TA306's problems come from their memos), and the cold/warm
   speed-up (target >= 20);
 - peak RSS of this process and of its largest child (target < 1 GiB);
-- the hostile payloads of tests/hostile_pickles.py read by the same reader: every one must be refused
+- the hostile payloads of tests/support/hostile_pickles.py read by the same reader: every one must be refused
   (the speed is not bought by reading less carefully).
 CPU seconds (this process plus its finished children) are printed next to wall times: on a
 shared machine the wall-clock gain of the workers depends on how many cores are free. On Linux the
@@ -53,7 +53,7 @@ tenk = importlib.util.module_from_spec(
 spec.loader.exec_module(tenk)
 hostile = importlib.util.module_from_spec(
     spec := importlib.util.spec_from_file_location(
-        "hostile_pickles", Path(__file__).resolve().parent.parent / "tests" / "hostile_pickles.py"
+        "hostile_pickles", Path(__file__).resolve().parent.parent / "tests" / "support" / "hostile_pickles.py"
     )
 )
 spec.loader.exec_module(hostile)

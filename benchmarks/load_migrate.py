@@ -34,6 +34,7 @@ from pathlib import Path  # noqa: E402
 
 from hfmigrate_checks.source import ledger  # noqa: E402
 from hfmigrate_checks.testing import LocalHub, set_whoami, write_dataset, write_model  # noqa: E402
+from hfmigrate_checks.testing.migration import client_env, contract_step, draft_step  # noqa: E402
 
 CHECKS = str(Path(sys.executable).with_name("checks"))
 BENCHMARK = "load-evals/load-bench"
@@ -73,14 +74,7 @@ def write_inputs(root: Path, models: int) -> None:
 
 
 def checks(args: list[str], root: Path, endpoint: str) -> subprocess.CompletedProcess:
-    env = {
-        **os.environ,
-        "HF_ENDPOINT": endpoint,
-        "HF_TOKEN": TOKEN,
-        "HF_HOME": str(root / "hf-home"),
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
-    }
+    env = {**os.environ, **client_env(root / "hf-home", TOKEN, endpoint)}
     return subprocess.run([CHECKS, *args], cwd=root, env=env, capture_output=True, text=True)
 
 
@@ -92,33 +86,12 @@ def max_per_second(times: list[float]) -> int:
 
 def draft(root: Path, models: int, workers: int, rate: float | None, name: str) -> dict:
     with LocalHub(root / "hub", rate_limit=rate, burst=rate) as hub:
-        made = checks(
-            ["hf", "contract", BENCHMARK, "--mapping", "contract.yaml", "--out", "contract.json"], root, hub.endpoint
-        )
+        made = checks(contract_step(BENCHMARK), root, hub.endpoint)
         if made.returncode != 0:
             raise SystemExit(f"contract failed: {made.stderr[-2000:]}")
         hub.clear_requests()
         started = time.perf_counter()
-        res = checks(
-            [
-                "run",
-                "draft",
-                "--benchmark-id",
-                BENCHMARK,
-                "--contract",
-                "contract.json",
-                "--ledger",
-                "ledger.csv",
-                "--mapping",
-                "models.yaml",
-                "--bundle",
-                name,
-                "--max-workers",
-                str(workers),
-            ],
-            root,
-            hub.endpoint,
-        )
+        res = checks(draft_step(BENCHMARK, bundle=name, options=["--max-workers", str(workers)]), root, hub.endpoint)
         seconds = time.perf_counter() - started
         requests = hub.requests
     statuses = Counter(r.status for r in requests)

@@ -30,11 +30,12 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
 from checks.testing import run_cli  # noqa: E402
-from hf_fixtures import BENCHMARK_ID, TOKEN, build_leaderboard_hub, mapping_yaml  # noqa: E402
+from tests.support.hf_fixtures import BENCHMARK_ID, TOKEN, build_leaderboard_hub, mapping_yaml  # noqa: E402
 from hfmigrate_checks.testing import LocalHub, transient_faults  # noqa: E402
+from hfmigrate_checks.testing.migration import client_env, contract_step, draft_step, ledger_step  # noqa: E402
 
 #: 20% of all requests fail: 8% 503, 7% 500, 5% a dropped connection
 FAULTS_20 = transient_faults(0.2)
@@ -47,22 +48,7 @@ def leaderboard(models) -> str:
 
 
 def draft(tmp: Path, env: dict, bundle: str, workers: int):
-    args = [
-        "run",
-        "draft",
-        "--benchmark-id",
-        BENCHMARK_ID,
-        "--contract",
-        "contract.json",
-        "--ledger",
-        "ledger.csv",
-        "--mapping",
-        "models.yaml",
-        "--bundle",
-        bundle,
-        "--max-workers",
-        str(workers),
-    ]
+    args = draft_step(BENCHMARK_ID, bundle=bundle, options=["--max-workers", str(workers)])
     started = time.perf_counter()
     result = run_cli(args, env=env, cwd=tmp)
     elapsed = time.perf_counter() - started
@@ -91,27 +77,11 @@ def run(args, tmp: Path) -> None:
     (tmp / "contract.yaml").write_text(CONTRACT)
     (tmp / "models.yaml").write_text(mapping_yaml(models))
     (tmp / "board.csv").write_text(leaderboard(models))
-    env = {
-        "HF_TOKEN": TOKEN,
-        "HF_HOME": str(tmp / "hf-home"),
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
-    }
     with LocalHub(tmp / "hub", latency=args.latency, page_size=100) as hub:
-        env["HF_ENDPOINT"] = hub.endpoint
+        env = client_env(tmp / "hf-home", TOKEN, hub.endpoint)
         for step in (
-            ["hf", "contract", BENCHMARK_ID, "--mapping", "contract.yaml", "--out", "contract.json"],
-            [
-                "hf",
-                "ledger",
-                "board.csv",
-                "--format",
-                "csv",
-                "--source-url",
-                "https://example.org/board",
-                "--out",
-                "ledger.csv",
-            ],
+            contract_step(BENCHMARK_ID),
+            ledger_step("board.csv", fmt="csv", heading=None, source_url="https://example.org/board"),
         ):
             result = run_cli(step, env=env, cwd=tmp)
             if result.exit_code != 0:

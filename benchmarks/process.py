@@ -15,7 +15,7 @@ Also printed: process right after ``checks inspect`` (which keeps the index cach
         [--tabarena-python .venv-tabarena/bin/python [--tabarena-timeout S]]
 
 With ``--tabarena-python`` it also times TabArena 0.1.0 processing the same run (its
-``process_method`` defaults, through tests/tabarena_driver.py) and prints wall time, CPU seconds
+``process_method`` defaults, through tests/support/tabarena_driver.py) and prints wall time, CPU seconds
 and peak RSS of both and their ratio (target: native >= 20x faster at no more than TabArena's peak
 RSS); both write the same files, the HPO simulation included. The memory compared is each command's
 whole process tree (native's decoding and HPO-simulation workers included): the peak of the sum of
@@ -182,7 +182,7 @@ def tabarena_process(
 ) -> tuple[float, float]:
     """TabArena 0.1.0's own processing of the same run (process_method's defaults: raw copy, HPO
     trajectories), through the driver the parity tests use."""
-    driver = Path(__file__).resolve().parent.parent / "tests" / "tabarena_driver.py"
+    driver = Path(__file__).resolve().parent.parent / "tests" / "support" / "tabarena_driver.py"
     (work / "tabarena_info.py").write_text(TABARENA_INFO)
     return measured(
         [os.path.abspath(python), str(driver), "process", str(data), f"{work / 'tabarena_info.py'}:bench", str(root)],

@@ -33,6 +33,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from tabarena_checks.testing.commands import process_args  # noqa: E402
 
 METHODS = ("Nori", "Kiwi", "Tui")
 INFO = """from tabarena.models import MethodMetadata
@@ -89,7 +90,7 @@ def loop(root: Path, runs: Path, refs: list[str]) -> int:
     peaks = []
     for method, ref in zip(METHODS, refs):
         data = str(runs / method / "data")
-        peaks.append(_run(["run", "process", data, "--method-metadata", ref, "--cache-root", "cache"], root))
+        peaks.append(_run(process_args(data, ref, "cache"), root))
         upload = ["run", "upload", "--method-metadata", ref, "--cache-root", "cache"]
         peaks.append(_run(upload, root))
         peaks.append(_run([*upload, "--no-dry-run"], root))

@@ -26,6 +26,7 @@ import shutil  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 MIB = 1024 * 1024
@@ -96,21 +97,18 @@ def main() -> None:
                 "R2_SECRET_ACCESS_KEY": "bench-secret",
             }
         )
-        defaults = boto3.client(
+        bench_client = partial(
+            boto3.client,
             "s3",
             endpoint_url=endpoint,
             region_name="us-east-1",
             aws_access_key_id="bench-key",
             aws_secret_access_key="bench-secret",
         )
+        defaults = bench_client()
         defaults.create_bucket(Bucket=BUCKET)
         # the same loop through a client R2 accepts: boto3's defaults send CRC32 trailers R2 refuses
-        plain = boto3.client(
-            "s3",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="bench-key",
-            aws_secret_access_key="bench-secret",
+        plain = bench_client(
             config=Config(request_checksum_calculation="when_required", response_checksum_validation="when_required"),
         )
         facts = UploadFacts.gather(UploadOptions(from_cache=(METHOD, SUITE), cache_root=str(work / "cache")))

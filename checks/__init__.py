@@ -1,7 +1,7 @@
 """arena-checks: the public API for plugins.
 
 A plugin imports from here only, as the built-in ``tabarena_checks`` and
-``hfmigrate_checks`` do (``tests/test_public_api.py`` holds them to it): ``hookimpl`` to
+``hfmigrate_checks`` do (``tests/core/test_core_public_api.py`` holds them to it): ``hookimpl`` to
 mark hook implementations, ``rule`` and ``Rule`` to define rules (``needs`` to give a rule its facts, ``fact`` and ``provides`` to ask for
 one by name, ``at`` to place a finding at a recorded ``path:line``), ``Action`` for things
 the runner may execute, ``ModuleWiring`` to spread a plugin over modules imported when a
@@ -10,7 +10,7 @@ action adds, ``RunContext``/``Verdict``/``Outcome`` for what hooks receive, ``pr
 show what a gate would decide, ``ExitCode`` and the error types, ``secret_values`` and
 ``SECRET_SHAPES`` to keep credentials out of what a plugin writes, and ``main`` to run the
 command line in-process. The modules named in ``PUBLIC_MODULES`` are public as a whole
-(docs/writing-plugins.md says what each holds; ``tests/test_public_api.py`` holds the docs' lists
+(docs/writing-plugins.md says what each holds; ``tests/core/test_core_public_api.py`` holds the docs' lists
 of them to it).
 
 The names are resolved on first use (PEP 562), so ``import checks`` costs nothing:

@@ -6,7 +6,7 @@ arguments (pluggy passes only what it asks for). The built-in ``tabarena_checks`
 ``hfmigrate_checks`` plugins use exactly these hooks, through the same ``checks``
 entry-point group a third party would.
 
-The full reference, with examples, is ``docs/hooks.md``; ``tests/test_docs.py`` fails
+The full reference, with examples, is ``docs/hooks.md``; ``tests/docs/test_docs.py`` fails
 when a hook here is missing there.
 """
 

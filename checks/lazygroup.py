@@ -25,7 +25,7 @@ class LazyGroup(click.Group):
 
     The attribute is the command itself or a function that makes it, called with no argument.
     The short help is what ``--help`` of the group lists for the command until it is loaded:
-    the first sentence of the command's help, as click shortens it (``tests/test_cli_lazy.py``
+    the first sentence of the command's help, as click shortens it (``tests/cli/test_cli_lazy.py``
     holds each declaration equal to its command's own, so the two cannot drift)::
 
         group = LazyGroup("mine", help="My tools.", lazy_commands={

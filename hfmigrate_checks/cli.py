@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from checks import LazyGroup
 
-#: command -> (where it lives, its short help: the first sentence of its help, held equal by tests/test_cli_lazy.py)
+#: command -> (where it lives, its short help: the first sentence of its help, held equal by tests/cli/test_cli_lazy.py)
 COMMANDS = {
     "contract": (
         "hfmigrate_checks.commands.contract:contract_cmd",

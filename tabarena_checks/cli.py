@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from checks import LazyGroup
 
-#: command -> (where it lives, its short help: the first sentence of its help, held equal by tests/test_cli_lazy.py)
+#: command -> (where it lives, its short help: the first sentence of its help, held equal by tests/cli/test_cli_lazy.py)
 COMMANDS = {
     "synth": (
         "tabarena_checks.synth.cli:synth_cmd",

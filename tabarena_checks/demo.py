@@ -24,6 +24,7 @@ from checks import io
 from checks import main as checks_main
 from tabarena_checks.publish import s3store
 from tabarena_checks.synth.generate import generate_run
+from tabarena_checks.testing.commands import process_args
 
 #: a declaration the generated run of METHOD matches
 DECLARATION = """{var} = MethodMetadata.config(
@@ -145,34 +146,16 @@ def run_demo(workdir: Path) -> None:
 
     step("3. process with a wrong declaration: blocked, nothing written")
     checks(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            f"{workdir / 'info.py'}:demo_wrong_metadata",
-            "--cache-root",
-            str(cache),
-            "--html",
-            str(workdir / "blocked.html"),
-        ],
+        process_args(
+            data, f"{workdir / 'info.py'}:demo_wrong_metadata", cache, "--html", str(workdir / "blocked.html")
+        ),
         expect=1,
     )
     print(f"cache written: {cache.exists()}")
 
     step("4. process: every rule passes, the cache is built atomically")
     checks(
-        [
-            "run",
-            "process",
-            str(data),
-            "--method-metadata",
-            ref,
-            "--cache-root",
-            str(cache),
-            "--html",
-            str(workdir / "report.html"),
-        ],
+        process_args(data, ref, cache, "--html", str(workdir / "report.html")),
         expect=0,
     )
 

@@ -1,6 +1,9 @@
 """Suite-wide setup: the caches the tests write (the raw-data index, the inference memo) go to a
 temporary directory, never to the developer's ~/.cache; temporary files go under pytest's own
-temporary directory, never straight into /tmp."""
+temporary directory, never straight into /tmp.
+
+The fixtures more than one area asks for come from the plugins below (a test requests them by
+name and imports nothing); an area's own fixtures are in its conftest.py."""
 
 from __future__ import annotations
 
@@ -11,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cache_dirs import CACHE_PREFIX, sweep_killed_sessions
+
+#: the framework's ``checks_cli``/``checks_evaluate``, the local S3 server, the miniature TabArena checkout
+pytest_plugins = ["checks.testing", "tests.support.s3_fixtures", "tests.support.tabarena_checkout_fixtures"]
+
 _OWN: list[str] = []
-#: the session's cache directory is ``checks-cache-<pid>-<random>`` in the temporary directory
-CACHE_PREFIX = "checks-cache-"
 
 
 def pytest_configure(config) -> None:
@@ -21,32 +27,6 @@ def pytest_configure(config) -> None:
         sweep_killed_sessions(Path(tempfile.gettempdir()))
         _OWN.append(tempfile.mkdtemp(prefix=f"{CACHE_PREFIX}{os.getpid()}-"))
         os.environ["CHECKS_CACHE_DIR"] = _OWN[0]
-
-
-def sweep_killed_sessions(where: Path) -> list[Path]:
-    """Remove the cache directories of sessions that no longer run, and return them.
-
-    A session removes its own at the end (pytest_unconfigure); one that was killed (a timeout,
-    SIGKILL) cannot, so the next session does: a directory whose pid names no process. A live
-    session's, in another checkout, is left alone.
-    """
-    swept = []
-    for folder in where.glob(f"{CACHE_PREFIX}*-*"):
-        pid = folder.name[len(CACHE_PREFIX) :].partition("-")[0]
-        if pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-            swept.append(folder)
-    return swept
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def pytest_unconfigure(config) -> None:
@@ -60,7 +40,7 @@ def _temporary_files_under_basetemp(tmp_path_factory):
 
     A command the crash tests SIGKILL cannot remove its own temporary directories (an upload's
     staging, a Hub download under way): under the basetemp they go when pytest drops the run
-    (it keeps the last three), instead of piling up in /tmp. tests/test_reliability_tempfiles.py
+    (it keeps the last three), instead of piling up in /tmp. tests/reliability/test_reliability_tempfiles.py
     checks that a command that ends, fails or gets SIGTERM leaves none.
     """
     folder = tmp_path_factory.mktemp("tmp")

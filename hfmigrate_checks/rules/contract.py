@@ -101,7 +101,7 @@ def task_ids_exist(ctx):
 )
 def no_invented_task(ctx):
     """No entry, and no contract column, uses an aggregate task (overall/default/...) eval.yaml does not declare."""
-    from hfmigrate_checks.source.contract import AGGREGATE_TASKS  # noqa: PLC0415 - start-up: the contract's attrs classes, and the info-py hook loads no hfmigrate_checks.source module (tests/test_core_startup.py)
+    from hfmigrate_checks.source.contract import AGGREGATE_TASKS  # noqa: PLC0415 - start-up: the contract's attrs classes, and the info-py hook loads no hfmigrate_checks.source module (tests/core/test_core_startup.py)
 
     facts = ctx.facts
     declared = set(facts.task_ids or ())

@@ -56,7 +56,7 @@ def no_verify_token_unless_supplied(ctx):
 )
 def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
-    from hfmigrate_checks.evalresults.evalfile import date_problem  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/test_core_startup.py)
+    from hfmigrate_checks.evalresults.evalfile import date_problem  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
     facts = ctx.facts
     for file in facts.eval_files:
@@ -107,7 +107,7 @@ def no_credentials_in_bundle(ctx):
 )
 def no_submit_script_in_bundle(ctx):
     """The bundle holds only review.md, review.html, source-ledger.csv, validation.txt and drafts, and no submit command."""
-    from hfmigrate_checks.drafts.validate import is_draft_path  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import is_draft_path  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
 
     for path, text in ctx.facts.output_files.items():
         if path not in BUNDLE_FILES and not is_draft_path(path):
@@ -152,7 +152,7 @@ def drafts_validate(ctx):
 )
 def eval_results_shape(ctx):
     """Each file is a non-empty list of entries of the documented shape, no (dataset.id, task_id) pair twice per model."""
-    from hfmigrate_checks.drafts.validate import standalone_problems  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import standalone_problems  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
 
     seen: dict[tuple[str, tuple[str, str]], str] = {}
     for file in ctx.facts.eval_files:

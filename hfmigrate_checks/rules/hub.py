@@ -31,8 +31,8 @@ def _drafted(facts):
 )
 def exact_match_only(ctx):
     """Every draft goes to the repo its source model resolved to exactly, at a path made from a valid repo id."""
-    from hfmigrate_checks.drafts.validate import draft_path  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
-    from hfmigrate_checks.source.contract import repo_id_problem  # noqa: PLC0415 - start-up: the contract's attrs classes, and the info-py hook loads no hfmigrate_checks.source module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import draft_path  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
+    from hfmigrate_checks.source.contract import repo_id_problem  # noqa: PLC0415 - start-up: the contract's attrs classes, and the info-py hook loads no hfmigrate_checks.source module (tests/core/test_core_startup.py)
 
     seen: dict[str, str] = {}
     for d in _drafted(ctx.facts):
@@ -96,7 +96,7 @@ def no_duplicate_benchmark(ctx):
 )
 def owned_pr_exception(ctx):
     """An update draft extends exactly one pending PR by the authenticated account, keeping its entries and values."""
-    from hfmigrate_checks.evalresults.evalfile import EvalFile  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/test_core_startup.py)
+    from hfmigrate_checks.evalresults.evalfile import EvalFile  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
     facts = ctx.facts
     for d in _drafted(facts):
@@ -148,7 +148,7 @@ def _ownership(d, whoami: str | None):
 )
 def every_file_and_diff_checked(ctx):
     """Every exact repo was inspected; a drafted repo's files and PR diffs were all read, at a recorded commit."""
-    from hfmigrate_checks.source.contract import repo_id_problem  # noqa: PLC0415 - start-up: the contract's attrs classes, and the info-py hook loads no hfmigrate_checks.source module (tests/test_core_startup.py)
+    from hfmigrate_checks.source.contract import repo_id_problem  # noqa: PLC0415 - start-up: the contract's attrs classes, and the info-py hook loads no hfmigrate_checks.source module (tests/core/test_core_startup.py)
 
     facts = ctx.facts
     for d in facts.decisions:

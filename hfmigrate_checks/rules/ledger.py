@@ -23,7 +23,7 @@ BOTH = ("draft", "precommit-eval-results", "hf-validate")
 )
 def values_numeric_finite(ctx):
     """Every entry's ``value`` is a finite number (not a string, a boolean, NaN or infinity)."""
-    from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
 
     for file in ctx.facts.eval_files:
         if file.error:
@@ -99,7 +99,7 @@ def every_source_model_in_ledger(ctx):
     ledger_csv = facts.output_files.get("source-ledger.csv", "")
     if ledger_csv.count("\n") - 1 < len(facts.rows):
         yield f"source-ledger.csv has fewer rows than the ledger ({len(facts.rows)})"
-    from hfmigrate_checks.drafts.markdown import md_cell  # noqa: PLC0415 - start-up: `checks rules` loads no hfmigrate_checks.drafts module (tests/test_core_startup.py)
+    from hfmigrate_checks.drafts.markdown import md_cell  # noqa: PLC0415 - start-up: `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
 
     for decision in facts.decisions:
         if f"| {md_cell(decision.label)} |" not in review:

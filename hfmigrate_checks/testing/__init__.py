@@ -3,7 +3,7 @@
 The builders of the facts the HF rules read are in :mod:`hfmigrate_checks.testing.facts` (not
 re-exported here: they run the demo flow, which itself uses the names below).
 
-The runtime never imports this sub-package (tests/test_layout.py); tests, benchmarks, the demo and
+The runtime never imports this sub-package (tests/core/test_core_layout.py); tests, benchmarks, the demo and
 other plugins' tests do, through these names.
 """
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from checks import io, main
 from hfmigrate_checks.testing.localhub import LocalHub, set_whoami, write_dataset, write_model
+from hfmigrate_checks.testing.migration import client_env, migration_steps
 
 BENCHMARK = "demo-evals/toy-bench"
 ACCOUNT, TOKEN = "demo-bot", "hf_local_demo_token"
@@ -102,45 +103,11 @@ def run(workdir: Path, leaderboard: str = LEADERBOARD) -> Path:
     write_hub(workdir / "hub")
     (workdir / "contract.yaml").write_text(CONTRACT, encoding="utf-8")
     (workdir / "README.md").write_text(leaderboard, encoding="utf-8")
-    env = {
-        "HF_TOKEN": TOKEN,
-        "HF_HOME": str(workdir / "hf-home"),
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "HF_HUB_DISABLE_UPDATE_CHECK": "1",
-    }
     cwd = os.getcwd()
     try:
-        with LocalHub(workdir / "hub") as hub, io.environment({**env, "HF_ENDPOINT": hub.endpoint}):
+        with LocalHub(workdir / "hub") as hub, io.environment(client_env(workdir / "hf-home", TOKEN, hub.endpoint)):
             os.chdir(workdir)
-            steps = [
-                ["hf", "contract", BENCHMARK, "--mapping", "contract.yaml", "--out", "contract.json"],
-                [
-                    "hf",
-                    "ledger",
-                    "README.md",
-                    "--format",
-                    "markdown",
-                    "--heading",
-                    "Results",
-                    "--source-url",
-                    "https://example.org/toy/README.md",
-                    "--out",
-                    "ledger.csv",
-                ],
-                [
-                    "run",
-                    "draft",
-                    "--benchmark-id",
-                    BENCHMARK,
-                    "--contract",
-                    "contract.json",
-                    "--ledger",
-                    "ledger.csv",
-                    "--bundle",
-                    "bundle",
-                ],
-            ]
-            for args in steps:
+            for args in migration_steps(BENCHMARK, mapping=None):
                 print("$ checks " + " ".join(args), flush=True)
                 code = main(args)
                 sys.stdout.flush()

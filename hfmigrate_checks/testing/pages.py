@@ -2,7 +2,7 @@
 
 Two shapes of a 1 MB page: many sections of prose, lists and code with a small results table in
 every fourth one (:func:`sectioned_readme`), and one results table of tens of thousands of rows
-(:func:`one_table_readme`). tests/test_hf_reader_bounds.py holds them and the hostile pages of
+(:func:`one_table_readme`). tests/hf/test_hf_reader_bounds.py holds them and the hostile pages of
 issue 39 to its budgets with :func:`read_in_fresh_interpreter`, and benchmarks/hf_ledger.py prints
 what the ledgers of the large pages cost the same way.
 """

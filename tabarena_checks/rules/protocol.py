@@ -99,7 +99,7 @@ def validation_protocol_well_formed(ctx, md):
     """A declared ``validation_protocol`` must be a well-formed key such as ``8x1`` or ``holdout:8x1``."""
     if md.validation_protocol is None:
         return
-    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     try:
         protocol.parse_key(md.validation_protocol)
@@ -140,7 +140,7 @@ def validation_protocol_official(ctx):
     md = declared_metadata(ctx)
     if md is not None and md.is_system:
         return
-    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw import protocol  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     try:
         want = protocol.resolve_expected(expected)

@@ -172,7 +172,7 @@ def _config_metrics(ctx, judged: str) -> tuple[str, ...]:
 def _other_engine(ctx, inference, metrics: list[str], simulated: tuple[str, ...]) -> str:
     """The fix for configs the native engine cannot simulate: ``--engine tabarena`` when TabArena can process this
     run, else why it cannot and what can."""
-    from tabarena_checks.raw.metric_names import tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw.metric_names import tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     unloadable = [m for m in metrics if not tabarena_loads(m)]
     if unloadable:
@@ -192,7 +192,7 @@ def _other_engine(ctx, inference, metrics: list[str], simulated: tuple[str, ...]
 
 def _custom_tasks(inference) -> bool:
     """Whether any task of the run is outside the TabArena-v0.1 suite (TA309 holds it to --task-metadata)."""
-    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     return any(tid not in TABARENA_V01 and dataset not in _suite_names() for dataset, tid, _, _ in inference.tasks)
 
@@ -263,8 +263,8 @@ def custom_task_metadata(ctx, inference):
 def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
     """What is wrong with one (dataset, tid, problem_type, metric) of the run against the suite or ``given``
     (``tabarena``: processed by ``--engine tabarena``, which cannot take ``--task-metadata``)."""
-    from tabarena_checks.raw.metric_names import same_metric  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
-    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw.metric_names import same_metric  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     dataset, tid, problem_type, metric = task
     if given is None:
@@ -309,7 +309,7 @@ def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
 )
 def tabarena_engine_metric(ctx):
     """A config method processed by ``--engine tabarena`` must be scored under a name TabArena 0.1.0 can load."""
-    from tabarena_checks.raw.metric_names import scorer_name, tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw.metric_names import scorer_name, tabarena_loads  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     for metric in (m for m in _config_metrics(ctx, "tabarena") if not tabarena_loads(m)):
         fix = "process with the native engine (drop --engine tabarena)"
@@ -324,7 +324,7 @@ def tabarena_engine_metric(ctx):
 
 @functools.cache
 def _suite_names() -> frozenset[str]:
-    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/test_core_startup.py)
+    from tabarena_checks.raw.suite_tasks import TABARENA_V01  # noqa: PLC0415 - start-up: `checks rules` loads no tabarena_checks.raw module (tests/core/test_core_startup.py)
 
     return frozenset(name for name, _ in TABARENA_V01.values())
 

@@ -1,6 +1,6 @@
 """Test-only: builders of the facts each TabArena action really gathers, from synthetic runs and checkouts.
 
-The runtime never imports this sub-package (tests/test_layout.py); tests, benchmarks and other
+The runtime never imports this sub-package (tests/core/test_core_layout.py); tests, benchmarks and other
 plugins' tests do, through these names.
 """
 
