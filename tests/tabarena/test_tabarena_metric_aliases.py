@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from tests.support.tabarena_fixtures import build
 from tests.support.parity import DRIVER, DRIVER_TIMEOUT, HEADER, tabarena_python, compare_caches, compare_loaded
-from test_tabarena_rules import GOOD, facts, options_of
+from tests.support.tabarena_rule_facts import GOOD, facts, options_of
 
 from checks.model import Outcome
 from checks.testing import assert_fails, assert_passes, evaluate_rules, run_cli
