@@ -22,6 +22,7 @@ sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
 import argparse  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
+import pickle  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
@@ -40,6 +41,7 @@ def build_cache(root: Path, mib: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from tabarena_checks.cache import integrity
     from tabarena_checks.cache.layout import MethodCache, render_metadata_yaml
     from tabarena_checks.metadata.model import MethodMetadata
 
@@ -52,7 +54,8 @@ def build_cache(root: Path, mib: int) -> None:
         cache_kwargs={"bucket": BUCKET, "prefix": "cache"},
         validation_protocol="8x1",
     )
-    for d in (cache.results, cache.processed / "model_predictions"):
+    split = cache.processed / "model_predictions" / "d" / "0"  # <dataset>/<split>/, as the engines write it
+    for d in (cache.results, split):
         d.mkdir(parents=True, exist_ok=True)
     cache.metadata_yaml.write_text(render_metadata_yaml(meta, "8x1"))
     table = pa.table({"dataset": ["d"] * 1000, "fold": list(range(1000)), "metric_error": [0.1] * 1000})
@@ -60,11 +63,15 @@ def build_cache(root: Path, mib: int) -> None:
     pq.write_table(table, cache.processed / "configs.parquet")
     cache.configs_hyperparameters.write_text(json.dumps({"Bench_c1_BAG_L1": {"model_type": "TA-BENCH"}}))
     predictions = max(1, mib // 10)
-    (cache.processed / "model_predictions" / "pred-test.dat").write_bytes(os.urandom(predictions * MIB))
+    (split / "pred-test.dat").write_bytes(os.urandom(predictions * MIB))
     for i in range(max(1, (mib - predictions) * MIB // RAW_FILE)):
         path = cache.raw / f"Bench_c{i}_BAG_L1" / "363612" / "0_0" / "results.pkl"
         path.parent.mkdir(parents=True)
-        path.write_bytes(os.urandom(RAW_FILE))
+        # a result the safe reader reads (staging decodes every results.pkl), its payload incompressible
+        result = {"framework": f"Bench_c{i}_BAG_L1", "payload": os.urandom(RAW_FILE)}
+        path.write_bytes(pickle.dumps(result, protocol=4))
+    # what a passed `checks run process` leaves: the digests of the cache's files, which staging checks
+    (cache.path / ".checks-source.json").write_text(json.dumps({integrity.MANIFEST: integrity.manifest_of(cache.path)}))
 
 
 def main() -> None:
