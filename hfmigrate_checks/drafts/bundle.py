@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -20,6 +21,9 @@ from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 from hfmigrate_checks.drafts.markdown import md_cell, md_text
 from hfmigrate_checks.source.contract import Contract
 from hfmigrate_checks.source.printed import dropped_columns
+
+if TYPE_CHECKING:
+    from hfmigrate_checks.facts.draft import DraftFacts
 
 LEDGER_COLUMNS = (
     "source_model,source_variant,source_task,source_value,source_unit,source_url,"
@@ -242,6 +246,12 @@ def plan_files(
         "validation.txt": validation,
         **dict(sorted(files.items())),
     }
+
+
+def planned_files(facts: DraftFacts) -> dict[str, str]:
+    """The bundle of a draft's facts: :func:`plan_files` with the run's header."""
+    header = Header(facts.whoami, facts.checked_at, facts.live.sha)
+    return plan_files(facts.contract, facts.decisions, header, facts.bundle_path)
 
 
 def replaceable_problem(bundle_path: str | Path) -> str | None:

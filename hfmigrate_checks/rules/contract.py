@@ -1,7 +1,7 @@
 """HF1xx: the benchmark contract. Drafts only for official benchmarks and declared tasks.
 
 HF102 and HF103 also gate ``precommit-eval-results`` and ``hf-validate`` (``checks hf validate``) and read only the eval-files view
-(``eval_files``, ``contract``, ``task_ids``; see :mod:`hfmigrate_checks.drafts.facts`).
+(``eval_files``, ``contract``, ``task_ids``; see :mod:`hfmigrate_checks.facts.eval_files`).
 Heavy modules are imported inside the checks so ``checks rules`` stays fast.
 """
 

@@ -10,6 +10,7 @@ import re
 from pathlib import PurePosixPath
 
 from checks import SECRET_SHAPES, Finding, rule, secret_values
+from hfmigrate_checks.facts.providers import planned_additions
 
 DRAFT = ("draft",)
 #: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
@@ -64,7 +65,7 @@ def date_only_if_known(ctx):
             problem = date_problem(entry)
             if problem:
                 yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "date"))
-    for decision, proposal, entry in getattr(facts, "planned_additions", ()):
+    for decision, proposal, entry in planned_additions(ctx) or ():
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
             task = (entry.get("dataset") or {}).get("task_id")

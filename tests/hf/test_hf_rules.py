@@ -14,8 +14,10 @@ from checks import ActionFailed
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.drafts import bundle, validate
 from hfmigrate_checks.drafts import decide as drafts
+from hfmigrate_checks.drafts.action import PLANNER
 from hfmigrate_checks.drafts.decide import Proposal
-from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark, eval_files_facts
+from hfmigrate_checks.facts.draft import DraftFacts, LiveBenchmark
+from hfmigrate_checks.facts.eval_files import eval_files_facts
 from hfmigrate_checks.hub.resolve import Resolution
 from hfmigrate_checks.hub.state import PendingPR, PrUpdate, RepoState
 from hfmigrate_checks.rules import (
@@ -153,6 +155,7 @@ def make(rows=None, resolutions=None, states=None, **kw):
         checked_at="2026-01-01T00:00:00+00:00",
         bundle_path="/tmp/bundle",
         benchmark_id=BENCH,
+        planner=PLANNER,
     )
     args.update(kw)
     return DraftFacts(**args)
