@@ -24,6 +24,7 @@ from checks.options import option
 from hfmigrate_checks.drafts import bundle
 from hfmigrate_checks.drafts import decide as drafts
 from hfmigrate_checks.drafts.bundle import replaceable_problem
+from hfmigrate_checks.facts.constants import DRAFT_ACTION
 from hfmigrate_checks.facts.draft import DraftFacts, LiveBenchmark, Planner
 from hfmigrate_checks.hub import resolve, state
 from hfmigrate_checks.hub.client import ReadOnlyHub
@@ -218,7 +219,7 @@ def inputs(ctx):
 
 
 DRAFT = Action(
-    name="draft",
+    name=DRAFT_ACTION,
     help="Draft .eval_results files for every exact Hub repo of a leaderboard into a review bundle "
     "(read-only: nothing is opened or uploaded on the Hub).",
     gather=gather,

@@ -7,6 +7,8 @@ or a hostile input would.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import attrs
 import pytest
 
@@ -18,6 +20,7 @@ from hfmigrate_checks.drafts.action import PLANNER
 from hfmigrate_checks.drafts.decide import Proposal
 from hfmigrate_checks.facts.draft import DraftFacts, LiveBenchmark
 from hfmigrate_checks.facts.eval_files import eval_files_facts
+from hfmigrate_checks.facts.providers import planned_additions
 from hfmigrate_checks.hub.resolve import Resolution
 from hfmigrate_checks.hub.state import PendingPR, PrUpdate, RepoState
 from hfmigrate_checks.rules import (
@@ -402,6 +405,16 @@ def test_hf502_dates_only_when_known_and_quoted(tmp_path):
     path = tmp_path / "bench.yaml"
     path.write_text(PR_FILE + "  date: 2025-01-15\n")
     assert_fails(judge(eval_files_facts([path], CONTRACT), "precommit-eval-results"), "HF502", "quoted string")
+
+
+def test_planned_additions_are_the_drafts_and_absent_from_files_on_disk(tmp_path):
+    """HF502 asks the provider: the draft's added entries, and None (not an error) for files already written."""
+    facts = make()
+    added = planned_additions(SimpleNamespace(facts=facts))
+    assert [entry["value"] for decision, _, entry in added if decision.label == "Alpha 7B"] == [71.2, 40.5]
+    path = tmp_path / "bench.yaml"
+    path.write_text(PR_FILE)
+    assert planned_additions(SimpleNamespace(facts=eval_files_facts([path], CONTRACT))) is None
 
 
 def test_hf503_no_credentials(monkeypatch):
