@@ -24,7 +24,8 @@ from checks.options import option
 from hfmigrate_checks.drafts import bundle
 from hfmigrate_checks.drafts import decide as drafts
 from hfmigrate_checks.drafts.bundle import replaceable_problem
-from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark
+from hfmigrate_checks.facts.constants import DRAFT_ACTION
+from hfmigrate_checks.facts.draft import DraftFacts, LiveBenchmark, Planner
 from hfmigrate_checks.hub import resolve, state
 from hfmigrate_checks.hub.client import ReadOnlyHub
 from hfmigrate_checks.source import contract as contract_mod
@@ -33,6 +34,8 @@ from hfmigrate_checks.source.contract import parse_eval_yaml
 
 NO_WRITE_SENTENCE = "No Hugging Face pull requests were opened or updated."
 DEFAULT_WORKERS = 16
+#: what the draft's facts derive their decisions and bundle with (modules the facts themselves never import)
+PLANNER = Planner(decide=drafts.decide, bundle=bundle.planned_files)
 HUB_MODEL_URL = r"^https?://(?:www\.)?huggingface\.co/(?!datasets/|spaces/)([^/?#]+/[^/?#]+)/?(?:[?#].*)?$"
 
 
@@ -114,6 +117,7 @@ def gather(ctx):
         checked_at=checked_at,
         bundle_path=options.bundle,
         benchmark_id=options.benchmark_id,
+        planner=PLANNER,
         mapped_labels=tuple(mapping),
     )
 
@@ -215,7 +219,7 @@ def inputs(ctx):
 
 
 DRAFT = Action(
-    name="draft",
+    name=DRAFT_ACTION,
     help="Draft .eval_results files for every exact Hub repo of a leaderboard into a review bundle "
     "(read-only: nothing is opened or uploaded on the Hub).",
     gather=gather,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -18,8 +19,12 @@ from checks.io import ReadError, csv_text, read_text, swap_in_dir, sweep_sibling
 from hfmigrate_checks.drafts import review_html, validate
 from hfmigrate_checks.drafts.decide import ModelDecision, row_decision
 from hfmigrate_checks.drafts.markdown import md_cell, md_text
+from hfmigrate_checks.facts.constants import REVIEW_HTML, REVIEW_MD, SOURCE_LEDGER, VALIDATION
 from hfmigrate_checks.source.contract import Contract
 from hfmigrate_checks.source.printed import dropped_columns
+
+if TYPE_CHECKING:
+    from hfmigrate_checks.facts.draft import DraftFacts
 
 LEDGER_COLUMNS = (
     "source_model,source_variant,source_task,source_value,source_unit,source_url,"
@@ -236,12 +241,18 @@ def plan_files(
     validation, _code = validate.render(drafts, bundle_path, contract.benchmark_id, contract.task_ids)
 
     return {
-        "review.md": review_md(contract, decisions, header),
-        "review.html": review_html.render(contract, decisions, header, CLOSING_LINE),
-        "source-ledger.csv": source_ledger_csv(contract, decisions),
-        "validation.txt": validation,
+        REVIEW_MD: review_md(contract, decisions, header),
+        REVIEW_HTML: review_html.render(contract, decisions, header, CLOSING_LINE),
+        SOURCE_LEDGER: source_ledger_csv(contract, decisions),
+        VALIDATION: validation,
         **dict(sorted(files.items())),
     }
+
+
+def planned_files(facts: DraftFacts) -> dict[str, str]:
+    """The bundle of a draft's facts: :func:`plan_files` with the run's header."""
+    header = Header(facts.whoami, facts.checked_at, facts.live.sha)
+    return plan_files(facts.contract, facts.decisions, header, facts.bundle_path)
 
 
 def replaceable_problem(bundle_path: str | Path) -> str | None:
@@ -257,7 +268,7 @@ def replaceable_problem(bundle_path: str | Path) -> str | None:
         return f"{path} exists and is not a directory; choose another --bundle"
     if not any(path.iterdir()):
         return None
-    review = path / "review.md"
+    review = path / REVIEW_MD
     try:
         ours = review.is_file() and CLOSING_LINE in read_text(review, what="a review.md")
     except ReadError:
@@ -290,7 +301,7 @@ def write(bundle_path: str | Path, files: Mapping[str, str], contract: Contract)
             with open(target, "x", encoding="utf-8", newline="") as fh:
                 fh.write(text)
         written, _ = validate.validate_bundle(built, contract.benchmark_id, contract.task_ids)
-        planned = files["validation.txt"]
+        planned = files[VALIDATION]
         if _status(written) != _status(planned):
             raise ActionFailed(f"the written drafts validate differently from the planned ones:\n{written}")
         swap_in_dir(built, bundle_path)

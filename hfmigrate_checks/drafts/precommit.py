@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from checks import InputError, UsageError, filecheck, io
-from hfmigrate_checks.drafts.facts import EvalFilesFacts
+from hfmigrate_checks.facts.eval_files import EvalFilesFacts
 from hfmigrate_checks.evalresults.evalfile import EvalFile
 from hfmigrate_checks.source import contract
 

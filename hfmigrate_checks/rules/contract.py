@@ -1,17 +1,14 @@
 """HF1xx: the benchmark contract. Drafts only for official benchmarks and declared tasks.
 
 HF102 and HF103 also gate ``precommit-eval-results`` and ``hf-validate`` (``checks hf validate``) and read only the eval-files view
-(``eval_files``, ``contract``, ``task_ids``; see :mod:`hfmigrate_checks.drafts.facts`).
+(``eval_files``, ``contract``, ``task_ids``; see :mod:`hfmigrate_checks.facts.eval_files`).
 Heavy modules are imported inside the checks so ``checks rules`` stays fast.
 """
 
 from __future__ import annotations
 
 from checks import Finding, rule
-
-DRAFT = ("draft",)
-#: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
-BOTH = ("draft", "precommit-eval-results", "hf-validate")
+from hfmigrate_checks.facts.constants import DRAFT, EVAL_FILES
 
 
 def benchmark_entries(facts):
@@ -59,7 +56,7 @@ def benchmark_official(ctx):
 @rule(
     "HF102",
     "task-ids-exist",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="`dataset.task_id` must name a task of the benchmark's eval.yaml; the Hub files a result under "
     "that task's leaderboard, and a task the benchmark does not declare has no leaderboard.",
     example_fail="- dataset: {id: Idavidrein/gpqa, task_id: gpqa_diamondd}\n  value: 41.2",
@@ -93,7 +90,7 @@ def task_ids_exist(ctx):
 @rule(
     "HF103",
     "no-invented-task",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="Leaderboards often print an average that the benchmark does not define; filing it under an "
     "invented `overall` or `default` task publishes a number the benchmark never measured.",
     example_fail="columns: {Average: overall}   # eval.yaml declares only diamond, main",

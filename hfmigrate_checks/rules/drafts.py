@@ -10,23 +10,21 @@ import re
 from pathlib import PurePosixPath
 
 from checks import SECRET_SHAPES, Finding, rule, secret_values
+from hfmigrate_checks.facts.constants import BUNDLE_FILES, DRAFT, EVAL_FILES, VALIDATION
+from hfmigrate_checks.facts.providers import planned_additions
 
-DRAFT = ("draft",)
-#: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
-BOTH = ("draft", "precommit-eval-results", "hf-validate")
 #: things only a script that writes to the Hub would contain (case-insensitive); compiled by ``re`` on the first
 #: search, not by every command that lists or judges rules (they all import this module)
 SUBMIT_PATTERN = (
     r"(create_pr|create_commit|create_pull_request|upload_file|upload_folder|HfApi\s*\(|"
     r"\bhf\s+upload\b|huggingface-cli\s+upload|--create-pr|\bhf\s+discussions\s+create\b|refs/pr/\d+.*push)"
 )
-BUNDLE_FILES = ("review.md", "review.html", "source-ledger.csv", "validation.txt")
 
 
 @rule(
     "HF501",
     "no-verify-token-unless-supplied",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="A verifyToken is Hugging Face's signed proof that it ran the evaluation itself; nobody copying "
     "a leaderboard can mint one, and one copied from another result is a forged badge.",
     example_fail='- dataset: {id: cais/hle, task_id: hle}\n  value: 20.9\n  verifyToken: "eyJhbGciOi..."   # from elsewhere',
@@ -48,7 +46,7 @@ def no_verify_token_unless_supplied(ctx):
 @rule(
     "HF502",
     "date-only-if-known",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="`date` says when the evaluation ran. A guessed date (the day of copying, the release day) is "
     "a false claim, and an unquoted date becomes a YAML date object instead of the string the Hub expects.",
     example_fail="- dataset: {id: openai/gsm8k, task_id: main}\n  value: 81.2\n  date: 2025-01-15",
@@ -64,7 +62,7 @@ def date_only_if_known(ctx):
             problem = date_problem(entry)
             if problem:
                 yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "date"))
-    for decision, proposal, entry in getattr(facts, "planned_additions", ()):
+    for decision, proposal, entry in planned_additions(ctx) or ():
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
             task = (entry.get("dataset") or {}).get("task_id")
@@ -78,7 +76,7 @@ def date_only_if_known(ctx):
 @rule(
     "HF503",
     "no-credentials-in-bundle",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="A review bundle is shared with reviewers and often committed; a Hub token or a cloud key in it "
     "is a leaked credential.",
     example_fail="review.md: 'fetched with token hf_AbCdEf0123456789...'",
@@ -130,7 +128,7 @@ def no_submit_script_in_bundle(ctx):
 )
 def drafts_validate(ctx):
     """The validator passes on the planned drafts (a bundle with no draft at all is reported, not blocked)."""
-    text = ctx.facts.output_files.get("validation.txt", "")
+    text = ctx.facts.output_files.get(VALIDATION, "")
     if not ctx.facts.drafts:
         return
     for line in text.splitlines():
@@ -143,7 +141,7 @@ def drafts_validate(ctx):
 @rule(
     "HF506",
     "eval-results-shape",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="The Hub checks each .eval_results file on its own and shows a broken one as an error instead of "
     "the results; a file with a stray key, a source without url or the same task twice across the "
     "model's files never reaches the leaderboard as intended.",

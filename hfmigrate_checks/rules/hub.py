@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from checks import Finding, rule
-
-DRAFT = ("draft",)
+from hfmigrate_checks.facts.constants import DRAFT
 
 
 def _held(state) -> str:

@@ -6,16 +6,13 @@ HF201 also gates ``precommit-eval-results`` and ``hf-validate`` (``checks hf val
 from __future__ import annotations
 
 from checks import Finding, rule
-
-DRAFT = ("draft",)
-#: the draft action, the eval-results hook and `checks hf validate`, which judge the same files
-BOTH = ("draft", "precommit-eval-results", "hf-validate")
+from hfmigrate_checks.facts.constants import DRAFT, EVAL_FILES, REVIEW_MD, SOURCE_LEDGER
 
 
 @rule(
     "HF201",
     "values-numeric-finite",
-    actions=BOTH,
+    actions=EVAL_FILES,
     why="The Hub ranks results by `value`; a string, a boolean, NaN or infinity cannot be ranked and "
     "usually means a qualifier such as '71.2*' or 'n/a' was pasted in place of a number.",
     example_fail='- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: "71.2*"',
@@ -95,8 +92,8 @@ def every_source_model_in_ledger(ctx):
     decided = {d.label for d in facts.decisions}
     for label in sorted(labels - decided):
         yield Finding(f"{label!r} is in the ledger but the bundle says nothing about it", target=label)
-    review = facts.output_files.get("review.md", "")
-    ledger_csv = facts.output_files.get("source-ledger.csv", "")
+    review = facts.output_files.get(REVIEW_MD, "")
+    ledger_csv = facts.output_files.get(SOURCE_LEDGER, "")
     if ledger_csv.count("\n") - 1 < len(facts.rows):
         yield f"source-ledger.csv has fewer rows than the ledger ({len(facts.rows)})"
     from hfmigrate_checks.drafts.markdown import md_cell  # noqa: PLC0415 - start-up: `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)

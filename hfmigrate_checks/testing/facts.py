@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.testing import gather_facts
-from hfmigrate_checks.drafts.facts import eval_files_facts
+from hfmigrate_checks.facts.eval_files import eval_files_facts
 from hfmigrate_checks.testing import hubdemo as demo
 from hfmigrate_checks.testing.localhub import LocalHub
 

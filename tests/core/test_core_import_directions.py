@@ -48,10 +48,10 @@ NEVER: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
         ("tabarena_checks.rules", "tabarena_checks.publish", "tabarena_checks.engine", "tabarena_checks.report"),
     ),
     (
-        ("hfmigrate_checks.drafts.facts",),
+        ("hfmigrate_checks.facts",),
         (
             "hfmigrate_checks.rules",
-            "hfmigrate_checks.drafts.action",
+            "hfmigrate_checks.drafts",
             "hfmigrate_checks.cli",
             "hfmigrate_checks.commands",
         ),

@@ -57,9 +57,10 @@ def _imported(cwd, *args: str) -> tuple[int, set[str]]:
 
 
 def _facts_classes(modules: set[str]) -> list[str]:
-    """The modules of TabArena's facts package loaded beyond its light ones (shared words, providers)."""
-    light = ("tabarena_checks.facts", "tabarena_checks.facts.constants", "tabarena_checks.facts.providers")
-    return sorted(m for m in modules if m.startswith("tabarena_checks.facts") and m not in light)
+    """The modules of the domains' facts packages loaded beyond their light ones (shared words, providers)."""
+    packages = ("tabarena_checks.facts", "hfmigrate_checks.facts")
+    light = {f"{p}{m}" for p in packages for m in ("", ".constants", ".providers")}
+    return sorted(m for m in modules if m.startswith(packages) and m not in light)
 
 
 @pytest.mark.parametrize(
@@ -120,8 +121,9 @@ def test_precommit_hooks_import_no_heavy_module(tmp_path):
     exit_code, modules = _imported(tmp_path, "precommit", "eval-results", ".eval_results/gpqa.yaml")
     assert exit_code in (0, 1)
     assert sorted(modules & set(HEAVY)) == []
-    # the draft action's modules (the review bundle, the ledger importers) stay out of the hook
+    # the draft action's modules (the review bundle, the ledger importers) and its facts stay out of the hook
     assert not [m for m in modules if m.endswith((".bundle", ".ledger")) and ".rules." not in m]
+    assert _facts_classes(modules) == ["hfmigrate_checks.facts.eval_files"]
     assert "tabarena_checks.metadata.info_static" not in modules  # the info.py reader is the other hook's
 
 

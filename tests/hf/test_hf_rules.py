@@ -7,6 +7,8 @@ or a hostile input would.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import attrs
 import pytest
 
@@ -14,8 +16,11 @@ from checks import ActionFailed
 from checks.testing import assert_fails, assert_passes, evaluate_rules
 from hfmigrate_checks.drafts import bundle, validate
 from hfmigrate_checks.drafts import decide as drafts
+from hfmigrate_checks.drafts.action import PLANNER
 from hfmigrate_checks.drafts.decide import Proposal
-from hfmigrate_checks.drafts.facts import DraftFacts, LiveBenchmark, eval_files_facts
+from hfmigrate_checks.facts.draft import DraftFacts, LiveBenchmark
+from hfmigrate_checks.facts.eval_files import eval_files_facts
+from hfmigrate_checks.facts.providers import planned_additions
 from hfmigrate_checks.hub.resolve import Resolution
 from hfmigrate_checks.hub.state import PendingPR, PrUpdate, RepoState
 from hfmigrate_checks.rules import (
@@ -153,6 +158,7 @@ def make(rows=None, resolutions=None, states=None, **kw):
         checked_at="2026-01-01T00:00:00+00:00",
         bundle_path="/tmp/bundle",
         benchmark_id=BENCH,
+        planner=PLANNER,
     )
     args.update(kw)
     return DraftFacts(**args)
@@ -399,6 +405,16 @@ def test_hf502_dates_only_when_known_and_quoted(tmp_path):
     path = tmp_path / "bench.yaml"
     path.write_text(PR_FILE + "  date: 2025-01-15\n")
     assert_fails(judge(eval_files_facts([path], CONTRACT), "precommit-eval-results"), "HF502", "quoted string")
+
+
+def test_planned_additions_are_the_drafts_and_absent_from_files_on_disk(tmp_path):
+    """HF502 asks the provider: the draft's added entries, and None (not an error) for files already written."""
+    facts = make()
+    added = planned_additions(SimpleNamespace(facts=facts))
+    assert [entry["value"] for decision, _, entry in added if decision.label == "Alpha 7B"] == [71.2, 40.5]
+    path = tmp_path / "bench.yaml"
+    path.write_text(PR_FILE)
+    assert planned_additions(SimpleNamespace(facts=eval_files_facts([path], CONTRACT))) is None
 
 
 def test_hf503_no_credentials(monkeypatch):

@@ -1,24 +1,17 @@
-"""The facts the HF rules read, computed once per run.
+"""What ``checks run draft`` hands the HF rules: the live Hub facts, the decisions and the planned bundle.
 
-Two kinds of facts objects exist, and the rules shared by both actions read only what
-both provide (the *eval-files view*):
-
-- ``eval_files``: tuple of :class:`~hfmigrate_checks.evalresults.evalfile.EvalFile`, the files to judge
-  (for ``draft``: the planned drafts, parsed back from the exact text to be written);
-- ``contract``: the :class:`~hfmigrate_checks.source.contract.Contract`, or ``None``;
-- ``task_ids``: the task ids of the benchmark's current eval.yaml (or of the contract);
-- ``supplied_tokens``: verifyToken values the user supplied for exactly these runs;
-- ``output_files``: path -> text of everything that would be written.
-
-:class:`DraftFacts` adds the live Hub facts and the decisions of ``checks run draft``;
-:class:`EvalFilesFacts` is the offline view (``precommit-eval-results`` builds it from
-files on disk with :func:`eval_files_facts`).
+:class:`DraftFacts` offers the eval-files view the rules shared with the offline actions read
+(``eval_files``, ``contract``, ``task_ids``, ``supplied_tokens``, ``output_files``; see
+:mod:`hfmigrate_checks.facts.eval_files`), parsed back from the exact text to be written, plus what
+only the draft knows (``live``, ``decisions``, ``drafts``, ``planned_additions``). The action hands
+it the planner and the bundle's writer (a :class:`Planner`), so the facts import no action and the
+eval-results hook, which loads this package, loads neither.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,35 +19,9 @@ import attrs
 
 from hfmigrate_checks.evalresults.evalfile import EvalFile
 
-if TYPE_CHECKING:  # the draft's modules load with the draft action, not with the eval-results hook
-    from hfmigrate_checks.drafts import decide as drafts
+if TYPE_CHECKING:
     from hfmigrate_checks.source.contract import Contract
     from hfmigrate_checks.source.ledger import LedgerRow
-
-
-@attrs.frozen
-class EvalFilesFacts:
-    """The offline eval-files view: parsed files and (optionally) a contract, nothing from the network."""
-
-    eval_files: tuple[EvalFile, ...]
-    contract: Contract | None = None
-    supplied_tokens: frozenset[str] = frozenset()
-
-    @property
-    def task_ids(self) -> tuple[str, ...] | None:
-        return self.contract.task_ids if self.contract else None
-
-    @property
-    def output_files(self) -> Mapping[str, str]:
-        return {f.path: f.text for f in self.eval_files}
-
-
-def eval_files_facts(
-    paths: Sequence[str | Path], contract: Contract | None = None, supplied_tokens: frozenset[str] = frozenset()
-) -> EvalFilesFacts:
-    """Read and parse ``paths`` (bounded YAML; an unreadable file keeps its error) into the offline view."""
-    files = tuple(EvalFile.read(path) for path in paths)
-    return EvalFilesFacts(files, contract, supplied_tokens)
 
 
 @attrs.frozen
@@ -65,6 +32,19 @@ class LiveBenchmark:
     sha: str
     task_ids: tuple[str, ...]
     error: str = ""
+
+
+@attrs.frozen
+class Planner:
+    """What only the draft action imports, handed to its facts: the drafts' planner and the bundle's writer.
+
+    ``decide(contract, rows, resolutions, states)`` gives one decision per source model
+    (``hfmigrate_checks.drafts.decide.decide``); ``bundle(facts)`` gives every file of the bundle, by
+    path, exactly as it will be written.
+    """
+
+    decide: Callable[..., Iterable[Any]]
+    bundle: Callable[[DraftFacts], Mapping[str, str]]
 
 
 class DraftFacts:
@@ -87,8 +67,10 @@ class DraftFacts:
         checked_at: str,
         bundle_path: str | Path,
         benchmark_id: str,
+        planner: Planner,
         mapped_labels: Sequence[str] = (),
     ):
+        self.planner = planner
         self.contract = contract
         self.rows = tuple(rows)
         self.live = live
@@ -105,13 +87,12 @@ class DraftFacts:
         return self.live.task_ids
 
     @functools.cached_property
-    def decisions(self) -> tuple[drafts.ModelDecision, ...]:
-        from hfmigrate_checks.drafts import decide as drafts  # noqa: PLC0415 - start-up: the eval-results hook loads these facts but never writes drafts
-
-        return tuple(drafts.decide(self.contract, self.rows, self.resolutions, self.states))
+    def decisions(self) -> tuple[Any, ...]:
+        """One ``ModelDecision`` per source model, in the ledger's order."""
+        return tuple(self.planner.decide(self.contract, self.rows, self.resolutions, self.states))
 
     @functools.cached_property
-    def drafts(self) -> tuple[drafts.Draft, ...]:
+    def drafts(self) -> tuple[Any, ...]:
         return tuple(d.draft for d in self.decisions if d.draft is not None)
 
     @functools.cached_property
@@ -119,8 +100,8 @@ class DraftFacts:
         return tuple(EvalFile.parse(d.path, d.text) for d in self.drafts)
 
     @functools.cached_property
-    def planned_additions(self) -> tuple[tuple[drafts.ModelDecision, drafts.Proposal | None, dict], ...]:
-        """(decision, proposal, entry as parsed back from the draft) for every entry a draft adds.
+    def planned_additions(self) -> tuple[tuple[Any, Any, dict], ...]:
+        """(``ModelDecision``, ``Proposal`` or None, entry as parsed back from the draft) for every entry a draft adds.
 
         The owned PR's kept entries are skipped; ``proposal`` is None for an entry the
         planner did not propose (which only a bug could produce).
@@ -148,10 +129,7 @@ class DraftFacts:
 
     @functools.cached_property
     def output_files(self) -> Mapping[str, str]:
-        from hfmigrate_checks.drafts import bundle  # noqa: PLC0415 - start-up: the eval-results hook loads these facts but never writes drafts
-
-        header = bundle.Header(self.whoami, self.checked_at, self.live.sha)
-        return bundle.plan_files(self.contract, self.decisions, header, self.bundle_path)
+        return self.planner.bundle(self)
 
     def counts(self) -> dict[str, int]:
         """The figures of the final summary, by decision."""
