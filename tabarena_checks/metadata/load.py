@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 import click
 
-from checks import ChecksError, InputError, UsageError
+from checks import ChecksError, InputError, UsageError, suggest
 from checks.io import closest_path
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata.model import CONSTRUCTOR_IMPLIES, FIELDS, MethodMetadata, canonical
@@ -75,10 +75,7 @@ def checked_path_reference(ctx: click.Context, param: click.Parameter, value):
 
 def _no_variable(option: str, what: str, where: str, variable: str, names: list[str], kind: str) -> UsageError:
     """The usage error for a reference whose variable is not there, with the closest MethodMetadata name."""
-    import difflib
-
-    close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
-    hint = f" Did you mean {where}:{close[0]}?" if close else ""
+    hint = suggest.did_you_mean(variable, names, after=" ", show=lambda name: f"{where}:{name}")
     return UsageError(f"{option}: {what}.{hint} (MethodMetadata {kind} there: {', '.join(names) or 'none'})")
 
 
