@@ -709,7 +709,7 @@ def _one_line_choices(message: str) -> str:
 
 
 def _closest_choice(exc: click.ClickException) -> str:
-    """For a value a choice option refused, in any command (the plugins' too): ``; did you mean 'json'?``.
+    """For a value a choice option refused, in any command (the plugins' too): `` Did you mean 'json'?``.
 
     click lists the valid choices but not the one meant; its message starts with the refused
     value's repr, which is read back here, the one place every command's errors pass.
@@ -730,7 +730,7 @@ def _closest_path(exc: click.ClickException) -> str:
         return ""
     match = re.match(r"""\w+ ('(?:[^'\\]|\\.)*') does not exist""", exc.message)
     close = closest_path(ast.literal_eval(match[1])) if match else None
-    return suggest.hint([close] if close else [], after=" ")
+    return suggest.hint([close], after=" ")
 
 
 def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:

@@ -235,8 +235,7 @@ def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
 
 def _closest_hint(path: str) -> str:
     """``; did you mean models/nori/info.py?`` for a file named on the command line that is not there."""
-    close = closest_path(path) if not os.path.lexists(path) else None
-    return f"; did you mean {close}?" if close else ""
+    return suggest.hint([closest_path(path) if not os.path.lexists(path) else None], show=str)
 
 
 def _ending(verdicts: Sequence[Verdict], unreadable: Sequence[Finding]) -> tuple[ExitCode, str]:

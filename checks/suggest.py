@@ -25,17 +25,19 @@ def closest(word: str, choices: Iterable[str], *, n: int = 1, prefix_first: bool
     return [*first, *(c for c in spelled if c not in first)][:n]
 
 
-def hint(matches: list[str], *, after: str = "; ", show: Callable[[str], str] = repr) -> str:
-    """``; did you mean 'X' or 'Y'?`` for ``matches``, or "" when there are none.
+def hint(matches: Iterable[str | None], *, after: str = "; ", show: Callable[[str], str] = repr) -> str:
+    """``; did you mean 'X' or 'Y'?`` for ``matches``, or "" when there are none (a None is no match:
+    ``hint([io.closest_path(path)], show=str)``).
 
     ``after`` joins the hint to the message: ``"; "`` or ``": "`` after a clause; a bare space
     after a full stop, where the hint is a sentence of its own (``Did you mean``). ``show``
     renders a match: quoted by default, ``str`` for a path or a reference.
     """
-    if not matches:
+    shown = [show(m) for m in matches if m]
+    if not shown:
         return ""
     phrase = "Did you mean" if not after.strip() else "did you mean"
-    return f"{after}{phrase} {' or '.join(show(m) for m in matches)}?"
+    return f"{after}{phrase} {' or '.join(shown)}?"
 
 
 def did_you_mean(

@@ -59,8 +59,7 @@ def checked_path_reference(ctx: click.Context, param: click.Parameter, value):
         return value  # a module (or malformed) reference is load()'s to read and explain
     option = f"{param.opts[0]} {value}"
     if not os.path.exists(path):  # a device or FIFO is there: the reader refuses it without reading it
-        close = closest_path(path)
-        hint = f"; did you mean {close}:{variable}?" if close else ""
+        hint = suggest.hint([closest_path(path)], show=lambda close: f"{close}:{variable}")
         raise UsageError(f"{option}: no such file {path}{hint} (give path/to/info.py:VARIABLE)")
     reader = info_static.new_reader()
     try:

@@ -23,7 +23,7 @@ def test_after_a_full_stop_the_hint_is_a_sentence_of_its_own():
 def test_nothing_close_is_no_hint_at_all():
     assert suggest.closest("zzzz", ["human", "json"]) == []
     assert suggest.did_you_mean("zzzz", ["human", "json"]) == ""
-    assert suggest.hint([], after=" ") == ""
+    assert suggest.hint([], after=" ") == "" and suggest.hint([None], show=str) == ""
 
 
 def test_a_typed_prefix_comes_before_a_spelling_match():
