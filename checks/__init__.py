@@ -68,7 +68,18 @@ _HOME = {
 }
 
 #: modules a plugin may import as a whole (``from checks import io``)
-PUBLIC_MODULES = ("filecheck", "htmlreport", "io", "kit", "options", "progress", "records", "testing", "visible")
+PUBLIC_MODULES = (
+    "filecheck",
+    "htmlreport",
+    "io",
+    "kit",
+    "options",
+    "progress",
+    "records",
+    "suggest",
+    "testing",
+    "visible",
+)
 
 __all__ = sorted(_HOME)
 

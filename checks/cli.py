@@ -19,7 +19,7 @@ from pathlib import Path
 import attrs
 import click
 
-from checks import config_load, config_select, plugins
+from checks import config_load, config_select, plugins, suggest
 from checks.config_select import effective
 from checks.errors import ChecksError, PluginError, UsageError
 from checks.exitcodes import ExitCode, exit_code_for
@@ -555,16 +555,10 @@ def _find_rule(registry: plugins.Registry, code: str):
     rule = registry.rules.get(code.upper()) or {r.name: r for r in registry.rules.values()}.get(code)
     if rule is not None:
         return rule
-    import difflib
-
     names = [*registry.rules, *(r.name for r in registry.rules.values())]
-    # codes that begin with what was typed come first (TA20 -> TA201, not TA320), then the closest by spelling
-    close = sorted(c for c in registry.rules if c.startswith(code.upper()))[:3]
-    close += [
-        c for c in difflib.get_close_matches(code.upper(), list(registry.rules), n=3, cutoff=0.6) if c not in close
-    ]
-    close += [n for n in difflib.get_close_matches(code, names, n=3, cutoff=0.6) if n not in close]
-    hint = f" Did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
+    close = suggest.closest(code.upper(), registry.rules, n=3, prefix_first=True)
+    close += [n for n in suggest.closest(code, names, n=3) if n not in close]
+    hint = suggest.hint(close[:3], after=" ")
     raise UsageError(f"unknown rule {code!r}.{hint} (`checks rules` lists the codes)")
 
 
@@ -715,7 +709,7 @@ def _one_line_choices(message: str) -> str:
 
 
 def _closest_choice(exc: click.ClickException) -> str:
-    """For a value a choice option refused, in any command (the plugins' too): ``; did you mean 'json'?``.
+    """For a value a choice option refused, in any command (the plugins' too): `` Did you mean 'json'?``.
 
     click lists the valid choices but not the one meant; its message starts with the refused
     value's repr, which is read back here, the one place every command's errors pass.
@@ -726,10 +720,7 @@ def _closest_choice(exc: click.ClickException) -> str:
     match = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not""", exc.message)
     if match is None:
         return ""
-    import difflib
-
-    close = difflib.get_close_matches(str(ast.literal_eval(match[1])), [str(c) for c in param.type.choices], n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
+    return suggest.did_you_mean(str(ast.literal_eval(match[1])), [str(c) for c in param.type.choices], after=" ")
 
 
 def _closest_path(exc: click.ClickException) -> str:
@@ -739,7 +730,7 @@ def _closest_path(exc: click.ClickException) -> str:
         return ""
     match = re.match(r"""\w+ ('(?:[^'\\]|\\.)*') does not exist""", exc.message)
     close = closest_path(ast.literal_eval(match[1])) if match else None
-    return f" Did you mean {close!r}?" if close else ""
+    return suggest.hint([close], after=" ")
 
 
 def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
@@ -750,10 +741,7 @@ def _no_such_command(exc: click.exceptions.NoSuchCommand) -> str:
     """
     group, ctx = exc.ctx.command if exc.ctx else None, exc.ctx
     names = group.list_commands(ctx) if isinstance(group, click.Group) else []
-    import difflib
-
-    close = difflib.get_close_matches(exc.command_name, names, n=2, cutoff=0.6)
-    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    hint = suggest.did_you_mean(exc.command_name, names, n=2, after=" ")
     where = f"`{ctx.command_path} --help`" if ctx else "`checks --help`"
     return f"No such command {exc.command_name!r}.{hint} ({where} lists {', '.join(names) or 'none'})"
 

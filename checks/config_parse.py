@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from checks import suggest
 from checks.config_model import (
     ARENA_KEYS,
     CONFIG_NAME,
@@ -357,14 +358,12 @@ def _refuse_unknown(table: Mapping[str, Any], known: Sequence[str], root: str, t
 
 def _unknown_key(where: str, key: str, valid: Sequence[str]) -> str:
     """``WHERE: unknown key; did you mean 'x'? (valid keys: ...)``: ``_`` and ``-`` count as one."""
-    import difflib
-
     close = (
-        difflib.get_close_matches(key, valid, n=1)
-        or difflib.get_close_matches(key.replace("_", "-"), valid, n=1)
-        or difflib.get_close_matches(key.replace("-", "_"), valid, n=1)
+        suggest.closest(key, valid)
+        or suggest.closest(key.replace("_", "-"), valid)
+        or suggest.closest(key.replace("-", "_"), valid)
     )
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = suggest.hint(close)
     return f"{where}: unknown key{hint} (valid keys: {', '.join(valid) or 'none'})"
 
 

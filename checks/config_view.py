@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import attrs
 import click
 
+from checks import suggest
 from checks.cli import App, pop_selection, selection_params
 from checks.config_model import Config
 from checks.config_select import effective
@@ -199,8 +200,7 @@ def config_command() -> click.Command:
         for it); exit 2 if it is invalid."""
         chosen = pop_selection(selection)
         if file and not os.path.lexists(file):  # the configuration of a file that is not there would be a guess
-            close = closest_path(file)
-            hint = f"; did you mean {close}?" if close else ""
+            hint = suggest.hint([closest_path(file)], show=str)
             raise UsageError(f"checks config {file}: no such file{hint} (name the file whose configuration to show)")
         config = app.configs(chosen)(file) if file else app.config(selection=chosen)
         chosen_rules = selected(app.registry, config)

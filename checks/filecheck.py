@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import click
 
-from checks import config_load, helpgroups, reporting
+from checks import config_load, helpgroups, reporting, suggest
 from checks.cli import App, global_params, pop_selection, refuse_unloaded, selection_params
 from checks.cli import complete_arenas as complete_arenas  # public here: a domain hook's --arena completes with it
 from checks.config_model import Layer
@@ -184,10 +184,7 @@ def _known_arena(registry: Registry, arena: str | None, config: Config) -> None:
     known = registry.arenas | set(config.arenas)
     if arena in known:
         return
-    import difflib
-
-    close = difflib.get_close_matches(arena, sorted(known), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = suggest.did_you_mean(arena, sorted(known))
     raise UsageError(
         f"--arena {arena!r}: no loaded plugin or [arenas.NAME] table of the configuration defines "
         f"it{hint} (known: {', '.join(sorted(known)) or 'none'})"
@@ -238,8 +235,7 @@ def _locate(finding: Finding, where: dict[str, Any]) -> Finding:
 
 def _closest_hint(path: str) -> str:
     """``; did you mean models/nori/info.py?`` for a file named on the command line that is not there."""
-    close = closest_path(path) if not os.path.lexists(path) else None
-    return f"; did you mean {close}?" if close else ""
+    return suggest.hint([closest_path(path) if not os.path.lexists(path) else None], show=str)
 
 
 def _ending(verdicts: Sequence[Verdict], unreadable: Sequence[Finding]) -> tuple[ExitCode, str]:

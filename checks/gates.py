@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from checks import suggest
 from checks.errors import UsageError
 from checks.model import Rule
 
@@ -35,12 +36,9 @@ def check_bindings(rules: Mapping[str, Rule], stages: Sequence[Callable[[], Iter
 
 
 def _message(rule: Rule, name: str, known: set[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
+    hint = suggest.did_you_mean(name, sorted(known))
     return (
         f"plugin {rule.plugin!r}: rule {rule.code} ({rule.name}) is bound to {name!r}, which no loaded plugin "
-        f"registers as an action or a pre-commit hook; {hint}(known: {', '.join(sorted(known)) or 'none'}); "
+        f"registers as an action or a pre-commit hook{hint} (known: {', '.join(sorted(known)) or 'none'}); "
         "fix the name in the rule's actions=, or declare the hook's name with checks_gates"
     )

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from checks import jsonread
+from checks import jsonread, suggest
 from checks.errors import InputError, UsageError
 from checks.jsonread import JsonDoc
 from checks.jsonread import pointer as pointer  # re-exported: a plugin reads JSON through checks.io alone
@@ -71,8 +71,6 @@ class YamlError(ReadError):
 def closest_path(path: str | os.PathLike) -> str | None:
     """The existing path nearest a mistyped one, part by part (``modles/nori/info.py`` -> ``models/nori/info.py``),
     for a missing input's did-you-mean; None when a part has no close name or the result does not exist."""
-    import difflib
-
     given = Path(path)
     here = Path(given.anchor) if given.is_absolute() else Path()
     for part in given.parts[1:] if given.is_absolute() else given.parts:
@@ -81,7 +79,7 @@ def closest_path(path: str | os.PathLike) -> str | None:
                 names = os.listdir(here)
             except OSError:
                 return None
-            close = difflib.get_close_matches(part, names, n=1, cutoff=0.6)
+            close = suggest.closest(part, names)
             if not close:
                 return None
             part = close[0]

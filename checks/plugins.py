@@ -19,7 +19,7 @@ import attrs
 import click
 import pluggy
 
-from checks import __version__, gates, hookcalls, hookspecs, trust
+from checks import __version__, gates, hookcalls, hookspecs, suggest, trust
 from checks.errors import ChecksError, PluginError, PluginLoadError, UsageError
 from checks.lazygroup import LazyGroup
 from checks.model import Action, Rule
@@ -381,10 +381,7 @@ def _hook_names() -> list[str]:
 
 def _did_you_mean(word: str, known: Sequence[str]) -> str:
     """``: did you mean 'X'?`` for the closest of ``known``, or "" when none is close."""
-    import difflib  # noqa: PLC0415 - only on the way to a load error
-
-    close = difflib.get_close_matches(word, known, n=1)
-    return f": did you mean {close[0]!r}?" if close else ""
+    return suggest.did_you_mean(word, known, after=": ")
 
 
 def _signature_error(plugin: str | None, message: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from checks import io, output
+from checks import io, output, suggest
 from checks.errors import UsageError
 from checks.redact import redact
 
@@ -35,10 +35,7 @@ def _format(ctx: click.Context, param: click.Parameter, value: str | None) -> st
     if value is None:
         value = os.environ.get("CHECKS_FORMAT", "").strip() or "human"
         if value not in output.FORMATS:
-            import difflib
-
-            close = difflib.get_close_matches(value, output.FORMATS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = suggest.did_you_mean(value, output.FORMATS)
             raise UsageError(
                 f"environment variable CHECKS_FORMAT={value!r}: expected one of {', '.join(output.FORMATS)}{hint}"
             )

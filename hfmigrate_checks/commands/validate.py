@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from checks import UsageError, filecheck
+from checks import UsageError, filecheck, suggest
 from checks.io import closest_path
 from hfmigrate_checks.drafts import precommit
 
@@ -29,8 +29,7 @@ def bundle_drafts(bundle: str) -> list[str]:
     ``drafts/``, or without one draft, is the command line's mistake: nothing to judge must not pass."""
     drafts = Path(bundle, "drafts")
     if not drafts.is_dir():
-        close = closest_path(bundle) if not Path(bundle).exists() else None
-        hint = f"; did you mean {close}?" if close else ""
+        hint = suggest.hint([closest_path(bundle) if not Path(bundle).exists() else None], show=str)
         raise UsageError(
             f"{drafts}: no such directory{hint} (give the directory `checks run draft --out DIR` wrote, which "
             f"holds drafts/)"

@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 import click
 
-from checks import ChecksError, InputError, UsageError
+from checks import ChecksError, InputError, UsageError, suggest
 from checks.io import closest_path
 from tabarena_checks.metadata import info_static
 from tabarena_checks.metadata.model import CONSTRUCTOR_IMPLIES, FIELDS, MethodMetadata, canonical
@@ -59,8 +59,7 @@ def checked_path_reference(ctx: click.Context, param: click.Parameter, value):
         return value  # a module (or malformed) reference is load()'s to read and explain
     option = f"{param.opts[0]} {value}"
     if not os.path.exists(path):  # a device or FIFO is there: the reader refuses it without reading it
-        close = closest_path(path)
-        hint = f"; did you mean {close}:{variable}?" if close else ""
+        hint = suggest.hint([closest_path(path)], show=lambda close: f"{close}:{variable}")
         raise UsageError(f"{option}: no such file {path}{hint} (give path/to/info.py:VARIABLE)")
     reader = info_static.new_reader()
     try:
@@ -75,10 +74,7 @@ def checked_path_reference(ctx: click.Context, param: click.Parameter, value):
 
 def _no_variable(option: str, what: str, where: str, variable: str, names: list[str], kind: str) -> UsageError:
     """The usage error for a reference whose variable is not there, with the closest MethodMetadata name."""
-    import difflib
-
-    close = difflib.get_close_matches(variable, names, n=1, cutoff=0.6)
-    hint = f" Did you mean {where}:{close[0]}?" if close else ""
+    hint = suggest.did_you_mean(variable, names, after=" ", show=lambda name: f"{where}:{name}")
     return UsageError(f"{option}: {what}.{hint} (MethodMetadata {kind} there: {', '.join(names) or 'none'})")
 
 
