@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,11 @@ _OWN: list[str] = []
 
 
 def pytest_configure(config) -> None:
+    # a suite started in the background of a non-interactive shell inherits SIGINT ignored, and so would
+    # every command the tests start: the Ctrl-C tests would send a signal nobody hears. Handled here, it is
+    # back to the default in every child (exec resets a handled signal), as under a terminal
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if "CHECKS_CACHE_DIR" not in os.environ:
         sweep_killed_sessions(Path(tempfile.gettempdir()))
         _OWN.append(tempfile.mkdtemp(prefix=f"{CACHE_PREFIX}{os.getpid()}-"))
