@@ -6,18 +6,19 @@ imports (duckdb, pyarrow, huggingface_hub) inside functions so ``checks rules`` 
 """
 
 from checks import ModuleWiring
+from hfmigrate_checks.facts.constants import DRAFT_ACTION, PRECOMMIT_ACTION, VALIDATE_ACTION
 
 wiring = ModuleWiring(
     "hfmigrate_checks",
     rules=("rules.contract", "rules.ledger", "rules.drafts", "rules.hub"),
-    actions={"drafts.action": ("draft",)},
+    actions={"drafts.action": (DRAFT_ACTION,)},
     commands={
         "hf": (
             "cli:hf_group",
             "Hugging Face .eval_results migration (read-only): contract, ledger, resolve, inspect, validate.",
         )
     },
-    hooks=("precommit-eval-results", "hf-validate"),
+    hooks=(PRECOMMIT_ACTION, VALIDATE_ACTION),
     precommit={
         "eval-results": (
             "drafts.precommit:eval_results_command",

@@ -18,9 +18,10 @@ import click
 
 from checks import UsageError, filecheck, suggest
 from checks.io import closest_path
+from hfmigrate_checks.facts.constants import VALIDATE_ACTION
 from hfmigrate_checks.drafts import precommit
 
-ACTION = "hf-validate"
+ACTION = VALIDATE_ACTION
 
 
 def bundle_drafts(bundle: str) -> list[str]:

@@ -16,11 +16,12 @@ from pathlib import Path
 import click
 
 from checks import InputError, UsageError, filecheck, io
+from hfmigrate_checks.facts.constants import PRECOMMIT_ACTION
 from hfmigrate_checks.facts.eval_files import EvalFilesFacts
 from hfmigrate_checks.evalresults.evalfile import EvalFile
 from hfmigrate_checks.source import contract
 
-ACTION = "precommit-eval-results"
+ACTION = PRECOMMIT_ACTION
 #: decided only against a benchmark's declared task ids
 TASK_ID_RULES = ("HF102",)
 

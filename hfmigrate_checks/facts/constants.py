@@ -10,11 +10,15 @@ from __future__ import annotations
 
 #: ``checks run draft``
 DRAFT_ACTION = "draft"
+#: ``checks precommit eval-results``
+PRECOMMIT_ACTION = "precommit-eval-results"
+#: ``checks hf validate``
+VALIDATE_ACTION = "hf-validate"
 #: the rules only the draft judges: they read the live Hub facts and the decisions
 DRAFT = (DRAFT_ACTION,)
 #: the draft action, the eval-results hook and ``checks hf validate``, which judge the same files (the
 #: eval-files view, :mod:`hfmigrate_checks.facts.eval_files`)
-EVAL_FILES = (DRAFT_ACTION, "precommit-eval-results", "hf-validate")
+EVAL_FILES = (DRAFT_ACTION, PRECOMMIT_ACTION, VALIDATE_ACTION)
 #: the review bundle's files besides the drafts, as the draft action writes them
 REVIEW_MD = "review.md"
 REVIEW_HTML = "review.html"

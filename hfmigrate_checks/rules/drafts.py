@@ -10,7 +10,7 @@ import re
 from pathlib import PurePosixPath
 
 from checks import SECRET_SHAPES, Finding, rule, secret_values
-from hfmigrate_checks.facts.constants import BUNDLE_FILES, DRAFT, EVAL_FILES, VALIDATION
+from hfmigrate_checks.facts.constants import BUNDLE_FILES, DRAFT, EVAL_FILES, VALIDATE_ACTION, VALIDATION
 from hfmigrate_checks.facts.providers import planned_additions
 
 #: things only a script that writes to the Hub would contain (case-insensitive); compiled by ``re`` on the first
@@ -187,7 +187,7 @@ _ONE_BENCHMARK = (
 @rule(
     "HF507",
     "entries-of-the-benchmark",
-    actions=("hf-validate",),
+    actions=(VALIDATE_ACTION,),
     why=_ONE_BENCHMARK,
     example_fail="checks hf validate bundle --benchmark-id cais/hle --task-id hle   # an entry of Idavidrein/gpqa",
     example_pass="checks hf validate bundle --benchmark-id Idavidrein/gpqa --task-id diamond",
