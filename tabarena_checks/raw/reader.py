@@ -165,7 +165,7 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
     ISA-L's inflate (python-isal, zlib's API) is used because gunzip is most of the cost of a read. The
     size the last member's trailer states (ISIZE) is a hint, never trusted: inflating into a buffer of that
     size first costs a sixth less than into one of the whole limit's, and a trailer that understates it only
-    means a second call for the rest, still within the limit.
+    means inflating that member again into one buffer of the limit (never a part and its copy at once).
     """
     from isal import isal_zlib
 
@@ -179,7 +179,12 @@ def _gunzip(path: Path, data: bytes, max_bytes: int) -> bytes:
         try:
             chunk = inflater.decompress(rest, min(hint, budget))
             if not inflater.eof and len(chunk) == hint < budget:
-                chunk += inflater.decompress(inflater.unconsumed_tail, budget - len(chunk))
+                # the trailer understated the size (a bomb's wraps round 4 GiB): inflate the member again
+                # into one buffer of the budget (the first part dropped first): appending the rest would hold both
+                # parts and their copy at once
+                inflater = isal_zlib.decompressobj(16 + zlib.MAX_WBITS)
+                chunk = b""
+                chunk = inflater.decompress(rest, budget)
         except isal_zlib.error as exc:
             raise RawFileError(path, f"corrupt gzip data ({exc})") from None
         total += len(chunk)
