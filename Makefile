@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml $(wildcard plugins/*/pyproject.toml) | $(BIN)/python
 
 install: $(STAMP)
 
-# the rule manifests (checks/manifest.py): regenerate after changing a rule; tests/test_core_manifest.py fails on a stale one
+# the rule manifests (checks/manifest.py): regenerate after changing a rule; tests/core/test_core_manifest.py fails on a stale one
 MANIFESTED := tabarena_checks.plugin hfmigrate_checks.plugin
 manifest: install
 	$(BIN)/python -m checks.manifest $(MANIFESTED)

@@ -8,7 +8,7 @@ check imported from its module when a rule of that module is first judged. A pac
 the file has its rule modules imported, as before.
 
 The file is generated, never written by hand: ``make manifest`` (``python -m checks.manifest
-PLUGIN_MODULE...``) regenerates it, and ``tests/test_core_manifest.py`` fails when it is stale.
+PLUGIN_MODULE...``) regenerates it, and ``tests/core/test_core_manifest.py`` fails when it is stale.
 Fail closed: a manifest whose modules are not the wiring's, or whose entries disagree with the
 rules a module defines when it is imported, is a :class:`~checks.errors.PluginLoadError`
 naming the package, the rule and the fix.
