@@ -58,9 +58,11 @@ def test_concurrent_uploads_never_publish_a_mix(tmp_path, s3_env, s3_proxy):
             time.sleep(0.05)
 
     def overlapping(method, path):
-        # the lock's holder sends nothing until the other run has ended: the two always overlap, however
-        # late a loaded machine starts the second (a timer alone let it start after the first had finished)
-        return other_run_ended if method == "PUT" and LOCK not in path else None
+        # the lock's holder neither sends data nor releases the lock until the other run has ended: the two
+        # always overlap, however late a loaded machine starts the second (a timer alone let it start after
+        # the first had finished), and also in a round whose winner finds its cache already in place
+        holding = (method == "PUT" and LOCK not in path) or (method == "DELETE" and LOCK in path)
+        return other_run_ended if holding else None
 
     s3_proxy.fault = overlapping
     for round_ in range(3):
