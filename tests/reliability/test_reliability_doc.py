@@ -1,4 +1,4 @@
-"""docs/reliability.md is generated from the reliability markers and must be current."""
+"""docs/reliability.md is generated from the row each proving test states in its docstring, and must be current."""
 
 from tests.support.reliability import DOC, render
 
