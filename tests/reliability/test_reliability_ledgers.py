@@ -15,6 +15,7 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from tests.support.hf_fixtures import board_row
 from tests.support.reliability_fixtures import draft_args, hf_setup, write_ledger
 
 from checks.io import FORMULA_START, csv_text, spreadsheet_safe, spreadsheet_value
@@ -87,17 +88,7 @@ def test_formulas_and_markup_are_inert_in_the_bundle(tmp_path):
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         rows = ledger.load(tmp_path / "ledger.csv")
-        rows += [
-            ledger.LedgerRow(
-                source_model=text,
-                source_task="Main",
-                source_value=text,
-                source_locator="README.md:L1",
-                source_url="https://example.org/board",
-                qualifiers=text,
-            )
-            for text in HOSTILE
-        ]
+        rows += [board_row(text, "Main", text, 1, qualifiers=text) for text in HOSTILE]
         rows.append(
             ledger.LedgerRow(
                 source_model="org/negative", source_task="Main", source_value="-0.5", source_locator="README.md:L2"

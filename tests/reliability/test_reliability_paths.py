@@ -13,6 +13,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+from tests.support.hf_fixtures import board_row
 from tests.support.reliability_fixtures import draft_args, hf_setup, snapshot, write_info, write_ledger
 from tests.support.s3_fixtures import BUCKET, PREFIX, make_method_cache, record_process, remote_objects
 from tests.support.tabarena_fixtures import make_run
@@ -220,16 +221,7 @@ def test_draft_never_writes_outside_the_bundle(tmp_path):
     with hf_setup(tmp_path, models=2) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         rows = ledger.load(tmp_path / "ledger.csv")
-        rows += [
-            ledger.LedgerRow(
-                source_model=label,
-                source_task="Main",
-                source_value="1.0",
-                source_locator="README.md:L1",
-                source_url="https://example.org/board",
-            )
-            for label in labels
-        ]
+        rows += [board_row(label, "Main", "1.0", 1) for label in labels]
         ledger.write(tmp_path / "ledger.csv", rows)
         good_mapping = (tmp_path / "models.yaml").read_text()
         for label, repo in [
