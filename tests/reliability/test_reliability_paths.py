@@ -58,16 +58,15 @@ def _framework_escape(data: Path, framework: str) -> None:
         path.write_bytes(gzip.compress(pickle.dumps(result)))
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        pytest.param('ignore = ["TA306"]\n', id="TA306-ignored"),
-        pytest.param(
-            '[[waivers]]\nrule = "TA306"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n',
-            id="TA306-waived",
-        ),
-    ],
-)
+def _turned_off(code: str) -> list:
+    """rules.toml texts that would turn ``code`` off: an ignore, and a waiver of every target."""
+    waiver = (
+        f'[[waivers]]\nrule = "{code}"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n'
+    )
+    return [pytest.param(f'ignore = ["{code}"]\n', id=f"{code}-ignored"), pytest.param(waiver, id=f"{code}-waived")]
+
+
+@pytest.mark.parametrize("config", _turned_off("TA306"))
 def test_framework_inside_a_pickle_never_names_a_path(tmp_path, config):
     """Fault: every results.pkl of a run says `framework = 'TA-Nori_c1_default_BAG_L1/../../../../../outside/PWNED'`,
     with the rule that reports the mismatch (TA306) ignored or waived
@@ -119,16 +118,7 @@ def test_a_dataset_name_inside_a_pickle_never_names_a_path(tmp_path, name):
     assert not (tmp_path / "predictions").exists()
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        pytest.param('ignore = ["TA406"]\n', id="ignored"),
-        pytest.param(
-            '[[waivers]]\nrule = "TA406"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n',
-            id="waived",
-        ),
-    ],
-)
+@pytest.mark.parametrize("config", _turned_off("TA406"))
 def test_path_safety_cannot_be_ignored_or_waived(tmp_path, config):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     (tmp_path / "rules.toml").write_text(config)

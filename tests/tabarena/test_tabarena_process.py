@@ -67,6 +67,10 @@ def process(tmp_path, runs, run="configs", var="nori", *extra, env=None):
     return run_cli(args, cwd=tmp_path, env=env)
 
 
+#: the columns TabArena 0.1.0 puts first in both processed tables, in its order
+RESULT_COLUMNS = ("dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s")
+
+
 def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     result = process(tmp_path, runs)
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -77,13 +81,7 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     assert meta["suite"] == "nori-2026-11" and meta["display_name"] == "TA-NORI" and meta["cache_type"] == "r2"
     configs = pq.read_table(cache / "processed/configs.parquet")
     assert configs.column_names == [
-        "dataset",
-        "fold",
-        "framework",
-        "metric_error",
-        "metric",
-        "time_train_s",
-        "time_infer_s",
+        *RESULT_COLUMNS,
         "problem_type",
         "metric_error_val",
         "tid",
@@ -102,13 +100,7 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     baselines = pq.read_table(cache / "processed/baselines.parquet")
     # TabArena 0.1.0's empty baselines frame: untyped columns except tid, problem_type and task behind it
     assert baselines.num_rows == 0 and baselines.column_names == [
-        "dataset",
-        "fold",
-        "framework",
-        "metric_error",
-        "metric",
-        "time_train_s",
-        "time_infer_s",
+        *RESULT_COLUMNS,
         "tid",
         "problem_type",
         "task",
