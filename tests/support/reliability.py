@@ -78,8 +78,8 @@ maintainer's cache root while an upload runs is the maintainer.
 """
 
 
-def row(doc: str | None) -> tuple[str, str] | None:
-    """The (fault, must) a test's cleaned docstring states, or None when it states no row.
+def row(doc: str | None, where: str) -> tuple[str, str] | None:
+    """The (fault, must) the cleaned docstring of the test ``where`` states, or None when it states no row.
 
     A row is a docstring of exactly two paragraphs, ``Fault: ...`` then ``Must: ...``; each paragraph's
     lines join with one space. A docstring that starts with ``Fault:`` in any other form is an error,
@@ -89,7 +89,10 @@ def row(doc: str | None) -> tuple[str, str] | None:
         return None
     paragraphs = [" ".join(part.split("\n")) for part in doc.split("\n\n")]
     if len(paragraphs) != 2 or not paragraphs[1].startswith("Must: "):
-        raise ValueError(f"a reliability row is two paragraphs, 'Fault: ...' then 'Must: ...'; got {doc!r}")
+        raise ValueError(
+            f"{where}: its docstring starts a reliability row but is not two paragraphs, 'Fault: ...' then "
+            "'Must: ...' (split the docstring with one blank line; no other paragraph)"
+        )
     return paragraphs[0].removeprefix("Fault: "), paragraphs[1].removeprefix("Must: ")
 
 
@@ -99,7 +102,7 @@ def _rows_in(path: Path) -> list[tuple[str, str, str]]:
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        stated = row(ast.get_docstring(node))
+        stated = row(ast.get_docstring(node), f"{path.relative_to(ROOT).as_posix()}::{node.name}")
         if stated:
             rows.append((*stated, f"{path.relative_to(ROOT).as_posix()}::{node.name}"))
     return rows
@@ -109,7 +112,10 @@ def pytest_collection_modifyitems(items) -> None:
     """Give every test that states a row the ``reliability`` marker pyproject.toml registers."""
     for item in items:
         function = getattr(item, "function", None)
-        stated = row(inspect.cleandoc(function.__doc__)) if function is not None and function.__doc__ else None
+        try:
+            stated = row(inspect.getdoc(function), item.nodeid) if function is not None else None
+        except ValueError as err:
+            raise pytest.UsageError(str(err)) from None
         if stated:
             item.add_marker(pytest.mark.reliability(fault=stated[0], must=stated[1]))
 
@@ -132,7 +138,10 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    text = render()
+    try:
+        text = render()
+    except ValueError as err:
+        sys.exit(f"reliability.py: {err}")
     if "--write" in sys.argv:
         DOC.write_text(text)
     else:
