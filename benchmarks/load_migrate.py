@@ -32,6 +32,10 @@ import time  # noqa: E402
 from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.hf_fixtures import board_row  # noqa: E402
 from hfmigrate_checks.source import ledger  # noqa: E402
 from hfmigrate_checks.testing import LocalHub, set_whoami, write_dataset, write_model  # noqa: E402
 from hfmigrate_checks.testing.migration import client_env, contract_step, draft_step  # noqa: E402
@@ -60,13 +64,7 @@ def write_inputs(root: Path, models: int) -> None:
     (root / "models.yaml").write_text("".join(f'"{label(i)}": {{repo: {repo(i)}}}\n' for i in range(models)))
     (root / "contract.yaml").write_text(CONTRACT_YAML)
     rows = [
-        ledger.LedgerRow(
-            source_model=label(i),
-            source_task=task,
-            source_value=f"{50 + i % 40 + k}.{i % 10}",
-            source_locator=f"README.md:L{10 + i}",
-            source_url="https://example.org/board",
-        )
+        board_row(label(i), task, f"{50 + i % 40 + k}.{i % 10}", 10 + i)
         for i in range(models)
         for k, task in enumerate(("Main", "Hard"))
     ]

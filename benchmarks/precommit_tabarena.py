@@ -15,18 +15,27 @@ which a loaded machine disturbs less; the load average is printed before and aft
 from __future__ import annotations
 
 import os
-import resource
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
+
+# benchmarks/ holds a file named like the stdlib's inspect module: keep that directory off the path
+if sys.path and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
+    del sys.path[0]
+
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.info_checkout_fixtures import IMPORT, LEGACY, RERUN  # noqa: E402
 
 RUNS = 11
 MODELS = 32
 CHECKS = [sys.executable, "-m", "checks"]
-IMPORT = "from tabarena.models._method_metadata import MethodMetadata, ModelDescriptor\n"
 
 MODEL = (
     IMPORT
@@ -44,31 +53,6 @@ m{n}_descriptor = ModelDescriptor(
 m{n}_info = ModelInfo(model_cls=Model{n}, method_metadata=m{n}_new_method_metadata)
 """
 )
-LEGACY = """
-# Superseded by the rerun below; kept so the hosted artifacts stay loadable.
-m{n}_method_metadata = m{n}_descriptor.method_metadata(
-    method="Model{n}",
-    suite="tabarena-2025-06-12",
-    ag_key="M{n}",
-    config_default="Model{n}_c1_BAG_L1",
-    cache_type="s3",
-    cache_kwargs={{"bucket": "tabarena", "prefix": "cache", "upload_as_public": True}},
-    date="2025-06-12",
-)
-"""
-NEW = """
-m{n}_new_method_metadata = m{n}_descriptor.method_metadata(
-    method="Model{n}",
-    suite="tabarena-2026-07-13",
-    ag_key="TA-M{n}",
-    model_key="M{n}",
-    config_default="Model{n}_c1_default_BAG_L1",
-    can_hpo={hpo},
-    cache_type="r2",
-    cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
-    date="2026-07-15",
-)
-"""
 CPU = """
 m{n}_cpu_method_metadata = m{n}_descriptor.method_metadata(
     method="Model{n}_CPU",
@@ -134,8 +118,8 @@ def write_tree(root: Path) -> list[str]:
             files.append(str(path.relative_to(root)))
 
     for n in range(MODELS):
-        parts = ([LEGACY] if n % 3 == 0 else []) + [NEW] + ([CPU] if n % 4 == 1 else [])
-        declarations = "".join(p.format(n=n, hpo=n % 2 == 0) for p in parts)
+        parts = ([LEGACY] if n % 3 == 0 else []) + [RERUN] + ([CPU] if n % 4 == 1 else [])
+        declarations = "".join(p.format(n=n, var=f"m{n}", name=f"Model{n}", key=f"M{n}", hpo=n % 2 == 0) for p in parts)
         write(
             f"models/m{n}/info.py",
             MODEL.format(n=n, compute="gpu" if n % 2 else "cpu", month=1 + n % 9, declarations=declarations),

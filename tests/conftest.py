@@ -17,8 +17,14 @@ import pytest
 
 from tests.support.cache_dirs import CACHE_PREFIX, sweep_killed_sessions
 
-#: the framework's ``checks_cli``/``checks_evaluate``, the local S3 server, the miniature TabArena checkout
-pytest_plugins = ["checks.testing", "tests.support.s3_fixtures", "tests.support.tabarena_checkout_fixtures"]
+#: the framework's ``checks_cli``/``checks_evaluate``, the local S3 server, the miniature TabArena checkout,
+#: and the ``reliability`` marker on every test whose docstring states a row of docs/reliability.md
+pytest_plugins = [
+    "checks.testing",
+    "tests.support.s3_fixtures",
+    "tests.support.tabarena_checkout_fixtures",
+    "tests.support.reliability",
+]
 
 _OWN: list[str] = []
 

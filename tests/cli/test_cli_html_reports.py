@@ -39,6 +39,21 @@ good = MethodMetadata.config(method="Nori", suite="nori-2026-11", ag_key="TA-NOR
 wrong = MethodMetadata.config(method="Nori", suite="nori-2026-11", ag_key="TA-OTHER", is_bag=True,
                               validation_protocol="8x1")
 """
+#: the reports' runs read no index cache, so each report shows what its run's own files hold
+ENV = {"CHECKS_NO_CACHE": "1"}
+
+
+def _small_run(path: Path, *, configs: int, repeats: int, folds: int, defects: tuple[str, ...] = ()) -> Path:
+    """A generated 8x1 run small enough for a report test (arrays at 5% of their size)."""
+    return generate_run(
+        path,
+        configs=configs,
+        repeats=repeats,
+        folds=folds,
+        validation_protocol="8x1",
+        array_scale=0.05,
+        defects=defects,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -54,30 +69,23 @@ def browser():
 def run_reports(tmp_path_factory):
     """A run with every kind of defect the report marks, and its three reports."""
     tmp = tmp_path_factory.mktemp("html")
-    data = generate_run(
-        tmp / "run",
-        configs=4,
-        repeats=2,
-        folds=3,
-        validation_protocol="8x1",
-        array_scale=0.05,
-        defects=("corrupt", "duplicate", "missing_split", "fidelity_drift"),
+    data = _small_run(
+        tmp / "run", configs=4, repeats=2, folds=3, defects=("corrupt", "duplicate", "missing_split", "fidelity_drift")
     )
     (tmp / "info.py").write_text(INFO)
-    env = {"CHECKS_NO_CACHE": "1"}
     results = {
-        "inspect": run_cli(["inspect", str(data), "--html", str(tmp / "inspect.html")], cwd=tmp, env=env),
+        "inspect": run_cli(["inspect", str(data), "--html", str(tmp / "inspect.html")], cwd=tmp, env=ENV),
         "blocked": run_cli(
             process_args(data, "info.py:wrong", tmp / "cache", "--html", str(tmp / "blocked.html")),
             cwd=tmp,
-            env=env,
+            env=ENV,
         ),
     }
-    clean = generate_run(tmp / "clean", configs=2, repeats=1, folds=3, validation_protocol="8x1", array_scale=0.05)
+    clean = _small_run(tmp / "clean", configs=2, repeats=1, folds=3)
     results["passed"] = run_cli(
         process_args(clean, "info.py:good", tmp / "cache", "--html", str(tmp / "passed.html")),
         cwd=tmp,
-        env=env,
+        env=ENV,
     )
     return tmp, results
 
@@ -285,27 +293,18 @@ HOSTILE_LEADERBOARD = f"""# Toy leaderboard
 def hostile(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("hostile")
-    data = generate_run(
-        tmp / "run",
-        configs=2,
-        repeats=1,
-        folds=2,
-        validation_protocol="8x1",
-        array_scale=0.05,
-        defects=("fidelity_drift",),
-    )
+    data = _small_run(tmp / "run", configs=2, repeats=1, folds=2, defects=("fidelity_drift",))
     _poison_run(data)
     (tmp / "info.py").write_text(INFO.replace('method="Nori"', f"method={('Nori' + SCRIPT + IMG_URL)!r}"))
-    env = {"CHECKS_NO_CACHE": "1"}
     inspect = run_cli(
         ["inspect", str(data), "--method-metadata", "info.py:wrong", "--html", str(tmp / "inspect.html")],
         cwd=tmp,
-        env=env,
+        env=ENV,
     )
     process = run_cli(
         process_args(data, "info.py:wrong", tmp / "cache", "--html", str(tmp / "process.html")),
         cwd=tmp,
-        env=env,
+        env=ENV,
     )
     assert inspect.exit_code == 0, inspect.stderr
     assert process.exit_code == 1, process.stdout + process.stderr
@@ -387,7 +386,7 @@ def test_heatmap_at_200_configs_by_51_tasks_stays_small_and_says_every_count():
 
 def test_process_report_lists_the_waivers_and_what_they_covered(tmp_path):
 
-    data = generate_run(tmp_path / "run", configs=2, repeats=1, folds=2, validation_protocol="8x1", array_scale=0.05)
+    data = _small_run(tmp_path / "run", configs=2, repeats=1, folds=2)
     (tmp_path / "info.py").write_text(INFO)
     within_a_year = (dt.date.today() + dt.timedelta(days=300)).isoformat()  # TA104 is a publishing gate
     (tmp_path / "rules.toml").write_text(

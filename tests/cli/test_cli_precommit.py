@@ -219,11 +219,15 @@ def _eval_args(tmp_path, code):
     return ["--eval-yaml", f"Idavidrein/gpqa={tmp_path / 'gpqa-eval.yaml'}"]
 
 
+def _hook_on_draft(tmp_path, code, text):
+    """The eval-results hook run on one draft holding ``text``; the draft's path and the result."""
+    path = write_draft(tmp_path, "org--model", "gpqa", text)
+    return path, precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
+
+
 @pytest.mark.parametrize("code", sorted(DRAFT_CASES))
 def test_draft_rule_fails_on_the_bad_file(tmp_path, code):
-    bad, _good = DRAFT_CASES[code]
-    path = write_draft(tmp_path, "org--model", "gpqa", bad)
-    res = precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
+    path, res = _hook_on_draft(tmp_path, code, DRAFT_CASES[code][0])
     assert res.exit_code == ExitCode.BLOCKED, res.stdout + res.stderr
     shown = path.relative_to(tmp_path).as_posix()
     assert any(line.startswith(f"{shown}:") and f": {code} " in line for line in res.stdout.splitlines()), res.stdout
@@ -231,9 +235,7 @@ def test_draft_rule_fails_on_the_bad_file(tmp_path, code):
 
 @pytest.mark.parametrize("code", sorted(DRAFT_CASES))
 def test_draft_rule_passes_on_the_good_file(tmp_path, code):
-    _bad, good = DRAFT_CASES[code]
-    path = write_draft(tmp_path, "org--model", "gpqa", good)
-    res = precommit(tmp_path, "eval-results", *_eval_args(tmp_path, code), str(path))
+    _path, res = _hook_on_draft(tmp_path, code, DRAFT_CASES[code][1])
     assert res.exit_code == ExitCode.OK, res.stdout + res.stderr
     assert res.stdout == ""
 

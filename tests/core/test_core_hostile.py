@@ -8,7 +8,6 @@ import pytest
 
 from checks.exitcodes import ExitCode
 from checks.testing import run_cli
-from tests.support.reliability import reliability
 from tabarena_checks.testing.commands import process_args
 
 NO_AUTOLOAD = {"CHECKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -30,11 +29,11 @@ def _toy(tmp_path, *args):
     ],
     ids=["duplicate-keys", "deep-nesting", "non-utf8", "huge"],
 )
-@reliability(
-    fault="rules.toml with duplicate keys, deep nesting, non-UTF-8 bytes or a huge size",
-    must="one clear configuration error (exit 2) within bounded time; the action does not run",
-)
 def test_hostile_rules_toml_gives_a_clear_error(tmp_path, content, expected):
+    """Fault: rules.toml with duplicate keys, deep nesting, non-UTF-8 bytes or a huge size
+
+    Must: one clear configuration error (exit 2) within bounded time; the action does not run
+    """
     (tmp_path / "rules.toml").write_bytes(content)
     start = time.monotonic()
     res = _toy(tmp_path)
@@ -60,12 +59,12 @@ def test_hostile_rules_toml_gives_a_clear_error(tmp_path, content, expected):
     ],
     ids=["empty-select", "unknown-select", "unknown-ignore", "unknown-rules", "arena-select", "arena-empty", "waiver"],
 )
-@reliability(
-    fault="`select = []`, or an unknown rule code in select, ignore, [rules.X], [arenas.X] or a waiver",
-    must="a configuration error naming the code and its key path (exit 2) before anything is read; "
-    "process does not run",
-)
 def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
+    """Fault: `select = []`, or an unknown rule code in select, ignore, [rules.X], [arenas.X] or a waiver
+
+    Must: a configuration error naming the code and its key path (exit 2) before anything is read; process does not
+    run
+    """
     (tmp_path / "rules.toml").write_text(content)
     (tmp_path / "info.py").write_text("m = 1\n")  # a reference that resolves: the configuration is what is wrong
     run = tmp_path / "run"
@@ -82,21 +81,22 @@ def test_empty_or_unknown_selection_stops_process(tmp_path, content, expected):
     assert not (tmp_path / "cache").exists() and not (tmp_path / ".checks").exists()
 
 
-@reliability(
-    fault="a rule raises an exception",
-    must="its verdict is 'crashed', the other verdicts are still reported, the action is blocked (exit 3)",
-)
 def test_crashed_rule_fails_closed(tmp_path):
+    """Fault: a rule raises an exception
+
+    Must: its verdict is 'crashed', the other verdicts are still reported, the action is blocked (exit 3)
+    """
     res = _toy(tmp_path, "--crash")
     assert res.exit_code == ExitCode.INTERNAL_ERROR
     assert "crashed TOY002" in res.stdout and "1 crashed (TOY002)" in res.stdout
     assert not (tmp_path / "m").exists()
 
 
-@reliability(
-    fault="an expired waiver in rules.toml", must="CK001 blocks every action until the waiver is renewed or removed"
-)
 def test_expired_waiver_blocks(tmp_path):
+    """Fault: an expired waiver in rules.toml
+
+    Must: CK001 blocks every action until the waiver is renewed or removed
+    """
     (tmp_path / "rules.toml").write_text(
         '[[waivers]]\nrule = "TOY001"\ntarget = "*"\nreason = "r"\nowner = "o"\nexpires = 2001-01-01\n'
     )
@@ -104,11 +104,11 @@ def test_expired_waiver_blocks(tmp_path):
     assert res.exit_code == ExitCode.BLOCKED and "CK001" in res.stdout
 
 
-@reliability(
-    fault="fake credentials in the environment and in a target name",
-    must="no output, decision record or error message contains them",
-)
 def test_secrets_never_printed_or_recorded(tmp_path):
+    """Fault: fake credentials in the environment and in a target name
+
+    Must: no output, decision record or error message contains them
+    """
     secret = "AKIA" + "Q" * 16
     env = {**NO_AUTOLOAD, "AWS_SECRET_ACCESS_KEY": "topsecret-value-123", "R2_ACCESS_KEY_ID": secret}
     res = run_cli(
@@ -134,21 +134,21 @@ def test_secrets_never_printed_or_recorded(tmp_path):
 
 
 @pytest.mark.parametrize("option", ["--token=abc", "--hf-token", "--aws-secret-access-key", "--password", "--api-key"])
-@reliability(
-    fault="a credential-looking command-line option",
-    must="refused with exit 2 and a pointer to the environment; the value is not echoed",
-)
 def test_credential_options_refused(tmp_path, option):
+    """Fault: a credential-looking command-line option
+
+    Must: refused with exit 2 and a pointer to the environment; the value is not echoed
+    """
     res = run_cli(["run", "toy", option, "value-xyz"], env=NO_AUTOLOAD, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR
     assert "environment" in res.stderr and "value-xyz" not in res.stderr
 
 
-@reliability(
-    fault="the decision log cannot be written (read-only or full disk)",
-    must="the run reports it as an error with the log path and never exits 0; no traceback",
-)
 def test_unwritable_decision_log_is_reported(tmp_path):
+    """Fault: the decision log cannot be written (read-only or full disk)
+
+    Must: the run reports it as an error with the log path and never exits 0; no traceback
+    """
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the log folder should be")
     res = _toy(tmp_path, "--decision-log", str(blocker / "log.jsonl"))

@@ -8,7 +8,6 @@ import re
 
 import pytest
 from tests.support.precommit_fixtures import HEADER, write_draft, write_info
-from tests.support.reliability import reliability
 
 from checks import records, suppress
 from checks.exitcodes import ExitCode
@@ -283,16 +282,16 @@ SMUGGLED = {
 
 
 @pytest.mark.parametrize("where", sorted(SMUGGLED))
-@reliability(
-    fault='a suppression smuggled into YAML string content: `- notes: "see \\" # checks: ignore[HF201] '
-    'reason"`, the same inside a `|` block scalar or a single-quoted string; a text scan took it for '
-    "a comment and a NaN value passed `checks precommit eval-results` (exit 0)",
-    must="comments are found by pyyaml's own scanner (tokens only, nothing composed), so string content is "
-    "never a directive: HF201 reports the NaN (exit 1); a real comment in the same place still "
-    "suppresses it; measured: a 1 KB draft scanned in 10 ms, a 2.3 MB one in 6.3 s (pyyaml's pure-Python "
-    "scanner, run only on files that mention 'checks')",
-)
 def test_yaml_string_content_is_never_a_suppression(tmp_path, where):
+    """Fault: a suppression smuggled into YAML string content: `- notes: "see \\" # checks: ignore[HF201] reason"`, the
+    same inside a `|` block scalar or a single-quoted string; a text scan took it for a comment and a NaN value passed
+    `checks precommit eval-results` (exit 0)
+
+    Must: comments are found by pyyaml's own scanner (tokens only, nothing composed), so string content is never a
+    directive: HF201 reports the NaN (exit 1); a real comment in the same place still suppresses it; measured: a 1 KB
+    draft scanned in 10 ms, a 2.3 MB one in 6.3 s (pyyaml's pure-Python scanner, run only on files that mention
+    'checks')
+    """
     smuggled, real = SMUGGLED[where]
     res = precommit(tmp_path, "eval-results", str(write_draft(tmp_path, "org--m", "gpqa", smuggled)))
     assert res.exit_code == ExitCode.BLOCKED and "HF201" in res.stdout, res.stdout + res.stderr

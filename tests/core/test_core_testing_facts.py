@@ -11,17 +11,7 @@ from tabarena_checks.facts.constants import CREDENTIAL_ENV
 from tabarena_checks.publish.register import whole_edit
 from tabarena_checks.rules.raw import RULES as RAW
 from tabarena_checks.rules.register import RULES
-from tabarena_checks.testing import (
-    arena_checkout,
-    gather_facts,
-    info_facts,
-    log_facts,
-    process_facts,
-    register_facts,
-    tabarena_run,
-    unpublish_facts,
-    upload_facts,
-)
+from tabarena_checks import testing as tabarena
 
 
 @rule("MY101", "my-reference-url-present", actions=("process", "upload", "precommit-info"))
@@ -33,7 +23,7 @@ def reference_url_present(ctx):
 
 
 def test_process_facts_are_the_real_run(tmp_path):
-    facts = process_facts(tmp_path, defects=("fidelity_drift",))
+    facts = tabarena.process_facts(tmp_path, defects=("fidelity_drift",))
     assert facts.metadata.method == "Nori" and facts.metadata.effective_suite == "nori-2026-11"
     assert len(facts.index.files) == 2  # one task, two folds
     assert facts.inference.fidelity, "the fidelity_drift defect shows in the inference"
@@ -46,14 +36,14 @@ def test_process_facts_are_the_real_run(tmp_path):
 
 def test_a_clean_run_passes_the_raw_rules(tmp_path):
 
-    made = tabarena_run(tmp_path / "a")
+    made = tabarena.tabarena_run(tmp_path / "a")
     assert made.metadata_ref.endswith("info.py:method_metadata") and made.run_dir.is_dir()
-    verdicts = evaluate_rules(RAW, process_facts(tmp_path / "b"), action="process")
+    verdicts = evaluate_rules(RAW, tabarena.process_facts(tmp_path / "b"), action="process")
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values()), {c: v.message for c, v in verdicts.items()}
 
 
 def test_upload_facts_come_from_a_processed_cache(tmp_path):
-    facts = upload_facts(tmp_path)
+    facts = tabarena.upload_facts(tmp_path)
     assert facts.cache.path.is_dir() and facts.cache.metadata_yaml.is_file()
     assert facts.recorded is not None and facts.recorded.method == "Nori"
     assert facts.bucket == "tabarena" and facts.destination.startswith(
@@ -69,7 +59,7 @@ def test_info_facts_hold_one_declaration_each(tmp_path):
         'a = MethodMetadata.config(method="A", suite="a-1", ag_key="A", reference_url="https://a.org")\n'
         'b = MethodMetadata.config(method="B", suite="b-1", ag_key="B")\n'
     )
-    facts = info_facts(tmp_path, source)
+    facts = tabarena.info_facts(tmp_path, source)
     assert [f.metadata.method for f in facts] == ["A", "B"]
     assert_passes(evaluate_rules([reference_url_present], facts[0]), "MY101")
     assert_fails(evaluate_rules([reference_url_present], facts[1]), "MY101", "B: set reference_url")
@@ -102,7 +92,7 @@ def _of(action):
 
 
 def test_register_facts_read_the_checkouts_methods_py(tmp_path):
-    facts = register_facts(tmp_path)
+    facts = tabarena.register_facts(tmp_path)
     assert facts.metadata.method == "Nori" and facts.path.name == "methods.py"
     assert [e.name for e in facts.entries] == ["lightgbm_method_metadata"]
     assert facts.entries[0].metadata.method == "LightGBM" and facts.replaced is None
@@ -113,21 +103,21 @@ def test_register_facts_read_the_checkouts_methods_py(tmp_path):
 
 def test_register_facts_of_a_checkout_whose_methods_py_lost_its_layout(tmp_path):
 
-    made = arena_checkout(tmp_path)
+    made = tabarena.arena_checkout(tmp_path)
     methods = made.repo / "packages/tabarena/src/tabarena/contexts/tabarena/methods.py"
     methods.write_text(methods.read_text().replace("methods_superseded = []\n", ""))
-    facts = gather_facts("register", {"method_metadata": made.module_ref, "repo": str(made.repo)})
+    facts = tabarena.gather_facts("register", {"method_metadata": made.module_ref, "repo": str(made.repo)})
     assert_fails(evaluate_rules(_of("register"), facts, action="register"), "TA503", "methods_superseded")
 
 
 def test_log_facts_come_from_a_git_checkout_and_the_run(tmp_path):
-    facts = log_facts(tmp_path)
+    facts = tabarena.log_facts(tmp_path)
     assert len(facts.files) == 2 and facts.log_text.startswith("# Benchmark log")
     assert not facts.logged and len(facts.sha.sha) == 40
     assert "nori-2026-11" in facts.entry() and "Nori" in facts.entry()
     verdicts = evaluate_rules(_of("log"), facts, action="log")
     assert all(v.outcome is Outcome.PASSED for v in verdicts.values()), {c: v.message for c, v in verdicts.items()}
-    dashed = log_facts(tmp_path / "b", benchmark_name="nori \u2014 rerun")
+    dashed = tabarena.log_facts(tmp_path / "b", benchmark_name="nori \u2014 rerun")
     assert_fails(evaluate_rules(_of("log"), dashed, action="log"), "TA513")
 
 
@@ -135,7 +125,7 @@ def test_unpublish_facts_know_where_the_method_lives(tmp_path, monkeypatch):
 
     for name in CREDENTIAL_ENV:
         monkeypatch.delenv(name, raising=False)
-    facts = unpublish_facts(tmp_path)
+    facts = tabarena.unpublish_facts(tmp_path)
     assert facts.bucket == "tabarena" and facts.key_root == "cache/artifacts/nori-2026-11/methods/Nori"
     assert facts.cache.metadata_yaml.is_file()
     assert facts.remote_keys == "credentials missing"

@@ -17,7 +17,6 @@ import pytest
 from checks.testing import run_cli
 from tests.support.hf_fixtures import BENCHMARK_ID, FLAKY_REPO, build_leaderboard_hub, leaderboard_faults
 from hfmigrate_checks.testing import LocalHub, transient_faults
-from tests.support.reliability import reliability
 from tests.support.hf_fixtures import prepare
 from hfmigrate_checks.testing.migration import draft_step, migration_steps
 
@@ -89,13 +88,13 @@ def test_the_clean_run_flags_only_the_always_failing_read(clean, board):
 
 
 @pytest.mark.slow
-@reliability(
-    fault="20% of all Hub requests (every kind: info, search, tree, discussions, file HEAD and GET) answered "
-    "503 or 500 or dropped without an answer, three seeds, during `checks run draft`",
-    must="the bundle is identical to the clean run's: every decision, draft, ledger row and reason",
-)
 @pytest.mark.parametrize("seed", [1, 7, 42])
 def test_twenty_percent_5xx_and_resets_change_nothing(clean, board, seed):
+    """Fault: 20% of all Hub requests (every kind: info, search, tree, discussions, file HEAD and GET) answered 503 or
+    500 or dropped without an answer, three seeds, during `checks run draft`
+
+    Must: the bundle is identical to the clean run's: every decision, draft, ledger row and reason
+    """
     bundle, _ = _migrate(board, f"faults-{seed}", faults=FAULTS_20, seed=seed)
     _, requests = clean
     _same(bundle, clean[0])
@@ -111,12 +110,12 @@ def test_the_fault_runs_really_failed_requests(board):
 
 
 @pytest.mark.slow
-@reliability(
-    fault="a 429 storm: the Hub rate-limits to 80 requests/s with bursts of 4 while 16 workers read (over "
-    "a third of the requests answered 429 with Retry-After)",
-    must="the bundle is identical to the clean run's; no model turns needs_review",
-)
 def test_a_429_storm_changes_nothing(clean, board):
+    """Fault: a 429 storm: the Hub rate-limits to 80 requests/s with bursts of 4 while 16 workers read (over a third of
+    the requests answered 429 with Retry-After)
+
+    Must: the bundle is identical to the clean run's; no model turns needs_review
+    """
     bundle, requests = _migrate(board, "storm", rate_limit=80.0, burst=4)
     assert sum(r.status == 429 for r in requests) > 20
     _same(bundle, clean[0])

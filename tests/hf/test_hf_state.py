@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 
@@ -36,6 +37,17 @@ def board(tmp_path_factory):
 def hub(board):
     with ReadOnlyHub(board[2].endpoint, TOKEN, backoff=0.01) as hub:
         yield hub
+
+
+@contextlib.contextmanager
+def _faults(board, *faults: Fault):
+    """The module's local Hub answers with ``faults`` inside the block, and cleanly again after it."""
+    for fault in faults:
+        board[2].add_fault(fault)
+    try:
+        yield
+    finally:
+        board[2].clear_faults()
 
 
 @pytest.fixture
@@ -255,12 +267,8 @@ def test_a_missing_repo_is_needs_review(hub):
 
 @pytest.mark.parametrize("path", ["/discussions$", "/discussions/1$", "^/api/models/sigma/Sigma-7B$"])
 def test_a_flaky_hub_is_retried_and_still_gives_the_right_status(board, hub, path):
-    board[2].add_fault(Fault(path, status=500, times=1))
-    board[2].add_fault(Fault(path, truncate=True, times=1))
-    try:
+    with _faults(board, Fault(path, status=500, times=1), Fault(path, truncate=True, times=1)):
         assert inspect_repo(hub, "sigma/Sigma-7B", BENCHMARK_ID, proposed=VALUES).status == "duplicate_open_pr"
-    finally:
-        board[2].clear_faults()
 
 
 @pytest.mark.parametrize(
@@ -272,31 +280,24 @@ def test_a_flaky_hub_is_retried_and_still_gives_the_right_status(board, hub, pat
     ],
 )
 def test_a_persistently_failing_hub_is_needs_review_never_new(board, hub, repo, path):
-    board[2].add_fault(Fault(path, status=503, times=None))
-    try:
+    with _faults(board, Fault(path, status=503, times=None)):
         got = inspect_repo(hub, repo, BENCHMARK_ID, proposed=VALUES)
-    finally:
-        board[2].clear_faults()
     assert got.status == "needs_review" and "503" in got.reason
 
 
 def test_a_failing_whoami_leaves_ownership_unsettled(board):
-    board[2].add_fault(Fault("whoami", status=503, times=None))
-    try:
-        with ReadOnlyHub(board[2].endpoint, TOKEN, backoff=0.01) as hub:
-            got = inspect_repo(hub, "eta/Eta-7B", BENCHMARK_ID, proposed=VALUES)
-    finally:
-        board[2].clear_faults()
+    with (
+        _faults(board, Fault("whoami", status=503, times=None)),
+        ReadOnlyHub(board[2].endpoint, TOKEN, backoff=0.01) as hub,
+    ):
+        got = inspect_repo(hub, "eta/Eta-7B", BENCHMARK_ID, proposed=VALUES)
     assert got.status == "needs_review" and "authenticated account" in got.reason
 
 
 def test_a_pr_file_that_cannot_be_downloaded_says_the_read_failed(board):
-    board[2].add_fault(Fault("^/rho/Rho-7B/resolve/refs%2Fpr%2F2/", status=503, times=None))
-    try:
-        with ReadOnlyHub(board[2].endpoint, TOKEN, backoff=0.01, retries=2) as hub:
-            got = inspect_repo(hub, "rho/Rho-7B", BENCHMARK_ID, proposed=VALUES)
-    finally:
-        board[2].clear_faults()
+    pr_file = Fault("^/rho/Rho-7B/resolve/refs%2Fpr%2F2/", status=503, times=None)
+    with _faults(board, pr_file), ReadOnlyHub(board[2].endpoint, TOKEN, backoff=0.01, retries=2) as hub:
+        got = inspect_repo(hub, "rho/Rho-7B", BENCHMARK_ID, proposed=VALUES)
     assert got.status == "needs_review"
     assert "could not be read" in got.reason and "the read failed: HTTP 503" in got.reason
     assert "declares it" not in got.reason  # the PR's diff names the benchmark; its file was just not read

@@ -360,14 +360,17 @@ def test_an_html_table_with_spans_is_read_like_github_renders_it(tmp_path):
     assert table["Model B", "Nexus / value"].status == "needs_review"
 
 
+#: HTML with its </table> missing
+UNCLOSED = HTML.replace("</table>", "")
+#: HTML with a header cell spanning 5,000 columns
+WIDE = HTML.replace('<th colspan="3">Model A', '<th colspan="5000">Model A')
+
+
 @pytest.mark.parametrize(
     "broken, message",
     [
-        (HTML.replace("</table>", ""), "the HTML <table> on line 3 is never closed"),
-        (
-            HTML.replace('<th colspan="3">Model A', '<th colspan="5000">Model A'),
-            "the HTML <table> on line 3: a cell on line 5 has a colspan over 1,000, the limit",
-        ),
+        (UNCLOSED, "the HTML <table> on line 3 is never closed"),
+        (WIDE, "the HTML <table> on line 3: a cell on line 5 has a colspan over 1,000, the limit"),
     ],
 )
 def test_an_html_table_that_cannot_be_attributed_is_refused_naming_its_line(tmp_path, broken, message):
@@ -383,6 +386,9 @@ SUBHEADER = """## Tool use
 | BFCL | 90.1 | 80.2 | 70.3 | 60.1 | 50.2 | 40.3 |
 """
 
+#: SUBHEADER with a setting in the first header row, so the columns 2-4 belong to no model clearly
+UNCLEAR = SUBHEADER.replace("| Benchmark | | Model A |", "| Benchmark | A | Model A |")
+
 
 def test_the_markdown_sub_header_convention_groups_columns_under_their_model(tmp_path):
     rows = read(tmp_path, SUBHEADER, models_as_columns=True)
@@ -394,15 +400,12 @@ def test_the_markdown_sub_header_convention_groups_columns_under_their_model(tmp
         ("Model B", "BFCL / param", "50.2"),
         ("Model B", "BFCL / value", "40.3"),
     ]
-    unclear = SUBHEADER.replace(
-        "| Benchmark | | Model A | | | Model B | |", "| Benchmark | A | Model A | | | Model B | |"
-    )
     with pytest.raises(
         InputError,
         match=r"the two-level header on line 3: the columns 2-4 .* have group names "
         r"'A', 'Model A'; expected exactly one per group",
     ):
-        read(tmp_path, unclear, models_as_columns=True)
+        read(tmp_path, UNCLEAR, models_as_columns=True)
 
 
 def test_a_two_level_header_with_models_as_rows_names_columns_group_slash_sub(tmp_path):
@@ -455,11 +458,8 @@ def test_a_hostile_html_span_is_refused_naming_its_line_and_the_limit(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        (HTML.replace("</table>", ""), "README.md: the HTML <table> on line 3 is never closed; add its </table>"),
-        (
-            SUBHEADER.replace("| Benchmark | | Model A |", "| Benchmark | A | Model A |"),
-            "README.md: the two-level header on line 3: the columns 2-4",
-        ),
+        (UNCLOSED, "README.md: the HTML <table> on line 3 is never closed; add its </table>"),
+        (UNCLEAR, "README.md: the two-level header on line 3: the columns 2-4"),
     ],
 )
 def test_an_unreadable_table_ends_the_command_with_exit_2_naming_the_line(tmp_path, text, message):

@@ -20,7 +20,6 @@ import pytest
 from tests.support.reliability_fixtures import measured, process_json, write_info
 from tests.support.tabarena_fixtures import make_run
 
-from tests.support.reliability import reliability
 from tabarena_checks.testing.commands import process_args
 
 CONFIG = "TA-Nori_c1_default_BAG_L1"
@@ -61,16 +60,15 @@ def _hostile_entries(data, tmp_path) -> dict[str, str]:
     }
 
 
-@reliability(
-    fault="entries of a run that are not results: results.pkl -> /dev/zero (size 0, never ends), a FIFO named "
-    "results.pkl (reading waits forever), a directory named results.pkl, a dangling link, a results.pkl "
-    "linked to itself (ELOOP), a directory link cycle, and a DAG of directory links 30 levels deep "
-    "(2^30 paths)",
-    must="the walk follows no directory link and reads only regular files: `checks inspect` lists each entry "
-    "as unreadable with its reason (exit 0) and `checks run process` is blocked by TA301 naming them "
-    "(exit 1); measured: inspect exits 0 in 1.4 s with a peak RSS of 183 MiB",
-)
 def test_hostile_entries_are_reported_not_followed(tmp_path):
+    """Fault: entries of a run that are not results: results.pkl -> /dev/zero (size 0, never ends), a FIFO named
+    results.pkl (reading waits forever), a directory named results.pkl, a dangling link, a results.pkl linked to itself
+    (ELOOP), a directory link cycle, and a DAG of directory links 30 levels deep (2^30 paths)
+
+    Must: the walk follows no directory link and reads only regular files: `checks inspect` lists each entry as
+    unreadable with its reason (exit 0) and `checks run process` is blocked by TA301 naming them (exit 1); measured:
+    inspect exits 0 in 1.4 s with a peak RSS of 183 MiB
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     expected = _hostile_entries(data, tmp_path)
     code, out, err, peak, seconds = measured(
@@ -94,12 +92,12 @@ def test_hostile_entries_are_reported_not_followed(tmp_path):
     assert not (tmp_path / "cache" / "artifacts").exists()
 
 
-@reliability(
-    fault="a task directory that cannot be listed (scandir refuses it: EACCES) in a run of 18 results",
-    must="reported as unreadable with the directory and the reason, so process is blocked (exit 1) instead of "
-    "passing with 12 of 18 results",
-)
 def test_unlistable_directory_blocks_process(tmp_path, monkeypatch):
+    """Fault: a task directory that cannot be listed (scandir refuses it: EACCES) in a run of 18 results
+
+    Must: reported as unreadable with the directory and the reason, so process is blocked (exit 1) instead of passing
+    with 12 of 18 results
+    """
     data = make_run(tmp_path / "run", tasks=(363612, 363614, 363619), folds=3, configs=2, validation_protocol="8x1")
     hidden = data / CONFIG / "363614"
     real = os.scandir
@@ -159,16 +157,16 @@ ODD = {
 
 
 @pytest.mark.parametrize("kind", list(ODD))
-@reliability(
-    fault="one field of one result with a type or size no result has: a 0-d validation prediction, "
-    "y_val_idx = 5, string-dtype predictions, a self-containing list, metric_error = 10**400, "
-    "num_cpus = 2**70, tid = -2**64, a lone surrogate in the dataset name, a 5 KB 'billion laughs' "
-    "(lists 40 deep, 10^40 when expanded) in the hyperparameters or in task_metadata.fold",
-    must="`checks run process` is blocked (exit 1, never 3) by one finding naming the file and the field; "
-    "no traceback, the other rules still run; measured: process exits 1 in 1.3-1.7 s with a peak RSS of "
-    "177-187 MiB (the billion laughs used to take 3 min and 5.7 GB, or hang)",
-)
 def test_one_odd_field_is_that_files_finding(tmp_path, kind):
+    """Fault: one field of one result with a type or size no result has: a 0-d validation prediction, y_val_idx = 5,
+    string-dtype predictions, a self-containing list, metric_error = 10**400, num_cpus = 2**70, tid = -2**64, a lone
+    surrogate in the dataset name, a 5 KB 'billion laughs' (lists 40 deep, 10^40 when expanded) in the hyperparameters
+    or in task_metadata.fold
+
+    Must: `checks run process` is blocked (exit 1, never 3) by one finding naming the file and the field; no
+    traceback, the other rules still run; measured: process exits 1 in 1.3-1.7 s with a peak RSS of 177-187 MiB (the
+    billion laughs used to take 3 min and 5.7 GB, or hang)
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     field, value, words = ODD[kind]
     rel = _odd(data, field, value)
@@ -188,13 +186,13 @@ def test_one_odd_field_is_that_files_finding(tmp_path, kind):
 
 
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
-@reliability(
-    fault="the --method-metadata info.py is a link to /dev/zero (3.8 GB read before) or a FIFO nobody writes "
-    "(the read waited forever)",
-    must="process is refused before any rule runs (exit 2, an input that cannot be read) naming the file as "
-    "not a regular file within seconds, nothing read from it",
-)
 def test_info_py_that_is_not_a_file_is_refused(tmp_path, kind):
+    """Fault: the --method-metadata info.py is a link to /dev/zero (3.8 GB read before) or a FIFO nobody writes (the
+    read waited forever)
+
+    Must: process is refused before any rule runs (exit 2, an input that cannot be read) naming the file as not a
+    regular file within seconds, nothing read from it
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     info = tmp_path / "info.py"
     if kind == "dev-zero":

@@ -15,7 +15,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from tests.support.precommit_fixtures import INFO_CASES, write_info
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import write_info as write_info_ref
 from tests.support.tabarena_checkout_fixtures import INFOS, METHODS, SRC, write
 from tests.support.tabarena_fixtures import make_run
@@ -41,13 +40,14 @@ def _deep_info(tmp_path, depth: int = 28):
     return str(path.relative_to(tmp_path))
 
 
-@reliability(
-    fault='`[per-file-ignores]` holding `"**/**/**/**/**/**/**/**/**/**/**/**/zzz.yaml"` (a 78-byte rules.toml) while a finding of a file 28 '
-    "directories deep is judged: translated to a regular expression, the pre-commit hook ran over 60 s",
-    must="globs are matched by a linear automaton (positions stepped through the path, no backtracking): the "
-    "hook reports the finding (exit 1); measured: the hook exits 1 in 0.7 s, the match itself takes 26 ms and 8 KB",
-)
 def test_glob_backtracking_bomb_is_linear(tmp_path):
+    """Fault: `[per-file-ignores]` holding `"**/**/**/**/**/**/**/**/**/**/**/**/zzz.yaml"` (a 78-byte rules.toml) while
+    a finding of a file 28 directories deep is judged: translated to a regular expression, the pre-commit hook ran over
+    60 s
+
+    Must: globs are matched by a linear automaton (positions stepped through the path, no backtracking): the hook
+    reports the finding (exit 1); measured: the hook exits 1 in 0.7 s, the match itself takes 26 ms and 8 KB
+    """
     rel = _deep_info(tmp_path)
     (tmp_path / "rules.toml").write_text(f'[per-file-ignores]\n"{GLOB_BOMB}" = ["TA110"]\n')
     started = time.monotonic()
@@ -77,13 +77,12 @@ def test_glob_backtracking_bomb_is_linear(tmp_path):
         ),
     ],
 )
-@reliability(
-    fault="a malformed glob in the configuration: `[z-a].yaml` in `[per-file-ignores]` (an 'internal error: "
-    "bad character range', a traceback, exit 3), the same in `extend-exclude` or an empty class in a waiver's "
-    "target",
-    must="a configuration error naming the file, the key and the glob, with the fix (exit 2); no traceback",
-)
 def test_malformed_glob_is_a_config_error(tmp_path, toml, key):
+    """Fault: a malformed glob in the configuration: `[z-a].yaml` in `[per-file-ignores]` (an 'internal error: bad
+    character range', a traceback, exit 3), the same in `extend-exclude` or an empty class in a waiver's target
+
+    Must: a configuration error naming the file, the key and the glob, with the fix (exit 2); no traceback
+    """
     rel = _deep_info(tmp_path, depth=1)
     (tmp_path / "rules.toml").write_text(toml)
     res = run_cli([*BUILTIN, "precommit", "info-py", rel], env=ENV, cwd=tmp_path)
@@ -131,15 +130,15 @@ def _waiver(
 
 @pytest.mark.parametrize("char", ["\u17b4", "\u034f", "\ufe00", "\U000e0100", "\u3164"])
 @pytest.mark.parametrize("field", ["reason", "owner"])
-@reliability(
-    fault="a waiver whose reason or owner is only U+17B4 (a Khmer vowel that renders as nothing), U+034F "
-    "(combining grapheme joiner), U+FE00 or U+E0100 (variation selectors): accepted, 'waived TOY001' "
-    "(the check was a list of known invisible characters)",
-    must="refused (exit 2) naming `waivers[0].reason` or `.owner`: each needs a letter or digit by its "
-    "Unicode category (marks, selectors and format characters are none; the Hangul fillers are told by "
-    "name); the action does not run",
-)
 def test_waiver_text_needs_a_visible_letter_or_digit(tmp_path, field, char):
+    """Fault: a waiver whose reason or owner is only U+17B4 (a Khmer vowel that renders as nothing), U+034F (combining
+    grapheme joiner), U+FE00 or U+E0100 (variation selectors): accepted, 'waived TOY001' (the check was a list of known
+    invisible characters)
+
+    Must: refused (exit 2) naming `waivers[0].reason` or `.owner`: each needs a letter or digit by its Unicode
+    category (marks, selectors and format characters are none; the Hangul fillers are told by name); the action does not
+    run
+    """
     res = _toy(tmp_path, _waiver("TOY001", **{field: f"{char} {char}"}))
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
     assert f"waivers[0].{field}: must not be empty or invisible" in res.stderr, res.stderr
@@ -156,13 +155,13 @@ def test_waiver_text_needs_a_visible_letter_or_digit(tmp_path, field, char):
         (_waiver("PUB001", expires="9999-12-30"), "waivers[0].expires: 9999-12-30 is more than 366 days away"),
     ],
 )
-@reliability(
-    fault="a waiver of a publishing gate (TA104, TA106, TA107, or a plugin rule marked `publishing=True`) with "
-    '`target = "*"` or `expires = 9999-12-30`: the target and expiry limits applied only to required rules',
-    must="refused (exit 2) naming the waiver's key: a publishing gate's waiver names one target (no glob) "
-    "and ends within 366 days, as a required rule's does; a waiver within the limits still excuses it",
-)
 def test_publishing_gate_waivers_name_a_target_and_end(tmp_path, waiver, words):
+    """Fault: a waiver of a publishing gate (TA104, TA106, TA107, or a plugin rule marked `publishing=True`) with
+    `target = "*"` or `expires = 9999-12-30`: the target and expiry limits applied only to required rules
+
+    Must: refused (exit 2) naming the waiver's key: a publishing gate's waiver names one target (no glob) and ends
+    within 366 days, as a required rule's does; a waiver within the limits still excuses it
+    """
     res = _toy(tmp_path, waiver, local=True)
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
     assert words in res.stderr, res.stderr
@@ -178,14 +177,14 @@ def test_tabarena_publishing_gates_are_marked(code):
 
 
 @pytest.mark.parametrize("where", ["/dev/null/x", "/proc/self", "/dev/full", "file/x", "file"])
-@reliability(
-    fault="`CHECKS_CACHE_DIR` set to `/dev/null/x`, `/proc/self` or `/dev/full` (or below a regular file): a "
-    "traceback (NotADirectoryError, FileNotFoundError, FileExistsError), exit 3",
-    must="a usage error naming CHECKS_CACHE_DIR, the directory and why (a pseudo-filesystem, not a directory) "
-    "with the fix (exit 2), for `checks run process` and `checks inspect`, before anything is read; no "
-    "traceback; measured: the check costs 52 µs per call (a realpath and two stat calls)",
-)
 def test_unusable_cache_directory_is_a_usage_error(tmp_path, where):
+    """Fault: `CHECKS_CACHE_DIR` set to `/dev/null/x`, `/proc/self` or `/dev/full` (or below a regular file): a
+    traceback (NotADirectoryError, FileNotFoundError, FileExistsError), exit 3
+
+    Must: a usage error naming CHECKS_CACHE_DIR, the directory and why (a pseudo-filesystem, not a directory) with
+    the fix (exit 2), for `checks run process` and `checks inspect`, before anything is read; no traceback; measured:
+    the check costs 52 µs per call (a realpath and two stat calls)
+    """
     (tmp_path / "file").write_text("not a directory\n")
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     cache = where if where.startswith("/") else str(tmp_path / where)
@@ -217,14 +216,14 @@ def _toy_run(tmp_path, *args):
     ],
     ids=["link-to-proc-fd", "link-to-dev-stdout", "char-device", "fifo", "link-to-fifo"],
 )
-@reliability(
-    fault="`--output-file json=so` where `so` is a link to /proc/self/fd/1, a character device, a FIFO or a "
-    "link to one: it was replaced by a regular file (exit 0); `json=/dev/stdout` as root would replace "
-    "/dev/stdout itself; a /proc or /sys target failed only after the report printed '(exit 0)'",
-    must="refused before anything runs (exit 2, the action does not run) naming the path, what it is and "
-    "the fix; the entry is left as it was; measured: the command ends in 0.8 s with a peak RSS of 26 MB",
-)
 def test_output_file_never_replaces_what_is_not_a_file(tmp_path, make, words):
+    """Fault: `--output-file json=so` where `so` is a link to /proc/self/fd/1, a character device, a FIFO or a link to
+    one: it was replaced by a regular file (exit 0); `json=/dev/stdout` as root would replace /dev/stdout itself; a
+    /proc or /sys target failed only after the report printed '(exit 0)'
+
+    Must: refused before anything runs (exit 2, the action does not run) naming the path, what it is and the fix; the
+    entry is left as it was; measured: the command ends in 0.8 s with a peak RSS of 26 MB
+    """
     make(tmp_path)
     before = os.lstat(tmp_path / "so")
     res = _toy_run(tmp_path, "--output-file", "json=so")
@@ -237,13 +236,13 @@ def test_output_file_never_replaces_what_is_not_a_file(tmp_path, make, words):
     assert direct.exit_code == ExitCode.USAGE_ERROR and "pseudo-filesystem /dev" in direct.stderr, direct.stderr
 
 
-@reliability(
-    fault="`--output-file json=so` where `so` is a link to a regular file (a report kept elsewhere)",
-    must="the report is written through the link to its target, atomically (old or new content, never a mix), "
-    "and the link stays a link; a regular file is replaced atomically as before; measured: the run with the "
-    "link ends in 0.7 s with a peak RSS of 26 MB",
-)
 def test_output_file_writes_through_a_link(tmp_path):
+    """Fault: `--output-file json=so` where `so` is a link to a regular file (a report kept elsewhere)
+
+    Must: the report is written through the link to its target, atomically (old or new content, never a mix), and the
+    link stays a link; a regular file is replaced atomically as before; measured: the run with the link ends in 0.7 s
+    with a peak RSS of 26 MB
+    """
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "r.json").write_text("old\n")
     (tmp_path / "so").symlink_to(tmp_path / "reports" / "r.json")
@@ -265,16 +264,16 @@ def test_output_file_writes_through_a_link(tmp_path):
     ],
     ids=["bashrc", "home-jsonl", "dotdot", "link-out"],
 )
-@reliability(
-    fault='a repository\'s rules.toml setting `decision_log = "~/.bashrc"` (any regular file): a blocked '
-    "process still appended its record there, with `$(...)` from the method name, run by the next "
-    "interactive shell; the same with a .jsonl outside the checkout, `../`, or a link leading out",
-    must="refused before anything runs (exit 2) naming the file, `decision_log`, the path and the fix: a "
-    "configuration's log is a .jsonl file inside the project (links followed); only --decision-log or the "
-    "user's own configuration may also use the user's state directory; nothing is appended; measured: "
-    "the run ends in 0.6 s with a peak RSS of 27 MB",
-)
 def test_a_repository_cannot_aim_the_decision_log_outside(tmp_path, setting, words):
+    """Fault: a repository's rules.toml setting `decision_log = "~/.bashrc"` (any regular file): a blocked process still
+    appended its record there, with `$(...)` from the method name, run by the next interactive shell; the same with a
+    .jsonl outside the checkout, `../`, or a link leading out
+
+    Must: refused before anything runs (exit 2) naming the file, `decision_log`, the path and the fix: a
+    configuration's log is a .jsonl file inside the project (links followed); only --decision-log or the user's own
+    configuration may also use the user's state directory; nothing is appended; measured: the run ends in 0.6 s with a
+    peak RSS of 27 MB
+    """
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir()
     project.mkdir()
@@ -333,14 +332,14 @@ def _task_bomb(path, *, rows_per_group: int, groups: int) -> None:
 
 
 @pytest.mark.parametrize("kind", ["parquet-20m", "csv-150k"])
-@reliability(
-    fault="`--task-metadata` given a 190 KB parquet of 20,000,000 rows (one task repeated; the issue's was "
-    "436 KB and passed 1.5 GiB after 4 s), or a CSV of 150,000 rows",
-    must="refused as TA309's finding naming the file and the limit (100,000 rows, 64 MiB decoded), read one "
-    "batch at a time so nothing past the limit is decoded; process is blocked (exit 1); measured: the "
-    "20,000,000-row parquet refused in 0.7 s with a peak RSS of 80 MB",
-)
 def test_task_metadata_is_bounded(tmp_path, kind):
+    """Fault: `--task-metadata` given a 190 KB parquet of 20,000,000 rows (one task repeated; the issue's was 436 KB and
+    passed 1.5 GiB after 4 s), or a CSV of 150,000 rows
+
+    Must: refused as TA309's finding naming the file and the limit (100,000 rows, 64 MiB decoded), read one batch at
+    a time so nothing past the limit is decoded; process is blocked (exit 1); measured: the 20,000,000-row parquet
+    refused in 0.7 s with a peak RSS of 80 MB
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     if kind == "parquet-20m":
         tasks = tmp_path / "tasks.parquet"
@@ -393,16 +392,15 @@ def _gated(tmp_path, gates, declare=(), *args):
     [(("mteb-acept",), None), (("proces",), "process"), (("precommit-infos",), "precommit-info")],
     ids=["unknown", "misspelt-action", "misspelt-hook"],
 )
-@reliability(
-    fault='a plugin rule bound to a misspelt action or hook (`actions=("mteb-acept",)`, "proces", '
-    '"precommit-infos"): it loaded without complaint, `checks config` showed a phantom action and the '
-    "real gate passed without the rule",
-    must="a load error (exit 2) for `checks rules`, `checks config` and `checks run`, naming the plugin, the "
-    "rule, the name and the closest known gate (difflib); hooks declare their gate names (`checks_gates`) "
-    "as actions do; measured: `checks rules` checks the 94 bindings of the built-in rules against the declared names in 0.05 ms, "
-    "importing no action module",
-)
 def test_a_rule_bound_to_an_unknown_gate_is_a_load_error(tmp_path, gates, close):
+    """Fault: a plugin rule bound to a misspelt action or hook (`actions=("mteb-acept",)`, "proces", "precommit-infos"):
+    it loaded without complaint, `checks config` showed a phantom action and the real gate passed without the rule
+
+    Must: a load error (exit 2) for `checks rules`, `checks config` and `checks run`, naming the plugin, the rule,
+    the name and the closest known gate (difflib); hooks declare their gate names (`checks_gates`) as actions do;
+    measured: `checks rules` checks the 94 bindings of the built-in rules against the declared names in 0.05 ms,
+    importing no action module
+    """
     for args in (["rules"], ["config"], ["precommit", "info-py", "x.py"]):
         res = _gated(tmp_path, gates, (), *args)
         assert res.exit_code == ExitCode.USAGE_ERROR, (args, res.stdout + res.stderr)
@@ -437,15 +435,15 @@ def _foreign(tmp_path, *, own_files: bool = False):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving files to another user needs root (CI runs as root)")
 @pytest.mark.parametrize("own_files", [False, True], ids=["foreign-files", "own-files-in-foreign-1777-dir"])
-@reliability(
-    fault="a rules.toml and evil.py (a checks_plugins entry) owned by another user (uid 12345) in a "
-    "world-writable directory (mode 1777): `checks rules` in a subdirectory ran the plugin as the current "
-    "user (root in CI); the same files owned by the user but in another user's 1777 directory",
-    must="refused before the file is read or the plugin imported (exit 2), naming the file, its owner or "
-    "directory and the opt-in, like git's safe.directory: CHECKS_SAFE_DIRECTORIES lists trusted "
-    "directories (or '*'); measured: two stat calls per file, the command ends in 0.15 s with a peak RSS of 19 MB",
-)
 def test_a_configuration_another_user_controls_is_refused(tmp_path, own_files):
+    """Fault: a rules.toml and evil.py (a checks_plugins entry) owned by another user (uid 12345) in a world-writable
+    directory (mode 1777): `checks rules` in a subdirectory ran the plugin as the current user (root in CI); the same
+    files owned by the user but in another user's 1777 directory
+
+    Must: refused before the file is read or the plugin imported (exit 2), naming the file, its owner or directory
+    and the opt-in, like git's safe.directory: CHECKS_SAFE_DIRECTORIES lists trusted directories (or '*'); measured: two
+    stat calls per file, the command ends in 0.15 s with a peak RSS of 19 MB
+    """
     shared, marker = _foreign(tmp_path, own_files=own_files)
     for args in (["rules"], ["config"], ["--config", str(shared / "rules.toml"), "rules"]):
         res = run_cli([*BUILTIN, *args], env=ENV, cwd=shared / "work")
@@ -484,15 +482,15 @@ def test_a_local_plugin_another_user_owns_is_refused(tmp_path):
     ],
     ids=["cr-in-suite", "line-separator-in-suite", "escape-in-method"],
 )
-@reliability(
-    fault="`checks run register` of a rerun whose suite holds `\\r` (written into a methods.py comment, "
-    "'# rerun SUITE replaced it'), or U+2028, or a method holding an escape sequence: TA501-503 passed, "
-    "then libcst's CSTValidationError, a traceback, exit 3",
-    must="TA504 (register-values-plain) blocks register (exit 1) naming the field, the characters and the "
-    "declaration, before any edit: methods.py is unchanged; the plain rerun still registers; measured: "
-    "register blocked in 1.4 s with a peak RSS of 39 MB",
-)
 def test_register_refuses_control_characters_before_any_edit(checkout, tmp_path, field, call):
+    """Fault: `checks run register` of a rerun whose suite holds `\\r` (written into a methods.py comment, '# rerun
+    SUITE replaced it'), or U+2028, or a method holding an escape sequence: TA501-503 passed, then libcst's
+    CSTValidationError, a traceback, exit 3
+
+    Must: TA504 (register-values-plain) blocks register (exit 1) naming the field, the characters and the
+    declaration, before any edit: methods.py is unchanged; the plain rerun still registers; measured: register blocked
+    in 1.4 s with a peak RSS of 39 MB
+    """
     repo, _ = checkout
     declared = f'MethodMetadata.config({call}, ag_key="TA-NORI", compute="gpu", validation_protocol="8x1")'
     write(repo, SRC / "models/nori/info.py", INFOS["models/nori/info.py"] + f"nori_bad_metadata = {declared}\n")

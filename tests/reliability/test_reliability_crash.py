@@ -18,7 +18,6 @@ import time
 
 from tests.support import hostile_pickles
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import (
     draft_args,
     hf_setup,
@@ -56,12 +55,12 @@ def _process_args(data, ref, cache_root, *extra):
 
 
 @pytest.mark.slow
-@reliability(
-    fault="SIGKILL of `checks run process --force` at random moments while it replaces an existing cache",
-    must="the method's cache directory holds exactly the old complete cache or the new complete one after "
-    "every kill; a rerun converges on the new one and a further rerun keeps it unchanged",
-)
 def test_process_killed_at_random_points_never_leaves_a_mixed_cache(tmp_path):
+    """Fault: SIGKILL of `checks run process --force` at random moments while it replaces an existing cache
+
+    Must: the method's cache directory holds exactly the old complete cache or the new complete one after every kill;
+    a rerun converges on the new one and a further rerun keeps it unchanged
+    """
     old_data, new_data = (
         make_run(
             tmp_path / name,
@@ -112,12 +111,12 @@ def _limit_file_size(limit: int):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["first-write", "largest-file"])
-@reliability(
-    fault="the disk fills up while `checks run process --force` writes the new cache (RLIMIT_FSIZE in the child)",
-    must="the action fails with a non-zero exit, the previous cache is untouched, no temporary directory "
-    "is left behind, and a rerun with space converges",
-)
 def test_disk_full_during_process_leaves_the_old_cache(tmp_path, where):
+    """Fault: the disk fills up while `checks run process --force` writes the new cache (RLIMIT_FSIZE in the child)
+
+    Must: the action fails with a non-zero exit, the previous cache is untouched, no temporary directory is left
+    behind, and a rerun with space converges
+    """
     old_data = make_run(tmp_path / "old", tasks=(363612, 363614), folds=2, validation_protocol="8x1", seed=1)
     new_data = make_run(tmp_path / "new", tasks=(363612, 363614), folds=2, validation_protocol="8x1", seed=2)
     ref = write_info(tmp_path / "info")
@@ -159,12 +158,12 @@ def _remote_state(client) -> dict[str, str]:
 
 
 @pytest.mark.slow
-@reliability(
-    fault="SIGKILL of `checks run upload --no-dry-run` at random moments while it replaces a published method",
-    must="whenever metadata.yaml is listed, every planned object is the old complete version or every one "
-    "is the new one (never a mix); a rerun converges on the new version with no open multipart upload",
-)
 def test_upload_killed_at_random_points_never_publishes_a_mix(tmp_path, s3_env, s3_proxy):
+    """Fault: SIGKILL of `checks run upload --no-dry-run` at random moments while it replaces a published method
+
+    Must: whenever metadata.yaml is listed, every planned object is the old complete version or every one is the new
+    one (never a mix); a rerun converges on the new version with no open multipart upload
+    """
     root = tmp_path / "cache"
     make_method_cache(root, raw_bytes=random.Random(1).randbytes(18 << 20))
     assert run_checks(_upload_args(root), cwd=tmp_path).returncode == 0
@@ -214,12 +213,12 @@ def _bundle_state(bundle) -> dict[str, str]:
 
 
 @pytest.mark.slow
-@reliability(
-    fault="SIGKILL of `checks run draft` at random moments while it rewrites an existing review bundle",
-    must="the bundle directory is the old complete bundle or the new complete one after every kill; a "
-    "rerun converges on the new one",
-)
 def test_draft_killed_at_random_points_leaves_old_or_new_bundle(tmp_path):
+    """Fault: SIGKILL of `checks run draft` at random moments while it rewrites an existing review bundle
+
+    Must: the bundle directory is the old complete bundle or the new complete one after every kill; a rerun converges
+    on the new one
+    """
     with hf_setup(tmp_path, models=24) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=24, base=50.0)
         first = run_checks(draft_args(tmp_path), cwd=tmp_path, env=env)
@@ -244,11 +243,11 @@ def test_draft_killed_at_random_points_leaves_old_or_new_bundle(tmp_path):
         assert "old" in seen, seen
 
 
-@reliability(
-    fault="the disk fills up while `checks run process` writes the cache",
-    must="one clear error naming what could not be written and that the previous cache is kept (exit 4), no traceback",
-)
 def test_disk_full_during_process_is_a_clear_error(tmp_path):
+    """Fault: the disk fills up while `checks run process` writes the cache
+
+    Must: one clear error naming what could not be written and that the previous cache is kept (exit 4), no traceback
+    """
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")
     ref = write_info(tmp_path / "info")
     assert run_checks(_process_args(data, ref, tmp_path / "scratch"), cwd=tmp_path).returncode == 0
@@ -261,11 +260,11 @@ def test_disk_full_during_process_is_a_clear_error(tmp_path):
     assert full.returncode == 4, full.stdout + full.stderr
 
 
-@reliability(
-    fault="the half-built temporary directory a SIGKILLed `checks run process` leaves next to the cache",
-    must="the next run removes it, so interrupted runs do not pile up half-written copies of the cache",
-)
 def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):
+    """Fault: the half-built temporary directory a SIGKILLed `checks run process` leaves next to the cache
+
+    Must: the next run removes it, so interrupted runs do not pile up half-written copies of the cache
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     ref = write_info(tmp_path / "info")
     methods = tmp_path / "cache" / "artifacts" / "nori-2026" / "methods"
@@ -277,11 +276,12 @@ def test_process_rerun_sweeps_what_a_killed_run_left(tmp_path):
     assert sorted(p.name for p in methods.iterdir()) == ["Nori"]
 
 
-@reliability(
-    fault="the half-written '.bundle.checks-tmp-<pid>' directory a SIGKILLed `checks run draft` leaves next to the bundle",
-    must="the next draft removes it",
-)
 def test_draft_rerun_sweeps_what_a_killed_run_left(tmp_path):
+    """Fault: the half-written '.bundle.checks-tmp-<pid>' directory a SIGKILLed `checks run draft` leaves next to the
+    bundle
+
+    Must: the next draft removes it
+    """
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         stale = tmp_path / ".bundle.checks-tmp-999999" / "drafts"  # its process is long gone
@@ -292,11 +292,11 @@ def test_draft_rerun_sweeps_what_a_killed_run_left(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle.")]
 
 
-@reliability(
-    fault="a draft killed between moving the old bundle aside and moving the new one in",
-    must="the next draft puts the old bundle back before building, then replaces it whole",
-)
 def test_draft_rerun_restores_a_bundle_moved_aside(tmp_path):
+    """Fault: a draft killed between moving the old bundle aside and moving the new one in
+
+    Must: the next draft puts the old bundle back before building, then replaces it whole
+    """
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         assert run_checks(draft_args(tmp_path), cwd=tmp_path, env=env).returncode == 0
@@ -335,13 +335,13 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
-@reliability(
-    fault="SIGKILL of the `checks inspect` parent alone (not its process group) while its decode workers are "
-    "busy (a run of 54 results, 60 of them slow to refuse)",
-    must="every decode worker dies with it (the kernel's parent-death signal; a thread watching the parent "
-    "elsewhere) instead of waiting on its task pipe forever; measured: all gone within about 0.1 s",
-)
 def test_decode_workers_die_with_their_parent(tmp_path):
+    """Fault: SIGKILL of the `checks inspect` parent alone (not its process group) while its decode workers are busy (a
+    run of 54 results, 60 of them slow to refuse)
+
+    Must: every decode worker dies with it (the kernel's parent-death signal; a thread watching the parent elsewhere)
+    instead of waiting on its task pipe forever; measured: all gone within about 0.1 s
+    """
 
     data = make_run(tmp_path / "run", tasks=(363612, 363614, 363619), folds=3, configs=6, validation_protocol="8x1")
     slow = gzip.compress(hostile_pickles.opcode_flood(5_000_000), compresslevel=1)

@@ -16,7 +16,6 @@ import stat
 import time
 
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import run_checks, write_info
 from tests.support.s3_fixtures import make_method_cache, record_process
 from tests.support.tabarena_fixtures import Call, make_run
@@ -50,16 +49,15 @@ def _forge(method, log, mac: str | None) -> None:
 
 
 @pytest.mark.parametrize("mac", [None, "hmac-sha256:" + "0" * 64], ids=["unsigned", "made-up-mac"])
-@reliability(
-    fault="a raw pickle swapped for a code-running one, .checks-source.json recomputed, and one process "
-    "record (outcome ran, the new manifest's digest) appended to the decision log by hand, unsigned or "
-    "with a made-up MAC",
-    must="TA407 refuses the line as evidence (its HMAC-SHA256 does not verify with the key in the user's own "
-    "cache directory) and blocks upload (exit 1) saying so; records the tool writes carry a MAC that "
-    "verifies; measured on the shared 2-core machine: a log of 10,000 records (50 MB) read in 3.4 s, "
-    "and only the records naming the cache are authenticated",
-)
 def test_a_hand_written_process_record_is_not_evidence(tmp_path, mac):
+    """Fault: a raw pickle swapped for a code-running one, .checks-source.json recomputed, and one process record
+    (outcome ran, the new manifest's digest) appended to the decision log by hand, unsigned or with a made-up MAC
+
+    Must: TA407 refuses the line as evidence (its HMAC-SHA256 does not verify with the key in the user's own cache
+    directory) and blocks upload (exit 1) saying so; records the tool writes carry a MAC that verifies; measured on the
+    shared 2-core machine: a log of 10,000 records (50 MB) read in 3.4 s, and only the records naming the cache are
+    authenticated
+    """
     method, upload = processed_for_upload(tmp_path)
     log = tmp_path / ".checks" / "decisions.jsonl"
     assert all(r["mac"].startswith("hmac-sha256:") for r in records.read(log))
@@ -91,13 +89,13 @@ def test_the_key_is_private_and_outside_the_checkout(tmp_path):
 
 
 @pytest.mark.parametrize("where", ["cache", "data"])
-@reliability(
-    fault="a rules.toml (as shipped in a repository) setting decision_log inside the cache root or the "
-    "run's data directory",
-    must="TA408 (required, cannot be waived) blocks process and upload naming the log and the directory "
-    "(exit 1); nothing is processed or published",
-)
 def test_a_decision_log_inside_the_data_or_the_cache_is_refused(tmp_path, where):
+    """Fault: a rules.toml (as shipped in a repository) setting decision_log inside the cache root or the run's data
+    directory
+
+    Must: TA408 (required, cannot be waived) blocks process and upload naming the log and the directory (exit 1);
+    nothing is processed or published
+    """
     inside = {"cache": "cache/.checks/decisions.jsonl", "data": "run/data/decisions.jsonl"}[where]
     (tmp_path / "rules.toml").write_text(f'decision_log = "{inside}"\n')
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
@@ -117,14 +115,13 @@ def test_a_decision_log_apart_from_the_data_passes_ta408(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "directory"])
-@reliability(
-    fault="decision_log pointing at a FIFO nobody reads (every run, a dry run too, blocked forever), at "
-    "/dev/zero (read without end: 8.7 GB in 20 s) or at a directory",
-    must="refused before the action runs as a configuration error naming decision_log and the fix (exit 2, "
-    "no traceback); the log is opened without blocking and read within 256 MiB; measured: each run "
-    "ends in 0.3 s",
-)
 def test_a_decision_log_that_is_not_a_file_is_refused(tmp_path, kind):
+    """Fault: decision_log pointing at a FIFO nobody reads (every run, a dry run too, blocked forever), at /dev/zero
+    (read without end: 8.7 GB in 20 s) or at a directory
+
+    Must: refused before the action runs as a configuration error naming decision_log and the fix (exit 2, no
+    traceback); the log is opened without blocking and read within 256 MiB; measured: each run ends in 0.3 s
+    """
     target = {"fifo": tmp_path / "log.fifo", "dev-zero": "/dev/zero", "directory": tmp_path / "dir"}[kind]
     if kind == "fifo":
         os.mkfifo(target)
@@ -152,13 +149,13 @@ def test_a_decision_log_over_its_limit_is_named(tmp_path):
         records.load(log, limit=100)
 
 
-@reliability(
-    fault="a short write of the decision record: the file-size limit (RLIMIT_FSIZE) reached half-way "
-    "through the line, as on a full disk (the record was torn and the run exited 0)",
-    must="the rest is retried, then the log is cut back to its old length (no torn line) and the run "
-    "exits 4 saying the record could not be appended and that the action ran",
-)
 def test_a_short_write_of_the_record_leaves_no_torn_line(tmp_path):
+    """Fault: a short write of the decision record: the file-size limit (RLIMIT_FSIZE) reached half-way through the
+    line, as on a full disk (the record was torn and the run exited 0)
+
+    Must: the rest is retried, then the log is cut back to its old length (no torn line) and the run exits 4 saying
+    the record could not be appended and that the action ran
+    """
     log = tmp_path / "log.jsonl"
     records.append(log, {"action": "earlier"})
     before = log.read_bytes()
@@ -178,14 +175,13 @@ def test_a_short_write_of_the_record_leaves_no_torn_line(tmp_path):
     assert log.read_bytes() == before
 
 
-@reliability(
-    fault="a decision log whose last line was torn by an interrupted write, and lines that are JSON but "
-    'not objects ([1], 42, "x"; TA407 crashed on them, exit 3)',
-    must="the next run closes the torn line with a warning on stderr and appends a whole record; readers "
-    "skip the fragment and the non-object lines (named by line) and TA407 still judges (passed for a "
-    "cache process wrote)",
-)
 def test_a_torn_line_and_non_object_lines_are_skipped(tmp_path):
+    """Fault: a decision log whose last line was torn by an interrupted write, and lines that are JSON but not objects
+    ([1], 42, "x"; TA407 crashed on them, exit 3)
+
+    Must: the next run closes the torn line with a warning on stderr and appends a whole record; readers skip the
+    fragment and the non-object lines (named by line) and TA407 still judges (passed for a cache process wrote)
+    """
     _, upload = processed_for_upload(tmp_path)
     log = tmp_path / ".checks" / "decisions.jsonl"
     with open(log, "a") as fh:
@@ -200,14 +196,14 @@ def test_a_torn_line_and_non_object_lines_are_skipped(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["plan", "publish"])
-@reliability(
-    fault="a code-running pickle in the cache's raw/ behind a decision record that verifies (a leaked key, "
-    "or a record signed on a machine that judged other bytes): TA407 passes",
-    must="staging reads every results.pkl it zips again with the safe reader (a reused staged zip too) and "
-    "stops at the first it refuses, naming it (exit 4) before any request: nothing is published and "
-    "the payload never runs; measured: a 40 MiB result decodes in 0.07 s",
-)
 def test_staging_decodes_every_raw_file_again(tmp_path, s3_env, s3_proxy, mode):
+    """Fault: a code-running pickle in the cache's raw/ behind a decision record that verifies (a leaked key, or a
+    record signed on a machine that judged other bytes): TA407 passes
+
+    Must: staging reads every results.pkl it zips again with the safe reader (a reused staged zip too) and stops at
+    the first it refuses, naming it (exit 4) before any request: nothing is published and the payload never runs;
+    measured: a 40 MiB result decodes in 0.07 s
+    """
 
     path = make_method_cache(tmp_path / "cache")
     marker = tmp_path / "ran"

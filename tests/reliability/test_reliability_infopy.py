@@ -11,7 +11,6 @@ import json
 import re
 
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import INFO_PY
 from tests.support.tabarena_fixtures import make_run
 from tests.support.reliability_fixtures import measured
@@ -44,14 +43,14 @@ def _declaring(checkout, extra_line: str, **fields: str) -> None:
 
 
 @pytest.mark.parametrize("how", ["file-link", "directory-link"])
-@reliability(
-    fault="info.py doing `from creds import X` where creds.py (or the package holding it) is a link to a "
-    "credentials file outside the repository: the file was read, parsed and its values printed in "
-    "TA118 messages, through the pre-commit hook too",
-    must="the reader never follows the link out of the checkout: one finding naming the import and the link "
-    "(process blocked, exit 1), and no value of the outside file appears in any output",
-)
 def test_an_import_linked_out_of_the_checkout_is_a_finding(tmp_path, how):
+    """Fault: info.py doing `from creds import X` where creds.py (or the package holding it) is a link to a credentials
+    file outside the repository: the file was read, parsed and its values printed in TA118 messages, through the
+    pre-commit hook too
+
+    Must: the reader never follows the link out of the checkout: one finding naming the import and the link (process
+    blocked, exit 1), and no value of the outside file appears in any output
+    """
     outside = tmp_path / "home" / "creds"
     outside.mkdir(parents=True)
     (outside / "creds.py").write_text('SUITE = "outside-value-4711"\n')
@@ -82,14 +81,13 @@ def test_an_import_linked_inside_the_checkout_is_read(tmp_path):
     assert {v["code"]: v for v in json.loads(res.stdout)["verdicts"]}["TA116"]["outcome"] == "passed", res.stdout
 
 
-@reliability(
-    fault="a credential in R2_SECRET_ACCESS_KEY that parses as Python (`a/b/c`), written into info.py: the "
-    "reader's message quoted it through ast.unparse, which re-spaces it (`a / b / c`), and the redactor "
-    "missed it",
-    must="every secret is masked whatever whitespace sits between its characters: neither spelling "
-    "appears in stdout, stderr or the decision record",
-)
 def test_a_secret_respaced_by_the_reader_is_masked(tmp_path):
+    """Fault: a credential in R2_SECRET_ACCESS_KEY that parses as Python (`a/b/c`), written into info.py: the reader's
+    message quoted it through ast.unparse, which re-spaces it (`a / b / c`), and the redactor missed it
+
+    Must: every secret is masked whatever whitespace sits between its characters: neither spelling appears in stdout,
+    stderr or the decision record
+    """
     checkout = tmp_path / "repo"
     _declaring(checkout, f"KEY = {SECRET}", ag_key="KEY")
     res = _process(tmp_path, checkout, env={"R2_SECRET_ACCESS_KEY": SECRET})
@@ -112,16 +110,15 @@ BOMBS = {
 
 
 @pytest.mark.parametrize("kind", sorted(BOMBS))
-@reliability(
-    fault="info.py reference bombs: 1.2 KB of dicts, tuples or lists each used twice by the next line (2^40 "
-    "when written out), one of them as cache_kwargs.prefix: the hook and process grew to 2 GB in 30 s "
-    "and never finished, and the prefix variant passed process with a metadata.yaml of 63 YAML anchors",
-    must="the reader counts what a value expands to (each shared value once, memoised) and refuses it past "
-    "4,000,000 items and characters with a finding naming the line (process blocked, exit 1); "
-    "metadata.yaml is written without anchors; measured on the shared 2-core machine: process exits 1 in "
-    "1.1-1.2 s with a peak RSS of 162-166 MiB",
-)
 def test_reference_bombs_in_info_py_are_refused(tmp_path, kind):
+    """Fault: info.py reference bombs: 1.2 KB of dicts, tuples or lists each used twice by the next line (2^40 when
+    written out), one of them as cache_kwargs.prefix: the hook and process grew to 2 GB in 30 s and never finished, and
+    the prefix variant passed process with a metadata.yaml of 63 YAML anchors
+
+    Must: the reader counts what a value expands to (each shared value once, memoised) and refuses it past 4,000,000
+    items and characters with a finding naming the line (process blocked, exit 1); metadata.yaml is written without
+    anchors; measured on the shared 2-core machine: process exits 1 in 1.1-1.2 s with a peak RSS of 162-166 MiB
+    """
     first, line, field = BOMBS[kind]
     bomb = "\n".join([first, *(line.format(i=i, j=i - 1) for i in range(1, 41))])
     text = INFO_PY.format(var="nori", method="Nori", suite="nori-2026", can_hpo=False)
@@ -154,13 +151,13 @@ def test_a_value_used_twice_is_written_out_without_yaml_anchors():
     assert "&" not in text and "*" not in text and text.count("- a") == 2, text
 
 
-@reliability(
-    fault="a models/<name>/info.py committed as a link to a file outside the repository (a credentials file "
-    "that parses as Python), handed to the pre-commit hook",
-    must="`checks precommit info-py` reports the file as unreadable input, a link leading outside the checkout (exit 2), and "
-    "reads nothing from it: no value of the outside file is printed",
-)
 def test_the_hook_refuses_an_info_py_linked_out_of_the_checkout(tmp_path):
+    """Fault: a models/<name>/info.py committed as a link to a file outside the repository (a credentials file that
+    parses as Python), handed to the pre-commit hook
+
+    Must: `checks precommit info-py` reports the file as unreadable input, a link leading outside the checkout (exit
+    2), and reads nothing from it: no value of the outside file is printed
+    """
     outside = tmp_path / "home" / "credentials.py"
     outside.parent.mkdir()
     outside.write_text(

@@ -15,7 +15,6 @@ import pickle
 import zipfile
 
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import (
     CONFIG,
     process_json,
@@ -35,13 +34,13 @@ from tabarena_checks.raw import index, inference
 from tabarena_checks.testing.commands import upload_args
 
 
-@reliability(
-    fault="`checks inspect` (index cached), then one results.pkl replaced by a code-running pickle of the "
-    "same size with its mtime restored (os.utime; rsync -a does it by accident)",
-    must="`checks run process` checks every cached row against its file's sha256, decodes the changed file "
-    "again and is blocked by TA301 naming it (exit 1); nothing ran, no cache is written",
-)
 def test_file_swapped_after_inspect_is_judged_again(tmp_path):
+    """Fault: `checks inspect` (index cached), then one results.pkl replaced by a code-running pickle of the same size
+    with its mtime restored (os.utime; rsync -a does it by accident)
+
+    Must: `checks run process` checks every cached row against its file's sha256, decodes the changed file again and
+    is blocked by TA301 naming it (exit 1); nothing ran, no cache is written
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=3, validation_protocol="8x1")
     inspected = run_cli(["inspect", str(data), "--format", "json"], cwd=tmp_path)
     assert inspected.exit_code == 0, inspected.stderr
@@ -85,14 +84,13 @@ def _tamper(method, kind, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["pickle-dropped-into-raw", "raw-file-swapped", "manifest-rewritten-too"])
-@reliability(
-    fault="after `checks run process`: a pickle dropped into the cache's raw/, a raw file swapped for one of "
-    "the same size and mtime, or both the file and the cache's manifest rewritten",
-    must="`checks run upload` is blocked by TA407 (required, cannot be waived) naming the file, or saying "
-    "no passed process run in the decision log recorded that manifest (exit 1); the untouched cache "
-    "passes TA407",
-)
 def test_upload_refuses_a_cache_changed_after_process(tmp_path, kind):
+    """Fault: after `checks run process`: a pickle dropped into the cache's raw/, a raw file swapped for one of the same
+    size and mtime, or both the file and the cache's manifest rewritten
+
+    Must: `checks run upload` is blocked by TA407 (required, cannot be waived) naming the file, or saying no passed
+    process run in the decision log recorded that manifest (exit 1); the untouched cache passes TA407
+    """
     method, upload = processed_for_upload(tmp_path)
     clean = run_cli(upload, cwd=tmp_path)
     assert verdicts_by_code(clean)["TA407"]["outcome"] == "passed", clean.stdout
@@ -113,13 +111,13 @@ def test_ta407_cannot_be_waived(tmp_path):
     assert res.exit_code == 2 and "TA407" in res.stderr and "cannot be waived" in res.stderr, res.stderr
 
 
-@reliability(
-    fault="the staged raw.zip a real upload keeps in the cache's .checks-staging/ replaced by a zip holding "
-    "a code-running pickle, its inputs record left as it was",
-    must="the rerun reads the staged zip back, finds an entry that is not what process wrote, builds the zip "
-    "again from the checked files, and publishes that: the published raw.zip holds the processed bytes",
-)
 def test_a_tampered_staged_zip_is_never_published(tmp_path, s3_env):
+    """Fault: the staged raw.zip a real upload keeps in the cache's .checks-staging/ replaced by a zip holding a
+    code-running pickle, its inputs record left as it was
+
+    Must: the rerun reads the staged zip back, finds an entry that is not what process wrote, builds the zip again
+    from the checked files, and publishes that: the published raw.zip holds the processed bytes
+    """
     path = make_method_cache(tmp_path / "cache")
     base = upload_args(tmp_path / "cache", "--no-dry-run")
     assert run_cli(base, cwd=tmp_path).exit_code == 0

@@ -15,7 +15,7 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.support.reliability import reliability
+from tests.support.hf_fixtures import board_row
 from tests.support.reliability_fixtures import draft_args, hf_setup, write_ledger
 
 from checks.io import FORMULA_START, csv_text, spreadsheet_safe, spreadsheet_value
@@ -38,14 +38,13 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("kind", ["rows", "bytes"])
-@reliability(
-    fault="a 30 KB parquet ledger holding 4,000,000 repeated rows (1.8 GB RSS after 40 s), or a few rows "
-    "whose cells print to more than 64 MiB",
-    must="`checks hf ledger --format parquet` refuses it with the limit in the message (200,000 rows; 64 MiB "
-    "of text, like CSV and Markdown), exit 2, no traceback; measured: the 4M-row file refused in 2.0 s "
-    "at a peak RSS of 133 MiB",
-)
 def test_parquet_ledgers_are_bounded(tmp_path, kind):
+    """Fault: a 30 KB parquet ledger holding 4,000,000 repeated rows (1.8 GB RSS after 40 s), or a few rows whose cells
+    print to more than 64 MiB
+
+    Must: `checks hf ledger --format parquet` refuses it with the limit in the message (200,000 rows; 64 MiB of text,
+    like CSV and Markdown), exit 2, no traceback; measured: the 4M-row file refused in 2.0 s at a peak RSS of 133 MiB
+    """
 
     path = tmp_path / "board.parquet"
     if kind == "rows":
@@ -76,31 +75,20 @@ def _cells(text: str) -> list[str]:
     return [cell for row in csv.reader(io.StringIO(text)) for cell in row]
 
 
-@reliability(
-    fault="leaderboard cells `=HYPERLINK(...)`, `@SUM(...)`, `+1+1`, a leading tab, and labels holding "
-    "`<script>`, `<img onerror>`, `[x](javascript:...)` and `<javascript:...>`: the formulas reached "
-    "ledger.csv and the bundle's source-ledger.csv unchanged, the markup reached review.md raw",
-    must="every CSV cell starting like a formula (=, +, -, @, tab, CR) gets a leading quote, as OWASP "
-    "recommends (plain numbers such as -0.5 are left), and ledger.csv reads back exactly; review.md "
-    "shows '<', '>' and '&' as entities and escapes '[', ']', '`', '|' and '\\', so no tag, link or "
-    "autolink is made",
-)
 def test_formulas_and_markup_are_inert_in_the_bundle(tmp_path):
+    """Fault: leaderboard cells `=HYPERLINK(...)`, `@SUM(...)`, `+1+1`, a leading tab, and labels holding `<script>`,
+    `<img onerror>`, `[x](javascript:...)` and `<javascript:...>`: the formulas reached ledger.csv and the bundle's
+    source-ledger.csv unchanged, the markup reached review.md raw
+
+    Must: every CSV cell starting like a formula (=, +, -, @, tab, CR) gets a leading quote, as OWASP recommends
+    (plain numbers such as -0.5 are left), and ledger.csv reads back exactly; review.md shows '<', '>' and '&' as
+    entities and escapes '[', ']', '`', '|' and '\\', so no tag, link or autolink is made
+    """
 
     with hf_setup(tmp_path, models=2) as (env, _hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         rows = ledger.load(tmp_path / "ledger.csv")
-        rows += [
-            ledger.LedgerRow(
-                source_model=text,
-                source_task="Main",
-                source_value=text,
-                source_locator="README.md:L1",
-                source_url="https://example.org/board",
-                qualifiers=text,
-            )
-            for text in HOSTILE
-        ]
+        rows += [board_row(text, "Main", text, 1, qualifiers=text) for text in HOSTILE]
         rows.append(
             ledger.LedgerRow(
                 source_model="org/negative", source_task="Main", source_value="-0.5", source_locator="README.md:L2"

@@ -18,7 +18,6 @@ from tests.support.reliability_fixtures import run_checks, start_checks
 from tests.support.s3_fixtures import BUCKET, PREFIX, make_method_cache
 
 from checks.testing import run_cli
-from tests.support.reliability import reliability
 from tabarena_checks.testing.commands import upload_args
 
 METHOD, SUITE = "Dummy", "dummy-2026-11-01"
@@ -36,15 +35,14 @@ def _published_raw(client) -> bytes:
         return zf.read(f"{METHOD}_c1_BAG_L1/363612/0_0/results.pkl")
 
 
-@reliability(
-    fault="two `checks run upload --no-dry-run` of the same method from different caches at the same time "
-    "(a slow link, 20 MiB raw.zip in multipart), three rounds",
-    must="one takes the upload lock (an S3 conditional put, If-None-Match: *) and publishes its whole cache; "
-    "the other stops before sending anything with exit 4 naming the lock's holder (host, pid, start, "
-    "lease); metadata.yaml is never published over a mix, no multipart upload is aborted under a live "
-    "run, and the lock is gone afterwards",
-)
 def test_concurrent_uploads_never_publish_a_mix(tmp_path, s3_env, s3_proxy):
+    """Fault: two `checks run upload --no-dry-run` of the same method from different caches at the same time (a slow
+    link, 20 MiB raw.zip in multipart), three rounds
+
+    Must: one takes the upload lock (an S3 conditional put, If-None-Match: *) and publishes its whole cache; the
+    other stops before sending anything with exit 4 naming the lock's holder (host, pid, start, lease); metadata.yaml is
+    never published over a mix, no multipart upload is aborted under a live run, and the lock is gone afterwards
+    """
     caches = {}
     for name in ("a", "b"):
         path = make_method_cache(tmp_path / name / "cache", raw_bytes=os.urandom(20 << 20))
@@ -102,13 +100,13 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-@reliability(
-    fault="a lock left in the bucket: by a live upload on another host, by a killed upload on this host, "
-    "by a run on another host whose lease expired",
-    must="the live one blocks the upload (exit 4, nothing sent, the holder named); the dead and the expired "
-    "ones are taken over (If-Match on the lock's ETag) and the upload completes, saying so",
-)
 def test_left_locks_block_only_while_their_run_lives(tmp_path, s3_env, s3_proxy):
+    """Fault: a lock left in the bucket: by a live upload on another host, by a killed upload on this host, by a run on
+    another host whose lease expired
+
+    Must: the live one blocks the upload (exit 4, nothing sent, the holder named); the dead and the expired ones are
+    taken over (If-Match on the lock's ETag) and the upload completes, saying so
+    """
     make_method_cache(tmp_path / "cache")
     args = _args(tmp_path / "cache")
     _plant_lock(s3_env)

@@ -13,7 +13,7 @@ import pickle
 from pathlib import Path
 
 import pytest
-from tests.support.reliability import reliability
+from tests.support.hf_fixtures import board_row
 from tests.support.reliability_fixtures import draft_args, hf_setup, snapshot, write_info, write_ledger
 from tests.support.s3_fixtures import BUCKET, PREFIX, make_method_cache, record_process, remote_objects
 from tests.support.tabarena_fixtures import make_run
@@ -58,23 +58,22 @@ def _framework_escape(data: Path, framework: str) -> None:
         path.write_bytes(gzip.compress(pickle.dumps(result)))
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        pytest.param('ignore = ["TA306"]\n', id="TA306-ignored"),
-        pytest.param(
-            '[[waivers]]\nrule = "TA306"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n',
-            id="TA306-waived",
-        ),
-    ],
-)
-@reliability(
-    fault="every results.pkl of a run says `framework = 'TA-Nori_c1_default_BAG_L1/../../../../../outside/"
-    "PWNED'`, with the rule that reports the mismatch (TA306) ignored or waived",
-    must="`checks run process` builds every path of the cache from the directory layout and validated names, "
-    "never from a pickle: it writes only below --cache-root (raw/ named after the config directories)",
-)
+def _turned_off(code: str) -> list:
+    """rules.toml texts that would turn ``code`` off: an ignore, and a waiver of every target."""
+    waiver = (
+        f'[[waivers]]\nrule = "{code}"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n'
+    )
+    return [pytest.param(f'ignore = ["{code}"]\n', id=f"{code}-ignored"), pytest.param(waiver, id=f"{code}-waived")]
+
+
+@pytest.mark.parametrize("config", _turned_off("TA306"))
 def test_framework_inside_a_pickle_never_names_a_path(tmp_path, config):
+    """Fault: every results.pkl of a run says `framework = 'TA-Nori_c1_default_BAG_L1/../../../../../outside/PWNED'`,
+    with the rule that reports the mismatch (TA306) ignored or waived
+
+    Must: `checks run process` builds every path of the cache from the directory layout and validated names, never
+    from a pickle: it writes only below --cache-root (raw/ named after the config directories)
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     _framework_escape(data, "TA-Nori_c1_default_BAG_L1/../../../../../outside/PWNED")
     (tmp_path / "rules.toml").write_text(config)
@@ -92,14 +91,14 @@ def test_framework_inside_a_pickle_never_names_a_path(tmp_path, config):
 
 
 @pytest.mark.parametrize("name", [pytest.param(v, id=k) for k, v in {**HOSTILE, "dot-dot-alone": ".."}.items()])
-@reliability(
-    fault="every result of a task says `task_metadata.name = '../../../../escaped'` (or '..', 'a/b', an "
-    "absolute path, a NUL byte, 300 characters): TabArena names the task's "
-    "processed/model_predictions/ directory after it, and so did `checks run process`",
-    must="TA406 (it cannot be ignored or waived) blocks the run naming the file and the name, nothing is "
-    "written anywhere, and the predictions writer itself refuses such a name",
-)
 def test_a_dataset_name_inside_a_pickle_never_names_a_path(tmp_path, name):
+    """Fault: every result of a task says `task_metadata.name = '../../../../escaped'` (or '..', 'a/b', an absolute
+    path, a NUL byte, 300 characters): TabArena names the task's processed/model_predictions/ directory after it, and so
+    did `checks run process`
+
+    Must: TA406 (it cannot be ignored or waived) blocks the run naming the file and the name, nothing is written
+    anywhere, and the predictions writer itself refuses such a name
+    """
 
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=1, validation_protocol="8x1")
     for path in data.rglob("363612/*/results.pkl"):
@@ -119,16 +118,7 @@ def test_a_dataset_name_inside_a_pickle_never_names_a_path(tmp_path, name):
     assert not (tmp_path / "predictions").exists()
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        pytest.param('ignore = ["TA406"]\n', id="ignored"),
-        pytest.param(
-            '[[waivers]]\nrule = "TA406"\ntarget = "*"\nreason = "r"\nowner = "o@example.org"\nexpires = 2099-01-01\n',
-            id="waived",
-        ),
-    ],
-)
+@pytest.mark.parametrize("config", _turned_off("TA406"))
 def test_path_safety_cannot_be_ignored_or_waived(tmp_path, config):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     (tmp_path / "rules.toml").write_text(config)
@@ -138,14 +128,14 @@ def test_path_safety_cannot_be_ignored_or_waived(tmp_path, config):
     assert not (tmp_path / "escaped").exists()
 
 
-@reliability(
-    fault="a method name of 128 four-byte characters (512 bytes in UTF-8), which used to pass TA406 and hit "
-    "ENAMETOOLONG as an internal error (exit 3); a method name holding a lone surrogate",
-    must="TA406 blocks process with a verdict naming the byte limit or the invalid text (exit 1), no "
-    "traceback, nothing written",
-)
 @pytest.mark.parametrize("method", ["\U0001f600" * 128, "Nori\udc80"], ids=["512-bytes", "lone-surrogate"])
 def test_names_too_long_in_bytes_are_a_verdict(tmp_path, method):
+    """Fault: a method name of 128 four-byte characters (512 bytes in UTF-8), which used to pass TA406 and hit
+    ENAMETOOLONG as an internal error (exit 3); a method name holding a lone surrogate
+
+    Must: TA406 blocks process with a verdict naming the byte limit or the invalid text (exit 1), no traceback,
+    nothing written
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
     ref = write_info(tmp_path / "info", method=method)
     res = run_cli(
@@ -161,12 +151,12 @@ def test_names_too_long_in_bytes_are_a_verdict(tmp_path, method):
 
 
 @pytest.mark.parametrize("field, value", _cases("method") + _cases("suite"))
-@reliability(
-    fault="a method or suite name holding '..', '/', an absolute path, a NUL byte or 300 characters",
-    must="`checks run process` refuses it with a clear verdict or error (no traceback) and writes nothing "
-    "outside --cache-root",
-)
 def test_process_never_writes_outside_the_cache_root(tmp_path, field, value):
+    """Fault: a method or suite name holding '..', '/', an absolute path, a NUL byte or 300 characters
+
+    Must: `checks run process` refuses it with a clear verdict or error (no traceback) and writes nothing outside
+    --cache-root
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     names = {"method": "Nori", "suite": "nori-2026", field: value}
     ref = write_info(tmp_path / "info", **names)
@@ -180,11 +170,11 @@ def test_process_never_writes_outside_the_cache_root(tmp_path, field, value):
 
 
 @pytest.mark.parametrize("method", ["../../../x", "..", "a/../../b"], ids=["dot-dot", "parent", "embedded"])
-@reliability(
-    fault="`checks run upload --from-cache` with a method name that climbs out of the cache",
-    must="refused before any request: nothing is uploaded, least of all outside the bucket prefix",
-)
 def test_upload_refuses_climbing_names(tmp_path, s3_env, s3_proxy, method):
+    """Fault: `checks run upload --from-cache` with a method name that climbs out of the cache
+
+    Must: refused before any request: nothing is uploaded, least of all outside the bucket prefix
+    """
     make_method_cache(tmp_path / "cache")
     res = run_cli(
         upload_args(tmp_path / "cache", "--no-dry-run", method=method),
@@ -195,11 +185,11 @@ def test_upload_refuses_climbing_names(tmp_path, s3_env, s3_proxy, method):
     assert s3_proxy.puts() == [] and remote_objects(s3_env) == {}
 
 
-@reliability(
-    fault="`checks run upload --from-cache '../methods/Dummy' SUITE`: a climbing name that still finds a cache",
-    must="refused before any request; no key with a '..' segment is ever sent",
-)
 def test_upload_keys_never_hold_dot_dot(tmp_path, s3_env, s3_proxy):
+    """Fault: `checks run upload --from-cache '../methods/Dummy' SUITE`: a climbing name that still finds a cache
+
+    Must: refused before any request; no key with a '..' segment is ever sent
+    """
     make_method_cache(tmp_path / "cache")
     run_cli(
         upload_args(tmp_path / "cache", "--no-dry-run", method="../methods/Dummy"),
@@ -209,29 +199,19 @@ def test_upload_keys_never_hold_dot_dot(tmp_path, s3_env, s3_proxy):
     assert all(".." not in k.split("/") for k in keys), keys
 
 
-@reliability(
-    fault="leaderboard labels holding '..', '/', absolute paths, NUL bytes or 5,000 characters; a mapping "
-    "file naming repo ids like '../../etc', 'owner/../../x' or '/abs/x'",
-    must="the mapping file is refused with a clear error naming the entry (exit 2, nothing written); with the "
-    "labels alone, `checks run draft` writes only below the bundle and only drafts/<owner>--<name>/ "
-    "paths of valid Hub ids",
-)
 def test_draft_never_writes_outside_the_bundle(tmp_path):
+    """Fault: leaderboard labels holding '..', '/', absolute paths, NUL bytes or 5,000 characters; a mapping file naming
+    repo ids like '../../etc', 'owner/../../x' or '/abs/x'
+
+    Must: the mapping file is refused with a clear error naming the entry (exit 2, nothing written); with the labels
+    alone, `checks run draft` writes only below the bundle and only drafts/<owner>--<name>/ paths of valid Hub ids
+    """
 
     labels = ["../../../escaped", "/tmp/arena-checks-escaped", "evil\x00label", "x" * 5000, "a/../../b"]
     with hf_setup(tmp_path, models=2) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=2, base=50.0)
         rows = ledger.load(tmp_path / "ledger.csv")
-        rows += [
-            ledger.LedgerRow(
-                source_model=label,
-                source_task="Main",
-                source_value="1.0",
-                source_locator="README.md:L1",
-                source_url="https://example.org/board",
-            )
-            for label in labels
-        ]
+        rows += [board_row(label, "Main", "1.0", 1) for label in labels]
         ledger.write(tmp_path / "ledger.csv", rows)
         good_mapping = (tmp_path / "models.yaml").read_text()
         for label, repo in [
@@ -267,11 +247,11 @@ def _draft_with_slug(tmp_path, slug):
         return before, run_cli(draft_args(tmp_path), env=env, cwd=tmp_path)
 
 
-@reliability(
-    fault="a hand-edited contract.json whose slug climbs ('../../../evil')",
-    must="`checks run draft` is blocked (fails closed, no traceback) and writes no file, in or out of the bundle",
-)
 def test_draft_with_a_climbing_slug_writes_nothing(tmp_path):
+    """Fault: a hand-edited contract.json whose slug climbs ('../../../evil')
+
+    Must: `checks run draft` is blocked (fails closed, no traceback) and writes no file, in or out of the bundle
+    """
     before, res = _draft_with_slug(tmp_path, "../../../evil")
     assert "Traceback" not in res.stdout + res.stderr
     assert res.exit_code != 0
@@ -279,11 +259,11 @@ def test_draft_with_a_climbing_slug_writes_nothing(tmp_path):
     assert not (tmp_path / "bundle").exists()
 
 
-@reliability(
-    fault="a hand-edited contract.json whose slug is not a plain file stem",
-    must="one clear input error naming contract.json and the slug (exit 2), not crashed rules",
-)
 def test_draft_with_a_climbing_slug_names_the_contract(tmp_path):
+    """Fault: a hand-edited contract.json whose slug is not a plain file stem
+
+    Must: one clear input error naming contract.json and the slug (exit 2), not crashed rules
+    """
     _, res = _draft_with_slug(tmp_path, "../../../evil")
     assert res.exit_code == 2, res.stdout
     assert "contract.json" in res.stderr and "slug" in res.stderr
@@ -305,15 +285,14 @@ CLIMBING_PREFIXES = [
     CLIMBING_PREFIXES,
     ids=["dot-dot", "leading-slash", "only-dot-dot", "empty-segment", "control", "backslash", "long"],
 )
-@reliability(
-    fault="`cache_kwargs.prefix` of the metadata holding '..' segments (`cache/../../victim-suite/methods/"
-    "Victim` uploaded eight keys with '..' segments), a leading '/', an empty segment, a control "
-    "character, a backslash or 300 characters",
-    must="TA406 (required, cannot be waived) blocks `checks run upload --no-dry-run` naming cache_kwargs "
-    "and the prefix (exit 1) and nothing is sent to the store; `checks run unpublish --prefix` refuses "
-    "the same values (exit 2)",
-)
 def test_a_climbing_key_prefix_is_refused(tmp_path, s3_env, s3_proxy, prefix):
+    """Fault: `cache_kwargs.prefix` of the metadata holding '..' segments (`cache/../../victim-suite/methods/Victim`
+    uploaded eight keys with '..' segments), a leading '/', an empty segment, a control character, a backslash or 300
+    characters
+
+    Must: TA406 (required, cannot be waived) blocks `checks run upload --no-dry-run` naming cache_kwargs and the
+    prefix (exit 1) and nothing is sent to the store; `checks run unpublish --prefix` refuses the same values (exit 2)
+    """
     path = make_method_cache(tmp_path / "cache")
     meta = path / "metadata.yaml"
     meta.write_text(meta.read_text().replace(f"prefix: {PREFIX}", f"prefix: {json.dumps(prefix)}"))

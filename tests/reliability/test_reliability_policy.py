@@ -13,7 +13,6 @@ import subprocess
 import time
 
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import CHECKS, INFO_PY, child_env
 from tests.support.tabarena_fixtures import make_run
 
@@ -37,14 +36,13 @@ def _process(tmp_path, info_text: str):
 @pytest.mark.parametrize(
     "code, wrong", [("TA104", 'ag_key="TA-WRONG"'), ("TA106", "can_hpo=True"), ("TA107", "is_bag=False")]
 )
-@reliability(
-    fault="one inline comment (`# checks: ignore[TA104] ...`) on the declaration in info.py turning off a "
-    "raw-vs-declared publishing gate (TA104 ag_key, TA106 can_hpo, TA107 is_bag) with no owner or "
-    "expiry",
-    must="the comment suppresses nothing: the gate still blocks process (exit 1) and CK004 names the comment "
-    "as one that can only be a waiver in rules.toml (owner and expiry); a waiver still excuses it",
-)
 def test_publishing_gates_are_not_suppressed_inline(tmp_path, code, wrong):
+    """Fault: one inline comment (`# checks: ignore[TA104] ...`) on the declaration in info.py turning off a
+    raw-vs-declared publishing gate (TA104 ag_key, TA106 can_hpo, TA107 is_bag) with no owner or expiry
+
+    Must: the comment suppresses nothing: the gate still blocks process (exit 1) and CK004 names the comment as one
+    that can only be a waiver in rules.toml (owner and expiry); a waiver still excuses it
+    """
     text = INFO_PY.format(var="nori", method="Nori", suite="nori-2026", can_hpo=False)
     field = wrong.split("=")[0]
     default = {"ag_key": 'ag_key="TA-NORI"', "can_hpo": "can_hpo=False", "is_bag": "is_bag=True"}[field]
@@ -98,14 +96,13 @@ WAIVERS = {
 
 
 @pytest.mark.parametrize("kind", sorted(WAIVERS))
-@reliability(
-    fault="a waiver whose reason or owner is a zero-width space (or other invisible text), and a waiver of a "
-    'required rule with `target = "*"` and `expires 9999-12-31`: all were accepted',
-    must="refused as configuration errors naming the waiver's key and the fix (exit 2), before the action "
-    "runs: reason, owner and target need visible text, and a required rule's waiver names its target "
-    "and ends within 366 days",
-)
 def test_invisible_or_endless_waivers_are_refused(tmp_path, kind):
+    """Fault: a waiver whose reason or owner is a zero-width space (or other invisible text), and a waiver of a required
+    rule with `target = "*"` and `expires 9999-12-31`: all were accepted
+
+    Must: refused as configuration errors naming the waiver's key and the fix (exit 2), before the action runs:
+    reason, owner and target need visible text, and a required rule's waiver names its target and ends within 366 days
+    """
     waiver, words = WAIVERS[kind]
     res = _toy(tmp_path, waiver, "--fail", "--fail-required")
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
@@ -136,15 +133,15 @@ def _toy_child(tmp_path, **popen):
 
 
 @pytest.mark.parametrize("how", ["closed-pipe", "closed-stdout"])
-@reliability(
-    fault="stdout going away after the action ran: the reader of a pipe gone (`| head -1`, EPIPE) or stdout "
-    "closed (`>&-`): exit 1, 'blocked, the action did not run', though it ran, or a traceback; with "
-    "`>&-` the first file the run opened took descriptor 1",
-    must="the exit code is the run's own (0: the action ran), stderr says the report was not printed and the "
-    "action's outcome, no traceback; a closed stdout is /dev/null from the start, so no file the run "
-    "writes receives the report, and the decision record is whole",
-)
 def test_printing_that_fails_after_the_action_ran_keeps_its_exit_code(tmp_path, how):
+    """Fault: stdout going away after the action ran: the reader of a pipe gone (`| head -1`, EPIPE) or stdout closed
+    (`>&-`): exit 1, 'blocked, the action did not run', though it ran, or a traceback; with `>&-` the first file the run
+    opened took descriptor 1
+
+    Must: the exit code is the run's own (0: the action ran), stderr says the report was not printed and the action's
+    outcome, no traceback; a closed stdout is /dev/null from the start, so no file the run writes receives the report,
+    and the decision record is whole
+    """
 
     if how == "closed-pipe":
         proc = _toy_child(tmp_path, stdout=subprocess.PIPE)
@@ -161,14 +158,13 @@ def test_printing_that_fails_after_the_action_ran_keeps_its_exit_code(tmp_path, 
     assert json.loads(log.splitlines()[-1])["outcome"] == "ran"
 
 
-@reliability(
-    fault="Ctrl-C (SIGINT) or SIGTERM arriving while `checks` starts, before its handler is installed "
-    "(a KeyboardInterrupt traceback was printed)",
-    must="the script installs a quiet handler first: the run ends as 'checks: aborted' (exit 2) with no "
-    "traceback whenever the signal lands after the interpreter's own start; measured over 20 delays from 0.1 "
-    "to 0.5 s",
-)
 def test_a_signal_during_start_up_prints_no_traceback(tmp_path):
+    """Fault: Ctrl-C (SIGINT) or SIGTERM arriving while `checks` starts, before its handler is installed (a
+    KeyboardInterrupt traceback was printed)
+
+    Must: the script installs a quiet handler first: the run ends as 'checks: aborted' (exit 2) with no traceback
+    whenever the signal lands after the interpreter's own start; measured over 20 delays from 0.1 to 0.5 s
+    """
 
     for i in range(20):
         proc = _toy_child(tmp_path, stdout=subprocess.DEVNULL)
@@ -191,16 +187,15 @@ LOCAL_PLUGIN = (
 
 
 @pytest.mark.parametrize("how", ["flag", "environment"])
-@reliability(
-    fault="a rules.toml in a parent directory (or shipped in a pull request) naming a local plugin in "
-    "checks_plugins: its code ran for `checks rules`, `config`, `hf validate` and the pre-commit hooks, "
-    "and CHECKS_DISABLE_PLUGIN_AUTOLOAD=1 did not stop it",
-    must="only the configuration in use (--config, else the nearest) names local plugins, and "
-    "`--no-local-plugins` or CHECKS_NO_LOCAL_PLUGINS=1 loads none (like pytest's --noconftest; "
-    "CHECKS_DISABLE_PLUGIN_AUTOLOAD keeps pytest's meaning: entry points only): the plugin's code "
-    "never runs, and the pre-commit hooks still judge the files",
-)
 def test_local_plugins_can_be_turned_off(tmp_path, how):
+    """Fault: a rules.toml in a parent directory (or shipped in a pull request) naming a local plugin in checks_plugins:
+    its code ran for `checks rules`, `config`, `hf validate` and the pre-commit hooks, and
+    CHECKS_DISABLE_PLUGIN_AUTOLOAD=1 did not stop it
+
+    Must: only the configuration in use (--config, else the nearest) names local plugins, and `--no-local-plugins` or
+    CHECKS_NO_LOCAL_PLUGINS=1 loads none (like pytest's --noconftest; CHECKS_DISABLE_PLUGIN_AUTOLOAD keeps pytest's
+    meaning: entry points only): the plugin's code never runs, and the pre-commit hooks still judge the files
+    """
     marker = tmp_path / "plugin-ran"
     (tmp_path / "evil.py").write_text(LOCAL_PLUGIN.format(marker=str(marker)))
     (tmp_path / "rules.toml").write_text('checks_plugins = ["evil.py"]\n')

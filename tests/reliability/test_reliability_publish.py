@@ -20,7 +20,6 @@ import zipfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import process_json, write_info
 from tests.support.s3_fixtures import BUCKET, make_method_cache, record_process
 from tests.support.tabarena_fixtures import Call, make_run
@@ -55,16 +54,16 @@ def _upload(root, *more: str) -> list[str]:
 
 
 @pytest.mark.parametrize("field", UNREAD)
-@reliability(
-    fault="a results.pkl whose method_metadata.info (or hyperparameters, init_kwargs_extra, fit_kwargs_extra: "
-    "fields nothing reads) holds a REDUCE of os.system: TA308 only warned, process exited 0 and the "
-    "published raw.zip ran the command in whoever loaded it with pickle",
-    must="`checks inspect` still informs (exit 0, TA308 names the class and the field path); `checks run "
-    "process` is blocked by TA308 (required, an error, no waiver applies) naming posix.system and "
-    "method_metadata.<field>.x (exit 1), no cache is written and the payload never runs; measured: "
-    "the blocked process of a 6-result run ends in 2.1-2.5 s with a peak RSS of 186 MiB",
-)
 def test_a_class_outside_the_allow_list_where_nothing_reads_blocks_process(tmp_path, field):
+    """Fault: a results.pkl whose method_metadata.info (or hyperparameters, init_kwargs_extra, fit_kwargs_extra: fields
+    nothing reads) holds a REDUCE of os.system: TA308 only warned, process exited 0 and the published raw.zip ran the
+    command in whoever loaded it with pickle
+
+    Must: `checks inspect` still informs (exit 0, TA308 names the class and the field path); `checks run process` is
+    blocked by TA308 (required, an error, no waiver applies) naming posix.system and method_metadata.<field>.x (exit 1),
+    no cache is written and the payload never runs; measured: the blocked process of a 6-result run ends in 2.1-2.5 s
+    with a peak RSS of 186 MiB
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=3, validation_protocol="8x1")
     victim = data / CONFIG / "363612" / "0_1" / "results.pkl"
     marker = tmp_path / "ran"
@@ -115,15 +114,15 @@ def test_the_engines_second_read_refuses_what_the_gate_would(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["plan", "publish"])
-@reliability(
-    fault="the same code-running class in method_metadata.info of a results.pkl in the cache's raw/, behind a "
-    "decision record that verifies (a leaked key, or a cache processed before this rule): staging's re-decode "
-    "used the same lenient reader and published it",
-    must="`checks run upload` is blocked by TA308 naming the file, posix.system and method_metadata.info.x "
-    "(exit 1), in a dry run too, before any request; behind it staging's reader refuses the file outright; "
-    "the payload never runs; measured: the blocked dry run ends in 2.2-2.3 s with a peak RSS of 31 MiB",
-)
 def test_upload_refuses_a_class_where_nothing_reads(tmp_path, s3_env, s3_proxy, mode):
+    """Fault: the same code-running class in method_metadata.info of a results.pkl in the cache's raw/, behind a
+    decision record that verifies (a leaked key, or a cache processed before this rule): staging's re-decode used the
+    same lenient reader and published it
+
+    Must: `checks run upload` is blocked by TA308 naming the file, posix.system and method_metadata.info.x (exit 1),
+    in a dry run too, before any request; behind it staging's reader refuses the file outright; the payload never runs;
+    measured: the blocked dry run ends in 2.2-2.3 s with a peak RSS of 31 MiB
+    """
     path = make_method_cache(tmp_path / "cache")
     marker = tmp_path / "ran"
     pkl = next((path / "raw").rglob("results.pkl"))
@@ -169,19 +168,18 @@ def _launder(method) -> dict[str, str]:
     return forged
 
 
-@reliability(
-    fault='a cache laundered through "kept unchanged": whoever can write it (or ships it in a checkout) zeroes '
-    "metric_error in results/model_results.parquet, adds processed/evil.pkl and rewrites the manifest in "
-    ".checks-source.json; the maintainer reruns `checks run process` with the same inputs, which kept the "
-    "cache and signed the forged manifest",
-    must="the rerun builds the cache again from the verified raw inputs, names each file that differs "
-    "(the table, evil.pkl, the manifest) and replaces the cache whole with the build; only the digests of "
-    "that build are signed, so upload publishes neither the forged table nor evil.pkl; an untouched cache "
-    "is kept unchanged; measured on the shared 2-core machine: a rerun now builds the cache again, so a kept "
-    "rerun of a 2-result run takes 2.6-2.8 s (a --force rebuild 2.3 s, the laundered rerun 1.7 s), peak "
-    "RSS 190 MiB either way",
-)
 def test_a_laundered_cache_is_rebuilt_not_signed(tmp_path):
+    """Fault: a cache laundered through "kept unchanged": whoever can write it (or ships it in a checkout) zeroes
+    metric_error in results/model_results.parquet, adds processed/evil.pkl and rewrites the manifest in
+    .checks-source.json; the maintainer reruns `checks run process` with the same inputs, which kept the cache and
+    signed the forged manifest
+
+    Must: the rerun builds the cache again from the verified raw inputs, names each file that differs (the table,
+    evil.pkl, the manifest) and replaces the cache whole with the build; only the digests of that build are signed, so
+    upload publishes neither the forged table nor evil.pkl; an untouched cache is kept unchanged; measured on the shared
+    2-core machine: a rerun now builds the cache again, so a kept rerun of a 2-result run takes 2.6-2.8 s (a --force
+    rebuild 2.3 s, the laundered rerun 1.7 s), peak RSS 190 MiB either way
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     args = _process_args(tmp_path, data)
     assert run_cli(args, cwd=tmp_path).exit_code == 0
@@ -214,16 +212,16 @@ def test_an_untouched_cache_is_kept_and_its_build_signed(tmp_path):
     assert last["inputs"][integrity.DECISION_KEY] == integrity.manifest_digest(integrity.manifest_of(method))
 
 
-@reliability(
-    fault="the staged .checks-staging/raw.zip a real upload keeps rewritten with a code-running entry placed "
-    "first under a name a real entry also uses, its inputs record left as it was: names compared as a set "
-    "and read(name) (which returns the last entry) passed it, and the published zip held 2 entries for 1 name",
-    must="the rerun reads the staged zip back through infolist(), finds the second entry under that name, says "
-    "so on stderr and builds the zip again from the checked files: the published raw.zip holds each name "
-    "once, with the bytes process wrote; measured: the rerun (zip built again, uploaded to moto) ends in "
-    "0.8 s in-process, 1.6 s as a command with a peak RSS of 110 MiB",
-)
 def test_a_staged_zip_with_a_duplicate_entry_is_built_again(tmp_path, s3_env):
+    """Fault: the staged .checks-staging/raw.zip a real upload keeps rewritten with a code-running entry placed first
+    under a name a real entry also uses, its inputs record left as it was: names compared as a set and read(name) (which
+    returns the last entry) passed it, and the published zip held 2 entries for 1 name
+
+    Must: the rerun reads the staged zip back through infolist(), finds the second entry under that name, says so on
+    stderr and builds the zip again from the checked files: the published raw.zip holds each name once, with the bytes
+    process wrote; measured: the rerun (zip built again, uploaded to moto) ends in 0.8 s in-process, 1.6 s as a command
+    with a peak RSS of 110 MiB
+    """
     path = make_method_cache(tmp_path / "cache")
     args = _upload(tmp_path / "cache", "--no-dry-run")
     assert run_cli(args, cwd=tmp_path).exit_code == 0
@@ -273,20 +271,19 @@ FORGED = {
 
 
 @pytest.mark.parametrize("kind", sorted(FORGED))
-@reliability(
-    fault="behind a decision record that verifies (a leaked key, or a record signed for other bytes): a pickle "
-    "added as processed/evil.pkl, results/model_results.parquet replaced by a pickle, an extra "
-    "results/evil.parquet, configs_hyperparameters.json that is not JSON, a text file in raw/; upload "
-    "checked only the manifest (and decoded only raw/), so each was published",
-    must="staging re-verifies every file it publishes (raw.zip and processed.zip entry by entry, processed/*, "
-    "results/*.parquet, metadata.yaml, configs_hyperparameters.json): a name the engines do not write, or "
-    "bytes not of the kind the name says (parquet footer, JSON, the one CSV of a label zip, a results.pkl "
-    "the strict reader reads), refuses the upload naming the file (exit 4) before any request, in a dry "
-    "run too; the clean cache passes; measured: each refusal in 0.05-0.11 s; on a 9-result run (63 cache "
-    "files) both zips are built and read back in 0.13 s and reused ones verified in 0.04 s, peak RSS 202 MiB "
-    "for processing and staging together",
-)
 def test_upload_reverifies_every_file_it_publishes(tmp_path, s3_env, s3_proxy, kind):
+    """Fault: behind a decision record that verifies (a leaked key, or a record signed for other bytes): a pickle added
+    as processed/evil.pkl, results/model_results.parquet replaced by a pickle, an extra results/evil.parquet,
+    configs_hyperparameters.json that is not JSON, a text file in raw/; upload checked only the manifest (and decoded
+    only raw/), so each was published
+
+    Must: staging re-verifies every file it publishes (raw.zip and processed.zip entry by entry, processed/*,
+    results/*.parquet, metadata.yaml, configs_hyperparameters.json): a name the engines do not write, or bytes not of
+    the kind the name says (parquet footer, JSON, the one CSV of a label zip, a results.pkl the strict reader reads),
+    refuses the upload naming the file (exit 4) before any request, in a dry run too; the clean cache passes; measured:
+    each refusal in 0.05-0.11 s; on a 9-result run (63 cache files) both zips are built and read back in 0.13 s and
+    reused ones verified in 0.04 s, peak RSS 202 MiB for processing and staging together
+    """
     path = make_method_cache(tmp_path / "cache")
     assert run_cli(_upload(tmp_path / "cache"), cwd=tmp_path).exit_code == 0
     rel, data, words = FORGED[kind]

@@ -17,7 +17,6 @@ import sys
 
 import numpy as np
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import child_env, process_json
 from tests.support.tabarena_fixtures import Call, make_run
 
@@ -67,13 +66,13 @@ def hostile_run(tmp_path):
     return data, marker, planted
 
 
-@reliability(
-    fault="results.pkl files whose pickles call os.system, subprocess, eval, __import__, getattr tricks, "
-    "INST/protocol-0 globals or numpy functions outside the allow-list",
-    must="checks inspect lists each file as unreadable with the refused global, runs nothing (no marker "
-    "file), and still reports every clean result of the run",
-)
 def test_inspect_refuses_every_payload_and_inspects_the_rest(hostile_run, tmp_path):
+    """Fault: results.pkl files whose pickles call os.system, subprocess, eval, __import__, getattr tricks,
+    INST/protocol-0 globals or numpy functions outside the allow-list
+
+    Must: checks inspect lists each file as unreadable with the refused global, runs nothing (no marker file), and
+    still reports every clean result of the run
+    """
     data, marker, planted = hostile_run
     res = run_cli(["inspect", str(data), "--format", "json", "--cache-dir", str(tmp_path / "idx")], cwd=tmp_path)
     assert res.exit_code == 0, res.stderr
@@ -87,11 +86,11 @@ def test_inspect_refuses_every_payload_and_inspects_the_rest(hostile_run, tmp_pa
     assert method["counts"]["results"] == 6
 
 
-@reliability(
-    fault="unsafe pickles in the raw data handed to `checks run process`",
-    must="TA301 fails naming every refused file, the action is blocked (exit 1), nothing ran and no cache is written",
-)
 def test_process_blocks_on_unsafe_pickles(hostile_run, tmp_path):
+    """Fault: unsafe pickles in the raw data handed to `checks run process`
+
+    Must: TA301 fails naming every refused file, the action is blocked (exit 1), nothing ran and no cache is written
+    """
     data, marker, planted = hostile_run
     res = process_json(data, tmp_path)
     assert res.exit_code == 1, res.stdout + res.stderr
@@ -125,12 +124,12 @@ sys.exit(code)
 
 
 @pytest.mark.slow
-@reliability(
-    fault="a gzip bomb: a 2 MiB results.pkl that inflates to 4 GiB",
-    must="refused as a gzip bomb by checks inspect with peak memory under 1 GiB (bounded by the "
-    "decompression limit, not by the bomb); the other files are still inspected",
-)
 def test_gzip_bomb_is_refused_within_bounded_memory(tmp_path):
+    """Fault: a gzip bomb: a 2 MiB results.pkl that inflates to 4 GiB
+
+    Must: refused as a gzip bomb by checks inspect with peak memory under 1 GiB (bounded by the decompression limit,
+    not by the bomb); the other files are still inspected
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     _bomb(data / CONFIG / "363614" / "0_0" / "results.pkl", 4096)
     assert (data / CONFIG / "363614" / "0_0" / "results.pkl").stat().st_size < 8 << 20
@@ -271,17 +270,16 @@ DAMAGE = (
 
 
 @pytest.mark.parametrize("kind", DAMAGE)
-@reliability(
-    fault="one damaged result in a run: truncated gzip, zero bytes, not a pickle, not a dict, a string fold, "
-    "a NaN or string metric_error, missing or mistyped task_metadata, a malformed protocol record, "
-    "simulation artifacts that processing cannot align (a missing label array, a prediction that is "
-    "not an array, a child's position past the validation rows), an int time beyond 64 bits, a config "
-    "whose labels differ in number from the rest of its task split, "
-    "a duplicate (config, task, split), results of two methods mixed",
-    must="`checks run process` blocks with one clear verdict naming the file and the field (TA301, TA302, "
-    "TA304 or a rule of group TA306), never a traceback; every other rule still judges the rest of the run",
-)
 def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
+    """Fault: one damaged result in a run: truncated gzip, zero bytes, not a pickle, not a dict, a string fold, a NaN or
+    string metric_error, missing or mistyped task_metadata, a malformed protocol record, simulation artifacts that
+    processing cannot align (a missing label array, a prediction that is not an array, a child's position past the
+    validation rows), an int time beyond 64 bits, a config whose labels differ in number from the rest of its task
+    split, a duplicate (config, task, split), results of two methods mixed
+
+    Must: `checks run process` blocks with one clear verdict naming the file and the field (TA301, TA302, TA304 or a
+    rule of group TA306), never a traceback; every other rule still judges the rest of the run
+    """
     data = make_run(tmp_path / "run", tasks=(363612, 363614), folds=2, validation_protocol="8x1")
     code, words = _damage(data, kind)
     res = process_json(data, tmp_path)
@@ -300,11 +298,11 @@ def test_damaged_result_gets_a_clear_verdict(tmp_path, kind):
     assert total == len(list(data.rglob("results.pkl"))), "every file, damaged or not, is still accounted for"
 
 
-@reliability(
-    fault="a deeply nested pickle (a stack of 100,000 lists) in results.pkl",
-    must="reported as unreadable for that file, no RecursionError traceback; the run is still inspected",
-)
 def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
+    """Fault: a deeply nested pickle (a stack of 100,000 lists) in results.pkl
+
+    Must: reported as unreadable for that file, no RecursionError traceback; the run is still inspected
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     depth = 100_000
     _plant(data, "363614/0_0", b"\x80\x04" + b"]" * depth + b"a" * (depth - 1) + b".")
@@ -314,14 +312,14 @@ def test_deeply_nested_pickle_is_one_unreadable_file(tmp_path):
     assert len(method["unreadable"]) == 1 and method["counts"]["results"] == 2
 
 
-@reliability(
-    fault="a submitter's index cache whose rows describe a clean file that was swapped for a "
-    "code-running pickle of the same size and mtime",
-    must="the maintainer's index cache lives in the maintainer's own cache directory, so the submitter's is "
-    "never read: every file is decoded, TA301 refuses the payload, process is blocked (exit 1), nothing "
-    "ran; inspect reports the file",
-)
 def test_a_forged_index_cache_shipped_with_the_run_is_not_trusted(tmp_path, monkeypatch):
+    """Fault: a submitter's index cache whose rows describe a clean file that was swapped for a code-running pickle of
+    the same size and mtime
+
+    Must: the maintainer's index cache lives in the maintainer's own cache directory, so the submitter's is never
+    read: every file is decoded, TA301 refuses the payload, process is blocked (exit 1), nothing ran; inspect reports
+    the file
+    """
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2)
     victim = sorted(data.rglob("results.pkl"))[0]

@@ -13,7 +13,6 @@ import time
 
 import pytest
 from tests.support import s3_fixtures
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import draft_args, hf_setup, model_label, model_repo, write_hub, write_ledger
 from tests.support.s3_fixtures import (
     BUCKET,
@@ -45,11 +44,11 @@ def _key(path: str) -> str:
     return path.split("?")[0].split(f"/{BUCKET}/", 1)[-1]
 
 
-@reliability(
-    fault="connection resets: the proxy drops the first attempt of every object upload without answering",
-    must="each upload is retried and the run ends with every planned object in place and verified (exit 0)",
-)
 def test_connection_resets_are_retried(tmp_path, s3_env, s3_proxy):
+    """Fault: connection resets: the proxy drops the first attempt of every object upload without answering
+
+    Must: each upload is retried and the run ends with every planned object in place and verified (exit 0)
+    """
     make_method_cache(tmp_path / "cache")
     dropped: set[str] = set()
 
@@ -68,11 +67,11 @@ def test_connection_resets_are_retried(tmp_path, s3_env, s3_proxy):
 
 
 @pytest.mark.slow
-@reliability(
-    fault="the S3 server is stopped mid-upload and comes back a second later",
-    must="the same run retries with backoff and completes: every object in place, metadata.yaml last, exit 0",
-)
 def test_server_restart_mid_upload_is_ridden_out(tmp_path, s3_env, s3_proxy, moto_s3):
+    """Fault: the S3 server is stopped mid-upload and comes back a second later
+
+    Must: the same run retries with backoff and completes: every object in place, metadata.yaml last, exit 0
+    """
     make_method_cache(tmp_path / "cache", raw_bytes=b"r" * 300_000)
     puts: list[str] = []
 
@@ -94,13 +93,13 @@ def test_server_restart_mid_upload_is_ridden_out(tmp_path, s3_env, s3_proxy, mot
 
 
 @pytest.mark.parametrize("status", [500, pytest.param(503, marks=pytest.mark.slow)])
-@reliability(
-    fault="the store keeps answering 500 InternalError or 503 SlowDown for one object",
-    must="retried by botocore's standard mode exactly the configured number of times (no second retry "
-    "layer), then exit 4 with an honest report: which "
-    "object failed, what was sent, metadata.yaml not published, and how to resume; the rerun resumes",
-)
 def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_proxy, monkeypatch, status):
+    """Fault: the store keeps answering 500 InternalError or 503 SlowDown for one object
+
+    Must: retried by botocore's standard mode exactly the configured number of times (no second retry layer), then
+    exit 4 with an honest report: which object failed, what was sent, metadata.yaml not published, and how to resume;
+    the rerun resumes
+    """
     make_method_cache(tmp_path / "cache")
     monkeypatch.setenv("CHECKS_S3_MAX_ATTEMPTS", "4")
     attempts: list[float] = []
@@ -135,12 +134,12 @@ def test_lasting_server_errors_end_in_an_honest_report(tmp_path, s3_env, s3_prox
 
 
 @pytest.mark.parametrize("code", ["InvalidAccessKeyId", "ExpiredToken"])
-@reliability(
-    fault="expired or revoked credentials: the store answers 403 InvalidAccessKeyId / ExpiredToken",
-    must="no retry storm (a refusal is not retried), exit 4 naming the store's error code, nothing "
-    "uploaded, and the credentials never echoed",
-)
 def test_refused_credentials_fail_fast_and_honestly(tmp_path, s3_env, s3_proxy, monkeypatch, code):
+    """Fault: expired or revoked credentials: the store answers 403 InvalidAccessKeyId / ExpiredToken
+
+    Must: no retry storm (a refusal is not retried), exit 4 naming the store's error code, nothing uploaded, and the
+    credentials never echoed
+    """
     make_method_cache(tmp_path / "cache")
     monkeypatch.setitem(s3_fixtures._ERROR_CODES, 403, code)
     s3_proxy.fault = lambda method, path: 403
@@ -170,13 +169,14 @@ def _drafted(bundle) -> set[str]:
 
 
 @pytest.mark.slow
-@reliability(
-    fault="the Hub answers 429 (Retry-After), 500, 503 or truncated JSON, some briefly and some for good, "
-    "during `checks run draft`",
-    must="brief faults are retried and the model is drafted; lasting ones make that model needs_review in "
-    "the bundle, never not_on_hub or 'new'; the Hub only ever sees reads",
-)
 def test_draft_rides_out_brief_hub_faults_and_flags_lasting_ones(tmp_path):
+    """Fault: the Hub answers 429 (Retry-After), 500, 503 or truncated JSON, some briefly and some for good, during
+    `checks run draft`
+
+    Must: brief faults are retried and the model is drafted; lasting ones make that model needs_review in the bundle,
+    never not_on_hub or 'new'; the Hub only ever sees reads
+    """
+
     def model_path(i, tail=""):
         return f"^/api/models/{model_repo(i)}{tail}$"
 
@@ -207,12 +207,12 @@ def test_draft_rides_out_brief_hub_faults_and_flags_lasting_ones(tmp_path):
     assert result.exit_code in (0, 1), result.stdout + result.stderr
 
 
-@reliability(
-    fault="a Hub read that hangs past the client's deadline (the local Hub delays model_info)",
-    must="each attempt is abandoned at the deadline and retried; when the Hub keeps hanging the model is "
-    "needs_review (not not_on_hub) within bounded time; a single slow answer is ridden out",
-)
 def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
+    """Fault: a Hub read that hangs past the client's deadline (the local Hub delays model_info)
+
+    Must: each attempt is abandoned at the deadline and retried; when the Hub keeps hanging the model is needs_review
+    (not not_on_hub) within bounded time; a single slow answer is ridden out
+    """
 
     write_hub(tmp_path / "hub", 2)
     faults = [
@@ -236,12 +236,12 @@ def test_hanging_hub_reads_end_in_needs_review_within_bounded_time(tmp_path):
 
 
 @pytest.mark.slow
-@reliability(
-    fault="a Hub that rate-limits (20 requests/s, small bursts) while `checks run draft` reads with 32 workers",
-    must="the draft slows down to the limit and completes with every model drafted: throttling never turns a "
-    "model into needs_review",
-)
 def test_rate_limited_hub_loses_no_model(tmp_path):
+    """Fault: a Hub that rate-limits (20 requests/s, small bursts) while `checks run draft` reads with 32 workers
+
+    Must: the draft slows down to the limit and completes with every model drafted: throttling never turns a model
+    into needs_review
+    """
     with hf_setup(tmp_path, models=40, rate_limit=20, burst=5) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=40, base=50.0)
         result = run_cli([*draft_args(tmp_path), "--max-workers", "32"], env=env, cwd=tmp_path)

@@ -12,7 +12,6 @@ import json
 import os
 
 import pytest
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import (
     draft_args,
     files_under,
@@ -48,12 +47,12 @@ def secret_env(monkeypatch):
         monkeypatch.setenv(name, value)
 
 
-@reliability(
-    fault="fake AWS_*, R2_* and an hf_ HF_TOKEN in the environment while the TabArena workflow runs: inspect, "
-    "process (blocked and successful), upload (dry run, real run, refused by the store)",
-    must="none of the values appears in stdout, stderr, the decision records, the index cache or the method cache",
-)
 def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, secret_env, monkeypatch):
+    """Fault: fake AWS_*, R2_* and an hf_ HF_TOKEN in the environment while the TabArena workflow runs: inspect, process
+    (blocked and successful), upload (dry run, real run, refused by the store)
+
+    Must: none of the values appears in stdout, stderr, the decision records, the index cache or the method cache
+    """
 
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     bad = make_run(tmp_path / "bad", tasks=(363612,), folds=2, defects=("truncated", "unsafe_pickle"))
@@ -81,12 +80,12 @@ def test_tabarena_workflow_never_leaks_credentials(tmp_path, s3_env, s3_proxy, s
     assert leaks(_secrets(os.environ), outputs, files_under(tmp_path)) == []
 
 
-@reliability(
-    fault="an hf_ HF_TOKEN and AWS credentials in the environment during `checks hf contract`, `checks run "
-    "draft` (accepted token) and a draft with a token the Hub rejects (401 on every route)",
-    must="the token appears in no output, bundle file, decision record or error message",
-)
 def test_hf_workflow_never_leaks_the_token(tmp_path, secret_env):
+    """Fault: an hf_ HF_TOKEN and AWS credentials in the environment during `checks hf contract`, `checks run draft`
+    (accepted token) and a draft with a token the Hub rejects (401 on every route)
+
+    Must: the token appears in no output, bundle file, decision record or error message
+    """
 
     with hf_setup(tmp_path, models=3, token=HF_TOKEN) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=3, base=50.0)
@@ -113,11 +112,11 @@ def test_hf_workflow_never_leaks_the_token(tmp_path, secret_env):
     ],
     ids=["draft", "contract", "upload", "inspect", "process"],
 )
-@reliability(
-    fault="a credential passed as a command-line option to any workflow command",
-    must="refused with exit 2 and a pointer to the environment before anything runs; the value is not echoed",
-)
 def test_credential_options_refused_everywhere(tmp_path, args):
+    """Fault: a credential passed as a command-line option to any workflow command
+
+    Must: refused with exit 2 and a pointer to the environment before anything runs; the value is not echoed
+    """
     res = run_cli(args, cwd=tmp_path)
     assert res.exit_code == ExitCode.USAGE_ERROR, res.stdout + res.stderr
     assert "environment" in res.stderr
@@ -146,14 +145,13 @@ def _strings(value):
             yield from _strings(v)
 
 
-@reliability(
-    fault="credentials holding a quote, a backslash and a non-ASCII character, one of them also used as the "
-    "suite name of info.py, so a verdict message quotes it (process blocked by TA406)",
-    must="redaction runs on the values before JSON escaping: no raw, JSON-escaped or repr spelling of any "
-    "secret appears in stdout (human and JSON), stderr or the decision record, nor in any string the "
-    "JSON decodes to",
-)
 def test_secrets_with_quotes_backslashes_and_non_ascii_are_redacted(tmp_path, monkeypatch):
+    """Fault: credentials holding a quote, a backslash and a non-ASCII character, one of them also used as the suite
+    name of info.py, so a verdict message quotes it (process blocked by TA406)
+
+    Must: redaction runs on the values before JSON escaping: no raw, JSON-escaped or repr spelling of any secret
+    appears in stdout (human and JSON), stderr or the decision record, nor in any string the JSON decodes to
+    """
     for name, value in AWKWARD.items():
         monkeypatch.setenv(name, value)
     data = make_run(tmp_path / "run", tasks=(363612,), folds=1, validation_protocol="8x1")
@@ -175,14 +173,14 @@ def test_secrets_with_quotes_backslashes_and_non_ascii_are_redacted(tmp_path, mo
             assert not [t for t in texts if spelling in t], spelling
 
 
-@reliability(
-    fault="R2 unreachable: the endpoint host, named after R2_ACCOUNT_ID as R2's is "
-    "(<account>.r2.cloudflarestorage.com; here <account>.invalid, which never resolves), quoted by the "
-    "connection error; an R2_ACCOUNT_ID that cannot be a host name",
-    must="R2_ACCOUNT_ID is a secret: the error (exit 4) shows the host with the account masked, and the value "
-    "is in no output or decision record; an impossible account id is refused without echoing it",
-)
 def test_account_id_is_never_shown(tmp_path, monkeypatch):
+    """Fault: R2 unreachable: the endpoint host, named after R2_ACCOUNT_ID as R2's is
+    (<account>.r2.cloudflarestorage.com; here <account>.invalid, which never resolves), quoted by the connection error;
+    an R2_ACCOUNT_ID that cannot be a host name
+
+    Must: R2_ACCOUNT_ID is a secret: the error (exit 4) shows the host with the account masked, and the value is in
+    no output or decision record; an impossible account id is refused without echoing it
+    """
     account = "f00dfeed" * 4
     for name, value in {
         "R2_ACCOUNT_ID": account,

@@ -19,7 +19,6 @@ import time
 import pytest
 from tests.support.cache_dirs import sweep_killed_sessions
 from tests.support.hf_fixtures import BENCHMARK_ID
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import draft_args, hf_setup, run_checks, snapshot, start_checks, write_ledger
 from tests.support.s3_fixtures import make_method_cache
 
@@ -51,14 +50,13 @@ def temp(tmp_path):
     return folder
 
 
-@reliability(
-    fault="`checks run draft` reading the Hub, run to the end, and stopped with SIGTERM while a download "
-    "is under way (24 models on 2 workers, a slow Hub: 0.2 s a model request, 1.5 s a file)",
-    must="both leave TMPDIR as they found it (no arena-checks-hub-* directory); the stopped run ends as "
-    "'checks: aborted' (exit 2) after the reads under way, the queued ones dropped, and the bundle "
-    "is untouched",
-)
 def test_draft_removes_its_downloads_when_it_ends_or_is_terminated(tmp_path, temp):
+    """Fault: `checks run draft` reading the Hub, run to the end, and stopped with SIGTERM while a download is under way
+    (24 models on 2 workers, a slow Hub: 0.2 s a model request, 1.5 s a file)
+
+    Must: both leave TMPDIR as they found it (no arena-checks-hub-* directory); the stopped run ends as 'checks:
+    aborted' (exit 2) after the reads under way, the queued ones dropped, and the bundle is untouched
+    """
     args = [*draft_args(tmp_path), "--max-workers", "2"]
     with hf_setup(tmp_path, models=24) as (env, hub):
         env = {**env, "TMPDIR": str(temp)}
@@ -80,13 +78,13 @@ def test_draft_removes_its_downloads_when_it_ends_or_is_terminated(tmp_path, tem
     assert snapshot(tmp_path / "bundle") == before
 
 
-@reliability(
-    fault="`checks hf contract` (a read-only command, not an action) stopped with SIGTERM while it downloads "
-    "the benchmark's eval.yaml from a slow Hub (1.5 s a file)",
-    must="it ends as 'checks: aborted' (exit 2), leaves TMPDIR as it found it (no arena-checks-hub-* "
-    "directory) and writes no --out file; the same command run to the end writes it",
-)
 def test_a_read_only_hub_command_stopped_with_sigterm_removes_its_download(tmp_path, temp):
+    """Fault: `checks hf contract` (a read-only command, not an action) stopped with SIGTERM while it downloads the
+    benchmark's eval.yaml from a slow Hub (1.5 s a file)
+
+    Must: it ends as 'checks: aborted' (exit 2), leaves TMPDIR as it found it (no arena-checks-hub-* directory) and
+    writes no --out file; the same command run to the end writes it
+    """
 
     args = contract_step(BENCHMARK_ID, "contract.yaml", "again.json")
     with hf_setup(tmp_path, models=1) as (env, hub):
@@ -111,13 +109,13 @@ def _upload(root, *extra):
     return upload_args(root, *extra)
 
 
-@reliability(
-    fault="`checks run upload` planned, run for real to the end, and stopped with SIGTERM while it sends "
-    "over a slow link",
-    must="each leaves TMPDIR as it found it (no checks-upload-* staging directory); the stopped run ends as "
-    "'checks: aborted' (exit 2)",
-)
 def test_upload_removes_its_staging_when_it_ends_or_is_terminated(tmp_path, temp, s3_env, s3_proxy):
+    """Fault: `checks run upload` planned, run for real to the end, and stopped with SIGTERM while it sends over a slow
+    link
+
+    Must: each leaves TMPDIR as it found it (no checks-upload-* staging directory); the stopped run ends as 'checks:
+    aborted' (exit 2)
+    """
     root = tmp_path / "cache"
     make_method_cache(root, raw_bytes=os.urandom(4 << 20))
     env = {"TMPDIR": str(temp)}
@@ -138,13 +136,13 @@ def test_upload_removes_its_staging_when_it_ends_or_is_terminated(tmp_path, temp
     assert list(temp.iterdir()) == []
 
 
-@reliability(
-    fault="a test session killed before its end (a timeout, SIGKILL): its cache directory "
-    "checks-cache-<pid>-* stays in the temporary directory",
-    must="the next session removes it (no process has that pid), and leaves alone the cache directory of a "
-    "session still running (in another checkout) and anything else",
-)
 def test_the_next_session_sweeps_a_killed_sessions_cache(tmp_path):
+    """Fault: a test session killed before its end (a timeout, SIGKILL): its cache directory checks-cache-<pid>-* stays
+    in the temporary directory
+
+    Must: the next session removes it (no process has that pid), and leaves alone the cache directory of a session
+    still running (in another checkout) and anything else
+    """
 
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()

@@ -19,7 +19,6 @@ import pytest
 from tests.support.reliability_fixtures import child_env, run_checks, write_info
 from tests.support.tabarena_fixtures import make_run
 
-from tests.support.reliability import reliability
 from tabarena_checks.raw import reader
 from tabarena_checks.testing.commands import process_args
 
@@ -68,19 +67,18 @@ print(json.dumps(out))
 """
 
 
-@reliability(
-    fault="22 pickles that use only allow-listed globals against the unpickler: numpy.ndarray called with a "
-    "buffer of raw pointers (object dtype) or stride 0 over 10^12 elements, object arrays from bytes "
-    "through _frombuffer or a forged state, buffers shorter than the shape, structured, zero-size and "
-    "re-stated dtypes, object scalars, BUILD on a list, a dict key that is a tuple nested 10^6 deep "
-    "(hashing it overflows the C stack), shared lists 40 deep (10^40 when expanded) and 1000^3, a "
-    "self-containing list, bytearray(10**10), str() of a billion laughs, 10^10 elements copied by "
-    "tuple(), 5,000,000 opcodes of empty sets",
-    must="each is refused as unreadable naming what was refused (and the field, for the graph limits); the "
-    "reader never dies (exit 0, no SIGSEGV); measured on the shared 2-core machine: all 22 in 2.7 s, "
-    "the slowest (the opcode flood) 1.5 s, peak RSS 167 MiB",
-)
 def test_hostile_pickles_are_refused_without_crashing(tmp_path):
+    """Fault: 22 pickles that use only allow-listed globals against the unpickler: numpy.ndarray called with a buffer of
+    raw pointers (object dtype) or stride 0 over 10^12 elements, object arrays from bytes through _frombuffer or a
+    forged state, buffers shorter than the shape, structured, zero-size and re-stated dtypes, object scalars, BUILD on a
+    list, a dict key that is a tuple nested 10^6 deep (hashing it overflows the C stack), shared lists 40 deep (10^40
+    when expanded) and 1000^3, a self-containing list, bytearray(10**10), str() of a billion laughs, 10^10 elements
+    copied by tuple(), 5,000,000 opcodes of empty sets
+
+    Must: each is refused as unreadable naming what was refused (and the field, for the graph limits); the reader
+    never dies (exit 0, no SIGSEGV); measured on the shared 2-core machine: all 22 in 2.7 s, the slowest (the opcode
+    flood) 1.5 s, peak RSS 167 MiB
+    """
     paths = {}
     for name, blob in hostile_pickles.payloads().items():
         paths[name] = tmp_path / f"{name}.pkl"
@@ -115,14 +113,14 @@ def _plant(data, rel, field, value):
 
 
 @pytest.mark.parametrize("field", ["method_metadata.model_hyperparameters.max_depth", "simulation_artifacts.y_test"])
-@reliability(
-    fault="the review's pointer array, `__reduce__ -> (np.ndarray, ((1,), np.dtype('O'), b'A'*8))`, in the "
-    "hyperparameters or in simulation_artifacts.y_test (inspect and process used to die with SIGSEGV, "
-    "exit 139, or copy the file into raw/)",
-    must="`checks inspect` lists the file as unreadable (exit 0) and `checks run process` is blocked by TA301 "
-    "naming it (exit 1); no SIGSEGV, no cache written",
-)
 def test_pointer_array_in_a_result_is_refused_by_the_commands(tmp_path, field):
+    """Fault: the review's pointer array, `__reduce__ -> (np.ndarray, ((1,), np.dtype('O'), b'A'*8))`, in the
+    hyperparameters or in simulation_artifacts.y_test (inspect and process used to die with SIGSEGV, exit 139, or copy
+    the file into raw/)
+
+    Must: `checks inspect` lists the file as unreadable (exit 0) and `checks run process` is blocked by TA301 naming
+    it (exit 1); no SIGSEGV, no cache written
+    """
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     pointer = hostile_pickles.Reduce(np.ndarray, ((1,), np.dtype("O"), b"A" * 8))
     rel = _plant(data, "363612/0_1", field, pointer)

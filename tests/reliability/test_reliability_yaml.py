@@ -12,7 +12,6 @@ import time
 
 import pytest
 from tests.support.hf_fixtures import BENCHMARK_ID
-from tests.support.reliability import reliability
 from tests.support.reliability_fixtures import draft_args, hf_setup, run_checks, write_ledger
 from tests.support.s3_fixtures import make_method_cache
 from tabarena_checks.testing.commands import upload_args
@@ -65,13 +64,13 @@ def _clear(res, elapsed, case, *, exit_codes=(1, 2)):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(
-    fault="an .eval_results draft that is an alias bomb, 20,000 levels deep, has duplicate keys, non-UTF-8 "
-    "bytes or 3 MiB",
-    must="`checks hf validate` reports that file as an input it cannot read, at its place with the reason "
-    "(exit 2), within bounded time and memory; no rule judges it, the other drafts are still judged",
-)
 def test_validate_refuses_hostile_eval_results(tmp_path, case):
+    """Fault: an .eval_results draft that is an alias bomb, 20,000 levels deep, has duplicate keys, non-UTF-8 bytes or 3
+    MiB
+
+    Must: `checks hf validate` reports that file as an input it cannot read, at its place with the reason (exit 2),
+    within bounded time and memory; no rule judges it, the other drafts are still judged
+    """
     good = tmp_path / "bundle" / "drafts" / "good--model" / ".eval_results" / "b.yaml"
     bad = tmp_path / "bundle" / "drafts" / "bad--model" / ".eval_results" / "b.yaml"
     good.parent.mkdir(parents=True)
@@ -86,13 +85,13 @@ def test_validate_refuses_hostile_eval_results(tmp_path, case):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(
-    fault="a benchmark whose eval.yaml on the Hub is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
-    "bytes or 3 MiB",
-    must="`checks hf contract` stops with one clear error naming eval.yaml (exit 2), no contract written, "
-    "within bounded time and memory",
-)
 def test_contract_refuses_hostile_eval_yaml(tmp_path, case):
+    """Fault: a benchmark whose eval.yaml on the Hub is an alias bomb, too deep, has duplicate keys, non-UTF-8 bytes or
+    3 MiB
+
+    Must: `checks hf contract` stops with one clear error naming eval.yaml (exit 2), no contract written, within
+    bounded time and memory
+    """
     res, elapsed = _contract(tmp_path, eval_yaml=CASES[case])
     _clear(res, elapsed, case, exit_codes=(2,))
     assert "eval.yaml" in res.stderr
@@ -118,13 +117,13 @@ def _mapping_case(case: str) -> bytes:
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(
-    fault="a contract mapping file (--mapping) that is an alias bomb, too deep, has duplicate keys, "
-    "non-UTF-8 bytes or 3 MiB",
-    must="`checks hf contract` stops with one clear error naming the mapping file (exit 2) within bounded "
-    "time and memory; nothing is written",
-)
 def test_contract_refuses_a_hostile_mapping(tmp_path, case):
+    """Fault: a contract mapping file (--mapping) that is an alias bomb, too deep, has duplicate keys, non-UTF-8 bytes
+    or 3 MiB
+
+    Must: `checks hf contract` stops with one clear error naming the mapping file (exit 2) within bounded time and
+    memory; nothing is written
+    """
     res, elapsed = _contract(tmp_path, mapping=_mapping_case(case))
     _clear(res, elapsed, case, exit_codes=(2,))
     assert "hostile.yaml" in res.stderr
@@ -132,13 +131,13 @@ def test_contract_refuses_a_hostile_mapping(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(
-    fault="a models mapping file (checks run draft --mapping) that is an alias bomb, too deep, has "
-    "duplicate keys, non-UTF-8 bytes or 3 MiB",
-    must="the draft stops with one clear error naming the mapping file (exit 2) within bounded time and "
-    "memory; no bundle is written",
-)
 def test_draft_refuses_a_hostile_models_mapping(tmp_path, case):
+    """Fault: a models mapping file (checks run draft --mapping) that is an alias bomb, too deep, has duplicate keys,
+    non-UTF-8 bytes or 3 MiB
+
+    Must: the draft stops with one clear error naming the mapping file (exit 2) within bounded time and memory; no
+    bundle is written
+    """
     with hf_setup(tmp_path, models=1) as (env, hub):
         write_ledger(tmp_path / "ledger.csv", models=1, base=50.0)
         blob = CASES[case] if case != "duplicate-keys" else b'"Model 0 7B": {repo: a/b}\n"Model 0 7B": {repo: c/d}\n'
@@ -150,12 +149,12 @@ def test_draft_refuses_a_hostile_models_mapping(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@reliability(
-    fault="a processed cache whose metadata.yaml is an alias bomb, too deep, has duplicate keys, non-UTF-8 "
-    "bytes or 3 MiB (`checks run upload --from-cache`)",
-    must="one clear error naming metadata.yaml (exit 2) within bounded time and memory; nothing is uploaded",
-)
 def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
+    """Fault: a processed cache whose metadata.yaml is an alias bomb, too deep, has duplicate keys, non-UTF-8 bytes or 3
+    MiB (`checks run upload --from-cache`)
+
+    Must: one clear error naming metadata.yaml (exit 2) within bounded time and memory; nothing is uploaded
+    """
     cache = make_method_cache(tmp_path / "cache")
     text = (cache / "metadata.yaml").read_bytes()
     hostile = {
@@ -174,11 +173,11 @@ def test_upload_refuses_a_hostile_metadata_yaml(tmp_path, case):
     assert "metadata.yaml" in res.stderr
 
 
-@reliability(
-    fault="an .eval_results draft holding a control character (U+001F), which YAML forbids",
-    must="`checks hf validate` reports that file as an input it cannot read, with the reason (exit 2), no traceback",
-)
 def test_validate_refuses_control_characters(tmp_path):
+    """Fault: an .eval_results draft holding a control character (U+001F), which YAML forbids
+
+    Must: `checks hf validate` reports that file as an input it cannot read, with the reason (exit 2), no traceback
+    """
     bad = tmp_path / "bundle" / "drafts" / "bad--model" / ".eval_results" / "b.yaml"
     bad.parent.mkdir(parents=True)
     bad.write_text('- dataset:\n    id: org/bench\n    task_id: main\n  value: 1.5\n  notes: "a\x1fb"\n')

@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 import yaml
 
+from hfmigrate_checks.source import ledger
 from hfmigrate_checks.testing import Fault, set_whoami, write_dataset, write_model
 from hfmigrate_checks.testing.hubdemo import CONTRACT
 from hfmigrate_checks.testing.migration import client_env
@@ -27,6 +28,22 @@ TOKEN = "hf_local_test_token"
 OTHER_BENCHMARK = "Idavidrein/gpqa"
 #: the model whose model_info always fails (see leaderboard_faults)
 FLAKY_REPO = "xi-org/Xi-7B"
+
+#: where the generated leaderboards' scores are said to be printed
+BOARD_URL = "https://example.org/board"
+
+
+def board_row(model: str, task: str, value: str, line: int, **more: str) -> ledger.LedgerRow:
+    """One score as printed on line ``line`` of the board's README.md: the ledger row of a generated leaderboard."""
+    return ledger.LedgerRow(
+        source_model=model,
+        source_task=task,
+        source_value=value,
+        source_locator=f"README.md:L{line}",
+        source_url=BOARD_URL,
+        **more,
+    )
+
 
 EVAL_YAML = """\
 name: Toy Bench

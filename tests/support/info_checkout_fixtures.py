@@ -11,6 +11,34 @@ from __future__ import annotations
 from pathlib import Path
 
 IMPORT = "from tabarena.models._method_metadata import MethodMetadata, ModelDescriptor\n"
+#: a model's superseded legacy-s3 declaration and its rerun as TabArena writes them, to ``.format`` with
+#: ``var`` (the descriptor's and the declarations' prefix), ``name`` (the method), ``key`` (its model key)
+#: and ``hpo``; benchmarks/precommit_tabarena.py builds its TabArena-sized tree from them too
+LEGACY = """
+# Superseded by the rerun below; kept so the hosted artifacts stay loadable.
+{var}_method_metadata = {var}_descriptor.method_metadata(
+    method="{name}",
+    suite="tabarena-2025-06-12",
+    ag_key="{key}",
+    config_default="{name}_c1_BAG_L1",
+    cache_type="s3",
+    cache_kwargs={{"bucket": "tabarena", "prefix": "cache", "upload_as_public": True}},
+    date="2025-06-12",
+)
+"""
+RERUN = """
+{var}_new_method_metadata = {var}_descriptor.method_metadata(
+    method="{name}",
+    suite="tabarena-2026-07-13",
+    ag_key="TA-{key}",
+    model_key="{key}",
+    config_default="{name}_c1_default_BAG_L1",
+    can_hpo={hpo},
+    cache_type="r2",
+    cache_kwargs={{"bucket": "tabarena", "prefix": "cache"}},
+    date="2026-07-15",
+)
+"""
 
 FILES = {
     "tafix/__init__.py": "",
@@ -25,30 +53,9 @@ alpha_descriptor = ModelDescriptor(
     reference_url="https://example.org/alpha",
     date_introduced="2024-07",
 )
-
-# Superseded by the rerun below; kept so the hosted artifacts stay loadable.
-alpha_method_metadata = alpha_descriptor.method_metadata(
-    method="Alpha",
-    suite="tabarena-2025-06-12",
-    ag_key="ALPHA",
-    config_default="Alpha_c1_BAG_L1",
-    cache_type="s3",
-    cache_kwargs={"bucket": "tabarena", "prefix": "cache", "upload_as_public": True},
-    date="2025-06-12",
-)
-
-alpha_new_method_metadata = alpha_descriptor.method_metadata(
-    method="Alpha",
-    suite="tabarena-2026-07-13",
-    ag_key="TA-ALPHA",
-    model_key="ALPHA",
-    config_default="Alpha_c1_default_BAG_L1",
-    can_hpo=False,
-    cache_type="r2",
-    cache_kwargs={"bucket": "tabarena", "prefix": "cache"},
-    date="2026-07-15",
-)
-
+"""
+    + (LEGACY + RERUN).format(var="alpha", name="Alpha", key="ALPHA", hpo=False)
+    + """
 # CPU variant: the caller's keywords win over the descriptor's
 alpha_cpu_method_metadata = alpha_descriptor.method_metadata(
     method="Alpha_CPU",

@@ -1,12 +1,16 @@
 """Reliability and security rows: a marker for the tests that prove them, and the generator of docs/reliability.md.
 
-Mark a test with ``@reliability(fault="...", must="...")``; ``python tests/support/reliability.py --write``
-regenerates the table and ``tests/reliability/test_reliability_doc.py`` fails when it is out of date.
+A row is the docstring of the test that proves it, two paragraphs: ``Fault: ...`` then ``Must: ...``
+(plain prose, so two rows never read as the same code). ``python tests/support/reliability.py --write``
+regenerates the table and ``tests/reliability/test_reliability_doc.py`` fails when it is out of date; as a
+pytest plugin (tests/conftest.py) this module marks each such test ``reliability(fault, must)``, so
+``pytest -m reliability`` runs the proofs.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 import sys
 from pathlib import Path
 
@@ -74,9 +78,22 @@ maintainer's cache root while an upload runs is the maintainer.
 """
 
 
-def reliability(*, fault: str, must: str):
-    """Mark a test as the proof of one row of docs/reliability.md."""
-    return pytest.mark.reliability(fault=fault, must=must)
+def row(doc: str | None, where: str) -> tuple[str, str] | None:
+    """The (fault, must) the cleaned docstring of the test ``where`` states, or None when it states no row.
+
+    A row is a docstring of exactly two paragraphs, ``Fault: ...`` then ``Must: ...``; each paragraph's
+    lines join with one space. A docstring that starts with ``Fault:`` in any other form is an error,
+    so a row is never dropped from the document without a word.
+    """
+    if not doc or not doc.startswith("Fault:"):
+        return None
+    paragraphs = [" ".join(part.split("\n")) for part in doc.split("\n\n")]
+    if len(paragraphs) != 2 or not paragraphs[1].startswith("Must: "):
+        raise ValueError(
+            f"{where}: its docstring starts a reliability row but is not two paragraphs, 'Fault: ...' then "
+            "'Must: ...' (split the docstring with one blank line; no other paragraph)"
+        )
+    return paragraphs[0].removeprefix("Fault: "), paragraphs[1].removeprefix("Must: ")
 
 
 def _rows_in(path: Path) -> list[tuple[str, str, str]]:
@@ -85,14 +102,22 @@ def _rows_in(path: Path) -> list[tuple[str, str, str]]:
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for deco in node.decorator_list:
-            if (
-                isinstance(deco, ast.Call)
-                and getattr(deco.func, "id", getattr(deco.func, "attr", None)) == "reliability"
-            ):
-                kw = {k.arg: ast.literal_eval(k.value) for k in deco.keywords}
-                rows.append((kw["fault"], kw["must"], f"{path.relative_to(ROOT).as_posix()}::{node.name}"))
+        stated = row(ast.get_docstring(node), f"{path.relative_to(ROOT).as_posix()}::{node.name}")
+        if stated:
+            rows.append((*stated, f"{path.relative_to(ROOT).as_posix()}::{node.name}"))
     return rows
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Give every test that states a row the ``reliability`` marker pyproject.toml registers."""
+    for item in items:
+        function = getattr(item, "function", None)
+        try:
+            stated = row(inspect.getdoc(function), item.nodeid) if function is not None else None
+        except ValueError as err:
+            raise pytest.UsageError(str(err)) from None
+        if stated:
+            item.add_marker(pytest.mark.reliability(fault=stated[0], must=stated[1]))
 
 
 def render() -> str:
@@ -113,7 +138,10 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    text = render()
+    try:
+        text = render()
+    except ValueError as err:
+        sys.exit(f"reliability.py: {err}")
     if "--write" in sys.argv:
         DOC.write_text(text)
     else:

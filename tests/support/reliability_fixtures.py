@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.paths import CHILD_PYTHONPATH
-from tests.support.hf_fixtures import BENCHMARK_ID, TOKEN, WHOAMI, write_benchmark
+from tests.support.hf_fixtures import BENCHMARK_ID, TOKEN, WHOAMI, board_row, write_benchmark
 from tests.support.tabarena_fixtures import Call, make_run
 
 from checks.testing import run_cli
@@ -181,13 +181,7 @@ def write_mapping(path: Path, models: int) -> None:
 def write_ledger(path: Path, *, models: int, base: float) -> None:
     """Two printed scores per model; ``base`` shifts every value (a new version of the leaderboard)."""
     rows = [
-        ledger.LedgerRow(
-            source_model=model_label(i),
-            source_task=task,
-            source_value=f"{base + i / 10 + k:.1f}",
-            source_locator=f"README.md:L{10 + i}",
-            source_url="https://example.org/board",
-        )
+        board_row(model_label(i), task, f"{base + i / 10 + k:.1f}", 10 + i)
         for i in range(models)
         for k, task in enumerate(("Main", "Hard"))
     ]

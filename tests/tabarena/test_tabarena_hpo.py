@@ -284,15 +284,12 @@ def test_without_config_default_trajectories_are_left_out_and_said(tmp_path, run
 
 
 def test_a_metric_the_simulation_does_not_compute_blocks_before_anything_is_read(tmp_path, run):
-    data = tmp_path / "data"
-    shutil.copytree(run / "data", data)
-
     def balanced_accuracy(result):
         if result["problem_type"] == "binary":
             result["metric"] = "balanced_accuracy"
             result["simulation_artifacts"].update(eval_metric="balanced_accuracy", metric="balanced_accuracy")
 
-    _rewrite(data, balanced_accuracy)
+    data = _changed_copy(tmp_path, run, balanced_accuracy)
     result = _process(tmp_path, run, "with_default", data)
     assert result.exit_code == 1, result.stdout + result.stderr
     assert "failed TA307 native-simulation-metric" in result.stdout
@@ -310,14 +307,11 @@ def test_a_metric_the_simulation_does_not_compute_blocks_before_anything_is_read
 
 
 def test_two_tasks_under_one_name_block_before_anything_is_read(tmp_path, run):
-    data = tmp_path / "data"
-    shutil.copytree(run / "data", data)
-
     def churn_named_airfoil(result):  # the simulation stacked both tasks' predictions and stopped (exit 4)
         if result["task_metadata"]["tid"] == 363619:
             result["task_metadata"]["name"] = "airfoil_self_noise"
 
-    _rewrite(data, churn_named_airfoil)
+    data = _changed_copy(tmp_path, run, churn_named_airfoil)
     result = _process(tmp_path, run, "with_default", data)
     assert result.exit_code == 1, result.stdout + result.stderr
     assert "failed TA341 suite-task-name" in result.stdout
@@ -328,11 +322,15 @@ def test_two_tasks_under_one_name_block_before_anything_is_read(tmp_path, run):
     assert not (tmp_path / "cache/artifacts/nori-hpo/methods/Nori").exists()
 
 
-def _rewrite(data, change):
+def _changed_copy(tmp_path, run, change):
+    """The module's run copied to ``tmp_path/data``, every result rewritten after ``change(result)``."""
+    data = tmp_path / "data"
+    shutil.copytree(run / "data", data)
     for path in data.rglob("results.pkl"):
         result = pickle.loads(gzip.decompress(path.read_bytes()))  # our own generated files
         change(result)
         path.write_bytes(gzip.compress(pickle.dumps(result)))
+    return data
 
 
 def test_trapezoid_auc_of_the_recompute_counts_pairs():
@@ -351,9 +349,7 @@ def test_trapezoid_auc_of_the_recompute_counts_pairs():
 
 
 def test_a_missing_val_error_is_recomputed_from_the_stored_validation_prediction(tmp_path, run):
-    data = tmp_path / "data"
-    shutil.copytree(run / "data", data)
-    _rewrite(data, lambda r: r.pop("metric_error_val"))
+    data = _changed_copy(tmp_path, run, lambda r: r.pop("metric_error_val"))
     result = _process(tmp_path, run, "with_default", data)
     assert result.exit_code == 0, result.stdout + result.stderr
     rows = pq.read_table(tmp_path / "cache/artifacts/nori-hpo/methods/Nori/processed/configs.parquet").to_pylist()
@@ -369,15 +365,12 @@ def test_a_missing_val_error_is_recomputed_from_the_stored_validation_prediction
 
 
 def test_a_missing_val_error_of_another_metric_blocks_with_the_file_and_the_fix(tmp_path, run):
-    data = tmp_path / "data"
-    shutil.copytree(run / "data", data)
-
     def change(result):
         if result["problem_type"] == "binary":
             result["metric"] = "balanced_accuracy"
             del result["metric_error_val"]
 
-    _rewrite(data, change)
+    data = _changed_copy(tmp_path, run, change)
     result = _process(tmp_path, run, "with_default", data)
     out = result.stdout + result.stderr
     assert result.exit_code != 0 and "failed TA335 metric-error-val-recomputable" in out

@@ -27,6 +27,11 @@ def _declarations(path):
     return {d.variable: d for d in info_static.read_declarations(path)}
 
 
+def _pick(resolved, names: str) -> tuple:
+    """The values of the space-separated field ``names`` in a resolved declaration, in that order."""
+    return tuple(resolved[name] for name in names.split())
+
+
 def _where(record, field):
     step = site(record.origins[field])
     return (step.path.rsplit("/", 1)[-1], step.line, step.col, step.kind)
@@ -36,24 +41,11 @@ def test_descriptor_fields_are_defaults_and_the_callers_keywords_win(checkout):
     found = _declarations(checkout / "tafix/models/alpha/info.py")
     assert list(found) == ["alpha_method_metadata", "alpha_new_method_metadata", "alpha_cpu_method_metadata"]
     new = found["alpha_new_method_metadata"].record.resolved()
-    assert (
-        new["method_type"],
-        new["compute"],
-        new["is_bag"],
-        new["display_name"],
-        new["reference_url"],
-        new["date_introduced"],
-        new["model_key"],
-        new["can_hpo"],
-        new["cache_type"],
+    assert _pick(
+        new, "method_type compute is_bag display_name reference_url date_introduced model_key can_hpo cache_type"
     ) == ("config", "gpu", True, "Alpha", "https://example.org/alpha", "2024-07", "ALPHA", False, "r2")
     cpu = found["alpha_cpu_method_metadata"].record.resolved()
-    assert (cpu["compute"], cpu["display_name"], cpu["name_suffix"], cpu["is_bag"]) == (
-        "cpu",
-        "Alpha (CPU)",
-        "_CPU",
-        True,
-    )
+    assert _pick(cpu, "compute display_name name_suffix is_bag") == ("cpu", "Alpha (CPU)", "_CPU", True)
     record = found["alpha_new_method_metadata"].record
     # a descriptor default points at the keyword in ModelDescriptor(...), a call keyword at itself
     assert _where(record, "compute") == ("info.py", 5, 5, "keyword")
@@ -64,16 +56,8 @@ def test_descriptor_fields_are_defaults_and_the_callers_keywords_win(checkout):
 def test_spreads_nested_dicts_constants_and_legacy_s3(checkout):
     found = _declarations(checkout / "tafix/systems/auto/info.py")
     legacy = found["auto_legacy_metadata"].record.resolved()
-    assert (
-        legacy["method_type"],
-        legacy["method_class"],
-        legacy["suite"],
-        legacy["compute"],
-        legacy["cache_type"],
-        legacy["cache_kwargs"],
-        legacy["reference_url"],
-        legacy["display_name"],
-        legacy["has_raw"],
+    assert _pick(
+        legacy, "method_type method_class suite compute cache_type cache_kwargs reference_url display_name has_raw"
     ) == (
         "baseline",
         "system",
@@ -93,7 +77,7 @@ def test_spreads_nested_dicts_constants_and_legacy_s3(checkout):
     assert _where(record, "suite") == ("info.py", 12, 5, "keyword")
     assert _where(record, "cache_type")[3] == "constructor"
     system = found["auto_new_metadata"].record.resolved()
-    assert (system["method_type"], system["method_class"], system["tags"], system["suite"], system["cache_type"]) == (
+    assert _pick(system, "method_type method_class tags suite cache_type") == (
         "baseline",
         "system",
         ("closed-source-api", "with-llm"),
@@ -102,19 +86,9 @@ def test_spreads_nested_dicts_constants_and_legacy_s3(checkout):
     )
     assert _where(found["auto_new_metadata"].record, "date")[3] == "key"
     portfolio = found["auto_portfolio_metadata"].record.resolved()
-    assert (portfolio["method_type"], portfolio["has_raw"], portfolio["method_class"], portfolio["can_hpo"]) == (
-        "portfolio",
-        False,
-        "system",
-        False,
-    )
+    assert _pick(portfolio, "method_type has_raw method_class can_hpo") == ("portfolio", False, "system", False)
     direct = found["auto_direct_metadata"].record.resolved()
-    assert (direct["method"], direct["suite"], direct["verified"], direct["display_name"]) == (
-        "Direct",
-        "direct-1",
-        False,
-        "Direct",
-    )
+    assert _pick(direct, "method suite verified display_name") == ("Direct", "direct-1", False, "Direct")
 
 
 def test_imported_descriptor_and_declarations_are_followed(checkout, monkeypatch):
@@ -124,13 +98,13 @@ def test_imported_descriptor_and_declarations_are_followed(checkout, monkeypatch
     assert list(found) == ["beyond_alpha_metadata"]
     record = found["beyond_alpha_metadata"].record
     resolved = record.resolved()
-    assert (
-        resolved["method_type"],
-        resolved["compute"],
-        resolved["display_name"],
-        resolved["can_hpo"],
-        resolved["suite"],
-    ) == ("config", "gpu", "Alpha", False, "beyond-2026")
+    assert _pick(resolved, "method_type compute display_name can_hpo suite") == (
+        "config",
+        "gpu",
+        "Alpha",
+        False,
+        "beyond-2026",
+    )
     # compute is written in the model's own info.py: the finding points there
     assert _where(record, "compute") == ("info.py", 5, 5, "keyword")
     assert site(record.origins["compute"]).path == "tafix/models/alpha/info.py"

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -66,6 +67,10 @@ def process(tmp_path, runs, run="configs", var="nori", *extra, env=None):
     return run_cli(args, cwd=tmp_path, env=env)
 
 
+#: the columns TabArena 0.1.0 puts first in both processed tables, in its order
+RESULT_COLUMNS = ("dataset", "fold", "framework", "metric_error", "metric", "time_train_s", "time_infer_s")
+
+
 def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     result = process(tmp_path, runs)
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -76,13 +81,7 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     assert meta["suite"] == "nori-2026-11" and meta["display_name"] == "TA-NORI" and meta["cache_type"] == "r2"
     configs = pq.read_table(cache / "processed/configs.parquet")
     assert configs.column_names == [
-        "dataset",
-        "fold",
-        "framework",
-        "metric_error",
-        "metric",
-        "time_train_s",
-        "time_infer_s",
+        *RESULT_COLUMNS,
         "problem_type",
         "metric_error_val",
         "tid",
@@ -101,13 +100,7 @@ def test_configs_cache_layout_columns_and_renames(tmp_path, runs):
     baselines = pq.read_table(cache / "processed/baselines.parquet")
     # TabArena 0.1.0's empty baselines frame: untyped columns except tid, problem_type and task behind it
     assert baselines.num_rows == 0 and baselines.column_names == [
-        "dataset",
-        "fold",
-        "framework",
-        "metric_error",
-        "metric",
-        "time_train_s",
-        "time_infer_s",
+        *RESULT_COLUMNS,
         "tid",
         "problem_type",
         "task",
@@ -421,6 +414,18 @@ def _copied(tmp_path, runs):
     return data
 
 
+def _edit(path: Path, change) -> None:
+    """Rewrite the result at ``path`` after ``change(result)`` edited it in place."""
+    result = reader.load_result(path)
+    change(result)
+    write_result(path, result)
+
+
+def _drop(part: str, key: str):
+    """A change for ``_edit`` that deletes ``result[part][key]``."""
+    return lambda result: result[part].pop(key)
+
+
 def _merge_run(data, where, **options) -> None:
     """A small run of two configs on one task generated in ``where``, its config folders moved into ``data``."""
     generate_run(
@@ -484,11 +489,7 @@ def test_shared_directory_with_no_single_match_needs_method(tmp_path, runs):
 
 def test_missing_split_idx_and_duplicates_block_with_the_file_and_the_fix(tmp_path, runs):
     data = _copied(tmp_path, runs)
-    victim = data / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl"
-    result = reader.load_result(victim)
-    del result["task_metadata"]["split_idx"]
-
-    write_result(victim, result)
+    _edit(data / "TA-Nori_r1_default_BAG_L1" / "363614" / "1_0" / "results.pkl", _drop("task_metadata", "split_idx"))
     twin = data / "TA-Nori_c1_default_BAG_L1-rerun" / "363612" / "0_0" / "results.pkl"
     twin.parent.mkdir(parents=True)
     shutil.copy(data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", twin)
@@ -506,18 +507,19 @@ def test_damaged_artifacts_and_a_split_of_other_rows_block_with_the_file_instead
     # each stopped processing halfway with a traceback (exit 3) before the reader checked them
 
     data = _copied(tmp_path, runs)
-    damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"
-    result = reader.load_result(damaged)
-    del result["simulation_artifacts"]["y_test"]
-    write_result(damaged, result)
+    _edit(
+        data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl", _drop("simulation_artifacts", "y_test")
+    )
     other_rows = data / "TA-Nori_r1_default_BAG_L1" / "363612" / "1_1" / "results.pkl"
-    result = reader.load_result(other_rows)
-    sa = result["simulation_artifacts"]
-    keep = slice(0, len(sa["y_val"]) - 2)  # two validation rows fewer, consistently within the file
-    sa["y_val"], sa["y_val_idx"] = sa["y_val"][keep], sa["y_val_idx"][keep]
-    sa["pred_proba_dict_val"] = {k: v[keep] for k, v in sa["pred_proba_dict_val"].items()}
-    sa["bag_info"]["val_idx_per_child"] = [idx[idx < keep.stop] for idx in sa["bag_info"]["val_idx_per_child"]]
-    write_result(other_rows, result)
+
+    def two_validation_rows_fewer(result):
+        sa = result["simulation_artifacts"]
+        keep = slice(0, len(sa["y_val"]) - 2)  # consistently within the file
+        sa["y_val"], sa["y_val_idx"] = sa["y_val"][keep], sa["y_val_idx"][keep]
+        sa["pred_proba_dict_val"] = {k: v[keep] for k, v in sa["pred_proba_dict_val"].items()}
+        sa["bag_info"]["val_idx_per_child"] = [idx[idx < keep.stop] for idx in sa["bag_info"]["val_idx_per_child"]]
+
+    _edit(other_rows, two_validation_rows_fewer)
     assert row_problems(reader.decode_row(other_rows, root=data)) == [], "the file alone is sound"
     out = process(tmp_path, runs)
     assert out.exit_code == 1, out.stdout + out.stderr
@@ -534,10 +536,9 @@ def test_artifacts_the_rules_let_through_still_end_as_a_clear_failure(tmp_path, 
 
     monkeypatch.setattr(raw_artifacts, "problems", lambda *args: [])  # a defect no check foresaw
     data = _copied(tmp_path, runs)
-    damaged = data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl"
-    result = reader.load_result(damaged)
-    del result["simulation_artifacts"]["y_test"]
-    write_result(damaged, result)
+    _edit(
+        data / "TA-Nori_c1_default_BAG_L1" / "363614" / "0_0" / "results.pkl", _drop("simulation_artifacts", "y_test")
+    )
     out = process(tmp_path, runs, "configs", "nori", env={"CHECKS_CACHE_DIR": str(tmp_path / "index-cache")})
     assert out.exit_code == 4, out.stdout + out.stderr
     assert (
@@ -551,11 +552,12 @@ def test_a_validation_row_no_child_predicted_ends_the_simulation_with_the_reason
     # TabArena 0.1.0 stops here too, with numpy's "'a' cannot be empty unless no samples are taken"
 
     data = _copied(tmp_path, runs)
-    gap = data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl"
-    result = reader.load_result(gap)
-    children = result["simulation_artifacts"]["bag_info"]["val_idx_per_child"]
-    children[:] = [idx[idx != 0] for idx in children]  # validation row 0: predicted by no child, NaN
-    write_result(gap, result)
+
+    def no_child_predicts_row_0(result):  # validation row 0: predicted by no child, NaN
+        children = result["simulation_artifacts"]["bag_info"]["val_idx_per_child"]
+        children[:] = [idx[idx != 0] for idx in children]
+
+    _edit(data / "TA-Nori_c1_default_BAG_L1" / "363612" / "0_0" / "results.pkl", no_child_predicts_row_0)
     info = tmp_path / "info.py"
     info.write_text(INFO.replace("is_bag=True,\n", 'is_bag=True, config_default="Nori_c1_default_BAG_L1",\n', 1))
     out = run_cli(

@@ -151,21 +151,19 @@ def _verdicts(repo, rel, variable):
     )
 
 
+def _copy_verdicts(repo, rel, declaration):
+    """The verdicts on a new info.py at ``rel`` whose ``copy_metadata`` is ``declaration``."""
+    write(repo, SRC / rel, info(copy_metadata=declaration))
+    return _verdicts(repo, rel, "copy_metadata")
+
+
 def test_ta501_method_suite_unique(checkout, tmp_path):
     repo, _ = checkout
     assert_passes(_verdicts(repo, "models/catboost/info.py", "catboost_method_metadata"), "TA501")
     assert_passes(_verdicts(repo, "models/nori/info.py", "nori_new_method_metadata"), "TA501")
-    write(
-        repo,
-        SRC / "models/lgbm_copy/info.py",
-        info(
-            copy_metadata=(
-                'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")'
-            )
-        ),
-    )
+    lightgbm = 'MethodMetadata.config(method="LightGBM", suite="lightgbm-2026-01", ag_key="GBM", compute="cpu")'
     assert_fails(
-        _verdicts(repo, "models/lgbm_copy/info.py", "copy_metadata"),
+        _copy_verdicts(repo, "models/lgbm_copy/info.py", lightgbm),
         "TA501",
         "lightgbm_method_metadata (tabarena.models.lightgbm.info) already declares method='LightGBM'",
     )
@@ -214,23 +212,15 @@ def test_descriptor_spread_and_local_entries_are_checked_for_uniqueness(checkout
     v = _verdicts(repo, "models/catboost/info.py", "catboost_method_metadata")
     assert_passes(v, "TA502")
     assert_passes(v, "TA501")
-    write(
-        repo,
-        SRC / "models/alpha2/info.py",
-        info(copy_metadata=('MethodMetadata.config(method="Alpha", suite="alpha-2026", ag_key="A")')),
-    )
     assert_fails(
-        _verdicts(repo, "models/alpha2/info.py", "copy_metadata"),
+        _copy_verdicts(
+            repo, "models/alpha2/info.py", 'MethodMetadata.config(method="Alpha", suite="alpha-2026", ag_key="A")'
+        ),
         "TA501",
         "alpha_method_metadata (tabarena.models.alpha.info) already declares method='Alpha'",
     )
-    write(
-        repo,
-        SRC / "models/local2/info.py",
-        info(copy_metadata=('MethodMetadata.baseline(method="Local", suite="local-1")')),
-    )
     assert_fails(
-        _verdicts(repo, "models/local2/info.py", "copy_metadata"),
+        _copy_verdicts(repo, "models/local2/info.py", 'MethodMetadata.baseline(method="Local", suite="local-1")'),
         "TA501",
         "local_metadata (tabarena.contexts.tabarena.methods) already declares method='Local'",
     )

@@ -26,7 +26,7 @@ from checks.testing import assert_fails, assert_passes, evaluate_rules
 from tabarena_checks.facts.inspect import TabArenaFacts
 from tabarena_checks.metadata import compare
 from tabarena_checks.metadata import load as metadata_load
-from tabarena_checks.metadata.model import MethodMetadata
+from tabarena_checks.metadata.model import FIELDS, MethodMetadata
 from tabarena_checks.raw.index import RawIndex, schema
 from tabarena_checks.rules import metadata as rules_metadata
 from tabarena_checks.rules import protocol as rules_protocol
@@ -589,25 +589,11 @@ def test_info_rules_never_crash_on_odd_field_values():
         st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
         st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2),
     )
+    # every declared field but the method (drawn apart), the artifact flags, reference_url and display_name
     names = [
-        "suite",
-        "method_type",
-        "ag_key",
-        "model_key",
-        "config_default",
-        "can_hpo",
-        "compute",
-        "is_bag",
-        "name",
-        "name_suffix",
-        "method_class",
-        "tags",
-        "cache_type",
-        "cache_kwargs",
-        "date",
-        "date_introduced",
-        "validation_protocol",
-        "verified",
+        name
+        for name in FIELDS
+        if name not in ("method", "has_raw", "has_processed", "has_results", "reference_url", "display_name")
     ]
     rules = [r for r in RULES if "precommit-info" in r.actions or r.code == "TA202"]
 
