@@ -12,10 +12,15 @@ from pathlib import Path
 from checks import ChecksError, Finding, needs, rule
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem, name_problem, segment_problem
-from tabarena_checks.facts.constants import CREDENTIAL_ENV, missing_credentials
+from tabarena_checks.facts.constants import (
+    CREDENTIAL_ENV,
+    PROCESS_UPLOAD,
+    STORE_WRITES,
+    UNPUBLISH,
+    UPLOAD,
+    missing_credentials,
+)
 from tabarena_checks.facts.providers import at, cache_root_option, declared_metadata, verified_allowed
-
-UPLOAD = ("upload",)
 
 
 @rule(
@@ -51,7 +56,7 @@ def store_is_r2(ctx):
 @rule(
     "TA406",
     "cache-names-safe",
-    actions=("process", "upload"),
+    actions=PROCESS_UPLOAD,
     required=True,
     waivable=False,
     why="method and suite become directory names of the cache and segments of the object keys (after "
@@ -238,7 +243,7 @@ def _recorded_by_process(ctx, digest: str):
 @rule(
     "TA408",
     "decision-log-apart-from-data",
-    actions=("process", "upload"),
+    actions=PROCESS_UPLOAD,
     required=True,
     waivable=False,
     why="The decision log is the audit trail upload's evidence is read from; kept inside the run's data or the "
@@ -268,7 +273,7 @@ def decision_log_apart(ctx):
 @rule(
     "TA404",
     "store-credentials-in-env",
-    actions=("upload", "unpublish"),
+    actions=STORE_WRITES,
     why="Credentials travel only through the environment (never options, never printed); a real "
     "upload or deletion without them cannot work, and a dry run does not need them.",
     example_fail="checks run upload ... --no-dry-run   # with R2_SECRET_ACCESS_KEY unset",
@@ -310,7 +315,7 @@ def verified_needs_flag(ctx):
 @rule(
     "TA410",
     "unpublish-method-exists",
-    actions=("unpublish",),
+    actions=UNPUBLISH,
     why="Deleting a prefix that holds nothing usually means a typo in the method or suite; saying so "
     "beats reporting success for a no-op.",
     example_fail="checks run unpublish --method Nori --suite no-such-suite --yes",
