@@ -33,14 +33,14 @@ SUBMIT_PATTERN = (
 def no_verify_token_unless_supplied(ctx):
     """A ``verifyToken`` appears only where one was supplied for exactly that run."""
     supplied = ctx.facts.supplied_tokens
+
+    def forged(entry: dict) -> str | None:
+        if "verifyToken" in entry and entry["verifyToken"] not in supplied:
+            return "verifyToken was not supplied for this run; remove it"
+        return None
+
     for file in ctx.facts.eval_files:
-        for n, entry in file.entries():
-            if "verifyToken" in entry and entry["verifyToken"] not in supplied:
-                yield Finding(
-                    f"entry {n}: verifyToken was not supplied for this run; remove it",
-                    path=file.path,
-                    **file.at(n, "verifyToken"),
-                )
+        yield from file.entry_findings(forged, "verifyToken")
 
 
 @rule(
@@ -56,12 +56,8 @@ def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
     from hfmigrate_checks.evalresults.evalfile import date_problem  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
-    facts = ctx.facts
-    for file in facts.eval_files:
-        for n, entry in file.entries():
-            problem = date_problem(entry)
-            if problem:
-                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "date"))
+    for file in ctx.facts.eval_files:
+        yield from file.entry_findings(date_problem, "date")
     for decision, proposal, entry in planned_additions(ctx) or ():
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
@@ -197,12 +193,15 @@ def entries_of_the_benchmark(ctx):
     benchmark = ctx.facts.contract.benchmark_id if ctx.facts.contract is not None else None
     if benchmark is None:
         return
+
+    def elsewhere(entry: dict) -> str | None:
+        found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
+        if found == benchmark:
+            return None
+        return f"dataset.id must be {benchmark!r} (got {found!r}){_other(found)}"
+
     for file in ctx.facts.eval_files:
-        for n, entry in file.entries():
-            found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
-            if found != benchmark:
-                where = {"path": file.path, **file.at(n, "dataset.id")}
-                yield Finding(f"entry {n}: dataset.id must be {benchmark!r} (got {found!r}){_other(found)}", **where)
+        yield from file.entry_findings(elsewhere, "dataset.id")
 
 
 def _other(found) -> str:

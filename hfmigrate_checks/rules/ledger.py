@@ -26,10 +26,7 @@ def values_numeric_finite(ctx):
         if file.error:
             yield Finding(file.error, path=file.path)
             continue
-        for n, entry in file.entries():
-            problem = value_problem(entry)
-            if problem:
-                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "value"))
+        yield from file.entry_findings(value_problem, "value")
 
 
 def traced_rows(facts, label: str, task_id: str, value) -> list:
