@@ -32,6 +32,8 @@ SUBMIT_PATTERN = (
 )
 def no_verify_token_unless_supplied(ctx):
     """A ``verifyToken`` appears only where one was supplied for exactly that run."""
+    from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+
     supplied = ctx.facts.supplied_tokens
 
     def forged(entry: dict) -> str | None:
@@ -39,8 +41,7 @@ def no_verify_token_unless_supplied(ctx):
             return "verifyToken was not supplied for this run; remove it"
         return None
 
-    for file in ctx.facts.eval_files:
-        yield from file.entry_findings(forged, "verifyToken")
+    yield from entry_findings(ctx.facts.eval_files, forged, "verifyToken")
 
 
 @rule(
@@ -54,10 +55,9 @@ def no_verify_token_unless_supplied(ctx):
 )
 def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
-    from hfmigrate_checks.evalresults.evalfile import date_problem  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+    from hfmigrate_checks.evalresults.evalfile import date_problem, entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
-    for file in ctx.facts.eval_files:
-        yield from file.entry_findings(date_problem, "date")
+    yield from entry_findings(ctx.facts.eval_files, date_problem, "date")
     for decision, proposal, entry in planned_additions(ctx) or ():
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
@@ -190,6 +190,8 @@ _ONE_BENCHMARK = (
 )
 def entries_of_the_benchmark(ctx):
     """Every entry's ``dataset.id`` is the benchmark ``checks hf validate`` was given."""
+    from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+
     benchmark = ctx.facts.contract.benchmark_id if ctx.facts.contract is not None else None
     if benchmark is None:
         return
@@ -200,8 +202,7 @@ def entries_of_the_benchmark(ctx):
             return None
         return f"dataset.id must be {benchmark!r} (got {found!r}){_other(found)}"
 
-    for file in ctx.facts.eval_files:
-        yield from file.entry_findings(elsewhere, "dataset.id")
+    yield from entry_findings(ctx.facts.eval_files, elsewhere, "dataset.id")
 
 
 def _other(found) -> str:

@@ -22,11 +22,9 @@ def values_numeric_finite(ctx):
     """Every entry's ``value`` is a finite number (not a string, a boolean, NaN or infinity)."""
     from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
 
-    for file in ctx.facts.eval_files:
-        if file.error:
-            yield Finding(file.error, path=file.path)
-            continue
-        yield from file.entry_findings(value_problem, "value")
+    from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+
+    yield from entry_findings(ctx.facts.eval_files, value_problem, "value", unparsed=True)
 
 
 def traced_rows(facts, label: str, task_id: str, value) -> list:
