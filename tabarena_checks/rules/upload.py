@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from checks import ChecksError, Finding, needs, rule
+from checks import ChecksError, Finding, fact, needs, rule
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem, name_problem, segment_problem
 from tabarena_checks.facts.constants import (
@@ -32,9 +32,9 @@ from tabarena_checks.facts.providers import at, cache_root_option, declared_meta
     example_fail="MethodMetadata.config('Nori', ..., cache_type='local')",
     example_pass="MethodMetadata.config('Nori', ..., cache_kwargs={'bucket': 'tabarena', 'prefix': 'cache'})",
 )
-def store_is_r2(ctx):
+@needs(declared_metadata)  # an unreadable reference is reported by TA116
+def store_is_r2(ctx, meta):
     """The metadata's cache_type is ``r2`` and its cache_kwargs hold a ``bucket`` and a ``prefix``."""
-    meta = ctx.facts.metadata
     kind = meta.effective_cache_type
 
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
@@ -144,18 +144,15 @@ def _dataset_names(ctx):
     example_fail="metadata.yaml (processed): validation_protocol: holdout:8x1\ninfo.py: validation_protocol='8x1'",
     example_pass="metadata.yaml (processed): validation_protocol: 8x1\ninfo.py: validation_protocol='8x1'",
 )
-def protocol_matches(ctx):
+@needs(fact("recorded"), declared_metadata)  # a missing metadata.yaml is TA403's finding, a bad reference TA116's
+def protocol_matches(ctx, recorded, meta):
     """The validation_protocol recorded in the processed cache equals the one the metadata declares."""
-    facts = ctx.facts
-    recorded = facts.recorded
-    if recorded is None:
-        return  # the missing metadata.yaml is TA403's finding
-    if recorded.validation_protocol != facts.metadata.validation_protocol:
+    if recorded.validation_protocol != meta.validation_protocol:
         yield Finding(
             f"the processed artifact records validation_protocol={recorded.validation_protocol!r} but the "
-            f"metadata declares {facts.metadata.validation_protocol!r}; declare the recorded key in info.py "
+            f"metadata declares {meta.validation_protocol!r}; declare the recorded key in info.py "
             "(or re-process the run that matches the declaration)",
-            path=str(facts.cache.metadata_yaml),
+            path=str(ctx.facts.cache.metadata_yaml),
         )
 
 
@@ -301,9 +298,9 @@ def credentials_in_env(ctx):
     example_fail="MethodMetadata.config(..., verified=True) without --verified",
     example_pass="MethodMetadata.config(..., verified=False), or --verified given",
 )
-def verified_needs_flag(ctx):
+@needs(declared_metadata)  # an unreadable reference is reported by TA116
+def verified_needs_flag(ctx, meta):
     """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
-    meta = ctx.facts.metadata
     if meta.verified is not False and not verified_allowed(ctx):
         yield Finding(
             f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
