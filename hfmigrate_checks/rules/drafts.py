@@ -6,6 +6,7 @@ view (``eval_files``, ``supplied_tokens``, ``output_files``).
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import PurePosixPath
 
@@ -34,14 +35,15 @@ def no_verify_token_unless_supplied(ctx):
     """A ``verifyToken`` appears only where one was supplied for exactly that run."""
     from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
-    supplied = ctx.facts.supplied_tokens
-
-    def forged(entry: dict) -> str | None:
-        if "verifyToken" in entry and entry["verifyToken"] not in supplied:
-            return "verifyToken was not supplied for this run; remove it"
-        return None
-
+    forged = functools.partial(_token_problem, ctx.facts.supplied_tokens)
     yield from entry_findings(ctx.facts.eval_files, forged, "verifyToken")
+
+
+def _token_problem(supplied, entry: dict) -> str | None:
+    """What HF501 finds in ``entry``: a verifyToken that is not one of the ``supplied`` tokens."""
+    if "verifyToken" in entry and entry["verifyToken"] not in supplied:
+        return "verifyToken was not supplied for this run; remove it"
+    return None
 
 
 @rule(
@@ -193,16 +195,17 @@ def entries_of_the_benchmark(ctx):
     from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
     benchmark = ctx.facts.contract.benchmark_id if ctx.facts.contract is not None else None
-    if benchmark is None:
-        return
+    if benchmark is not None:
+        elsewhere = functools.partial(_benchmark_problem, benchmark)
+        yield from entry_findings(ctx.facts.eval_files, elsewhere, "dataset.id")
 
-    def elsewhere(entry: dict) -> str | None:
-        found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
-        if found == benchmark:
-            return None
-        return f"dataset.id must be {benchmark!r} (got {found!r}){_other(found)}"
 
-    yield from entry_findings(ctx.facts.eval_files, elsewhere, "dataset.id")
+def _benchmark_problem(benchmark: str, entry: dict) -> str | None:
+    """What HF507 finds in ``entry``: a ``dataset.id`` other than ``benchmark``."""
+    found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
+    if found == benchmark:
+        return None
+    return f"dataset.id must be {benchmark!r} (got {found!r}){_other(found)}"
 
 
 def _other(found) -> str:
