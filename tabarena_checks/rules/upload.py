@@ -322,7 +322,7 @@ def method_exists_remotely(ctx):
     """The method has objects under ``<prefix>/artifacts/<suite>/methods/<method>/`` in the bucket."""
     facts = ctx.facts
     keys = facts.remote_keys
-    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    where = facts.destination
     if isinstance(keys, str):
         yield f"cannot list {where}: {keys}"
     elif not keys:
