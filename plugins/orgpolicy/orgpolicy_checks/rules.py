@@ -6,7 +6,7 @@ import fnmatch
 import re
 from urllib.parse import urlsplit
 
-from checks import Finding, at, fact, rule
+from checks import Finding, at, fact, needs, rule
 from orgpolicy_checks import settings as settings_mod
 
 FRIDAY = 4
@@ -120,9 +120,10 @@ def waiver_ticket(ctx):
     example_fail='{"action": "upload", "outcome": "ran", "verdicts": [{"code": "TA401", ...}]}',
     example_pass='{"action": "upload", "outcome": "ran", "verdicts": [{"code": "ORG101", ...}, ...]}',
 )
-def uploads_audited(ctx):
+@needs(fact("records"), fact("path"))
+def uploads_audited(ctx, records, log):
     """Every upload that ran, as the decision log records it, was judged by the ORG rules."""
-    for number, record in ctx.facts.records:
+    for number, record in records:
         if record.get("action") != "upload" or record.get("outcome") != "ran" or record.get("dry_run"):
             continue
         codes = [v.get("code", "") for v in record.get("verdicts", []) if isinstance(v, dict)]
@@ -131,7 +132,7 @@ def uploads_audited(ctx):
                 f"upload of {record.get('target')!r} at {record.get('started')} ran without the ORG rules "
                 f"(orgpolicy was not loaded)",
                 target=str(record.get("target")),
-                path=ctx.facts.path,
+                path=log,
                 line=number,
             )
 
