@@ -8,17 +8,31 @@ must stay off ``sys.path`` so it does not shadow the standard library's inspect.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 import pickle
 import resource
 import shutil
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 TASKS = (363612, 363614, 363619)
 REPEATS = 10
 FOLDS = 3
+
+
+@contextlib.contextmanager
+def run_dir(given: Path | None, prefix: str) -> Iterator[Path]:
+    """Where the run is generated: ``--dir`` when given (kept, so later runs reuse it), else a temporary
+    directory removed when the benchmark ends."""
+    if given is not None:
+        yield given
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
 
 
 def generate(out: Path, files: int, workers: int) -> Path:

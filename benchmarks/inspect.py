@@ -39,7 +39,6 @@ import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
-import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import duckdb  # noqa: E402,F401  (imported before timing)
@@ -111,12 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measure each figure this many times, keep the best")
     args = parser.parse_args(argv)
 
-    tmp = None
-    out = args.dir
-    if out is None:
-        tmp = tempfile.TemporaryDirectory(prefix="checks-bench-")
-        out = Path(tmp.name)
-    try:
+    with tenk.run_dir(args.dir, "checks-bench-") as out:
         data = tenk.generate(out, args.files, args.workers)
         paths = [data / f.path for f in index.scan(data)]
         size = sum(p.stat().st_size for p in paths)
@@ -170,9 +164,6 @@ def main(argv: list[str] | None = None) -> None:
         )
         refused, total = _refused()
         print(f"hostile payloads refused by the same reader: {refused}/{total}")
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import datetime as dt  # noqa: E402
 import importlib.util  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -78,12 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     import duckdb  # noqa: F401  (imported before timing, as in benchmarks/inspect.py)
     import pyarrow.parquet  # noqa: F401
 
-    tmp = None
-    out = args.dir
-    if out is None:
-        tmp = tempfile.TemporaryDirectory(prefix="checks-bench-report-")
-        out = Path(tmp.name)
-    try:
+    with tenk.run_dir(args.dir, "checks-bench-report-") as out:
         data = tenk.generate(out, args.files, args.workers)
         for path in data.rglob("results.pkl"):  # warm the page cache, as the inspect benchmark does
             path.read_bytes()
@@ -113,9 +107,6 @@ def main(argv: list[str] | None = None) -> None:
             f"report/cold = {(best + imported) / cold:.1%}   (target <= 20%)"
         )
         print(f"report size:                              {size / 2**20:6.2f} MiB ({size} bytes; target < 5 MB)")
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
 
 
 if __name__ == "__main__":

@@ -149,28 +149,18 @@ SELECTION_OPTIONS = ("select", "extend_select", "ignore", "extend_ignore", "per_
 def selection_params() -> list[click.Option]:
     """``--select``, ``--extend-select``, ``--ignore``, ``--extend-ignore``, ``--per-file-ignores``."""
     codes = "comma-separated rule codes or prefixes; repeatable"
-    return [
-        click.Option(
-            ["--select"],
-            multiple=True,
-            metavar="CODES",
-            help=f"Evaluate only these rules, replacing every `select` of the configuration ({codes}).",
+    helps = (
+        ("--select", "CODES", f"Evaluate only these rules, replacing every `select` of the configuration ({codes})."),
+        ("--extend-select", "CODES", f"Add to the selection ({codes})."),
+        ("--ignore", "CODES", f"Skip these rules too, added to the configuration's `ignore` ({codes})."),
+        ("--extend-ignore", "CODES", f"Skip these rules too ({codes})."),
+        (
+            "--per-file-ignores",
+            "GLOB:CODES",
+            "Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable.",
         ),
-        click.Option(["--extend-select"], multiple=True, metavar="CODES", help=f"Add to the selection ({codes})."),
-        click.Option(
-            ["--ignore"],
-            multiple=True,
-            metavar="CODES",
-            help=f"Skip these rules too, added to the configuration's `ignore` ({codes}).",
-        ),
-        click.Option(["--extend-ignore"], multiple=True, metavar="CODES", help=f"Skip these rules too ({codes})."),
-        click.Option(
-            ["--per-file-ignores"],
-            multiple=True,
-            metavar="GLOB:CODES",
-            help="Drop findings of CODES in files matching GLOB (relative to the working directory); repeatable.",
-        ),
-    ]
+    )
+    return [click.Option([flag], multiple=True, metavar=metavar, help=text) for flag, metavar, text in helps]
 
 
 def global_params() -> list[click.Option]:

@@ -10,6 +10,16 @@ from checks.plugins import hookimpl
 ALL_ACTIONS = ("*",)
 
 
+def _at_waiver(ctx, waiver, message: str) -> Finding:
+    """A finding at ``waiver``'s ``[[waivers]]`` entry of the configuration file, where it is fixed."""
+    return Finding(message, **waiver_places.place(ctx.config.path, waiver.rule, waiver.target))
+
+
+def _at_comment(suppression, message: str) -> Finding:
+    """A finding at the ``# checks: ignore`` comment itself, where it is fixed."""
+    return Finding(message, path=suppression.path, line=suppression.line, col=suppression.col)
+
+
 @rule(
     "CK001",
     "waiver-expired",
@@ -25,10 +35,11 @@ ALL_ACTIONS = ("*",)
 def waiver_expired(ctx):
     """Every waiver in rules.toml must carry an ``expires`` date that has not passed."""
     for waiver in ctx.waiver_report.expired:
-        yield Finding(
+        yield _at_waiver(
+            ctx,
+            waiver,
             f"waiver for {waiver.rule} on {waiver.target!r} (owner {waiver.owner}) expired on "
             f"{waiver.expires.isoformat()}: renew 'expires' with a reason or remove the waiver",
-            **waiver_places.place(ctx.config.path, waiver.rule, waiver.target),
         )
 
 
@@ -45,14 +56,10 @@ def waiver_expired(ctx):
 def waiver_unused(ctx):
     """A waiver whose rule ran in this action but matched no finding, or that names no known rule."""
     for waiver in ctx.waiver_report.unused:
-        yield Finding(
-            f"waiver for {waiver.rule} on {waiver.target!r} matched no finding: remove it",
-            **waiver_places.place(ctx.config.path, waiver.rule, waiver.target),
-        )
+        yield _at_waiver(ctx, waiver, f"waiver for {waiver.rule} on {waiver.target!r} matched no finding: remove it")
     for waiver in ctx.waiver_report.unknown:
-        yield Finding(
-            f"waiver names {waiver.rule}, which no loaded plugin defines: fix the code or remove it",
-            **waiver_places.place(ctx.config.path, waiver.rule, waiver.target),
+        yield _at_waiver(
+            ctx, waiver, f"waiver names {waiver.rule}, which no loaded plugin defines: fix the code or remove it"
         )
 
 
@@ -70,12 +77,7 @@ def waiver_unused(ctx):
 def suppression_unused(ctx):
     """A ``# checks: ignore[CODE] reason`` comment whose rule ran in this action but matched no finding."""
     for suppression, code in ctx.suppression_report.unused:
-        yield Finding(
-            f"suppression of {code} matched no finding: remove {code} from it",
-            path=suppression.path,
-            line=suppression.line,
-            col=suppression.col,
-        )
+        yield _at_comment(suppression, f"suppression of {code} matched no finding: remove {code} from it")
 
 
 @rule(
@@ -90,12 +92,7 @@ def suppression_unused(ctx):
 def suppression_invalid(ctx):
     """A ``# checks: ignore`` comment that gives no reason, is malformed, or names an unknown or required rule."""
     for suppression, problem in ctx.suppression_report.invalid:
-        yield Finding(
-            f"this suppression {problem}; it suppresses nothing",
-            path=suppression.path,
-            line=suppression.line,
-            col=suppression.col,
-        )
+        yield _at_comment(suppression, f"this suppression {problem}; it suppresses nothing")
 
 
 @hookimpl

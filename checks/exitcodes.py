@@ -24,20 +24,17 @@ class ExitCode(enum.IntEnum):
     NO_RULES = 5
 
 
+#: the exit code of each error type, the first match winning: a subclass stands before its base
+_EXIT_CODES: tuple[tuple[type[BaseException], ExitCode], ...] = (
+    (errors.NoRulesSelected, ExitCode.NO_RULES),
+    (errors.ActionFailed, ExitCode.ACTION_FAILED),
+    (errors.PluginLoadError, ExitCode.USAGE_ERROR),
+    (errors.PluginError, ExitCode.INTERNAL_ERROR),
+    (errors.ChecksError, ExitCode.USAGE_ERROR),
+    (click.ClickException, ExitCode.USAGE_ERROR),
+)
+
+
 def exit_code_for(exc: BaseException) -> ExitCode:
-    """Map an exception that ended a command to its exit code."""
-    if isinstance(exc, errors.NoRulesSelected):
-        return ExitCode.NO_RULES
-    if isinstance(exc, errors.ActionFailed):
-        return ExitCode.ACTION_FAILED
-    if isinstance(exc, errors.PluginLoadError):
-        return ExitCode.USAGE_ERROR
-    if isinstance(exc, errors.PluginError):
-        return ExitCode.INTERNAL_ERROR
-    if isinstance(exc, errors.ChecksError):
-        return ExitCode.USAGE_ERROR
-    if isinstance(exc, click.UsageError):
-        return ExitCode.USAGE_ERROR
-    if isinstance(exc, click.ClickException):
-        return ExitCode.USAGE_ERROR
-    return ExitCode.INTERNAL_ERROR
+    """Map an exception that ended a command to its exit code; anything unnamed is an internal error."""
+    return next((code for kind, code in _EXIT_CODES if isinstance(exc, kind)), ExitCode.INTERNAL_ERROR)

@@ -175,7 +175,7 @@ def _conflicts(contract: Contract, decisions: Sequence[ModelDecision]) -> list[s
     out = []
     for d in decisions:
         for row in d.rows:
-            if row.source_task not in contract.columns and row.source_task not in contract.ignore_columns:
+            if contract.undecided(row.source_task):
                 out.append(
                     f"- {md_cell(d.label)}: column {md_cell(row.source_task)!s} is not in the contract ({md_text(row.source_locator)})."
                 )

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from checks import io
+from checks import Finding, io
 
 
 @attrs.frozen
@@ -65,6 +66,24 @@ class EvalFile:
         if not isinstance(self.data, list):
             return []
         return [(n, e) for n, e in enumerate(self.data, start=1) if isinstance(e, dict)]
+
+
+def entry_findings(
+    files: Iterable[EvalFile], problem_of: Callable[[dict], str | None], key: str, *, unparsed: bool = False
+) -> Iterator[Finding]:
+    """A finding ``entry N: <problem>`` at ``key`` of each entry ``problem_of`` finds a problem in, file by file
+    (with ``unparsed``, a file that could not be read or parsed is a finding of its own).
+
+    The rules that judge entries one by one word and place their findings alike through it, so a
+    reviewer reads every entry's problem the same way, at the key to edit.
+    """
+    for file in files:
+        if unparsed and file.error:
+            yield Finding(file.error, path=file.path)
+        for n, entry in file.entries():
+            problem = problem_of(entry)
+            if problem:
+                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, key))
 
 
 def date_problem(entry: dict) -> str | None:

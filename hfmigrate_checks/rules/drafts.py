@@ -6,6 +6,7 @@ view (``eval_files``, ``supplied_tokens``, ``output_files``).
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import PurePosixPath
 
@@ -32,15 +33,17 @@ SUBMIT_PATTERN = (
 )
 def no_verify_token_unless_supplied(ctx):
     """A ``verifyToken`` appears only where one was supplied for exactly that run."""
-    supplied = ctx.facts.supplied_tokens
-    for file in ctx.facts.eval_files:
-        for n, entry in file.entries():
-            if "verifyToken" in entry and entry["verifyToken"] not in supplied:
-                yield Finding(
-                    f"entry {n}: verifyToken was not supplied for this run; remove it",
-                    path=file.path,
-                    **file.at(n, "verifyToken"),
-                )
+    from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+
+    forged = functools.partial(_token_problem, ctx.facts.supplied_tokens)
+    yield from entry_findings(ctx.facts.eval_files, forged, "verifyToken")
+
+
+def _token_problem(supplied, entry: dict) -> str | None:
+    """What HF501 finds in ``entry``: a verifyToken that is not one of the ``supplied`` tokens."""
+    if "verifyToken" in entry and entry["verifyToken"] not in supplied:
+        return "verifyToken was not supplied for this run; remove it"
+    return None
 
 
 @rule(
@@ -54,14 +57,9 @@ def no_verify_token_unless_supplied(ctx):
 )
 def date_only_if_known(ctx):
     """Every ``date`` is a quoted, real ISO-8601 date; in drafts, only the evaluation date the source states."""
-    from hfmigrate_checks.evalresults.evalfile import date_problem  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+    from hfmigrate_checks.evalresults.evalfile import date_problem, entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
 
-    facts = ctx.facts
-    for file in facts.eval_files:
-        for n, entry in file.entries():
-            problem = date_problem(entry)
-            if problem:
-                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "date"))
+    yield from entry_findings(ctx.facts.eval_files, date_problem, "date")
     for decision, proposal, entry in planned_additions(ctx) or ():
         known = proposal.row.eval_date if proposal is not None else ""
         if entry.get("date", "") != known:
@@ -194,15 +192,20 @@ _ONE_BENCHMARK = (
 )
 def entries_of_the_benchmark(ctx):
     """Every entry's ``dataset.id`` is the benchmark ``checks hf validate`` was given."""
+    from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+
     benchmark = ctx.facts.contract.benchmark_id if ctx.facts.contract is not None else None
-    if benchmark is None:
-        return
-    for file in ctx.facts.eval_files:
-        for n, entry in file.entries():
-            found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
-            if found != benchmark:
-                where = {"path": file.path, **file.at(n, "dataset.id")}
-                yield Finding(f"entry {n}: dataset.id must be {benchmark!r} (got {found!r}){_other(found)}", **where)
+    if benchmark is not None:
+        elsewhere = functools.partial(_benchmark_problem, benchmark)
+        yield from entry_findings(ctx.facts.eval_files, elsewhere, "dataset.id")
+
+
+def _benchmark_problem(benchmark: str, entry: dict) -> str | None:
+    """What HF507 finds in ``entry``: a ``dataset.id`` other than ``benchmark``."""
+    found = (entry.get("dataset") or {}).get("id") if isinstance(entry.get("dataset"), dict) else None
+    if found == benchmark:
+        return None
+    return f"dataset.id must be {benchmark!r} (got {found!r}){_other(found)}"
 
 
 def _other(found) -> str:

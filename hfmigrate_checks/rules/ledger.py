@@ -22,14 +22,9 @@ def values_numeric_finite(ctx):
     """Every entry's ``value`` is a finite number (not a string, a boolean, NaN or infinity)."""
     from hfmigrate_checks.drafts.validate import value_problem  # noqa: PLC0415 - start-up: the validator loads the draft models, and `checks rules` loads no hfmigrate_checks.drafts module (tests/core/test_core_startup.py)
 
-    for file in ctx.facts.eval_files:
-        if file.error:
-            yield Finding(file.error, path=file.path)
-            continue
-        for n, entry in file.entries():
-            problem = value_problem(entry)
-            if problem:
-                yield Finding(f"entry {n}: {problem}", path=file.path, **file.at(n, "value"))
+    from hfmigrate_checks.evalresults.evalfile import entry_findings  # noqa: PLC0415 - start-up: the info-py hook loads no hfmigrate_checks.evalresults module (tests/core/test_core_startup.py)
+
+    yield from entry_findings(ctx.facts.eval_files, value_problem, "value", unparsed=True)
 
 
 def traced_rows(facts, label: str, task_id: str, value) -> list:
@@ -114,13 +109,11 @@ def every_source_model_in_ledger(ctx):
 )
 def ledger_columns_mapped(ctx):
     """Every ledger column is either mapped to a task in the contract or listed in its ignore_columns."""
-    contract = ctx.facts.contract
-    seen = set()
+    first_rows: dict = {}  # each undecided column where it is first printed
     for row in ctx.facts.rows:
-        column = row.source_task
-        if column in seen or column in contract.columns or column in contract.ignore_columns:
-            continue
-        seen.add(column)
+        if ctx.facts.contract.undecided(row.source_task):
+            first_rows.setdefault(row.source_task, row)
+    for column, row in first_rows.items():
         yield (
             f"ledger column {column!r} (first at {row.source_locator}) is not in the contract: map it to a "
             f"task id under 'columns' or list it under 'ignore_columns', then re-run `checks hf contract`"

@@ -96,6 +96,10 @@ class Contract:
     def file_name(self) -> str:
         return f"{self.slug or default_slug(self.benchmark_id)}.yaml"
 
+    def undecided(self, column: str) -> bool:
+        """Whether the source ``column`` is a score nobody decided about: neither mapped to a task nor ignored."""
+        return column not in self.columns and column not in self.ignore_columns
+
     def to_json(self) -> str:
         return json.dumps(attrs.asdict(self), indent=2, sort_keys=True) + "\n"
 

@@ -11,6 +11,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+#: the actions the rules bind to, each set named once for every rule family (``checks run ACTION``, and
+#: ``precommit-info``, the info-py pre-commit hook)
+PROCESS = ("process",)
+UPLOAD = ("upload",)
+UNPUBLISH = ("unpublish",)
+REGISTER = ("register",)
+LOG = ("log",)
+PRECOMMIT_INFO = ("precommit-info",)
+#: the actions that read the run's data or its cache and write or publish it
+PROCESS_UPLOAD = ("process", "upload")
+#: the actions that need the store's credentials for real
+STORE_WRITES = ("upload", "unpublish")
 #: the actions whose facts hold a declaration: the rules decidable from info.py alone bind to them
 INFO_ACTIONS = ("process", "upload", "precommit-info")
 #: the environment variables a real upload or unpublish needs (read only from the environment)

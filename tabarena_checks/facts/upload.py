@@ -76,7 +76,7 @@ class UploadFacts:
 
     @property
     def destination(self) -> str:
-        return f"r2://{self.bucket}/{self.key_root}/"
+        return store_place(self.bucket, self.key_root)
 
     @cached_property
     def part_problems(self) -> list[str]:
@@ -138,6 +138,11 @@ class UploadFacts:
         return files
 
 
+def store_place(bucket: str | None, key_root: str) -> str:
+    """A method's place in the store as every message of upload and unpublish names it."""
+    return f"r2://{bucket}/{key_root}/"
+
+
 def _refuse_store_names(what: str, bucket: object, prefix: object) -> None:
     """A usage error when ``bucket`` or ``prefix`` cannot name where objects go (TA406's checks)."""
     for name, problem in (("prefix", key_prefix_problem(prefix)), ("bucket", bucket_problem(bucket))):
@@ -177,6 +182,10 @@ class UnpublishFacts:
             )
         _refuse_store_names(f"unpublish {method} (suite={suite})", bucket, prefix)
         return cls(options, cache, bucket, f"{str(prefix).strip('/')}/{cache.rel}", list_keys)
+
+    @property
+    def destination(self) -> str:
+        return store_place(self.bucket, self.key_root)
 
     @cached_property
     def remote_keys(self) -> list[str] | str:

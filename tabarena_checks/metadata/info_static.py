@@ -185,7 +185,7 @@ def _descriptor(reader: Reader, module: Module, call: ast.Call, variable: str | 
     for name, val in fields.items():
         if name not in DESCRIPTOR_FIELDS:
             raise _at(
-                site(val.steps),
+                val,
                 module,
                 call,
                 f"{label} does not accept {name!r} (TabArena raises TypeError); its "
@@ -210,7 +210,7 @@ def _from_descriptor(
     method_type = kwargs.pop("method_type", None)
     if method_type is not None and plain(method_type) != "config":
         raise _at(
-            site(method_type.steps),
+            method_type,
             module,
             call,
             f"{label}: a ModelDescriptor describes config methods (TabArena raises ValueError for "
@@ -238,12 +238,14 @@ def _arguments(
         given[order[index]] = reader.evaluate(module, arg).via(module.step("positional", order[index], arg))
     for name, val in reader.keywords(module, call, label).items():
         if name in given:
-            raise _at(site(val.steps), module, call, f"{label} gets {name!r} by position and by keyword; keep one")
+            raise _at(val, module, call, f"{label} gets {name!r} by position and by keyword; keep one")
         given[name] = val
     return given
 
 
-def _at(step: Step | None, module: Module, node: ast.AST, message: str) -> Unreadable:
+def _at(val: Val, module: Module, node: ast.AST, message: str) -> Unreadable:
+    """The error at the place ``val`` was written (a keyword, a spread, a constant), else at ``node``."""
+    step = site(val.steps)
     if step is None:
         return module.fail(message, node)
     return Unreadable(message, step.path, step.line, step.col)
@@ -325,7 +327,7 @@ def _check_arguments(
     for name, val in given.items():
         if name not in accepted:
             raise _at(
-                site(val.steps),
+                val,
                 module,
                 call,
                 f"{label} does not accept {name!r} (TabArena raises TypeError: unexpected keyword argument); "
@@ -333,7 +335,7 @@ def _check_arguments(
             )
         if signature and name in signature.fixed:
             raise _at(
-                site(val.steps),
+                val,
                 module,
                 call,
                 f"{label} sets {name!r} itself (TabArena raises TypeError: multiple values for {name!r}); "

@@ -377,7 +377,7 @@ def _list_keys(bucket: str, prefix: str) -> list[str]:
 def _unpublish(ctx) -> str:
     facts: UnpublishFacts = ctx.facts
     keys = facts.remote_keys
-    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    where = facts.destination
     if not ctx.options.yes:
         if not sys.stdin.isatty():
             raise ActionFailed(
@@ -395,7 +395,7 @@ def _unpublish(ctx) -> str:
 
 def _unpublish_plan(ctx) -> Iterator[str]:
     facts: UnpublishFacts = ctx.facts
-    yield f"would delete under r2://{facts.bucket}/{facts.key_root}/ (metadata.yaml first):"
+    yield f"would delete under {facts.destination} (metadata.yaml first):"
     for key in facts.remote_keys:
         yield f"  {key}"
 

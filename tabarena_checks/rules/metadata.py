@@ -12,13 +12,12 @@ import re
 from typing import TYPE_CHECKING
 
 from checks import ChecksError, Finding, Severity, fact, needs, provides, rule
-from tabarena_checks.facts.constants import INFO_ACTIONS
+from tabarena_checks.facts.constants import INFO_ACTIONS, PRECOMMIT_INFO, PROCESS, PROCESS_UPLOAD
 from tabarena_checks.facts.providers import at, declared_metadata, single_method_inference
 
 if TYPE_CHECKING:  # the model and the comparison load when a rule runs, not when `checks rules` lists them
     from tabarena_checks.metadata.model import MethodMetadata
 
-RAW_ACTIONS = ("process",)
 ALLOWED_TAGS = ("closed-source-api", "with-llm")
 METHOD_TYPES = ("config", "baseline", "portfolio")
 METHOD_CLASSES = ("model", "system")
@@ -280,7 +279,7 @@ def field_values_valid(ctx, md):
 @rule(
     "TA118",
     "metadata-readable",
-    actions=("precommit-info",),
+    actions=PRECOMMIT_INFO,
     required=True,
     why="A declaration the hook cannot read is a declaration no rule has judged; passing it silently "
     "would let the very file the hook guards through. Reading follows TabArena's own signatures, so "
@@ -298,7 +297,7 @@ def metadata_readable(ctx):
 @rule(
     "TA119",
     "legacy-s3-not-reprocessed",
-    actions=("process",),
+    actions=PROCESS,
     why="cache_type='s3' is the legacy public S3 store: TabArena keeps those declarations (next to their "
     "rerun) only so the artifacts hosted there stay loadable. Processing results under one writes a cache "
     "whose upload is refused (TA401) and whose metadata points readers at a store nothing is published to "
@@ -325,7 +324,7 @@ def legacy_s3_not_reprocessed(ctx, md):
 @rule(
     "TA116",
     "metadata-present",
-    actions=("process", "upload"),
+    actions=PROCESS_UPLOAD,
     required=True,
     why="Processing and uploading rename, describe and publish results under the declared "
     "metadata; without it (or with a reference that does not resolve) nothing can be verified.",
@@ -384,7 +383,7 @@ def _mismatch_rule(
     return rule(
         code,
         name,
-        actions=RAW_ACTIONS,
+        actions=PROCESS,
         severity=severity,
         why=why,
         publishing=code in PUBLISHING_GATES,

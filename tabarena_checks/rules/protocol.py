@@ -9,7 +9,7 @@ official results.
 from __future__ import annotations
 
 from checks import InputError, needs, rule
-from tabarena_checks.facts.constants import INFO_ACTIONS
+from tabarena_checks.facts.constants import INFO_ACTIONS, PROCESS, PROCESS_UPLOAD
 from tabarena_checks.facts.providers import (
     at,
     declared_metadata,
@@ -29,7 +29,7 @@ def _histogram(inference) -> str:
 @rule(
     "TA201",
     "validation-protocol-declared",
-    actions=("process",),
+    actions=PROCESS,
     required=True,
     why="A protocol recorded in the raw results but not declared (or declared differently) means the "
     "published metadata describes a different experiment than the one that ran.",
@@ -121,7 +121,7 @@ def _key_in_force(ctx, md) -> tuple[str | None, str]:
 @rule(
     "TA202",
     "validation-protocol-official",
-    actions=("process", "upload"),
+    actions=PROCESS_UPLOAD,
     why="Leaderboards only rank results fit under the official protocols; a holdout, outer-split or "
     "custom run published as official would be compared against results it cannot match.",
     example_fail="checks run upload ... --expect-validation-protocol tabarena  # raw records 'holdout:8x1'",

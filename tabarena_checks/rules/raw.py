@@ -11,10 +11,9 @@ import functools
 import operator
 
 from checks import ChecksError, Finding, Severity, needs, provides, rule
-from tabarena_checks.facts.constants import SIMULATED
+from tabarena_checks.facts.constants import PROCESS, PROCESS_UPLOAD, SIMULATED
 from tabarena_checks.facts.providers import declared_metadata, engine, raw_inference, task_metadata_given
 
-RAW_ACTIONS = ("process",)
 #: how many cells a finding lists before summarising the rest
 _SHOWN = 20
 
@@ -26,7 +25,7 @@ def _more(total: int) -> str:
 @rule(
     "TA301",
     "raw-files-readable",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     why="An unreadable file (truncated gzip, not a pickle, a pickle that would import code the reader "
     "does not allow) is a result that silently goes missing from the method.",
     example_fail="data/TA-Nori_c1_BAG_L1/363612/0_0/results.pkl: not gzip or pickle data",
@@ -42,7 +41,7 @@ def raw_files_readable(ctx, inference):
 @rule(
     "TA302",
     "single-method",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     required=True,
     why="Processing renames every raw result to one method; a directory with several methods would "
     "merge them unless one is chosen (--method, or the one the declaration matches), and one with none "
@@ -73,7 +72,7 @@ def single_method(ctx):
 @rule(
     "TA303",
     "coverage-complete",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     severity=Severity.WARNING,
     why="A config missing on some task or split is imputed or dropped on the leaderboard; usually a "
     "job failed or was not collected.",
@@ -93,7 +92,7 @@ def coverage_complete(ctx, inference):
 @rule(
     "TA304",
     "no-duplicate-results",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     why="Two results for the same config, task and split (e.g. a rerun copied next to the first run) "
     "make the processed tables depend on file order.",
     example_fail="TA-Nori_c1_BAG_L1 task 363612 split 0_0 in two results.pkl files",
@@ -115,7 +114,7 @@ def no_duplicate_results(ctx, inference):
 @rule(
     "TA305",
     "prediction-fidelity",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     severity=Severity.WARNING,
     why="TabArena rebuilds the stored predictions from the bag children on every load (test: mean of "
     "the children, rtol 5e-4; validation: out-of-fold rows, rtol 1e-5) and overwrites what differs; a "
@@ -138,7 +137,7 @@ def prediction_fidelity(ctx, inference):
 @rule(
     "TA307",
     "native-simulation-metric",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     why="The native engine simulates TabArena's HPO results and trajectories with exact copies of the "
     "metrics it knows (log_loss, roc_auc, rmse as TabArena's simulation computes them; mae as AutoGluon's "
     "scorer does); ensembles scored on any other metric come from AutoGluon's scorers, which only TabArena's "
@@ -200,7 +199,7 @@ def _custom_tasks(inference) -> bool:
 @rule(
     "TA308",
     "unread-classes",
-    actions=(*RAW_ACTIONS, "upload"),
+    actions=PROCESS_UPLOAD,
     required=True,
     waivable=False,
     why="The reader builds only builtins, numpy arrays and the AutoGluon containers it knows, and never imports "
@@ -236,7 +235,7 @@ def unread_classes(ctx):
 @rule(
     "TA309",
     "custom-task-metadata",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     why="TabArena processes only tasks whose metadata it holds: a task outside the TabArena-v0.1 suite (a "
     "UserTask: its directory a slug, its tid a hash beyond int32) has its results dropped by TabArena's own processing "
     "and no row in the published task_metadata.parquet, which the loaders and leaderboards look tasks up in. "
@@ -299,7 +298,7 @@ def _task_problem(task: tuple, given, tabarena: bool = False) -> str | None:
 @rule(
     "TA310",
     "tabarena-engine-metric",
-    actions=RAW_ACTIONS,
+    actions=PROCESS,
     why="AutoGluon records its scorer's own name (simulation_artifacts.eval_metric, 'mean_absolute_error') beside "
     "the metric the task named ('mae'). TabArena 0.1.0 renames only 'root_mean_squared_error' to 'rmse' and then "
     "asserts the two equal, so its processing stops on the first config scored under any other alias, after the "

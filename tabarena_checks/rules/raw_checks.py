@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from checks import Finding, Rule, needs, rule
+from tabarena_checks.facts.constants import PROCESS
 from tabarena_checks.facts.providers import raw_index
 
 #: the code the checks had as one rule, now the group that selects, ignores or waives them together
 GROUP = "TA306"
-ACTIONS = ("process",)
 
 
 class Check(NamedTuple):
@@ -566,7 +566,7 @@ def _generated(check: Check) -> Rule:
     return rule(
         check.code,
         check.name,
-        actions=ACTIONS,
+        actions=PROCESS,
         why=check.why,
         example_fail=check.example_fail,
         example_pass=check.example_pass,

@@ -9,10 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from checks import Finding, Severity, rule
-from tabarena_checks.facts.constants import COLLECTION_ARG, GROUPS, SUPERSEDED
-
-REGISTER = ("register",)
-LOG = ("log",)
+from tabarena_checks.facts.constants import COLLECTION_ARG, GROUPS, LOG, REGISTER, SUPERSEDED
 
 
 @rule(

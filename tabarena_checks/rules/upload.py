@@ -9,13 +9,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from checks import ChecksError, Finding, needs, rule
+from checks import ChecksError, Finding, fact, needs, rule
 from tabarena_checks.cache import integrity
 from tabarena_checks.cache.names import bucket_problem, key_prefix_problem, name_problem, segment_problem
-from tabarena_checks.facts.constants import CREDENTIAL_ENV, missing_credentials
+from tabarena_checks.facts.constants import (
+    CREDENTIAL_ENV,
+    PROCESS_UPLOAD,
+    STORE_WRITES,
+    UNPUBLISH,
+    UPLOAD,
+    missing_credentials,
+)
 from tabarena_checks.facts.providers import at, cache_root_option, declared_metadata, verified_allowed
-
-UPLOAD = ("upload",)
 
 
 @rule(
@@ -27,9 +32,9 @@ UPLOAD = ("upload",)
     example_fail="MethodMetadata.config('Nori', ..., cache_type='local')",
     example_pass="MethodMetadata.config('Nori', ..., cache_kwargs={'bucket': 'tabarena', 'prefix': 'cache'})",
 )
-def store_is_r2(ctx):
+@needs(declared_metadata)  # an unreadable reference is reported by TA116
+def store_is_r2(ctx, meta):
     """The metadata's cache_type is ``r2`` and its cache_kwargs hold a ``bucket`` and a ``prefix``."""
-    meta = ctx.facts.metadata
     kind = meta.effective_cache_type
 
     kw = meta.cache_kwargs if isinstance(meta.cache_kwargs, dict) else {}
@@ -51,7 +56,7 @@ def store_is_r2(ctx):
 @rule(
     "TA406",
     "cache-names-safe",
-    actions=("process", "upload"),
+    actions=PROCESS_UPLOAD,
     required=True,
     waivable=False,
     why="method and suite become directory names of the cache and segments of the object keys (after "
@@ -139,18 +144,15 @@ def _dataset_names(ctx):
     example_fail="metadata.yaml (processed): validation_protocol: holdout:8x1\ninfo.py: validation_protocol='8x1'",
     example_pass="metadata.yaml (processed): validation_protocol: 8x1\ninfo.py: validation_protocol='8x1'",
 )
-def protocol_matches(ctx):
+@needs(fact("recorded"), declared_metadata)  # a missing metadata.yaml is TA403's finding, a bad reference TA116's
+def protocol_matches(ctx, recorded, meta):
     """The validation_protocol recorded in the processed cache equals the one the metadata declares."""
-    facts = ctx.facts
-    recorded = facts.recorded
-    if recorded is None:
-        return  # the missing metadata.yaml is TA403's finding
-    if recorded.validation_protocol != facts.metadata.validation_protocol:
+    if recorded.validation_protocol != meta.validation_protocol:
         yield Finding(
             f"the processed artifact records validation_protocol={recorded.validation_protocol!r} but the "
-            f"metadata declares {facts.metadata.validation_protocol!r}; declare the recorded key in info.py "
+            f"metadata declares {meta.validation_protocol!r}; declare the recorded key in info.py "
             "(or re-process the run that matches the declaration)",
-            path=str(facts.cache.metadata_yaml),
+            path=str(ctx.facts.cache.metadata_yaml),
         )
 
 
@@ -238,7 +240,7 @@ def _recorded_by_process(ctx, digest: str):
 @rule(
     "TA408",
     "decision-log-apart-from-data",
-    actions=("process", "upload"),
+    actions=PROCESS_UPLOAD,
     required=True,
     waivable=False,
     why="The decision log is the audit trail upload's evidence is read from; kept inside the run's data or the "
@@ -268,7 +270,7 @@ def decision_log_apart(ctx):
 @rule(
     "TA404",
     "store-credentials-in-env",
-    actions=("upload", "unpublish"),
+    actions=STORE_WRITES,
     why="Credentials travel only through the environment (never options, never printed); a real "
     "upload or deletion without them cannot work, and a dry run does not need them.",
     example_fail="checks run upload ... --no-dry-run   # with R2_SECRET_ACCESS_KEY unset",
@@ -296,9 +298,9 @@ def credentials_in_env(ctx):
     example_fail="MethodMetadata.config(..., verified=True) without --verified",
     example_pass="MethodMetadata.config(..., verified=False), or --verified given",
 )
-def verified_needs_flag(ctx):
+@needs(declared_metadata)  # an unreadable reference is reported by TA116
+def verified_needs_flag(ctx, meta):
     """Metadata with ``verified=True`` is published only when ``--verified`` is given."""
-    meta = ctx.facts.metadata
     if meta.verified is not False and not verified_allowed(ctx):
         yield Finding(
             f"'{meta.method}' declares verified={meta.verified!r}: pass --verified to publish it as "
@@ -310,7 +312,7 @@ def verified_needs_flag(ctx):
 @rule(
     "TA410",
     "unpublish-method-exists",
-    actions=("unpublish",),
+    actions=UNPUBLISH,
     why="Deleting a prefix that holds nothing usually means a typo in the method or suite; saying so "
     "beats reporting success for a no-op.",
     example_fail="checks run unpublish --method Nori --suite no-such-suite --yes",
@@ -320,7 +322,7 @@ def method_exists_remotely(ctx):
     """The method has objects under ``<prefix>/artifacts/<suite>/methods/<method>/`` in the bucket."""
     facts = ctx.facts
     keys = facts.remote_keys
-    where = f"r2://{facts.bucket}/{facts.key_root}/"
+    where = facts.destination
     if isinstance(keys, str):
         yield f"cannot list {where}: {keys}"
     elif not keys:

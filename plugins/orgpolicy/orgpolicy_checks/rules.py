@@ -6,10 +6,15 @@ import fnmatch
 import re
 from urllib.parse import urlsplit
 
-from checks import Finding, at, fact, rule
+from checks import Finding, at, fact, needs, rule
 from orgpolicy_checks import settings as settings_mod
 
 FRIDAY = 4
+#: the actions the ORG rules gate: TabArena's upload (and its info-py hook), and this plugin's own audit
+#: (``audit.ACTION_NAME``, not imported: a rule module loads no action's module)
+UPLOAD = ("upload",)
+UPLOAD_AND_HOOK = ("upload", "precommit-info")
+AUDIT = ("orgpolicy-audit",)
 
 
 #: the run's metadata; None when the action gathered none or it could not be read (its own rules say why)
@@ -19,7 +24,7 @@ _metadata = fact("metadata")
 @rule(
     "ORG101",
     "org-reference-url",
-    actions=("upload",),
+    actions=UPLOAD,
     why="Reviewers and users need the paper or repository behind every method the organisation "
     "publishes; a leaderboard entry nobody can trace back is withdrawn.",
     example_fail='MethodMetadata.config(method="Nori", suite="nori-2026", ag_key="NORI")',
@@ -41,7 +46,7 @@ def reference_url(ctx):
 @rule(
     "ORG102",
     "org-no-friday-upload",
-    actions=("upload",),
+    actions=UPLOAD,
     why="Nobody is around on the weekend to roll back a bad publication; uploads wait for Monday "
     "unless someone takes responsibility with a waiver.",
     example_fail="checks run upload ...   # on a Friday",
@@ -64,7 +69,7 @@ def no_friday_upload(ctx):
 @rule(
     "ORG103",
     "org-llm-tag",
-    actions=("upload", "precommit-info"),
+    actions=UPLOAD_AND_HOOK,
     why="The organisation reports methods that call a large language model separately; the name "
     "says LLM, so the 'with-llm' tag must say it too or the method slips into the plain leaderboard.",
     example_fail='MethodMetadata.config(method="TabLLM", suite="tabllm-2026", ag_key="TABLLM")',
@@ -87,7 +92,7 @@ def llm_tag(ctx):
 @rule(
     "ORG201",
     "org-waiver-ticket",
-    actions=("orgpolicy-audit",),
+    actions=AUDIT,
     why="A waiver is an exception someone must follow up; a ticket in its reason is where that "
     "follow-up lives, so an expiry does not pass unnoticed.",
     example_fail='[[waivers]]\nrule = "ORG102"\ntarget = "*"\nreason = "release day"\nowner = "ana"\nexpires = 2026-12-31',
@@ -109,15 +114,16 @@ def waiver_ticket(ctx):
 @rule(
     "ORG202",
     "org-uploads-audited",
-    actions=("orgpolicy-audit",),
+    actions=AUDIT,
     why="An upload that ran without the organisation's rules (``-p no:orgpolicy``) skipped every "
     "house rule; the decision log shows it, and the audit makes it visible.",
     example_fail='{"action": "upload", "outcome": "ran", "verdicts": [{"code": "TA401", ...}]}',
     example_pass='{"action": "upload", "outcome": "ran", "verdicts": [{"code": "ORG101", ...}, ...]}',
 )
-def uploads_audited(ctx):
+@needs(fact("records"), fact("path"))
+def uploads_audited(ctx, records, log):
     """Every upload that ran, as the decision log records it, was judged by the ORG rules."""
-    for number, record in ctx.facts.records:
+    for number, record in records:
         if record.get("action") != "upload" or record.get("outcome") != "ran" or record.get("dry_run"):
             continue
         codes = [v.get("code", "") for v in record.get("verdicts", []) if isinstance(v, dict)]
@@ -126,7 +132,7 @@ def uploads_audited(ctx):
                 f"upload of {record.get('target')!r} at {record.get('started')} ran without the ORG rules "
                 f"(orgpolicy was not loaded)",
                 target=str(record.get("target")),
-                path=ctx.facts.path,
+                path=log,
                 line=number,
             )
 
