@@ -145,6 +145,7 @@ class Batch:
             "method_metadata": m.method_metadata,
             "cache_root": self._cache_root(),
             "no_upload_raw": self.plan.no_upload_raw,
+            "verified": m.verified,
             "expect_validation_protocol": self.plan.expect_validation_protocol,
         }
 
@@ -167,6 +168,7 @@ class Batch:
             m.method_metadata,
             *_opt("--cache-root", o["cache_root"]),
             *(["--no-upload-raw"] if self.plan.no_upload_raw else []),
+            *(["--verified"] if m.verified else []),
             *_opt("--expect-validation-protocol", o["expect_validation_protocol"]),
             *(["--no-dry-run"] if real else []),
         ]

@@ -209,6 +209,16 @@ PLAN_ERRORS = {
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
         "plan.toml:5: the method 'Nori' is listed twice (first at line 1)",
     ),
+    "one cache for two methods": (
+        '[[methods]]\nname = "a"\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n\n'
+        '[[methods]]\nname = "b"\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
+        "plan.toml:6: 'b' declares the same method and suite as the method at line 1 "
+        "(both would write artifacts/nori-2026/methods/Nori in the cache and in R2)",
+    ),
+    "verified not a flag": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nverified = "yes"\n',
+        "plan.toml:4: methods[1].verified: expected true or false",
+    ),
 }
 
 
