@@ -3,7 +3,7 @@
 The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each a worker
 process running one step at a time, take the next step in the plan's order, a method's upload (dry
 run, then the real one with ``--no-dry-run``) as soon as its processing passed before the next
-method's processing. So with one lane (the default) each method is published before the next is
+method's processing. So with one lane (the default on a machine of two cores, :mod:`.batch_lanes`) each method is published before the next is
 processed and the batch's memory is one interpreter's; with two, a method's uploads run while the
 next method is processing. Register and log edit the checkout once the uploads are over, one edit
 each: register every method whose own steps all passed in one ``checks run register`` (one write of

@@ -345,7 +345,7 @@ def _outcomes() -> list[MethodOutcome]:
 
 
 def _doc() -> dict:
-    return batch_report.as_dict(_outcomes(), plan="plan.toml", dry_run=False, code=4, seconds=650.0)
+    return batch_report.as_dict(_outcomes(), plan="plan.toml", dry_run=False, code=4, seconds=650.0, jobs=1)
 
 
 def test_junit_has_one_testcase_per_method_and_step():
