@@ -80,6 +80,11 @@ def _opt(flag: str, value: object) -> list[str]:
     return [] if value is None else [flag, str(value)]
 
 
+def _refs(methods) -> list[str]:
+    """``--method-metadata`` of each method, in plan order (register and log name every method they cover)."""
+    return [arg for m in methods for arg in ("--method-metadata", m.method_metadata)]
+
+
 class _Work:
     """What the lanes take next: a processed method's upload first, else the next method's processing (so a
     method is published before another is processed); None once nothing is left and no lane can add more."""
@@ -289,8 +294,7 @@ class Batch:
                 ready.append(m)
         if not ready:
             return
-        refs = [arg for m in ready for arg in ("--method-metadata", m.method_metadata)]
-        args = [*refs, "--repo", str(self.plan.repo), "--arena", self.plan.arena, *self._edit_mode()]
+        args = [*_refs(ready), "--repo", str(self.plan.repo), "--arena", self.plan.arena, *self._edit_mode()]
         self._shared_step([m.name for m in ready], "register", "register", args)
 
     def _log(self) -> None:
@@ -302,7 +306,9 @@ class Batch:
             self._note(BATCH, StepResult("log", NOT_RUN, detail=detail))
             return
         args = ["--run", str(log.run), "--repo", str(self.plan.repo), "--benchmark-name", log.benchmark_name]
-        self._step(BATCH, "log", "log", [*args, *_opt("--purpose", log.purpose), *self._edit_mode()])
+        self._step(
+            BATCH, "log", "log", [*args, *_refs(self.plan.methods), *_opt("--purpose", log.purpose), *self._edit_mode()]
+        )
 
     def run(self) -> list[MethodOutcome]:
         """Every step of the plan; a Ctrl-C or SIGTERM stops the running steps (each ends whole or not at all, as

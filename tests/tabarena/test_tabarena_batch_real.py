@@ -123,6 +123,8 @@ def test_a_batch_of_real_methods_publishes_what_tabarena_reads_as_its_own(tmp_pa
         assert steps_of(doc)[run] == {"process": "skipped", "upload": "skipped", "register": "done"}
     assert steps_of(doc)["(batch)"] == {"log": "done"}
     log = (tmp_path / "tabarena" / ARENA_LOG).read_text()
+    assert f"**Model(s):** {', '.join(RUNS[run][0] for run in GOOD)}\n" in log  # the batch's methods, not one run's
+    assert f"metadata variables {', '.join(f'`{run}`' for run in GOOD)}\n" in log
     s3_proxy.forwarded.clear()
     code, doc = publish(tmp_path)
     assert code == 0, doc
