@@ -21,9 +21,9 @@ from tests.support.reliability_fixtures import start_checks
 from tests.support.paths import CHILD_PYTHONPATH
 
 from checks.testing import run_cli
-from tabarena_checks.publish import batch_plan, batch_report
+from tabarena_checks.publish import batch_plan, batch_report, batch_steps
 from tabarena_checks.publish.batch import MethodOutcome
-from tabarena_checks.publish.batch_steps import Children, StepResult
+from tabarena_checks.publish.batch_steps import Children, StepResult, judged
 from tabarena_checks.publish.batch_worker import END
 from tabarena_checks.synth.generate import generate_run
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
@@ -373,6 +373,32 @@ def test_sarif_github_and_human_name_every_step_that_did_not_pass():
     human = batch_report.render("human", _doc())
     assert "DONE     Nori process (41 s)" in human
     assert "exit 4" in human.splitlines()[-1]
+
+
+def test_a_blocked_steps_detail_cuts_each_verdict_and_counts_its_findings():
+    unreadable = {"message": "data/x.pkl:1:1: cannot be read: refused to load a class", "path": "data/x.pkl"}
+    report = {
+        "verdicts": [
+            {
+                "code": "TA301",
+                "blocks": True,
+                "message": "; ".join([unreadable["message"]] * 1000),
+                "findings": [unreadable] * 1000,
+            },
+            {
+                "code": "TA302",
+                "blocks": True,
+                "message": "no readable result",
+                "findings": [{"message": "no readable result"}],
+            },
+            {"code": "TA101", "blocks": False, "message": "not blocking", "findings": [{"message": "not blocking"}]},
+        ]
+    }
+    result = judged("process", 1, report, "", 1.0)
+    assert (result.status, result.codes) == ("blocked", ("TA301", "TA302"))
+    first, second = result.detail.split("... [1000 findings]; ")
+    assert first.startswith("TA301 data/x.pkl:1:1: cannot be read") and len(first) <= batch_steps.DETAIL_CHARS
+    assert second == "TA302 no readable result"
 
 
 def test_event_lines_are_one_line_each_and_show_control_characters():

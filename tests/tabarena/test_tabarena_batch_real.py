@@ -105,7 +105,8 @@ def test_a_batch_of_real_methods_publishes_what_tabarena_reads_as_its_own(tmp_pa
     for run in GOOD:
         assert steps[run] == {"process": "done", "upload dry-run": "done", "upload": "done", "register": "done"}
     assert steps[BLOCKED] == {"process": "blocked", "register": "not-run"}
-    assert "TA301" in next(m for m in doc["methods"] if m["name"] == BLOCKED)["steps"][0]["codes"]
+    refused = next(m for m in doc["methods"] if m["name"] == BLOCKED)["steps"][0]
+    assert "TA301" in refused["codes"] and "[3 findings]" in refused["detail"]  # one per file, cut to one line
     assert steps["(batch)"] == {"log": "not-run"}  # never a log entry for a batch half-published
     (register,) = decision_records(tmp_path, "register")
     assert register["target"] == ",".join(f"{RUNS[run][0]}@{_suite(run)}" for run in GOOD)
