@@ -44,7 +44,9 @@ class MethodPlan:
     task_metadata: Path | None = None
     #: upload's ``--verified``: the declaration's ``verified=True`` (TabArena's default) may be published
     verified: bool = False
-    #: ``artifacts/<suite>/methods/<method>`` of its declaration: the cache it writes and its prefix in R2
+    #: the method its declaration names, and ``artifacts/<suite>/methods/<method>``: the cache it writes and its
+    #: prefix in R2
+    declares: str = ""
     publishes: str = ""
 
 
@@ -214,6 +216,7 @@ class _Reader:
             method=self._str(table, "method", header, what),
             task_metadata=task,
             verified=self._flag(table, "verified", header, what),
+            declares=meta.method,
             publishes=MethodCache.of(Path(), meta).rel,
         )
 
@@ -247,6 +250,16 @@ class _Reader:
                     f"(both would write {m.publishes} in the cache and in R2); give each declaration its own suite",
                 )
             seen[m.name], caches[m.publishes] = m.line, m.line
+        registered: dict[str, int] = {}
+        for m in (m for m in methods if "register" in m.steps):
+            if m.declares in registered:
+                raise self.fail(
+                    m.line,
+                    f"{m.name!r} and the method at line {registered[m.declares]} both declare {m.declares!r} and both "
+                    "have the step register: one entry would replace the other (TA501 refuses them all); "
+                    'give one of them steps = ["process", "upload"]',
+                )
+            registered[m.declares] = m.line
 
     def _log(self, table: Any, methods: tuple[MethodPlan, ...]) -> LogPlan | None:
         header = self.where.log_header

@@ -215,6 +215,12 @@ PLAN_ERRORS = {
         "plan.toml:6: 'b' declares the same method and suite as the method at line 1 "
         "(both would write artifacts/nori-2026/methods/Nori in the cache and in R2)",
     ),
+    "one method registered twice": (
+        'repo = "."\nsteps = ["process", "register"]\n\n[[methods]]\ndata = "runs/Nori/data"\n'
+        'method_metadata = "info/nori/info.py:nori"\n\n[[methods]]\nname = "rerun"\ndata = "runs/Nori/data"\n'
+        'method_metadata = "info/nori/info.py:nori_rerun"\n',
+        "plan.toml:8: 'rerun' and the method at line 4 both declare 'Nori' and both have the step register",
+    ),
     "verified not a flag": (
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nverified = "yes"\n',
         "plan.toml:4: methods[1].verified: expected true or false",
@@ -225,6 +231,10 @@ PLAN_ERRORS = {
 @pytest.mark.parametrize("case", sorted(PLAN_ERRORS))
 def test_a_wrong_plan_is_exit_2_naming_its_line_before_anything_runs(tmp_path, case):
     write_method(tmp_path, "Nori")
+    info = tmp_path / "info" / "nori" / "info.py"  # and a rerun of Nori in a suite of its own
+    info.write_text(
+        info.read_text() + INFO.format(var="nori_rerun", method="Nori", suite="nori-2027", ag_key="TA-NORI")
+    )
     text, message = PLAN_ERRORS[case]
     (tmp_path / "plan.toml").write_text(text)
     result = run_cli(["tabarena", "publish", "plan.toml", "--no-dry-run"], cwd=tmp_path)
