@@ -98,7 +98,8 @@ class LogFacts:
     #: the benchmark name of the entry's heading, and why the run was made
     name: str
     purpose: str
-    metadata: MethodMetadata | None
+    #: the declarations ``--method-metadata`` names, in the order given (none, one, or each method of a batch)
+    metadata: tuple[MethodMetadata, ...]
     log_path: Path
     data_dir: Path
     #: the run's results.pkl files (walked, not decoded)
@@ -114,7 +115,7 @@ class LogFacts:
             run=run,
             name=options.benchmark_name.strip(),
             purpose=(options.purpose or "").strip(),
-            metadata=metadata_load.load(options.method_metadata),
+            metadata=tuple(metadata_load.load(ref) for ref in metadata_load.references(options.method_metadata)),
             log_path=repo / LOG_PATH,
             data_dir=data,
             files=index.scan(data) if data.is_dir() else [],
@@ -147,18 +148,23 @@ class LogFacts:
 
     @cached_property
     def protocol(self) -> str:
-        if self.metadata is not None and self.metadata.validation_protocol:
-            return self.metadata.validation_protocol
+        """The protocol every declaration names (each once, in order), else the run's own record."""
+        declared = [m.validation_protocol for m in self.metadata]
+        if declared and all(declared):
+            return ", ".join(dict.fromkeys(declared))
 
         inferred = infer(build_index(self.data_dir)).validation_protocol
         return inferred or "not recorded in the raw results (legacy run)"
 
     def entry(self) -> str:
         day = dt.datetime.fromtimestamp(self.started or 0, dt.timezone.utc).date().isoformat()
-        meta = self.metadata
-        models = meta.method if meta else ", ".join(method_names(self.files))
-        if meta:
-            notes = f"processed suite id `{meta.effective_suite}`; metadata variable `{meta.variable or meta.source}`"
+        metas = self.metadata
+        models = ", ".join(m.method for m in metas) if metas else ", ".join(method_names(self.files))
+        if metas:
+            plural = "s" if len(metas) > 1 else ""
+            suites = ", ".join(f"`{m.effective_suite}`" for m in metas)
+            variables = ", ".join(f"`{m.variable or m.source}`" for m in metas)
+            notes = f"processed suite id{plural} {suites}; metadata variable{plural} {variables}"
         else:
             notes = "no --method-metadata given: suite id and metadata variable not recorded"
         sha = self.sha.sha if isinstance(self.sha, SetupSha) else "unknown"

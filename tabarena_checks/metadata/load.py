@@ -33,12 +33,29 @@ _MODULE_REF = re.compile(rf"^(?P<module>{_IDENT}(?:\.{_IDENT})*)[:.](?P<var>{_ID
 _HELP = "use path/to/info.py:VARIABLE (read statically) or package.module:VARIABLE (imported)"
 
 
-def checked_reference(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def one_or_several(refs: str | tuple[str, ...] | list[str] | None) -> str | tuple[str, ...] | None:
+    """A repeatable ``--method-metadata`` as given: not at all (None), once (a string, as a run with one
+    declaration always recorded it) or several times (a tuple)."""
+    if refs is None or isinstance(refs, str):
+        return refs
+    refs = tuple(refs)
+    return (refs[0] if len(refs) == 1 else refs) if refs else None
+
+
+def references(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """The references :func:`one_or_several` keeps, as a tuple (empty when none was given)."""
+    return () if value is None else (value,) if isinstance(value, str) else tuple(value)
+
+
+def checked_reference(ctx: click.Context, param: click.Parameter, value):
     """``--method-metadata``'s click callback: an info.py that is not there or cannot be parsed, or a variable it never
     assigns, is the command line's mistake (exit 2, with the closest path or names), never a rule's failed verdict.
+    A repeated option is checked reference by reference.
 
     What the file declares under that name is left to the action's rules (TA116 and the rest judge it).
     """
+    if isinstance(value, tuple):
+        return tuple(checked_reference(ctx, param, one) for one in value)
     is_path = value is not None and value.strip().rpartition(":")[0].endswith(".py")
     match = _MODULE_REF.match(value.strip()) if value is not None and not is_path else None
     if match:

@@ -3,7 +3,7 @@
 The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each a worker
 process running one step at a time, take the next step in the plan's order, a method's upload (dry
 run, then the real one with ``--no-dry-run``) as soon as its processing passed before the next
-method's processing. So with one lane (the default) each method is published before the next is
+method's processing. So with one lane (the default on a machine of two cores, :mod:`.batch_lanes`) each method is published before the next is
 processed and the batch's memory is one interpreter's; with two, a method's uploads run while the
 next method is processing. Register and log edit the checkout once the uploads are over, one edit
 each: register every method whose own steps all passed in one ``checks run register`` (one write of
@@ -80,6 +80,11 @@ def _opt(flag: str, value: object) -> list[str]:
     return [] if value is None else [flag, str(value)]
 
 
+def _refs(methods) -> list[str]:
+    """``--method-metadata`` of each method, in plan order (register and log name every method they cover)."""
+    return [arg for m in methods for arg in ("--method-metadata", m.method_metadata)]
+
+
 class _Work:
     """What the lanes take next: a processed method's upload first, else the next method's processing (so a
     method is published before another is processed); None once nothing is left and no lane can add more."""
@@ -145,6 +150,7 @@ class Batch:
             "method_metadata": m.method_metadata,
             "cache_root": self._cache_root(),
             "no_upload_raw": self.plan.no_upload_raw,
+            "verified": m.verified,
             "expect_validation_protocol": self.plan.expect_validation_protocol,
         }
 
@@ -167,6 +173,7 @@ class Batch:
             m.method_metadata,
             *_opt("--cache-root", o["cache_root"]),
             *(["--no-upload-raw"] if self.plan.no_upload_raw else []),
+            *(["--verified"] if m.verified else []),
             *_opt("--expect-validation-protocol", o["expect_validation_protocol"]),
             *(["--no-dry-run"] if real else []),
         ]
@@ -287,8 +294,7 @@ class Batch:
                 ready.append(m)
         if not ready:
             return
-        refs = [arg for m in ready for arg in ("--method-metadata", m.method_metadata)]
-        args = [*refs, "--repo", str(self.plan.repo), "--arena", self.plan.arena, *self._edit_mode()]
+        args = [*_refs(ready), "--repo", str(self.plan.repo), "--arena", self.plan.arena, *self._edit_mode()]
         self._shared_step([m.name for m in ready], "register", "register", args)
 
     def _log(self) -> None:
@@ -300,7 +306,9 @@ class Batch:
             self._note(BATCH, StepResult("log", NOT_RUN, detail=detail))
             return
         args = ["--run", str(log.run), "--repo", str(self.plan.repo), "--benchmark-name", log.benchmark_name]
-        self._step(BATCH, "log", "log", [*args, *_opt("--purpose", log.purpose), *self._edit_mode()])
+        self._step(
+            BATCH, "log", "log", [*args, *_refs(self.plan.methods), *_opt("--purpose", log.purpose), *self._edit_mode()]
+        )
 
     def run(self) -> list[MethodOutcome]:
         """Every step of the plan; a Ctrl-C or SIGTERM stops the running steps (each ends whole or not at all, as

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from checks import ExitCode, UsageError, io, records
-from tabarena_checks.publish import batch_plan, batch_report, batch_view
+from tabarena_checks.publish import batch_lanes, batch_plan, batch_report, batch_view
 from tabarena_checks.publish.batch import Batch, Settings, exit_code
 from tabarena_checks.publish.batch_steps import Children, step_env
 
@@ -64,6 +64,14 @@ def _check_same_rules(app, root_args: tuple[str, ...], children: Children, cwd: 
     )
 
 
+def _default_jobs() -> int:
+    """The lanes the machine allows (:mod:`.batch_lanes`), said on stderr with the figures they came from."""
+    found = batch_lanes.machine()
+    lanes = found.lanes()
+    sys.stderr.write(f"--jobs {lanes}: what this machine allows ({found.says()}); --jobs N chooses\n")
+    return lanes
+
+
 @click.command("publish")
 @click.argument("plan", type=click.Path(dir_okay=False))
 @click.option(
@@ -74,9 +82,9 @@ def _check_same_rules(app, root_args: tuple[str, ...], children: Children, cwd: 
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
+    type=click.IntRange(1, batch_lanes.MAX_LANES),
+    default=None,
+    show_default="what the machine allows: one lane per two usable CPUs and per GiB available, at least 1",
     help="Steps run at the same time, each lane by a worker process; 1 keeps the memory at one interpreter's.",
 )
 @click.option(
@@ -110,6 +118,7 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
         raise UsageError(f"--output-file {output_file}: a directory; give a file path")
     cwd = Path.cwd()
     root_args = _root_args(app)
+    jobs = jobs or _default_jobs()
     config = app.config()
     settings = Settings(
         dry_run=not execute,
@@ -130,7 +139,7 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
         children.close()
     code = exit_code(outcomes)
     doc = batch_report.as_dict(
-        outcomes, plan=str(plan), dry_run=settings.dry_run, code=code, seconds=time.monotonic() - started
+        outcomes, plan=str(plan), dry_run=settings.dry_run, code=code, seconds=time.monotonic() - started, jobs=jobs
     )
     text = batch_report.render(fmt, doc)
     if output_file:

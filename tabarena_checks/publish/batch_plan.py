@@ -19,13 +19,14 @@ from typing import Any
 import attrs
 
 from checks import ChecksError, UsageError, io
+from tabarena_checks.cache.layout import MethodCache
 from tabarena_checks.metadata import load as metadata_load
 
 #: the steps of one method, in the order they run
 STEPS = ("process", "upload", "register", "log")
 TOP_KEYS = {"cache_root", "repo", "arena", "steps", "expect_validation_protocol", "no_upload_raw", "log", "methods"}
 LOG_KEYS = {"run", "benchmark_name", "purpose"}
-METHOD_KEYS = {"name", "data", "method_metadata", "method", "task_metadata", "steps"}
+METHOD_KEYS = {"name", "data", "method_metadata", "method", "task_metadata", "steps", "verified"}
 MAX_PLAN_BYTES = 1024 * 1024
 
 
@@ -41,6 +42,12 @@ class MethodPlan:
     line: int
     method: str | None = None
     task_metadata: Path | None = None
+    #: upload's ``--verified``: the declaration's ``verified=True`` (TabArena's default) may be published
+    verified: bool = False
+    #: the method its declaration names, and ``artifacts/<suite>/methods/<method>``: the cache it writes and its
+    #: prefix in R2
+    declares: str = ""
+    publishes: str = ""
 
 
 @attrs.frozen
@@ -162,10 +169,10 @@ class _Reader:
         self._checkout(plan)
         return plan
 
-    def _flag(self, raw: Mapping[str, Any], key: str) -> bool:
+    def _flag(self, raw: Mapping[str, Any], key: str, section: int = 0, what: str = "plan") -> bool:
         value = raw.get(key, False)
         if not isinstance(value, bool):
-            raise self.fail(self.where.key(key), f"plan.{key}: expected true or false")
+            raise self.fail(self.where.key(key, section), f"{what}.{key}: expected true or false")
         return value
 
     def _steps(self, value: Any, section: int, what: str) -> tuple[str, ...]:
@@ -208,6 +215,9 @@ class _Reader:
             line=header,
             method=self._str(table, "method", header, what),
             task_metadata=task,
+            verified=self._flag(table, "verified", header, what),
+            declares=meta.method,
+            publishes=MethodCache.of(Path(), meta).rel,
         )
 
     def _ref(self, ref: str, header: int, what: str) -> str:
@@ -222,7 +232,10 @@ class _Reader:
         return ref
 
     def _distinct(self, methods: tuple[MethodPlan, ...]) -> None:
+        """Each method once, and each in a cache of its own: two declarations of one method and suite would
+        process into one cache directory and upload to one R2 prefix (the second refused, or replacing the first)."""
         seen: dict[str, int] = {}
+        caches: dict[str, int] = {}
         for m in methods:
             if m.name in seen:
                 raise self.fail(
@@ -230,7 +243,23 @@ class _Reader:
                     f"the method {m.name!r} is listed twice (first at line {seen[m.name]}); "
                     'list each method once, or set name = "..." to tell them apart',
                 )
-            seen[m.name] = m.line
+            if m.publishes in caches:
+                raise self.fail(
+                    m.line,
+                    f"{m.name!r} declares the same method and suite as the method at line {caches[m.publishes]} "
+                    f"(both would write {m.publishes} in the cache and in R2); give each declaration its own suite",
+                )
+            seen[m.name], caches[m.publishes] = m.line, m.line
+        registered: dict[str, int] = {}
+        for m in (m for m in methods if "register" in m.steps):
+            if m.declares in registered:
+                raise self.fail(
+                    m.line,
+                    f"{m.name!r} and the method at line {registered[m.declares]} both declare {m.declares!r} and both "
+                    "have the step register: one entry would replace the other (TA501 refuses them all); "
+                    'give one of them steps = ["process", "upload"]',
+                )
+            registered[m.declares] = m.line
 
     def _log(self, table: Any, methods: tuple[MethodPlan, ...]) -> LogPlan | None:
         header = self.where.log_header

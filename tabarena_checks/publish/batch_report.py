@@ -39,11 +39,14 @@ def counts(outcomes: Sequence[MethodOutcome]) -> dict[str, int]:
     return out
 
 
-def as_dict(outcomes: Sequence[MethodOutcome], *, plan: str, dry_run: bool, code: int, seconds: float) -> dict:
+def as_dict(
+    outcomes: Sequence[MethodOutcome], *, plan: str, dry_run: bool, code: int, seconds: float, jobs: int
+) -> dict:
     return {
         "version": JSON_VERSION,
         "plan": plan,
         "dry_run": dry_run,
+        "jobs": jobs,
         "exit_code": code,
         "duration_s": round(seconds, 3),
         "counts": counts(outcomes),

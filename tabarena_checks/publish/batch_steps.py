@@ -41,6 +41,8 @@ GRACE = 5.0
 #: what counts as progress since the last: a tenth of a second of CPU (in clock ticks), or 64 KiB read or written
 MIN_TICKS = os.sysconf("SC_CLK_TCK") // 10 if hasattr(os, "sysconf") else 10
 MIN_BYTES = 64 * 1024
+#: characters of a blocking verdict's message that a step's one-line detail shows
+DETAIL_CHARS = 300
 
 
 @attrs.frozen
@@ -337,10 +339,21 @@ def judged(step: str, code: int, report: dict | None, last_line: str, seconds: f
     if code == 1 and report is not None:
         blocking = [v for v in report.get("verdicts", []) if v.get("blocks")]
         codes = tuple(v.get("code", "") for v in blocking)
-        detail = "; ".join(f"{v.get('code')} {v.get('message', '')}".strip() for v in blocking[:3])
+        detail = "; ".join(_blocking_line(v) for v in blocking[:3])
         return StepResult(step, BLOCKED, seconds, code, detail or "blocked", codes)
     error = (report or {}).get("error") or last_line or f"exit {code}"
     return StepResult(step, FAILED, seconds, code, str(error).splitlines()[0])
+
+
+def _blocking_line(verdict: dict) -> str:
+    """A blocking verdict in a step's one-line detail: its code and message, cut at :data:`DETAIL_CHARS` (a
+    rule may find a problem in each of a thousand files; the step's decision record keeps the message whole)
+    and the number of its findings when there are several."""
+    text = f"{verdict.get('code')} {verdict.get('message', '')}".strip()
+    if len(text) > DETAIL_CHARS:
+        text = text[:DETAIL_CHARS].rstrip() + "..."
+    findings = len(verdict.get("findings") or ())
+    return f"{text} [{findings} findings]" if findings > 1 else text
 
 
 def _done_detail(report: dict | None) -> str:

@@ -28,10 +28,13 @@ class LogOptions:
     repo: str = option(help="TabArena checkout.", type=click.Path(file_okay=False))
     benchmark_name: str = option(help="The benchmark name used in the entry heading.")
     purpose: str | None = option(help="Why the run was made.", default=None)
-    method_metadata: str | None = option(
-        help="The method's info.py:VARIABLE (names the model, suite and variable).",
+    method_metadata: str | tuple[str, ...] | None = option(
+        help="The method's info.py:VARIABLE (names the model, suite and variable); repeat it for each method "
+        "of a run that published several.",
         default=None,
+        multiple=True,
         metavar="REF",
+        converter=metadata_load.one_or_several,
         callback=metadata_load.checked_reference,
     )
 

@@ -376,14 +376,6 @@ def _import_variable(stmts: list, layout: Layout, meta: MethodMetadata, module_n
 # --------------------------------------------------------------------------- facts and action
 
 
-def _one_or_several(refs: str | tuple[str, ...] | list[str]) -> str | tuple[str, ...]:
-    """``--method-metadata`` as given once (a string, as a single register always recorded it) or several times."""
-    if isinstance(refs, str):
-        return refs
-    refs = tuple(refs)
-    return refs[0] if len(refs) == 1 else refs
-
-
 @attrs.frozen
 class RegisterOptions:
     """``checks run register``'s options, declared once (``checks run`` makes its parameters from these fields):
@@ -395,7 +387,7 @@ class RegisterOptions:
         multiple=True,
         required=True,
         metavar="REF",
-        converter=_one_or_several,
+        converter=metadata_load.one_or_several,
         callback=metadata_load.checked_path_reference,
     )
     repo: str = option(help="TabArena checkout.", type=click.Path(file_okay=False))
@@ -403,7 +395,7 @@ class RegisterOptions:
 
     @property
     def refs(self) -> tuple[str, ...]:
-        return (self.method_metadata,) if isinstance(self.method_metadata, str) else self.method_metadata
+        return metadata_load.references(self.method_metadata)
 
 
 def whole_edit(facts: RegisterFacts) -> Edit:

@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -177,16 +178,26 @@ def download(client, prefix: str, root: Path) -> None:
 
 
 def run_driver(*args: str, log: Path) -> None:
+    start_driver(*args, log=log)()
+
+
+def start_driver(*args: str, log: Path) -> Callable[[], None]:
+    """The driver started in the background on ``args`` (its output in ``log``); call the result to wait for it
+    and assert that it succeeded."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "TABARENA_CACHE": str(log.parent / "ta-default-cache")}
-    with open(log, "wb") as out:
-        rc = subprocess.run(
-            [tabarena_python(), str(DRIVER), *args],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            timeout=DRIVER_TIMEOUT,
-        ).returncode
-    assert rc == 0, f"TabArena failed ({' '.join(args[:1])}):\n{log.read_text()[-4000:]}"
+    out = open(log, "wb")  # noqa: SIM115 - closed by the wait
+    proc = subprocess.Popen([tabarena_python(), str(DRIVER), *args], stdout=out, stderr=subprocess.STDOUT, env=env)
+
+    def wait() -> None:
+        with out:
+            try:
+                rc = proc.wait(timeout=DRIVER_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+        assert rc == 0, f"TabArena failed ({' '.join(args[:1])}):\n{log.read_text()[-4000:]}"
+
+    return wait
 
 
 def read_whole(data: Path, tmp_path: Path) -> tuple[inference.Inference, list[dict]]:

@@ -9,6 +9,7 @@ project, so it works with TabArena alone.
                                       [--user-tasks DIR]
     python tabarena_driver.py infer DATA_DIR OUT_JSON
     python tabarena_driver.py load CACHE_ROOT METHOD SUITE OUT_DIR
+    python tabarena_driver.py each JOBS_JSON
 
 ``process`` processes the results.pkl files below DATA_DIR (only the experiment directories
 starting with ``--prefix`` when given) as ``scripts/run_process_method.py --process --backend
@@ -22,6 +23,8 @@ writes what ``_infer_from_raw`` (TabArena's inspect) infers from DATA_DIR as JSO
 does not load, as for any baseline in TabArena 0.1.0),
 ``configs.parquet``, ``baselines.parquet``, ``configs_hyperparameters.json``, and one
 ``predictions.npz`` with every config's validation and test predictions and labels per task.
+``each`` runs the commands JOBS_JSON lists (a JSON list of argument lists, each starting with the
+command) one after another in this one interpreter, so TabArena's import is paid once for several.
 """
 
 from __future__ import annotations
@@ -155,5 +158,13 @@ def load(args: list[str]) -> None:
     )
 
 
+def each(args: list[str]) -> None:
+    (jobs,) = args
+    for job in json.loads(Path(jobs).read_text()):
+        COMMANDS[job[0]](job[1:])
+
+
+COMMANDS = {"process": process, "load": load, "infer": infer, "each": each}
+
 if __name__ == "__main__":
-    {"process": process, "load": load, "infer": infer}[sys.argv[1]](sys.argv[2:])
+    COMMANDS[sys.argv[1]](sys.argv[2:])

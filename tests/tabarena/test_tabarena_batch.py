@@ -21,9 +21,9 @@ from tests.support.reliability_fixtures import start_checks
 from tests.support.paths import CHILD_PYTHONPATH
 
 from checks.testing import run_cli
-from tabarena_checks.publish import batch_plan, batch_report
+from tabarena_checks.publish import batch_plan, batch_report, batch_steps
 from tabarena_checks.publish.batch import MethodOutcome
-from tabarena_checks.publish.batch_steps import Children, StepResult
+from tabarena_checks.publish.batch_steps import Children, StepResult, judged
 from tabarena_checks.publish.batch_worker import END
 from tabarena_checks.synth.generate import generate_run
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
@@ -209,12 +209,32 @@ PLAN_ERRORS = {
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
         "plan.toml:5: the method 'Nori' is listed twice (first at line 1)",
     ),
+    "one cache for two methods": (
+        '[[methods]]\nname = "a"\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n\n'
+        '[[methods]]\nname = "b"\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
+        "plan.toml:6: 'b' declares the same method and suite as the method at line 1 "
+        "(both would write artifacts/nori-2026/methods/Nori in the cache and in R2)",
+    ),
+    "one method registered twice": (
+        'repo = "."\nsteps = ["process", "register"]\n\n[[methods]]\ndata = "runs/Nori/data"\n'
+        'method_metadata = "info/nori/info.py:nori"\n\n[[methods]]\nname = "rerun"\ndata = "runs/Nori/data"\n'
+        'method_metadata = "info/nori/info.py:nori_rerun"\n',
+        "plan.toml:8: 'rerun' and the method at line 4 both declare 'Nori' and both have the step register",
+    ),
+    "verified not a flag": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nverified = "yes"\n',
+        "plan.toml:4: methods[1].verified: expected true or false",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(PLAN_ERRORS))
 def test_a_wrong_plan_is_exit_2_naming_its_line_before_anything_runs(tmp_path, case):
     write_method(tmp_path, "Nori")
+    info = tmp_path / "info" / "nori" / "info.py"  # and a rerun of Nori in a suite of its own
+    info.write_text(
+        info.read_text() + INFO.format(var="nori_rerun", method="Nori", suite="nori-2027", ag_key="TA-NORI")
+    )
     text, message = PLAN_ERRORS[case]
     (tmp_path / "plan.toml").write_text(text)
     result = run_cli(["tabarena", "publish", "plan.toml", "--no-dry-run"], cwd=tmp_path)
@@ -335,7 +355,7 @@ def _outcomes() -> list[MethodOutcome]:
 
 
 def _doc() -> dict:
-    return batch_report.as_dict(_outcomes(), plan="plan.toml", dry_run=False, code=4, seconds=650.0)
+    return batch_report.as_dict(_outcomes(), plan="plan.toml", dry_run=False, code=4, seconds=650.0, jobs=1)
 
 
 def test_junit_has_one_testcase_per_method_and_step():
@@ -363,6 +383,32 @@ def test_sarif_github_and_human_name_every_step_that_did_not_pass():
     human = batch_report.render("human", _doc())
     assert "DONE     Nori process (41 s)" in human
     assert "exit 4" in human.splitlines()[-1]
+
+
+def test_a_blocked_steps_detail_cuts_each_verdict_and_counts_its_findings():
+    unreadable = {"message": "data/x.pkl:1:1: cannot be read: refused to load a class", "path": "data/x.pkl"}
+    report = {
+        "verdicts": [
+            {
+                "code": "TA301",
+                "blocks": True,
+                "message": "; ".join([unreadable["message"]] * 1000),
+                "findings": [unreadable] * 1000,
+            },
+            {
+                "code": "TA302",
+                "blocks": True,
+                "message": "no readable result",
+                "findings": [{"message": "no readable result"}],
+            },
+            {"code": "TA101", "blocks": False, "message": "not blocking", "findings": [{"message": "not blocking"}]},
+        ]
+    }
+    result = judged("process", 1, report, "", 1.0)
+    assert (result.status, result.codes) == ("blocked", ("TA301", "TA302"))
+    first, second = result.detail.split("... [1000 findings]; ")
+    assert first.startswith("TA301 data/x.pkl:1:1: cannot be read") and len(first) <= batch_steps.DETAIL_CHARS
+    assert second == "TA302 no readable result"
 
 
 def test_event_lines_are_one_line_each_and_show_control_characters():

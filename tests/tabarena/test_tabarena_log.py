@@ -71,6 +71,24 @@ def test_entry_records_the_sha_at_setup_time_from_the_reflog(checkout, tmp_path,
     assert f"reflog: HEAD was {shas[0][:12]} at the earliest results.pkl (2026-02-10T08:00:00Z)" in result.stdout
 
 
+def test_an_entry_for_several_methods_names_each_with_its_suite_and_variable(checkout, tmp_path, run_template):
+    repo, _ = checkout
+    run = _run(tmp_path, run_template, "2026-02-10T08:00:00+00:00")
+    refs = [
+        f"{repo / SRC / 'models/nori/info.py'}:nori_new_method_metadata",
+        f"{repo / SRC / 'models/tabm/info.py'}:tabm_method_metadata",
+    ]
+    result = log(repo, run, tmp_path, *(arg for ref in refs for arg in ("--method-metadata", ref)))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    text = (repo / LOG).read_text()
+    assert "**Model(s):** Nori, TabM\n" in text
+    assert (
+        "**Notes:** processed suite ids `nori-2026-09`, `tabm-2026`; "
+        "metadata variables `nori_new_method_metadata`, `tabm_method_metadata`\n"
+    ) in text
+    assert "**Validation protocol:** 8x1\n" in text  # TabM declares none: the run's own record
+
+
 def test_later_run_gets_the_later_commit_and_protocol_from_the_raw_data(checkout, tmp_path, run_template):
     repo, shas = checkout
     run = _run(tmp_path, run_template, "2026-03-05T00:00:00+00:00")

@@ -17,72 +17,20 @@ import pyarrow.parquet as pq
 import pytest
 from tests.support.tabarena_fixtures import build
 from tests.support.parity import HEADER, process_like_tabarena, read_whole, run_driver
+from tests.support.real_runs import REAL, REFUSED, RUNS, TASK_TABLE, TASKS, run_data
 
 from checks.testing import run_cli
 from tabarena_checks.raw import inference
 from tabarena_checks.testing.commands import process_args
-
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "tabarena_real"
-TASKS = REAL / "tasks"
-TASK_TABLE = TASKS / "task_metadata_legacy.parquet"
-#: run -> (method, its declaration as a maintainer writes it after `checks inspect`)
-RUNS = {
-    "rf_bag": (
-        "RandomForest",
-        'MethodMetadata.config(method="RandomForest", suite="rf-real", ag_key="RF", '
-        'config_default="RandomForest_c1_default_BAG_L1", can_hpo=True, is_bag=True, compute="cpu")',
-    ),
-    "lr_holdout": (
-        "LinearModel",
-        'MethodMetadata.config(method="LinearModel", suite="lr-real", ag_key="LR", '
-        'config_default="LinearModel_c1_default_HOLDOUT", can_hpo=False, is_bag=False, compute="cpu")',
-    ),
-    "xt_child_oof": (
-        "ExtraTrees",
-        'MethodMetadata.config(method="ExtraTrees", suite="xt-real", ag_key="XT", '
-        'config_default="ExtraTrees_c1_default_BAG_L1", can_hpo=False, is_bag=False, compute="cpu")',
-    ),
-    "rf_bag_current": (
-        "RandomForest",
-        'MethodMetadata.config(method="RandomForest", suite="rf-current", '
-        'ag_key="RF", config_default="RandomForest_c1_default_BAG_L1", can_hpo=False, is_bag=True, '
-        'compute="cpu")',
-    ),
-    "lr_outer": (
-        "LinearModel_c1_default",
-        'MethodMetadata.baseline(method="LinearModel_c1_default", '
-        'suite="lr-outer", name="LinearModel_c1_default", compute="cpu")',
-    ),
-    "ag_system": (
-        "AutoGluonSystem_c1_default",
-        'MethodMetadata.baseline(method="AutoGluonSystem_c1_default", '
-        'suite="ag-system", name="AutoGluonSystem_c1_default", compute="cpu")',
-    ),
-    "ag_experiment": (
-        "AutoGluon_mini",
-        'MethodMetadata.baseline(method="AutoGluon_mini", suite="ag-mini", name="AutoGluon_mini", compute="cpu")',
-    ),
-}
-#: runs with a class the reader does not build in a field processing reads: every file is refused, naming it
-REFUSED = {
-    "rf_bag_beyond": (
-        "method_metadata.model_hyperparameters.ag.model_specific_feature_generator_kwargs",
-        "tabarena.benchmark.preprocessing.model_specific_default_preprocessing.ModelSpecificFeatureGenerator",
-    )
-}
 
 
 def test_the_fixtures_hold_every_run_the_script_made():
     assert sorted(p.name for p in (REAL / "runs").iterdir()) == sorted([*RUNS, *REFUSED])
 
 
-def _data(run: str) -> Path:
-    return REAL / "runs" / run / "data"
-
-
 @pytest.mark.parametrize("run", list(RUNS))
 def test_every_real_file_is_read_with_nothing_left_out(tmp_path, run):
-    for result in read_whole(_data(run), tmp_path)[1]:  # traits of real files the imitations never had
+    for result in read_whole(run_data(run), tmp_path)[1]:  # traits of real files the imitations never had
         assert result["task_metadata"]["tid"] > 2**31 and "validation_protocol" not in result
         if result.get("method_metadata"):
             info = result["method_metadata"]["info"]
@@ -92,17 +40,17 @@ def test_every_real_file_is_read_with_nothing_left_out(tmp_path, run):
 @pytest.mark.parametrize("run", list(REFUSED))
 def test_a_class_in_a_field_processing_reads_refuses_the_file_naming_both(tmp_path, run):
     field, name = REFUSED[run]
-    index = build(_data(run), cache_dir=tmp_path / "idx")
-    assert len(index) == 0 and len(index.errors) == len(list(_data(run).rglob("results.pkl")))
+    index = build(run_data(run), cache_dir=tmp_path / "idx")
+    assert len(index) == 0 and len(index.errors) == len(list(run_data(run).rglob("results.pkl")))
     for _, reason in index.errors:
         assert f"refused to load '{name}' in {field}" in reason and "processing reads this field" in reason
 
 
 @pytest.mark.parametrize("run", list(RUNS))
 def test_inference_equals_tabarenas_infer_from_raw(tmp_path, run):
-    run_driver("infer", str(_data(run)), str(tmp_path / "theirs.json"), log=tmp_path / "infer.log")
+    run_driver("infer", str(run_data(run)), str(tmp_path / "theirs.json"), log=tmp_path / "infer.log")
     theirs = json.loads((tmp_path / "theirs.json").read_text())
-    ours = inference.infer(build(_data(run), cache_dir=tmp_path / "idx"))
+    ours = inference.infer(build(run_data(run), cache_dir=tmp_path / "idx"))
     assert theirs["n_results"] == ours.n_results
     assert theirs["inferred_method_type"] == ours.method_type
     assert theirs["inferred_ag_key"] == ours.ag_key
@@ -121,13 +69,15 @@ def test_inference_equals_tabarenas_infer_from_raw(tmp_path, run):
 @pytest.mark.parametrize("run", list(RUNS))
 def test_processing_real_custom_task_runs_equals_tabarenas_and_loads_alike(tmp_path, run):
     method, declaration = RUNS[run]
-    process_like_tabarena(tmp_path, _data(run), TASKS, method, declaration)
+    process_like_tabarena(tmp_path, run_data(run), TASKS, method, declaration)
 
 
 def _process(tmp_path: Path, *extra: str):
     (tmp_path / "info.py").write_text(f"{HEADER}m = {RUNS['lr_holdout'][1]}\n")
     return run_cli(
-        process_args(_data("lr_holdout"), f"{tmp_path / 'info.py'}:m", tmp_path / "cache", "--format", "json", *extra),
+        process_args(
+            run_data("lr_holdout"), f"{tmp_path / 'info.py'}:m", tmp_path / "cache", "--format", "json", *extra
+        ),
         cwd=tmp_path,
     )
 
