@@ -18,18 +18,23 @@ from pathlib import Path
 #: fail a budget a quiet machine keeps) and the peak RSS it added over the interpreter with its imports
 #: loaded (the imports alone come near 200 MB and do not grow with the page)
 _MEASURE = """
-import json, resource, sys, time
+import json, sys, time
 from checks import InputError
 from hfmigrate_checks.source import ledger
+
+def high_water():  # VmHWM starts at exec; ru_maxrss would carry over the peak of the process that started this one
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+
 path, options = sys.argv[1], json.loads(sys.argv[2])
-imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+imported = high_water()
 start = time.process_time()
 try:
     outcome = f"{len(ledger.import_source(path, 'markdown', **options))} rows"
 except InputError as exc:
     outcome = f"refused: {exc}"
 seconds = time.process_time() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = high_water()
 print(json.dumps({"seconds": seconds, "mb": (peak - imported) / 1024, "outcome": outcome}))
 """
 

@@ -13,11 +13,10 @@ import json
 import os
 import pickle
 import subprocess
-import sys
 
 import numpy as np
 import pytest
-from tests.support.reliability_fixtures import child_env, process_json
+from tests.support.reliability_fixtures import measured, process_json
 from tests.support.tabarena_fixtures import Call, make_run
 
 from checks.testing import run_cli
@@ -113,16 +112,6 @@ def _bomb(path, expanded_mib: int, member_mib: int = 64) -> None:
             fh.write(member)
 
 
-_PEAK = """
-import resource, sys
-from checks.cli import main
-code = main(sys.argv[1:])
-peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(f"PEAK_KIB={peak}", file=sys.stderr)
-sys.exit(code)
-"""
-
-
 @pytest.mark.slow
 def test_gzip_bomb_is_refused_within_bounded_memory(tmp_path):
     """Fault: a gzip bomb: a 2 MiB results.pkl that inflates to 4 GiB
@@ -133,18 +122,15 @@ def test_gzip_bomb_is_refused_within_bounded_memory(tmp_path):
     data = make_run(tmp_path / "run", tasks=(363612,), folds=2, validation_protocol="8x1")
     _bomb(data / CONFIG / "363614" / "0_0" / "results.pkl", 4096)
     assert (data / CONFIG / "363614" / "0_0" / "results.pkl").stat().st_size < 8 << 20
-    proc = subprocess.run(
-        [sys.executable, "-c", _PEAK, "inspect", str(data), "--format", "json", "--cache-dir", str(tmp_path / "idx")],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=120,
+    # the peak is the child's own (VmHWM) and its decode workers': ru_maxrss of a child started from this test
+    # process would report this process's peak, whatever earlier tests in it had used
+    code, stdout, stderr, peak_mib, _ = measured(
+        ["inspect", data, "--format", "json", "--cache-dir", tmp_path / "idx"], cwd=tmp_path
     )
-    assert proc.returncode == 0, proc.stderr
-    (method,) = json.loads(proc.stdout)["methods"]
+    assert code == 0, stderr
+    (method,) = json.loads(stdout)["methods"]
     (bad,) = method["unreadable"]
     assert "gzip bomb" in bad["reason"] and method["counts"]["results"] == 2
-    peak_mib = int(proc.stderr.split("PEAK_KIB=")[1].split()[0]) / 1024
     assert peak_mib < 1024, f"peak RSS {peak_mib:.0f} MiB"
 
 
