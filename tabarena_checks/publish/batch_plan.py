@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from checks import ChecksError, UsageError, io
+from checks import ChecksError, UsageError, io, suggest
 from tabarena_checks.cache.layout import MethodCache
 from tabarena_checks.metadata import load as metadata_load
 
@@ -131,7 +131,8 @@ class _Reader:
             if key not in known:
                 raise self.fail(
                     self.where.key(key, section),
-                    f"{what}: unknown key {key!r} (known: {', '.join(sorted(known))}); remove or correct it",
+                    f"{what}: unknown key {key!r}{suggest.did_you_mean(key, sorted(known))} "
+                    f"(known: {', '.join(sorted(known))}); remove or correct it",
                 )
 
     def _str(self, table: Mapping[str, Any], key: str, section: int, what: str, *, required: bool = False):
@@ -182,7 +183,8 @@ class _Reader:
         seen: set[str] = set()
         for step in value:
             if step not in STEPS:
-                raise self.fail(line, f"{what}: unknown step {step!r} (known: {', '.join(STEPS)})")
+                hint = suggest.did_you_mean(step, STEPS)
+                raise self.fail(line, f"{what}: unknown step {step!r}{hint} (known: {', '.join(STEPS)})")
             if step in seen:
                 raise self.fail(line, f"{what}: the step {step!r} is named twice; name each step once")
             seen.add(step)

@@ -197,7 +197,11 @@ PLAN_ERRORS = {
     ),
     "an unknown key": (
         'cache_rot = "cache"\n[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\n',
-        "plan.toml:1: plan: unknown key 'cache_rot'",
+        "plan.toml:1: plan: unknown key 'cache_rot'; did you mean 'cache_root'?",
+    ),
+    "a misspelt step": (
+        '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nsteps = ["uplaod"]\n',
+        "plan.toml:4: methods[1].steps: unknown step 'uplaod'; did you mean 'upload'? (known: process, upload",
     ),
     "register without a checkout": (
         '[[methods]]\ndata = "runs/Nori/data"\nmethod_metadata = "info/nori/info.py:nori"\nsteps = ["register"]\n',
