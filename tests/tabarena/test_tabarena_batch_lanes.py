@@ -65,6 +65,61 @@ def test_the_usable_cpus_are_the_affinity_not_every_cpu(monkeypatch):
     assert batch_lanes.usable_cpus() == 64
 
 
+def _cgroup(root, files: dict[str, str]):
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text + "\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    "files, cpus, memory",
+    [
+        ({}, None, None),  # no cgroup file system: no limit
+        ({"cpu.max": "max 100000", "memory.max": "max", "memory.current": "5"}, None, None),  # v2, unlimited
+        ({"cpu.max": "250000 100000", "memory.max": str(3 * GIB), "memory.current": str(GIB)}, 2, 2 * GIB),
+        ({"cpu.max": "50000 100000"}, 1, None),  # half a CPU is still one lane's worth
+        ({"memory.max": str(GIB), "memory.current": str(2 * GIB)}, None, 0),  # over its limit: nothing left
+        (
+            {
+                "cpu/cpu.cfs_quota_us": "-1",
+                "cpu/cpu.cfs_period_us": "100000",
+                "memory/memory.limit_in_bytes": "9223372036854771712",
+                "memory/memory.usage_in_bytes": "123",
+            },
+            None,
+            None,
+        ),  # v1 as this project's VM has it: no quota, the kernel's "no limit"
+        (
+            {
+                "cpu/cpu.cfs_quota_us": "400000",
+                "cpu/cpu.cfs_period_us": "100000",
+                "memory/memory.limit_in_bytes": str(8 * GIB),
+                "memory/memory.usage_in_bytes": str(3 * GIB),
+            },
+            4,
+            5 * GIB,
+        ),
+    ],
+)
+def test_a_cgroups_cpu_quota_and_memory_limit_are_read_in_v1_and_v2(tmp_path, files, cpus, memory):
+    root = _cgroup(tmp_path, files)
+    assert batch_lanes.cgroup_cpus(root) == cpus
+    assert batch_lanes.cgroup_memory(root) == memory
+
+
+def test_a_containers_limits_lower_the_lanes_and_an_unreadable_one_means_one_lane(tmp_path, monkeypatch):
+    monkeypatch.setattr(batch_lanes, "usable_cpus", lambda: 16)
+    monkeypatch.setattr(batch_lanes, "available_memory", lambda: 64 * GIB)
+    assert batch_lanes.machine(tmp_path / "none").lanes() == 8  # the host's figures
+    limited = _cgroup(tmp_path / "v2", {"cpu.max": "400000 100000", "memory.max": str(8 * GIB)})
+    assert batch_lanes.machine(limited) == Machine(4, 8 * GIB)
+    assert batch_lanes.machine(limited).lanes() == 2
+    garbled = _cgroup(tmp_path / "garbled", {"cpu.max": "lots 100000", "memory.max": "plenty"})
+    assert batch_lanes.machine(garbled) == Machine(None, None)
+    assert batch_lanes.machine(garbled).lanes() == 1
+
+
 def _upload_only_plan(tmp_path):
     """A plan whose one method is never processed: its upload is refused without running a step."""
     (tmp_path / "data").mkdir()
