@@ -3,12 +3,12 @@
 The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each a worker
 process running one step at a time, take the next step in the plan's order, a method's upload (dry
 run, then the real one with ``--no-dry-run``) as soon as its processing passed before the next
-method's processing. So with one lane (the default on a machine of two cores, :mod:`.batch_lanes`) each method is published before the next is
-processed and the batch's memory is one interpreter's; with two, a method's uploads run while the
-next method is processing. Register and log edit the checkout once the uploads are over, one edit
-each: register every method whose own steps all passed in one ``checks run register`` (one write of
-methods.py, one decision record), the log entry (one for the batch) only when every method did, so
-the log never names a batch that is half-published.
+method's processing. So with one lane (the default on a machine of two cores, :mod:`.batch_lanes`)
+each method is published before the next is processed and the batch's memory is one interpreter's;
+with two, a method's uploads run while the next method is processing. Register and log edit the
+checkout once the uploads are over, one edit each: register every method whose own steps all passed
+in one ``checks run register`` (one write of methods.py, one decision record), the log entry (one for
+the batch) only when every method did, so the log never names a batch that is half-published.
 
 Every step is ``checks run ACTION`` run by a worker process (:mod:`.batch_steps`), so nothing
 bypasses a rule, a waiver or a decision record, and a rerun of the plan skips what the signed

@@ -6,9 +6,10 @@ two usable CPUs. Each lane holds an interpreter with a method's processing in it
 never more lanes than the available memory holds at :data:`LANE_BYTES` each. A figure the machine
 does not give (no ``/proc/meminfo``, no CPU count, a cgroup file it cannot read) counts as one lane:
 unknown means the frugal choice. A container's limits count as the machine: the CPU quota and the
-memory limit of the cgroup at ``/sys/fs/cgroup`` (v2 or v1), where they are lower than the host's. On a 2-core machine this is one lane, whatever its memory (benchmarks/README.md, "Batch
-publishing", measured a second lane there slower and twice the memory); on a larger one a method's
-uploads overlap the next method's processing.
+memory limit of the cgroup at ``/sys/fs/cgroup`` (v2 or v1), where they are lower than the host's.
+On a 2-core machine this is one lane, whatever its memory (benchmarks/README.md, "Batch publishing",
+measured a second lane there slower and twice the memory); on a larger one a method's uploads
+overlap the next method's processing.
 """
 
 from __future__ import annotations
