@@ -1,16 +1,16 @@
-"""``checks tabarena publish PLAN``: the single commands of every method of a plan, run by worker processes.
+"""``checks tabarena publish PLAN``: the single commands of every method of a plan, each step a process of its own.
 
-The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each a worker
-process running one step at a time, take the next step in the plan's order, a method's upload (dry
+The maintainer's batch flow, with the gates of the single commands: ``jobs`` lanes, each running
+one step at a time, take the next step in the plan's order, a method's upload (dry
 run, then the real one with ``--no-dry-run``) as soon as its processing passed before the next
 method's processing. So with one lane (the default on a machine of two cores, :mod:`.batch_lanes`)
-each method is published before the next is processed and the batch's memory is one interpreter's;
+each method is published before the next is processed and the batch's memory is one step's;
 with two, a method's uploads run while the next method is processing. Register and log edit the
 checkout once the uploads are over, one edit each: register every method whose own steps all passed
 in one ``checks run register`` (one write of methods.py, one decision record), the log entry (one for
 the batch) only when every method did, so the log never names a batch that is half-published.
 
-Every step is ``checks run ACTION`` run by a worker process (:mod:`.batch_steps`), so nothing
+Every step is ``checks run ACTION`` forked from the step server (:mod:`.batch_steps`), so nothing
 bypasses a rule, a waiver or a decision record, and a rerun of the plan skips what the signed
 decision records show done for the same inputs (:mod:`.batch_resume`). A method whose processing is
 not verified, in this batch or an earlier one, is never uploaded.
@@ -51,7 +51,7 @@ class Settings:
     """How the batch runs (the command line's choices), apart from what it runs (the plan)."""
 
     dry_run: bool = True
-    #: lanes: steps run at the same time, each lane by a worker process of its own
+    #: lanes: steps run at the same time
     jobs: int = 1
     #: seconds without progress after which a step is stopped as STALLED
     stall_after: float = 600.0

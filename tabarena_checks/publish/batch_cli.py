@@ -21,7 +21,7 @@ from tabarena_checks.publish import batch_lanes, batch_plan, batch_report, batch
 from tabarena_checks.publish.batch import Batch, Settings, exit_code
 from tabarena_checks.publish.batch_steps import Children, step_env
 
-#: seconds without progress after which the rules check's worker is given up (it loads plugins, nothing more)
+#: seconds without progress after which the rules check's step is given up (it loads plugins, nothing more)
 RULES_TIMEOUT = 120.0
 
 
@@ -43,8 +43,7 @@ def _root_args(app) -> tuple[str, ...]:
 
 def _check_same_rules(app, root_args: tuple[str, ...], children: Children, cwd: Path) -> None:
     """Refuse to start unless a step would load exactly this command's rules: a step judging with fewer
-    (a plugin the worker does not load) would pass a gate this command's configuration closes. Asked of
-    a worker that then runs the first step (its start-up is paid here, once)."""
+    (a plugin a step does not load) would pass a gate this command's configuration closes."""
     args = [*root_args, "rules", "--format", "json"]
     answer = children.command(args, cwd=cwd, env=step_env(), stall_after=RULES_TIMEOUT)
     try:
@@ -85,7 +84,7 @@ def _default_jobs() -> int:
     type=click.IntRange(1, batch_lanes.MAX_LANES),
     default=None,
     show_default="what the machine allows: one lane per two usable CPUs and per GiB available, at least 1",
-    help="Steps run at the same time, each lane by a worker process; 1 keeps the memory at one interpreter's.",
+    help="Steps run at the same time, each in a process of its own; 1 keeps the memory at one step's.",
 )
 @click.option(
     "--stall-timeout",
@@ -130,12 +129,13 @@ def publish_cmd(plan, execute, jobs, stall_timeout, fmt, output_file):
         config_sha256=config.sha256,
     )
     children = Children()
+    children.start()  # forked now, while this process runs no other thread
     try:
         _check_same_rules(app, root_args, children, cwd)
         started = time.monotonic()
         with batch_view.watcher(parsed) as events:
             outcomes = Batch(parsed, settings, events, children).run()
-    finally:  # a usage error above leaves the worker of the rules check idle
+    finally:  # the step server ends with the batch, a usage error above included
         children.close()
     code = exit_code(outcomes)
     doc = batch_report.as_dict(

@@ -1,6 +1,6 @@
 """How many lanes a batch runs when ``--jobs`` is not given: what the machine allows.
 
-A lane is a worker process running one step at a time. Processing already decodes a method's
+A lane runs one step at a time, each in a process of its own. Processing already decodes a method's
 results in two processes of its own, so a second lane only pays where cores sit idle: one lane per
 two usable CPUs. Each lane holds an interpreter with a method's processing in it, so there are
 never more lanes than the available memory holds at :data:`LANE_BYTES` each. A figure the machine
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import attrs
 
-#: the memory one lane is given: a worker interpreter's peak while processing, with room for a real
+#: the memory one lane is given: a step's peak while processing, with room for a real
 #: method's larger tables (benchmarks/README.md, "Batch publishing", measured 250-490 MiB on generated ones)
 LANE_BYTES = 1024**3
 #: usable CPUs per lane: processing keeps two busy on its own

@@ -1,27 +1,22 @@
-"""One step of a batch: ``checks run ACTION ...`` in a worker process, watched for a stall.
+"""One step of a batch: ``checks run ACTION ...`` in a child of the step server, watched for a stall.
 
-Each step is the single command itself, run by a worker process (:mod:`.batch_worker`) on the
-command's own arguments, so it goes through the same gate, waivers and decision record as when a
-user types it. A worker runs one step at a time and stays for the next (the interpreter's start-up
-and heavy imports are paid once per worker, not per step); a step that hangs is stopped by
-stopping its worker, without touching the others, and the next step gets a new worker. The
-worker's own session makes its process group the unit that is watched and stopped (process'
-index workers included).
+Each step is the single command itself, run in a process forked from the batch's step server
+(:mod:`.batch_fork`) on the command's own arguments, so it goes through the same gate, waivers and
+decision record as when a user types it. The child's own session makes its process group (with
+processing's index workers) the unit that is watched and stopped; a step that hangs is stopped
+without touching the others.
 
-A step makes progress while its worker's process group prints, reads or writes (sockets
-included: Linux counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor
-(:data:`MIN_TICKS`, :data:`MIN_BYTES`); a step that does none of these for the stall timeout is
-stopped (SIGTERM, then SIGKILL) and reported STALLED with the last thing it said.
+A step makes progress while its process group prints, reads or writes (sockets included: Linux
+counts them in ``/proc/PID/io``) or uses CPU, beyond a small floor (:data:`MIN_TICKS`,
+:data:`MIN_BYTES`); a step that does none of these for the stall timeout is stopped (SIGTERM, then
+SIGKILL) and reported STALLED with the last thing it said.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from tabarena_checks.publish.batch_worker import END
+from tabarena_checks.publish.batch_fork import Runner, ServerGone, StepServer
 
 #: what a step ended as; "skipped" (done in an earlier run) and "not-run" are decided without a child
 DONE, SKIPPED, BLOCKED, FAILED, STALLED, NOT_RUN = "done", "skipped", "blocked", "failed", "stalled", "not-run"
@@ -60,7 +55,7 @@ class StepResult:
 
 @attrs.frozen
 class Answer:
-    """What a worker said to one command: its exit code (None when it was stopped or gave no answer, ``status``
+    """What one command's step said: its exit code (None when it was stopped or gave no answer, ``status``
     saying which), what it printed on stdout, and its last line on stderr (or why there is no answer)."""
 
     status: str
@@ -70,18 +65,13 @@ class Answer:
 
 
 def step_env() -> dict[str, str]:
-    """The environment of every worker: this one, credentials included, without progress bars (nobody sees them)."""
+    """The environment of every step: this one, credentials included, without progress bars (nobody sees them)."""
     return {**os.environ, "CHECKS_PROGRESS": "never"}
 
 
 def checks_args(root_args: Sequence[str], action: str, args: Sequence[str]) -> list[str]:
     """A step's command line after ``checks``: ``ROOT_ARGS run ACTION ARGS --format json``."""
     return [*root_args, "run", action, *args, "--format", "json"]
-
-
-def worker_argv(cwd: Path) -> list[str]:
-    """The command that starts a worker for a batch run in ``cwd`` (named, so the process list shows it)."""
-    return [sys.executable, "-m", "tabarena_checks.publish.batch_worker", str(cwd)]
 
 
 def _group_counters(pgid: int) -> tuple[int, ...]:
@@ -109,69 +99,45 @@ def _group_counters(pgid: int) -> tuple[int, ...]:
     return (ticks, rchar, wchar)
 
 
-class _Worker:
-    """A running worker: its replies and its stderr read by two threads, and the moment it last made progress."""
+class _Step:
+    """A running step: a child of the step server, its reply and its stderr read by two threads, and the moment
+    it last made progress."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str]):
-        self.key = (str(cwd), tuple(sorted(env.items())))
-        self.proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        self.replies: queue.Queue[bytes] = queue.Queue()
-        #: set once the worker said all a command printed on stderr (its END line)
-        self.said_all = threading.Event()
+    def __init__(self, server: StepServer, args: Sequence[str], *, cwd: Path, env: dict[str, str], on_line):
+        self.server = server
+        spawned = server.spawn(args, cwd=str(cwd), env=env)
+        self.pid = spawned.pid
+        self.reply = b""
         self.last_line = ""
-        self.last_progress = time.monotonic()
-        self.counters = (0, 0, 0)
-        self._on_line: Callable[[str], None] = lambda line: None
+        self._on_line = on_line
+        self.counters, self.last_progress = _group_counters(self.pid), time.monotonic()
+        #: set once the child's reply descriptor is closed (it answered, or ended without an answer)
+        self.answered = threading.Event()
         self._readers = [
-            threading.Thread(target=self._read, args=(self.proc.stdout, True), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stderr, False), daemon=True),
+            threading.Thread(target=self._read_reply, args=(spawned.reply,), daemon=True),
+            threading.Thread(target=self._read_lines, args=(spawned.stderr,), daemon=True),
         ]
         for reader in self._readers:
             reader.start()
 
-    def _read(self, stream, replies: bool) -> None:
-        for raw in iter(stream.readline, b""):
-            self.last_progress = time.monotonic()
-            if replies:
-                self.replies.put(raw)
-                continue
-            line = raw.decode("utf-8", "replace").strip()
-            if line == END:
-                self.said_all.set()
-            elif line:
-                self.last_line = line
-                self._on_line(line)
-        stream.close()
+    def _read_reply(self, fd: int) -> None:
+        with os.fdopen(fd, "rb") as stream:
+            self.reply = stream.read()
+        self.last_progress = time.monotonic()
+        self.answered.set()
 
-    def ask(self, args: Sequence[str], on_line: Callable[[str], None]) -> None:
-        """Hand the worker one command; its progress is counted from now."""
-        self._on_line, self.last_line = on_line, ""
-        self.said_all.clear()
-        self.counters, self.last_progress = _group_counters(self.proc.pid), time.monotonic()
-        self.proc.stdin.write(json.dumps(list(args)).encode() + b"\n")
-        self.proc.stdin.flush()
+    def _read_lines(self, fd: int) -> None:
+        with os.fdopen(fd, "rb") as stream:
+            for raw in iter(stream.readline, b""):
+                self.last_progress = time.monotonic()
+                line = raw.decode("utf-8", "replace").strip()
+                if line:
+                    self.last_line = line
+                    self._on_line(line)
 
-    def reply(self) -> bytes | None:
-        """The command's reply, waiting at most :data:`POLL`; None while it runs, or once the worker ended
-        without one."""
-        try:
-            return self.replies.get(timeout=POLL)
-        except queue.Empty:
-            if self.proc.poll() is None:
-                return None
-        self._readers[0].join(GRACE)  # the worker ended: a reply it wrote last is read by now
-        try:
-            return self.replies.get_nowait()
-        except queue.Empty:
-            return None
+    def said_all(self) -> None:
+        """Wait (at most :data:`GRACE`) until every line the step printed is read: its stderr is closed."""
+        self._readers[1].join(GRACE)
 
     def progressed(self) -> None:
         """Move the progress mark when the group used enough CPU or moved enough bytes since the last one.
@@ -179,98 +145,70 @@ class _Worker:
         A floor, not any change: a hung upload still renews its lock every few minutes (a few hundred
         bytes, a tick of CPU), and that must not keep it alive forever.
         """
-        counters = _group_counters(self.proc.pid)
+        counters = _group_counters(self.pid)
         ticks, read, written = (now - then for now, then in zip(counters, self.counters))
         if min(ticks, read, written) < 0 or ticks >= MIN_TICKS or read + written >= MIN_BYTES:
             self.counters, self.last_progress = counters, time.monotonic()  # (a process of the group ended: < 0)
 
     def stop(self) -> None:
         """SIGTERM the whole group (the single commands end cleanly on it), SIGKILL what is left after GRACE."""
-        for sig, wait in ((signal.SIGTERM, GRACE), (signal.SIGKILL, GRACE)):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if self.server.ended(self.pid) is not None:
+                break
             try:
-                os.killpg(self.proc.pid, sig)
+                os.killpg(self.pid, sig)
             except ProcessLookupError:
                 break
-            try:
-                self.proc.wait(wait)
+            if self.server.ended(self.pid, GRACE) is not None:
                 break
-            except subprocess.TimeoutExpired:
-                continue
-        self._closed()
-
-    def close(self) -> None:
-        """End an idle worker: no more commands (end of input), then wait for it (stop it if it does not end)."""
-        try:
-            self.proc.stdin.close()
-        except OSError:  # it is gone already
-            pass
-        try:
-            self.proc.wait(GRACE)
-        except subprocess.TimeoutExpired:
-            self.stop()
-            return
-        self._closed()
-
-    def _closed(self) -> None:
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
         for reader in self._readers:
             reader.join(GRACE)
 
 
 class Children:
-    """The batch's worker processes: each runs one step at a time and is kept for the next; one whose step
-    stalled, failed to answer or was interrupted is stopped and replaced by a new one for the steps that
-    follow. An interrupted batch stops them all (they run in sessions of their own, which a Ctrl-C at the
-    terminal does not reach) and starts no other step."""
+    """The batch's steps, each a child forked from one step server (:mod:`.batch_fork`) that imported what
+    they share, so a step starts in milliseconds and ends with its memory. A step that stalls is stopped
+    without touching the others. An interrupted batch stops them all (they run in sessions of their own,
+    which a Ctrl-C at the terminal does not reach) and starts no other step. A server that ended (killed,
+    out of memory) fails the step that wanted it and is started again for the next."""
 
-    def __init__(self, worker: Callable[[Path], Sequence[str]] = worker_argv) -> None:
-        self.worker = worker
+    def __init__(self, runner: Runner | None = None) -> None:
+        #: what a step's child runs instead of :func:`checks.main` (tests); None: the single commands
+        self.runner = runner
         self._lock = threading.Lock()
-        self._idle: list[_Worker] = []
-        self._all: set[_Worker] = set()
+        self._server: StepServer | None = None
+        self._running: set[_Step] = set()
         self.cancelled = threading.Event()
+
+    def start(self) -> None:
+        """Start the step server now, before the batch starts threads of its own (see :mod:`.batch_fork`)."""
+        self._live_server()
+
+    def _live_server(self) -> StepServer:
+        with self._lock:
+            if self._server is None or self._server.gone:
+                if self._server is not None:
+                    self._server.close(GRACE)
+                self._server = StepServer(self.runner)
+            return self._server
 
     def stop_all(self) -> None:
         self.cancelled.set()
         with self._lock:
-            workers, self._idle = list(self._all), []
-        for worker in workers:
-            worker.stop()
+            steps = list(self._running)
+        for step in steps:
+            step.stop()
 
     def close(self) -> None:
-        """End the idle workers once the batch has no more steps for them."""
+        """End the step server once the batch has no more steps for it."""
         with self._lock:
-            idle, self._idle = self._idle, []
-            self._all.difference_update(idle)
-        for worker in idle:
-            worker.close()
-
-    def _take(self, cwd: Path, env: dict[str, str]) -> _Worker:
-        key = (str(cwd), tuple(sorted(env.items())))
-        with self._lock:
-            for worker in self._idle:
-                if worker.key == key and worker.proc.poll() is None:
-                    self._idle.remove(worker)
-                    return worker
-        worker = _Worker(self.worker(cwd), cwd=cwd, env=env)
-        with self._lock:
-            self._all.add(worker)
-        return worker
-
-    def _give_back(self, worker: _Worker, keep: bool) -> None:
-        with self._lock:
-            if keep and not self.cancelled.is_set():
-                self._idle.append(worker)
-                return
-            self._all.discard(worker)
-        worker.stop()
+            server, self._server = self._server, None
+        if server is not None:
+            server.close(GRACE)
 
     def run(self, step: str, args: Sequence[str], **how: Any) -> StepResult:
-        """Run one step's ``checks`` command (``args``) to its end in a worker, or stop it once it made no
-        progress for ``stall_after`` seconds (``how``: :meth:`command`'s keywords)."""
+        """Run one step's ``checks`` command (``args``) to its end, or stop it once it made no progress for
+        ``stall_after`` seconds (``how``: :meth:`command`'s keywords)."""
         if self.cancelled.is_set():
             return StepResult(step, NOT_RUN, detail="the batch was interrupted before this step")
         started = time.monotonic()
@@ -296,40 +234,41 @@ class Children:
         stall_after: float,
         on_line: Callable[[str], None] = lambda line: None,
     ) -> Answer:
-        """``checks ARGS`` run by a worker: its exit code, what it printed and the last line it said; no exit code
-        (STALLED or FAILED, with why as the last line) when it was stopped or its worker ended without answering."""
-        worker = self._take(cwd, env)
-        answer = None
+        """``checks ARGS`` run as a step: its exit code, what it printed and the last line it said; no exit code
+        (STALLED or FAILED, with why as the last line) when it was stopped or ended without answering."""
         try:
-            answer = self._watch(worker, args, stall_after, on_line)
-            return answer
-        finally:  # a worker that answered is kept; one stopped, dead or interrupted is replaced
-            self._give_back(worker, keep=answer is not None and answer.code is not None)
+            step = _Step(self._live_server(), args, cwd=cwd, env=env, on_line=on_line)
+        except ServerGone as exc:
+            return Answer(FAILED, None, "", str(exc))
+        with self._lock:
+            self._running.add(step)
+        try:
+            return self._watch(step, stall_after)
+        finally:
+            with self._lock:
+                self._running.discard(step)
 
-    def _watch(self, worker: _Worker, args: Sequence[str], stall_after: float, on_line) -> Answer:
-        try:
-            worker.ask(args, on_line)
-        except OSError:  # it died before the question: said as the step's failure, and replaced
-            return Answer(FAILED, None, "", "the worker process ended")
-        while (raw := worker.reply()) is None:
-            if worker.proc.poll() is not None:
-                said = f"its worker process ended (exit {worker.proc.returncode})"
-                said += f"; its last words: {worker.last_line}" if worker.last_line else ""
-                return Answer(
-                    FAILED, None, "", "interrupted: the step was stopped" if self.cancelled.is_set() else said
-                )
-            worker.progressed()
-            idle = time.monotonic() - worker.last_progress
+    def _watch(self, step: _Step, stall_after: float) -> Answer:
+        while not step.answered.wait(POLL):
+            step.progressed()
+            idle = time.monotonic() - step.last_progress
             if idle > stall_after:
-                said = f"its last words: {worker.last_line}" if worker.last_line else "it had printed nothing"
-                worker.stop()
+                said = f"its last words: {step.last_line}" if step.last_line else "it had printed nothing"
+                step.stop()
                 return Answer(STALLED, None, "", f"no progress for {idle:.0f} s, stopped ({said})")
-        worker.said_all.wait(GRACE)  # its last lines are read before the next command is asked
+        step.said_all()  # its last lines are read before the step is judged
+        if not step.reply:
+            code = step.server.ended(step.pid, GRACE)
+            if self.cancelled.is_set():
+                return Answer(FAILED, None, "", "interrupted: the step was stopped")
+            said = f"its process ended (exit {'unknown' if code is None else code})"
+            said += f"; its last words: {step.last_line}" if step.last_line else ""
+            return Answer(FAILED, None, "", said)
         try:
-            reply = json.loads(raw)
-            return Answer(DONE, int(reply["exit_code"]), str(reply["stdout"]), worker.last_line)
+            reply = json.loads(step.reply)
+            return Answer(DONE, int(reply["exit_code"]), str(reply["stdout"]), step.last_line)
         except (ValueError, TypeError, KeyError):
-            return Answer(FAILED, None, "", f"the worker answered {raw[:200]!r}")
+            return Answer(FAILED, None, "", f"the step answered {step.reply[:200]!r}")
 
 
 def judged(step: str, code: int, report: dict | None, last_line: str, seconds: float) -> StepResult:

@@ -17,14 +17,13 @@ import jsonschema
 import pytest
 from tests.support.s3_fixtures import PREFIX, remote_objects
 
-from tests.support.reliability_fixtures import start_checks
+from tests.support.reliability_fixtures import run_checks, start_checks
 from tests.support.paths import CHILD_PYTHONPATH
 
 from checks.testing import run_cli
-from tabarena_checks.publish import batch_plan, batch_report, batch_steps
+from tabarena_checks.publish import batch_cli, batch_plan, batch_report, batch_steps
 from tabarena_checks.publish.batch import MethodOutcome
 from tabarena_checks.publish.batch_steps import Children, StepResult, judged
-from tabarena_checks.publish.batch_worker import END
 from tabarena_checks.synth.generate import generate_run
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
 
@@ -273,65 +272,85 @@ def test_the_schema_lists_exactly_the_keys_the_plan_accepts():
 # --------------------------------------------------------------------------- the watchdog
 
 
-#: a stand-in worker speaking the workers' protocol: a request names what the "command" does; each reply's
-#: report says which process answered it
-FAKE_WORKER = """
-import json, os, sys, time
-for line in iter(sys.stdin.readline, ""):
-    what = json.loads(line)[0]
+def fake_step(args: list[str]) -> int:
+    """A stand-in for ``checks.main`` in a step's child: its first argument names what the "command" does; its
+    report says which process answered and whether it found the module an earlier step imported."""
+    what = args[0]
     if what == "stall":
         print("sending raw.zip", file=sys.stderr, flush=True)
         time.sleep(120)
     if what == "die":
         print("decoding results.pkl", file=sys.stderr, flush=True)
         os._exit(9)
+    if what == "import":
+        import wave  # noqa: F401, PLC0415 - a module nothing else here imports
     end = time.monotonic() + (4 if what == "busy" else 0)
     while time.monotonic() < end:
         sum(range(10000))
-    print(END, file=sys.stderr, flush=True)
-    print(json.dumps({"exit_code": 0, "stdout": json.dumps({"summary": str(os.getpid())})}), flush=True)
-""".replace("END", repr(END))
+    print(json.dumps({"summary": f"{os.getpid()} {os.getppid()} {'wave' in sys.modules}"}))
+    return 0
 
 
 def fake_children() -> Children:
-    return Children(worker=lambda cwd: [sys.executable, "-c", FAKE_WORKER])
+    return Children(runner=fake_step)
 
 
 def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path):
     started = time.monotonic()
-    result = fake_children().run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5)
+    children = fake_children()
+    result = children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5)
+    children.close()
     assert result.status == "stalled"
     assert "sending raw.zip" in result.detail
     assert time.monotonic() - started < 20
 
 
 def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path):
-    result = fake_children().run("process", ["busy"], cwd=tmp_path, env={}, stall_after=2)
+    children = fake_children()
+    result = children.run("process", ["busy"], cwd=tmp_path, env={}, stall_after=2)
+    children.close()
     assert result.status == "done"
 
 
-def test_one_worker_runs_the_steps_one_after_another_and_a_stopped_one_is_replaced(tmp_path):
+def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_path):
     children = fake_children()
-    first, second = (children.run(f"step {n}", ["quick"], cwd=tmp_path, env={}, stall_after=5) for n in (1, 2))
-    assert first.status == second.status == "done"
-    assert first.detail == second.detail  # the same worker process answered both: one start-up
+    how = {"cwd": tmp_path, "env": {}, "stall_after": 5}
+    first, second = (children.run(f"step {n}", [what], **how) for n, what in ((1, "import"), (2, "quick")))
     assert children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5).status == "stalled"
-    after = children.run("step 3", ["quick"], cwd=tmp_path, env={}, stall_after=5)
-    assert after.status == "done" and after.detail != first.detail  # a new worker for the steps that follow
+    after = children.run("step 3", ["quick"], **how)
     children.close()
-    assert not Path(f"/proc/{after.detail}").exists(), "an idle worker outlived the batch"
+    (pid1, server1, imported1), (pid2, server2, imported2), (pid3, server3, _) = (
+        r.detail.split() for r in (first, second, after)
+    )
+    assert first.status == second.status == after.status == "done"
+    assert len({pid1, pid2, pid3}) == 3 and server1 == server2 == server3  # forked from one server
+    assert (imported1, imported2) == ("True", "False")  # what a step imported went with it
+    assert not Path(f"/proc/{server1}").exists(), "the step server outlived the batch"
 
 
-def test_a_worker_that_dies_mid_step_fails_that_step_only(tmp_path):
+def test_a_step_that_dies_fails_that_step_only(tmp_path):
     children = fake_children()
     died = children.run("process", ["die"], cwd=tmp_path, env={}, stall_after=30)
     assert (died.status, died.exit_code) == ("failed", None)
-    assert died.detail == "its worker process ended (exit 9); its last words: decoding results.pkl"
+    assert died.detail == "its process ended (exit 9); its last words: decoding results.pkl"
     assert children.run("upload", ["quick"], cwd=tmp_path, env={}, stall_after=30).status == "done"
     children.close()
 
 
-def test_a_worker_runs_the_single_commands_one_after_another_each_with_its_own_output(tmp_path):
+def test_a_step_server_that_was_killed_is_started_again_for_the_next_step(tmp_path):
+    children = fake_children()
+    how = {"cwd": tmp_path, "env": {}, "stall_after": 30}
+    server = int(children.run("step 1", ["quick"], **how).detail.split()[1])
+    os.kill(server, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while not children._server.gone and time.monotonic() < deadline:
+        time.sleep(0.01)
+    again = children.run("step 2", ["quick"], **how)
+    children.close()
+    assert again.status == "done" and int(again.detail.split()[1]) != server
+
+
+def test_steps_run_the_single_commands_one_after_another_each_with_its_own_output(tmp_path):
     children, said = Children(), {}
     how = {"cwd": tmp_path, "env": dict(os.environ), "stall_after": 60}
     version = children.command(["--version"], on_line=said.setdefault("version", []).append, **how)
@@ -460,7 +479,7 @@ def test_register_and_log_wait_for_the_uploads_and_the_log_for_every_method(tmp_
     assert (repo / ARENA_LOG).read_text().count("nori-foo-2026") == 1
 
 
-#: a sitecustomize for the steps: an audit hook noting each write to a methods.py and each rename onto one
+#: a sitecustomize for the batch (and the steps it forks): an audit hook noting each write to a methods.py and each rename onto one
 WRITE_WATCH = """import os, sys
 
 def _watch(event, args):
@@ -481,7 +500,8 @@ sys.addaudithook(_watch)
 
 
 def _watch_methods_writes(tmp_path: Path, monkeypatch) -> Path:
-    """The file each step's interpreter notes its writes of methods.py in (through an audit hook)."""
+    """The file a batch run as a child process (:func:`publish_in_a_child`) and its steps note their writes of
+    methods.py in (through an audit hook)."""
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(WRITE_WATCH)
@@ -521,6 +541,12 @@ def test_a_method_whose_upload_is_not_verified_is_never_registered(tmp_path):
     assert decision_records(tmp_path, "register") == []
 
 
+def publish_in_a_child(tmp: Path, *args: str):
+    """``checks tabarena publish`` as a process of its own (its interpreter starts with the environment's hooks)."""
+    result = run_checks(["tabarena", "publish", "plan.toml", "--format", "json", *args], cwd=tmp)
+    return result, json.loads(result.stdout)
+
+
 def test_the_batch_registers_its_methods_in_one_atomic_write_and_a_rerun_adds_none(
     tmp_path, s3_env, s3_proxy, monkeypatch
 ):
@@ -528,8 +554,8 @@ def test_the_batch_registers_its_methods_in_one_atomic_write_and_a_rerun_adds_no
     methods_py = plan_with_checkout(tmp_path, names, '["process", "upload", "register"]')
     writes = _watch_methods_writes(tmp_path, monkeypatch)
 
-    result, doc = publish(tmp_path, "--no-dry-run")
-    assert result.exit_code == 0, result.stdout + result.stderr
+    result, doc = publish_in_a_child(tmp_path, "--no-dry-run")
+    assert result.returncode == 0, result.stdout + result.stderr
     assert {m: s["register"] for m, s in steps_of(doc).items()} == dict.fromkeys(names, "done")
     methods = methods_py.read_text()
     for m in names:
@@ -539,8 +565,8 @@ def test_the_batch_registers_its_methods_in_one_atomic_write_and_a_rerun_adds_no
     assert register["target"] == "Nori@nori-2026,Foo@foo-2026,Bar@bar-2026" and register["outcome"] == "ran"
 
     writes.unlink()
-    result, doc = publish(tmp_path, "--no-dry-run")
-    assert result.exit_code == 0, result.stdout + result.stderr
+    result, doc = publish_in_a_child(tmp_path, "--no-dry-run")
+    assert result.returncode == 0, result.stdout + result.stderr
     assert steps_of(doc)["Foo"] == {"process": "skipped", "upload": "skipped", "register": "done"}
     assert "registered already" in next(m for m in doc["methods"] if m["name"] == "Foo")["steps"][-1]["detail"]
     assert methods_py.read_text() == methods and not writes.exists()
@@ -559,12 +585,11 @@ def test_the_steps_load_the_plugins_named_on_the_command_line(tmp_path, monkeypa
 
 def test_a_step_that_would_judge_with_fewer_rules_stops_the_batch_before_it_runs(tmp_path, monkeypatch):
     write_plan(tmp_path, ["Nori"], steps='["process"]')
-    monkeypatch.delenv("PYTHONPATH", raising=False)  # the children cannot import the plugin this command loaded
+    monkeypatch.setenv("PYTHONPATH", CHILD_PYTHONPATH)
+    monkeypatch.setattr(batch_cli, "_root_args", lambda app: ())  # a batch that forgot to pass on its -p
     result = run_cli(["-p", "toy_plugin", "tabarena", "publish", "plan.toml"], cwd=tmp_path)
     assert result.exit_code == 2, result.stdout + result.stderr
-    assert (
-        "the steps would not load the rules this command loads (a step cannot start with -p toy_plugin" in result.stderr
-    )
+    assert "the steps would not load the rules this command loads (missing in a step: TOY001, TOY002" in result.stderr
     assert not (tmp_path / ".checks").exists()
 
 
@@ -572,15 +597,14 @@ def test_a_step_that_would_judge_with_fewer_rules_stops_the_batch_before_it_runs
 
 
 def _running_under(folder: Path) -> list[str]:
-    """The command lines of running processes that name ``folder`` (a batch's steps name their plan's files)."""
+    """The processes working in ``folder`` (a batch and its steps run there), as ``PID COMM``."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")) == folder:
+                found.append(f"{entry.name} {(entry / 'comm').read_text().strip()}")
         except OSError:
             continue
-        if entry.name.isdigit() and str(folder) in cmdline:
-            found.append(cmdline)
     return found
 
 
@@ -593,6 +617,7 @@ def batch_hung_in_an_upload(tmp_path: Path, s3_proxy):
     while not any("/Foo/results" in path for _, path in s3_proxy.log):
         assert time.monotonic() < deadline and proc.poll() is None, "Foo's upload never started"
         time.sleep(0.1)
+    assert any(p.endswith(" checks upload") for p in _running_under(tmp_path)), _running_under(tmp_path)
     return proc
 
 
