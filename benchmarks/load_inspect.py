@@ -40,10 +40,16 @@ CHECKS = str(Path(sys.executable).with_name("checks"))
 
 
 class TreeRSS:
-    """Samples the summed RSS of a process and all its descendants (Linux /proc) until stopped."""
+    """Samples the summed RSS of a process and all its descendants (Linux /proc) until stopped.
 
-    def __init__(self, pid: int, interval: float = 0.1):
+    ``pss=True`` sums the proportional set sizes instead: a page that n processes share counts 1/n in
+    each, so processes forked from one another are counted once for what they share (RSS counts it
+    in every one of them).
+    """
+
+    def __init__(self, pid: int, interval: float = 0.1, *, pss: bool = False):
         self.pid, self.interval = pid, interval
+        self._size = self._pss_kib if pss else self._rss_kib
         self.peak_kib = 0
         self.peak_procs = 0
         self._stop = threading.Event()
@@ -86,10 +92,21 @@ class TreeRSS:
             pass
         return 0
 
+    @staticmethod
+    def _pss_kib(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                for line in fh:
+                    if line.startswith("Pss:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
     def _run(self) -> None:
         while not self._stop.is_set():
             pids = self._tree()
-            total = sum(self._rss_kib(p) for p in pids)
+            total = sum(self._size(p) for p in pids)
             if total > self.peak_kib:
                 self.peak_kib, self.peak_procs = total, len(pids)
             self._stop.wait(self.interval)

@@ -9,9 +9,12 @@ sides start from empty caches and decision logs. Printed: each side's wall time,
 (target: the batch at most 0.75x the loop), each side's CPU seconds (its processes' user and system
 time, which the machine's load hardly changes; the S3 server, in this process, is not counted) and
 each side's peak memory and their ratio (target:
-the batch's at processing one method's): the RSS summed over a command's process tree at the
-moment it was largest (load_inspect.py's sampler, every 50 ms), for the loop the largest of its
-commands (processing one method), for the batch its whole tree (itself and its workers).
+the batch's at processing one method's): the proportional set sizes summed over a command's
+process tree at the moment it was largest (load_inspect.py's sampler, every 50 ms), for the loop
+the largest of its commands (processing one method, with its index workers), for the batch its
+whole tree (itself, its step server and the running step). Proportional, not resident: the
+batch's steps are forked from its step server and processing's index workers from their step,
+and the RSS of each would count again the pages they share; the page cache is not counted.
 
     .venv/bin/python benchmarks/publish_batch.py [--configs 2] [--folds 3] [--rounds 1] [--jobs 1]
 """
@@ -46,7 +49,7 @@ CHECKS = [sys.executable, "-m", "checks"]
 
 
 def _tree_rss():
-    """load_inspect.py's sampler of a process tree's summed RSS (the script is no package: loaded by its path)."""
+    """load_inspect.py's sampler of a process tree's memory (the script is no package: loaded by its path)."""
     spec = importlib.util.spec_from_file_location("load_inspect", Path(__file__).with_name("load_inspect.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -57,9 +60,9 @@ TreeRSS = _tree_rss()
 
 
 def _run(args: list[str], cwd: Path) -> int:
-    """Run ``checks ARGS``; the peak RSS (KiB) of its process tree (the command and every child it starts)."""
+    """Run ``checks ARGS``; the peak of its process tree's summed PSS (KiB), every process it starts included."""
     proc = subprocess.Popen([*CHECKS, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    with TreeRSS(proc.pid, interval=0.05) as tree:
+    with TreeRSS(proc.pid, interval=0.05, pss=True) as tree:
         out, _ = proc.communicate()
     if proc.returncode != 0:
         raise SystemExit(f"checks {' '.join(args[:2])} exited {proc.returncode}:\n{out}")
@@ -171,7 +174,7 @@ def main() -> None:
                     peaks[side].append(peak)
                     load = os.getloadavg()[0]
                     print(
-                        f"round {n + 1} {side:5}: {took:.1f} s, CPU {cpu:.1f} s, peak memory {peak / 2**20:.0f} MiB "
+                        f"round {n + 1} {side:5}: {took:.1f} s, CPU {cpu:.1f} s, peak PSS {peak / 2**20:.0f} MiB "
                         f"(load average {load:.1f})",
                         flush=True,
                     )
@@ -179,13 +182,13 @@ def main() -> None:
         server.stop()
     loop_s, batch_s = statistics.median(times["loop"]), statistics.median(times["batch"])
     loop_peak, batch_peak = max(peaks["loop"]), max(peaks["batch"])
-    print(f"{'single commands one after another:':35}{loop_s:.1f} s (peak {loop_peak / 2**20:.0f} MiB)")
-    print(f"{f'batch (--jobs {args.jobs}):':35}{batch_s:.1f} s (peak {batch_peak / 2**20:.0f} MiB)")
+    print(f"{'single commands one after another:':35}{loop_s:.1f} s (peak PSS {loop_peak / 2**20:.0f} MiB)")
+    print(f"{f'batch (--jobs {args.jobs}):':35}{batch_s:.1f} s (peak PSS {batch_peak / 2**20:.0f} MiB)")
     loop_cpu, batch_cpu = statistics.median(cpus["loop"]), statistics.median(cpus["batch"])
     print(f"CPU seconds (medians, hardly changed by the machine's load): loop {loop_cpu:.1f}, batch {batch_cpu:.1f}")
     print(
         f"batch / loop: wall time {batch_s / loop_s:.2f}x (target <= 0.75x), CPU {batch_cpu / loop_cpu:.2f}x, "
-        f"peak memory {batch_peak / loop_peak:.2f}x"
+        f"peak memory {batch_peak / loop_peak:.2f}x (target: 1.0x, processing one method)"
     )
 
 

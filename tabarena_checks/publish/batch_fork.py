@@ -1,19 +1,20 @@
-"""The batch's step server: one process that imported what the steps need and forks a child per step.
+"""The batch's step server: a process forked from the batch that forks a child for each step.
 
 A step run as a fresh ``python -m checks run ...`` pays the interpreter's start-up and the heavy
 imports (pyarrow, numpy, DuckDB) every time: on small methods that is most of a step. One
 interpreter kept for every step pays them once but keeps what each step left behind (the S3 client
-and botocore's models, DuckDB's buffers), so the batch would need more memory than processing one
-method. The server imports once and forks each step from there: the child shares the server's pages
-(the kernel copies only those it writes), runs the single command, :func:`checks.main` on the
-command's own arguments (the same gate, rules, waivers, exit codes and decision record), and its
-memory goes with it. The server is forked from the batch before the batch starts a thread of its
-own, so the batch's imports are shared too, and it runs no step itself.
+and botocore's models, DuckDB's buffers) beside the next processing. So the batch imports what the
+steps share (:data:`PRELOAD`) once, then forks the server, before it starts a thread of its own;
+the server forks each step from there. The batch, the server and every step share those pages (the
+kernel copies only the pages a process writes), a step runs the single command,
+:func:`checks.main` on the command's own arguments (the same gate, rules, waivers, exit codes and
+decision record), and its memory goes with it. The server runs no step itself and stays single
+threaded, so forking from it is safe while the batch's threads run. boto3 is not preloaded:
+processing never holds it, and an upload imports it in its own child.
 
 Each child starts a session of its own, so the batch watches and stops a step (with the index
 workers processing forks) as one process group, and a Ctrl-C at the terminal reaches the batch
-alone, which stops its steps itself. boto3 is not imported here: processing never holds it, and an
-upload imports it in its own child.
+alone, which stops its steps itself.
 
 The protocol, one message per datagram on a ``SOCK_SEQPACKET`` pair:
 
@@ -222,14 +223,6 @@ def serve(sock: socket.socket, runner: Runner) -> None:
                 os.close(fd)
 
 
-def _server_main(sock: socket.socket, runner: Runner | None) -> None:
-    if runner is None:
-        _preload()
-        runner = checks.main
-    gc.freeze()  # what is imported now stays shared: the children's collections do not write to it
-    serve(sock, runner)
-
-
 @attrs.frozen
 class Spawned:
     """A step's child as the batch sees it: its pid (and process group), its reply and its stderr to read."""
@@ -242,20 +235,23 @@ class Spawned:
 class StepServer:
     """The batch's handle on its step server: :meth:`spawn` a step, :meth:`ended` its exit code, :meth:`close`."""
 
-    #: seconds the server may take to fork a step (its first answer waits for its imports)
+    #: seconds the server may take to fork a step
     ANSWER_WITHIN = 120.0
 
     def __init__(self, runner: Runner | None = None) -> None:
+        """Fork the server (``runner``: what a step runs instead of :func:`checks.main`, nothing preloaded)."""
+        if runner is None:
+            _preload()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         sys.stdout.flush()
         sys.stderr.flush()
-        gc.freeze()  # the batch's collections no longer write to what it shares with the server
+        gc.freeze()  # no collection writes to what is shared from now on (the batch's, the server's, a step's)
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
                 ours.close()
-                _server_main(theirs, runner)
+                serve(theirs, runner or checks.main)
             except BaseException:  # noqa: BLE001 - the batch sees the server gone and says so for each step
                 code = BROKEN
             finally:
@@ -340,3 +336,4 @@ class StepServer:
             time.sleep(0.01)
         self._reader.join(grace)
         self._sock.close()
+        gc.unfreeze()  # the batch's own objects are collected again
