@@ -31,6 +31,7 @@ End of input (the batch closed its end, or died) ends the server; a running step
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import importlib
 import io
@@ -39,6 +40,7 @@ import os
 import select
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -137,6 +139,7 @@ def _step(request: dict, reply_fd: int, err_fd: int, runner: Runner) -> int:
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - they live as long as the child
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
     sys.stdout = sys.stderr
+    faulthandler.enable(sys.stderr)  # a step that crashes says where, as its last words
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -232,32 +235,64 @@ class Spawned:
     stderr: int
 
 
-class StepServer:
-    """The batch's handle on its step server: :meth:`spawn` a step, :meth:`ended` its exit code, :meth:`close`."""
+def alone() -> bool:
+    """Whether this process runs a single thread (Linux's task list): nothing it forks can then inherit a lock,
+    a thread pool or a database whose threads it does not have. Unknown (no /proc) counts as not alone."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
-    #: seconds the server may take to fork a step
+
+def runner_of(spec: str | None) -> Runner:
+    """The runner named ``module:function`` (None: :func:`checks.main`)."""
+    if spec is None:
+        return checks.main
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m tabarena_checks.publish.batch_fork FD [RUNNER]``: a server started afresh, on the socket FD."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    sock = socket.socket(fileno=int(args[0]))
+    spec = args[1] if len(args) > 1 else None
+    if spec is None:
+        _preload()
+    runner = runner_of(spec)
+    gc.freeze()
+    serve(sock, runner)
+
+
+class StepServer:
+    """The batch's handle on its step server: :meth:`spawn` a step, :meth:`ended` its exit code, :meth:`close`.
+
+    Forked from the batch when the batch runs a single thread (so steps share its pages, :func:`alone`);
+    otherwise (a caller that already runs threads: an embedded S3 server, a database, a thread pool) started
+    as a fresh interpreter, which imports for itself: a fork would copy locks that nobody will release.
+    """
+
+    #: seconds the server may take to fork a step (a fresh one imports first)
     ANSWER_WITHIN = 120.0
 
-    def __init__(self, runner: Runner | None = None) -> None:
-        """Fork the server (``runner``: what a step runs instead of :func:`checks.main`, nothing preloaded)."""
-        if runner is None:
-            _preload()
+    def __init__(self, runner: str | None = None, *, fork: bool | None = None) -> None:
+        """Start the server. ``runner``: ``module:function`` a step runs instead of :func:`checks.main` (nothing
+        is preloaded then); ``fork``: True or False chooses how, None forks when :func:`alone`."""
+        forking = alone() if fork is None else fork
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        gc.freeze()  # no collection writes to what is shared from now on (the batch's, the server's, a step's)
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                ours.close()
-                serve(theirs, runner or checks.main)
-            except BaseException:  # noqa: BLE001 - the batch sees the server gone and says so for each step
-                code = BROKEN
-            finally:
-                os._exit(code)
+        self._proc: subprocess.Popen | None = None
+        if forking:
+            self.pid = self._fork(ours, theirs, runner)
+        else:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(theirs.fileno()), *([runner] if runner else [])],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},  # the batch's modules
+            )
+            self.pid = self._proc.pid
         theirs.close()
-        self.pid, self._sock = pid, ours
+        self._sock = ours
         self._changed = threading.Condition()
         self._answers: dict[int, dict] = {}
         self._codes: dict[int, int] = {}
@@ -265,6 +300,26 @@ class StepServer:
         self.gone = False
         self._reader = threading.Thread(target=self._read, name="step-server", daemon=True)
         self._reader.start()
+
+    @staticmethod
+    def _fork(ours: socket.socket, theirs: socket.socket, runner: str | None) -> int:
+        if runner is None:
+            _preload()
+        serving = runner_of(runner)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        gc.freeze()  # no collection writes to what is shared from now on (the batch's, the server's, a step's)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                ours.close()  # so the batch's end closing (or the batch dying) is the server's end of input
+                serve(theirs, serving)
+            except BaseException:  # noqa: BLE001 - the batch sees the server gone and says so for each step
+                code = BROKEN
+            finally:
+                os._exit(code)
+        return pid
 
     def _read(self) -> None:
         while True:
@@ -322,18 +377,23 @@ class StepServer:
         except OSError:
             pass
         deadline = time.monotonic() + grace
-        while True:
-            try:
-                pid, _ = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid:
-                break
+        while not self._reaped():
             if time.monotonic() > deadline:
                 os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-                break
+                deadline = float("inf")
             time.sleep(0.01)
         self._reader.join(grace)
         self._sock.close()
         gc.unfreeze()  # the batch's own objects are collected again
+
+    def _reaped(self) -> bool:
+        if self._proc is not None:
+            return self._proc.poll() is not None
+        try:
+            return os.waitpid(self.pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            return True
+
+
+if __name__ == "__main__":
+    main()

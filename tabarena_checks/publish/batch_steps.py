@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from tabarena_checks.publish.batch_fork import Runner, ServerGone, StepServer
+from tabarena_checks.publish.batch_fork import ServerGone, StepServer
 
 #: what a step ended as; "skipped" (done in an earlier run) and "not-run" are decided without a child
 DONE, SKIPPED, BLOCKED, FAILED, STALLED, NOT_RUN = "done", "skipped", "blocked", "failed", "stalled", "not-run"
@@ -172,9 +172,11 @@ class Children:
     which a Ctrl-C at the terminal does not reach) and starts no other step. A server that ended (killed,
     out of memory) fails the step that wanted it and is started again for the next."""
 
-    def __init__(self, runner: Runner | None = None) -> None:
-        #: what a step's child runs instead of :func:`checks.main` (tests); None: the single commands
+    def __init__(self, runner: str | None = None, *, fork: bool | None = None) -> None:
+        #: ``module:function`` a step's child runs instead of :func:`checks.main` (tests); None: the single commands
         self.runner = runner
+        #: how the server starts (:class:`StepServer`): None forks it when this process runs a single thread
+        self.fork = fork
         self._lock = threading.Lock()
         self._server: StepServer | None = None
         self._running: set[_Step] = set()
@@ -189,7 +191,7 @@ class Children:
             if self._server is None or self._server.gone:
                 if self._server is not None:
                     self._server.close(GRACE)
-                self._server = StepServer(self.runner)
+                self._server = StepServer(self.runner, fork=self.fork)
             return self._server
 
     def stop_all(self) -> None:

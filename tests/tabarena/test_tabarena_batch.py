@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -18,6 +18,7 @@ import pytest
 from tests.support.s3_fixtures import PREFIX, remote_objects
 
 from tests.support.reliability_fixtures import run_checks, start_checks
+from tests.support.batch_fakes import RUNNER
 from tests.support.paths import CHILD_PYTHONPATH
 
 from checks.testing import run_cli
@@ -272,48 +273,31 @@ def test_the_schema_lists_exactly_the_keys_the_plan_accepts():
 # --------------------------------------------------------------------------- the watchdog
 
 
-def fake_step(args: list[str]) -> int:
-    """A stand-in for ``checks.main`` in a step's child: its first argument names what the "command" does; its
-    report says which process answered and whether it found the module an earlier step imported."""
-    what = args[0]
-    if what == "stall":
-        print("sending raw.zip", file=sys.stderr, flush=True)
-        time.sleep(120)
-    if what == "die":
-        print("decoding results.pkl", file=sys.stderr, flush=True)
-        os._exit(9)
-    if what == "import":
-        import wave  # noqa: F401, PLC0415 - a module nothing else here imports
-    end = time.monotonic() + (4 if what == "busy" else 0)
-    while time.monotonic() < end:
-        sum(range(10000))
-    print(json.dumps({"summary": f"{os.getpid()} {os.getppid()} {'wave' in sys.modules}"}))
-    return 0
-
-
-def fake_children() -> Children:
-    return Children(runner=fake_step)
-
-
-def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path):
-    started = time.monotonic()
-    children = fake_children()
-    result = children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5)
+@pytest.fixture(params=[True, False], ids=["forked", "fresh"])
+def fake_children(request):
+    """Steps run by :mod:`tests.support.batch_fakes`, from a server forked from this process or started afresh."""
+    children = Children(runner=RUNNER, fork=request.param)
+    yield children
     children.close()
+
+
+def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path, fake_children):
+    started = time.monotonic()
+    children = fake_children
+    result = children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5)
     assert result.status == "stalled"
     assert "sending raw.zip" in result.detail
     assert time.monotonic() - started < 20
 
 
-def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path):
-    children = fake_children()
+def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path, fake_children):
+    children = fake_children
     result = children.run("process", ["busy"], cwd=tmp_path, env={}, stall_after=2)
-    children.close()
     assert result.status == "done"
 
 
-def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_path):
-    children = fake_children()
+def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_path, fake_children):
+    children = fake_children
     how = {"cwd": tmp_path, "env": {}, "stall_after": 5}
     first, second = (children.run(f"step {n}", [what], **how) for n, what in ((1, "import"), (2, "quick")))
     assert children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5).status == "stalled"
@@ -328,17 +312,16 @@ def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_
     assert not Path(f"/proc/{server1}").exists(), "the step server outlived the batch"
 
 
-def test_a_step_that_dies_fails_that_step_only(tmp_path):
-    children = fake_children()
+def test_a_step_that_dies_fails_that_step_only(tmp_path, fake_children):
+    children = fake_children
     died = children.run("process", ["die"], cwd=tmp_path, env={}, stall_after=30)
     assert (died.status, died.exit_code) == ("failed", None)
     assert died.detail == "its process ended (exit 9); its last words: decoding results.pkl"
     assert children.run("upload", ["quick"], cwd=tmp_path, env={}, stall_after=30).status == "done"
-    children.close()
 
 
-def test_a_step_server_that_was_killed_is_started_again_for_the_next_step(tmp_path):
-    children = fake_children()
+def test_a_step_server_that_was_killed_is_started_again_for_the_next_step(tmp_path, fake_children):
+    children = fake_children
     how = {"cwd": tmp_path, "env": {}, "stall_after": 30}
     server = int(children.run("step 1", ["quick"], **how).detail.split()[1])
     os.kill(server, signal.SIGKILL)
@@ -348,6 +331,24 @@ def test_a_step_server_that_was_killed_is_started_again_for_the_next_step(tmp_pa
     again = children.run("step 2", ["quick"], **how)
     children.close()
     assert again.status == "done" and int(again.detail.split()[1]) != server
+
+
+def _cmdline(pid: int | str) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def test_a_process_running_threads_starts_its_step_server_afresh(tmp_path):
+    children, stop = Children(runner=RUNNER), threading.Event()
+    busy = threading.Thread(target=stop.wait)  # a thread of the caller's (an embedded S3 server, a pool)
+    busy.start()
+    try:
+        result = children.run("step", ["quick"], cwd=tmp_path, env={}, stall_after=30)
+        server = result.detail.split()[1]
+        assert result.status == "done" and "-m tabarena_checks.publish.batch_fork" in _cmdline(server)
+    finally:
+        stop.set()
+        busy.join()
+        children.close()
 
 
 def test_steps_run_the_single_commands_one_after_another_each_with_its_own_output(tmp_path):
@@ -617,7 +618,9 @@ def batch_hung_in_an_upload(tmp_path: Path, s3_proxy):
     while not any("/Foo/results" in path for _, path in s3_proxy.log):
         assert time.monotonic() < deadline and proc.poll() is None, "Foo's upload never started"
         time.sleep(0.1)
-    assert any(p.endswith(" checks upload") for p in _running_under(tmp_path)), _running_under(tmp_path)
+    (step,) = [p.split()[0] for p in _running_under(tmp_path) if p.endswith(" checks upload")]
+    server = (Path("/proc") / step / "stat").read_text().rpartition(")")[2].split()[1]
+    assert _cmdline(server) == _cmdline(proc.pid), "the batch's step server was not forked from it"
     return proc
 
 
