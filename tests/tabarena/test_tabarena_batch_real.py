@@ -17,8 +17,8 @@ from pathlib import Path
 from tests.support.parity import HEADER, R2, compare_caches, compare_loaded, download, start_driver
 from tests.support.s3_fixtures import remote_objects
 from tests.support.real_runs import REFUSED, RUNS, TASK_TABLE, TASKS, run_data
+from tests.support.reliability_fixtures import run_checks
 
-from checks.testing import run_cli
 from tabarena_checks.testing.facts import ARENA_LOG, ARENA_SRC, arena_repo
 
 #: the real methods the plan publishes
@@ -71,9 +71,10 @@ def write_plan(tmp: Path, runs: tuple[str, ...]) -> Path:
 
 
 def publish(tmp: Path) -> tuple[int, dict]:
-    result = run_cli(["tabarena", "publish", "plan.toml", "--no-dry-run", "--format", "json"], cwd=tmp)
+    """The batch as the maintainer runs it: a command of its own (whose steps are forked from its step server)."""
+    result = run_checks(["tabarena", "publish", "plan.toml", "--no-dry-run", "--format", "json"], cwd=tmp, timeout=600)
     assert result.stdout.startswith("{"), result.stderr
-    return result.exit_code, json.loads(result.stdout)
+    return result.returncode, json.loads(result.stdout)
 
 
 def steps_of(doc: dict) -> dict[str, dict[str, str]]:
