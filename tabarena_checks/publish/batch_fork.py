@@ -108,11 +108,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _name(args: Sequence[str]) -> None:
-    """Name the child after its action in the process list (``top``, ``ps -o comm``): ``checks upload``."""
-    action = args[args.index("run") + 1] if "run" in args[:-1] else "step"
+def _name(name: str) -> None:
+    """This process's name in the process list (``top``, ``ps -o comm``), such as ``checks upload``."""
     try:
-        Path("/proc/self/comm").write_text(f"checks {action}"[:15])
+        Path("/proc/self/comm").write_text(name[:15])
     except OSError:  # not Linux: the name is a convenience
         pass
 
@@ -128,7 +127,8 @@ def _step(request: dict, reply_fd: int, err_fd: int, runner: Runner) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     os.setsid()
-    _name(request["args"])
+    args = [str(a) for a in request["args"]]
+    _name(f"checks {args[args.index('run') + 1] if 'run' in args[:-1] else 'step'}")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(err_fd, 2)
@@ -144,7 +144,7 @@ def _step(request: dict, reply_fd: int, err_fd: int, runner: Runner) -> int:
     os.environ.clear()
     os.environ.update(request["env"])
     try:
-        code, out = _captured(runner, [str(a) for a in request["args"]])
+        code, out = _captured(runner, args)
     except KeyboardInterrupt:  # stopped before the command could catch it
         return STOPPED
     if stopped:  # the command unwound and said "checks: aborted": no reply, as a stopped single command
@@ -202,6 +202,7 @@ def _fork(sock: socket.socket, wakeup: Sequence[int], request: dict, fds: list[i
 def serve(sock: socket.socket, runner: Runner) -> None:
     """The server's loop: fork a child per request, say its pid, and say its exit code when it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's Ctrl-C is the batch's to act on
+    _name("checks server")
     wakeup = os.pipe()
     os.set_blocking(wakeup[1], False)
     signal.set_wakeup_fd(wakeup[1])
