@@ -82,26 +82,22 @@ class TreeRSS:
         return out
 
     @staticmethod
-    def _rss_kib(pid: int) -> int:
+    def _kib(path: str, field: str) -> int:
+        """The KiB figure of the line ``FIELD:`` in a /proc file (0 once the process is gone)."""
         try:
-            with open(f"/proc/{pid}/status") as fh:
+            with open(path) as fh:
                 for line in fh:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field):
                         return int(line.split()[1])
         except OSError:
             pass
         return 0
 
-    @staticmethod
-    def _pss_kib(pid: int) -> int:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as fh:
-                for line in fh:
-                    if line.startswith("Pss:"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return 0
+    def _rss_kib(self, pid: int) -> int:
+        return self._kib(f"/proc/{pid}/status", "VmRSS:")
+
+    def _pss_kib(self, pid: int) -> int:
+        return self._kib(f"/proc/{pid}/smaps_rollup", "Pss:")
 
     def _run(self) -> None:
         while not self._stop.is_set():
