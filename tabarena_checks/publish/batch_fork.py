@@ -1,4 +1,4 @@
-"""The batch's step server: a process forked from the batch that forks a child for each step.
+"""The batch's step server: a process that forks a child for each step.
 
 A step run as a fresh ``python -m checks run ...`` pays the interpreter's start-up and the heavy
 imports (pyarrow, numpy, DuckDB) every time: on small methods that is most of a step. One
@@ -102,12 +102,6 @@ def _captured(runner: Runner, args: list[str]) -> tuple[int, str]:
     return code, captured.buffer.getvalue().decode("utf-8", "replace")
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def _name(name: str) -> None:
     """This process's name in the process list (``top``, ``ps -o comm``), such as ``checks upload``."""
     try:
@@ -151,7 +145,8 @@ def _step(request: dict, reply_fd: int, err_fd: int, runner: Runner) -> int:
         return STOPPED
     sys.stderr.flush()
     try:
-        _write_all(reply_fd, json.dumps({"exit_code": code, "stdout": out}).encode())
+        with open(reply_fd, "wb", closefd=False) as reply:
+            reply.write(json.dumps({"exit_code": code, "stdout": out}).encode())
     except BrokenPipeError:  # the batch is gone: nobody reads the reply, the command's work is done
         pass
     return 0
@@ -253,16 +248,21 @@ def runner_of(spec: str | None) -> Runner:
     return getattr(importlib.import_module(module), name)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m tabarena_checks.publish.batch_fork FD [RUNNER]``: a server started afresh, on the socket FD."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    sock = socket.socket(fileno=int(args[0]))
-    spec = args[1] if len(args) > 1 else None
+def _ready(spec: str | None) -> Runner:
+    """What the server's children run, with what they share imported (:func:`checks.main`: :data:`PRELOAD`) and
+    frozen, so no collection writes to it once forked (the batch's pages, the server's, a step's)."""
     if spec is None:
         _preload()
     runner = runner_of(spec)
     gc.freeze()
-    serve(sock, runner)
+    return runner
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m tabarena_checks.publish.batch_fork FD [RUNNER]``: a server started afresh, on the socket FD."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    sock = socket.socket(fileno=int(args[0]))
+    serve(sock, _ready(args[1] if len(args) > 1 else None))
 
 
 class StepServer:
@@ -304,12 +304,9 @@ class StepServer:
 
     @staticmethod
     def _fork(ours: socket.socket, theirs: socket.socket, runner: str | None) -> int:
-        if runner is None:
-            _preload()
-        serving = runner_of(runner)
+        serving = _ready(runner)
         sys.stdout.flush()
         sys.stderr.flush()
-        gc.freeze()  # no collection writes to what is shared from now on (the batch's, the server's, a step's)
         pid = os.fork()
         if pid == 0:
             code = 0

@@ -2,7 +2,7 @@
 
 A lane runs one step at a time, each in a process of its own. Processing already decodes a method's
 results in two processes of its own, so a second lane only pays where cores sit idle: one lane per
-two usable CPUs. Each lane holds an interpreter with a method's processing in it, so there are
+two usable CPUs. Each lane holds a step with a method's processing in it, so there are
 never more lanes than the available memory holds at :data:`LANE_BYTES` each. A figure the machine
 does not give (no ``/proc/meminfo``, no CPU count, a cgroup file it cannot read) counts as one lane:
 unknown means the frugal choice. A container's limits count as the machine: the CPU quota and the
