@@ -274,30 +274,27 @@ def test_the_schema_lists_exactly_the_keys_the_plan_accepts():
 
 
 @pytest.fixture(params=[True, False], ids=["forked", "fresh"])
-def fake_children(request):
+def children(request):
     """Steps run by :mod:`tests.support.batch_fakes`, from a server forked from this process or started afresh."""
     children = Children(runner=RUNNER, fork=request.param)
     yield children
     children.close()
 
 
-def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path, fake_children):
+def test_a_silent_idle_step_is_stopped_as_stalled_with_what_it_said_last(tmp_path, children):
     started = time.monotonic()
-    children = fake_children
     result = children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5)
     assert result.status == "stalled"
     assert "sending raw.zip" in result.detail
     assert time.monotonic() - started < 20
 
 
-def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path, fake_children):
-    children = fake_children
+def test_a_step_that_computes_without_printing_is_not_stalled(tmp_path, children):
     result = children.run("process", ["busy"], cwd=tmp_path, env={}, stall_after=2)
     assert result.status == "done"
 
 
-def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_path, fake_children):
-    children = fake_children
+def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_path, children):
     how = {"cwd": tmp_path, "env": {}, "stall_after": 5}
     first, second = (children.run(f"step {n}", [what], **how) for n, what in ((1, "import"), (2, "quick")))
     assert children.run("upload", ["stall"], cwd=tmp_path, env={}, stall_after=1.5).status == "stalled"
@@ -312,16 +309,14 @@ def test_each_step_is_a_fresh_child_of_one_server_and_leaves_nothing_behind(tmp_
     assert not Path(f"/proc/{server1}").exists(), "the step server outlived the batch"
 
 
-def test_a_step_that_dies_fails_that_step_only(tmp_path, fake_children):
-    children = fake_children
+def test_a_step_that_dies_fails_that_step_only(tmp_path, children):
     died = children.run("process", ["die"], cwd=tmp_path, env={}, stall_after=30)
     assert (died.status, died.exit_code) == ("failed", None)
     assert died.detail == "its process ended (exit 9); its last words: decoding results.pkl"
     assert children.run("upload", ["quick"], cwd=tmp_path, env={}, stall_after=30).status == "done"
 
 
-def test_a_step_server_that_was_killed_is_started_again_for_the_next_step(tmp_path, fake_children):
-    children = fake_children
+def test_a_step_server_that_was_killed_is_started_again_for_the_next_step(tmp_path, children):
     how = {"cwd": tmp_path, "env": {}, "stall_after": 30}
     server = int(children.run("step 1", ["quick"], **how).detail.split()[1])
     os.kill(server, signal.SIGKILL)
